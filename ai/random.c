@@ -1,0 +1,22 @@
+/* random.c - ai:random. */
+#include "random.h"
+
+#include "rules/movegen.h"
+
+int ddz_random_bid(ddz_rng *r, const ddz_view *v)
+{
+    int high = ddz_view_high_bid(v);
+    int choice = (int)ddz_rng_below(r, (uint32_t)(4 - high));
+    return choice == 0 ? 0 : high + choice;
+}
+
+ddz_cards ddz_random_play(ddz_rng *r, const ddz_view *v, ddz_move *moves, size_t cap)
+{
+    int n = ddz_movegen(v->rules, ddz_cards_ranks(v->hand), v->last_seat < 0 ? NULL : &v->last,
+                        moves, cap);
+    if (n > (int)cap || n < 0)
+        n = (int)cap; /* choose among the moves that fit */
+    if (n == 0)
+        return 0;
+    return ddz_cards_pick(v->hand, moves[ddz_rng_below(r, (uint32_t)n)].ranks);
+}

@@ -1,0 +1,193 @@
+/* game.c - the rules of one game as a state machine over ddz_game. */
+#include "game.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "movegen.h"
+
+void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty)
+{
+    memset(g, 0, sizeof *g);
+    g->rules = rs;
+    g->deal = *deal;
+    for (int s = 0; s < 3; s++) {
+        g->hand[s] = deal->hand[s];
+        g->bids[s] = -1;
+    }
+    g->phase = DDZ_PHASE_BID;
+    g->landlord = -1;
+    g->last.type = DDZ_PASS;
+    g->last_seat = -1;
+    g->winner = -1;
+    g->fault_seat = -1;
+    g->early_penalty = early_penalty;
+}
+
+static int count_fours(ddz_cards hand)
+{
+    int n = 0;
+    for (int r = 0; r <= DDZ_RANK_2; r++)
+        n += ddz_cards_count(ddz_cards_of_rank(hand, r)) == 4;
+    return n;
+}
+
+static void give_leftover(ddz_game *g, int landlord)
+{
+    g->landlord = (int8_t)landlord;
+    g->bid = (uint8_t)g->bids[landlord];
+    g->hand[landlord] |= g->deal.leftover;
+    g->phase = DDZ_PHASE_PLAY;
+    g->turn = (uint8_t)landlord;
+    for (int s = 0; s < 3; s++) {
+        g->held_bombs += (uint8_t)count_fours(g->hand[s]);
+        ddz_cards jokers = (1ULL << DDZ_CARD_SJ) | (1ULL << DDZ_CARD_BJ);
+        if ((g->hand[s] & jokers) == jokers)
+            g->held_rocket = 1;
+    }
+}
+
+int ddz_game_bid(ddz_game *g, int seat, int bid)
+{
+    if (g->phase != DDZ_PHASE_BID)
+        return DDZ_EPHASE;
+    if (seat != g->turn)
+        return DDZ_ETURN;
+    if (bid < 0 || bid > 3)
+        return DDZ_EBID;
+    int high = 0, high_seat = -1;
+    for (int s = 0; s < 3; s++)
+        if (g->bids[s] > high)
+            high = g->bids[s], high_seat = s;
+    if (bid != 0 && bid <= high)
+        return DDZ_EBID;
+
+    g->bids[seat] = (int8_t)bid;
+    g->nbids++;
+    if (bid > high)
+        high = bid, high_seat = seat;
+    if (bid == 3) {
+        give_leftover(g, seat);
+    } else if (g->nbids == 3) {
+        if (high_seat < 0) {
+            g->phase = DDZ_PHASE_OVER; /* all passed: every score stays 0 */
+        } else {
+            give_leftover(g, high_seat);
+        }
+    } else {
+        g->turn = (uint8_t)((seat + 1) % 3);
+    }
+    return 0;
+}
+
+static void score_win(ddz_game *g, int winner)
+{
+    int ll = g->landlord;
+    g->winner = (int8_t)winner;
+    g->phase = DDZ_PHASE_OVER;
+    int mult = 1;
+    if (g->bombs)
+        mult *= 1 + g->bombs;
+    if (g->rocket)
+        mult *= 2;
+    if (winner == ll && g->nplays[(ll + 1) % 3] == 0 && g->nplays[(ll + 2) % 3] == 0)
+        g->spring = 1;
+    if (winner != ll && g->nplays[ll] == 1)
+        g->anti_spring = 1;
+    if (g->spring)
+        mult *= 2;
+    if (g->anti_spring)
+        mult *= 2;
+    g->multiplier = mult;
+    int outcome = winner == ll ? 1 : -1;
+    int unit = outcome * 100 * g->bid * mult;
+    for (int s = 0; s < 3; s++)
+        g->score[s] = s == ll ? 2 * unit : -unit;
+}
+
+int ddz_game_play(ddz_game *g, int seat, ddz_cards cards)
+{
+    if (g->phase != DDZ_PHASE_PLAY)
+        return DDZ_EPHASE;
+    if (seat != g->turn)
+        return DDZ_ETURN;
+    if (cards & ~g->hand[seat])
+        return DDZ_ENOTHELD;
+    if (cards == 0) {
+        if (ddz_game_leading(g))
+            return DDZ_ELEADPASS;
+        g->turn = (uint8_t)((seat + 1) % 3);
+        if (g->turn == g->last_seat) { /* two passes: the last player leads */
+            g->last.type = DDZ_PASS;
+            g->last_seat = -1;
+        }
+        return 0;
+    }
+    ddz_combo c = ddz_combo_classify(g->rules, ddz_cards_ranks(cards));
+    if (c.type == DDZ_INVALID)
+        return DDZ_ESHAPE;
+    if (!ddz_game_leading(g) && !ddz_combo_beats(c, g->last))
+        return DDZ_EWEAK;
+
+    g->hand[seat] &= ~cards;
+    g->played[seat] |= cards;
+    g->nplays[seat]++;
+    g->bombs += c.type == DDZ_BOMB;
+    g->rocket |= c.type == DDZ_ROCKET;
+    g->last = c;
+    g->last_seat = (int8_t)seat;
+    if (g->hand[seat] == 0)
+        score_win(g, seat);
+    else
+        g->turn = (uint8_t)((seat + 1) % 3);
+    return 0;
+}
+
+int ddz_game_fault(ddz_game *g, int seat, int kind)
+{
+    if (g->phase == DDZ_PHASE_OVER)
+        return DDZ_EPHASE;
+    if (seat < 0 || seat > 2 || kind <= DDZ_FAULT_NONE || kind >= DDZ_NFAULTS)
+        return DDZ_EINVAL;
+    g->fault_seat = (int8_t)seat;
+    g->fault_kind = (uint8_t)kind;
+    if (g->phase == DDZ_PHASE_BID) {
+        for (int s = 0; s < 3; s++)
+            g->score[s] = s == seat ? -2 * g->early_penalty : g->early_penalty;
+    } else {
+        int unit = (g->held_bombs + 1) * g->bid * 100 * (g->held_rocket ? 2 : 1);
+        int ll = g->landlord;
+        for (int s = 0; s < 3; s++) {
+            if (seat == ll)
+                g->score[s] = s == ll ? -2 * unit : unit;
+            else if (s == seat)
+                g->score[s] = -3 * unit;
+            else
+                g->score[s] = s == ll ? 2 * unit : unit;
+        }
+    }
+    g->phase = DDZ_PHASE_OVER;
+    return 0;
+}
+
+bool ddz_game_must_pass(const ddz_game *g)
+{
+    if (g->phase != DDZ_PHASE_PLAY || ddz_game_leading(g))
+        return false;
+    return !ddz_movegen_can_beat(g->rules, ddz_cards_ranks(g->hand[g->turn]), g->last);
+}
+
+const char *ddz_fault_name(int kind)
+{
+    static const char *const names[DDZ_NFAULTS] = {"none", "timeout", "illegal", "protocol",
+                                                   "crash"};
+    return kind >= 0 && kind < DDZ_NFAULTS ? names[kind] : "none";
+}
+
+int ddz_fault_from_name(const char *name)
+{
+    for (int k = 1; k < DDZ_NFAULTS; k++)
+        if (strcmp(name, ddz_fault_name(k)) == 0)
+            return k;
+    return -1;
+}

@@ -1,0 +1,103 @@
+/* game.h - one game as a value: bidding, play, end, scores, faults.
+ *
+ * ddz_game is a fixed-size struct owned by the caller; copying it is a
+ * memcpy and replaying a game is feeding the same actions again. It holds
+ * no history list (the referee records that); it holds what the rules need:
+ * hands, the last play to beat, counters for the multiplier.
+ *
+ * Seats are 0 (West, A), 1 (South, B), 2 (East, C). Bidding starts at seat 0.
+ */
+#ifndef DDZ_GAME_H
+#define DDZ_GAME_H
+
+#include <stdbool.h>
+
+#include "combo.h"
+#include "deal.h"
+
+enum ddz_phase { DDZ_PHASE_BID = 0, DDZ_PHASE_PLAY, DDZ_PHASE_OVER };
+
+enum ddz_fault {
+    DDZ_FAULT_NONE = 0,
+    DDZ_FAULT_TIMEOUT,  /* no answer within the time limit */
+    DDZ_FAULT_ILLEGAL,  /* an action the rules forbid */
+    DDZ_FAULT_PROTOCOL, /* a malformed or unexpected message */
+    DDZ_FAULT_CRASH,    /* the engine or connection died */
+    DDZ_NFAULTS
+};
+
+typedef struct ddz_game {
+    const ddz_rules *rules;
+    ddz_deal deal;         /* the cards as dealt */
+    ddz_cards hand[3];     /* cards each seat holds now */
+    ddz_cards played[3];   /* cards each seat has played */
+    int8_t bids[3];        /* each seat's bid, -1 until made */
+    uint8_t phase;         /* enum ddz_phase */
+    uint8_t turn;          /* seat to act (bid or play) */
+    uint8_t nbids;         /* bids made so far */
+    int8_t landlord;       /* seat, -1 while bidding or if all passed */
+    uint8_t bid;           /* base score: the landlord's bid */
+    ddz_combo last;        /* the play to beat; type DDZ_PASS when leading */
+    int8_t last_seat;      /* who made `last`, -1 when leading */
+    uint8_t nplays[3];     /* non-pass plays per seat (spring, anti-spring) */
+    uint8_t bombs;         /* bombs played */
+    uint8_t rocket;        /* 1 if the rocket was played */
+    uint8_t held_bombs;    /* fours in all hands after the leftover (SPEC 6) */
+    uint8_t held_rocket;   /* 1 if one hand held both jokers then */
+    int8_t winner;         /* seat that emptied its hand, -1 if none */
+    int8_t fault_seat;     /* seat charged with a fault, -1 if none */
+    uint8_t fault_kind;    /* enum ddz_fault */
+    uint8_t spring;        /* 1 if spring (SPEC 5) */
+    uint8_t anti_spring;   /* 1 if anti-spring */
+    int32_t multiplier;    /* final multiplier; 0 until the game is won */
+    int32_t early_penalty; /* what a seat faulting before the leftover pays each other seat */
+    int32_t score[3];      /* small scores, valid once phase is DDZ_PHASE_OVER */
+} ddz_game;
+
+/* Starts a game on `deal` under `rs`. `early_penalty` is maxscore / games
+ * (350 by default, SPEC 6). Never fails. */
+void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty);
+
+/* Seat `seat` bids `bid` (0 = pass, 1..3). Returns 0, or DDZ_EPHASE when not
+ * bidding, DDZ_ETURN when it is not that seat's turn, DDZ_EBID when the bid
+ * is not 0 and not higher than every earlier bid or above 3. On error the
+ * game is unchanged (charging a fault is the caller's decision). */
+int ddz_game_bid(ddz_game *g, int seat, int bid);
+
+/* Seat `seat` plays `cards` (0 = pass). Returns 0, or DDZ_EPHASE, DDZ_ETURN,
+ * DDZ_ENOTHELD (cards not in hand), DDZ_ESHAPE (no legal combination),
+ * DDZ_ELEADPASS (pass on lead), DDZ_EWEAK (does not beat the last play).
+ * On error the game is unchanged. */
+int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
+
+/* Charges `seat` with a fault of `kind` and ends the game with the SPEC 6
+ * penalty. Returns 0, or DDZ_EPHASE if the game is already over, DDZ_EINVAL
+ * for a bad seat or kind. */
+int ddz_game_fault(ddz_game *g, int seat, int kind);
+
+/* Returns true when the seat to move leads (may play anything, may not pass). */
+static inline bool ddz_game_leading(const ddz_game *g)
+{
+    return g->last.type == DDZ_PASS;
+}
+
+/* Returns true when the seat to move in the play phase cannot beat the last
+ * play, so the referee may pass for it (SPEC 4 auto-pass). False when
+ * leading or not in the play phase. */
+bool ddz_game_must_pass(const ddz_game *g);
+
+/* Returns the play a fault-free game needs next: DDZ_PHASE_BID or
+ * DDZ_PHASE_PLAY with g->turn to act, or DDZ_PHASE_OVER. */
+static inline int ddz_game_phase(const ddz_game *g)
+{
+    return g->phase;
+}
+
+/* Returns the name of fault kind `kind` as used in records ("timeout",
+ * "illegal", "protocol", "crash"), "none" for DDZ_FAULT_NONE. */
+const char *ddz_fault_name(int kind);
+
+/* Returns the fault kind named `name`, or -1. */
+int ddz_fault_from_name(const char *name);
+
+#endif

@@ -1,0 +1,9 @@
+/* cli_bench.h - `ddz bench`: the speed figures quoted in the README. */
+#ifndef DDZ_CLI_BENCH_H
+#define DDZ_CLI_BENCH_H
+
+/* Runs `ddz bench [--json] [--seconds S] [--seed N]` with argv[0] ==
+ * "bench". Returns the exit status (0, or 2 on bad usage). */
+int ddz_cli_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,53 @@
+/* main.c - the `ddz` command: one binary, subcommands. */
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_bench.h"
+#include "cli_rules.h"
+
+static const char usage[] =
+    "usage: ddz COMMAND [ARGS]\n"
+    "\n"
+    "Dou Dizhu (CAAI 1.0 rules): referee, engines, online service.\n"
+    "\n"
+    "commands:\n"
+    "  rules classify CODES            classify a play (JSON)\n"
+    "  rules moves --hand CODES [--follow CODES]\n"
+    "                                  list every legal play, one per line\n"
+    "  rules deal --seed HEX64         the deal of a seed, with its commitment\n"
+    "  bench [--json] [--seconds S]    move generation and self-play speed\n"
+    "\n"
+    "Run 'ddz COMMAND --help' for a command's options.\n";
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {"rules", ddz_cli_rules},
+    {"bench", ddz_cli_bench},
+};
+
+int main(int argc, char **argv)
+{
+    if (sodium_init() < 0) {
+        fputs("ddz: libsodium failed to initialise\n", stderr);
+        return 1;
+    }
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ddz: unknown command '%s'\n%s", argv[1], usage);
+    return 2;
+}
