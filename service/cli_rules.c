@@ -35,6 +35,13 @@ static int bad(const char *what, const char *detail)
     return 1;
 }
 
+/* Usage errors are one line too; the full text is on --help. */
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "ddz rules: %s (try 'ddz rules --help')\n", what);
+    return 2;
+}
+
 static int parse_cards(const char *what, const char *s, ddz_cards *out)
 {
     char err[128];
@@ -62,10 +69,8 @@ static json_t *combo_json(ddz_combo c)
 
 static int cmd_classify(int argc, char **argv)
 {
-    if (argc != 2) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc != 2)
+        return usage_error("classify takes exactly one CODES argument");
     ddz_cards cards;
     if (parse_cards("CODES", argv[1], &cards))
         return 1;
@@ -95,15 +100,11 @@ static int cmd_moves(int argc, char **argv)
             follow_s = argv[++i];
         else if (i + 1 < argc && strcmp(argv[i], "--rules") == 0)
             rules_s = argv[++i];
-        else {
-            fprintf(stderr, "ddz rules moves: unexpected argument '%s'\n%s", argv[i], usage);
-            return 2;
-        }
+        else
+            return usage_error("moves: unexpected argument or missing value");
     }
-    if (!hand_s) {
-        fprintf(stderr, "ddz rules moves: --hand is required\n%s", usage);
-        return 2;
-    }
+    if (!hand_s)
+        return usage_error("moves: --hand is required");
     const ddz_rules *rs = ddz_rules_find(rules_s);
     if (!rs)
         return bad("--rules", "unknown rule set");
@@ -143,10 +144,8 @@ static json_t *cards_json(ddz_cards c)
 
 static int cmd_deal(int argc, char **argv)
 {
-    if (argc != 3 || strcmp(argv[1], "--seed") != 0) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc != 3 || strcmp(argv[1], "--seed") != 0)
+        return usage_error("deal takes --seed HEX64");
     uint8_t seed[DDZ_SEED_BYTES], commit[DDZ_SEED_BYTES];
     char hex[65], chex[65];
     if (ddz_text_parse_seed(argv[2], seed) < 0)
@@ -168,9 +167,11 @@ static int cmd_deal(int argc, char **argv)
 
 int ddz_cli_rules(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2)
+        return usage_error("a command is required: classify, moves or deal");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
     }
     if (strcmp(argv[1], "classify") == 0)
         return cmd_classify(argc - 1, argv + 1);
@@ -178,6 +179,6 @@ int ddz_cli_rules(int argc, char **argv)
         return cmd_moves(argc - 1, argv + 1);
     if (strcmp(argv[1], "deal") == 0)
         return cmd_deal(argc - 1, argv + 1);
-    fprintf(stderr, "ddz rules: unknown command '%s'\n%s", argv[1], usage);
+    fprintf(stderr, "ddz rules: unknown command '%s' (try 'ddz rules --help')\n", argv[1]);
     return 2;
 }

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc < 2) {
-        fputs(usage, stderr);
+        fputs("ddz: a command is required (try 'ddz --help')\n", stderr);
         return 2;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
@@ -48,6 +48,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ddz: unknown command '%s'\n%s", argv[1], usage);
+    fprintf(stderr, "ddz: unknown command '%s' (try 'ddz --help')\n", argv[1]);
     return 2;
 }

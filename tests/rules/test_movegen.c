@@ -1,0 +1,238 @@
+/* test_movegen.c - the generator against brute force.
+ *
+ * The reference enumerates every sub-multiset of the hand, classifies it with
+ * the constructive twin (combo_ref.h, independent of rules/combo.c) and keeps
+ * the ones that lead or beat the last play. The generator must produce
+ * exactly that set, each play once, each with its correct classification.
+ * DDZ_TEST_SCALE=k divides the number of positions by k (the sanitizer
+ * build uses it; the plain build runs the full 100,000+).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "ai/rng.h"
+#include "combo_ref.h"
+#include "rules/error.h"
+#include "rules/movegen.h"
+
+static ref_table table;
+static ddz_move out[DDZ_MOVES_MAX];
+static ddz_ranks ref_moves[1 << 18];
+
+static void setup(void)
+{
+    if (!table.n)
+        ref_build(&table, 1);
+}
+
+static int scale(void)
+{
+    const char *s = getenv("DDZ_TEST_SCALE");
+    int k = s ? atoi(s) : 1;
+    return k > 0 ? k : 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    ddz_ranks x = *(const ddz_ranks *)a, y = *(const ddz_ranks *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* All sub-multisets of `hand` (counts c[0..14]) that are legal and beat
+ * `last` (or any legal play if last is NULL), plus the pass when following. */
+static int brute(ddz_ranks hand, const ddz_combo *last, ddz_ranks *res)
+{
+    int c[DDZ_NRANKS], k[DDZ_NRANKS] = {0}, n = 0;
+    for (int r = 0; r < DDZ_NRANKS; r++)
+        c[r] = ddz_ranks_get(hand, r);
+    for (;;) {
+        ddz_ranks m = 0;
+        for (int r = 0; r < DDZ_NRANKS; r++)
+            m = ddz_ranks_add(m, r, k[r]);
+        if (m) {
+            ddz_combo cb = ref_classify(&table, m);
+            if (cb.type != DDZ_INVALID && (!last || ddz_combo_beats(cb, *last)))
+                res[n++] = m;
+        }
+        int r = 0;
+        while (r < DDZ_NRANKS && k[r] == c[r])
+            k[r++] = 0;
+        if (r == DDZ_NRANKS)
+            break;
+        k[r]++;
+    }
+    if (last)
+        res[n++] = 0;
+    return n;
+}
+
+static void check(ddz_ranks hand, const ddz_combo *last, long *total)
+{
+    int n = ddz_movegen(&ddz_rules_caai, hand, last, out, DDZ_MOVES_MAX);
+    cr_assert_geq(n, 0, "movegen failed: %d", n);
+    int m = brute(hand, last, ref_moves);
+    static ddz_ranks got[DDZ_MOVES_MAX];
+    for (int i = 0; i < n; i++) {
+        got[i] = out[i].ranks;
+        ddz_combo want = out[i].ranks ? ref_classify(&table, out[i].ranks)
+                                      : (ddz_combo){.type = DDZ_PASS};
+        cr_assert(memcmp(&want, &out[i].combo, sizeof want) == 0,
+                  "move %015llx carries the wrong combo", (unsigned long long)out[i].ranks);
+    }
+    qsort(got, (size_t)n, sizeof got[0], cmp_u64);
+    qsort(ref_moves, (size_t)m, sizeof ref_moves[0], cmp_u64);
+    for (int i = 1; i < n; i++)
+        cr_assert_neq(got[i], got[i - 1], "duplicate move %015llx for hand %015llx",
+                      (unsigned long long)got[i], (unsigned long long)hand);
+    if (n != m || memcmp(got, ref_moves, (size_t)n * sizeof got[0]) != 0) {
+        int i = 0;
+        while (i < n && i < m && got[i] == ref_moves[i])
+            i++;
+        cr_assert_fail("hand %015llx last %s r%d l%d: %d moves, brute force %d; first "
+                       "difference at %d: got %015llx want %015llx",
+                       (unsigned long long)hand, last ? ddz_type_name(last->type) : "lead",
+                       last ? last->rank : 0, last ? last->length : 0, n, m, i,
+                       (unsigned long long)(i < n ? got[i] : 0),
+                       (unsigned long long)(i < m ? ref_moves[i] : 0));
+    }
+    if (n == 0 && !last)
+        cr_assert_eq(hand, 0);
+    *total += n;
+}
+
+/* A random hand: either uniform over the deck, or built from ranks with
+ * counts 3 and 4 favoured (planes, four_two, bombs) and the jokers often. */
+static ddz_ranks random_hand(ddz_rng *r)
+{
+    int size = 1 + (int)ddz_rng_below(r, DDZ_HAND_MAX);
+    ddz_ranks m = 0;
+    int n = 0;
+    if (ddz_rng_below(r, 2)) {
+        ddz_cards c = 0;
+        while (n < size) {
+            int code = (int)ddz_rng_below(r, DDZ_NCARDS);
+            if (!(c >> code & 1))
+                c |= 1ULL << code, n++;
+        }
+        return ddz_cards_ranks(c);
+    }
+    if (ddz_rng_below(r, 2) && size >= 2) {
+        m = ddz_ranks_add(ddz_ranks_add(0, DDZ_RANK_SJ, 1), DDZ_RANK_BJ, 1);
+        n = 2;
+    }
+    while (n < size) {
+        int rank = (int)ddz_rng_below(r, 13);
+        int want = 2 + (int)ddz_rng_below(r, 3), have = ddz_ranks_get(m, rank);
+        if (want > 4 - have)
+            want = 4 - have;
+        if (want > size - n)
+            want = size - n;
+        m = ddz_ranks_add(m, rank, want);
+        n += want;
+    }
+    return m;
+}
+
+Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout = 900)
+{
+    ddz_rng r;
+    ddz_rng_seed(&r, 2024);
+    int positions = 100000 / scale();
+    long total = 0;
+    for (int i = 0; i < positions; i++) {
+        ddz_ranks hand = random_hand(&r);
+        if (i % 3 == 0) {
+            check(hand, NULL, &total);
+        } else {
+            /* follow a random legal combination (any type, any rank) */
+            ddz_combo last = table.v[ddz_rng_below(&r, (uint32_t)table.n)].combo;
+            if (i % 3 == 2) {
+                /* or a play another random hand could lead: common shapes */
+                ddz_ranks other = random_hand(&r);
+                int k = ddz_movegen(&ddz_rules_caai, other, NULL, out, DDZ_MOVES_MAX);
+                if (k > 0)
+                    last = out[ddz_rng_below(&r, (uint32_t)k)].combo;
+            }
+            check(hand, &last, &total);
+        }
+    }
+    cr_log_info("%d positions, %ld moves", positions, total);
+    cr_assert_gt(total, positions);
+}
+
+Test(movegen, known_positions, .init = setup)
+{
+    long total = 0;
+    /* full house of trios and fours, both jokers: the richest leads */
+    ddz_ranks rich = 0;
+    for (int r = 0; r < 6; r++)
+        rich = ddz_ranks_add(rich, r, r % 2 ? 4 : 3);
+    rich = ddz_ranks_add(ddz_ranks_add(rich, DDZ_RANK_SJ, 1), DDZ_RANK_BJ, 1);
+    check(rich, NULL, &total);
+    ddz_combo plane = {DDZ_PLANE, 1, 2, DDZ_KICK_SINGLE, 8};
+    check(rich, &plane, &total);
+    /* a rocket can only be passed */
+    ddz_combo rocket = {DDZ_ROCKET, 14, 1, 0, 2};
+    int n = ddz_movegen(&ddz_rules_caai, rich, &rocket, out, DDZ_MOVES_MAX);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(out[0].ranks, 0);
+    /* a single card leads exactly itself */
+    n = ddz_movegen(&ddz_rules_caai, ddz_ranks_add(0, 5, 1), NULL, out, DDZ_MOVES_MAX);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(out[0].combo.type, DDZ_SINGLE);
+}
+
+Test(movegen, reports_a_full_buffer)
+{
+    ddz_ranks hand = 0;
+    for (int r = 0; r < 10; r++)
+        hand = ddz_ranks_add(hand, r, 2);
+    int all = ddz_movegen(&ddz_rules_caai, hand, NULL, out, DDZ_MOVES_MAX);
+    cr_assert_gt(all, 3);
+    cr_assert_eq(ddz_movegen(&ddz_rules_caai, hand, NULL, out, 3), DDZ_ENOSPC);
+}
+
+Test(movegen, can_beat_agrees_with_the_list, .init = setup)
+{
+    ddz_rng r;
+    ddz_rng_seed(&r, 5);
+    for (int i = 0; i < 20000; i++) {
+        ddz_ranks hand = random_hand(&r);
+        ddz_combo last = table.v[ddz_rng_below(&r, (uint32_t)table.n)].combo;
+        int n = ddz_movegen(&ddz_rules_caai, hand, &last, out, DDZ_MOVES_MAX);
+        cr_assert_eq(ddz_movegen_can_beat(&ddz_rules_caai, hand, last), n > 1);
+    }
+}
+
+Test(movegen, distinct_kicker_rule_set_matches_its_brute_force)
+{
+    ddz_rules distinct = ddz_rules_caai;
+    distinct.kickers_may_repeat = 0;
+    ref_table t;
+    ref_build(&t, 0);
+    ddz_rng r;
+    ddz_rng_seed(&r, 77);
+    for (int i = 0; i < 5000 / scale() + 50; i++) {
+        ddz_ranks hand = random_hand(&r);
+        int n = ddz_movegen(&distinct, hand, NULL, out, DDZ_MOVES_MAX);
+        int m = 0;
+        int c[DDZ_NRANKS], k[DDZ_NRANKS] = {0};
+        for (int q = 0; q < DDZ_NRANKS; q++)
+            c[q] = ddz_ranks_get(hand, q);
+        for (;;) {
+            ddz_ranks x = 0;
+            for (int q = 0; q < DDZ_NRANKS; q++)
+                x = ddz_ranks_add(x, q, k[q]);
+            if (x && ref_classify(&t, x).type != DDZ_INVALID)
+                m++;
+            int q = 0;
+            while (q < DDZ_NRANKS && k[q] == c[q])
+                k[q++] = 0;
+            if (q == DDZ_NRANKS)
+                break;
+            k[q]++;
+        }
+        cr_assert_eq(n, m, "hand %015llx", (unsigned long long)hand);
+    }
+    free(t.v);
+}
