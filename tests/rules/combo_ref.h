@@ -31,8 +31,8 @@ static void ref_push(ref_table *t, ddz_ranks m, int type, int rank, int len, int
         t->cap = t->cap ? 2 * t->cap : 1024;
         t->v = realloc(t->v, t->cap * sizeof *t->v);
     }
-    t->v[t->n++] = (ref_play){m, {(uint8_t)type, (uint8_t)rank, (uint8_t)len, (uint8_t)kick,
-                                  (uint8_t)size}};
+    t->v[t->n++] =
+        (ref_play){m, {(uint8_t)type, (uint8_t)rank, (uint8_t)len, (uint8_t)kick, (uint8_t)size}};
 }
 
 static int ref_count(ddz_ranks m, int r)
@@ -60,8 +60,8 @@ static void ref_kick(ref_table *t, ddz_ranks m, int r, int lo, int hi, int unit,
         for (int k = 1; k * unit <= cap && k <= units; k++) {
             if (!t->kickers_may_repeat && k > 1)
                 break;
-            ref_kick(t, m + ((uint64_t)(k * unit) << (4 * r)), r + 1, lo, hi, unit, units - k,
-                     type, rank, len, kick);
+            ref_kick(t, m + ((uint64_t)(k * unit) << (4 * r)), r + 1, lo, hi, unit, units - k, type,
+                     rank, len, kick);
         }
     }
 }

@@ -39,8 +39,8 @@ Test(cards, ranks_match_slow_count)
         ddz_ranks m = ddz_cards_ranks(c);
         int total = 0;
         for (int rank = 0; rank < DDZ_NRANKS; rank++) {
-            cr_assert_eq(ddz_ranks_get(m, rank), slow_rank_count(c, rank), "rank %d of %llx",
-                         rank, (unsigned long long)c);
+            cr_assert_eq(ddz_ranks_get(m, rank), slow_rank_count(c, rank), "rank %d of %llx", rank,
+                         (unsigned long long)c);
             total += slow_rank_count(c, rank);
         }
         cr_assert_eq(ddz_ranks_total(m), total);

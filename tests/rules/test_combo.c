@@ -58,32 +58,32 @@ Test(combo, each_type_from_the_seed_table)
 
 Test(combo, chains_stop_at_ace_and_have_length_limits)
 {
-    expect("32,36,40,44,48", DDZ_INVALID, 0, 0, 0);         /* 10 J Q K 2 */
-    expect("28,32,36,40,44", DDZ_STRAIGHT, 11, 5, 0);       /* 9..A */
-    expect("0,4,8,12", DDZ_INVALID, 0, 0, 0);               /* 4 in a row is too short */
-    expect("0,1,4,5", DDZ_INVALID, 0, 0, 0);                /* 2 pairs */
+    expect("32,36,40,44,48", DDZ_INVALID, 0, 0, 0);           /* 10 J Q K 2 */
+    expect("28,32,36,40,44", DDZ_STRAIGHT, 11, 5, 0);         /* 9..A */
+    expect("0,4,8,12", DDZ_INVALID, 0, 0, 0);                 /* 4 in a row is too short */
+    expect("0,1,4,5", DDZ_INVALID, 0, 0, 0);                  /* 2 pairs */
     expect("40,41,42,44,45,46", DDZ_TRIO_STRAIGHT, 11, 2, 0); /* KKKAAA */
-    expect("44,45,46,48,49,50", DDZ_INVALID, 0, 0, 0);      /* AAA222 */
-    expect("0,4,8,16,20", DDZ_INVALID, 0, 0, 0);            /* gap */
+    expect("44,45,46,48,49,50", DDZ_INVALID, 0, 0, 0);        /* AAA222 */
+    expect("0,4,8,16,20", DDZ_INVALID, 0, 0, 0);              /* gap */
     expect("48,52,53,0,4", DDZ_INVALID, 0, 0, 0);
 }
 
 Test(combo, kicker_rules_of_seed_and_decisions)
 {
-    expect("4,5,6,8,9,10,20,21", DDZ_PLANE, 2, 2, DDZ_KICK_SINGLE);         /* 444555+7+7 */
-    expect("8,9,10,12,13,14,24,25,26,27", DDZ_PLANE, 3, 2, DDZ_KICK_PAIR);  /* 555666+99+99 */
-    expect("0,1,2,3,8,9", DDZ_FOUR_TWO, 0, 1, DDZ_KICK_SINGLE);             /* 3333+5+5 */
+    expect("4,5,6,8,9,10,20,21", DDZ_PLANE, 2, 2, DDZ_KICK_SINGLE);        /* 444555+7+7 */
+    expect("8,9,10,12,13,14,24,25,26,27", DDZ_PLANE, 3, 2, DDZ_KICK_PAIR); /* 555666+99+99 */
+    expect("0,1,2,3,8,9", DDZ_FOUR_TWO, 0, 1, DDZ_KICK_SINGLE);            /* 3333+5+5 */
     /* 4444+99+99 is legal, and read as 9999+44+44: the highest main rank */
     expect("4,5,6,7,24,25,26,27", DDZ_FOUR_TWO, 6, 1, DDZ_KICK_PAIR);
-    expect("0,1,2,3,52,53", DDZ_FOUR_TWO, 0, 1, DDZ_KICK_SINGLE);           /* 3333+SJ+BJ */
-    expect("4,5,6,7,24,25,8,9", DDZ_FOUR_TWO, 1, 1, DDZ_KICK_PAIR);         /* 4444+99+55 */
+    expect("0,1,2,3,52,53", DDZ_FOUR_TWO, 0, 1, DDZ_KICK_SINGLE);   /* 3333+SJ+BJ */
+    expect("4,5,6,7,24,25,8,9", DDZ_FOUR_TWO, 1, 1, DDZ_KICK_PAIR); /* 4444+99+55 */
     /* a kicker never shares a rank with its trios or four */
-    expect("0,1,2,4,5,6,3,8", DDZ_INVALID, 0, 0, 0);  /* 333444+3+5 */
+    expect("0,1,2,4,5,6,3,8", DDZ_INVALID, 0, 0, 0);              /* 333444+3+5 */
     expect("0,1,2,3,4,5,6,7", DDZ_FOUR_TWO, 1, 1, DDZ_KICK_PAIR); /* 33334444 = 4444+33+33 */
-    expect("0,1,2,3,4", DDZ_INVALID, 0, 0, 0);        /* 3333+4 */
-    expect("0,1,2,3,4,5,6", DDZ_INVALID, 0, 0, 0);    /* 3333+444 */
+    expect("0,1,2,3,4", DDZ_INVALID, 0, 0, 0);                    /* 3333+4 */
+    expect("0,1,2,3,4,5,6", DDZ_INVALID, 0, 0, 0);                /* 3333+444 */
     /* jokers are never a pair, but may be single kickers */
-    expect("0,1,2,52,53", DDZ_INVALID, 0, 0, 0);      /* 333 + "pair" of jokers */
+    expect("0,1,2,52,53", DDZ_INVALID, 0, 0, 0); /* 333 + "pair" of jokers */
     expect("0,1,2,52", DDZ_TRIO_KICKER, 0, 1, DDZ_KICK_SINGLE);
     expect("0,1,2,4,5,6,52,53", DDZ_PLANE, 1, 2, DDZ_KICK_SINGLE);
     expect("0,1,2,3,4,5,52,53", DDZ_INVALID, 0, 0, 0); /* 3333 + 44 + jokers */
@@ -102,11 +102,9 @@ Test(combo, ambiguous_readings_take_the_highest_main_rank)
     /* 333444555666 777 8: 4 trios + 4 singles: chain 4..7 beats chain 3..6 */
     expect("0,1,2,4,5,6,8,9,10,12,13,14,16,17,18,20", DDZ_PLANE, 4, 4, DDZ_KICK_SINGLE);
     /* 20 cards, five trios + five singles */
-    expect("0,1,2,4,5,6,8,9,10,12,13,14,16,17,18,20,24,28,32,36", DDZ_PLANE, 4, 5,
-           DDZ_KICK_SINGLE);
+    expect("0,1,2,4,5,6,8,9,10,12,13,14,16,17,18,20,24,28,32,36", DDZ_PLANE, 4, 5, DDZ_KICK_SINGLE);
     /* 20 cards, four trios + four pairs */
-    expect("0,1,2,4,5,6,8,9,10,12,13,14,20,21,24,25,28,29,32,33", DDZ_PLANE, 3, 4,
-           DDZ_KICK_PAIR);
+    expect("0,1,2,4,5,6,8,9,10,12,13,14,20,21,24,25,28,29,32,33", DDZ_PLANE, 3, 4, DDZ_KICK_PAIR);
 }
 
 Test(combo, pass_and_impossible_multisets)
@@ -157,8 +155,7 @@ Test(combo, random_multisets_match_the_twin, .init = setup)
         cr_assert_eq(got.type, ref.type, "ranks %015llx: %s vs %s", (unsigned long long)m,
                      ddz_type_name(got.type), ddz_type_name(ref.type));
         if (ref.type != DDZ_INVALID)
-            cr_assert(memcmp(&got, &ref, sizeof got) == 0, "ranks %015llx",
-                      (unsigned long long)m);
+            cr_assert(memcmp(&got, &ref, sizeof got) == 0, "ranks %015llx", (unsigned long long)m);
     }
 }
 
@@ -209,10 +206,10 @@ Test(combo, comparison)
     cr_assert(ddz_combo_beats(single2, singleA));
     cr_assert(!ddz_combo_beats(singleA, singleA));
     cr_assert(!ddz_combo_beats(singleA, single2));
-    cr_assert(!ddz_combo_beats(pairA, singleA));      /* type differs */
+    cr_assert(!ddz_combo_beats(pairA, singleA)); /* type differs */
     cr_assert(ddz_combo_beats(st5hi, st5));
-    cr_assert(!ddz_combo_beats(st6, st5));            /* length differs */
-    cr_assert(!ddz_combo_beats(tk2, tk1));            /* kicker kind differs */
+    cr_assert(!ddz_combo_beats(st6, st5)); /* length differs */
+    cr_assert(!ddz_combo_beats(tk2, tk1)); /* kicker kind differs */
     cr_assert(ddz_combo_beats(tk1hi, tk1));
 }
 

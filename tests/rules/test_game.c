@@ -104,7 +104,7 @@ Test(game, play_errors_leave_the_game_unchanged)
     cr_assert_eq(ddz_game_play(&g, 0, cards("6")), DDZ_ENOTHELD);
     cr_assert_eq(ddz_game_play(&g, 0, cards("4,8")), DDZ_ESHAPE);
     cr_assert(memcmp(&g, &before, sizeof g) == 0);
-    cr_assert_eq(ddz_game_play(&g, 0, cards("8")), 0); /* a 5 */
+    cr_assert_eq(ddz_game_play(&g, 0, cards("8")), 0);         /* a 5 */
     cr_assert_eq(ddz_game_play(&g, 1, cards("6")), DDZ_EWEAK); /* a 4 */
     cr_assert_eq(ddz_game_play(&g, 1, cards("6,7")), DDZ_ENOTHELD);
     cr_assert_eq(ddz_game_play(&g, 1, 0), 0);

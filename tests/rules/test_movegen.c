@@ -74,8 +74,8 @@ static void check(ddz_ranks hand, const ddz_combo *last, long *total)
     static ddz_ranks got[DDZ_MOVES_MAX];
     for (int i = 0; i < n; i++) {
         got[i] = out[i].ranks;
-        ddz_combo want = out[i].ranks ? ref_classify(&table, out[i].ranks)
-                                      : (ddz_combo){.type = DDZ_PASS};
+        ddz_combo want =
+            out[i].ranks ? ref_classify(&table, out[i].ranks) : (ddz_combo){.type = DDZ_PASS};
         cr_assert(memcmp(&want, &out[i].combo, sizeof want) == 0,
                   "move %015llx carries the wrong combo", (unsigned long long)out[i].ranks);
     }
