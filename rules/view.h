@@ -34,4 +34,22 @@ void ddz_view_of(const ddz_game *g, int seat, ddz_view *v);
 /* Returns the highest bid made so far (0 if none). */
 int ddz_view_high_bid(const ddz_view *v);
 
+/* A seat that learns the game only from messages (a CAAI engine, a remote
+ * bot) keeps its view up to date with these. Each returns 0, or DDZ_EINVAL
+ * when the message contradicts the view (a card it cannot have, a seat out
+ * of range); the view is then unchanged. */
+
+/* A new game: own seat and hand, everything else reset. */
+int ddz_view_deal(ddz_view *v, const ddz_rules *rs, int seat, ddz_cards hand);
+
+/* Seat `seat` bid `bid`. */
+int ddz_view_bid(ddz_view *v, int seat, int bid);
+
+/* `landlord` took the leftover `cards`; play begins with the landlord. */
+int ddz_view_leftover(ddz_view *v, int landlord, ddz_cards cards);
+
+/* Seat `seat` played `cards` (0 = pass); the lead returns to the last
+ * player after two passes. */
+int ddz_view_play(ddz_view *v, int seat, ddz_cards cards);
+
 #endif

@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "cli_bench.h"
+#include "cli_engine.h"
+#include "cli_match.h"
 #include "cli_rules.h"
+#include "cli_verify.h"
 
 static const char usage[] =
     "usage: ddz COMMAND [ARGS]\n"
@@ -16,7 +19,12 @@ static const char usage[] =
     "  rules moves --hand CODES [--follow CODES]\n"
     "                                  list every legal play, one per line\n"
     "  rules deal --seed HEX64         the deal of a seed, with its commitment\n"
+    "  match --seat A=SPEC --seat B=SPEC --seat C=SPEC [--games N] [--seed HEX64]\n"
+    "        [--time S] [--log FILE] [--rotate]\n"
+    "                                  play games at one table (SPEC: exec:CMD, ai:NAME)\n"
+    "  engine [--ai NAME]              a hosted AI as a CAAI engine on stdin/stdout\n"
     "  bench [--json] [--seconds S]    move generation and self-play speed\n"
+    "  verify FILE                     check game records (JSON lines) by replaying them\n"
     "\n"
     "Run 'ddz COMMAND --help' for a command's options.\n";
 
@@ -26,8 +34,8 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"rules", ddz_cli_rules},
-    {"bench", ddz_cli_bench},
+    {"rules", ddz_cli_rules}, {"bench", ddz_cli_bench},   {"verify", ddz_cli_verify},
+    {"match", ddz_cli_match}, {"engine", ddz_cli_engine},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,15 @@
+/* greedy.h - ai:greedy, a rule-based player (see greedy.c for the rules). */
+#ifndef DDZ_AI_GREEDY_H
+#define DDZ_AI_GREEDY_H
+
+#include "rules/movegen.h"
+#include "rules/view.h"
+
+/* Returns a legal bid for the seat of `v` from a count of its strong cards. */
+int ddz_greedy_bid(const ddz_view *v);
+
+/* Returns the cards of a legal play for the seat of `v` (0 = pass, only when
+ * following). `moves` is scratch space for `cap` moves. Deterministic. */
+ddz_cards ddz_greedy_play(const ddz_view *v, ddz_move *moves, size_t cap);
+
+#endif

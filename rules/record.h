@@ -1,0 +1,57 @@
+/* record.h - the history of one game, as a value, and its verification.
+ *
+ * The referee fills a ddz_record as the game goes; proto/record_json turns
+ * it into the JSON line of SPEC 10 and back; ddz_record_verify() replays it
+ * through the rules and checks every derived field. Verification needs no
+ * trust in whoever wrote the record: the seed is checked against the
+ * commitment, the hands against the seed, each bid and play against the
+ * rules and the turn order, and the result against the scoring.
+ */
+#ifndef DDZ_RECORD_H
+#define DDZ_RECORD_H
+
+#include <stddef.h>
+
+#include "game.h"
+
+/* A game has at most 54 non-pass plays, each followed by at most two passes. */
+#define DDZ_RECORD_MAX_PLAYS 170
+#define DDZ_NAME_MAX 64
+
+typedef struct ddz_record_play {
+    uint8_t seat;     /* who played */
+    uint8_t autopass; /* 1 if the referee passed for the seat (it could not beat) */
+    ddz_cards cards;  /* 0 for a pass */
+} ddz_record_play;
+
+typedef struct ddz_record {
+    char rules[16];                 /* rule set name, e.g. "caai" */
+    int game;                       /* 0-based index within the match or tournament */
+    uint8_t seed[DDZ_SEED_BYTES];   /* revealed after the game */
+    uint8_t commit[DDZ_SEED_BYTES]; /* published before the deal */
+    ddz_deal deal;                  /* hands as dealt and the leftover */
+    int early_penalty;              /* maxscore / games: SPEC 6 before the leftover */
+    int nbids;
+    int8_t bids[3];  /* bids[s] of seat s, for s < nbids (West bids first) */
+    int8_t landlord; /* -1 if all passed (or a fault came first) */
+    int nplays;
+    ddz_record_play plays[DDZ_RECORD_MAX_PLAYS];
+    int8_t winner;      /* seat that emptied its hand, -1 if none */
+    int8_t fault_seat;  /* -1 if none */
+    uint8_t fault_kind; /* enum ddz_fault */
+    int bombs, rocket, spring, anti_spring, multiplier;
+    int32_t scores[3];           /* West, South, East */
+    char names[3][DDZ_NAME_MAX]; /* players' names by seat, UTF-8 */
+} ddz_record;
+
+/* Fills the result fields of `r` (landlord, winner, fault, bombs, rocket,
+ * spring, anti_spring, multiplier, scores) from the finished game `g`.
+ * Never fails. */
+void ddz_record_finish(ddz_record *r, const ddz_game *g);
+
+/* Replays `r` under rule set `rs` and checks every field. Returns 0 if the
+ * record is consistent, else DDZ_EVERIFY with `err` (errlen bytes) naming the
+ * first wrong field, e.g. "plays[12]: cards not in hand". */
+int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,131 @@
+/* cli_engine.c - the CAAI engine loop around a hosted AI.
+ *
+ * The engine learns the game only from the referee's lines and keeps its
+ * view with rules/view.h, exactly as an outside engine would. Lines it
+ * cannot parse are reported on stderr and not answered: the referee's time
+ * limit then decides, and our engine never invents an answer.
+ */
+#include "cli_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ai/ai.h"
+#include "proto/caai.h"
+#include "rules/error.h"
+
+static const char usage[] = "usage: ddz engine [--ai NAME] [--seed N]\n"
+                            "\n"
+                            "Speaks CAAI 1.0 on stdin/stdout with a hosted AI deciding.\n"
+                            "  --ai NAME   random or greedy (default greedy)\n"
+                            "  --seed N    seed of the AI's random stream (default 1)\n";
+
+static void reply(const ddz_caai_msg *m)
+{
+    char buf[DDZ_CAAI_FORMAT_MAX];
+    if (ddz_caai_format(m, buf, sizeof buf) >= 0) {
+        puts(buf);
+        fflush(stdout);
+    }
+}
+
+static void ok(int of)
+{
+    reply(&(ddz_caai_msg){.kind = DDZ_CAAI_OK, .seat = -1, .ok_of = (uint8_t)of});
+}
+
+int ddz_cli_engine(int argc, char **argv)
+{
+    const char *name = "greedy";
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--ai") == 0 && i + 1 < argc) {
+            name = argv[++i];
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            seed = strtoull(argv[++i], NULL, 10);
+        } else {
+            fprintf(stderr, "ddz engine: unknown option '%s' (try 'ddz engine --help')\n", argv[i]);
+            return 2;
+        }
+    }
+    int err;
+    ddz_ai *ai = ddz_ai_create(name, seed, 0, &err);
+    if (!ai) {
+        fprintf(stderr, "ddz engine: unknown AI '%s'\n", name);
+        return 2;
+    }
+    ddz_view v;
+    ddz_view_deal(&v, &ddz_rules_caai, 0, 0);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) > 0) {
+        ddz_caai_msg m, out = {.seat = -1};
+        char why[128];
+        if (ddz_caai_parse(line, (size_t)len, &m, why, sizeof why) < 0) {
+            fprintf(stderr, "ddz engine: ignoring '%.*s': %s\n", (int)strcspn(line, "\r\n"), line,
+                    why);
+            continue;
+        }
+        int rc = 0;
+        switch (m.kind) {
+        case DDZ_CAAI_VERSION:
+            out.kind = DDZ_CAAI_NAME;
+            snprintf(out.name, sizeof out.name, "ddz-%s", name);
+            reply(&out);
+            break;
+        case DDZ_CAAI_INFO:
+            ok(DDZ_CAAI_INFO);
+            break;
+        case DDZ_CAAI_DEAL:
+            rc = ddz_view_deal(&v, &ddz_rules_caai, m.seat, m.cards);
+            ok(DDZ_CAAI_DEAL);
+            break;
+        case DDZ_CAAI_BID:
+            rc = ddz_view_bid(&v, m.seat, m.bid);
+            ok(DDZ_CAAI_BID);
+            break;
+        case DDZ_CAAI_BID_WHAT:
+            out.kind = DDZ_CAAI_BID;
+            out.seat = (int8_t)v.seat;
+            out.bid = (int8_t)ddz_ai_bid(ai, &v);
+            rc = ddz_view_bid(&v, v.seat, out.bid);
+            reply(&out);
+            break;
+        case DDZ_CAAI_LEFTOVER:
+            rc = ddz_view_leftover(&v, m.seat, m.cards);
+            ok(DDZ_CAAI_LEFTOVER);
+            break;
+        case DDZ_CAAI_PLAY_WHAT:
+            out.kind = DDZ_CAAI_PLAY;
+            out.seat = (int8_t)v.seat;
+            out.cards = ddz_ai_play(ai, &v);
+            rc = ddz_view_play(&v, v.seat, out.cards);
+            reply(&out);
+            break;
+        case DDZ_CAAI_PLAY:
+            rc = ddz_view_play(&v, m.seat, m.cards);
+            ok(DDZ_CAAI_PLAY);
+            break;
+        case DDZ_CAAI_GAMEOVER:
+            ok(DDZ_CAAI_GAMEOVER);
+            break;
+        case DDZ_CAAI_ERROR:
+            ok(DDZ_CAAI_ERROR);
+            break;
+        default:
+            fprintf(stderr, "ddz engine: ignoring '%s': not a referee message\n",
+                    ddz_caai_keyword(m.kind));
+        }
+        if (rc < 0)
+            fprintf(stderr, "ddz engine: '%.*s' contradicts what I know: %s\n",
+                    (int)strcspn(line, "\r\n"), line, ddz_strerror(rc));
+    }
+    free(line);
+    ddz_ai_destroy(ai);
+    return 0;
+}

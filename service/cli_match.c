@@ -1,0 +1,120 @@
+/* cli_match.c - command-line face of service/match. */
+#include "cli_match.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match.h"
+#include "proto/text.h"
+
+static const char usage[] =
+    "usage: ddz match --seat A=SPEC --seat B=SPEC --seat C=SPEC [--games N]\n"
+    "                 [--seed HEX64] [--time SECONDS] [--log FILE] [--rotate]\n"
+    "                 [--engine-logs DIR] [--maxscore N] [--quiet]\n"
+    "\n"
+    "Plays one turn of N games at one table and prints a results table.\n"
+    "\n"
+    "  --seat X=SPEC     the player at seat X (A = West, B = South, C = East):\n"
+    "                      exec:COMMAND LINE  a CAAI 1.0 engine (run with /bin/sh)\n"
+    "                      ai:NAME            a hosted AI: random, greedy\n"
+    "  --games N         deals to play (default 6)\n"
+    "  --seed HEX64      master seed; game k is dealt from\n"
+    "                    BLAKE2b(key=seed, \"ddz-deal\" || le32(k)) (default: random,\n"
+    "                    printed so the match can be replayed)\n"
+    "  --time SECONDS    time limit per interaction, decimals allowed (default 15)\n"
+    "  --log FILE        write one JSON record per game (SPEC 10); check it with\n"
+    "                    'ddz verify FILE'\n"
+    "  --rotate          play every deal three times with the players rotated, so\n"
+    "                    each holds every hand (duplicate); totals are per player\n"
+    "  --engine-logs DIR append each engine's stderr to DIR/player-X.stderr.log\n"
+    "                    (default: discarded)\n"
+    "  --maxscore N      INFO maxscore; a fault before the leftover costs\n"
+    "                    N / games (default 350 x games, i.e. 350)\n"
+    "  --quiet           do not report faults and restarts on stderr\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "ddz match: %s (try 'ddz match --help')\n", what);
+    return 2;
+}
+
+int ddz_cli_match(int argc, char **argv)
+{
+    ddz_match_cfg cfg = {.games = 6, .diag = stderr};
+    bool seeded = false;
+    char *end;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--rotate") == 0) {
+            cfg.rotate = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            cfg.diag = NULL;
+        } else if (!v) {
+            return usage_error("missing value or unknown option");
+        } else if (strcmp(a, "--seat") == 0) {
+            if (!((v[0] >= 'A' && v[0] <= 'C') || (v[0] >= 'a' && v[0] <= 'c')) || v[1] != '=')
+                return usage_error("--seat takes A=SPEC, B=SPEC or C=SPEC");
+            cfg.spec[(v[0] | 0x20) - 'a'] = v + 2;
+            i++;
+        } else if (strcmp(a, "--games") == 0) {
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 10000000)
+                return usage_error("--games must be a whole number from 1");
+            cfg.games = (int)n;
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (ddz_text_parse_seed(v, cfg.master) < 0)
+                return usage_error("--seed must be 64 hexadecimal characters");
+            seeded = true;
+            i++;
+        } else if (strcmp(a, "--time") == 0) {
+            cfg.time_s = strtod(v, &end);
+            if (*end || !(cfg.time_s > 0) || cfg.time_s > 86400)
+                return usage_error("--time must be a positive number of seconds");
+            i++;
+        } else if (strcmp(a, "--log") == 0) {
+            cfg.log_path = v;
+            i++;
+        } else if (strcmp(a, "--engine-logs") == 0) {
+            cfg.engine_log_dir = v;
+            i++;
+        } else if (strcmp(a, "--maxscore") == 0) {
+            long n = strtol(v, &end, 10);
+            if (*end || n < 1 || n > 100000000)
+                return usage_error("--maxscore must be a positive whole number");
+            cfg.maxscore = (int)n;
+            i++;
+        } else {
+            return usage_error("unknown option");
+        }
+    }
+    for (int s = 0; s < 3; s++)
+        if (!cfg.spec[s])
+            return usage_error("all three seats are required: --seat A=… --seat B=… --seat C=…");
+    if (!seeded)
+        randombytes_buf(cfg.master, sizeof cfg.master);
+    cfg.ai_seed = (uint64_t)cfg.master[0] | (uint64_t)cfg.master[1] << 8 |
+                  (uint64_t)cfg.master[2] << 16 | (uint64_t)cfg.master[3] << 24;
+
+    char err[300], hex[65];
+    ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "ddz match: %s\n", err);
+        return 1;
+    }
+    ddz_text_format_seed(cfg.master, hex);
+    printf("seed %s, %d game%s%s\n", hex, cfg.games * (cfg.rotate ? 3 : 1),
+           cfg.games * (cfg.rotate ? 3 : 1) == 1 ? "" : "s", cfg.rotate ? " (rotated)" : "");
+    int rc = ddz_match_run(m);
+    ddz_match_print(m, stdout);
+    if (rc < 0)
+        fprintf(stderr, "ddz match: cannot write %s\n", cfg.log_path);
+    ddz_match_destroy(m);
+    return rc < 0 ? 1 : 0;
+}

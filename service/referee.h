@@ -1,0 +1,107 @@
+/* referee.h - one table's referee: a state machine fed actions, emitting
+ * events.
+ *
+ * It knows nothing of pipes, sockets or clocks. A seat adapter (a CAAI
+ * engine, a hosted AI, a browser, a remote bot) turns its transport into
+ * calls here, and turns the events drained with ddz_ref_next() back into its
+ * transport. The caller owns the clock: when a seat's time runs out it calls
+ * ddz_ref_fault(seat, DDZ_FAULT_TIMEOUT).
+ *
+ * Actions carry the sequence number of the request they answer (the `seq`
+ * of the DDZ_EV_ASK_* event), so a stale or duplicate action is rejected
+ * with DDZ_ESTALE and changes nothing. A rejected action is never charged
+ * here: whether an illegal action is a fault (engines, competition rooms) or
+ * a harmless error (a browser's misclick) is the adapter's policy, applied
+ * with ddz_ref_fault().
+ */
+#ifndef DDZ_REFEREE_H
+#define DDZ_REFEREE_H
+
+#include <stdbool.h>
+
+#include "rules/game.h"
+#include "rules/record.h"
+
+enum ddz_ev_kind {
+    DDZ_EV_GAME = 1, /* a game begins: `game`, commitment in the record; to all */
+    DDZ_EV_DEAL,     /* `seat`'s own 17 cards in `cards`: to that seat only */
+    DDZ_EV_ASK_BID,  /* `seat` must bid, answering `seq` */
+    DDZ_EV_BID,      /* `seat` bid `bid`; to all */
+    DDZ_EV_LEFTOVER, /* landlord `seat` takes `cards`; to all */
+    DDZ_EV_ASK_PLAY, /* `seat` must play, answering `seq` */
+    DDZ_EV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass` if the referee passed) */
+    DDZ_EV_OVER,     /* the game is over: winner `seat` (-1 if none), fault in
+                        `fault_seat`/`fault_kind`; the record is complete */
+};
+
+typedef struct ddz_ev {
+    uint8_t kind;       /* enum ddz_ev_kind */
+    int8_t seat;        /* the seat the event is about (see the kinds) */
+    uint8_t bid;        /* DDZ_EV_BID */
+    uint8_t autopass;   /* DDZ_EV_PLAY */
+    int8_t fault_seat;  /* DDZ_EV_OVER: -1 if none */
+    uint8_t fault_kind; /* DDZ_EV_OVER: enum ddz_fault */
+    uint32_t seq;       /* DDZ_EV_ASK_*: the number the answer must carry */
+    int game;           /* game index of the event */
+    ddz_cards cards;    /* DDZ_EV_DEAL, DDZ_EV_LEFTOVER, DDZ_EV_PLAY */
+} ddz_ev;
+
+typedef struct ddz_ref_cfg {
+    const ddz_rules *rules; /* NULL = caai */
+    int early_penalty;      /* SPEC 6 before the leftover: maxscore / games; 0 = 350 */
+    uint8_t autopass[3];    /* per seat: pass for it when it cannot beat (SPEC 4) */
+} ddz_ref_cfg;
+
+enum { DDZ_REF_QUEUE = 64 };
+
+typedef struct ddz_referee {
+    ddz_ref_cfg cfg;
+    ddz_game game;  /* the rules' state */
+    ddz_record rec; /* the history, complete once DDZ_EV_OVER is emitted */
+    uint32_t seq;   /* number of the current request */
+    bool running;   /* a game is in progress */
+    ddz_ev q[DDZ_REF_QUEUE];
+    unsigned qhead, qlen;
+} ddz_referee;
+
+/* Prepares `ref` with `cfg`. No game runs until ddz_ref_start(). */
+void ddz_ref_init(ddz_referee *ref, const ddz_ref_cfg *cfg);
+
+/* Starts game `game` dealt from `seed`, with the players' `names` (NULL
+ * entries allowed) written into the record. Emits DDZ_EV_GAME, three
+ * DDZ_EV_DEAL and the first DDZ_EV_ASK_BID. Returns 0, DDZ_EPHASE if a game
+ * is still running, or DDZ_ESEED if the seed yields no deal. */
+int ddz_ref_start(ddz_referee *ref, int game, const uint8_t seed[DDZ_SEED_BYTES],
+                  const char *const names[3]);
+
+/* `seat` bids `bid` answering request `seq`. Returns 0, DDZ_ESTALE (seq is
+ * not the current request), DDZ_ETURN, DDZ_EPHASE or DDZ_EBID; on error
+ * nothing changes and nothing is charged. */
+int ddz_ref_bid(ddz_referee *ref, int seat, uint32_t seq, int bid);
+
+/* `seat` plays `cards` (0 = pass) answering request `seq`. Returns 0, or
+ * DDZ_ESTALE, DDZ_ETURN, DDZ_EPHASE, DDZ_ENOTHELD, DDZ_ESHAPE,
+ * DDZ_ELEADPASS, DDZ_EWEAK; on error nothing changes. */
+int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards);
+
+/* Charges `seat` with a fault of `kind` (enum ddz_fault) and ends the game
+ * with the SPEC 6 penalty, emitting DDZ_EV_OVER. Returns 0, DDZ_EPHASE if no
+ * game is running, DDZ_EINVAL for a bad seat or kind. */
+int ddz_ref_fault(ddz_referee *ref, int seat, int kind);
+
+/* Pops the next event into *ev. Returns false when there is none. */
+bool ddz_ref_next(ddz_referee *ref, ddz_ev *ev);
+
+/* Returns true while a game runs (until its DDZ_EV_OVER is emitted). */
+static inline bool ddz_ref_running(const ddz_referee *ref)
+{
+    return ref->running;
+}
+
+/* Returns the record of the current or last game. */
+static inline const ddz_record *ddz_ref_record(const ddz_referee *ref)
+{
+    return &ref->rec;
+}
+
+#endif

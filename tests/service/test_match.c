@@ -1,0 +1,286 @@
+/* test_match.c - the referee and the local match: every fault kind charged
+ * to the right seat with the right penalty, the match going on after each,
+ * hosted AIs and `ddz engine` over pipes, rotation, and no engine left
+ * running. Every record written is replayed by ddz_record_verify. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto/record_json.h"
+#include "proto/text.h"
+#include "rules/error.h"
+#include "service/match.h"
+
+#define TE DDZ_TESTENGINE
+
+static ddz_record recs[400];
+static int nrecs;
+static ddz_match_stats stats[3];
+static char logpath[64];
+
+static void init(void)
+{
+    cr_assert_geq(sodium_init(), 0);
+    snprintf(logpath, sizeof logpath, "/tmp/ddz-test-match-%d.jsonl", (int)getpid());
+}
+
+static void fini(void)
+{
+    unlink(logpath);
+}
+
+/* Plays a match, reads its log back, checks every record verifies. */
+static void run(const char *a, const char *b, const char *c, int games, double time_s, bool rotate)
+{
+    ddz_match_cfg cfg = {.spec = {a, b, c},
+                         .games = games,
+                         .rotate = rotate,
+                         .time_s = time_s,
+                         .log_path = logpath,
+                         .ai_seed = 5};
+    for (int i = 0; i < 32; i++)
+        cfg.master[i] = (uint8_t)i;
+    char err[300];
+    ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
+    cr_assert_not_null(m, "create: %s", err);
+    cr_assert_eq(ddz_match_run(m), 0);
+    for (int i = 0; i < 3; i++)
+        stats[i] = *ddz_match_stats_of(m, i);
+    cr_assert_eq(ddz_match_games_played(m), games * (rotate ? 3 : 1));
+    ddz_match_destroy(m);
+
+    FILE *f = fopen(logpath, "r");
+    cr_assert_not_null(f);
+    char *line = NULL;
+    size_t cap = 0;
+    nrecs = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_error_t je;
+        json_t *j = json_loads(line, 0, &je);
+        cr_assert_not_null(j, "log line %d is not JSON: %s", nrecs + 1, je.text);
+        cr_assert_lt(nrecs, 400);
+        cr_assert_eq(ddz_record_from_json(j, &recs[nrecs], err, sizeof err), 0, "%s", err);
+        json_decref(j);
+        cr_assert_eq(ddz_record_verify(&recs[nrecs], &ddz_rules_caai, err, sizeof err), 0,
+                     "record %d does not verify: %s", nrecs, err);
+        nrecs++;
+    }
+    free(line);
+    fclose(f);
+    cr_assert_eq(nrecs, games * (rotate ? 3 : 1));
+}
+
+/* Every game was charged to `seat` with `kind`; returns how many were
+ * charged before the leftover (and checks their 350 penalty). */
+static int expect_faults(int seat, int kind)
+{
+    int early = 0;
+    for (int i = 0; i < nrecs; i++) {
+        cr_assert_eq(recs[i].fault_seat, seat, "game %d: fault seat %d", i, recs[i].fault_seat);
+        cr_assert_eq(recs[i].fault_kind, kind, "game %d: fault %s, want %s", i,
+                     ddz_fault_name(recs[i].fault_kind), ddz_fault_name(kind));
+        if (recs[i].landlord < 0) {
+            early++;
+            for (int s = 0; s < 3; s++)
+                cr_assert_eq(recs[i].scores[s], s == seat ? -700 : 350);
+        }
+    }
+    return early;
+}
+
+Test(match, three_test_engines_play_cleanly, .init = init, .fini = fini)
+{
+    run("exec:" TE " --bid 1", "exec:" TE " --name south", "exec:" TE " --bid 2", 8, 5, false);
+    for (int i = 0; i < nrecs; i++) {
+        cr_assert_eq(recs[i].fault_seat, -1);
+        cr_assert_eq(recs[i].landlord, 2, "East bids 2 over West's 1");
+        cr_assert_geq(recs[i].winner, 0);
+        cr_assert_str_eq(recs[i].names[1], "south");
+        cr_assert_str_eq(recs[i].names[0], "testengine");
+    }
+    for (int p = 0; p < 3; p++) {
+        cr_assert_eq(stats[p].games, 8);
+        cr_assert_eq(stats[p].faults, 0);
+        cr_assert_eq(stats[p].restarts, 0);
+    }
+    cr_assert_eq(stats[0].score + stats[1].score + stats[2].score, 0);
+}
+
+Test(match, all_pass_games_score_zero, .init = init, .fini = fini)
+{
+    run("exec:" TE, "exec:" TE, "exec:" TE, 3, 5, false);
+    for (int i = 0; i < nrecs; i++) {
+        cr_assert_eq(recs[i].landlord, -1);
+        cr_assert_eq(recs[i].nplays, 0);
+        for (int s = 0; s < 3; s++)
+            cr_assert_eq(recs[i].scores[s], 0);
+    }
+}
+
+Test(match, timeout_is_charged_and_the_match_goes_on, .init = init, .fini = fini)
+{
+    run("exec:" TE, "exec:" TE " --timeout-at 1", "exec:" TE, 3, 0.3, false);
+    cr_assert_eq(expect_faults(1, DDZ_FAULT_TIMEOUT), 3, "South times out at its first bid");
+    cr_assert_eq(stats[1].faults, 3);
+    cr_assert_eq(stats[1].restarts, 2, "restarted for each later game");
+    cr_assert_eq(stats[0].faults + stats[2].faults, 0);
+}
+
+Test(match, pass_on_lead_is_illegal, .init = init, .fini = fini)
+{
+    run("exec:" TE, "exec:" TE " --bid 3 --pass-on-lead-at 1", "exec:" TE, 3, 5, false);
+    expect_faults(1, DDZ_FAULT_ILLEGAL);
+    for (int i = 0; i < nrecs; i++) {
+        cr_assert_eq(recs[i].landlord, 1);
+        cr_assert_eq(recs[i].nplays, 0, "the pass on lead is not a play");
+        /* a faulty landlord pays each farmer one unit (SPEC 6) */
+        cr_assert_eq(recs[i].scores[0], recs[i].scores[2]);
+        cr_assert_eq(recs[i].scores[1], -2 * recs[i].scores[0]);
+        cr_assert_geq(recs[i].scores[0], 300, "unit = (bombs+1) x 3 x 100 at least");
+    }
+}
+
+Test(match, cards_not_held_are_illegal, .init = init, .fini = fini)
+{
+    run("exec:" TE " --bid 3", "exec:" TE " --play-missing-at 1", "exec:" TE, 3, 5, false);
+    expect_faults(1, DDZ_FAULT_ILLEGAL);
+    for (int i = 0; i < nrecs; i++) {
+        /* a faulty farmer pays the other farmer one unit, the landlord two */
+        cr_assert_eq(recs[i].landlord, 0);
+        cr_assert_eq(recs[i].scores[1], -3 * recs[i].scores[2]);
+        cr_assert_eq(recs[i].scores[0], 2 * recs[i].scores[2]);
+        cr_assert_geq(recs[i].nplays, 1, "West led before South faulted");
+    }
+}
+
+Test(match, illegal_bid_is_charged, .init = init, .fini = fini)
+{
+    run("exec:" TE " --bid 2", "exec:" TE " --bid 1", "exec:" TE, 2, 5, false);
+    cr_assert_eq(expect_faults(1, DDZ_FAULT_ILLEGAL), 2);
+}
+
+Test(match, garbage_and_wrong_seat_are_protocol_faults, .init = init, .fini = fini)
+{
+    run("exec:" TE, "exec:" TE " --garbage-at 1", "exec:" TE, 2, 5, false);
+    cr_assert_eq(expect_faults(1, DDZ_FAULT_PROTOCOL), 2);
+    run("exec:" TE, "exec:" TE, "exec:" TE " --wrong-seat-at 1", 2, 5, false);
+    cr_assert_eq(expect_faults(2, DDZ_FAULT_PROTOCOL), 2);
+}
+
+Test(match, crash_and_abort_are_crashes, .init = init, .fini = fini)
+{
+    run("exec:" TE " --crash-at 1", "exec:" TE, "exec:" TE, 2, 5, false);
+    cr_assert_eq(expect_faults(0, DDZ_FAULT_CRASH), 2);
+    cr_assert_eq(stats[0].restarts, 1);
+    run("exec:" TE, "exec:" TE " --bid 3 --abort-at 2", "exec:" TE, 2, 5, false);
+    expect_faults(1, DDZ_FAULT_CRASH);
+}
+
+Test(match, a_missing_program_is_a_crash, .init = init, .fini = fini)
+{
+    run("exec:/nonexistent/engine", "ai:random", "ai:random", 2, 5, false);
+    cr_assert_eq(expect_faults(0, DDZ_FAULT_CRASH), 2);
+}
+
+Test(match, flood_is_a_protocol_fault, .init = init, .fini = fini)
+{
+    run("exec:" TE, "exec:" TE, "exec:" TE " --flood-at 1", 2, 5, false);
+    cr_assert_eq(expect_faults(2, DDZ_FAULT_PROTOCOL), 2);
+}
+
+Test(match, bad_ack_of_error_is_not_charged, .init = init, .fini = fini)
+{
+    run("exec:" TE " --garbage-at 1", "exec:" TE " --bad-ack", "exec:" TE, 3, 5, false);
+    expect_faults(0, DDZ_FAULT_PROTOCOL);
+    cr_assert_eq(stats[1].faults, 0);
+    cr_assert_eq(stats[1].restarts, 0, "a bad ERROR acknowledgement is only logged");
+}
+
+Test(match, gbk_names_become_utf8, .init = init, .fini = fini)
+{
+    run("exec:" TE " --gbk-name", "ai:random", "ai:greedy", 1, 5, false);
+    cr_assert_str_eq(recs[0].names[0], "测试引擎");
+    cr_assert_str_eq(recs[0].names[1], "ai:random");
+}
+
+static int count_procs(const char *marker)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < len; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        buf[len] = '\0';
+        n += strstr(buf, marker) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+Test(match, engines_that_ignore_eof_and_sigterm_are_killed, .init = init, .fini = fini)
+{
+    char spec[300], marker[64];
+    snprintf(marker, sizeof marker, "leakcheck-%d", (int)getpid());
+    snprintf(spec, sizeof spec, "exec:" TE " --ignore-eof --ignore-term --name %s", marker);
+    run(spec, "exec:" TE " --bid 1", spec, 3, 5, false);
+    for (int i = 0; i < nrecs; i++)
+        cr_assert_eq(recs[i].fault_seat, -1);
+    cr_assert_eq(count_procs(marker), 0, "an engine outlived the match");
+}
+
+Test(match, hosted_ais_and_ddz_engine_play_hundreds_of_games, .init = init, .fini = fini)
+{
+    run("ai:greedy", "exec:" DDZ_BIN " engine --ai random", "exec:" DDZ_BIN " engine --ai greedy",
+        300, 5, false);
+    for (int i = 0; i < nrecs; i++)
+        cr_assert_eq(recs[i].fault_seat, -1, "game %d", i);
+    cr_assert_str_eq(recs[0].names[1], "ddz-random");
+    cr_assert_str_eq(recs[0].names[2], "ddz-greedy");
+    cr_assert_eq(count_procs(" engine --ai random"), 0);
+}
+
+Test(match, rotation_plays_each_deal_from_every_seat, .init = init, .fini = fini)
+{
+    run("ai:greedy", "ai:random", "exec:" TE " --bid 1", 4, 5, true);
+    for (int k = 0; k < 4; k++)
+        for (int r = 0; r < 3; r++) {
+            const ddz_record *x = &recs[3 * k + r];
+            cr_assert_eq(x->game, 3 * k + r);
+            cr_assert(memcmp(x->seed, recs[3 * k].seed, 32) == 0, "same deal in a rotation");
+            /* player (s + r) % 3 holds seat s */
+            const char *want[3] = {"ai:greedy", "ai:random", "testengine"};
+            for (int s = 0; s < 3; s++)
+                cr_assert_str_eq(x->names[s], want[(s + r) % 3], "game %d seat %d", x->game, s);
+        }
+    for (int p = 0; p < 3; p++)
+        cr_assert_eq(stats[p].games, 12);
+}
+
+Test(match, bad_specs_are_refused)
+{
+    ddz_match_cfg cfg = {.spec = {"ai:nope", "ai:random", "ai:random"}, .games = 1};
+    char err[300];
+    cr_assert_null(ddz_match_create(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "nope"), "%s", err);
+    cfg.spec[0] = "python engine.py";
+    cr_assert_null(ddz_match_create(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "exec:"), "%s", err);
+    cfg.spec[0] = "ai:random";
+    cfg.log_path = "/nonexistent/dir/log.jsonl";
+    cr_assert_null(ddz_match_create(&cfg, err, sizeof err));
+    cr_assert(strstr(err, "/nonexistent"), "%s", err);
+}
