@@ -1,0 +1,15 @@
+/* cli_verify.h - `ddz verify FILE`: replay game records and check them
+ * (SPEC 2, 10). */
+#ifndef DDZ_CLI_VERIFY_H
+#define DDZ_CLI_VERIFY_H
+
+/* Runs `ddz verify` with argv[0] == "verify". Reads FILE ("-" for stdin),
+ * one JSON record (proto/record_json.h) per line, blank lines ignored, and
+ * verifies each with ddz_record_verify() under the rule set its `rules`
+ * names. Returns the process exit status: 0 when every record verifies
+ * ("N records verified" on stdout), 1 at the first line that does not parse,
+ * decode or verify, or when FILE cannot be read (one line on stderr naming
+ * the line, the game and the field), 2 on bad usage. */
+int ddz_cli_verify(int argc, char **argv);
+
+#endif
