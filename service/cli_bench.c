@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ai/rng.h"
+#include "match.h"
 #include "rules/game.h"
 #include "rules/movegen.h"
 
@@ -134,6 +136,32 @@ static selfplay_result bench_selfplay(uint64_t seed, double seconds)
     return (selfplay_result){games / (t - t0), decisions / (t - t0), games};
 }
 
+/* Games/s of a local match with three seats of `spec` (no log). */
+static double bench_referee(const char *spec, int games)
+{
+    ddz_match_cfg cfg = {.spec = {spec, spec, spec}, .games = games, .time_s = 15, .ai_seed = 1};
+    char err[300];
+    ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "ddz bench: %s\n", err);
+        return 0;
+    }
+    double t0 = now();
+    ddz_match_run(m);
+    double t = now() - t0;
+    long played = ddz_match_games_played(m);
+    ddz_match_destroy(m);
+    return played / t;
+}
+
+/* Games the referee benchmarks play in about `seconds`, from a short trial. */
+static int calibrate(const char *spec, double seconds)
+{
+    double rate = bench_referee(spec, 50);
+    double n = rate * seconds;
+    return n < 50 ? 50 : n > 10000000 ? 10000000 : (int)n;
+}
+
 int ddz_cli_bench(int argc, char **argv)
 {
     int json = 0;
@@ -150,7 +178,9 @@ int ddz_cli_bench(int argc, char **argv)
             puts("usage: ddz bench [--json] [--seconds S] [--seed N]\n"
                  "Measures, on one core, legal-move generation over random positions\n"
                  "and random self-play (deal, bid, play uniformly random legal moves,\n"
-                 "score). Each part runs for S seconds (default 2).");
+                 "score), and the referee's throughput in ddz match: three ai:random\n"
+                 "seats in-process, and three 'ddz engine --ai random' processes over\n"
+                 "pipes. Each part runs for about S seconds (default 2).");
             return 0;
         } else {
             fprintf(stderr, "ddz bench: unexpected argument '%s' (try --help)\n", argv[i]);
@@ -163,16 +193,29 @@ int ddz_cli_bench(int argc, char **argv)
     }
     movegen_result mg = bench_movegen(seed, seconds);
     selfplay_result sp = bench_selfplay(seed, seconds);
+    double ref_ai = bench_referee("ai:random", calibrate("ai:random", seconds));
+    /* engines are this very binary, found through /proc */
+    char self[4096], spec[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    snprintf(spec, sizeof spec, "exec:%s engine --ai random", self);
+    double ref_proc = bench_referee(spec, calibrate(spec, seconds));
     if (json) {
         printf("{\"movegen_positions_per_s\": %.0f, \"movegen_moves_per_s\": %.0f, "
                "\"selfplay_games_per_s\": %.0f, \"selfplay_decisions_per_s\": %.0f, "
+               "\"referee_ai_games_per_s\": %.0f, \"referee_process_games_per_s\": %.0f, "
                "\"seconds_per_part\": %g}\n",
-               mg.positions_per_s, mg.moves_per_s, sp.games_per_s, sp.decisions_per_s, seconds);
+               mg.positions_per_s, mg.moves_per_s, sp.games_per_s, sp.decisions_per_s, ref_ai,
+               ref_proc, seconds);
     } else {
         printf("movegen    %12.0f positions/s %12.0f moves/s\n", mg.positions_per_s,
                mg.moves_per_s);
         printf("self-play  %12.0f games/s     %12.0f decisions/s (%ld games)\n", sp.games_per_s,
                sp.decisions_per_s, sp.games);
+        printf("referee    %12.0f games/s     (ddz match, three ai:random in-process)\n", ref_ai);
+        printf("referee    %12.0f games/s     (ddz match, three 'ddz engine --ai random' "
+               "processes)\n",
+               ref_proc);
     }
     return 0;
 }

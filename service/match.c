@@ -1,8 +1,11 @@
 /* match.c - the local table: a referee, three players, a poll loop.
  *
- * Engine seats are spoken to in lock-step: each player has a queue of CAAI
- * lines; the head is sent, and the next waits for its reply, which must
- * come within the time limit. Referee events become lines (or, for hosted
+ * Each engine player has a queue of CAAI lines. Lines are written as soon
+ * as they are queued (an engine reads them one at a time anyway, so this
+ * saves a round trip per line) and replies are matched to them in order;
+ * each reply must come within the time limit counted from the previous
+ * reply, or from the line's sending if later, so every interaction gets the
+ * full limit. Referee events become lines (or, for hosted
  * AIs, decisions) in `dispatch`; engine replies become referee actions in
  * `on_reply`. Between games every queue is drained, so a restarted engine
  * always begins cleanly at a game boundary.
@@ -44,10 +47,10 @@ typedef struct player {
     char log_path[512]; /* engine stderr file, "" = discard */
     int seat;           /* seat in the current game */
     bool broken;        /* restart before the next game */
-    line *q;            /* lines to send; q[head] is in flight if `waiting` */
+    line *q;            /* queued lines, oldest unanswered first */
     size_t head, len, cap;
-    bool waiting;
-    double deadline; /* monotonic seconds; valid while waiting */
+    size_t sent;     /* lines from the head already written */
+    double deadline; /* for the head's reply, monotonic seconds; valid if sent */
     ddz_match_stats st;
 } player;
 
@@ -115,13 +118,12 @@ static int enqueue(player *p, const ddz_caai_msg *msg, int expect, int ok_of, in
 
 static void clear_queue(player *p)
 {
-    p->head = p->len = 0;
-    p->waiting = false;
+    p->head = p->len = p->sent = 0;
 }
 
 static bool idle(const player *p)
 {
-    return !p->eng || (p->len == 0 && !p->waiting);
+    return !p->eng || p->len == 0;
 }
 
 /* ---- faults ---- */
@@ -148,18 +150,18 @@ static void engine_fail(ddz_match *m, player *p, int kind, int game, const char 
 
 /* ---- referee events to players ---- */
 
-static void send_next(ddz_match *m, player *p)
+static void send_queued(ddz_match *m, player *p)
 {
-    if (!p->eng || p->broken || p->waiting || p->len == 0)
-        return;
-    line *l = &p->q[p->head];
-    int rc = ddz_engine_send(p->eng, l->text);
-    if (rc < 0) {
-        engine_fail(m, p, DDZ_FAULT_CRASH, l->game, ddz_strerror(rc));
-        return;
+    while (p->eng && !p->broken && p->sent < p->len) {
+        line *l = &p->q[(p->head + p->sent) % p->cap];
+        int rc = ddz_engine_send(p->eng, l->text);
+        if (rc < 0) {
+            engine_fail(m, p, DDZ_FAULT_CRASH, l->game, ddz_strerror(rc));
+            return;
+        }
+        if (p->sent++ == 0)
+            p->deadline = now() + m->time_s;
     }
-    p->waiting = true;
-    p->deadline = now() + m->time_s;
 }
 
 static void to_engine(ddz_match *m, player *p, const ddz_caai_msg *msg, int expect, int ok_of,
@@ -281,14 +283,14 @@ static void pump(ddz_match *m)
         ai_act(m, &ai_turn);
     }
     for (int i = 0; i < 3; i++)
-        send_next(m, &m->p[i]);
+        send_queued(m, &m->p[i]);
 }
 
 /* ---- engine replies ---- */
 
 static void on_reply(ddz_match *m, player *p, const char *text, size_t len)
 {
-    if (!p->waiting) {
+    if (p->sent == 0) {
         engine_fail(m, p, DDZ_FAULT_PROTOCOL, -1, "spoke without being asked");
         return;
     }
@@ -336,7 +338,8 @@ static void on_reply(ddz_match *m, player *p, const char *text, size_t len)
     }
     p->head = (p->head + 1) % p->cap;
     p->len--;
-    p->waiting = false;
+    if (--p->sent > 0)
+        p->deadline = now() + m->time_s;
     if (expect == EXP_BID || expect == EXP_PLAY) {
         rc = expect == EXP_BID ? ddz_ref_bid(&m->ref, p->seat, seq, msg.bid)
                                : ddz_ref_play(&m->ref, p->seat, seq, msg.cards);
@@ -356,7 +359,7 @@ static void on_readable(ddz_match *m, player *p)
     int got;
     while (p->eng && !p->broken && (got = ddz_engine_next_line(p->eng, buf, sizeof buf, &len))) {
         if (got == DDZ_ESYNTAX) {
-            engine_fail(m, p, DDZ_FAULT_PROTOCOL, p->waiting ? p->q[p->head].game : -1,
+            engine_fail(m, p, DDZ_FAULT_PROTOCOL, p->sent ? p->q[p->head].game : -1,
                         "NUL byte in a line");
             return;
         }
@@ -366,7 +369,7 @@ static void on_readable(ddz_match *m, player *p)
     }
     if (rc < 0 && !p->broken) {
         int kind = rc == DDZ_ECRASH ? DDZ_FAULT_CRASH : DDZ_FAULT_PROTOCOL;
-        engine_fail(m, p, kind, p->waiting ? p->q[p->head].game : -1, ddz_strerror(rc));
+        engine_fail(m, p, kind, p->sent ? p->q[p->head].game : -1, ddz_strerror(rc));
     }
 }
 
@@ -388,7 +391,7 @@ static void wait_io(ddz_match *m, double cap_s)
             fds[n] = (struct pollfd){.fd = ddz_engine_write_fd(p->eng), .events = POLLOUT};
             who[n++] = p;
         }
-        if (p->waiting && p->deadline - t < wait)
+        if (p->sent && p->deadline - t < wait)
             wait = p->deadline - t;
     }
     int ms = wait <= 0 ? 0 : (int)ceil(wait * 1000);
@@ -402,7 +405,7 @@ static void wait_io(ddz_match *m, double cap_s)
         if (fds[i].events == POLLOUT) {
             int w = ddz_engine_flush(p->eng);
             if (w < 0)
-                engine_fail(m, p, DDZ_FAULT_CRASH, p->waiting ? p->q[p->head].game : -1,
+                engine_fail(m, p, DDZ_FAULT_CRASH, p->sent ? p->q[p->head].game : -1,
                             ddz_strerror(w));
         } else {
             on_readable(m, p);
@@ -413,7 +416,7 @@ static void wait_io(ddz_match *m, double cap_s)
     t = now();
     for (int i = 0; i < 3; i++) {
         player *p = &m->p[i];
-        if (p->eng && !p->broken && p->waiting && t >= p->deadline) {
+        if (p->eng && !p->broken && p->sent && t >= p->deadline) {
             char why[200];
             snprintf(why, sizeof why, "no answer to '%.60s' within %.3g s", p->q[p->head].text,
                      m->time_s);
