@@ -7,6 +7,8 @@
 #include "cli_engine.h"
 #include "cli_match.h"
 #include "cli_rules.h"
+#include "cli_serve.h"
+#include "cli_store.h"
 #include "cli_verify.h"
 
 static const char usage[] =
@@ -15,6 +17,8 @@ static const char usage[] =
     "Dou Dizhu (CAAI 1.0 rules): referee, engines, online service.\n"
     "\n"
     "commands:\n"
+    "  serve [--port 8080] [--db PATH] [--web DIR] ...\n"
+    "                                  the online service (browser client, /ws, /api)\n"
     "  rules classify CODES            classify a play (JSON)\n"
     "  rules moves --hand CODES [--follow CODES]\n"
     "                                  list every legal play, one per line\n"
@@ -25,6 +29,10 @@ static const char usage[] =
     "  engine [--ai NAME]              a hosted AI as a CAAI engine on stdin/stdout\n"
     "  bench [--json] [--seconds S]    move generation and self-play speed\n"
     "  verify FILE                     check game records (JSON lines) by replaying them\n"
+    "  token add NAME | list | revoke NAME [--db PATH]\n"
+    "                                  manage bot login tokens (database: $DDZ_DB or ddz.db)\n"
+    "  export [--db PATH] [--all] [-o FILE]\n"
+    "                                  stored game records as JSON lines\n"
     "\n"
     "Run 'ddz COMMAND --help' for a command's options.\n";
 
@@ -34,8 +42,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"rules", ddz_cli_rules}, {"bench", ddz_cli_bench},   {"verify", ddz_cli_verify},
+    {"rules", ddz_cli_rules},
+    {"serve", ddz_cli_serve}, {"bench", ddz_cli_bench},   {"verify", ddz_cli_verify},
     {"match", ddz_cli_match}, {"engine", ddz_cli_engine},
+    {"token", ddz_cli_token}, {"export", ddz_cli_export},
 };
 
 int main(int argc, char **argv)

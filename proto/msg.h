@@ -1,0 +1,99 @@
+/* msg.h - the JSON protocol of proto/PROTOCOL.md: requests parsed into a
+ * value and printed back, events built as jansson objects.
+ *
+ * Parsing is strict (every field's type and range is checked, unknown
+ * fields are ignored) and never trusts sizes: strings are bounded, card
+ * lists go through proto/text's rules (0..53, no repeats).
+ */
+#ifndef DDZ_MSG_H
+#define DDZ_MSG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/cards.h"
+
+#define DDZ_PROTOCOL_VERSION 1
+#define DDZ_MSG_MAX (16 * 1024) /* largest frame a client may send */
+
+enum ddz_req_type {
+    DDZ_REQ_HELLO = 1,
+    DDZ_REQ_LIST,
+    DDZ_REQ_CREATE,
+    DDZ_REQ_JOIN,
+    DDZ_REQ_QUICK,
+    DDZ_REQ_SPECTATE,
+    DDZ_REQ_LEAVE,
+    DDZ_REQ_BID,
+    DDZ_REQ_PLAY,
+    DDZ_REQ_AUTOPASS,
+    DDZ_REQ_REMATCH,
+    DDZ_NREQ
+};
+
+enum ddz_custody { DDZ_CUSTODY_AI = 0, DDZ_CUSTODY_FAULT };
+
+typedef struct ddz_room_opts {
+    char name[44];     /* lobby name, "" = server picks */
+    char rules[16];    /* rule set name */
+    int time;          /* seconds per action, 3..300 */
+    int games;         /* games per turn, 1..100 */
+    bool priv;         /* unlisted */
+    char password[68]; /* "" = none */
+    char seats[3][48]; /* "" (open), "ai:NAME" or "engine:NAME" */
+    char fill[48];     /* "" or "ai:NAME": fill empty seats at creation */
+    bool bots;         /* remote bots may sit */
+    bool autopass;     /* humans' default */
+    int grace;         /* seconds a dropped seat waits, 0..600 */
+    int custody;       /* enum ddz_custody */
+    int pause;         /* seconds between games, 0..30 */
+} ddz_room_opts;
+
+typedef struct ddz_req {
+    int type;           /* enum ddz_req_type */
+    char id[48];        /* the request's "id" as compact JSON, "" if absent */
+    int version;        /* hello */
+    char name[100];     /* hello: display name, 1..32 characters (UTF-8) */
+    char resume[72];    /* hello: resume token, "" if absent */
+    char token[72];     /* hello: bot token, "" if absent */
+    char room[24];      /* join, spectate */
+    int seat;           /* create, join: 0..2 or -1 */
+    char password[68];  /* join, spectate */
+    ddz_room_opts opts; /* create */
+    char ai[32];        /* quick: AI name, "" = default */
+    uint32_t seq;       /* bid, play */
+    int bid;            /* bid */
+    ddz_cards cards;    /* play */
+    bool on;            /* autopass */
+} ddz_req;
+
+/* Fills `o` with the defaults of PROTOCOL.md. */
+void ddz_room_opts_default(ddz_room_opts *o);
+
+/* Parses one client frame. Returns 0, or DDZ_ESYNTAX (not a JSON object, no
+ * string "type"), DDZ_EUNKNOWN (unknown type), DDZ_EFIELD (a field missing,
+ * of the wrong type or out of range), DDZ_ETOOLONG (over DDZ_MSG_MAX), with
+ * `err` naming the problem. On DDZ_EFIELD and DDZ_EUNKNOWN, out->type and
+ * out->id are still set so the error can name the request. */
+int ddz_req_parse(const char *text, size_t len, ddz_req *out, char *err, size_t errlen);
+
+/* Prints `r` as the JSON object it was parsed from (fields of its type
+ * only). Returns a new object, NULL on allocation failure. */
+json_t *ddz_req_print(const ddz_req *r);
+
+/* Returns the protocol name of request type `type` ("hello", ...). */
+const char *ddz_req_name(int type);
+
+/* Returns a new JSON array of the codes in `c`, ascending. */
+json_t *ddz_msg_cards(ddz_cards c);
+
+/* Returns a new error event {type:"error", code, message, about, id?}.
+ * `about` may be NULL; `id` is the raw JSON text of the request id or "". */
+json_t *ddz_msg_error(int code, const char *message, const char *about, const char *id);
+
+/* Serialises `j` compactly and releases it. Returns malloc'd text, or NULL. */
+char *ddz_msg_dump(json_t *j);
+
+#endif

@@ -1,0 +1,158 @@
+/* cli_serve.c - `ddz serve` options; every option also has a DDZ_*
+ * environment variable (the flag wins), for containers. */
+#include "cli_serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ai/ai.h"
+#include "server.h"
+
+static const char usage[] =
+    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--web DIR]\n"
+    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
+    "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
+    "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
+    "\n"
+    "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
+    "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
+    "/metrics. Stops cleanly on SIGTERM or SIGINT.\n"
+    "\n"
+    "  --port N            TCP port (DDZ_PORT, default 8080)\n"
+    "  --bind ADDR         listen on this address only (DDZ_BIND, default all)\n"
+    "  --db PATH           SQLite database (DDZ_DB, default ddz.db)\n"
+    "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
+    "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
+    "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
+    "  --engine NAME=CMD   register a local CAAI engine, seated as engine:NAME\n"
+    "  --engine-logs DIR   engines' stderr files (DDZ_ENGINE_LOGS, default discarded)\n"
+    "  --max-conns N       connection cap (DDZ_MAX_CONNS, default 5000)\n"
+    "  --origins LIST      comma-separated allowed Origin headers (DDZ_ORIGINS,\n"
+    "                      default any)\n"
+    "  --ai-delay-ms N     pause before a hosted AI acts when people watch\n"
+    "                      (DDZ_AI_DELAY_MS, default 700)\n"
+    "  --idle S            ping a connection idle this long, drop it 10 s later\n"
+    "                      (DDZ_IDLE, default 20)\n"
+    "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
+    "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
+    "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "ddz serve: %s (try 'ddz serve --help')\n", what);
+    return 2;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int to_int(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < lo || n > hi)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+int ddz_cli_serve(int argc, char **argv)
+{
+    ddz_server_cfg cfg = {.port = 8080, .db_path = "ddz.db", .ai_delay_ms = 700};
+    const char *env;
+    /* environment first, flags override */
+    if ((env = getenv("DDZ_PORT")) && to_int(env, 1, 65535, &cfg.port) < 0)
+        return usage_error("DDZ_PORT must be a port number");
+    cfg.bind = getenv("DDZ_BIND");
+    if ((env = getenv("DDZ_DB")))
+        cfg.db_path = env;
+    cfg.web_dir = getenv("DDZ_WEB");
+    cfg.tls_cert = getenv("DDZ_TLS_CERT");
+    cfg.tls_key = getenv("DDZ_TLS_KEY");
+    cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
+    cfg.origins = getenv("DDZ_ORIGINS");
+    cfg.default_ai = getenv("DDZ_AI");
+    if ((env = getenv("DDZ_MAX_CONNS")) && to_int(env, 1, 1000000, &cfg.max_conns) < 0)
+        return usage_error("DDZ_MAX_CONNS must be a positive number");
+    if ((env = getenv("DDZ_AI_DELAY_MS")) && to_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
+        return usage_error("DDZ_AI_DELAY_MS must be 0..10000");
+    if ((env = getenv("DDZ_IDLE")) && to_int(env, 1, 3600, &cfg.idle_s) < 0)
+        return usage_error("DDZ_IDLE must be 1..3600");
+    if ((env = getenv("DDZ_RATE")) && to_int(env, 1, 100000, &cfg.rate) < 0)
+        return usage_error("DDZ_RATE must be a positive number");
+    cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            cfg.quiet = true;
+            continue;
+        }
+        if (!v)
+            return usage_error("missing value or unknown option");
+        i++;
+        if (strcmp(a, "--port") == 0) {
+            if (to_int(v, 1, 65535, &cfg.port) < 0)
+                return usage_error("--port must be 1..65535");
+        } else if (strcmp(a, "--bind") == 0) {
+            cfg.bind = v;
+        } else if (strcmp(a, "--db") == 0) {
+            cfg.db_path = v;
+        } else if (strcmp(a, "--web") == 0) {
+            cfg.web_dir = v;
+        } else if (strcmp(a, "--tls-cert") == 0) {
+            cfg.tls_cert = v;
+        } else if (strcmp(a, "--tls-key") == 0) {
+            cfg.tls_key = v;
+        } else if (strcmp(a, "--engine") == 0) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1])
+                return usage_error("--engine takes NAME=COMMAND");
+            if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
+                return usage_error("too many --engine options");
+            char *name = strndup(v, (size_t)(eq - v));
+            cfg.engine_name[cfg.nengines] = name;
+            cfg.engine_cmd[cfg.nengines++] = eq + 1;
+        } else if (strcmp(a, "--engine-logs") == 0) {
+            cfg.engine_log_dir = v;
+        } else if (strcmp(a, "--max-conns") == 0) {
+            if (to_int(v, 1, 1000000, &cfg.max_conns) < 0)
+                return usage_error("--max-conns must be a positive number");
+        } else if (strcmp(a, "--origins") == 0) {
+            cfg.origins = v;
+        } else if (strcmp(a, "--ai-delay-ms") == 0) {
+            if (to_int(v, 0, 10000, &cfg.ai_delay_ms) < 0)
+                return usage_error("--ai-delay-ms must be 0..10000");
+        } else if (strcmp(a, "--idle") == 0) {
+            if (to_int(v, 1, 3600, &cfg.idle_s) < 0)
+                return usage_error("--idle must be 1..3600");
+        } else if (strcmp(a, "--rate") == 0) {
+            if (to_int(v, 1, 100000, &cfg.rate) < 0)
+                return usage_error("--rate must be a positive number");
+        } else if (strcmp(a, "--ai") == 0) {
+            cfg.default_ai = v;
+        } else {
+            return usage_error("unknown option");
+        }
+    }
+    if (!cfg.tls_cert != !cfg.tls_key)
+        return usage_error("--tls-cert and --tls-key go together");
+    if (cfg.default_ai && !ddz_ai_exists(cfg.default_ai))
+        return usage_error("--ai names no hosted AI");
+    if (!cfg.web_dir)
+        cfg.web_dir = is_dir("web") ? "web" : DDZ_DEFAULT_WEB;
+    if (!is_dir(cfg.web_dir)) {
+        fprintf(stderr, "ddz serve: web directory '%s' not found (use --web DIR)\n", cfg.web_dir);
+        return 1;
+    }
+    return ddz_server_run(&cfg);
+}

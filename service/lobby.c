@@ -1,0 +1,297 @@
+/* lobby.c - players and the room registry: hello/resume, list, create,
+ * join, quick play, spectate, leave; requests inside a room go to room.c. */
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "srv_internal.h"
+
+/* A disconnected player is kept this long for a resume even when not
+ * seated (a seated one stays while its room lives). */
+#define UNSEATED_KEEP_US (120LL * 1000000)
+
+static ddz_player *find_resume(ddz_srv *srv, const char *token)
+{
+    for (ddz_player *p = srv->lobby.players; p; p = p->next)
+        if (strlen(p->resume) == strlen(token) &&
+            sodium_memcmp(p->resume, token, strlen(token)) == 0)
+            return p;
+    return NULL;
+}
+
+static ddz_room *find_room(ddz_srv *srv, const char *id)
+{
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        if (!ddz__room_dead(r) && strcmp(ddz__room_id(r), id) == 0)
+            return r;
+    return NULL;
+}
+
+static void welcome(ddz_conn *c, ddz_player *p)
+{
+    ddz__conn_send(c, json_pack("{s:s, s:i, s:{s:s, s:s, s:b}, s:s, s:s}", "type", "welcome",
+                                "version", DDZ_PROTOCOL_VERSION, "you", "id", p->id, "name",
+                                p->name, "bot", p->bot, "resume", p->resume, "server", "ddz 0.1"));
+}
+
+static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
+{
+    if (ddz__conn_player(c)) {
+        ddz__conn_error(c, DDZ_EPHASE, "hello was already said on this connection", q);
+        return;
+    }
+    char botname[64] = "";
+    if (q->token[0] && ddz_store_token_check(srv->store, q->token, botname) < 0) {
+        ddz__conn_error(c, DDZ_EAUTH, "unknown or revoked bot token", q);
+        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad token");
+        return;
+    }
+    ddz_player *p = q->resume[0] ? find_resume(srv, q->resume) : NULL;
+    if (p) {
+        /* The same player from a new connection: the old one, if still
+         * open, is told and closed. */
+        if (p->conn && p->conn != c) {
+            ddz__conn_error(p->conn, DDZ_EAUTH, "this player connected again elsewhere", NULL);
+            ddz__conn_set_player(p->conn, NULL);
+            ddz__conn_close(p->conn, LWS_CLOSE_STATUS_POLICY_VIOLATION, "replaced");
+        }
+    } else {
+        p = calloc(1, sizeof *p);
+        if (!p) {
+            ddz__conn_error(c, DDZ_ENOMEM, NULL, q);
+            return;
+        }
+        snprintf(p->id, sizeof p->id, "p%ld", (++srv->lobby.next_player) % 1000000000L);
+        uint8_t raw[32];
+        randombytes_buf(raw, sizeof raw);
+        sodium_bin2hex(p->resume, sizeof p->resume, raw, sizeof raw);
+        p->seat = -1;
+        p->autopass = true;
+        p->next = srv->lobby.players;
+        srv->lobby.players = p;
+    }
+    if (botname[0]) {
+        p->bot = true;
+        snprintf(p->name, sizeof p->name, "%s", botname);
+    } else {
+        snprintf(p->name, sizeof p->name, "%s", q->name);
+    }
+    p->conn = c;
+    p->gone_us = 0;
+    ddz__conn_set_player(c, p);
+    welcome(c, p);
+    if (p->room) {
+        ddz__room_connection(p->room, p, true);
+        ddz__room_send_state(p->room, p);
+    }
+}
+
+static void send_joined(ddz_player *p)
+{
+    ddz__conn_send(p->conn, json_pack("{s:s, s:o, s:o}", "type", "joined", "room",
+                                      p->room ? json_string(ddz__room_id(p->room)) : json_null(),
+                                      "seat", p->seat >= 0 ? json_integer(p->seat) : json_null()));
+}
+
+static void leave_room(ddz_player *p)
+{
+    if (p->room)
+        ddz__room_leave(p->room, p);
+    p->room = NULL;
+    p->seat = -1;
+}
+
+static void on_list(ddz_srv *srv, ddz_conn *c)
+{
+    json_t *rooms = json_array();
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        if (!ddz__room_dead(r) && ddz__room_listed(r))
+            json_array_append_new(rooms, ddz__room_summary(r));
+    ddz__conn_send(c, json_pack("{s:s, s:o}", "type", "rooms", "rooms", rooms));
+}
+
+static void add_room(ddz_srv *srv, ddz_room *r)
+{
+    *ddz__room_nextp(r) = srv->lobby.rooms;
+    srv->lobby.rooms = r;
+}
+
+/* Sits `p` in `r` and tells it; on failure `r` is left as it was. */
+static void sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
+{
+    leave_room(p);
+    int rc = ddz__room_sit(r, p, seat);
+    if (rc < 0) {
+        ddz__conn_error(p->conn, rc,
+                        rc == DDZ_EFULL    ? "no free seat"
+                        : rc == DDZ_EAUTH  ? "this room does not allow bots"
+                        : rc == DDZ_EINVAL ? "that seat is taken"
+                                           : NULL,
+                        q);
+        return;
+    }
+    send_joined(p);
+    ddz__room_send_state(r, p);
+}
+
+static const char *best_ai(ddz_srv *srv)
+{
+    if (srv->cfg.default_ai)
+        return srv->cfg.default_ai;
+    return ddz_ai_exists("strong") ? "strong" : "greedy";
+}
+
+static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+{
+    int err = 0;
+    ddz_room *r = ddz__room_create(srv, &q->opts, &err);
+    if (!r) {
+        ddz__conn_error(p->conn, err,
+                        err == DDZ_ERULESET    ? "unknown rule set"
+                        : err == DDZ_ENOTFOUND ? "unknown AI or engine in the seats"
+                                               : NULL,
+                        q);
+        return;
+    }
+    add_room(srv, r);
+    sit(r, p, q->seat, q);
+}
+
+static void on_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+{
+    ddz_room_opts o;
+    ddz_room_opts_default(&o);
+    char ai[48];
+    snprintf(ai, sizeof ai, "ai:%s", q->ai[0] ? q->ai : best_ai(srv));
+    snprintf(o.name, sizeof o.name, "%.30s vs AI", p->name);
+    o.priv = true;
+    snprintf(o.seats[1], sizeof o.seats[1], "%s", ai);
+    snprintf(o.seats[2], sizeof o.seats[2], "%s", ai);
+    ddz_req create = *q;
+    create.opts = o;
+    create.seat = 0;
+    on_create(srv, p, &create);
+}
+
+void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)
+{
+    ddz_req q;
+    char err[160];
+    int rc = ddz_req_parse(text, len, &q, err, sizeof err);
+    if (rc < 0) {
+        ddz__conn_error(c, rc, err, &q);
+        return;
+    }
+    ddz_player *p = ddz__conn_player(c);
+    if (q.type == DDZ_REQ_HELLO) {
+        on_hello(srv, c, &q);
+        return;
+    }
+    if (!p) {
+        ddz__conn_error(c, DDZ_EPHASE, "say hello first", &q);
+        return;
+    }
+    ddz_room *r;
+    switch (q.type) {
+    case DDZ_REQ_LIST:
+        on_list(srv, c);
+        break;
+    case DDZ_REQ_CREATE:
+        on_create(srv, p, &q);
+        break;
+    case DDZ_REQ_QUICK:
+        on_quick(srv, p, &q);
+        break;
+    case DDZ_REQ_JOIN:
+    case DDZ_REQ_SPECTATE:
+        r = find_room(srv, q.room);
+        if (!r) {
+            ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
+        } else if (!ddz__room_password_ok(r, q.password)) {
+            ddz__conn_error(c, DDZ_EAUTH, "wrong password", &q);
+        } else if (q.type == DDZ_REQ_JOIN) {
+            sit(r, p, q.seat, &q);
+        } else {
+            leave_room(p);
+            ddz__room_watch(r, p);
+            send_joined(p);
+            ddz__room_send_state(r, p);
+        }
+        break;
+    case DDZ_REQ_LEAVE:
+        leave_room(p);
+        send_joined(p);
+        break;
+    default:
+        if (!p->room)
+            ddz__conn_error(c, DDZ_EPHASE, "not in a room", &q);
+        else
+            ddz__room_request(p->room, p, &q);
+    }
+}
+
+void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c)
+{
+    (void)srv;
+    ddz_player *p = ddz__conn_player(c);
+    if (!p)
+        return;
+    p->conn = NULL;
+    p->gone_us = ddz__now_us();
+    if (p->room)
+        ddz__room_connection(p->room, p, false);
+}
+
+static void free_player(ddz_player *p)
+{
+    if (p->room)
+        ddz__room_leave(p->room, p);
+    free(p);
+}
+
+void ddz__lobby_reap(ddz_srv *srv)
+{
+    int64_t now = ddz__now_us();
+    for (ddz_player **pp = &srv->lobby.players; *pp;) {
+        ddz_player *p = *pp;
+        bool gone =
+            !p->conn && (p->room == NULL || p->seat < 0) && now - p->gone_us > UNSEATED_KEEP_US;
+        if (gone) {
+            *pp = p->next;
+            free_player(p);
+        } else {
+            pp = &p->next;
+        }
+    }
+    for (ddz_room **rp = &srv->lobby.rooms; *rp;) {
+        ddz_room *r = *rp;
+        if (ddz__room_dead(r)) {
+            *rp = *ddz__room_nextp(r);
+            /* nobody may still point at it */
+            for (ddz_player *p = srv->lobby.players; p; p = p->next)
+                if (p->room == r)
+                    p->room = NULL, p->seat = -1;
+            ddz__room_destroy(r);
+        } else {
+            rp = ddz__room_nextp(r);
+        }
+    }
+}
+
+void ddz__lobby_destroy(ddz_srv *srv)
+{
+    while (srv->lobby.rooms) {
+        ddz_room *r = srv->lobby.rooms;
+        srv->lobby.rooms = *ddz__room_nextp(r);
+        ddz__room_destroy(r);
+    }
+    while (srv->lobby.players) {
+        ddz_player *p = srv->lobby.players;
+        srv->lobby.players = p->next;
+        if (p->conn)
+            ddz__conn_set_player(p->conn, NULL);
+        free(p);
+    }
+}

@@ -1,0 +1,566 @@
+/* server.c - libwebsockets glue: the WebSocket protocol, HTTP routes,
+ * connection limits, timers, signals and shutdown.
+ *
+ * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
+ * frame may arrive in fragments), its send queue (lws writes one message
+ * per WRITEABLE callback), its rate limiter and its player. Frames go to the
+ * lobby as whole texts; everything game-related happens there and in rooms.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rules/error.h"
+#include "srv_internal.h"
+
+#define SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
+
+typedef struct outmsg {
+    struct outmsg *next;
+    size_t len;
+    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
+} outmsg;
+
+struct ddz_conn {
+    struct lws *wsi;
+    ddz_srv *srv;
+    ddz_player *player;
+    char *rx; /* fragments of the current frame */
+    size_t rxlen;
+    bool rx_overflow;    /* the current frame is over the limit */
+    outmsg *head, *tail; /* send queue */
+    size_t queued;       /* bytes in the queue */
+    bool closing;        /* close once the queue is sent */
+    int close_status;
+    char close_reason[64];
+    double tokens; /* rate limiter */
+    int64_t tokens_us;
+    long dropped; /* frames dropped for rate */
+};
+
+typedef struct ws_pss {
+    ddz_conn *conn;
+} ws_pss;
+
+static ddz_srv *signal_srv; /* the only way a signal reaches the context */
+
+int64_t ddz__now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
+{
+    if (srv->cfg.quiet)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    json_t *j =
+        json_pack("{s:I, s:s, s:s}", "ts_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                  "level", level, "msg", msg);
+    if (room)
+        json_object_set_new(j, "room", json_string(room));
+    char *s = ddz_msg_dump(j);
+    if (s)
+        fprintf(stderr, "%s\n", s);
+    free(s);
+}
+
+void ddz__metrics_latency(ddz_srv *srv, int64_t us)
+{
+    int b = 0;
+    while (b < 11 && us >= (int64_t)(100LL << b)) /* 100us, 200us, ... 102ms, +inf */
+        b++;
+    srv->m.latency_buckets[b]++;
+    srv->m.latency_sum_s += (double)us / 1e6;
+    srv->m.latency_count++;
+}
+
+/* ---- sending ---- */
+
+void ddz__conn_send(ddz_conn *c, json_t *msg)
+{
+    if (!c || c->closing || !msg) {
+        json_decref(msg);
+        return;
+    }
+    char *s = ddz_msg_dump(msg);
+    if (!s)
+        return;
+    size_t len = strlen(s);
+    if (c->queued + len > SEND_QUEUE_MAX) {
+        free(s);
+        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
+        return;
+    }
+    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
+    if (!m) {
+        free(s);
+        return;
+    }
+    m->next = NULL;
+    m->len = len;
+    memcpy(m->buf + LWS_PRE, s, len);
+    free(s);
+    if (c->tail)
+        c->tail->next = m;
+    else
+        c->head = m;
+    c->tail = m;
+    c->queued += len;
+    c->srv->m.frames_out++;
+    lws_callback_on_writable(c->wsi);
+}
+
+void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r)
+{
+    if (c)
+        c->srv->m.errors_sent++;
+    ddz__conn_send(c, ddz_msg_error(code, message, r && r->type ? ddz_req_name(r->type) : NULL,
+                                    r ? r->id : NULL));
+}
+
+void ddz__conn_close(ddz_conn *c, int status, const char *reason)
+{
+    if (!c || c->closing)
+        return;
+    c->closing = true;
+    c->close_status = status;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}
+
+ddz_player *ddz__conn_player(ddz_conn *c)
+{
+    return c ? c->player : NULL;
+}
+
+void ddz__conn_set_player(ddz_conn *c, ddz_player *p)
+{
+    c->player = p;
+}
+
+static void conn_free(ddz_conn *c)
+{
+    outmsg *m = c->head;
+    while (m) {
+        outmsg *n = m->next;
+        free(m);
+        m = n;
+    }
+    free(c->rx);
+    free(c);
+}
+
+/* Token bucket: `rate` frames per second, bursts of twice that. */
+static bool rate_ok(ddz_conn *c)
+{
+    double rate = c->srv->cfg.rate > 0 ? c->srv->cfg.rate : 20;
+    int64_t now = ddz__now_us();
+    c->tokens += (double)(now - c->tokens_us) / 1e6 * rate;
+    if (c->tokens > 2 * rate)
+        c->tokens = 2 * rate;
+    c->tokens_us = now;
+    if (c->tokens < 1)
+        return false;
+    c->tokens -= 1;
+    return true;
+}
+
+static bool origin_ok(ddz_srv *srv, struct lws *wsi)
+{
+    if (!srv->cfg.origins)
+        return true;
+    char origin[256];
+    if (lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) <= 0)
+        return false;
+    size_t n = strlen(origin);
+    for (const char *p = srv->cfg.origins; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, origin, n) == 0)
+            return true;
+        p += len + (e != NULL);
+    }
+    return false;
+}
+
+static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                 size_t len)
+{
+    ddz_srv *srv = lws_context_user(lws_get_context(wsi));
+    ws_pss *pss = user;
+    ddz_conn *c = pss ? pss->conn : NULL;
+    int max_conns = srv->cfg.max_conns > 0 ? srv->cfg.max_conns : 5000;
+
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        char uri[64];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0)
+            return -1;
+        if (srv->stopping || srv->m.connections >= max_conns || !origin_ok(srv, wsi))
+            return -1;
+        return 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED:
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return -1;
+        c->wsi = wsi;
+        c->srv = srv;
+        c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
+        c->tokens_us = ddz__now_us();
+        pss->conn = c;
+        srv->m.connections++;
+        srv->m.connections_total++;
+        return 0;
+    case LWS_CALLBACK_RECEIVE: {
+        if (!c || c->closing)
+            return 0;
+        if (lws_frame_is_binary(wsi)) {
+            ddz__conn_error(c, DDZ_ESYNTAX, "frames must be text (JSON)", NULL);
+            ddz__conn_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
+            return 0;
+        }
+        if (!c->rx_overflow && c->rxlen + len <= DDZ_MSG_MAX) {
+            char *nb = realloc(c->rx, c->rxlen + len + 1);
+            if (!nb)
+                return -1;
+            c->rx = nb;
+            memcpy(c->rx + c->rxlen, in, len);
+            c->rxlen += len;
+        } else {
+            c->rx_overflow = true;
+        }
+        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+            return 0;
+        if (c->rx_overflow) {
+            ddz__conn_error(c, DDZ_ETOOLONG, "frame over 16 KiB", NULL);
+            ddz__conn_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "frame too large");
+        } else if (!rate_ok(c)) {
+            if (++c->dropped > 200)
+                ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
+            else if (c->dropped % 20 == 1)
+                ddz__conn_error(c, DDZ_ERATE, NULL, NULL);
+        } else {
+            srv->m.frames_in++;
+            ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
+        }
+        c->rxlen = 0;
+        c->rx_overflow = false;
+        return 0;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE: {
+        if (!c)
+            return 0;
+        outmsg *m = c->head;
+        if (m) {
+            c->head = m->next;
+            if (!c->head)
+                c->tail = NULL;
+            c->queued -= m->len;
+            int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+            free(m);
+            if (n < 0)
+                return -1;
+            if (c->head) {
+                lws_callback_on_writable(wsi);
+                return 0;
+            }
+        }
+        if (c->closing) {
+            lws_close_reason(wsi, (enum lws_close_status)c->close_status,
+                             (unsigned char *)c->close_reason, strlen(c->close_reason));
+            return -1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_CLOSED:
+        if (c) {
+            ddz__lobby_on_close(srv, c);
+            srv->m.connections--;
+            conn_free(c);
+            pss->conn = NULL;
+        }
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+/* ---- HTTP routes: /api/games/ID, /healthz, /metrics ---- */
+
+typedef struct http_pss {
+    char *body;
+    size_t len, sent;
+    const char *type;
+    int status;
+} http_pss;
+
+static char *metrics_text(ddz_srv *srv)
+{
+    static const char *const fault_names[] = {"none", "timeout", "illegal", "protocol", "crash"};
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    ddz_metrics *m = &srv->m;
+    long rooms = 0;
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        rooms++;
+    ddz_store_counters sc = {0};
+    if (srv->store)
+        ddz_store_stats(srv->store, &sc);
+    fprintf(f, "# TYPE ddz_connections gauge\nddz_connections %ld\n", m->connections);
+    fprintf(f, "# TYPE ddz_connections_total counter\nddz_connections_total %ld\n",
+            m->connections_total);
+    fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
+    fprintf(f, "# TYPE ddz_games_started_total counter\nddz_games_started_total %ld\n",
+            m->games_started);
+    fprintf(f, "# TYPE ddz_games_finished_total counter\nddz_games_finished_total %ld\n",
+            m->games_finished);
+    fprintf(f, "# TYPE ddz_games_aborted_total counter\nddz_games_aborted_total %ld\n",
+            m->games_aborted);
+    fprintf(f, "# TYPE ddz_faults_total counter\n");
+    for (int k = 1; k < 5; k++)
+        fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
+    fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
+    fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
+            m->frames_in);
+    fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
+    fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
+            (unsigned long long)(sc.write_errors + sc.drops));
+    fprintf(f, "# TYPE ddz_action_latency_seconds histogram\n");
+    long cum = 0;
+    for (int b = 0; b < 11; b++) {
+        cum += m->latency_buckets[b];
+        fprintf(f, "ddz_action_latency_seconds_bucket{le=\"%g\"} %ld\n", (100 << b) / 1e6, cum);
+    }
+    cum += m->latency_buckets[11];
+    fprintf(f, "ddz_action_latency_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
+    fprintf(f, "ddz_action_latency_seconds_sum %g\nddz_action_latency_seconds_count %ld\n",
+            m->latency_sum_s, m->latency_count);
+    fclose(f);
+    return buf;
+}
+
+static void route(ddz_srv *srv, const char *path, http_pss *h)
+{
+    h->status = HTTP_STATUS_OK;
+    h->type = "application/json";
+    long long id;
+    char tail;
+    if (strcmp(path, "/healthz") == 0) {
+        h->type = "text/plain";
+        h->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
+        h->status = srv->stopping ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
+    } else if (strcmp(path, "/metrics") == 0) {
+        h->type = "text/plain; version=0.0.4";
+        h->body = metrics_text(srv);
+    } else if (sscanf(path, "/api/games/%lld%c", &id, &tail) == 1 && id > 0) {
+        int rc = ddz_store_get_game(srv->store, id, &h->body);
+        if (rc == DDZ_ENOTFOUND) {
+            h->status = HTTP_STATUS_NOT_FOUND;
+            h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
+        } else if (rc < 0) {
+            h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+            h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        }
+    } else {
+        h->status = HTTP_STATUS_NOT_FOUND;
+        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}");
+    }
+    h->len = h->body ? strlen(h->body) : 0;
+}
+
+static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                   size_t len)
+{
+    ddz_srv *srv = lws_context_user(lws_get_context(wsi));
+    http_pss *h = user;
+    switch (reason) {
+    case LWS_CALLBACK_HTTP: {
+        char path[128];
+        if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0)
+            path[0] = '\0';
+        memset(h, 0, sizeof *h);
+        route(srv, path, h);
+        unsigned char hdr[LWS_PRE + 512], *p = hdr + LWS_PRE, *end = hdr + sizeof hdr;
+        if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
+            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                        (const unsigned char *)"no-store", 8, &p, end) ||
+            lws_finalize_write_http_header(wsi, hdr + LWS_PRE, &p, end))
+            return 1;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (!h->body)
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        size_t chunk = h->len - h->sent;
+        if (chunk > 16384)
+            chunk = 16384;
+        unsigned char *buf = malloc(LWS_PRE + chunk + 1);
+        if (!buf)
+            return -1;
+        memcpy(buf + LWS_PRE, h->body + h->sent, chunk);
+        bool last = h->sent + chunk == h->len;
+        int n = lws_write(wsi, buf + LWS_PRE, chunk, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        free(buf);
+        if (n < 0)
+            return -1;
+        h->sent += chunk;
+        if (!last) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        free(h->body);
+        h->body = NULL;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (h) {
+            free(h->body);
+            h->body = NULL;
+        }
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+static const struct lws_protocols protocols[] = {
+    {"ddz", cb_ws, sizeof(ws_pss), DDZ_MSG_MAX, 0, NULL, 0},
+    {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
+    {NULL, NULL, 0, 0, 0, NULL, 0}};
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (signal_srv) {
+        signal_srv->stopping = true;
+        lws_cancel_service(signal_srv->ctx);
+    }
+}
+
+static void reap_tick(lws_sorted_usec_list_t *sul)
+{
+    ddz_srv *srv = lws_container_of(sul, ddz_srv, reap_sul);
+    ddz__lobby_reap(srv);
+    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+}
+
+int ddz_server_run(const ddz_server_cfg *cfg)
+{
+    static ddz_srv srv_storage;
+    ddz_srv *srv = &srv_storage;
+    memset(srv, 0, sizeof *srv);
+    srv->cfg = *cfg;
+    char err[256];
+    srv->store = ddz_store_open(cfg->db_path, err, sizeof err);
+    if (!srv->store) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        return 1;
+    }
+    lws_set_log_level(LLL_ERR, NULL);
+
+    static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
+                                                    .origin = "ddz-http",
+                                                    .origin_protocol = LWSMPRO_CALLBACK,
+                                                    .mountpoint_len = 8};
+    static const struct lws_http_mount m_health = {.mount_next = &m_metrics,
+                                                   .mountpoint = "/healthz",
+                                                   .origin = "ddz-http",
+                                                   .origin_protocol = LWSMPRO_CALLBACK,
+                                                   .mountpoint_len = 8};
+    static const struct lws_http_mount m_api = {.mount_next = &m_health,
+                                                .mountpoint = "/api",
+                                                .origin = "ddz-http",
+                                                .origin_protocol = LWSMPRO_CALLBACK,
+                                                .mountpoint_len = 4};
+    static struct lws_http_mount m_web;
+    m_web = (struct lws_http_mount){.mount_next = &m_api,
+                                    .mountpoint = "/",
+                                    .origin = cfg->web_dir,
+                                    .def = "index.html",
+                                    .origin_protocol = LWSMPRO_FILE,
+                                    .mountpoint_len = 1};
+    static lws_retry_bo_t retry;
+    retry = (lws_retry_bo_t){
+        .secs_since_valid_ping = (uint16_t)(cfg->idle_s > 0 ? cfg->idle_s : 20),
+        .secs_since_valid_hangup = (uint16_t)((cfg->idle_s > 0 ? cfg->idle_s : 20) + 10)};
+
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = cfg->port > 0 ? cfg->port : 8080;
+    info.iface = cfg->bind;
+    info.protocols = protocols;
+    info.mounts = &m_web;
+    info.user = srv;
+    info.retry_and_idle_policy = &retry;
+    info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
+                   LWS_SERVER_OPTION_VALIDATE_UTF8;
+    if (cfg->tls_cert && cfg->tls_key) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cfg->tls_cert;
+        info.ssl_private_key_filepath = cfg->tls_key;
+    }
+    /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
+     * same-origin modules only, which it allows. */
+    srv->ctx = lws_create_context(&info);
+    if (!srv->ctx) {
+        fprintf(stderr, "ddz serve: cannot listen on %s:%d (in use, or no permission?)\n",
+                cfg->bind ? cfg->bind : "*", info.port);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    signal_srv = srv;
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
+             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", info.port);
+
+    while (!srv->stopping)
+        if (lws_service(srv->ctx, 0) < 0)
+            break;
+
+    /* Shutdown: tell everyone, record cut games as aborted, drain. */
+    ddz__log(srv, "info", NULL, "shutting down");
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        ddz__room_abort(r);
+    for (ddz_player *p = srv->lobby.players; p; p = p->next)
+        if (p->conn) {
+            ddz__conn_send(p->conn, json_pack("{s:s, s:s}", "type", "bye", "reason",
+                                              "the server is shutting down"));
+            ddz__conn_close(p->conn, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
+        }
+    int64_t until = ddz__now_us() + 2000000;
+    while (srv->m.connections > 0 && ddz__now_us() < until)
+        lws_service(srv->ctx, 50);
+    lws_sul_cancel(&srv->reap_sul);
+    ddz__lobby_destroy(srv);
+    lws_context_destroy(srv->ctx);
+    srv->ctx = NULL;
+    ddz_store_close(srv->store);
+    ddz__log(srv, "info", NULL, "stopped");
+    signal_srv = NULL;
+    return 0;
+}

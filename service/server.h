@@ -1,0 +1,41 @@
+/* server.h - `ddz serve`: the online service (see proto/PROTOCOL.md).
+ *
+ * One libwebsockets event loop serves the static client from the web
+ * directory, the JSON protocol at /ws, records at /api/games/ID, and
+ * /healthz and /metrics. Nothing blocks the loop: clients and engines are
+ * non-blocking, storage writes go to the store's writer thread, clocks are
+ * lws timers embedded in the rooms.
+ */
+#ifndef DDZ_SERVER_H
+#define DDZ_SERVER_H
+
+#include <stdbool.h>
+
+#define DDZ_SERVER_MAX_ENGINES 16
+
+typedef struct ddz_server_cfg {
+    int port;             /* 0 = 8080 */
+    const char *bind;     /* interface address, NULL = all */
+    const char *db_path;  /* SQLite file */
+    const char *web_dir;  /* static client */
+    const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
+    const char *tls_key;
+    const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=COMMAND */
+    const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];
+    int nengines;
+    const char *engine_log_dir; /* engines' stderr, NULL = discard */
+    int max_conns;              /* 0 = 5000 */
+    const char *origins;        /* comma-separated allowed Origins, NULL = any */
+    int ai_delay_ms;            /* pause before a hosted AI acts in rooms with humans */
+    int idle_s;                 /* ping after this many idle seconds, 0 = 20 */
+    int rate;                   /* frames per second a client may send, 0 = 20 */
+    const char *default_ai;     /* hosted AI for quick play and custody, NULL = best known */
+    bool quiet;                 /* no log lines */
+} ddz_server_cfg;
+
+/* Runs the service until SIGTERM or SIGINT, then stops accepting, tells
+ * clients (`bye`), records games cut short as aborted, flushes the store
+ * and returns 0. Returns 1 if it could not start (the reason on stderr). */
+int ddz_server_run(const ddz_server_cfg *cfg);
+
+#endif

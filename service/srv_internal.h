@@ -1,0 +1,156 @@
+/* srv_internal.h - what server.c, lobby.c and room.c share.
+ *
+ * The service's single context is `ddz_srv`; there is no other mutable
+ * global state (the signal handler reaches the context through one pointer
+ * in server.c). Connections, players and rooms are never freed inside
+ * their own callbacks: they are marked and reaped from the loop.
+ */
+#ifndef DDZ_SRV_INTERNAL_H
+#define DDZ_SRV_INTERNAL_H
+
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <stdint.h>
+
+#include "ai/ai.h"
+#include "proto/msg.h"
+#include "referee.h"
+#include "server.h"
+#include "store.h"
+
+typedef struct ddz_srv ddz_srv;
+typedef struct ddz_conn ddz_conn;
+typedef struct ddz_player ddz_player;
+typedef struct ddz_room ddz_room;
+
+/* ---- connections (server.c) ---- */
+
+/* Queues `msg` (a JSON object, reference stolen) for `c`. A NULL `c` or a
+ * closing connection drops it. A client that stops reading is closed when
+ * its queue passes the limit. */
+void ddz__conn_send(ddz_conn *c, json_t *msg);
+
+/* Sends an error event for request `r` (NULL if unparsed). */
+void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r);
+
+/* Closes `c` after what is queued, with WebSocket status `status`. */
+void ddz__conn_close(ddz_conn *c, int status, const char *reason);
+
+/* Monotonic microseconds. */
+int64_t ddz__now_us(void);
+
+/* Structured log line on stderr (JSON), unless quiet. */
+void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- players (lobby.c) ---- */
+
+struct ddz_player {
+    char id[16];      /* public id, "p17" */
+    char name[100];   /* display name */
+    char resume[68];  /* secret resume token (hex) */
+    bool bot;         /* identified with a bot token */
+    ddz_conn *conn;   /* NULL while disconnected */
+    ddz_room *room;   /* room joined or watched, NULL if none */
+    int seat;         /* 0..2, or -1 when spectating / not in a room */
+    bool autopass;    /* pass for me when I cannot beat */
+    int64_t gone_us;  /* when the connection dropped, 0 if connected */
+    ddz_player *next; /* in the lobby's list */
+};
+
+/* The lobby: every player and room. */
+typedef struct ddz_lobby {
+    ddz_player *players;
+    ddz_room *rooms;
+    long next_player, next_room;
+} ddz_lobby;
+
+/* A client frame arrived on `c` (already size- and rate-checked). */
+void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len);
+
+/* `c` closed; its player (if any) is now disconnected. */
+void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c);
+
+/* Frees players gone too long and rooms marked dead. Called from a timer. */
+void ddz__lobby_reap(ddz_srv *srv);
+
+/* Frees every room and player (shutdown); connections keep no pointers. */
+void ddz__lobby_destroy(ddz_srv *srv);
+
+/* Returns the player of a connection, NULL before hello. */
+ddz_player *ddz__conn_player(ddz_conn *c);
+void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
+
+/* ---- rooms (room.c) ---- */
+
+/* Creates a room with `opts` (already range-checked). Returns the room or
+ * NULL with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or
+ * engine, DDZ_ENOMEM). */
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err);
+
+/* Seats player `p` (seat -1 = any free). Returns the seat, or DDZ_EFULL,
+ * DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken). */
+int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
+
+/* Adds `p` as a spectator. */
+int ddz__room_watch(ddz_room *r, ddz_player *p);
+
+/* `p` leaves (seat or spectator). A seated player leaving mid-game is
+ * handed to custody at once, as if the grace had run out. */
+void ddz__room_leave(ddz_room *r, ddz_player *p);
+
+/* `p` dropped (true) or came back (false). */
+void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected);
+
+/* A bid, play, autopass or rematch request from a seated player. */
+void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q);
+
+/* Sends `p` the full state snapshot. */
+void ddz__room_send_state(ddz_room *r, ddz_player *p);
+
+/* The lobby's view of a room. Returns a new JSON object. */
+json_t *ddz__room_summary(const ddz_room *r);
+
+/* Accessors the lobby needs. */
+const char *ddz__room_id(const ddz_room *r);
+bool ddz__room_listed(const ddz_room *r);
+bool ddz__room_password_ok(const ddz_room *r, const char *password);
+bool ddz__room_dead(const ddz_room *r);
+ddz_room *ddz__room_next(ddz_room *r);
+ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
+
+/* Server shutting down: record a running game as aborted. */
+void ddz__room_abort(ddz_room *r);
+
+/* Frees a room: timers cancelled, engines stopped, seats and watchers
+ * released (players keep no pointer to it: the caller clears them). */
+void ddz__room_destroy(ddz_room *r);
+
+/* ---- metrics ---- */
+typedef struct ddz_metrics {
+    long connections, connections_total;
+    long games_started, games_finished, games_aborted;
+    long faults[5]; /* by enum ddz_fault */
+    long engines;   /* engine processes running */
+    long frames_in, frames_out, errors_sent;
+    long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
+    double latency_sum_s;
+    long latency_count;
+} ddz_metrics;
+
+/* Records one action-to-broadcast latency. */
+void ddz__metrics_latency(ddz_srv *srv, int64_t us);
+
+/* ---- the context ---- */
+struct ddz_srv {
+    ddz_server_cfg cfg;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    ddz_store *store;
+    ddz_lobby lobby;
+    ddz_metrics m;
+    bool stopping;
+    lws_sorted_usec_list_t reap_sul; /* periodic reaping */
+};
+
+#endif
