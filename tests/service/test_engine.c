@@ -1,0 +1,606 @@
+/* test_engine.c - engine child processes, with shell commands as fake engines.
+ *
+ * Nothing here sleeps to synchronise: every wait is a poll() on the
+ * engine's fds, or on a pidfd for its exit, bounded by WAIT_MS.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rules/error.h"
+#include "service/engine.h"
+
+#define WAIT_MS 5000 /* bound on any single wait; the tests take milliseconds */
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for the next line, flushing queued input meanwhile. Returns what
+ * ddz_engine_next_line returned (1, DDZ_ESYNTAX, DDZ_ENOSPC), or once no
+ * line is left the engine's sticky read error, or 0 after WAIT_MS. */
+static int wait_line(ddz_engine *e, char *buf, size_t size, size_t *len)
+{
+    long deadline = now_ms() + WAIT_MS;
+    int err = 0;
+    for (;;) {
+        int r = ddz_engine_next_line(e, buf, size, len);
+        if (r != 0)
+            return r;
+        if (err)
+            return err;
+        long left = deadline - now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p[2] = {
+            {.fd = ddz_engine_read_fd(e), .events = POLLIN},
+            {.fd = ddz_engine_wants_write(e) ? ddz_engine_write_fd(e) : -1, .events = POLLOUT},
+        };
+        int n = poll(p, 2, (int)left);
+        cr_assert(n >= 0 || errno == EINTR);
+        if (p[1].revents)
+            ddz_engine_flush(e);
+        if (p[0].revents)
+            err = ddz_engine_on_readable(e);
+    }
+}
+
+static void expect_line(ddz_engine *e, const char *want)
+{
+    char buf[8192];
+    size_t len = 99;
+    int r = wait_line(e, buf, sizeof buf, &len);
+    cr_assert_eq(r, 1, "waiting for \"%s\": got %d (%s)", want, r, ddz_errname(r));
+    cr_assert_str_eq(buf, want);
+    cr_assert_eq(len, strlen(want));
+}
+
+/* Pops lines until the engine's read error; returns it, with the number of
+ * lines popped in *nlines (if not NULL). */
+static int expect_error(ddz_engine *e, long *nlines)
+{
+    char buf[8192];
+    size_t len;
+    long count = 0;
+    int r;
+    while ((r = wait_line(e, buf, sizeof buf, &len)) == 1)
+        count++;
+    if (nlines)
+        *nlines = count;
+    return r;
+}
+
+/* Waits for the engine process to exit, through a pidfd of our own. */
+static void wait_exited(ddz_engine *e)
+{
+    int fd = pidfd_open(ddz_engine_pid(e), 0);
+    cr_assert(fd >= 0, "pidfd_open: %s", strerror(errno));
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    cr_assert_eq(poll(&p, 1, WAIT_MS), 1, "engine did not exit");
+    close(fd);
+    cr_assert_not(ddz_engine_alive(e));
+}
+
+/* True if `pid` is no longer running. A killed grandchild is reparented to
+ * pid 1, which in some containers never reaps it, so a zombie counts too. */
+static bool not_running(pid_t pid)
+{
+    if (kill(pid, 0) < 0)
+        return errno == ESRCH;
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')'); /* the name may contain spaces */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Waits for a process that is not our child to end: SIGKILL sent to a
+ * grandchild takes effect asynchronously, after kill() has returned. */
+static bool ends_soon(pid_t pid)
+{
+    int fd = pidfd_open(pid, 0);
+    if (fd < 0)
+        return errno == ESRCH;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n = poll(&p, 1, WAIT_MS);
+    close(fd);
+    return n == 1 && not_running(pid);
+}
+
+static void destroy_and_check_gone(ddz_engine *e)
+{
+    pid_t pid = ddz_engine_pid(e);
+    ddz_engine_destroy(e);
+    cr_assert_eq(kill(pid, 0), -1, "engine %d still exists", (int)pid);
+    cr_assert_eq(errno, ESRCH);
+}
+
+static ddz_engine *spawn(const char *cmd, const ddz_engine_limits *lim)
+{
+    int err = 0;
+    ddz_engine *e = ddz_engine_spawn(cmd, NULL, lim, &err);
+    cr_assert_not_null(e, "spawn %s: %s", cmd, ddz_strerror(err));
+    return e;
+}
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/ddz_engine_XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static size_t read_file(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    size_t n = fread(buf, 1, size - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n;
+}
+
+static pid_t read_pid_file(const char *path)
+{
+    char buf[32];
+    read_file(path, buf, sizeof buf);
+    pid_t pid = (pid_t)atoi(buf);
+    cr_assert_gt(pid, 1, "no pid in %s", path);
+    return pid;
+}
+
+static int count_open_fds(void)
+{
+    char buf[4096];
+    FILE *p = popen("ls /proc/$PPID/fd | wc -l", "r");
+    cr_assert_not_null(p);
+    cr_assert_not_null(fgets(buf, sizeof buf, p));
+    pclose(p);
+    return atoi(buf);
+}
+
+/* ---- lines ------------------------------------------------------------- */
+
+Test(engine, cat_echoes_lines_and_empty_line_is_not_no_line, .timeout = 20)
+{
+    ddz_engine *e = spawn("cat", NULL);
+    char buf[16];
+    size_t len = 99;
+    cr_assert_eq(ddz_engine_next_line(e, buf, sizeof buf, &len), 0);
+    cr_assert_eq(ddz_engine_send(e, "DOUDIZHUVER 1.0"), 0);
+    cr_assert_eq(ddz_engine_send(e, ""), 0);
+    cr_assert_eq(ddz_engine_send(e, "x y"), 0);
+    expect_line(e, "DOUDIZHUVER 1.0");
+    expect_line(e, "");
+    expect_line(e, "x y");
+    cr_assert_eq(ddz_engine_next_line(e, buf, sizeof buf, &len), 0);
+    cr_assert(ddz_engine_alive(e));
+    cr_assert_eq(ddz_engine_exit_status(e), -1);
+    destroy_and_check_gone(e);
+}
+
+Test(engine, quoted_command_answers_then_exits_cleanly, .timeout = 20)
+{
+    ddz_engine *e = spawn("sh -c 'read x; echo \"NAME $x\"'", NULL);
+    cr_assert_eq(ddz_engine_send(e, "DOUDIZHUVER 1.0"), 0);
+    expect_line(e, "NAME DOUDIZHUVER 1.0");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    cr_assert_eq(ddz_engine_on_readable(e), DDZ_ECRASH, "faults are sticky");
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 0);
+    destroy_and_check_gone(e);
+}
+
+Test(engine, crlf_and_lf_and_last_line_without_newline, .timeout = 20)
+{
+    ddz_engine *e = spawn("printf 'A\\r\\nB\\n\\r\\n\\nlast\\r'", NULL);
+    expect_line(e, "A");
+    expect_line(e, "B");
+    expect_line(e, "");
+    expect_line(e, "");
+    expect_line(e, "last");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    ddz_engine_destroy(e);
+}
+
+Test(engine, nul_byte_is_popped_but_reported, .timeout = 20)
+{
+    ddz_engine *e = spawn("printf 'a\\0b\\nok\\n'", NULL);
+    char buf[16];
+    size_t len = 0;
+    cr_assert_eq(wait_line(e, buf, sizeof buf, &len), DDZ_ESYNTAX);
+    cr_assert_eq(len, 3);
+    cr_assert(buf[0] == 'a' && buf[1] == '\0' && buf[2] == 'b' && buf[3] == '\0');
+    expect_line(e, "ok");
+    ddz_engine_destroy(e);
+}
+
+Test(engine, small_buffer_leaves_line_queued, .timeout = 20)
+{
+    ddz_engine *e = spawn("echo 0123456789", NULL);
+    char buf[11];
+    size_t len = 0;
+    cr_assert_eq(wait_line(e, buf, 10, &len), DDZ_ENOSPC);
+    cr_assert_eq(ddz_engine_next_line(e, buf, 11, &len), 1);
+    cr_assert_str_eq(buf, "0123456789");
+    ddz_engine_destroy(e);
+}
+
+Test(engine, send_rejects_embedded_newline, .timeout = 20)
+{
+    ddz_engine *e = spawn("cat", NULL);
+    cr_assert_eq(ddz_engine_send(e, "PLAY A3\nPLAY B4"), DDZ_EINVAL);
+    cr_assert_not(ddz_engine_wants_write(e));
+    cr_assert_eq(ddz_engine_send(e, "after"), 0);
+    expect_line(e, "after");
+    destroy_and_check_gone(e);
+}
+
+/* ---- limits ------------------------------------------------------------ */
+
+Test(engine, line_of_max_line_bytes_passes_one_more_is_too_long, .timeout = 20)
+{
+    ddz_engine_limits lim = {.max_line = 10};
+    ddz_engine *e = spawn("printf '0123456789\\r\\n0123456789\\n01234567890\\nafter\\n'", &lim);
+    expect_line(e, "0123456789");
+    expect_line(e, "0123456789");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ETOOLONG, "the line and what follows are dropped");
+    ddz_engine_destroy(e);
+}
+
+Test(engine, default_max_line_is_4096, .timeout = 20)
+{
+    ddz_engine *e = spawn("printf '%4096s\\n%4097s\\n' x y", NULL);
+    char buf[DDZ_ENGINE_MAX_LINE + 1];
+    size_t len = 0;
+    cr_assert_eq(wait_line(e, buf, sizeof buf, &len), 1);
+    cr_assert_eq(len, 4096);
+    cr_assert_eq(wait_line(e, buf, sizeof buf, &len), DDZ_ETOOLONG);
+    ddz_engine_destroy(e);
+}
+
+Test(engine, partial_line_is_too_long_before_its_newline, .timeout = 20)
+{
+    /* The engine stays alive and silent: the fault must not wait for '\n'. */
+    ddz_engine_limits lim = {.max_line = 10};
+    ddz_engine *e = spawn("sh -c 'printf 0123456789AB; exec sleep 1000'", &lim);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ETOOLONG);
+    cr_assert(ddz_engine_alive(e));
+    destroy_and_check_gone(e);
+}
+
+Test(engine, endless_lines_are_a_flood_at_the_budget, .timeout = 20)
+{
+    ddz_engine *e = spawn("yes", NULL);
+    long lines;
+    cr_assert_eq(expect_error(e, &lines), DDZ_EFLOOD);
+    cr_assert_eq(lines, DDZ_ENGINE_MAX_OUTPUT / 2, "every byte up to the budget is kept");
+    cr_assert(ddz_engine_alive(e));
+    destroy_and_check_gone(e);
+}
+
+Test(engine, zeros_without_newline_are_too_long_or_a_flood, .timeout = 20)
+{
+    ddz_engine *e = spawn("head -c 2000000 /dev/zero", NULL);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ETOOLONG);
+    ddz_engine_destroy(e);
+
+    ddz_engine_limits lim = {.max_line = 4u << 20};
+    e = spawn("head -c 2000000 /dev/zero", &lim);
+    cr_assert_eq(expect_error(e, NULL), DDZ_EFLOOD);
+    ddz_engine_destroy(e);
+}
+
+/* Two bursts of 700000 bytes: over a 1 MiB budget only without a reset. */
+#define BURSTS "sh -c 'yes | head -c 700000; read x; yes | head -c 700000; read x'"
+
+static long pop_lines(ddz_engine *e, long n)
+{
+    char buf[16];
+    size_t len;
+    long i = 0;
+    while (i < n && wait_line(e, buf, sizeof buf, &len) == 1)
+        i++;
+    return i;
+}
+
+Test(engine, budget_reset_allows_more_output, .timeout = 20)
+{
+    ddz_engine *e = spawn(BURSTS, NULL);
+    cr_assert_eq(pop_lines(e, 350000), 350000);
+    ddz_engine_reset_budget(e);
+    cr_assert_eq(ddz_engine_send(e, "next game"), 0);
+    cr_assert_eq(pop_lines(e, 350000), 350000);
+    cr_assert_eq(ddz_engine_send(e, "done"), 0);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    ddz_engine_destroy(e);
+}
+
+Test(engine, budget_without_reset_floods, .timeout = 20)
+{
+    ddz_engine *e = spawn(BURSTS, NULL);
+    cr_assert_eq(pop_lines(e, 350000), 350000);
+    cr_assert_eq(ddz_engine_send(e, "next game"), 0);
+    long lines;
+    cr_assert_eq(expect_error(e, &lines), DDZ_EFLOOD);
+    cr_assert_eq(lines, DDZ_ENGINE_MAX_OUTPUT / 2 - 350000);
+    destroy_and_check_gone(e);
+}
+
+/* ---- exits and crashes ------------------------------------------------- */
+
+Test(engine, exit_code_is_reported, .timeout = 20)
+{
+    ddz_engine *e = spawn("sh -c 'exit 3'", NULL);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 3);
+    ddz_engine_stop(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 3, "stop keeps the status of an engine that exited");
+    destroy_and_check_gone(e);
+}
+
+Test(engine, death_by_signal_is_128_plus_signal, .timeout = 20)
+{
+    ddz_engine *e = spawn("sh -c 'kill -KILL $$'", NULL);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 128 + SIGKILL);
+    destroy_and_check_gone(e);
+}
+
+Test(engine, missing_program_is_a_prompt_crash_with_127, .timeout = 20)
+{
+    make_tmpdir();
+    char log[128], text[512];
+    snprintf(log, sizeof log, "%s/engine.log", tmpdir);
+    long t0 = now_ms();
+    int err = 0;
+    ddz_engine *e = ddz_engine_spawn("/nonexistent/engine --level 3", log, NULL, &err);
+    cr_assert_not_null(e, "the shell starts even if the program does not exist");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 127);
+    destroy_and_check_gone(e);
+    cr_assert_lt(now_ms() - t0, 2000);
+    read_file(log, text, sizeof text);
+    cr_assert_not_null(strstr(text, "/nonexistent/engine"), "log: %s", text);
+    remove_tmpdir();
+}
+
+Test(engine, bad_arguments_and_unwritable_log, .timeout = 20)
+{
+    int err = 0;
+    cr_assert_null(ddz_engine_spawn("", NULL, NULL, &err));
+    cr_assert_eq(err, DDZ_EINVAL);
+    cr_assert_null(ddz_engine_spawn("cat", "/nonexistent/dir/engine.log", NULL, &err));
+    cr_assert_eq(err, DDZ_EIO);
+    cr_assert_null(ddz_engine_spawn(NULL, NULL, NULL, NULL));
+    ddz_engine_destroy(NULL);
+}
+
+Test(engine, send_to_exited_engine_is_a_crash_not_sigpipe, .timeout = 20)
+{
+    /* SIGPIPE at its default would kill this test process. */
+    signal(SIGPIPE, SIG_DFL);
+    ddz_engine *e = spawn("true", NULL);
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_send(e, "DOUDIZHUVER 1.0"), DDZ_ECRASH);
+    cr_assert_eq(ddz_engine_send(e, "again"), DDZ_ECRASH, "write faults are sticky");
+    cr_assert_eq(ddz_engine_flush(e), DDZ_ECRASH);
+    cr_assert_not(ddz_engine_wants_write(e));
+    sigset_t pending;
+    sigpending(&pending);
+    cr_assert_not(sigismember(&pending, SIGPIPE), "the SIGPIPE raised was discarded");
+    ddz_engine_destroy(e);
+}
+
+/* ---- stopping ---------------------------------------------------------- */
+
+Test(engine, sigterm_ignored_means_sigkill_after_grace, .timeout = 20)
+{
+    ddz_engine_limits lim = {.kill_grace_ms = 100};
+    ddz_engine *e = spawn("sh -c 'trap \"\" TERM; echo ready; while :; do :; done'", &lim);
+    expect_line(e, "ready");
+    long t0 = now_ms();
+    ddz_engine_stop(e);
+    long took = now_ms() - t0;
+    cr_assert_geq(took, 100);
+    cr_assert_lt(took, 2000);
+    cr_assert_eq(ddz_engine_exit_status(e), 128 + SIGKILL);
+    cr_assert_not(ddz_engine_alive(e));
+    ddz_engine_stop(e); /* idempotent */
+    destroy_and_check_gone(e);
+}
+
+Test(engine, sigterm_obeyed_is_quick, .timeout = 20)
+{
+    ddz_engine_limits lim = {.kill_grace_ms = 3000};
+    ddz_engine *e = spawn("cat", &lim);
+    long t0 = now_ms();
+    ddz_engine_stop(e);
+    cr_assert_lt(now_ms() - t0, 1000, "the grace is an upper bound, not a delay");
+    cr_assert_eq(ddz_engine_exit_status(e), 128 + SIGTERM);
+    destroy_and_check_gone(e);
+}
+
+Test(engine, grandchildren_die_with_the_engine, .timeout = 20)
+{
+    /* `trap "" TERM` is inherited by both sleep and cat: all ignore SIGTERM. */
+    make_tmpdir();
+    char cmd[512], pidfile[128];
+    snprintf(pidfile, sizeof pidfile, "%s/grandchild.pid", tmpdir);
+    snprintf(cmd, sizeof cmd,
+             "sh -c 'trap \"\" TERM; sleep 1000 >/dev/null & echo $! >%s; echo ready; exec cat'",
+             pidfile);
+    ddz_engine_limits lim = {.kill_grace_ms = 50};
+    ddz_engine *e = spawn(cmd, &lim);
+    expect_line(e, "ready");
+    pid_t grandchild = read_pid_file(pidfile);
+    cr_assert_eq(kill(grandchild, 0), 0);
+    destroy_and_check_gone(e);
+    cr_assert(ends_soon(grandchild), "grandchild %d survived", (int)grandchild);
+    remove_tmpdir();
+}
+
+Test(engine, grandchild_of_an_exited_engine_dies_at_destroy, .timeout = 20)
+{
+    ddz_engine *e = spawn("sh -c 'sleep 1000 >/dev/null 2>&1 & echo $!'", NULL);
+    char buf[32];
+    size_t len;
+    cr_assert_eq(wait_line(e, buf, sizeof buf, &len), 1);
+    pid_t grandchild = (pid_t)atoi(buf);
+    cr_assert_gt(grandchild, 1);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    wait_exited(e);
+    cr_assert_eq(kill(grandchild, 0), 0, "still running after the engine exited");
+    destroy_and_check_gone(e);
+    cr_assert(ends_soon(grandchild), "grandchild %d survived", (int)grandchild);
+}
+
+/* ---- what the child inherits, what the parent keeps --------------------- */
+
+Test(engine, child_gets_clean_signals_and_no_extra_fds, .timeout = 20)
+{
+    /* Dirty the parent: an ignored signal, a blocked one, an inheritable fd. */
+    signal(SIGUSR1, SIG_IGN);
+    sigset_t usr2;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &usr2, NULL);
+    int devnull = open("/dev/null", O_RDONLY);
+    cr_assert_eq(dup2(devnull, 200), 200);
+    close(devnull);
+
+    /* grep is the engine itself (exec), reading its own status. Not sh's
+     * status: dash blocks signals for a moment while it forks. */
+    ddz_engine *e = spawn("grep -E '^Sig(Blk|Ign)' /proc/self/status", NULL);
+    expect_line(e, "SigBlk:\t0000000000000000");
+    expect_line(e, "SigIgn:\t0000000000000000");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    ddz_engine_destroy(e);
+
+    e = spawn("readlink /proc/self/fd/200", NULL);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH, "fd 200 was inherited");
+    wait_exited(e);
+    cr_assert_eq(ddz_engine_exit_status(e), 1);
+    ddz_engine_destroy(e);
+
+    e = spawn("sh -c 'ls /proc/$$/fd'", NULL);
+    expect_line(e, "0");
+    expect_line(e, "1");
+    expect_line(e, "2");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH, "no fd beyond 2");
+    ddz_engine_destroy(e);
+
+    sigset_t mask;
+    sigprocmask(SIG_BLOCK, NULL, &mask);
+    cr_assert(sigismember(&mask, SIGUSR2), "the parent's mask is restored after fork");
+    close(200);
+}
+
+Test(engine, parent_fds_are_nonblocking_cloexec_and_all_closed, .timeout = 20)
+{
+    int before = count_open_fds();
+    ddz_engine *e = spawn("cat", NULL);
+    int fds[2] = {ddz_engine_read_fd(e), ddz_engine_write_fd(e)};
+    for (int i = 0; i < 2; i++) {
+        cr_assert(fcntl(fds[i], F_GETFL) & O_NONBLOCK);
+        cr_assert(fcntl(fds[i], F_GETFD) & FD_CLOEXEC);
+    }
+    ddz_engine_destroy(e);
+    cr_assert_eq(count_open_fds(), before);
+}
+
+Test(engine, stderr_is_appended_to_the_log, .timeout = 20)
+{
+    make_tmpdir();
+    char log[128], fresh[128], text[256];
+    snprintf(log, sizeof log, "%s/old.log", tmpdir);
+    snprintf(fresh, sizeof fresh, "%s/new.log", tmpdir);
+    FILE *f = fopen(log, "w");
+    fputs("old\n", f);
+    fclose(f);
+
+    int err = 0;
+    ddz_engine *e = ddz_engine_spawn("sh -c 'echo >&2 hello; echo done'", log, NULL, &err);
+    cr_assert_not_null(e, "%s", ddz_strerror(err));
+    expect_line(e, "done");
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    ddz_engine_destroy(e);
+    read_file(log, text, sizeof text);
+    cr_assert_str_eq(text, "old\nhello\n");
+
+    umask(022);
+    e = ddz_engine_spawn("sh -c 'echo >&2 fresh'", fresh, NULL, &err);
+    cr_assert_not_null(e);
+    cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
+    ddz_engine_destroy(e);
+    read_file(fresh, text, sizeof text);
+    cr_assert_str_eq(text, "fresh\n");
+    struct stat st;
+    cr_assert_eq(stat(fresh, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0644);
+    remove_tmpdir();
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+Test(engine, send_never_blocks_on_an_engine_that_does_not_read, .timeout = 20)
+{
+    ddz_engine *e = spawn("sh -c 'echo ready; exec sleep 1000'", NULL);
+    expect_line(e, "ready");
+    char line[101];
+    memset(line, 'x', 100);
+    line[100] = '\0';
+    long t0 = now_ms();
+    for (int i = 0; i < 3000; i++) /* 303 000 bytes, far over a pipe's 64 KiB */
+        cr_assert_eq(ddz_engine_send(e, line), 0);
+    cr_assert(ddz_engine_wants_write(e));
+    cr_assert_eq(ddz_engine_flush(e), 0);
+    cr_assert(ddz_engine_wants_write(e));
+    cr_assert_lt(now_ms() - t0, 1000);
+    destroy_and_check_gone(e);
+}
+
+Test(engine, queued_output_reaches_a_slow_reader, .timeout = 20)
+{
+    ddz_engine *e = spawn("cat", NULL);
+    char line[32];
+    for (int i = 0; i < 20000; i++) {
+        snprintf(line, sizeof line, "PLAY A%d", i);
+        cr_assert_eq(ddz_engine_send(e, line), 0);
+    }
+    for (int i = 0; i < 20000; i++) {
+        snprintf(line, sizeof line, "PLAY A%d", i);
+        expect_line(e, line);
+    }
+    cr_assert_not(ddz_engine_wants_write(e));
+    destroy_and_check_gone(e);
+}
