@@ -1,0 +1,102 @@
+/* caai_seat.h - one CAAI engine process playing a seat: referee events in,
+ * CAAI lines out, the engine's answers back as bids and plays.
+ *
+ * Loop-agnostic like service/engine.h: the owner polls the two fds (poll(2)
+ * in `ddz match`, libwebsockets in `ddz serve`), calls the on_* functions,
+ * and arms a timer for ddz_caai_seat_deadline(). Lines are written as soon
+ * as they are queued and replies are matched in order; each reply must come
+ * within the time limit counted from the previous reply (SPEC 6: every
+ * interaction has the limit).
+ *
+ * Faults (timeout, malformed or unexpected reply, wrong seat letter, crash,
+ * flood, an answer the referee rejects) stop the engine and are reported
+ * through the `fault` callback; ddz_caai_seat_start() starts it afresh for
+ * the next game. A bad acknowledgement of GAMEOVER or ERROR is only noted
+ * (SPEC 7: that game is already scored).
+ */
+#ifndef DDZ_CAAI_SEAT_H
+#define DDZ_CAAI_SEAT_H
+
+#include <stdbool.h>
+
+#include "proto/caai.h"
+#include "referee.h"
+
+typedef struct ddz_caai_seat ddz_caai_seat;
+
+typedef struct ddz_caai_seat_cb {
+    void *ctx;
+    /* The engine answered request `seq` (kind DDZ_EV_ASK_BID or
+     * DDZ_EV_ASK_PLAY) with `bid` or `cards`. Returns the referee's verdict:
+     * 0, or an error that the adapter charges as an illegal action. */
+    int (*act)(void *ctx, ddz_caai_seat *s, int kind, uint32_t seq, int bid, ddz_cards cards);
+    /* The engine failed with fault `kind` while handling a line of game
+     * `game` (-1: between lines). It is already stopped. */
+    void (*fault)(void *ctx, ddz_caai_seat *s, int kind, int game, const char *why);
+    /* Something worth a log line that is not a fault. May be NULL. */
+    void (*note)(void *ctx, ddz_caai_seat *s, const char *msg);
+} ddz_caai_seat_cb;
+
+/* Prepares an engine seat for `cmd` (run by /bin/sh), its stderr appended
+ * to `stderr_log` (NULL = discarded), `time_s` seconds per interaction.
+ * Starts nothing. Returns NULL on allocation failure. */
+ddz_caai_seat *ddz_caai_seat_create(const char *cmd, const char *stderr_log, double time_s,
+                                    const ddz_caai_seat_cb *cb);
+
+/* (Re)starts the engine if it is not running and queues DOUDIZHUVER.
+ * Returns 0, or DDZ_ESPAWN/DDZ_EIO/DDZ_ENOMEM (the seat stays broken). */
+int ddz_caai_seat_start(ddz_caai_seat *s);
+
+/* Sets the seat (0..2) the engine holds in the coming game. */
+void ddz_caai_seat_set_seat(ddz_caai_seat *s, int seat);
+
+/* Translates referee event `ev` into the lines this engine must hear
+ * (SPEC 7) and queues them; `info` fills INFO on DDZ_EV_GAME. Ignored while
+ * the engine is broken. */
+void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info *info);
+
+/* Writes queued lines now (call after events; cheap when nothing waits). */
+void ddz_caai_seat_flush(ddz_caai_seat *s);
+
+/* The read fd became readable: reads, handles every complete reply. */
+void ddz_caai_seat_on_readable(ddz_caai_seat *s);
+
+/* The write fd became writable. */
+void ddz_caai_seat_on_writable(ddz_caai_seat *s);
+
+/* Charges a timeout if the reply awaited is overdue at `now` (monotonic
+ * seconds, as ddz_caai_seat_now()). */
+void ddz_caai_seat_check_time(ddz_caai_seat *s, double now);
+
+/* Returns when the awaited reply is due (monotonic seconds), or -1. */
+double ddz_caai_seat_deadline(const ddz_caai_seat *s);
+
+/* Monotonic seconds. */
+double ddz_caai_seat_now(void);
+
+/* The engine's fds while it runs, else -1. */
+int ddz_caai_seat_read_fd(const ddz_caai_seat *s);
+int ddz_caai_seat_write_fd(const ddz_caai_seat *s);
+
+/* True while queued bytes wait for the engine's stdin. */
+bool ddz_caai_seat_wants_write(const ddz_caai_seat *s);
+
+/* True when every queued line has been answered (or the engine is down). */
+bool ddz_caai_seat_idle(const ddz_caai_seat *s);
+
+/* True when the engine failed or is not running (restart before a game). */
+bool ddz_caai_seat_broken(const ddz_caai_seat *s);
+
+/* The engine's NAME in UTF-8, or "" before it answered. */
+const char *ddz_caai_seat_name(const ddz_caai_seat *s);
+
+/* Times the engine was started after the first. */
+long ddz_caai_seat_restarts(const ddz_caai_seat *s);
+
+/* Stops the engine (SIGTERM, grace, SIGKILL), clears the queue. */
+void ddz_caai_seat_stop(ddz_caai_seat *s);
+
+/* Stops and frees; NULL is fine. */
+void ddz_caai_seat_destroy(ddz_caai_seat *s);
+
+#endif
