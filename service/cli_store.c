@@ -1,0 +1,246 @@
+/* cli_store.c - `ddz token` and `ddz export`: the database from the shell. */
+#include "cli_store.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "rules/error.h"
+#include "store.h"
+
+#define DB_HELP                                                                                    \
+    "  --db PATH   the database (default: $DDZ_DB if set, else ddz.db in the\n"                    \
+    "              working directory)\n"
+
+static const char token_usage[] =
+    "usage: ddz token add NAME [--db PATH]\n"
+    "       ddz token list [--db PATH]\n"
+    "       ddz token revoke NAME [--db PATH]\n"
+    "\n"
+    "Manages the tokens with which bots log in to the server.\n"
+    "\n"
+    "  add NAME     creates a token for bot NAME (1 to 63 bytes, no control\n"
+    "               characters) and prints it on standard output. It is shown\n"
+    "               ONCE: the database keeps only its BLAKE2b-256 hash. A name\n"
+    "               whose token was revoked may be given a new one. Creates the\n"
+    "               database if it does not exist.\n"
+    "  list         prints every token, one per line, tab-separated: name,\n"
+    "               creation time (ISO 8601, UTC), 'active' or 'revoked'\n"
+    "  revoke NAME  revokes NAME's active token; bots using it can no longer\n"
+    "               log in\n"
+    "\n" DB_HELP "\n"
+    "Exits 0 on success; 1 if the database cannot be opened or used, NAME\n"
+    "already has an active token (add) or has none (revoke), with one line on\n"
+    "stderr; 2 on bad usage.\n";
+
+static const char export_usage[] =
+    "usage: ddz export [--db PATH] [--all] [-o FILE]\n"
+    "\n"
+    "Writes the record of every stored game as one JSON object per line (SPEC\n"
+    "10, as `ddz match --log` writes them), in game id order; check them with\n"
+    "'ddz verify FILE'.\n"
+    "\n" DB_HELP "  --all       include the games cut short (e.g. by a server shutdown):\n"
+    "              their lines carry \"aborted\": true, and a game cut before it\n"
+    "              ended does not pass 'ddz verify' (\"the game is not over\").\n"
+    "              By default only finished games are written.\n"
+    "  -o FILE     write to FILE instead of standard output\n"
+    "\n"
+    "Exits 0 on success; 1 if the database is missing or cannot be read, or\n"
+    "FILE cannot be written (one line on stderr); 2 on bad usage.\n";
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
+}
+
+static int usage_error(const char *cmd, const char *what)
+{
+    fprintf(stderr, "ddz %s: %s (try 'ddz %s --help')\n", cmd, what, cmd);
+    return 2;
+}
+
+/* Prints "ddz CMD: message" on stderr as one line, control characters
+ * (which a name given on the command line may hold) replaced by '?'. */
+static int complain(const char *cmd, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    fprintf(stderr, "ddz %s: %s\n", cmd, buf);
+    return 1;
+}
+
+static const char *default_db(void)
+{
+    const char *env = getenv("DDZ_DB");
+    return env && *env ? env : "ddz.db";
+}
+
+/* Opens the database; unless `create`, it must exist already. Complains and
+ * returns NULL on failure. */
+static ddz_store *open_db(const char *cmd, const char *path, int create)
+{
+    struct stat st;
+    if (!create && stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            complain(cmd, "%s: no such database (use --db PATH or set DDZ_DB)", path);
+        else
+            complain(cmd, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char err[256];
+    ddz_store *s = ddz_store_open(path, err, sizeof err);
+    if (!s)
+        complain(cmd, "%s", err);
+    return s;
+}
+
+/* Complains about code `rc` from the store, with SQLite's message for
+ * DDZ_EDB; returns 1. */
+static int store_error(const char *cmd, ddz_store *s, int rc)
+{
+    if (rc == DDZ_EDB) {
+        ddz_store_counters c;
+        ddz_store_stats(s, &c);
+        return complain(cmd, "database error: %s", c.last_error[0] ? c.last_error : "unknown");
+    }
+    return complain(cmd, "%s", ddz_strerror(rc));
+}
+
+static void print_token(void *ctx, const char *name, int64_t created_ms, bool revoked)
+{
+    (void)ctx;
+    char when[32] = "?";
+    time_t t = (time_t)(created_ms / 1000);
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    printf("%s\t%s\t%s\n", name, when, revoked ? "revoked" : "active");
+}
+
+int ddz_cli_token(int argc, char **argv)
+{
+    const char *db = default_db(), *verb = NULL, *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(token_usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--db") == 0) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return usage_error("token", "--db needs a PATH");
+            db = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("token", "unknown option");
+        } else if (!verb) {
+            verb = a;
+        } else if (!name) {
+            name = a;
+        } else {
+            return usage_error("token", "too many arguments");
+        }
+    }
+    if (!verb)
+        return usage_error("token", "add, list or revoke is required");
+    bool add = strcmp(verb, "add") == 0, list = strcmp(verb, "list") == 0,
+         revoke = strcmp(verb, "revoke") == 0;
+    if (!add && !list && !revoke)
+        return usage_error("token", "unknown subcommand; use add, list or revoke");
+    if (list && name)
+        return usage_error("token", "list takes no NAME");
+    if (!list && !name)
+        return usage_error("token", "a NAME is required");
+    if (add && !ddz_store_token_name_valid(name))
+        return usage_error("token", "NAME must be 1 to 63 bytes without control characters");
+
+    const char *cmd = add ? "token add" : list ? "token list" : "token revoke";
+    ddz_store *s = open_db(cmd, db, add);
+    if (!s)
+        return 1;
+    int rc, status = 0;
+    if (add) {
+        char token[DDZ_TOKEN_HEX + 1];
+        rc = ddz_store_token_add(s, name, token);
+        if (rc == 0) {
+            printf("%s\n", token);
+            fflush(stdout);
+            fprintf(stderr,
+                    "ddz token add: token for '%s' created; it cannot be shown again, "
+                    "keep it now\n",
+                    name);
+        } else if (rc == DDZ_EINVAL) {
+            status = complain(cmd, "'%s' already has an active token (revoke it first)", name);
+        } else {
+            status = store_error(cmd, s, rc);
+        }
+    } else if (revoke) {
+        rc = ddz_store_token_revoke(s, name);
+        if (rc == DDZ_ENOTFOUND)
+            status = complain(cmd, "no active token named '%s'", name);
+        else if (rc < 0)
+            status = store_error(cmd, s, rc);
+    } else {
+        rc = ddz_store_token_list(s, print_token, NULL);
+        if (rc < 0)
+            status = store_error(cmd, s, rc);
+        else if (fflush(stdout) == EOF || ferror(stdout))
+            status = complain(cmd, "standard output: %s", strerror(errno));
+    }
+    ddz_store_close(s);
+    return status;
+}
+
+int ddz_cli_export(int argc, char **argv)
+{
+    const char *db = default_db(), *out_path = NULL;
+    bool all = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(a)) {
+            fputs(export_usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--all") == 0) {
+            all = true;
+        } else if (strcmp(a, "--db") == 0 || strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return usage_error("export", a[1] == 'o' ? "-o needs a FILE" : "--db needs a PATH");
+            *(a[1] == 'o' ? &out_path : &db) = argv[++i];
+        } else if (a[0] == '-') {
+            return usage_error("export", "unknown option");
+        } else {
+            return usage_error("export", "unexpected argument");
+        }
+    }
+    ddz_store *s = open_db("export", db, 0);
+    if (!s)
+        return 1;
+    bool to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(out_path, "w");
+    if (!out) {
+        int e = errno;
+        ddz_store_close(s);
+        return complain("export", "%s: %s", out_path, strerror(e));
+    }
+    int rc = ddz_store_export(s, out, all), status = 0;
+    int e = errno;
+    if (!to_stdout && fclose(out) != 0 && rc >= 0) {
+        e = errno;
+        rc = DDZ_EIO;
+    }
+    if (rc == DDZ_EIO)
+        status = complain("export", "%s: %s", to_stdout ? "standard output" : out_path,
+                          e ? strerror(e) : "write error");
+    else if (rc < 0)
+        status = store_error("export", s, rc);
+    ddz_store_close(s);
+    return status;
+}

@@ -1,0 +1,172 @@
+/* store.h - the service's storage: finished games, turn results and bot
+ * tokens in one SQLite database.
+ *
+ * The online server runs one event loop that must never wait for the disk,
+ * so a ddz_store has two connections:
+ *
+ *   - a WRITER THREAD with its own connection drains a bounded in-memory
+ *     queue (DDZ_STORE_QUEUE_MAX items). ddz_store_add_game() and
+ *     ddz_store_add_turn() only encode their arguments and queue them; they
+ *     never touch the disk. The writer commits whatever is queued in one
+ *     transaction per batch. A failed write is counted (ddz_store_stats()),
+ *     never retried, and never stops the writer.
+ *   - reads (ddz_store_get_game(), ddz_store_export(), the token functions)
+ *     run on the caller's thread on a second connection; the database is in
+ *     WAL mode, so they proceed while the writer writes. Reads are
+ *     serialised by a mutex, so any thread may call them.
+ *
+ * The token functions WRITE SYNCHRONOUSLY on the reading connection: they are
+ * command-line operations (`ddz token ...`, possibly while a server holds
+ * the same file), not something the event loop should call, except
+ * ddz_store_token_check(), which only reads.
+ *
+ * Schema (PRAGMA user_version = DDZ_STORE_SCHEMA_VERSION):
+ *
+ *   games(id INTEGER PRIMARY KEY, room TEXT, game INTEGER,
+ *         started_at INTEGER, finished_at INTEGER,       -- unix ms
+ *         aborted INTEGER NOT NULL, name_west TEXT, name_south TEXT,
+ *         name_east TEXT, record TEXT NOT NULL)
+ *       record is the compact SPEC 10 line of ddz_record_to_json(), with
+ *       "aborted": true appended for an aborted game. started_at is NULL:
+ *       ddz_store_add_game() is not told when a game started.
+ *   turns(id INTEGER PRIMARY KEY, room TEXT, turn INTEGER, games INTEGER,
+ *         names TEXT, totals TEXT, finished_at INTEGER)
+ *       names and totals are JSON arrays of three (West, South, East).
+ *   tokens(name TEXT PRIMARY KEY, hash BLOB NOT NULL, created_at INTEGER
+ *          NOT NULL, revoked_at INTEGER)
+ *       hash is BLAKE2b-256 of the token's 32 random bytes; the token itself
+ *       is never stored.
+ *
+ * Every function returns 0 (or a count) or a negative DDZ_E... code
+ * (rules/error.h). SQLite errors never abort: they give DDZ_EDB and are
+ * counted.
+ */
+#ifndef DDZ_STORE_H
+#define DDZ_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rules/record.h"
+
+#define DDZ_STORE_SCHEMA_VERSION 1
+#define DDZ_STORE_QUEUE_MAX 10000 /* queued writes before ddz_store_add_* drop */
+#define DDZ_STORE_BUSY_MS 2000    /* how long a connection waits for a lock */
+#define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
+#define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
+
+typedef struct ddz_store ddz_store;
+
+typedef struct ddz_store_counters {
+    uint64_t writes;       /* queued writes committed */
+    uint64_t write_errors; /* queued writes that failed (SQLite error) */
+    uint64_t drops;        /* writes refused: queue full or out of memory */
+    uint64_t read_errors;  /* reads that failed with DDZ_EDB */
+    uint64_t queued;       /* writes waiting or in progress now */
+    char last_error[160];  /* the last SQLite error message, "" if none */
+} ddz_store_counters;
+
+/* Opens or creates the database at `path`, sets WAL mode, synchronous=NORMAL,
+ * foreign_keys=ON and a busy timeout of DDZ_STORE_BUSY_MS, creates the schema
+ * if the file is new (or migrates an older schema version), and starts the
+ * writer thread. Returns the store, or NULL with a one-line message in `err`
+ * (errlen bytes, may be NULL), e.g. "/x/ddz.db: unable to open database
+ * file" or "ddz.db: file is not a database" or "ddz.db: schema version 7 is
+ * newer than this ddz understands (1)". */
+ddz_store *ddz_store_open(const char *path, char *err, size_t errlen);
+
+/* Waits for every queued write (ddz_store_flush()), stops the writer thread
+ * and closes the database. NULL is allowed. */
+void ddz_store_close(ddz_store *s);
+
+/* Blocks until every write queued before the call is committed or has
+ * failed. Returns 0, or DDZ_EDB if any queued write failed since the store
+ * was opened or since the previous ddz_store_flush() (see ddz_store_stats()
+ * for how many). */
+int ddz_store_flush(ddz_store *s);
+
+/* Fills `out` with the counters. Never fails. */
+void ddz_store_stats(ddz_store *s, ddz_store_counters *out);
+
+/* Returns a new game id, greater than every id stored when the store was
+ * opened and every id reserved or added since. TOUCHES NO DISK; thread-safe.
+ * Ids that are never used leave gaps. */
+int64_t ddz_store_reserve_game_id(ddz_store *s);
+
+/* Queues game `r` under `id` (from ddz_store_reserve_game_id()) in `room`
+ * (may be NULL) with finished_at = now. `aborted` marks a game cut short,
+ * e.g. by shutdown: its record may be unfinished, and its JSON gets
+ * "aborted": true. Encodes the record on the caller's thread, so `r` may be
+ * reused at once. Returns 0 when queued (the write itself may still fail:
+ * ddz_store_flush(), ddz_store_stats()), DDZ_EINVAL if id < 1 or r->nbids or
+ * r->nplays is out of range, DDZ_EDB if the queue is full (the game is
+ * DROPPED and counted) or DDZ_ENOMEM. An id that is already stored makes the
+ * write fail. */
+int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const ddz_record *r,
+                       bool aborted);
+
+/* Queues the result of turn `turn` of `room` (may be NULL): `games` deals,
+ * the players' names by seat (UTF-8) and their totals, with finished_at =
+ * now. Returns 0 when queued, DDZ_EINVAL if a name is NULL or not UTF-8,
+ * DDZ_EDB if the queue is full (DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
+                       const char *const names[3], const long long totals[3]);
+
+/* Sets *json to the stored record of game `id` (malloc'd, the caller frees
+ * it): the compact SPEC 10 line, without a newline. Only committed writes
+ * are seen: a game still queued is not found. Returns 0, DDZ_ENOTFOUND,
+ * DDZ_EDB or DDZ_ENOMEM; *json is NULL on error. */
+int ddz_store_get_game(ddz_store *s, int64_t id, char **json);
+
+/* Writes the record of every stored game to `out`, one line each, in id
+ * order: the finished games, and the aborted ones too if `include_aborted`.
+ * A finished game's line is accepted by `ddz verify`; an aborted game's line
+ * decodes (the reader ignores "aborted"), but if the game was cut before it
+ * ended, `ddz verify` rejects it ("the game is not over"). Reads one
+ * snapshot, holding the read lock throughout: other reads through this store
+ * wait (the server should not call it; `ddz export` runs in its own process).
+ * Returns the number of lines written, DDZ_EDB, or DDZ_EIO if writing to
+ * `out` failed. */
+int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted);
+
+/* Returns true if `name` can name a token: 1 to DDZ_TOKEN_NAME_MAX - 1
+ * bytes, none a control character (below 0x20, or 0x7f). */
+bool ddz_store_token_name_valid(const char *name);
+
+/* Creates a token for bot `name`: 32 random bytes, written to `token_out` as
+ * 64 lower-case hex digits and a NUL, to be shown once; only its hash is
+ * stored. WRITES SYNCHRONOUSLY (a command-line operation). A revoked token's
+ * name may be reused: the new token replaces it. Returns 0, DDZ_EINVAL if
+ * the name is not valid (ddz_store_token_name_valid()) or has an active
+ * token, or DDZ_EDB. */
+int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN_HEX + 1]);
+
+/* Checks `token` (64 hex digits, either case) against every active token,
+ * comparing hashes in constant time. Returns 0 and copies the bot's name to
+ * `name_out` (may be NULL), DDZ_EAUTH if the token is malformed, unknown or
+ * revoked, or DDZ_EDB. */
+int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX]);
+
+/* Revokes the active token of `name`. WRITES SYNCHRONOUSLY. Returns 0,
+ * DDZ_ENOTFOUND if `name` has no active token (never had one, or it is
+ * already revoked), or DDZ_EDB. */
+int ddz_store_token_revoke(ddz_store *s, const char *name);
+
+/* Calls cb(ctx, name, created_ms, revoked) for every token, active or
+ * revoked, in name order (bytewise). The rows are read first and the
+ * callback runs afterwards, so it may call into the store. Returns the
+ * number of tokens, DDZ_EDB or DDZ_ENOMEM (then cb is never called). */
+int ddz_store_token_list(ddz_store *s,
+                         void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
+                         void *ctx);
+
+/* Test hooks, internal. ddz__store_set_queue_max() changes the queue bound
+ * (at least 1). ddz__store_pause() stops the writer from taking queued items
+ * until called again with false; ddz_store_flush() WAITS FOREVER while
+ * paused with items queued. */
+void ddz__store_set_queue_max(ddz_store *s, size_t max);
+void ddz__store_pause(ddz_store *s, bool paused);
+
+#endif

@@ -1,0 +1,759 @@
+/* test_store.c - the SQLite store: games through the writer thread and back,
+ * persistence, the queue bound, turns, tokens, concurrent reads, SQLite
+ * errors, and `ddz export` output accepted by `ddz verify`.
+ *
+ * Nothing sleeps to synchronise: ddz_store_flush() waits for the writer, and
+ * the one wait on the writer's progress polls its counters with a bound.
+ * DDZ_TEST_SCALE=k divides the number of games by k.
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/record_json.h"
+#include "rules/error.h"
+#include "rules/record.h"
+#include "rules/ruleset.h"
+#include "service/store.h"
+#include "tests/rules/record_gen.h"
+
+#define WAIT_MS 10000 /* bound on waiting for the writer's counters */
+
+static char dir[64];
+static char db_path[128];
+
+static void setup(void)
+{
+    cr_assert_geq(sodium_init(), 0);
+    strcpy(dir, "/tmp/ddz-store-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(db_path, sizeof db_path, "%s/ddz.db", dir);
+}
+
+static void teardown(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+static int scaled(int n)
+{
+    const char *s = getenv("DDZ_TEST_SCALE");
+    int k = s ? atoi(s) : 1;
+    return k > 1 ? n / k : n;
+}
+
+static ddz_store *open_ok(void)
+{
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(db_path, err, sizeof err);
+    cr_assert_not_null(s, "open: %s", err);
+    return s;
+}
+
+/* The compact JSON text of `r`, as the store should keep it. Free it. */
+static char *dump(const ddz_record *r, bool aborted)
+{
+    json_t *j = ddz_record_to_json(r);
+    cr_assert_not_null(j);
+    if (aborted)
+        json_object_set_new(j, "aborted", json_true());
+    char *s = json_dumps(j, JSON_COMPACT);
+    cr_assert_not_null(s);
+    json_decref(j);
+    return s;
+}
+
+static void load(const char *text, ddz_record *r)
+{
+    json_error_t jerr;
+    json_t *j = json_loads(text, 0, &jerr);
+    cr_assert_not_null(j, "%s: %s", text, jerr.text);
+    char err[256];
+    cr_assert_eq(ddz_record_from_json(j, r, err, sizeof err), 0, "%s", err);
+    json_decref(j);
+}
+
+static void assert_same(const ddz_record *a, const ddz_record *b)
+{
+    int g = a->game;
+    cr_assert_str_eq(a->rules, b->rules, "game %d: rules", g);
+    cr_assert_eq(a->game, b->game);
+    cr_assert_eq(memcmp(a->seed, b->seed, DDZ_SEED_BYTES), 0, "game %d: seed", g);
+    cr_assert_eq(memcmp(a->commit, b->commit, DDZ_SEED_BYTES), 0, "game %d: commit", g);
+    for (int s = 0; s < 3; s++)
+        cr_assert_eq(a->deal.hand[s], b->deal.hand[s], "game %d: hands[%d]", g, s);
+    cr_assert_eq(a->deal.leftover, b->deal.leftover, "game %d: leftover", g);
+    cr_assert_eq(a->early_penalty, b->early_penalty, "game %d: early_penalty", g);
+    cr_assert_eq(a->nbids, b->nbids, "game %d: nbids", g);
+    for (int i = 0; i < a->nbids; i++)
+        cr_assert_eq(a->bids[i], b->bids[i], "game %d: bids[%d]", g, i);
+    cr_assert_eq(a->landlord, b->landlord, "game %d: landlord", g);
+    cr_assert_eq(a->nplays, b->nplays, "game %d: nplays", g);
+    for (int i = 0; i < a->nplays; i++) {
+        cr_assert_eq(a->plays[i].seat, b->plays[i].seat, "game %d: plays[%d].seat", g, i);
+        cr_assert_eq(a->plays[i].cards, b->plays[i].cards, "game %d: plays[%d].cards", g, i);
+        cr_assert_eq(a->plays[i].autopass, b->plays[i].autopass, "game %d: plays[%d].auto", g, i);
+    }
+    cr_assert_eq(a->winner, b->winner, "game %d: winner", g);
+    cr_assert_eq(a->fault_seat, b->fault_seat, "game %d: fault seat", g);
+    cr_assert_eq(a->fault_kind, b->fault_kind, "game %d: fault kind", g);
+    cr_assert_eq(a->bombs, b->bombs, "game %d: bombs", g);
+    cr_assert_eq(a->rocket, b->rocket, "game %d: rocket", g);
+    cr_assert_eq(a->spring, b->spring, "game %d: spring", g);
+    cr_assert_eq(a->anti_spring, b->anti_spring, "game %d: anti_spring", g);
+    cr_assert_eq(a->multiplier, b->multiplier, "game %d: multiplier", g);
+    for (int s = 0; s < 3; s++) {
+        cr_assert_eq(a->scores[s], b->scores[s], "game %d: scores[%d]", g, s);
+        cr_assert_str_eq(a->names[s], b->names[s], "game %d: names[%d]", g, s);
+    }
+}
+
+/* Runs a shell command; returns its exit status and its standard output
+ * (malloc'd) in *out. */
+static int run(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    int st = pclose(p);
+    *out = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The number of lines in file `path`. */
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    int n = 0, c;
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static void run_verify(const char *file, int want_records)
+{
+    char cmd[512], *out, want[64];
+    snprintf(cmd, sizeof cmd, "'%s' verify '%s' 2>&1", DDZ_BIN, file);
+    int rc = run(cmd, &out);
+    snprintf(want, sizeof want, "%d records verified\n", want_records);
+    cr_assert_eq(rc, 0, "ddz verify %s: %s", file, out);
+    cr_assert_str_eq(out, want);
+    free(out);
+}
+
+Test(store, games_round_trip_and_export)
+{
+    const int n = scaled(3000);
+    ddz_store *s = open_ok();
+    ddz_record *r = malloc(sizeof *r), *back = malloc(sizeof *back);
+    int64_t *ids = malloc((size_t)n * sizeof *ids);
+    for (int k = 0; k < n; k++) {
+        gen_record((uint32_t)k, r);
+        ids[k] = ddz_store_reserve_game_id(s);
+        cr_assert_eq(ids[k], k + 1, "ids count from 1 in a new database");
+        cr_assert_eq(ddz_store_add_game(s, ids[k], k % 3 ? "room-1" : NULL, r, false), 0);
+    }
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.writes, (uint64_t)n);
+    cr_assert_eq(c.write_errors + c.drops + c.read_errors + c.queued, 0);
+
+    for (int k = 0; k < n; k++) {
+        gen_record((uint32_t)k, r);
+        char *text = NULL, *want = dump(r, false);
+        cr_assert_eq(ddz_store_get_game(s, ids[k], &text), 0, "game %d", k);
+        cr_assert_str_eq(text, want, "the stored text is the compact SPEC 10 line");
+        load(text, back);
+        assert_same(r, back);
+        free(text);
+        free(want);
+    }
+    char *text = (char *)"untouched";
+    cr_assert_eq(ddz_store_get_game(s, n + 1, &text), DDZ_ENOTFOUND);
+    cr_assert_null(text);
+
+    /* The columns beside the record. */
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "SELECT room, game, finished_at, aborted, name_west,"
+                                    " name_east, started_at FROM games WHERE id = 2",
+                                    -1, &st, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    gen_record(1, r);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "room-1");
+    cr_assert_eq(sqlite3_column_int(st, 1), 1);
+    int64_t now = (int64_t)time(NULL) * 1000;
+    cr_assert(sqlite3_column_int64(st, 2) > now - 600000 &&
+              sqlite3_column_int64(st, 2) <= now + 1000);
+    cr_assert_eq(sqlite3_column_int(st, 3), 0);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 4), r->names[0]);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 5), r->names[2]);
+    cr_assert_eq(sqlite3_column_type(st, 6), SQLITE_NULL);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ddz_store_close(s);
+
+    /* `ddz export` writes every game in id order, and `ddz verify` accepts them. */
+    char cmd[512], out[160], *o;
+    snprintf(out, sizeof out, "%s/games.jsonl", dir);
+    snprintf(cmd, sizeof cmd, "'%s' export --db '%s' -o '%s' 2>&1", DDZ_BIN, db_path, out);
+    cr_assert_eq(run(cmd, &o), 0, "%s", o);
+    cr_assert_str_empty(o);
+    free(o);
+    cr_assert_eq(count_lines(out), n);
+    FILE *f = fopen(out, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    for (int k = 0; k < n; k++) {
+        ssize_t len = getline(&line, &cap, f);
+        cr_assert_gt(len, 1);
+        line[len - 1] = '\0';
+        gen_record((uint32_t)k, r);
+        char *want = dump(r, false);
+        cr_assert_str_eq(line, want, "line %d", k + 1);
+        free(want);
+    }
+    free(line);
+    fclose(f);
+    run_verify(out, n);
+    free(ids);
+    free(r);
+    free(back);
+}
+
+Test(store, ids_continue_after_reopening)
+{
+    ddz_store *s = open_ok();
+    ddz_record r;
+    for (int k = 0; k < 10; k++) {
+        gen_record((uint32_t)k, &r);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+    }
+    /* An id added without reserving it raises the next one. */
+    cr_assert_eq(ddz_store_add_game(s, 40, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_reserve_game_id(s), 41);
+    ddz_store_close(s); /* flushes */
+
+    s = open_ok();
+    cr_assert_eq(ddz_store_reserve_game_id(s), 41, "ids start after the largest stored");
+    cr_assert_eq(ddz_store_reserve_game_id(s), 42);
+    for (int k = 0; k < 10; k++) {
+        char *text;
+        cr_assert_eq(ddz_store_get_game(s, k + 1, &text), 0);
+        ddz_record back, want;
+        load(text, &back);
+        gen_record((uint32_t)k, &want);
+        assert_same(&want, &back);
+        free(text);
+    }
+    /* Adding an id twice is an SQLite error: counted, not fatal. */
+    cr_assert_eq(ddz_store_add_game(s, 3, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), DDZ_EDB);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.write_errors, 1);
+    cr_assert(strstr(c.last_error, "UNIQUE") != NULL, "%s", c.last_error);
+    cr_assert_eq(ddz_store_flush(s), 0, "flush reports errors since the previous flush");
+    ddz_store_close(s);
+}
+
+Test(store, aborted_games)
+{
+    ddz_store *s = open_ok();
+    ddz_record done, whole, cut, back;
+    gen_record(2, &done);
+    gen_record(3, &whole); /* finished, but stored as aborted */
+    gen_record(4, &cut);   /* cut halfway: not over */
+    cr_assert_gt(cut.nplays, 2);
+    cut.nplays /= 2;
+    cut.winner = -1;
+    int64_t a = ddz_store_reserve_game_id(s), b = ddz_store_reserve_game_id(s),
+            c = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, a, "r", &done, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, b, "r", &whole, true), 0);
+    cr_assert_eq(ddz_store_add_game(s, c, "r", &cut, true), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, b, &text), 0);
+    json_t *j = json_loads(text, 0, NULL);
+    cr_assert(json_is_true(json_object_get(j, "aborted")), "%s", text);
+    json_decref(j);
+    load(text, &back); /* the reader ignores "aborted" */
+    assert_same(&whole, &back);
+    free(text);
+    cr_assert_eq(ddz_store_get_game(s, a, &text), 0);
+    cr_assert_null(strstr(text, "aborted"));
+    free(text);
+
+    /* In-process export: finished games only, or all of them. */
+    char path[160];
+    snprintf(path, sizeof path, "%s/x.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_eq(ddz_store_export(s, f, false), 1);
+    fclose(f);
+    f = fopen(path, "w");
+    cr_assert_eq(ddz_store_export(s, f, true), 3);
+    fclose(f);
+    cr_assert_eq(count_lines(path), 3);
+    ddz_store_close(s);
+
+    /* Through the binary: the finished game verifies; so does a finished game
+     * marked aborted (the extra key is accepted); a cut game does not. */
+    char cmd[512], *out;
+    snprintf(cmd, sizeof cmd, "'%s' export --db '%s' > '%s/done.jsonl'", DDZ_BIN, db_path, dir);
+    cr_assert_eq(run(cmd, &out), 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/done.jsonl", dir);
+    run_verify(path, 1);
+    snprintf(cmd, sizeof cmd, "'%s' export --all --db '%s' -o '%s/all.jsonl'", DDZ_BIN, db_path,
+             dir);
+    cr_assert_eq(run(cmd, &out), 0);
+    free(out);
+    snprintf(cmd, sizeof cmd, "head -n 2 '%s/all.jsonl' > '%s/two.jsonl'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/two.jsonl", dir);
+    run_verify(path, 2);
+    snprintf(cmd, sizeof cmd, "'%s' verify '%s/all.jsonl' 2>&1", DDZ_BIN, dir);
+    cr_assert_eq(run(cmd, &out), 1);
+    cr_assert(strstr(out, "line 3") && strstr(out, "not over"), "%s", out);
+    free(out);
+}
+
+Test(store, a_full_queue_drops_and_counts)
+{
+    ddz_store *s = open_ok();
+    ddz__store_set_queue_max(s, 4);
+    ddz__store_pause(s, true);
+    ddz_record r;
+    gen_record(7, &r);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+    int64_t lost = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, lost, "r", &r, false), DDZ_EDB);
+    const char *names[3] = {"a", "b", "c"};
+    const long long totals[3] = {1, 2, -3};
+    cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, names, totals), DDZ_EDB);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.drops, 2);
+    cr_assert_eq(c.queued, 4);
+    cr_assert_eq(c.writes, 0);
+
+    ddz__store_pause(s, false);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.writes, 4);
+    cr_assert_eq(c.queued, 0);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, lost, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, 4, &text), 0);
+    free(text);
+    /* With room again, writes are queued again. */
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+
+    /* Closing while paused still writes everything queued. */
+    ddz__store_pause(s, true);
+    cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, names, totals), 0);
+    ddz_store_close(s);
+    s = open_ok();
+    ddz_store_stats(s, &c);
+    cr_assert_eq(ddz_store_reserve_game_id(s), 7);
+    ddz_store_close(s);
+}
+
+Test(store, turns)
+{
+    ddz_store *s = open_ok();
+    const char *names[3] = {"west \"w\"", "南", "east"};
+    const long long totals[3] = {-700, 350, 350};
+    cr_assert_eq(ddz_store_add_turn(s, "final", 3, 6, names, totals), 0);
+    cr_assert_eq(ddz_store_add_turn(s, NULL, 4, 1, names, totals), 0);
+    const char *bad[3] = {"ok", "\xff\xfe", "ok"};
+    cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, bad, totals), DDZ_EINVAL);
+    const char *null[3] = {"ok", NULL, "ok"};
+    cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, null, totals), DDZ_EINVAL);
+    ddz_store_close(s);
+
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "SELECT room, turn, games, names, totals, finished_at"
+                                    " FROM turns ORDER BY id",
+                                    -1, &st, NULL),
+                 SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "final");
+    cr_assert_eq(sqlite3_column_int(st, 1), 3);
+    cr_assert_eq(sqlite3_column_int(st, 2), 6);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 3),
+                     "[\"west \\\"w\\\"\",\"南\",\"east\"]");
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 4), "[-700,350,350]");
+    cr_assert_gt(sqlite3_column_int64(st, 5), 0);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_type(st, 0), SQLITE_NULL);
+    cr_assert_eq(sqlite3_column_int(st, 1), 4);
+    cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+typedef struct listed {
+    int n;
+    char names[8][DDZ_TOKEN_NAME_MAX];
+    int64_t created[8];
+    bool revoked[8];
+} listed;
+
+static void collect(void *ctx, const char *name, int64_t created_ms, bool revoked)
+{
+    listed *l = ctx;
+    cr_assert_lt(l->n, 8);
+    snprintf(l->names[l->n], DDZ_TOKEN_NAME_MAX, "%s", name);
+    l->created[l->n] = created_ms;
+    l->revoked[l->n] = revoked;
+    l->n++;
+}
+
+/* Reads a whole file; returns its size, sets *data (malloc'd), 0 if absent. */
+static size_t slurp(const char *path, char **data)
+{
+    *data = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *data = malloc((size_t)n + 1);
+    cr_assert_eq(fread(*data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return (size_t)n;
+}
+
+/* True if `needle` occurs in the database file or its WAL. */
+static bool in_db_files(const void *needle, size_t len)
+{
+    bool found = false;
+    for (int i = 0; i < 2; i++) {
+        char path[160], *data;
+        snprintf(path, sizeof path, "%s%s", db_path, i ? "-wal" : "");
+        size_t n = slurp(path, &data);
+        if (data && memmem(data, n, needle, len))
+            found = true;
+        free(data);
+    }
+    return found;
+}
+
+Test(store, tokens)
+{
+    ddz_store *s = open_ok();
+    char alice[DDZ_TOKEN_HEX + 1], bob[DDZ_TOKEN_HEX + 1], name[DDZ_TOKEN_NAME_MAX];
+    int64_t before = (int64_t)time(NULL) * 1000;
+    cr_assert_eq(ddz_store_token_add(s, "alice", alice), 0);
+    cr_assert_eq(strlen(alice), DDZ_TOKEN_HEX);
+    cr_assert_eq(strspn(alice, "0123456789abcdef"), DDZ_TOKEN_HEX);
+    cr_assert_eq(ddz_store_token_add(s, "bob", bob), 0);
+    cr_assert_str_neq(alice, bob);
+
+    cr_assert_eq(ddz_store_token_check(s, alice, name), 0);
+    cr_assert_str_eq(name, "alice");
+    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    cr_assert_str_eq(name, "bob");
+    cr_assert_eq(ddz_store_token_check(s, bob, NULL), 0);
+    char upper[DDZ_TOKEN_HEX + 1];
+    for (int i = 0; i <= DDZ_TOKEN_HEX; i++)
+        upper[i] = (char)(alice[i] >= 'a' ? alice[i] - 32 : alice[i]);
+    cr_assert_eq(ddz_store_token_check(s, upper, name), 0, "hex digits in either case");
+
+    /* Wrong, malformed and absent tokens. */
+    char wrong[DDZ_TOKEN_HEX + 1];
+    strcpy(wrong, alice);
+    wrong[10] = wrong[10] == '0' ? '1' : '0';
+    cr_assert_eq(ddz_store_token_check(s, wrong, name), DDZ_EAUTH);
+    cr_assert_str_empty(name);
+    cr_assert_eq(ddz_store_token_check(s, "", name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, NULL, name), DDZ_EAUTH);
+    char shorter[DDZ_TOKEN_HEX];
+    memcpy(shorter, alice, DDZ_TOKEN_HEX - 1);
+    shorter[DDZ_TOKEN_HEX - 1] = '\0';
+    cr_assert_eq(ddz_store_token_check(s, shorter, name), DDZ_EAUTH);
+    char longer[DDZ_TOKEN_HEX + 3];
+    snprintf(longer, sizeof longer, "%s00", alice);
+    cr_assert_eq(ddz_store_token_check(s, longer, name), DDZ_EAUTH);
+    strcpy(wrong, alice);
+    wrong[5] = 'g';
+    cr_assert_eq(ddz_store_token_check(s, wrong, name), DDZ_EAUTH);
+
+    /* Names: taken, empty, too long, control characters. */
+    char t[DDZ_TOKEN_HEX + 1];
+    cr_assert_eq(ddz_store_token_add(s, "alice", t), DDZ_EINVAL);
+    cr_assert_str_empty(t);
+    cr_assert_eq(ddz_store_token_add(s, "", t), DDZ_EINVAL);
+    char longname[DDZ_TOKEN_NAME_MAX + 1];
+    memset(longname, 'n', DDZ_TOKEN_NAME_MAX);
+    longname[DDZ_TOKEN_NAME_MAX] = '\0';
+    cr_assert_eq(ddz_store_token_add(s, longname, t), DDZ_EINVAL);
+    longname[DDZ_TOKEN_NAME_MAX - 1] = '\0'; /* 63 bytes: fine */
+    cr_assert_eq(ddz_store_token_add(s, longname, t), 0);
+    cr_assert_eq(ddz_store_token_check(s, t, name), 0);
+    cr_assert_str_eq(name, longname);
+    cr_assert_eq(ddz_store_token_add(s, "tab\there", t), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_token_add(s, "del\x7f", t), DDZ_EINVAL);
+    cr_assert(ddz_store_token_name_valid("机器人 1"));
+
+    /* Revoking. */
+    cr_assert_eq(ddz_store_token_revoke(s, "alice"), 0);
+    cr_assert_eq(ddz_store_token_check(s, alice, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    cr_assert_eq(ddz_store_token_revoke(s, "alice"), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_token_revoke(s, "nobody"), DDZ_ENOTFOUND);
+
+    listed l = {0};
+    cr_assert_eq(ddz_store_token_list(s, collect, &l), 3);
+    cr_assert_eq(l.n, 3);
+    cr_assert_str_eq(l.names[0], "alice");
+    cr_assert(l.revoked[0]);
+    cr_assert_str_eq(l.names[1], "bob");
+    cr_assert_not(l.revoked[1]);
+    cr_assert_str_eq(l.names[2], longname);
+    for (int i = 0; i < 3; i++)
+        cr_assert(l.created[i] >= before - 1000 && l.created[i] <= before + 600000);
+
+    /* A revoked name can be given a new token; the old one stays dead. */
+    char alice2[DDZ_TOKEN_HEX + 1];
+    cr_assert_eq(ddz_store_token_add(s, "alice", alice2), 0);
+    cr_assert_eq(ddz_store_token_check(s, alice, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, alice2, name), 0);
+    cr_assert_str_eq(name, "alice");
+    ddz_store_close(s);
+
+    /* Tokens persist, and only their hashes are on disk. */
+    s = open_ok();
+    cr_assert_eq(ddz_store_token_check(s, alice2, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    l.n = 0;
+    cr_assert_eq(ddz_store_token_list(s, collect, &l), 3);
+    cr_assert_not(l.revoked[0]);
+    ddz_store_close(s);
+    const char *tokens[3] = {alice, bob, alice2};
+    for (int i = 0; i < 3; i++) {
+        unsigned char raw[32], hash[32];
+        cr_assert_eq(sodium_hex2bin(raw, sizeof raw, tokens[i], 64, NULL, NULL, NULL), 0);
+        crypto_generichash(hash, sizeof hash, raw, sizeof raw, NULL, 0);
+        cr_assert_not(in_db_files(tokens[i], DDZ_TOKEN_HEX), "token %d as text", i);
+        cr_assert_not(in_db_files(upper, DDZ_TOKEN_HEX), "token %d in capitals", i);
+        cr_assert_not(in_db_files(raw, sizeof raw), "token %d as bytes", i);
+        if (i > 0) /* alice's first hash was overwritten; the others are there */
+            cr_assert(in_db_files(hash, sizeof hash), "hash %d is stored", i);
+    }
+}
+
+typedef struct reader_ctx {
+    ddz_store *s;
+    int n;              /* games 1..n are stored */
+    char **want;        /* their texts */
+    atomic_bool stop;   /* set by the main thread */
+    long reads, errors; /* results */
+} reader_ctx;
+
+static void *reader(void *arg)
+{
+    reader_ctx *c = arg;
+    for (long i = 0; !atomic_load(&c->stop) || c->reads < 100; i++) {
+        int k = (int)(i % c->n);
+        char *text;
+        if (ddz_store_get_game(c->s, k + 1, &text) != 0 || strcmp(text, c->want[k]) != 0)
+            c->errors++;
+        else
+            free(text);
+        c->reads++;
+    }
+    return NULL;
+}
+
+Test(store, reads_proceed_while_the_writer_writes)
+{
+    const int first = 200, more = scaled(2000);
+    ddz_store *s = open_ok();
+    ddz_record r;
+    reader_ctx c = {.s = s, .n = first, .want = calloc((size_t)first, sizeof(char *))};
+    for (int k = 0; k < first; k++) {
+        gen_record((uint32_t)k, &r);
+        c.want[k] = dump(&r, false);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &r, false), 0);
+    }
+    cr_assert_eq(ddz_store_flush(s), 0);
+
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, reader, &c), 0);
+    for (int k = 0; k < more; k++) {
+        gen_record((uint32_t)(first + k), &r);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &r, false), 0);
+        if (k % 50 == 0) { /* and the main thread reads as well */
+            char *text;
+            cr_assert_eq(ddz_store_get_game(s, 1 + k % first, &text), 0);
+            free(text);
+        }
+    }
+    cr_assert_eq(ddz_store_flush(s), 0);
+    atomic_store(&c.stop, true);
+    pthread_join(th, NULL);
+    cr_assert_eq(c.errors, 0, "%ld of %ld reads failed", c.errors, c.reads);
+    cr_assert_geq(c.reads, 100);
+
+    /* A read is not blocked by a write transaction held by someone else. */
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db,
+                              "BEGIN IMMEDIATE; INSERT INTO turns(room, turn, games, names,"
+                              " totals, finished_at) VALUES('x', 1, 1, '[]', '[]', 0)",
+                              NULL, NULL, NULL),
+                 SQLITE_OK);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, first + more, &text), 0);
+    free(text);
+    FILE *devnull = fopen("/dev/null", "w");
+    cr_assert_eq(ddz_store_export(s, devnull, false), first + more);
+    fclose(devnull);
+    cr_assert_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    for (int k = 0; k < first; k++)
+        free(c.want[k]);
+    free(c.want);
+    ddz_store_close(s);
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+Test(store, a_locked_database_is_a_counted_error)
+{
+    ddz_store *s = open_ok();
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    ddz_record r;
+    gen_record(5, &r);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", &r, false), 0);
+    /* The writer gives up after DDZ_STORE_BUSY_MS. */
+    ddz_store_counters c;
+    long start = now_ms();
+    do {
+        ddz_store_stats(s, &c);
+        struct timespec ts = {0, 10 * 1000000};
+        nanosleep(&ts, NULL);
+    } while (c.write_errors == 0 && now_ms() - start < WAIT_MS);
+    cr_assert_eq(c.write_errors, 1);
+    cr_assert(strstr(c.last_error, "locked") != NULL, "%s", c.last_error);
+    cr_assert_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    cr_assert_eq(ddz_store_flush(s), DDZ_EDB);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, id, &text), DDZ_ENOTFOUND);
+    /* The writer carries on. */
+    id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_eq(ddz_store_get_game(s, id, &text), 0);
+    free(text);
+    ddz_store_close(s);
+}
+
+static void open_fails(const char *path, const char *text)
+{
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(path, err, sizeof err);
+    cr_assert_null(s, "%s opened", path);
+    cr_assert(strstr(err, text) != NULL, "'%s' lacks '%s'", err, text);
+    cr_assert_null(strchr(err, '\n'));
+}
+
+Test(store, open_errors)
+{
+    /* A directory that cannot exist: below a regular file. */
+    char path[192];
+    snprintf(path, sizeof path, "%s/file", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not a directory\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/file/ddz.db", dir);
+    open_fails(path, path);
+    open_fails(path, "unable to open");
+    open_fails("/nonexistent-ddz-dir/ddz.db", "unable to open");
+    open_fails("", "no database path");
+
+    /* A file that is not a database is left alone. */
+    snprintf(path, sizeof path, "%s/file", dir);
+    f = fopen(path, "w");
+    for (int i = 0; i < 100; i++)
+        fputs("this is not an SQLite database\n", f);
+    fclose(f);
+    open_fails(path, "not a database");
+    char *data;
+    size_t n = slurp(path, &data);
+    cr_assert_eq(n, 3100);
+    free(data);
+
+    /* A schema from a later version is refused. */
+    ddz_store_close(open_ok());
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    open_fails(db_path, "schema version 99");
+    ddz_store_close(NULL);
+}
+
+Test(store, bad_arguments)
+{
+    ddz_store *s = open_ok();
+    ddz_record r;
+    gen_record(1, &r);
+    cr_assert_eq(ddz_store_add_game(s, 0, "r", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_game(s, -5, "r", &r, false), DDZ_EINVAL);
+    r.nbids = 4;
+    cr_assert_eq(ddz_store_add_game(s, 1, "r", &r, false), DDZ_EINVAL);
+    r.nbids = 3;
+    r.nplays = DDZ_RECORD_MAX_PLAYS + 1;
+    cr_assert_eq(ddz_store_add_game(s, 1, "r", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.writes + c.drops + c.write_errors, 0);
+    ddz_store_close(s);
+}
