@@ -23,6 +23,7 @@ struct ddz_caai_seat {
     char *cmd;
     char *log_path;
     double time_s;
+    int kill_grace_ms; /* 0 = the engine module's default */
     ddz_caai_seat_cb cb;
     ddz_engine *eng;
     bool broken;  /* failed, or not started: restart before a game */
@@ -129,13 +130,19 @@ int ddz_caai_seat_start(ddz_caai_seat *s)
     s->started = true;
     clear_queue(s);
     int err = 0;
-    s->eng = ddz_engine_spawn(s->cmd, s->log_path, NULL, &err);
+    ddz_engine_limits lim = {.kill_grace_ms = s->kill_grace_ms};
+    s->eng = ddz_engine_spawn(s->cmd, s->log_path, &lim, &err);
     if (!s->eng)
         return err;
     s->broken = false;
     ddz_caai_msg hello = {.kind = DDZ_CAAI_VERSION, .seat = -1};
     snprintf(hello.version, sizeof hello.version, "1.0");
     return enqueue(s, &hello, EXP_NAME, 0, -1, 0);
+}
+
+void ddz_caai_seat_set_kill_grace(ddz_caai_seat *s, int ms)
+{
+    s->kill_grace_ms = ms;
 }
 
 void ddz_caai_seat_set_seat(ddz_caai_seat *s, int seat)

@@ -47,6 +47,11 @@ ddz_caai_seat *ddz_caai_seat_create(const char *cmd, const char *stderr_log, dou
  * Returns 0, or DDZ_ESPAWN/DDZ_EIO/DDZ_ENOMEM (the seat stays broken). */
 int ddz_caai_seat_start(ddz_caai_seat *s);
 
+/* Sets how long a stopping engine gets between SIGTERM and SIGKILL (see
+ * ddz_engine_limits; negative: SIGKILL at once, so an event loop never
+ * waits). Takes effect at the next start. */
+void ddz_caai_seat_set_kill_grace(ddz_caai_seat *s, int ms);
+
 /* Sets the seat (0..2) the engine holds in the coming game. */
 void ddz_caai_seat_set_seat(ddz_caai_seat *s, int seat);
 

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caai_seat.h"
 #include "proto/text.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
 #include "srv_internal.h"
 
-enum seat_kind { SEAT_OPEN = 0, SEAT_PLAYER, SEAT_AI };
+enum seat_kind { SEAT_OPEN = 0, SEAT_PLAYER, SEAT_AI, SEAT_ENGINE };
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };
 
 static const char *const phase_names[] = {"waiting", "play", "between", "turn_over"};
@@ -24,13 +25,16 @@ static const char *const phase_names[] = {"waiting", "play", "between", "turn_ov
 typedef struct seat {
     ddz_room *room;
     int index;
-    int kind;                     /* enum seat_kind */
-    ddz_player *player;           /* SEAT_PLAYER */
-    ddz_ai *ai;                   /* SEAT_AI, or custody of an absent player */
-    char spec[48];                /* "ai:greedy" for AI seats */
-    bool custody;                 /* `ai` plays for `player` */
-    bool rematch;                 /* voted for another turn */
-    lws_sorted_usec_list_t grace; /* custody timer of a dropped player */
+    int kind;                         /* enum seat_kind */
+    ddz_player *player;               /* SEAT_PLAYER */
+    ddz_ai *ai;                       /* SEAT_AI, or custody of an absent player */
+    char spec[48];                    /* "ai:greedy" for AI seats */
+    bool custody;                     /* `ai` plays for `player` */
+    bool rematch;                     /* voted for another turn */
+    lws_sorted_usec_list_t grace;     /* custody timer of a dropped player */
+    ddz_caai_seat *cs;                /* SEAT_ENGINE: the operator's engine */
+    ddz_pipe *rd, *wr;                /* its pipes in the event loop */
+    lws_sorted_usec_list_t eng_clock; /* its reply deadline */
 } seat;
 
 struct ddz_room {
@@ -113,6 +117,8 @@ static const char *seat_kind_name(const seat *s)
 {
     if (s->kind == SEAT_AI)
         return "ai";
+    if (s->kind == SEAT_ENGINE)
+        return "engine";
     if (s->kind == SEAT_PLAYER)
         return s->player->bot ? "bot" : "human";
     return "open";
@@ -123,7 +129,11 @@ static json_t *seat_player_json(const seat *s)
     if (s->kind == SEAT_OPEN)
         return json_null();
     const char *name = s->kind == SEAT_PLAYER ? s->player->name : s->spec;
-    bool connected = s->kind == SEAT_AI || (s->player && s->player->conn);
+    if (s->kind == SEAT_ENGINE && ddz_caai_seat_name(s->cs)[0])
+        name = ddz_caai_seat_name(s->cs);
+    bool connected = s->kind == SEAT_AI ||
+                     (s->kind == SEAT_ENGINE && !ddz_caai_seat_broken(s->cs)) ||
+                     (s->player && s->player->conn);
     return json_pack("{s:s, s:s, s:b, s:b}", "name", name, "kind", seat_kind_name(s), "connected",
                      connected, "custody", s->custody);
 }
@@ -212,6 +222,130 @@ static void send_turn(ddz_room *r)
 static void pump(ddz_room *r);
 static void start_game(ddz_room *r);
 
+/* ---- engine seats: caai_seat driven by the lws loop ---- */
+
+static void engine_after(seat *s);
+
+static void on_engine_io(void *ctx, bool writable)
+{
+    seat *s = ctx;
+    if (writable)
+        ddz_caai_seat_on_writable(s->cs);
+    else
+        ddz_caai_seat_on_readable(s->cs);
+    engine_after(s);
+}
+
+static void on_engine_clock(lws_sorted_usec_list_t *sul)
+{
+    seat *s = lws_container_of(sul, seat, eng_clock);
+    ddz_caai_seat_check_time(s->cs, ddz_caai_seat_now());
+    engine_after(s);
+}
+
+static void engine_unwatch(seat *s)
+{
+    ddz__pipe_close(s->rd);
+    ddz__pipe_close(s->wr);
+    s->rd = s->wr = NULL;
+    lws_sul_cancel(&s->eng_clock);
+}
+
+/* After anything happened to an engine: keep the loop's interest and the
+ * deadline timer in step with it. */
+static void engine_after(seat *s)
+{
+    if (ddz_caai_seat_broken(s->cs)) {
+        engine_unwatch(s);
+        return;
+    }
+    if (ddz_caai_seat_wants_write(s->cs))
+        ddz__pipe_want_write(s->wr);
+    double d = ddz_caai_seat_deadline(s->cs);
+    if (d < 0)
+        lws_sul_cancel(&s->eng_clock);
+    else
+        schedule(s->room, &s->eng_clock, on_engine_clock,
+                 (int64_t)((d - ddz_caai_seat_now()) * 1e6) + 1000);
+}
+
+static int engine_start(seat *s)
+{
+    engine_unwatch(s);
+    int rc = ddz_caai_seat_start(s->cs);
+    if (rc < 0)
+        return rc;
+    s->rd = ddz__pipe_watch(s->room->srv, ddz_caai_seat_read_fd(s->cs), false, on_engine_io, s);
+    s->wr = ddz__pipe_watch(s->room->srv, ddz_caai_seat_write_fd(s->cs), true, on_engine_io, s);
+    if (!s->rd || !s->wr) {
+        ddz_caai_seat_stop(s->cs);
+        engine_unwatch(s);
+        return DDZ_EIO;
+    }
+    s->room->srv->m.engines++;
+    return 0;
+}
+
+static int engine_act(void *ctx, ddz_caai_seat *cs, int kind, uint32_t seq, int bid,
+                      ddz_cards cards)
+{
+    seat *s = ctx;
+    ddz_room *r = s->room;
+    (void)cs;
+    if (r->phase != PH_PLAYING)
+        return DDZ_ESTALE;
+    int rc = kind == DDZ_EV_ASK_BID ? ddz_ref_bid(&r->ref, s->index, seq, bid)
+                                    : ddz_ref_play(&r->ref, s->index, seq, cards);
+    if (rc == 0)
+        pump(r);
+    return rc;
+}
+
+static void engine_fault(void *ctx, ddz_caai_seat *cs, int kind, int game, const char *why)
+{
+    seat *s = ctx;
+    ddz_room *r = s->room;
+    (void)cs;
+    r->srv->m.engines--;
+    bool charge =
+        r->phase == PH_PLAYING && ddz_ref_running(&r->ref) && (game < 0 || game == r->ref.rec.game);
+    ddz__log(r->srv, "warn", r->id, "seat %d engine: %s: %s%s", s->index, ddz_fault_name(kind), why,
+             charge ? "" : " (not charged)");
+    if (charge) {
+        ddz_ref_fault(&r->ref, s->index, kind);
+        pump(r);
+    }
+}
+
+static void engine_note(void *ctx, ddz_caai_seat *cs, const char *msg)
+{
+    seat *s = ctx;
+    (void)cs;
+    ddz__log(s->room->srv, "info", s->room->id, "seat %d engine: %s", s->index, msg);
+}
+
+static int make_engine(ddz_room *r, seat *s, const char *name)
+{
+    const ddz_server_cfg *cfg = &r->srv->cfg;
+    for (int i = 0; i < cfg->nengines; i++) {
+        if (strcmp(cfg->engine_name[i], name) != 0)
+            continue;
+        char log_path[600];
+        if (cfg->engine_log_dir)
+            snprintf(log_path, sizeof log_path, "%s/%s-%s-%d.stderr.log", cfg->engine_log_dir, name,
+                     r->id, s->index);
+        ddz_caai_seat_cb cb = {s, engine_act, engine_fault, engine_note};
+        s->cs = ddz_caai_seat_create(cfg->engine_cmd[i], cfg->engine_log_dir ? log_path : NULL,
+                                     r->opts.time, &cb);
+        if (!s->cs)
+            return DDZ_ENOMEM;
+        /* never let a stopping engine hold the loop */
+        ddz_caai_seat_set_kill_grace(s->cs, -1);
+        return 0;
+    }
+    return DDZ_ENOTFOUND;
+}
+
 static void on_think(lws_sorted_usec_list_t *sul)
 {
     ddz_room *r = lws_container_of(sul, ddz_room, think);
@@ -294,7 +428,10 @@ static void game_over(ddz_room *r, const ddz_ev *ev)
     for (int s = 0; s < 3; s++) {
         seat *st = &r->seats[s];
         copy_name(rec.names[s], sizeof rec.names[s],
-                  st->kind == SEAT_PLAYER ? st->player->name : st->spec);
+                  st->kind == SEAT_PLAYER ? st->player->name
+                  : st->kind == SEAT_ENGINE && ddz_caai_seat_name(st->cs)[0]
+                      ? ddz_caai_seat_name(st->cs)
+                      : st->spec);
         r->totals[s] += rec.scores[s];
     }
     ddz_store_add_game(r->srv->store, r->game_id, r->id, &rec, false);
@@ -345,6 +482,11 @@ static void pump(ddz_room *r)
     ddz_ev ev;
     const ddz_game *g = &r->ref.game;
     while (ddz_ref_next(&r->ref, &ev)) {
+        ddz_caai_info info = {r->turn_no + 1,      r->turn_no + 1, ev.game + 1, r->opts.games, 0,
+                              350 * r->opts.games, r->opts.time};
+        for (int i = 0; i < 3; i++)
+            if (r->seats[i].kind == SEAT_ENGINE)
+                ddz_caai_seat_event(r->seats[i].cs, &ev, &info);
         switch (ev.kind) {
         case DDZ_EV_GAME:
         case DDZ_EV_DEAL:
@@ -374,6 +516,13 @@ static void pump(ddz_room *r)
             break;
         }
     }
+    /* Written after every event is queued: a write failure reports a fault,
+     * which re-enters pump, and must not reorder what others hear. */
+    for (int i = 0; i < 3; i++)
+        if (r->seats[i].kind == SEAT_ENGINE && r->seats[i].cs) {
+            ddz_caai_seat_flush(r->seats[i].cs);
+            engine_after(&r->seats[i]);
+        }
 }
 
 static void start_game(ddz_room *r)
@@ -387,9 +536,20 @@ static void start_game(ddz_room *r)
     ddz_deal_game_seed(r->master, r->dealt++, seed);
     for (int s = 0; s < 3; s++)
         r->ref.cfg.autopass[s] = r->seats[s].kind == SEAT_PLAYER && r->seats[s].player->autopass;
+    for (int s = 0; s < 3; s++) {
+        seat *st = &r->seats[s];
+        if (st->kind != SEAT_ENGINE)
+            continue;
+        ddz_caai_seat_set_seat(st->cs, s);
+        if (ddz_caai_seat_broken(st->cs) && engine_start(st) < 0)
+            ddz__log(r->srv, "error", r->id, "seat %d: cannot start the engine", s);
+    }
     if (ddz_ref_start(&r->ref, r->game_no, seed, NULL) < 0)
         return;
     r->phase = PH_PLAYING;
+    for (int s = 0; s < 3 && ddz_ref_running(&r->ref); s++)
+        if (r->seats[s].kind == SEAT_ENGINE && ddz_caai_seat_broken(r->seats[s].cs))
+            ddz_ref_fault(&r->ref, s, DDZ_FAULT_CRASH);
     r->game_id = ddz_store_reserve_game_id(r->srv->store);
     r->srv->m.games_started++;
     char commit[65];
@@ -486,12 +646,14 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
         const char *spec = opts->seats[i][0] ? opts->seats[i] : opts->fill;
         if (!spec[0])
             continue;
-        if (strncmp(spec, "ai:", 3) != 0 || make_ai(r, s, spec + 3) < 0) {
-            *err = DDZ_ENOTFOUND; /* engine seats are not hosted in rooms yet */
+        bool ai = strncmp(spec, "ai:", 3) == 0;
+        int rc = ai ? make_ai(r, s, spec + 3) : make_engine(r, s, spec + 7);
+        if (rc < 0) {
+            *err = rc == DDZ_ENOMEM ? rc : DDZ_ENOTFOUND;
             ddz__room_destroy(r);
             return NULL;
         }
-        s->kind = SEAT_AI;
+        s->kind = ai ? SEAT_AI : SEAT_ENGINE;
         snprintf(s->spec, sizeof s->spec, "%s", spec);
     }
     ddz__log(srv, "info", r->id, "room created: %s", r->opts.name);
@@ -777,6 +939,12 @@ void ddz__room_destroy(ddz_room *r)
     for (int i = 0; i < 3; i++) {
         lws_sul_cancel(&r->seats[i].grace);
         ddz_ai_destroy(r->seats[i].ai);
+        if (r->seats[i].cs) {
+            engine_unwatch(&r->seats[i]);
+            if (!ddz_caai_seat_broken(r->seats[i].cs))
+                r->srv->m.engines--;
+            ddz_caai_seat_destroy(r->seats[i].cs);
+        }
         if (r->seats[i].player && r->seats[i].player->room == r)
             r->seats[i].player->room = NULL, r->seats[i].player->seat = -1;
     }

@@ -36,6 +36,23 @@ void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *
 /* Closes `c` after what is queued, with WebSocket status `status`. */
 void ddz__conn_close(ddz_conn *c, int status, const char *reason);
 
+/* An engine pipe watched by the event loop. `cb` runs when the fd is
+ * readable (writable = false) or writable (writable = true), and once more
+ * with writable = false when the loop sees the pipe close, so the owner
+ * reads the end of file. The fd is dup()ed: the owner keeps and closes its
+ * own. */
+typedef struct ddz_pipe ddz_pipe;
+typedef void (*ddz_pipe_cb)(void *ctx, bool writable);
+
+/* Returns the watcher, or NULL if the loop refused the fd. */
+ddz_pipe *ddz__pipe_watch(ddz_srv *srv, int fd, bool for_write, ddz_pipe_cb cb, void *ctx);
+
+/* Asks for one writable callback. */
+void ddz__pipe_want_write(ddz_pipe *p);
+
+/* Stops the callbacks at once and lets the loop close its copy; NULL-safe. */
+void ddz__pipe_close(ddz_pipe *p);
+
 /* Monotonic microseconds. */
 int64_t ddz__now_us(void);
 
