@@ -58,6 +58,7 @@ struct ddz_room {
     uint32_t ask_seq;
     int64_t deadline_us;
     lws_sorted_usec_list_t clock, pause, think;
+    ddz_think_job *job; /* a hosted AI's decision in flight, at most one */
     bool dead;
 };
 
@@ -349,21 +350,46 @@ static int make_engine(ddz_room *r, seat *s, const char *name)
 static void on_think(lws_sorted_usec_list_t *sul)
 {
     ddz_room *r = lws_container_of(sul, ddz_room, think);
-    if (r->phase != PH_PLAYING || !ddz_ref_running(&r->ref))
+    if (r->phase != PH_PLAYING || !ddz_ref_running(&r->ref) || r->job)
         return;
     seat *s = &r->seats[r->ask_seat];
     if (!ai_plays(s) || !s->ai)
         return;
-    ddz_view v;
-    ddz_view_of(&r->ref.game, r->ask_seat, &v);
-    int rc = r->ask_kind == DDZ_EV_ASK_BID
-                 ? ddz_ref_bid(&r->ref, r->ask_seat, r->ask_seq, ddz_ai_bid(s->ai, &v))
-                 : ddz_ref_play(&r->ref, r->ask_seat, r->ask_seq, ddz_ai_play(s->ai, &v));
-    if (rc < 0) {
-        ddz__log(r->srv, "error", r->id, "hosted AI made an illegal move: %s", ddz_strerror(rc));
-        ddz_ref_fault(&r->ref, r->ask_seat, DDZ_FAULT_ILLEGAL);
+    ddz_think_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return; /* the clock will charge the seat; better than a crash */
+    j->ai = s->ai;
+    ddz_view_of(&r->ref.game, r->ask_seat, &j->view);
+    j->kind = r->ask_kind;
+    j->seq = r->ask_seq;
+    j->seat = r->ask_seat;
+    j->owner = r;
+    r->job = j;
+    ddz_think_submit(r->srv->think, j);
+}
+
+void ddz__room_think_done(ddz_room *r, ddz_think_job *j)
+{
+    r->job = NULL;
+    if (j->own_ai)
+        ddz_ai_destroy(j->ai);
+    bool current = r->phase == PH_PLAYING && ddz_ref_running(&r->ref) && j->seq == r->ask_seq &&
+                   j->seat == r->ask_seat;
+    if (current) {
+        int rc = j->kind == DDZ_EV_ASK_BID ? ddz_ref_bid(&r->ref, j->seat, j->seq, j->bid)
+                                           : ddz_ref_play(&r->ref, j->seat, j->seq, j->cards);
+        if (rc < 0) {
+            ddz__log(r->srv, "error", r->id, "hosted AI made an illegal move: %s",
+                     ddz_strerror(rc));
+            ddz_ref_fault(&r->ref, j->seat, DDZ_FAULT_ILLEGAL);
+        }
+        pump(r);
+    } else if (r->phase == PH_PLAYING && ddz_ref_running(&r->ref) &&
+               ai_plays(&r->seats[r->ask_seat])) {
+        /* the request moved on while this AI thought: think again */
+        schedule(r, &r->think, on_think, 0);
     }
-    pump(r);
+    free(j);
 }
 
 static void on_clock(lws_sorted_usec_list_t *sul)
@@ -582,14 +608,25 @@ static void maybe_start(ddz_room *r)
 
 /* ---- seats ---- */
 
+/* Lets go of a seat's AI; one that is thinking is freed by its job. */
+static void release_ai(ddz_room *r, seat *s)
+{
+    if (r->job && r->job->ai == s->ai && s->ai)
+        r->job->own_ai = 1;
+    else
+        ddz_ai_destroy(s->ai);
+    s->ai = NULL;
+}
+
 static int make_ai(ddz_room *r, seat *s, const char *name)
 {
     int err = 0;
-    ddz_ai_destroy(s->ai);
+    release_ai(r, s);
     uint64_t seed;
     randombytes_buf(&seed, sizeof seed);
-    s->ai = ddz_ai_create(name, seed, 0, &err);
-    (void)r;
+    /* a quarter of the table's time limit, at most a second */
+    int budget = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000;
+    s->ai = ddz_ai_create(name, seed, budget, &err);
     return s->ai ? 0 : err;
 }
 
@@ -738,8 +775,7 @@ void ddz__room_leave(ddz_room *r, ddz_player *p)
         s->custody = false;
         if (r->phase == PH_WAITING || r->phase == PH_TURN_OVER) {
             s->kind = SEAT_OPEN;
-            ddz_ai_destroy(s->ai);
-            s->ai = NULL;
+            release_ai(r, s);
             if (r->phase == PH_TURN_OVER)
                 r->phase = PH_WAITING, r->game_no = 0;
         } else {
@@ -771,8 +807,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
         lws_sul_cancel(&s->grace);
         if (s->custody) {
             s->custody = false; /* the player takes the seat back */
-            ddz_ai_destroy(s->ai);
-            s->ai = NULL;
+            release_ai(r, s);
         }
     } else if (r->phase == PH_WAITING) {
         ddz__room_leave(r, p);
@@ -933,12 +968,14 @@ void ddz__room_abort(ddz_room *r)
 
 void ddz__room_destroy(ddz_room *r)
 {
+    if (r->job)
+        r->job->owner = NULL; /* the pool frees it when it comes back */
     lws_sul_cancel(&r->clock);
     lws_sul_cancel(&r->pause);
     lws_sul_cancel(&r->think);
     for (int i = 0; i < 3; i++) {
         lws_sul_cancel(&r->seats[i].grace);
-        ddz_ai_destroy(r->seats[i].ai);
+        release_ai(r, &r->seats[i]);
         if (r->seats[i].cs) {
             engine_unwatch(&r->seats[i]);
             if (!ddz_caai_seat_broken(r->seats[i].cs))

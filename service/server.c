@@ -290,6 +290,20 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         return 0;
     }
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
+        /* a worker finished a hosted AI's decision */
+        ddz_think_job *j;
+        while (srv->think && (j = ddz_think_done(srv->think))) {
+            if (j->owner) {
+                ddz__room_think_done(j->owner, j);
+            } else {
+                if (j->own_ai)
+                    ddz_ai_destroy(j->ai);
+                free(j);
+            }
+        }
+        return 0;
+    }
     case LWS_CALLBACK_CLOSED:
         if (c) {
             ddz__lobby_on_close(srv, c);
@@ -541,6 +555,13 @@ static void on_signal(int sig)
     }
 }
 
+static void wake_loop(void *ctx)
+{
+    ddz_srv *srv = ctx;
+    if (srv->ctx)
+        lws_cancel_service(srv->ctx);
+}
+
 static void reap_tick(lws_sorted_usec_list_t *sul)
 {
     ddz_srv *srv = lws_container_of(sul, ddz_srv, reap_sul);
@@ -613,6 +634,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
+    srv->think = ddz_think_create(2, wake_loop, srv);
+    if (!srv->think) {
+        fprintf(stderr, "ddz serve: cannot start the AI worker threads\n");
+        lws_context_destroy(srv->ctx);
+        ddz_store_close(srv->store);
+        return 1;
+    }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -642,6 +670,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
     ddz__lobby_destroy(srv);
+    ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
+    srv->think = NULL;
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
     ddz_store_close(srv->store);

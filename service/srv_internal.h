@@ -17,6 +17,7 @@
 #include "referee.h"
 #include "server.h"
 #include "store.h"
+#include "think.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_conn ddz_conn;
@@ -136,6 +137,9 @@ bool ddz__room_dead(const ddz_room *r);
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 
+/* A hosted AI's decision for this room came back from the worker. */
+void ddz__room_think_done(ddz_room *r, ddz_think_job *job);
+
 /* Server shutting down: record a running game as aborted. */
 void ddz__room_abort(ddz_room *r);
 
@@ -164,6 +168,7 @@ struct ddz_srv {
     struct lws_context *ctx;
     struct lws_vhost *vhost;
     ddz_store *store;
+    ddz_think *think; /* hosted AI decisions, off the loop */
     ddz_lobby lobby;
     ddz_metrics m;
     bool stopping;

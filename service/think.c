@@ -1,0 +1,137 @@
+/* think.c - a small pool of worker threads running hosted AI decisions. */
+#include "think.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "referee.h"
+#include "rules/error.h"
+
+struct ddz_think {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ddz_think_job *todo, *todo_tail; /* FIFO */
+    ddz_think_job *done;             /* LIFO is fine: jobs are independent */
+    bool stop;
+    int nthreads;
+    pthread_t th[8];
+    void (*wake)(void *ctx);
+    void *ctx;
+};
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void *worker(void *arg)
+{
+    ddz_think *t = arg;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (!t->todo && !t->stop)
+            pthread_cond_wait(&t->cv, &t->mu);
+        if (t->stop)
+            break;
+        ddz_think_job *j = t->todo;
+        t->todo = j->next;
+        if (!t->todo)
+            t->todo_tail = NULL;
+        pthread_mutex_unlock(&t->mu);
+
+        int64_t t0 = now_us();
+        if (j->kind == DDZ_EV_ASK_BID)
+            j->bid = ddz_ai_bid(j->ai, &j->view);
+        else
+            j->cards = ddz_ai_play(j->ai, &j->view);
+        j->think_us = now_us() - t0;
+
+        pthread_mutex_lock(&t->mu);
+        j->next = t->done;
+        t->done = j;
+        t->wake(t->ctx);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx)
+{
+    ddz_think *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    t->wake = wake;
+    t->ctx = ctx;
+    if (threads < 1)
+        threads = 1;
+    if (threads > 8)
+        threads = 8;
+    for (int i = 0; i < threads; i++) {
+        if (pthread_create(&t->th[i], NULL, worker, t) != 0)
+            break;
+        t->nthreads++;
+    }
+    if (t->nthreads == 0) {
+        ddz_think_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+int ddz_think_submit(ddz_think *t, ddz_think_job *job)
+{
+    job->next = NULL;
+    pthread_mutex_lock(&t->mu);
+    if (t->todo_tail)
+        t->todo_tail->next = job;
+    else
+        t->todo = job;
+    t->todo_tail = job;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+ddz_think_job *ddz_think_done(ddz_think *t)
+{
+    pthread_mutex_lock(&t->mu);
+    ddz_think_job *j = t->done;
+    if (j)
+        t->done = j->next;
+    pthread_mutex_unlock(&t->mu);
+    return j;
+}
+
+static void free_list(ddz_think_job *j)
+{
+    while (j) {
+        ddz_think_job *n = j->next;
+        if (j->own_ai)
+            ddz_ai_destroy(j->ai);
+        free(j);
+        j = n;
+    }
+}
+
+void ddz_think_destroy(ddz_think *t)
+{
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->stop = true;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < t->nthreads; i++)
+        pthread_join(t->th[i], NULL);
+    free_list(t->todo);
+    free_list(t->done);
+    pthread_mutex_destroy(&t->mu);
+    pthread_cond_destroy(&t->cv);
+    free(t);
+}

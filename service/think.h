@@ -1,0 +1,47 @@
+/* think.h - hosted AI decisions off the event loop.
+ *
+ * A searching AI may think for a second; the server's loop must not wait
+ * for it. Jobs go to worker threads; a finished job is handed back through
+ * ddz_think_done() on the loop thread, which the pool wakes with `wake`
+ * (lws_cancel_service in the server). The AI object and the view are owned
+ * by the job while it is in flight: nothing else may touch them.
+ */
+#ifndef DDZ_THINK_H
+#define DDZ_THINK_H
+
+#include <stdint.h>
+
+#include "ai/ai.h"
+
+typedef struct ddz_think_job {
+    ddz_ai *ai;    /* the AI to ask; in flight: owned by the job */
+    ddz_view view; /* what its seat knows */
+    int kind;      /* DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
+    uint32_t seq;  /* the request it answers */
+    int seat;
+    int bid;          /* result, bids */
+    ddz_cards cards;  /* result, plays */
+    int64_t think_us; /* how long the decision took */
+    void *owner;      /* the loop's object waiting for it; NULL once orphaned */
+    int own_ai;       /* the owner let go of the AI: free it when done */
+    struct ddz_think_job *next;
+} ddz_think_job;
+
+typedef struct ddz_think ddz_think;
+
+/* Starts `threads` workers. `wake(ctx)` is called from a worker after each
+ * job finishes; it must be safe from any thread. Returns NULL on failure. */
+ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx);
+
+/* Queues `job` (ownership passes to the pool until ddz_think_done returns
+ * it). Returns 0 or DDZ_ENOMEM. */
+int ddz_think_submit(ddz_think *t, ddz_think_job *job);
+
+/* Pops a finished job, or NULL. Loop thread only. */
+ddz_think_job *ddz_think_done(ddz_think *t);
+
+/* Stops the workers after their current job and frees every job left,
+ * finished or not (their owners must be gone). */
+void ddz_think_destroy(ddz_think *t);
+
+#endif
