@@ -155,8 +155,14 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
                         q);
         return;
     }
+    if (q->opts.fill[0] && !ddz_ai_exists(q->opts.fill + 3)) {
+        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "unknown AI in fill", q);
+        ddz__room_destroy(r);
+        return;
+    }
     add_room(srv, r);
     sit(r, p, q->seat, q);
+    ddz__room_fill(r);
 }
 
 static void on_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)

@@ -630,6 +630,8 @@ static int make_ai(ddz_room *r, seat *s, const char *name)
     return s->ai ? 0 : err;
 }
 
+static void check_dead(ddz_room *r);
+
 static void on_grace(lws_sorted_usec_list_t *sul)
 {
     seat *s = lws_container_of(sul, seat, grace);
@@ -642,6 +644,7 @@ static void on_grace(lws_sorted_usec_list_t *sul)
             ddz_ref_fault(&r->ref, s->index, DDZ_FAULT_CRASH);
             pump(r);
         }
+        check_dead(r);
         return;
     }
     if (make_ai(r, s, default_ai(r)) < 0)
@@ -651,6 +654,7 @@ static void on_grace(lws_sorted_usec_list_t *sul)
     seat_event(r, s->index);
     if (r->phase == PH_PLAYING && ddz_ref_running(&r->ref) && r->ask_seat == s->index)
         schedule(r, &r->think, on_think, 0);
+    check_dead(r);
 }
 
 ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
@@ -680,7 +684,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
         seat *s = &r->seats[i];
         s->room = r;
         s->index = i;
-        const char *spec = opts->seats[i][0] ? opts->seats[i] : opts->fill;
+        const char *spec = opts->seats[i];
         if (!spec[0])
             continue;
         bool ai = strncmp(spec, "ai:", 3) == 0;
@@ -695,6 +699,25 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
     }
     ddz__log(srv, "info", r->id, "room created: %s", r->opts.name);
     return r;
+}
+
+int ddz__room_fill(ddz_room *r)
+{
+    if (!r->opts.fill[0])
+        return 0;
+    for (int i = 0; i < 3; i++) {
+        seat *s = &r->seats[i];
+        if (s->kind != SEAT_OPEN)
+            continue;
+        int rc = make_ai(r, s, r->opts.fill + 3);
+        if (rc < 0)
+            return rc;
+        s->kind = SEAT_AI;
+        snprintf(s->spec, sizeof s->spec, "%s", r->opts.fill);
+        seat_event(r, i);
+    }
+    maybe_start(r);
+    return 0;
 }
 
 int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
@@ -741,12 +764,22 @@ int ddz__room_watch(ddz_room *r, ddz_player *p)
     return 0;
 }
 
+/* A room lives while someone is connected to it, watches it, or may still
+ * come back (a dropped player within the grace period). A room left to
+ * hosted AIs and absent players closes; a game cut that way is recorded as
+ * aborted. */
 static void check_dead(ddz_room *r)
 {
     bool anyone = r->nwatch > 0;
-    for (int i = 0; i < 3; i++)
-        if (r->seats[i].kind == SEAT_PLAYER && (r->seats[i].player->conn || r->phase != PH_WAITING))
+    int64_t now = ddz__now_us(), grace = (int64_t)r->opts.grace * 1000000;
+    for (int i = 0; i < 3; i++) {
+        const seat *s = &r->seats[i];
+        if (s->kind != SEAT_PLAYER)
+            continue;
+        if (s->player->conn ||
+            (r->phase != PH_WAITING && !s->custody && now - s->player->gone_us < grace))
             anyone = true;
+    }
     if (!anyone && !r->dead) {
         r->dead = true;
         lws_sul_cancel(&r->clock);

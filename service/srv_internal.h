@@ -106,6 +106,10 @@ void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
  * engine, DDZ_ENOMEM). */
 ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err);
 
+/* Fills the open seats with the `fill` AI of the options (after the
+ * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
+int ddz__room_fill(ddz_room *r);
+
 /* Seats player `p` (seat -1 = any free). Returns the seat, or DDZ_EFULL,
  * DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken). */
 int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
