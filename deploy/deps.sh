@@ -4,13 +4,34 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev
-      libcriterion-dev)
+      libcriterion-dev
+      # the browser tests (tests/web) drive Debian's chromium headless;
+      # CJK glyphs so that the Chinese client renders in it
+      chromium fonts-noto-cjk)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Node.js and npm for the JavaScript test tools: from Debian unless the
+# machine already has them (another build of nodejs bundles its own npm,
+# and Debian's npm package would conflict with it).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The JavaScript test tools pinned by package-lock.json (playwright-core,
+# which downloads no browser, and ajv), into node_modules/; again only when
+# the lock file changed since the last install.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$root/package-lock.json" ]; then
+    stamp="$root/node_modules/.deps-lock.sha256"
+    want=$(sha256sum "$root/package-lock.json" | cut -d' ' -f1)
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        (cd "$root" && npm ci --no-audit --no-fund --loglevel=error)
+        echo "$want" >"$stamp"
+    fi
 fi

@@ -1,0 +1,501 @@
+// browser.test.mjs - the web client in a real browser (Debian's chromium,
+// driven by playwright-core) against a real `ddz serve` started here on a
+// free port with a temporary database.
+//
+// Run by test_browser.sh (ctest): DDZ_BIN names the ddz binary. Every
+// wait is on a condition with a bound, never a fixed sleep. Screenshots
+// go to tests/web/artifacts/ (git-ignored).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const ART = path.join(HERE, 'artifacts');
+const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
+const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 375, height: 740 };
+
+let server, base, browser, tmp;
+const contexts = [];
+
+/* ---- the server ---- */
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(what, fn, ms = 10000, every = 50) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, every));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
+}
+
+before(async () => {
+  fs.mkdirSync(ART, { recursive: true });
+  assert.ok(fs.existsSync(DDZ), `ddz binary not found at ${DDZ}`);
+  assert.ok(fs.existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (bash deploy/deps.sh installs it)`);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-web-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve.log'), 'w');
+  server = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', path.join(tmp, 'web.db'),
+    '--web', path.join(ROOT, 'web'), '--ai-delay-ms', '50'], { stdio: ['ignore', log, log] });
+  await waitFor('the server to answer /healthz', async () => (await fetch(base + '/healthz')).ok, 15000);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // playwright gives every launch a fresh temporary user-data-dir
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+      '--no-first-run', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  if (browser) await browser.close().catch(() => {});
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 5000);
+    await once(server, 'exit');
+    clearTimeout(killer);
+  }
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/* ---- pages ---- */
+
+/* A fresh browser context (own storage) with one page that records
+ * console errors, page errors and every WebSocket frame it receives. */
+async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
+  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  contexts.push(ctx);
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.frames = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+    try { page.frames.push(JSON.parse(f.payload)); } catch { /* not JSON */ }
+  }));
+  // The same frames recorded inside the page, before the client sees them,
+  // so that a check can read them and the DOM in one step.
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__frames = [];
+    window.__sockets = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        window.__sockets.push(this);
+        this.addEventListener('message', (e) => {
+          try { window.__frames.push(JSON.parse(e.data)); } catch { /* not JSON */ }
+        });
+      }
+    };
+  });
+  await page.goto(base + p);
+  return page;
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(ART, name + '.png') });
+}
+
+const roomOf = (page) => /#\/(?:room|watch)\/([^/]+)/.exec(page.url())?.[1];
+
+/* Card codes shown face up in a part of the page. */
+async function faceCodes(page, selector) {
+  return page.$$eval(selector, (els) => els.map((e) => +e.dataset.code));
+}
+
+/* Nothing face up but the page's own hand and what was played or revealed
+ * to it (the leftover), judged in the page from the frames it received
+ * since it was loaded: played cards, the leftover, state snapshots. */
+async function assertNoHiddenCards(page, label) {
+  const r = await page.evaluate(() => {
+    const over = !!document.querySelector('[data-test=gameover]') ||
+      window.__frames.some((f) => f.type === 'over' && !window.__frames.slice(window.__frames.indexOf(f)).some((g) => g.type === 'game'));
+    const seen = new Set();
+    for (const f of window.__frames) {
+      if (f.type === 'game') { seen.clear(); (f.hand || []).forEach((c) => seen.add(c)); }
+      if (f.type === 'played' || f.type === 'leftover') f.cards.forEach((c) => seen.add(c));
+      if (f.type === 'state') {
+        (f.hand || []).forEach((c) => seen.add(c));
+        (f.leftover || []).forEach((c) => seen.add(c));
+        (f.history || []).forEach((p) => p.cards.forEach((c) => seen.add(c)));
+      }
+    }
+    const faces = [...document.querySelectorAll('.card.face')].map((e) => +e.dataset.code);
+    return {
+      over,
+      leaked: faces.filter((c) => !seen.has(c)),
+      others: document.querySelectorAll('[data-zone=hand]:not(.hand) .card.face').length,
+    };
+  });
+  if (r.over) return; // the game is over: every hand is public
+  assert.deepEqual(r.leaked, [], `${label}: face-up cards never revealed to this page`);
+  assert.equal(r.others, 0, `${label}: another seat's hand is face up`);
+}
+
+/* A point where the card with this code is the topmost element: cards in
+ * the hand overlap and lean, so a fixed offset may hit a neighbour. */
+async function cardPoint(page, code) {
+  const p = await page.evaluate((c) => {
+    const el = document.querySelector(`.hand .card[data-code="${c}"]`);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    for (let y = r.top + 12; y < r.bottom - 4; y += 6) {
+      for (let x = r.left + 3; x < r.right - 3; x += 3) {
+        const hit = document.elementFromPoint(x, y);
+        if (hit && hit.closest('.card') === el) return { x, y };
+      }
+    }
+    return null;
+  }, code);
+  assert.ok(p, `card ${code} can be reached`);
+  return p;
+}
+
+async function clickCard(page, code) {
+  const p = await cardPoint(page, code);
+  await page.mouse.click(p.x, p.y);
+}
+
+/* ---- playing by clicking ---- */
+
+/* Waits until this page must act ('bid' | 'play') or the game is over
+ * ('over'); returns that and the turn's seq. */
+async function nextDecision(page, lastSeq, ms = 45000) {
+  const h = await page.waitForFunction((prev) => {
+    if (document.querySelector('[data-test=gameover]')) return { what: 'over' };
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.seq === prev || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]')) return { what: 'bid', seq: c.dataset.seq };
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return { what: 'play', seq: c.dataset.seq };
+    return false;
+  }, lastSeq, { timeout: ms, polling: 30 });
+  return h.jsonValue();
+}
+
+/* Clicks through one whole game on `page`; returns counters. `hooks.after`
+ * runs after each action of ours (for reloads and spectator checks). */
+async function playGame(page, { rnd = Math.random, hooks = {}, useKeys = false } = {}) {
+  const n = { bids: 0, plays: 0, passes: 0, hints: 0, manual: 0, keys: 0 };
+  let seq = '';
+  for (let guard = 0; guard < 80; guard++) {
+    const d = await nextDecision(page, seq);
+    if (d.what === 'over') return n;
+    if (d.what === 'play' && hooks.beforePlay && await hooks.beforePlay(n)) {
+      seq = ''; // the page was reloaded: the same turn is asked again
+      continue;
+    }
+    seq = d.seq;
+    if (d.what === 'bid') {
+      const enabled = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      assert.ok(enabled.includes('bid0'), 'passing a bid is always allowed');
+      const pick = enabled[Math.floor(rnd() * enabled.length)];
+      if (useKeys && n.keys < 1) {
+        await page.keyboard.press(pick.slice(3));
+        n.keys++;
+      } else {
+        await page.click(`[data-test=${pick}]`);
+      }
+      n.bids++;
+    } else {
+      const canPass = await page.isEnabled('[data-test=pass]');
+      if (canPass && rnd() < 0.3) {
+        await page.click('[data-test=pass]');
+        n.passes++;
+      } else if (useKeys && n.keys < 3 && n.plays > 0) {
+        await page.keyboard.press('h');
+        await page.keyboard.press('Space');
+        n.keys++;
+        n.plays++;
+      } else {
+        // Hint cycles through the legal plays; sometimes go round twice.
+        const times = 1 + Math.floor(rnd() * 2);
+        for (let i = 0; i < times; i++) await page.click('[data-test=hint]');
+        n.hints += times;
+        const chosen = await faceCodes(page, '.hand .card.selected');
+        assert.ok(chosen.length > 0, 'a hint selects cards');
+        assert.ok(await page.isEnabled('[data-test=play]'), 'play is enabled for a hinted play');
+        if (n.manual === 0) {
+          // select the same cards by hand: clear, then click each one's corner
+          await page.keyboard.press('Escape');
+          assert.ok(!(await page.isEnabled('[data-test=play]')), 'play is disabled with nothing selected');
+          for (const c of chosen) await clickCard(page, c);
+          const again = await faceCodes(page, '.hand .card.selected');
+          assert.deepEqual(again.sort((a, b) => a - b), chosen.sort((a, b) => a - b));
+          n.manual++;
+        }
+        await page.click('[data-test=play]');
+        n.plays++;
+      }
+    }
+    if (hooks.after) await hooks.after(n);
+  }
+  throw new Error('the game did not end');
+}
+
+/* ---- the tests ---- */
+
+let quick = null; // the quick-play page, its room and its game id
+
+test('the lobby loads in English and Chinese with no console errors', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  await page.waitForSelector('[data-test=quick]');
+  await waitFor('the rooms list', async () => page.frames.some((f) => f.type === 'rooms'));
+  assert.match(await page.textContent('[data-test=quick]'), /Play vs AI/);
+  await shot(page, 'lobby');
+  await page.click('[data-test=lang]');
+  assert.match(await page.textContent('[data-test=quick]'), /人机对战/);
+  await page.reload();
+  await page.waitForSelector('[data-test=quick]');
+  assert.match(await page.textContent('[data-test=quick]'), /人机对战/, 'the language is remembered');
+  const name = await page.inputValue('[data-test=name]');
+  assert.ok(name.length > 0, 'a display name is chosen');
+  await page.fill('[data-test=name]', 'Lin');
+  await page.press('[data-test=name]', 'Enter');
+  await page.reload();
+  assert.equal(await page.inputValue('[data-test=name]'), 'Lin', 'the name is remembered');
+  // the create form offers every room option
+  await page.click('[data-test=create-box] > summary');
+  for (const sel of ['[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
+    assert.ok(await page.isVisible(sel), sel);
+  }
+  const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await phone.waitForSelector('[data-test=quick]');
+  await shot(phone, 'lobby-phone');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(phone.errors, []);
+  await page.close();
+  await phone.close();
+});
+
+test('an unknown room is reported in words', async () => {
+  const page = await openPage({ path: '/#/room/nosuchroom' });
+  const t = await page.waitForSelector('.toast', { timeout: 10000 });
+  assert.match(await t.textContent(), /does not exist/);
+  await page.waitForSelector('[data-test=quick]'); // back in the lobby
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('quick play: a whole game by clicking, a reload mid-game, a spectator who sees no hidden card', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  const room = roomOf(page);
+  assert.ok(room, 'the table has its own address');
+  assert.equal(await page.$$eval('.hand .card', (c) => c.length), 17);
+
+  // a spectator in a second context, by the room's address
+  const spec = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
+  await spec.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  assert.equal(await spec.$$eval('.hand .card', (c) => c.length), 0, 'a spectator has no hand');
+
+  let reloaded = false;
+  let dragged = false;
+  let tableShot = false;
+  const hooks = {
+    after: async (n) => {
+        await assertNoHiddenCards(page, 'player');
+        await assertNoHiddenCards(spec, 'spectator');
+        if (!tableShot && n.plays >= 2) {
+          tableShot = true;
+          await shot(page, 'table');
+          await shot(spec, 'spectator');
+        }
+      },
+      // On our turn (so that our hand is settled): once, select three
+      // cards by dragging across them; later, reload and come back.
+      beforePlay: async (n) => {
+        if (!dragged) {
+          dragged = true;
+          const first = await page.$$eval('.hand .card', (els) => els.slice(0, 3).map((e) => +e.dataset.code));
+          const box = [];
+          for (const c of first) box.push(await cardPoint(page, c));
+          await page.mouse.move(box[0].x, box[0].y);
+          await page.mouse.down();
+          await page.mouse.move(box[1].x, box[1].y, { steps: 4 });
+          await page.mouse.move(box[2].x, box[2].y, { steps: 4 });
+          await page.mouse.up();
+          assert.equal((await faceCodes(page, '.hand .card.selected')).length, 3, 'a drag selects the cards it crosses');
+          await page.keyboard.press('Escape');
+          assert.equal((await faceCodes(page, '.hand .card.selected')).length, 0, 'Escape clears the selection');
+        }
+        if (reloaded || n.plays + n.passes < 2) return false;
+        reloaded = true;
+        const before = (await faceCodes(page, '.hand .card')).sort((a, b) => a - b);
+        await page.reload();
+        await page.waitForSelector('.hand .card', { timeout: 10000 });
+        assert.equal(roomOf(page), room, 'the reload is back at the same table');
+        const after = (await faceCodes(page, '.hand .card')).sort((a, b) => a - b);
+        assert.deepEqual(after, before, 'the same hand after the reload');
+        await page.waitForSelector('[data-test=hint]:not(:disabled)', { timeout: 10000 });
+        return true;
+      },
+  };
+  // Play games until one had it all (a game may end early, e.g. when
+  // everyone passes the bidding).
+  const counts = { plays: 0, passes: 0, hints: 0, manual: 0 };
+  for (let game = 1; ; game++) {
+    const c = await playGame(page, { useKeys: true, hooks });
+    for (const k of Object.keys(counts)) counts[k] += c[k];
+    if (reloaded && counts.manual > 0 && c.plays + c.passes > 0) break;
+    assert.ok(game < 4, 'three games without a chance to reload');
+    await page.click('[data-test=close-over]');
+  }
+  assert.ok(counts.plays + counts.passes > 0, 'we played');
+  assert.ok(counts.hints > 0 && counts.manual > 0);
+  assert.ok(reloaded, 'the game lasted long enough to reload');
+
+  // Game over, checked on both pages at once: the next game starts after
+  // the room's pause (3 s), and its first bid closes the player's panel.
+  const [over] = await Promise.all([
+    (async () => {
+      // every hand, the score explained, the seed next to the commitment
+      await page.waitForSelector('[data-test=gameover]');
+      const o = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+      assert.ok(o, 'an over event arrived');
+      const text = await page.textContent('[data-test=gameover]');
+      if (o.landlord !== null && !o.fault) assert.match(text, /Bid \d × multiplier \d+/);
+      await page.click('[data-test=verify] summary');
+      assert.equal(await page.textContent('[data-test=seed]'), o.seed);
+      assert.match(await page.textContent('[data-test=verify]'), /BLAKE2b-256\(seed\) = commitment ✓/);
+      const href = await page.getAttribute('[data-test=replay-link]', 'href');
+      assert.equal(href, `#/replay/${o.game_id}`);
+      await shot(page, 'gameover');
+      // the commitment this page was told when the game was dealt (or in
+      // the snapshot after its reload), before the over that revealed it
+      await waitFor('the over frame', async () => page.frames.some((f) => f.type === 'over' && f.seed === o.seed));
+      const at = page.frames.findIndex((f) => f.type === 'over' && f.seed === o.seed);
+      const dealt = page.frames.slice(0, at).reverse().find((f) => f.type === 'game' || (f.type === 'state' && f.commit));
+      assert.equal(dealt.commit, o.commit, 'the commitment was shown before the deal');
+      return o;
+    })(),
+    (async () => {
+      // the spectator sees every remaining hand now
+      await spec.waitForSelector('[data-test=gameover]', { timeout: 10000 });
+      await spec.waitForFunction(() => {
+        const o = window.__frames.filter((f) => f.type === 'over').pop();
+        return o && document.querySelectorAll('[data-zone=hand] .card.face').length ===
+          o.hands.reduce((a, h) => a + h.length, 0);
+      }, null, { timeout: 10000 });
+      await shot(spec, 'spectator-gameover');
+    })(),
+  ]);
+  quick = { room, over };
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(spec.errors, []);
+  await spec.close();
+  await page.close();
+});
+
+test('the replay of the finished game steps to the end', async () => {
+  assert.ok(quick, 'needs the quick-play game');
+  const { over } = quick;
+  const page = await openPage({ path: `/#/replay/${over.game_id}` });
+  await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  const all = await page.$$eval('[data-zone=hand] .card.face', (c) => c.length);
+  assert.equal(all, 51, 'the deal shows all three hands');
+  let steps = 0;
+  while (await page.isEnabled('[data-test=replay-next]')) {
+    await page.click('[data-test=replay-next]');
+    if (++steps > 300) throw new Error('the replay never ends');
+  }
+  await page.waitForSelector('[data-test=replay-result]');
+  const m = /(\d+) of (\d+)|(\d+) \/ (\d+)/.exec(await page.textContent('[data-test=replay-stepno]'));
+  assert.ok(m && m[1] === m[2], 'the step counter is at the end');
+  for (let s = 0; s < 3; s++) {
+    const n = await page.$$eval(`[data-zone=hand][data-seat="${s}"] .card`, (c) => c.length);
+    assert.equal(n, over.hands[s].length, `seat ${s} ends with the cards the game ended with`);
+  }
+  await shot(page, 'replay');
+  await page.click('[data-test=replay-first]');
+  assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('two people at one table with an AI: a private room by invite link with a password, then a rematch', async () => {
+  const a = await openPage({ locale: 'en-US' });
+  await a.waitForSelector('[data-test=quick]');
+  await a.click('[data-test=create-box] > summary');
+  await a.fill('.create input[name=name]', 'Web test room');
+  await a.selectOption('[data-test=seat2]', 'ai:greedy');
+  const numbers = await a.$$('.create input[type=number]');
+  await numbers[1].fill('1'); // games per turn
+  await a.check('.create .check input[type=checkbox] >> nth=0'); // private
+  await a.fill('.create input[type=password]', 'sesame');
+  await a.click('[data-test=create]');
+  await a.waitForSelector('.table-view', { timeout: 10000 });
+  const room = roomOf(a);
+  assert.ok(room);
+  await a.waitForSelector('.center .status.big'); // waiting for players
+
+  // the friend opens the invite link on a phone and types the password
+  const b = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true, path: `/#/room/${room}` });
+  await b.waitForSelector('dialog[open] input', { timeout: 10000 });
+  await b.fill('dialog[open] input', 'sesame');
+  await b.click('dialog[open] button.primary');
+  await b.waitForSelector('.hand .card', { timeout: 10000 });
+  await a.waitForSelector('.hand .card', { timeout: 10000 });
+  assert.equal(roomOf(b), room);
+
+  let phoneShot = false;
+  const [ca, cb] = await Promise.all([
+    playGame(a),
+    playGame(b, { hooks: { after: async (n) => {
+      await assertNoHiddenCards(b, 'phone player');
+      if (!phoneShot && n.plays >= 1) { phoneShot = true; await shot(b, 'table-phone'); }
+    } } }),
+  ]);
+  assert.ok(ca.bids + cb.bids >= 1);
+  await b.waitForSelector('[data-test=gameover]');
+  await shot(b, 'gameover-phone');
+
+  // one game per turn: the turn is over
+  await a.waitForSelector('[data-test=rematch]', { timeout: 10000 });
+  // a dropped connection: a banner, a reconnection, the same seat
+  await a.evaluate(() => window.__sockets[window.__sockets.length - 1].close());
+  await a.waitForSelector('#banner:not([hidden])', { timeout: 5000 });
+  assert.match(await a.textContent('#banner'), /reconnect/i);
+  await a.waitForSelector('#banner', { state: 'hidden', timeout: 15000 });
+  assert.equal(roomOf(a), room);
+  // both ask for a rematch
+  await a.waitForSelector('[data-test=rematch]', { timeout: 10000 });
+  await b.waitForSelector('[data-test=rematch]', { timeout: 10000 });
+  await a.click('[data-test=rematch]');
+  await b.click('[data-test=rematch]');
+  await Promise.all([a, b].map((p) => p.waitForFunction(() =>
+    !document.querySelector('[data-test=gameover]') && document.querySelectorAll('.hand .card').length >= 17, null, { timeout: 15000 })));
+  assert.deepEqual(a.errors, []);
+  assert.deepEqual(b.errors, []);
+  await a.close();
+  await b.close();
+});

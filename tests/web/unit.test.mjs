@@ -1,0 +1,28 @@
+// unit.test.mjs - the client's modules that need no browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { blake2b, bytesToHex, hexToBytes, commitMatches } from '../../web/js/blake2b.js';
+
+test('BLAKE2b-512 of "abc" is the RFC 7693 answer', () => {
+  assert.equal(bytesToHex(blake2b(new TextEncoder().encode('abc'), 64)),
+    'ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1' +
+    '7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923');
+});
+
+test('the commitment of SPEC 2 known-answer seed', () => {
+  const seed = [...Array(32).keys()].map((x) => x.toString(16).padStart(2, '0')).join('');
+  const commit = 'cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6';
+  assert.equal(bytesToHex(blake2b(hexToBytes(seed), 32)), commit);
+  assert.ok(commitMatches(seed, commit));
+  assert.ok(!commitMatches(seed.replace(/^00/, '01'), commit));
+  assert.ok(!commitMatches('not hex', commit));
+});
+
+test('inputs longer than one block', () => {
+  // BLAKE2b-256 of 200 zero bytes (two blocks), as Python's hashlib gives it
+  assert.equal(bytesToHex(blake2b(new Uint8Array(200), 32)),
+    'c978e85c0d32724ed4550cc0901a10e5412f3dcf29fd20ffe35a419f097dd113');
+  // exactly one block, 128 bytes: the last block is not followed by an empty one
+  assert.equal(bytesToHex(blake2b(new Uint8Array(128), 32)),
+    '378d0caaaa3855f1b38693c1d6ef004fd118691c95c959d4efa950d6d6fcf7c1');
+});

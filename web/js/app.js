@@ -1,0 +1,328 @@
+// app.js - the client's entry: one connection, a hash router
+// (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay),
+// the connection banner, toasts and dialogs. Views live in lobby.js,
+// table.js and replay.js; what is legal always comes from the server.
+import { Conn } from './net.js';
+import { h, replace } from './dom.js';
+import { t, lang, setLang, onLang, errorText } from './i18n.js';
+import { Lobby } from './lobby.js';
+import { Table } from './table.js';
+import { Replay } from './replay.js';
+
+const root = document.getElementById('app');
+const banner = document.getElementById('banner');
+const toasts = document.getElementById('toasts');
+
+export const app = {
+  conn: null,
+  me: null,           // welcome.you
+  rooms: [],
+  table: null,        // Table: the room we sit or watch in
+  view: null,         // the mounted view
+  listed: false,      // the first `rooms` after a welcome came back
+  pendingRoute: null, // an invite link to act on once connected
+  lastJoin: null,     // the last join/spectate asked, for password retries
+};
+
+/* ---- names ---- */
+
+function defaultName() {
+  const n = 100 + Math.floor(Math.random() * 900);
+  return (lang() === 'zh' ? '玩家' : 'Player') + n;
+}
+
+export function playerName() {
+  let n = '';
+  try { n = localStorage.getItem('ddz.name') || ''; } catch { /* storage off */ }
+  if (!n) {
+    n = defaultName();
+    try { localStorage.setItem('ddz.name', n); } catch { /* storage off */ }
+  }
+  return n;
+}
+
+export function setPlayerName(n) {
+  n = n.trim().slice(0, 32);
+  if (!n || n === app.conn.name) return false;
+  try { localStorage.setItem('ddz.name', n); } catch { /* storage off */ }
+  app.conn.rename(n);
+  return true;
+}
+
+/* ---- toasts, banner, dialogs ---- */
+
+export function toast(text, kind = 'error') {
+  const el = h('div.toast.' + kind, { role: kind === 'error' ? 'alert' : 'status' }, text);
+  toasts.append(el);
+  setTimeout(() => el.classList.add('gone'), 4200);
+  setTimeout(() => el.remove(), 4700);
+}
+
+let bannerTimer = null;
+function showBanner() {
+  clearInterval(bannerTimer);
+  const c = app.conn;
+  if (c.state === 'open' || c.state === 'idle') {
+    banner.hidden = true;
+    document.body.classList.remove('offline');
+    return;
+  }
+  document.body.classList.toggle('offline', c.state !== 'connecting');
+  banner.hidden = false;
+  const paint = () => {
+    if (c.state === 'connecting') {
+      replace(banner, h('span', t(app.bye ? 'conn.bye' : 'conn.connecting')));
+    } else if (c.state === 'replaced') {
+      replace(banner, h('span', t('conn.replaced')),
+        h('button', { onclick: () => c.connect() }, t('conn.usehere')));
+    } else {
+      const s = Math.max(0, Math.ceil((c.retryAt - Date.now()) / 1000));
+      replace(banner, h('span', app.bye ? t('conn.bye') : t('conn.lost', { s })),
+        h('button', { onclick: () => c.connect() }, t('conn.retry')));
+    }
+  };
+  paint();
+  if (c.state === 'lost') bannerTimer = setInterval(paint, 500);
+}
+
+/* ask({title, text, input: {type, placeholder}, buttons: [{label, value,
+ * primary}]}) -> Promise of {value, input} (value null when dismissed). */
+export function ask({ title, text, input, buttons }) {
+  return new Promise((resolve) => {
+    const field = input ? h('input', { type: input.type || 'text', placeholder: input.placeholder || '',
+      value: input.value || '', autocomplete: 'off' }) : null;
+    const dlg = h('dialog.dialog');
+    const done = (value) => {
+      dlg.close();
+      dlg.remove();
+      resolve({ value, input: field ? field.value : null });
+    };
+    dlg.append(h('form', { method: 'dialog', onsubmit: (e) => { e.preventDefault(); done(buttons.find((b) => b.primary)?.value ?? null); } },
+      h('h2', title),
+      text ? h('p', text) : null,
+      field,
+      h('div.buttons', buttons.map((b) => h('button' + (b.primary ? '.primary' : ''),
+        { type: b.primary ? 'submit' : 'button', onclick: b.primary ? null : () => done(b.value) }, b.label)))));
+    dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(null); });
+    document.body.append(dlg);
+    dlg.showModal();
+    if (field) field.focus();
+  });
+}
+
+/* ---- routing ---- */
+
+function parseRoute() {
+  const m = /^#\/(room|watch|replay)\/([^/?#]+)/.exec(location.hash);
+  return m ? { name: m[1], id: decodeURIComponent(m[2]) } : { name: 'lobby' };
+}
+
+export function go(hash, { replaceState = false } = {}) {
+  if (location.hash === hash) { route(); return; }
+  if (replaceState) {
+    history.replaceState(null, '', hash);
+    route();
+  } else {
+    location.hash = hash;
+  }
+}
+
+function mount(view) {
+  if (app.view === view) return;
+  if (app.view) app.view.unmount();
+  app.view = view;
+  replace(root);
+  view.mount(root);
+}
+
+function route() {
+  const r = parseRoute();
+  if (r.name === 'replay') {
+    if (!(app.view instanceof Replay) || app.view.id !== r.id) mount(new Replay(r.id));
+    return;
+  }
+  if (r.name === 'room' || r.name === 'watch') {
+    const tb = app.table;
+    if (tb && tb.roomId === r.id) {
+      mount(tb);
+      return;
+    }
+    // Not in that room (yet): join it once connected and listed.
+    app.pendingRoute = r;
+    if (app.listed) actOnPendingRoute();
+    if (!(app.view instanceof Lobby)) mount(new Lobby());
+    return;
+  }
+  if (!(app.view instanceof Lobby)) mount(new Lobby());
+}
+
+function actOnPendingRoute() {
+  const r = app.pendingRoute;
+  app.pendingRoute = null;
+  if (!r || (app.table && app.table.roomId === r.id)) return;
+  if (r.name === 'watch') spectate(r.id);
+  else join(r.id);
+}
+
+/* ---- lobby requests ---- */
+
+export function join(room, { password, seat } = {}) {
+  app.lastJoin = { type: 'join', room, password, seat };
+  const msg = { type: 'join', room };
+  if (password) msg.password = password;
+  if (seat !== undefined && seat !== null) msg.seat = seat;
+  app.conn.send(msg);
+}
+
+export function spectate(room, { password } = {}) {
+  app.lastJoin = { type: 'spectate', room, password };
+  const msg = { type: 'spectate', room };
+  if (password) msg.password = password;
+  app.conn.send(msg);
+}
+
+export function leave() {
+  app.conn.send({ type: 'leave' });
+}
+
+async function onJoinError(e) {
+  const last = app.lastJoin;
+  if (!last) return false;
+  if (e.code === 'EAUTH') {
+    const res = await ask({
+      title: t('join.title', { room: last.room }),
+      text: last.password ? t('join.password.wrong') : t('join.password'),
+      input: { type: 'password', placeholder: '' },
+      buttons: [{ label: t('join.cancel'), value: null },
+        { label: last.type === 'join' ? t('join.sit') : t('join.watch'), value: 'go', primary: true }],
+    });
+    if (res.value === 'go') {
+      if (last.type === 'join') join(last.room, { password: res.input, seat: last.seat });
+      else spectate(last.room, { password: res.input });
+    } else if (!app.table) go('#/', { replaceState: true });
+    return true;
+  }
+  if (e.code === 'EFULL' && last.type === 'join') {
+    const res = await ask({
+      title: t('join.title', { room: last.room }), text: t('join.full'),
+      buttons: [{ label: t('join.cancel'), value: null }, { label: t('join.watch'), value: 'watch', primary: true }],
+    });
+    if (res.value === 'watch') spectate(last.room, { password: last.password });
+    else if (!app.table) go('#/', { replaceState: true });
+    return true;
+  }
+  return false;
+}
+
+/* ---- server events ---- */
+
+function onMessage(m) {
+  switch (m.type) {
+    case 'welcome':
+      app.me = m.you;
+      app.bye = false;
+      app.listed = false;
+      if (app.conn.lostSession && app.table) {
+        toast(t('conn.seatlost'));
+        app.table.destroy();
+        app.table = null;
+        const r = parseRoute();
+        if (r.name === 'room' || r.name === 'watch') app.pendingRoute = r;
+      } else if (app.table && app.table.seat === null) {
+        // spectators are dropped with their connection: watch again
+        app.pendingRoute = { name: 'watch', id: app.table.roomId };
+        app.table.destroy();
+        app.table = null;
+      }
+      app.conn.send({ type: 'list' }); // answered after any resumed `state`
+      break;
+    case 'rooms':
+      app.rooms = m.rooms;
+      if (app.view instanceof Lobby) app.view.update();
+      if (!app.listed) {
+        app.listed = true;
+        if (!app.pendingRoute) {
+          const r = parseRoute();
+          if ((r.name === 'room' || r.name === 'watch') && !(app.table && app.table.roomId === r.id)) app.pendingRoute = r;
+        }
+        actOnPendingRoute();
+      }
+      break;
+    case 'joined':
+      app.lastJoin = null;
+      if (m.room === null) {
+        if (app.table) app.table.destroy();
+        app.table = null;
+        if (!(app.view instanceof Replay)) go('#/', { replaceState: parseRoute().name !== 'lobby' });
+      } else {
+        if (app.table && app.table.roomId !== m.room) { app.table.destroy(); app.table = null; }
+        if (!app.table) app.table = new Table(m.room, m.seat);
+        app.table.seat = m.seat;
+        app.table.justJoined = true;
+      }
+      break;
+    case 'state': {
+      const fresh = !app.table || app.table.roomId !== m.room.id;
+      if (fresh) {
+        if (app.table) app.table.destroy();
+        app.table = new Table(m.room.id, m.seat);
+      }
+      const tb = app.table;
+      const navigate = fresh || tb.justJoined || !tb.gotState;
+      tb.justJoined = false;
+      tb.onState(m);
+      if (navigate && !(app.view instanceof Replay)) {
+        const hash = (m.seat === null ? '#/watch/' : '#/room/') + m.room.id;
+        go(hash, { replaceState: parseRoute().name !== 'lobby' });
+      }
+      break;
+    }
+    case 'error': {
+      if ((m.about === 'join' || m.about === 'spectate') && app.lastJoin) {
+        onJoinError(m).then((handled) => {
+          if (!handled) {
+            toast(errorText(m));
+            if (!app.table && parseRoute().name !== 'lobby') go('#/', { replaceState: true });
+          }
+        });
+        break;
+      }
+      if (m.code === 'EAUTH' && !m.about) break; // "connected again elsewhere": the banner says it
+      if (m.about === 'hello') {
+        // a name the server refuses: fall back to a generated one
+        toast(errorText(m));
+        try { localStorage.removeItem('ddz.name'); } catch { /* storage off */ }
+        app.conn.rename(playerName());
+        break;
+      }
+      toast(errorText(m));
+      if (app.table) app.table.onError(m);
+      break;
+    }
+    case 'bye':
+      app.bye = true;
+      showBanner();
+      break;
+    default:
+      if (app.table) app.table.onEvent(m);
+  }
+}
+
+/* ---- start ---- */
+
+function start() {
+  app.conn = new Conn({ name: playerName(), onMessage, onStatus: showBanner });
+  onLang(() => {
+    document.title = `${t('app.title')} · ddz`;
+    if (app.view && app.view.onLang) app.view.onLang();
+    showBanner();
+  });
+  document.title = `${t('app.title')} · ddz`;
+  window.addEventListener('hashchange', route);
+  route();
+  app.conn.connect();
+}
+
+export function toggleLang() { setLang(lang() === 'zh' ? 'en' : 'zh'); }
+
+start();

@@ -1,0 +1,222 @@
+// lobby.js - the lobby: display name, quick play against hosted AIs, the
+// room list, creating a room with every option of the protocol, joining by
+// ID or invite link, and opening a replay.
+import { h, replace } from './dom.js';
+import { t, lang } from './i18n.js';
+import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
+
+// Hosted AIs this client offers. The protocol has no request that lists
+// them; an unknown name is answered with ENOTFOUND, which is shown.
+const AIS = ['greedy', 'random'];
+
+function brand() {
+  return h('div.brand',
+    h('div.logo', { 'aria-hidden': 'true' }, h('span.lc.a', 'A'), h('span.lc.b', '\u2665\uFE0E'), h('span.lc.c', '\u265B\uFE0E')),
+    h('div', h('h1', t('app.title')), h('p.sub', t('app.sub'))));
+}
+
+export function langButton() {
+  return h('button.lang.ghost', { title: t('lang.switch'), 'aria-label': t('lang.switch'), onclick: toggleLang,
+    dataset: { test: 'lang' } }, t('lang.other'));
+}
+
+function field(label, input, cls = '') {
+  return h('label.field' + (cls ? '.' + cls : ''), h('span', label), input);
+}
+
+function roomIdFrom(text) {
+  text = text.trim();
+  const m = /#\/(?:room|watch)\/([^/?#\s]+)/.exec(text);
+  return m ? decodeURIComponent(m[1]) : text;
+}
+
+export class Lobby {
+  mount(root) {
+    this.root = root;
+    this.render();
+    app.conn && app.conn.send({ type: 'list' });
+    this.timer = setInterval(() => {
+      if (!document.hidden) app.conn.send({ type: 'list' });
+    }, 5000);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.root = null;
+  }
+
+  onLang() { this.render(); }
+
+  render() {
+    if (!this.root) return;
+    const seated = app.table && app.table.seat !== null && app.table.roomId;
+    replace(this.root, h('div.lobby',
+      h('header.lobby-head', brand(), langButton()),
+      seated ? h('div.notice', h('span', t('lobby.seated', { room: app.table.roomId })),
+        h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
+      h('div.lobby-grid',
+        h('section.panel.hero', this.nameForm(), this.quickForm()),
+        h('section.panel.rooms-panel',
+          h('div.panel-head', h('h2', t('rooms.title')),
+            h('button.ghost', { onclick: () => app.conn.send({ type: 'list' }), dataset: { test: 'refresh' } }, '\u21BB ' + t('rooms.refresh'))),
+          this.roomsEl = h('div.rooms'),
+          this.createForm()),
+        h('section.panel.side',
+          this.joinForm(),
+          this.replayForm())),
+      h('footer.fair', t('lobby.fair'))));
+    this.update();
+  }
+
+  nameForm() {
+    const input = h('input', { id: 'name', value: playerName(), maxlength: '32', placeholder: t('name.placeholder'),
+      autocomplete: 'nickname', dataset: { test: 'name' } });
+    const save = () => {
+      if (setPlayerName(input.value)) toast(t('name.saved'), 'info');
+      input.value = playerName();
+    };
+    input.addEventListener('change', save);
+    input.addEventListener('keydown', (e) => { if (e.key === 'Enter') input.blur(); });
+    return h('div.namebox', field(t('name.label'), input));
+  }
+
+  quickForm() {
+    const sel = h('select', { dataset: { test: 'quick-ai' } },
+      h('option', { value: '' }, t('ai.default')),
+      AIS.map((a) => h('option', { value: a }, t('ai.' + a))));
+    return h('div.quick',
+      h('h2', t('quick.title')),
+      h('p', t('quick.desc')),
+      h('div.quick-row',
+        h('button.big.primary', { dataset: { test: 'quick' }, onclick: () => {
+          const msg = { type: 'quick' };
+          if (sel.value) msg.ai = sel.value;
+          app.conn.send(msg);
+        } }, t('quick.button')),
+        field(t('quick.ai'), sel, 'inline')));
+  }
+
+  update() {
+    if (!this.root || !this.roomsEl) return;
+    const rooms = app.rooms || [];
+    if (!rooms.length) {
+      replace(this.roomsEl, h('p.empty', t('rooms.none')));
+      return;
+    }
+    replace(this.roomsEl, rooms.map((r) => {
+      const free = r.seats.filter((s) => !s).length;
+      return h('div.room', { dataset: { room: r.id } },
+        h('div.room-main',
+          h('div.room-name', r.name, r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
+            h('span.tag' + (r.playing ? '.live' : ''), r.playing ? t('rooms.playing') : t('rooms.waiting'))),
+          h('div.room-meta', `${r.rules} · ${t('rooms.summary', { time: r.time, games: r.games })}`,
+            r.spectators ? ' · ' + t('rooms.watchers', { n: r.spectators }) : ''),
+          h('div.room-seats', r.seats.map((s, i) => h('span.rseat' + (s ? '' : '.free'),
+            h('b', t('seat.' + i)), ' ', s ? s.name.replace(/^(ai|engine):/, '') : t('rooms.open'),
+            s && s.kind !== 'human' ? h('small', ` ${t('kind.' + s.kind)}`) : null)))),
+        h('div.room-actions',
+          h('button.primary', { disabled: free === 0, dataset: { test: 'join' }, onclick: () => this.enter(r, 'join') },
+            free ? t('rooms.join') : t('rooms.full')),
+          h('button', { dataset: { test: 'watch' }, onclick: () => this.enter(r, 'watch') }, t('rooms.watch'))));
+    }));
+  }
+
+  enter(r, how) {
+    // A room that needs a password: the server answers EAUTH, and app.js
+    // asks for it then.
+    if (how === 'join') join(r.id);
+    else spectate(r.id);
+  }
+
+  createForm() {
+    const num = (v, min, max) => h('input', { type: 'number', value: String(v), min: String(min), max: String(max), required: true });
+    const f = {
+      name: h('input', { maxlength: '40', placeholder: lang() === 'zh' ? '我的牌桌' : 'My table', name: 'name' }),
+      rules: h('select', h('option', { value: 'caai' }, 'CAAI 1.0')),
+      time: num(30, 3, 300),
+      games: num(6, 1, 100),
+      priv: h('input', { type: 'checkbox' }),
+      password: h('input', { type: 'password', maxlength: '64', autocomplete: 'new-password' }),
+      fill: h('select', h('option', { value: '' }, t('create.fill.none')),
+        AIS.map((a) => h('option', { value: 'ai:' + a }, t('kind.ai') + ': ' + t('ai.' + a)))),
+      bots: h('input', { type: 'checkbox' }),
+      autopass: h('input', { type: 'checkbox', checked: true }),
+      grace: num(60, 0, 600),
+      custody: h('select', h('option', { value: 'ai' }, t('create.custody.ai')),
+        h('option', { value: 'fault' }, t('create.custody.fault'))),
+      pause: num(3, 0, 30),
+      sitat: h('select', h('option', { value: '' }, t('create.sit.any')),
+        [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
+    };
+    const seats = [0, 1, 2].map((i) => {
+      const sel = h('select', { dataset: { test: 'seat' + i } },
+        h('option', { value: '' }, t('create.seat.open')),
+        AIS.map((a) => h('option', { value: 'ai:' + a }, t('kind.ai') + ': ' + t('ai.' + a))),
+        h('option', { value: 'engine' }, t('create.seat.engine')));
+      const eng = h('input.engine', { placeholder: t('create.engine.name'), maxlength: '40', hidden: true });
+      sel.addEventListener('change', () => { eng.hidden = sel.value !== 'engine'; });
+      return { sel, eng, el: h('div.seatopt', h('b', t('seat.' + i)), sel, eng) };
+    });
+    const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: (e) => {
+      e.preventDefault();
+      const options = {
+        rules: f.rules.value,
+        time: +f.time.value, games: +f.games.value,
+        private: f.priv.checked, bots: f.bots.checked, autopass: f.autopass.checked,
+        grace: +f.grace.value, custody: f.custody.value, pause: +f.pause.value,
+        seats: seats.map((s) => (s.sel.value === 'engine' ? (s.eng.value.trim() ? 'engine:' + s.eng.value.trim() : null) : s.sel.value || null)),
+      };
+      // The server creates the room, then seats its creator: keep a seat
+      // open for us. "Fill" is sent as explicit AI seats around ours, since
+      // the protocol's `fill` would take our seat too.
+      const open = options.seats.map((x, i) => (x === null ? i : -1)).filter((i) => i >= 0);
+      const mine = f.sitat.value !== '' ? +f.sitat.value : open[0];
+      if (mine === undefined || !open.includes(mine)) {
+        toast(t('create.noseat'));
+        return;
+      }
+      if (f.fill.value) options.seats = options.seats.map((x, i) => (x === null && i !== mine ? f.fill.value : x));
+      if (f.name.value.trim()) options.name = f.name.value.trim();
+      if (f.password.value) options.password = f.password.value;
+      const msg = { type: 'create', options, seat: mine };
+      app.conn.send(msg);
+    } },
+    h('div.form-grid',
+      field(t('create.name'), f.name, 'wide'),
+      field(t('create.time'), f.time),
+      field(t('create.games'), f.games),
+      h('fieldset.seats', h('legend', t('create.seats')), seats.map((s) => s.el)),
+      field(t('create.sitat'), f.sitat),
+      field(t('create.fill'), f.fill),
+      h('label.check', f.priv, h('span', t('create.private'))),
+      field(t('create.password'), f.password)),
+    h('details.advanced', h('summary', t('create.advanced')),
+      h('div.form-grid',
+        field(t('create.rules'), f.rules),
+        h('label.check', f.autopass, h('span', t('create.autopass'))),
+        h('label.check', f.bots, h('span', t('create.bots'))),
+        field(t('create.grace'), f.grace),
+        field(t('create.custody'), f.custody),
+        field(t('create.pause'), f.pause))),
+    h('div.buttons', h('button.primary', { type: 'submit', dataset: { test: 'create' } }, t('create.submit'))));
+    return h('details.create-box', { dataset: { test: 'create-box' } }, h('summary.button', '+ ' + t('create.open')), h('h3', t('create.title')), form);
+  }
+
+  joinForm() {
+    const input = h('input', { placeholder: t('joinid.placeholder'), dataset: { test: 'join-id' } });
+    const id = () => roomIdFrom(input.value);
+    return h('form.joinid', { onsubmit: (e) => { e.preventDefault(); if (id()) join(id()); } },
+      h('h3', t('joinid.title')), input,
+      h('div.buttons',
+        h('button.primary', { type: 'submit' }, t('join.sit')),
+        h('button', { type: 'button', onclick: () => { if (id()) spectate(id()); } }, t('join.watch'))));
+  }
+
+  replayForm() {
+    const input = h('input', { type: 'number', min: '1', placeholder: t('replayid.placeholder') });
+    return h('form.replayid', { onsubmit: (e) => {
+      e.preventDefault();
+      if (+input.value > 0) go('#/replay/' + (+input.value));
+    } }, h('h3', t('replayid.title')), input, h('div.buttons', h('button', { type: 'submit' }, t('replayid.open'))));
+  }
+}

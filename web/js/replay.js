@@ -1,0 +1,259 @@
+// replay.js - the replay of a stored game (/#/replay/ID, from
+// GET /api/games/ID, the SPEC 10 record): every hand face up, stepped
+// through bid by bid and play by play. The record already holds the
+// outcome; the viewer only moves cards from hands to the table.
+import { h, replace, icon } from './dom.js';
+import { t, bidText } from './i18n.js';
+import { cardEl, backEl, cardRow, sortHand, sortPlay } from './cards.js';
+import { go } from './app.js';
+import { langButton } from './lobby.js';
+import { commitMatches } from './blake2b.js';
+
+const SPEEDS = [0.5, 1, 2, 4];
+
+export class Replay {
+  constructor(id) {
+    this.id = String(id);
+    this.rec = null;
+    this.i = 0;
+    this.playing = false;
+    this.speed = 1;
+    this.error = null;
+  }
+
+  mount(root) {
+    this.root = root;
+    this.keyHandler = (e) => this.onKey(e);
+    document.addEventListener('keydown', this.keyHandler);
+    this.render();
+    this.load(0);
+  }
+
+  unmount() {
+    document.removeEventListener('keydown', this.keyHandler);
+    clearTimeout(this.timer);
+    clearTimeout(this.retry);
+    this.root = null;
+  }
+
+  onLang() { this.render(); }
+
+  async load(attempt) {
+    try {
+      const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });
+      if (res.status === 404) {
+        // The store writes in the background: a game just over may lag.
+        if (attempt < 6 && this.root) {
+          this.retry = setTimeout(() => this.load(attempt + 1), 400 * (attempt + 1));
+          return;
+        }
+        this.error = t('replay.notfound', { id: this.id });
+      } else if (!res.ok) {
+        this.error = t('replay.error', { id: this.id });
+      } else {
+        this.rec = await res.json();
+        this.steps = this.buildSteps(this.rec);
+        this.i = 0;
+      }
+    } catch {
+      this.error = t('replay.error', { id: this.id });
+    }
+    this.render();
+  }
+
+  buildSteps(r) {
+    const steps = [{ kind: 'deal' }];
+    for (const b of r.bids || []) steps.push({ kind: 'bid', seat: b.seat, bid: b.bid });
+    if (r.landlord !== null && r.landlord !== undefined) steps.push({ kind: 'landlord', seat: r.landlord });
+    for (const p of r.plays || []) steps.push({ kind: 'play', seat: p.seat, cards: p.cards, auto: !!p.auto });
+    steps.push({ kind: 'result' });
+    return steps;
+  }
+
+  /* The table after step i: hands, bids, the last action of each seat. */
+  position(i) {
+    const r = this.rec;
+    const hands = r.hands.map((x) => [...x]);
+    const bids = [null, null, null];
+    const plays = [];
+    let landlord = null;
+    for (let j = 1; j <= i; j++) {
+      const s = this.steps[j];
+      if (s.kind === 'bid') bids[s.seat] = s.bid;
+      else if (s.kind === 'landlord') { landlord = s.seat; hands[s.seat].push(...r.leftover); }
+      else if (s.kind === 'play') {
+        plays.push(s);
+        hands[s.seat] = hands[s.seat].filter((c) => !s.cards.includes(c));
+      }
+    }
+    const last = [null, null, null];
+    for (const p of plays.slice(-3)) last[p.seat] = p;
+    return { hands, bids, landlord, last, plays: plays.length, step: this.steps[i] };
+  }
+
+  name(s) {
+    const n = (this.rec.names && this.rec.names[s]) || '';
+    if (!n) return t('seat.' + s);
+    if (/^ai:/.test(n)) return `${t('kind.ai')}·${t('seat.' + s)}`;
+    return n;
+  }
+
+  stepText(s) {
+    switch (s.kind) {
+      case 'deal': return t('replay.deal');
+      case 'bid': return t('replay.bid', { name: this.name(s.seat), bid: bidText(s.bid) });
+      case 'landlord': return t('replay.landlord', { name: this.name(s.seat) });
+      case 'play': return s.cards.length ? t('replay.plays', { name: this.name(s.seat) }) : (s.auto ? t('table.autopassed') + ' · ' + this.name(s.seat) : t('replay.passes', { name: this.name(s.seat) }));
+      case 'result': return t('replay.result');
+      default: return '';
+    }
+  }
+
+  go(i) {
+    if (!this.steps) return;
+    this.i = Math.max(0, Math.min(this.steps.length - 1, i));
+    if (this.i === this.steps.length - 1) this.playing = false;
+    this.renderBoard();
+  }
+
+  toggle() {
+    if (!this.steps) return;
+    if (!this.playing && this.i === this.steps.length - 1) this.i = 0;
+    this.playing = !this.playing;
+    this.renderBoard();
+    this.schedule();
+  }
+
+  schedule() {
+    clearTimeout(this.timer);
+    if (!this.playing) return;
+    this.timer = setTimeout(() => {
+      if (!this.root || !this.playing) return;
+      this.go(this.i + 1);
+      this.schedule();
+    }, 900 / this.speed);
+  }
+
+  onKey(e) {
+    const tag = (e.target && e.target.tagName) || '';
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(tag) && e.target.type !== 'range') return;
+    if (e.key === 'ArrowRight') { e.preventDefault(); this.go(this.i + 1); }
+    else if (e.key === 'ArrowLeft') { e.preventDefault(); this.go(this.i - 1); }
+    else if (e.key === 'Home') this.go(0);
+    else if (e.key === 'End') this.go(Infinity);
+    else if (e.key === ' ') { e.preventDefault(); this.toggle(); }
+  }
+
+  render() {
+    if (!this.root) return;
+    const top = h('header.topbar',
+      h('button.ghost.back', { onclick: () => go('#/'), 'aria-label': t('table.lobby') }, icon('back'), h('span.label', t('table.lobby'))),
+      h('div.title', h('b', t('replay.title', { id: this.id }))),
+      h('div.tools', langButton()));
+    if (!this.rec) {
+      replace(this.root, h('div.table-view.replay', top,
+        h('main.felt', h('section.center', h('div.status.big', { dataset: { test: 'replay-status' } }, this.error || t('replay.loading', { id: this.id }))))));
+      return;
+    }
+    this.el = {
+      felt: h('main.felt'),
+      log: h('ol.log', { dataset: { test: 'replay-log' } }),
+      bar: h('div.replay-bar'),
+    };
+    for (const p of ['left', 'right', 'me']) this.el.felt.append(h('section.seat.pos-' + p));
+    this.el.felt.append(h('section.center'));
+    replace(this.root, h('div.table-view.replay', top,
+      h('div.replay-body', this.el.felt, h('aside.logwrap', this.el.log)), this.el.bar));
+    this.renderBoard();
+  }
+
+  renderBoard() {
+    if (!this.root || !this.rec) return;
+    const r = this.rec;
+    const pos = this.position(this.i);
+    const end = this.i === this.steps.length - 1;
+    const slots = { 0: 'left', 1: 'me', 2: 'right' }; // seen from South
+    for (let s = 0; s < 3; s++) {
+      const el = this.el.felt.querySelector('.pos-' + slots[s]);
+      const turnish = pos.step.seat === s && pos.step.kind !== 'deal';
+      el.className = `seat pos-${slots[s]}` + (turnish ? ' turn' : '') + (pos.landlord === s ? ' is-landlord' : '');
+      el.dataset.seat = String(s);
+      const info = h('div.info',
+        h('div.avatar' + (pos.landlord === s ? '.landlord' : ''), [...this.name(s)][0].toUpperCase(),
+          pos.landlord === s ? h('span.crown', '\u265B\uFE0E') : null),
+        h('div.who', h('div.name', this.name(s)),
+          h('div.badges', h('span.dir', t('seat.' + s)),
+            pos.landlord !== null ? (pos.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer'))) : null),
+          end ? h('div.total' + (r.scores[s] > 0 ? '.plus' : r.scores[s] < 0 ? '.minus' : ''), (r.scores[s] > 0 ? '+' : '') + r.scores[s]) : null),
+        h('div.count', h('span.mini-back'), h('b', String(pos.hands[s].length))));
+      let said = null;
+      const lp = pos.last[s];
+      if (lp) {
+        said = lp.cards.length
+          ? h('div.said.play', cardRow(lp.cards, 'played'))
+          : h('div.said.pass', lp.auto ? t('table.autopassed') : t('table.pass'));
+      } else if (pos.bids[s] !== null && pos.plays === 0) {
+        said = h('div.said.bidsay', bidText(pos.bids[s]));
+      }
+      const hand = h('div.oppo-hand.revealed' + (slots[s] === 'me' ? '.bottom' : ''), { dataset: { zone: 'hand', seat: String(s) } },
+        h('div.cards', sortHand(pos.hands[s]).map((c) => cardEl(c))));
+      const sayKey = said ? `${lp ? this.steps.indexOf(lp) : 'bid'}|${said.textContent}` : '';
+      this.sayKeys = this.sayKeys || {};
+      if (said && this.sayKeys[s] !== sayKey) said.classList.add('enter');
+      this.sayKeys[s] = sayKey;
+      replace(el, info, hand, h('div.saywrap', said));
+    }
+    // centre: bottom cards, the step, the result at the end
+    const center = this.el.felt.querySelector('.center');
+    const parts = [h('div.bottom-cards', h('span.label', t('table.leftover')),
+      h('div.cards.leftover', pos.landlord !== null || end
+        ? sortPlay(r.leftover).map((c) => cardEl(c))
+        : [backEl(), backEl(), backEl()]))];
+    parts.push(h('div.status', { dataset: { test: 'replay-step' } }, this.stepText(pos.step)));
+    if (end) parts.push(this.resultEl());
+    replace(center, parts);
+    // controls
+    const n = this.steps.length - 1;
+    const range = h('input', { type: 'range', min: '0', max: String(n), value: String(this.i), 'aria-label': t('replay.step', { i: this.i, n }) });
+    range.addEventListener('input', () => this.go(+range.value));
+    const speed = h('select', { 'aria-label': t('replay.speed') }, SPEEDS.map((s) => h('option', { value: String(s), selected: s === this.speed }, `${s}×`)));
+    speed.addEventListener('change', () => { this.speed = +speed.value; this.schedule(); });
+    replace(this.el.bar,
+      h('div.transport',
+        h('button', { onclick: () => this.go(0), disabled: this.i === 0, title: t('replay.first'), dataset: { test: 'replay-first' } }, icon('first')),
+        h('button', { onclick: () => this.go(this.i - 1), disabled: this.i === 0, title: t('replay.prev'), dataset: { test: 'replay-prev' } }, icon('prev')),
+        h('button.primary', { onclick: () => this.toggle(), title: this.playing ? t('replay.pause') : t('replay.play'), dataset: { test: 'replay-play' } },
+          icon(this.playing ? 'pause' : 'play')),
+        h('button', { onclick: () => this.go(this.i + 1), disabled: end, title: t('replay.next'), dataset: { test: 'replay-next' } }, icon('next')),
+        h('button', { onclick: () => this.go(Infinity), disabled: end, title: t('replay.last'), dataset: { test: 'replay-last' } }, icon('last'))),
+      range,
+      h('span.stepno', { dataset: { test: 'replay-stepno' } }, t('replay.step', { i: this.i, n })),
+      speed);
+    // log
+    replace(this.el.log, this.steps.map((s, j) => {
+      const li = h('li' + (j === this.i ? '.current' : '') + (j > this.i ? '.future' : ''), { onclick: () => this.go(j) },
+        h('span', this.stepText(s)),
+        s.kind === 'play' && s.cards.length ? cardRow(s.cards, 'tiny') : null);
+      return li;
+    }));
+    const cur = this.el.log.querySelector('.current');
+    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+  }
+
+  resultEl() {
+    const r = this.rec;
+    let head;
+    if (r.aborted) head = t('replay.aborted');
+    else if (r.landlord === null || r.landlord === undefined) head = t('over.allpass');
+    else if (r.winner === null || r.winner === undefined) head = t('replay.result');
+    else head = r.winner === r.landlord ? t('over.landlord.win') : t('over.farmers.win');
+    const bid = r.landlord !== null && r.bids ? Math.max(0, ...r.bids.map((b) => b.bid)) : 0;
+    const unit = bid * (r.multiplier || 1);
+    const ok = commitMatches(r.seed, r.commit);
+    return h('div.result', { dataset: { test: 'replay-result' } },
+      h('h2', head),
+      r.fault ? h('p.fault', t('over.fault', { name: this.name(r.fault.seat), kind: t('fault.' + r.fault.kind) })) : null,
+      r.landlord !== null && !r.fault && bid ? h('p', t('over.explain', { bid, mult: r.multiplier, unit, ll: 200 * unit, f: 100 * unit })) : null,
+      h('p.' + (ok ? 'ok' : 'bad'), ok ? t('over.hash.ok') : t('over.hash.bad')));
+  }
+}

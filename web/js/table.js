@@ -1,0 +1,762 @@
+// table.js - one room as a player or a spectator sees it: the three seats
+// around the felt, the hand, bidding and playing, the clock, the game-over
+// explanation and the end of a turn.
+//
+// Nothing here knows a rule of the game. Bids and plays are allowed only
+// when the server listed them in `turn.legal`; a selection is compared with
+// those plays by its multiset of ranks (card coding, SPEC 1).
+import { h, replace, icon } from './dom.js';
+import { t, bidText } from './i18n.js';
+import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
+import { app, go, leave, toast, ask } from './app.js';
+import { langButton } from './lobby.js';
+import { commitMatches } from './blake2b.js';
+
+const now = () => performance.now();
+
+function emptyGame() {
+  return {
+    phase: 'waiting', game: 1, games: 1, commit: null, dealCommit: null,
+    counts: [null, null, null], bids: [null, null, null], last: [null, null, null],
+    landlord: null, bid: null, leftover: null, history: [], turn: null, hand: null,
+    over: null, reveal: null, turnOver: null, freshCards: new Set(),
+  };
+}
+
+export class Table {
+  constructor(roomId, seat) {
+    this.roomId = roomId;
+    this.seat = seat;        // 0..2, or null for a spectator
+    this.specBottom = 1;     // spectators look from South unless they rotate
+    this.room = { id: roomId, name: roomId, options: {} };
+    this.players = [null, null, null];
+    this.totals = [0, 0, 0];
+    this.autopass = true;
+    this.g = emptyGame();
+    this.sel = new Set();
+    this.hint = -1;
+    this.pending = false;    // an action was sent, not yet answered
+    this.showOver = false;
+    this.rematchAsked = false;
+    this.gotState = false;
+    this.root = null;
+    this.clock = setInterval(() => this.tick(), 200);
+  }
+
+  destroy() {
+    clearInterval(this.clock);
+    if (app.view === this) app.view = null;
+    this.unmount();
+  }
+
+  /* ---- who sits where ---- */
+
+  get bottom() { return this.seat ?? this.specBottom; }
+
+  pos(s) {
+    const d = (s - this.bottom + 3) % 3;
+    return d === 0 ? 'me' : d === 1 ? 'right' : 'left';
+  }
+
+  name(s) {
+    const p = this.players[s];
+    if (!p) return t('seat.' + s);
+    if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${t('seat.' + s)}`;
+    return p.name;
+  }
+
+  myTurn(action) {
+    const tu = this.g.turn;
+    return this.seat !== null && tu && tu.seat === this.seat && (!action || tu.action === action);
+  }
+
+  legalPlays() {
+    const tu = this.g.turn;
+    if (!this.myTurn('play') || !Array.isArray(tu.legal)) return [];
+    return tu.legal.filter((p) => p.length > 0);
+  }
+
+  canPass() {
+    return this.myTurn('play') && Array.isArray(this.g.turn.legal) && this.g.turn.legal.some((p) => p.length === 0);
+  }
+
+  /* The selected cards if they make one of the server's legal plays. */
+  selectionLegal() {
+    if (!this.sel.size) return false;
+    const key = rankKey([...this.sel]);
+    return this.legalPlays().some((p) => rankKey(p) === key);
+  }
+
+  /* ---- server events ---- */
+
+  onState(m) {
+    this.gotState = true;
+    this.room = m.room;
+    this.seat = m.seat;
+    this.totals = m.totals;
+    this.autopass = m.autopass;
+    const g = emptyGame();
+    g.phase = m.phase;
+    g.game = m.game;
+    g.games = m.games;
+    g.commit = m.commit;
+    g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
+    this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody } : null));
+    const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
+    m.players.forEach((p, i) => {
+      if (!p || !inGame) return;
+      g.counts[i] = p.left ?? null;
+      g.bids[i] = p.bid ?? null;
+      if (p.last) g.last[i] = { cards: p.last.cards, combo: p.last.cards.length ? p.last.combo : 'pass', auto: false };
+    });
+    g.hand = m.hand ? sortHand(m.hand) : null;
+    g.leftover = m.leftover;
+    g.landlord = m.landlord;
+    g.bid = m.bid;
+    g.history = m.history || [];
+    g.turn = m.turn ? { ...m.turn, deadline: now() + m.turn.deadline_ms } : null;
+    if (m.phase === 'between' && this.g.over && this.g.game === m.game) {
+      g.over = this.g.over;
+      g.reveal = this.g.reveal;
+    }
+    if (m.phase === 'turn_over') g.turnOver = this.g.turnOver || { totals: m.totals, games: m.games };
+    if (m.phase === 'turn_over' && !this.showOver) this.showOver = true;
+    this.g = g;
+    for (const c of [...this.sel]) if (!g.hand || !g.hand.includes(c)) this.sel.delete(c);
+    this.pending = false;
+    this.render();
+  }
+
+  onEvent(m) {
+    const g = this.g;
+    switch (m.type) {
+      case 'seat':
+        this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
+        this.renderSeats();
+        this.renderCenter();
+        return;
+      case 'game': {
+        const keep = { over: g.over };
+        this.g = emptyGame();
+        Object.assign(this.g, {
+          phase: 'bid', game: m.game, games: m.games, commit: m.commit, dealCommit: m.commit,
+          counts: [17, 17, 17], hand: m.hand ? sortHand(m.hand) : null,
+        });
+        this.lastOver = keep.over || this.lastOver;
+        this.sel.clear();
+        this.hint = -1;
+        this.pending = false;
+        this.rematchAsked = false;
+        if (this.lastOverIsTurnOver) { this.showOver = false; this.lastOverIsTurnOver = false; } // a new turn began
+        this.render();
+        return;
+      }
+      case 'turn':
+        g.turn = { ...m, deadline: now() + m.deadline_ms };
+        if (m.action === 'play') g.phase = 'play';
+        this.hint = -1;
+        if (m.seat === this.seat) {
+          this.pending = false;
+          if (this.showOver) { this.showOver = false; this.renderOver(); }
+        }
+        this.render();
+        return;
+      case 'bid_made':
+        g.bids[m.seat] = m.bid;
+        if (g.turn && g.turn.seat === m.seat) g.turn = null;
+        if (m.seat === this.seat) this.pending = false;
+        this.render();
+        return;
+      case 'leftover':
+        g.landlord = m.landlord;
+        g.leftover = m.cards;
+        g.bid = m.bid;
+        g.counts[m.landlord] = (g.counts[m.landlord] ?? 17) + m.cards.length;
+        if (m.landlord === this.seat && g.hand) {
+          g.hand = sortHand([...g.hand, ...m.cards]);
+          g.freshCards = new Set(m.cards);
+        }
+        this.render();
+        return;
+      case 'played':
+        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto });
+        g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto };
+        g.counts[m.seat] = m.left;
+        if (g.turn && g.turn.seat === m.seat) g.turn = null;
+        if (m.seat === this.seat) {
+          this.pending = false;
+          if (g.hand) g.hand = g.hand.filter((c) => !m.cards.includes(c));
+          for (const c of m.cards) this.sel.delete(c);
+          g.freshCards.clear();
+        }
+        if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
+        this.render();
+        return;
+      case 'over':
+        g.over = m;
+        g.reveal = m.hands;
+        g.turn = null;
+        g.phase = 'between';
+        g.landlord = m.landlord;
+        this.totals = m.totals;
+        this.lastOver = m;
+        this.lastOverIsTurnOver = false;
+        this.showOver = true;
+        this.sel.clear();
+        this.render();
+        return;
+      case 'turn_over':
+        g.turnOver = m;
+        g.phase = 'turn_over';
+        this.totals = m.totals;
+        this.showOver = true;
+        this.lastOverIsTurnOver = true;
+        this.render();
+        return;
+      default:
+    }
+  }
+
+  onError() {
+    if (this.pending) {
+      this.pending = false;
+      this.renderControls();
+    }
+  }
+
+  /* ---- actions ---- */
+
+  send(msg) {
+    if (app.conn.send(msg) === null) return false;
+    this.pending = true;
+    this.renderControls();
+    return true;
+  }
+
+  bid(n) {
+    const tu = this.g.turn;
+    if (this.pending || !this.myTurn('bid') || !tu.legal.includes(n)) return;
+    this.send({ type: 'bid', seq: tu.seq, bid: n });
+  }
+
+  play() {
+    if (this.pending || !this.selectionLegal()) {
+      if (this.sel.size && this.myTurn('play') && !this.pending) toast(t('table.select.invalid'), 'info');
+      return;
+    }
+    this.send({ type: 'play', seq: this.g.turn.seq, cards: [...this.sel].sort((a, b) => a - b) });
+  }
+
+  pass() {
+    if (this.pending || !this.canPass()) return;
+    this.sel.clear();
+    this.send({ type: 'play', seq: this.g.turn.seq, cards: [] });
+    this.renderHandSelection();
+  }
+
+  hintNext() {
+    const plays = this.legalPlays();
+    if (!plays.length) return;
+    this.hint = (this.hint + 1) % plays.length;
+    this.sel = new Set(plays[this.hint]);
+    this.renderHandSelection();
+    this.renderControls();
+  }
+
+  clearSel() {
+    this.sel.clear();
+    this.hint = -1;
+    this.renderHandSelection();
+    this.renderControls();
+  }
+
+  setAutopass(on) {
+    app.conn.send({ type: 'autopass', on });
+  }
+
+  rematch() {
+    if (app.conn.send({ type: 'rematch' }) !== null) {
+      this.rematchAsked = true;
+      this.renderOver();
+    }
+  }
+
+  async leaveTable() {
+    const g = this.g;
+    if (this.seat !== null && (g.phase === 'bid' || g.phase === 'play' || g.phase === 'between')) {
+      const r = await ask({ title: t('table.leave'), text: t('table.leave.confirm'),
+        buttons: [{ label: t('join.cancel'), value: null }, { label: t('table.leave'), value: 'leave', primary: true }] });
+      if (r.value !== 'leave') return;
+    }
+    leave();
+  }
+
+  async invite() {
+    const link = `${location.origin}${location.pathname}#/room/${this.roomId}`;
+    try {
+      await navigator.clipboard.writeText(link);
+      toast(t('table.invite.copied'), 'info');
+    } catch {
+      await ask({ title: t('table.invite'), text: t('table.invite.prompt'), input: { value: link },
+        buttons: [{ label: t('join.ok'), value: 'ok', primary: true }] });
+    }
+  }
+
+  /* ---- mounting ---- */
+
+  mount(root) {
+    this.root = root;
+    this.keyHandler = (e) => this.onKey(e);
+    document.addEventListener('keydown', this.keyHandler);
+    this.moveHandler = (e) => this.onPointerMove(e);
+    this.upHandler = () => { this.drag = null; };
+    window.addEventListener('pointermove', this.moveHandler);
+    window.addEventListener('pointerup', this.upHandler);
+    window.addEventListener('pointercancel', this.upHandler);
+    this.build();
+    this.render();
+  }
+
+  unmount() {
+    if (!this.root) return;
+    document.removeEventListener('keydown', this.keyHandler);
+    window.removeEventListener('pointermove', this.moveHandler);
+    window.removeEventListener('pointerup', this.upHandler);
+    window.removeEventListener('pointercancel', this.upHandler);
+    this.root = null;
+  }
+
+  onLang() { this.build(); this.render(); }
+
+  build() {
+    const el = {};
+    this.el = el;
+    el.top = h('header.topbar');
+    el.felt = h('main.felt', { onclick: (e) => { if (e.target === el.felt || e.target.classList.contains('center')) this.clearSel(); } });
+    el.seats = {};
+    for (const p of ['left', 'right', 'me']) {
+      el.seats[p] = h('section.seat.pos-' + p);
+      el.felt.append(el.seats[p]);
+    }
+    el.center = h('section.center');
+    el.felt.append(el.center);
+    el.controls = h('div.controls', { dataset: { test: 'controls' } });
+    el.hand = h('div.hand', { dataset: { zone: 'hand' }, onpointerdown: (e) => this.onPointerDown(e) });
+    el.handwrap = h('div.handwrap', el.hand);
+    el.over = h('div.overlay', { hidden: true });
+    el.flash = h('div.flash', { hidden: true });
+    replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
+      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over));
+    this.handKey = null;
+  }
+
+  render() {
+    if (!this.root) return;
+    this.root.firstChild.classList.toggle('spectating', this.seat === null);
+    this.renderTop();
+    this.renderSeats();
+    this.renderCenter();
+    this.renderControls();
+    this.renderHand();
+    this.renderOver();
+    this.tick();
+  }
+
+  renderTop() {
+    const g = this.g;
+    const inGame = g.phase !== 'waiting';
+    const chips = [];
+    if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
+    if (g.bid) chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
+    replace(this.el.top,
+      h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
+        icon('back'), h('span.label', t('table.lobby'))),
+      h('div.title', h('b', this.room.name || this.roomId), h('span.chips', chips)),
+      h('div.tools',
+        this.lastOver && !this.showOver ? h('button.ghost', { dataset: { test: 'lastgame' }, title: t('table.lastgame'), 'aria-label': t('table.lastgame'),
+          onclick: () => { this.showOver = true; this.renderOver(); } }, icon('trophy'), h('span.label', t('table.lastgame'))) : null,
+        this.seat === null ? h('button.ghost', { onclick: () => { this.specBottom = (this.specBottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate') }, icon('rotate')) : null,
+        h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
+        langButton(),
+        this.seat !== null ? h('button.ghost.danger', { onclick: () => this.leaveTable(), title: t('table.leave'), 'aria-label': t('table.leave'), dataset: { test: 'leave' } }, icon('exit'), h('span.label', t('table.leave'))) : null));
+  }
+
+  seatBadges(s) {
+    const p = this.players[s];
+    const g = this.g;
+    const out = [];
+    if (g.landlord !== null && g.landlord !== undefined) {
+      out.push(g.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer')));
+    }
+    if (p && p.kind !== 'human') out.push(h('span.badge.kind', t('kind.' + p.kind)));
+    if (p && p.custody) out.push(h('span.badge.warn', t('table.custody')));
+    else if (p && !p.connected) out.push(h('span.badge.warn', t('table.offline')));
+    return out;
+  }
+
+  renderSeats() {
+    if (!this.root) return;
+    for (let s = 0; s < 3; s++) this.renderSeat(s);
+  }
+
+  renderSeat(s) {
+    const g = this.g;
+    const pos = this.pos(s);
+    const el = this.el.seats[pos];
+    const p = this.players[s];
+    const turn = g.turn && g.turn.seat === s;
+    el.className = `seat pos-${pos}` + (turn ? ' turn' : '') + (g.landlord === s ? ' is-landlord' : '') + (p ? '' : ' empty');
+    el.dataset.seat = String(s);
+    const initial = p ? [...this.name(s)][0].toUpperCase() : '?';
+    const count = g.counts[s];
+    const total = this.totals[s] || 0;
+    const info = h('div.info',
+      h('div.avatar' + (g.landlord === s ? '.landlord' : '') + (p && p.kind !== 'human' ? '.robot' : ''), initial,
+        g.landlord === s ? h('span.crown', { 'aria-hidden': 'true' }, '\u265B\uFE0E') : null),
+      h('div.who',
+        h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
+        h('div.badges', h('span.dir', t('seat.' + s)), this.seatBadges(s)),
+        h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), (total > 0 ? '+' : '') + total)),
+      count !== null && count !== undefined && pos !== 'me'
+        ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
+          h('span.mini-back'), h('b', String(count)))
+        : null,
+      turn ? h('div.clock', { dataset: { clock: '1' } }, '') : null);
+
+    // What the seat says: its bid while bidding, else its last play.
+    let said = null;
+    if (g.history.length === 0 && g.bids[s] !== null && g.bids[s] !== undefined && g.phase !== 'waiting') {
+      said = h('div.said.bidsay', bidText(g.bids[s]));
+    }
+    const last = g.last[s];
+    if (!said && last) {
+      const stale = turn ? '.stale' : ''; // the seat is about to act again
+      said = last.cards.length
+        ? h('div.said.play' + stale, { dataset: { zone: 'play', seat: String(s) } },
+          cardRow(last.cards, 'played'), h('span.combo', t('combo.' + last.combo)))
+        : h('div.said.pass' + stale, last.auto ? t('table.autopassed') : t('table.pass'));
+    }
+
+    // The seat's hand: backs, or every card once the game is over.
+    let hand = null;
+    if (pos !== 'me') {
+      if (g.reveal && g.reveal[s]) {
+        hand = h('div.oppo-hand.revealed', { dataset: { zone: 'hand', seat: String(s) } },
+          h('div.cards', sortHand(g.reveal[s]).map((c) => cardEl(c))));
+      } else if (count) {
+        hand = h('div.oppo-hand', { dataset: { zone: 'hand', seat: String(s) } },
+          h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())));
+      }
+    } else if (this.seat === null) {
+      // a spectator's bottom seat: backs, or its cards at the end
+      if (g.reveal && g.reveal[s]) {
+        hand = h('div.oppo-hand.revealed.bottom', { dataset: { zone: 'hand', seat: String(s) } },
+          h('div.cards', sortHand(g.reveal[s]).map((c) => cardEl(c))));
+      } else if (count) {
+        hand = h('div.oppo-hand.bottom', { dataset: { zone: 'hand', seat: String(s) } },
+          h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())), h('b.bcount', String(count)));
+      }
+    }
+    // only a new action drops onto the table; a re-render does not replay it
+    const acts = g.history.filter((x) => x.seat === s).length;
+    const sayKey = said ? `${g.game}|${acts}|${g.bids[s]}|${last ? last.cards.join(',') : '-'}|${said.classList.contains('bidsay')}` : '';
+    this.sayKeys = this.sayKeys || {};
+    if (said && this.sayKeys[s] !== sayKey) said.classList.add('enter');
+    this.sayKeys[s] = sayKey;
+    replace(el, info, hand, h('div.saywrap', said));
+  }
+
+  renderCenter() {
+    if (!this.root) return;
+    const g = this.g;
+    const parts = [];
+    if (g.phase === 'waiting') {
+      const n = this.players.filter(Boolean).length;
+      parts.push(h('div.status.big', t('table.waiting', { n })));
+      if (this.seat !== null) parts.push(h('p.status', t('table.waiting.share')),
+        h('button.primary', { onclick: () => this.invite() }, t('table.invite')));
+    } else {
+      const left = g.leftover
+        ? h('div.cards.leftover', { dataset: { zone: 'leftover' } }, sortPlay(g.leftover).map((c) => cardEl(c)))
+        : h('div.cards.leftover', { dataset: { zone: 'leftover' } }, [backEl(), backEl(), backEl()]);
+      parts.push(h('div.bottom-cards', h('span.label', t('table.leftover')), left));
+      const tu = g.turn;
+      if (tu && tu.seat !== this.seat) {
+        parts.push(h('div.status', t(tu.action === 'bid' ? 'table.turn.bid' : 'table.turn.play', { name: this.name(tu.seat) })));
+      } else if (g.phase === 'between' && !g.turn) {
+        parts.push(h('div.status', t('table.between')));
+      }
+      if (g.dealCommit) {
+        parts.push(h('div.commit', { title: g.dealCommit }, t('table.commit') + ' ', h('code', g.dealCommit.slice(0, 12) + '…')));
+      }
+    }
+    replace(this.el.center, parts);
+  }
+
+  renderControls() {
+    if (!this.root) return;
+    const g = this.g;
+    const c = this.el.controls;
+    if (this.seat === null) { replace(c); return; }
+    const tu = g.turn;
+    const row = [];
+    if (this.myTurn('bid')) {
+      row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' } }));
+      for (let n = 0; n <= 3; n++) {
+        row.push(h('button.bid' + (n === 0 ? '' : '.primary'), {
+          disabled: this.pending || !tu.legal.includes(n), dataset: { test: 'bid' + n },
+          onclick: () => this.bid(n),
+        }, n === 0 ? t('act.bid0') : t('act.bidn', { n })));
+      }
+    } else if (this.myTurn('play')) {
+      const lead = !this.canPass();
+      row.push(h('span.prompt', lead ? t('table.your.lead') : t('table.your.follow')), h('span.clock.mine', { dataset: { clock: '1' } }));
+      row.push(
+        h('button.pass', { disabled: this.pending || lead, dataset: { test: 'pass' }, onclick: () => this.pass() }, t('act.pass')),
+        h('button.hint', { disabled: this.pending || !this.legalPlays().length, dataset: { test: 'hint' }, onclick: () => this.hintNext() }, t('act.hint')),
+        h('button.play.primary', { disabled: this.pending || !this.selectionLegal(), dataset: { test: 'play' }, onclick: () => this.play() }, t('act.play')));
+    } else if (g.phase === 'turn_over') {
+      row.push(h('button.primary', { disabled: this.rematchAsked, dataset: { test: 'rematch2' }, onclick: () => this.rematch() }, t('turnover.rematch')));
+    }
+    c.dataset.seq = this.myTurn() ? String(tu.seq) : '';
+    c.dataset.pending = this.pending ? '1' : '';
+    const ap = h('input', { type: 'checkbox', checked: this.autopass, dataset: { test: 'autopass' } });
+    ap.addEventListener('change', () => this.setAutopass(ap.checked));
+    replace(c,
+      h('div.actions', row),
+      h('div.side',
+        this.sel.size ? h('button.ghost.small', { onclick: () => this.clearSel() }, t('act.clear')) : null,
+        h('label.toggle', { title: t('act.autopass') }, ap, h('span', t('act.autopass')))));
+    this.tick();
+  }
+
+  renderHand() {
+    if (!this.root) return;
+    const g = this.g;
+    const hand = this.seat !== null && g.hand ? g.hand : [];
+    const key = hand.join(',') + '|' + [...g.freshCards].join(',');
+    if (key !== this.handKey) {
+      this.handKey = key;
+      const n = hand.length;
+      this.el.hand.dataset.seat = String(this.seat ?? '');
+      this.el.hand.classList.toggle('few', n <= 10);
+      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n) } },
+        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '' }))));
+    }
+    this.el.handwrap.hidden = this.seat === null;
+    this.renderHandSelection();
+  }
+
+  renderHandSelection() {
+    if (!this.root) return;
+    for (const el of this.el.hand.querySelectorAll('.card')) {
+      el.classList.toggle('selected', this.sel.has(+el.dataset.code));
+    }
+    const play = this.el.controls.querySelector('button.play');
+    if (play) play.disabled = this.pending || !this.selectionLegal();
+    const clear = this.el.controls.querySelector('.side .small');
+    if (!!clear !== this.sel.size > 0) this.renderControls();
+  }
+
+  /* ---- the game-over and turn-over panel ---- */
+
+  renderOver() {
+    if (!this.root) return;
+    const o = this.el.over;
+    const g = this.g;
+    const over = g.over || this.lastOver;
+    if (!this.showOver || (!over && !g.turnOver)) {
+      o.hidden = true;
+      replace(o);
+      this.renderTop();
+      return;
+    }
+    o.hidden = false;
+    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', dataset: { test: 'gameover' } });
+    if (over) panel.append(...this.overContent(over));
+    if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
+    const buttons = h('div.buttons');
+    if (over && over.game_id) {
+      buttons.append(h('a.button', { href: `#/replay/${over.game_id}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
+    }
+    if (g.phase === 'turn_over') {
+      if (this.seat !== null) {
+        buttons.append(h('button.primary', { disabled: this.rematchAsked, dataset: { test: 'rematch' }, onclick: () => this.rematch() },
+          this.rematchAsked ? t('turnover.waiting') : t('turnover.rematch')));
+      }
+      buttons.append(h('button', { onclick: () => (this.seat === null ? leave() : leave()) }, t('turnover.lobby')));
+    } else {
+      buttons.append(h('button.primary', { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
+        g.phase === 'between' ? t('over.next') : t('over.close')));
+    }
+    panel.append(buttons);
+    replace(o, panel);
+    this.renderTop();
+  }
+
+  overContent(over) {
+    const me = this.seat;
+    const out = [];
+    let headline;
+    let cls = '';
+    if (over.landlord === null || over.landlord === undefined) {
+      headline = t('over.allpass');
+    } else if (over.winner === null || over.winner === undefined) {
+      headline = t('over.title', { game: over.game });
+    } else {
+      const llWin = over.winner === over.landlord;
+      headline = llWin ? t('over.landlord.win') : t('over.farmers.win');
+      if (me !== null) {
+        const won = over.scores[me] > 0;
+        cls = won ? 'win' : 'lose';
+        headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
+      }
+    }
+    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
+    if (over.fault) {
+      out.push(h('p.fault', t('over.fault', { name: this.name(over.fault.seat), kind: t('fault.' + over.fault.kind) })));
+    }
+    // scores
+    out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
+      h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''),
+        h('td', this.name(s), over.landlord === s ? h('span.badge.landlord', t('role.landlord')) : null),
+        h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), (over.scores[s] > 0 ? '+' : '') + over.scores[s]),
+        h('td.num', String(over.totals ? over.totals[s] : this.totals[s])))))));
+    // how the score came about
+    const b = over.breakdown || {};
+    if (over.landlord !== null && over.landlord !== undefined && !over.fault) {
+      const unit = b.bid * b.multiplier;
+      const factors = [h('li', t('over.mult.base'))];
+      if (b.bombs) factors.push(h('li', t('over.mult.bombs', { n: b.bombs, x: b.bombs + 1 })));
+      if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
+      if (b.spring) factors.push(h('li', t('over.mult.spring')));
+      if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
+      out.push(h('div.explain',
+        h('p', t('over.explain', { bid: b.bid, mult: b.multiplier, unit, ll: 200 * unit, f: 100 * unit })),
+        h('div.mult', h('b', `${t('over.mult')} ×${b.multiplier}`), h('ul', factors))));
+    }
+    // every hand
+    if (over.hands) {
+      out.push(h('div.reveal', h('h3', t('over.hands')), [0, 1, 2].map((s) => h('div.rhand',
+        h('span.rname', this.name(s)),
+        over.hands[s].length ? handRow(over.hands[s], 'tiny') : h('span.empty-hand', '—')))));
+    }
+    // fairness
+    if (over.seed) {
+      const shown = this.g.dealCommit && this.g.game === over.game ? this.g.dealCommit : over.commit;
+      const ok = commitMatches(over.seed, over.commit);
+      const same = !shown || shown === over.commit;
+      const host = location.origin;
+      out.push(h('details.verify', { dataset: { test: 'verify' } },
+        h('summary', h('span.okmark' + (ok && same ? '' : '.bad'), ok && same ? '\u2713' : '\u2717'), ' ', t('over.verify')),
+        h('dl',
+          h('dt', t('over.commit')), h('dd', h('code', shown || over.commit)),
+          h('dt', t('over.seed')), h('dd', h('code', { dataset: { test: 'seed' } }, over.seed))),
+        h('p.' + (ok && same ? 'ok' : 'bad'), !same ? t('over.hash.changed') : ok ? t('over.hash.ok') : t('over.hash.bad')),
+        over.dealt ? h('div.dealt', h('h4', t('over.dealt')), [0, 1, 2].map((s) => h('div.rhand',
+          h('span.rname', t('seat.' + s)), handRow(over.dealt[s], 'tiny'))),
+        h('div.rhand', h('span.rname', t('table.leftover')), cardRow(over.leftover || [], 'tiny'))) : null,
+        h('p', t('over.verify.how')),
+        h('pre', `ddz rules deal --seed ${over.seed}\n` +
+          (over.game_id ? `curl -s ${host}/api/games/${over.game_id} > game.json\nddz verify game.json` : ''))));
+    }
+    return out;
+  }
+
+  turnOverContent(to) {
+    const order = [0, 1, 2].sort((a, b) => to.totals[b] - to.totals[a]);
+    return h('div.turnover', h('h2', t('turnover.title', { games: to.games })),
+      h('ol.standings', order.map((s) => h('li' + (s === this.seat ? '.me' : ''),
+        h('span', this.name(s)), h('b.num' + (to.totals[s] > 0 ? '.plus' : to.totals[s] < 0 ? '.minus' : ''),
+          (to.totals[s] > 0 ? '+' : '') + to.totals[s])))));
+  }
+
+  flash(text) {
+    if (!this.root) return;
+    const f = this.el.flash;
+    f.textContent = text;
+    f.hidden = false;
+    f.classList.remove('go');
+    void f.offsetWidth; // restart the animation
+    f.classList.add('go');
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => { f.hidden = true; }, 1300);
+  }
+
+  /* ---- the clock ---- */
+
+  tick() {
+    if (!this.root) return;
+    const tu = this.g.turn;
+    const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
+    for (const el of this.root.querySelectorAll('[data-clock]')) {
+      el.textContent = String(left);
+      el.classList.toggle('low', left <= 5);
+    }
+  }
+
+  /* ---- selecting cards: click, or drag across ---- */
+
+  cardAt(x, y) {
+    const el = document.elementFromPoint(x, y);
+    const card = el && el.closest('.hand .card');
+    return card && this.el.hand.contains(card) ? card : null;
+  }
+
+  onPointerDown(e) {
+    if (e.button !== undefined && e.button !== 0) return;
+    const card = e.target.closest('.card');
+    if (!card || !this.el.hand.contains(card)) return;
+    e.preventDefault();
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    const idx = cards.indexOf(card);
+    const code = +card.dataset.code;
+    const mode = !this.sel.has(code);
+    this.drag = { mode, last: idx, cards };
+    this.setSel(code, mode);
+    this.hint = -1;
+    this.renderHandSelection();
+  }
+
+  onPointerMove(e) {
+    if (!this.drag || !this.root) return;
+    const card = this.cardAt(e.clientX, e.clientY);
+    if (!card) return;
+    const idx = this.drag.cards.indexOf(card);
+    if (idx < 0 || idx === this.drag.last) return;
+    const [a, b] = idx > this.drag.last ? [this.drag.last + 1, idx] : [idx, this.drag.last - 1];
+    for (let i = a; i <= b; i++) this.setSel(+this.drag.cards[i].dataset.code, this.drag.mode);
+    this.drag.last = idx;
+    this.renderHandSelection();
+  }
+
+  setSel(code, on) {
+    if (on) this.sel.add(code);
+    else this.sel.delete(code);
+  }
+
+  /* ---- keyboard ---- */
+
+  onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const tag = (e.target && e.target.tagName) || '';
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(tag) || document.querySelector('dialog[open]')) return;
+    const k = e.key;
+    if (k === 'Escape') {
+      if (this.showOver) { this.showOver = false; this.renderOver(); } else this.clearSel();
+      return;
+    }
+    if (this.seat === null) return;
+    if ((k === ' ' || k === 'Enter') && this.myTurn('play')) {
+      e.preventDefault();
+      this.play();
+    } else if ((k === 'p' || k === 'P') && this.myTurn('play')) {
+      this.pass();
+    } else if ((k === 'h' || k === 'H') && this.myTurn('play')) {
+      this.hintNext();
+    } else if (/^[0-3]$/.test(k) && this.myTurn('bid')) {
+      this.bid(+k);
+    }
+  }
+}
