@@ -62,7 +62,7 @@ die() { # a failure after which nothing else can be checked
 plog=$(mktemp)
 cleanup() {
     rm -f "$plog"
-    podman rm -f -t 2 "$name" >/dev/null 2>&1
+    podman rm -f -v -t 2 "$name" >/dev/null 2>&1
     podman volume rm -f "$vol" >/dev/null 2>&1
 }
 trap cleanup EXIT
@@ -207,7 +207,7 @@ owner=$(podman exec "$name" stat -c '%U %a' /data/ddz.db 2>/dev/null)
 # ---- as Kubernetes runs it (deploy/k8s/deployment.yaml) ----
 step "read-only root, no capabilities, no new privileges"
 podman stop -t 20 "$name" >/dev/null 2>>"$plog"
-podman rm "$name" >/dev/null 2>>"$plog"
+podman rm -v "$name" >/dev/null 2>>"$plog"
 podman run -d --name "$name" -p 127.0.0.1::8080 -v "$vol":/data \
     --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
     -e DDZ_AI_DELAY_MS=0 "$image" >/dev/null 2>>"$plog" || die "podman run --read-only"

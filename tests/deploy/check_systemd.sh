@@ -38,7 +38,7 @@ die() {
 }
 ctx=$(mktemp -d)
 cleanup() {
-    podman rm -f -t 2 "$name" >/dev/null 2>&1
+    podman rm -f -v -t 2 "$name" >/dev/null 2>&1
     rm -rf "$ctx"
 }
 trap cleanup EXIT
@@ -55,7 +55,7 @@ node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null ||
 cid=$(podman create "$image" 2>/dev/null) || die "podman create $image"
 podman cp "$cid":/usr/local/bin/ddz "$ctx/ddz" && podman cp "$cid":/usr/share/ddz/web "$ctx/web" ||
     die "copy ddz out of $image"
-podman rm "$cid" >/dev/null 2>&1
+podman rm -v "$cid" >/dev/null 2>&1
 cp "$src/deploy/ddz.service" "$ctx/"
 printf 'DDZ_BIND=0.0.0.0\nDDZ_AI_DELAY_MS=0\n' >"$ctx/ddz.env"
 cat >"$ctx/Containerfile" <<'EOF'
