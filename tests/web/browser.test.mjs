@@ -122,6 +122,9 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
 }
 
 async function shot(page, name) {
+  // let entrance animations finish (the endless ones, a pulse, never do)
+  await page.waitForFunction(() => document.getAnimations().every((a) =>
+    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
   await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 

@@ -166,16 +166,15 @@ export class Lobby {
         grace: +f.grace.value, custody: f.custody.value, pause: +f.pause.value,
         seats: seats.map((s) => (s.sel.value === 'engine' ? (s.eng.value.trim() ? 'engine:' + s.eng.value.trim() : null) : s.sel.value || null)),
       };
-      // The server creates the room, then seats its creator: keep a seat
-      // open for us. "Fill" is sent as explicit AI seats around ours, since
-      // the protocol's `fill` would take our seat too.
+      // The creator sits before `fill` takes the other open seats: there
+      // must be an open seat to sit in.
       const open = options.seats.map((x, i) => (x === null ? i : -1)).filter((i) => i >= 0);
       const mine = f.sitat.value !== '' ? +f.sitat.value : open[0];
       if (mine === undefined || !open.includes(mine)) {
         toast(t('create.noseat'));
         return;
       }
-      if (f.fill.value) options.seats = options.seats.map((x, i) => (x === null && i !== mine ? f.fill.value : x));
+      if (f.fill.value) options.fill = f.fill.value;
       if (f.name.value.trim()) options.name = f.name.value.trim();
       if (f.password.value) options.password = f.password.value;
       const msg = { type: 'create', options, seat: mine };

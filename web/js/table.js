@@ -6,7 +6,7 @@
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
-import { t, bidText } from './i18n.js';
+import { t, lang, bidText } from './i18n.js';
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
 import { app, go, leave, toast, ask } from './app.js';
 import { langButton } from './lobby.js';
@@ -326,7 +326,7 @@ export class Table {
     this.root = null;
   }
 
-  onLang() { this.build(); this.render(); }
+  onLang() { this.overKey = null; this.build(); this.render(); }
 
   build() {
     const el = {};
@@ -348,6 +348,8 @@ export class Table {
     replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
       el.top, el.felt, el.controls, el.handwrap, el.flash, el.over));
     this.handKey = null;
+    this.overKey = null;
+    this.sayKeys = {};
   }
 
   render() {
@@ -569,9 +571,15 @@ export class Table {
     if (!this.showOver || (!over && !g.turnOver)) {
       o.hidden = true;
       replace(o);
+      this.overKey = null;
       this.renderTop();
       return;
     }
+    // Rebuilt only when what it says changes: a rebuild would replay its
+    // animation, scroll it back up and fold the details a reader opened.
+    const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
+    if (key === this.overKey && !o.hidden) return;
+    this.overKey = key;
     o.hidden = false;
     const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
