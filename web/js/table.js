@@ -526,6 +526,7 @@ export class Table {
     const ap = h('input', { type: 'checkbox', checked: this.autopass, dataset: { test: 'autopass' } });
     ap.addEventListener('change', () => this.setAutopass(ap.checked));
     replace(c,
+      h('span.keys', t('keys.help')),
       h('div.actions', row),
       h('div.side',
         this.sel.size ? h('button.ghost.small', { onclick: () => this.clearSel() }, t('act.clear')) : null,
