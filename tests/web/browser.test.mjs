@@ -121,10 +121,15 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
   return page;
 }
 
-async function shot(page, name) {
-  // let entrance animations finish (the endless ones, a pulse, never do)
+/* Lets transitions and entrance animations finish (the endless ones, a
+ * pulse, never do). */
+async function settle(page) {
   await page.waitForFunction(() => document.getAnimations().every((a) =>
     a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
+}
+
+async function shot(page, name) {
+  await settle(page);
   await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 
@@ -167,6 +172,7 @@ async function assertNoHiddenCards(page, label) {
 /* A point where the card with this code is the topmost element: cards in
  * the hand overlap and lean, so a fixed offset may hit a neighbour. */
 async function cardPoint(page, code) {
+  await settle(page); // a card lifted or lowered a moment ago is still moving
   const p = await page.evaluate((c) => {
     const el = document.querySelector(`.hand .card[data-code="${c}"]`);
     if (!el) return null;
