@@ -109,7 +109,16 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
     for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
         if (!ddz__room_dead(r) && ddz__room_listed(r))
             json_array_append_new(rooms, ddz__room_summary(r));
-    ddz__conn_send(c, json_pack("{s:s, s:o}", "type", "rooms", "rooms", rooms));
+    /* What a room may seat, so clients need not hard-code it. */
+    static const char *const ai_names[] = {"strong", "greedy", "random"};
+    json_t *ais = json_array(), *engines = json_array();
+    for (size_t i = 0; i < sizeof ai_names / sizeof ai_names[0]; i++)
+        if (ddz_ai_exists(ai_names[i]))
+            json_array_append_new(ais, json_string(ai_names[i]));
+    for (int i = 0; i < srv->cfg.nengines; i++)
+        json_array_append_new(engines, json_string(srv->cfg.engine_name[i]));
+    ddz__conn_send(c, json_pack("{s:s, s:o, s:o, s:o, s:[s]}", "type", "rooms", "rooms", rooms,
+                                "ais", ais, "engines", engines, "rules", "caai"));
 }
 
 static void add_room(ddz_srv *srv, ddz_room *r)
@@ -119,7 +128,8 @@ static void add_room(ddz_srv *srv, ddz_room *r)
 }
 
 /* Sits `p` in `r` and tells it; on failure `r` is left as it was. */
-static void sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
+/* Sits `p` in `r` and tells it. Returns the seat or the error sent. */
+static int sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
 {
     leave_room(p);
     int rc = ddz__room_sit(r, p, seat);
@@ -130,10 +140,11 @@ static void sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
                         : rc == DDZ_EINVAL ? "that seat is taken"
                                            : NULL,
                         q);
-        return;
+        return rc;
     }
     send_joined(p);
     ddz__room_send_state(r, p);
+    return rc;
 }
 
 static const char *best_ai(ddz_srv *srv)
@@ -160,8 +171,12 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         ddz__room_destroy(r);
         return;
     }
+    /* A room whose creator cannot sit in it is not created at all. */
+    if (sit(r, p, q->seat, q) < 0) {
+        ddz__room_destroy(r);
+        return;
+    }
     add_room(srv, r);
-    sit(r, p, q->seat, q);
     ddz__room_fill(r);
 }
 

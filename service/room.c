@@ -59,6 +59,7 @@ struct ddz_room {
     int64_t deadline_us;
     lws_sorted_usec_list_t clock, pause, think;
     ddz_think_job *job; /* a hosted AI's decision in flight, at most one */
+    json_t *last_over;  /* the last `over` event, for players who come back */
     bool dead;
 };
 
@@ -472,18 +473,19 @@ static void game_over(ddz_room *r, const ddz_ev *ev)
     json_t *fault = ev->fault_seat >= 0 ? json_pack("{s:i, s:s}", "seat", ev->fault_seat, "kind",
                                                     ddz_fault_name(ev->fault_kind))
                                         : json_null();
-    broadcast(r,
-              json_pack("{s:s, s:i, s:o, s:o, s:o, s:[i,i,i], s:{s:i, s:i, s:b, s:b, s:b, s:i}, "
-                        "s:o, s:o, s:o, s:s, s:s, s:I, s:o}",
-                        "type", "over", "game", r->game_no + 1, "winner",
-                        g->winner >= 0 ? json_integer(g->winner) : json_null(), "landlord",
-                        g->landlord >= 0 ? json_integer(g->landlord) : json_null(), "fault", fault,
-                        "scores", rec.scores[0], rec.scores[1], rec.scores[2], "breakdown", "bid",
-                        g->bid, "bombs", g->bombs, "rocket", g->rocket, "spring", g->spring,
-                        "anti_spring", g->anti_spring, "multiplier", g->multiplier, "hands",
-                        hands_json(g->hand), "dealt", hands_json(g->deal.hand), "leftover",
-                        ddz_msg_cards(g->deal.leftover), "seed", seed, "commit", commit, "game_id",
-                        (json_int_t)r->game_id, "totals", totals_json(r)));
+    json_decref(r->last_over);
+    r->last_over = json_pack(
+        "{s:s, s:i, s:o, s:o, s:o, s:[i,i,i], s:{s:i, s:i, s:b, s:b, s:b, s:i}, "
+        "s:o, s:o, s:o, s:s, s:s, s:I, s:o}",
+        "type", "over", "game", r->game_no + 1, "winner",
+        g->winner >= 0 ? json_integer(g->winner) : json_null(), "landlord",
+        g->landlord >= 0 ? json_integer(g->landlord) : json_null(), "fault", fault, "scores",
+        rec.scores[0], rec.scores[1], rec.scores[2], "breakdown", "bid", g->bid, "bombs", g->bombs,
+        "rocket", g->rocket, "spring", g->spring, "anti_spring", g->anti_spring, "multiplier",
+        g->multiplier, "hands", hands_json(g->hand), "dealt", hands_json(g->deal.hand), "leftover",
+        ddz_msg_cards(g->deal.leftover), "seed", seed, "commit", commit, "game_id",
+        (json_int_t)r->game_id, "totals", totals_json(r));
+    broadcast(r, json_incref(r->last_over));
 
     r->game_no++;
     if (r->game_no < r->opts.games) {
@@ -963,6 +965,10 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         in_game && g->landlord >= 0 ? json_integer(g->bid) : json_null(), "history", history,
         "turn", live ? turn_json(r, p->seat == r->ask_seat) : json_null(), "totals", totals_json(r),
         "autopass", p->autopass);
+    /* between games or after a turn, the last result (a player who comes
+     * back then still sees how the game ended and its replay id) */
+    json_object_set_new(o, "result",
+                        !live && r->last_over ? json_incref(r->last_over) : json_null());
     json_t *opts = json_object_get(o, "room");
     json_object_set_new(
         opts, "options",
@@ -1021,6 +1027,7 @@ void ddz__room_destroy(ddz_room *r)
     for (size_t i = 0; i < r->nwatch; i++)
         if (r->watch[i]->room == r)
             r->watch[i]->room = NULL;
+    json_decref(r->last_over);
     free(r->watch);
     free(r);
 }
