@@ -6,18 +6,25 @@
 
 #include "ai/greedy.h"
 #include "ai/random.h"
+#include "ai/strong.h"
 #include "rules/error.h"
 
 typedef struct ai_kind {
     const char *name;
     int (*bid)(ddz_ai *ai, const ddz_view *v);
     ddz_cards (*play)(ddz_ai *ai, const ddz_view *v);
+    int (*init)(ddz_ai *ai, uint64_t seed); /* NULL = nothing to set up */
+    void (*fini)(ddz_ai *ai);
+    void (*budget)(ddz_ai *ai); /* applies budget_ms and budget_units */
+    long (*units)(const ddz_ai *ai);
 } ai_kind;
 
 struct ddz_ai {
     const ai_kind *kind;
     ddz_rng rng;
     int budget_ms;
+    long budget_units;
+    ddz_strong *strong;            /* ai:strong's state */
     ddz_move moves[DDZ_MOVES_MAX]; /* scratch for move generation */
 };
 
@@ -42,9 +49,41 @@ static ddz_cards greedy_play(ddz_ai *ai, const ddz_view *v)
     return ddz_greedy_play(v, ai->moves, DDZ_MOVES_MAX);
 }
 
+static int strong_init(ddz_ai *ai, uint64_t seed)
+{
+    ai->strong = ddz_strong_create(seed);
+    return ai->strong ? 0 : DDZ_ENOMEM;
+}
+
+static void strong_fini(ddz_ai *ai)
+{
+    ddz_strong_destroy(ai->strong);
+}
+
+static void strong_budget(ddz_ai *ai)
+{
+    ddz_strong_set_budget(ai->strong, ai->budget_ms, ai->budget_units);
+}
+
+static long strong_units(const ddz_ai *ai)
+{
+    return ddz_strong_last(ai->strong)->units;
+}
+
+static int strong_bid(ddz_ai *ai, const ddz_view *v)
+{
+    return ddz_strong_bid(ai->strong, v);
+}
+
+static ddz_cards strong_play(ddz_ai *ai, const ddz_view *v)
+{
+    return ddz_strong_play(ai->strong, v);
+}
+
 static const ai_kind kinds[] = {
-    {"random", random_bid, random_play},
-    {"greedy", greedy_bid, greedy_play},
+    {"random", random_bid, random_play, NULL, NULL, NULL, NULL},
+    {"greedy", greedy_bid, greedy_play, NULL, NULL, NULL, NULL},
+    {"strong", strong_bid, strong_play, strong_init, strong_fini, strong_budget, strong_units},
 };
 
 static const ai_kind *find(const char *name)
@@ -74,12 +113,32 @@ ddz_ai *ddz_ai_create(const char *name, uint64_t seed, int budget_ms, int *err)
     }
     ai->kind = k;
     ddz_rng_seed(&ai->rng, seed);
-    ai->budget_ms = budget_ms;
+    ai->strong = NULL;
+    if (k->init && (*err = k->init(ai, seed)) < 0) {
+        free(ai);
+        return NULL;
+    }
+    ddz_ai_set_budget(ai, budget_ms, 0);
     return ai;
+}
+
+void ddz_ai_set_budget(ddz_ai *ai, int ms, long units)
+{
+    ai->budget_ms = ms > 0 ? ms : 0;
+    ai->budget_units = units > 0 ? units : 0;
+    if (ai->kind->budget)
+        ai->kind->budget(ai);
+}
+
+long ddz_ai_last_units(const ddz_ai *ai)
+{
+    return ai->kind->units ? ai->kind->units(ai) : 0;
 }
 
 void ddz_ai_destroy(ddz_ai *ai)
 {
+    if (ai && ai->kind->fini)
+        ai->kind->fini(ai);
     free(ai);
 }
 

@@ -6,7 +6,8 @@
  * adapts an AI to a seat; nothing here does I/O.
  *
  * Known names: "random" (uniformly random legal move), "greedy"
- * (rule-based).
+ * (rule-based), "strong" (determinized Monte Carlo search with greedy
+ * playouts and exact endgame search, ai/strong.h).
  */
 #ifndef DDZ_AI_H
 #define DDZ_AI_H
@@ -22,6 +23,18 @@ typedef struct ddz_ai ddz_ai;
  * Returns the AI, or NULL with *err set to DDZ_ENOTFOUND (unknown name) or
  * DDZ_ENOMEM. */
 ddz_ai *ddz_ai_create(const char *name, uint64_t seed, int budget_ms, int *err);
+
+/* Sets the budget per decision of a searching AI (others ignore it): at
+ * most `ms` milliseconds of wall clock (0 = no clock limit) and at most
+ * `units` units of search work (ai:strong: one unit = one playout or one
+ * bounded endgame search; 0 = no unit limit). Both 0 means the AI's
+ * default (ai:strong: 1000 ms). A unit budget without a clock budget makes
+ * a seeded AI's decisions reproducible. */
+void ddz_ai_set_budget(ddz_ai *ai, int ms, long units);
+
+/* Returns the units of search work the last decision spent (0 for AIs that
+ * do not search). */
+long ddz_ai_last_units(const ddz_ai *ai);
 
 /* Frees `ai`; NULL is fine. */
 void ddz_ai_destroy(ddz_ai *ai);

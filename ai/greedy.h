@@ -2,6 +2,7 @@
 #ifndef DDZ_AI_GREEDY_H
 #define DDZ_AI_GREEDY_H
 
+#include "ai/hand.h"
 #include "rules/movegen.h"
 #include "rules/view.h"
 
@@ -11,5 +12,11 @@ int ddz_greedy_bid(const ddz_view *v);
 /* Returns the cards of a legal play for the seat of `v` (0 = pass, only when
  * following). `moves` is scratch space for `cap` moves. Deterministic. */
 ddz_cards ddz_greedy_play(const ddz_view *v, ddz_move *moves, size_t cap);
+
+/* The same decision, with hand scores memoised in `cache` (NULL = none):
+ * the playout policy of ai:strong, which meets the same hands again and
+ * again. Returns exactly what ddz_greedy_play returns. */
+ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
+                                 ddz_hand_cache *cache);
 
 #endif

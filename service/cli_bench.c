@@ -1,17 +1,28 @@
-/* cli_bench.c - move generation and random self-play on one core.
+/* cli_bench.c - move generation and random self-play on one core, and
+ * `ddz bench ai`: the strength and think time of a hosted AI.
  *
  * Self-play is what a search AI or a training loop does: deal from a seed,
  * bid, play uniformly random legal moves, score. Everything lives on the
  * stack or in static buffers: no heap allocation per game.
+ *
+ * `ddz bench ai` plays duplicate deals: every deal three times, the tested
+ * AI in each seat once and two copies of the opponent in the other seats,
+ * so luck of the cards cancels. Threads take every T-th deal, each with its
+ * own AIs; every decision depends only on its seed and view (ai:strong) or
+ * on a stream seeded per game (ai:random), so the results do not depend on
+ * the number of threads unless a clock budget ends searches.
  */
 #include "cli_bench.h"
 
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ai/ai.h"
 #include "ai/rng.h"
 #include "match.h"
 #include "rules/game.h"
@@ -162,8 +173,284 @@ static int calibrate(const char *spec, double seconds)
     return n < 50 ? 50 : n > 10000000 ? 10000000 : (int)n;
 }
 
+/* ---------------------------------------------------------------------- */
+/* ddz bench ai                                                            */
+
+typedef struct side_stats {
+    long games, ll_games, ll_wins, fm_games, fm_wins;
+    long decisions;
+    double think_sum, think_max; /* seconds */
+    long long units;             /* search units spent (searching AIs) */
+} side_stats;
+
+typedef struct aibench {
+    const char *player, *opponent;
+    int deals, threads, budget_ms;
+    long units;
+    uint8_t master[DDZ_SEED_BYTES];
+    uint64_t seed;
+    /* per thread */
+    int next;           /* first deal of the thread (its index) */
+    side_stats side[2]; /* 0 = tested, 1 = opponents */
+    double sum, sum2;   /* tested side's score per deal */
+    long all_pass;      /* games nobody bid in */
+    int err;
+} aibench;
+
+static double think(ddz_ai *ai, const ddz_view *v, side_stats *st, int *bid, ddz_cards *cards)
+{
+    double t0 = now();
+    if (v->phase == DDZ_PHASE_BID)
+        *bid = ddz_ai_bid(ai, v);
+    else
+        *cards = ddz_ai_play(ai, v);
+    double t = now() - t0;
+    st->decisions++;
+    st->think_sum += t;
+    if (t > st->think_max)
+        st->think_max = t;
+    st->units += ddz_ai_last_units(ai);
+    return t;
+}
+
+/* Plays deal `k` three times; adds the results to `b`. Returns 0 or an
+ * error (an illegal decision is a bug worth stopping for). */
+static int bench_deal(aibench *b, ddz_ai *tested, int k)
+{
+    uint8_t seed[DDZ_SEED_BYTES];
+    ddz_deal d;
+    ddz_deal_game_seed(b->master, (uint32_t)k, seed);
+    if (ddz_deal_from_seed(seed, &d) < 0)
+        return -1;
+    double total = 0;
+    for (int rot = 0; rot < 3; rot++) {
+        int err;
+        ddz_ai *seat_ai[3];
+        for (int s = 0; s < 3; s++) {
+            if (s == rot) {
+                seat_ai[s] = tested;
+                continue;
+            }
+            /* opponents afresh per game, seeded by deal and seat */
+            uint64_t x = b->seed ^ ((uint64_t)k << 8 | (uint64_t)(rot * 3 + s));
+            seat_ai[s] = ddz_ai_create(b->opponent, ddz__splitmix64(&x), b->budget_ms, &err);
+            if (!seat_ai[s])
+                return err;
+            ddz_ai_set_budget(seat_ai[s], b->budget_ms, b->units);
+        }
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        int rc = 0;
+        while (g.phase != DDZ_PHASE_OVER && rc == 0) {
+            int s = g.turn, bid = 0;
+            ddz_cards cards = 0;
+            ddz_view v;
+            ddz_view_of(&g, s, &v);
+            think(seat_ai[s], &v, &b->side[s == rot ? 0 : 1], &bid, &cards);
+            rc = g.phase == DDZ_PHASE_BID ? ddz_game_bid(&g, s, bid) : ddz_game_play(&g, s, cards);
+            if (rc < 0)
+                fprintf(stderr, "ddz bench ai: deal %d seat %d (%s): illegal decision (%d)\n", k, s,
+                        ddz_ai_name(seat_ai[s]), rc);
+        }
+        for (int s = 0; s < 3; s++)
+            if (s != rot)
+                ddz_ai_destroy(seat_ai[s]);
+        if (rc < 0)
+            return rc;
+        total += g.score[rot];
+        if (g.landlord < 0) {
+            b->all_pass++;
+            continue;
+        }
+        for (int s = 0; s < 3; s++) {
+            side_stats *st = &b->side[s == rot ? 0 : 1];
+            bool won = g.score[s] > 0;
+            st->games++;
+            if (s == g.landlord) {
+                st->ll_games++;
+                st->ll_wins += won;
+            } else {
+                st->fm_games++;
+                st->fm_wins += won;
+            }
+        }
+    }
+    b->sum += total;
+    b->sum2 += total * total;
+    return 0;
+}
+
+static void *bench_thread(void *arg)
+{
+    aibench *b = arg;
+    int err;
+    ddz_ai *tested = ddz_ai_create(b->player, b->seed, b->budget_ms, &err);
+    if (!tested) {
+        b->err = err;
+        return NULL;
+    }
+    ddz_ai_set_budget(tested, b->budget_ms, b->units);
+    for (int k = b->next; k < b->deals && b->err == 0; k += b->threads)
+        b->err = bench_deal(b, tested, k);
+    ddz_ai_destroy(tested);
+    return NULL;
+}
+
+static void print_side(const char *name, const side_stats *st, double per_deal, double ci, int json,
+                       bool last)
+{
+    double ll = st->ll_games ? 100.0 * st->ll_wins / st->ll_games : 0;
+    double fm = st->fm_games ? 100.0 * st->fm_wins / st->fm_games : 0;
+    double avg = st->decisions ? 1e3 * st->think_sum / st->decisions : 0;
+    double units = st->decisions ? (double)st->units / st->decisions : 0;
+    if (json) {
+        printf("{\"name\": \"%s\", \"games\": %ld, \"landlord_games\": %ld, "
+               "\"landlord_wins\": %ld, \"farmer_games\": %ld, \"farmer_wins\": %ld, "
+               "\"score_per_deal\": %.2f, \"ci95\": %.2f, \"decisions\": %ld, "
+               "\"think_avg_ms\": %.3f, \"think_max_ms\": %.3f, \"units_per_decision\": "
+               "%.1f}%s",
+               name, st->games, st->ll_games, st->ll_wins, st->fm_games, st->fm_wins, per_deal, ci,
+               st->decisions, avg, 1e3 * st->think_max, units, last ? "" : ", ");
+        return;
+    }
+    printf("%-10s %6ld %6ld %6.1f%% %6ld %6.1f%% %+9.1f +- %6.1f %9.2f %9.1f %8.0f\n", name,
+           st->games, st->ll_games, ll, st->fm_games, fm, per_deal, ci, avg, 1e3 * st->think_max,
+           units);
+}
+
+static const char ai_usage[] =
+    "usage: ddz bench ai [--player NAME] [--opponent NAME] [--deals N] [--budget MS]\n"
+    "                    [--rollouts N] [--seed S] [--threads T] [--json]\n"
+    "\n"
+    "Plays N duplicate deals (default 1000), each three times: the player (default\n"
+    "strong) in each seat once, two copies of the opponent (default greedy) in the\n"
+    "others. Reports per side: games, win rate as landlord and as farmer, the mean\n"
+    "small score per deal (three games) with its 95% confidence interval, the mean\n"
+    "and maximum think time per decision (bids and plays), and search units per\n"
+    "decision. --budget MS caps every decision's wall clock (default: the AI's,\n"
+    "1000 ms for strong); --rollouts N caps its search units (playouts or endgame\n"
+    "searches; default none), which makes the results reproducible. Deals come from\n"
+    "the master seed whose first 8 bytes are S (little-endian, default 1).\n"
+    "T threads (default 1) share the deals; each has its own AIs.\n";
+
+static int bench_ai(int argc, char **argv)
+{
+    aibench cfg = {
+        .player = "strong", .opponent = "greedy", .deals = 1000, .threads = 1, .seed = 1};
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0) {
+            fputs(ai_usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--player") == 0 && val) {
+            cfg.player = argv[++i];
+        } else if (strcmp(a, "--opponent") == 0 && val) {
+            cfg.opponent = argv[++i];
+        } else if (strcmp(a, "--deals") == 0 && val) {
+            cfg.deals = atoi(argv[++i]);
+        } else if (strcmp(a, "--budget") == 0 && val) {
+            cfg.budget_ms = atoi(argv[++i]);
+        } else if (strcmp(a, "--rollouts") == 0 && val) {
+            cfg.units = atol(argv[++i]);
+        } else if (strcmp(a, "--seed") == 0 && val) {
+            cfg.seed = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--threads") == 0 && val) {
+            cfg.threads = atoi(argv[++i]);
+        } else {
+            fprintf(stderr, "ddz bench ai: unexpected argument '%s' (try --help)\n", a);
+            return 2;
+        }
+    }
+    if (!ddz_ai_exists(cfg.player) || !ddz_ai_exists(cfg.opponent)) {
+        fprintf(stderr, "ddz bench ai: unknown AI '%s'\n",
+                ddz_ai_exists(cfg.player) ? cfg.opponent : cfg.player);
+        return 2;
+    }
+    if (cfg.deals < 2 || cfg.threads < 1 || cfg.threads > 64 || cfg.budget_ms < 0 ||
+        cfg.units < 0) {
+        fprintf(stderr, "ddz bench ai: need --deals >= 2, 1 <= --threads <= 64, "
+                        "--budget and --rollouts >= 0\n");
+        return 2;
+    }
+    memset(cfg.master, 0, sizeof cfg.master);
+    for (int i = 0; i < 8; i++)
+        cfg.master[i] = (uint8_t)(cfg.seed >> (8 * i));
+
+    aibench b[64];
+    pthread_t tid[64];
+    double t0 = now();
+    for (int t = 0; t < cfg.threads; t++) {
+        b[t] = cfg;
+        b[t].next = t;
+        if (pthread_create(&tid[t], NULL, bench_thread, &b[t]) != 0) {
+            fprintf(stderr, "ddz bench ai: cannot start a thread\n");
+            for (int u = 0; u < t; u++)
+                pthread_join(tid[u], NULL);
+            return 1;
+        }
+    }
+    aibench all = cfg;
+    for (int t = 0; t < cfg.threads; t++) {
+        pthread_join(tid[t], NULL);
+        if (b[t].err && !all.err)
+            all.err = b[t].err;
+        all.sum += b[t].sum;
+        all.sum2 += b[t].sum2;
+        all.all_pass += b[t].all_pass;
+        for (int p = 0; p < 2; p++) {
+            side_stats *a = &all.side[p], *x = &b[t].side[p];
+            a->games += x->games;
+            a->ll_games += x->ll_games;
+            a->ll_wins += x->ll_wins;
+            a->fm_games += x->fm_games;
+            a->fm_wins += x->fm_wins;
+            a->decisions += x->decisions;
+            a->think_sum += x->think_sum;
+            a->units += x->units;
+            if (x->think_max > a->think_max)
+                a->think_max = x->think_max;
+        }
+    }
+    double seconds = now() - t0;
+    if (all.err) {
+        fprintf(stderr, "ddz bench ai: stopped: error %d\n", all.err);
+        return 1;
+    }
+    int n = cfg.deals;
+    double mean = all.sum / n, var = (all.sum2 - n * mean * mean) / (n - 1);
+    double ci = 1.96 * sqrt((var > 0 ? var : 0) / n);
+    /* the opponents' seats hold the other side of every game: per deal they
+     * score minus the tested player's total (scores sum to zero) */
+    if (json) {
+        printf("{\"player\": \"%s\", \"opponent\": \"%s\", \"deals\": %d, \"games\": %d, "
+               "\"budget_ms\": %d, \"rollouts\": %ld, \"seed\": %llu, \"threads\": %d, "
+               "\"all_pass_games\": %ld, \"seconds\": %.1f, \"sides\": [",
+               cfg.player, cfg.opponent, n, 3 * n, cfg.budget_ms, cfg.units,
+               (unsigned long long)cfg.seed, cfg.threads, all.all_pass, seconds);
+        print_side(cfg.player, &all.side[0], mean, ci, 1, false);
+        print_side(cfg.opponent, &all.side[1], -mean, ci, 1, true);
+        printf("]}\n");
+        return 0;
+    }
+    printf("%s vs two %s: %d deals x 3 seats = %d games (%ld all passed), budget %s%d ms, "
+           "%ld rollouts%s, seed %llu, %d thread%s, %.1f s\n",
+           cfg.player, cfg.opponent, n, 3 * n, all.all_pass, cfg.budget_ms ? "" : "default ",
+           cfg.budget_ms, cfg.units, cfg.units ? "" : " (no limit)", (unsigned long long)cfg.seed,
+           cfg.threads, cfg.threads == 1 ? "" : "s", seconds);
+    printf("%-10s %6s %6s %7s %6s %7s %20s %9s %9s %8s\n", "side", "games", "landl", "won",
+           "farmer", "won", "score/deal (95% CI)", "think avg", "max (ms)", "units");
+    print_side(cfg.player, &all.side[0], mean, ci, 0, false);
+    print_side(cfg.opponent, &all.side[1], -mean, ci, 0, true);
+    return 0;
+}
+
 int ddz_cli_bench(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "ai") == 0)
+        return bench_ai(argc - 1, argv + 1);
     int json = 0;
     double seconds = 2.0;
     uint64_t seed = 1;
@@ -176,6 +463,8 @@ int ddz_cli_bench(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--help") == 0) {
             puts("usage: ddz bench [--json] [--seconds S] [--seed N]\n"
+                 "       ddz bench ai [--player NAME] [--opponent NAME] [--deals N] ... "
+                 "(see ddz bench ai --help)\n"
                  "Measures, on one core, legal-move generation over random positions\n"
                  "and random self-play (deal, bid, play uniformly random legal moves,\n"
                  "score), and the referee's throughput in ddz match: three ai:random\n"

@@ -15,11 +15,16 @@
 #include "proto/caai.h"
 #include "rules/error.h"
 
-static const char usage[] = "usage: ddz engine [--ai NAME] [--seed N]\n"
-                            "\n"
-                            "Speaks CAAI 1.0 on stdin/stdout with a hosted AI deciding.\n"
-                            "  --ai NAME   random or greedy (default greedy)\n"
-                            "  --seed N    seed of the AI's random stream (default 1)\n";
+static const char usage[] =
+    "usage: ddz engine [--ai NAME] [--seed N] [--budget MS] [--rollouts N]\n"
+    "\n"
+    "Speaks CAAI 1.0 on stdin/stdout with a hosted AI deciding.\n"
+    "  --ai NAME      random, greedy or strong (default greedy)\n"
+    "  --seed N       seed of the AI's random stream (default 1)\n"
+    "  --budget MS    wall-clock budget per decision of a searching AI\n"
+    "                 (default: the AI's own, 1000 ms for strong)\n"
+    "  --rollouts N   search units per decision of a searching AI (default: no\n"
+    "                 limit); without --budget, decisions are reproducible\n";
 
 static void reply(const ddz_caai_msg *m)
 {
@@ -39,6 +44,8 @@ int ddz_cli_engine(int argc, char **argv)
 {
     const char *name = "greedy";
     uint64_t seed = 1;
+    int budget_ms = 0;
+    long units = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
@@ -47,17 +54,27 @@ int ddz_cli_engine(int argc, char **argv)
             name = argv[++i];
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
+            budget_ms = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--rollouts") == 0 && i + 1 < argc) {
+            units = atol(argv[++i]);
         } else {
             fprintf(stderr, "ddz engine: unknown option '%s' (try 'ddz engine --help')\n", argv[i]);
             return 2;
         }
     }
     int err;
-    ddz_ai *ai = ddz_ai_create(name, seed, 0, &err);
-    if (!ai) {
-        fprintf(stderr, "ddz engine: unknown AI '%s'\n", name);
+    if (budget_ms < 0 || units < 0) {
+        fprintf(stderr, "ddz engine: --budget and --rollouts must be >= 0\n");
         return 2;
     }
+    ddz_ai *ai = ddz_ai_create(name, seed, budget_ms, &err);
+    if (!ai) {
+        fprintf(stderr, "ddz engine: %s AI '%s'\n",
+                err == DDZ_ENOTFOUND ? "unknown" : "cannot create", name);
+        return 2;
+    }
+    ddz_ai_set_budget(ai, budget_ms, units);
     ddz_view v;
     ddz_view_deal(&v, &ddz_rules_caai, 0, 0);
     char *line = NULL;

@@ -1728,6 +1728,7 @@ Test(serve, state_after_turn_over)
     cr_assert(json_is_null(json_object_get(st, "turn")) &&
               json_is_null(json_object_get(st, "hand")));
     cr_assert(json_equal(json_object_get(st, "totals"), json_object_get(c->over, "totals")));
+    cr_assert(json_equal(json_object_get(st, "result"), c->over), "the last result: %s", dump(st));
     known_bug("a state in the turn_over phase says game games+1 (room.c ddz__room_send_state)");
     cr_assert_leq(jint(st, "game"), jint(st, "games"), "game %d of %d: %s", jint(st, "game"),
                   jint(st, "games"), dump(st));

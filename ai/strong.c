@@ -1,0 +1,875 @@
+/* strong.c - ai:strong: determinized Monte Carlo search with greedy
+ * playouts, and exact search in the endgame.
+ *
+ * What it knows. Only the ddz_view: its own hand, the bids, the leftover
+ * once shown, every card played and how many cards each seat holds. The
+ * hidden cards (neither its own nor played) are dealt at random to the two
+ * other seats, each getting as many as it holds; a farmer puts the
+ * landlord's leftover cards that the landlord has not played yet into the
+ * landlord's hand first. Deals are weighted by the bids: a seat's hand as
+ * dealt (what it holds plus what it played, less the leftover) should make
+ * the bid the seat made, by ai:greedy's bidding as the model; a deal that
+ * does not fit is redrawn, up to BID_TRIES times, and kept anyway with odds
+ * 1 in BID_MISFIT_ODDS, since other players bid otherwise. When the hidden
+ * cards can be split only a few ways (at most ENUM_MAX), every split is used
+ * once instead, in random order (card counting made exact when the budget
+ * covers them all).
+ *
+ * Bidding. The hand is played out as landlord on sampled deals (the other
+ * 37 cards split 17 / 17 / 3 leftover, weighted by the earlier bids as
+ * above), every seat played by ai:greedy. The mean result per unit of bid
+ * (+2 x multiplier for a win, -2 x multiplier for a loss) is the hand's
+ * value as landlord, and the bid is 3, 2, 1 or 0 by thresholds on it (0
+ * when not above the highest bid). The thresholds are calibrated on 3,000
+ * deals where ai:strong (100 units a decision) then played the hand as
+ * landlord against two ai:greedy: its mean result per unit of bid crosses
+ * zero near a value of -0.3 (it plays better than the greedy playouts
+ * assume), and a landlord's result is linear in the bid, so a hand that
+ * should be played as landlord is bid 3; near the line it bids 2 or 1, and
+ * after an earlier bid it asks a little more.
+ *
+ * Playing. A play that empties the hand is made at once, and a forced move
+ * (one legal play) without search. Otherwise the candidates are: ai:greedy's
+ * choice, the pass when following, the smallest bomb and the rocket when
+ * following, and the plays whose remaining hand decomposes best
+ * (ai/hand.h), at most two per type and main rank, PRIOR_CAND in all; in the
+ * endgame (below), every legal play. On each sampled deal every live
+ * candidate is played and the game finished: by exact search (below) when
+ * few cards are left, else by an ai:greedy playout for every seat. The
+ * value is the seat's score divided by 100 x bid. All candidates are
+ * evaluated on the same deals (common random numbers), and a candidate is
+ * dropped once its mean is below the best's by more than Z_PRUNE standard
+ * errors of the paired differences; the search ends when one candidate is
+ * left, every split has been used, or the budget is spent. The best mean
+ * wins; ties go to the earlier candidate (greedy's choice first).
+ *
+ * Roles come from the playouts (the partner is played by the same policy,
+ * scores are by side) plus one rule before the search: a farmer whose
+ * partner's play cannot be beaten by the landlord passes, outside the
+ * exact-search range.
+ *
+ * Endgame. When at most SOLVE_CARDS cards are left in the three hands, a
+ * sampled deal is a perfect-information game between two sides, solved by
+ * AND/OR search (does the side to move win?) over rank multisets with a
+ * transposition table, at most DDZ_STRONG_SOLVE_NODES nodes per search
+ * (DDZ_STRONG_UNIT_NODES nodes count as one unit of the budget, like one
+ * playout); a search that hits the cap falls back to a playout for that
+ * deal. A win is worth the multiplier before the candidate, so a sure win
+ * is never traded for a likely one with a bomb. With every split
+ * enumerated and every search finished, a play that wins on every split is
+ * found for sure.
+ */
+#include "strong.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ai/greedy.h"
+#include "ai/hand.h"
+#include "ai/rng.h"
+#include "rules/movegen.h"
+
+enum {
+    MAX_CAND = 32,     /* candidate plays searched, at most */
+    PRIOR_CAND = 12,   /* candidates outside the endgame */
+    GROUP_MAX = 2,     /* candidates of one type, length and main rank */
+    MAX_ROUNDS = 2048, /* sampled deals per decision */
+    MIN_ROUNDS = 12,   /* deals before any candidate is dropped */
+    ENUM_MAX = 1024,   /* enumerate the hidden splits when there are this few */
+    SOLVE_CARDS = 18,  /* exact search when the hands hold this many cards or fewer */
+    TT_BITS = 18,      /* transposition table: 2^18 entries */
+    STACK_MOVES = 1 << 15,
+    CLOCK_EVERY = 256,    /* endgame nodes between clock reads */
+    BID_MIN_SAMPLES = 24, /* fewer (clock ran out): bid as ai:greedy does */
+    SHED_BONUS = 2,
+    BID_TRIES = 16,      /* deals drawn to find one that fits the bids */
+    BID_MISFIT_ODDS = 8, /* a deal that does not fit is kept 1 time in 8 */
+};
+
+#define Z_PRUNE 3.0
+
+/* Bid thresholds on the landlord value per unit of bid, indexed by the
+ * highest earlier bid (0..2): value >= T3 bids 3, >= T2 bids 2, >= T1 bids 1. */
+static const double bid_t1[3] = {-0.6, -0.6, -0.6};
+static const double bid_t2[3] = {-0.45, -0.3, -0.3};
+static const double bid_t3[3] = {-0.3, -0.15, 0.0};
+
+typedef struct tt_entry {
+    uint64_t key;
+    uint32_t gen; /* decision that wrote it; older entries are ignored */
+    uint8_t win;  /* 1 = the side to move wins */
+} tt_entry;
+
+/* A perfect-information position for the endgame search. */
+typedef struct spos {
+    ddz_ranks h[3];
+    ddz_combo last;   /* the play to beat; DDZ_PASS when leading */
+    int8_t last_seat; /* -1 when leading */
+    uint8_t turn;
+} spos;
+
+/* The hidden cards of one decision and how to deal them. */
+typedef struct hidden {
+    int o[2];           /* the two other seats */
+    ddz_cards known[2]; /* cards known to be in o[i]'s hand */
+    int need[2];        /* cards o[i] still gets from the pool */
+    uint8_t pool[DDZ_NCARDS];
+    int npool;
+    int nsplits; /* > 0: every split is in s->splits */
+} hidden;
+
+struct ddz_strong {
+    uint64_t seed;
+    int ms;                      /* clock budget per decision, 0 = none */
+    long units;                  /* unit budget per decision, 0 = none */
+    int64_t (*clock)(void *ctx); /* NULL = CLOCK_MONOTONIC */
+    void *clock_ctx;
+    ddz_strong_stats last;
+
+    /* the decision in progress */
+    ddz_rng rng;
+    int64_t t0;          /* the clock when the decision began */
+    int64_t deadline_ns; /* since t0; 0 = no clock limit */
+    long unit_cap;
+    bool stop;        /* the budget is spent */
+    uint32_t gen;     /* decision number, for the transposition table */
+    long solve_nodes; /* nodes of the current endgame search */
+    int ll;           /* the landlord */
+    const ddz_rules *rules;
+
+    ddz_hand_cache cache;
+    ddz_move root[DDZ_MOVES_MAX];
+    ddz_move scratch[DDZ_MOVES_MAX];
+    ddz_move stack[STACK_MOVES];
+    float val[MAX_ROUNDS][MAX_CAND];
+    ddz_cards splits[ENUM_MAX];
+    tt_entry tt[1u << TT_BITS];
+};
+
+/* ---------------------------------------------------------------------- */
+/* Object and budget                                                       */
+
+ddz_strong *ddz_strong_create(uint64_t seed)
+{
+    ddz_strong *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->seed = seed;
+    s->ms = DDZ_STRONG_DEFAULT_MS;
+    return s;
+}
+
+void ddz_strong_destroy(ddz_strong *s)
+{
+    free(s);
+}
+
+void ddz_strong_set_budget(ddz_strong *s, int ms, long units)
+{
+    s->ms = ms > 0 ? ms : 0;
+    s->units = units > 0 ? units : 0;
+    if (s->ms == 0 && s->units == 0)
+        s->ms = DDZ_STRONG_DEFAULT_MS;
+}
+
+void ddz_strong_set_clock(ddz_strong *s, int64_t (*now_ns)(void *ctx), void *ctx)
+{
+    s->clock = now_ns;
+    s->clock_ctx = ctx;
+}
+
+const ddz_strong_stats *ddz_strong_last(const ddz_strong *s)
+{
+    return &s->last;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDULL;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* A hash of everything in the view (field by field: no padding bytes). */
+static uint64_t view_hash(const ddz_view *v)
+{
+    uint64_t h = mix(v->hand + 1);
+    for (int s = 0; s < 3; s++) {
+        h = mix(h ^ v->played[s]);
+        h = mix(h ^ ((uint64_t)v->left[s] << 8 | (uint64_t)(uint8_t)v->bids[s]));
+    }
+    h = mix(h ^ v->leftover);
+    h = mix(h ^ ((uint64_t)v->seat | (uint64_t)v->phase << 8 | (uint64_t)v->turn << 16 |
+                 (uint64_t)(uint8_t)v->landlord << 24 | (uint64_t)v->bid << 32 |
+                 (uint64_t)v->bombs << 40 | (uint64_t)v->rocket << 48));
+    h = mix(h ^ ((uint64_t)v->last.type | (uint64_t)v->last.rank << 8 |
+                 (uint64_t)v->last.length << 16 | (uint64_t)v->last.kicker << 24 |
+                 (uint64_t)v->last.size << 32 | (uint64_t)(uint8_t)v->last_seat << 40));
+    return h;
+}
+
+static int64_t clock_ns(const ddz_strong *s)
+{
+    if (s->clock)
+        return s->clock(s->clock_ctx);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int64_t elapsed_ns(const ddz_strong *s)
+{
+    return clock_ns(s) - s->t0;
+}
+
+static void begin(ddz_strong *s, const ddz_view *v)
+{
+    s->t0 = clock_ns(s);
+    memset(&s->last, 0, sizeof s->last);
+    ddz_rng_seed(&s->rng, s->seed ^ view_hash(v));
+    /* stop at 85% of the clock budget: what is left covers the unit that
+     * is running when the deadline passes and the final choice */
+    s->deadline_ns = (int64_t)s->ms * 850000;
+    s->unit_cap = s->units ? s->units : LONG_MAX;
+    s->stop = false;
+    s->gen++;
+    s->rules = v->rules;
+    s->ll = v->landlord;
+}
+
+static void clock_out(ddz_strong *s)
+{
+    s->stop = true;
+    s->last.clock_ended = 1;
+}
+
+/* Counts one unit of work; returns true when the budget is spent. */
+static bool spend(ddz_strong *s)
+{
+    s->last.units++;
+    if (s->last.units >= s->unit_cap)
+        s->stop = true;
+    else if (s->deadline_ns && elapsed_ns(s) >= s->deadline_ns)
+        clock_out(s);
+    return s->stop;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Sampled games                                                           */
+
+/* Fills `g` as the game the view sees, with hands[] as everyone's cards. */
+static void make_game(const ddz_view *v, const ddz_cards hands[3], ddz_game *g)
+{
+    memset(g, 0, sizeof *g);
+    g->rules = v->rules;
+    g->deal.leftover = v->leftover;
+    for (int s = 0; s < 3; s++) {
+        g->deal.hand[s] = hands[s];
+        g->hand[s] = hands[s];
+        g->played[s] = v->played[s];
+        g->bids[s] = v->bids[s];
+        /* the view does not count plays; what matters (spring, anti-spring)
+         * is none, one or more, and several plays of the landlord rarely
+         * make one combination */
+        if (v->played[s])
+            g->nplays[s] = 1;
+        if (s == v->landlord && v->played[s] &&
+            ddz_combo_classify(v->rules, ddz_cards_ranks(v->played[s])).type == DDZ_INVALID)
+            g->nplays[s] = 2;
+    }
+    g->phase = DDZ_PHASE_PLAY;
+    g->turn = v->turn;
+    g->nbids = 3;
+    g->landlord = v->landlord;
+    g->bid = v->bid;
+    g->last = v->last;
+    g->last_seat = v->last_seat;
+    g->bombs = v->bombs;
+    g->rocket = v->rocket;
+    g->winner = -1;
+    g->fault_seat = -1;
+    g->early_penalty = 350;
+}
+
+/* Plays `g` to the end with ai:greedy in every seat. Returns seat `me`'s
+ * score divided by 100 x bid. */
+static double playout(ddz_strong *s, ddz_game *g, int me)
+{
+    s->last.playouts++;
+    while (g->phase == DDZ_PHASE_PLAY) {
+        if (s->deadline_ns && elapsed_ns(s) >= s->deadline_ns) {
+            clock_out(s); /* the caller drops this playout */
+            return 0;
+        }
+        ddz_view v;
+        ddz_view_of(g, g->turn, &v);
+        ddz_cards c = ddz_greedy_play_cached(&v, s->scratch, DDZ_MOVES_MAX, &s->cache);
+        if (ddz_game_play(g, g->turn, c) != 0)
+            return 0; /* not reached: greedy plays legally */
+    }
+    return (double)g->score[me] / (100.0 * (g->bid ? g->bid : 1));
+}
+
+/* Returns C(n, k), or a number above `cap` when it is larger. */
+static long binom_capped(int n, int k, long cap)
+{
+    if (k < 0 || k > n)
+        return 0;
+    if (k > n - k)
+        k = n - k;
+    long c = 1;
+    for (int i = 1; i <= k; i++) {
+        c = c * (n - k + i) / i;
+        if (c > cap)
+            return cap + 1;
+    }
+    return c;
+}
+
+/* Sets up the hidden cards of `v`. Returns false when the view is not
+ * consistent (the hidden cards do not match the counts). */
+static bool hidden_init(ddz_strong *s, const ddz_view *v, hidden *h)
+{
+    int me = v->seat;
+    ddz_cards unseen = DDZ_CARDS_ALL & ~v->hand & ~v->played[0] & ~v->played[1] & ~v->played[2];
+    ddz_cards pool = unseen;
+    for (int i = 0; i < 2; i++) {
+        int o = (me + 1 + i) % 3;
+        h->o[i] = o;
+        h->known[i] = o == v->landlord ? v->leftover & ~v->played[o] & unseen : 0;
+        pool &= ~h->known[i];
+        h->need[i] = v->left[o] - ddz_cards_count(h->known[i]);
+        if (h->need[i] < 0)
+            return false;
+    }
+    h->npool = ddz_cards_list(pool, h->pool);
+    if (h->npool != h->need[0] + h->need[1])
+        return false;
+    h->nsplits = 0;
+    long n = binom_capped(h->npool, h->need[0], ENUM_MAX);
+    if (n <= ENUM_MAX) {
+        /* every need[0]-subset of the pool, in lexicographic order */
+        int k = h->need[0], idx[DDZ_NCARDS];
+        for (int i = 0; i < k; i++)
+            idx[i] = i;
+        for (;;) {
+            ddz_cards c = 0;
+            for (int i = 0; i < k; i++)
+                c |= 1ULL << h->pool[idx[i]];
+            s->splits[h->nsplits++] = c;
+            int i = k - 1;
+            while (i >= 0 && idx[i] == h->npool - k + i)
+                i--;
+            if (i < 0)
+                break;
+            idx[i]++;
+            for (int j = i + 1; j < k; j++)
+                idx[j] = idx[j - 1] + 1;
+        }
+        /* in random order, so that a search cut short used a fair sample */
+        for (int i = h->nsplits - 1; i > 0; i--) {
+            int j = (int)ddz_rng_below(&s->rng, (uint32_t)i + 1);
+            ddz_cards t = s->splits[i];
+            s->splits[i] = s->splits[j];
+            s->splits[j] = t;
+        }
+    }
+    return true;
+}
+
+/* Returns true when a seat dealt `hand17` would have made its bid in `v`
+ * after the bids before it, by ai:greedy's bidding: the model of how a
+ * hand bids. True when the seat did not bid. */
+static bool bid_fits(const ddz_view *v, int o, ddz_cards hand17)
+{
+    if (v->bids[o] < 0 || ddz_cards_count(hand17) != 17)
+        return true;
+    ddz_view w;
+    ddz_view_deal(&w, v->rules, o, hand17);
+    for (int s = 0; s < o; s++)
+        if (ddz_view_bid(&w, s, v->bids[s]) < 0)
+            return true;
+    return ddz_greedy_bid(&w) == v->bids[o];
+}
+
+/* Deals the hidden cards for round `round` into hands[]. Random deals are
+ * weighted by the bids: a deal whose hands would not have bid as the seats
+ * did is kept only with probability 1 / BID_MISFIT_ODDS (redrawn at most
+ * BID_TRIES times), since the model is only a model. */
+static void hidden_deal(ddz_strong *s, const ddz_view *v, const hidden *h, int round,
+                        ddz_cards hands[3])
+{
+    ddz_cards first = 0, pool = 0;
+    for (int i = 0; i < h->npool; i++)
+        pool |= 1ULL << h->pool[i];
+    if (h->nsplits) {
+        first = s->splits[round % h->nsplits];
+    } else {
+        for (int tries = 0; tries < BID_TRIES; tries++) {
+            uint8_t p[DDZ_NCARDS];
+            memcpy(p, h->pool, (size_t)h->npool);
+            first = 0;
+            for (int i = 0; i < h->need[0]; i++) {
+                int j = i + (int)ddz_rng_below(&s->rng, (uint32_t)(h->npool - i));
+                uint8_t t = p[i];
+                p[i] = p[j];
+                p[j] = t;
+                first |= 1ULL << p[i];
+            }
+            bool fits = true;
+            for (int i = 0; i < 2 && fits; i++) {
+                int o = h->o[i];
+                ddz_cards held = h->known[i] | (i == 0 ? first : pool & ~first);
+                ddz_cards dealt = (held | v->played[o]) & ~(o == v->landlord ? v->leftover : 0);
+                fits = bid_fits(v, o, dealt);
+            }
+            if (fits || ddz_rng_below(&s->rng, BID_MISFIT_ODDS) == 0)
+                break;
+        }
+    }
+    hands[h->o[0]] = h->known[0] | first;
+    hands[h->o[1]] = h->known[1] | (pool & ~first);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Endgame: exact search                                                   */
+
+static uint64_t spos_key(const spos *p, int ll)
+{
+    uint64_t h = mix(p->h[0] ^ 0x9E3779B97F4A7C15ULL);
+    h = mix(h ^ p->h[1]);
+    h = mix(h ^ (p->h[2] + 0x632BE59BD9B4E019ULL));
+    h = mix(h ^
+            ((uint64_t)p->last.type | (uint64_t)p->last.rank << 8 | (uint64_t)p->last.length << 16 |
+             (uint64_t)p->last.kicker << 24 | (uint64_t)p->last.size << 32 |
+             (uint64_t)(uint8_t)p->last_seat << 40 | (uint64_t)p->turn << 48 | (uint64_t)ll << 56));
+    return h;
+}
+
+static int side(const ddz_strong *s, int seat)
+{
+    return seat == s->ll;
+}
+
+/* Orders moves[0..n) for the search: the pass first over the partner's
+ * play (else last), then bigger plays first, then lower ranks. */
+static void order_moves(ddz_move *m, int n, bool pass_first)
+{
+    for (int i = 1; i < n; i++) {
+        ddz_move x = m[i];
+        int kx = x.ranks == 0 ? (pass_first ? 1000 : -1000) : x.combo.size * 16 - x.combo.rank;
+        int j = i - 1;
+        while (j >= 0) {
+            int kj = m[j].ranks == 0 ? (pass_first ? 1000 : -1000)
+                                     : m[j].combo.size * 16 - m[j].combo.rank;
+            if (kj >= kx)
+                break;
+            m[j + 1] = m[j];
+            j--;
+        }
+        m[j + 1] = x;
+    }
+}
+
+/* Returns 1 when the side to move in `p` wins with best play, 0 when it
+ * loses, -1 when the node cap or the clock stopped the search. `sp` is the
+ * first free slot of the move stack. */
+static int solve(ddz_strong *s, const spos *p, int sp)
+{
+    if (++s->solve_nodes > DDZ_STRONG_SOLVE_NODES)
+        return -1;
+    if (s->solve_nodes % CLOCK_EVERY == 0 && s->deadline_ns && elapsed_ns(s) >= s->deadline_ns) {
+        clock_out(s);
+        return -1;
+    }
+    int me = p->turn;
+    ddz_ranks hand = p->h[me];
+    bool leading = p->last_seat < 0;
+    ddz_combo whole = ddz_combo_classify(s->rules, hand);
+    if (whole.type != DDZ_INVALID && (leading || ddz_combo_beats(whole, p->last)))
+        return 1;
+
+    uint64_t key = spos_key(p, s->ll);
+    tt_entry *e = &s->tt[key & ((1u << TT_BITS) - 1)];
+    if (e->gen == s->gen && e->key == key)
+        return e->win;
+
+    ddz_move *mv = &s->stack[sp];
+    int n = ddz_movegen(s->rules, hand, leading ? NULL : &p->last, mv, STACK_MOVES - (size_t)sp);
+    if (n < 0)
+        return -1;
+    bool partner_last = !leading && side(s, p->last_seat) == side(s, me);
+    order_moves(mv, n, partner_last);
+    int result = 0;
+    for (int i = 0; i < n; i++) {
+        spos c = *p;
+        c.turn = (uint8_t)((me + 1) % 3);
+        if (mv[i].ranks == 0) {
+            if (c.turn == p->last_seat) {
+                c.last.type = DDZ_PASS;
+                c.last_seat = -1;
+            }
+        } else {
+            c.h[me] -= mv[i].ranks;
+            c.last = mv[i].combo;
+            c.last_seat = (int8_t)me;
+        }
+        int r = solve(s, &c, sp + n);
+        if (r < 0)
+            return -1;
+        if ((side(s, c.turn) == side(s, me)) == (r == 1)) {
+            result = 1;
+            break;
+        }
+    }
+    e->key = key;
+    e->gen = s->gen;
+    e->win = (uint8_t)result;
+    return result;
+}
+
+/* Finishes `g` (after the candidate was played) by exact search. Returns 1
+ * and the value for `me` in *value (a win or a loss times `mult`), or 0 when
+ * the search was cut short. */
+static int solve_game(ddz_strong *s, const ddz_game *g, int me, int mult, double *value)
+{
+    spos p;
+    for (int i = 0; i < 3; i++)
+        p.h[i] = ddz_cards_ranks(g->hand[i]);
+    p.last = g->last;
+    p.last_seat = g->last_seat;
+    p.turn = g->turn;
+    s->solve_nodes = 0;
+    int r = solve(s, &p, 0);
+    s->last.nodes += s->solve_nodes;
+    s->last.units += s->solve_nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+    if (r < 0)
+        return 0;
+    s->last.solves++;
+    bool me_wins = (side(s, g->turn) == side(s, me)) == (r == 1);
+    *value = (me_wins ? 1 : -1) * (me == s->ll ? 2 : 1) * mult;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Playing                                                                 */
+
+static int cards_in(const ddz_game *g)
+{
+    return ddz_cards_count(g->hand[0] | g->hand[1] | g->hand[2]);
+}
+
+/* The value for `me` of playing `m` in the sampled game `base`. */
+static double evaluate(ddz_strong *s, const ddz_game *base, int me, ddz_ranks m)
+{
+    ddz_game g = *base;
+    ddz_game_play(&g, me, ddz_cards_pick(g.hand[me], m));
+    if (g.phase == DDZ_PHASE_OVER)
+        return (double)g.score[me] / (100.0 * (g.bid ? g.bid : 1));
+    /* exact search values a win by the multiplier before this play, so
+     * that a sure win is never traded for a likely win with a bomb */
+    int mult = (1 + base->bombs) * (base->rocket ? 2 : 1);
+    double value;
+    if (cards_in(&g) <= SOLVE_CARDS && solve_game(s, &g, me, mult, &value))
+        return value;
+    if (s->stop)
+        return 0;
+    return playout(s, &g, me);
+}
+
+static int prior(ddz_strong *s, ddz_ranks hand, const ddz_move *m)
+{
+    if (m->ranks == 0)
+        return ddz_hand_evaluate(hand, NULL, &s->cache);
+    return ddz_hand_evaluate(hand - m->ranks, NULL, &s->cache) -
+           (ddz_hand_breaks_bomb(hand, m->ranks) ? DDZ_HAND_BREAK_COST : 0) +
+           SHED_BONUS * (m->combo.size - 1);
+}
+
+static bool is_bomb(ddz_combo c)
+{
+    return c.type == DDZ_BOMB || c.type == DDZ_ROCKET;
+}
+
+static bool same_group(ddz_combo a, ddz_combo b)
+{
+    return a.type == b.type && a.rank == b.rank && a.length == b.length;
+}
+
+/* Picks the candidates from the legal moves mv[0..n) into cand[];
+ * returns how many. cand[0] is `first` (greedy's choice). In the endgame
+ * every move is a candidate when they fit. */
+static int candidates(ddz_strong *s, const ddz_view *v, ddz_move *mv, int n, ddz_ranks first,
+                      bool endgame, ddz_move *cand)
+{
+    ddz_ranks hand = ddz_cards_ranks(v->hand);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (mv[i].ranks == first) {
+            cand[k++] = mv[i];
+            break;
+        }
+    if (endgame && n <= MAX_CAND) {
+        for (int i = 0; i < n; i++)
+            if (mv[i].ranks != first)
+                cand[k++] = mv[i];
+        return k;
+    }
+    bool leading = v->last_seat < 0;
+    /* following: the pass, the smallest bomb, the rocket */
+    int bomb = -1;
+    for (int i = 0; i < n && !leading; i++) {
+        if (mv[i].ranks == first)
+            continue;
+        if (mv[i].ranks == 0 || mv[i].combo.type == DDZ_ROCKET)
+            cand[k++] = mv[i];
+        else if (mv[i].combo.type == DDZ_BOMB &&
+                 (bomb < 0 || mv[i].combo.rank < mv[bomb].combo.rank))
+            bomb = i;
+    }
+    if (bomb >= 0 && mv[bomb].ranks != first)
+        cand[k++] = mv[bomb];
+    /* the rest by the score of what they leave */
+    int score[DDZ_MOVES_MAX];
+    for (int i = 0; i < n; i++) {
+        score[i] = mv[i].ranks == 0 || is_bomb(mv[i].combo) ? INT_MIN : prior(s, hand, &mv[i]);
+        if (i % 16 == 15 && s->deadline_ns && elapsed_ns(s) >= s->deadline_ns) {
+            clock_out(s); /* no time to score the rest: they are not candidates */
+            for (int j = i + 1; j < n; j++)
+                score[j] = INT_MIN;
+            break;
+        }
+    }
+    while (k < PRIOR_CAND) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (score[i] != INT_MIN && (best < 0 || score[i] > score[best]))
+                best = i;
+        if (best < 0)
+            break;
+        score[best] = INT_MIN;
+        int same = 0;
+        bool dup = false;
+        for (int j = 0; j < k; j++) {
+            dup |= cand[j].ranks == mv[best].ranks;
+            same += same_group(cand[j].combo, mv[best].combo);
+        }
+        if (!dup && same < GROUP_MAX)
+            cand[k++] = mv[best];
+    }
+    /* leading with bombs only left among few moves: keep them too */
+    for (int i = 0; i < n && k < PRIOR_CAND && leading && n <= PRIOR_CAND; i++) {
+        bool dup = false;
+        for (int j = 0; j < k; j++)
+            dup |= cand[j].ranks == mv[i].ranks;
+        if (!dup)
+            cand[k++] = mv[i];
+    }
+    return k;
+}
+
+/* True when the farmer to move faces its partner's play and the landlord
+ * cannot beat it: nothing among the cards the landlord may hold beats it,
+ * or the landlord holds too few cards and no bomb is possible. */
+static bool partner_holds(const ddz_view *v)
+{
+    int me = v->seat, ll = v->landlord;
+    if (ll < 0 || me == ll || v->last_seat < 0 || v->last_seat == ll)
+        return false;
+    ddz_cards maybe = DDZ_CARDS_ALL & ~v->hand & ~v->played[0] & ~v->played[1] & ~v->played[2];
+    ddz_ranks r = ddz_cards_ranks(maybe);
+    if (!ddz_movegen_can_beat(v->rules, r, v->last))
+        return true;
+    if (v->left[ll] >= v->last.size)
+        return false;
+    bool four = false;
+    for (int k = 0; k <= DDZ_RANK_2; k++)
+        four |= ddz_ranks_get(r, k) == 4;
+    bool rocket = ddz_ranks_get(r, DDZ_RANK_SJ) && ddz_ranks_get(r, DDZ_RANK_BJ);
+    return !(four && v->left[ll] >= 4) && !(rocket && v->left[ll] >= 2);
+}
+
+ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
+{
+    begin(s, v);
+    ddz_ranks hand = ddz_cards_ranks(v->hand);
+    bool leading = v->last_seat < 0;
+    int n = ddz_movegen(v->rules, hand, leading ? NULL : &v->last, s->root, DDZ_MOVES_MAX);
+    if (n < 0 || n > DDZ_MOVES_MAX)
+        n = DDZ_MOVES_MAX;
+    if (n == 0 || (n == 1 && s->root[0].ranks == 0))
+        return 0;
+    if (n == 1)
+        return ddz_cards_pick(v->hand, s->root[0].ranks);
+    for (int i = 0; i < n; i++)
+        if (s->root[i].ranks == hand)
+            return v->hand; /* a play that wins now */
+
+    ddz_cards greedy = ddz_greedy_play_cached(v, s->scratch, DDZ_MOVES_MAX, &s->cache);
+    int me = v->seat;
+    hidden h;
+    if (v->landlord < 0 || !hidden_init(s, v, &h))
+        return greedy; /* not a real play position: no search */
+    int total = v->left[0] + v->left[1] + v->left[2];
+    if (partner_holds(v) && total > SOLVE_CARDS + 1)
+        return 0;
+
+    ddz_move cand[MAX_CAND];
+    int k = candidates(s, v, s->root, n, ddz_cards_ranks(greedy), total <= SOLVE_CARDS, cand);
+    s->last.candidates = k;
+    s->last.enumerated = h.nsplits > 0;
+    bool alive[MAX_CAND];
+    for (int c = 0; c < k; c++)
+        alive[c] = true;
+    int nalive = k, rounds = 0, max_rounds = h.nsplits ? h.nsplits : MAX_ROUNDS;
+    while (nalive > 1 && rounds < max_rounds && !s->stop) {
+        ddz_cards hands[3];
+        hands[me] = v->hand;
+        hidden_deal(s, v, &h, rounds, hands);
+        ddz_game base;
+        make_game(v, hands, &base);
+        bool complete = true;
+        for (int c = 0; c < k && complete; c++) {
+            if (!alive[c])
+                continue;
+            double x = s->stop ? 0 : evaluate(s, &base, me, cand[c].ranks);
+            if (s->stop) {
+                complete = false; /* a deal cut short is dropped */
+                break;
+            }
+            s->val[rounds][c] = (float)x;
+            spend(s);
+        }
+        if (!complete)
+            break;
+        rounds++;
+        if (rounds < MIN_ROUNDS)
+            continue;
+        /* drop the candidates clearly below the best */
+        int best = -1;
+        double mean[MAX_CAND];
+        for (int c = 0; c < k; c++) {
+            if (!alive[c])
+                continue;
+            double sum = 0;
+            for (int r = 0; r < rounds; r++)
+                sum += s->val[r][c];
+            mean[c] = sum / rounds;
+            if (best < 0 || mean[c] > mean[best])
+                best = c;
+        }
+        for (int c = 0; c < k; c++) {
+            if (!alive[c] || c == best)
+                continue;
+            double sum = 0, sum2 = 0;
+            for (int r = 0; r < rounds; r++) {
+                double d = (double)s->val[r][best] - s->val[r][c];
+                sum += d;
+                sum2 += d * d;
+            }
+            double md = sum / rounds, var = (sum2 - rounds * md * md) / (rounds - 1);
+            if (md > 0 && md > Z_PRUNE * sqrt((var > 0 ? var : 0) / rounds)) {
+                alive[c] = false;
+                nalive--;
+            }
+        }
+    }
+    s->last.samples = rounds;
+    if (rounds == 0)
+        return greedy;
+    int best = -1;
+    double best_mean = 0;
+    for (int c = 0; c < k; c++) {
+        if (!alive[c])
+            continue;
+        double sum = 0;
+        for (int r = 0; r < rounds; r++)
+            sum += s->val[r][c];
+        if (best < 0 || sum / rounds > best_mean) {
+            best = c;
+            best_mean = sum / rounds;
+        }
+    }
+    s->last.value = best_mean;
+    return ddz_cards_pick(v->hand, cand[best].ranks);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Bidding                                                                 */
+
+int ddz_strong_bid(ddz_strong *s, const ddz_view *v)
+{
+    int high = ddz_view_high_bid(v);
+    if (high >= 3)
+        return 0;
+    begin(s, v);
+    int me = v->seat;
+    uint8_t pool[DDZ_NCARDS];
+    int npool = ddz_cards_list(DDZ_CARDS_ALL & ~v->hand, pool);
+    if (npool != 37)
+        return ddz_greedy_bid(v);
+    s->ll = me;
+    double sum = 0;
+    int samples = 0, misfits = 0;
+    while (!s->stop && samples < MAX_ROUNDS * 4) {
+        /* a random 3 + 17 + 17 split of the other cards */
+        for (int i = 0; i < 20; i++) {
+            int j = i + (int)ddz_rng_below(&s->rng, (uint32_t)(npool - i));
+            uint8_t t = pool[i];
+            pool[i] = pool[j];
+            pool[j] = t;
+        }
+        ddz_cards left3 = 0, other = 0, rest = 0;
+        for (int i = 0; i < 3; i++)
+            left3 |= 1ULL << pool[i];
+        for (int i = 3; i < 20; i++)
+            other |= 1ULL << pool[i];
+        rest = DDZ_CARDS_ALL & ~v->hand & ~left3 & ~other;
+        if (!(bid_fits(v, (me + 1) % 3, other) && bid_fits(v, (me + 2) % 3, rest)) &&
+            ddz_rng_below(&s->rng, BID_MISFIT_ODDS) != 0 && ++misfits < BID_TRIES * 16) {
+            if (s->deadline_ns && elapsed_ns(s) >= s->deadline_ns)
+                clock_out(s);
+            continue; /* the earlier bids make this deal unlikely */
+        }
+        ddz_game g;
+        memset(&g, 0, sizeof g);
+        g.rules = v->rules;
+        g.deal.leftover = left3;
+        g.hand[me] = v->hand | left3;
+        g.hand[(me + 1) % 3] = other;
+        g.hand[(me + 2) % 3] = rest;
+        for (int i = 0; i < 3; i++)
+            g.bids[i] = (int8_t)(i == me ? 1 : 0);
+        g.phase = DDZ_PHASE_PLAY;
+        g.turn = (uint8_t)me;
+        g.nbids = 3;
+        g.landlord = (int8_t)me;
+        g.bid = 1;
+        g.last.type = DDZ_PASS;
+        g.last_seat = -1;
+        g.winner = -1;
+        g.fault_seat = -1;
+        double x = playout(s, &g, me);
+        if (s->stop)
+            break;
+        sum += x;
+        samples++;
+        spend(s);
+    }
+    s->last.samples = samples;
+    if (samples < BID_MIN_SAMPLES)
+        return ddz_greedy_bid(v);
+    double value = sum / samples;
+    s->last.value = value;
+    int want = value >= bid_t3[high]   ? 3
+               : value >= bid_t2[high] ? 2
+               : value >= bid_t1[high] ? 1
+                                       : 0;
+    return want > high ? want : 0;
+}

@@ -1,0 +1,79 @@
+/* strong.h - ai:strong, a searching player (see strong.c for the method).
+ *
+ * It decides only from a ddz_view: the hidden cards are sampled, never
+ * looked at. Each decision is a function of (seed, view, budget) alone: the
+ * random stream of a decision is derived from the AI's seed and the view,
+ * so the same view asked twice, in any order, gets the same answer as long
+ * as the work budget, not the clock, ends the search.
+ *
+ * Budget. Every decision does at most `units` units of work (one unit =
+ * one playout of one candidate on one sampled deal, or DDZ_STRONG_UNIT_NODES
+ * nodes of exact endgame search, at least one unit per search; either is a
+ * few hundred microseconds) and stops early when its clock budget runs out. The clock is
+ * clock_gettime(CLOCK_MONOTONIC) unless the caller supplies another (ddz_strong_set_clock); it is
+ * the only clock read in ai/, and only to stop searching: the search aims to end at 85% of the
+ * budget and looks at the clock before every move of a playout, every 256 endgame-search nodes and
+ * every 16 candidate scores, so it overruns that aim by at most one such step (microseconds in an
+ * optimised build). A unit budget without a clock budget makes decisions reproducible; a clock
+ * budget caps them on top.
+ *
+ * One object must not be used by two threads at once; separate objects are
+ * independent (no globals).
+ */
+#ifndef DDZ_AI_STRONG_H
+#define DDZ_AI_STRONG_H
+
+#include <stdint.h>
+
+#include "rules/view.h"
+
+enum {
+    DDZ_STRONG_DEFAULT_MS = 1000,   /* clock budget when none is given */
+    DDZ_STRONG_SOLVE_NODES = 20000, /* node cap of one exact endgame search */
+    DDZ_STRONG_UNIT_NODES = 256,    /* endgame-search nodes per unit of budget */
+};
+
+typedef struct ddz_strong ddz_strong;
+
+/* What the last decision did, for tests and benchmarks. */
+typedef struct ddz_strong_stats {
+    long units;      /* work units spent (playouts, endgame-search nodes / 256) */
+    long playouts;   /* playouts run */
+    long solves;     /* endgame searches that finished */
+    long nodes;      /* endgame-search nodes visited */
+    int samples;     /* sampled (or enumerated) deals completed */
+    int candidates;  /* candidate plays searched (0 = decided without search) */
+    int enumerated;  /* 1 when every possible split of the hidden cards was used */
+    int clock_ended; /* 1 when the clock, not the unit budget, ended the search */
+    double value;    /* mean value of the chosen play (score / (100 x bid)) */
+} ddz_strong_stats;
+
+/* Creates the player with random seed `seed` and the default budget.
+ * Returns NULL when out of memory (it holds a few MB of tables). */
+ddz_strong *ddz_strong_create(uint64_t seed);
+
+/* Frees `s`; NULL is fine. */
+void ddz_strong_destroy(ddz_strong *s);
+
+/* Sets the budget per decision: at most `ms` milliseconds of wall clock
+ * (0 = no clock limit) and at most `units` work units (0 = no unit limit).
+ * Both 0 means the default: DDZ_STRONG_DEFAULT_MS and no unit limit.
+ * Negative values count as 0. */
+void ddz_strong_set_budget(ddz_strong *s, int ms, long units);
+
+/* Makes `now_ns(ctx)` the clock of the clock budget (nanoseconds, any
+ * origin, never decreasing); NULL restores CLOCK_MONOTONIC. Tests pass a
+ * CPU-time clock to check the budget logic on a loaded machine. */
+void ddz_strong_set_clock(ddz_strong *s, int64_t (*now_ns)(void *ctx), void *ctx);
+
+/* Returns a legal bid for the seat of `v`, whose turn it is to bid. */
+int ddz_strong_bid(ddz_strong *s, const ddz_view *v);
+
+/* Returns the cards of a legal play for the seat of `v`, whose turn it is to
+ * play: 0 (pass) only when following. */
+ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v);
+
+/* Returns what the last ddz_strong_bid or ddz_strong_play did. */
+const ddz_strong_stats *ddz_strong_last(const ddz_strong *s);
+
+#endif

@@ -1,0 +1,779 @@
+/* test_strong.c - ai:strong plays legally, honestly, reproducibly, exactly
+ * in small endgames, within its budget, and better than ai:greedy.
+ *
+ * Legality: seeded games with strong in every seat and mixed with greedy and
+ * random, every bid and play checked by the game state machine. Honesty: two
+ * games that differ only in how the hidden cards are split give the same
+ * view, and the same decision. Reproducibility: two objects with one seed
+ * and a unit budget make the same decisions in any order. Endgames: random
+ * small positions solved by a slow, obvious minimax over every split of the
+ * hidden cards; where some play wins on every split, strong must choose
+ * such a play. Roles and budget: hand-built views and timed decisions.
+ * Strength: duplicate deals against two ai:greedy. DDZ_TEST_SCALE=k (the
+ * sanitizer build) divides the game counts by k, never below a floor.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <jansson.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ai/ai.h"
+#include "ai/greedy.h"
+#include "ai/random.h"
+#include "ai/strong.h"
+#include "rules/game.h"
+
+static ddz_move moves[DDZ_MOVES_MAX];
+
+static int scale(void)
+{
+    const char *s = getenv("DDZ_TEST_SCALE");
+    int k = s ? atoi(s) : 1;
+    return k > 0 ? k : 1;
+}
+
+static int scaled(int n, int floor)
+{
+    n /= scale();
+    return n < floor ? floor : n;
+}
+
+static void init(void)
+{
+    cr_assert_geq(sodium_init(), 0);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void deal_k(uint32_t k, ddz_deal *d)
+{
+    static const uint8_t master[DDZ_SEED_BYTES] = {0x73, 0x74, 0x72, 0x6f, 0x6e, 0x67};
+    uint8_t seed[DDZ_SEED_BYTES];
+    ddz_deal_game_seed(master, k, seed);
+    cr_assert_eq(ddz_deal_from_seed(seed, d), 0);
+}
+
+/* A view filled from `g` with its padding zeroed, so views compare with
+ * memcmp. */
+static ddz_view view_of(const ddz_game *g, int seat)
+{
+    ddz_view v;
+    memset(&v, 0, sizeof v);
+    ddz_view_of(g, seat, &v);
+    return v;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Whole games                                                             */
+
+enum { RANDOM = 0, GREEDY = 1, STRONG = 2 };
+static const char *const kind_name[] = {"random", "greedy", "strong"};
+
+typedef struct player {
+    int kind;
+    ddz_strong *strong; /* kind STRONG */
+    ddz_rng rng;        /* kind RANDOM */
+} player;
+
+static int decide_bid(player *p, const ddz_view *v)
+{
+    switch (p->kind) {
+    case STRONG:
+        return ddz_strong_bid(p->strong, v);
+    case GREEDY:
+        return ddz_greedy_bid(v);
+    default:
+        return ddz_random_bid(&p->rng, v);
+    }
+}
+
+static ddz_cards decide_play(player *p, const ddz_view *v)
+{
+    switch (p->kind) {
+    case STRONG:
+        return ddz_strong_play(p->strong, v);
+    case GREEDY:
+        return ddz_greedy_play(v, moves, DDZ_MOVES_MAX);
+    default:
+        return ddz_random_play(&p->rng, v, moves, DDZ_MOVES_MAX);
+    }
+}
+
+/* A game's decisions in order (bids, then plays as card sets). */
+typedef struct transcript {
+    int n;
+    ddz_cards d[3 + 3 * DDZ_NCARDS];
+} transcript;
+
+/* Plays `d` to the end with pl[s] in seat s, asserting that the game
+ * accepts every decision. Records the decisions in `t` unless NULL. */
+static void play_game(const ddz_deal *d, player *const pl[3], ddz_game *g, transcript *t)
+{
+    ddz_game_start(g, &ddz_rules_caai, d, 350);
+    if (t)
+        t->n = 0;
+    for (int step = 0; g->phase != DDZ_PHASE_OVER; step++) {
+        cr_assert_lt(step, 3 + 3 * DDZ_NCARDS, "the game must end");
+        int s = g->turn;
+        ddz_view v = view_of(g, s);
+        ddz_cards x;
+        int rc;
+        if (g->phase == DDZ_PHASE_BID) {
+            int b = decide_bid(pl[s], &v);
+            rc = ddz_game_bid(g, s, b);
+            x = (ddz_cards)b;
+        } else {
+            x = decide_play(pl[s], &v);
+            rc = ddz_game_play(g, s, x);
+        }
+        cr_assert_eq(rc, 0, "seat %d (%s) decision %#llx in phase %d rejected: %d", s,
+                     kind_name[pl[s]->kind], (unsigned long long)x, v.phase, rc);
+        if (t)
+            t->d[t->n++] = x;
+    }
+}
+
+static ddz_strong *new_strong(uint64_t seed, long units)
+{
+    ddz_strong *s = ddz_strong_create(seed);
+    cr_assert_not_null(s);
+    ddz_strong_set_budget(s, 0, units); /* units only: reproducible */
+    return s;
+}
+
+Test(strong, every_bid_and_play_is_legal, .init = init)
+{
+    int n = scaled(120, 12);
+    player p[3] = {{STRONG, new_strong(1, 40), {{0}}},
+                   {STRONG, new_strong(2, 40), {{0}}},
+                   {STRONG, new_strong(3, 40), {{0}}}};
+    player other[2] = {{GREEDY, NULL, {{0}}}, {RANDOM, NULL, {{0}}}};
+    ddz_rng_seed(&other[1].rng, 9);
+    for (int k = 0; k < n; k++) {
+        /* strong everywhere, or strong in one or two seats with greedy or
+         * random in the others */
+        player *pl[3];
+        int mask = k % 3 == 0 ? 7 : 1 + k % 6;
+        for (int s = 0; s < 3; s++)
+            pl[s] = (mask >> s) & 1 ? &p[s] : &other[(k / 3) % 2];
+        ddz_deal d;
+        ddz_game g;
+        deal_k((uint32_t)k, &d);
+        play_game(&d, pl, &g, NULL);
+    }
+    for (int s = 0; s < 3; s++)
+        ddz_strong_destroy(p[s].strong);
+}
+
+Test(strong, the_ai_table_knows_it, .init = init)
+{
+    int err = 0;
+    cr_assert(ddz_ai_exists("strong"));
+    ddz_ai *ai = ddz_ai_create("strong", 7, 200, &err);
+    cr_assert_not_null(ai);
+    cr_assert_str_eq(ddz_ai_name(ai), "strong");
+    ddz_ai_set_budget(ai, 0, 20);
+    ddz_deal d;
+    deal_k(5, &d);
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+    cr_assert_eq(ddz_game_bid(&g, 0, 3), 0);
+    ddz_view v = view_of(&g, 0);
+    ddz_cards c = ddz_ai_play(ai, &v);
+    cr_assert_eq(ddz_game_play(&g, 0, c), 0);
+    cr_assert_leq(ddz_ai_last_units(ai), 20);
+    ddz_ai_destroy(ai);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Honesty and reproducibility                                             */
+
+/* Returns `g` with the two other seats' cards (of `seat`'s view) dealt
+ * afresh with the same counts; a farmer's view keeps the landlord's
+ * unplayed leftover cards with the landlord, since everyone saw them. */
+static ddz_game resplit(const ddz_game *g, int seat, ddz_rng *r)
+{
+    ddz_game h = *g;
+    int a = (seat + 1) % 3, b = (seat + 2) % 3;
+    ddz_cards keep_a = 0, keep_b = 0;
+    if (g->landlord == a)
+        keep_a = g->deal.leftover & g->hand[a];
+    if (g->landlord == b)
+        keep_b = g->deal.leftover & g->hand[b];
+    ddz_cards pool = (g->hand[a] | g->hand[b]) & ~keep_a & ~keep_b;
+    uint8_t list[DDZ_NCARDS];
+    int n = ddz_cards_list(pool, list);
+    int na = ddz_cards_count(g->hand[a]) - ddz_cards_count(keep_a);
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)ddz_rng_below(r, (uint32_t)i + 1);
+        uint8_t t = list[i];
+        list[i] = list[j];
+        list[j] = t;
+    }
+    h.hand[a] = keep_a;
+    h.hand[b] = keep_b;
+    for (int i = 0; i < n; i++)
+        h.hand[i < na ? a : b] |= 1ULL << list[i];
+    return h;
+}
+
+Test(strong, decisions_do_not_depend_on_hidden_cards, .init = init)
+{
+    int n = scaled(60, 8), differ = 0, checked = 0;
+    ddz_strong *x = new_strong(42, 60), *y = new_strong(42, 60);
+    player gp = {GREEDY, NULL, {{0}}};
+    ddz_rng r;
+    ddz_rng_seed(&r, 77);
+    for (int k = 0; k < n; k++) {
+        ddz_deal d;
+        deal_k(1000u + (uint32_t)k, &d);
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        /* stop at a random point of a greedy game, bidding included */
+        int stop = (int)ddz_rng_below(&r, 40);
+        for (int step = 0; g.phase != DDZ_PHASE_OVER; step++) {
+            int s = g.turn;
+            ddz_view v = view_of(&g, s);
+            if (step == stop || (step > stop && g.phase == DDZ_PHASE_PLAY)) {
+                ddz_game h = resplit(&g, s, &r);
+                ddz_view w = view_of(&h, s);
+                cr_assert(memcmp(&v, &w, sizeof v) == 0, "same view");
+                differ += h.hand[(s + 1) % 3] != g.hand[(s + 1) % 3];
+                checked++;
+                if (g.phase == DDZ_PHASE_BID)
+                    cr_assert_eq(ddz_strong_bid(x, &v), ddz_strong_bid(y, &w), "bid, deal %d", k);
+                else
+                    cr_assert_eq(ddz_strong_play(x, &v), ddz_strong_play(y, &w), "play, deal %d",
+                                 k);
+                break;
+            }
+            if (g.phase == DDZ_PHASE_BID)
+                cr_assert_eq(ddz_game_bid(&g, s, decide_bid(&gp, &v)), 0);
+            else
+                cr_assert_eq(ddz_game_play(&g, s, decide_play(&gp, &v)), 0);
+        }
+    }
+    cr_assert_gt(differ, checked / 2, "the hidden cards really moved");
+    ddz_strong_destroy(x);
+    ddz_strong_destroy(y);
+}
+
+Test(strong, same_seed_and_unit_budget_same_decisions, .init = init)
+{
+    int n = scaled(30, 4);
+    ddz_strong *a = new_strong(5, 50), *b = new_strong(5, 50), *c = new_strong(6, 50);
+    player pa = {STRONG, a, {{0}}}, pb = {STRONG, b, {{0}}}, pc = {STRONG, c, {{0}}};
+    player gr = {GREEDY, NULL, {{0}}};
+    int same_as_other_seed = 0, decisions = 0;
+    for (int k = 0; k < n; k++) {
+        ddz_deal d;
+        deal_k(2000u + (uint32_t)k, &d);
+        ddz_game g;
+        transcript t1, t2, t3;
+        int seat = k % 3;
+        player *pl[3] = {&gr, &gr, &gr};
+        pl[seat] = &pa;
+        play_game(&d, pl, &g, &t1);
+        /* b first plays another deal, so its history differs */
+        if (k == 0) {
+            ddz_deal e;
+            deal_k(2999u, &e);
+            pl[seat] = &pb;
+            play_game(&e, pl, &g, NULL);
+        }
+        pl[seat] = &pb;
+        play_game(&d, pl, &g, &t2);
+        cr_assert_eq(t1.n, t2.n, "deal %d", k);
+        cr_assert(memcmp(t1.d, t2.d, sizeof t1.d[0] * (size_t)t1.n) == 0, "deal %d", k);
+        pl[seat] = &pc;
+        play_game(&d, pl, &g, &t3);
+        same_as_other_seed += t3.n == t1.n && memcmp(t1.d, t3.d, sizeof t1.d[0] * t1.n) == 0;
+        decisions += t1.n;
+    }
+    cr_log_info("another seed played %d of %d deals identically", same_as_other_seed, n);
+    ddz_strong_destroy(a);
+    ddz_strong_destroy(b);
+    ddz_strong_destroy(c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Endgames against a slow, obvious solver                                 */
+
+/* Returns true when the landlord's side wins from the position (hands h,
+ * `turn` to move, `last` by `last_seat` to beat, -1 when leading), by
+ * plain minimax over every legal move: no table, no ordering. */
+static bool slow_landlord_wins(const ddz_ranks h[3], int turn, ddz_combo last, int last_seat,
+                               int ll)
+{
+    ddz_move mv[256];
+    int n = ddz_movegen(&ddz_rules_caai, h[turn], last_seat < 0 ? NULL : &last, mv, 256);
+    cr_assert(n > 0 && n <= 256);
+    bool ll_moves = turn == ll;
+    for (int i = 0; i < n; i++) {
+        ddz_ranks c[3] = {h[0], h[1], h[2]};
+        int next = (turn + 1) % 3, ls = last_seat;
+        ddz_combo l = last;
+        bool win;
+        if (mv[i].ranks == 0) {
+            if (next == last_seat) {
+                ls = -1;
+                l.type = DDZ_PASS;
+            }
+            win = slow_landlord_wins(c, next, l, ls, ll);
+        } else {
+            c[turn] -= mv[i].ranks;
+            if (c[turn] == 0)
+                win = ll_moves;
+            else
+                win = slow_landlord_wins(c, next, mv[i].combo, turn, ll);
+        }
+        if (win == ll_moves)
+            return win; /* the mover's side found a win */
+    }
+    return !ll_moves;
+}
+
+/* Random ranks for `n` cards drawn from `avail`, removed from it. */
+static ddz_cards draw(ddz_cards *avail, int n, ddz_rng *r)
+{
+    ddz_cards out = 0;
+    uint8_t list[DDZ_NCARDS];
+    for (int i = 0; i < n; i++) {
+        int m = ddz_cards_list(*avail, list);
+        ddz_cards c = 1ULL << list[ddz_rng_below(r, (uint32_t)m)];
+        out |= c;
+        *avail &= ~c;
+    }
+    return out;
+}
+
+Test(strong, finds_the_forced_win_in_small_endgames, .init = init)
+{
+    int want = scaled(300, 30), found = 0, tries = 0, searched = 0;
+    ddz_strong *st = new_strong(3, 20000);
+    ddz_rng r;
+    ddz_rng_seed(&r, 1234);
+    while (found < want) {
+        cr_assert_lt(++tries, 200000, "too few positions with a forced win");
+        ddz_game g;
+        memset(&g, 0, sizeof g);
+        g.rules = &ddz_rules_caai;
+        ddz_cards avail = DDZ_CARDS_ALL;
+        int cnt[3];
+        for (int s = 0; s < 3; s++) {
+            cnt[s] = 1 + (int)ddz_rng_below(&r, 6);
+            g.hand[s] = draw(&avail, cnt[s], &r);
+        }
+        g.landlord = (int8_t)ddz_rng_below(&r, 3);
+        g.deal.leftover = draw(&avail, 3, &r); /* played long ago */
+        g.bid = 1;
+        for (int s = 0; s < 3; s++)
+            g.bids[s] = (int8_t)(s == g.landlord);
+        g.phase = DDZ_PHASE_PLAY;
+        g.turn = (uint8_t)ddz_rng_below(&r, 3);
+        g.last.type = DDZ_PASS;
+        g.last_seat = -1;
+        g.winner = g.fault_seat = -1;
+        int me = g.turn, prev = (me + 2) % 3;
+        /* following half the time: the previous seat played a single */
+        ddz_cards lastc = 0;
+        if (ddz_rng_below(&r, 2)) {
+            lastc = draw(&avail, 1, &r);
+            g.last = ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(lastc));
+            g.last_seat = (int8_t)prev;
+        }
+        /* every other card was played: the leftover by the landlord */
+        g.played[g.landlord] = g.deal.leftover;
+        g.played[prev] |= lastc;
+        g.played[(g.landlord + 1) % 3] |= avail & 0x5555555555555555ULL;
+        g.played[(g.landlord + 2) % 3] |= avail & ~0x5555555555555555ULL;
+        ddz_view v = view_of(&g, me);
+        /* every split of the other two hands, with their counts */
+        int a = (me + 1) % 3, b = (me + 2) % 3;
+        ddz_cards pool = g.hand[a] | g.hand[b];
+        uint8_t list[DDZ_NCARDS];
+        int np = ddz_cards_list(pool, list);
+        ddz_move mv[64];
+        int n = ddz_movegen(&ddz_rules_caai, ddz_cards_ranks(g.hand[me]),
+                            g.last_seat < 0 ? NULL : &g.last, mv, 64);
+        cr_assert(n > 0 && n <= 64);
+        bool wins_all[64], any_win = false, any_loss = false;
+        for (int i = 0; i < n; i++)
+            wins_all[i] = true;
+        for (uint32_t m = 0; m < (1u << np); m++) {
+            if (__builtin_popcount(m) != cnt[a])
+                continue;
+            ddz_ranks h[3];
+            h[me] = ddz_cards_ranks(g.hand[me]);
+            ddz_cards ha = 0;
+            for (int i = 0; i < np; i++)
+                if (m >> i & 1)
+                    ha |= 1ULL << list[i];
+            h[a] = ddz_cards_ranks(ha);
+            h[b] = ddz_cards_ranks(pool & ~ha);
+            for (int i = 0; i < n; i++) {
+                if (!wins_all[i])
+                    continue;
+                ddz_ranks c[3] = {h[0], h[1], h[2]};
+                bool ll_wins;
+                if (mv[i].ranks == 0) {
+                    int ls = g.last_seat;
+                    ddz_combo l = g.last;
+                    if ((me + 1) % 3 == ls) {
+                        ls = -1;
+                        l.type = DDZ_PASS;
+                    }
+                    ll_wins = slow_landlord_wins(c, (me + 1) % 3, l, ls, g.landlord);
+                } else {
+                    c[me] -= mv[i].ranks;
+                    ll_wins = c[me] == 0 ? me == g.landlord
+                                         : slow_landlord_wins(c, (me + 1) % 3, mv[i].combo, me,
+                                                              g.landlord);
+                }
+                wins_all[i] = ll_wins == (me == g.landlord);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            any_win |= wins_all[i];
+            any_loss |= !wins_all[i];
+        }
+        if (!any_win || !any_loss)
+            continue; /* nothing to find, or nothing to get wrong */
+        ddz_cards c = ddz_strong_play(st, &v);
+        ddz_ranks cr = ddz_cards_ranks(c);
+        int i = 0;
+        while (i < n && mv[i].ranks != cr)
+            i++;
+        cr_assert_lt(i, n, "a legal move");
+        cr_assert(wins_all[i], "position %d: seat %d (landlord %d) chose a play that can lose",
+                  tries, me, g.landlord);
+        const ddz_strong_stats *stats = ddz_strong_last(st);
+        cr_assert(stats->candidates == 0 || stats->enumerated,
+                  "few hidden cards: every split is used (%d cand, %d samples, left %d/%d/%d, "
+                  "units %ld clock %d)",
+                  stats->candidates, stats->samples, v.left[0], v.left[1], v.left[2], stats->units,
+                  stats->clock_ended);
+        searched += stats->candidates > 0;
+        found++;
+    }
+    cr_log_info("forced wins found in %d of %d random endgames (%d by search)", found, tries,
+                searched);
+    cr_assert_gt(searched, found / 2);
+    ddz_strong_destroy(st);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Hand-built views                                                        */
+
+/* Returns cards for the ranks in `s` ("3456789TJQKA2" and w/W for the small
+ * and big joker), taking for each rank the lowest suit not in `taken` nor
+ * already chosen. */
+static ddz_cards hand_of(const char *s, ddz_cards taken)
+{
+    static const char names[] = "3456789TJQKA2wW";
+    ddz_cards c = 0;
+    for (; *s; s++) {
+        if (*s == ' ')
+            continue;
+        const char *p = strchr(names, *s);
+        cr_assert(p && *p, "bad rank '%c'", *s);
+        ddz_cards free = ddz_cards_of_rank(DDZ_CARDS_ALL & ~taken & ~c, (int)(p - names));
+        cr_assert_neq(free, 0, "no card of rank '%c' left", *s);
+        c |= free & (~free + 1);
+    }
+    return c;
+}
+
+/* The view of `seat` holding `hand` in play, with `landlord` and the card
+ * counts `left`; the cards in `gone` were played. The leftover is the
+ * landlord's three lowest cards when that is `seat`, else the three lowest
+ * cards `seat` does not hold. */
+static ddz_view table(int seat, int landlord, const char *hand, const char *gone, const int left[3])
+{
+    ddz_cards h = hand_of(hand, 0), pool = landlord == seat ? h : DDZ_CARDS_ALL & ~h, left3 = 0;
+    for (int i = 0; i < 3; i++)
+        left3 |= pool & ~left3 & (~(pool & ~left3) + 1);
+    ddz_view v;
+    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, seat, landlord == seat ? h & ~left3 : h), 0);
+    for (int s = 0; s < 3; s++)
+        cr_assert_eq(ddz_view_bid(&v, s, s == landlord ? 1 : 0), 0);
+    cr_assert_eq(ddz_view_leftover(&v, landlord, left3), 0);
+    cr_assert_eq(v.hand, h);
+    v.played[(seat + 1) % 3] = hand_of(gone, h | (landlord == seat ? 0 : left3));
+    for (int s = 0; s < 3; s++)
+        v.left[s] = (uint8_t)left[s];
+    cr_assert_eq(v.left[seat], ddz_cards_count(h));
+    return v;
+}
+
+/* Seat `seat` (not the view's) plays the ranks `play` ("" passes); its
+ * count in v->left is what it holds afterwards. */
+static void opp_plays(ddz_view *v, int seat, const char *play)
+{
+    ddz_cards c = hand_of(play, v->hand | v->played[0] | v->played[1] | v->played[2]);
+    int left = v->left[seat];
+    v->left[seat] = (uint8_t)(left + ddz_cards_count(c)); /* as if it held them */
+    cr_assert_eq(ddz_view_play(v, seat, c), 0);
+    cr_assert_eq(v->left[seat], left);
+}
+
+/* Makes the view's counts add up like a real game's: the lowest hidden
+ * cards beyond what the other two seats hold count as played long ago
+ * (the landlord's known leftover cards stay hidden). */
+static void settle(ddz_view *v)
+{
+    ddz_cards hidden = DDZ_CARDS_ALL & ~v->hand & ~v->played[0] & ~v->played[1] & ~v->played[2];
+    int others = v->left[(v->seat + 1) % 3] + v->left[(v->seat + 2) % 3];
+    int extra = ddz_cards_count(hidden) - others;
+    cr_assert_geq(extra, 0, "the view's counts are impossible");
+    ddz_cards spare = hidden & ~(v->seat == v->landlord ? 0 : v->leftover);
+    for (int i = 0; i < extra; i++) {
+        ddz_cards low = spare & (~spare + 1);
+        cr_assert_neq(low, 0);
+        v->played[(v->seat + 1 + i % 2) % 3] |= low;
+        spare &= ~low;
+    }
+}
+
+static ddz_cards strong_play(const ddz_view *view)
+{
+    ddz_view settled = *view, *v = &settled;
+    settle(v);
+    ddz_strong *s = new_strong(11, 400);
+    ddz_cards c = ddz_strong_play(s, v);
+    ddz_strong_destroy(s);
+    cr_assert_eq(c & ~v->hand, 0, "plays only its own cards");
+    ddz_combo cb = ddz_combo_classify(v->rules, ddz_cards_ranks(c));
+    if (v->last_seat < 0)
+        cr_assert(cb.type != DDZ_PASS && cb.type != DDZ_INVALID, "a legal lead");
+    else
+        cr_assert(cb.type == DDZ_PASS || (cb.type != DDZ_INVALID && ddz_combo_beats(cb, v->last)),
+                  "a pass or a play that beats the last");
+    return c;
+}
+
+static ddz_cards ranks_in(const ddz_view *v, const char *ranks)
+{
+    return hand_of(ranks, ~v->hand & DDZ_CARDS_ALL);
+}
+
+Test(strong, plays_out_when_one_play_empties_the_hand, .init = init)
+{
+    ddz_view v = table(0, 0, "33344456", "", (int[]){8, 17, 17});
+    cr_assert_eq(strong_play(&v), v.hand);
+
+    v = table(2, 0, "5556", "", (int[]){15, 17, 4});
+    opp_plays(&v, 0, "3334");
+    cr_assert_eq(strong_play(&v), v.hand);
+
+    /* over the partner too: winning is winning */
+    v = table(2, 0, "QQ", "", (int[]){15, 10, 2});
+    opp_plays(&v, 0, "4");
+    opp_plays(&v, 1, "99");
+    cr_assert_eq(strong_play(&v), v.hand);
+}
+
+Test(strong, farmer_passes_over_a_winning_partner, .init = init)
+{
+    /* the partner (seat 1) led a 2 and seat 2 moves next, before the
+     * landlord (seat 0). Both jokers and two 2s are gone, and one card of
+     * every rank 4..A: only a bomb could beat the 2, and the landlord
+     * cannot hold one. Seat 2 holds the last 2 and passes. */
+    ddz_view v = table(2, 0, "3456899JQKA2", "wW22 456789TJQKA", (int[]){16, 10, 12});
+    opp_plays(&v, 1, "2");
+    cr_assert_eq(strong_play(&v), 0);
+
+    /* the partner's straight to the ace can be beaten only by a bomb: seat
+     * 2 does not bomb it */
+    v = table(2, 0, "3333689TJQKA22", "", (int[]){16, 11, 14});
+    opp_plays(&v, 1, "TJQKA");
+    cr_assert_eq(strong_play(&v), 0);
+}
+
+Test(strong, farmer_stops_a_landlord_about_to_win, .init = init)
+{
+    /* the landlord (seat 0) has one card and leads a K: seat 1 must not let
+     * it through (it holds an A and a 2) */
+    ddz_view v = table(1, 0, "3357TJJQA2", "", (int[]){1, 10, 12});
+    opp_plays(&v, 0, "K");
+    ddz_cards c = strong_play(&v);
+    cr_assert(c == ranks_in(&v, "A") || c == ranks_in(&v, "2"), "beats the king");
+}
+
+Test(strong, bids_by_hand_strength, .init = init)
+{
+    ddz_strong *s = new_strong(1, 300);
+    ddz_view v;
+    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 0, hand_of("3345678899TJQQKK4", 0)), 0);
+    cr_assert_eq(ddz_strong_bid(s, &v), 0, "a weak hand passes");
+    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 0, hand_of("wW2222AAKQJT98543", 0)), 0);
+    cr_assert_eq(ddz_strong_bid(s, &v), 3, "a very strong hand bids 3");
+    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 1, hand_of("wW2222AAKQJT98543", 0)), 0);
+    cr_assert_eq(ddz_view_bid(&v, 0, 2), 0);
+    cr_assert_eq(ddz_strong_bid(s, &v), 3, "and outbids a 2");
+    ddz_strong_destroy(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Budget                                                                  */
+
+static int64_t cpu_clock(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Plays games with strong (clock budget `ms`, on `clock` if not NULL) in
+ * one seat and greedy in the others. Returns the longest decision's wall
+ * time; *cpu gets the longest CPU time, *fed the longest wall time among
+ * decisions during which this thread was not kept off the CPU for more
+ * than a fifth of the budget, and *starved how many were. */
+static double timed_games(int ms, int64_t (*clock)(void *), int games, double *cpu, double *fed,
+                          int *decisions, int *starved)
+{
+    ddz_strong *st = ddz_strong_create(8);
+    cr_assert_not_null(st);
+    ddz_strong_set_budget(st, ms, 0);
+    ddz_strong_set_clock(st, clock, NULL);
+    player gr = {GREEDY, NULL, {{0}}};
+    double worst = 0;
+    *cpu = *fed = 0;
+    *decisions = *starved = 0;
+    for (int k = 0; k < games; k++) {
+        ddz_deal d;
+        deal_k(3000u + (uint32_t)k, &d);
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        int seat = k % 3;
+        while (g.phase != DDZ_PHASE_OVER) {
+            int s = g.turn;
+            ddz_view v = view_of(&g, s);
+            double t0 = now(), c0 = (double)cpu_clock(NULL) * 1e-9;
+            if (g.phase == DDZ_PHASE_BID) {
+                int b = s == seat ? ddz_strong_bid(st, &v) : decide_bid(&gr, &v);
+                cr_assert_eq(ddz_game_bid(&g, s, b), 0);
+            } else {
+                ddz_cards c = s == seat ? ddz_strong_play(st, &v) : decide_play(&gr, &v);
+                cr_assert_eq(ddz_game_play(&g, s, c), 0);
+            }
+            double t = now() - t0, c = (double)cpu_clock(NULL) * 1e-9 - c0;
+            if (s != seat)
+                continue;
+            ++*decisions;
+            worst = t > worst ? t : worst;
+            *cpu = c > *cpu ? c : *cpu;
+            if (t - c > ms * 1e-3 / 5)
+                ++*starved;
+            else
+                *fed = t > *fed ? t : *fed;
+        }
+    }
+    ddz_strong_destroy(st);
+    return worst;
+}
+
+/* Every decision, bids included, at a 50 ms budget ends within 50 ms. On
+ * the CPU-time clock this holds however loaded the machine is. On the wall
+ * clock (the default) it is checked for the decisions during which this
+ * thread kept its CPU: on a loaded machine the wall clock runs on while the
+ * search cannot. */
+Test(strong, stays_within_a_clock_budget, .init = init)
+{
+    enum { BUDGET_MS = 50 };
+    int n = scaled(12, 3), decisions, starved;
+    double cpu, fed;
+    timed_games(BUDGET_MS, cpu_clock, n, &cpu, &fed, &decisions, &starved);
+    cr_log_info("CPU clock: %d decisions at %d ms, the longest used %.1f ms of CPU", decisions,
+                BUDGET_MS, 1e3 * cpu);
+    cr_assert_lt(cpu, BUDGET_MS * 1e-3, "longest decision used %.1f ms of CPU", 1e3 * cpu);
+
+    double worst = timed_games(BUDGET_MS, NULL, n, &cpu, &fed, &decisions, &starved);
+    cr_log_info("wall clock: %d decisions at %d ms, the longest took %.1f ms; %d kept off the "
+                "CPU, the longest of the others %.1f ms",
+                decisions, BUDGET_MS, 1e3 * worst, starved, 1e3 * fed);
+    cr_assert_lt(fed, BUDGET_MS * 1e-3, "longest decision took %.1f ms", 1e3 * fed);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Strength                                                                */
+
+Test(strong, beats_greedy_in_duplicate, .init = init)
+{
+    int deals = scaled(240, 24);
+    long units = scale() > 1 ? 40 : 100;
+    ddz_strong *st = new_strong(99, units);
+    player sp = {STRONG, st, {{0}}}, gr = {GREEDY, NULL, {{0}}};
+    double sum = 0, sum2 = 0;
+    for (int k = 0; k < deals; k++) {
+        ddz_deal d;
+        deal_k(50000u + (uint32_t)k, &d);
+        double total = 0;
+        for (int rot = 0; rot < 3; rot++) {
+            player *pl[3] = {&gr, &gr, &gr};
+            pl[rot] = &sp;
+            ddz_game g;
+            play_game(&d, pl, &g, NULL);
+            total += g.score[rot];
+        }
+        sum += total;
+        sum2 += total * total;
+    }
+    double mean = sum / deals, se = sqrt((sum2 - deals * mean * mean) / (deals - 1) / deals);
+    cr_log_info("strong (%ld units) vs 2 greedy, %d deals x 3 seats: %.1f +- %.1f per deal", units,
+                deals, mean, 1.96 * se);
+    /* the full run must be significant; the sanitizer build's few deals
+     * (and smaller budget) only have to come out ahead */
+    if (scale() == 1)
+        cr_assert_gt(mean - 1.96 * se, 0, "strong %.1f +- %.1f per deal", mean, 1.96 * se);
+    else
+        cr_assert_gt(mean, 0, "strong %.1f +- %.1f per deal", mean, 1.96 * se);
+    ddz_strong_destroy(st);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Through `ddz engine`                                                    */
+
+Test(strong, plays_as_a_caai_engine_without_faults, .init = init)
+{
+    char log[64], cmd[1024];
+    snprintf(log, sizeof log, "/tmp/ddz-test-strong-%d.jsonl", (int)getpid());
+    int games = scaled(20, 6);
+    snprintf(cmd, sizeof cmd,
+             DDZ_BIN " match --seat 'A=exec:" DDZ_BIN " engine --ai strong --budget 100' "
+                     "--seat B=ai:greedy --seat C=ai:greedy --games %d --time 2 --log %s "
+                     ">/dev/null",
+             games, log);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f);
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_error_t je;
+        json_t *j = json_loads(line, 0, &je);
+        cr_assert_not_null(j, "log line %d: %s", n + 1, je.text);
+        cr_assert(json_is_null(json_object_get(j, "fault")), "game %d has a fault: %s", n, line);
+        cr_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "names"), 0)),
+                         "ddz-strong");
+        json_decref(j);
+        n++;
+    }
+    free(line);
+    fclose(f);
+    unlink(log);
+    cr_assert_eq(n, games);
+}
