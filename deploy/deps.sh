@@ -5,6 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev
       libcriterion-dev
+      # libFuzzer and the sanitizer runtimes for clang (tests/fuzz/run.sh);
+      # only a Recommends of clang, which --no-install-recommends skips
+      libclang-rt-14-dev
+      # memcheck for tests/service/test_valgrind.sh
+      valgrind
       # the browser tests (tests/web) drive Debian's chromium headless;
       # CJK glyphs so that the Chinese client renders in it
       chromium fonts-noto-cjk)

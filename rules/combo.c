@@ -17,7 +17,8 @@ static void unpack(ddz_ranks m, counts *k)
     for (int r = 0; r < DDZ_NRANKS; r++) {
         int v = ddz_ranks_get(m, r);
         k->c[r] = (uint8_t)v;
-        k->h[v > 4 ? 0 : v]++;
+        if (v <= 4) /* a count above 4 is in no h[], which classify rejects */
+            k->h[v]++;
         k->n += v;
     }
 }

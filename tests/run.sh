@@ -9,6 +9,7 @@ jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build
 (cd build && ctest --output-on-failure -j "$jobs")
+bash tests/fuzz/run.sh 20  # a bounded libFuzzer pass: each parser and the rules, 20 s per target
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDDZ_SANITIZE=ON >/dev/null
 ninja -C build-asan

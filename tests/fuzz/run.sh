@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# run.sh - a bounded libFuzzer pass over every target in tests/fuzz.
+#
+# Configures build-fuzz/ with clang (-DDDZ_FUZZ=ON: the libraries with
+# coverage, ASan and UBSan), builds the fuzz_* targets, then runs each for
+# SECONDS (default 25) starting from its seed corpus tests/fuzz/corpus/NAME
+# (read only; new inputs go to build-fuzz/corpus/NAME, emptied each run) and
+# its dictionary NAME.dict. Fails if any target crashes, leaks, times out or
+# fails a check; the input that did it is left in build-fuzz/artifacts/.
+# Reproduce one with: build-fuzz/tests/fuzz/NAME build-fuzz/artifacts/NAME-crash-...
+#
+# Usage: tests/fuzz/run.sh [SECONDS]     (or DDZ_FUZZ_SECONDS=N)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-${DDZ_FUZZ_SECONDS:-25}}
+build=build-fuzz
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDDZ_FUZZ=ON -DDDZ_TESTS=OFF >/dev/null
+targets=()
+for src in tests/fuzz/fuzz_*.c; do
+    targets+=("$(basename "$src" .c)")
+done
+ninja -C "$build" "${targets[@]}"
+
+rm -rf "$build/artifacts"
+mkdir -p "$build/artifacts"
+failed=()
+for t in "${targets[@]}"; do
+    work=$build/corpus/$t
+    rm -rf "$work"
+    mkdir -p "$work"
+    dict=()
+    [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+    log=$build/artifacts/$t.log
+    start=$SECONDS
+    rc=0
+    # Messages go to the log; the whole of it is shown only on failure.
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dict[@]}" \
+        "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 || true)
+    if [ $rc -ne 0 ]; then
+        echo "fuzz: $t FAILED (exit $rc) after $((SECONDS - start)) s:"
+        grep -E 'check failed|ERROR|SUMMARY|^    #[0-9]+ |Test unit written|artifact' "$log" | head -40
+        failed+=("$t")
+    else
+        echo "fuzz: $t ok: ${runs:-?} runs in $((SECONDS - start)) s, ${cov:-cov: ?}," \
+            "$(ls "$work" | wc -l) new inputs"
+    fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz: ${#failed[@]} of ${#targets[@]} targets failed: ${failed[*]} (logs and inputs in $build/artifacts/)"
+    exit 1
+fi
+echo "fuzz: all ${#targets[@]} targets ran ${secs} s each without a finding"
