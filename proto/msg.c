@@ -62,9 +62,15 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t max
     size_t len = json_string_length(v);
     if (len >= cap || utf8_chars(s) > maxchars || strlen(s) != len)
         return fail(DDZ_EFIELD, err, errlen, "%s: at most %zu characters", key, maxchars);
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+    /* C0, DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F), as the CAAI
+     * name codec does */
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool c1 = c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
+                  (unsigned char)s[i + 1] <= 0x9F;
+        if (c < 0x20 || c == 0x7f || c1)
             return fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
+    }
     memcpy(out, s, len + 1);
     return 0;
 }
