@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "cli_bench.h"
+#include "cli_bridge.h"
 #include "cli_engine.h"
+#include "cli_loadtest.h"
 #include "cli_match.h"
 #include "cli_rules.h"
 #include "cli_serve.h"
@@ -36,6 +38,10 @@ static const char usage[] =
     "                                  manage bot login tokens (database: $DDZ_DB or ddz.db)\n"
     "  export [--db PATH] [--all] [-o FILE]\n"
     "                                  stored game records as JSON lines\n"
+    "  bridge --url URL --token T [--room ID] -- COMMAND...\n"
+    "                                  play a local CAAI engine in a room of a server\n"
+    "  loadtest --url URL [--tables N] [--seconds S] [--rate R] [--json]\n"
+    "                                  benchmark a server with many playing clients\n"
     "\n"
     "Run 'ddz COMMAND --help' for a command's options.\n";
 
@@ -45,10 +51,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"rules", ddz_cli_rules},
-    {"serve", ddz_cli_serve}, {"bench", ddz_cli_bench},   {"verify", ddz_cli_verify},
-    {"match", ddz_cli_match}, {"engine", ddz_cli_engine},
-    {"token", ddz_cli_token}, {"export", ddz_cli_export},
+    {"rules", ddz_cli_rules},       {"serve", ddz_cli_serve},   {"bench", ddz_cli_bench},
+    {"verify", ddz_cli_verify},     {"match", ddz_cli_match},   {"engine", ddz_cli_engine},
+    {"token", ddz_cli_token},       {"export", ddz_cli_export}, {"bridge", ddz_cli_bridge},
+    {"loadtest", ddz_cli_loadtest},
 };
 
 int main(int argc, char **argv)

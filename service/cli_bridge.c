@@ -1,0 +1,164 @@
+/* cli_bridge.c - `ddz bridge` options. */
+#include "cli_bridge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+
+static const char usage[] =
+    "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID] [--seat N]\n"
+    "                  [--name NAME] [options] -- COMMAND [ARG...]\n"
+    "\n"
+    "Runs a local CAAI 1.0 engine and plays it in a room of a `ddz serve`,\n"
+    "translating CAAI lines to the JSON protocol and back, so an engine plays\n"
+    "online unchanged. COMMAND runs as given (no shell; use sh -c for one).\n"
+    "Each turn of the room gets a fresh engine process, as in a CAAI\n"
+    "competition; an engine that dies is restarted for the next game.\n"
+    "\n"
+    "  --url URL           the server's WebSocket (required)\n"
+    "  --token T           bot token from `ddz token add` (or DDZ_TOKEN)\n"
+    "  --room ID           room to join; without it: the first listed room that\n"
+    "                      allows bots, has no password and a free seat, else a\n"
+    "                      new room with bots allowed (see --fill)\n"
+    "  --seat N            0..2 or A..C (default: any free seat)\n"
+    "  --password P        the room's password\n"
+    "  --name NAME         hello name (a token's own name is shown instead)\n"
+    "  --turns N           leave after N turns (default: ask for rematches)\n"
+    "  --fill ai:NAME      in a room we create, hosted AIs take the other seats\n"
+    "  --time S            in a room we create, seconds per action\n"
+    "  --games N           in a room we create, games per turn\n"
+    "  --engine-log FILE   append the engine's stderr to FILE (default: ours)\n"
+    "  --retries N         reconnect attempts after a drop (default 8; back-off\n"
+    "                      1, 2, 4 ... 30 s, resuming the seat)\n"
+    "  --insecure          wss: accept a self-signed certificate\n"
+    "  --quiet             warnings only on stderr\n"
+    "\n"
+    "Exit status: 0 after --turns or on SIGINT/SIGTERM; 1 when the server\n"
+    "refuses the token or the room, or the engine cannot start; 2 bad usage;\n"
+    "3 when the server shuts down, cannot be reached or the connection is lost.\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "ddz bridge: %s (try 'ddz bridge --help')\n", what);
+    return 2;
+}
+
+static int to_int(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < lo || n > hi)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+/* Joins argv into one shell command line, every word single-quoted.
+ * Returns malloc'd text or NULL. */
+static char *shell_join(int argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += 3 + 4 * strlen(argv[i]);
+    char *s = malloc(cap), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *p++ = ' ';
+        *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) {
+            if (*c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
+int ddz_cli_bridge(int argc, char **argv)
+{
+    ddz_bridge_cfg cfg = {.retries = 8, .opts = {.seat = -1}};
+    cfg.opts.token = getenv("DDZ_TOKEN");
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--insecure") == 0) {
+            cfg.insecure = true;
+            continue;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            cfg.quiet = true;
+            continue;
+        }
+        if (!v)
+            return usage_error("missing value or unknown option");
+        i++;
+        if (strcmp(a, "--url") == 0) {
+            cfg.url = v;
+        } else if (strcmp(a, "--token") == 0) {
+            cfg.opts.token = v;
+        } else if (strcmp(a, "--room") == 0) {
+            cfg.opts.room = v;
+        } else if (strcmp(a, "--seat") == 0) {
+            if (strlen(v) == 1 && v[0] >= 'A' && v[0] <= 'C')
+                cfg.opts.seat = v[0] - 'A';
+            else if (to_int(v, 0, 2, &cfg.opts.seat) < 0)
+                return usage_error("--seat must be 0..2 or A..C");
+        } else if (strcmp(a, "--password") == 0) {
+            cfg.opts.password = v;
+        } else if (strcmp(a, "--name") == 0) {
+            if (!*v || strlen(v) > 32)
+                return usage_error("--name must be 1..32 bytes");
+            cfg.opts.name = v;
+        } else if (strcmp(a, "--turns") == 0) {
+            if (to_int(v, 1, 1000000, &cfg.opts.turns) < 0)
+                return usage_error("--turns must be a positive number");
+        } else if (strcmp(a, "--fill") == 0) {
+            if (strncmp(v, "ai:", 3) != 0 || !v[3])
+                return usage_error("--fill takes ai:NAME");
+            cfg.opts.fill = v;
+        } else if (strcmp(a, "--time") == 0) {
+            if (to_int(v, 3, 300, &cfg.opts.time) < 0)
+                return usage_error("--time must be 3..300");
+        } else if (strcmp(a, "--games") == 0) {
+            if (to_int(v, 1, 100, &cfg.opts.games) < 0)
+                return usage_error("--games must be 1..100");
+        } else if (strcmp(a, "--engine-log") == 0) {
+            cfg.engine_log = v;
+        } else if (strcmp(a, "--retries") == 0) {
+            if (to_int(v, 0, 1000, &cfg.retries) < 0)
+                return usage_error("--retries must be 0..1000");
+        } else {
+            return usage_error("unknown option");
+        }
+    }
+    if (!cfg.url)
+        return usage_error("--url is required");
+    if (i >= argc)
+        return usage_error("the engine command is missing after --");
+    if (cfg.opts.token && !*cfg.opts.token)
+        cfg.opts.token = NULL;
+    char *cmd = shell_join(argc - i, argv + i);
+    if (!cmd)
+        return 1;
+    cfg.engine_cmd = cmd;
+    int rc = ddz_bridge_run(&cfg);
+    free(cmd);
+    return rc;
+}

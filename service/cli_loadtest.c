@@ -1,0 +1,111 @@
+/* cli_loadtest.c - `ddz loadtest` options. */
+#include "cli_loadtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loadtest.h"
+
+static const char usage[] =
+    "usage: ddz loadtest --url ws://HOST:PORT/ws [--tables N] [--seconds S]\n"
+    "                    [--rate ACTIONS_PER_S] [--client-rate R] [--pid PID]\n"
+    "                    [--setup S] [--seed N] [--insecure] [--json]\n"
+    "\n"
+    "The benchmark of `ddz serve` (`ddz bench` measures the rules core): opens\n"
+    "3 x N WebSocket connections in one event loop, seats them at N private\n"
+    "tables (100 games, no pause, 60 s per action) and has every client act\n"
+    "on its turn at once. Reports actions per second, the latency from writing\n"
+    "an action to its broadcast reaching all three clients of the table\n"
+    "(p50/p90/p99/max), games finished, errors and the server's VmRSS.\n"
+    "Traffic goes to URL only; the run stops by itself.\n"
+    "\n"
+    "  --tables N        tables of three connections (default 10)\n"
+    "  --seconds S       measured window (default 10), after connecting\n"
+    "  --rate R          total actions per second (default: as fast as allowed)\n"
+    "  --client-rate R   most actions per second per connection (default 10;\n"
+    "                    the server drops frames above its --rate, 20/s)\n"
+    "  --pid PID         the server's pid: report its VmRSS at start and end\n"
+    "  --setup S         bound on connecting and seating (default 10 + N/50 s)\n"
+    "  --seed N          seed of the random plays (default 1)\n"
+    "  --insecure        wss: accept a self-signed certificate\n"
+    "  --json            one JSON object instead of the readable report\n"
+    "\n"
+    "Raises its own open-file limit to the hard limit; the server needs one\n"
+    "descriptor per connection too (ulimit -n, and ddz serve --max-conns).\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "ddz loadtest: %s (try 'ddz loadtest --help')\n", what);
+    return 2;
+}
+
+static int to_double(const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || *end || !(d >= lo && d <= hi))
+        return -1;
+    *out = d;
+    return 0;
+}
+
+int ddz_cli_loadtest(int argc, char **argv)
+{
+    ddz_loadtest_cfg cfg = {.tables = 10, .seconds = 10, .seed = 1};
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double d;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = true;
+            continue;
+        }
+        if (strcmp(a, "--insecure") == 0) {
+            cfg.insecure = true;
+            continue;
+        }
+        if (!v)
+            return usage_error("missing value or unknown option");
+        i++;
+        if (strcmp(a, "--url") == 0) {
+            cfg.url = v;
+        } else if (strcmp(a, "--tables") == 0) {
+            if (to_double(v, 1, 100000, &d) < 0 || d != (int)d)
+                return usage_error("--tables must be 1..100000");
+            cfg.tables = (int)d;
+        } else if (strcmp(a, "--seconds") == 0) {
+            if (to_double(v, 0.1, 86400, &cfg.seconds) < 0)
+                return usage_error("--seconds must be 0.1..86400");
+        } else if (strcmp(a, "--rate") == 0) {
+            if (to_double(v, 0, 1e7, &cfg.rate) < 0)
+                return usage_error("--rate must be a non-negative number");
+        } else if (strcmp(a, "--client-rate") == 0) {
+            if (to_double(v, 0.1, 1e6, &cfg.client_rate) < 0)
+                return usage_error("--client-rate must be positive");
+        } else if (strcmp(a, "--setup") == 0) {
+            if (to_double(v, 0.1, 86400, &cfg.setup_seconds) < 0)
+                return usage_error("--setup must be positive");
+        } else if (strcmp(a, "--pid") == 0) {
+            if (to_double(v, 1, 4194304, &d) < 0 || d != (int)d)
+                return usage_error("--pid must be a process id");
+            cfg.pid = (int)d;
+        } else if (strcmp(a, "--seed") == 0) {
+            cfg.seed = strtoull(v, NULL, 10);
+        } else {
+            return usage_error("unknown option");
+        }
+    }
+    if (!cfg.url)
+        return usage_error("--url is required");
+    ddz_loadtest_result res;
+    int rc = ddz_loadtest_run(&cfg, &res);
+    if (rc)
+        return rc;
+    ddz_loadtest_print(&res, json, stdout);
+    return 0;
+}
