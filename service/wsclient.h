@@ -5,8 +5,8 @@
  * global state is shared between them, and a client is serviced only while
  * one of its own calls runs (or ddz_wsc_wait_any() runs on it). The kernel
  * buffers what arrives in between; a test juggling several clients polls
- * them with ddz_wsc_wait_any(). lws's log level is process-wide: the first
- * connect lowers it to errors only.
+ * them with ddz_wsc_wait_any(). lws's log level is process-wide: every
+ * connect sets it to errors only.
  *
  * Every wait is bounded by the caller's timeout: the lws service loop is
  * woken by a timer at the deadline, never by sleeping.
@@ -86,8 +86,9 @@ int ddz_wsc_close_status(const ddz_wsc *c);
 size_t ddz_wsc_nframes(const ddz_wsc *c);
 json_t *ddz_wsc_frame(const ddz_wsc *c, size_t i);
 
-/* Closes the connection (politely, without waiting for the answer) and
- * frees the client, its log and every reference it returned. NULL ok. */
+/* Closes the connection politely (a close frame, then up to 0.5 s for the
+ * peer's answer) and frees the client, its log and every reference it
+ * returned. NULL ok. */
 void ddz_wsc_close(ddz_wsc *c);
 
 /* A plain HTTP/1.1 GET of http://host:port/path on a blocking-free socket,
