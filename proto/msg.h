@@ -36,31 +36,31 @@ enum ddz_req_type {
 enum ddz_custody { DDZ_CUSTODY_AI = 0, DDZ_CUSTODY_FAULT };
 
 typedef struct ddz_room_opts {
-    char name[44];     /* lobby name, "" = server picks */
-    char rules[16];    /* rule set name */
-    int time;          /* seconds per action, 3..300 */
-    int games;         /* games per turn, 1..100 */
-    bool priv;         /* unlisted */
-    char password[68]; /* "" = none */
-    char seats[3][48]; /* "" (open), "ai:NAME" or "engine:NAME" */
-    char fill[48];     /* "" or "ai:NAME": fill empty seats at creation */
-    bool bots;         /* remote bots may sit */
-    bool autopass;     /* humans' default */
-    int grace;         /* seconds a dropped seat waits, 0..600 */
-    int custody;       /* enum ddz_custody */
-    int pause;         /* seconds between games, 0..30 */
+    char name[161]; /* lobby name, 40 characters (UTF-8: up to 4 bytes each), "" = server picks */
+    char rules[16]; /* rule set name */
+    int time;       /* seconds per action, 3..300 */
+    int games;      /* games per turn, 1..100 */
+    bool priv;      /* unlisted */
+    char password[257]; /* 64 characters, "" = none */
+    char seats[3][48];  /* "" (open), "ai:NAME" or "engine:NAME" */
+    char fill[48];      /* "" or "ai:NAME": fill empty seats at creation */
+    bool bots;          /* remote bots may sit */
+    bool autopass;      /* humans' default */
+    int grace;          /* seconds a dropped seat waits, 0..600 */
+    int custody;        /* enum ddz_custody */
+    int pause;          /* seconds between games, 0..30 */
 } ddz_room_opts;
 
 typedef struct ddz_req {
     int type;           /* enum ddz_req_type */
     char id[48];        /* the request's "id" as compact JSON, "" if absent */
     int version;        /* hello */
-    char name[100];     /* hello: display name, 1..32 characters (UTF-8) */
+    char name[129];     /* hello: display name, 1..32 characters (UTF-8) */
     char resume[72];    /* hello: resume token, "" if absent */
     char token[72];     /* hello: bot token, "" if absent */
     char room[24];      /* join, spectate */
     int seat;           /* create, join: 0..2 or -1 */
-    char password[68];  /* join, spectate */
+    char password[257]; /* join, spectate: 64 characters */
     ddz_room_opts opts; /* create */
     char ai[32];        /* quick: AI name, "" = default */
     uint32_t seq;       /* bid, play */

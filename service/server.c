@@ -655,6 +655,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         if (lws_service(srv->ctx, 0) < 0)
             break;
 
+    /* From here on a second signal must not touch the context being torn
+     * down: the handler finds no server and does nothing. */
+    signal_srv = NULL;
+
     /* Shutdown: tell everyone, record cut games as aborted, drain. */
     ddz__log(srv, "info", NULL, "shutting down");
     for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))

@@ -65,7 +65,7 @@ void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt
 
 struct ddz_player {
     char id[16];      /* public id, "p17" */
-    char name[100];   /* display name */
+    char name[129];   /* display name: 32 characters of UTF-8 */
     char resume[68];  /* secret resume token (hex) */
     bool bot;         /* identified with a bot token */
     ddz_conn *conn;   /* NULL while disconnected */

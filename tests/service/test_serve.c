@@ -667,15 +667,6 @@ static json_t *opts(int games, int pause, int time)
     return json_pack("{s:i, s:i, s:i}", "games", games, "pause", pause, "time", time);
 }
 
-/* Skips a test that shows a known server bug (reported, not yet fixed)
- * unless DDZ_TEST_KNOWN_BUGS=1, so that the suite stays green meanwhile. */
-static void known_bug(const char *what)
-{
-    const char *known = getenv("DDZ_TEST_KNOWN_BUGS");
-    if (!known || strcmp(known, "1") != 0)
-        cr_skip_test("known server bug: %s; set DDZ_TEST_KNOWN_BUGS=1 to run", what);
-}
-
 /* ---- fixtures ---- */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1517,7 +1508,6 @@ Test(serve, repeated_sigterm)
      * lws_cancel_service(NULL) and the server dies with SIGSEGV (139) while
      * closing the store. Skipped until fixed, so that the suite stays green;
      * DDZ_TEST_KNOWN_BUGS=1 runs it. */
-    known_bug("a repeated SIGTERM during shutdown crashes ddz serve (server.c on_signal)");
     cli *c = cli_hello("Host");
     cli_send(c, json_pack("{s:s}", "type", "quick"));
     cli_expect(c, "game");
@@ -1621,7 +1611,6 @@ Test(serve, text_limits_in_characters)
      * characters are enforced in bytes by the fixed buffers the strings
      * are parsed into (name[100], opts.name[44], password[68]), so UTF-8
      * text within the limits is refused with EFIELD. */
-    known_bug("name, room name and password limits counted in bytes (proto/msg.h)");
     /* a name is 1..32 characters, a room name at most 40, a password at
      * most 64; a UTF-8 character takes up to 4 bytes */
     char *name = repeat("\xf0\x9f\x82\xa1", 32);  /* U+1F0A1 PLAYING CARD ACE OF SPADES */
@@ -1729,7 +1718,6 @@ Test(serve, state_after_turn_over)
               json_is_null(json_object_get(st, "hand")));
     cr_assert(json_equal(json_object_get(st, "totals"), json_object_get(c->over, "totals")));
     cr_assert(json_equal(json_object_get(st, "result"), c->over), "the last result: %s", dump(st));
-    known_bug("a state in the turn_over phase says game games+1 (room.c ddz__room_send_state)");
     cr_assert_leq(jint(st, "game"), jint(st, "games"), "game %d of %d: %s", jint(st, "game"),
                   jint(st, "games"), dump(st));
 }
