@@ -8,6 +8,7 @@
  */
 #include "loadtest.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -16,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ai/rng.h"
 #include "bridge.h"
@@ -82,7 +85,10 @@ typedef struct lt {
     lconn **heap;                 /* pending actions by due time */
     int nheap;
     int64_t next_global_us; /* global pacing */
-    lws_sorted_usec_list_t pace_sul, ramp_sul, phase_sul;
+    /* Our timers are one timerfd in the loop, not lws's own (sul): with a
+     * foreign libev loop, lws 4.1.6 fires those late by up to a second. */
+    int tfd;                   /* timerfd, adopted into the loop */
+    int64_t pace_at, phase_at; /* when pace_tick / phase_tick are due, 0 = not */
     ddz_rng rng;
     int phase;               /* 0 setup, 1 window, 2 drain, 3 leaving, 4 done */
     int64_t t_start, t0, t1; /* run start, window start and end */
@@ -92,6 +98,34 @@ typedef struct lt {
     int seated_conns;
     double cpu0;
 } lt;
+
+/* libev, reached through dlopen so that building needs neither its header
+ * nor its library: lws's own poll() loop costs O(connections) per wakeup,
+ * which with thousands of connections is most of this process's CPU. lws
+ * 4.1 drives a foreign libev loop (epoll) that we run one turn at a time;
+ * without libev.so.4 the run falls back to poll(). */
+enum { EV_BACKEND_EPOLL = 0x4, EV_FLAG_NOSIGMASK = 0x400000, EV_RUN_ONCE = 2 };
+
+typedef struct ev_api {
+    void *lib;
+    void *(*loop_new)(unsigned int flags);
+    int (*run)(void *loop, int flags);
+    void (*loop_destroy)(void *loop);
+} ev_api;
+
+static bool ev_open(ev_api *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    if (getenv("DDZ_LOADTEST_POLL"))
+        return false;
+    ev->lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (!ev->lib)
+        return false;
+    *(void **)&ev->loop_new = dlsym(ev->lib, "ev_loop_new");
+    *(void **)&ev->run = dlsym(ev->lib, "ev_run");
+    *(void **)&ev->loop_destroy = dlsym(ev->lib, "ev_loop_destroy");
+    return ev->loop_new && ev->run && ev->loop_destroy;
+}
 
 static int64_t now_us(void)
 {
@@ -226,7 +260,23 @@ static lconn *heap_pop(lt *L)
     return top;
 }
 
-static void pace_tick(lws_sorted_usec_list_t *sul);
+static void pace_tick(lt *L);
+
+/* Arms the timerfd for the earliest of pace_at and phase_at. */
+static void rearm(lt *L)
+{
+    int64_t at = L->pace_at;
+    if (L->phase_at && (!at || L->phase_at < at))
+        at = L->phase_at;
+    struct itimerspec its = {0};
+    if (at) {
+        if (at < 1)
+            at = 1;
+        its.it_value.tv_sec = at / 1000000;
+        its.it_value.tv_nsec = (at % 1000000) * 1000 + 1; /* never 0: that disarms */
+    }
+    timerfd_settime(L->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
 
 static void arm_pacer(lt *L)
 {
@@ -235,8 +285,8 @@ static void arm_pacer(lt *L)
     int64_t at = L->heap[0]->due_us;
     if (L->cfg->rate > 0 && L->next_global_us > at)
         at = L->next_global_us;
-    int64_t wait = at - now_us();
-    lws_sul_schedule(L->ctx, 0, &L->pace_sul, pace_tick, wait > 0 ? wait : 0);
+    L->pace_at = at;
+    rearm(L);
 }
 
 /* Writes `c`'s pending action now. */
@@ -252,9 +302,8 @@ static void send_action(lt *L, lconn *c)
     (void)L;
 }
 
-static void pace_tick(lws_sorted_usec_list_t *sul)
+static void pace_tick(lt *L)
 {
-    lt *L = lws_container_of(sul, lt, pace_sul);
     int64_t now = now_us();
     double gap = L->cfg->rate > 0 ? 1e6 / L->cfg->rate : 0;
     while (L->nheap && L->heap[0]->due_us <= now) {
@@ -535,7 +584,12 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
     }
 }
 
+static void phase_tick(lt *L);
+static int cb_timer(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len);
+
 static const struct lws_protocols protocols[] = {{"ddz-load", cb_client, 0, 4096, 0, NULL, 0},
+                                                 {"ddz-load-timer", cb_timer, 0, 0, 0, NULL, 0},
                                                  {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void connect_one(lt *L, lconn *c)
@@ -562,15 +616,14 @@ static void connect_one(lt *L, lconn *c)
 
 /* ---- phases ---- */
 
-static void phase_tick(lws_sorted_usec_list_t *sul)
+static void phase_tick(lt *L)
 {
-    lt *L = lws_container_of(sul, lt, phase_sul);
     int64_t now = now_us();
     if (L->phase == 0) {
         bool all = L->seated_conns == 3 * L->ntables;
         double setup = L->cfg->setup_seconds > 0 ? L->cfg->setup_seconds : 10 + L->ntables / 50.0;
         if (!all && now - L->t_start < (int64_t)(setup * 1e6)) {
-            lws_sul_schedule(L->ctx, 0, &L->phase_sul, phase_tick, 20 * LWS_US_PER_MS);
+            L->phase_at = now + 20000;
             return;
         }
         for (int i = 0; i < L->ntables; i++) {
@@ -587,24 +640,46 @@ static void phase_tick(lws_sorted_usec_list_t *sul)
         L->t0 = now;
         L->t1 = now + (int64_t)(L->cfg->seconds * 1e6);
         L->cpu0 = cpu_s();
-        lws_sul_schedule(L->ctx, 0, &L->phase_sul, phase_tick, L->t1 - now);
+        L->phase_at = L->t1;
     } else if (L->phase == 1) {
         L->res->window_s = (double)(now - L->t0) / 1e6;
         L->res->client_cpu_s = cpu_s() - L->cpu0;
         L->res->rss_kb_end = rss_kb(L->cfg->pid);
         L->phase = 2; /* drain: broadcasts of actions already written */
-        lws_sul_schedule(L->ctx, 0, &L->phase_sul, phase_tick, LWS_US_PER_SEC);
+        L->phase_at = now + 1000000;
     } else if (L->phase == 2) {
         L->phase = 3;
         for (int i = 0; i < L->ntables; i++)
             for (int k = 0; k < 3; k++)
                 if (L->tables[i].c[k].state >= C_OPEN && L->tables[i].c[k].state != C_CLOSED)
                     queue_req(&L->tables[i].c[k], &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
-        lws_sul_schedule(L->ctx, 0, &L->phase_sul, phase_tick, 500 * LWS_US_PER_MS);
+        L->phase_at = now + 500000;
     } else {
         L->phase = 4;
         lws_cancel_service(L->ctx);
     }
+}
+
+static int cb_timer(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+    lt *L = lws_context_user(lws_get_context(wsi));
+    if (reason != LWS_CALLBACK_RAW_RX_FILE)
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    uint64_t n;
+    if (read(L->tfd, &n, sizeof n) < 0 && errno != EAGAIN)
+        return 0;
+    int64_t now = now_us();
+    if (L->pace_at && L->pace_at <= now) {
+        L->pace_at = 0;
+        pace_tick(L);
+    }
+    if (L->phase_at && L->phase_at <= now) {
+        L->phase_at = 0;
+        phase_tick(L);
+    }
+    rearm(L);
+    return 0;
 }
 
 static void raise_nofile(void)
@@ -674,7 +749,23 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     if (L.url.tls)
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-    L.ctx = lws_create_context(&info);
+    ev_api ev;
+    void *loop = ev_open(&ev) ? ev.loop_new(EV_BACKEND_EPOLL | EV_FLAG_NOSIGMASK) : NULL;
+    if (loop) {
+        void *loops[1] = {loop};
+        info.options |= LWS_SERVER_OPTION_LIBEV;
+        info.foreign_loops = loops;
+        L.ctx = lws_create_context(&info);
+        info.foreign_loops = NULL;
+        info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+        if (!L.ctx) {
+            ev.loop_destroy(loop);
+            loop = NULL;
+        }
+    }
+    out->epoll = loop != NULL;
+    if (!L.ctx)
+        L.ctx = lws_create_context(&info);
     if (L.ctx)
         L.vh = lws_create_vhost(L.ctx, &info);
     if (!L.ctx || !L.vh) {
@@ -685,17 +776,37 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
         free(L.heap);
         return 1;
     }
+    L.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    lws_adopt_desc_t ad = {.vh = L.vh,
+                           .type = LWS_ADOPT_RAW_FILE_DESC,
+                           .fd = {.filefd = L.tfd},
+                           .vh_prot_name = "ddz-load-timer"};
+    if (L.tfd < 0 || !lws_adopt_descriptor_vhost_via_info(&ad)) {
+        fprintf(stderr, "ddz loadtest: cannot set up a timer\n");
+        if (L.tfd >= 0)
+            close(L.tfd);
+        lws_context_destroy(L.ctx);
+        if (loop)
+            ev.loop_destroy(loop);
+        free(L.tables);
+        free(L.heap);
+        return 1;
+    }
     out->rss_kb_start = rss_kb(cfg->pid);
     L.t_start = now_us();
     L.next_global_us = L.t_start;
     ramp(&L);
-    lws_sul_schedule(L.ctx, 0, &L.phase_sul, phase_tick, 20 * LWS_US_PER_MS);
-    while (L.phase < 4)
-        if (lws_service(L.ctx, 0) < 0)
+    L.phase_at = L.t_start + 20000;
+    rearm(&L);
+    while (L.phase < 4) {
+        if (loop)
+            ev.run(loop, EV_RUN_ONCE);
+        else if (lws_service(L.ctx, 0) < 0)
             break;
-    lws_sul_cancel(&L.pace_sul);
-    lws_sul_cancel(&L.phase_sul);
-    lws_context_destroy(L.ctx);
+    }
+    lws_context_destroy(L.ctx); /* closes the timerfd too */
+    if (loop)
+        ev.loop_destroy(loop);
 
     out->actions_per_s = out->window_s > 0 ? (double)out->actions / out->window_s : 0;
     qsort(L.lat, L.nlat, sizeof *L.lat, cmp_u32);
@@ -726,7 +837,7 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
     if (json) {
         json_t *j = json_pack(
             "{s:i, s:i, s:I, s:f, s:{s:f, s:f, s:f, s:f}, s:I, s:I, s:o, s:o, s:I, s:f, s:f, "
-            "s:f, s:i, s:f, s:s}",
+            "s:f, s:i, s:f, s:s, s:s}",
             "tables", r->tables, "connections", r->connections, "actions", (json_int_t)r->actions,
             "actions_per_s", r->actions_per_s, "latency_ms", "p50", r->p50, "p90", r->p90, "p99",
             r->p99, "max", r->max, "games", (json_int_t)r->games, "errors", (json_int_t)r->errors,
@@ -734,7 +845,7 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
             "rss_kb_end", r->rss_kb_end >= 0 ? json_integer(r->rss_kb_end) : json_null(), "samples",
             (json_int_t)r->samples, "seconds", r->window_s, "setup_s", r->setup_s, "rate", r->rate,
             "tables_seated", r->tables_seated, "client_cpu_s", r->client_cpu_s, "first_error",
-            r->first_error);
+            r->first_error, "client_loop", r->epoll ? "epoll" : "poll");
         char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
         json_decref(j);
         if (s)
@@ -744,8 +855,8 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
     }
     fprintf(f, "tables          %d (%d seated), %d connections, setup %.1f s\n", r->tables,
             r->tables_seated, r->connections, r->setup_s);
-    fprintf(f, "window          %.1f s, target %s\n", r->window_s,
-            r->rate > 0 ? "paced" : "unpaced");
+    fprintf(f, "window          %.1f s, %s, client loop %s\n", r->window_s,
+            r->rate > 0 ? "paced" : "unpaced", r->epoll ? "epoll (libev)" : "poll");
     if (r->rate > 0)
         fprintf(f, "target rate     %.0f actions/s\n", r->rate);
     fprintf(f, "actions         %ld (%.0f/s)\n", r->actions, r->actions_per_s);

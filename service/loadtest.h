@@ -54,6 +54,7 @@ typedef struct ddz_loadtest_result {
     double window_s;               /* measured window actually run */
     double rate;                   /* target rate, 0 = unpaced */
     double client_cpu_s;           /* CPU time this process used in the window */
+    bool epoll;                    /* the client loop ran on libev/epoll, else lws's poll() */
 } ddz_loadtest_result;
 
 /* Raises RLIMIT_NOFILE to its hard limit, runs the load test and fills
