@@ -25,6 +25,7 @@
 #include "ai/ai.h"
 #include "ai/rng.h"
 #include "match.h"
+#include "rules/error.h"
 #include "rules/game.h"
 #include "rules/movegen.h"
 
@@ -176,10 +177,13 @@ static int calibrate(const char *spec, double seconds)
 /* ---------------------------------------------------------------------- */
 /* ddz bench ai                                                            */
 
+enum { THINK_BINS = 10001 };
+
 typedef struct side_stats {
     long games, ll_games, ll_wins, fm_games, fm_wins;
     long decisions;
     double think_sum, think_max; /* seconds */
+    long think_ms[THINK_BINS];   /* decisions by whole milliseconds (last: more) */
     long long units;             /* search units spent (searching AIs) */
 } side_stats;
 
@@ -190,10 +194,11 @@ typedef struct aibench {
     uint8_t master[DDZ_SEED_BYTES];
     uint64_t seed;
     /* per thread */
-    int next;           /* first deal of the thread (its index) */
-    side_stats side[2]; /* 0 = tested, 1 = opponents */
-    double sum, sum2;   /* tested side's score per deal */
-    long all_pass;      /* games nobody bid in */
+    int next;                   /* first deal of the thread (its index) */
+    side_stats side[2];         /* 0 = tested, 1 = opponents */
+    double sum, sum2;           /* tested side's score per deal */
+    long all_pass;              /* games nobody bid in */
+    long deals_won, deals_lost; /* deals the tested player ended ahead, behind */
     int err;
 } aibench;
 
@@ -209,6 +214,8 @@ static double think(ddz_ai *ai, const ddz_view *v, side_stats *st, int *bid, ddz
     st->think_sum += t;
     if (t > st->think_max)
         st->think_max = t;
+    int ms = (int)(t * 1e3);
+    st->think_ms[ms < THINK_BINS - 1 ? ms : THINK_BINS - 1]++;
     st->units += ddz_ai_last_units(ai);
     return t;
 }
@@ -275,6 +282,8 @@ static int bench_deal(aibench *b, ddz_ai *tested, int k)
             }
         }
     }
+    b->deals_won += total > 0;
+    b->deals_lost += total < 0;
     b->sum += total;
     b->sum2 += total * total;
     return 0;
@@ -296,26 +305,40 @@ static void *bench_thread(void *arg)
     return NULL;
 }
 
-static void print_side(const char *name, const side_stats *st, double per_deal, double ci, int json,
-                       bool last)
+/* Returns the think time (ms) that `q` of the decisions stay within. */
+static double think_quantile(const side_stats *st, double q)
+{
+    long need = (long)ceil(q * (double)st->decisions), seen = 0;
+    for (int i = 0; i < THINK_BINS; i++)
+        if ((seen += st->think_ms[i]) >= need && need > 0)
+            return i + 1;
+    return 0;
+}
+
+static void print_side(const char *name, const side_stats *st, double per_deal, double ci,
+                       int budget_ms, int json, bool last)
 {
     double ll = st->ll_games ? 100.0 * st->ll_wins / st->ll_games : 0;
     double fm = st->fm_games ? 100.0 * st->fm_wins / st->fm_games : 0;
     double avg = st->decisions ? 1e3 * st->think_sum / st->decisions : 0;
     double units = st->decisions ? (double)st->units / st->decisions : 0;
+    double p99 = think_quantile(st, 0.99);
+    long over = 0;
+    for (int i = budget_ms; budget_ms > 0 && i < THINK_BINS; i++)
+        over += st->think_ms[i];
     if (json) {
         printf("{\"name\": \"%s\", \"games\": %ld, \"landlord_games\": %ld, "
                "\"landlord_wins\": %ld, \"farmer_games\": %ld, \"farmer_wins\": %ld, "
                "\"score_per_deal\": %.2f, \"ci95\": %.2f, \"decisions\": %ld, "
-               "\"think_avg_ms\": %.3f, \"think_max_ms\": %.3f, \"units_per_decision\": "
-               "%.1f}%s",
+               "\"think_avg_ms\": %.3f, \"think_p99_ms\": %.0f, \"think_max_ms\": %.3f, "
+               "\"over_budget\": %ld, \"units_per_decision\": %.1f}%s",
                name, st->games, st->ll_games, st->ll_wins, st->fm_games, st->fm_wins, per_deal, ci,
-               st->decisions, avg, 1e3 * st->think_max, units, last ? "" : ", ");
+               st->decisions, avg, p99, 1e3 * st->think_max, over, units, last ? "" : ", ");
         return;
     }
-    printf("%-10s %6ld %6ld %6.1f%% %6ld %6.1f%% %+9.1f +- %6.1f %9.2f %9.1f %8.0f\n", name,
-           st->games, st->ll_games, ll, st->fm_games, fm, per_deal, ci, avg, 1e3 * st->think_max,
-           units);
+    printf("%-8s %6ld %6ld %6.1f%% %6ld %6.1f%% %+8.1f +- %5.1f %8.2f %7.0f %8.1f %5ld %6.0f\n",
+           name, st->games, st->ll_games, ll, st->fm_games, fm, per_deal, ci, avg, p99,
+           1e3 * st->think_max, over, units);
 }
 
 static const char ai_usage[] =
@@ -325,18 +348,28 @@ static const char ai_usage[] =
     "Plays N duplicate deals (default 1000), each three times: the player (default\n"
     "strong) in each seat once, two copies of the opponent (default greedy) in the\n"
     "others. Reports per side: games, win rate as landlord and as farmer, the mean\n"
-    "small score per deal (three games) with its 95% confidence interval, the mean\n"
-    "and maximum think time per decision (bids and plays), and search units per\n"
-    "decision. --budget MS caps every decision's wall clock (default: the AI's,\n"
-    "1000 ms for strong); --rollouts N caps its search units (playouts or endgame\n"
-    "searches; default none), which makes the results reproducible. Deals come from\n"
-    "the master seed whose first 8 bytes are S (little-endian, default 1).\n"
-    "T threads (default 1) share the deals; each has its own AIs.\n";
+    "small score per deal (three games) with its 95% confidence interval, the mean,\n"
+    "99th percentile (1 ms steps) and maximum think time per decision (bids and\n"
+    "plays, wall clock), how many decisions took the whole budget or more (over),\n"
+    "and search units per decision; then the player's share of games won and of\n"
+    "deals it ended ahead (its three scores summed).\n"
+    "\n"
+    "  --budget MS    wall-clock cap per decision (default 1000; 0 = none)\n"
+    "  --rollouts N   search units per decision: one playout, or 256 nodes of\n"
+    "                 endgame search (default: no cap). When this cap binds before\n"
+    "                 the clock, results are reproducible and do not depend on T.\n"
+    "  --seed S       deals come from the master seed whose first 8 bytes are S\n"
+    "                 (little-endian, default 1); S also seeds the AIs\n"
+    "  --threads T    threads sharing the deals, each with its own AIs (default 1)\n";
 
 static int bench_ai(int argc, char **argv)
 {
-    aibench cfg = {
-        .player = "strong", .opponent = "greedy", .deals = 1000, .threads = 1, .seed = 1};
+    aibench cfg = {.player = "strong",
+                   .opponent = "greedy",
+                   .deals = 1000,
+                   .threads = 1,
+                   .budget_ms = 1000,
+                   .seed = 1};
     int json = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -379,29 +412,37 @@ static int bench_ai(int argc, char **argv)
     for (int i = 0; i < 8; i++)
         cfg.master[i] = (uint8_t)(cfg.seed >> (8 * i));
 
-    aibench b[64];
+    /* per thread: its deals and results (about 160 KB each: the histograms) */
+    aibench *b = calloc((size_t)cfg.threads + 1, sizeof *b), *all = b ? &b[cfg.threads] : NULL;
     pthread_t tid[64];
+    if (!b) {
+        fprintf(stderr, "ddz bench ai: out of memory\n");
+        return 1;
+    }
     double t0 = now();
-    for (int t = 0; t < cfg.threads; t++) {
+    int started = 0;
+    for (int t = 0; t < cfg.threads; t++, started++) {
         b[t] = cfg;
         b[t].next = t;
         if (pthread_create(&tid[t], NULL, bench_thread, &b[t]) != 0) {
             fprintf(stderr, "ddz bench ai: cannot start a thread\n");
-            for (int u = 0; u < t; u++)
-                pthread_join(tid[u], NULL);
-            return 1;
+            break;
         }
     }
-    aibench all = cfg;
-    for (int t = 0; t < cfg.threads; t++) {
+    *all = cfg;
+    if (started < cfg.threads)
+        all->err = DDZ_ENOMEM;
+    for (int t = 0; t < started; t++) {
         pthread_join(tid[t], NULL);
-        if (b[t].err && !all.err)
-            all.err = b[t].err;
-        all.sum += b[t].sum;
-        all.sum2 += b[t].sum2;
-        all.all_pass += b[t].all_pass;
+        if (b[t].err && !all->err)
+            all->err = b[t].err;
+        all->sum += b[t].sum;
+        all->sum2 += b[t].sum2;
+        all->all_pass += b[t].all_pass;
+        all->deals_won += b[t].deals_won;
+        all->deals_lost += b[t].deals_lost;
         for (int p = 0; p < 2; p++) {
-            side_stats *a = &all.side[p], *x = &b[t].side[p];
+            side_stats *a = &all->side[p], *x = &b[t].side[p];
             a->games += x->games;
             a->ll_games += x->ll_games;
             a->ll_wins += x->ll_wins;
@@ -412,38 +453,51 @@ static int bench_ai(int argc, char **argv)
             a->units += x->units;
             if (x->think_max > a->think_max)
                 a->think_max = x->think_max;
+            for (int i = 0; i < THINK_BINS; i++)
+                a->think_ms[i] += x->think_ms[i];
         }
     }
     double seconds = now() - t0;
-    if (all.err) {
-        fprintf(stderr, "ddz bench ai: stopped: error %d\n", all.err);
+    if (all->err) {
+        fprintf(stderr, "ddz bench ai: stopped: %s\n", ddz_strerror(all->err));
+        free(b);
         return 1;
     }
     int n = cfg.deals;
-    double mean = all.sum / n, var = (all.sum2 - n * mean * mean) / (n - 1);
+    double mean = all->sum / n, var = (all->sum2 - n * mean * mean) / (n - 1);
     double ci = 1.96 * sqrt((var > 0 ? var : 0) / n);
     /* the opponents' seats hold the other side of every game: per deal they
      * score minus the tested player's total (scores sum to zero) */
     if (json) {
         printf("{\"player\": \"%s\", \"opponent\": \"%s\", \"deals\": %d, \"games\": %d, "
                "\"budget_ms\": %d, \"rollouts\": %ld, \"seed\": %llu, \"threads\": %d, "
-               "\"all_pass_games\": %ld, \"seconds\": %.1f, \"sides\": [",
+               "\"all_pass_games\": %ld, \"deals_won\": %ld, \"deals_lost\": %ld, "
+               "\"seconds\": %.1f, \"sides\": [",
                cfg.player, cfg.opponent, n, 3 * n, cfg.budget_ms, cfg.units,
-               (unsigned long long)cfg.seed, cfg.threads, all.all_pass, seconds);
-        print_side(cfg.player, &all.side[0], mean, ci, 1, false);
-        print_side(cfg.opponent, &all.side[1], -mean, ci, 1, true);
+               (unsigned long long)cfg.seed, cfg.threads, all->all_pass, all->deals_won,
+               all->deals_lost, seconds);
+        print_side(cfg.player, &all->side[0], mean, ci, cfg.budget_ms, 1, false);
+        print_side(cfg.opponent, &all->side[1], -mean, ci, cfg.budget_ms, 1, true);
         printf("]}\n");
+        free(b);
         return 0;
     }
-    printf("%s vs two %s: %d deals x 3 seats = %d games (%ld all passed), budget %s%d ms, "
-           "%ld rollouts%s, seed %llu, %d thread%s, %.1f s\n",
-           cfg.player, cfg.opponent, n, 3 * n, all.all_pass, cfg.budget_ms ? "" : "default ",
-           cfg.budget_ms, cfg.units, cfg.units ? "" : " (no limit)", (unsigned long long)cfg.seed,
-           cfg.threads, cfg.threads == 1 ? "" : "s", seconds);
-    printf("%-10s %6s %6s %7s %6s %7s %20s %9s %9s %8s\n", "side", "games", "landl", "won",
-           "farmer", "won", "score/deal (95% CI)", "think avg", "max (ms)", "units");
-    print_side(cfg.player, &all.side[0], mean, ci, 0, false);
-    print_side(cfg.opponent, &all.side[1], -mean, ci, 0, true);
+    printf("%s vs two %s: %d deals x 3 seats = %d games (%ld all passed), budget %d ms%s and "
+           "%ld rollouts%s a decision, seed %llu, %d thread%s, %.1f s\n",
+           cfg.player, cfg.opponent, n, 3 * n, all->all_pass, cfg.budget_ms,
+           cfg.budget_ms ? "" : " (none)", cfg.units, cfg.units ? "" : " (no limit)",
+           (unsigned long long)cfg.seed, cfg.threads, cfg.threads == 1 ? "" : "s", seconds);
+    printf("%-8s %6s %6s %7s %6s %7s %18s %8s %7s %8s %5s %6s\n", "side", "games", "landl", "won",
+           "farmer", "won", "score/deal (95%CI)", "think ms", "p99", "max", "over", "units");
+    print_side(cfg.player, &all->side[0], mean, ci, cfg.budget_ms, 0, false);
+    print_side(cfg.opponent, &all->side[1], -mean, ci, cfg.budget_ms, 0, true);
+    const side_stats *me = &all->side[0];
+    printf("%s won %.1f%% of its games, and ended %ld deals ahead (%.1f%%), %ld behind, %ld "
+           "even\n",
+           cfg.player, me->games ? 100.0 * (me->ll_wins + me->fm_wins) / me->games : 0,
+           all->deals_won, 100.0 * all->deals_won / n, all->deals_lost,
+           n - all->deals_won - all->deals_lost);
+    free(b);
     return 0;
 }
 

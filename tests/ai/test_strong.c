@@ -777,3 +777,32 @@ Test(strong, plays_as_a_caai_engine_without_faults, .init = init)
     unlink(log);
     cr_assert_eq(n, games);
 }
+
+/* Runs `cmd` and returns its output parsed as one JSON value. */
+static json_t *run_json(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    json_error_t je;
+    json_t *j = json_loadf(p, 0, &je);
+    cr_assert_eq(pclose(p), 0, "%s", cmd);
+    cr_assert_not_null(j, "%s: %s", cmd, je.text);
+    return j;
+}
+
+Test(strong, bench_ai_is_reproducible_across_threads, .init = init)
+{
+    json_t *one = run_json(DDZ_BIN " bench ai --deals 6 --rollouts 20 --threads 1 --json");
+    json_t *two = run_json(DDZ_BIN " bench ai --deals 6 --rollouts 20 --threads 2 --json");
+    cr_assert_eq(json_integer_value(json_object_get(one, "games")), 18);
+    json_t *s1 = json_array_get(json_object_get(one, "sides"), 0);
+    json_t *s2 = json_array_get(json_object_get(two, "sides"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(s1, "name")), "strong");
+    cr_assert_float_eq(json_real_value(json_object_get(s1, "score_per_deal")),
+                       json_real_value(json_object_get(s2, "score_per_deal")), 1e-9);
+    cr_assert_eq(json_integer_value(json_object_get(s1, "landlord_wins")),
+                 json_integer_value(json_object_get(s2, "landlord_wins")));
+    cr_assert_leq(json_real_value(json_object_get(s1, "units_per_decision")), 20 + 78);
+    json_decref(one);
+    json_decref(two);
+}
