@@ -310,10 +310,11 @@ static void pace_tick(lt *L)
         if (gap > 0) {
             if (L->next_global_us > now)
                 break;
-            /* strict spacing, no bursts after an idle moment */
+            /* evenly spaced; a late wakeup may catch up on at most 10 ms of
+             * slots, so the rate holds without bursts after an idle moment */
+            int64_t floor = now - 10000;
             L->next_global_us =
-                (L->next_global_us > now - (int64_t)gap ? L->next_global_us : now - (int64_t)gap) +
-                (int64_t)gap;
+                (L->next_global_us > floor ? L->next_global_us : floor) + (int64_t)gap;
         }
         lconn *c = heap_pop(L);
         if (c->pending)
