@@ -144,12 +144,16 @@ static json_t *seat_player_json(const seat *s)
  * copy must differ, NULL-safe. Reference stolen. */
 static void broadcast(ddz_room *r, json_t *msg)
 {
+    char *text = ddz_msg_dump(msg); /* once, however many listen */
+    if (!text)
+        return;
+    size_t len = strlen(text);
     for (int i = 0; i < 3; i++)
         if (r->seats[i].kind == SEAT_PLAYER && r->seats[i].player->conn)
-            ddz__conn_send(r->seats[i].player->conn, json_incref(msg));
+            ddz__conn_send_text(r->seats[i].player->conn, text, len);
     for (size_t i = 0; i < r->nwatch; i++)
-        ddz__conn_send(r->watch[i]->conn, json_incref(msg));
-    json_decref(msg);
+        ddz__conn_send_text(r->watch[i]->conn, text, len);
+    free(text);
 }
 
 static void seat_event(ddz_room *r, int s)
@@ -206,17 +210,23 @@ static json_t *turn_json(ddz_room *r, bool with_legal)
 
 static void send_turn(ddz_room *r)
 {
-    json_t *plain = turn_json(r, false);
+    char *plain = ddz_msg_dump(turn_json(r, false));
+    if (!plain)
+        return;
+    size_t len = strlen(plain);
     seat *actor = &r->seats[r->ask_seat];
     for (int i = 0; i < 3; i++) {
         seat *s = &r->seats[i];
         if (s->kind != SEAT_PLAYER || !s->player->conn)
             continue;
-        ddz__conn_send(s->player->conn, s == actor ? turn_json(r, true) : json_incref(plain));
+        if (s == actor)
+            ddz__conn_send(s->player->conn, turn_json(r, true));
+        else
+            ddz__conn_send_text(s->player->conn, plain, len);
     }
     for (size_t i = 0; i < r->nwatch; i++)
-        ddz__conn_send(r->watch[i]->conn, json_incref(plain));
-    json_decref(plain);
+        ddz__conn_send_text(r->watch[i]->conn, plain, len);
+    free(plain);
 }
 
 /* ---- the game loop ---- */

@@ -93,6 +93,30 @@ void ddz__metrics_latency(ddz_srv *srv, int64_t us)
 
 /* ---- sending ---- */
 
+void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
+{
+    if (!c || c->closing)
+        return;
+    if (c->queued + len > SEND_QUEUE_MAX) {
+        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
+        return;
+    }
+    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
+    if (!m)
+        return;
+    m->next = NULL;
+    m->len = len;
+    memcpy(m->buf + LWS_PRE, text, len);
+    if (c->tail)
+        c->tail->next = m;
+    else
+        c->head = m;
+    c->tail = m;
+    c->queued += len;
+    c->srv->m.frames_out++;
+    lws_callback_on_writable(c->wsi);
+}
+
 void ddz__conn_send(ddz_conn *c, json_t *msg)
 {
     if (!c || c->closing || !msg) {
@@ -102,29 +126,8 @@ void ddz__conn_send(ddz_conn *c, json_t *msg)
     char *s = ddz_msg_dump(msg);
     if (!s)
         return;
-    size_t len = strlen(s);
-    if (c->queued + len > SEND_QUEUE_MAX) {
-        free(s);
-        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
-        return;
-    }
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m) {
-        free(s);
-        return;
-    }
-    m->next = NULL;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, s, len);
+    ddz__conn_send_text(c, s, strlen(s));
     free(s);
-    if (c->tail)
-        c->tail->next = m;
-    else
-        c->head = m;
-    c->tail = m;
-    c->queued += len;
-    c->srv->m.frames_out++;
-    lws_callback_on_writable(c->wsi);
 }
 
 void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r)

@@ -31,6 +31,10 @@ typedef struct ddz_room ddz_room;
  * its queue passes the limit. */
 void ddz__conn_send(ddz_conn *c, json_t *msg);
 
+/* Queues an already serialised frame (copied), so one event going to many
+ * connections is serialised once. */
+void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len);
+
 /* Sends an error event for request `r` (NULL if unparsed). */
 void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r);
 
