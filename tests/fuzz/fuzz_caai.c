@@ -85,8 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int n = ddz_caai_format(&m, line, sizeof line);
     FUZZ_CHECK(n > 0, "a parsed message does not format: %d (%s)", n, ddz_errname(n));
     FUZZ_CHECK((size_t)n == strlen(line), "format returned %d, wrote %zu", n, strlen(line));
-    FUZZ_CHECK(ddz_caai_format_len(&m) == n, "format_len %d, format %d",
-               ddz_caai_format_len(&m), n);
+    FUZZ_CHECK(ddz_caai_format_len(&m) == n, "format_len %d, format %d", ddz_caai_format_len(&m),
+               n);
     FUZZ_CHECK(strcmp(ddz_caai_keyword(m.kind), "?") != 0, "no keyword for kind %d", m.kind);
     FUZZ_CHECK(strncmp(line, ddz_caai_keyword(m.kind), strlen(ddz_caai_keyword(m.kind))) == 0,
                "'%s' does not start with its keyword", line);

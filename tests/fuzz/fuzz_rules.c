@@ -69,8 +69,10 @@ static ddz_ranks add_card(ddz_ranks m, uint8_t b, int max)
 static void same_combo(ddz_combo got_c, ddz_combo want_c, ddz_ranks m, const char *what)
 {
     if (want_c.type == DDZ_INVALID) {
-        FUZZ_CHECK(got_c.type == DDZ_INVALID, "%s %015llx: classify says %s r%d l%d, reference "
-                   "invalid", what, (unsigned long long)m, ddz_type_name(got_c.type), got_c.rank,
+        FUZZ_CHECK(got_c.type == DDZ_INVALID,
+                   "%s %015llx: classify says %s r%d l%d, reference "
+                   "invalid",
+                   what, (unsigned long long)m, ddz_type_name(got_c.type), got_c.rank,
                    got_c.length);
         return;
     }
@@ -162,11 +164,12 @@ static void check_moves(const ddz_rules *rs, const ref_table *t, ddz_ranks hand,
         int i = 0;
         while (i < n && i < m && got[i] == want[i])
             i++;
-        FUZZ_CHECK(0, "hand %015llx %s %s r%d l%d: %d moves, brute force %d; first difference "
-                   "at %d: got %015llx want %015llx", (unsigned long long)hand,
-                   last ? "follows" : "leads", last ? ddz_type_name(last->type) : "-",
-                   last ? last->rank : 0, last ? last->length : 0, n, m, i,
-                   (unsigned long long)(i < n ? got[i] : 0),
+        FUZZ_CHECK(0,
+                   "hand %015llx %s %s r%d l%d: %d moves, brute force %d; first difference "
+                   "at %d: got %015llx want %015llx",
+                   (unsigned long long)hand, last ? "follows" : "leads",
+                   last ? ddz_type_name(last->type) : "-", last ? last->rank : 0,
+                   last ? last->length : 0, n, m, i, (unsigned long long)(i < n ? got[i] : 0),
                    (unsigned long long)(i < m ? want[i] : 0));
     }
 }
