@@ -313,7 +313,10 @@ static void on_over(ddz_bridge *b, json_t *ev)
             get_str(fault, "kind"), fseat == b->seat ? " - ours" : "");
     else
         say(b, false, "game %d: %s; scores %lld %lld %lld, totals %lld %lld %lld", b->game,
-            winner >= 0 ? (winner == b->seat ? "we won" : "we lost") : "all passed",
+            winner < 0 ? "all passed"
+            : json_integer_value(json_array_get(sc, (size_t)(b->seat >= 0 ? b->seat : 0))) > 0
+                ? "we won"
+                : "we lost",
             (long long)json_integer_value(json_array_get(sc, 0)),
             (long long)json_integer_value(json_array_get(sc, 1)),
             (long long)json_integer_value(json_array_get(sc, 2)),
