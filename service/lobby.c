@@ -232,6 +232,16 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
             ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
         } else if (!ddz__room_password_ok(r, q.password)) {
             ddz__conn_error(c, DDZ_EAUTH, "wrong password", &q);
+        } else if (p->room == r && p->seat >= 0) {
+            /* Already seated here: a repeated join changes nothing (leaving
+             * first would hand the seat away), and watching one's own table
+             * would empty the seat. */
+            if (q.type == DDZ_REQ_JOIN) {
+                send_joined(p);
+                ddz__room_send_state(r, p);
+            } else {
+                ddz__conn_error(c, DDZ_EPHASE, "you sit in this room: leave it to watch", &q);
+            }
         } else if (q.type == DDZ_REQ_JOIN) {
             sit(r, p, q.seat, &q);
         } else {

@@ -809,6 +809,35 @@ Test(serve, quick_game_against_ais)
     cr_assert_eq(json_array_size(json_object_get(cli_expect(look, "rooms"), "rooms")), 0);
 }
 
+/* Joining one's own room again, or trying to watch it, must not cost the
+ * seat (it used to hand the seat to an AI, or close a room one sat in
+ * alone). */
+Test(serve, rejoin_and_watching_own_room_keep_the_seat)
+{
+    cli *a = cli_hello("Ana");
+    const char *room = cli_create(a, opts(1, 0, 30), 0);
+    cli_send(a, json_pack("{s:s, s:s}", "type", "spectate", "room", room));
+    expect_error(a, "EPHASE", "spectate");
+    cli_join(a, room, -1);
+    /* the room is alive and seat 0 is still Ana's: others fill 1 and 2 */
+    cli *b = cli_hello("Bo");
+    cli_join(b, room, 1);
+    cli *c = cli_hello("Cy");
+    cli_send(c, json_pack("{s:s, s:s, s:i}", "type", "join", "room", room, "seat", 0));
+    expect_error(c, "EINVAL", "join");
+    cli_join(c, room, 2);
+    /* mid-game, a repeated join answers with the same seat and the game goes on */
+    cli_expect(a, "game");
+    cli_send(a, json_pack("{s:s, s:s}", "type", "join", "room", room));
+    json_t *j = cli_expect(a, "joined");
+    cr_assert_eq(jint(j, "seat"), 0);
+    json_t *st = cli_expect(a, "state");
+    cr_assert_eq(jint(st, "seat"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(st, "players"), 0), "kind")),
+                     "human");
+}
+
 /* ---- (c) information hiding ---- */
 
 static int count_key(json_t *v, const char *key)
