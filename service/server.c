@@ -10,6 +10,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -338,9 +341,11 @@ static char *metrics_text(ddz_srv *srv)
     if (!f)
         return NULL;
     ddz_metrics *m = &srv->m;
-    long rooms = 0;
+    long rooms = 0, players = 0;
     for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
         rooms++;
+    for (ddz_player *p = srv->lobby.players; p; p = p->next)
+        players++;
     ddz_store_counters sc = {0};
     if (srv->store)
         ddz_store_stats(srv->store, &sc);
@@ -348,6 +353,15 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_connections_total counter\nddz_connections_total %ld\n",
             m->connections_total);
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
+    /* players kept in memory: connected, or gone but still resumable */
+    fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
+#ifdef __GLIBC__
+    /* Heap bytes in use (the main arena, where the event loop allocates,
+     * and chunks of their own mapping): set against the RSS it tells a leak
+     * (this grows too) from fragmentation (it does not). */
+    struct mallinfo2 mi = mallinfo2();
+    fprintf(f, "# TYPE ddz_heap_bytes gauge\nddz_heap_bytes %zu\n", mi.uordblks + mi.hblkhd);
+#endif
     fprintf(f, "# TYPE ddz_games_started_total counter\nddz_games_started_total %ld\n",
             m->games_started);
     fprintf(f, "# TYPE ddz_games_finished_total counter\nddz_games_finished_total %ld\n",

@@ -1696,6 +1696,10 @@ Test(serve, http_routes)
     body = http_get("/metrics", &status);
     cr_assert_eq(status, 200);
     cr_assert_not_null(strstr(body, "ddz_games_finished_total"), "%s", body);
+    cr_assert_not_null(strstr(body, "\nddz_players "), "%s", body);
+    const char *heap = strstr(body, "\nddz_heap_bytes ");
+    cr_assert_not_null(heap, "%s", body);
+    cr_assert_gt(strtoll(heap + strlen("\nddz_heap_bytes "), NULL, 10), 100000, "%s", body);
     free(body);
     body = http_get("/", &status);
     cr_assert_eq(status, 200);
