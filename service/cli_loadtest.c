@@ -11,6 +11,8 @@ static const char usage[] =
     "usage: ddz loadtest --url ws://HOST:PORT/ws [--tables N] [--seconds S]\n"
     "                    [--rate ACTIONS_PER_S] [--client-rate R] [--pid PID]\n"
     "                    [--setup S] [--seed N] [--insecure] [--json]\n"
+    "                    [--reconnects R] [--bad-frames R] [--engine NAME\n"
+    "                    --engine-tables N] [--kills R] [--sample S]\n"
     "\n"
     "The benchmark of `ddz serve` (`ddz bench` measures the rules core): opens\n"
     "3 x N WebSocket connections in one event loop, seats them at N private\n"
@@ -30,6 +32,20 @@ static const char usage[] =
     "  --seed N          seed of the random plays (default 1)\n"
     "  --insecure        wss: accept a self-signed certificate\n"
     "  --json            one JSON object instead of the readable report\n"
+    "\n"
+    "Faults for a soak test, mixed into the window (R: total per second):\n"
+    "  --reconnects R    seated clients drop their connection (close frame or\n"
+    "                    shut socket) and resume their seat 0.2..1 s later\n"
+    "  --bad-frames R    clients send malformed, illegal, oversized, binary or\n"
+    "                    invalid UTF-8 frames; each must get the error (and\n"
+    "                    close) proto/PROTOCOL.md specifies\n"
+    "  --engine NAME     the server's --engine for engine tables\n"
+    "  --engine-tables N tables of one client and two engine:NAME seats\n"
+    "                    (--tables 0 for engine tables only)\n"
+    "  --kills R         SIGKILL a random engine process of the server (--pid)\n"
+    "  --sample S        read the server's VmRSS and open fds every S seconds\n"
+    "                    (--pid); its fds are also read before and after\n"
+    "Anything that goes otherwise counts as an error.\n"
     "\n"
     "Raises its own open-file limit to the hard limit; the server needs one\n"
     "descriptor per connection too (ulimit -n, and ddz serve --max-conns).\n";
@@ -75,9 +91,27 @@ int ddz_cli_loadtest(int argc, char **argv)
         if (strcmp(a, "--url") == 0) {
             cfg.url = v;
         } else if (strcmp(a, "--tables") == 0) {
-            if (to_double(v, 1, 100000, &d) < 0 || d != (int)d)
-                return usage_error("--tables must be 1..100000");
+            if (to_double(v, 0, 100000, &d) < 0 || d != (int)d)
+                return usage_error("--tables must be 0..100000");
             cfg.tables = (int)d;
+        } else if (strcmp(a, "--engine-tables") == 0) {
+            if (to_double(v, 0, 100000, &d) < 0 || d != (int)d)
+                return usage_error("--engine-tables must be 0..100000");
+            cfg.engine_tables = (int)d;
+        } else if (strcmp(a, "--engine") == 0) {
+            cfg.engine = v;
+        } else if (strcmp(a, "--reconnects") == 0) {
+            if (to_double(v, 0, 1e5, &cfg.reconnect_rate) < 0)
+                return usage_error("--reconnects must be a non-negative number");
+        } else if (strcmp(a, "--bad-frames") == 0) {
+            if (to_double(v, 0, 1e5, &cfg.bad_rate) < 0)
+                return usage_error("--bad-frames must be a non-negative number");
+        } else if (strcmp(a, "--kills") == 0) {
+            if (to_double(v, 0, 1e4, &cfg.kill_rate) < 0)
+                return usage_error("--kills must be a non-negative number");
+        } else if (strcmp(a, "--sample") == 0) {
+            if (to_double(v, 0.1, 86400, &cfg.sample_seconds) < 0)
+                return usage_error("--sample must be 0.1..86400 seconds");
         } else if (strcmp(a, "--seconds") == 0) {
             if (to_double(v, 0.1, 86400, &cfg.seconds) < 0)
                 return usage_error("--seconds must be 0.1..86400");

@@ -5,18 +5,26 @@
  * connection acts only on its own `turn`; the bookkeeping for latency is
  * per table, since the three broadcasts of one action arrive on three
  * connections in any order.
+ *
+ * The soak test's faults (loadtest.h) are driven from one 20 ms tick in the
+ * window: each kind owes events at its rate, and every client carries what
+ * it is owed in answer (the bad frame sent, the drop under way), so an
+ * answer the protocol does not promise is an error of the run.
  */
 #include "loadtest.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <libwebsockets.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +41,7 @@ enum cstate { C_IDLE = 0, C_CONNECTING, C_OPEN, C_WELCOMED, C_SEATED, C_CLOSED }
 typedef struct outmsg {
     struct outmsg *next;
     bool action; /* stamp the send time of the table's action when written */
+    bool binary; /* a binary frame (a fault the soak sends) */
     int slot;    /* its inflight slot */
     size_t len;
     unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
@@ -51,6 +60,17 @@ typedef struct lconn {
     char *rx;            /* fragments of the current frame */
     size_t rxlen, rxcap;
     uint32_t turn_seq[3]; /* latest `turn` seq seen per seat */
+    uint64_t hand;        /* own cards, bit per code */
+    char resume[72];      /* token from `welcome` (ddz_req.resume) */
+    bool resuming;        /* reconnected: waits for `state` */
+    bool dropping;        /* being dropped on purpose: reconnect, no error */
+    bool close_now;       /* drop politely at the next writable */
+    int bad;              /* bad frame kind awaiting its answer, -1 none */
+    bool bad_error_seen;  /* ... its error frame came (kinds that close) */
+    int close_code;       /* close code the server sent, 0 none */
+    int64_t reconnect_at; /* when to reconnect, 0 = not waiting */
+    bool in_flight;       /* an action queued or written, its broadcast not yet back */
+    int stale_owed;       /* actions the end of a game overtook: ESTALE is their answer */
     /* the action waiting for its send time */
     json_t *pending; /* request to send, NULL if none */
     uint32_t pending_seq;
@@ -69,6 +89,7 @@ typedef struct inflight {
 
 struct table {
     lconn c[3];
+    int nclients; /* 3, or 1 at an engine table */
     char room[24];
     inflight fl[INFLIGHT];
     int next_fl;
@@ -80,7 +101,13 @@ typedef struct lt {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     table *tables;
-    int ntables;
+    int ntables;   /* load tables, then engine tables */
+    lconn **conns; /* every client, in connection order */
+    int nconns;
+    lconn **waiting; /* dropped clients waiting to reconnect */
+    int nwaiting;
+    double drop_acc, bad_acc, kill_acc; /* fault events owed */
+    int64_t chaos_last, next_sample;
     int next_connect, connecting; /* connection ramp */
     lconn **heap;                 /* pending actions by due time */
     int nheap;
@@ -160,6 +187,61 @@ static long rss_kb(int pid)
     return kb;
 }
 
+/* Open descriptors of `pid`, -1 if unknown. */
+static long fd_count(int pid)
+{
+    if (pid <= 0)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    long n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Child processes of `ppid` (engines; zombies too unless `live`): up to
+ * `max` pids into `out`, and whether each leads its own process group.
+ * Returns how many there are (may exceed max), -1 if /proc cannot be read. */
+static int children_of(int ppid, bool live, int *out, bool *group, int max)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        int pid = atoi(e->d_name);
+        if (pid <= 0)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = 0;
+        /* "pid (comm) state ppid pgrp ...": comm may hold spaces and ')' */
+        char *rp = strrchr(buf, ')');
+        int parent, pgrp;
+        char st;
+        if (!rp || sscanf(rp + 1, " %c %d %d", &st, &parent, &pgrp) != 3 || parent != ppid ||
+            (live && st == 'Z'))
+            continue;
+        if (n < max) {
+            out[n] = pid;
+            group[n] = pgrp == pid;
+        }
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
 static void error_seen(lt *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void error_seen(lt *L, const char *fmt, ...)
@@ -176,16 +258,16 @@ static void error_seen(lt *L, const char *fmt, ...)
 
 /* ---- sending ---- */
 
-static void queue_text(lconn *c, const char *s, bool action, int slot)
+static void queue_frame(lconn *c, const char *s, size_t len, bool binary, bool action, int slot)
 {
     if (!c->wsi || c->state == C_CLOSED)
         return;
-    size_t len = strlen(s);
     outmsg *m = malloc(sizeof *m + LWS_PRE + len);
     if (!m)
         return;
     m->next = NULL;
     m->action = action;
+    m->binary = binary;
     m->slot = slot;
     m->len = len;
     memcpy(m->buf + LWS_PRE, s, len);
@@ -195,6 +277,11 @@ static void queue_text(lconn *c, const char *s, bool action, int slot)
         c->head = m;
     c->tail = m;
     lws_callback_on_writable(c->wsi);
+}
+
+static void queue_text(lconn *c, const char *s, bool action, int slot)
+{
+    queue_frame(c, s, strlen(s), false, action, slot);
 }
 
 static void queue_json(lconn *c, json_t *j, bool action, int slot)
@@ -297,6 +384,7 @@ static void send_action(lt *L, lconn *c)
     int slot = t->next_fl;
     t->next_fl = (t->next_fl + 1) % INFLIGHT;
     *f = (inflight){.used = true, .seat = c->seat, .seq = c->pending_seq};
+    c->in_flight = true; /* from here the end of the game may overtake it */
     queue_json(c, c->pending, true, slot);
     c->pending = NULL;
     (void)L;
@@ -347,6 +435,131 @@ static void want_action(lt *L, lconn *c, json_t *req, uint32_t seq)
     arm_pacer(L);
 }
 
+/* ---- bad frames: what a broken or hostile client sends ---- */
+
+/* Each with what proto/PROTOCOL.md promises in answer. */
+typedef struct bad_kind {
+    const char *name;
+    const char *codes; /* the error code expected (space-separated choices), NULL = none */
+    bool close;        /* the server then closes the connection ... */
+    int close_code;    /* ... with this status */
+} bad_kind;
+
+enum {
+    BAD_NOT_JSON,
+    BAD_ARRAY,
+    BAD_NO_TYPE,
+    BAD_UNKNOWN,
+    BAD_FIELD,
+    BAD_CARD,
+    BAD_STALE,
+    BAD_NOT_HELD,
+    BAD_DEEP,
+    BAD_HUGE,
+    BAD_BINARY,
+    BAD_UTF8,
+    NBAD
+};
+
+_Static_assert((int)NBAD == (int)DDZ_LOADTEST_BAD_KINDS, "the report has a slot per kind");
+
+static const bad_kind bad_kinds[NBAD] = {
+    [BAD_NOT_JSON] = {"not JSON", "ESYNTAX", false, 0},
+    [BAD_ARRAY] = {"a JSON array", "ESYNTAX", false, 0},
+    [BAD_NO_TYPE] = {"an object without type", "ESYNTAX", false, 0},
+    [BAD_UNKNOWN] = {"an unknown type", "EUNKNOWN", false, 0},
+    [BAD_FIELD] = {"a field of the wrong type", "EFIELD", false, 0},
+    [BAD_CARD] = {"a card out of range", "EFIELD", false, 0},
+    /* between two games there is no turn to be stale against */
+    [BAD_STALE] = {"a stale action", "ESTALE EPHASE", false, 0},
+    [BAD_NOT_HELD] = {"a card not held", "ENOTHELD", false, 0},
+    [BAD_DEEP] = {"deep nesting", "ESYNTAX", false, 0},
+    [BAD_HUGE] = {"a frame over 16 KiB", "ETOOLONG", true, 1009},
+    [BAD_BINARY] = {"a binary frame", "ESYNTAX", true, 1003},
+    [BAD_UTF8] = {"invalid UTF-8", NULL, true, 1007},
+};
+
+/* Whether `w` is one of the space-separated words of `list`. */
+static bool word_in(const char *w, const char *list)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, " ");
+        if (k == n && strncmp(p, w, n) == 0)
+            return true;
+        p += k + (p[k] == ' ');
+    }
+    return false;
+}
+
+/* Writes a frame of `kind` on `c`. BAD_NOT_HELD needs `c`'s own play turn
+ * with the action not yet written: the bad frame then goes first. */
+static void send_bad(lt *L, lconn *c, int kind)
+{
+    char small[160];
+    char *big = NULL;
+    const char *text = small;
+    size_t len = 0;
+    switch (kind) {
+    case BAD_NOT_JSON:
+        text = "{\"type\": \"play\", \"seq\": ";
+        break;
+    case BAD_ARRAY:
+        text = "[\"play\", 1]";
+        break;
+    case BAD_NO_TYPE:
+        text = "{\"seq\": 1, \"cards\": []}";
+        break;
+    case BAD_UNKNOWN:
+        text = "{\"type\": \"dance\"}";
+        break;
+    case BAD_FIELD:
+        text = "{\"type\": \"play\", \"seq\": \"one\", \"cards\": \"3\"}";
+        break;
+    case BAD_CARD:
+        text = "{\"type\": \"play\", \"seq\": 1, \"cards\": [54]}";
+        break;
+    case BAD_STALE:
+        text = "{\"type\": \"play\", \"seq\": 0, \"cards\": []}";
+        break;
+    case BAD_NOT_HELD: {
+        int k = 0;
+        while (k < 53 && (c->hand >> k & 1))
+            k++;
+        snprintf(small, sizeof small, "{\"type\": \"play\", \"seq\": %u, \"cards\": [%d]}",
+                 (unsigned)c->pending_seq, k);
+        break;
+    }
+    case BAD_DEEP:
+    case BAD_HUGE:
+        len = kind == BAD_DEEP ? 6000 : 17 * 1024;
+        big = malloc(len);
+        if (!big)
+            return;
+        memset(big, kind == BAD_DEEP ? '[' : ' ', len);
+        if (kind == BAD_HUGE)
+            memcpy(big, "{\"type\":\"list\"}", 15); /* valid JSON padded with spaces */
+        text = big;
+        break;
+    case BAD_BINARY:
+        text = "\x01\x02\x03";
+        len = 3;
+        break;
+    case BAD_UTF8:
+        text = "{\"type\": \"hello\", \"name\": \"\xff\xfe\"}";
+        break;
+    }
+    if (!len)
+        len = strlen(text);
+    c->bad = kind;
+    c->bad_error_seen = false;
+    c->close_code = 0;
+    queue_frame(c, text, len, kind == BAD_BINARY, false, 0);
+    free(big);
+    L->res->bad_sent++;
+    L->res->bad_kind_sent[kind]++;
+}
+
 /* ---- receiving ---- */
 
 static void record_latency(lt *L, int64_t us)
@@ -372,7 +585,7 @@ static void on_broadcast(lt *L, lconn *c, int seat, int64_t now)
         if (!f->used || f->seat != seat || f->seq != seq)
             continue;
         f->mask |= 1u << c->idx;
-        if (f->mask == 7) {
+        if (f->mask == (1u << t->nclients) - 1) {
             f->used = false;
             if (f->t_send >= L->t0 && f->t_send < L->t1 && L->phase >= 1)
                 record_latency(L, now - f->t_send);
@@ -395,6 +608,127 @@ static void join_table(lt *L, table *t)
     }
 }
 
+static uint64_t card_bits(json_t *cards)
+{
+    uint64_t b = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(cards, i, v)
+    {
+        json_int_t k = json_integer_value(v);
+        if (k >= 0 && k < 54)
+            b |= 1ull << k;
+    }
+    return b;
+}
+
+/* A `turn` event, or the `turn` of a `state` after a resume. */
+static void on_turn(lt *L, lconn *c, json_t *turn)
+{
+    json_int_t seat = json_integer_value(json_object_get(turn, "seat"));
+    json_int_t seq = json_integer_value(json_object_get(turn, "seq"));
+    if (seat >= 0 && seat < 3)
+        c->turn_seq[seat] = (uint32_t)seq;
+    if (seat != c->seat)
+        return;
+    json_t *legal = json_object_get(turn, "legal");
+    size_t n = json_array_size(legal);
+    const char *action = json_string_value(json_object_get(turn, "action"));
+    json_t *req;
+    if (n == 0 || !action) {
+        error_seen(L, "a turn without legal actions");
+        return;
+    }
+    if (strcmp(action, "bid") == 0) {
+        json_int_t v = c->seat == 0 ? json_integer_value(json_array_get(legal, n - 1)) : 0;
+        req = json_pack("{s:s, s:I, s:I}", "type", "bid", "seq", seq, "bid", v);
+    } else {
+        size_t k = ddz_rng_below(&L->rng, (uint32_t)n);
+        req = json_pack("{s:s, s:I, s:O}", "type", "play", "seq", seq, "cards",
+                        json_array_get(legal, k));
+    }
+    if (req)
+        want_action(L, c, req, (uint32_t)seq);
+}
+
+static void on_error_frame(lt *L, lconn *c, json_t *ev)
+{
+    const char *code = json_string_value(json_object_get(ev, "code"));
+    if (c->bad >= 0 && !c->bad_error_seen) {
+        const bad_kind *b = &bad_kinds[c->bad];
+        if (!code || !b->codes || !word_in(code, b->codes)) {
+            error_seen(L, "%s answered with %s, not %s", b->name, code ? code : "no code",
+                       b->codes ? b->codes : "a close");
+            c->bad = -1;
+        } else if (b->close) {
+            c->bad_error_seen = true; /* the close is yet to come */
+        } else {
+            L->res->bad_answered++;
+            L->res->bad_kind_answered[c->bad]++;
+            c->bad = -1;
+        }
+        return;
+    }
+    /* ESTALE, or EPHASE if no game has started since (a pause, turn over) */
+    if (c->stale_owed > 0 && code && (strcmp(code, "ESTALE") == 0 || strcmp(code, "EPHASE") == 0)) {
+        c->stale_owed--;
+        L->res->overtaken++;
+        return;
+    }
+    error_seen(L, "%s: %s (about %s)", code, json_string_value(json_object_get(ev, "message")),
+               json_string_value(json_object_get(ev, "about")));
+}
+
+/* The `state` that answers a resume: back to the seat, and to the turn. */
+static void on_resumed(lt *L, lconn *c, json_t *ev)
+{
+    c->resuming = false;
+    json_t *seat = json_object_get(ev, "seat");
+    if (!json_is_integer(seat)) {
+        error_seen(L, "a resumed client is no longer seated");
+        return;
+    }
+    c->seat = (int)json_integer_value(seat);
+    c->state = C_SEATED;
+    L->seated_conns++;
+    L->res->resumed++;
+    c->hand = card_bits(json_object_get(ev, "hand"));
+    const char *phase = json_string_value(json_object_get(ev, "phase"));
+    json_t *turn = json_object_get(ev, "turn");
+    if (json_is_object(turn))
+        on_turn(L, c, turn);
+    else if (phase && strcmp(phase, "turn_over") == 0)
+        queue_req(c, &(ddz_req){.type = DDZ_REQ_REMATCH, .seat = -1});
+}
+
+static void on_welcome(lt *L, lconn *c, json_t *ev)
+{
+    table *t = c->t;
+    c->state = C_WELCOMED;
+    const char *token = json_string_value(json_object_get(ev, "resume"));
+    snprintf(c->resume, sizeof c->resume, "%s", token ? token : "");
+    if (c->resuming)
+        return; /* the `state` follows */
+    if (c->idx == 0) {
+        ddz_req q = {.type = DDZ_REQ_CREATE, .seat = -1};
+        ddz_room_opts_default(&q.opts);
+        q.opts.games = 100;
+        q.opts.pause = 0;
+        q.opts.time = 60;
+        q.opts.priv = true;
+        snprintf(q.opts.name, sizeof q.opts.name, "loadtest %d", (int)(t - L->tables));
+        if (t->nclients == 1) { /* an engine table */
+            q.seat = 0;
+            for (int s = 1; s < 3; s++)
+                snprintf(q.opts.seats[s], sizeof q.opts.seats[s], "engine:%s", L->cfg->engine);
+        }
+        c->join_sent = true;
+        queue_req(c, &q);
+    } else {
+        join_table(L, t);
+    }
+}
+
 static void on_frame(lt *L, lconn *c, const char *text, size_t len)
 {
     int64_t now = now_us();
@@ -406,59 +740,50 @@ static void on_frame(lt *L, lconn *c, const char *text, size_t len)
         return;
     }
     table *t = c->t;
+    json_int_t seat = json_integer_value(json_object_get(ev, "seat"));
     if (strcmp(type, "turn") == 0) {
-        json_int_t seat = json_integer_value(json_object_get(ev, "seat"));
-        json_int_t seq = json_integer_value(json_object_get(ev, "seq"));
-        if (seat >= 0 && seat < 3)
-            c->turn_seq[seat] = (uint32_t)seq;
-        if (seat == c->seat) {
-            json_t *legal = json_object_get(ev, "legal");
-            size_t n = json_array_size(legal);
-            bool bid = strcmp(json_string_value(json_object_get(ev, "action")), "bid") == 0;
-            json_t *req;
-            if (n == 0) {
-                error_seen(L, "a turn without legal actions");
-                req = NULL;
-            } else if (bid) {
-                json_int_t v = c->seat == 0 ? json_integer_value(json_array_get(legal, n - 1)) : 0;
-                req = json_pack("{s:s, s:I, s:I}", "type", "bid", "seq", seq, "bid", v);
-            } else {
-                size_t k = ddz_rng_below(&L->rng, (uint32_t)n);
-                req = json_pack("{s:s, s:I, s:O}", "type", "play", "seq", seq, "cards",
-                                json_array_get(legal, k));
-            }
-            if (req)
-                want_action(L, c, req, (uint32_t)seq);
-        }
+        on_turn(L, c, ev);
     } else if (strcmp(type, "bid_made") == 0 || strcmp(type, "played") == 0) {
-        json_int_t seat = json_integer_value(json_object_get(ev, "seat"));
+        if (seat == c->seat && type[0] == 'p')
+            c->hand &= ~card_bits(json_object_get(ev, "cards"));
+        if (seat == c->seat)
+            c->in_flight = false;
         if (seat >= 0 && seat < 3 && !json_is_true(json_object_get(ev, "auto")))
             on_broadcast(L, c, (int)seat, now);
+    } else if (strcmp(type, "game") == 0) {
+        c->hand = card_bits(json_object_get(ev, "hand"));
+    } else if (strcmp(type, "leftover") == 0) {
+        if (json_integer_value(json_object_get(ev, "landlord")) == c->seat)
+            c->hand |= card_bits(json_object_get(ev, "cards"));
     } else if (strcmp(type, "over") == 0) {
-        if (c->idx == 0 && L->phase == 1)
+        /* an engine's fault can end the game while our action is on its
+         * way: the server then answers it ESTALE, as it should */
+        c->stale_owed += c->in_flight;
+        c->in_flight = false;
+        json_decref(c->pending); /* one not yet written is simply dropped */
+        c->pending = NULL;
+        if (c->idx == 0 && L->phase == 1) {
             L->res->games++;
+            json_t *fault = json_object_get(ev, "fault");
+            json_int_t fs = json_integer_value(json_object_get(fault, "seat"));
+            if (json_is_object(fault) && t->nclients == 1 && fs != c->seat)
+                L->res->engine_faults++;
+            else if (json_is_object(fault))
+                error_seen(L, "a fault charged to a client: %s",
+                           json_string_value(json_object_get(fault, "kind")));
+        }
     } else if (strcmp(type, "turn_over") == 0) {
         queue_req(c, &(ddz_req){.type = DDZ_REQ_REMATCH, .seat = -1});
     } else if (strcmp(type, "welcome") == 0) {
-        c->state = C_WELCOMED;
-        if (c->idx == 0) {
-            ddz_req q = {.type = DDZ_REQ_CREATE, .seat = -1};
-            ddz_room_opts_default(&q.opts);
-            q.opts.games = 100;
-            q.opts.pause = 0;
-            q.opts.time = 60;
-            q.opts.priv = true;
-            snprintf(q.opts.name, sizeof q.opts.name, "loadtest %d", (int)(t - L->tables));
-            c->join_sent = true;
-            queue_req(c, &q);
-        } else {
-            join_table(L, t);
-        }
+        on_welcome(L, c, ev);
+    } else if (strcmp(type, "state") == 0) {
+        if (c->resuming)
+            on_resumed(L, c, ev);
     } else if (strcmp(type, "joined") == 0) {
         const char *room = json_string_value(json_object_get(ev, "room"));
-        json_t *seat = json_object_get(ev, "seat");
-        if (room && json_is_integer(seat) && c->state != C_SEATED) {
-            c->seat = (int)json_integer_value(seat);
+        json_t *jseat = json_object_get(ev, "seat");
+        if (room && json_is_integer(jseat) && c->state != C_SEATED) {
+            c->seat = (int)json_integer_value(jseat);
             c->state = C_SEATED;
             L->seated_conns++;
             if (c->idx == 0) {
@@ -467,9 +792,7 @@ static void on_frame(lt *L, lconn *c, const char *text, size_t len)
             }
         }
     } else if (strcmp(type, "error") == 0) {
-        error_seen(L, "%s: %s (about %s)", json_string_value(json_object_get(ev, "code")),
-                   json_string_value(json_object_get(ev, "message")),
-                   json_string_value(json_object_get(ev, "about")));
+        on_error_frame(L, c, ev);
     } else if (strcmp(type, "bye") == 0) {
         error_seen(L, "the server said bye");
     }
@@ -483,22 +806,44 @@ static void connect_one(lt *L, lconn *c);
 static void ramp(lt *L)
 {
     /* a bounded number of handshakes at once, so the listen queue holds */
-    while (L->connecting < 64 && L->next_connect < 3 * L->ntables && L->phase == 0) {
-        int i = L->next_connect++;
-        connect_one(L, &L->tables[i / 3].c[i % 3]);
-    }
+    while (L->connecting < 64 && L->next_connect < L->nconns && L->phase == 0)
+        connect_one(L, L->conns[L->next_connect++]);
+}
+
+/* `c` closed on purpose (a drop, or the server closing after a bad frame
+ * that calls for it): it comes back in 0.2..1 s. */
+static void plan_reconnect(lt *L, lconn *c)
+{
+    c->reconnect_at = now_us() + 200000 + ddz_rng_below(&L->rng, 800000);
+    L->waiting[L->nwaiting++] = c;
 }
 
 static void conn_gone(lt *L, lconn *c, const char *why)
 {
     if (c->state == C_CONNECTING)
         L->connecting--;
-    if (c->state != C_CLOSED)
+    bool planned = c->dropping;
+    if (c->bad >= 0 && bad_kinds[c->bad].close && c->state != C_CONNECTING) {
+        const bad_kind *b = &bad_kinds[c->bad];
+        if ((b->codes && !c->bad_error_seen) || c->close_code != b->close_code)
+            error_seen(L, "%s: closed with %d%s, not %d", b->name, c->close_code,
+                       b->codes && !c->bad_error_seen ? " and no error frame" : "", b->close_code);
+        else {
+            L->res->bad_answered++;
+            L->res->bad_kind_answered[c->bad]++;
+        }
+        planned = true;
+    } else if (!planned && c->state != C_CLOSED) {
         error_seen(L, "connection %s: %s", c->state == C_CONNECTING ? "failed" : "lost", why);
+    }
     if (c->state == C_SEATED)
         L->seated_conns--;
     c->state = C_CLOSED;
     c->wsi = NULL;
+    c->bad = -1;
+    c->dropping = c->close_now = c->resuming = c->in_flight = false;
+    c->stale_owed = 0;
+    c->rxlen = 0;
     while (c->head) {
         outmsg *n = c->head->next;
         free(c->head);
@@ -507,6 +852,8 @@ static void conn_gone(lt *L, lconn *c, const char *why)
     c->tail = NULL;
     json_decref(c->pending);
     c->pending = NULL;
+    if (planned && (L->phase == 1 || L->phase == 2) && c->resume[0])
+        plan_reconnect(L, c);
     ramp(L);
 }
 
@@ -526,6 +873,8 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
         {
             ddz_req q = {.type = DDZ_REQ_HELLO, .version = DDZ_PROTOCOL_VERSION, .seat = -1};
             snprintf(q.name, sizeof q.name, "load%d.%d", (int)(c->t - L->tables), c->idx);
+            if (c->resuming)
+                snprintf(q.resume, sizeof q.resume, "%s", c->resume);
             queue_req(c, &q);
         }
         ramp(L);
@@ -537,6 +886,11 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
     case LWS_CALLBACK_CLIENT_CLOSED:
         if (c)
             conn_gone(L, c, "closed by the server");
+        return 0;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        /* the status is the first two bytes of the close payload */
+        if (c && len >= 2)
+            c->close_code = ((const unsigned char *)in)[0] << 8 | ((const unsigned char *)in)[1];
         return 0;
     case LWS_CALLBACK_CLIENT_RECEIVE:
         if (!c)
@@ -559,13 +913,18 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         if (!c)
             return -1;
+        if (c->close_now) { /* a reload: close frame, then gone */
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)"reload", 6);
+            return -1;
+        }
         outmsg *m = c->head;
         if (!m)
             return 0;
         c->head = m->next;
         if (!c->head)
             c->tail = NULL;
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+        int n =
+            lws_write(wsi, m->buf + LWS_PRE, m->len, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
         if (m->action) {
             int64_t t = now_us();
             c->last_send_us = t;
@@ -615,45 +974,193 @@ static void connect_one(lt *L, lconn *c)
         conn_gone(L, c, "cannot start a connection");
 }
 
+/* ---- faults: drops, bad frames, killed engines ---- */
+
+/* A random client in `want` state with nothing of a fault outstanding, or
+ * NULL after a few misses (most are busy or gone only briefly). */
+static lconn *pick_client(lt *L, int want)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        lconn *c = L->conns[ddz_rng_below(&L->rng, (uint32_t)L->nconns)];
+        if (c->state == want && c->bad < 0 && !c->dropping && !c->resuming && c->resume[0])
+            return c;
+    }
+    return NULL;
+}
+
+static void drop_one(lt *L)
+{
+    lconn *c = pick_client(L, C_SEATED);
+    if (!c)
+        return;
+    c->dropping = true;
+    L->res->drops++;
+    if (ddz_rng_below(&L->rng, 2)) {
+        c->close_now = true;
+        lws_callback_on_writable(c->wsi);
+    } else {
+        /* no close frame: the server finds out from the socket */
+        shutdown(lws_get_socket_fd(c->wsi), SHUT_RDWR);
+    }
+}
+
+static void bad_one(lt *L)
+{
+    lconn *c = pick_client(L, C_SEATED);
+    if (!c)
+        return;
+    int kind = (int)ddz_rng_below(&L->rng, NBAD);
+    if (kind == BAD_NOT_HELD) {
+        /* only on a client's own play turn, its action still waiting: the
+         * bad play then reaches the server while the turn is current */
+        int from = (int)ddz_rng_below(&L->rng, (uint32_t)L->nconns);
+        c = NULL;
+        for (int i = 0; i < L->nconns && !c; i++) {
+            lconn *d = L->conns[(from + i) % L->nconns];
+            const char *type = json_string_value(json_object_get(d->pending, "type"));
+            if (type && strcmp(type, "play") == 0 && d->state == C_SEATED && d->bad < 0 &&
+                !d->dropping)
+                c = d;
+        }
+        if (!c)
+            return;
+    }
+    send_bad(L, c, kind);
+}
+
+static void kill_one(lt *L)
+{
+    int pids[256];
+    bool group[256];
+    int n = children_of(L->cfg->pid, true, pids, group, 256);
+    if (n <= 0)
+        return;
+    int k = (int)ddz_rng_below(&L->rng, (uint32_t)(n < 256 ? n : 256));
+    /* an engine leads its own process group: take the whole of it */
+    if (kill(group[k] ? -pids[k] : pids[k], SIGKILL) == 0)
+        L->res->kills++;
+}
+
+static void sample(lt *L, int64_t now)
+{
+    ddz_loadtest_result *r = L->res;
+    if (r->nsamples == DDZ_LOADTEST_MAX_SAMPLES)
+        return;
+    r->sample[r->nsamples++] = (ddz_loadtest_sample){(double)(now - L->t0) / 1e6,
+                                                     rss_kb(L->cfg->pid), fd_count(L->cfg->pid)};
+}
+
+/* Every 20 ms of the window: the faults owed by their rates (`faults`),
+ * reconnects due (in the drain too), a sample of the server if due. */
+static void chaos_tick(lt *L, int64_t now, bool faults)
+{
+    const ddz_loadtest_cfg *cfg = L->cfg;
+    double dt = (double)(now - L->chaos_last) / 1e6;
+    L->chaos_last = now;
+    if (faults) {
+        L->drop_acc += cfg->reconnect_rate * dt;
+        L->bad_acc += cfg->bad_rate * dt;
+        L->kill_acc += cfg->kill_rate * dt;
+        for (; L->drop_acc >= 1; L->drop_acc--)
+            drop_one(L);
+        for (; L->bad_acc >= 1; L->bad_acc--)
+            bad_one(L);
+        for (; L->kill_acc >= 1; L->kill_acc--)
+            kill_one(L);
+    }
+    for (int i = 0; i < L->nwaiting;) {
+        lconn *c = L->waiting[i];
+        if (c->reconnect_at > now) {
+            i++;
+            continue;
+        }
+        L->waiting[i] = L->waiting[--L->nwaiting];
+        c->reconnect_at = 0;
+        c->resuming = true;
+        L->res->reconnects++;
+        connect_one(L, c);
+    }
+    if (faults && cfg->sample_seconds > 0 && now >= L->next_sample) {
+        sample(L, now);
+        L->next_sample += (int64_t)(cfg->sample_seconds * 1e6);
+    }
+}
+
 /* ---- phases ---- */
+
+/* The window has ended: the server's figures at its end. */
+static void window_end(lt *L, int64_t now)
+{
+    ddz_loadtest_result *r = L->res;
+    r->window_s = (double)(now - L->t0) / 1e6;
+    r->client_cpu_s = cpu_s() - L->cpu0;
+    r->rss_kb_end = rss_kb(L->cfg->pid);
+    r->fds_end = fd_count(L->cfg->pid);
+    int pids[1];
+    bool group[1];
+    r->children_end = L->cfg->pid > 0 ? children_of(L->cfg->pid, false, pids, group, 1) : -1;
+    if (L->cfg->sample_seconds > 0)
+        sample(L, now);
+}
 
 static void phase_tick(lt *L)
 {
     int64_t now = now_us();
+    /* with faults or samples the window ticks every 20 ms, else once */
+    const ddz_loadtest_cfg *cfg = L->cfg;
+    bool chaos = cfg->reconnect_rate > 0 || cfg->bad_rate > 0 || cfg->kill_rate > 0 ||
+                 cfg->sample_seconds > 0;
     if (L->phase == 0) {
-        bool all = L->seated_conns == 3 * L->ntables;
-        double setup = L->cfg->setup_seconds > 0 ? L->cfg->setup_seconds : 10 + L->ntables / 50.0;
+        bool all = L->seated_conns == L->nconns;
+        double setup = cfg->setup_seconds > 0 ? cfg->setup_seconds : 10 + L->ntables / 50.0;
         if (!all && now - L->t_start < (int64_t)(setup * 1e6)) {
             L->phase_at = now + 20000;
             return;
         }
         for (int i = 0; i < L->ntables; i++) {
             int n = 0;
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < L->tables[i].nclients; k++)
                 n += L->tables[i].c[k].state == C_SEATED;
-            L->res->tables_seated += n == 3;
+            L->res->tables_seated += n == L->tables[i].nclients;
         }
         if (!all)
             error_seen(L, "setup: only %d of %d connections seated after %.0f s", L->seated_conns,
-                       3 * L->ntables, setup);
+                       L->nconns, setup);
         L->res->setup_s = (double)(now - L->t_start) / 1e6;
         L->phase = 1;
-        L->t0 = now;
-        L->t1 = now + (int64_t)(L->cfg->seconds * 1e6);
+        L->t0 = L->chaos_last = L->next_sample = now;
+        L->t1 = now + (int64_t)(cfg->seconds * 1e6);
         L->cpu0 = cpu_s();
-        L->phase_at = L->t1;
+        L->res->rss_kb_start = rss_kb(cfg->pid);
+        L->res->fds_start = fd_count(cfg->pid);
+        if (chaos)
+            chaos_tick(L, now, true);
+        L->phase_at = chaos && now + 20000 < L->t1 ? now + 20000 : L->t1;
     } else if (L->phase == 1) {
-        L->res->window_s = (double)(now - L->t0) / 1e6;
-        L->res->client_cpu_s = cpu_s() - L->cpu0;
-        L->res->rss_kb_end = rss_kb(L->cfg->pid);
-        L->phase = 2; /* drain: broadcasts of actions already written */
-        L->phase_at = now + 1000000;
+        if (now < L->t1) {
+            chaos_tick(L, now, true);
+            L->phase_at = now + 20000 < L->t1 ? now + 20000 : L->t1;
+            return;
+        }
+        window_end(L, now);
+        L->phase = 2; /* drain: broadcasts of actions already written, reconnects */
+        L->phase_at = now + 20000;
     } else if (L->phase == 2) {
+        chaos_tick(L, now, false);
+        bool settled = L->nwaiting == 0 && L->connecting == 0;
+        for (int i = 0; settled && i < L->nconns; i++)
+            settled = !L->conns[i]->resuming;
+        /* at least 1 s; at most 5 s for the last reconnects */
+        if (now < L->t1 + 1000000 || (!settled && now < L->t1 + 5000000)) {
+            L->phase_at = now + 20000;
+            return;
+        }
+        if (!settled)
+            error_seen(L, "clients still reconnecting 5 s after the window");
         L->phase = 3;
-        for (int i = 0; i < L->ntables; i++)
-            for (int k = 0; k < 3; k++)
-                if (L->tables[i].c[k].state >= C_OPEN && L->tables[i].c[k].state != C_CLOSED)
-                    queue_req(&L->tables[i].c[k], &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
+        for (int i = 0; i < L->nconns; i++)
+            if (L->conns[i]->state >= C_OPEN && L->conns[i]->state != C_CLOSED)
+                queue_req(L->conns[i], &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
         L->phase_at = now + 500000;
     } else {
         L->phase = 4;
@@ -708,38 +1215,87 @@ static double pct(const uint32_t *v, size_t n, double p)
     return v[i] / 1000.0;
 }
 
+static void free_all(lt *L)
+{
+    for (int i = 0; i < L->nconns; i++) {
+        lconn *c = L->conns[i];
+        while (c->head) {
+            outmsg *n = c->head->next;
+            free(c->head);
+            c->head = n;
+        }
+        json_decref(c->pending);
+        free(c->rx);
+    }
+    free(L->lat);
+    free(L->tables);
+    free(L->heap);
+    free(L->conns);
+    free(L->waiting);
+}
+
+/* After the last connection closed: the server's descriptors, given up to
+ * 5 s to come back down to where they were before the run. */
+static long fds_settled(int pid, long before)
+{
+    long n = fd_count(pid);
+    for (int i = 0; i < 100 && n > before; i++) {
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+        n = fd_count(pid);
+    }
+    return n;
+}
+
 int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
 {
     memset(out, 0, sizeof *out);
     out->tables = cfg->tables;
+    out->engine_tables = cfg->engine ? cfg->engine_tables : 0;
     out->rate = cfg->rate;
     out->rss_kb_start = out->rss_kb_end = -1;
-    lt L = {.cfg = cfg, .res = out, .ntables = cfg->tables};
+    out->fds_before = out->fds_start = out->fds_end = out->fds_after = out->children_end = -1;
+    int ntables = cfg->tables + (cfg->engine ? cfg->engine_tables : 0);
+    lt L = {.cfg = cfg, .res = out, .ntables = ntables};
     if (ddz_url_parse(cfg->url, &L.url) < 0) {
         fprintf(stderr, "ddz loadtest: '%s' is no ws:// or wss:// URL\n", cfg->url);
         return 2;
     }
-    if (cfg->tables < 1 || cfg->seconds <= 0) {
+    if (cfg->tables < 0 || ntables < 1 || cfg->seconds <= 0) {
         fprintf(stderr, "ddz loadtest: need at least one table and a positive duration\n");
+        return 2;
+    }
+    if (cfg->engine_tables > 0 && !cfg->engine) {
+        fprintf(stderr, "ddz loadtest: engine tables need an engine name\n");
+        return 2;
+    }
+    if ((cfg->kill_rate > 0 || cfg->sample_seconds > 0) && cfg->pid <= 0) {
+        fprintf(stderr, "ddz loadtest: killing engines and sampling need the server's pid\n");
         return 2;
     }
     raise_nofile();
     ddz_rng_seed(&L.rng, cfg->seed ? cfg->seed : 1);
-    L.tables = calloc((size_t)cfg->tables, sizeof *L.tables);
-    L.heap = calloc((size_t)cfg->tables * 3, sizeof *L.heap);
-    if (!L.tables || !L.heap) {
-        free(L.tables);
-        free(L.heap);
+    L.tables = calloc((size_t)ntables, sizeof *L.tables);
+    L.heap = calloc((size_t)ntables * 3, sizeof *L.heap);
+    L.conns = calloc((size_t)ntables * 3, sizeof *L.conns);
+    L.waiting = calloc((size_t)ntables * 3, sizeof *L.waiting);
+    if (!L.tables || !L.heap || !L.conns || !L.waiting) {
+        free_all(&L);
         return 1;
     }
-    for (int i = 0; i < cfg->tables; i++)
-        for (int k = 0; k < 3; k++) {
-            lconn *c = &L.tables[i].c[k];
-            c->t = &L.tables[i];
+    for (int i = 0; i < ntables; i++) {
+        table *t = &L.tables[i];
+        t->nclients = i < cfg->tables ? 3 : 1;
+        for (int k = 0; k < t->nclients; k++) {
+            lconn *c = &t->c[k];
+            c->t = t;
             c->idx = k;
             c->seat = -1;
             c->heap_pos = -1;
+            c->bad = -1;
+            L.conns[L.nconns++] = c;
         }
+    }
 
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info;
@@ -769,31 +1325,23 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
         L.ctx = lws_create_context(&info);
     if (L.ctx)
         L.vh = lws_create_vhost(L.ctx, &info);
-    if (!L.ctx || !L.vh) {
-        fprintf(stderr, "ddz loadtest: cannot create the event loop\n");
-        if (L.ctx)
-            lws_context_destroy(L.ctx);
-        free(L.tables);
-        free(L.heap);
-        return 1;
-    }
-    L.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    L.tfd = L.vh ? timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) : -1;
     lws_adopt_desc_t ad = {.vh = L.vh,
                            .type = LWS_ADOPT_RAW_FILE_DESC,
                            .fd = {.filefd = L.tfd},
                            .vh_prot_name = "ddz-load-timer"};
     if (L.tfd < 0 || !lws_adopt_descriptor_vhost_via_info(&ad)) {
-        fprintf(stderr, "ddz loadtest: cannot set up a timer\n");
+        fprintf(stderr, "ddz loadtest: cannot create the event loop\n");
         if (L.tfd >= 0)
             close(L.tfd);
-        lws_context_destroy(L.ctx);
+        if (L.ctx)
+            lws_context_destroy(L.ctx);
         if (loop)
             ev.loop_destroy(loop);
-        free(L.tables);
-        free(L.heap);
+        free_all(&L);
         return 1;
     }
-    out->rss_kb_start = rss_kb(cfg->pid);
+    out->fds_before = fd_count(cfg->pid);
     L.t_start = now_us();
     L.next_global_us = L.t_start;
     ramp(&L);
@@ -808,6 +1356,7 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     lws_context_destroy(L.ctx); /* closes the timerfd too */
     if (loop)
         ev.loop_destroy(loop);
+    out->fds_after = fds_settled(cfg->pid, out->fds_before);
 
     out->actions_per_s = out->window_s > 0 ? (double)out->actions / out->window_s : 0;
     qsort(L.lat, L.nlat, sizeof *L.lat, cmp_u32);
@@ -816,21 +1365,14 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     out->p90 = pct(L.lat, L.nlat, 0.90);
     out->p99 = pct(L.lat, L.nlat, 0.99);
     out->max = L.nlat ? L.lat[L.nlat - 1] / 1000.0 : 0;
-    for (int i = 0; i < cfg->tables; i++)
-        for (int k = 0; k < 3; k++) {
-            lconn *c = &L.tables[i].c[k];
-            while (c->head) {
-                outmsg *n = c->head->next;
-                free(c->head);
-                c->head = n;
-            }
-            json_decref(c->pending);
-            free(c->rx);
-        }
-    free(L.lat);
-    free(L.tables);
-    free(L.heap);
+    free_all(&L);
     return 0;
+}
+
+/* A figure read from /proc, or null when it could not be. */
+static json_t *known(long v)
+{
+    return v >= 0 ? json_integer(v) : json_null();
 }
 
 void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
@@ -842,11 +1384,35 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
             "tables", r->tables, "connections", r->connections, "actions", (json_int_t)r->actions,
             "actions_per_s", r->actions_per_s, "latency_ms", "p50", r->p50, "p90", r->p90, "p99",
             r->p99, "max", r->max, "games", (json_int_t)r->games, "errors", (json_int_t)r->errors,
-            "rss_kb_start", r->rss_kb_start >= 0 ? json_integer(r->rss_kb_start) : json_null(),
-            "rss_kb_end", r->rss_kb_end >= 0 ? json_integer(r->rss_kb_end) : json_null(), "samples",
+            "rss_kb_start", known(r->rss_kb_start), "rss_kb_end", known(r->rss_kb_end), "samples",
             (json_int_t)r->samples, "seconds", r->window_s, "setup_s", r->setup_s, "rate", r->rate,
             "tables_seated", r->tables_seated, "client_cpu_s", r->client_cpu_s, "first_error",
             r->first_error, "client_loop", r->epoll ? "epoll" : "poll");
+        json_object_set_new(
+            j, "faults",
+            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "overtaken",
+                      (json_int_t)r->overtaken, "drops", (json_int_t)r->drops, "reconnects",
+                      (json_int_t)r->reconnects, "resumed", (json_int_t)r->resumed, "bad_sent",
+                      (json_int_t)r->bad_sent, "bad_answered", (json_int_t)r->bad_answered, "kills",
+                      (json_int_t)r->kills, "engine_faults", (json_int_t)r->engine_faults));
+        json_t *kinds = json_object();
+        for (int k = 0; k < NBAD; k++)
+            json_object_set_new(kinds, bad_kinds[k].name,
+                                json_pack("[I, I]", (json_int_t)r->bad_kind_sent[k],
+                                          (json_int_t)r->bad_kind_answered[k]));
+        json_object_set_new(j, "bad_frames", kinds);
+        json_object_set_new(j, "fds",
+                            json_pack("{s:o, s:o, s:o, s:o}", "before", known(r->fds_before),
+                                      "start", known(r->fds_start), "end", known(r->fds_end),
+                                      "after", known(r->fds_after)));
+        json_object_set_new(j, "children_end", known(r->children_end));
+        json_object_set_new(j, "engine_tables", json_integer(r->engine_tables));
+        json_t *series = json_array();
+        for (int i = 0; i < r->nsamples; i++)
+            json_array_append_new(series,
+                                  json_pack("[f, o, o]", r->sample[i].t, known(r->sample[i].rss_kb),
+                                            known(r->sample[i].fds)));
+        json_object_set_new(j, "series", series);
         char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
         json_decref(j);
         if (s)
@@ -854,8 +1420,11 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
         free(s);
         return;
     }
-    fprintf(f, "tables          %d (%d seated), %d connections, setup %.1f s\n", r->tables,
-            r->tables_seated, r->connections, r->setup_s);
+    fprintf(f, "tables          %d", r->tables);
+    if (r->engine_tables)
+        fprintf(f, " + %d with engines", r->engine_tables);
+    fprintf(f, " (%d seated), %d connections, setup %.1f s\n", r->tables_seated, r->connections,
+            r->setup_s);
     fprintf(f, "window          %.1f s, %s, client loop %s\n", r->window_s,
             r->rate > 0 ? "paced" : "unpaced", r->epoll ? "epoll (libev)" : "poll");
     if (r->rate > 0)
@@ -867,7 +1436,22 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
     fprintf(f, "errors          %ld%s%s\n", r->errors, r->errors ? ", first: " : "",
             r->errors ? r->first_error : "");
     if (r->rss_kb_start >= 0)
-        fprintf(f, "server VmRSS    %ld kB -> %ld kB\n", r->rss_kb_start, r->rss_kb_end);
+        fprintf(f, "server VmRSS    %ld kB -> %ld kB (window start -> end)\n", r->rss_kb_start,
+                r->rss_kb_end);
+    if (r->fds_before >= 0)
+        fprintf(f,
+                "server fds      %ld before, %ld -> %ld in the window, %ld after; %ld child "
+                "processes at the end\n",
+                r->fds_before, r->fds_start, r->fds_end, r->fds_after, r->children_end);
+    if (r->drops || r->bad_sent || r->kills || r->engine_faults)
+        fprintf(f,
+                "faults          %ld drops, %ld bad frames (%ld answered as specified), %ld "
+                "engines killed (%ld faults charged); %ld reconnects, %ld back in their seat\n",
+                r->drops, r->bad_sent, r->bad_answered, r->kills, r->engine_faults, r->reconnects,
+                r->resumed);
+    for (int i = 0; i < r->nsamples; i++)
+        fprintf(f, "  at %6.0f s   VmRSS %ld kB, %ld fds\n", r->sample[i].t, r->sample[i].rss_kb,
+                r->sample[i].fds);
     fprintf(f, "client CPU      %.1f s in the window (this process shares the machine)\n",
             r->client_cpu_s);
 }

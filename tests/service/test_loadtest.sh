@@ -7,12 +7,9 @@ set -u
 DDZ=$1
 fails=0 passes=0
 tmp=$(mktemp -d)
-server=
+. "$(dirname "$0")/serve_lib.sh"
 cleanup() {
-    if [ -n "$server" ]; then
-        kill "$server" 2>/dev/null
-        wait "$server" 2>/dev/null
-    fi
+    stop_server
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -23,41 +20,7 @@ no() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Every connection costs the server a descriptor too.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 
-# GET http://127.0.0.1:$port$1 with bash's /dev/tcp; prints the body.
-http_get() {
-    exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
-    printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$1" >&3
-    sed '1,/^\r$/d' <&3
-    exec 3<&-
-}
-
-# Starts the server on a free port; waits (bounded) for /healthz.
-up=
-for attempt in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 30000))
-    "$DDZ" serve --port "$port" --bind 127.0.0.1 --db "$tmp/ddz.db" --ai-delay-ms 0 --quiet \
-        --max-conns 10000 2>>"$tmp/serve.log" &
-    server=$!
-    for _ in $(seq 200); do # 10 s
-        if [ "$(http_get /healthz 2>/dev/null)" = ok ]; then
-            up=1
-            break
-        fi
-        kill -0 "$server" 2>/dev/null || break # port taken: try another
-        sleep 0.05
-    done
-    [ -n "$up" ] && break
-    kill "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-    server=
-done
-if [ -z "$up" ]; then
-    echo "FAIL: the server did not start: $(cat "$tmp/serve.log")"
-    exit 1
-fi
-
-# field NAME JSON: the number after "NAME": (empty if absent or not a number)
-field() { sed -n "s/.*\"$1\":\(-\?[0-9][0-9.eE+-]*\).*/\1/p" <<<"$2"; }
+start_server --quiet --engine "greedy=$DDZ engine --ai greedy" || exit 1
 
 url="ws://127.0.0.1:$port/ws"
 out=$(timeout 60 "$DDZ" loadtest --url "$url" --tables 20 --seconds 5 --json --pid "$server" \
@@ -81,6 +44,49 @@ else
     *) no "report fields: $out" ;;
     esac
 fi
+
+# Faults mixed in: drops and resumes, every kind of bad frame, engines
+# killed at engine tables. Each must be answered as specified and leave
+# nothing behind: no error, every client back in its seat, the server's
+# descriptors back where they were, one process per engine seat.
+out=$(timeout 90 "$DDZ" loadtest --url "$url" --tables 10 --engine greedy --engine-tables 3 \
+    --seconds 8 --rate 150 --reconnects 4 --bad-frames 25 --kills 1 --sample 2 --pid "$server" \
+    --json 2>"$tmp/lt.err")
+rc=$?
+if [ $rc -ne 0 ]; then
+    no "loadtest with faults exit $rc: $(cat "$tmp/lt.err")"
+else
+    [ "$(field errors "$out")" = 0 ] && ok || no "errors with faults: $out"
+    [ "$(field tables_seated "$out")" = 13 ] && ok || no "13 tables seated: $out"
+    drops=$(field drops "$out") reconnects=$(field reconnects "$out")
+    [ -n "$drops" ] && [ "$drops" -gt 0 ] && ok || no "no drops: $out"
+    [ -n "$reconnects" ] && [ "$reconnects" -ge "$drops" ] &&
+        [ "$(field resumed "$out")" = "$reconnects" ] && ok || no "not all resumed: $out"
+    sent=$(field bad_sent "$out")
+    [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$(field bad_answered "$out")" = "$sent" ] && ok ||
+        no "bad frames not answered as specified: $out"
+    # every kind was sent at least once, and answered as often as sent
+    pairs=$(sed 's/.*"bad_frames":{\([^}]*\)}.*/\1/' <<<"$out" | grep -o '\[[0-9]*,[0-9]*\]')
+    good=0
+    for p in $pairs; do
+        s=${p#[} s=${s%%,*} a=${p#*,} a=${a%]}
+        [ "$s" -gt 0 ] && [ "$s" = "$a" ] && good=$((good + 1))
+    done
+    [ $good = 12 ] && ok || no "a bad frame kind not exercised or not answered: $out"
+    kills=$(field kills "$out") faults=$(field engine_faults "$out")
+    [ -n "$kills" ] && [ "$kills" -gt 0 ] && [ "$faults" -gt 0 ] && [ "$faults" -le "$kills" ] &&
+        ok || no "engine kills and faults: $out"
+    fds=$(sed -n 's/.*"fds":{\([^}]*\)}.*/\1/p' <<<"$out")
+    [ -n "$(field before "{$fds}")" ] && [ "$(field before "{$fds}")" = "$(field after "{$fds}")" ] &&
+        ok || no "server descriptors not back: $fds"
+    [ "$(field children_end "$out")" = 6 ] && ok || no "6 engine processes at the end: $out"
+    case $out in
+    *'"series":[[0'*',['*) ok ;;
+    *) no "no samples: $out" ;;
+    esac
+fi
+kill -0 "$server" 2>/dev/null && [ "$(http_get /healthz)" = ok ] && ok ||
+    no "the server did not survive the faults: $(tail -5 "$tmp/serve.log")"
 
 # The readable report, a short run.
 out=$(timeout 30 "$DDZ" loadtest --url "$url" --tables 2 --seconds 1 2>&1)
