@@ -111,6 +111,10 @@ done
 [ $? -eq 2 ] && ok || no "no --url: exit 2"
 "$DDZ" loadtest --url http://x/ws >/dev/null 2>&1
 [ $? -eq 2 ] && ok || no "a non-ws URL: exit 2"
+err=$("$DDZ" loadtest --url "$url" --kills 1 2>&1 >/dev/null)
+[ $? -eq 2 ] && [[ $err == *pid* ]] && ok || no "kills without --pid: exit 2 naming it: $err"
+err=$("$DDZ" loadtest --url "$url" --engine-tables 2 2>&1 >/dev/null)
+[ $? -eq 2 ] && [[ $err == *engine* ]] && ok || no "engine tables without --engine: exit 2: $err"
 
 echo "test_loadtest: $passes passed, $fails failed"
 [ $fails -eq 0 ]
