@@ -67,6 +67,7 @@ typedef struct lconn {
     bool close_now;       /* drop politely at the next writable */
     int bad;              /* bad frame kind awaiting its answer, -1 none */
     bool bad_error_seen;  /* ... its error frame came (kinds that close) */
+    bool bad_overtaken;   /* ... the game it was aimed at ended under it */
     int close_code;       /* close code the server sent, 0 none */
     int64_t reconnect_at; /* when to reconnect, 0 = not waiting */
     bool in_flight;       /* an action queued or written, its broadcast not yet back */
@@ -552,7 +553,7 @@ static void send_bad(lt *L, lconn *c, int kind)
     if (!len)
         len = strlen(text);
     c->bad = kind;
-    c->bad_error_seen = false;
+    c->bad_error_seen = c->bad_overtaken = false;
     c->close_code = 0;
     queue_frame(c, text, len, kind == BAD_BINARY, false, 0);
     free(big);
@@ -654,9 +655,20 @@ static void on_turn(lt *L, lconn *c, json_t *turn)
 static void on_error_frame(lt *L, lconn *c, json_t *ev)
 {
     const char *code = json_string_value(json_object_get(ev, "code"));
+    bool stale = code && word_in(code, "ESTALE EPHASE");
+    /* An action the end of a game overtook: ESTALE, or EPHASE if no game
+     * has started since. Taken first, since the server answers in the
+     * order it read, and such an action may precede a bad frame. */
+    if (stale && c->stale_owed > 0) {
+        c->stale_owed--;
+        L->res->overtaken++;
+        return;
+    }
     if (c->bad >= 0 && !c->bad_error_seen) {
         const bad_kind *b = &bad_kinds[c->bad];
-        if (!code || !b->codes || !word_in(code, b->codes)) {
+        /* a play aimed at a turn that a fault's game end took away */
+        bool overtaken = c->bad_overtaken && stale;
+        if (!overtaken && (!code || !b->codes || !word_in(code, b->codes))) {
             error_seen(L, "%s answered with %s, not %s", b->name, code ? code : "no code",
                        b->codes ? b->codes : "a close");
             c->bad = -1;
@@ -667,12 +679,6 @@ static void on_error_frame(lt *L, lconn *c, json_t *ev)
             L->res->bad_kind_answered[c->bad]++;
             c->bad = -1;
         }
-        return;
-    }
-    /* ESTALE, or EPHASE if no game has started since (a pause, turn over) */
-    if (c->stale_owed > 0 && code && (strcmp(code, "ESTALE") == 0 || strcmp(code, "EPHASE") == 0)) {
-        c->stale_owed--;
-        L->res->overtaken++;
         return;
     }
     error_seen(L, "%s: %s (about %s)", code, json_string_value(json_object_get(ev, "message")),
@@ -760,6 +766,7 @@ static void on_frame(lt *L, lconn *c, const char *text, size_t len)
          * way: the server then answers it ESTALE, as it should */
         c->stale_owed += c->in_flight;
         c->in_flight = false;
+        c->bad_overtaken = c->bad == BAD_NOT_HELD;
         json_decref(c->pending); /* one not yet written is simply dropped */
         c->pending = NULL;
         if (c->idx == 0 && L->phase == 1) {

@@ -37,7 +37,8 @@
  *    start the engine again for the next game. A client's action that a
  *    game ended by such a fault overtook is answered ESTALE (or EPHASE
  *    before the next game began), as it should be (counted as
- *    `overtaken`); one not yet written is dropped.
+ *    `overtaken`); one not yet written is dropped. So is a bad play aimed
+ *    at such a turn.
  * The server's VmRSS and open descriptors are read at the start and end of
  * the window, every `sample_seconds` in between, and its descriptors also
  * before the first connection and after the last one closed.
