@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "cli_args.h"
 
 static const char usage[] =
     "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID] [--seat N]\n"
@@ -38,22 +39,6 @@ static const char usage[] =
     "Exit status: 0 after --turns or on SIGINT/SIGTERM; 1 when the server\n"
     "refuses the token or the room, or the engine cannot start; 2 bad usage;\n"
     "3 when the server shuts down, cannot be reached or the connection is lost.\n";
-
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz bridge: %s (try 'ddz bridge --help')\n", what);
-    return 2;
-}
-
-static int to_int(const char *v, int lo, int hi, int *out)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < lo || n > hi)
-        return -1;
-    *out = (int)n;
-    return 0;
-}
 
 /* Joins argv into one shell command line, every word single-quoted.
  * Returns malloc'd text or NULL. */
@@ -107,7 +92,7 @@ int ddz_cli_bridge(int argc, char **argv)
             continue;
         }
         if (!v)
-            return usage_error("missing value or unknown option");
+            return ddz_cli_usage("bridge", "missing value or unknown option");
         i++;
         if (strcmp(a, "--url") == 0) {
             cfg.url = v;
@@ -118,40 +103,40 @@ int ddz_cli_bridge(int argc, char **argv)
         } else if (strcmp(a, "--seat") == 0) {
             if (strlen(v) == 1 && v[0] >= 'A' && v[0] <= 'C')
                 cfg.opts.seat = v[0] - 'A';
-            else if (to_int(v, 0, 2, &cfg.opts.seat) < 0)
-                return usage_error("--seat must be 0..2 or A..C");
+            else if (ddz_cli_int(v, 0, 2, &cfg.opts.seat) < 0)
+                return ddz_cli_usage("bridge", "--seat must be 0..2 or A..C");
         } else if (strcmp(a, "--password") == 0) {
             cfg.opts.password = v;
         } else if (strcmp(a, "--name") == 0) {
             if (!*v || strlen(v) > 32)
-                return usage_error("--name must be 1..32 bytes");
+                return ddz_cli_usage("bridge", "--name must be 1..32 bytes");
             cfg.opts.name = v;
         } else if (strcmp(a, "--turns") == 0) {
-            if (to_int(v, 1, 1000000, &cfg.opts.turns) < 0)
-                return usage_error("--turns must be a positive number");
+            if (ddz_cli_int(v, 1, 1000000, &cfg.opts.turns) < 0)
+                return ddz_cli_usage("bridge", "--turns must be a positive number");
         } else if (strcmp(a, "--fill") == 0) {
             if (strncmp(v, "ai:", 3) != 0 || !v[3])
-                return usage_error("--fill takes ai:NAME");
+                return ddz_cli_usage("bridge", "--fill takes ai:NAME");
             cfg.opts.fill = v;
         } else if (strcmp(a, "--time") == 0) {
-            if (to_int(v, 3, 300, &cfg.opts.time) < 0)
-                return usage_error("--time must be 3..300");
+            if (ddz_cli_int(v, 3, 300, &cfg.opts.time) < 0)
+                return ddz_cli_usage("bridge", "--time must be 3..300");
         } else if (strcmp(a, "--games") == 0) {
-            if (to_int(v, 1, 100, &cfg.opts.games) < 0)
-                return usage_error("--games must be 1..100");
+            if (ddz_cli_int(v, 1, 100, &cfg.opts.games) < 0)
+                return ddz_cli_usage("bridge", "--games must be 1..100");
         } else if (strcmp(a, "--engine-log") == 0) {
             cfg.engine_log = v;
         } else if (strcmp(a, "--retries") == 0) {
-            if (to_int(v, 0, 1000, &cfg.retries) < 0)
-                return usage_error("--retries must be 0..1000");
+            if (ddz_cli_int(v, 0, 1000, &cfg.retries) < 0)
+                return ddz_cli_usage("bridge", "--retries must be 0..1000");
         } else {
-            return usage_error("unknown option");
+            return ddz_cli_usage("bridge", "unknown option");
         }
     }
     if (!cfg.url)
-        return usage_error("--url is required");
+        return ddz_cli_usage("bridge", "--url is required");
     if (i >= argc)
-        return usage_error("the engine command is missing after --");
+        return ddz_cli_usage("bridge", "the engine command is missing after --");
     if (cfg.opts.token && !*cfg.opts.token)
         cfg.opts.token = NULL;
     char *cmd = shell_join(argc - i, argv + i);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "loadtest.h"
 
 static const char usage[] =
@@ -50,22 +51,6 @@ static const char usage[] =
     "Raises its own open-file limit to the hard limit; the server needs one\n"
     "descriptor per connection too (ulimit -n, and ddz serve --max-conns).\n";
 
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz loadtest: %s (try 'ddz loadtest --help')\n", what);
-    return 2;
-}
-
-static int to_double(const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-    if (!*v || *end || !(d >= lo && d <= hi))
-        return -1;
-    *out = d;
-    return 0;
-}
-
 int ddz_cli_loadtest(int argc, char **argv)
 {
     ddz_loadtest_cfg cfg = {.tables = 10, .seconds = 10, .seed = 1};
@@ -86,56 +71,56 @@ int ddz_cli_loadtest(int argc, char **argv)
             continue;
         }
         if (!v)
-            return usage_error("missing value or unknown option");
+            return ddz_cli_usage("loadtest", "missing value or unknown option");
         i++;
         if (strcmp(a, "--url") == 0) {
             cfg.url = v;
         } else if (strcmp(a, "--tables") == 0) {
-            if (to_double(v, 0, 100000, &d) < 0 || d != (int)d)
-                return usage_error("--tables must be 0..100000");
+            if (ddz_cli_double(v, 0, 100000, &d) < 0 || d != (int)d)
+                return ddz_cli_usage("loadtest", "--tables must be 0..100000");
             cfg.tables = (int)d;
         } else if (strcmp(a, "--engine-tables") == 0) {
-            if (to_double(v, 0, 100000, &d) < 0 || d != (int)d)
-                return usage_error("--engine-tables must be 0..100000");
+            if (ddz_cli_double(v, 0, 100000, &d) < 0 || d != (int)d)
+                return ddz_cli_usage("loadtest", "--engine-tables must be 0..100000");
             cfg.engine_tables = (int)d;
         } else if (strcmp(a, "--engine") == 0) {
             cfg.engine = v;
         } else if (strcmp(a, "--reconnects") == 0) {
-            if (to_double(v, 0, 1e5, &cfg.reconnect_rate) < 0)
-                return usage_error("--reconnects must be a non-negative number");
+            if (ddz_cli_double(v, 0, 1e5, &cfg.reconnect_rate) < 0)
+                return ddz_cli_usage("loadtest", "--reconnects must be a non-negative number");
         } else if (strcmp(a, "--bad-frames") == 0) {
-            if (to_double(v, 0, 1e5, &cfg.bad_rate) < 0)
-                return usage_error("--bad-frames must be a non-negative number");
+            if (ddz_cli_double(v, 0, 1e5, &cfg.bad_rate) < 0)
+                return ddz_cli_usage("loadtest", "--bad-frames must be a non-negative number");
         } else if (strcmp(a, "--kills") == 0) {
-            if (to_double(v, 0, 1e4, &cfg.kill_rate) < 0)
-                return usage_error("--kills must be a non-negative number");
+            if (ddz_cli_double(v, 0, 1e4, &cfg.kill_rate) < 0)
+                return ddz_cli_usage("loadtest", "--kills must be a non-negative number");
         } else if (strcmp(a, "--sample") == 0) {
-            if (to_double(v, 0.1, 86400, &cfg.sample_seconds) < 0)
-                return usage_error("--sample must be 0.1..86400 seconds");
+            if (ddz_cli_double(v, 0.1, 86400, &cfg.sample_seconds) < 0)
+                return ddz_cli_usage("loadtest", "--sample must be 0.1..86400 seconds");
         } else if (strcmp(a, "--seconds") == 0) {
-            if (to_double(v, 0.1, 86400, &cfg.seconds) < 0)
-                return usage_error("--seconds must be 0.1..86400");
+            if (ddz_cli_double(v, 0.1, 86400, &cfg.seconds) < 0)
+                return ddz_cli_usage("loadtest", "--seconds must be 0.1..86400");
         } else if (strcmp(a, "--rate") == 0) {
-            if (to_double(v, 0, 1e7, &cfg.rate) < 0)
-                return usage_error("--rate must be a non-negative number");
+            if (ddz_cli_double(v, 0, 1e7, &cfg.rate) < 0)
+                return ddz_cli_usage("loadtest", "--rate must be a non-negative number");
         } else if (strcmp(a, "--client-rate") == 0) {
-            if (to_double(v, 0.1, 1e6, &cfg.client_rate) < 0)
-                return usage_error("--client-rate must be positive");
+            if (ddz_cli_double(v, 0.1, 1e6, &cfg.client_rate) < 0)
+                return ddz_cli_usage("loadtest", "--client-rate must be positive");
         } else if (strcmp(a, "--setup") == 0) {
-            if (to_double(v, 0.1, 86400, &cfg.setup_seconds) < 0)
-                return usage_error("--setup must be positive");
+            if (ddz_cli_double(v, 0.1, 86400, &cfg.setup_seconds) < 0)
+                return ddz_cli_usage("loadtest", "--setup must be positive");
         } else if (strcmp(a, "--pid") == 0) {
-            if (to_double(v, 1, 4194304, &d) < 0 || d != (int)d)
-                return usage_error("--pid must be a process id");
+            if (ddz_cli_double(v, 1, 4194304, &d) < 0 || d != (int)d)
+                return ddz_cli_usage("loadtest", "--pid must be a process id");
             cfg.pid = (int)d;
         } else if (strcmp(a, "--seed") == 0) {
             cfg.seed = strtoull(v, NULL, 10);
         } else {
-            return usage_error("unknown option");
+            return ddz_cli_usage("loadtest", "unknown option");
         }
     }
     if (!cfg.url)
-        return usage_error("--url is required");
+        return ddz_cli_usage("loadtest", "--url is required");
     ddz_loadtest_result res;
     int rc = ddz_loadtest_run(&cfg, &res);
     if (rc)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "match.h"
 #include "proto/text.h"
 
@@ -34,17 +35,10 @@ static const char usage[] =
     "                    N / games (default 350 x games, i.e. 350)\n"
     "  --quiet           do not report faults and restarts on stderr\n";
 
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz match: %s (try 'ddz match --help')\n", what);
-    return 2;
-}
-
 int ddz_cli_match(int argc, char **argv)
 {
     ddz_match_cfg cfg = {.games = 6, .diag = stderr};
     bool seeded = false;
-    char *end;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -56,27 +50,24 @@ int ddz_cli_match(int argc, char **argv)
         } else if (strcmp(a, "--quiet") == 0) {
             cfg.diag = NULL;
         } else if (!v) {
-            return usage_error("missing value or unknown option");
+            return ddz_cli_usage("match", "missing value or unknown option");
         } else if (strcmp(a, "--seat") == 0) {
             if (!((v[0] >= 'A' && v[0] <= 'C') || (v[0] >= 'a' && v[0] <= 'c')) || v[1] != '=')
-                return usage_error("--seat takes A=SPEC, B=SPEC or C=SPEC");
+                return ddz_cli_usage("match", "--seat takes A=SPEC, B=SPEC or C=SPEC");
             cfg.spec[(v[0] | 0x20) - 'a'] = v + 2;
             i++;
         } else if (strcmp(a, "--games") == 0) {
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 10000000)
-                return usage_error("--games must be a whole number from 1");
-            cfg.games = (int)n;
+            if (ddz_cli_int(v, 1, 10000000, &cfg.games) < 0)
+                return ddz_cli_usage("match", "--games must be a whole number from 1");
             i++;
         } else if (strcmp(a, "--seed") == 0) {
             if (ddz_text_parse_seed(v, cfg.master) < 0)
-                return usage_error("--seed must be 64 hexadecimal characters");
+                return ddz_cli_usage("match", "--seed must be 64 hexadecimal characters");
             seeded = true;
             i++;
         } else if (strcmp(a, "--time") == 0) {
-            cfg.time_s = strtod(v, &end);
-            if (*end || !(cfg.time_s > 0) || cfg.time_s > 86400)
-                return usage_error("--time must be a positive number of seconds");
+            if (ddz_cli_double(v, 0, 86400, &cfg.time_s) < 0 || cfg.time_s == 0)
+                return ddz_cli_usage("match", "--time must be a positive number of seconds");
             i++;
         } else if (strcmp(a, "--log") == 0) {
             cfg.log_path = v;
@@ -85,18 +76,17 @@ int ddz_cli_match(int argc, char **argv)
             cfg.engine_log_dir = v;
             i++;
         } else if (strcmp(a, "--maxscore") == 0) {
-            long n = strtol(v, &end, 10);
-            if (*end || n < 1 || n > 100000000)
-                return usage_error("--maxscore must be a positive whole number");
-            cfg.maxscore = (int)n;
+            if (ddz_cli_int(v, 1, 100000000, &cfg.maxscore) < 0)
+                return ddz_cli_usage("match", "--maxscore must be a positive whole number");
             i++;
         } else {
-            return usage_error("unknown option");
+            return ddz_cli_usage("match", "unknown option");
         }
     }
     for (int s = 0; s < 3; s++)
         if (!cfg.spec[s])
-            return usage_error("all three seats are required: --seat A=… --seat B=… --seat C=…");
+            return ddz_cli_usage("match",
+                                 "all three seats are required: --seat A=… --seat B=… --seat C=…");
     if (!seeded)
         randombytes_buf(cfg.master, sizeof cfg.master);
     cfg.ai_seed = (uint64_t)cfg.master[0] | (uint64_t)cfg.master[1] << 8 |

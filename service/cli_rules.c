@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "proto/text.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
@@ -35,13 +36,6 @@ static int bad(const char *what, const char *detail)
     return 1;
 }
 
-/* Usage errors are one line too; the full text is on --help. */
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz rules: %s (try 'ddz rules --help')\n", what);
-    return 2;
-}
-
 static int parse_cards(const char *what, const char *s, ddz_cards *out)
 {
     char err[128];
@@ -70,7 +64,7 @@ static json_t *combo_json(ddz_combo c)
 static int cmd_classify(int argc, char **argv)
 {
     if (argc != 2)
-        return usage_error("classify takes exactly one CODES argument");
+        return ddz_cli_usage("rules", "classify takes exactly one CODES argument");
     ddz_cards cards;
     if (parse_cards("CODES", argv[1], &cards))
         return 1;
@@ -101,10 +95,10 @@ static int cmd_moves(int argc, char **argv)
         else if (i + 1 < argc && strcmp(argv[i], "--rules") == 0)
             rules_s = argv[++i];
         else
-            return usage_error("moves: unexpected argument or missing value");
+            return ddz_cli_usage("rules", "moves: unexpected argument or missing value");
     }
     if (!hand_s)
-        return usage_error("moves: --hand is required");
+        return ddz_cli_usage("rules", "moves: --hand is required");
     const ddz_rules *rs = ddz_rules_find(rules_s);
     if (!rs)
         return bad("--rules", "unknown rule set");
@@ -145,7 +139,7 @@ static json_t *cards_json(ddz_cards c)
 static int cmd_deal(int argc, char **argv)
 {
     if (argc != 3 || strcmp(argv[1], "--seed") != 0)
-        return usage_error("deal takes --seed HEX64");
+        return ddz_cli_usage("rules", "deal takes --seed HEX64");
     uint8_t seed[DDZ_SEED_BYTES], commit[DDZ_SEED_BYTES];
     char hex[65], chex[65];
     if (ddz_text_parse_seed(argv[2], seed) < 0)
@@ -168,7 +162,7 @@ static int cmd_deal(int argc, char **argv)
 int ddz_cli_rules(int argc, char **argv)
 {
     if (argc < 2)
-        return usage_error("a command is required: classify, moves or deal");
+        return ddz_cli_usage("rules", "a command is required: classify, moves or deal");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage, stdout);
         return 0;

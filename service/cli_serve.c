@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "ai/ai.h"
+#include "cli_args.h"
 #include "server.h"
 
 static const char usage[] =
@@ -39,26 +40,10 @@ static const char usage[] =
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
     "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n";
 
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz serve: %s (try 'ddz serve --help')\n", what);
-    return 2;
-}
-
 static bool is_dir(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int to_int(const char *v, int lo, int hi, int *out)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < lo || n > hi)
-        return -1;
-    *out = (int)n;
-    return 0;
 }
 
 int ddz_cli_serve(int argc, char **argv)
@@ -66,8 +51,8 @@ int ddz_cli_serve(int argc, char **argv)
     ddz_server_cfg cfg = {.port = 8080, .db_path = "ddz.db", .ai_delay_ms = 700};
     const char *env;
     /* environment first, flags override */
-    if ((env = getenv("DDZ_PORT")) && to_int(env, 1, 65535, &cfg.port) < 0)
-        return usage_error("DDZ_PORT must be a port number");
+    if ((env = getenv("DDZ_PORT")) && ddz_cli_int(env, 1, 65535, &cfg.port) < 0)
+        return ddz_cli_usage("serve", "DDZ_PORT must be a port number");
     cfg.bind = getenv("DDZ_BIND");
     if ((env = getenv("DDZ_DB")))
         cfg.db_path = env;
@@ -77,14 +62,14 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
     cfg.origins = getenv("DDZ_ORIGINS");
     cfg.default_ai = getenv("DDZ_AI");
-    if ((env = getenv("DDZ_MAX_CONNS")) && to_int(env, 1, 1000000, &cfg.max_conns) < 0)
-        return usage_error("DDZ_MAX_CONNS must be a positive number");
-    if ((env = getenv("DDZ_AI_DELAY_MS")) && to_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
-        return usage_error("DDZ_AI_DELAY_MS must be 0..10000");
-    if ((env = getenv("DDZ_IDLE")) && to_int(env, 1, 3600, &cfg.idle_s) < 0)
-        return usage_error("DDZ_IDLE must be 1..3600");
-    if ((env = getenv("DDZ_RATE")) && to_int(env, 1, 100000, &cfg.rate) < 0)
-        return usage_error("DDZ_RATE must be a positive number");
+    if ((env = getenv("DDZ_MAX_CONNS")) && ddz_cli_int(env, 1, 1000000, &cfg.max_conns) < 0)
+        return ddz_cli_usage("serve", "DDZ_MAX_CONNS must be a positive number");
+    if ((env = getenv("DDZ_AI_DELAY_MS")) && ddz_cli_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
+        return ddz_cli_usage("serve", "DDZ_AI_DELAY_MS must be 0..10000");
+    if ((env = getenv("DDZ_IDLE")) && ddz_cli_int(env, 1, 3600, &cfg.idle_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_IDLE must be 1..3600");
+    if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
+        return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
 
     for (int i = 1; i < argc; i++) {
@@ -98,11 +83,11 @@ int ddz_cli_serve(int argc, char **argv)
             continue;
         }
         if (!v)
-            return usage_error("missing value or unknown option");
+            return ddz_cli_usage("serve", "missing value or unknown option");
         i++;
         if (strcmp(a, "--port") == 0) {
-            if (to_int(v, 1, 65535, &cfg.port) < 0)
-                return usage_error("--port must be 1..65535");
+            if (ddz_cli_int(v, 1, 65535, &cfg.port) < 0)
+                return ddz_cli_usage("serve", "--port must be 1..65535");
         } else if (strcmp(a, "--bind") == 0) {
             cfg.bind = v;
         } else if (strcmp(a, "--db") == 0) {
@@ -116,38 +101,38 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--engine") == 0) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1])
-                return usage_error("--engine takes NAME=COMMAND");
+                return ddz_cli_usage("serve", "--engine takes NAME=COMMAND");
             if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
-                return usage_error("too many --engine options");
+                return ddz_cli_usage("serve", "too many --engine options");
             char *name = strndup(v, (size_t)(eq - v));
             cfg.engine_name[cfg.nengines] = name;
             cfg.engine_cmd[cfg.nengines++] = eq + 1;
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
         } else if (strcmp(a, "--max-conns") == 0) {
-            if (to_int(v, 1, 1000000, &cfg.max_conns) < 0)
-                return usage_error("--max-conns must be a positive number");
+            if (ddz_cli_int(v, 1, 1000000, &cfg.max_conns) < 0)
+                return ddz_cli_usage("serve", "--max-conns must be a positive number");
         } else if (strcmp(a, "--origins") == 0) {
             cfg.origins = v;
         } else if (strcmp(a, "--ai-delay-ms") == 0) {
-            if (to_int(v, 0, 10000, &cfg.ai_delay_ms) < 0)
-                return usage_error("--ai-delay-ms must be 0..10000");
+            if (ddz_cli_int(v, 0, 10000, &cfg.ai_delay_ms) < 0)
+                return ddz_cli_usage("serve", "--ai-delay-ms must be 0..10000");
         } else if (strcmp(a, "--idle") == 0) {
-            if (to_int(v, 1, 3600, &cfg.idle_s) < 0)
-                return usage_error("--idle must be 1..3600");
+            if (ddz_cli_int(v, 1, 3600, &cfg.idle_s) < 0)
+                return ddz_cli_usage("serve", "--idle must be 1..3600");
         } else if (strcmp(a, "--rate") == 0) {
-            if (to_int(v, 1, 100000, &cfg.rate) < 0)
-                return usage_error("--rate must be a positive number");
+            if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
+                return ddz_cli_usage("serve", "--rate must be a positive number");
         } else if (strcmp(a, "--ai") == 0) {
             cfg.default_ai = v;
         } else {
-            return usage_error("unknown option");
+            return ddz_cli_usage("serve", "unknown option");
         }
     }
     if (!cfg.tls_cert != !cfg.tls_key)
-        return usage_error("--tls-cert and --tls-key go together");
+        return ddz_cli_usage("serve", "--tls-cert and --tls-key go together");
     if (cfg.default_ai && !ddz_ai_exists(cfg.default_ai))
-        return usage_error("--ai names no hosted AI");
+        return ddz_cli_usage("serve", "--ai names no hosted AI");
     if (!cfg.web_dir)
         cfg.web_dir = is_dir("web") ? "web" : DDZ_DEFAULT_WEB;
     if (!is_dir(cfg.web_dir)) {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "rules/error.h"
 #include "store.h"
 
@@ -55,12 +56,6 @@ static const char export_usage[] =
 static int is_help(const char *a)
 {
     return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
-}
-
-static int usage_error(const char *cmd, const char *what)
-{
-    fprintf(stderr, "ddz %s: %s (try 'ddz %s --help')\n", cmd, what, cmd);
-    return 2;
 }
 
 /* Prints "ddz CMD: message" on stderr as one line, control characters
@@ -137,30 +132,30 @@ int ddz_cli_token(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--db") == 0) {
             if (i + 1 >= argc || !*argv[i + 1])
-                return usage_error("token", "--db needs a PATH");
+                return ddz_cli_usage("token", "--db needs a PATH");
             db = argv[++i];
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("token", "unknown option");
+            return ddz_cli_usage("token", "unknown option");
         } else if (!verb) {
             verb = a;
         } else if (!name) {
             name = a;
         } else {
-            return usage_error("token", "too many arguments");
+            return ddz_cli_usage("token", "too many arguments");
         }
     }
     if (!verb)
-        return usage_error("token", "add, list or revoke is required");
+        return ddz_cli_usage("token", "add, list or revoke is required");
     bool add = strcmp(verb, "add") == 0, list = strcmp(verb, "list") == 0,
          revoke = strcmp(verb, "revoke") == 0;
     if (!add && !list && !revoke)
-        return usage_error("token", "unknown subcommand; use add, list or revoke");
+        return ddz_cli_usage("token", "unknown subcommand; use add, list or revoke");
     if (list && name)
-        return usage_error("token", "list takes no NAME");
+        return ddz_cli_usage("token", "list takes no NAME");
     if (!list && !name)
-        return usage_error("token", "a NAME is required");
+        return ddz_cli_usage("token", "a NAME is required");
     if (add && !ddz_store_token_name_valid(name))
-        return usage_error("token", "NAME must be 1 to 63 bytes without control characters");
+        return ddz_cli_usage("token", "NAME must be 1 to 63 bytes without control characters");
 
     const char *cmd = add ? "token add" : list ? "token list" : "token revoke";
     ddz_store *s = open_db(cmd, db, add);
@@ -212,12 +207,13 @@ int ddz_cli_export(int argc, char **argv)
             all = true;
         } else if (strcmp(a, "--db") == 0 || strcmp(a, "-o") == 0) {
             if (i + 1 >= argc || !*argv[i + 1])
-                return usage_error("export", a[1] == 'o' ? "-o needs a FILE" : "--db needs a PATH");
+                return ddz_cli_usage("export",
+                                     a[1] == 'o' ? "-o needs a FILE" : "--db needs a PATH");
             *(a[1] == 'o' ? &out_path : &db) = argv[++i];
         } else if (a[0] == '-') {
-            return usage_error("export", "unknown option");
+            return ddz_cli_usage("export", "unknown option");
         } else {
-            return usage_error("export", "unexpected argument");
+            return ddz_cli_usage("export", "unexpected argument");
         }
     }
     ddz_store *s = open_db("export", db, 0);

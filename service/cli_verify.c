@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "proto/record_json.h"
 #include "rules/record.h"
 #include "rules/ruleset.h"
@@ -33,12 +34,6 @@ static const char usage[] =
     "line, the game and the field, and exits 1, e.g.\n"
     "  ddz verify: line 3 (game 2): scores[1]: -400, should be -200\n"
     "A file that cannot be read also exits 1; bad usage exits 2.\n";
-
-static int usage_error(const char *what)
-{
-    fprintf(stderr, "ddz verify: %s (try 'ddz verify --help')\n", what);
-    return 2;
-}
 
 /* Prints one line on stderr, with control characters (which a record's
  * strings or a JSON error may carry) replaced so that it stays one line. */
@@ -105,10 +100,10 @@ int ddz_cli_verify(int argc, char **argv)
         return 0;
     }
     if (argc != 2)
-        return usage_error("exactly one FILE is required");
+        return ddz_cli_usage("verify", "exactly one FILE is required");
     const char *path = argv[1];
     if (path[0] == '-' && path[1] != '\0')
-        return usage_error("unknown option");
+        return ddz_cli_usage("verify", "unknown option");
 
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {

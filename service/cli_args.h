@@ -1,0 +1,19 @@
+/* cli_args.h - what every `ddz` command does with its arguments: one-line
+ * usage errors, and numbers checked whole and in range. */
+#ifndef DDZ_CLI_ARGS_H
+#define DDZ_CLI_ARGS_H
+
+/* Prints "ddz CMD: WHAT (try 'ddz CMD --help')" as one line on stderr.
+ * Returns 2, the exit status of bad usage, so a command can `return` it. */
+int ddz_cli_usage(const char *cmd, const char *what);
+
+/* Parses all of `v` as a whole decimal number in lo..hi into *out.
+ * Returns 0, or -1 (leaving *out alone) if `v` is empty, has anything after
+ * the number, or is out of range. */
+int ddz_cli_int(const char *v, int lo, int hi, int *out);
+
+/* As ddz_cli_int, for a decimal number (strtod syntax) in lo..hi; NaN is
+ * out of every range. */
+int ddz_cli_double(const char *v, double lo, double hi, double *out);
+
+#endif
