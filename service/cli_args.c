@@ -1,6 +1,7 @@
 /* cli_args.c - argument checks shared by the `ddz` commands. */
 #include "cli_args.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +18,18 @@ int ddz_cli_int(const char *v, int lo, int hi, int *out)
     if (!*v || *end || n < lo || n > hi)
         return -1;
     *out = (int)n;
+    return 0;
+}
+
+int ddz_cli_u64(const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    /* strtoull takes "-1" as 2^64-1; a seed is written without a sign */
+    if (*v < '0' || *v > '9' || *end || errno == ERANGE)
+        return -1;
+    *out = (uint64_t)n;
     return 0;
 }
 

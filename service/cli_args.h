@@ -3,6 +3,8 @@
 #ifndef DDZ_CLI_ARGS_H
 #define DDZ_CLI_ARGS_H
 
+#include <stdint.h>
+
 /* Prints "ddz CMD: WHAT (try 'ddz CMD --help')" as one line on stderr.
  * Returns 2, the exit status of bad usage, so a command can `return` it. */
 int ddz_cli_usage(const char *cmd, const char *what);
@@ -11,6 +13,9 @@ int ddz_cli_usage(const char *cmd, const char *what);
  * Returns 0, or -1 (leaving *out alone) if `v` is empty, has anything after
  * the number, or is out of range. */
 int ddz_cli_int(const char *v, int lo, int hi, int *out);
+
+/* As ddz_cli_int, for any whole decimal number 0..2^64-1 (a seed). */
+int ddz_cli_u64(const char *v, uint64_t *out);
 
 /* As ddz_cli_int, for a decimal number (strtod syntax) in lo..hi; NaN is
  * out of every range. */

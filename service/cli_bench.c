@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ai/ai.h"
+#include "cli_args.h"
 #include "ai/rng.h"
 #include "match.h"
 #include "rules/error.h"
@@ -370,7 +371,7 @@ static int bench_ai(int argc, char **argv)
                    .threads = 1,
                    .budget_ms = 1000,
                    .seed = 1};
-    int json = 0;
+    int json = 0, rollouts = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0) {
@@ -383,15 +384,21 @@ static int bench_ai(int argc, char **argv)
         } else if (strcmp(a, "--opponent") == 0 && val) {
             cfg.opponent = argv[++i];
         } else if (strcmp(a, "--deals") == 0 && val) {
-            cfg.deals = atoi(argv[++i]);
+            if (ddz_cli_int(argv[++i], 2, 100000000, &cfg.deals) < 0)
+                return ddz_cli_usage("bench ai", "--deals must be a whole number from 2");
         } else if (strcmp(a, "--budget") == 0 && val) {
-            cfg.budget_ms = atoi(argv[++i]);
+            if (ddz_cli_int(argv[++i], 0, 3600000, &cfg.budget_ms) < 0)
+                return ddz_cli_usage("bench ai", "--budget must be 0..3600000 ms");
         } else if (strcmp(a, "--rollouts") == 0 && val) {
-            cfg.units = atol(argv[++i]);
+            if (ddz_cli_int(argv[++i], 0, 1000000000, &rollouts) < 0)
+                return ddz_cli_usage("bench ai", "--rollouts must be a whole number from 0");
+            cfg.units = rollouts;
         } else if (strcmp(a, "--seed") == 0 && val) {
-            cfg.seed = strtoull(argv[++i], NULL, 10);
+            if (ddz_cli_u64(argv[++i], &cfg.seed) < 0)
+                return ddz_cli_usage("bench ai", "--seed must be a whole number");
         } else if (strcmp(a, "--threads") == 0 && val) {
-            cfg.threads = atoi(argv[++i]);
+            if (ddz_cli_int(argv[++i], 1, 64, &cfg.threads) < 0)
+                return ddz_cli_usage("bench ai", "--threads must be 1..64");
         } else {
             fprintf(stderr, "ddz bench ai: unexpected argument '%s' (try --help)\n", a);
             return 2;
@@ -400,12 +407,6 @@ static int bench_ai(int argc, char **argv)
     if (!ddz_ai_exists(cfg.player) || !ddz_ai_exists(cfg.opponent)) {
         fprintf(stderr, "ddz bench ai: unknown AI '%s'\n",
                 ddz_ai_exists(cfg.player) ? cfg.opponent : cfg.player);
-        return 2;
-    }
-    if (cfg.deals < 2 || cfg.threads < 1 || cfg.threads > 64 || cfg.budget_ms < 0 ||
-        cfg.units < 0) {
-        fprintf(stderr, "ddz bench ai: need --deals >= 2, 1 <= --threads <= 64, "
-                        "--budget and --rollouts >= 0\n");
         return 2;
     }
     memset(cfg.master, 0, sizeof cfg.master);
@@ -511,11 +512,13 @@ int ddz_cli_bench(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
-        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
-            seconds = atof(argv[++i]);
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--help") == 0) {
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+            if (ddz_cli_double(argv[++i], 0, 86400, &seconds) < 0 || seconds == 0)
+                return ddz_cli_usage("bench", "--seconds must be positive, at most 86400");
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            if (ddz_cli_u64(argv[++i], &seed) < 0)
+                return ddz_cli_usage("bench", "--seed must be a whole number");
+        } else if (strcmp(argv[i], "--help") == 0) {
             puts("usage: ddz bench [--json] [--seconds S] [--seed N]\n"
                  "       ddz bench ai [--player NAME] [--opponent NAME] [--deals N] ... "
                  "(see ddz bench ai --help)\n"
@@ -529,10 +532,6 @@ int ddz_cli_bench(int argc, char **argv)
             fprintf(stderr, "ddz bench: unexpected argument '%s' (try --help)\n", argv[i]);
             return 2;
         }
-    }
-    if (!(seconds > 0)) {
-        fprintf(stderr, "ddz bench: --seconds must be positive\n");
-        return 2;
     }
     movegen_result mg = bench_movegen(seed, seconds);
     selfplay_result sp = bench_selfplay(seed, seconds);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ai/ai.h"
+#include "cli_args.h"
 #include "proto/caai.h"
 #include "rules/error.h"
 
@@ -44,8 +45,7 @@ int ddz_cli_engine(int argc, char **argv)
 {
     const char *name = "greedy";
     uint64_t seed = 1;
-    int budget_ms = 0;
-    long units = 0;
+    int budget_ms = 0, units = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
@@ -53,21 +53,20 @@ int ddz_cli_engine(int argc, char **argv)
         } else if (strcmp(argv[i], "--ai") == 0 && i + 1 < argc) {
             name = argv[++i];
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-            seed = strtoull(argv[++i], NULL, 10);
+            if (ddz_cli_u64(argv[++i], &seed) < 0)
+                return ddz_cli_usage("engine", "--seed must be a whole number");
         } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
-            budget_ms = atoi(argv[++i]);
+            if (ddz_cli_int(argv[++i], 0, 3600000, &budget_ms) < 0)
+                return ddz_cli_usage("engine", "--budget must be 0..3600000 ms");
         } else if (strcmp(argv[i], "--rollouts") == 0 && i + 1 < argc) {
-            units = atol(argv[++i]);
+            if (ddz_cli_int(argv[++i], 0, 1000000000, &units) < 0)
+                return ddz_cli_usage("engine", "--rollouts must be a whole number from 0");
         } else {
             fprintf(stderr, "ddz engine: unknown option '%s' (try 'ddz engine --help')\n", argv[i]);
             return 2;
         }
     }
     int err;
-    if (budget_ms < 0 || units < 0) {
-        fprintf(stderr, "ddz engine: --budget and --rollouts must be >= 0\n");
-        return 2;
-    }
     ddz_ai *ai = ddz_ai_create(name, seed, budget_ms, &err);
     if (!ai) {
         fprintf(stderr, "ddz engine: %s AI '%s'\n",

@@ -114,7 +114,8 @@ int ddz_cli_loadtest(int argc, char **argv)
                 return ddz_cli_usage("loadtest", "--pid must be a process id");
             cfg.pid = (int)d;
         } else if (strcmp(a, "--seed") == 0) {
-            cfg.seed = strtoull(v, NULL, 10);
+            if (ddz_cli_u64(v, &cfg.seed) < 0)
+                return ddz_cli_usage("loadtest", "--seed must be a whole number");
         } else {
             return ddz_cli_usage("loadtest", "unknown option");
         }

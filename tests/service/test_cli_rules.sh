@@ -84,6 +84,15 @@ out=$("$DDZ" bench --json --seconds 0.05)
 echo "$out" | grep -q '"selfplay_games_per_s": [0-9]' && echo "$out" | grep -q '"movegen_moves_per_s": [0-9]' \
     && ok || no "bench --json keys: $out"
 
+# numbers on the command line are checked whole and in range
+expect_err "bench --seconds not a number" "--seconds" "$DDZ" bench --seconds fast
+expect_err "bench --seed with a sign" "--seed" "$DDZ" bench --seed -1
+expect_err "bench ai --threads 0" "--threads" "$DDZ" bench ai --threads 0
+expect_err "bench ai --deals with trailing text" "--deals" "$DDZ" bench ai --deals 10x
+expect_err "engine --budget not a number" "--budget" "$DDZ" engine --budget soon
+expect_err "engine --seed too big" "--seed" "$DDZ" engine --seed 99999999999999999999999
+expect_err "loadtest --seed not a number" "--seed" "$DDZ" loadtest --url ws://127.0.0.1:1/ws --seed x
+
 rm -f /tmp/ddz_cli_err.$$
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
