@@ -30,6 +30,7 @@
 #include "rules/error.h"
 #include "service/bridge.h"
 #include "service/wsclient.h"
+#include "test_util.h"
 
 /* ---- the translator, with a recording driver ---- */
 
@@ -501,33 +502,6 @@ static char dir[64];
 static char db[128];
 static int port;
 static proc server;
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = NULL;
-    size_t cap = 0;
-    if (getdelim(&buf, &cap, '\0', f) < 0) {
-        free(buf);
-        buf = strdup("");
-    }
-    fclose(f);
-    return buf;
-}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {

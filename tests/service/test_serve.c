@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "service/wsclient.h"
+#include "test_util.h"
 
 /* ---- time ---- */
 
@@ -67,34 +68,6 @@ static struct {
 } srv = {.pidfd = -1};
 
 static FILE *frames_out; /* DDZ_FRAMES_OUT, or NULL */
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&buf, &cap, '\0', f);
-    fclose(f);
-    if (n < 0) {
-        free(buf);
-        return strdup("");
-    }
-    return buf;
-}
 
 /* Waits up to `ms` for the server to exit, and reaps it. Returns true if it
  * did; srv.exit_code is then set. The wait is a poll() on its pidfd. */
