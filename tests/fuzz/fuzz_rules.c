@@ -83,34 +83,6 @@ static void same_combo(ddz_combo got_c, ddz_combo want_c, ddz_ranks m, const cha
                want_c.kicker, want_c.size);
 }
 
-/* The legal sub-multisets of `hand` that lead (last NULL) or beat `last`,
- * plus the pass when following: tests/rules/test_movegen.c's brute(). */
-static int brute(const ref_table *t, ddz_ranks hand, const ddz_combo *last, ddz_ranks *res)
-{
-    int c[DDZ_NRANKS], k[DDZ_NRANKS] = {0}, n = 0;
-    for (int r = 0; r < DDZ_NRANKS; r++)
-        c[r] = ddz_ranks_get(hand, r);
-    for (;;) {
-        ddz_ranks m = 0;
-        for (int r = 0; r < DDZ_NRANKS; r++)
-            m = ddz_ranks_add(m, r, k[r]);
-        if (m) {
-            ddz_combo cb = ref_classify(t, m);
-            if (cb.type != DDZ_INVALID && (!last || ddz_combo_beats(cb, *last)))
-                res[n++] = m;
-        }
-        int r = 0;
-        while (r < DDZ_NRANKS && k[r] == c[r])
-            k[r++] = 0;
-        if (r == DDZ_NRANKS)
-            break;
-        k[r]++;
-    }
-    if (last)
-        res[n++] = 0;
-    return n;
-}
-
 static long submultisets(ddz_ranks hand)
 {
     long p = 1;
@@ -158,7 +130,7 @@ static void check_moves(const ddz_rules *rs, const ref_table *t, ddz_ranks hand,
 
     if (submultisets(hand) > BRUTE_MAX)
         return;
-    int m = brute(t, hand, last, want);
+    int m = ref_brute_moves(t, hand, last, want);
     qsort(want, (size_t)m, sizeof want[0], cmp_u64);
     if (n != m || memcmp(got, want, (size_t)n * sizeof got[0]) != 0) {
         int i = 0;

@@ -4,7 +4,9 @@
  * of SPEC 4 (main part first, then every kicker multiset), records each
  * reading, and keeps per multiset the canonical one: the earliest type in
  * the seed's order, then the highest main rank, then (20-card planes) the
- * singles shape. Nothing is shared with rules/combo.c but the types.
+ * singles shape. Nothing is shared with rules/combo.c but the types, and
+ * ddz_combo_beats in ref_brute_moves (the brute-force move list checks the
+ * generator's choice of plays, not the comparison).
  */
 #ifndef DDZ_TEST_COMBO_REF_H
 #define DDZ_TEST_COMBO_REF_H
@@ -137,6 +139,38 @@ static ddz_combo ref_classify(const ref_table *t, ddz_ranks m)
     if (lo < t->n && t->v[lo].ranks == m)
         return t->v[lo].combo;
     return (ddz_combo){.type = DDZ_INVALID};
+}
+
+/* Brute force: every sub-multiset of `hand` that ref_classify reads as a
+ * play and that beats `last` (any play when last is NULL, a lead), plus
+ * the pass when following, into res (room for every sub-multiset, plus
+ * one). Returns how many. Inline so that tests not using it see no unused
+ * function. */
+static inline int ref_brute_moves(const ref_table *t, ddz_ranks hand, const ddz_combo *last,
+                                  ddz_ranks *res)
+{
+    int c[DDZ_NRANKS], k[DDZ_NRANKS] = {0}, n = 0;
+    for (int r = 0; r < DDZ_NRANKS; r++)
+        c[r] = ddz_ranks_get(hand, r);
+    for (;;) {
+        ddz_ranks m = 0;
+        for (int r = 0; r < DDZ_NRANKS; r++)
+            m = ddz_ranks_add(m, r, k[r]);
+        if (m) {
+            ddz_combo cb = ref_classify(t, m);
+            if (cb.type != DDZ_INVALID && (!last || ddz_combo_beats(cb, *last)))
+                res[n++] = m;
+        }
+        int r = 0;
+        while (r < DDZ_NRANKS && k[r] == c[r])
+            k[r++] = 0;
+        if (r == DDZ_NRANKS)
+            break;
+        k[r]++;
+    }
+    if (last)
+        res[n++] = 0;
+    return n;
 }
 
 #endif

@@ -38,39 +38,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* All sub-multisets of `hand` (counts c[0..14]) that are legal and beat
- * `last` (or any legal play if last is NULL), plus the pass when following. */
-static int brute(ddz_ranks hand, const ddz_combo *last, ddz_ranks *res)
-{
-    int c[DDZ_NRANKS], k[DDZ_NRANKS] = {0}, n = 0;
-    for (int r = 0; r < DDZ_NRANKS; r++)
-        c[r] = ddz_ranks_get(hand, r);
-    for (;;) {
-        ddz_ranks m = 0;
-        for (int r = 0; r < DDZ_NRANKS; r++)
-            m = ddz_ranks_add(m, r, k[r]);
-        if (m) {
-            ddz_combo cb = ref_classify(&table, m);
-            if (cb.type != DDZ_INVALID && (!last || ddz_combo_beats(cb, *last)))
-                res[n++] = m;
-        }
-        int r = 0;
-        while (r < DDZ_NRANKS && k[r] == c[r])
-            k[r++] = 0;
-        if (r == DDZ_NRANKS)
-            break;
-        k[r]++;
-    }
-    if (last)
-        res[n++] = 0;
-    return n;
-}
-
 static void check(ddz_ranks hand, const ddz_combo *last, long *total)
 {
     int n = ddz_movegen(&ddz_rules_caai, hand, last, out, DDZ_MOVES_MAX);
     cr_assert_geq(n, 0, "movegen failed: %d", n);
-    int m = brute(hand, last, ref_moves);
+    int m = ref_brute_moves(&table, hand, last, ref_moves);
     static ddz_ranks got[DDZ_MOVES_MAX];
     for (int i = 0; i < n; i++) {
         got[i] = out[i].ranks;
