@@ -18,6 +18,7 @@
 #include "ai/greedy.h"
 #include "ai/random.h"
 #include "rules/game.h"
+#include "view_fixture.h"
 
 static ddz_move moves[DDZ_MOVES_MAX];
 
@@ -156,101 +157,39 @@ Test(greedy, beats_random_in_duplicate, .init = init)
 /* ---------------------------------------------------------------------- */
 /* Hand-built views                                                        */
 
-/* Returns cards for the ranks in `s` ("3456789TJQKA2" and w/W for the small
- * and big joker), taking for each rank the lowest suit not in `taken` nor
- * already chosen. */
-static ddz_cards hand_of(const char *s, ddz_cards taken)
-{
-    static const char names[] = "3456789TJQKA2wW";
-    ddz_cards c = 0;
-    for (; *s; s++) {
-        if (*s == ' ')
-            continue;
-        const char *p = strchr(names, *s);
-        cr_assert(p && *p, "bad rank '%c'", *s);
-        ddz_cards free = ddz_cards_of_rank(DDZ_CARDS_ALL & ~taken & ~c, (int)(p - names));
-        cr_assert_neq(free, 0, "no card of rank '%c' left", *s);
-        c |= free & (~free + 1);
-    }
-    return c;
-}
-
-/* The view of `seat` holding `hand` in play, with `landlord` and the card
- * counts `left`; nothing played yet. The leftover is the landlord's three
- * lowest cards when that is `seat`, else the three lowest cards `seat` does
- * not hold. */
-static ddz_view table(int seat, int landlord, const char *hand, const int left[3])
-{
-    ddz_cards h = hand_of(hand, 0), pool = landlord == seat ? h : DDZ_CARDS_ALL & ~h, left3 = 0;
-    for (int i = 0; i < 3; i++)
-        left3 |= pool & ~left3 & (~(pool & ~left3) + 1);
-    ddz_view v;
-    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, seat, landlord == seat ? h & ~left3 : h), 0);
-    for (int s = 0; s < 3; s++)
-        cr_assert_eq(ddz_view_bid(&v, s, s == landlord ? 1 : 0), 0);
-    cr_assert_eq(ddz_view_leftover(&v, landlord, left3), 0);
-    cr_assert_eq(v.hand, h);
-    for (int s = 0; s < 3; s++)
-        v.left[s] = (uint8_t)left[s];
-    cr_assert_eq(v.left[seat], ddz_cards_count(h));
-    return v;
-}
-
-/* Seat `seat` (not the view's) plays the ranks `play` ("" passes); its
- * count in v->left is what it holds afterwards. */
-static void opp_plays(ddz_view *v, int seat, const char *play)
-{
-    ddz_cards c = hand_of(play, v->hand | v->played[0] | v->played[1] | v->played[2]);
-    int left = v->left[seat];
-    v->left[seat] = (uint8_t)(left + ddz_cards_count(c)); /* as if it held them */
-    cr_assert_eq(ddz_view_play(v, seat, c), 0);
-    cr_assert_eq(v->left[seat], left);
-}
-
 static ddz_cards play(const ddz_view *v)
 {
     ddz_cards c = ddz_greedy_play(v, moves, DDZ_MOVES_MAX);
-    cr_assert_eq(c & ~v->hand, 0, "plays only its own cards");
-    ddz_combo cb = ddz_combo_classify(v->rules, ddz_cards_ranks(c));
-    if (v->last_seat < 0)
-        cr_assert(cb.type != DDZ_PASS && cb.type != DDZ_INVALID, "a legal lead");
-    else
-        cr_assert(cb.type == DDZ_PASS || (cb.type != DDZ_INVALID && ddz_combo_beats(cb, v->last)),
-                  "a pass or a play that beats the last");
+    assert_legal_play(v, c);
     return c;
-}
-
-static ddz_cards ranks_in(const ddz_view *v, const char *ranks)
-{
-    return hand_of(ranks, ~v->hand & DDZ_CARDS_ALL);
 }
 
 Test(greedy, plays_out_when_one_play_empties_the_hand)
 {
     /* leading: a plane with its kickers */
-    ddz_view v = table(0, 0, "33344456", (int[]){8, 17, 17});
+    ddz_view v = table(0, 0, "33344456", "", (int[]){8, 17, 17});
     cr_assert_eq(play(&v), v.hand);
 
     /* leading: a straight rather than its lowest card */
-    v = table(1, 0, "3456789", (int[]){15, 7, 17});
+    v = table(1, 0, "3456789", "", (int[]){15, 7, 17});
     cr_assert_eq(play(&v), v.hand);
 
     /* leading a four with two kickers, though it spends a bomb */
-    v = table(0, 0, "359999", (int[]){6, 17, 17});
+    v = table(0, 0, "359999", "", (int[]){6, 17, 17});
     cr_assert_eq(play(&v), v.hand);
 
     /* bombing a small single, though the landlord has many cards */
-    v = table(1, 0, "7777", (int[]){15, 4, 17});
+    v = table(1, 0, "7777", "", (int[]){15, 4, 17});
     opp_plays(&v, 0, "3");
     cr_assert_eq(play(&v), v.hand);
 
     /* following an opponent's trio with a kicker */
-    v = table(2, 0, "5556", (int[]){15, 17, 4});
+    v = table(2, 0, "5556", "", (int[]){15, 17, 4});
     opp_plays(&v, 0, "3334");
     cr_assert_eq(play(&v), v.hand);
 
     /* following the partner too: winning is winning */
-    v = table(2, 0, "QQ", (int[]){15, 10, 2});
+    v = table(2, 0, "QQ", "", (int[]){15, 10, 2});
     opp_plays(&v, 0, "4");
     opp_plays(&v, 1, "99");
     cr_assert_eq(play(&v), v.hand);
@@ -260,24 +199,24 @@ Test(greedy, farmer_passes_over_a_winning_partner)
 {
     /* seat 2 moves right before the landlord (seat 0); the partner led a K
      * and the landlord has many cards: greedy holds A and 2 but passes */
-    ddz_view v = table(2, 0, "34567TTJQA2", (int[]){16, 12, 11});
+    ddz_view v = table(2, 0, "34567TTJQA2", "", (int[]){16, 12, 11});
     opp_plays(&v, 1, "K");
     cr_assert_eq(play(&v), 0);
 
     /* the partner's straight is not overtaken either */
-    v = table(2, 0, "3368899TJQKA2", (int[]){16, 12, 13});
+    v = table(2, 0, "3368899TJQKA2", "", (int[]){16, 12, 13});
     opp_plays(&v, 1, "34567");
     cr_assert_eq(play(&v), 0);
 
     /* seat 1 moves right after the landlord: when the partner's play comes
      * back to it, the landlord has passed already */
-    v = table(1, 0, "33578TJQKA22", (int[]){16, 12, 11});
+    v = table(1, 0, "33578TJQKA22", "", (int[]){16, 12, 11});
     opp_plays(&v, 2, "4");
     opp_plays(&v, 0, "");
     cr_assert_eq(play(&v), 0);
 
     /* but over an opponent's play the same hand follows */
-    v = table(1, 0, "33578TJQKA22", (int[]){16, 12, 11});
+    v = table(1, 0, "33578TJQKA22", "", (int[]){16, 12, 11});
     opp_plays(&v, 0, "4");
     ddz_cards c = play(&v);
     cr_assert_eq(ddz_cards_count(c), 1, "beats the landlord's single");
@@ -287,7 +226,7 @@ Test(greedy, tops_the_partner_when_the_landlord_is_about_to_win)
 {
     /* the landlord (seat 0) has one card; the partner's low single would
      * let it out: seat 2 plays its highest single */
-    ddz_view v = table(2, 0, "3357TJJQA2", (int[]){1, 12, 10});
+    ddz_view v = table(2, 0, "3357TJJQA2", "", (int[]){1, 12, 10});
     opp_plays(&v, 1, "6");
     cr_assert_eq(play(&v), ranks_in(&v, "2"));
 }
@@ -296,17 +235,17 @@ Test(greedy, keeps_bombs_for_when_they_matter)
 {
     /* the landlord has many cards: no bomb on its small single, and the
      * bomb is not broken into singles either */
-    ddz_view v = table(1, 0, "3344459999", (int[]){15, 10, 17});
+    ddz_view v = table(1, 0, "3344459999", "", (int[]){15, 10, 17});
     opp_plays(&v, 0, "5");
     cr_assert_eq(play(&v), 0);
 
     /* the landlord is down to two cards and leads an A: bomb it */
-    v = table(1, 0, "3344459999", (int[]){2, 10, 17});
+    v = table(1, 0, "3344459999", "", (int[]){2, 10, 17});
     opp_plays(&v, 0, "A");
     cr_assert_eq(play(&v), ranks_in(&v, "9999"));
 
     /* on lead, the bomb stays in the hand while anything else is left */
-    v = table(0, 0, "3599992", (int[]){7, 17, 17});
+    v = table(0, 0, "3599992", "", (int[]){7, 17, 17});
     ddz_cards c = play(&v);
     cr_assert_eq(c & ranks_in(&v, "9999"), 0, "neither led nor broken");
     cr_assert_neq(c, 0);
@@ -315,12 +254,12 @@ Test(greedy, keeps_bombs_for_when_they_matter)
 Test(greedy, guards_against_an_opponent_with_one_card)
 {
     /* following the landlord's single with one card left: the highest */
-    ddz_view v = table(1, 0, "33447899TKA2", (int[]){1, 12, 17});
+    ddz_view v = table(1, 0, "33447899TKA2", "", (int[]){1, 12, 17});
     opp_plays(&v, 0, "5");
     cr_assert_eq(play(&v), ranks_in(&v, "2"));
 
     /* on lead, a farmer does not feed the landlord a single */
-    v = table(1, 0, "345889JJQ", (int[]){1, 9, 17});
+    v = table(1, 0, "345889JJQ", "", (int[]){1, 9, 17});
     ddz_combo cb = ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(play(&v)));
     cr_assert_neq(cb.type, DDZ_SINGLE, "led a %s", ddz_type_name(cb.type));
 }

@@ -28,6 +28,7 @@
 #include "ai/random.h"
 #include "ai/strong.h"
 #include "rules/game.h"
+#include "view_fixture.h"
 
 static ddz_move moves[DDZ_MOVES_MAX];
 
@@ -476,58 +477,6 @@ Test(strong, finds_the_forced_win_in_small_endgames, .init = init)
 /* ---------------------------------------------------------------------- */
 /* Hand-built views                                                        */
 
-/* Returns cards for the ranks in `s` ("3456789TJQKA2" and w/W for the small
- * and big joker), taking for each rank the lowest suit not in `taken` nor
- * already chosen. */
-static ddz_cards hand_of(const char *s, ddz_cards taken)
-{
-    static const char names[] = "3456789TJQKA2wW";
-    ddz_cards c = 0;
-    for (; *s; s++) {
-        if (*s == ' ')
-            continue;
-        const char *p = strchr(names, *s);
-        cr_assert(p && *p, "bad rank '%c'", *s);
-        ddz_cards free = ddz_cards_of_rank(DDZ_CARDS_ALL & ~taken & ~c, (int)(p - names));
-        cr_assert_neq(free, 0, "no card of rank '%c' left", *s);
-        c |= free & (~free + 1);
-    }
-    return c;
-}
-
-/* The view of `seat` holding `hand` in play, with `landlord` and the card
- * counts `left`; the cards in `gone` were played. The leftover is the
- * landlord's three lowest cards when that is `seat`, else the three lowest
- * cards `seat` does not hold. */
-static ddz_view table(int seat, int landlord, const char *hand, const char *gone, const int left[3])
-{
-    ddz_cards h = hand_of(hand, 0), pool = landlord == seat ? h : DDZ_CARDS_ALL & ~h, left3 = 0;
-    for (int i = 0; i < 3; i++)
-        left3 |= pool & ~left3 & (~(pool & ~left3) + 1);
-    ddz_view v;
-    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, seat, landlord == seat ? h & ~left3 : h), 0);
-    for (int s = 0; s < 3; s++)
-        cr_assert_eq(ddz_view_bid(&v, s, s == landlord ? 1 : 0), 0);
-    cr_assert_eq(ddz_view_leftover(&v, landlord, left3), 0);
-    cr_assert_eq(v.hand, h);
-    v.played[(seat + 1) % 3] = hand_of(gone, h | (landlord == seat ? 0 : left3));
-    for (int s = 0; s < 3; s++)
-        v.left[s] = (uint8_t)left[s];
-    cr_assert_eq(v.left[seat], ddz_cards_count(h));
-    return v;
-}
-
-/* Seat `seat` (not the view's) plays the ranks `play` ("" passes); its
- * count in v->left is what it holds afterwards. */
-static void opp_plays(ddz_view *v, int seat, const char *play)
-{
-    ddz_cards c = hand_of(play, v->hand | v->played[0] | v->played[1] | v->played[2]);
-    int left = v->left[seat];
-    v->left[seat] = (uint8_t)(left + ddz_cards_count(c)); /* as if it held them */
-    cr_assert_eq(ddz_view_play(v, seat, c), 0);
-    cr_assert_eq(v->left[seat], left);
-}
-
 /* Makes the view's counts add up like a real game's: the lowest hidden
  * cards beyond what the other two seats hold count as played long ago
  * (the landlord's known leftover cards stay hidden). */
@@ -553,19 +502,8 @@ static ddz_cards strong_play(const ddz_view *view)
     ddz_strong *s = new_strong(11, 400);
     ddz_cards c = ddz_strong_play(s, v);
     ddz_strong_destroy(s);
-    cr_assert_eq(c & ~v->hand, 0, "plays only its own cards");
-    ddz_combo cb = ddz_combo_classify(v->rules, ddz_cards_ranks(c));
-    if (v->last_seat < 0)
-        cr_assert(cb.type != DDZ_PASS && cb.type != DDZ_INVALID, "a legal lead");
-    else
-        cr_assert(cb.type == DDZ_PASS || (cb.type != DDZ_INVALID && ddz_combo_beats(cb, v->last)),
-                  "a pass or a play that beats the last");
+    assert_legal_play(v, c);
     return c;
-}
-
-static ddz_cards ranks_in(const ddz_view *v, const char *ranks)
-{
-    return hand_of(ranks, ~v->hand & DDZ_CARDS_ALL);
 }
 
 Test(strong, plays_out_when_one_play_empties_the_hand, .init = init)
