@@ -695,6 +695,15 @@ static bool partner_holds(const ddz_view *v)
     return !(four && v->left[ll] >= 4) && !(rocket && v->left[ll] >= 2);
 }
 
+/* Candidate c's mean value over the first `rounds` sampled worlds. */
+static double cand_mean(const ddz_strong *s, int c, int rounds)
+{
+    double sum = 0;
+    for (int r = 0; r < rounds; r++)
+        sum += s->val[r][c];
+    return sum / rounds;
+}
+
 ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
 {
     begin(s, v);
@@ -757,10 +766,7 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
         for (int c = 0; c < k; c++) {
             if (!alive[c])
                 continue;
-            double sum = 0;
-            for (int r = 0; r < rounds; r++)
-                sum += s->val[r][c];
-            mean[c] = sum / rounds;
+            mean[c] = cand_mean(s, c, rounds);
             if (best < 0 || mean[c] > mean[best])
                 best = c;
         }
@@ -788,12 +794,10 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
     for (int c = 0; c < k; c++) {
         if (!alive[c])
             continue;
-        double sum = 0;
-        for (int r = 0; r < rounds; r++)
-            sum += s->val[r][c];
-        if (best < 0 || sum / rounds > best_mean) {
+        double m = cand_mean(s, c, rounds);
+        if (best < 0 || m > best_mean) {
             best = c;
-            best_mean = sum / rounds;
+            best_mean = m;
         }
     }
     s->last.value = best_mean;
