@@ -28,8 +28,8 @@
 
 #include "proto/caai.h"
 #include "rules/error.h"
-#include "service/bridge.h"
-#include "service/wsclient.h"
+#include "service/bridge/bridge.h"
+#include "wsclient.h"
 #include "test_util.h"
 
 /* ---- the translator, with a recording driver ---- */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
-#include "service/engine.h"
+#include "service/engine/engine.h"
 
 #define WAIT_MS 5000 /* bound on any single wait; the tests take milliseconds */
 

@@ -14,7 +14,7 @@
 #include "proto/record_json.h"
 #include "proto/text.h"
 #include "rules/error.h"
-#include "service/match.h"
+#include "service/match/match.h"
 
 #define TE DDZ_TESTENGINE
 

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "service/wsclient.h"
+#include "wsclient.h"
 #include "test_util.h"
 
 /* ---- time ---- */

@@ -24,7 +24,7 @@
 #include "rules/error.h"
 #include "rules/record.h"
 #include "rules/ruleset.h"
-#include "service/store.h"
+#include "service/store/store.h"
 #include "tests/rules/record_gen.h"
 
 #define WAIT_MS 10000 /* bound on waiting for the writer's counters */

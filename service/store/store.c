@@ -1,5 +1,5 @@
 /* store.c - SQLite storage with one background writer thread. */
-#include "store.h"
+#include "service/store/store.h"
 
 #include <jansson.h>
 #include <pthread.h>

@@ -3,15 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_bench.h"
-#include "cli_bridge.h"
-#include "cli_engine.h"
-#include "cli_loadtest.h"
-#include "cli_match.h"
-#include "cli_rules.h"
-#include "cli_serve.h"
-#include "cli_store.h"
-#include "cli_verify.h"
+#include "service/cli/cli_bench.h"
+#include "service/cli/cli_bridge.h"
+#include "service/cli/cli_engine.h"
+#include "service/cli/cli_loadtest.h"
+#include "service/cli/cli_match.h"
+#include "service/cli/cli_rules.h"
+#include "service/cli/cli_serve.h"
+#include "service/cli/cli_store.h"
+#include "service/cli/cli_verify.h"
 
 static const char usage[] =
     "usage: ddz COMMAND [ARGS]\n"

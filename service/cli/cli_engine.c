@@ -5,14 +5,14 @@
  * cannot parse are reported on stderr and not answered: the referee's time
  * limit then decides, and our engine never invents an answer.
  */
-#include "cli_engine.h"
+#include "service/cli/cli_engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ai/ai.h"
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 #include "proto/caai.h"
 #include "rules/error.h"
 

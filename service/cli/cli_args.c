@@ -1,5 +1,5 @@
 /* cli_args.c - argument checks shared by the `ddz` commands. */
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 
 #include <errno.h>
 #include <stdio.h>

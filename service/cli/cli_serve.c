@@ -1,6 +1,6 @@
 /* cli_serve.c - `ddz serve` options; every option also has a DDZ_*
  * environment variable (the flag wins), for containers. */
-#include "cli_serve.h"
+#include "service/cli/cli_serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "ai/ai.h"
-#include "cli_args.h"
-#include "server.h"
+#include "service/cli/cli_args.h"
+#include "service/server/server.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--web DIR]\n"

@@ -1,6 +1,6 @@
 /* referee.c - the table's state machine: rules from rules/, history into a
  * ddz_record, events into a fixed ring. */
-#include "referee.h"
+#include "service/table/referee.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 
 #include "proto/caai.h"
-#include "referee.h"
+#include "service/table/referee.h"
 
 typedef struct ddz_caai_seat ddz_caai_seat;
 

@@ -1,12 +1,12 @@
 /* think.c - a small pool of worker threads running hosted AI decisions. */
-#include "think.h"
+#include "service/server/think.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "referee.h"
+#include "service/table/referee.h"
 #include "rules/error.h"
 
 struct ddz_think {

@@ -1,5 +1,5 @@
 /* cli_store.c - `ddz token` and `ddz export`: the database from the shell. */
-#include "cli_store.h"
+#include "service/cli/cli_store.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 #include "rules/error.h"
-#include "store.h"
+#include "service/store/store.h"
 
 #define DB_HELP                                                                                    \
     "  --db PATH   the database (default: $DDZ_DB if set, else ddz.db in the\n"                    \

@@ -6,7 +6,7 @@
  * per WRITEABLE callback), its rate limiter and its player. Frames go to the
  * lobby as whole texts; everything game-related happens there and in rooms.
  */
-#include "server.h"
+#include "service/server/server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
-#include "srv_internal.h"
+#include "service/server/srv_internal.h"
 
 #define SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
 

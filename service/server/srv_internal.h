@@ -14,10 +14,10 @@
 
 #include "ai/ai.h"
 #include "proto/msg.h"
-#include "referee.h"
-#include "server.h"
-#include "store.h"
-#include "think.h"
+#include "service/table/referee.h"
+#include "service/server/server.h"
+#include "service/store/store.h"
+#include "service/server/think.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_conn ddz_conn;

@@ -1,12 +1,12 @@
 /* caai_seat.c - the CAAI adapter shared by `ddz match` and `ddz serve`. */
-#include "caai_seat.h"
+#include "service/engine/caai_seat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "service/engine/engine.h"
 #include "rules/error.h"
 
 enum expect { EXP_NAME = 1, EXP_OK, EXP_BID, EXP_PLAY };

@@ -10,7 +10,7 @@
  * popped (each ends in '\n' and was checked against max_line when read),
  * ibuf[iline, ilen) the partial line still being received.
  */
-#include "engine.h"
+#include "service/engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>

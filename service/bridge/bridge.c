@@ -1,6 +1,6 @@
 /* bridge.c - `ddz bridge`: the translator (no I/O) and its driver (one
  * libwebsockets loop holding the WebSocket and the engine's stdout). */
-#include "bridge.h"
+#include "service/bridge/bridge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "service/engine/engine.h"
 #include "proto/caai.h"
 #include "proto/msg.h"
 #include "rules/error.h"

@@ -1,13 +1,13 @@
 /* cli_match.c - command-line face of service/match. */
-#include "cli_match.h"
+#include "service/cli/cli_match.h"
 
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
-#include "match.h"
+#include "service/cli/cli_args.h"
+#include "service/match/match.h"
 #include "proto/text.h"
 
 static const char usage[] =

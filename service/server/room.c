@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caai_seat.h"
+#include "service/engine/caai_seat.h"
 #include "proto/text.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
-#include "srv_internal.h"
+#include "service/server/srv_internal.h"
 
 enum seat_kind { SEAT_OPEN = 0, SEAT_PLAYER, SEAT_AI, SEAT_ENGINE };
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rules/error.h"
-#include "srv_internal.h"
+#include "service/server/srv_internal.h"
 
 /* A disconnected player is kept this long for a resume even when not
  * seated (a seated one stays while its room lives). */

@@ -11,7 +11,7 @@
  * it is owed in answer (the bad frame sent, the drop under way), so an
  * answer the protocol does not promise is an error of the run.
  */
-#include "loadtest.h"
+#include "service/loadtest/loadtest.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "ai/rng.h"
-#include "bridge.h"
+#include "service/bridge/bridge.h"
 #include "proto/msg.h"
 #include "rules/error.h"
 

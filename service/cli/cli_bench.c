@@ -12,7 +12,7 @@
  * on a stream seeded per game (ai:random), so the results do not depend on
  * the number of threads unless a clock budget ends searches.
  */
-#include "cli_bench.h"
+#include "service/cli/cli_bench.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "ai/ai.h"
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 #include "ai/rng.h"
-#include "match.h"
+#include "service/match/match.h"
 #include "rules/error.h"
 #include "rules/game.h"
 #include "rules/movegen.h"

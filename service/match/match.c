@@ -6,7 +6,7 @@
  * queue is drained, so a restarted engine always begins cleanly at a game
  * boundary.
  */
-#include "match.h"
+#include "service/match/match.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,9 +18,9 @@
 #include <jansson.h>
 
 #include "ai/ai.h"
-#include "caai_seat.h"
+#include "service/engine/caai_seat.h"
 #include "proto/record_json.h"
-#include "referee.h"
+#include "service/table/referee.h"
 #include "rules/error.h"
 
 typedef struct player {

@@ -1,12 +1,12 @@
 /* cli_loadtest.c - `ddz loadtest` options. */
-#include "cli_loadtest.h"
+#include "service/cli/cli_loadtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
-#include "loadtest.h"
+#include "service/cli/cli_args.h"
+#include "service/loadtest/loadtest.h"
 
 static const char usage[] =
     "usage: ddz loadtest --url ws://HOST:PORT/ws [--tables N] [--seconds S]\n"

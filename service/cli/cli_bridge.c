@@ -1,12 +1,12 @@
 /* cli_bridge.c - `ddz bridge` options. */
-#include "cli_bridge.h"
+#include "service/cli/cli_bridge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge.h"
-#include "cli_args.h"
+#include "service/bridge/bridge.h"
+#include "service/cli/cli_args.h"
 
 static const char usage[] =
     "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID] [--seat N]\n"

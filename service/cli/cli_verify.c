@@ -1,5 +1,5 @@
 /* cli_verify.c - `ddz verify FILE`: check a file of game records. */
-#include "cli_verify.h"
+#include "service/cli/cli_verify.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 #include "proto/record_json.h"
 #include "rules/record.h"
 #include "rules/ruleset.h"

@@ -1,11 +1,11 @@
 /* cli_rules.c - classify, moves and deal on the command line. */
-#include "cli_rules.h"
+#include "service/cli/cli_rules.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_args.h"
+#include "service/cli/cli_args.h"
 #include "proto/text.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
