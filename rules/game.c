@@ -53,20 +53,22 @@ int ddz_game_bid(ddz_game *g, int seat, int bid)
         return DDZ_EPHASE;
     if (seat != g->turn)
         return DDZ_ETURN;
-    if (bid < 0 || bid > 3)
+    int legal[DDZ_NBIDS_MAX];
+    int n = ddz_rules_legal_bids(g->rules, g->bids, legal), i = 0;
+    while (i < n && legal[i] != bid)
+        i++;
+    if (i == n)
         return DDZ_EBID;
+
     int high = 0, high_seat = -1;
     for (int s = 0; s < 3; s++)
         if (g->bids[s] > high)
             high = g->bids[s], high_seat = s;
-    if (bid != 0 && bid <= high)
-        return DDZ_EBID;
-
     g->bids[seat] = (int8_t)bid;
     g->nbids++;
     if (bid > high)
         high = bid, high_seat = seat;
-    if (bid == 3) {
+    if (bid == g->rules->max_bid) {
         give_leftover(g, seat);
     } else if (g->nbids == 3) {
         if (high_seat < 0) {
@@ -85,24 +87,12 @@ static void score_win(ddz_game *g, int winner)
     int ll = g->landlord;
     g->winner = (int8_t)winner;
     g->phase = DDZ_PHASE_OVER;
-    int mult = 1;
-    if (g->bombs)
-        mult *= 1 + g->bombs;
-    if (g->rocket)
-        mult *= 2;
     if (winner == ll && g->nplays[(ll + 1) % 3] == 0 && g->nplays[(ll + 2) % 3] == 0)
         g->spring = 1;
     if (winner != ll && g->nplays[ll] == 1)
         g->anti_spring = 1;
-    if (g->spring)
-        mult *= 2;
-    if (g->anti_spring)
-        mult *= 2;
-    g->multiplier = mult;
-    int outcome = winner == ll ? 1 : -1;
-    int unit = outcome * 100 * g->bid * mult;
-    for (int s = 0; s < 3; s++)
-        g->score[s] = s == ll ? 2 * unit : -unit;
+    g->multiplier = g->rules->multiplier(g);
+    g->rules->score(g, g->score);
 }
 
 int ddz_game_play(ddz_game *g, int seat, ddz_cards cards)
@@ -149,23 +139,11 @@ int ddz_game_fault(ddz_game *g, int seat, int kind)
         return DDZ_EPHASE;
     if (seat < 0 || seat > 2 || kind <= DDZ_FAULT_NONE || kind >= DDZ_NFAULTS)
         return DDZ_EINVAL;
+    if (g->rules->fault_policy != DDZ_FAULTPOLICY_END)
+        return DDZ_EINVAL; /* the only policy so far */
     g->fault_seat = (int8_t)seat;
     g->fault_kind = (uint8_t)kind;
-    if (g->phase == DDZ_PHASE_BID) {
-        for (int s = 0; s < 3; s++)
-            g->score[s] = s == seat ? -2 * g->early_penalty : g->early_penalty;
-    } else {
-        int unit = (g->held_bombs + 1) * g->bid * 100 * (g->held_rocket ? 2 : 1);
-        int ll = g->landlord;
-        for (int s = 0; s < 3; s++) {
-            if (seat == ll)
-                g->score[s] = s == ll ? -2 * unit : unit;
-            else if (s == seat)
-                g->score[s] = -3 * unit;
-            else
-                g->score[s] = s == ll ? 2 * unit : unit;
-        }
-    }
+    g->rules->penalty(g, seat, g->score);
     g->phase = DDZ_PHASE_OVER;
     return 0;
 }

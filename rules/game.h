@@ -3,7 +3,9 @@
  * ddz_game is a fixed-size struct owned by the caller; copying it is a
  * memcpy and replaying a game is feeding the same actions again. It holds
  * no history list (the referee records that); it holds what the rules need:
- * hands, the last play to beat, counters for the multiplier.
+ * hands, the last play to beat, counters for the multiplier. What differs
+ * between rule sets (the bid ladder, the multiplier, the scores, the fault
+ * penalty) it asks g->rules (ruleset.h).
  *
  * Seats are 0 (West, A), 1 (South, B), 2 (East, C). Bidding starts at seat 0.
  */
@@ -54,14 +56,18 @@ typedef struct ddz_game {
     int32_t score[3];      /* small scores, valid once phase is DDZ_PHASE_OVER */
 } ddz_game;
 
-/* Starts a game on `deal` under `rs`. `early_penalty` is maxscore / games
- * (350 by default, SPEC 6). Never fails. */
+/* Starts a game on `deal` under `rs`, seat 0 to bid. `early_penalty` is what
+ * a seat faulting before the leftover pays each other seat (SPEC 6): get it
+ * from ddz_rules_early_penalty(rs, maxscore, games), which knows the default
+ * (rs->deal_maxscore, 350 for caai). Never fails. */
 void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty);
 
-/* Seat `seat` bids `bid` (0 = pass, 1..3). Returns 0, or DDZ_EPHASE when not
- * bidding, DDZ_ETURN when it is not that seat's turn, DDZ_EBID when the bid
- * is not 0 and not higher than every earlier bid or above 3. On error the
- * game is unchanged (charging a fault is the caller's decision). */
+/* Seat `seat` bids `bid` (0 = pass, 1..rules->max_bid). Returns 0, or
+ * DDZ_EPHASE when not bidding, DDZ_ETURN when it is not that seat's turn,
+ * DDZ_EBID when the bid is not one of ddz_rules_legal_bids() (not 0 and not
+ * higher than every earlier bid, or above max_bid). A bid of max_bid ends
+ * bidding at once. On error the game is unchanged (charging a fault is the
+ * caller's decision). */
 int ddz_game_bid(ddz_game *g, int seat, int bid);
 
 /* Seat `seat` plays `cards` (0 = pass). Returns 0, or DDZ_EPHASE, DDZ_ETURN,
@@ -70,9 +76,11 @@ int ddz_game_bid(ddz_game *g, int seat, int bid);
  * On error the game is unchanged. */
 int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
 
-/* Charges `seat` with a fault of `kind` and ends the game with the SPEC 6
- * penalty. Returns 0, or DDZ_EPHASE if the game is already over, DDZ_EINVAL
- * for a bad seat or kind. */
+/* Charges `seat` with a fault of `kind` and, under DDZ_FAULTPOLICY_END,
+ * ends the game with the rule set's penalty (SPEC 6 for caai). Returns 0, or
+ * DDZ_EPHASE if the game is already over, DDZ_EINVAL for a bad seat or kind
+ * or a fault policy this function does not implement; on error the game is
+ * unchanged. */
 int ddz_game_fault(ddz_game *g, int seat, int kind);
 
 /* Returns true when the seat to move leads (may play anything, may not pass). */
