@@ -31,8 +31,9 @@ static const char usage[] =
     "                    each holds every hand (duplicate); totals are per player\n"
     "  --engine-logs DIR append each engine's stderr to DIR/player-X.stderr.log\n"
     "                    (default: discarded)\n"
-    "  --maxscore N      INFO maxscore; a fault before the leftover costs\n"
-    "                    N / games (default 350 x games, i.e. 350)\n"
+    "  --maxscore N      INFO maxscore; a fault before the leftover costs N / G,\n"
+    "                    G = the games played (N deals, 3 x N with --rotate);\n"
+    "                    default 350 x G, so that it costs 350\n"
     "  --quiet           do not report faults and restarts on stderr\n";
 
 int ddz_cli_match(int argc, char **argv)

@@ -17,6 +17,7 @@ typedef struct line {
     uint8_t ok_of;                  /* EXP_OK: the keyword acknowledged */
     int game;                       /* the game it belongs to, -1 for the greeting */
     uint32_t seq;                   /* EXP_BID, EXP_PLAY: the request answered */
+    bool untimed;                   /* the table's clock times it (an open request) */
 } line;
 
 struct ddz_caai_seat {
@@ -90,6 +91,7 @@ static int enqueue(ddz_caai_seat *s, const ddz_caai_msg *msg, int expect, int ok
     l->ok_of = (uint8_t)ok_of;
     l->game = game;
     l->seq = seq;
+    l->untimed = expect == EXP_BID || expect == EXP_PLAY;
     s->len++;
     return 0;
 }
@@ -331,9 +333,24 @@ void ddz_caai_seat_on_writable(ddz_caai_seat *s)
         fail(s, DDZ_FAULT_CRASH, head_game(s), ddz_strerror(rc));
 }
 
+void ddz_caai_seat_cancel(ddz_caai_seat *s)
+{
+    for (size_t i = 0; i < s->len; i++) {
+        line *l = &s->q[(s->head + i) % s->cap];
+        if (l->untimed && i == 0 && s->sent)
+            s->deadline = ddz_caai_seat_now() + s->time_s;
+        l->untimed = false;
+    }
+}
+
+static bool timed(const ddz_caai_seat *s)
+{
+    return !s->broken && s->sent && !s->q[s->head].untimed;
+}
+
 void ddz_caai_seat_check_time(ddz_caai_seat *s, double now)
 {
-    if (s->broken || s->sent == 0 || now < s->deadline)
+    if (!timed(s) || now < s->deadline)
         return;
     char why[300];
     snprintf(why, sizeof why, "no answer to '%.60s' within %.3g s", s->q[s->head].text, s->time_s);
@@ -342,7 +359,7 @@ void ddz_caai_seat_check_time(ddz_caai_seat *s, double now)
 
 double ddz_caai_seat_deadline(const ddz_caai_seat *s)
 {
-    return !s->broken && s->sent ? s->deadline : -1;
+    return timed(s) ? s->deadline : -1;
 }
 
 int ddz_caai_seat_read_fd(const ddz_caai_seat *s)

@@ -4,9 +4,12 @@
  * Loop-agnostic like service/engine.h: the owner polls the two fds (poll(2)
  * in `ddz match`, libwebsockets in `ddz serve`), calls the on_* functions,
  * and arms a timer for ddz_caai_seat_deadline(). Lines are written as soon
- * as they are queued and replies are matched in order; each reply must come
- * within the time limit counted from the previous reply (SPEC 6: every
- * interaction has the limit).
+ * as they are queued and replies are matched in order; each acknowledgement
+ * must come within the time limit counted from the previous reply. The
+ * answers to BID WHAT and PLAY WHAT are timed by the table's clock, like
+ * every seat's (SPEC 6); once the table gives up on one
+ * (ddz_caai_seat_cancel), it is timed here too, so a hung engine is always
+ * found.
  *
  * Faults (timeout, malformed or unexpected reply, wrong seat letter, crash,
  * flood, an answer the referee rejects) stop the engine and are reported
@@ -72,6 +75,11 @@ void ddz_caai_seat_on_writable(ddz_caai_seat *s);
 /* Charges a timeout if the reply awaited is overdue at `now` (monotonic
  * seconds, as ddz_caai_seat_now()). */
 void ddz_caai_seat_check_time(ddz_caai_seat *s, double now);
+
+/* The table no longer waits for the open BID WHAT / PLAY WHAT (the game
+ * ended some other way): its answer, now stale, must still come within the
+ * time limit, counted from now. */
+void ddz_caai_seat_cancel(ddz_caai_seat *s);
 
 /* Returns when the awaited reply is due (monotonic seconds), or -1. */
 double ddz_caai_seat_deadline(const ddz_caai_seat *s);

@@ -17,7 +17,7 @@
 #include "service/table/referee.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
-#include "service/server/think.h"
+#include "service/seats/think.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_conn ddz_conn;

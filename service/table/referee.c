@@ -36,7 +36,7 @@ void ddz_ref_init(ddz_referee *ref, const ddz_ref_cfg *cfg)
     if (!ref->cfg.rules)
         ref->cfg.rules = &ddz_rules_caai;
     if (ref->cfg.early_penalty <= 0)
-        ref->cfg.early_penalty = 350;
+        ref->cfg.early_penalty = ddz_rules_early_penalty(ref->cfg.rules, 0, 0);
 }
 
 static void finish(ddz_referee *ref)
@@ -143,6 +143,16 @@ int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards)
     *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = 0, .cards = cards};
     push(ref, (ddz_ev){.kind = DDZ_EV_PLAY, .seat = (int8_t)seat, .cards = cards});
     advance(ref);
+    return 0;
+}
+
+int ddz_ref_abort(ddz_referee *ref)
+{
+    if (!ref->running)
+        return DDZ_EPHASE;
+    ref->running = false;
+    ref->seq++;
+    ref->qlen = 0;
     return 0;
 }
 

@@ -48,7 +48,8 @@ typedef struct ddz_ev {
 
 typedef struct ddz_ref_cfg {
     const ddz_rules *rules; /* NULL = caai */
-    int early_penalty;      /* SPEC 6 before the leftover: maxscore / games; 0 = 350 */
+    int early_penalty;      /* SPEC 6 before the leftover: maxscore / games; 0 = the
+                               rule set's (ddz_rules_early_penalty) */
     uint8_t autopass[3];    /* per seat: pass for it when it cannot beat (SPEC 4) */
 } ddz_ref_cfg;
 
@@ -88,6 +89,11 @@ int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards);
  * with the SPEC 6 penalty, emitting DDZ_EV_OVER. Returns 0, DDZ_EPHASE if no
  * game is running, DDZ_EINVAL for a bad seat or kind. */
 int ddz_ref_fault(ddz_referee *ref, int seat, int kind);
+
+/* Abandons the running game without scoring it: no event is emitted, the
+ * record stays as it was, and any answer still in flight becomes stale.
+ * Returns 0, or DDZ_EPHASE if no game is running. */
+int ddz_ref_abort(ddz_referee *ref);
 
 /* Pops the next event into *ev. Returns false when there is none. */
 bool ddz_ref_next(ddz_referee *ref, ddz_ev *ev);

@@ -1,5 +1,5 @@
 /* think.c - a small pool of worker threads running hosted AI decisions. */
-#include "service/server/think.h"
+#include "service/seats/think.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -4,11 +4,14 @@
  * for it. Jobs go to worker threads; a finished job is handed back through
  * ddz_think_done() on the loop thread, which the pool wakes with `wake`
  * (lws_cancel_service in the server). The AI object and the view are owned
- * by the job while it is in flight: nothing else may touch them.
+ * by the job while it is in flight: nothing else may touch them. An owner
+ * that no longer wants the answer sets `cancel` (the AI may stop early) and
+ * lets go of the job by clearing `owner`; ddz_seat_ai_done() then frees it.
  */
 #ifndef DDZ_THINK_H
 #define DDZ_THINK_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "ai/ai.h"
@@ -19,11 +22,12 @@ typedef struct ddz_think_job {
     int kind;      /* DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
     uint32_t seq;  /* the request it answers */
     int seat;
-    int bid;          /* result, bids */
-    ddz_cards cards;  /* result, plays */
-    int64_t think_us; /* how long the decision took */
-    void *owner;      /* the loop's object waiting for it; NULL once orphaned */
-    int own_ai;       /* the owner let go of the AI: free it when done */
+    int bid;           /* result, bids */
+    ddz_cards cards;   /* result, plays */
+    int64_t think_us;  /* how long the decision took */
+    void *owner;       /* the loop's object waiting for it; NULL once orphaned */
+    atomic_int cancel; /* set by the owner: the answer is no longer wanted */
+    int own_ai;        /* the owner let go of the AI: free it when done */
     struct ddz_think_job *next;
 } ddz_think_job;
 

@@ -1,0 +1,57 @@
+/* registry.c - a seat from its spec: one line per kind. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "service/seats/seats.h"
+
+static ddz_seat *make_ai(const char *arg, const ddz_seat_env *env, int *err)
+{
+    return ddz_seat_ai_create(arg, env, err);
+}
+
+static ddz_seat *make_exec(const char *arg, const ddz_seat_env *env, int *err)
+{
+    if (!env->allow_exec) {
+        *err = DDZ_ENOTFOUND;
+        return NULL;
+    }
+    /* until the engine says its NAME, records show its command */
+    return ddz_seat_engine_create(arg, arg, env, err);
+}
+
+static ddz_seat *make_engine(const char *arg, const ddz_seat_env *env, int *err)
+{
+    for (int i = 0; i < env->nengines; i++)
+        if (strcmp(env->engine_name[i], arg) == 0)
+            return ddz_seat_engine_create(env->engine_cmd[i], arg, env, err);
+    *err = DDZ_ENOTFOUND;
+    return NULL;
+}
+
+static const struct kind {
+    const char *prefix;
+    ddz_seat *(*make)(const char *arg, const ddz_seat_env *env, int *err);
+} kinds[] = {
+    {"ai:", make_ai},
+    {"exec:", make_exec},
+    {"engine:", make_engine},
+};
+
+ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, char *msg,
+                          size_t msglen)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t n = strlen(kinds[i].prefix);
+        if (strncmp(spec, kinds[i].prefix, n) != 0)
+            continue;
+        ddz_seat *s = kinds[i].make(spec + n, env, err);
+        if (!s)
+            snprintf(msg, msglen, "%s: %s", spec,
+                     *err == DDZ_ENOTFOUND ? "no such player here" : ddz_strerror(*err));
+        return s;
+    }
+    *err = DDZ_ENOTFOUND;
+    snprintf(msg, msglen, "'%s' is not a known kind of seat", spec);
+    return NULL;
+}

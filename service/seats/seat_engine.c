@@ -1,0 +1,289 @@
+/* seat_engine.c - a CAAI 1.0 engine process in a seat.
+ *
+ * The CAAI session itself (which line to send for which event, matching
+ * each reply to the line it answers) is service/engine/caai_seat; this
+ * adapter runs it on the table's loop: it watches the engine's pipes,
+ * times the acknowledgements, starts the engine for a game if it is not
+ * running (one that cannot start fails the game it was dealt, SPEC 7), and
+ * hands answers and failures to the host. The table's clock times the
+ * answers to BID WHAT and PLAY WHAT, as for every other seat.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "service/engine/caai_seat.h"
+#include "service/seats/seats.h"
+
+typedef struct engine_seat {
+    ddz_seat base;
+    ddz_caai_seat *cs;
+    ddz_watch *rd, *wr; /* its pipes in the loop while it runs */
+    ddz_timer ack;      /* the acknowledgement deadline */
+    long *running;      /* the environment's engine count, or NULL */
+    bool counted;       /* this engine is in *running */
+    bool illegal;       /* the host already charged its last answer */
+    bool series_over;   /* the last game is over: it may exit now */
+    char label[64];     /* a name until the engine says its own */
+} engine_seat;
+
+static void count(engine_seat *e, bool up)
+{
+    if (e->running && e->counted != up)
+        *e->running += up ? 1 : -1;
+    e->counted = up;
+}
+
+static void unwatch(engine_seat *e)
+{
+    e->base.loop->ops->unwatch(e->rd);
+    e->base.loop->ops->unwatch(e->wr);
+    e->rd = e->wr = NULL;
+    ddz_loop_disarm(e->base.loop, &e->ack);
+    count(e, false);
+}
+
+static void on_ack_time(ddz_timer *t);
+
+/* After anything happened to the engine: keep the loop's interest and the
+ * acknowledgement timer in step with it. */
+static void after(engine_seat *e)
+{
+    if (ddz_caai_seat_broken(e->cs)) {
+        unwatch(e);
+        return;
+    }
+    if (ddz_caai_seat_wants_write(e->cs))
+        e->base.loop->ops->want_write(e->wr);
+    double due = ddz_caai_seat_deadline(e->cs);
+    if (due < 0)
+        ddz_loop_disarm(e->base.loop, &e->ack);
+    else if (!e->ack.armed)
+        ddz_loop_arm(e->base.loop, &e->ack, on_ack_time,
+                     (int64_t)((due - ddz_caai_seat_now()) * 1e6) + 1000);
+}
+
+static void on_ack_time(ddz_timer *t)
+{
+    engine_seat *e = (engine_seat *)((char *)t - offsetof(engine_seat, ack));
+    ddz_caai_seat_check_time(e->cs, ddz_caai_seat_now());
+    after(e);
+}
+
+static void on_io(void *ctx, bool writable)
+{
+    engine_seat *e = ctx;
+    if (writable)
+        ddz_caai_seat_on_writable(e->cs);
+    else
+        ddz_caai_seat_on_readable(e->cs);
+    after(e);
+}
+
+static int start(engine_seat *e)
+{
+    unwatch(e);
+    int rc = ddz_caai_seat_start(e->cs);
+    if (rc < 0)
+        return rc;
+    const ddz_loop_ops *l = e->base.loop->ops;
+    e->rd = l->watch(e->base.loop, ddz_caai_seat_read_fd(e->cs), false, on_io, e);
+    e->wr = l->watch(e->base.loop, ddz_caai_seat_write_fd(e->cs), true, on_io, e);
+    if (!e->rd || !e->wr) {
+        ddz_caai_seat_stop(e->cs);
+        unwatch(e);
+        return DDZ_EIO;
+    }
+    count(e, true);
+    return 0;
+}
+
+/* ---- the CAAI session's callbacks ---- */
+
+static int cs_act(void *ctx, ddz_caai_seat *cs, int kind, uint32_t seq, int bid, ddz_cards cards)
+{
+    engine_seat *e = ctx;
+    (void)cs;
+    int rc = e->base.host.act(e->base.host.ctx, &e->base, kind, seq, bid, cards);
+    e->illegal = rc < 0 && rc != DDZ_ESTALE;
+    return rc;
+}
+
+static void cs_fault(void *ctx, ddz_caai_seat *cs, int kind, int game, const char *why)
+{
+    engine_seat *e = ctx;
+    (void)cs;
+    count(e, false);
+    if (e->illegal && kind == DDZ_FAULT_ILLEGAL) {
+        e->illegal = false; /* the host charged it when it answered */
+        return;
+    }
+    if (e->series_over && kind == DDZ_FAULT_CRASH) {
+        /* SPEC 7: after the last game of its turn an engine may exit */
+        e->base.host.note(e->base.host.ctx, &e->base, "exited after the last game");
+        return;
+    }
+    e->base.host.fault(e->base.host.ctx, &e->base, kind, game, why);
+}
+
+static void cs_note(void *ctx, ddz_caai_seat *cs, const char *msg)
+{
+    engine_seat *e = ctx;
+    (void)cs;
+    e->base.host.note(e->base.host.ctx, &e->base, msg);
+}
+
+/* ---- the seat ---- */
+
+static int ev_seat_of(const ddz_table *t, const ddz_seat *s)
+{
+    return s->player >= 0 ? ddz_table_seat_of(t, s->player) : -1;
+}
+
+static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    engine_seat *e = (engine_seat *)s;
+    ddz_ev out = {.seat = ev->seat, .game = ev->game, .cards = ev->cards};
+    ddz_table_info ti;
+    ddz_table_info_of(t, &ti);
+    ddz_caai_info info = {ti.turn, ti.turns, ti.game, ti.games, ti.up, ti.maxscore, ti.time_s};
+    switch (ev->kind) {
+    case DDZ_TEV_GAME:
+        e->series_over = false;
+        ddz_caai_seat_set_seat(e->cs, ev->seat);
+        if (ddz_caai_seat_broken(e->cs)) {
+            int rc = start(e);
+            if (rc < 0) {
+                char why[160];
+                snprintf(why, sizeof why, "cannot start the engine: %s", ddz_strerror(rc));
+                s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, ev->game, why);
+                return;
+            }
+        }
+        out.kind = DDZ_EV_GAME;
+        ddz_caai_seat_event(e->cs, &out, &info);
+        out.kind = DDZ_EV_DEAL;
+        break;
+    case DDZ_TEV_ASK:
+        return; /* another seat's turn: CAAI says nothing of it */
+    case DDZ_TEV_BID:
+        out.kind = DDZ_EV_BID;
+        out.bid = ev->bid;
+        break;
+    case DDZ_TEV_LEFTOVER:
+        out.kind = DDZ_EV_LEFTOVER;
+        break;
+    case DDZ_TEV_PLAY:
+        out.kind = DDZ_EV_PLAY;
+        out.autopass = ev->autopass;
+        break;
+    case DDZ_TEV_OVER:
+        if (ev->fault_seat == ev_seat_of(t, s) && ev->fault_kind == DDZ_FAULT_TIMEOUT) {
+            /* it did not answer in time: an answer may still come, out of
+             * step with the next game, so it starts afresh */
+            ddz_caai_seat_stop(e->cs);
+            after(e);
+            return;
+        }
+        out.kind = DDZ_EV_OVER;
+        out.fault_seat = ev->fault_seat;
+        out.fault_kind = ev->fault_kind;
+        break;
+    case DDZ_TEV_SERIES:
+        e->series_over = true;
+        return;
+    default:
+        return;
+    }
+    ddz_caai_seat_event(e->cs, &out, &info);
+    ddz_caai_seat_flush(e->cs);
+    after(e);
+}
+
+static void engine_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    engine_seat *e = (engine_seat *)s;
+    (void)t;
+    ddz_ev out = {.kind = ev->action, .seat = ev->seat, .seq = ev->seq, .game = ev->game};
+    ddz_caai_seat_event(e->cs, &out, NULL);
+    ddz_caai_seat_flush(e->cs);
+    after(e);
+}
+
+static void engine_cancel(ddz_seat *s)
+{
+    engine_seat *e = (engine_seat *)s;
+    ddz_caai_seat_cancel(e->cs);
+    after(e);
+}
+
+static bool engine_idle(const ddz_seat *s)
+{
+    return ddz_caai_seat_idle(((const engine_seat *)s)->cs);
+}
+
+static const char *engine_name(const ddz_seat *s)
+{
+    const engine_seat *e = (const engine_seat *)s;
+    const char *n = ddz_caai_seat_name(e->cs);
+    return n[0] ? n : e->label;
+}
+
+static bool engine_connected(const ddz_seat *s)
+{
+    return !ddz_caai_seat_broken(((const engine_seat *)s)->cs);
+}
+
+static void engine_close(ddz_seat *s)
+{
+    engine_seat *e = (engine_seat *)s;
+    unwatch(e);
+    ddz_caai_seat_destroy(e->cs);
+    free(e);
+}
+
+static const ddz_seat_ops engine_ops = {
+    .kind = "engine",
+    .deliver = engine_deliver,
+    .ask = engine_ask,
+    .cancel = engine_cancel,
+    .idle = engine_idle,
+    .name = engine_name,
+    .connected = engine_connected,
+    .close = engine_close,
+};
+
+ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_seat_env *env,
+                                 int *err)
+{
+    if (!cmd || !cmd[0]) {
+        *err = DDZ_EINVAL;
+        return NULL;
+    }
+    engine_seat *e = calloc(1, sizeof *e);
+    if (!e) {
+        *err = DDZ_ENOMEM;
+        return NULL;
+    }
+    e->base = (ddz_seat){.ops = &engine_ops, .loop = env->loop, .player = -1, .program = true};
+    e->running = env->engines_running;
+    snprintf(e->label, sizeof e->label, "%s", label);
+    ddz_caai_seat_cb cb = {e, cs_act, cs_fault, cs_note};
+    double time_s = env->time_ms > 0 ? env->time_ms / 1000.0 : 15;
+    e->cs = ddz_caai_seat_create(cmd, env->stderr_log, time_s, &cb);
+    if (!e->cs) {
+        free(e);
+        *err = DDZ_ENOMEM;
+        return NULL;
+    }
+    if (env->kill_grace_ms)
+        ddz_caai_seat_set_kill_grace(e->cs, env->kill_grace_ms);
+    return &e->base;
+}
+
+long ddz_seat_engine_restarts(const ddz_seat *s)
+{
+    return s && s->ops == &engine_ops ? ddz_caai_seat_restarts(((const engine_seat *)s)->cs) : 0;
+}

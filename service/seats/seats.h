@@ -1,0 +1,55 @@
+/* seats.h - the seat kinds that need no network server, and the registry
+ * that makes a seat from its spec.
+ *
+ *     ai:NAME        a hosted AI (seat_ai.c): on the think pool when one is
+ *                    given, else on the loop thread
+ *     exec:COMMAND   a CAAI 1.0 engine process (seat_engine.c), where the
+ *                    environment allows commands (`ddz match`)
+ *     engine:NAME    an operator's engine from the environment's list
+ *
+ * Adding a kind is a new seat_KIND.c and one line in registry.c.
+ */
+#ifndef DDZ_SEATS_H
+#define DDZ_SEATS_H
+
+#include "service/seats/think.h"
+#include "service/table/seat.h"
+
+/* What a seat may need from where it is made. */
+typedef struct ddz_seat_env {
+    ddz_loop *loop;                 /* required */
+    ddz_think *think;               /* hosted AIs think here; NULL = on the loop thread */
+    bool allow_exec;                /* `exec:COMMAND` allowed (never from the network) */
+    int nengines;                   /* operator engines for `engine:NAME` */
+    const char *const *engine_name; /* [nengines] */
+    const char *const *engine_cmd;  /* [nengines] */
+    const char *stderr_log;         /* engines' stderr file; NULL = discarded */
+    int time_ms;                    /* per action (engines' acknowledgements too) */
+    int kill_grace_ms;              /* engines: SIGTERM -> SIGKILL; 0 = default, < 0 = at once */
+    long *engines_running;          /* counts engine processes; NULL = not counted */
+    uint64_t ai_seed;               /* hosted AIs' random stream */
+    int ai_budget_ms;               /* per decision; 0 = the AI's default */
+} ddz_seat_env;
+
+/* Makes the seat `spec` describes. Returns it (not yet placed at a table),
+ * or NULL with *err = DDZ_ENOTFOUND (unknown kind, AI or engine name: `msg`
+ * says which), DDZ_EINVAL (an empty command) or DDZ_ENOMEM. */
+ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, char *msg,
+                          size_t msglen);
+
+/* The constructors behind the registry. Each returns the seat, or NULL
+ * with *err set as ddz_seat_create says. */
+ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err);
+ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_seat_env *env,
+                                 int *err);
+
+/* Returns how often an engine seat's process was started again (0 for
+ * other kinds). */
+long ddz_seat_engine_restarts(const ddz_seat *s);
+
+/* Called on the loop thread with a job the think pool finished: hands the
+ * decision to the AI seat that asked, or frees the job if that seat has
+ * gone. */
+void ddz_seat_ai_done(ddz_think_job *job);
+
+#endif

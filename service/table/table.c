@@ -1,0 +1,269 @@
+/* table.c - the series around the referee: who sits where, the clock of
+ * the open request, totals, and events addressed to their audience. */
+#include "service/table/table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/error.h"
+
+static void push(ddz_table *t, ddz_tev ev)
+{
+    /* One input emits at most a game's opening (3 + 1 + an ask), or a play,
+     * two auto-passes, an ask, the end and the series' end; the driver
+     * drains after every input. Overflowing is a driver bug that must not
+     * become memory corruption. */
+    if (t->qlen == DDZ_TABLE_QUEUE)
+        return;
+    t->q[(t->qhead + t->qlen++) % DDZ_TABLE_QUEUE] = ev;
+}
+
+bool ddz_table_next(ddz_table *t, ddz_tev *ev)
+{
+    if (t->qlen == 0)
+        return false;
+    *ev = t->q[t->qhead];
+    t->qhead = (t->qhead + 1) % DDZ_TABLE_QUEUE;
+    t->qlen--;
+    return true;
+}
+
+static int maxscore(const ddz_table *t)
+{
+    return t->cfg.maxscore > 0 ? t->cfg.maxscore : ddz_rules_maxscore(t->cfg.rules, t->games);
+}
+
+int ddz_table_init(ddz_table *t, const ddz_table_cfg *cfg)
+{
+    if (cfg->deals < 1 || cfg->time_ms < 1)
+        return DDZ_EINVAL;
+    memset(t, 0, sizeof *t);
+    t->cfg = *cfg;
+    if (!t->cfg.rules)
+        t->cfg.rules = &ddz_rules_caai;
+    if (t->cfg.turn < 1)
+        t->cfg.turn = 1;
+    if (t->cfg.turns < t->cfg.turn)
+        t->cfg.turns = t->cfg.turn;
+    t->games = cfg->deals * (cfg->rotate ? 3 : 1);
+    ddz_ref_cfg rc = {.rules = t->cfg.rules};
+    ddz_ref_init(&t->ref, &rc);
+    /* SPEC 6: a fault before the leftover costs maxscore / games, which is
+     * the rule set's per-game maximum whatever the series' length. */
+    t->ref.cfg.early_penalty = ddz_rules_early_penalty(t->cfg.rules, maxscore(t), t->games);
+    for (int i = 0; i < 3; i++)
+        t->player_at[i] = t->seat_of[i] = i;
+    t->deadline_ms = -1;
+    return 0;
+}
+
+void ddz_table_info_of(const ddz_table *t, ddz_table_info *info)
+{
+    *info = (ddz_table_info){
+        .turn = t->cfg.turn,
+        .turns = t->cfg.turns,
+        .game = ddz_table_game(t) + 1,
+        .games = t->games,
+        .up = 0,
+        .maxscore = maxscore(t),
+        .time_s = (t->cfg.time_ms + 999) / 1000,
+    };
+}
+
+/* Moves the referee's events into the table's queue, addressed. */
+static void drain(ddz_table *t, int64_t now_ms)
+{
+    ddz_ev ev;
+    while (ddz_ref_next(&t->ref, &ev)) {
+        ddz_tev o = {.to = DDZ_TO_ALL, .seat = ev.seat, .game = ev.game};
+        switch (ev.kind) {
+        case DDZ_EV_GAME:
+        case DDZ_EV_DEAL:
+            continue; /* sent as one DDZ_TEV_GAME per player by ddz_table_start */
+        case DDZ_EV_ASK_BID:
+        case DDZ_EV_ASK_PLAY:
+            t->deadline_ms = now_ms + t->cfg.time_ms;
+            o.kind = DDZ_TEV_ASK;
+            o.action = ev.kind;
+            o.seq = ev.seq;
+            o.deadline_ms = t->deadline_ms;
+            break;
+        case DDZ_EV_BID:
+            o.kind = DDZ_TEV_BID;
+            o.bid = ev.bid;
+            break;
+        case DDZ_EV_LEFTOVER:
+            o.kind = DDZ_TEV_LEFTOVER;
+            o.cards = ev.cards;
+            break;
+        case DDZ_EV_PLAY:
+            o.kind = DDZ_TEV_PLAY;
+            o.cards = ev.cards;
+            o.autopass = ev.autopass;
+            break;
+        case DDZ_EV_OVER: {
+            const ddz_record *r = ddz_ref_record(&t->ref);
+            for (int s = 0; s < 3; s++)
+                t->totals[t->player_at[s]] += r->scores[s];
+            t->deadline_ms = -1;
+            o.kind = DDZ_TEV_OVER;
+            o.fault_seat = ev.fault_seat;
+            o.fault_kind = ev.fault_kind;
+            push(t, o);
+            if (t->next >= t->games)
+                push(t, (ddz_tev){
+                            .kind = DDZ_TEV_SERIES, .to = DDZ_TO_ALL, .seat = -1, .game = ev.game});
+            continue;
+        }
+        default:
+            continue;
+        }
+        push(t, o);
+    }
+}
+
+int ddz_table_start(ddz_table *t, int64_t now_ms, const char *const names[3])
+{
+    if (ddz_ref_running(&t->ref) || t->next >= t->games)
+        return DDZ_EPHASE;
+    int k = t->next, rotation = t->cfg.rotate ? k % 3 : 0;
+    uint32_t deal = t->cfg.first_deal + (uint32_t)(t->cfg.rotate ? k / 3 : k);
+    for (int s = 0; s < 3; s++) {
+        t->player_at[s] = (s + rotation) % 3;
+        t->seat_of[t->player_at[s]] = s;
+        t->ref.cfg.autopass[s] = t->cfg.autopass[t->player_at[s]];
+    }
+    const char *by_seat[3];
+    for (int s = 0; s < 3; s++)
+        by_seat[s] = names ? names[t->player_at[s]] : NULL;
+    uint8_t seed[DDZ_SEED_BYTES];
+    ddz_deal_game_seed(t->cfg.master, deal, seed);
+    int rc = ddz_ref_start(&t->ref, k, seed, by_seat);
+    if (rc < 0)
+        return rc;
+    t->next++;
+    const ddz_deal *d = &ddz_ref_record(&t->ref)->deal;
+    for (int p = 0; p < 3; p++)
+        push(t, (ddz_tev){.kind = DDZ_TEV_GAME,
+                          .to = (int8_t)p,
+                          .seat = (int8_t)t->seat_of[p],
+                          .game = k,
+                          .cards = d->hand[t->seat_of[p]]});
+    push(t, (ddz_tev){.kind = DDZ_TEV_GAME, .to = DDZ_TO_WATCHERS, .seat = -1, .game = k});
+    drain(t, now_ms);
+    return 0;
+}
+
+static int seat_of(const ddz_table *t, int player)
+{
+    return player >= 0 && player < 3 ? t->seat_of[player] : -1;
+}
+
+int ddz_table_bid(ddz_table *t, int player, uint32_t seq, int bid, int64_t now_ms)
+{
+    int seat = seat_of(t, player);
+    if (seat < 0)
+        return DDZ_EINVAL;
+    int rc = ddz_ref_bid(&t->ref, seat, seq, bid);
+    if (rc == 0)
+        drain(t, now_ms);
+    return rc;
+}
+
+int ddz_table_play(ddz_table *t, int player, uint32_t seq, ddz_cards cards, int64_t now_ms)
+{
+    int seat = seat_of(t, player);
+    if (seat < 0)
+        return DDZ_EINVAL;
+    int rc = ddz_ref_play(&t->ref, seat, seq, cards);
+    if (rc == 0)
+        drain(t, now_ms);
+    return rc;
+}
+
+int ddz_table_fault(ddz_table *t, int player, int kind)
+{
+    int seat = seat_of(t, player);
+    if (seat < 0)
+        return DDZ_EINVAL;
+    int rc = ddz_ref_fault(&t->ref, seat, kind);
+    if (rc == 0)
+        drain(t, 0); /* a fault ends the game: no request follows */
+    return rc;
+}
+
+int ddz_table_time(ddz_table *t, int64_t now_ms)
+{
+    if (!ddz_ref_running(&t->ref) || t->deadline_ms < 0 || now_ms < t->deadline_ms)
+        return 0;
+    ddz_ref_fault(&t->ref, t->ref.game.turn, DDZ_FAULT_TIMEOUT);
+    drain(t, now_ms);
+    return 1;
+}
+
+void ddz_table_set_autopass(ddz_table *t, int player, bool on)
+{
+    if (player < 0 || player > 2)
+        return;
+    t->cfg.autopass[player] = on;
+    t->ref.cfg.autopass[t->seat_of[player]] = on;
+}
+
+int ddz_table_abort(ddz_table *t)
+{
+    t->deadline_ms = -1;
+    return ddz_ref_abort(&t->ref);
+}
+
+/* ---- the transcript format ---- */
+
+static int cards_text(ddz_cards c, char *buf, size_t len)
+{
+    if (!c)
+        return snprintf(buf, len, "-");
+    size_t n = 0;
+    for (int code = 0; code < DDZ_NCARDS; code++)
+        if (c & ((ddz_cards)1 << code)) {
+            int w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%d", n ? "," : "",
+                             code);
+            n += (size_t)w;
+        }
+    return (int)n;
+}
+
+int ddz_tev_format(const ddz_tev *ev, char *buf, size_t len)
+{
+    static const char seatc[] = "ABC";
+    char to[8], cards[200];
+    if (ev->to == DDZ_TO_ALL)
+        snprintf(to, sizeof to, "all");
+    else if (ev->to == DDZ_TO_WATCHERS)
+        snprintf(to, sizeof to, "watch");
+    else
+        snprintf(to, sizeof to, "p%d", ev->to);
+    cards_text(ev->cards, cards, sizeof cards);
+    char who = ev->seat >= 0 && ev->seat < 3 ? seatc[ev->seat] : '-';
+    switch (ev->kind) {
+    case DDZ_TEV_GAME:
+        return snprintf(buf, len, "%s game %d seat %c hand %s", to, ev->game + 1, who, cards);
+    case DDZ_TEV_ASK:
+        return snprintf(buf, len, "%s ask %c %s seq %u due %lld", to, who,
+                        ev->action == DDZ_EV_ASK_BID ? "bid" : "play", ev->seq,
+                        (long long)ev->deadline_ms);
+    case DDZ_TEV_BID:
+        return snprintf(buf, len, "%s bid %c %d", to, who, ev->bid);
+    case DDZ_TEV_LEFTOVER:
+        return snprintf(buf, len, "%s leftover %c %s", to, who, cards);
+    case DDZ_TEV_PLAY:
+        return snprintf(buf, len, "%s play %c %s%s", to, who, ev->cards ? cards : "pass",
+                        ev->autopass ? " auto" : "");
+    case DDZ_TEV_OVER:
+        if (ev->fault_seat >= 0)
+            return snprintf(buf, len, "%s over fault %c %s", to, seatc[ev->fault_seat % 3],
+                            ddz_fault_name(ev->fault_kind));
+        return snprintf(buf, len, "%s over winner %c", to, who);
+    case DDZ_TEV_SERIES:
+        return snprintf(buf, len, "%s series", to);
+    }
+    return snprintf(buf, len, "%s ?%d", to, ev->kind);
+}

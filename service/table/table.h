@@ -1,0 +1,208 @@
+/* table.h - one table playing a series of games: the referee plus the
+ * series around it.
+ *
+ * A ddz_table is a value (ACPC's game.c is the model): it knows the rules
+ * (through the referee), the series (games per turn, duplicate rotation,
+ * totals, the INFO numbers, the early penalty from the rule set) and the
+ * clock of the open request, and nothing else. It does no I/O, reads no
+ * clock and allocates nothing: the driver feeds it actions, faults and the
+ * time, and drains the events it emits.
+ *
+ * Players and seats. The table has three players (0..2), each behind one
+ * seat adapter of the driver. Player p sits at seat (p - rotation) mod 3 in
+ * a game whose rotation is `rotation` (0 without --rotate), so with rotation
+ * every player holds every hand of a deal once (duplicate). Inputs name the
+ * player; events say seats, as the protocols do, and are addressed to a
+ * player (`to`), to everyone, or to the spectators.
+ *
+ * Events are filtered to what their audience may know: a player's own hand
+ * reaches that player only, spectators get the game's start without any
+ * hand, and everything else (bids, the leftover, plays, the end with every
+ * hand and the seed) is public.
+ */
+#ifndef DDZ_TABLE_H
+#define DDZ_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "service/table/referee.h"
+
+/* Audiences of an event, besides a player index 0..2. */
+enum { DDZ_TO_ALL = -1, DDZ_TO_WATCHERS = -2 };
+
+enum ddz_tev_kind {
+    DDZ_TEV_GAME = 1, /* a game begins: `seat` is the receiver's seat (-1 for
+                         spectators), `cards` its hand (0 for spectators) */
+    DDZ_TEV_ASK,      /* `seat` must act (`action`: DDZ_EV_ASK_BID or
+                         DDZ_EV_ASK_PLAY), answering `seq` before `deadline_ms` */
+    DDZ_TEV_BID,      /* `seat` bid `bid` */
+    DDZ_TEV_LEFTOVER, /* landlord `seat` takes `cards` */
+    DDZ_TEV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass`) */
+    DDZ_TEV_OVER,     /* the game is over: winner `seat` (-1: none), the fault in
+                         `fault_seat`/`fault_kind`; ddz_table_record() is final */
+    DDZ_TEV_SERIES,   /* every game of the series is played; see ddz_table_total() */
+};
+
+typedef struct ddz_tev {
+    uint8_t kind;        /* enum ddz_tev_kind */
+    int8_t to;           /* player 0..2, DDZ_TO_ALL or DDZ_TO_WATCHERS */
+    int8_t seat;         /* the seat the event is about (see the kinds) */
+    uint8_t action;      /* DDZ_TEV_ASK: DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
+    uint8_t bid;         /* DDZ_TEV_BID */
+    uint8_t autopass;    /* DDZ_TEV_PLAY: the referee passed for the seat */
+    int8_t fault_seat;   /* DDZ_TEV_OVER: -1 if none */
+    uint8_t fault_kind;  /* DDZ_TEV_OVER: enum ddz_fault */
+    uint32_t seq;        /* DDZ_TEV_ASK: the number the answer must carry */
+    int game;            /* 0-based index of the game in the series */
+    int64_t deadline_ms; /* DDZ_TEV_ASK: when the answer is due (the driver's clock) */
+    ddz_cards cards;     /* DDZ_TEV_GAME, DDZ_TEV_LEFTOVER, DDZ_TEV_PLAY */
+} ddz_tev;
+
+typedef struct ddz_table_cfg {
+    const ddz_rules *rules;         /* NULL = caai */
+    int deals;                      /* deals in the series (>= 1) */
+    bool rotate;                    /* every deal three times, players rotated */
+    int maxscore;                   /* INFO maxscore; <= 0: the rule set's
+                                       per-game maximum x games */
+    int time_ms;                    /* per bid or play (> 0) */
+    int turn, turns;                /* INFO's turn numbers (1-based; 0 = 1) */
+    uint8_t master[DDZ_SEED_BYTES]; /* deal k is dealt from ddz_deal_game_seed(master, k) */
+    uint32_t first_deal;            /* index k of the series' first deal */
+    uint8_t autopass[3];            /* per player: pass for it when it cannot beat */
+} ddz_table_cfg;
+
+/* The numbers of a CAAI INFO line for the current game (SPEC 7). */
+typedef struct ddz_table_info {
+    int turn, turns, game, games, up, maxscore, time_s; /* game is 1-based */
+} ddz_table_info;
+
+enum { DDZ_TABLE_QUEUE = 96 };
+
+typedef struct ddz_table {
+    ddz_table_cfg cfg;
+    ddz_referee ref;
+    int games;           /* games in the series: deals, x3 with rotate */
+    int next;            /* index of the next game to start */
+    int player_at[3];    /* seat -> player in the current game */
+    int seat_of[3];      /* player -> seat in the current game */
+    int64_t totals[3];   /* small scores per player in this series */
+    int64_t deadline_ms; /* when the open request is due, -1 if none */
+    ddz_tev q[DDZ_TABLE_QUEUE];
+    unsigned qhead, qlen;
+} ddz_table;
+
+/* Prepares a series under `cfg`. Returns 0, or DDZ_EINVAL when `deals` or
+ * `time_ms` is not positive. No game starts until ddz_table_start(). */
+int ddz_table_init(ddz_table *t, const ddz_table_cfg *cfg);
+
+/* Starts the next game of the series at time `now_ms`, with the players'
+ * `names` (by PLAYER, NULL entries allowed) in its record. Emits the game's
+ * start to each player and to the spectators and the first request.
+ * Returns 0, DDZ_EPHASE if a game is running or the series is over, or
+ * DDZ_ESEED. */
+int ddz_table_start(ddz_table *t, int64_t now_ms, const char *const names[3]);
+
+/* `player` bids `bid` (0..3) answering request `seq` at `now_ms`. Returns
+ * 0, or the referee's verdict (DDZ_ESTALE, DDZ_ETURN, DDZ_EPHASE, DDZ_EBID,
+ * DDZ_EINVAL for a bad player); on error nothing changes and nothing is
+ * charged: charging is the driver's policy (ddz_table_fault). */
+int ddz_table_bid(ddz_table *t, int player, uint32_t seq, int bid, int64_t now_ms);
+
+/* `player` plays `cards` (0 = pass) answering `seq` at `now_ms`. Returns 0
+ * or the referee's verdict (DDZ_ESTALE, DDZ_ETURN, DDZ_EPHASE, DDZ_ENOTHELD,
+ * DDZ_ESHAPE, DDZ_ELEADPASS, DDZ_EWEAK, DDZ_EINVAL); nothing is charged. */
+int ddz_table_play(ddz_table *t, int player, uint32_t seq, ddz_cards cards, int64_t now_ms);
+
+/* Charges `player` with a fault of `kind` (enum ddz_fault) and ends the game
+ * with the rule set's penalty. Returns 0, DDZ_EPHASE if no game is running,
+ * DDZ_EINVAL for a bad player or kind. */
+int ddz_table_fault(ddz_table *t, int player, int kind);
+
+/* The clock: charges a timeout to the seat whose request is overdue at
+ * `now_ms`. Returns 1 if it charged one, else 0. */
+int ddz_table_time(ddz_table *t, int64_t now_ms);
+
+/* Sets whether the referee passes for `player` when it cannot beat (from
+ * the next request on). Ignores a bad player. */
+void ddz_table_set_autopass(ddz_table *t, int player, bool on);
+
+/* Pops the next event into *ev. Returns false when there is none. */
+bool ddz_table_next(ddz_table *t, ddz_tev *ev);
+
+/* Returns true if an event addressed to `to` reaches `player` (-1 for a
+ * spectator). */
+static inline bool ddz_tev_reaches(const ddz_tev *ev, int player)
+{
+    return ev->to == DDZ_TO_ALL || (player < 0 ? ev->to == DDZ_TO_WATCHERS : ev->to == player);
+}
+
+/* Returns true while a game runs. */
+static inline bool ddz_table_running(const ddz_table *t)
+{
+    return ddz_ref_running(&t->ref);
+}
+
+/* Returns true when every game of the series has been played. */
+static inline bool ddz_table_done(const ddz_table *t)
+{
+    return t->next >= t->games && !ddz_ref_running(&t->ref);
+}
+
+/* Returns when the open request is due, or -1 if there is none. */
+static inline int64_t ddz_table_deadline(const ddz_table *t)
+{
+    return ddz_ref_running(&t->ref) ? t->deadline_ms : -1;
+}
+
+/* Returns the seat `player` holds in the current (or last) game. */
+static inline int ddz_table_seat_of(const ddz_table *t, int player)
+{
+    return t->seat_of[player];
+}
+
+/* Returns the player at `seat` in the current (or last) game. */
+static inline int ddz_table_player_at(const ddz_table *t, int seat)
+{
+    return t->player_at[seat];
+}
+
+/* Returns the index (0-based) of the current game, or of the last one
+ * between games. */
+static inline int ddz_table_game(const ddz_table *t)
+{
+    return t->next > 0 ? t->next - 1 : 0;
+}
+
+/* Returns `player`'s small-score total in this series. */
+static inline int64_t ddz_table_total(const ddz_table *t, int player)
+{
+    return t->totals[player];
+}
+
+/* Returns the record of the current or last game (names by seat). */
+static inline const ddz_record *ddz_table_record(const ddz_table *t)
+{
+    return ddz_ref_record(&t->ref);
+}
+
+/* Returns the rules' state of the current or last game. */
+static inline const ddz_game *ddz_table_state(const ddz_table *t)
+{
+    return &t->ref.game;
+}
+
+/* Fills the INFO numbers of the current game (SPEC 7). Never fails. */
+void ddz_table_info_of(const ddz_table *t, ddz_table_info *info);
+
+/* Abandons a running game without scoring it (the server shuts down or the
+ * room closes); the game still counts as played. Returns 0, or DDZ_EPHASE
+ * if no game runs. Emits nothing. */
+int ddz_table_abort(ddz_table *t);
+
+/* Writes one line describing `ev` (no newline) into `buf`: the transcript
+ * format of tests/table/. Returns the length snprintf would have written. */
+int ddz_tev_format(const ddz_tev *ev, char *buf, size_t len);
+
+#endif
