@@ -42,7 +42,7 @@ void ddz_ai_destroy(ddz_ai *ai);
 /* Returns the AI's name as given to ddz_ai_create (e.g. "greedy"). */
 const char *ddz_ai_name(const ddz_ai *ai);
 
-/* Returns a legal bid (0 or above every earlier bid, at most 3) for the
+/* Returns a legal bid (0 or above every earlier bid, at most max_bid) for the
  * seat of `v`, whose turn it is to bid. */
 int ddz_ai_bid(ddz_ai *ai, const ddz_view *v);
 

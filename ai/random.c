@@ -5,9 +5,9 @@
 
 int ddz_random_bid(ddz_rng *r, const ddz_view *v)
 {
-    int high = ddz_view_high_bid(v);
-    int choice = (int)ddz_rng_below(r, (uint32_t)(4 - high));
-    return choice == 0 ? 0 : high + choice;
+    int bids[DDZ_NBIDS_MAX];
+    int n = ddz_rules_legal_bids(v->rules, v->bids, bids);
+    return bids[ddz_rng_below(r, (uint32_t)n)];
 }
 
 ddz_cards ddz_random_play(ddz_rng *r, const ddz_view *v, ddz_move *moves, size_t cap)

@@ -10,8 +10,9 @@
 #include "rules/movegen.h"
 #include "rules/view.h"
 
-/* Returns a uniformly random legal bid (0, or high+1..3) for the seat of
- * `v`. DOES NOT CHECK that it is the seat's turn. */
+/* Returns a uniformly random legal bid (one of ddz_rules_legal_bids: 0, or
+ * above every earlier bid up to the rule set's max_bid) for the seat of `v`.
+ * DOES NOT CHECK that it is the seat's turn. Never fails. */
 int ddz_random_bid(ddz_rng *r, const ddz_view *v);
 
 /* Returns the cards of a uniformly random legal play (0 = pass) for the

@@ -263,40 +263,6 @@ static bool spend(ddz_strong *s)
 /* ---------------------------------------------------------------------- */
 /* Sampled games                                                           */
 
-/* Fills `g` as the game the view sees, with hands[] as everyone's cards. */
-static void make_game(const ddz_view *v, const ddz_cards hands[3], ddz_game *g)
-{
-    memset(g, 0, sizeof *g);
-    g->rules = v->rules;
-    g->deal.leftover = v->leftover;
-    for (int s = 0; s < 3; s++) {
-        g->deal.hand[s] = hands[s];
-        g->hand[s] = hands[s];
-        g->played[s] = v->played[s];
-        g->bids[s] = v->bids[s];
-        /* the view does not count plays; what matters (spring, anti-spring)
-         * is none, one or more, and several plays of the landlord rarely
-         * make one combination */
-        if (v->played[s])
-            g->nplays[s] = 1;
-        if (s == v->landlord && v->played[s] &&
-            ddz_combo_classify(v->rules, ddz_cards_ranks(v->played[s])).type == DDZ_INVALID)
-            g->nplays[s] = 2;
-    }
-    g->phase = DDZ_PHASE_PLAY;
-    g->turn = v->turn;
-    g->nbids = 3;
-    g->landlord = v->landlord;
-    g->bid = v->bid;
-    g->last = v->last;
-    g->last_seat = v->last_seat;
-    g->bombs = v->bombs;
-    g->rocket = v->rocket;
-    g->winner = -1;
-    g->fault_seat = -1;
-    g->early_penalty = 350;
-}
-
 /* Plays `g` to the end with ai:greedy in every seat. Returns seat `me`'s
  * score divided by 100 x bid. */
 static double playout(ddz_strong *s, ddz_game *g, int me)
@@ -742,7 +708,8 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
         hands[me] = v->hand;
         hidden_deal(s, v, &h, rounds, hands);
         ddz_game base;
-        make_game(v, hands, &base);
+        if (ddz_game_from_view(v, hands, &base) != 0)
+            break; /* not reached: hidden_init checked the view */
         bool complete = true;
         for (int c = 0; c < k && complete; c++) {
             if (!alive[c])
@@ -807,10 +774,30 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
 /* ---------------------------------------------------------------------- */
 /* Bidding                                                                 */
 
+/* Starts in `g` the game where the seat of `v` holds v->hand, the next
+ * seats `other` and `rest`, the leftover is `left3`, and the seat of `v` is
+ * landlord at bid 1 (the others pass). Returns false if the rules refuse
+ * (they do not for a 17 + 17 + 17 + 3 deal). */
+static bool landlord_game(const ddz_view *v, ddz_cards left3, ddz_cards other, ddz_cards rest,
+                          ddz_game *g)
+{
+    int me = v->seat;
+    ddz_deal d;
+    d.hand[me] = v->hand;
+    d.hand[(me + 1) % 3] = other;
+    d.hand[(me + 2) % 3] = rest;
+    d.leftover = left3;
+    ddz_game_start(g, v->rules, &d, ddz_rules_early_penalty(v->rules, 0, 0));
+    for (int i = 0; i < 3 && g->phase == DDZ_PHASE_BID; i++)
+        if (ddz_game_bid(g, i, i == me ? 1 : 0) != 0)
+            return false;
+    return g->phase == DDZ_PHASE_PLAY && g->landlord == me;
+}
+
 int ddz_strong_bid(ddz_strong *s, const ddz_view *v)
 {
     int high = ddz_view_high_bid(v);
-    if (high >= 3)
+    if (high >= v->rules->max_bid)
         return 0;
     begin(s, v);
     int me = v->seat;
@@ -842,23 +829,8 @@ int ddz_strong_bid(ddz_strong *s, const ddz_view *v)
             continue; /* the earlier bids make this deal unlikely */
         }
         ddz_game g;
-        memset(&g, 0, sizeof g);
-        g.rules = v->rules;
-        g.deal.leftover = left3;
-        g.hand[me] = v->hand | left3;
-        g.hand[(me + 1) % 3] = other;
-        g.hand[(me + 2) % 3] = rest;
-        for (int i = 0; i < 3; i++)
-            g.bids[i] = (int8_t)(i == me ? 1 : 0);
-        g.phase = DDZ_PHASE_PLAY;
-        g.turn = (uint8_t)me;
-        g.nbids = 3;
-        g.landlord = (int8_t)me;
-        g.bid = 1;
-        g.last.type = DDZ_PASS;
-        g.last_seat = -1;
-        g.winner = -1;
-        g.fault_seat = -1;
+        if (!landlord_game(v, left3, other, rest, &g))
+            break; /* not reached: 17 + 17 + 17 + 3 cards, legal bids */
         double x = playout(s, &g, me);
         if (s->stop)
             break;

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "movegen.h"
+#include "view.h"
 
 void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty)
 {
@@ -32,6 +33,20 @@ static int count_fours(ddz_cards hand)
     return n;
 }
 
+/* Sets held_bombs and held_rocket from the hands as they stood once the
+ * landlord took the leftover (SPEC 6). */
+static void count_held(ddz_game *g, const ddz_cards held[3])
+{
+    ddz_cards jokers = (1ULL << DDZ_CARD_SJ) | (1ULL << DDZ_CARD_BJ);
+    g->held_bombs = 0;
+    g->held_rocket = 0;
+    for (int s = 0; s < 3; s++) {
+        g->held_bombs += (uint8_t)count_fours(held[s]);
+        if ((held[s] & jokers) == jokers)
+            g->held_rocket = 1;
+    }
+}
+
 static void give_leftover(ddz_game *g, int landlord)
 {
     g->landlord = (int8_t)landlord;
@@ -39,12 +54,7 @@ static void give_leftover(ddz_game *g, int landlord)
     g->hand[landlord] |= g->deal.leftover;
     g->phase = DDZ_PHASE_PLAY;
     g->turn = (uint8_t)landlord;
-    for (int s = 0; s < 3; s++) {
-        g->held_bombs += (uint8_t)count_fours(g->hand[s]);
-        ddz_cards jokers = (1ULL << DDZ_CARD_SJ) | (1ULL << DDZ_CARD_BJ);
-        if ((g->hand[s] & jokers) == jokers)
-            g->held_rocket = 1;
-    }
+    count_held(g, g->hand);
 }
 
 int ddz_game_bid(ddz_game *g, int seat, int bid)
@@ -145,6 +155,65 @@ int ddz_game_fault(ddz_game *g, int seat, int kind)
     g->fault_kind = (uint8_t)kind;
     g->rules->penalty(g, seat, g->score);
     g->phase = DDZ_PHASE_OVER;
+    return 0;
+}
+
+/* Returns true when the view and hands[] cannot be the same game in play. */
+static bool contradicts(const ddz_view *v, const ddz_cards hands[3])
+{
+    if (v->rules == NULL || v->phase != DDZ_PHASE_PLAY || v->seat > 2 || v->turn > 2 ||
+        v->landlord < 0 || v->landlord > 2 || v->last_seat < -1 || v->last_seat > 2 ||
+        (v->last_seat < 0) != (v->last.type == DDZ_PASS) || hands[v->seat] != v->hand)
+        return true;
+    ddz_cards seen = 0;
+    for (int s = 0; s < 3; s++) {
+        if (ddz_cards_count(hands[s]) != v->left[s] || (hands[s] & seen))
+            return true;
+        seen |= hands[s];
+        if (v->played[s] & seen)
+            return true;
+        seen |= v->played[s];
+    }
+    int ll = v->landlord;
+    return seen != DDZ_CARDS_ALL || (v->leftover & ~(hands[ll] | v->played[ll]));
+}
+
+int ddz_game_from_view(const ddz_view *v, const ddz_cards hands[3], ddz_game *g)
+{
+    if (contradicts(v, hands))
+        return DDZ_EINVAL;
+    int ll = v->landlord;
+    ddz_cards held[3]; /* the hands once the landlord took the leftover */
+    memset(g, 0, sizeof *g);
+    g->rules = v->rules;
+    g->deal.leftover = v->leftover;
+    for (int s = 0; s < 3; s++) {
+        held[s] = hands[s] | v->played[s];
+        g->deal.hand[s] = held[s] & ~(s == ll ? v->leftover : 0);
+        g->hand[s] = hands[s];
+        g->played[s] = v->played[s];
+        g->bids[s] = v->bids[s];
+        g->nbids += v->bids[s] >= 0;
+        /* the view does not count plays; the rules only ask whether the
+         * farmers made none and whether the landlord made exactly one */
+        if (v->played[s])
+            g->nplays[s] = 1;
+        if (s == ll && v->played[s] &&
+            ddz_combo_classify(v->rules, ddz_cards_ranks(v->played[s])).type == DDZ_INVALID)
+            g->nplays[s] = 2;
+    }
+    g->phase = DDZ_PHASE_PLAY;
+    g->turn = v->turn;
+    g->landlord = (int8_t)ll;
+    g->bid = v->bid;
+    g->last = v->last;
+    g->last_seat = v->last_seat;
+    g->bombs = v->bombs;
+    g->rocket = v->rocket;
+    count_held(g, held);
+    g->winner = -1;
+    g->fault_seat = -1;
+    g->early_penalty = ddz_rules_early_penalty(v->rules, 0, 0);
     return 0;
 }
 

@@ -17,6 +17,8 @@
 #include "combo.h"
 #include "deal.h"
 
+struct ddz_view; /* view.h */
+
 enum ddz_phase { DDZ_PHASE_BID = 0, DDZ_PHASE_PLAY, DDZ_PHASE_OVER };
 
 enum ddz_fault {
@@ -82,6 +84,30 @@ int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
  * or a fault policy this function does not implement; on error the game is
  * unchanged. */
 int ddz_game_fault(ddz_game *g, int seat, int kind);
+
+/* Fills `g` with a game in the play phase that seat v->seat, seeing `v`,
+ * cannot tell from the real one, where hands[s] are the cards seat s holds
+ * now (a full assignment: hands[v->seat] is v->hand; a hosted AI samples
+ * the others). Every field the rules read is set: hands, played cards,
+ * bids, landlord, bid, turn, the play to beat, bombs and rocket played, the
+ * held bombs and rocket of the fault penalty (counted on hand | played),
+ * early_penalty = ddz_rules_early_penalty(rules, 0, 0), no winner, no fault.
+ * The deal is what can be reconstructed: dealt = hand | played, less the
+ * leftover for the landlord (exact when hands[] are the real hands).
+ *
+ * nplays[] is a GUESS, since a view does not count plays: 0 for a seat that
+ * played nothing, else 1, and 2 for a landlord whose played cards are no one
+ * combination. Spring is therefore exact; anti-spring is scored wrongly when
+ * the landlord made several plays that together form one combination
+ * (34567 then 89TJQ) and a farmer then wins.
+ *
+ * Returns 0, or DDZ_EINVAL (g unchanged) when `hands` contradicts `v`: the
+ * view is not in the play phase, has a seat out of range or a play to beat
+ * without its player (or the reverse), hands[s] does not hold v->left[s]
+ * cards, hands[v->seat] differs from v->hand, a card is in two hands or in a
+ * hand and among played cards, some card is nowhere, or a leftover card is
+ * neither held nor played by the landlord. */
+int ddz_game_from_view(const struct ddz_view *v, const ddz_cards hands[3], ddz_game *g);
 
 /* Returns true when the seat to move leads (may play anything, may not pass). */
 static inline bool ddz_game_leading(const ddz_game *g)
