@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/seats/seats.h"
 #include "service/server/srv_internal.h"
 
 #define SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
@@ -302,15 +303,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
         /* a worker finished a hosted AI's decision */
         ddz_think_job *j;
-        while (srv->think && (j = ddz_think_done(srv->think))) {
-            if (j->owner) {
-                ddz__room_think_done(j->owner, j);
-            } else {
-                if (j->own_ai)
-                    ddz_ai_destroy(j->ai);
-                free(j);
-            }
-        }
+        while (srv->think && (j = ddz_think_done(srv->think)))
+            ddz_seat_ai_done(j);
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -654,6 +648,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
+    ddz__loop_init(srv);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think) {
         fprintf(stderr, "ddz serve: cannot start the AI worker threads\n");

@@ -14,7 +14,7 @@
 
 #include "ai/ai.h"
 #include "proto/msg.h"
-#include "service/table/referee.h"
+#include "service/table/seat.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 #include "service/seats/think.h"
@@ -145,15 +145,31 @@ bool ddz__room_dead(const ddz_room *r);
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 
-/* A hosted AI's decision for this room came back from the worker. */
-void ddz__room_think_done(ddz_room *r, ddz_think_job *job);
-
 /* Server shutting down: record a running game as aborted. */
 void ddz__room_abort(ddz_room *r);
 
 /* Frees a room: timers cancelled, engines stopped, seats and watchers
  * released (players keep no pointer to it: the caller clears them). */
 void ddz__room_destroy(ddz_room *r);
+
+/* ---- the player's seat (seat_player.c) ---- */
+
+/* Returns a seat adapter for `p` (a person or a bot), or NULL when out of
+ * memory. */
+ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p);
+
+/* The `turn` event for `ask`, with the legal answers if `with_legal`. */
+json_t *ddz__turn_json(const ddz_table *t, const ddz_tev *ask, bool with_legal);
+
+/* The legal answers to a request of `action` for `seat`: bids, or plays as
+ * card arrays (pass last when following). */
+json_t *ddz__legal_json(const ddz_table *t, int action, int seat);
+
+/* The `game` event that starts `ev`'s game, with the hand or null. */
+json_t *ddz__game_json(const ddz_table *t, const ddz_tev *ev, bool with_hand);
+
+/* Prepares srv->loop, the seats' view of the lws loop (loop_lws.c). */
+void ddz__loop_init(ddz_srv *srv);
 
 /* ---- metrics ---- */
 typedef struct ddz_metrics {
@@ -177,6 +193,7 @@ struct ddz_srv {
     struct lws_vhost *vhost;
     ddz_store *store;
     ddz_think *think; /* hosted AI decisions, off the loop */
+    ddz_loop loop;    /* the lws loop as seats see it (loop_lws.c) */
     ddz_lobby lobby;
     ddz_metrics m;
     bool stopping;

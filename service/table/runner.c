@@ -229,8 +229,12 @@ void ddz_runner_seat(ddz_runner *r, int player, ddz_seat *s)
     s->player = player;
     s->host = (ddz_seat_host){r, host_act, host_fault, host_note, host_delay};
     r->seat[player] = s;
-    /* a seat taking over mid-request answers it */
-    if (ddz_table_running(&r->table) && r->ask_player == player)
+}
+
+void ddz_runner_reask(ddz_runner *r, int player)
+{
+    ddz_seat *s = r->seat[player];
+    if (s && ddz_table_running(&r->table) && r->ask_player == player)
         s->ops->ask(s, &r->ask, &r->table);
 }
 

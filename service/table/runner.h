@@ -42,9 +42,14 @@ ddz_runner *ddz_runner_create(ddz_loop *loop, const ddz_runner_cb *cb);
 int ddz_runner_series(ddz_runner *r, const ddz_table_cfg *cfg);
 
 /* Places `s` (ownership passes to the runner; NULL leaves the seat empty)
- * for `player`, closing the seat it replaces. A request open for that
- * player is asked again of the new seat. */
+ * for `player`, closing the seat it replaces. A request already open for
+ * that player is not asked of the new seat: see ddz_runner_reask. */
 void ddz_runner_seat(ddz_runner *r, int player, ddz_seat *s);
+
+/* Asks `player`'s seat the request open for it, if any (a hosted AI that
+ * just took over must answer it; a person who came back is sent a state
+ * snapshot instead). */
+void ddz_runner_reask(ddz_runner *r, int player);
 
 /* Takes `player`'s seat back without closing it (the caller owns it
  * again); the seat is left empty. Returns the seat or NULL. */
