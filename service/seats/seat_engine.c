@@ -26,6 +26,7 @@ typedef struct engine_seat {
     bool counted;       /* this engine is in *running */
     bool illegal;       /* the host already charged its last answer */
     bool series_over;   /* the last game is over: it may exit now */
+    int seat;           /* the seat it holds in the current game */
     char label[64];     /* a name until the engine says its own */
 } engine_seat;
 
@@ -137,21 +138,19 @@ static void cs_note(void *ctx, ddz_caai_seat *cs, const char *msg)
 
 /* ---- the seat ---- */
 
-static int ev_seat_of(const ddz_table *t, const ddz_seat *s)
-{
-    return s->player >= 0 ? ddz_table_seat_of(t, s->player) : -1;
-}
-
 static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
 {
     engine_seat *e = (engine_seat *)s;
+    (void)t; /* everything comes with the events and the host */
     ddz_ev out = {.seat = ev->seat, .game = ev->game, .cards = ev->cards};
-    ddz_table_info ti;
-    ddz_table_info_of(t, &ti);
+    ddz_table_info ti = {0};
+    if (ev->kind == DDZ_TEV_GAME)
+        s->host.info(s->host.ctx, &ti);
     ddz_caai_info info = {ti.turn, ti.turns, ti.game, ti.games, ti.up, ti.maxscore, ti.time_s};
     switch (ev->kind) {
     case DDZ_TEV_GAME:
         e->series_over = false;
+        e->seat = ev->seat;
         ddz_caai_seat_set_seat(e->cs, ev->seat);
         if (ddz_caai_seat_broken(e->cs)) {
             int rc = start(e);
@@ -180,7 +179,7 @@ static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         out.autopass = ev->autopass;
         break;
     case DDZ_TEV_OVER:
-        if (ev->fault_seat == ev_seat_of(t, s) && ev->fault_kind == DDZ_FAULT_TIMEOUT) {
+        if (ev->fault_seat == e->seat && ev->fault_kind == DDZ_FAULT_TIMEOUT) {
             /* it did not answer in time: an answer may still come, out of
              * step with the next game, so it starts afresh */
             ddz_caai_seat_stop(e->cs);

@@ -195,6 +195,12 @@ static int64_t host_delay(void *ctx)
     return r->cb.think_delay_us ? r->cb.think_delay_us(r->cb.ctx) : 0;
 }
 
+static void host_info(void *ctx, ddz_table_info *out)
+{
+    ddz_runner *r = ctx;
+    ddz_table_info_of(&r->table, out);
+}
+
 /* ---- the driver's side ---- */
 
 ddz_runner *ddz_runner_create(ddz_loop *loop, const ddz_runner_cb *cb)
@@ -227,7 +233,7 @@ void ddz_runner_seat(ddz_runner *r, int player, ddz_seat *s)
     if (!s)
         return;
     s->player = player;
-    s->host = (ddz_seat_host){r, host_act, host_fault, host_note, host_delay};
+    s->host = (ddz_seat_host){r, host_act, host_fault, host_note, host_delay, host_info};
     r->seat[player] = s;
 }
 

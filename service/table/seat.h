@@ -37,13 +37,17 @@ typedef struct ddz_seat_host {
     /* How long a hosted AI should wait before acting (people like to see
      * the cards land); NULL = no wait. */
     int64_t (*think_delay_us)(void *ctx);
+    /* The INFO numbers of the current game (SPEC 7), for engines. */
+    void (*info)(void *ctx, ddz_table_info *out);
 } ddz_seat_host;
 
 typedef struct ddz_seat_ops {
     const char *kind; /* "human", "bot", "ai", "engine": the protocol's names */
     /* An event the seat's player may know (the table filtered it), with the
-     * table for context (the seat's view, the INFO numbers). NULL: the seat
-     * reads what it needs from the table when asked. */
+     * table for context (the seat's view). `t` is NULL where the seat plays
+     * a table it only hears of (ddz bridge): seats that need the table
+     * (hosted AIs, people) are not used there. NULL op: the seat reads
+     * what it needs from the table when asked. */
     void (*deliver)(ddz_seat *s, const ddz_tev *ev, const ddz_table *t);
     /* The seat must answer `ev` (a DDZ_TEV_ASK for its own seat) before
      * ev->deadline_ms; the answer goes to host.act, later or at once. */
