@@ -40,6 +40,13 @@ static void add(out *o, const char *fmt, ...)
     o->line[o->n++] = strdup(buf);
 }
 
+static void free_out(out *o)
+{
+    for (size_t i = 0; i < o->n; i++)
+        free(o->line[i]);
+    free(o->line);
+}
+
 static void drain(ddz_table *t, out *o, uint32_t *seq)
 {
     ddz_tev ev;
@@ -217,6 +224,9 @@ static int run_transcript(const char *path)
         fclose(w);
         bad = 0;
     }
+    free_out(&file);
+    free_out(&got);
+    free_out(&expect);
     return bad;
 }
 
