@@ -9,10 +9,9 @@
 #include "rules/error.h"
 
 enum {
-    MAX_BOMBS = 13,        /* one four per rank 3..2 */
-    MAX_FACTOR = 1000000,  /* multiplier and early_penalty: far above any real game, and
-                            * small enough that a penalty of 3 x early_penalty fits */
-    DEFAULT_PENALTY = 350, /* SPEC 6: 2100 / 6 */
+    MAX_BOMBS = 13,       /* one four per rank 3..2 */
+    MAX_FACTOR = 1000000, /* multiplier and early_penalty: far above any real game, and
+                           * small enough that a penalty of 3 x early_penalty fits */
 };
 
 /* ---- writing ---------------------------------------------------------- */
@@ -512,7 +511,10 @@ int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errle
         return rc;
     if ((rc = read_deal(j, r, err, errlen)) < 0)
         return rc;
-    r->early_penalty = DEFAULT_PENALTY;
+    /* absent: the default of the record's rule set (an unknown one is
+     * refused by verification, which names it) */
+    const ddz_rules *rs = ddz_rules_find(r->rules);
+    r->early_penalty = ddz_rules_early_penalty(rs ? rs : &ddz_rules_caai, 0, 0);
     if (json_object_get(j, "early_penalty")) {
         if ((rc = key_int(j, "early_penalty", 0, MAX_FACTOR, &x, err, errlen)) < 0)
             return rc;

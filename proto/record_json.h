@@ -10,7 +10,8 @@
  *     hands          [[West], [South], [East]]: the hands as dealt
  *     leftover       [3 codes]
  *     early_penalty  what a seat faulting before the leftover pays each
- *                    other seat (optional when reading: absent means 350)
+ *                    other seat (optional when reading: absent means the rule set's
+ *                    default, 350 for caai)
  *     bids           [{"seat": s, "bid": 0..3}] in bidding order; seat i is
  *                    bid number i (West bids first), at most 3
  *     landlord       seat, or null if nobody took the leftover

@@ -107,7 +107,7 @@ static int selfplay_game(ddz_rng *r, const uint8_t master[32], uint32_t k, ddz_g
     ddz_deal d;
     ddz_deal_game_seed(master, k, seed);
     ddz_deal_from_seed(seed, &d);
-    ddz_game_start(g, &ddz_rules_caai, &d, 350);
+    ddz_game_start(g, &ddz_rules_caai, &d, ddz_rules_early_penalty(&ddz_rules_caai, 0, 0));
     while (g->phase == DDZ_PHASE_BID) {
         int high = 0;
         for (int s = 0; s < 3; s++)
@@ -247,7 +247,7 @@ static int bench_deal(aibench *b, ddz_ai *tested, int k)
             ddz_ai_set_budget(seat_ai[s], b->budget_ms, b->units);
         }
         ddz_game g;
-        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        ddz_game_start(&g, &ddz_rules_caai, &d, ddz_rules_early_penalty(&ddz_rules_caai, 0, 0));
         int rc = 0;
         while (g.phase != DDZ_PHASE_OVER && rc == 0) {
             int s = g.turn, bid = 0;

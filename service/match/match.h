@@ -22,8 +22,9 @@ typedef struct ddz_match_cfg {
     bool rotate;                    /* duplicate: every deal with the players rotated */
     uint8_t master[DDZ_SEED_BYTES]; /* game k is dealt from ddz_deal_game_seed(master, k) */
     double time_s;                  /* seconds per interaction; 0 = 15 */
-    int maxscore;                   /* INFO maxscore; 0 = 350 x games, so a fault before
-                                       the leftover costs 350 (SPEC 6) */
+    int maxscore;                   /* INFO maxscore; 0 = the rule set's per-game maximum
+                                       x the games played (x3 with rotate), so a fault
+                                       before the leftover costs that maximum (SPEC 6) */
     const char *log_path;           /* JSONL game records (SPEC 10), NULL = none */
     const char *engine_log_dir;     /* engines' stderr files, NULL = discarded */
     const ddz_rules *rules;         /* NULL = caai */
