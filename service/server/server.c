@@ -56,7 +56,9 @@ typedef struct ws_pss {
     ddz_conn *conn;
 } ws_pss;
 
-static ddz_srv *signal_srv; /* the only way a signal reaches the context */
+/* The only way a signal reaches the context. volatile: the handler reads it
+ * while the loop thread may be setting it to NULL. */
+static ddz_srv *volatile signal_srv;
 
 int64_t ddz__now_us(void)
 {
@@ -569,9 +571,10 @@ static const struct lws_protocols protocols[] = {
 static void on_signal(int sig)
 {
     (void)sig;
-    if (signal_srv) {
-        signal_srv->stopping = true;
-        lws_cancel_service(signal_srv->ctx);
+    ddz_srv *srv = signal_srv; /* read once: the loop may clear it */
+    if (srv) {
+        srv->stopping = 1;
+        lws_cancel_service(srv->ctx);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <libwebsockets.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "ai/ai.h"
@@ -179,7 +180,7 @@ struct ddz_srv {
     ddz_think *think; /* hosted AI decisions, off the loop */
     ddz_lobby lobby;
     ddz_metrics m;
-    bool stopping;
+    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
     lws_sorted_usec_list_t reap_sul; /* periodic reaping */
 };
 

@@ -53,7 +53,11 @@ static void *worker(void *arg)
         pthread_mutex_lock(&t->mu);
         j->next = t->done;
         t->done = j;
+        /* Woken without the lock held: `wake` may take locks of its own
+         * (lws's), and the loop it wakes takes ours in ddz_think_done(). */
+        pthread_mutex_unlock(&t->mu);
         t->wake(t->ctx);
+        pthread_mutex_lock(&t->mu);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
