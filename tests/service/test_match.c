@@ -213,6 +213,51 @@ Test(match, gbk_names_become_utf8, .init = init, .fini = fini)
     cr_assert_str_eq(recs[0].names[1], "ai:random");
 }
 
+/* The results table lines up on a terminal whatever the names: a CJK name
+ * (here from GBK) is padded by its display width, and a name too wide for
+ * the 24-column field is cut at a character, never inside one. */
+Test(match, results_table_aligns_cjk_names, .init = init, .fini = fini)
+{
+    ddz_match_cfg cfg = {.spec = {"exec:" TE " --gbk-name",
+                                  "exec:" TE " --name a一二三四五六七八九十甲乙丙", "ai:greedy"},
+                         .games = 1,
+                         .time_s = 5,
+                         .ai_seed = 5};
+    char err[300];
+    ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
+    cr_assert_not_null(m, "create: %s", err);
+    cr_assert_eq(ddz_match_run(m), 0);
+    char *table = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&table, &size);
+    cr_assert_not_null(f);
+    ddz_match_print(m, f);
+    fclose(f);
+    ddz_match_destroy(m);
+
+    /* the name field is 24 columns: 测试引擎 is 8, then 16 spaces; the
+     * 27-column name keeps 'a' and 11 ideographs (23 columns) and 1 space */
+    const char *want[4] = {
+        "player name                      games ", "A      测试引擎                      1 ",
+        "B      a一二三四五六七八九十甲       1 ", "C      ai:greedy                     1 "};
+    char *line = table;
+    for (int i = 0; i < 4; i++) {
+        char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "line %d missing:\n%s", i, table);
+        *end = '\0';
+        cr_assert(strncmp(line, want[i], strlen(want[i])) == 0, "line %d is\n'%s'\nwant\n'%s...'",
+                  i, line, want[i]);
+        json_t *utf8 = json_string(line);
+        cr_assert_not_null(utf8, "line %d is not valid UTF-8: '%s'", i, line);
+        json_decref(utf8);
+        cr_assert_eq(ddz_text_display_width(line), ddz_text_display_width(table),
+                     "line %d is not as wide as the header:\n%s", i, line);
+        line = end + 1;
+    }
+    cr_assert_str_eq(line, "", "more than 4 lines");
+    free(table);
+}
+
 /* The leak checks below count only this test's own descendants, so an
  * engine run by anything else on the machine never fails them; this checks
  * that the count still sees a grandchild (not only direct children). */
