@@ -14,13 +14,112 @@
 #
 # Idempotent: packages, the config and each image are left alone when
 # already right. The first run takes a few minutes (debootstrap fetches about
-# 90 packages); later runs take a second. Options, as environment variables:
-#   DDZ_MIRROR      Debian mirror for debootstrap (default deb.debian.org)
-#   DDZ_REBUILD=1   make the base images again even if they exist
-#   DDZ_CACHE       where downloaded .debs are kept (default /var/cache/ddz-debootstrap)
+# 90 packages); later runs take a second.
+#
+# The Debian mirror is this machine's own: the first `deb` entry with the
+# `main` component in its apt sources (/etc/apt/sources.list, then
+# /etc/apt/sources.list.d/*.list and *.sources in name order, one-line and
+# deb822 formats alike), and the security suite's mirror likewise (the image
+# is left without one, with a warning, if the machine has none). No mirror
+# is named here; with none configured the script stops and says so.
+# Options, as environment variables:
+#   DDZ_MIRROR           Debian mirror for debootstrap and the image's
+#                        sources (default: the machine's, as above)
+#   DDZ_SECURITY_MIRROR  mirror of bookworm-security (default: the machine's)
+#   DDZ_REBUILD=1        make the base images again even if they exist
+#   DDZ_CACHE            where downloaded .debs are kept (default /var/cache/ddz-debootstrap)
+#
+# Sourcing this file (as tests/deploy/test_apt_mirror.sh does) only defines
+# the functions below; nothing runs.
+
+# apt_mirrors [ETC_APT]: prints "archive URI" or "security URI", one line
+# per usable entry of the apt sources under ETC_APT (default /etc/apt), in
+# the order apt reads them: type `deb` (not deb-src), component `main`, an
+# http, https, ftp or file URI (debootstrap fetches no other kind), and not
+# disabled (deb822 `Enabled: no`). A suite ending in -security (or the old
+# /updates) makes a security entry. URIs are printed without a trailing /.
+apt_mirrors() {
+    local etc=${1:-/etc/apt} f deb822
+    local files=()
+    [ -f "$etc/sources.list" ] && files+=("$etc/sources.list")
+    for f in "$etc"/sources.list.d/*; do
+        case $f in *.list | *.sources) [ -f "$f" ] && files+=("$f") ;; esac
+    done
+    for f in "${files[@]}"; do
+        case $f in *.sources) deb822=1 ;; *) deb822=0 ;; esac
+        awk -v deb822="$deb822" '
+            function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+            function has_word(list, w) { return (" " list " ") ~ ("[ \t]" w "[ \t]") }
+            function emit(uri, suite) {
+                if (uri !~ /^(https?|ftp|file):/)
+                    return
+                sub(/\/+$/, "", uri)
+                print ((suite ~ /-security$/ || suite ~ /\/updates$/) ? "security" : "archive"), uri
+            }
+            function flush(   k, n, i, u, s) {
+                if (has_word(v["types"], "deb") && has_word(v["components"], "main") &&
+                    tolower(trim(v["enabled"])) != "no") {
+                    split(trim(v["uris"]), u, /[ \t]+/)
+                    n = split(trim(v["suites"]), s, /[ \t]+/)
+                    for (i = 1; i <= n; i++)
+                        emit(u[1], s[i])
+                }
+                for (k in v)
+                    delete v[k]
+                field = ""
+            }
+            !deb822 {
+                sub(/#.*/, "")
+                if ($1 != "deb")
+                    next
+                i = 2
+                if ($i ~ /^\[/) { # [options], maybe with spaces inside
+                    while (i <= NF && $i !~ /\]$/)
+                        i++
+                    i++
+                }
+                for (j = i + 2; j <= NF; j++)
+                    if ($j == "main")
+                        emit($i, $(i + 1))
+                next
+            }
+            /^#/ { next }
+            /^[ \t]*$/ { flush(); next }
+            /^[ \t]/ { if (field != "") v[field] = v[field] " " $0; next }
+            {
+                p = index($0, ":")
+                if (p) {
+                    field = tolower(trim(substr($0, 1, p - 1)))
+                    v[field] = substr($0, p + 1)
+                }
+            }
+            END { if (deb822) flush() }
+        ' "$f"
+    done
+    return 0
+}
+
+# pick_mirrors [ETC_APT]: sets `mirror` and `security_mirror` from
+# DDZ_MIRROR and DDZ_SECURITY_MIRROR, or else from the first archive and
+# security entries of apt_mirrors. Returns 1, after a message on stderr, if
+# there is no archive mirror; security_mirror may be left empty.
+pick_mirrors() {
+    local etc=${1:-/etc/apt} found
+    found=$(apt_mirrors "$etc")
+    mirror=${DDZ_MIRROR:-$(awk '$1 == "archive" { print $2; exit }' <<<"$found")}
+    security_mirror=${DDZ_SECURITY_MIRROR:-$(awk '$1 == "security" { print $2; exit }' <<<"$found")}
+    if [ -z "$mirror" ]; then
+        printf 'podman-setup: no Debian mirror in %s/sources.list or %s/sources.list.d/ (no "deb URI SUITE main" line, no .sources entry with URIs: and main); set DDZ_MIRROR=URI\n' "$etc" "$etc" >&2
+        return 1
+    fi
+}
+
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then
+    return 0 # sourced: the functions only
+fi
+
 set -euo pipefail
 
-mirror=${DDZ_MIRROR:-http://deb.debian.org/debian}
 cache=${DDZ_CACHE:-/var/cache/ddz-debootstrap}
 img_full=localhost/debian:12
 img_slim=localhost/debian:12-slim
@@ -93,6 +192,10 @@ if [ "${DDZ_REBUILD:-0}" != 1 ] && podman image exists "$img_full" &&
     exit 0
 fi
 
+pick_mirrors /etc/apt || exit 1
+if [ -z "$security_mirror" ]; then
+    log "warning: no bookworm-security mirror in this machine's apt sources (nor DDZ_SECURITY_MIRROR): the images will get no security updates"
+fi
 work=$(mktemp -d /var/tmp/ddz-rootfs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 root=$work/rootfs
@@ -105,11 +208,11 @@ debootstrap --variant=minbase --cache-dir="$cache" bookworm "$root" "$mirror" >"
 
 # What the official images carry: all of bookworm's suites, apt that keeps
 # no package files and fetches no translations, and no host leftovers.
-cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb http://deb.debian.org/debian-security bookworm-security main
-EOF
+{
+    echo "deb $mirror bookworm main"
+    echo "deb $mirror bookworm-updates main"
+    [ -z "$security_mirror" ] || echo "deb $security_mirror bookworm-security main"
+} >"$root/etc/apt/sources.list"
 cat >"$root/etc/apt/apt.conf.d/docker-clean" <<'EOF'
 DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
 APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };

@@ -1,4 +1,5 @@
-/* text.h - card lists and seeds as text, shared by the CLI, CAAI and JSON.
+/* text.h - card lists and seeds as text, shared by the CLI, CAAI and JSON,
+ * and the width of UTF-8 text on a terminal, for tables.
  *
  * Parsers are tolerant where SPEC 7 asks (spaces, any order) and strict
  * about meaning: every code in 0..53, no repeats. Printers always write
@@ -31,5 +32,22 @@ int ddz_text_parse_seed(const char *s, uint8_t out[DDZ_SEED_BYTES]);
 
 /* Writes 32 bytes as 64 lower-case hex characters plus NUL (buf >= 65). */
 void ddz_text_format_seed(const uint8_t seed[DDZ_SEED_BYTES], char buf[65]);
+
+/* Returns how many terminal columns the UTF-8 string `s` takes: 2 for each
+ * East Asian Wide or Fullwidth character (CJK ideographs, kana, Hangul,
+ * fullwidth forms, most emoji), 0 for each combining mark, format character
+ * or Hangul medial/final jamo, 1 for any other character, and 1 for EACH
+ * BYTE that is not part of a valid UTF-8 sequence (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid), as a terminal
+ * shows one replacement per byte. The tables are Unicode 14.0's. */
+size_t ddz_text_display_width(const char *s);
+
+/* Returns the length in bytes of the longest prefix of `s` that is at most
+ * `cols` columns wide (ddz_text_display_width()) and ends at a character
+ * boundary: a character is never split, and the combining marks after the
+ * last character kept stay with it. Sets *width (if not NULL) to the
+ * prefix's width. To print `s` in a field of `cols` columns, truncated and
+ * padded: printf("%.*s%*s", (int)n, s, (int)(cols - width), ""). */
+size_t ddz_text_fit_width(const char *s, size_t cols, size_t *width);
 
 #endif

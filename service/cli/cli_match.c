@@ -1,10 +1,14 @@
 /* cli_match.c - command-line face of service/match. */
 #include "service/cli/cli_match.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "service/cli/cli_args.h"
 #include "service/match/match.h"
@@ -35,6 +39,32 @@ static const char usage[] =
     "                    G = the games played (N deals, 3 x N with --rotate);\n"
     "                    default 350 x G, so that it costs 350\n"
     "  --quiet           do not report faults and restarts on stderr\n";
+
+/* Checks that `dir` is a directory this process may create files in, as
+ * the engines' logs need. Returns 0, or ddz_cli_usage()'s 2 after one line
+ * naming the option, the directory and what is wrong with it: a bad
+ * directory must stop the match before its first game, or every engine
+ * would fail to start and each game be charged to seat A as a crash. */
+static int check_log_dir(const char *dir)
+{
+    const char *why = NULL;
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        why = errno == ENOENT ? "no such directory" : strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        why = "not a directory";
+    else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0)
+        why = errno == EROFS ? "read-only file system" : "not writable";
+    if (!why)
+        return 0;
+    char shown[256], what[400];
+    snprintf(shown, sizeof shown, "%s", dir);
+    for (char *p = shown; *p; p++) /* the message stays one line */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    snprintf(what, sizeof what, "--engine-logs %s: %s", shown, why);
+    return ddz_cli_usage("match", what);
+}
 
 int ddz_cli_match(int argc, char **argv)
 {
@@ -88,6 +118,8 @@ int ddz_cli_match(int argc, char **argv)
         if (!cfg.spec[s])
             return ddz_cli_usage("match",
                                  "all three seats are required: --seat A=… --seat B=… --seat C=…");
+    if (cfg.engine_log_dir && check_log_dir(cfg.engine_log_dir) != 0)
+        return 2;
     if (!seeded)
         randombytes_buf(cfg.master, sizeof cfg.master);
     cfg.ai_seed = (uint64_t)cfg.master[0] | (uint64_t)cfg.master[1] << 8 |

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "proto/record_json.h"
+#include "proto/text.h"
 #include "rules/error.h"
 #include "service/match/loop_poll.h"
 #include "service/seats/seats.h"
@@ -183,12 +184,17 @@ long ddz_match_games_played(const ddz_match *m)
 
 void ddz_match_print(const ddz_match *m, FILE *out)
 {
-    fprintf(out, "%-6s %-24s %6s %8s %8s %8s %10s %7s\n", "player", "name", "games", "landlord",
-            "won-ll", "won-fm", "score", "faults");
+    enum { NAME_COLS = 24 };
+    fprintf(out, "%-6s %-*s %6s %8s %8s %8s %10s %7s\n", "player", NAME_COLS, "name", "games",
+            "landlord", "won-ll", "won-fm", "score", "faults");
     for (int i = 0; i < 3; i++) {
         const ddz_match_stats *st = &m->st[i];
-        fprintf(out, "%-6c %-24.24s %6ld %8ld %8ld %8ld %10lld %7ld\n", 'A' + i, st->name,
-                st->games, st->landlord, st->wins_landlord, st->wins_farmer, st->score, st->faults);
+        /* Names are UTF-8, often CJK (GBK names are converted): cut and
+         * padded by terminal columns, not bytes, never mid-character. */
+        size_t width, n = ddz_text_fit_width(st->name, NAME_COLS, &width);
+        fprintf(out, "%-6c %.*s%*s %6ld %8ld %8ld %8ld %10lld %7ld\n", 'A' + i, (int)n, st->name,
+                (int)(NAME_COLS - width), "", st->games, st->landlord, st->wins_landlord,
+                st->wins_farmer, st->score, st->faults);
     }
 }
 

@@ -43,8 +43,12 @@ static void *worker(void *arg)
             t->todo_tail = NULL;
         pthread_mutex_unlock(&t->mu);
 
+        /* A job cancelled while it waited (the game ended, the seat was
+         * given back) is not worked on: it only goes back to be freed. */
         int64_t t0 = now_us();
-        if (j->kind == DDZ_EV_ASK_BID)
+        if (atomic_load(&j->cancel))
+            ;
+        else if (j->kind == DDZ_EV_ASK_BID)
             j->bid = ddz_ai_bid(j->ai, &j->view);
         else
             j->cards = ddz_ai_play(j->ai, &j->view);
@@ -53,7 +57,11 @@ static void *worker(void *arg)
         pthread_mutex_lock(&t->mu);
         j->next = t->done;
         t->done = j;
+        /* Woken without the lock held: `wake` may take locks of its own
+         * (lws's), and the loop it wakes takes ours in ddz_think_done(). */
+        pthread_mutex_unlock(&t->mu);
         t->wake(t->ctx);
+        pthread_mutex_lock(&t->mu);
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;

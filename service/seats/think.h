@@ -34,7 +34,8 @@ typedef struct ddz_think_job {
 typedef struct ddz_think ddz_think;
 
 /* Starts `threads` workers. `wake(ctx)` is called from a worker after each
- * job finishes; it must be safe from any thread. Returns NULL on failure. */
+ * job finishes, without the pool's lock held (so it may call back into the
+ * pool); it must be safe from any thread. Returns NULL on failure. */
 ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx);
 
 /* Queues `job` (ownership passes to the pool until ddz_think_done returns

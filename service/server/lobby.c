@@ -36,18 +36,33 @@ static void welcome(ddz_conn *c, ddz_player *p)
                                 p->name, "bot", p->bot, "resume", p->resume, "server", "ddz 0.1"));
 }
 
-static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
+/* A hello with a bot token needs the tokens table, and the loop must not
+ * wait for SQLite: the check goes to the store's reader thread, and the
+ * hello is finished when the answer comes back (ddz__lobby_token_checked).
+ *
+ * Meanwhile the connection is HELD (ddz__conn_hold): the server stops
+ * reading it, so whatever the client sent after its hello stays in the
+ * socket and lws's buffer and reaches the lobby afterwards, in order, after
+ * `welcome` (or never, if the token is refused and the connection closed).
+ * A client may therefore send hello and its first requests at once, with a
+ * token as without one: nothing is refused for arriving early, nothing is
+ * buffered here, and a second hello cannot overtake the first. */
+struct ddz_hello_check {
+    ddz_store_read rd;     /* first; rd.owner is the connection, NULL once closed */
+    ddz_req q;             /* the hello, token wiped */
+    ddz_hello_check *next; /* in srv->lobby.checks */
+};
+
+static void refuse_token(ddz_conn *c, const ddz_req *q)
 {
-    if (ddz__conn_player(c)) {
-        ddz__conn_error(c, DDZ_EPHASE, "hello was already said on this connection", q);
-        return;
-    }
-    char botname[64] = "";
-    if (q->token[0] && ddz_store_token_check(srv->store, q->token, botname) < 0) {
-        ddz__conn_error(c, DDZ_EAUTH, "unknown or revoked bot token", q);
-        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad token");
-        return;
-    }
+    ddz__conn_error(c, DDZ_EAUTH, "unknown or revoked bot token", q);
+    ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad token");
+}
+
+/* Says hello to `c`: a new player, or the one of q->resume, named `botname`
+ * if a bot token was accepted (NULL if none was given). */
+static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *botname)
+{
     ddz_player *p = q->resume[0] ? find_resume(srv, q->resume) : NULL;
     if (p) {
         /* The same player from a new connection: the old one, if still
@@ -72,7 +87,7 @@ static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         p->next = srv->lobby.players;
         srv->lobby.players = p;
     }
-    if (botname[0]) {
+    if (botname) {
         p->bot = true;
         snprintf(p->name, sizeof p->name, "%s", botname);
     } else {
@@ -86,6 +101,60 @@ static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         ddz__room_connection(p->room, p, true);
         ddz__room_send_state(p->room, p);
     }
+}
+
+static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
+{
+    if (ddz__conn_player(c)) {
+        ddz__conn_error(c, DDZ_EPHASE, "hello was already said on this connection", q);
+        return;
+    }
+    if (!q->token[0]) {
+        hello_done(srv, c, q, NULL);
+        return;
+    }
+    if (strlen(q->token) > DDZ_TOKEN_HEX) { /* cannot be one, and would not fit */
+        refuse_token(c, q);
+        return;
+    }
+    ddz_hello_check *h = calloc(1, sizeof *h);
+    if (!h) {
+        ddz__conn_error(c, DDZ_ENOMEM, NULL, q);
+        return;
+    }
+    h->rd.kind = DDZ_STORE_READ_TOKEN;
+    memcpy(h->rd.token, q->token, strlen(q->token) + 1);
+    h->rd.owner = c;
+    h->q = *q;
+    sodium_memzero(h->q.token, sizeof h->q.token);
+    if (ddz_store_read_submit(srv->store, &h->rd) < 0) {
+        sodium_memzero(h->rd.token, sizeof h->rd.token);
+        free(h);
+        ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens now", q);
+        return;
+    }
+    h->next = srv->lobby.checks;
+    srv->lobby.checks = h;
+    ddz__conn_hold(c, true);
+}
+
+void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
+{
+    ddz_hello_check *h = lws_container_of(rd, ddz_hello_check, rd);
+    for (ddz_hello_check **hp = &srv->lobby.checks; *hp; hp = &(*hp)->next)
+        if (*hp == h) {
+            *hp = h->next;
+            break;
+        }
+    ddz_conn *c = rd->owner;
+    if (answer && c) {
+        ddz__conn_hold(c, false);
+        if (rd->rc < 0)
+            refuse_token(c, &h->q);
+        else
+            hello_done(srv, c, &h->q, rd->name);
+    }
+    free(h);
 }
 
 static void send_joined(ddz_player *p)
@@ -265,7 +334,9 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
 
 void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c)
 {
-    (void)srv;
+    for (ddz_hello_check *h = srv->lobby.checks; h; h = h->next)
+        if (h->rd.owner == c)
+            h->rd.owner = NULL; /* the answer is dropped when it comes */
     ddz_player *p = ddz__conn_player(c);
     if (!p)
         return;

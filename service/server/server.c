@@ -57,7 +57,11 @@ typedef struct ws_pss {
     ddz_conn *conn;
 } ws_pss;
 
-static ddz_srv *signal_srv; /* the only way a signal reaches the context */
+/* The only way a signal reaches the context. volatile: the handler reads it
+ * while the loop thread may be setting it to NULL. */
+static ddz_srv *volatile signal_srv;
+
+static void store_reads_done(ddz_srv *srv, bool answer);
 
 int64_t ddz__now_us(void)
 {
@@ -153,6 +157,12 @@ void ddz__conn_close(ddz_conn *c, int status, const char *reason)
     c->close_status = status;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
     lws_callback_on_writable(c->wsi);
+}
+
+void ddz__conn_hold(ddz_conn *c, bool hold)
+{
+    if (c)
+        lws_rx_flow_control(c->wsi, hold ? 0 : 1);
 }
 
 ddz_player *ddz__conn_player(ddz_conn *c)
@@ -301,7 +311,9 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         return 0;
     }
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-        /* a worker finished a hosted AI's decision */
+        /* the store's reader answered a read, or a worker finished a
+         * hosted AI's decision */
+        store_reads_done(srv, true);
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
             ddz_seat_ai_done(j);
@@ -323,11 +335,32 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 /* ---- HTTP routes: /api/games/ID, /healthz, /metrics ---- */
 
 typedef struct http_pss {
+    struct lws *wsi;
+    ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
+    bool headers_sent;
     char *body;
     size_t len, sent;
     const char *type;
     int status;
 } http_pss;
+
+/* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
+ * (taken). */
+static void game_answer(http_pss *h, int rc, char *json)
+{
+    h->status = HTTP_STATUS_OK;
+    h->body = json;
+    if (rc == DDZ_ENOTFOUND) {
+        h->status = HTTP_STATUS_NOT_FOUND;
+        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
+    } else if (rc < 0) {
+        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+    }
+    if (rc < 0)
+        free(json);
+    h->len = h->body ? strlen(h->body) : 0;
+}
 
 static char *metrics_text(ddz_srv *srv)
 {
@@ -402,19 +435,80 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
     } else if (sscanf(path, "/api/games/%lld%c", &id, &tail) == 1 && id > 0) {
-        int rc = ddz_store_get_game(srv->store, id, &h->body);
-        if (rc == DDZ_ENOTFOUND) {
-            h->status = HTTP_STATUS_NOT_FOUND;
-            h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
-        } else if (rc < 0) {
-            h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-            h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        /* The store's reader thread fetches it; the answer waits until then
+         * (see game_read_done()). */
+        ddz_store_read *rd = calloc(1, sizeof *rd);
+        if (rd) {
+            rd->kind = DDZ_STORE_READ_GAME;
+            rd->id = id;
+            rd->owner = h;
         }
+        if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
+            h->rd = rd;
+            return;
+        }
+        free(rd);
+        game_answer(h, DDZ_EDB, NULL);
+        return;
     } else {
         h->status = HTTP_STATUS_NOT_FOUND;
         h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}");
     }
     h->len = h->body ? strlen(h->body) : 0;
+}
+
+/* Writes the response headers of `h` and asks to write its body. Returns 0
+ * or -1 (close the connection). */
+static int send_headers(struct lws *wsi, http_pss *h)
+{
+    unsigned char hdr[LWS_PRE + 512], *p = hdr + LWS_PRE, *end = hdr + sizeof hdr;
+    if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                    (const unsigned char *)"no-store", 8, &p, end) ||
+        lws_finalize_write_http_header(wsi, hdr + LWS_PRE, &p, end))
+        return -1;
+    h->headers_sent = true;
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
+/* The connection of `h` is going away: a read it waits for is orphaned (its
+ * answer is dropped when it comes back), the body freed. */
+static void http_forget(http_pss *h)
+{
+    if (h->rd)
+        h->rd->owner = NULL;
+    h->rd = NULL;
+    free(h->body);
+    h->body = NULL;
+}
+
+/* A game read came back from the store's reader thread. Its connection, if
+ * still open (`answer`), now gets the headers and the body. */
+static void game_read_done(ddz_store_read *rd, bool answer)
+{
+    http_pss *h = rd->owner;
+    if (answer && h) {
+        h->rd = NULL;
+        game_answer(h, rd->rc, rd->json);
+        lws_callback_on_writable(h->wsi);
+    } else {
+        free(rd->json);
+    }
+    free(rd);
+}
+
+/* Hands the answered store reads to whoever waits for them; with `answer`
+ * false (the loop is gone) only frees them. */
+static void store_reads_done(ddz_srv *srv, bool answer)
+{
+    ddz_store_read *rd;
+    while (srv->store && (rd = ddz_store_read_done(srv->store))) {
+        if (rd->kind == DDZ_STORE_READ_TOKEN)
+            ddz__lobby_token_checked(srv, rd, answer);
+        else
+            game_read_done(rd, answer);
+    }
 }
 
 static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -428,17 +522,17 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0)
             path[0] = '\0';
         memset(h, 0, sizeof *h);
+        h->wsi = wsi;
         route(srv, path, h);
-        unsigned char hdr[LWS_PRE + 512], *p = hdr + LWS_PRE, *end = hdr + sizeof hdr;
-        if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
-            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                        (const unsigned char *)"no-store", 8, &p, end) ||
-            lws_finalize_write_http_header(wsi, hdr + LWS_PRE, &p, end))
-            return 1;
-        lws_callback_on_writable(wsi);
-        return 0;
+        if (h->rd)
+            return 0; /* nothing is written until the store answers */
+        return send_headers(wsi, h) < 0 ? 1 : 0;
     }
     case LWS_CALLBACK_HTTP_WRITEABLE: {
+        if (h->rd)
+            return 0; /* still waiting for the store */
+        if (!h->headers_sent)
+            return send_headers(wsi, h);
         if (!h->body)
             return lws_http_transaction_completed(wsi) ? -1 : 0;
         size_t chunk = h->len - h->sent;
@@ -463,10 +557,9 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
     case LWS_CALLBACK_CLOSED_HTTP:
-        if (h) {
-            free(h->body);
-            h->body = NULL;
-        }
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL: /* the last call with `h`, closing or not */
+        if (h)
+            http_forget(h);
         return 0;
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -563,9 +656,10 @@ static const struct lws_protocols protocols[] = {
 static void on_signal(int sig)
 {
     (void)sig;
-    if (signal_srv) {
-        signal_srv->stopping = true;
-        lws_cancel_service(signal_srv->ctx);
+    ddz_srv *srv = signal_srv; /* read once: the loop may clear it */
+    if (srv) {
+        srv->stopping = 1;
+        lws_cancel_service(srv->ctx);
     }
 }
 
@@ -650,8 +744,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
     ddz__loop_init(srv);
     srv->think = ddz_think_create(2, wake_loop, srv);
-    if (!srv->think) {
-        fprintf(stderr, "ddz serve: cannot start the AI worker threads\n");
+    if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
+        fprintf(stderr, "ddz serve: cannot start the %s threads\n",
+                srv->think ? "database reader" : "AI worker");
+        ddz_think_destroy(srv->think);
         lws_context_destroy(srv->ctx);
         ddz_store_close(srv->store);
         return 1;
@@ -691,8 +787,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;
+    /* The reader wakes the loop: stopped before the loop goes. The reads
+     * it answered meanwhile are freed once the connections that waited
+     * for them are closed. */
+    ddz_store_reader_stop(srv->store);
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
+    store_reads_done(srv, false);
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <libwebsockets.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "ai/ai.h"
@@ -40,6 +41,11 @@ void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *
 
 /* Closes `c` after what is queued, with WebSocket status `status`. */
 void ddz__conn_close(ddz_conn *c, int status, const char *reason);
+
+/* Stops (true) or resumes (false) reading frames from `c`: while held, what
+ * the client sends stays in the socket and in lws's buffer, and is handed
+ * to the lobby, in order, once resumed. NULL-safe. */
+void ddz__conn_hold(ddz_conn *c, bool hold);
 
 /* An engine pipe watched by the event loop. `cb` runs when the fd is
  * readable (writable = false) or writable (writable = true), and once more
@@ -80,18 +86,27 @@ struct ddz_player {
     ddz_player *next; /* in the lobby's list */
 };
 
+typedef struct ddz_hello_check ddz_hello_check; /* lobby.c */
+
 /* The lobby: every player and room. */
 typedef struct ddz_lobby {
     ddz_player *players;
     ddz_room *rooms;
+    ddz_hello_check *checks; /* hellos whose bot token the store is checking */
     long next_player, next_room;
 } ddz_lobby;
 
 /* A client frame arrived on `c` (already size- and rate-checked). */
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len);
 
-/* `c` closed; its player (if any) is now disconnected. */
+/* `c` closed; its player (if any) is now disconnected, and a bot-token
+ * check it waits for is orphaned. */
 void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c);
+
+/* The store's reader thread answered a hello's token check (`rd`, which
+ * the lobby submitted). With `answer` false (shutdown: the loop is gone)
+ * it is only freed. */
+void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer);
 
 /* Frees players gone too long and rooms marked dead. Called from a timer. */
 void ddz__lobby_reap(ddz_srv *srv);
@@ -196,7 +211,7 @@ struct ddz_srv {
     ddz_loop loop;    /* the lws loop as seats see it (loop_lws.c) */
     ddz_lobby lobby;
     ddz_metrics m;
-    bool stopping;
+    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
     lws_sorted_usec_list_t reap_sul; /* periodic reaping */
 };
 

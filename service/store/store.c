@@ -84,6 +84,14 @@ struct ddz_store {
     uint64_t errors_at_flush; /* write_errors at the last flush */
     char last_error[160];     /* last SQLite message */
     _Atomic int64_t last_id;  /* highest game id reserved, added or stored */
+    /* the reader thread, under `lock` too */
+    pthread_t rthread;                 /* runs reads on rdb for an event loop */
+    bool rstarted, rstop;              /* running; asked to stop */
+    pthread_cond_t rmore;              /* reads queued or stopping */
+    ddz_store_read *rq_head, *rq_tail; /* reads queued, oldest first */
+    ddz_store_read *rd_head, *rd_tail; /* reads answered, oldest first */
+    void (*wake)(void *ctx);           /* tells the reads' owner of an answer */
+    void *wake_ctx;
 };
 
 static int64_t now_ms(void)
@@ -231,6 +239,7 @@ ddz_store *ddz_store_open(const char *path, char *err, size_t errlen)
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->more, NULL);
     pthread_cond_init(&s->done, NULL);
+    pthread_cond_init(&s->rmore, NULL);
     s->max = DDZ_STORE_QUEUE_MAX;
 
     char mode[16] = "";
@@ -290,6 +299,7 @@ void ddz_store_close(ddz_store *s)
 {
     if (!s)
         return;
+    ddz_store_reader_stop(s);
     if (s->started) {
         pthread_mutex_lock(&s->lock);
         s->stopping = true; /* the writer drains the queue, paused or not */
@@ -305,6 +315,7 @@ void ddz_store_close(ddz_store *s)
     sqlite3_finalize(s->ins_turn);
     sqlite3_close_v2(s->rdb);
     sqlite3_close_v2(s->wdb); /* the last close checkpoints the WAL */
+    pthread_cond_destroy(&s->rmore);
     pthread_cond_destroy(&s->done);
     pthread_cond_destroy(&s->more);
     pthread_mutex_destroy(&s->lock);
@@ -677,6 +688,147 @@ int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted)
     if (rc >= 0 && (fflush(out) == EOF || ferror(out)))
         rc = DDZ_EIO;
     return rc;
+}
+
+/* ---- the reader thread -------------------------------------------------------- */
+
+/* Appends `r` to the answered list. Caller holds lock. */
+static void answered(ddz_store *s, ddz_store_read *r)
+{
+    r->next = NULL;
+    if (s->rd_tail)
+        s->rd_tail->next = r;
+    else
+        s->rd_head = r;
+    s->rd_tail = r;
+}
+
+static void run_read(ddz_store *s, ddz_store_read *r)
+{
+    if (r->kind == DDZ_STORE_READ_GAME) {
+        r->rc = ddz_store_get_game(s, r->id, &r->json);
+    } else {
+        r->rc = ddz_store_token_check(s, r->token, r->name);
+        sodium_memzero(r->token, sizeof r->token);
+    }
+}
+
+static void *reader_main(void *arg)
+{
+    ddz_store *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->rstop && !s->rq_head)
+            pthread_cond_wait(&s->rmore, &s->lock);
+        if (s->rstop)
+            break; /* ddz_store_reader_stop() answers what is left */
+        ddz_store_read *r = s->rq_head;
+        s->rq_head = r->next;
+        if (!s->rq_head)
+            s->rq_tail = NULL;
+        pthread_mutex_unlock(&s->lock);
+
+        run_read(s, r);
+
+        pthread_mutex_lock(&s->lock);
+        answered(s, r);
+        /* Woken without the lock: the owner takes it in ddz_store_read_done(). */
+        pthread_mutex_unlock(&s->lock);
+        s->wake(s->wake_ctx);
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
+{
+    if (!wake)
+        return DDZ_EINVAL;
+    pthread_mutex_lock(&s->lock);
+    bool running = s->rstarted;
+    pthread_mutex_unlock(&s->lock);
+    if (running)
+        return DDZ_EINVAL;
+    s->wake = wake;
+    s->wake_ctx = ctx;
+    s->rstop = false;
+    /* Signals go to the threads that handle them, never to the reader. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&s->rthread, NULL, reader_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return DDZ_ENOMEM;
+    pthread_mutex_lock(&s->lock);
+    s->rstarted = true;
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
+{
+    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN)
+        return DDZ_EINVAL;
+    r->rc = 0;
+    r->json = NULL;
+    r->name[0] = '\0';
+    r->next = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (!s->rstarted || s->rstop) {
+        pthread_mutex_unlock(&s->lock);
+        return DDZ_EINVAL;
+    }
+    if (s->rq_tail)
+        s->rq_tail->next = r;
+    else
+        s->rq_head = r;
+    s->rq_tail = r;
+    pthread_cond_signal(&s->rmore);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+ddz_store_read *ddz_store_read_done(ddz_store *s)
+{
+    pthread_mutex_lock(&s->lock);
+    ddz_store_read *r = s->rd_head;
+    if (r) {
+        s->rd_head = r->next;
+        if (!s->rd_head)
+            s->rd_tail = NULL;
+        r->next = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+void ddz_store_reader_stop(ddz_store *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (!s->rstarted) {
+        pthread_mutex_unlock(&s->lock);
+        return;
+    }
+    s->rstop = true;
+    pthread_cond_signal(&s->rmore);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->rthread, NULL);
+
+    pthread_mutex_lock(&s->lock);
+    s->rstarted = false;
+    while (s->rq_head) { /* never run: answered as a database error */
+        ddz_store_read *r = s->rq_head;
+        s->rq_head = r->next;
+        sodium_memzero(r->token, sizeof r->token);
+        r->rc = DDZ_EDB;
+        answered(s, r);
+    }
+    s->rq_tail = NULL;
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- tokens ----------------------------------------------------------------- */

@@ -14,11 +14,14 @@
  *     run on the caller's thread on a second connection; the database is in
  *     WAL mode, so they proceed while the writer writes. Reads are
  *     serialised by a mutex, so any thread may call them.
+ *   - a READER THREAD (ddz_store_reader_start()), for an event loop, runs
+ *     the reads it is handed on that second connection and hands the
+ *     answers back through a queue (see "Reads for an event loop" below).
  *
  * The token functions WRITE SYNCHRONOUSLY on the reading connection: they are
  * command-line operations (`ddz token ...`, possibly while a server holds
- * the same file), not something the event loop should call, except
- * ddz_store_token_check(), which only reads.
+ * the same file), not something the event loop should call. The loop
+ * checks tokens (and fetches games) through the reader thread instead.
  *
  * Schema (PRAGMA user_version = DDZ_STORE_SCHEMA_VERSION):
  *
@@ -77,8 +80,10 @@ typedef struct ddz_store_counters {
  * newer than this ddz understands (1)". */
 ddz_store *ddz_store_open(const char *path, char *err, size_t errlen);
 
-/* Waits for every queued write (ddz_store_flush()), stops the writer thread
- * and closes the database. NULL is allowed. */
+/* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
+ * write (ddz_store_flush()), stops the writer thread and closes the
+ * database. Answered reads not yet collected are forgotten, NOT freed (they
+ * are the caller's: collect them first). NULL is allowed. */
 void ddz_store_close(ddz_store *s);
 
 /* Blocks until every write queued before the call is committed or has
@@ -161,6 +166,65 @@ int ddz_store_token_revoke(ddz_store *s, const char *name);
 int ddz_store_token_list(ddz_store *s,
                          void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                          void *ctx);
+
+/* ---- Reads for an event loop ----------------------------------------------
+ *
+ * A read may wait: for the disk, for a lock another process holds (up to
+ * DDZ_STORE_BUSY_MS), or for the WAL index while a checkpoint or recovery
+ * holds it. An event loop must not, so it hands its reads to the store's
+ * reader thread, the way the server hands AI decisions to its think pool:
+ *
+ *     ddz_store_reader_start(s, wake, ctx);   once, before the first read
+ *     ddz_store_read_submit(s, r);            returns at once
+ *         the reader runs it, queues the answer and calls wake(ctx)
+ *     while ((r = ddz_store_read_done(s)))    on the loop's own thread
+ *         ... r->rc, r->json, r->name ...
+ *
+ * A request is the CALLER'S MEMORY (embed it in a larger struct to carry
+ * context): from ddz_store_read_submit() until ddz_store_read_done() returns
+ * it, the store owns every field but `owner`, which the store never reads:
+ * the caller may clear it at any time (its object went away) and drop the
+ * answer when it comes. The store never frees a request. */
+
+enum ddz_store_read_kind {
+    DDZ_STORE_READ_GAME = 1, /* ddz_store_get_game(id) */
+    DDZ_STORE_READ_TOKEN,    /* ddz_store_token_check(token) */
+};
+
+typedef struct ddz_store_read {
+    int kind;                      /* enum ddz_store_read_kind */
+    int64_t id;                    /* GAME: the game to fetch */
+    char token[DDZ_TOKEN_HEX + 1]; /* TOKEN: the token to check; wiped once checked */
+    void *owner;                   /* the caller's: who waits for the answer */
+    int rc;                        /* answer: as the synchronous function returns */
+    char *json;                    /* GAME answer, malloc'd (the caller frees it) or NULL */
+    char name[DDZ_TOKEN_NAME_MAX]; /* TOKEN answer: the bot's name, "" on error */
+    struct ddz_store_read *next;   /* the store's queue link */
+} ddz_store_read;
+
+/* Starts the reader thread. `wake(ctx)` is called from it after each answer
+ * is queued, WITHOUT the store's locks held (it may call
+ * ddz_store_read_done()); it must be safe from any thread. Returns 0,
+ * DDZ_EINVAL if the reader is already running or `wake` is NULL, or
+ * DDZ_ENOMEM if no thread could be started. */
+int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx);
+
+/* Queues read `r` (kind and id or token set by the caller; `r` is cleared
+ * of any earlier answer) for the reader thread. TOUCHES NO DISK and never
+ * waits for a read. Returns 0 (the answer comes through
+ * ddz_store_read_done(), always, exactly once), or DDZ_EINVAL if the kind
+ * is unknown or the reader is not running (then the store did not take `r`). */
+int ddz_store_read_submit(ddz_store *s, ddz_store_read *r);
+
+/* Pops the oldest answered read, or NULL if none is waiting. Any thread;
+ * the event loop calls it after `wake`. */
+ddz_store_read *ddz_store_read_done(ddz_store *s);
+
+/* Stops the reader thread after the read it is running. The reads still
+ * queued are answered DDZ_EDB without being run: every submitted read is
+ * waiting in ddz_store_read_done() when this returns, and `wake` is never
+ * called again. NULL or a store without a reader is allowed. */
+void ddz_store_reader_stop(ddz_store *s);
 
 /* Test hooks, internal. ddz__store_set_queue_max() changes the queue bound
  * (at least 1). ddz__store_pause() stops the writer from taking queued items

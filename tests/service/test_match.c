@@ -3,18 +3,21 @@
  * hosted AIs and `ddz engine` over pipes, rotation, and no engine left
  * running. Every record written is replayed by ddz_record_verify. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proto/record_json.h"
 #include "proto/text.h"
 #include "rules/error.h"
 #include "service/match/match.h"
+#include "test_util.h"
 
 #define TE DDZ_TESTENGINE
 
@@ -210,27 +213,78 @@ Test(match, gbk_names_become_utf8, .init = init, .fini = fini)
     cr_assert_str_eq(recs[0].names[1], "ai:random");
 }
 
-static int count_procs(const char *marker)
+/* The results table lines up on a terminal whatever the names: a CJK name
+ * (here from GBK) is padded by its display width, and a name too wide for
+ * the 24-column field is cut at a character, never inside one. */
+Test(match, results_table_aligns_cjk_names, .init = init, .fini = fini)
 {
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    int n = 0;
-    while ((e = readdir(d))) {
-        char path[300], buf[4096];
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t len = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        for (size_t i = 0; i < len; i++)
-            if (buf[i] == '\0')
-                buf[i] = ' ';
-        buf[len] = '\0';
-        n += strstr(buf, marker) != NULL;
+    ddz_match_cfg cfg = {.spec = {"exec:" TE " --gbk-name",
+                                  "exec:" TE " --name a一二三四五六七八九十甲乙丙", "ai:greedy"},
+                         .games = 1,
+                         .time_s = 5,
+                         .ai_seed = 5};
+    char err[300];
+    ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
+    cr_assert_not_null(m, "create: %s", err);
+    cr_assert_eq(ddz_match_run(m), 0);
+    char *table = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&table, &size);
+    cr_assert_not_null(f);
+    ddz_match_print(m, f);
+    fclose(f);
+    ddz_match_destroy(m);
+
+    /* the name field is 24 columns: 测试引擎 is 8, then 16 spaces; the
+     * 27-column name keeps 'a' and 11 ideographs (23 columns) and 1 space */
+    const char *want[4] = {
+        "player name                      games ", "A      测试引擎                      1 ",
+        "B      a一二三四五六七八九十甲       1 ", "C      ai:greedy                     1 "};
+    char *line = table;
+    for (int i = 0; i < 4; i++) {
+        char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "line %d missing:\n%s", i, table);
+        *end = '\0';
+        cr_assert(strncmp(line, want[i], strlen(want[i])) == 0, "line %d is\n'%s'\nwant\n'%s...'",
+                  i, line, want[i]);
+        json_t *utf8 = json_string(line);
+        cr_assert_not_null(utf8, "line %d is not valid UTF-8: '%s'", i, line);
+        json_decref(utf8);
+        cr_assert_eq(ddz_text_display_width(line), ddz_text_display_width(table),
+                     "line %d is not as wide as the header:\n%s", i, line);
+        line = end + 1;
     }
-    closedir(d);
-    return n;
+    cr_assert_str_eq(line, "", "more than 4 lines");
+    free(table);
+}
+
+/* The leak checks below count only this test's own descendants, so an
+ * engine run by anything else on the machine never fails them; this checks
+ * that the count still sees a grandchild (not only direct children). */
+Test(match, descendant_count_sees_grandchildren_only)
+{
+    char marker[32];
+    snprintf(marker, sizeof marker, "0.%06d", (int)getpid() % 1000000);
+    int p[2];
+    cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+    pid_t child = fork();
+    cr_assert_geq(child, 0);
+    if (child == 0) {
+        setpgid(0, 0);
+        if (fork() == 0) /* the grandchild: its exec closes the pipe */
+            execl("/bin/sleep", "sleep", "600", marker, (char *)NULL);
+        close(p[1]);
+        wait(NULL);
+        _exit(0);
+    }
+    setpgid(child, child);
+    close(p[1]);
+    char c;
+    cr_assert_eq(read(p[0], &c, 1), 0, "the grandchild did not exec");
+    close(p[0]);
+    cr_assert_eq(count_descendants(marker), 1);
+    kill(-child, SIGKILL);
+    waitpid(child, NULL, 0);
 }
 
 Test(match, engines_that_ignore_eof_and_sigterm_are_killed, .init = init, .fini = fini)
@@ -241,7 +295,7 @@ Test(match, engines_that_ignore_eof_and_sigterm_are_killed, .init = init, .fini 
     run(spec, "exec:" TE " --bid 1", spec, 3, 5, false);
     for (int i = 0; i < nrecs; i++)
         cr_assert_eq(recs[i].fault_seat, -1);
-    cr_assert_eq(count_procs(marker), 0, "an engine outlived the match");
+    cr_assert_eq(count_descendants(marker), 0, "an engine outlived the match");
 }
 
 Test(match, hosted_ais_and_ddz_engine_play_hundreds_of_games, .init = init, .fini = fini)
@@ -252,7 +306,7 @@ Test(match, hosted_ais_and_ddz_engine_play_hundreds_of_games, .init = init, .fin
         cr_assert_eq(recs[i].fault_seat, -1, "game %d", i);
     cr_assert_str_eq(recs[0].names[1], "ddz-random");
     cr_assert_str_eq(recs[0].names[2], "ddz-greedy");
-    cr_assert_eq(count_procs(" engine --ai random"), 0);
+    cr_assert_eq(count_descendants(" engine --ai random"), 0);
 }
 
 Test(match, rotation_plays_each_deal_from_every_seat, .init = init, .fini = fini)

@@ -1,7 +1,8 @@
 /* test_serve.c - the real `ddz serve` over real WebSockets (PROTOCOL.md):
  * full games with three clients, quick play against hosted AIs, what each
- * connection may see, reconnection and custody, every error path, and a
- * clean shutdown that keeps the finished games.
+ * connection may see, reconnection and custody, every error path, a loop
+ * that keeps serving while the database makes its reads wait, and a clean
+ * shutdown that keeps the finished games.
  *
  * Each test starts its own server (DDZ_BIN) on a free loopback port with a
  * fresh database, and waits on conditions only, each with a bound: /healthz
@@ -1682,6 +1683,169 @@ Test(serve, http_routes)
     cr_assert_eq(status, 200);
     cr_assert_not_null(strstr(body, "<html"), "index.html: %.200s", body);
     free(body);
+}
+
+/* ---- the loop never waits for the database ---- */
+
+/* Sends `GET path` ("Connection: close") on a new connection without
+ * reading the answer; returns the socket. */
+static int http_start(const char *path)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)srv.port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    char req[256];
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    cr_assert_eq(write(fd, req, (size_t)n), n);
+    return fd;
+}
+
+/* True if something (an answer, or the end) can be read from `fd` now. */
+static bool readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) == 1;
+}
+
+/* Reads the answer to http_start() until the server closes the connection
+ * (bounded), closes `fd`, and returns the status; *body is the whole
+ * response, malloc'd. */
+static int http_finish(int fd, char **body)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    int64_t deadline = now_ms() + T(10000);
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int64_t left = deadline - now_ms();
+        cr_assert_gt(left, 0, "no complete answer within %d ms: %.*s", T(10000), (int)len, buf);
+        if (poll(&p, 1, (int)left) != 1)
+            continue;
+        if (len + 1 == cap)
+            cr_assert_not_null(buf = realloc(buf, cap *= 2));
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        cr_assert_geq(n, 0, "read: %s", strerror(errno));
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    *body = buf;
+    int status = 0;
+    cr_assert_eq(sscanf(buf, "HTTP/1.1 %d", &status), 1, "not an HTTP answer: %s", buf);
+    return status;
+}
+
+/* While the server's reads of the database wait (another process holds its
+ * WAL index), every other connection is served: the reads of GET
+ * /api/games/ID and of a hello's bot token happen off the loop. The
+ * answers come once the database is free; a connection that closed
+ * meanwhile is left alone, and the frames a bot sent after its hello are
+ * handled in order, after its welcome. */
+Test(serve, the_loop_never_waits_for_the_database)
+{
+    setenv("DDZ_DB", srv.db, 1);
+    char *tok;
+    cr_assert_eq(run_ddz(&tok, "token", "add", "Robo", NULL), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    cr_assert_eq(strlen(tok), 64, "token: %s", tok);
+    json_t *hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                              "ignored", "token", tok);
+    free(tok);
+
+    wal_lock lock = wal_lock_hold(srv.db);
+    int get = http_start("/api/games/987654321");
+    int gone = http_start("/api/games/987654322");
+    cli *bot = cli_connect();
+    snprintf(bot->name, sizeof bot->name, "Robo");
+    cli_send(bot, json_incref(hello));
+    cli_send(bot, json_pack("{s:s, s:s}", "type", "list", "id", "after-hello"));
+    cli *quitter = cli_connect();
+    snprintf(quitter->name, sizeof quitter->name, "Quitter");
+    cli_send(quitter, json_incref(hello));
+    json_decref(hello);
+
+    for (int i = 0; i < 3; i++)
+        cr_assert(healthy(), "/healthz unanswered while database reads wait");
+    cli *other = cli_hello("Other");
+    cli_send(other, json_pack("{s:s}", "type", "list"));
+    cli_expect(other, "rooms");
+    cr_assert_eq(ddz_wsc_poll(bot->ws, 0), 0, "the bot was answered before its token was read");
+    cr_assert_not(readable(get), "the game was served before it was read");
+    /* Both go away while their reads wait. */
+    close(gone);
+    cli_free(quitter);
+    cr_assert(healthy());
+    wal_lock_release(&lock);
+
+    json_t *w = cli_next(bot, T(10000));
+    cr_assert_not_null(w, "no answer to the bot's hello");
+    cr_assert_str_eq(jtype(w), "welcome", "%s", dump(w));
+    json_t *you = json_object_get(w, "you");
+    cr_assert(json_is_true(json_object_get(you, "bot")), "%s", dump(w));
+    cr_assert_str_eq(json_string_value(json_object_get(you, "name")), "Robo");
+    json_t *r = cli_next(bot, T(5000));
+    cr_assert_not_null(r, "the list sent with the hello is lost");
+    cr_assert_str_eq(jtype(r), "rooms", "%s", dump(r));
+
+    char *body;
+    int status = http_finish(get, &body);
+    cr_assert_eq(status, 404, "%s", body);
+    cr_assert_not_null(strstr(body, "\"ENOTFOUND\""), "%s", body);
+    free(body);
+    cr_assert(healthy());
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* True if the server answers an HTTP request at all within 500 ms. */
+static bool answers_http(void)
+{
+    int status;
+    char *body;
+    if (ddz_wsc_http_get("127.0.0.1", srv.port, "/healthz", 500, &status, &body) < 0)
+        return false;
+    free(body);
+    return true;
+}
+
+/* A shutdown while reads wait: the server stops serving, waits for the
+ * reads it started, then drops their answers (nobody waits for them any
+ * more) and exits cleanly (under ASan: without a leak). */
+Test(serve, shutdown_while_database_reads_wait)
+{
+    setenv("DDZ_DB", srv.db, 1);
+    char *tok;
+    cr_assert_eq(run_ddz(&tok, "token", "add", "Robo", NULL), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    wal_lock lock = wal_lock_hold(srv.db);
+    cli *bot = cli_connect();
+    snprintf(bot->name, sizeof bot->name, "Robo");
+    cli_send(bot, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Robo",
+                            "token", tok));
+    free(tok);
+    int get = http_start("/api/games/1");
+    cr_assert(healthy());
+    kill(srv.pid, SIGTERM);
+    /* Serving stops (after the drain of open connections) while the reads
+     * still wait; only then is the database let go. */
+    int64_t deadline = now_ms() + T(10000);
+    while (answers_http())
+        cr_assert_lt(now_ms(), deadline, "the server still serves %d ms after SIGTERM", T(10000));
+    wal_lock_release(&lock);
+    cr_assert_eq(server_wait(), 0);
+    cr_assert(ddz_wsc_wait_closed(bot->ws, T(5000)));
+    for (size_t i = 0; i < ddz_wsc_nframes(bot->ws); i++)
+        cr_assert_str_neq(jtype(ddz_wsc_frame(bot->ws, i)), "welcome",
+                          "welcome sent after the shutdown");
+    char buf[64];
+    cr_assert_leq(read(get, buf, sizeof buf), 0, "the game was served after the shutdown");
+    close(get);
 }
 
 /* ---- one player, two connections ---- */

@@ -1,6 +1,7 @@
 /* test_store.c - the SQLite store: games through the writer thread and back,
- * persistence, the queue bound, turns, tokens, concurrent reads, SQLite
- * errors, and `ddz export` output accepted by `ddz verify`.
+ * persistence, the queue bound, turns, tokens, concurrent reads, reads
+ * through the reader thread, SQLite errors, and `ddz export` output
+ * accepted by `ddz verify`.
  *
  * Nothing sleeps to synchronise: ddz_store_flush() waits for the writer, and
  * the one wait on the writer's progress polls its counters with a bound.
@@ -26,6 +27,7 @@
 #include "rules/ruleset.h"
 #include "service/store/store.h"
 #include "tests/rules/record_gen.h"
+#include "test_util.h"
 
 #define WAIT_MS 10000 /* bound on waiting for the writer's counters */
 
@@ -410,7 +412,7 @@ static void collect(void *ctx, const char *name, int64_t created_ms, bool revoke
 }
 
 /* Reads a whole file; returns its size, sets *data (malloc'd), 0 if absent. */
-static size_t slurp(const char *path, char **data)
+static size_t read_bytes(const char *path, char **data)
 {
     *data = NULL;
     FILE *f = fopen(path, "rb");
@@ -432,7 +434,7 @@ static bool in_db_files(const void *needle, size_t len)
     for (int i = 0; i < 2; i++) {
         char path[160], *data;
         snprintf(path, sizeof path, "%s%s", db_path, i ? "-wal" : "");
-        size_t n = slurp(path, &data);
+        size_t n = read_bytes(path, &data);
         if (data && memmem(data, n, needle, len))
             found = true;
         free(data);
@@ -660,6 +662,204 @@ Test(store, a_locked_database_is_a_counted_error)
     ddz_store_close(s);
 }
 
+/* ---- reads through the reader thread ---- */
+
+/* What `wake` saw: how often it ran, and whether on the test's thread. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int wakes;
+    pthread_t main;
+    bool on_main; /* a wake ran on the test's own thread */
+} woken = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void wake(void *ctx)
+{
+    cr_assert_eq(ctx, &woken);
+    pthread_mutex_lock(&woken.mu);
+    woken.wakes++;
+    if (pthread_equal(pthread_self(), woken.main))
+        woken.on_main = true;
+    pthread_cond_broadcast(&woken.cv);
+    pthread_mutex_unlock(&woken.mu);
+}
+
+static void start_reader(ddz_store *s)
+{
+    woken.wakes = 0;
+    woken.on_main = false;
+    woken.main = pthread_self();
+    cr_assert_eq(ddz_store_reader_start(s, wake, &woken), 0);
+}
+
+/* Waits (bounded) until `wake` ran `n` times in all. */
+static void wait_wakes(int n)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += WAIT_MS / 1000;
+    pthread_mutex_lock(&woken.mu);
+    while (woken.wakes < n)
+        if (pthread_cond_timedwait(&woken.cv, &woken.mu, &until) != 0)
+            break;
+    int got = woken.wakes;
+    pthread_mutex_unlock(&woken.mu);
+    cr_assert_geq(got, n, "%d answers within %d ms, want %d", got, WAIT_MS, n);
+}
+
+static int wakes(void)
+{
+    pthread_mutex_lock(&woken.mu);
+    int n = woken.wakes;
+    pthread_mutex_unlock(&woken.mu);
+    return n;
+}
+
+static ddz_store_read game_read(int64_t id)
+{
+    return (ddz_store_read){.kind = DDZ_STORE_READ_GAME, .id = id};
+}
+
+static ddz_store_read token_read(const char *token)
+{
+    ddz_store_read r = {.kind = DDZ_STORE_READ_TOKEN};
+    snprintf(r.token, sizeof r.token, "%s", token);
+    return r;
+}
+
+Test(store, reads_are_answered_through_the_queue)
+{
+    ddz_store *s = open_ok();
+    ddz_record rec;
+    gen_record(3, &rec);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", &rec, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *want = dump(&rec, false), tok[DDZ_TOKEN_HEX + 1];
+    cr_assert_eq(ddz_store_token_add(s, "robo", tok), 0);
+
+    ddz_store_read r[5] = {game_read(id), game_read(id + 1), token_read(tok), token_read("ab"),
+                           game_read(id)};
+    cr_assert_eq(ddz_store_read_submit(s, &r[0]), DDZ_EINVAL, "no reader yet");
+    cr_assert_eq(ddz_store_reader_start(s, NULL, NULL), DDZ_EINVAL);
+    start_reader(s);
+    cr_assert_eq(ddz_store_reader_start(s, wake, &woken), DDZ_EINVAL, "started twice");
+    ddz_store_read bad = {.kind = 99};
+    cr_assert_eq(ddz_store_read_submit(s, &bad), DDZ_EINVAL);
+
+    for (int i = 0; i < 5; i++) {
+        r[i].owner = &r[i];
+        cr_assert_eq(ddz_store_read_submit(s, &r[i]), 0);
+    }
+    wait_wakes(5);
+    cr_assert_not(woken.on_main, "wake ran on the caller's thread");
+    /* Answered in order, each once, on whatever thread collects them. */
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(ddz_store_read_done(s), &r[i], "answer %d out of order", i);
+    cr_assert_null(ddz_store_read_done(s));
+    cr_assert_eq(r[0].rc, 0);
+    cr_assert_str_eq(r[0].json, want);
+    cr_assert_eq(r[1].rc, DDZ_ENOTFOUND);
+    cr_assert_null(r[1].json);
+    cr_assert_eq(r[2].rc, 0);
+    cr_assert_str_eq(r[2].name, "robo");
+    cr_assert_eq(r[2].token[0], '\0', "a checked token is wiped");
+    cr_assert_eq(r[3].rc, DDZ_EAUTH);
+    cr_assert_str_empty(r[3].name);
+    cr_assert_eq(r[4].rc, 0);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(r[i].owner, &r[i], "the store never touches owner");
+
+    /* A request may be submitted again once answered. */
+    free(r[0].json);
+    cr_assert_eq(ddz_store_read_submit(s, &r[0]), 0);
+    wait_wakes(6);
+    cr_assert_eq(ddz_store_read_done(s), &r[0]);
+    cr_assert_str_eq(r[0].json, want);
+    free(r[0].json);
+    free(r[4].json);
+    free(want);
+
+    ddz_store_reader_stop(s);
+    cr_assert_eq(ddz_store_read_submit(s, &r[1]), DDZ_EINVAL, "reader stopped");
+    ddz_store_reader_stop(s); /* twice is fine */
+    ddz_store_close(s);
+}
+
+/* The store's reads can wait a long time (here: for locks another process
+ * holds); the caller submitting them never does. */
+Test(store, a_waiting_read_does_not_wait_the_caller)
+{
+    ddz_store *s = open_ok();
+    ddz_record rec;
+    gen_record(4, &rec);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, NULL, &rec, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char tok[DDZ_TOKEN_HEX + 1];
+    cr_assert_eq(ddz_store_token_add(s, "robo", tok), 0);
+    start_reader(s);
+
+    wal_lock lock = wal_lock_hold(db_path);
+    ddz_store_read g = game_read(id), t = token_read(tok);
+    long t0 = now_ms();
+    cr_assert_eq(ddz_store_read_submit(s, &g), 0);
+    cr_assert_eq(ddz_store_read_submit(s, &t), 0);
+    ddz_record later;
+    gen_record(5, &later);
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &later, false), 0);
+    long took = now_ms() - t0;
+    /* A synchronous read would wait for the lock: about 10 s, then fail. */
+    cr_assert_lt(took, 1000, "submitting took %ld ms", took);
+    cr_assert_null(ddz_store_read_done(s), "answered while the database is locked");
+    cr_assert_eq(wakes(), 0);
+
+    wal_lock_release(&lock);
+    wait_wakes(2);
+    cr_assert_eq(ddz_store_read_done(s), &g);
+    cr_assert_eq(ddz_store_read_done(s), &t);
+    cr_assert_eq(g.rc, 0);
+    char *want = dump(&rec, false);
+    cr_assert_str_eq(g.json, want);
+    free(want);
+    free(g.json);
+    cr_assert_eq(t.rc, 0);
+    cr_assert_str_eq(t.name, "robo");
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_close(s);
+}
+
+/* Stopping the reader answers every read: run, or DDZ_EDB if never run. */
+Test(store, stopping_the_reader_answers_every_read)
+{
+    ddz_store *s = open_ok();
+    ddz_record rec;
+    gen_record(6, &rec);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, NULL, &rec, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    start_reader(s);
+    enum { N = 200 };
+    static ddz_store_read r[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = game_read(id);
+        r[i].rc = 1; /* cleared by submit */
+        cr_assert_eq(ddz_store_read_submit(s, &r[i]), 0);
+    }
+    ddz_store_reader_stop(s);
+    int ran = 0;
+    for (int i = 0; i < N; i++) {
+        cr_assert_eq(ddz_store_read_done(s), &r[i], "answer %d missing or out of order", i);
+        cr_assert(r[i].rc == 0 || r[i].rc == DDZ_EDB, "rc %d", r[i].rc);
+        cr_assert_eq(r[i].json != NULL, r[i].rc == 0);
+        ran += r[i].rc == 0;
+        free(r[i].json);
+    }
+    cr_assert_null(ddz_store_read_done(s));
+    cr_assert_eq(wakes(), ran, "one wake per read run, none after the stop");
+    ddz_store_close(s);
+}
+
 static void open_fails(const char *path, const char *text)
 {
     char err[256] = "";
@@ -691,7 +891,7 @@ Test(store, open_errors)
     fclose(f);
     open_fails(path, "not a database");
     char *data;
-    size_t n = slurp(path, &data);
+    size_t n = read_bytes(path, &data);
     cr_assert_eq(n, 3100);
     free(data);
 

@@ -1,19 +1,28 @@
-/* test_util.h - small helpers for the service tests that start a real
- * `ddz serve`: a free loopback port, and a whole file read into memory. */
+/* test_util.h - small helpers for the service tests: a free loopback port,
+ * a whole file read into memory, a count of this test's own child
+ * processes, and a lock that makes every SQLite read of a database wait.
+ * Every helper is `static inline`, so a test that includes the header
+ * without using one of them still builds with -Werror. */
 #ifndef DDZ_TEST_SERVICE_UTIL_H
 #define DDZ_TEST_SERVICE_UTIL_H
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A loopback TCP port free at the time of the call (the kernel's pick). */
-static int free_port(void)
+static inline int free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
@@ -27,7 +36,7 @@ static int free_port(void)
 
 /* The contents of `path` as a malloc'd string; "" (malloc'd) if it cannot
  * be read. */
-static char *slurp(const char *path)
+static inline char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -41,6 +50,128 @@ static char *slurp(const char *path)
         return strdup("");
     }
     return buf;
+}
+
+/* The parent of process `pid` (field 4 of /proc/PID/stat), or -1 if the
+ * process is gone. */
+static inline pid_t proc_parent(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses */
+    char *comm_end = strrchr(buf, ')');
+    int ppid;
+    if (!comm_end || sscanf(comm_end + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return ppid;
+}
+
+/* True if `pid` descends from `ancestor`: its chain of parents reaches it. */
+static inline bool proc_descends_from(pid_t pid, pid_t ancestor)
+{
+    pid_t p = proc_parent(pid);
+    for (int depth = 0; p > 0 && depth < 4096; depth++) {
+        if (p == ancestor)
+            return true;
+        p = proc_parent(p);
+    }
+    return false;
+}
+
+/* Counts the live processes started by this test process (its children,
+ * their children, ...) whose command line contains `marker`. Processes
+ * elsewhere on the machine never count, whatever they run; neither do
+ * zombies, whose command line is empty. */
+static inline int count_descendants(const char *marker)
+{
+    pid_t self = getpid();
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d, "cannot read /proc");
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        for (size_t i = 0; i < len; i++)
+            if (buf[i] == '\0')
+                buf[i] = ' ';
+        buf[len] = '\0';
+        if (strstr(buf, marker) && proc_descends_from((pid_t)pid, self))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A child process holding every lock of a database's WAL index. */
+typedef struct wal_lock {
+    pid_t pid; /* the child holding the locks */
+    int fd;    /* closing it lets the child go */
+} wal_lock;
+
+/* Makes every read and write of the WAL-mode SQLite database `db` by
+ * ANOTHER process wait until wal_lock_release(): a child takes write locks
+ * on bytes 120..127 of `db`-shm, the WAL index's write, checkpoint and
+ * recovery locks and its five read-mark locks (the layout of
+ * https://www.sqlite.org/walformat.html, section 2.3.1). A reader then
+ * retries with growing sleeps, for about 10 s before it gives up with
+ * SQLITE_PROTOCOL. A child, because POSIX record locks never conflict
+ * within one process; the store under test may live in this one. The
+ * database must be open (its -shm file exists). */
+static inline wal_lock wal_lock_hold(const char *db)
+{
+    char shm[256];
+    snprintf(shm, sizeof shm, "%s-shm", db);
+    int status[2], hold[2];
+    cr_assert_eq(pipe2(status, O_CLOEXEC), 0);
+    cr_assert_eq(pipe2(hold, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) { /* async-signal-safe calls only: the parent may have threads */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(hold[1]);
+        int fd = open(shm, O_RDWR | O_CLOEXEC);
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 120, .l_len = 8};
+        char ok = fd >= 0 && fcntl(fd, F_SETLKW, &fl) == 0 ? '1' : '0';
+        if (write(status[1], &ok, 1) != 1 || ok != '1')
+            _exit(1);
+        char c;
+        while (read(hold[0], &c, 1) > 0) /* until the parent closes its end */
+            ;
+        _exit(0);
+    }
+    close(status[1]);
+    close(hold[0]);
+    char ok = '0';
+    cr_assert_eq(read(status[0], &ok, 1), 1, "the locking child died");
+    close(status[0]);
+    cr_assert_eq(ok, '1', "cannot lock %s", shm);
+    return (wal_lock){.pid = pid, .fd = hold[1]};
+}
+
+/* Lets the database go: the child exits, its locks with it. */
+static inline void wal_lock_release(wal_lock *l)
+{
+    if (l->pid <= 0)
+        return;
+    close(l->fd);
+    waitpid(l->pid, NULL, 0);
+    l->pid = 0;
 }
 
 #endif
