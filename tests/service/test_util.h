@@ -1,5 +1,6 @@
 /* test_util.h - small helpers for the service tests that start a real
- * `ddz serve`: a free loopback port, and a whole file read into memory. */
+ * `ddz serve` or `ddz match`: a free loopback port, and a whole file read
+ * into memory. Inline, so a test may use either alone. */
 #ifndef DDZ_TEST_SERVICE_UTIL_H
 #define DDZ_TEST_SERVICE_UTIL_H
 
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 /* A loopback TCP port free at the time of the call (the kernel's pick). */
-static int free_port(void)
+static inline int free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert_geq(fd, 0);
@@ -27,7 +28,7 @@ static int free_port(void)
 
 /* The contents of `path` as a malloc'd string; "" (malloc'd) if it cannot
  * be read. */
-static char *slurp(const char *path)
+static inline char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
