@@ -305,6 +305,33 @@ Test(cli_match, an_engine_may_exit_after_the_last_game, .init = init, .fini = fi
     }
 }
 
+/* SPEC 7: "An engine that exits early is restarted for the next game and
+ * the game it was in counts as its fault." The leaver exits 0 right after
+ * acknowledging the GAMEOVER of game 1 of 3, which is early; South
+ * acknowledges that GAMEOVER only once the leaver has exited, so the
+ * referee always sees the exit before game 2 starts. The exit is charged
+ * as a crash to the next game, game 2, and to no other. */
+Test(cli_match, an_engine_that_exits_before_the_last_game_is_charged_the_next, .init = init,
+     .fini = fini)
+{
+    char a[300], b[300];
+    snprintf(a, sizeof a, "A=exec:" TE " --name leaver --bid 1 --exit-after-gameover=1 --hold %s",
+             fifo);
+    snprintf(b, sizeof b, "B=exec:" TE " --wait-eof=1 %s", fifo);
+    const char *args[] = {"--seat",  a,   "--seat", b,   "--seat", "C=exec:" TE,
+                          "--games", "3", "--time", "5", NULL};
+    ddz_match(args);
+    expect_success(3);
+    cr_assert_eq(recs[0].fault_seat, -1, "game 1 was played out: %s", err);
+    cr_assert_geq(recs[0].winner, 0);
+    cr_assert_eq(recs[1].fault_seat, 0, "game 2 is charged to the leaver; stderr:\n%s", err);
+    cr_assert_eq(recs[1].fault_kind, DDZ_FAULT_CRASH, "%s", ddz_fault_name(recs[1].fault_kind));
+    cr_assert_eq(recs[2].fault_seat, -1, "game 3: restarted, it plays: %s", err);
+    char row[200];
+    table_row(0, row, sizeof row);
+    cr_assert_eq(row_faults(row), 1, "%s", row);
+}
+
 /* ---- SPEC 7, 10: names ---- */
 
 typedef struct names_ctx {
@@ -386,6 +413,16 @@ Test(cli_match, a_crash_is_reported_with_the_engines_name, .init = init, .fini =
 Test(cli_match, a_protocol_fault_is_reported_with_the_engines_name, .init = init, .fini = fini)
 {
     diagnostics_name("--garbage-at 1", "5", DDZ_FAULT_PROTOCOL);
+}
+
+Test(cli_match, an_illegal_play_is_reported_with_the_engines_name, .init = init, .fini = fini)
+{
+    diagnostics_name("--play-missing-at 1", "5", DDZ_FAULT_ILLEGAL);
+}
+
+Test(cli_match, a_timeout_is_reported_with_the_engines_name, .init = init, .fini = fini)
+{
+    diagnostics_name("--timeout-at 1", "2", DDZ_FAULT_TIMEOUT);
 }
 
 /* ---- SPEC 6: an illegal answer is charged at once ---- */
