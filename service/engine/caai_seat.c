@@ -297,7 +297,8 @@ static void on_reply(ddz_caai_seat *s, const char *text, size_t len)
     if (expect == EXP_BID || expect == EXP_PLAY) {
         rc = s->cb.act(s->cb.ctx, s, expect == EXP_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY, seq,
                        msg.bid, msg.cards);
-        if (rc < 0 && rc != DDZ_ESTALE)
+        /* a stale answer (the game moved on or ended) is no fault */
+        if (rc < 0 && rc != DDZ_ESTALE && rc != DDZ_EPHASE)
             fail(s, DDZ_FAULT_ILLEGAL, game, ddz_strerror(rc));
     }
 }

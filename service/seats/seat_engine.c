@@ -27,6 +27,8 @@ typedef struct engine_seat {
     bool illegal;       /* the host already charged its last answer */
     bool series_over;   /* the last game is over: it may exit now */
     int seat;           /* the seat it holds in the current game */
+    bool in_game;       /* dealt a game whose end it has not heard */
+    bool left_early;    /* exited between two games of its turn */
     char label[64];     /* a name until the engine says its own */
 } engine_seat;
 
@@ -108,6 +110,9 @@ static int cs_act(void *ctx, ddz_caai_seat *cs, int kind, uint32_t seq, int bid,
     engine_seat *e = ctx;
     (void)cs;
     int rc = e->base.host.act(e->base.host.ctx, &e->base, kind, seq, bid, cards);
+    /* an answer that came after the game ended is late, not illegal */
+    if (rc == DDZ_EPHASE)
+        rc = DDZ_ESTALE;
     e->illegal = rc < 0 && rc != DDZ_ESTALE;
     return rc;
 }
@@ -124,6 +129,15 @@ static void cs_fault(void *ctx, ddz_caai_seat *cs, int kind, int game, const cha
     if (e->series_over && kind == DDZ_FAULT_CRASH) {
         /* SPEC 7: after the last game of its turn an engine may exit */
         e->base.host.note(e->base.host.ctx, &e->base, "exited after the last game");
+        return;
+    }
+    if (!e->in_game && kind == DDZ_FAULT_CRASH) {
+        /* SPEC 7: an engine serves its whole turn; one that leaves between
+         * games is charged in the next one (whether its exit is seen before
+         * or after that game is dealt) */
+        e->left_early = true;
+        e->base.host.note(e->base.host.ctx, &e->base,
+                          "exited before its turn was over: charged in the next game");
         return;
     }
     e->base.host.fault(e->base.host.ctx, &e->base, kind, game, why);
@@ -151,6 +165,13 @@ static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
     case DDZ_TEV_GAME:
         e->series_over = false;
         e->seat = ev->seat;
+        e->in_game = true;
+        if (e->left_early) {
+            e->left_early = false;
+            s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, ev->game,
+                          "exited before its turn was over");
+            return;
+        }
         ddz_caai_seat_set_seat(e->cs, ev->seat);
         if (ddz_caai_seat_broken(e->cs)) {
             int rc = start(e);
@@ -179,6 +200,7 @@ static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         out.autopass = ev->autopass;
         break;
     case DDZ_TEV_OVER:
+        e->in_game = false;
         if (ev->fault_seat == e->seat && ev->fault_kind == DDZ_FAULT_TIMEOUT) {
             /* it did not answer in time: an answer may still come, out of
              * step with the next game, so it starts afresh */

@@ -66,6 +66,12 @@ void ddz_runner_record(const ddz_runner *r, ddz_record *out)
     }
 }
 
+/* How diagnostics name a seat: its name once known, else its kind. */
+static const char *who(const ddz_seat *s)
+{
+    return !s ? "nobody" : s->ops->name(s)[0] ? s->ops->name(s) : s->ops->kind;
+}
+
 static void on_clock(ddz_timer *t);
 
 /* The clock is armed once per request at most and, firing early, re-arms
@@ -87,9 +93,12 @@ static void on_clock(ddz_timer *t)
     ddz_runner *r = (ddz_runner *)((char *)t - offsetof(ddz_runner, clock));
     r->clock_due = -1;
     int64_t due = ddz_table_deadline(&r->table);
+    int seat = ddz_table_state(&r->table)->turn;
+    int player = ddz_table_player_at(&r->table, seat);
     if (due >= 0 && ddz_table_time(&r->table, now_ms(r)))
-        logf_(r, r->ask_player, false, "game %d: seat %c timed out", ddz_table_game(&r->table) + 1,
-              'A' + ddz_table_state(&r->table)->turn);
+        logf_(r, player, false, "game %d: %s (seat %c): timeout: no answer within %d ms",
+              ddz_table_game(&r->table) + 1, who(r->seat[player]), 'A' + seat,
+              r->table.cfg.time_ms);
     pump(r);
 }
 
@@ -151,7 +160,8 @@ int ddz_runner_act(ddz_runner *r, ddz_seat *s, int action, uint32_t seq, int bid
     } else if (s->program && rc != DDZ_ESTALE && rc != DDZ_ETURN && rc != DDZ_EPHASE) {
         /* SPEC 6: a program's illegal action is a fault at once, whichever
          * road it came by (a local engine, a bridge, a hosted AI). */
-        logf_(r, p, true, "game %d: illegal %s: %s", ddz_table_game(&r->table) + 1,
+        logf_(r, p, true, "game %d: %s (seat %c): illegal %s: %s", ddz_table_game(&r->table) + 1,
+              who(s), 'A' + ddz_table_seat_of(&r->table, p),
               action == DDZ_EV_ASK_BID ? "bid" : "play", ddz_strerror(rc));
         r->ask_player = -1; /* answered, if badly: nothing to cancel */
         ddz_table_fault(&r->table, p, DDZ_FAULT_ILLEGAL);
@@ -171,8 +181,7 @@ static void host_fault(void *ctx, ddz_seat *s, int kind, int game, const char *w
     int p = s->player;
     bool charge = p >= 0 && p < 3 && r->seat[p] == s && ddz_table_running(&r->table) &&
                   (game < 0 || game == ddz_table_game(&r->table));
-    logf_(r, p, true, "game %d: %s (seat %c): %s: %s%s", ddz_table_game(&r->table) + 1,
-          s->ops->name(s)[0] ? s->ops->name(s) : s->ops->kind,
+    logf_(r, p, true, "game %d: %s (seat %c): %s: %s%s", ddz_table_game(&r->table) + 1, who(s),
           'A' + ddz_table_seat_of(&r->table, p < 0 || p > 2 ? 0 : p), ddz_fault_name(kind), why,
           charge ? "" : " (not charged: that game is over)");
     if (charge) {

@@ -32,8 +32,26 @@
  *                        seed's 02.cpp engine) instead of "OK ERROR"
  *   --log FILE           append every line received, as received, to FILE
  *
- * Exit status: 0 at end of input, 2 for bad usage, 3 for --crash-at.
+ * Leaving between games, and ordering that in time without sleeping. G is a
+ * game number as the last INFO gave it (from 1), written "=G"; left out, it
+ * is that INFO's last game of the turn.
+ *
+ *   --exit-after-gameover[=G]  right after acknowledging the GAMEOVER of game
+ *                        G, exit(0) (SPEC 7 allows it after the last game)
+ *   --hold FIFO          open FIFO read-write at start and keep it open until
+ *                        exit, so that its end of file tells a --wait-eof
+ *                        engine that this one has exited
+ *   --wait-eof[=G] FIFO  open FIFO at start (without waiting for a writer);
+ *                        before acknowledging the GAMEOVER of game G, read
+ *                        it until end of file: until every --hold engine on
+ *                        it has exited (at once if they all have). A referee
+ *                        that waits for every acknowledgement before the
+ *                        next game, or the end, has then seen them exit.
+ *
+ * Exit status: 0 at end of input or --exit-after-gameover, 2 for bad usage,
+ * 3 for --crash-at.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -71,6 +89,11 @@ typedef struct engine {
     bool ignore_eof;
     bool bad_ack;
     FILE *log;           /* --log, or NULL */
+    bool exit_after;     /* --exit-after-gameover given */
+    int exit_game;       /* its G, 0 = the last game */
+    int wait_fd;         /* --wait-eof FIFO, -1 if not given */
+    int wait_game;       /* its G, 0 = the last game */
+    int game, games;     /* from the last INFO, 0 before */
     long at[NFAULTS];    /* ask number that triggers each fault, 0 = off */
     bool fired[NFAULTS]; /* the deferred faults fire once */
     long asked;          /* BID WHAT and PLAY WHAT seen so far */
@@ -85,6 +108,7 @@ static void usage(void)
 {
     fputs("usage: caai_testengine [--name NAME] [--gbk-name] [--bid N] [--OPTION-at [K]]...\n"
           "       [--ignore-eof] [--ignore-term] [--bad-ack] [--log FILE]\n"
+          "       [--exit-after-gameover[=G]] [--hold FIFO] [--wait-eof[=G] FIFO]\n"
           "(see the comment at the top of tests/service/caai_testengine.c)\n",
           stderr);
     exit(2);
@@ -102,11 +126,52 @@ static bool is_number(const char *s)
     return true;
 }
 
+/* Parses the "=G" after an option's `n` leading bytes into *game (0 when
+ * there is none). Returns false if what follows is neither nothing nor
+ * "=G" with G >= 1. */
+static bool game_suffix(const char *a, size_t n, int *game)
+{
+    *game = 0;
+    if (a[n] == '\0')
+        return true;
+    if (a[n] != '=' || !is_number(a + n + 1) || atoi(a + n + 1) < 1)
+        return false;
+    *game = atoi(a + n + 1);
+    return true;
+}
+
+static bool has_prefix(const char *a, const char *opt)
+{
+    size_t n = strlen(opt);
+    return strncmp(a, opt, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
 static void parse_options(engine *e, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--name") == 0 && i + 1 < argc) {
+        if (has_prefix(a, "--exit-after-gameover")) {
+            if (!game_suffix(a, strlen("--exit-after-gameover"), &e->exit_game))
+                usage();
+            e->exit_after = true;
+        } else if (has_prefix(a, "--wait-eof")) {
+            if (!game_suffix(a, strlen("--wait-eof"), &e->wait_game) || i + 1 >= argc)
+                usage();
+            /* non-blocking: a FIFO opened for reading does not wait for a
+             * writer then; wait_eof() makes it blocking */
+            e->wait_fd = open(argv[++i], O_RDONLY | O_NONBLOCK);
+            if (e->wait_fd < 0) {
+                perror(argv[i]);
+                exit(2);
+            }
+        } else if (strcmp(a, "--hold") == 0 && i + 1 < argc) {
+            /* read-write: opening a FIFO so never blocks, and the fd is never
+             * read; it is closed by exit */
+            if (open(argv[++i], O_RDWR) < 0) {
+                perror(argv[i]);
+                exit(2);
+            }
+        } else if (strcmp(a, "--name") == 0 && i + 1 < argc) {
             e->name = argv[++i];
         } else if (strcmp(a, "--gbk-name") == 0) {
             e->name = gbk_name;
@@ -285,6 +350,25 @@ static void on_play_what(engine *e)
     say_msg(&m);
 }
 
+/* Returns true if the current game is game `g` (0 = the last of the turn). */
+static bool is_game(const engine *e, int g)
+{
+    return e->game > 0 && e->game == (g ? g : e->games);
+}
+
+/* Reads the FIFO `fd` until end of file: until no process holds it for
+ * writing. */
+static void wait_eof(int fd)
+{
+    char buf[64];
+    if (fcntl(fd, F_SETFL, 0) < 0) {
+        perror("fcntl");
+        exit(4);
+    }
+    while (read(fd, buf, sizeof buf) > 0)
+        ;
+}
+
 static void handle(engine *e, const ddz_caai_msg *m)
 {
     char line[DDZ_CAAI_FORMAT_MAX + 8];
@@ -294,6 +378,8 @@ static void handle(engine *e, const ddz_caai_msg *m)
         say(line);
         return;
     case DDZ_CAAI_INFO:
+        e->game = m->info.game;
+        e->games = m->info.games;
         say_ok(DDZ_CAAI_INFO);
         return;
     case DDZ_CAAI_DEAL:
@@ -324,7 +410,11 @@ static void handle(engine *e, const ddz_caai_msg *m)
         say_ok(DDZ_CAAI_PLAY);
         return;
     case DDZ_CAAI_GAMEOVER:
+        if (e->wait_fd >= 0 && is_game(e, e->wait_game))
+            wait_eof(e->wait_fd);
         say_ok(DDZ_CAAI_GAMEOVER);
+        if (e->exit_after && is_game(e, e->exit_game))
+            exit(0);
         return;
     case DDZ_CAAI_ERROR:
         if (e->bad_ack) {
@@ -342,7 +432,7 @@ static void handle(engine *e, const ddz_caai_msg *m)
 
 int main(int argc, char **argv)
 {
-    static engine e = {.name = "testengine", .seat = -1, .last_seat = -1};
+    static engine e = {.name = "testengine", .seat = -1, .last_seat = -1, .wait_fd = -1};
     e.last.type = DDZ_PASS;
     parse_options(&e, argc, argv);
 

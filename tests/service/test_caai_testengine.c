@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -505,6 +506,58 @@ Test(testengine, bad_ack_and_log)
     fclose(f);
     unlink(path);
     cr_assert_str_eq(buf, "DOUDIZHUVER 1.0\r\nERROR A\nGAMEOVER C\ngarbage\n");
+}
+
+/* --exit-after-gameover exits 0 after the GAMEOVER of the game it names
+ * (default: INFO's last game); --wait-eof holds that GAMEOVER's
+ * acknowledgement until every --hold engine on the FIFO has exited. */
+Test(testengine, exit_after_gameover_hold_and_wait_eof)
+{
+    char dir[] = "/tmp/ddz_testengine_fifoXXXXXX", fifo[64], line[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+    const char *const leaver_args[] = {"--exit-after-gameover", "--hold", fifo, NULL};
+    const char *const waiter_args[] = {"--wait-eof=1", fifo, NULL};
+    child *x = start(leaver_args);
+    ask(x, "DOUDIZHUVER 1.0", "NAME testengine"); /* it holds the FIFO by now */
+    child *y = start(waiter_args);
+    ask(x, "INFO 1,1,1,2,0,700,15", "OK INFO");
+    ask(y, "INFO 1,1,1,2,0,700,15", "OK INFO");
+    ask(x, "GAMEOVER A", "OK GAMEOVER");
+    cr_assert_eq(exit_within(x, QUIET_MS), -1, "game 1 of 2 is not the last: it stays");
+    send_line(y, "GAMEOVER A");
+    cr_assert_eq(read_line_within(y, line, sizeof line, QUIET_MS), -1,
+                 "no acknowledgement while the leaver runs");
+    ask(x, "INFO 1,1,2,2,0,700,15", "OK INFO");
+    ask(x, "GAMEOVER B", "OK GAMEOVER");
+    int st = exit_within(x, WAIT_MS);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    expect(y, "OK GAMEOVER");
+    /* it waited at game 1 only */
+    ask(y, "INFO 1,1,2,2,0,700,15", "OK INFO");
+    ask(y, "GAMEOVER B", "OK GAMEOVER");
+    finish(x);
+    finish(y);
+
+    const char *const first[] = {"--exit-after-gameover=1", NULL};
+    x = start(first);
+    ask(x, "INFO 1,1,1,3,0,1050,15", "OK INFO");
+    ask(x, "GAMEOVER C", "OK GAMEOVER");
+    st = exit_within(x, WAIT_MS);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    finish(x);
+
+    const char *const bad[][3] = {
+        {"--exit-after-gameover=0", NULL}, {"--exit-after-gameover=x", NULL}, {"--wait-eof", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        x = start(bad[i]);
+        st = exit_within(x, WAIT_MS);
+        cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d", bad[i][0], st);
+        finish(x);
+    }
+    unlink(fifo);
+    rmdir(dir);
 }
 
 /* ---- whole games: three engines, the rules as referee ---- */
