@@ -195,7 +195,7 @@ static void host_fault(void *ctx, ddz_seat *s, int kind, int game, const char *w
 static void host_note(void *ctx, ddz_seat *s, const char *msg)
 {
     ddz_runner *r = ctx;
-    logf_(r, s->player, false, "%s: %s", s->ops->name(s)[0] ? s->ops->name(s) : s->ops->kind, msg);
+    logf_(r, s->player, false, "%s: %s", who(s), msg);
 }
 
 static int64_t host_delay(void *ctx)
