@@ -1162,3 +1162,53 @@ Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = 120)
     cr_assert(reap_within(&server, T(10000)));
     remove_dir();
 }
+
+/* The bug: a CAAI engine played through `ddz bridge` in a room that allows
+ * bots sent an illegal play; the server answered it with an error, as a
+ * person's misclick, and the table waited the whole clock (30 s) before
+ * charging a timeout. A bot is a program: its illegal action is a fault at
+ * once (SPEC 6). The engine bids 3, so it leads, and its first play is a
+ * card it does not hold. */
+Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
+{
+    char t1[80], t2[80];
+    server_and_room(t1, t2, 30);
+    char lines[128];
+    snprintf(lines, sizeof lines, "%s/west-engine.lines", dir);
+    char *greedy[] = {DDZ_BIN, "engine", "--ai", "greedy", NULL};
+    char *cheat[] = {DDZ_TESTENGINE, "--bid", "3", "--play-missing-at", "1", "--log", lines, NULL};
+    proc b1 = {0}, b2 = {0};
+    start_bridge(&b1, "south", t2, 1, greedy);
+    start_bridge(&b2, "west", t1, 0, cheat);
+
+    recv_type(watcher, "game", 20000);
+    int64_t dealt = now_ms();
+    /* far less than the room's 30 s clock (T: slower under sanitizers) */
+    json_t *over = recv_type(watcher, "over", 8000);
+    int64_t took = now_ms() - dealt;
+    char *b2log = slurp(b2.log);
+    json_t *fault = json_object_get(over, "fault");
+    cr_assert(json_is_object(fault), "no fault: %s\nwest:\n%s", json_dumps(over, JSON_COMPACT),
+              b2log);
+    cr_assert_eq(json_integer_value(json_object_get(fault, "seat")), 0, "west:\n%s", b2log);
+    cr_assert_str_eq(json_string_value(json_object_get(fault, "kind")), "illegal", "west:\n%s",
+                     b2log);
+    cr_assert_lt(took, T(8000), "the fault took %lld ms", (long long)took);
+    free(b2log);
+    /* the engine hears its fault (ERROR A), as from any CAAI referee */
+    int64_t deadline = now_ms() + T(5000);
+    while (!file_has_line(lines, "ERROR A") && now_ms() < deadline)
+        poll(NULL, 0, 5);
+    b2log = slurp(b2.log);
+    cr_assert(file_has_line(lines, "ERROR A"), "the engine was not told\nwest:\n%s", b2log);
+    cr_assert(strstr(b2log, "refused our play: ENOTHELD"), "west:\n%s", b2log);
+    free(b2log);
+
+    kill(b2.pid, SIGTERM);
+    kill(b1.pid, SIGTERM);
+    cr_assert(reap_within(&b1, T(10000)) && reap_within(&b2, T(10000)));
+    ddz_wsc_close(watcher);
+    kill(server.pid, SIGTERM);
+    cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
