@@ -83,9 +83,9 @@ static json_t *cards_json(ddz_cards c)
     return done(a, ok);
 }
 
-static json_t *null_or(bool has, json_t *(*fn)(ddz_cards), ddz_cards c)
+static json_t *cards_or_null(bool has, ddz_cards c)
 {
-    return has ? fn(c) : json_null();
+    return has ? cards_json(c) : json_null();
 }
 
 static json_t *int_or_null(int v)
@@ -285,8 +285,8 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     for (int i = 0; i < 3; i++)
         add(players, player_json(&s->players[i], true), ok);
     put(o, "players", players, ok);
-    put(o, "hand", null_or(s->has_hand, cards_json, s->hand), ok);
-    put(o, "leftover", null_or(s->has_leftover, cards_json, s->leftover), ok);
+    put(o, "hand", cards_or_null(s->has_hand, s->hand), ok);
+    put(o, "leftover", cards_or_null(s->has_leftover, s->leftover), ok);
     put(o, "landlord", int_or_null(s->landlord), ok);
     put(o, "bid", int_or_null(s->bid), ok);
     json_t *history = json_array();
@@ -345,7 +345,7 @@ json_t *ddz_event_print(const ddz_event *e)
         put(o, "game", json_integer(e->game.game), &ok);
         put(o, "games", json_integer(e->game.games), &ok);
         put(o, "commit", hex_json(e->game.commit), &ok);
-        put(o, "hand", null_or(e->game.has_hand, cards_json, e->game.hand), &ok);
+        put(o, "hand", cards_or_null(e->game.has_hand, e->game.hand), &ok);
         break;
     case DDZ_EVENT_TURN:
         turn_json(o, &e->turn, &ok);
@@ -488,11 +488,9 @@ static int get_int_or_null(rd *r, const json_t *o, const char *at, const char *k
         *out = -1;
         return 0;
     }
-    long long x;
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
         return bad(r, at, key, "must be null or an integer from %d to %d", lo, hi);
-    x = json_integer_value(v);
-    *out = (int)x;
+    *out = (int)json_integer_value(v);
     return 0;
 }
 

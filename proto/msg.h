@@ -1,5 +1,7 @@
-/* msg.h - the JSON protocol of proto/PROTOCOL.md: requests parsed into a
- * value and printed back, events built as jansson objects.
+/* msg.h - the JSON protocol of proto/PROTOCOL.md, client side: requests
+ * parsed into a value and printed back, plus the helpers the server's
+ * frames share (card arrays, error events, compact text). The server's
+ * events as values, printed and parsed, are proto/event.h.
  *
  * Parsing is strict (every field's type and range is checked, unknown
  * fields are ignored) and never trusts sizes: strings are bounded, card

@@ -9,6 +9,8 @@
 //   {"dir":"in","frame":F}    a frame the server sent: must validate
 //   {"dir":"out","frame":F}   a well-formed request a client sent: must validate
 //   {"dir":"bad","text":T}    a request malformed on purpose: must NOT validate
+//   {"dir":"badin","text":T}  a server frame malformed on purpose: must NOT
+//                             validate (tests/proto/test_events_schema.sh)
 // It fails when any frame does not validate, a malformed request does, a
 // message type of PROTOCOL.md has no schema (or a schema no message type),
 // or a message type never occurs in the capture (the capture must cover the
@@ -121,7 +123,8 @@ lines.forEach((line, i) => {
         fail(`line ${i + 1}: not JSON: ${e.message}`);
         return;
     }
-    if (rec.dir === 'bad') {
+    if (rec.dir === 'bad' || rec.dir === 'badin') {
+        const side = rec.dir === 'bad' ? 'client' : 'server';
         let f;
         try {
             f = JSON.parse(rec.text);
@@ -129,8 +132,8 @@ lines.forEach((line, i) => {
             ok(); // not JSON: no schema can accept it
             return;
         }
-        const v = f && typeof f === 'object' && typeof f.type === 'string' && validators.client[f.type];
-        if (v && v(f)) fail(`line ${i + 1}: a malformed request validates: ${rec.text}`);
+        const v = f && typeof f === 'object' && typeof f.type === 'string' && validators[side][f.type];
+        if (v && v(f)) fail(`line ${i + 1}: a malformed ${side} frame validates: ${rec.text}`);
         else ok();
         return;
     }
