@@ -1207,6 +1207,9 @@ Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
     kill(b2.pid, SIGTERM);
     kill(b1.pid, SIGTERM);
     cr_assert(reap_within(&b1, T(10000)) && reap_within(&b2, T(10000)));
+    b2log = slurp(b2.log);
+    cr_assert(b1.code == 0 && b2.code == 0, "exit %d and %d\nwest:\n%s", b1.code, b2.code, b2log);
+    free(b2log);
     ddz_wsc_close(watcher);
     kill(server.pid, SIGTERM);
     cr_assert(reap_within(&server, T(10000)));
