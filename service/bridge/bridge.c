@@ -1,8 +1,8 @@
-/* bridge.c - `ddz bridge`: the translator (no I/O) and its driver (one
- * libwebsockets loop holding the WebSocket and the engine's stdout). */
+/* bridge.c - `ddz bridge`: the translator (server events to a seat's table
+ * events, its answers to requests; no I/O) and its driver (one
+ * libwebsockets loop holding the WebSocket and the engine seat). */
 #include "service/bridge/bridge.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <libwebsockets.h>
 #include <signal.h>
@@ -10,14 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "service/engine/engine.h"
-#include "proto/caai.h"
+#include "proto/event.h"
 #include "proto/msg.h"
 #include "rules/error.h"
-#include "rules/ruleset.h"
+#include "rules/game.h"
+#include "service/net/lws_loop.h"
+#include "service/seats/seats.h"
 
 /* ---- URLs ---- */
 
@@ -86,42 +86,6 @@ static void say(ddz_bridge *b, bool warn, const char *fmt, ...)
     b->io.log(b->io.ctx, warn, msg);
 }
 
-/* Reads a JSON card array; returns 0 or -1 (not an array of distinct codes). */
-static int get_cards(json_t *a, ddz_cards *out)
-{
-    if (!json_is_array(a))
-        return -1;
-    ddz_cards c = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(a, i, v)
-    {
-        if (!json_is_integer(v))
-            return -1;
-        json_int_t k = json_integer_value(v);
-        if (k < 0 || k >= DDZ_NCARDS || (c >> k & 1))
-            return -1;
-        c |= 1ULL << k;
-    }
-    *out = c;
-    return 0;
-}
-
-/* Returns the integer member `key` if it lies in lo..hi, else `dflt`. */
-static int get_int(json_t *o, const char *key, int lo, int hi, int dflt)
-{
-    json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return dflt;
-    return (int)json_integer_value(v);
-}
-
-static const char *get_str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
 static void send_req(ddz_bridge *b, const ddz_req *q)
 {
     json_t *j = ddz_req_print(q);
@@ -129,215 +93,260 @@ static void send_req(ddz_bridge *b, const ddz_req *q)
         b->io.server_send(b->io.ctx, j);
 }
 
-static void clear_expect(ddz_bridge *b)
-{
-    b->ehead = b->ecount = 0;
-}
-
-static void expect(ddz_bridge *b, uint8_t kind, uint8_t ok_of, uint32_t seq)
-{
-    if (b->ecount == DDZ_BRIDGE_EXPECT_MAX) {
-        say(b, true, "the engine owes %d answers; forgetting the oldest", DDZ_BRIDGE_EXPECT_MAX);
-        b->ehead = (b->ehead + 1) % DDZ_BRIDGE_EXPECT_MAX;
-        b->ecount--;
-    }
-    ddz_bridge_expect *e = &b->expect[(b->ehead + b->ecount++) % DDZ_BRIDGE_EXPECT_MAX];
-    *e = (ddz_bridge_expect){.kind = kind, .ok_of = ok_of, .seq = seq, .serial = b->serial};
-}
-
-/* Sends `m` to the engine and notes the answer it owes. */
-static void to_engine(ddz_bridge *b, const ddz_caai_msg *m, uint32_t seq)
-{
-    char line[DDZ_CAAI_FORMAT_MAX];
-    if (ddz_caai_format(m, line, sizeof line) < 0) {
-        say(b, true, "internal: cannot format a %s line", ddz_caai_keyword(m->kind));
-        return;
-    }
-    b->io.engine_send(b->io.ctx, line);
-    switch (m->kind) {
-    case DDZ_CAAI_VERSION:
-        expect(b, DDZ_CAAI_NAME, 0, 0);
-        break;
-    case DDZ_CAAI_BID_WHAT:
-        expect(b, DDZ_CAAI_BID, 0, seq);
-        break;
-    case DDZ_CAAI_PLAY_WHAT:
-        expect(b, DDZ_CAAI_PLAY, 0, seq);
-        break;
-    default:
-        expect(b, DDZ_CAAI_OK, m->kind, 0);
-    }
-}
-
+/* The seat plays the current game and has not failed in it. */
 static bool live(const ddz_bridge *b)
 {
-    return b->engine_up && b->in_game;
+    return b->in_game && !b->failed;
 }
 
-static void stop_engine(ddz_bridge *b)
+/* Hands `ev` of the current game to the seat, if it is still in it. */
+static void deliver(ddz_bridge *b, ddz_tev ev)
 {
-    if (b->engine_up)
-        b->io.engine_stop(b->io.ctx);
-    b->engine_up = b->named = b->in_game = b->answered = false;
-    clear_expect(b);
-}
-
-static int start_engine(ddz_bridge *b)
-{
-    stop_engine(b);
-    if (b->io.engine_start(b->io.ctx) < 0) {
-        say(b, true, "cannot start the engine; this game is lost to the clock");
-        return -1;
-    }
-    b->engine_up = true;
-    to_engine(b, &(ddz_caai_msg){.kind = DDZ_CAAI_VERSION, .seat = -1, .version = "1.0"}, 0);
-    return 0;
-}
-
-/* ---- the translator: game events ---- */
-
-/* A new game for the engine: started if needed, then INFO and DEAL. */
-static void begin_game(ddz_bridge *b, int game, int games, const char *commit, ddz_cards hand)
-{
-    if (b->in_game) {
-        say(b, true, "game %d ended while we were away; restarting the engine", b->game);
-        stop_engine(b);
-    }
-    if (!b->engine_up && start_engine(b) < 0)
+    if (!live(b) || !b->adapter->ops->deliver)
         return;
-    b->serial++;
-    b->game = game;
-    if (games > 0)
-        b->games = games;
-    snprintf(b->commit, sizeof b->commit, "%s", commit);
-    ddz_view_deal(&b->view, b->rules, b->seat, hand);
-    b->nplays = 0;
-    b->answered = false;
-    b->voted = false;
-    b->in_game = true;
-    int g = b->games > 0 ? b->games : 1;
-    ddz_caai_msg info = {.kind = DDZ_CAAI_INFO, .seat = -1};
-    info.info = (ddz_caai_info){.turn = 1,
-                                .turns = 1,
-                                .game = game,
-                                .games = g,
-                                .up = 0,
-                                .maxscore = 350 * g,
-                                .time = b->time > 0 ? b->time : 30};
-    to_engine(b, &info, 0);
-    to_engine(b, &(ddz_caai_msg){.kind = DDZ_CAAI_DEAL, .seat = (int8_t)b->seat, .cards = hand}, 0);
+    ev.game = b->game - 1;
+    b->adapter->ops->deliver(b->adapter, &ev, NULL);
 }
 
-static void answer_to_server(ddz_bridge *b)
+/* The table moved on without the seat's answer: it drops it. */
+static void cancel_ask(ddz_bridge *b)
 {
-    ddz_req q = {.type = b->answer_kind == DDZ_CAAI_BID ? DDZ_REQ_BID : DDZ_REQ_PLAY,
-                 .seq = b->answer_seq,
+    bool owed = b->asked && !b->answered;
+    b->asked = b->answered = false;
+    if (owed && b->adapter->ops->cancel)
+        b->adapter->ops->cancel(b->adapter);
+}
+
+static void send_answer(ddz_bridge *b)
+{
+    ddz_req q = {.type = b->ask_action == DDZ_EV_ASK_BID ? DDZ_REQ_BID : DDZ_REQ_PLAY,
+                 .seq = b->ask_seq,
                  .bid = b->answer_bid,
                  .cards = b->answer_cards,
                  .seat = -1};
     send_req(b, &q);
 }
 
-static void on_turn(ddz_bridge *b, int seat, bool bid, uint32_t seq)
+/* ---- the translator: the seat's host ---- */
+
+static int host_act(void *ctx, ddz_seat *s, int action, uint32_t seq, int bid, ddz_cards cards)
 {
-    if (seat != b->seat)
+    ddz_bridge *b = ctx;
+    if (s != b->adapter || !live(b) || !b->asked || b->answered || seq != b->ask_seq ||
+        action != b->ask_action) {
+        say(b, false, "the engine's %s for request %u came after the table moved on: not sent",
+            action == DDZ_EV_ASK_BID ? "bid" : "play", (unsigned)seq);
+        return DDZ_ESTALE;
+    }
+    b->answered = true;
+    b->answer_bid = bid;
+    b->answer_cards = action == DDZ_EV_ASK_PLAY ? cards : 0;
+    send_answer(b);
+    return 0; /* legality is the server's: it charges a bot's illegal action */
+}
+
+static void host_fault(void *ctx, ddz_seat *s, int kind, int game, const char *why)
+{
+    ddz_bridge *b = ctx;
+    bool current = live(b) && (game < 0 || game == b->game - 1);
+    const char *name = s->ops->name(s);
+    say(b, true, "engine%s%s failed (%s): %s%s", name[0] ? " " : "", name, ddz_fault_name(kind),
+        why,
+        !current                   ? " (no game of it is being played)"
+        : b->asked && !b->answered ? "; it owed an answer: the server's clock decides"
+                                   : "; it sits out the rest of the game");
+    if (current) {
+        b->failed = true; /* it owes nothing: the engine seat stopped the engine */
+        b->asked = b->answered = false;
+    }
+    if (!name[0] && ++b->unnamed_failures >= DDZ_BRIDGE_GIVE_UP && b->io.give_up) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the engine failed %d times without saying its name; giving up",
+                 b->unnamed_failures);
+        b->io.give_up(b->io.ctx, msg);
+    }
+}
+
+static void host_note(void *ctx, ddz_seat *s, const char *msg)
+{
+    ddz_bridge *b = ctx;
+    const char *name = s->ops->name(s);
+    say(b, false, "engine%s%s: %s", name[0] ? " " : "", name, msg);
+}
+
+static void host_info(void *ctx, ddz_table_info *out)
+{
+    ddz_bridge *b = ctx;
+    ddz_room_opts dflt;
+    ddz_room_opts_default(&dflt);
+    int turn = b->turns_done + 1, games = b->games > 0 ? b->games : 1;
+    *out = (ddz_table_info){
+        .turn = turn,
+        .turns = b->opts.turns > turn ? b->opts.turns : turn,
+        .game = b->game,
+        .games = games,
+        .up = 0,
+        .maxscore = ddz_rules_maxscore(b->rules, games),
+        .time_s = b->time > 0 ? b->time : dflt.time,
+    };
+}
+
+/* ---- the translator: game events ---- */
+
+/* The game the seat was in ended while we were away, and how is not known
+ * (a new game has begun since): it is told the end without a winner, as
+ * after all passed, which CAAI engines hear as nothing before the next
+ * INFO. */
+static void end_unknown(ddz_bridge *b)
+{
+    if (!b->in_game)
         return;
+    if (live(b))
+        say(b, true, "game %d ended while we were away; the engine hears no end of it", b->game);
+    cancel_ask(b);
+    deliver(b, (ddz_tev){.kind = DDZ_TEV_OVER, .to = DDZ_TO_ALL, .seat = -1, .fault_seat = -1});
+    b->in_game = false;
+}
+
+/* A new game: the seat is dealt `hand`. */
+static void begin_game(ddz_bridge *b, int game, int games, const uint8_t commit[DDZ_SEED_BYTES],
+                       ddz_cards hand)
+{
+    end_unknown(b);
+    b->in_game = true;
+    b->failed = false;
+    b->game = game;
+    b->games = games;
+    memcpy(b->commit, commit, DDZ_SEED_BYTES);
+    memset(b->heard_bid, -1, sizeof b->heard_bid);
+    b->heard_leftover = false;
+    b->heard_plays = 0;
+    b->heard_ask = -1;
+    b->asked = b->answered = false;
+    b->voted = false;
+    deliver(b, (ddz_tev){.kind = DDZ_TEV_GAME, .to = 0, .seat = (int8_t)b->seat, .cards = hand});
+}
+
+static void on_turn(ddz_bridge *b, const ddz_event_turn *t)
+{
+    int action = t->action == DDZ_EVENT_ACT_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY;
+    int64_t now_ms = b->adapter->loop ? ddz_loop_now_us(b->adapter->loop) / 1000 : 0;
+    ddz_tev ev = {.kind = DDZ_TEV_ASK,
+                  .to = DDZ_TO_ALL,
+                  .seat = (int8_t)t->seat,
+                  .action = (uint8_t)action,
+                  .seq = t->seq,
+                  .game = b->game - 1,
+                  .deadline_ms = now_ms + t->deadline_ms};
+    if (t->seat != b->seat) {
+        if (t->seq != b->heard_ask) {
+            b->heard_ask = t->seq;
+            deliver(b, ev);
+        }
+        return;
+    }
     if (!live(b)) {
-        say(b, true, "asked to %s but no engine is playing this game; the clock decides",
-            bid ? "bid" : "play");
+        say(b, true, "asked to %s, but no engine plays this game: the server's clock decides",
+            action == DDZ_EV_ASK_BID ? "bid" : "play");
         return;
     }
-    if (b->answered && b->answer_seq == seq) {
-        answer_to_server(b); /* the frame may have been lost with a connection */
-        return;
+    if (b->asked && b->ask_seq == t->seq) {
+        if (b->answered)
+            send_answer(b); /* it may have been lost with a connection */
+        return;             /* else the engine is thinking */
     }
-    for (unsigned i = 0; i < b->ecount; i++) {
-        const ddz_bridge_expect *e = &b->expect[(b->ehead + i) % DDZ_BRIDGE_EXPECT_MAX];
-        if ((e->kind == DDZ_CAAI_BID || e->kind == DDZ_CAAI_PLAY) && e->seq == seq &&
-            e->serial == b->serial)
-            return; /* already asked; the engine is thinking */
-    }
-    to_engine(b, &(ddz_caai_msg){.kind = bid ? DDZ_CAAI_BID_WHAT : DDZ_CAAI_PLAY_WHAT, .seat = -1},
-              seq);
+    cancel_ask(b);
+    b->asked = true;
+    b->ask_seq = t->seq;
+    b->ask_action = (uint8_t)action;
+    b->heard_ask = t->seq;
+    b->adapter->ops->ask(b->adapter, &ev, NULL); /* may answer at once */
+}
+
+/* Our seat bid or played: the request is closed (answered, or taken over
+ * by someone else while we were away). */
+static void own_action(ddz_bridge *b, int seat)
+{
+    if (seat == b->seat)
+        cancel_ask(b);
 }
 
 static void relay_bid(ddz_bridge *b, int seat, int bid)
 {
     if (!live(b))
         return;
-    bool mine =
-        seat == b->seat && b->answered && b->answer_kind == DDZ_CAAI_BID && b->answer_bid == bid;
-    if (mine)
-        b->answered = false; /* the engine knows its own bid */
-    else
-        to_engine(
-            b, &(ddz_caai_msg){.kind = DDZ_CAAI_BID, .seat = (int8_t)seat, .bid = (int8_t)bid}, 0);
-    if (ddz_view_bid(&b->view, seat, bid) < 0)
-        say(b, true, "the server's bid of seat %d contradicts what the engine knows", seat);
+    own_action(b, seat);
+    b->heard_bid[seat] = (int8_t)bid;
+    deliver(b,
+            (ddz_tev){
+                .kind = DDZ_TEV_BID, .to = DDZ_TO_ALL, .seat = (int8_t)seat, .bid = (uint8_t)bid});
 }
 
 static void relay_leftover(ddz_bridge *b, int landlord, ddz_cards cards)
 {
     if (!live(b))
         return;
-    to_engine(
-        b, &(ddz_caai_msg){.kind = DDZ_CAAI_LEFTOVER, .seat = (int8_t)landlord, .cards = cards}, 0);
-    if (ddz_view_leftover(&b->view, landlord, cards) < 0)
-        say(b, true, "the leftover contradicts what the engine knows");
+    b->heard_leftover = true;
+    deliver(b, (ddz_tev){.kind = DDZ_TEV_LEFTOVER,
+                         .to = DDZ_TO_ALL,
+                         .seat = (int8_t)landlord,
+                         .cards = cards});
 }
 
 static void relay_play(ddz_bridge *b, int seat, ddz_cards cards, bool autopass)
 {
     if (!live(b))
         return;
-    bool mine = seat == b->seat && !autopass && b->answered && b->answer_kind == DDZ_CAAI_PLAY &&
-                b->answer_cards == cards;
-    if (mine)
-        b->answered = false;
-    else
-        to_engine(b, &(ddz_caai_msg){.kind = DDZ_CAAI_PLAY, .seat = (int8_t)seat, .cards = cards},
-                  0);
-    if (ddz_view_play(&b->view, seat, cards) < 0)
-        say(b, true, "the server's play of seat %d contradicts what the engine knows", seat);
-    b->nplays++;
+    own_action(b, seat);
+    b->heard_plays++;
+    deliver(b, (ddz_tev){.kind = DDZ_TEV_PLAY,
+                         .to = DDZ_TO_ALL,
+                         .seat = (int8_t)seat,
+                         .autopass = autopass,
+                         .cards = cards});
 }
 
-static void on_over(ddz_bridge *b, json_t *ev)
+static void on_over(ddz_bridge *b, const ddz_event_over *o)
 {
-    json_t *fault = json_object_get(ev, "fault");
-    int fseat = json_is_object(fault) ? get_int(fault, "seat", 0, 2, -1) : -1;
-    int winner = get_int(ev, "winner", 0, 2, -1);
-    json_t *sc = json_object_get(ev, "scores"), *tot = json_object_get(ev, "totals");
-    if (fseat >= 0)
-        say(b, fseat == b->seat, "game %d: fault of seat %c (%s)%s", b->game, seat_letter[fseat],
-            get_str(fault, "kind"), fseat == b->seat ? " - ours" : "");
+    int me = b->seat >= 0 ? b->seat : 0;
+    if (o->fault_seat >= 0)
+        say(b, o->fault_seat == b->seat, "game %d: fault of seat %c (%s)%s", o->game,
+            seat_letter[o->fault_seat], ddz_fault_name(o->fault_kind),
+            o->fault_seat == b->seat ? " - ours" : "");
     else
-        say(b, false, "game %d: %s; scores %lld %lld %lld, totals %lld %lld %lld", b->game,
-            winner < 0 ? "all passed"
-            : json_integer_value(json_array_get(sc, (size_t)(b->seat >= 0 ? b->seat : 0))) > 0
-                ? "we won"
-                : "we lost",
-            (long long)json_integer_value(json_array_get(sc, 0)),
-            (long long)json_integer_value(json_array_get(sc, 1)),
-            (long long)json_integer_value(json_array_get(sc, 2)),
-            (long long)json_integer_value(json_array_get(tot, 0)),
-            (long long)json_integer_value(json_array_get(tot, 1)),
-            (long long)json_integer_value(json_array_get(tot, 2)));
-    if (live(b)) {
-        if (fseat >= 0)
-            to_engine(b, &(ddz_caai_msg){.kind = DDZ_CAAI_ERROR, .seat = (int8_t)fseat}, 0);
-        else if (winner >= 0)
-            to_engine(b, &(ddz_caai_msg){.kind = DDZ_CAAI_GAMEOVER, .seat = (int8_t)winner}, 0);
+        say(b, false, "game %d: %s; scores %d %d %d, totals %lld %lld %lld", o->game,
+            o->winner < 0       ? "all passed"
+            : o->scores[me] > 0 ? "we won"
+                                : "we lost",
+            o->scores[0], o->scores[1], o->scores[2], (long long)o->totals[0],
+            (long long)o->totals[1], (long long)o->totals[2]);
+    if (memcmp(o->commit, b->commit, DDZ_SEED_BYTES) != 0) {
+        end_unknown(b); /* not the game the seat was dealt */
+        return;
     }
+    if (!b->in_game)
+        return;
+    cancel_ask(b);
+    deliver(b, (ddz_tev){.kind = DDZ_TEV_OVER,
+                         .to = DDZ_TO_ALL,
+                         .seat = (int8_t)o->winner,
+                         .fault_seat = (int8_t)o->fault_seat,
+                         .fault_kind = (uint8_t)(o->fault_seat >= 0 ? o->fault_kind : 0)});
     b->in_game = false;
-    b->answered = false;
 }
 
 static int on_turn_over(ddz_bridge *b)
 {
+    end_unknown(b);
+    if (b->adapter->ops->deliver) /* an engine may exit now (SPEC 7) */
+        b->adapter->ops->deliver(b->adapter,
+                                 &(ddz_tev){.kind = DDZ_TEV_SERIES,
+                                            .to = DDZ_TO_ALL,
+                                            .seat = -1,
+                                            .game = b->game > 0 ? b->game - 1 : 0},
+                                 NULL);
     b->turns_done++;
     b->voted = true;
-    stop_engine(b); /* a CAAI engine serves one turn; the next turn gets a fresh one */
     if (b->opts.turns > 0 && b->turns_done >= b->opts.turns) {
         say(b, false, "played %d turn%s; done", b->turns_done, b->turns_done == 1 ? "" : "s");
         send_req(b, &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
@@ -347,93 +356,59 @@ static int on_turn_over(ddz_bridge *b)
     return DDZ_BRIDGE_GO;
 }
 
-/* After a (re)connection: bring the engine up to the snapshot. */
-static int on_state(ddz_bridge *b, json_t *st)
+/* After a (re)connection: tell the seat what it has not heard. */
+static int on_state(ddz_bridge *b, const ddz_event_state *st)
 {
-    json_t *seat = json_object_get(st, "seat");
-    b->seated = json_is_integer(seat);
-    b->seat = b->seated ? get_int(st, "seat", 0, 2, -1) : -1;
+    b->seated = st->seat >= 0;
+    b->seat = st->seat;
     if (!b->seated)
         return DDZ_BRIDGE_GO;
-    json_t *room = json_object_get(st, "room"), *opts = json_object_get(room, "options");
-    snprintf(b->room, sizeof b->room, "%s", get_str(room, "id"));
-    b->time = get_int(opts, "time", 1, 3600, b->time);
-    b->games = get_int(opts, "games", 1, 1000, b->games);
-    const ddz_rules *rs = ddz_rules_find(get_str(opts, "rules"));
+    snprintf(b->room, sizeof b->room, "%s", st->room);
+    b->time = st->options.time;
+    const ddz_rules *rs = ddz_rules_find(st->options.rules);
     if (rs)
         b->rules = rs;
 
-    const char *phase = get_str(st, "phase");
-    if (strcmp(phase, "bid") != 0 && strcmp(phase, "play") != 0) {
-        json_t *result = json_object_get(st, "result");
-        if (live(b) && json_is_object(result) && strcmp(get_str(result, "commit"), b->commit) == 0)
-            on_over(b, result); /* the end we missed while away */
-        if (b->in_game) {
-            say(b, true, "game %d ended while we were away; restarting the engine", b->game);
-            stop_engine(b);
-        }
-        if (strcmp(phase, "turn_over") == 0 && !b->voted)
+    if (st->phase != DDZ_EVENT_PH_BID && st->phase != DDZ_EVENT_PH_PLAY) {
+        if (st->has_result && b->in_game &&
+            memcmp(st->result.commit, b->commit, DDZ_SEED_BYTES) == 0)
+            on_over(b, &st->result); /* the end we missed while away */
+        end_unknown(b);
+        if (st->phase == DDZ_EVENT_PH_TURN_OVER && !b->voted)
             return on_turn_over(b);
         return DDZ_BRIDGE_GO;
     }
 
     /* a game is being played */
-    json_t *players = json_object_get(st, "players"), *history = json_object_get(st, "history");
-    int landlord = get_int(st, "landlord", 0, 2, -1);
-    ddz_cards hand = 0, leftover = 0;
-    bool has_leftover = get_cards(json_object_get(st, "leftover"), &leftover) == 0;
-    if (get_cards(json_object_get(st, "hand"), &hand) < 0 || !json_is_array(history)) {
-        say(b, true, "malformed state snapshot");
+    if (!st->has_hand || !st->has_commit) {
+        say(b, true, "a state snapshot of a game without our hand");
         return DDZ_BRIDGE_GO;
     }
-    const char *commit = get_str(st, "commit");
-    if (!live(b) || strcmp(commit, b->commit) != 0) {
+    if (!b->in_game || memcmp(st->commit, b->commit, DDZ_SEED_BYTES) != 0) {
         /* the deal as it was: own cards now, plus own plays, less the leftover */
-        ddz_cards dealt = hand;
-        size_t i;
-        json_t *pl;
-        json_array_foreach(history, i, pl)
-        {
-            ddz_cards c;
-            if (get_int(pl, "seat", 0, 2, -1) == b->seat &&
-                get_cards(json_object_get(pl, "cards"), &c) == 0)
-                dealt |= c;
-        }
-        if (landlord == b->seat && has_leftover)
-            dealt &= ~leftover;
-        if (live(b)) {
-            say(b, true, "missed the end of game %d; restarting the engine", b->game);
-            stop_engine(b);
-        }
-        begin_game(b, get_int(st, "game", 1, 1000, 1), 0, commit, dealt);
-        if (!live(b))
-            return DDZ_BRIDGE_GO;
+        ddz_cards dealt = st->hand;
+        for (int i = 0; i < st->nhistory; i++)
+            if (st->history[i].seat == b->seat)
+                dealt |= st->history[i].cards;
+        if (st->landlord == b->seat && st->has_leftover)
+            dealt &= ~st->leftover;
+        begin_game(b, st->game, st->games, st->commit, dealt);
     }
-    for (int s = 0; s < 3; s++) {
-        int bid = get_int(json_array_get(players, (size_t)s), "bid", 0, 3, -1);
-        if (bid >= 0 && b->view.bids[s] < 0)
-            relay_bid(b, s, bid);
-    }
-    if (landlord >= 0 && has_leftover && b->view.landlord < 0)
-        relay_leftover(b, landlord, leftover);
-    for (size_t i = (size_t)b->nplays; i < json_array_size(history); i++) {
-        json_t *pl = json_array_get(history, i);
-        ddz_cards c;
-        int s = get_int(pl, "seat", 0, 2, -1);
-        if (s < 0 || get_cards(json_object_get(pl, "cards"), &c) < 0)
-            break;
-        relay_play(b, s, c, json_is_true(json_object_get(pl, "auto")));
-    }
-    json_t *turn = json_object_get(st, "turn");
-    if (json_is_object(turn))
-        on_turn(b, get_int(turn, "seat", 0, 2, -1), strcmp(get_str(turn, "action"), "bid") == 0,
-                (uint32_t)get_int(turn, "seq", 0, 0x7fffffff, 0));
+    for (int s = 0; s < 3; s++)
+        if (st->players[s].in_game && st->players[s].bid >= 0 && b->heard_bid[s] < 0)
+            relay_bid(b, s, st->players[s].bid);
+    if (st->landlord >= 0 && st->has_leftover && !b->heard_leftover)
+        relay_leftover(b, st->landlord, st->leftover);
+    for (int i = b->heard_plays; live(b) && i < st->nhistory; i++)
+        relay_play(b, st->history[i].seat, st->history[i].cards, st->history[i].autopass);
+    if (st->has_turn)
+        on_turn(b, &st->turn);
     return DDZ_BRIDGE_GO;
 }
 
 /* ---- the translator: lobby ---- */
 
-static void choose_room(ddz_bridge *b, json_t *rooms)
+static void choose_room(ddz_bridge *b, const ddz_event_rooms *rooms)
 {
     ddz_req q = {.type = DDZ_REQ_JOIN, .seat = b->opts.seat};
     if (b->opts.password)
@@ -444,24 +419,19 @@ static void choose_room(ddz_bridge *b, json_t *rooms)
         b->joining = true;
         return;
     }
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(rooms, "rooms"), i, r)
-    {
-        if (!json_is_true(json_object_get(r, "bots")) ||
-            json_is_true(json_object_get(r, "password")) ||
-            json_is_true(json_object_get(r, "playing")))
+    for (size_t i = 0; i < rooms->nrooms; i++) {
+        const ddz_event_room *r = &rooms->rooms[i];
+        if (!r->bots || r->password || r->playing)
             continue;
-        json_t *seats = json_object_get(r, "seats");
         bool free_seat = false;
         for (int s = 0; s < 3; s++)
-            if ((b->opts.seat < 0 || b->opts.seat == s) && json_is_null(json_array_get(seats, s)))
+            if ((b->opts.seat < 0 || b->opts.seat == s) && !r->seats[s].seated)
                 free_seat = true;
         if (!free_seat)
             continue;
-        snprintf(q.room, sizeof q.room, "%s", get_str(r, "id"));
+        snprintf(q.room, sizeof q.room, "%s", r->id);
         q.password[0] = '\0';
-        say(b, false, "joining room %s (%s)", q.room, get_str(r, "name"));
+        say(b, false, "joining room %s (%s)", q.room, r->name);
         send_req(b, &q);
         b->joining = true;
         return;
@@ -482,20 +452,63 @@ static void choose_room(ddz_bridge *b, json_t *rooms)
     b->joining = true;
 }
 
-void ddz_bridge_init(ddz_bridge *b, const ddz_bridge_io *io, const ddz_bridge_opts *opts)
+static void on_welcome(ddz_bridge *b, const ddz_event_welcome *w)
+{
+    if (b->resumed && strcmp(w->id, b->player) != 0)
+        say(b, true, "the server no longer knew us (restarted?): joining again");
+    else if (b->resumed)
+        say(b, false, "reconnected");
+    else
+        say(b, false, "connected as %s (%s)", w->name, w->id);
+    snprintf(b->player, sizeof b->player, "%s", w->id);
+    snprintf(b->resume, sizeof b->resume, "%s", w->resume);
+    /* a resumed seat is followed by `state` before the `rooms` answer */
+    send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
+}
+
+static void on_joined(ddz_bridge *b, const ddz_event_joined *j)
+{
+    b->joining = false;
+    b->seated = j->room[0] && j->seat >= 0;
+    if (!b->seated)
+        return;
+    b->seat = j->seat;
+    snprintf(b->room, sizeof b->room, "%s", j->room);
+    say(b, false, "seated in room %s as %c (seat %d)", b->room, seat_letter[b->seat], b->seat);
+}
+
+static int on_error(ddz_bridge *b, const ddz_event_error *e)
+{
+    const char *about = e->about ? ddz_req_name(e->about) : "frame";
+    bool lobby =
+        e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN || e->about == DDZ_REQ_CREATE;
+    if (e->code == DDZ_ESTALE) {
+        say(b, false, "the server had already taken our %s", about);
+    } else if (e->about == DDZ_REQ_JOIN && !b->opts.room && e->code == DDZ_EFULL) {
+        b->joining = false; /* lost a race for the seat: look again */
+        send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
+    } else {
+        say(b, true, "the server refused our %s: %s %s", about, ddz_errname(e->code), e->message);
+        if (lobby || e->code == DDZ_EAUTH)
+            return DDZ_BRIDGE_REFUSED;
+    }
+    return DDZ_BRIDGE_GO;
+}
+
+void ddz_bridge_init(ddz_bridge *b, ddz_seat *adapter, const ddz_bridge_io *io,
+                     const ddz_bridge_opts *opts)
 {
     memset(b, 0, sizeof *b);
     b->io = *io;
     b->opts = *opts;
     if (!b->opts.name || !*b->opts.name)
         b->opts.name = "bridge";
+    b->adapter = adapter;
+    adapter->player = 0; /* the bridge drives one player */
+    adapter->host = (ddz_seat_host){b, host_act, host_fault, host_note, NULL, host_info};
     b->seat = -1;
     b->rules = &ddz_rules_caai;
-}
-
-int ddz_bridge_start(ddz_bridge *b)
-{
-    return start_engine(b);
+    b->heard_ask = -1;
 }
 
 void ddz_bridge_connected(ddz_bridge *b)
@@ -512,219 +525,64 @@ void ddz_bridge_connected(ddz_bridge *b)
 
 int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
 {
-    json_error_t jerr;
-    json_t *ev = json_loadb(text, len, 0, &jerr);
-    const char *type = get_str(ev, "type");
+    ddz_event ev;
+    char err[160];
+    if (ddz_event_parse_text(text, len, &ev, err, sizeof err) < 0) {
+        say(b, true, "the server sent a malformed %s%sframe (%s)",
+            ev.type ? ddz_event_name(ev.type) : "", ev.type ? " " : "", err);
+        return DDZ_BRIDGE_GO;
+    }
     int rc = DDZ_BRIDGE_GO;
-    if (!json_is_object(ev) || !*type) {
-        say(b, true, "the server sent a malformed frame (%s)", jerr.text);
-    } else if (strcmp(type, "welcome") == 0) {
-        json_t *you = json_object_get(ev, "you");
-        const char *id = get_str(you, "id");
-        if (b->resumed && strcmp(id, b->player) != 0)
-            say(b, true, "the server no longer knew us (restarted?): joining again");
-        else if (b->resumed)
-            say(b, false, "reconnected");
-        else
-            say(b, false, "connected as %s (%s)", get_str(you, "name"), id);
-        snprintf(b->player, sizeof b->player, "%s", id);
-        snprintf(b->resume, sizeof b->resume, "%s", get_str(ev, "resume"));
-        /* a resumed seat is followed by `state` before the `rooms` answer */
-        send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
-    } else if (strcmp(type, "rooms") == 0) {
+    switch (ev.type) {
+    case DDZ_EVENT_WELCOME:
+        on_welcome(b, &ev.welcome);
+        break;
+    case DDZ_EVENT_ROOMS:
         if (!b->seated && !b->joining)
-            choose_room(b, ev);
-    } else if (strcmp(type, "joined") == 0) {
-        b->joining = false;
-        if (json_is_string(json_object_get(ev, "room")) &&
-            json_is_integer(json_object_get(ev, "seat"))) {
-            b->seated = true;
-            b->seat = get_int(ev, "seat", 0, 2, -1);
-            snprintf(b->room, sizeof b->room, "%s", get_str(ev, "room"));
-            say(b, false, "seated in room %s as %c (seat %d)", b->room, seat_letter[b->seat],
-                b->seat);
-        } else {
-            b->seated = false;
-        }
-    } else if (strcmp(type, "state") == 0) {
-        rc = on_state(b, ev);
-    } else if (strcmp(type, "game") == 0) {
-        ddz_cards hand;
-        if (!b->seated || get_cards(json_object_get(ev, "hand"), &hand) < 0 ||
-            ddz_cards_count(hand) != 17)
+            choose_room(b, &ev.rooms);
+        break;
+    case DDZ_EVENT_JOINED:
+        on_joined(b, &ev.joined);
+        break;
+    case DDZ_EVENT_STATE:
+        rc = on_state(b, &ev.state);
+        break;
+    case DDZ_EVENT_GAME:
+        if (!b->seated || !ev.game.has_hand)
             say(b, true, "a game event without our hand");
         else
-            begin_game(b, get_int(ev, "game", 1, 1000, 1), get_int(ev, "games", 1, 1000, 0),
-                       get_str(ev, "commit"), hand);
-    } else if (strcmp(type, "turn") == 0) {
-        on_turn(b, get_int(ev, "seat", 0, 2, -1), strcmp(get_str(ev, "action"), "bid") == 0,
-                (uint32_t)get_int(ev, "seq", 0, 0x7fffffff, 0));
-    } else if (strcmp(type, "bid_made") == 0) {
-        int s = get_int(ev, "seat", 0, 2, -1), bid = get_int(ev, "bid", 0, 3, -1);
-        if (s >= 0 && bid >= 0)
-            relay_bid(b, s, bid);
-    } else if (strcmp(type, "leftover") == 0) {
-        ddz_cards c;
-        int s = get_int(ev, "landlord", 0, 2, -1);
-        if (s >= 0 && get_cards(json_object_get(ev, "cards"), &c) == 0 && ddz_cards_count(c) == 3)
-            relay_leftover(b, s, c);
-    } else if (strcmp(type, "played") == 0) {
-        ddz_cards c;
-        int s = get_int(ev, "seat", 0, 2, -1);
-        if (s >= 0 && get_cards(json_object_get(ev, "cards"), &c) == 0)
-            relay_play(b, s, c, json_is_true(json_object_get(ev, "auto")));
-    } else if (strcmp(type, "over") == 0) {
-        on_over(b, ev);
-    } else if (strcmp(type, "turn_over") == 0) {
+            begin_game(b, ev.game.game, ev.game.games, ev.game.commit, ev.game.hand);
+        break;
+    case DDZ_EVENT_TURN:
+        on_turn(b, &ev.turn);
+        break;
+    case DDZ_EVENT_BID_MADE:
+        relay_bid(b, ev.bid_made.seat, ev.bid_made.bid);
+        break;
+    case DDZ_EVENT_LEFTOVER:
+        relay_leftover(b, ev.leftover.landlord, ev.leftover.cards);
+        break;
+    case DDZ_EVENT_PLAYED:
+        relay_play(b, ev.played.seat, ev.played.cards, ev.played.autopass);
+        break;
+    case DDZ_EVENT_OVER:
+        on_over(b, &ev.over);
+        break;
+    case DDZ_EVENT_TURN_OVER:
         rc = on_turn_over(b);
-    } else if (strcmp(type, "error") == 0) {
-        const char *code = get_str(ev, "code"), *about = get_str(ev, "about");
-        bool lobby = strcmp(about, "hello") == 0 || strcmp(about, "join") == 0 ||
-                     strcmp(about, "create") == 0;
-        if (strcmp(code, "ESTALE") == 0) {
-            say(b, false, "the server had already taken our %s", about);
-        } else if (lobby && strcmp(about, "join") == 0 && !b->opts.room &&
-                   strcmp(code, "EFULL") == 0) {
-            b->joining = false; /* lost a race for the seat: look again */
-            send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
-        } else {
-            say(b, true, "the server refused our %s: %s %s", *about ? about : "frame", code,
-                get_str(ev, "message"));
-            if (lobby || strcmp(code, "EAUTH") == 0)
-                rc = DDZ_BRIDGE_REFUSED;
-        }
-    } else if (strcmp(type, "bye") == 0) {
-        say(b, true, "the server said bye: %s", get_str(ev, "reason"));
+        break;
+    case DDZ_EVENT_ERROR:
+        rc = on_error(b, &ev.error);
+        break;
+    case DDZ_EVENT_BYE:
+        say(b, true, "the server said bye: %s", ev.bye.reason);
         rc = DDZ_BRIDGE_BYE;
+        break;
+    default: /* seat: who sits where is not the engine's business */
+        break;
     }
-    json_decref(ev);
+    ddz_event_clear(&ev);
     return rc;
-}
-
-/* ---- the translator: the engine's lines ---- */
-
-static const char *expect_name(const ddz_bridge_expect *e)
-{
-    switch (e->kind) {
-    case DDZ_CAAI_NAME:
-        return "NAME (to DOUDIZHUVER)";
-    case DDZ_CAAI_BID:
-        return "a bid (to BID WHAT)";
-    case DDZ_CAAI_PLAY:
-        return "a play (to PLAY WHAT)";
-    default:
-        switch (e->ok_of) {
-        case DDZ_CAAI_INFO:
-            return "OK INFO";
-        case DDZ_CAAI_DEAL:
-            return "OK DEAL";
-        case DDZ_CAAI_BID:
-            return "OK BID";
-        case DDZ_CAAI_LEFTOVER:
-            return "OK LEFTOVER";
-        case DDZ_CAAI_PLAY:
-            return "OK PLAY";
-        case DDZ_CAAI_GAMEOVER:
-            return "OK GAMEOVER";
-        default:
-            return "OK ERROR";
-        }
-    }
-}
-
-static bool satisfies(const ddz_caai_msg *m, const ddz_bridge_expect *e)
-{
-    if (m->kind != e->kind)
-        return false;
-    return m->kind != DDZ_CAAI_OK || m->ok_of == e->ok_of;
-}
-
-/* The engine's answer `m` to the WHAT `e`. */
-static void on_answer(ddz_bridge *b, const ddz_caai_msg *m, const ddz_bridge_expect *e,
-                      const char *line)
-{
-    if (m->seat != b->seat) {
-        say(b, true, "engine answered '%s' with seat %c, but ours is %c: not sent", line,
-            seat_letter[m->seat], seat_letter[b->seat]);
-        return;
-    }
-    if (e->serial != b->serial || !b->in_game) {
-        say(b, true, "engine answered '%s' after its game ended: dropped", line);
-        return;
-    }
-    b->answered = true;
-    b->answer_kind = m->kind;
-    b->answer_seq = e->seq;
-    b->answer_bid = m->bid;
-    b->answer_cards = m->kind == DDZ_CAAI_PLAY ? m->cards : 0;
-    answer_to_server(b);
-}
-
-void ddz_bridge_on_engine_line(ddz_bridge *b, const char *line, size_t len, bool bad)
-{
-    char shown[96];
-    snprintf(shown, sizeof shown, "%.*s", (int)(len < 80 ? len : 80), line);
-    for (char *p = shown; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    ddz_caai_msg m;
-    char why[128] = "a NUL byte in the line";
-    bool ok = !bad && ddz_caai_parse(line, len, &m, why, sizeof why) == 0;
-    const ddz_bridge_expect *head = b->ecount ? &b->expect[b->ehead % DDZ_BRIDGE_EXPECT_MAX] : NULL;
-    unsigned found = b->ecount;
-    for (unsigned i = 0; ok && i < b->ecount; i++)
-        if (satisfies(&m, &b->expect[(b->ehead + i) % DDZ_BRIDGE_EXPECT_MAX])) {
-            found = i;
-            break;
-        }
-    if (found == b->ecount) {
-        /* no owed answer fits: the line is a bad answer to the oldest */
-        if (!head)
-            say(b, true, "engine said '%s' unasked%s%s", shown, ok ? "" : ": ", ok ? "" : why);
-        else if (head->kind == DDZ_CAAI_OK &&
-                 (head->ok_of == DDZ_CAAI_GAMEOVER || head->ok_of == DDZ_CAAI_ERROR))
-            say(b, false, "engine acknowledged %s with '%s' (not charged: the game is scored)",
-                ddz_caai_keyword(head->ok_of), shown);
-        else
-            say(b, true, "engine said '%s' where %s was due%s%s%s", shown, expect_name(head),
-                ok ? "" : " (", ok ? "" : why, ok ? "" : ")");
-        if (head && (head->kind == DDZ_CAAI_BID || head->kind == DDZ_CAAI_PLAY))
-            say(b, true, "nothing sent for that %s; the server's clock decides",
-                head->kind == DDZ_CAAI_BID ? "bid" : "play");
-        if (head) {
-            b->ehead = (b->ehead + 1) % DDZ_BRIDGE_EXPECT_MAX;
-            b->ecount--;
-        }
-        return;
-    }
-    for (unsigned i = 0; i < found; i++)
-        say(b, true, "engine never gave %s",
-            expect_name(&b->expect[(b->ehead + i) % DDZ_BRIDGE_EXPECT_MAX]));
-    ddz_bridge_expect e = b->expect[(b->ehead + found) % DDZ_BRIDGE_EXPECT_MAX];
-    b->ehead = (b->ehead + found + 1) % DDZ_BRIDGE_EXPECT_MAX;
-    b->ecount -= found + 1;
-    if (e.kind == DDZ_CAAI_NAME) {
-        char name[DDZ_CAAI_NAME_UTF8_MAX];
-        ddz_caai_name_utf8(m.name, name, sizeof name);
-        b->named = true;
-        say(b, false, "engine '%s' is ready", name);
-    } else if (e.kind == DDZ_CAAI_BID || e.kind == DDZ_CAAI_PLAY) {
-        on_answer(b, &m, &e, shown);
-    }
-}
-
-void ddz_bridge_engine_died(ddz_bridge *b)
-{
-    bool owed = false;
-    for (unsigned i = 0; i < b->ecount; i++) {
-        uint8_t k = b->expect[(b->ehead + i) % DDZ_BRIDGE_EXPECT_MAX].kind;
-        owed |= k == DDZ_CAAI_BID || k == DDZ_CAAI_PLAY;
-    }
-    if (b->in_game)
-        say(b, true, "the engine died during game %d%s; a new one starts at the next game", b->game,
-            owed ? " owing an answer (the server's clock decides)" : "");
-    b->engine_up = b->named = b->in_game = b->answered = false;
-    clear_expect(b);
 }
 
 /* ---- the driver ---- */
@@ -740,16 +598,14 @@ typedef struct runner {
     ddz_url url;
     struct lws_context *ctx;
     struct lws_vhost *vh;
+    ddz_lws_loop loop;   /* the engine seat's pipes and timers */
+    ddz_seat *engine;    /* the engine seat */
     struct lws *ws;      /* the WebSocket, NULL while disconnected */
     outmsg *head, *tail; /* frames waiting for WRITEABLE */
     char *rx;            /* fragments of the current frame */
     size_t rxlen, rxcap;
     ddz_bridge b;
-    ddz_engine *eng;        /* the engine process, NULL when none */
-    struct lws *eng_wsi;    /* its stdout (a dup) adopted into the loop */
-    const char *engine_log; /* NULL = /dev/null */
-    int start_failures;     /* engines that died before saying NAME, in a row */
-    lws_sorted_usec_list_t flush_sul, retry_sul, pace_sul, leave_sul;
+    lws_sorted_usec_list_t retry_sul, pace_sul, leave_sul;
     bool leaving;  /* done: stop once the `leave` is written */
     double tokens; /* frames we may send now (below the server's rate limit) */
     int64_t tokens_us;
@@ -764,13 +620,6 @@ typedef struct runner {
  * action to ERATE. */
 #define FRAMES_PER_S 15.0
 #define FRAMES_BURST 20.0
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM seen */
 static struct lws_context *signal_ctx;    /* the only way a signal reaches the loop */
@@ -796,6 +645,13 @@ static void r_log(void *ctx, bool warn, const char *msg)
     runner *r = ctx;
     if (warn || !r->cfg->quiet)
         fprintf(stderr, "ddz bridge: %s%s\n", warn ? "warning: " : "", msg);
+}
+
+static void r_give_up(void *ctx, const char *why)
+{
+    runner *r = ctx;
+    fprintf(stderr, "ddz bridge: %s\n", why);
+    finish(r, 1);
 }
 
 static void r_server_send(void *ctx, json_t *msg)
@@ -832,127 +688,6 @@ static void drop_queue(runner *r)
         r->head = n;
     }
     r->tail = NULL;
-}
-
-static void flush_tick(lws_sorted_usec_list_t *sul)
-{
-    runner *r = lws_container_of(sul, runner, flush_sul);
-    if (r->eng && ddz_engine_flush(r->eng) == 0 && ddz_engine_wants_write(r->eng))
-        lws_sul_schedule(r->ctx, 0, &r->flush_sul, flush_tick, 10 * LWS_US_PER_MS);
-}
-
-static void r_engine_send(void *ctx, const char *line)
-{
-    runner *r = ctx;
-    if (!r->eng)
-        return;
-    ddz_engine_send(r->eng, line); /* write errors surface as ECRASH on its stdout */
-    if (ddz_engine_wants_write(r->eng))
-        lws_sul_schedule(r->ctx, 0, &r->flush_sul, flush_tick, 10 * LWS_US_PER_MS);
-}
-
-static void r_engine_stop(void *ctx)
-{
-    runner *r = ctx;
-    lws_sul_cancel(&r->flush_sul);
-    if (r->eng_wsi) {
-        /* closed from the loop, never inside someone's callback */
-        lws_set_timeout(r->eng_wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
-        r->eng_wsi = NULL;
-    }
-    if (r->eng) {
-        ddz_engine_destroy(r->eng);
-        r->eng = NULL;
-    }
-}
-
-static int r_engine_start(void *ctx)
-{
-    runner *r = ctx;
-    r_engine_stop(r);
-    if (r->start_failures >= 3) {
-        fprintf(stderr, "ddz bridge: the engine died %d times before saying its name; giving up\n",
-                r->start_failures);
-        finish(r, 1);
-        return -1;
-    }
-    int err = 0;
-    r->eng = ddz_engine_spawn(r->cfg->engine_cmd, r->engine_log, NULL, &err);
-    if (!r->eng) {
-        fprintf(stderr, "ddz bridge: cannot start the engine: %s\n", ddz_strerror(err));
-        finish(r, 1);
-        return -1;
-    }
-    /* lws closes the fds it adopts: give it a duplicate, the engine keeps its own */
-    int fd = dup(ddz_engine_read_fd(r->eng));
-    lws_adopt_desc_t ad = {.vh = r->vh,
-                           .type = LWS_ADOPT_RAW_FILE_DESC,
-                           .fd = {.filefd = fd},
-                           .vh_prot_name = "ddz-engine"};
-    r->eng_wsi = fd < 0 ? NULL : lws_adopt_descriptor_vhost_via_info(&ad);
-    if (!r->eng_wsi) {
-        if (fd >= 0)
-            close(fd);
-        fprintf(stderr, "ddz bridge: cannot watch the engine's output\n");
-        ddz_engine_destroy(r->eng);
-        r->eng = NULL;
-        finish(r, 1);
-        return -1;
-    }
-    return 0;
-}
-
-/* Stops a dead or misbehaving engine and tells the translator. */
-static void engine_gone(runner *r, int why)
-{
-    ddz_engine_stop(r->eng);
-    int st = ddz_engine_exit_status(r->eng);
-    if (why == DDZ_ECRASH)
-        fprintf(stderr, "ddz bridge: warning: the engine exited (status %d)\n", st);
-    else
-        fprintf(stderr, "ddz bridge: warning: the engine was stopped: %s\n", ddz_strerror(why));
-    if (!r->b.named)
-        r->start_failures++;
-    r_engine_stop(r);
-    ddz_bridge_engine_died(&r->b);
-}
-
-static int cb_engine(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                     size_t len)
-{
-    runner *r = lws_context_user(lws_get_context(wsi));
-    switch (reason) {
-    case LWS_CALLBACK_RAW_RX_FILE: {
-        if (wsi != r->eng_wsi || !r->eng)
-            return -1; /* an old engine's pipe */
-        int rc = ddz_engine_on_readable(r->eng);
-        char line[DDZ_ENGINE_MAX_LINE + 1];
-        size_t n;
-        int got;
-        while (r->eng && (got = ddz_engine_next_line(r->eng, line, sizeof line, &n)) != 0) {
-            if (got == DDZ_ENOSPC)
-                break;
-            if (got == 1)
-                r->start_failures = 0;
-            ddz_bridge_on_engine_line(&r->b, line, n, got == DDZ_ESYNTAX);
-        }
-        if (rc < 0 && r->eng && wsi == r->eng_wsi) {
-            r->eng_wsi = NULL; /* closed by our -1 */
-            engine_gone(r, rc);
-            return -1;
-        }
-        return 0;
-    }
-    case LWS_CALLBACK_RAW_CLOSE_FILE:
-        if (wsi == r->eng_wsi) {
-            r->eng_wsi = NULL;
-            if (r->eng)
-                engine_gone(r, DDZ_ECRASH);
-        }
-        return 0;
-    default:
-        return lws_callback_http_dummy(wsi, reason, user, in, len);
-    }
 }
 
 static void connect_now(runner *r);
@@ -1063,7 +798,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         outmsg *m = r->head;
         if (!m)
             return 0;
-        int64_t now = mono_us();
+        int64_t now = ddz_lws_loop_now_us();
         r->tokens += (double)(now - r->tokens_us) / 1e6 * FRAMES_PER_S;
         if (r->tokens > FRAMES_BURST)
             r->tokens = FRAMES_BURST;
@@ -1093,7 +828,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 }
 
 static const struct lws_protocols protocols[] = {{"ddz-bridge", cb_ws, 0, 4096, 0, NULL, 0},
-                                                 {"ddz-engine", cb_engine, 0, 0, 0, NULL, 0},
+                                                 DDZ_LWS_LOOP_PROTOCOL,
                                                  {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void connect_now(runner *r)
@@ -1117,24 +852,43 @@ static void connect_now(runner *r)
         disconnected(r, "cannot start a connection");
 }
 
+/* The engine seat on the bridge's loop. Returns it, or NULL (logged). */
+static ddz_seat *make_engine(runner *r)
+{
+    const char *log = r->cfg->engine_log;
+    if (!log) {
+        /* inherit our stderr when it can be reopened (a tty, file or pipe) */
+        int fd = open("/dev/stderr", O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd >= 0) {
+            close(fd);
+            log = "/dev/stderr";
+        }
+    }
+    ddz_room_opts dflt;
+    ddz_room_opts_default(&dflt);
+    ddz_seat_env env = {
+        .loop = &r->loop.base,
+        .stderr_log = log,
+        /* acknowledgements: the time asked of a room we create, else the
+         * protocol's default (the room's own is not known yet) */
+        .time_ms = (r->cfg->opts.time > 0 ? r->cfg->opts.time : dflt.time) * 1000,
+    };
+    int err = 0;
+    /* no label: its name stays "" until the engine says its own */
+    ddz_seat *s = ddz_seat_engine_create(r->cfg->engine_cmd, "", &env, &err);
+    if (!s)
+        fprintf(stderr, "ddz bridge: cannot prepare the engine: %s\n", ddz_strerror(err));
+    return s;
+}
+
 int ddz_bridge_run(const ddz_bridge_cfg *cfg)
 {
-    static runner storage; /* big (the translator holds a view); one per process */
-    runner *r = &storage;
+    runner storage, *r = &storage;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
     if (ddz_url_parse(cfg->url, &r->url) < 0) {
         fprintf(stderr, "ddz bridge: '%s' is no ws:// or wss:// URL\n", cfg->url);
         return 2;
-    }
-    r->engine_log = cfg->engine_log;
-    if (!r->engine_log) {
-        /* inherit our stderr when it can be reopened (a tty, file or pipe) */
-        int fd = open("/dev/stderr", O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (fd >= 0) {
-            close(fd);
-            r->engine_log = "/dev/stderr";
-        }
     }
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info;
@@ -1154,15 +908,16 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
             lws_context_destroy(r->ctx);
         return 1;
     }
-    ddz_bridge_io io = {.ctx = r,
-                        .engine_start = r_engine_start,
-                        .engine_stop = r_engine_stop,
-                        .engine_send = r_engine_send,
-                        .server_send = r_server_send,
-                        .log = r_log};
-    ddz_bridge_init(&r->b, &io, &cfg->opts);
+    ddz_lws_loop_init(&r->loop, r->ctx, r->vh);
+    r->engine = make_engine(r);
+    if (!r->engine) {
+        lws_context_destroy(r->ctx);
+        return 1;
+    }
+    ddz_bridge_io io = {.ctx = r, .server_send = r_server_send, .log = r_log, .give_up = r_give_up};
+    ddz_bridge_init(&r->b, r->engine, &io, &cfg->opts);
     r->tokens = FRAMES_BURST;
-    r->tokens_us = mono_us();
+    r->tokens_us = ddz_lws_loop_now_us();
 
     signal_ctx = r->ctx;
     stop_signal = 0;
@@ -1171,9 +926,7 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
 
-    /* The engine starts at once, so a broken command shows before any game. */
-    if (ddz_bridge_start(&r->b) == 0)
-        connect_now(r);
+    connect_now(r);
     while (!r->done && !stop_signal)
         if (lws_service(r->ctx, 0) < 0)
             break;
@@ -1181,7 +934,8 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
         fprintf(stderr, "ddz bridge: %s: stopping\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         finish(r, 0);
     }
-    r_engine_stop(r);
+    /* the engine stops while the loop it watches from still exists */
+    ddz_seat_close(r->engine);
     lws_sul_cancel(&r->retry_sul);
     lws_sul_cancel(&r->pace_sul);
     lws_sul_cancel(&r->leave_sul);
@@ -1191,6 +945,5 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     free(r->rx);
-    r->rx = NULL;
     return r->status;
 }

@@ -1,37 +1,61 @@
 /* bridge.h - `ddz bridge`: a local CAAI engine playing in a remote room.
  *
- * Two layers, as everywhere in service/:
+ * The bridge is a table driver of its own kind: the table is the server's,
+ * known only from its JSON events, and our seat is one of the table's seat
+ * adapters (service/table/seat.h). In `ddz bridge` that adapter is the CAAI
+ * engine seat (service/seats/seat_engine.c), which runs the one CAAI
+ * session of the code base (service/engine/caai_seat.c): which line for
+ * which event, matching the engine's replies, its faults. Two layers, as
+ * everywhere in service/:
  *
- * - The translator (ddz_bridge_*) is a value with no I/O: it is fed the
- *   server's JSON frames and the engine's lines, and answers through the
- *   callbacks of a ddz_bridge_io (a CAAI line for the engine, a JSON request
- *   for the server, start or stop the engine, a log line). It runs the lobby
- *   flow (hello, list, join or create), turns events into CAAI lines and the
- *   engine's answers into `bid`/`play` requests, checks every
- *   acknowledgement, and catches the engine up after a reconnect.
- * - ddz_bridge_run() is the driver: one libwebsockets event loop holding the
- *   WebSocket client connection and the engine's stdout pipe (adopted as a
- *   raw file descriptor), reconnection with back-off, signals.
+ * - The translator (ddz_bridge_*) is a value with no I/O. It runs the lobby
+ *   flow (hello or resume, list, join or create, rematch, leave), parses the
+ *   server's frames with proto/event.h, turns them into the ddz_tev events a
+ *   seat hears and hands them to the seat it was given; it asks the seat
+ *   when our turn comes and sends the seat's answer as a request. Requests
+ *   and log lines go out through the callbacks of a ddz_bridge_io.
+ * - ddz_bridge_run() is the driver: one libwebsockets loop
+ *   (service/net/lws_loop.h) holding the WebSocket client connection and
+ *   the engine seat's pipes and timers, reconnection with back-off, signals.
  *
- * Translation (SPEC 7, proto/PROTOCOL.md), own seat d:
+ * Translation (proto/PROTOCOL.md -> service/table/table.h), own seat d,
+ * the seat being the bridge's only player (0):
  *
- *     game                    -> INFO 1,1,game,games,0,350*games,time
- *                                DEAL <d><hand>      (engine started if needed)
- *     bid_made (other seat)   -> BID <s><n>
- *     turn (own, bid)         -> BID WHAT; answer BID <d><n> -> {bid, seq}
- *     leftover                -> LEFTOVER <landlord><cards>
- *     turn (own, play)        -> PLAY WHAT; answer PLAY <d>... -> {play, seq}
- *     played (other seat)     -> PLAY <s><cards> | PLAY <s>-1
- *     played (own, auto)      -> PLAY <d>-1
- *     over                    -> GAMEOVER <winner> | ERROR <faulty> | nothing
- *                                (all passed)
- *     turn_over               -> engine stopped (a CAAI engine serves one
- *                                turn); `rematch` unless the turns are done
+ *     game (with our hand)  -> GAME {seat d, cards: the hand}
+ *     turn (another seat)   -> ASK, delivered
+ *     turn (seat d)         -> ASK {seq, action}, asked (ops->ask); the
+ *                              seat's answer (host.act) -> {bid|play, seq}
+ *     bid_made              -> BID
+ *     leftover              -> LEFTOVER
+ *     played                -> PLAY (`auto`: autopass), own plays included
+ *     over                  -> OVER {winner, fault seat and kind}; a request
+ *                              left unanswered is cancelled first
+ *     turn_over             -> SERIES; `rematch`, or `leave` after opts.turns
+ *     state (a resume)      -> what the seat has not heard of the game being
+ *                              played, once: GAME (the hand as dealt), BID,
+ *                              LEFTOVER, PLAY, then ASK if it is our turn (or
+ *                              our answer again, if it was lost); between
+ *                              games, the OVER of the game that ended while
+ *                              we were away (its `result`)
  *
- * An answer that does not parse, answers the wrong message or carries
- * another seat's letter is reported and NOT forwarded: the server's clock
- * then decides, exactly as for a silent engine. Legality is the server's
- * business; its `error` frames are reported.
+ * The engine seat makes of these the CAAI lines of SPEC 7 (INFO and DEAL,
+ * BID WHAT, BID, LEFTOVER, PLAY WHAT, PLAY, GAMEOVER or ERROR, nothing after
+ * all passed). host.info gives INFO its numbers: turn = turns played + 1,
+ * turns = the larger of opts.turns and turn, game and games from the `game`
+ * event, up = 0, maxscore = ddz_rules_maxscore(the room's rules, games),
+ * time = the room's time. The engine process serves every turn; one that
+ * exits after a turn's last game, or fails, is started again for the next
+ * game.
+ *
+ * Faults (SPEC 6). The bridge cannot charge its own seat. A seat that fails
+ * (host.fault: the engine seat found a malformed or unexpected reply or
+ * another seat's letter, the engine crashed or missed an acknowledgement's
+ * time, and stopped it) is logged and sits out the rest of that game: it
+ * owes nothing, and the server's clock times our seat out. An illegal bid
+ * or play is sent as the engine gave it: the server charges a bot's illegal
+ * action as a fault at once. A seat that fails DDZ_BRIDGE_GIVE_UP times
+ * without its engine ever saying its name cannot play at all: the bridge
+ * gives up (io.give_up).
  */
 #ifndef DDZ_BRIDGE_H
 #define DDZ_BRIDGE_H
@@ -41,7 +65,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/view.h"
+#include "rules/deal.h"
+#include "rules/ruleset.h"
+#include "service/table/seat.h"
 
 /* ---- URLs ---- */
 
@@ -60,21 +86,18 @@ int ddz_url_parse(const char *url, ddz_url *out);
 
 /* ---- the translator ---- */
 
-/* What the translator asks of its driver. Every callback is required. */
+/* What the translator asks of its driver. */
 typedef struct ddz_bridge_io {
     void *ctx;
-    /* Starts a fresh engine process. Returns 0, or < 0 if it cannot be
-     * started (the translator then answers nothing until the next game). */
-    int (*engine_start)(void *ctx);
-    /* Stops the engine process (SIGTERM, then SIGKILL). */
-    void (*engine_stop)(void *ctx);
-    /* Sends one CAAI line (no line end) to the engine. */
-    void (*engine_send)(void *ctx, const char *line);
     /* Sends one JSON request to the server; reference stolen. Dropped by
-     * the driver while disconnected (the resume catches up). */
+     * the driver while disconnected (the resume catches up). Required. */
     void (*server_send)(void *ctx, json_t *msg);
-    /* A log line; `warn` marks a problem (engine or server misbehaving). */
+    /* A log line; `warn` marks a problem (engine or server misbehaving).
+     * Required. */
     void (*log)(void *ctx, bool warn, const char *msg);
+    /* The seat cannot play (see DDZ_BRIDGE_GIVE_UP; `why` says so): the
+     * driver should stop. NULL = carry on. */
+    void (*give_up)(void *ctx, const char *why);
 } ddz_bridge_io;
 
 /* What the user asked for. Strings are borrowed for the bridge's life. */
@@ -99,77 +122,63 @@ enum ddz_bridge_status {
     DDZ_BRIDGE_BYE,     /* the server is shutting down: logged */
 };
 
-enum { DDZ_BRIDGE_EXPECT_MAX = 64 };
-
-/* One answer the engine owes. */
-typedef struct ddz_bridge_expect {
-    uint8_t kind;    /* DDZ_CAAI_NAME, DDZ_CAAI_OK, DDZ_CAAI_BID or DDZ_CAAI_PLAY */
-    uint8_t ok_of;   /* DDZ_CAAI_OK: the word acknowledged */
-    uint32_t seq;    /* BID/PLAY: the server's turn seq */
-    uint32_t serial; /* BID/PLAY: the game it belongs to (ddz_bridge.serial) */
-} ddz_bridge_expect;
+/* Failures of a seat whose engine never said its name before giving up. */
+enum { DDZ_BRIDGE_GIVE_UP = 3 };
 
 typedef struct ddz_bridge {
     ddz_bridge_io io;
     ddz_bridge_opts opts;
+    ddz_seat *adapter; /* plays our seat (borrowed): the engine seat, or a test's */
     /* session */
-    char resume[72]; /* from `welcome`, for the next hello */
-    char player[16]; /* our player id from `welcome` */
-    bool resumed;    /* the current connection said hello with `resume` */
-    bool seated;     /* `joined` with a seat (or `state`) since the last welcome */
-    bool joining;    /* a join or create is in flight */
-    int seat;        /* own seat, -1 when not seated */
-    char room[24];   /* room id */
-    int time, games; /* room options (from `state`) */
-    const ddz_rules *rules;
-    /* engine */
-    bool engine_up;  /* started and not known dead */
-    bool named;      /* it answered DOUDIZHUVER since it started */
-    bool in_game;    /* it was dealt a game whose end it was not yet told */
-    uint32_t serial; /* games dealt to engines, ever; stamps expectations */
-    int game;        /* 1-based game number in the turn */
-    char commit[65]; /* the current game's commitment */
-    ddz_view view;   /* what the engine was told of the current game */
-    int nplays;      /* plays of the current game the engine knows */
-    ddz_bridge_expect expect[DDZ_BRIDGE_EXPECT_MAX]; /* FIFO of owed answers */
-    unsigned ehead, ecount;
-    /* the engine's latest answer to a WHAT, to recognise its broadcast and
-     * to resend it after a reconnect */
-    bool answered;       /* set until the matching broadcast */
-    uint8_t answer_kind; /* DDZ_CAAI_BID or DDZ_CAAI_PLAY */
-    uint32_t answer_seq;
+    char resume[72];        /* from `welcome`, for the next hello */
+    char player[16];        /* our player id from `welcome` */
+    bool resumed;           /* the current connection said hello with `resume` */
+    bool seated;            /* `joined` with a seat (or `state`) since the last welcome */
+    bool joining;           /* a join or create is in flight */
+    int seat;               /* own seat, -1 when not seated */
+    char room[24];          /* room id */
+    int time;               /* the room's seconds per action (from `state`), 0 = unknown */
+    const ddz_rules *rules; /* the room's rule set */
+    /* the game the seat plays */
+    bool in_game;                   /* the seat was dealt it and not told its end */
+    bool failed;                    /* the seat failed in it: it hears no more of it */
+    int game, games;                /* 1-based game number in the turn; games per turn */
+    uint8_t commit[DDZ_SEED_BYTES]; /* the game's commitment */
+    int8_t heard_bid[3];            /* bids the seat heard of, -1 = none yet */
+    bool heard_leftover;            /* it heard of the leftover */
+    int heard_plays;                /* plays it heard of */
+    int64_t heard_ask;              /* seq of the last turn it heard of, -1 = none */
+    /* our open request, and the seat's answer to resend after a reconnect */
+    bool asked;         /* the seat was asked ask_seq and the table has not moved on */
+    bool answered;      /* ...and it answered: the answer was sent */
+    uint8_t ask_action; /* DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
+    uint32_t ask_seq;
     int answer_bid;
     ddz_cards answer_cards;
-    int turns_done; /* `turn_over`s seen */
-    bool voted;     /* rematch asked for the turn just over */
-    long warnings;  /* problems logged (tests count them) */
+    int turns_done;       /* `turn_over`s seen */
+    bool voted;           /* rematch asked for the turn just over */
+    int unnamed_failures; /* seat failures while its engine never said its name */
+    long warnings;        /* problems logged (tests count them) */
 } ddz_bridge;
 
-/* Initialises `b`. Never fails. */
-void ddz_bridge_init(ddz_bridge *b, const ddz_bridge_io *io, const ddz_bridge_opts *opts);
-
-/* Starts the engine now (it is otherwise started at the first game), so
- * that a broken command shows at once. Returns 0 or -1 (logged). */
-int ddz_bridge_start(ddz_bridge *b);
+/* Initialises `b` to play through `adapter`, whose host (act, fault, note,
+ * info) and player (0) it sets; the adapter stays the caller's, to close
+ * after the bridge is done. Never fails. */
+void ddz_bridge_init(ddz_bridge *b, ddz_seat *adapter, const ddz_bridge_io *io,
+                     const ddz_bridge_opts *opts);
 
 /* The connection is open: sends `hello` (with the resume token after the
- * first welcome). */
+ * first welcome). Never fails. */
 void ddz_bridge_connected(ddz_bridge *b);
 
 /* Handles one server frame. After `welcome` it sends `list`; on `rooms`,
  * unless seated: `join` opts.room, else the first listed room that allows
  * bots, has no password and a free seat (and is not playing), else
- * `create` a room {bots: true, fill, time, games} and sit in it.
- * Returns an enum ddz_bridge_status; a malformed frame is logged and
+ * `create` a room {bots: true, fill, time, games} and sit in it. Game
+ * events go to the seat as the table above says. Returns an enum
+ * ddz_bridge_status; a frame proto/event.h does not accept is logged and
  * ignored (DDZ_BRIDGE_GO). */
 int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len);
-
-/* Handles one line from the engine (`bad`: it held a NUL byte). */
-void ddz_bridge_on_engine_line(ddz_bridge *b, const char *line, size_t len, bool bad);
-
-/* The engine exited or misbehaved past its limits (the driver has stopped
- * it): forget what it owed; a new one is started at the next game. */
-void ddz_bridge_engine_died(ddz_bridge *b);
 
 /* ---- the driver ---- */
 
@@ -184,10 +193,11 @@ typedef struct ddz_bridge_cfg {
 } ddz_bridge_cfg;
 
 /* Runs the bridge until the turns are played, the server refuses or goes
- * away, or SIGINT/SIGTERM. Always stops the engine before returning.
- * Returns the exit status: 0 (turns played, or a signal), 1 (refused by the
- * server, the engine cannot be started, setup failed), 3 (the server shut
- * down, could not be reached, or the connection was lost for good). */
+ * away, the engine cannot play, or SIGINT/SIGTERM. Always stops the engine
+ * before returning. Returns the exit status: 0 (turns played, or a signal),
+ * 1 (refused by the server, the engine cannot be started or never says its
+ * name, setup failed), 2 (the URL is not ws:// or wss://), 3 (the server
+ * shut down, could not be reached, or the connection was lost for good). */
 int ddz_bridge_run(const ddz_bridge_cfg *cfg);
 
 #endif

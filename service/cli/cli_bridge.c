@@ -15,8 +15,10 @@ static const char usage[] =
     "Runs a local CAAI 1.0 engine and plays it in a room of a `ddz serve`,\n"
     "translating CAAI lines to the JSON protocol and back, so an engine plays\n"
     "online unchanged. COMMAND runs as given (no shell; use sh -c for one).\n"
-    "Each turn of the room gets a fresh engine process, as in a CAAI\n"
-    "competition; an engine that dies is restarted for the next game.\n"
+    "The engine is started at the first game and serves every turn (INFO\n"
+    "counts them); one that fails or exits is started again for the next\n"
+    "game. A bad answer stops it and sends nothing: the room's clock then\n"
+    "charges our seat; an illegal bid or play is the server's to charge.\n"
     "\n"
     "  --url URL           the server's WebSocket (required)\n"
     "  --token T           bot token from `ddz token add` (or DDZ_TOKEN)\n"
@@ -37,7 +39,8 @@ static const char usage[] =
     "  --quiet             warnings only on stderr\n"
     "\n"
     "Exit status: 0 after --turns or on SIGINT/SIGTERM; 1 when the server\n"
-    "refuses the token or the room, or the engine cannot start; 2 bad usage;\n"
+    "refuses the token or the room, or the engine fails 3 times without ever\n"
+    "saying its name; 2 bad usage;\n"
     "3 when the server shuts down, cannot be reached or the connection is lost.\n";
 
 /* Joins argv into one shell command line, every word single-quoted.

@@ -178,7 +178,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
     uint64_t seed;
     randombytes_buf(&seed, sizeof seed);
     ddz_seat_env env = {
-        .loop = &r->srv->loop,
+        .loop = &r->srv->loop.base,
         .think = r->srv->think,
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,
@@ -284,7 +284,7 @@ static void on_over(void *ctx, const ddz_record *record)
     broadcast(r, json_incref(r->last_over));
     if (!ddz_table_done(table(r))) {
         r->phase = PH_BETWEEN;
-        ddz_loop_arm(&r->srv->loop, &r->pause, on_pause, (int64_t)r->opts.pause * 1000000);
+        ddz_loop_arm(&r->srv->loop.base, &r->pause, on_pause, (int64_t)r->opts.pause * 1000000);
     }
 }
 
@@ -395,7 +395,7 @@ static void maybe_start(ddz_room *r)
         if (!ddz_runner_seat_of(r->run, s))
             return;
     /* Started from the loop, so whoever just sat is told `joined` first. */
-    ddz_loop_arm(&r->srv->loop, &r->pause, on_pause, 0);
+    ddz_loop_arm(&r->srv->loop.base, &r->pause, on_pause, 0);
 }
 
 /* ---- seating ---- */
@@ -452,7 +452,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
     randombytes_buf(r->master, sizeof r->master);
     ddz_runner_cb cb = {
         .ctx = r, .event = on_event, .over = on_over, .log = on_log, .think_delay_us = think_delay};
-    r->run = ddz_runner_create(&srv->loop, &cb);
+    r->run = ddz_runner_create(&srv->loop.base, &cb);
     if (!r->run) {
         free(r);
         *err = DDZ_ENOMEM;
@@ -575,7 +575,7 @@ static void check_dead(ddz_room *r)
     }
     if (!anyone && !r->dead) {
         r->dead = true;
-        ddz_loop_disarm(&r->srv->loop, &r->pause);
+        ddz_loop_disarm(&r->srv->loop.base, &r->pause);
         ddz__room_abort(r);
         ddz__log(r->srv, "info", r->id, "room closed");
     }
@@ -593,7 +593,7 @@ void ddz__room_leave(ddz_room *r, ddz_player *p)
         rseat *s = &r->seats[i];
         if (s->player != p)
             continue;
-        ddz_loop_disarm(&r->srv->loop, &s->grace);
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
         s->player = NULL;
         ddz_seat_close(s->away);
         s->away = NULL;
@@ -628,7 +628,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
     if (s->player != p)
         return;
     if (connected) {
-        ddz_loop_disarm(&r->srv->loop, &s->grace);
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
         if (s->custody) {
             /* the player takes the seat back: the AI goes */
             s->custody = false;
@@ -641,7 +641,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
         p->seat = -1;
         return;
     } else {
-        ddz_loop_arm(&r->srv->loop, &s->grace, on_grace, (int64_t)r->opts.grace * 1000000);
+        ddz_loop_arm(&r->srv->loop.base, &s->grace, on_grace, (int64_t)r->opts.grace * 1000000);
     }
     seat_event(r, p->seat);
     check_dead(r);
@@ -796,10 +796,10 @@ json_t *ddz__room_summary(const ddz_room *r)
 
 void ddz__room_destroy(ddz_room *r)
 {
-    ddz_loop_disarm(&r->srv->loop, &r->pause);
+    ddz_loop_disarm(&r->srv->loop.base, &r->pause);
     for (int i = 0; i < 3; i++) {
         rseat *s = &r->seats[i];
-        ddz_loop_disarm(&r->srv->loop, &s->grace);
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
         ddz_seat_close(s->away);
         if (s->player && s->player->room == r)
             s->player->room = NULL, s->player->seat = -1;

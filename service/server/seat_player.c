@@ -116,8 +116,10 @@ ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p)
     player_seat *ps = calloc(1, sizeof *ps);
     if (!ps)
         return NULL;
-    ps->base = (ddz_seat){
-        .ops = p->bot ? &bot_ops : &human_ops, .loop = &srv->loop, .player = -1, .program = p->bot};
+    ps->base = (ddz_seat){.ops = p->bot ? &bot_ops : &human_ops,
+                          .loop = &srv->loop.base,
+                          .player = -1,
+                          .program = p->bot};
     ps->player = p;
     return &ps->base;
 }

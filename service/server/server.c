@@ -9,7 +9,6 @@
 #include "service/server/server.h"
 
 #include <errno.h>
-#include <fcntl.h>
 /* glibc's heap figures; under ASan, whose allocator answers mallinfo2
  * with zeros, the metric is left out rather than wrong */
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
@@ -65,9 +64,7 @@ static void store_reads_done(ddz_srv *srv, bool answer);
 
 int64_t ddz__now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return ddz_lws_loop_now_us();
 }
 
 void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
@@ -566,91 +563,10 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     }
 }
 
-/* ---- engine pipes ---- */
-
-struct ddz_pipe {
-    struct lws *wsi; /* NULL once the loop closed it */
-    ddz_pipe_cb cb;  /* NULL once the owner let go */
-    void *ctx;
-};
-
-static int cb_pipe(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                   size_t len)
-{
-    ddz_pipe *p = lws_get_opaque_user_data(wsi);
-    (void)user, (void)in, (void)len;
-    switch (reason) {
-    case LWS_CALLBACK_RAW_RX_FILE:
-        if (p && p->cb)
-            p->cb(p->ctx, false);
-        return 0;
-    case LWS_CALLBACK_RAW_WRITEABLE_FILE:
-        if (p && p->cb)
-            p->cb(p->ctx, true);
-        return 0;
-    case LWS_CALLBACK_RAW_CLOSE_FILE:
-        if (!p)
-            return 0;
-        lws_set_opaque_user_data(wsi, NULL);
-        p->wsi = NULL;
-        if (p->cb)
-            p->cb(p->ctx, false); /* let the owner read the end of file */
-        else
-            free(p);
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-ddz_pipe *ddz__pipe_watch(ddz_srv *srv, int fd, bool for_write, ddz_pipe_cb cb, void *ctx)
-{
-    ddz_pipe *p = calloc(1, sizeof *p);
-    int copy = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
-    if (!p || copy < 0) {
-        free(p);
-        if (copy >= 0)
-            close(copy);
-        return NULL;
-    }
-    p->cb = cb;
-    p->ctx = ctx;
-    lws_adopt_desc_t desc = {
-        .vh = srv->vhost, .type = LWS_ADOPT_RAW_FILE_DESC, .vh_prot_name = "ddz-pipe", .opaque = p};
-    desc.fd.filefd = copy;
-    p->wsi = lws_adopt_descriptor_vhost_via_info(&desc);
-    if (!p->wsi) {
-        close(copy);
-        free(p);
-        return NULL;
-    }
-    if (for_write)
-        lws_rx_flow_control(p->wsi, 0); /* a pipe's write end is never readable */
-    return p;
-}
-
-void ddz__pipe_want_write(ddz_pipe *p)
-{
-    if (p && p->wsi)
-        lws_callback_on_writable(p->wsi);
-}
-
-void ddz__pipe_close(ddz_pipe *p)
-{
-    if (!p)
-        return;
-    p->cb = NULL;
-    if (p->wsi) {
-        lws_set_opaque_user_data(p->wsi, NULL);
-        lws_set_timeout(p->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_ASYNC);
-    }
-    free(p);
-}
-
 static const struct lws_protocols protocols[] = {
     {"ddz", cb_ws, sizeof(ws_pss), DDZ_MSG_MAX, 0, NULL, 0},
     {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
-    {"ddz-pipe", cb_pipe, 0, 0, 0, NULL, 0},
+    DDZ_LWS_LOOP_PROTOCOL,
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void on_signal(int sig)
@@ -742,7 +658,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
-    ddz__loop_init(srv);
+    ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",

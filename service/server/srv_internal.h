@@ -15,6 +15,7 @@
 
 #include "ai/ai.h"
 #include "proto/msg.h"
+#include "service/net/lws_loop.h"
 #include "service/table/seat.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
@@ -47,24 +48,7 @@ void ddz__conn_close(ddz_conn *c, int status, const char *reason);
  * to the lobby, in order, once resumed. NULL-safe. */
 void ddz__conn_hold(ddz_conn *c, bool hold);
 
-/* An engine pipe watched by the event loop. `cb` runs when the fd is
- * readable (writable = false) or writable (writable = true), and once more
- * with writable = false when the loop sees the pipe close, so the owner
- * reads the end of file. The fd is dup()ed: the owner keeps and closes its
- * own. */
-typedef struct ddz_pipe ddz_pipe;
-typedef void (*ddz_pipe_cb)(void *ctx, bool writable);
-
-/* Returns the watcher, or NULL if the loop refused the fd. */
-ddz_pipe *ddz__pipe_watch(ddz_srv *srv, int fd, bool for_write, ddz_pipe_cb cb, void *ctx);
-
-/* Asks for one writable callback. */
-void ddz__pipe_want_write(ddz_pipe *p);
-
-/* Stops the callbacks at once and lets the loop close its copy; NULL-safe. */
-void ddz__pipe_close(ddz_pipe *p);
-
-/* Monotonic microseconds. */
+/* Monotonic microseconds: the loop's clock (ddz_lws_loop_now_us). */
 int64_t ddz__now_us(void);
 
 /* Structured log line on stderr (JSON), unless quiet. */
@@ -183,9 +167,6 @@ json_t *ddz__legal_json(const ddz_table *t, int action, int seat);
 /* The `game` event that starts `ev`'s game, with the hand or null. */
 json_t *ddz__game_json(const ddz_table *t, const ddz_tev *ev, bool with_hand);
 
-/* Prepares srv->loop, the seats' view of the lws loop (loop_lws.c). */
-void ddz__loop_init(ddz_srv *srv);
-
 /* ---- metrics ---- */
 typedef struct ddz_metrics {
     long connections, connections_total;
@@ -207,8 +188,8 @@ struct ddz_srv {
     struct lws_context *ctx;
     struct lws_vhost *vhost;
     ddz_store *store;
-    ddz_think *think; /* hosted AI decisions, off the loop */
-    ddz_loop loop;    /* the lws loop as seats see it (loop_lws.c) */
+    ddz_think *think;  /* hosted AI decisions, off the loop */
+    ddz_lws_loop loop; /* the lws loop as seats see it (loop.base) */
     ddz_lobby lobby;
     ddz_metrics m;
     volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */

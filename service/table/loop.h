@@ -3,9 +3,9 @@
  * An engine process has pipes to watch and acknowledgements to time; a
  * hosted AI acts from a timer, never inside the call that asked it; a table
  * has a clock. `ddz match` runs them on a poll(2) loop (service/match/
- * loop_poll.c), `ddz serve` on libwebsockets' loop (service/server/
- * loop_lws.c): the adapters are written once against this interface, the
- * way redis keeps ae_epoll.c and ae_kqueue.c behind ae.h.
+ * loop_poll.c), `ddz serve` and `ddz bridge` on libwebsockets' loop
+ * (service/net/lws_loop.c): the adapters are written once against this
+ * interface, the way redis keeps ae_epoll.c and ae_kqueue.c behind ae.h.
  *
  * Timers are embedded in the object they belong to, so arming one
  * allocates nothing; a disarmed or never-armed timer may be disarmed again.

@@ -1,12 +1,16 @@
-/* test_bridge.c - `ddz bridge`: the translator fed by hand (JSON events in,
- * CAAI lines and requests out), then real bridges playing real engines in
- * a real `ddz serve`.
+/* test_bridge.c - `ddz bridge`: the translator fed by hand (server events
+ * in, a fake seat's table events and requests out), the translator driving
+ * a real engine seat on a poll loop, then real bridges playing real engines
+ * in a real `ddz serve`.
  *
- * The end-to-end tests start the server (DDZ_BIN) on a free loopback port
- * with a fresh database and bot tokens from `ddz token add`; a test client
+ * Server frames are built as proto/event.h values and printed, so that
+ * every frame the translator is fed is one the server could send. The
+ * end-to-end tests start the server (DDZ_BIN) on a free loopback port with
+ * a fresh database and bot tokens from `ddz token add`; a test client
  * (service/wsclient.h) creates the room, lets the bridges sit, and watches
  * as a spectator. Every wait is on a condition with a bound: /healthz
- * answering, a frame arriving, a process exiting (its pidfd).
+ * answering, a frame arriving, a process exiting (its pidfd), a line in a
+ * file.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -26,40 +30,75 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/caai.h"
+#include "proto/event.h"
+#include "rules/combo.h"
 #include "rules/error.h"
 #include "service/bridge/bridge.h"
+#include "service/match/loop_poll.h"
+#include "service/seats/seats.h"
 #include "wsclient.h"
 #include "test_util.h"
 
-/* ---- the translator, with a recording driver ---- */
+/* ---- a fake seat that writes down what it is told ---- */
+
+typedef struct fake {
+    ddz_seat base;
+    char said[64][96]; /* one line per call: ddz_tev_format, "ask ..." or "cancel" */
+    int nsaid;
+    const char *name; /* what name() answers */
+} fake;
+
+static void fake_say(fake *f, const char *prefix, const ddz_tev *ev)
+{
+    cr_assert_lt(f->nsaid, 64);
+    char line[96];
+    if (ev)
+        ddz_tev_format(ev, line, sizeof line);
+    snprintf(f->said[f->nsaid++], sizeof f->said[0], "%s%s", prefix, ev ? line : "");
+}
+
+static void fake_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    cr_assert_null(t, "the bridge has no table");
+    fake_say((fake *)s, "", ev);
+}
+
+static void fake_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    cr_assert_null(t);
+    fake_say((fake *)s, "ASKED ", ev);
+}
+
+static void fake_cancel(ddz_seat *s)
+{
+    fake_say((fake *)s, "cancel", NULL);
+}
+
+static const char *fake_name(const ddz_seat *s)
+{
+    return ((const fake *)s)->name;
+}
+
+static void fake_close(ddz_seat *s)
+{
+    (void)s;
+}
+
+static const ddz_seat_ops fake_ops = {.kind = "engine",
+                                      .deliver = fake_deliver,
+                                      .ask = fake_ask,
+                                      .cancel = fake_cancel,
+                                      .name = fake_name,
+                                      .close = fake_close};
+
+/* ---- the translator's driver, recording ---- */
 
 typedef struct rec {
-    char lines[256][96]; /* to the engine */
-    int nlines;
     json_t *sent[64]; /* to the server */
     int nsent;
-    int starts, stops;
-    char log[4096];
+    char log[8192];
+    int give_ups;
 } rec;
-
-static int r_start(void *ctx)
-{
-    ((rec *)ctx)->starts++;
-    return 0;
-}
-
-static void r_stop(void *ctx)
-{
-    ((rec *)ctx)->stops++;
-}
-
-static void r_line(void *ctx, const char *line)
-{
-    rec *r = ctx;
-    cr_assert_lt(r->nlines, 256);
-    snprintf(r->lines[r->nlines++], sizeof r->lines[0], "%s", line);
-}
 
 static void r_send(void *ctx, json_t *msg)
 {
@@ -75,21 +114,47 @@ static void r_log(void *ctx, bool warn, const char *msg)
     snprintf(r->log + n, sizeof r->log - n, "%s%s\n", warn ? "W " : "", msg);
 }
 
+static void r_give_up(void *ctx, const char *why)
+{
+    rec *r = ctx;
+    r->give_ups++;
+    r_log(ctx, true, why);
+}
+
 static rec R;
+static fake F;
 static ddz_bridge B;
+static const ddz_bridge_io IO = {
+    .ctx = &R, .server_send = r_send, .log = r_log, .give_up = r_give_up};
 
 static void setup_bridge(const ddz_bridge_opts *o)
 {
     for (int i = 0; i < R.nsent; i++)
         json_decref(R.sent[i]);
     memset(&R, 0, sizeof R);
-    ddz_bridge_io io = {.ctx = &R,
-                        .engine_start = r_start,
-                        .engine_stop = r_stop,
-                        .engine_send = r_line,
-                        .server_send = r_send,
-                        .log = r_log};
-    ddz_bridge_init(&B, &io, o);
+    memset(&F, 0, sizeof F);
+    F.base = (ddz_seat){.ops = &fake_ops, .player = -1, .program = true};
+    F.name = "fake";
+    ddz_bridge_init(&B, &F.base, &IO, o);
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < R.nsent; i++)
+        json_decref(R.sent[i]);
+    R.nsent = 0;
+}
+
+/* Feeds the server frame `e` (printed as the server would). */
+static int feed(const ddz_event *e)
+{
+    json_t *j = ddz_event_print(e);
+    cr_assert(j, "cannot print a %s event", ddz_event_name(e->type));
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    int rc = ddz_bridge_on_frame(&B, text, strlen(text));
+    free(text);
+    return rc;
 }
 
 static int frame(const char *text)
@@ -97,20 +162,15 @@ static int frame(const char *text)
     return ddz_bridge_on_frame(&B, text, strlen(text));
 }
 
-static void engine(const char *line)
-{
-    ddz_bridge_on_engine_line(&B, line, strlen(line), false);
-}
-
-/* Checks the next engine lines, from index *at, and advances it. */
-static void lines_are(int *at, const char *const *want, int n)
+/* The seat was told exactly `want` since index *at, which moves on. */
+static void told(int *at, const char *const *want, int n)
 {
     for (int i = 0; i < n; i++) {
-        cr_assert_lt(*at + i, R.nlines, "missing engine line '%s' (log:\n%s)", want[i], R.log);
-        cr_assert_str_eq(R.lines[*at + i], want[i]);
+        cr_assert_lt(*at + i, F.nsaid, "the seat was not told '%s' (log:\n%s)", want[i], R.log);
+        cr_assert_str_eq(F.said[*at + i], want[i], "told #%d (log:\n%s)", *at + i, R.log);
     }
     *at += n;
-    cr_assert_eq(*at, R.nlines, "an extra engine line: '%s'", R.lines[*at < R.nlines ? *at : 0]);
+    cr_assert_eq(*at, F.nsaid, "the seat was told more: '%s'", F.said[*at < F.nsaid ? *at : 0]);
 }
 
 /* The last request sent must equal the JSON text `want`. */
@@ -125,318 +185,514 @@ static void sent_is(const char *want)
     json_decref(w);
 }
 
-/* The bridge sat in a room at seat 0 (A) with time 5 and 2 games. */
+/* The seat answers through its host, as an engine seat does. */
+static int seat_acts(int action, uint32_t seq, int bid, ddz_cards cards)
+{
+    return F.base.host.act(F.base.host.ctx, &F.base, action, seq, bid, cards);
+}
+
+static ddz_table_info info_now(void)
+{
+    ddz_table_info ti;
+    F.base.host.info(F.base.host.ctx, &ti);
+    return ti;
+}
+
+/* ---- server events as values ---- */
+
+static ddz_cards cards_of(const int *codes, int n)
+{
+    ddz_cards c = 0;
+    for (int i = 0; i < n; i++)
+        c |= 1ULL << codes[i];
+    return c;
+}
+
+#define CARDS(...)                                                                                 \
+    cards_of((const int[]){__VA_ARGS__}, sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
+
+static const ddz_cards hand_a = 0x1ffff; /* codes 0..16 */
+
+static void commit_of(int n, uint8_t out[DDZ_SEED_BYTES])
+{
+    memset(out, 0, DDZ_SEED_BYTES);
+    out[0] = (uint8_t)n;
+}
+
+static ddz_event ev_welcome(void)
+{
+    ddz_event e = {.type = DDZ_EVENT_WELCOME};
+    e.welcome = (ddz_event_welcome){.version = 1, .bot = true};
+    snprintf(e.welcome.id, sizeof e.welcome.id, "p1");
+    snprintf(e.welcome.name, sizeof e.welcome.name, "bot");
+    snprintf(e.welcome.resume, sizeof e.welcome.resume, "0123456789abcdef");
+    snprintf(e.welcome.server, sizeof e.welcome.server, "ddz");
+    return e;
+}
+
+static ddz_event ev_game(int game, int games, int commit, ddz_cards hand)
+{
+    ddz_event e = {.type = DDZ_EVENT_GAME};
+    e.game = (ddz_event_game){.game = game, .games = games, .has_hand = true, .hand = hand};
+    commit_of(commit, e.game.commit);
+    return e;
+}
+
+static ddz_event ev_turn(int seat, int action, uint32_t seq)
+{
+    return (ddz_event){.type = DDZ_EVENT_TURN,
+                       .turn = {.seat = seat, .action = action, .seq = seq, .deadline_ms = 5000}};
+}
+
+static ddz_event ev_bid(int seat, int bid)
+{
+    return (ddz_event){.type = DDZ_EVENT_BID_MADE, .bid_made = {.seat = seat, .bid = bid}};
+}
+
+static ddz_event ev_leftover(int landlord, ddz_cards cards, int bid)
+{
+    return (ddz_event){.type = DDZ_EVENT_LEFTOVER,
+                       .leftover = {.landlord = landlord, .cards = cards, .bid = bid}};
+}
+
+static ddz_event ev_played(int seat, ddz_cards cards, bool autopass)
+{
+    int combo = cards ? ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(cards)).type : DDZ_PASS;
+    return (ddz_event){
+        .type = DDZ_EVENT_PLAYED,
+        .played = {.seat = seat, .cards = cards, .combo = combo, .autopass = autopass, .left = 10}};
+}
+
+static ddz_event_over over_of(int game, int commit, int winner, int fault_seat, int fault_kind)
+{
+    ddz_event_over o = {.game = game,
+                        .winner = winner,
+                        .landlord = winner,
+                        .fault_seat = fault_seat,
+                        .fault_kind = fault_kind,
+                        .bid = 1,
+                        .multiplier = 1,
+                        .leftover = CARDS(51, 52, 53),
+                        .game_id = 1};
+    for (int s = 0; s < 3; s++)
+        o.dealt[s] = o.hands[s] = 0x1ffffULL << (17 * s);
+    commit_of(commit, o.commit);
+    return o;
+}
+
+static ddz_event ev_over(int game, int commit, int winner, int fault_seat, int fault_kind)
+{
+    return (ddz_event){.type = DDZ_EVENT_OVER,
+                       .over = over_of(game, commit, winner, fault_seat, fault_kind)};
+}
+
+static ddz_event ev_turn_over(int games)
+{
+    return (ddz_event){.type = DDZ_EVENT_TURN_OVER, .turn_over = {.games = games}};
+}
+
+static ddz_event ev_error(int code, int about)
+{
+    ddz_event e = {.type = DDZ_EVENT_ERROR, .error = {.code = code, .about = about}};
+    return e;
+}
+
+/* A state snapshot of room r1 (time 5, 2 games) with us at seat 0. */
+static ddz_event ev_state(int phase)
+{
+    ddz_event e = {.type = DDZ_EVENT_STATE};
+    ddz_event_state *s = &e.state;
+    snprintf(s->room, sizeof s->room, "r1");
+    s->options = (ddz_event_options){.time = 5, .games = 2, .bots = true, .pause = 3};
+    snprintf(s->options.rules, sizeof s->options.rules, "caai");
+    s->seat = 0;
+    s->phase = phase;
+    s->game = 1;
+    s->games = 2;
+    s->landlord = s->bid = -1;
+    bool in_game = phase != DDZ_EVENT_PH_WAITING && phase != DDZ_EVENT_PH_TURN_OVER;
+    for (int i = 0; i < 3; i++) {
+        s->players[i] = (ddz_event_player){.seated = true, .kind = DDZ_EVENT_BOT, .bid = -1};
+        snprintf(s->players[i].name, sizeof s->players[i].name, "p%d", i);
+        s->players[i].in_game = in_game;
+        s->players[i].left = 17;
+    }
+    return e;
+}
+
+/* The bridge sat in room r1 at seat 0 (A), time 5 and 2 games. */
 static void seated_at_a(void)
 {
     setup_bridge(&(ddz_bridge_opts){.token = "tok", .name = "me", .room = "r1", .seat = 0});
-    cr_assert_eq(ddz_bridge_start(&B), 0);
+    cr_assert_eq(F.base.player, 0, "the bridge drives player 0");
     ddz_bridge_connected(&B);
     sent_is("{\"type\":\"hello\",\"version\":1,\"name\":\"me\",\"token\":\"tok\"}");
-    frame(
-        "{\"type\":\"welcome\",\"version\":1,\"you\":{\"id\":\"p1\",\"name\":\"bot\",\"bot\":true},"
-        "\"resume\":\"abc\",\"server\":\"ddz\"}");
+    ddz_event e = ev_welcome();
+    feed(&e);
     sent_is("{\"type\":\"list\"}");
-    frame("{\"type\":\"rooms\",\"rooms\":[]}");
+    frame("{\"type\":\"rooms\",\"rooms\":[],\"ais\":[],\"engines\":[],\"rules\":[\"caai\"]}");
     sent_is("{\"type\":\"join\",\"room\":\"r1\",\"seat\":0}");
     frame("{\"type\":\"joined\",\"room\":\"r1\",\"seat\":0}");
-    frame("{\"type\":\"state\",\"room\":{\"id\":\"r1\",\"options\":{\"time\":5,\"games\":2,"
-          "\"rules\":\"caai\"}},\"seat\":0,\"phase\":\"waiting\",\"players\":[null,null,null],"
-          "\"hand\":null,\"history\":[],\"turn\":null}");
-    engine("NAME me");
+    e = ev_state(DDZ_EVENT_PH_WAITING);
+    feed(&e);
+    cr_assert(B.seated);
+    cr_assert_eq(F.nsaid, 0, "nothing for the seat before a game: %s", F.said[0]);
 }
 
-static const char hand_a[] = "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]";
-static const char deal_a[] = "DEAL A0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16";
+static void feed_game(int game, int games, int commit)
+{
+    ddz_event e = ev_game(game, games, commit, hand_a);
+    feed(&e);
+}
 
-Test(bridge_xlate, a_whole_game)
+static const char game1_a[] = "p0 game 1 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16";
+
+Test(bridge_xlate, a_whole_game, .fini = teardown)
 {
     seated_at_a();
     int at = 0;
-    const char *l0[] = {"DOUDIZHUVER 1.0"};
-    lines_are(&at, l0, 1);
-    char g[256];
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":2,\"commit\":\"c1\",\"hand\":%s}", hand_a);
-    frame(g);
-    const char *l1[] = {"INFO 1,1,1,2,0,700,5", deal_a};
-    lines_are(&at, l1, 2);
-    engine("OK INFO");
-    engine("OK DEAL");
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":1,\"legal\":[0,1,2,3]}");
-    const char *l2[] = {"BID WHAT"};
-    lines_are(&at, l2, 1);
-    engine("BID A2");
+    feed_game(1, 2, 1);
+    const char *t1[] = {game1_a};
+    told(&at, t1, 1);
+    ddz_table_info ti = info_now();
+    cr_assert_eq(ti.turn, 1);
+    cr_assert_eq(ti.turns, 1);
+    cr_assert_eq(ti.game, 1);
+    cr_assert_eq(ti.games, 2);
+    cr_assert_eq(ti.up, 0);
+    cr_assert_eq(ti.maxscore, ddz_rules_maxscore(&ddz_rules_caai, 2));
+    cr_assert_eq(ti.time_s, 5, "the room's time");
+
+    /* our turn: the seat is asked, its answer goes out with the seq */
+    ddz_event e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    const char *t2[] = {"ASKED all ask A bid seq 1 due 5000"};
+    told(&at, t2, 1);
+    int n = R.nsent;
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 2, 0), 0);
     sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":2}");
-    frame("{\"type\":\"bid_made\",\"seat\":0,\"bid\":2}"); /* our own: the engine knows */
-    frame("{\"type\":\"turn\",\"seat\":1,\"action\":\"bid\",\"seq\":2}");
-    frame("{\"type\":\"bid_made\",\"seat\":1,\"bid\":0}");
-    frame("{\"type\":\"bid_made\",\"seat\":2,\"bid\":3}");
-    frame("{\"type\":\"leftover\",\"landlord\":2,\"cards\":[50,51,53],\"bid\":3}");
-    const char *l3[] = {"BID B0", "BID C3", "LEFTOVER C50,51,53"};
-    lines_are(&at, l3, 3);
-    engine("OK BID");
-    engine("OK BID");
-    engine("OK LEFTOVER");
-    frame("{\"type\":\"played\",\"seat\":2,\"cards\":[20],\"combo\":\"single\",\"auto\":false,"
-          "\"left\":19}");
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"play\",\"seq\":5,\"legal\":[[]]}");
-    const char *l4[] = {"PLAY C20", "PLAY WHAT"};
-    lines_are(&at, l4, 2);
-    engine("OK PLAY");
-    engine("PLAY A-1");
+    cr_assert_eq(R.nsent, n + 1);
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 2, 0), DDZ_ESTALE, "one answer per request");
+    cr_assert_eq(R.nsent, n + 1);
+
+    e = ev_bid(0, 2);
+    feed(&e);
+    e = ev_turn(1, DDZ_EVENT_ACT_BID, 2);
+    feed(&e);
+    e = ev_bid(1, 0);
+    feed(&e);
+    e = ev_turn(2, DDZ_EVENT_ACT_BID, 3);
+    feed(&e);
+    e = ev_bid(2, 3);
+    feed(&e);
+    e = ev_leftover(2, CARDS(50, 51, 53), 3);
+    feed(&e);
+    e = ev_turn(2, DDZ_EVENT_ACT_PLAY, 4);
+    feed(&e);
+    e = ev_played(2, CARDS(20), false);
+    feed(&e);
+    e = ev_turn(0, DDZ_EVENT_ACT_PLAY, 5);
+    feed(&e);
+    const char *t3[] = {"all bid A 2",
+                        "all ask B bid seq 2 due 5000",
+                        "all bid B 0",
+                        "all ask C bid seq 3 due 5000",
+                        "all bid C 3",
+                        "all leftover C 50,51,53",
+                        "all ask C play seq 4 due 5000",
+                        "all play C 20",
+                        "ASKED all ask A play seq 5 due 5000"};
+    told(&at, t3, 9);
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 5, 1, 0), DDZ_ESTALE, "a bid does not answer a play");
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_PLAY, 4, 0, CARDS(3)), DDZ_ESTALE, "an old seq");
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_PLAY, 5, 0, 0), 0);
     sent_is("{\"type\":\"play\",\"seq\":5,\"cards\":[]}");
-    frame("{\"type\":\"played\",\"seat\":0,\"cards\":[],\"combo\":\"pass\",\"auto\":false,"
-          "\"left\":17}");
-    frame("{\"type\":\"played\",\"seat\":1,\"cards\":[],\"combo\":\"pass\",\"auto\":true,"
-          "\"left\":17}");
-    frame("{\"type\":\"played\",\"seat\":2,\"cards\":[24,25],\"combo\":\"pair\",\"auto\":false,"
-          "\"left\":17}");
-    frame("{\"type\":\"played\",\"seat\":0,\"cards\":[],\"combo\":\"pass\",\"auto\":true,"
-          "\"left\":17}");
-    const char *l5[] = {"PLAY B-1", "PLAY C24,25", "PLAY A-1"};
-    lines_are(&at, l5, 3);
-    engine("OK PLAY");
-    engine("OK PLAY");
-    engine("OK PLAY");
-    frame("{\"type\":\"over\",\"game\":1,\"winner\":2,\"landlord\":2,\"fault\":null,"
-          "\"scores\":[-300,-300,600],\"totals\":[-300,-300,600]}");
-    const char *l6[] = {"GAMEOVER C"};
-    lines_are(&at, l6, 1);
-    engine("OK GAMEOVER");
-    cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
-    cr_assert_eq(B.ecount, 0);
-
-    /* the second game: a fault of seat B ends it */
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":2,\"games\":2,\"commit\":\"c2\",\"hand\":%s}", hand_a);
-    frame(g);
-    frame("{\"type\":\"over\",\"game\":2,\"winner\":null,\"landlord\":null,"
-          "\"fault\":{\"seat\":1,\"kind\":\"timeout\"},\"scores\":[350,-700,350]}");
-    const char *l7[] = {"INFO 1,1,2,2,0,700,5", deal_a, "ERROR B"};
-    lines_are(&at, l7, 3);
-    engine("OK INFO");
-    engine("OK DEAL");
-    engine("ERROR B"); /* a bad acknowledgement of ERROR is only logged */
+    e = ev_played(0, 0, false);
+    feed(&e);
+    e = ev_played(1, 0, true);
+    feed(&e);
+    e = ev_played(2, CARDS(24, 25), false);
+    feed(&e);
+    e = ev_played(0, 0, true);
+    feed(&e);
+    e = ev_over(1, 1, 2, -1, 0);
+    feed(&e);
+    const char *t4[] = {"all play A pass", "all play B pass auto", "all play C 24,25",
+                        "all play A pass auto", "all over winner C"};
+    told(&at, t4, 5);
     cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
 
-    /* the turn is over: the engine is stopped and a rematch asked */
-    cr_assert_eq(frame("{\"type\":\"turn_over\",\"totals\":[0,0,0],\"games\":2}"), DDZ_BRIDGE_GO);
-    cr_assert_eq(R.stops, 1);
+    /* the second game: a fault of seat B ends it, our request is void */
+    feed_game(2, 2, 2);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    e = ev_over(2, 2, -1, 1, DDZ_FAULT_TIMEOUT);
+    feed(&e);
+    const char *t5[] = {"p0 game 2 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                        "ASKED all ask A bid seq 1 due 5000", "cancel", "all over fault B timeout"};
+    told(&at, t5, 4);
+    n = R.nsent;
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 3, 0), DDZ_ESTALE, "too late: not sent");
+    cr_assert_eq(R.nsent, n);
+    cr_assert_eq(info_now().game, 2);
+
+    /* the turn is over: the seat hears it, a rematch is asked; the next
+     * turn's INFO counts it */
+    e = ev_turn_over(2);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_GO);
     sent_is("{\"type\":\"rematch\"}");
-    /* the next turn's first game starts a fresh engine */
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":2,\"commit\":\"c3\",\"hand\":%s}", hand_a);
-    frame(g);
-    cr_assert_eq(R.starts, 2);
-    const char *l8[] = {"DOUDIZHUVER 1.0", "INFO 1,1,1,2,0,700,5", deal_a};
-    lines_are(&at, l8, 3);
+    feed_game(1, 2, 3);
+    const char *t6[] = {"all series", game1_a};
+    told(&at, t6, 2);
+    ti = info_now();
+    cr_assert_eq(ti.turn, 2);
+    cr_assert_eq(ti.turns, 2);
+    cr_assert_eq(ti.game, 1);
+    cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
 }
 
-Test(bridge_xlate, all_pass_sends_nothing_and_turns_end)
+Test(bridge_xlate, all_pass_tells_the_end_and_turns_end, .fini = teardown)
 {
     seated_at_a();
     B.opts.turns = 1;
-    char g[256];
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":1,\"commit\":\"c1\",\"hand\":%s}", hand_a);
-    frame(g);
-    int n = R.nlines;
-    frame("{\"type\":\"over\",\"game\":1,\"winner\":null,\"landlord\":null,\"fault\":null,"
-          "\"scores\":[0,0,0]}");
-    cr_assert_eq(R.nlines, n, "all passed: nothing for the engine");
-    cr_assert_eq(frame("{\"type\":\"turn_over\",\"totals\":[0,0,0],\"games\":1}"), DDZ_BRIDGE_DONE);
+    int at = 0;
+    feed_game(1, 1, 1);
+    cr_assert_eq(info_now().turns, 1);
+    cr_assert_eq(info_now().maxscore, ddz_rules_maxscore(&ddz_rules_caai, 1));
+    for (int s = 0; s < 3; s++) {
+        ddz_event e = ev_bid(s, 0);
+        feed(&e);
+    }
+    ddz_event e = ev_over(1, 1, -1, -1, 0);
+    feed(&e);
+    const char *t[] = {"p0 game 1 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                       "all bid A 0", "all bid B 0", "all bid C 0", "all over winner -"};
+    told(&at, t, 5);
+    e = ev_turn_over(1);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_DONE);
+    sent_is("{\"type\":\"leave\"}");
+    const char *t2[] = {"all series"};
+    told(&at, t2, 1);
 }
 
-Test(bridge_xlate, bad_answers_are_reported_not_sent)
+Test(bridge_xlate, a_failed_seat_owes_nothing_and_is_dealt_the_next_game, .fini = teardown)
 {
     seated_at_a();
-    char g[256];
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":2,\"commit\":\"c1\",\"hand\":%s}", hand_a);
-    frame(g);
-    engine("OK INFO");
-    engine("OK DEAL");
-    int nsent = R.nsent;
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":1,\"legal\":[0,1,2,3]}");
-    engine("BID B1"); /* another seat's letter */
-    cr_assert_eq(R.nsent, nsent);
-    cr_assert_eq(B.warnings, 1);
-    cr_assert(strstr(R.log, "seat B"), "%s", R.log);
-    cr_assert_eq(B.ecount, 0);
+    F.name = ""; /* an engine that never said its name */
+    int at = 0;
+    feed_game(1, 2, 1);
+    ddz_event e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    /* the engine died thinking: the engine seat stopped it and says so */
+    F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_CRASH, 0, "engine exited");
+    cr_assert_eq(B.warnings, 1, "log:\n%s", R.log);
+    cr_assert(strstr(R.log, "crash") && strstr(R.log, "owed an answer"), "%s", R.log);
+    int n = R.nsent;
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 1, 0), DDZ_ESTALE, "nothing owed");
+    /* the rest of the game is not its business; the server's clock decides */
+    e = ev_over(1, 1, -1, 0, DDZ_FAULT_TIMEOUT);
+    feed(&e);
+    cr_assert_eq(R.nsent, n, "nothing is sent for a failed seat");
+    const char *t1[] = {game1_a, "ASKED all ask A bid seq 1 due 5000"};
+    told(&at, t1, 2);
+    cr_assert_eq(R.give_ups, 0);
 
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":2,\"legal\":[0,1,2,3]}");
-    engine("XYZZY 42"); /* garbage */
-    cr_assert_eq(R.nsent, nsent);
-    cr_assert_geq(B.warnings, 2);
-    cr_assert(strstr(R.log, "XYZZY"), "%s", R.log);
-    cr_assert_eq(B.ecount, 0);
+    /* the next game is dealt to it again (the engine seat restarts its engine) */
+    feed_game(2, 2, 2);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    const char *t2[] = {"p0 game 2 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                        "ASKED all ask A bid seq 1 due 5000"};
+    told(&at, t2, 2);
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 1, 0), 0);
+    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":1}");
 
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":3,\"legal\":[0,1,2,3]}");
-    ddz_bridge_on_engine_line(&B, "BID A1\0x", 8, true); /* a NUL byte */
-    cr_assert_eq(R.nsent, nsent);
-    cr_assert_eq(B.ecount, 0);
+    /* a failure of a game already over is only logged */
+    e = ev_over(2, 2, -1, 1, DDZ_FAULT_TIMEOUT);
+    feed(&e);
+    F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_TIMEOUT, 1, "no OK ERROR");
+    cr_assert_eq(R.give_ups, 0);
+    /* the third failure of an engine that never said its name gives up */
+    F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_CRASH, -1, "engine exited");
+    cr_assert_eq(R.give_ups, 1, "log:\n%s", R.log);
+}
 
-    /* a missing OK is skipped over when a later answer fits */
-    frame("{\"type\":\"bid_made\",\"seat\":1,\"bid\":0}");
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":4,\"legal\":[0,1,2,3]}");
+Test(bridge_xlate, garbage_frames_are_logged_and_ignored, .fini = teardown)
+{
+    seated_at_a();
+    feed_game(1, 2, 1);
+    int at = F.nsaid;
     long w = B.warnings;
-    engine("BID A3");
-    sent_is("{\"type\":\"bid\",\"seq\":4,\"bid\":3}");
-    cr_assert_eq(B.warnings, w + 1, "the missing OK BID is reported:\n%s", R.log);
-
-    /* a line nobody asked for */
-    engine("OK PLAY");
-    cr_assert_eq(B.warnings, w + 2);
+    cr_assert_eq(frame("not json"), DDZ_BRIDGE_GO);
+    cr_assert_eq(frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\"}"), DDZ_BRIDGE_GO);
+    cr_assert_eq(frame("{\"type\":\"played\",\"seat\":5,\"cards\":[],\"combo\":\"pass\","
+                       "\"auto\":false,\"left\":3}"),
+                 DDZ_BRIDGE_GO);
+    cr_assert_eq(B.warnings, w + 3, "log:\n%s", R.log);
+    cr_assert(strstr(R.log, "malformed turn frame"), "%s", R.log);
+    told(&at, NULL, 0);
 }
 
-Test(bridge_xlate, engine_death_restarts_at_next_game)
+/* A snapshot of game 1 (commit 9) in play: landlord A took 17,18,19 and
+ * played 0 and 17, B auto-passed, C played 30; `extra` more plays (B
+ * passes, C plays 34, A passes), then the turn of `turn_seat` with `seq`. */
+static ddz_event state_in_play(int extra, int turn_seat, uint32_t seq)
 {
-    seated_at_a();
-    char g[256];
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":2,\"commit\":\"c1\",\"hand\":%s}", hand_a);
-    frame(g);
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":1,\"legal\":[0,1,2,3]}");
-    ddz_bridge_engine_died(&B);
-    int n = R.nlines;
-    frame("{\"type\":\"bid_made\",\"seat\":1,\"bid\":0}");
-    cr_assert_eq(R.nlines, n, "no lines for a dead engine");
-    frame("{\"type\":\"over\",\"game\":1,\"winner\":null,\"landlord\":null,"
-          "\"fault\":{\"seat\":0,\"kind\":\"timeout\"},\"scores\":[-700,350,350]}");
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":2,\"games\":2,\"commit\":\"c2\",\"hand\":%s}", hand_a);
-    frame(g);
-    cr_assert_eq(R.starts, 2);
-    int at = n;
-    const char *l[] = {"DOUDIZHUVER 1.0", "INFO 1,1,2,2,0,700,5", deal_a};
-    lines_are(&at, l, 3);
+    static ddz_record_play hist[8];
+    const ddz_record_play plays[] = {{0, 0, CARDS(0)},  {1, 1, 0}, {2, 0, CARDS(30)},
+                                     {0, 0, CARDS(17)}, {1, 0, 0}, {2, 0, CARDS(34)},
+                                     {0, 0, 0}};
+    memcpy(hist, plays, sizeof plays);
+    ddz_event e = ev_state(DDZ_EVENT_PH_PLAY);
+    ddz_event_state *s = &e.state;
+    commit_of(9, s->commit);
+    s->has_commit = true;
+    s->players[0].bid = 3;
+    s->players[0].role = DDZ_EVENT_ROLE_LANDLORD;
+    s->has_hand = true;
+    s->hand = (hand_a | CARDS(18, 19)) & ~CARDS(0);
+    s->has_leftover = true;
+    s->leftover = CARDS(17, 18, 19);
+    s->landlord = 0;
+    s->bid = 3;
+    s->history = hist;
+    s->nhistory = 4 + extra;
+    s->has_turn = true;
+    s->turn = (ddz_event_turn){
+        .seat = turn_seat, .action = DDZ_EVENT_ACT_PLAY, .seq = seq, .deadline_ms = 5000};
+    return e;
 }
 
-Test(bridge_xlate, resume_catches_the_engine_up)
+Test(bridge_xlate, resume_catches_the_seat_up_once, .fini = teardown)
 {
     seated_at_a();
-    /* reconnected mid-game of a game the engine never saw: landlord A took
-     * 17,18,19 and played 0 and 17; B passed; C played 30 */
+    /* reconnected mid-game of a game the seat never heard of */
     ddz_bridge_connected(&B);
     sent_is("{\"type\":\"hello\",\"version\":1,\"name\":\"me\",\"token\":\"tok\","
-            "\"resume\":\"abc\"}");
-    frame(
-        "{\"type\":\"welcome\",\"version\":1,\"you\":{\"id\":\"p1\",\"name\":\"bot\",\"bot\":true},"
-        "\"resume\":\"abc\",\"server\":\"ddz\"}");
-    int at = R.nlines;
-    frame("{\"type\":\"state\",\"room\":{\"id\":\"r1\",\"options\":{\"time\":5,\"games\":2}},"
-          "\"seat\":0,\"phase\":\"play\",\"game\":1,\"games\":2,\"commit\":\"c9\","
-          "\"players\":[{\"bid\":3},{\"bid\":null},{\"bid\":null}],"
-          "\"hand\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,18,19],"
-          "\"leftover\":[17,18,19],\"landlord\":0,\"bid\":3,"
-          "\"history\":[{\"seat\":0,\"cards\":[0],\"auto\":false},"
-          "{\"seat\":1,\"cards\":[],\"auto\":true},{\"seat\":2,\"cards\":[30],\"auto\":false},"
-          "{\"seat\":0,\"cards\":[17],\"auto\":false}],"
-          "\"turn\":{\"type\":\"turn\",\"seat\":1,\"action\":\"play\",\"seq\":9}}");
-    const char *l[] = {"INFO 1,1,1,2,0,700,5",
-                       deal_a,
-                       "BID A3",
-                       "LEFTOVER A17,18,19",
-                       "PLAY A0",
-                       "PLAY B-1",
-                       "PLAY C30",
-                       "PLAY A17"};
-    lines_are(&at, l, 8);
+            "\"resume\":\"0123456789abcdef\"}");
+    ddz_event e = ev_welcome();
+    feed(&e);
+    int at = F.nsaid;
+    e = state_in_play(0, 1, 9);
+    feed(&e);
+    const char *t1[] = {game1_a,
+                        "all bid A 3",
+                        "all leftover A 17,18,19",
+                        "all play A 0",
+                        "all play B pass auto",
+                        "all play C 30",
+                        "all play A 17",
+                        "all ask B play seq 9 due 5000"};
+    told(&at, t1, 8);
     sent_is("{\"type\":\"list\"}");
     /* the `rooms` answer after a resumed seat changes nothing */
     int nsent = R.nsent;
-    frame("{\"type\":\"rooms\",\"rooms\":[]}");
+    frame("{\"type\":\"rooms\",\"rooms\":[],\"ais\":[],\"engines\":[],\"rules\":[\"caai\"]}");
     cr_assert_eq(R.nsent, nsent);
+    /* the same snapshot again tells nothing new */
+    e = state_in_play(0, 1, 9);
+    feed(&e);
+    told(&at, NULL, 0);
 
-    /* our answer was lost with the connection: the state's turn gets it again */
-    frame("{\"type\":\"played\",\"seat\":1,\"cards\":[],\"combo\":\"pass\",\"auto\":false,"
-          "\"left\":17}");
-    frame("{\"type\":\"played\",\"seat\":2,\"cards\":[34],\"combo\":\"single\",\"auto\":false,"
-          "\"left\":15}");
-    frame("{\"type\":\"turn\",\"seat\":0,\"action\":\"play\",\"seq\":12,\"legal\":[[]]}");
-    const char *l2[] = {"PLAY B-1", "PLAY C34", "PLAY WHAT"};
-    lines_are(&at, l2, 3);
-    const char *acks[] = {"OK INFO", "OK DEAL", "OK BID", "OK LEFTOVER"};
-    for (int i = 0; i < 4; i++)
-        engine(acks[i]);
-    for (int i = 0; i < 6; i++)
-        engine("OK PLAY");
-    cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
-    engine("PLAY A-1");
+    /* B passes, C plays, our turn: asked once, answered */
+    e = ev_played(1, 0, false);
+    feed(&e);
+    e = ev_played(2, CARDS(34), false);
+    feed(&e);
+    e = ev_turn(0, DDZ_EVENT_ACT_PLAY, 12);
+    feed(&e);
+    const char *t2[] = {"all play B pass", "all play C 34", "ASKED all ask A play seq 12 due 5000"};
+    told(&at, t2, 3);
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_PLAY, 12, 0, 0), 0);
     sent_is("{\"type\":\"play\",\"seq\":12,\"cards\":[]}");
+
+    /* the answer was lost with the connection: the state's turn gets it
+     * again, the seat hears nothing twice */
     int before = R.nsent;
     ddz_bridge_connected(&B);
-    frame(
-        "{\"type\":\"welcome\",\"version\":1,\"you\":{\"id\":\"p1\",\"name\":\"bot\",\"bot\":true},"
-        "\"resume\":\"abc\",\"server\":\"ddz\"}");
-    frame("{\"type\":\"state\",\"room\":{\"id\":\"r1\",\"options\":{\"time\":5,\"games\":2}},"
-          "\"seat\":0,\"phase\":\"play\",\"game\":1,\"games\":2,\"commit\":\"c9\","
-          "\"players\":[{\"bid\":3},{\"bid\":null},{\"bid\":null}],"
-          "\"hand\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,18,19],"
-          "\"leftover\":[17,18,19],\"landlord\":0,\"bid\":3,"
-          "\"history\":[{\"seat\":0,\"cards\":[0],\"auto\":false},"
-          "{\"seat\":1,\"cards\":[],\"auto\":true},{\"seat\":2,\"cards\":[30],\"auto\":false},"
-          "{\"seat\":0,\"cards\":[17],\"auto\":false},{\"seat\":1,\"cards\":[],\"auto\":false},"
-          "{\"seat\":2,\"cards\":[34],\"auto\":false}],"
-          "\"turn\":{\"type\":\"turn\",\"seat\":0,\"action\":\"play\",\"seq\":12}}");
-    cr_assert_eq(R.nlines, at, "the engine already knows all of it");
+    e = ev_welcome();
+    feed(&e);
+    e = state_in_play(2, 0, 12);
+    feed(&e);
+    told(&at, NULL, 0);
     cr_assert_eq(R.nsent, before + 3); /* hello, list, and the answer again */
     sent_is("{\"type\":\"play\",\"seq\":12,\"cards\":[]}");
+    cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
+
+    /* a snapshot of our turn the seat was not asked yet asks it */
+    e = ev_played(0, 0, false);
+    feed(&e);
+    e = state_in_play(3, 0, 15);
+    feed(&e);
+    const char *t3[] = {"all play A pass", "ASKED all ask A play seq 15 due 5000"};
+    told(&at, t3, 2);
 }
 
-Test(bridge_xlate, resume_after_the_game_ended)
+Test(bridge_xlate, resume_after_the_game_ended, .fini = teardown)
 {
     seated_at_a();
-    char g[256];
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":1,\"games\":2,\"commit\":\"c1\",\"hand\":%s}", hand_a);
-    frame(g);
-    engine("OK INFO");
-    engine("OK DEAL");
+    feed_game(1, 2, 1);
+    int at = 1;
     /* away during the end of game 1: the state's result tells how it ended */
     ddz_bridge_connected(&B);
-    frame("{\"type\":\"welcome\",\"you\":{\"id\":\"p1\"},\"resume\":\"abc\"}");
-    int at = R.nlines;
-    frame("{\"type\":\"state\",\"room\":{\"id\":\"r1\",\"options\":{\"time\":5,\"games\":2}},"
-          "\"seat\":0,\"phase\":\"between\",\"game\":1,\"games\":2,\"commit\":null,"
-          "\"players\":[],\"hand\":[],\"history\":[],\"turn\":null,"
-          "\"result\":{\"type\":\"over\",\"game\":1,\"winner\":1,\"landlord\":1,"
-          "\"fault\":null,\"scores\":[-100,200,-100],\"commit\":\"c1\"}}");
-    const char *l[] = {"GAMEOVER B"};
-    lines_are(&at, l, 1);
-    cr_assert_eq(R.stops, 0, "the engine goes on");
+    ddz_event e = ev_welcome();
+    feed(&e);
+    e = ev_state(DDZ_EVENT_PH_BETWEEN);
+    e.state.has_result = true;
+    e.state.result = over_of(1, 1, 1, -1, 0);
+    feed(&e);
+    const char *t1[] = {"all over winner B"};
+    told(&at, t1, 1);
+    feed(&e); /* once */
+    told(&at, NULL, 0);
     cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
-    /* a state after a game whose end we do not know restarts the engine */
-    snprintf(g, sizeof g,
-             "{\"type\":\"game\",\"game\":2,\"games\":2,\"commit\":\"c2\",\"hand\":%s}", hand_a);
-    frame(g);
-    frame("{\"type\":\"state\",\"room\":{\"id\":\"r1\",\"options\":{\"time\":5,\"games\":2}},"
-          "\"seat\":0,\"phase\":\"turn_over\",\"game\":2,\"games\":2,\"commit\":null,"
-          "\"players\":[],\"hand\":[],\"history\":[],\"turn\":null,\"result\":null}");
-    cr_assert_eq(R.stops, 1);
+
+    /* away across the end of game 2 and into the turn's end: the seat hears
+     * the game's end without a winner (nothing for a CAAI engine), then
+     * the series' end; a rematch is asked */
+    feed_game(2, 2, 2);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    e = ev_state(DDZ_EVENT_PH_TURN_OVER);
+    e.state.game = 2;
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_GO);
+    const char *t2[] = {"p0 game 2 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                        "ASKED all ask A bid seq 1 due 5000", "cancel", "all over winner -",
+                        "all series"};
+    told(&at, t2, 5);
     sent_is("{\"type\":\"rematch\"}");
+    cr_assert_eq(B.warnings, 1, "the missed end is reported:\n%s", R.log);
 }
 
-Test(bridge_xlate, picks_a_room_or_creates_one)
+Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
 {
     setup_bridge(&(ddz_bridge_opts){.token = "t", .seat = -1, .fill = "ai:greedy", .time = 7});
     ddz_bridge_connected(&B);
-    frame("{\"type\":\"welcome\",\"you\":{\"id\":\"p1\"},\"resume\":\"x\"}");
-    frame("{\"type\":\"rooms\",\"rooms\":["
-          "{\"id\":\"nobots\",\"bots\":false,\"password\":false,\"playing\":false,"
-          "\"seats\":[null,null,null]},"
-          "{\"id\":\"locked\",\"bots\":true,\"password\":true,\"playing\":false,"
-          "\"seats\":[null,null,null]},"
-          "{\"id\":\"full\",\"bots\":true,\"password\":false,\"playing\":false,"
-          "\"seats\":[{},{},{}]},"
-          "{\"id\":\"good\",\"bots\":true,\"password\":false,\"playing\":false,"
-          "\"seats\":[{},null,{}]}]}");
+    ddz_event e = ev_welcome();
+    feed(&e);
+    ddz_event_room rooms[4] = {0};
+    const char *ids[] = {"nobots", "locked", "full", "good"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(rooms[i].id, sizeof rooms[i].id, "%s", ids[i]);
+        snprintf(rooms[i].rules, sizeof rooms[i].rules, "caai");
+        rooms[i].time = 30;
+        rooms[i].games = 6;
+        rooms[i].bots = i > 0;
+        rooms[i].password = i == 1;
+        for (int s = 0; s < 3; s++) {
+            rooms[i].seats[s].seated = i == 2 || (i == 3 && s != 1);
+            snprintf(rooms[i].seats[s].name, sizeof rooms[i].seats[s].name, "x");
+        }
+    }
+    e = (ddz_event){.type = DDZ_EVENT_ROOMS, .rooms = {.rooms = rooms, .nrooms = 4}};
+    feed(&e);
     sent_is("{\"type\":\"join\",\"room\":\"good\"}");
     /* someone was quicker: look again, nothing fits, create */
-    frame(
-        "{\"type\":\"error\",\"code\":\"EFULL\",\"message\":\"no free seat\",\"about\":\"join\"}");
+    e = ev_error(DDZ_EFULL, DDZ_REQ_JOIN);
+    feed(&e);
     sent_is("{\"type\":\"list\"}");
-    frame("{\"type\":\"rooms\",\"rooms\":[]}");
+    e = (ddz_event){.type = DDZ_EVENT_ROOMS};
+    feed(&e);
     json_t *c = R.sent[R.nsent - 1];
     cr_assert_str_eq(json_string_value(json_object_get(c, "type")), "create");
     json_t *o = json_object_get(c, "options");
@@ -447,11 +703,18 @@ Test(bridge_xlate, picks_a_room_or_creates_one)
     cr_assert(json_is_null(json_array_get(seats, 0)));
     cr_assert_str_eq(json_string_value(json_array_get(seats, 1)), "ai:greedy");
     cr_assert_str_eq(json_string_value(json_array_get(seats, 2)), "ai:greedy");
-    /* refusals end the bridge */
-    cr_assert_eq(
-        frame("{\"type\":\"error\",\"code\":\"EAUTH\",\"message\":\"no\",\"about\":\"create\"}"),
-        DDZ_BRIDGE_REFUSED);
-    cr_assert_eq(frame("{\"type\":\"bye\",\"reason\":\"shutting down\"}"), DDZ_BRIDGE_BYE);
+    /* a stale action is a note; refusals end the bridge */
+    e = ev_error(DDZ_ESTALE, DDZ_REQ_PLAY);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_GO);
+    cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
+    e = ev_error(DDZ_ENOTHELD, DDZ_REQ_PLAY);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_GO, "a refused play is the server's to charge");
+    cr_assert(strstr(R.log, "refused our play: ENOTHELD"), "%s", R.log);
+    e = ev_error(DDZ_EAUTH, DDZ_REQ_CREATE);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_REFUSED);
+    e = (ddz_event){.type = DDZ_EVENT_BYE};
+    snprintf(e.bye.reason, sizeof e.bye.reason, "shutting down");
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_BYE);
 }
 
 Test(bridge_xlate, urls)
@@ -476,13 +739,7 @@ Test(bridge_xlate, urls)
         cr_assert_eq(ddz_url_parse(bad[i], &u), DDZ_EINVAL, "%s", bad[i]);
 }
 
-/* ---- real processes ---- */
-
-static int T(int ms)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    return s && atoi(s) > 1 ? ms * 4 : ms;
-}
+/* ---- the translator with a real engine seat, on a poll loop ---- */
 
 static int64_t now_ms(void)
 {
@@ -490,6 +747,116 @@ static int64_t now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+static int T(int ms)
+{
+    const char *s = getenv("DDZ_TEST_SCALE");
+    return s && atoi(s) > 1 ? ms * 4 : ms;
+}
+
+/* Whether the file `path` holds the line `line` (compared without its \r\n). */
+static bool file_has_line(const char *path, const char *line)
+{
+    char *text = slurp(path);
+    bool found = false;
+    for (char *p = strtok(text, "\r\n"); p && !found; p = strtok(NULL, "\r\n"))
+        found = strcmp(p, line) == 0;
+    free(text);
+    return found;
+}
+
+/* Runs `loop` until `cond` holds, at most `ms`. Returns whether it held. */
+#define RUN_UNTIL(loop, cond, ms)                                                                  \
+    ({                                                                                             \
+        int64_t until_ = now_ms() + T(ms);                                                         \
+        while (!(cond) && now_ms() < until_)                                                       \
+            ddz_poll_loop_once(loop, 20);                                                          \
+        (cond);                                                                                    \
+    })
+
+Test(bridge_seat, a_caai_engine_plays_through_the_translator, .fini = teardown, .timeout = 60)
+{
+    char tmp[] = "/tmp/ddz-bridge-seat-XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    char lines[128], cmd[512], err_log[128];
+    snprintf(lines, sizeof lines, "%s/lines", tmp);
+    snprintf(err_log, sizeof err_log, "%s/stderr", tmp);
+    /* the engine answers garbage to its second request */
+    snprintf(cmd, sizeof cmd, "'%s' --name tester --garbage-at 2 --log '%s'", DDZ_TESTENGINE,
+             lines);
+    ddz_loop *loop = ddz_poll_loop_create();
+    cr_assert(loop);
+    ddz_seat_env env = {.loop = loop, .stderr_log = err_log, .time_ms = 5000, .kill_grace_ms = -1};
+    int err = 0;
+    ddz_seat *s = ddz_seat_engine_create(cmd, "", &env, &err);
+    cr_assert(s, "%s", ddz_strerror(err));
+    for (int i = 0; i < R.nsent; i++)
+        json_decref(R.sent[i]);
+    memset(&R, 0, sizeof R);
+    ddz_bridge_init(&B, s, &IO, &(ddz_bridge_opts){.room = "r1", .seat = 0});
+    ddz_bridge_connected(&B);
+    ddz_event e = ev_welcome();
+    feed(&e);
+    frame("{\"type\":\"joined\",\"room\":\"r1\",\"seat\":0}");
+    e = ev_state(DDZ_EVENT_PH_WAITING);
+    feed(&e);
+
+    /* game 1: INFO with the room's numbers, DEAL, and our bid goes out */
+    feed_game(1, 2, 1);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    int n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, R.nsent > n, 5000), "no bid from the engine (log:\n%s)", R.log);
+    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":0}");
+    char info[64];
+    snprintf(info, sizeof info, "INFO 1,1,1,2,0,%d,5", ddz_rules_maxscore(&ddz_rules_caai, 2));
+    const char *want[] = {"DOUDIZHUVER 1.0", info, "DEAL A0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+                          "BID WHAT"};
+    for (int i = 0; i < 4; i++)
+        cr_assert(file_has_line(lines, want[i]), "the engine never read '%s'", want[i]);
+    cr_assert(ddz_seat_connected(s));
+    e = ev_bid(0, 0);
+    feed(&e);
+    e = ev_bid(1, 1);
+    feed(&e);
+    cr_assert(RUN_UNTIL(loop, file_has_line(lines, "BID B1"), 5000), "BID B1 never reached it");
+
+    /* its garbage answer to the next request: the engine seat stops it,
+     * nothing is sent, the server's clock is left to decide */
+    e = ev_bid(2, 2);
+    feed(&e);
+    e = ev_leftover(2, CARDS(51, 52, 53), 2);
+    feed(&e);
+    e = ev_played(2, CARDS(20), false);
+    feed(&e);
+    e = ev_turn(0, DDZ_EVENT_ACT_PLAY, 5);
+    feed(&e);
+    n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, !ddz_seat_connected(s), 5000), "the engine still runs");
+    cr_assert(strstr(R.log, "W engine tester failed (protocol)") && strstr(R.log, "XYZZY") &&
+                  strstr(R.log, "the server's clock decides"),
+              "%s", R.log);
+    cr_assert_eq(R.nsent, n);
+    e = ev_over(1, 1, -1, 0, DDZ_FAULT_TIMEOUT);
+    feed(&e);
+
+    /* game 2 starts it again */
+    long restarts = ddz_seat_engine_restarts(s);
+    feed_game(2, 2, 2);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, R.nsent > n, 5000), "no bid in game 2 (log:\n%s)", R.log);
+    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":0}");
+    cr_assert_eq(ddz_seat_engine_restarts(s), restarts + 1);
+    ddz_seat_close(s);
+    ddz_poll_loop_destroy(loop);
+    unlink(lines);
+    unlink(err_log);
+    rmdir(tmp);
+}
+
+/* ---- real processes ---- */
 
 typedef struct proc {
     pid_t pid; /* 0 once reaped */
@@ -692,13 +1059,20 @@ static bool pid_alive(const char *pidfile)
     return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
 }
 
-Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 120)
+/* A server, bot tokens for "west" (t1) and "south" (t2), and a room with
+ * `time` seconds per action (make_room). */
+static void server_and_room(char t1[80], char t2[80], int time)
 {
     server_start();
-    char t1[80], t2[80];
     token_add("west", t1);
     token_add("south", t2);
-    make_room(10);
+    make_room(time);
+}
+
+Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 120)
+{
+    char t1[80], t2[80];
+    server_and_room(t1, t2, 10);
 
     char pid1[128], pid2[128], sh1[256], sh2[256];
     snprintf(pid1, sizeof pid1, "%s/engine1.pid", dir);
@@ -726,7 +1100,8 @@ Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 1
     free(b2log);
 
     /* the server shuts down: the bridges stop their engines and exit 3 */
-    /* the new turn's engines are up (each turn gets a fresh process) */
+    /* the new turn's engines are up (the engine seat serves every turn,
+     * starting an engine again if one exited after the last game) */
     int64_t deadline = now_ms() + T(5000);
     while (!(pid_alive(pid1) && pid_alive(pid2)) && now_ms() < deadline)
         poll(NULL, 0, 5);
@@ -749,13 +1124,14 @@ Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 1
     remove_dir();
 }
 
+/* Garbage from the engine: the engine seat finds it, stops the engine and
+ * sends nothing. The bridge cannot charge its own seat, so the server's
+ * clock times the seat out (the room's 3 s); the engine is started again
+ * for the next game. */
 Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = 120)
 {
-    server_start();
     char t1[80], t2[80];
-    token_add("west", t1);
-    token_add("south", t2);
-    make_room(3);
+    server_and_room(t1, t2, 3);
     char *greedy[] = {DDZ_BIN, "engine", "--ai", "greedy", NULL};
     char *garbage[] = {DDZ_TESTENGINE, "--garbage-at", "1", NULL};
     proc b1 = {0}, b2 = {0};
@@ -776,8 +1152,63 @@ Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = 120)
     cr_assert(r1 && r2, "a bridge did not exit on a signal\nsouth:\n%s\nwest:\n%s", b1log, b2log);
     cr_assert_eq(b2.code, 0, "west:\n%s", b2log);
     cr_assert_eq(b1.code, 0, "south:\n%s", b1log);
-    cr_assert(strstr(b2log, "XYZZY"), "the bad answer is reported:\n%s", b2log);
+    cr_assert(strstr(b2log, "failed (protocol)") && strstr(b2log, "XYZZY"),
+              "the bad answer is reported:\n%s", b2log);
+    cr_assert(strstr(b2log, "the server's clock decides"), "west:\n%s", b2log);
     free(b1log);
+    free(b2log);
+    ddz_wsc_close(watcher);
+    kill(server.pid, SIGTERM);
+    cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
+
+/* The bug: a CAAI engine played through `ddz bridge` in a room that allows
+ * bots sent an illegal play; the server answered it with an error, as a
+ * person's misclick, and the table waited the whole clock (30 s) before
+ * charging a timeout. A bot is a program: its illegal action is a fault at
+ * once (SPEC 6). The engine bids 3, so it leads, and its first play is a
+ * card it does not hold. */
+Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
+{
+    char t1[80], t2[80];
+    server_and_room(t1, t2, 30);
+    char lines[128];
+    snprintf(lines, sizeof lines, "%s/west-engine.lines", dir);
+    char *greedy[] = {DDZ_BIN, "engine", "--ai", "greedy", NULL};
+    char *cheat[] = {DDZ_TESTENGINE, "--bid", "3", "--play-missing-at", "1", "--log", lines, NULL};
+    proc b1 = {0}, b2 = {0};
+    start_bridge(&b1, "south", t2, 1, greedy);
+    start_bridge(&b2, "west", t1, 0, cheat);
+
+    recv_type(watcher, "game", 20000);
+    int64_t dealt = now_ms();
+    /* far less than the room's 30 s clock (T: slower under sanitizers) */
+    json_t *over = recv_type(watcher, "over", 8000);
+    int64_t took = now_ms() - dealt;
+    char *b2log = slurp(b2.log);
+    json_t *fault = json_object_get(over, "fault");
+    cr_assert(json_is_object(fault), "no fault: %s\nwest:\n%s", json_dumps(over, JSON_COMPACT),
+              b2log);
+    cr_assert_eq(json_integer_value(json_object_get(fault, "seat")), 0, "west:\n%s", b2log);
+    cr_assert_str_eq(json_string_value(json_object_get(fault, "kind")), "illegal", "west:\n%s",
+                     b2log);
+    cr_assert_lt(took, T(8000), "the fault took %lld ms", (long long)took);
+    free(b2log);
+    /* the engine hears its fault (ERROR A), as from any CAAI referee */
+    int64_t deadline = now_ms() + T(5000);
+    while (!file_has_line(lines, "ERROR A") && now_ms() < deadline)
+        poll(NULL, 0, 5);
+    b2log = slurp(b2.log);
+    cr_assert(file_has_line(lines, "ERROR A"), "the engine was not told\nwest:\n%s", b2log);
+    cr_assert(strstr(b2log, "refused our play: ENOTHELD"), "west:\n%s", b2log);
+    free(b2log);
+
+    kill(b2.pid, SIGTERM);
+    kill(b1.pid, SIGTERM);
+    cr_assert(reap_within(&b1, T(10000)) && reap_within(&b2, T(10000)));
+    b2log = slurp(b2.log);
+    cr_assert(b1.code == 0 && b2.code == 0, "exit %d and %d\nwest:\n%s", b1.code, b2.code, b2log);
     free(b2log);
     ddz_wsc_close(watcher);
     kill(server.pid, SIGTERM);
