@@ -1,4 +1,4 @@
-/* msg.c - requests in and out, error events, card arrays. */
+/* msg.c - requests in and out, card arrays. */
 #include "msg.h"
 
 #include <stdarg.h>
@@ -344,17 +344,6 @@ json_t *ddz_req_print(const ddz_req *r)
         json_object_set_new(o, "on", json_boolean(r->on));
         break;
     }
-    return o;
-}
-
-json_t *ddz_msg_error(int code, const char *message, const char *about, const char *id)
-{
-    json_t *o = json_pack("{s:s, s:s, s:s}", "type", "error", "code", ddz_errname(code), "message",
-                          message ? message : ddz_strerror(code));
-    if (o && about)
-        json_object_set_new(o, "about", json_string(about));
-    if (o && id && id[0])
-        json_object_set_new(o, "id", json_loads(id, JSON_DECODE_ANY, NULL));
     return o;
 }
 

@@ -1,7 +1,6 @@
-/* msg.h - the JSON protocol of proto/PROTOCOL.md, client side: requests
- * parsed into a value and printed back, plus the helpers the server's
- * frames share (card arrays, error events, compact text). The server's
- * events as values, printed and parsed, are proto/event.h.
+/* msg.h - the JSON protocol of proto/PROTOCOL.md, client to server:
+ * requests parsed into a value and printed back. The server's events have
+ * their own codec, proto/event.h.
  *
  * Parsing is strict (every field's type and range is checked, unknown
  * fields are ignored) and never trusts sizes: strings are bounded, card
@@ -88,12 +87,9 @@ json_t *ddz_req_print(const ddz_req *r);
 /* Returns the protocol name of request type `type` ("hello", ...). */
 const char *ddz_req_name(int type);
 
-/* Returns a new JSON array of the codes in `c`, ascending. */
+/* Returns a new JSON array of the codes in `c`, ascending, or NULL when out
+ * of memory. */
 json_t *ddz_msg_cards(ddz_cards c);
-
-/* Returns a new error event {type:"error", code, message, about, id?}.
- * `about` may be NULL; `id` is the raw JSON text of the request id or "". */
-json_t *ddz_msg_error(int code, const char *message, const char *about, const char *id);
 
 /* Serialises `j` compactly and releases it. Returns malloc'd text, or NULL. */
 char *ddz_msg_dump(json_t *j);

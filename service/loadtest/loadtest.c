@@ -4,7 +4,9 @@
  * heap of actions waiting for their send time, the latency samples. Each
  * connection acts only on its own `turn`; the bookkeeping for latency is
  * per table, since the three broadcasts of one action arrive on three
- * connections in any order.
+ * connections in any order. Every frame received is parsed once by the
+ * event codec (proto/event.h), which also checks it against the
+ * protocol's rules: a frame it rejects is an error of the run.
  *
  * The soak test's faults (loadtest.h) are driven from one 20 ms tick in the
  * window: each kind owes events at its rate, and every client carries what
@@ -31,6 +33,7 @@
 
 #include "ai/rng.h"
 #include "service/bridge/bridge.h"
+#include "proto/event.h"
 #include "proto/msg.h"
 #include "rules/error.h"
 
@@ -441,9 +444,9 @@ static void want_action(lt *L, lconn *c, json_t *req, uint32_t seq)
 /* Each with what proto/PROTOCOL.md promises in answer. */
 typedef struct bad_kind {
     const char *name;
-    const char *codes; /* the error code expected (space-separated choices), NULL = none */
-    bool close;        /* the server then closes the connection ... */
-    int close_code;    /* ... with this status */
+    int codes[2];   /* the error code expected (either of them; 0 = unused), none if codes[0] = 0 */
+    bool close;     /* the server then closes the connection ... */
+    int close_code; /* ... with this status */
 } bad_kind;
 
 enum {
@@ -465,32 +468,36 @@ enum {
 _Static_assert((int)NBAD == (int)DDZ_LOADTEST_BAD_KINDS, "the report has a slot per kind");
 
 static const bad_kind bad_kinds[NBAD] = {
-    [BAD_NOT_JSON] = {"not JSON", "ESYNTAX", false, 0},
-    [BAD_ARRAY] = {"a JSON array", "ESYNTAX", false, 0},
-    [BAD_NO_TYPE] = {"an object without type", "ESYNTAX", false, 0},
-    [BAD_UNKNOWN] = {"an unknown type", "EUNKNOWN", false, 0},
-    [BAD_FIELD] = {"a field of the wrong type", "EFIELD", false, 0},
-    [BAD_CARD] = {"a card out of range", "EFIELD", false, 0},
+    [BAD_NOT_JSON] = {"not JSON", {DDZ_ESYNTAX}, false, 0},
+    [BAD_ARRAY] = {"a JSON array", {DDZ_ESYNTAX}, false, 0},
+    [BAD_NO_TYPE] = {"an object without type", {DDZ_ESYNTAX}, false, 0},
+    [BAD_UNKNOWN] = {"an unknown type", {DDZ_EUNKNOWN}, false, 0},
+    [BAD_FIELD] = {"a field of the wrong type", {DDZ_EFIELD}, false, 0},
+    [BAD_CARD] = {"a card out of range", {DDZ_EFIELD}, false, 0},
     /* between two games there is no turn to be stale against */
-    [BAD_STALE] = {"a stale action", "ESTALE EPHASE", false, 0},
-    [BAD_NOT_HELD] = {"a card not held", "ENOTHELD", false, 0},
-    [BAD_DEEP] = {"deep nesting", "ESYNTAX", false, 0},
-    [BAD_HUGE] = {"a frame over 16 KiB", "ETOOLONG", true, 1009},
-    [BAD_BINARY] = {"a binary frame", "ESYNTAX", true, 1003},
-    [BAD_UTF8] = {"invalid UTF-8", NULL, true, 1007},
+    [BAD_STALE] = {"a stale action", {DDZ_ESTALE, DDZ_EPHASE}, false, 0},
+    [BAD_NOT_HELD] = {"a card not held", {DDZ_ENOTHELD}, false, 0},
+    [BAD_DEEP] = {"deep nesting", {DDZ_ESYNTAX}, false, 0},
+    [BAD_HUGE] = {"a frame over 16 KiB", {DDZ_ETOOLONG}, true, 1009},
+    [BAD_BINARY] = {"a binary frame", {DDZ_ESYNTAX}, true, 1003},
+    [BAD_UTF8] = {"invalid UTF-8", {0}, true, 1007},
 };
 
-/* Whether `w` is one of the space-separated words of `list`. */
-static bool word_in(const char *w, const char *list)
+/* Returns whether `b` calls for error `code`. */
+static bool bad_expects(const bad_kind *b, int code)
 {
-    size_t n = strlen(w);
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, " ");
-        if (k == n && strncmp(p, w, n) == 0)
-            return true;
-        p += k + (p[k] == ' ');
-    }
-    return false;
+    return code && (b->codes[0] == code || b->codes[1] == code);
+}
+
+/* Returns what `b` calls for, e.g. "ESTALE or EPHASE" or "a close", for
+ * the report; written into buf (n bytes). */
+static const char *bad_answer(const bad_kind *b, char *buf, size_t n)
+{
+    if (!b->codes[0])
+        return "a close";
+    snprintf(buf, n, "%s%s%s", ddz_errname(b->codes[0]), b->codes[1] ? " or " : "",
+             b->codes[1] ? ddz_errname(b->codes[1]) : "");
+    return buf;
 }
 
 /* Writes a frame of `kind` on `c`. BAD_NOT_HELD needs `c`'s own play turn
@@ -609,53 +616,30 @@ static void join_table(lt *L, table *t)
     }
 }
 
-static uint64_t card_bits(json_t *cards)
-{
-    uint64_t b = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(cards, i, v)
-    {
-        json_int_t k = json_integer_value(v);
-        if (k >= 0 && k < 54)
-            b |= 1ull << k;
-    }
-    return b;
-}
-
 /* A `turn` event, or the `turn` of a `state` after a resume. */
-static void on_turn(lt *L, lconn *c, json_t *turn)
+static void on_turn(lt *L, lconn *c, const ddz_event_turn *turn)
 {
-    json_int_t seat = json_integer_value(json_object_get(turn, "seat"));
-    json_int_t seq = json_integer_value(json_object_get(turn, "seq"));
-    if (seat >= 0 && seat < 3)
-        c->turn_seq[seat] = (uint32_t)seq;
-    if (seat != c->seat)
+    c->turn_seq[turn->seat] = turn->seq;
+    if (turn->seat != c->seat)
         return;
-    json_t *legal = json_object_get(turn, "legal");
-    size_t n = json_array_size(legal);
-    const char *action = json_string_value(json_object_get(turn, "action"));
-    json_t *req;
-    if (n == 0 || !action) {
+    bool bid = turn->action == DDZ_EVENT_ACT_BID;
+    if (!turn->has_legal || (bid ? !turn->legal_bids : !turn->nlegal)) {
         error_seen(L, "a turn without legal actions");
         return;
     }
-    if (strcmp(action, "bid") == 0) {
-        json_int_t v = c->seat == 0 ? json_integer_value(json_array_get(legal, n - 1)) : 0;
-        req = json_pack("{s:s, s:I, s:I}", "type", "bid", "seq", seq, "bid", v);
-    } else {
-        size_t k = ddz_rng_below(&L->rng, (uint32_t)n);
-        req = json_pack("{s:s, s:I, s:O}", "type", "play", "seq", seq, "cards",
-                        json_array_get(legal, k));
-    }
+    ddz_req q = {.type = bid ? DDZ_REQ_BID : DDZ_REQ_PLAY, .seq = turn->seq, .seat = -1};
+    if (bid) /* seat 0 bids the highest legal value, the others 0 */
+        q.bid = c->seat == 0 ? 31 - __builtin_clz(turn->legal_bids) : 0;
+    else
+        q.cards = turn->legal[ddz_rng_below(&L->rng, (uint32_t)turn->nlegal)];
+    json_t *req = ddz_req_print(&q);
     if (req)
-        want_action(L, c, req, (uint32_t)seq);
+        want_action(L, c, req, turn->seq);
 }
 
-static void on_error_frame(lt *L, lconn *c, json_t *ev)
+static void on_error_frame(lt *L, lconn *c, const ddz_event_error *ev)
 {
-    const char *code = json_string_value(json_object_get(ev, "code"));
-    bool stale = code && word_in(code, "ESTALE EPHASE");
+    bool stale = ev->code == DDZ_ESTALE || ev->code == DDZ_EPHASE;
     /* An action the end of a game overtook: ESTALE, or EPHASE if no game
      * has started since. Taken first, since the server answers in the
      * order it read, and such an action may precede a bad frame. */
@@ -668,9 +652,10 @@ static void on_error_frame(lt *L, lconn *c, json_t *ev)
         const bad_kind *b = &bad_kinds[c->bad];
         /* a play aimed at a turn that a fault's game end took away */
         bool overtaken = c->bad_overtaken && stale;
-        if (!overtaken && (!code || !b->codes || !word_in(code, b->codes))) {
-            error_seen(L, "%s answered with %s, not %s", b->name, code ? code : "no code",
-                       b->codes ? b->codes : "a close");
+        if (!overtaken && !bad_expects(b, ev->code)) {
+            char want[64];
+            error_seen(L, "%s answered with %s, not %s", b->name, ddz_errname(ev->code),
+                       bad_answer(b, want, sizeof want));
             c->bad = -1;
         } else if (b->close) {
             c->bad_error_seen = true; /* the close is yet to come */
@@ -681,38 +666,34 @@ static void on_error_frame(lt *L, lconn *c, json_t *ev)
         }
         return;
     }
-    error_seen(L, "%s: %s (about %s)", code, json_string_value(json_object_get(ev, "message")),
-               json_string_value(json_object_get(ev, "about")));
+    error_seen(L, "%s: %s (about %s)", ddz_errname(ev->code), ev->message,
+               ev->about ? ddz_req_name(ev->about) : "no request");
 }
 
 /* The `state` that answers a resume: back to the seat, and to the turn. */
-static void on_resumed(lt *L, lconn *c, json_t *ev)
+static void on_resumed(lt *L, lconn *c, const ddz_event_state *ev)
 {
     c->resuming = false;
-    json_t *seat = json_object_get(ev, "seat");
-    if (!json_is_integer(seat)) {
+    if (ev->seat < 0) {
         error_seen(L, "a resumed client is no longer seated");
         return;
     }
-    c->seat = (int)json_integer_value(seat);
+    c->seat = ev->seat;
     c->state = C_SEATED;
     L->seated_conns++;
     L->res->resumed++;
-    c->hand = card_bits(json_object_get(ev, "hand"));
-    const char *phase = json_string_value(json_object_get(ev, "phase"));
-    json_t *turn = json_object_get(ev, "turn");
-    if (json_is_object(turn))
-        on_turn(L, c, turn);
-    else if (phase && strcmp(phase, "turn_over") == 0)
+    c->hand = ev->has_hand ? ev->hand : 0;
+    if (ev->has_turn)
+        on_turn(L, c, &ev->turn);
+    else if (ev->phase == DDZ_EVENT_PH_TURN_OVER)
         queue_req(c, &(ddz_req){.type = DDZ_REQ_REMATCH, .seat = -1});
 }
 
-static void on_welcome(lt *L, lconn *c, json_t *ev)
+static void on_welcome(lt *L, lconn *c, const ddz_event_welcome *ev)
 {
     table *t = c->t;
     c->state = C_WELCOMED;
-    const char *token = json_string_value(json_object_get(ev, "resume"));
-    snprintf(c->resume, sizeof c->resume, "%s", token ? token : "");
+    snprintf(c->resume, sizeof c->resume, "%s", ev->resume);
     if (c->resuming)
         return; /* the `state` follows */
     if (c->idx == 0) {
@@ -735,75 +716,99 @@ static void on_welcome(lt *L, lconn *c, json_t *ev)
     }
 }
 
+/* Client `c` heard `seat` bid or play (`cards`, 0 for a bid or a pass;
+ * `autopass`: the server passed for the seat). */
+static void on_action(lt *L, lconn *c, int seat, ddz_cards cards, bool autopass, int64_t now)
+{
+    if (seat == c->seat) {
+        c->hand &= ~cards;
+        c->in_flight = false;
+    }
+    if (!autopass)
+        on_broadcast(L, c, seat, now);
+}
+
+static void on_over(lt *L, lconn *c, const ddz_event_over *ev)
+{
+    /* an engine's fault can end the game while our action is on its way:
+     * the server then answers it ESTALE, as it should */
+    c->stale_owed += c->in_flight;
+    c->in_flight = false;
+    c->bad_overtaken = c->bad == BAD_NOT_HELD;
+    json_decref(c->pending); /* one not yet written is simply dropped */
+    c->pending = NULL;
+    if (c->idx != 0 || L->phase != 1)
+        return;
+    L->res->games++;
+    if (ev->fault_seat >= 0 && c->t->nclients == 1 && ev->fault_seat != c->seat)
+        L->res->engine_faults++;
+    else if (ev->fault_seat >= 0)
+        error_seen(L, "a fault charged to a client: %s", ddz_fault_name(ev->fault_kind));
+}
+
+/* One frame from the server, parsed once (the codec checks it against the
+ * schemas' rules): a frame it rejects is an error of the run. */
 static void on_frame(lt *L, lconn *c, const char *text, size_t len)
 {
     int64_t now = now_us();
-    json_t *ev = json_loadb(text, len, 0, NULL);
-    const char *type = json_string_value(json_object_get(ev, "type"));
-    if (!type) {
-        error_seen(L, "a frame that is not a protocol event");
-        json_decref(ev);
+    ddz_event ev;
+    char err[160];
+    if (ddz_event_parse_text(text, len, &ev, err, sizeof err) < 0) {
+        error_seen(L, "a frame that is not a protocol event: %s", err);
         return;
     }
     table *t = c->t;
-    json_int_t seat = json_integer_value(json_object_get(ev, "seat"));
-    if (strcmp(type, "turn") == 0) {
-        on_turn(L, c, ev);
-    } else if (strcmp(type, "bid_made") == 0 || strcmp(type, "played") == 0) {
-        if (seat == c->seat && type[0] == 'p')
-            c->hand &= ~card_bits(json_object_get(ev, "cards"));
-        if (seat == c->seat)
-            c->in_flight = false;
-        if (seat >= 0 && seat < 3 && !json_is_true(json_object_get(ev, "auto")))
-            on_broadcast(L, c, (int)seat, now);
-    } else if (strcmp(type, "game") == 0) {
-        c->hand = card_bits(json_object_get(ev, "hand"));
-    } else if (strcmp(type, "leftover") == 0) {
-        if (json_integer_value(json_object_get(ev, "landlord")) == c->seat)
-            c->hand |= card_bits(json_object_get(ev, "cards"));
-    } else if (strcmp(type, "over") == 0) {
-        /* an engine's fault can end the game while our action is on its
-         * way: the server then answers it ESTALE, as it should */
-        c->stale_owed += c->in_flight;
-        c->in_flight = false;
-        c->bad_overtaken = c->bad == BAD_NOT_HELD;
-        json_decref(c->pending); /* one not yet written is simply dropped */
-        c->pending = NULL;
-        if (c->idx == 0 && L->phase == 1) {
-            L->res->games++;
-            json_t *fault = json_object_get(ev, "fault");
-            json_int_t fs = json_integer_value(json_object_get(fault, "seat"));
-            if (json_is_object(fault) && t->nclients == 1 && fs != c->seat)
-                L->res->engine_faults++;
-            else if (json_is_object(fault))
-                error_seen(L, "a fault charged to a client: %s",
-                           json_string_value(json_object_get(fault, "kind")));
-        }
-    } else if (strcmp(type, "turn_over") == 0) {
+    switch (ev.type) {
+    case DDZ_EVENT_TURN:
+        on_turn(L, c, &ev.turn);
+        break;
+    case DDZ_EVENT_BID_MADE:
+        on_action(L, c, ev.bid_made.seat, 0, false, now);
+        break;
+    case DDZ_EVENT_PLAYED:
+        on_action(L, c, ev.played.seat, ev.played.cards, ev.played.autopass, now);
+        break;
+    case DDZ_EVENT_GAME:
+        c->hand = ev.game.has_hand ? ev.game.hand : 0;
+        break;
+    case DDZ_EVENT_LEFTOVER:
+        if (ev.leftover.landlord == c->seat)
+            c->hand |= ev.leftover.cards;
+        break;
+    case DDZ_EVENT_OVER:
+        on_over(L, c, &ev.over);
+        break;
+    case DDZ_EVENT_TURN_OVER:
         queue_req(c, &(ddz_req){.type = DDZ_REQ_REMATCH, .seat = -1});
-    } else if (strcmp(type, "welcome") == 0) {
-        on_welcome(L, c, ev);
-    } else if (strcmp(type, "state") == 0) {
+        break;
+    case DDZ_EVENT_WELCOME:
+        on_welcome(L, c, &ev.welcome);
+        break;
+    case DDZ_EVENT_STATE:
         if (c->resuming)
-            on_resumed(L, c, ev);
-    } else if (strcmp(type, "joined") == 0) {
-        const char *room = json_string_value(json_object_get(ev, "room"));
-        json_t *jseat = json_object_get(ev, "seat");
-        if (room && json_is_integer(jseat) && c->state != C_SEATED) {
-            c->seat = (int)json_integer_value(jseat);
+            on_resumed(L, c, &ev.state);
+        break;
+    case DDZ_EVENT_JOINED:
+        if (ev.joined.room[0] && ev.joined.seat >= 0 && c->state != C_SEATED) {
+            c->seat = ev.joined.seat;
             c->state = C_SEATED;
             L->seated_conns++;
             if (c->idx == 0) {
-                snprintf(t->room, sizeof t->room, "%s", room);
+                snprintf(t->room, sizeof t->room, "%s", ev.joined.room);
                 join_table(L, t);
             }
         }
-    } else if (strcmp(type, "error") == 0) {
-        on_error_frame(L, c, ev);
-    } else if (strcmp(type, "bye") == 0) {
+        break;
+    case DDZ_EVENT_ERROR:
+        on_error_frame(L, c, &ev.error);
+        break;
+    case DDZ_EVENT_BYE:
         error_seen(L, "the server said bye");
+        break;
+    default: /* rooms, seat: nothing to do */
+        break;
     }
-    json_decref(ev);
+    ddz_event_clear(&ev);
 }
 
 /* ---- connections ---- */
@@ -832,9 +837,10 @@ static void conn_gone(lt *L, lconn *c, const char *why)
     bool planned = c->dropping;
     if (c->bad >= 0 && bad_kinds[c->bad].close && c->state != C_CONNECTING) {
         const bad_kind *b = &bad_kinds[c->bad];
-        if ((b->codes && !c->bad_error_seen) || c->close_code != b->close_code)
+        if ((b->codes[0] && !c->bad_error_seen) || c->close_code != b->close_code)
             error_seen(L, "%s: closed with %d%s, not %d", b->name, c->close_code,
-                       b->codes && !c->bad_error_seen ? " and no error frame" : "", b->close_code);
+                       b->codes[0] && !c->bad_error_seen ? " and no error frame" : "",
+                       b->close_code);
         else {
             L->res->bad_answered++;
             L->res->bad_kind_answered[c->bad]++;

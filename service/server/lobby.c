@@ -31,9 +31,13 @@ static ddz_room *find_room(ddz_srv *srv, const char *id)
 
 static void welcome(ddz_conn *c, ddz_player *p)
 {
-    ddz__conn_send(c, json_pack("{s:s, s:i, s:{s:s, s:s, s:b}, s:s, s:s}", "type", "welcome",
-                                "version", DDZ_PROTOCOL_VERSION, "you", "id", p->id, "name",
-                                p->name, "bot", p->bot, "resume", p->resume, "server", "ddz 0.1"));
+    ddz_event e = {
+        .type = DDZ_EVENT_WELCOME,
+        .welcome = {.version = DDZ_PROTOCOL_VERSION, .bot = p->bot, .server = "ddz 0.1"}};
+    snprintf(e.welcome.id, sizeof e.welcome.id, "%s", p->id);
+    snprintf(e.welcome.name, sizeof e.welcome.name, "%s", p->name);
+    snprintf(e.welcome.resume, sizeof e.welcome.resume, "%.64s", p->resume); /* 64 hex digits */
+    ddz__conn_send(c, ddz_event_print(&e));
 }
 
 /* A hello with a bot token needs the tokens table, and the loop must not
@@ -159,9 +163,10 @@ void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
 
 static void send_joined(ddz_player *p)
 {
-    ddz__conn_send(p->conn, json_pack("{s:s, s:o, s:o}", "type", "joined", "room",
-                                      p->room ? json_string(ddz__room_id(p->room)) : json_null(),
-                                      "seat", p->seat >= 0 ? json_integer(p->seat) : json_null()));
+    ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = p->seat}};
+    if (p->room)
+        snprintf(e.joined.room, sizeof e.joined.room, "%s", ddz__room_id(p->room));
+    ddz__conn_send(p->conn, ddz_event_print(&e));
 }
 
 static void leave_room(ddz_player *p)
@@ -174,20 +179,37 @@ static void leave_room(ddz_player *p)
 
 static void on_list(ddz_srv *srv, ddz_conn *c)
 {
-    json_t *rooms = json_array();
+    size_t n = 0;
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        n += !ddz__room_dead(r) && ddz__room_listed(r);
+    ddz_event_room *rooms = n ? malloc(n * sizeof *rooms) : NULL;
+    if (n && !rooms) {
+        ddz__conn_error(c, DDZ_ENOMEM, NULL, NULL);
+        return;
+    }
+    n = 0;
     for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
         if (!ddz__room_dead(r) && ddz__room_listed(r))
-            json_array_append_new(rooms, ddz__room_summary(r));
+            ddz__room_summary(r, &rooms[n++]);
     /* What a room may seat, so clients need not hard-code it. */
     static const char *const ai_names[] = {"strong", "greedy", "random"};
-    json_t *ais = json_array(), *engines = json_array();
+    static const char *const rules[] = {"caai"};
+    const char *ais[sizeof ai_names / sizeof ai_names[0]];
+    size_t nais = 0;
     for (size_t i = 0; i < sizeof ai_names / sizeof ai_names[0]; i++)
         if (ddz_ai_exists(ai_names[i]))
-            json_array_append_new(ais, json_string(ai_names[i]));
-    for (int i = 0; i < srv->cfg.nengines; i++)
-        json_array_append_new(engines, json_string(srv->cfg.engine_name[i]));
-    ddz__conn_send(c, json_pack("{s:s, s:o, s:o, s:o, s:[s]}", "type", "rooms", "rooms", rooms,
-                                "ais", ais, "engines", engines, "rules", "caai"));
+            ais[nais++] = ai_names[i];
+    ddz_event e = {.type = DDZ_EVENT_ROOMS,
+                   .rooms = {.rooms = rooms,
+                             .nrooms = n,
+                             .ais = ais,
+                             .nais = nais,
+                             .engines = (const char *const *)srv->cfg.engine_name,
+                             .nengines = (size_t)srv->cfg.nengines,
+                             .rules = rules,
+                             .nrules = 1}};
+    ddz__conn_send(c, ddz_event_print(&e));
+    free(rooms);
 }
 
 static void add_room(ddz_srv *srv, ddz_room *r)

@@ -5,17 +5,16 @@
  * bots (service/server/seat_player.c), hosted AIs and operator engines
  * (service/seats/), and, when a person is away past the grace, a hosted AI
  * in custody of the seat (or a fault, in competition rooms). It turns the
- * table's public events into protocol events, serialised once for every
- * connection at the table, keeps the state snapshot for people who arrive
- * or come back, and stores every game. Timers are embedded in the room and
- * its seats.
+ * table's public events into protocol events (proto/event.h values),
+ * serialised once for every connection at the table, keeps the state
+ * snapshot for people who arrive or come back, and stores every game.
+ * Timers are embedded in the room and its seats.
  */
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/text.h"
 #include "rules/error.h"
 #include "service/seats/seats.h"
 #include "service/server/srv_internal.h"
@@ -23,7 +22,9 @@
 
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };
 
-static const char *const phase_names[] = {"waiting", "play", "between", "turn_over"};
+/* a state's phase for each room phase (a game being bid is DDZ_EVENT_PH_BID) */
+static const int state_phase[] = {DDZ_EVENT_PH_WAITING, DDZ_EVENT_PH_PLAY, DDZ_EVENT_PH_BETWEEN,
+                                  DDZ_EVENT_PH_TURN_OVER};
 
 typedef struct rseat {
     ddz_room *room;
@@ -49,12 +50,13 @@ struct ddz_room {
     int phase; /* enum room_phase */
     int turn_no;
     uint8_t master[DDZ_SEED_BYTES];
-    uint32_t dealt;    /* games dealt from the master seed before this turn */
-    int64_t game_id;   /* store id of the current game */
-    ddz_tev ask;       /* the open request, while `asking` */
-    bool asking;       /* a request is open */
-    ddz_timer pause;   /* between games, and the start after seating */
-    json_t *last_over; /* the last `over` event, for players who come back */
+    uint32_t dealt;           /* games dealt from the master seed before this turn */
+    int64_t game_id;          /* store id of the current game */
+    ddz_tev ask;              /* the open request, while `asking` */
+    bool asking;              /* a request is open */
+    ddz_timer pause;          /* between games, and the start after seating */
+    ddz_event_over last_over; /* the last `over` event, for players who come back */
+    bool has_last_over;       /* a game of the room has ended */
     bool dead;
 };
 
@@ -108,44 +110,55 @@ static const char *default_ai(const ddz_room *r)
     return ddz_ai_exists("strong") ? "strong" : "greedy";
 }
 
-static const char *seat_kind_name(const rseat *s)
+/* A seat's kind (enum ddz_event_kind): a person's or bot's own, else the
+ * program's (service/seats: "ai" or "engine"). */
+static int seat_kind(const rseat *s, const ddz_seat *st)
 {
     if (s->player)
-        return s->player->bot ? "bot" : "human";
-    const ddz_seat *st = ddz_runner_seat_of(s->room->run, s->index);
-    return st ? st->ops->kind : "open";
+        return s->player->bot ? DDZ_EVENT_BOT : DDZ_EVENT_HUMAN;
+    static const char *const kinds[] = {[DDZ_EVENT_HUMAN] = "human",
+                                        [DDZ_EVENT_BOT] = "bot",
+                                        [DDZ_EVENT_AI] = "ai",
+                                        [DDZ_EVENT_ENGINE] = "engine"};
+    for (int k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
+        if (strcmp(st->ops->kind, kinds[k]) == 0)
+            return k;
+    return DDZ_EVENT_AI;
 }
 
-static json_t *seat_player_json(const rseat *s)
+/* Fills `p` with who holds seat `s` (not seated if nobody), without the
+ * fields a state adds. Never fails. */
+static void seat_player(const rseat *s, ddz_event_player *p)
 {
     const ddz_seat *st = ddz_runner_seat_of(s->room->run, s->index);
+    *p = (ddz_event_player){.bid = -1};
     if (!st && !s->player)
-        return json_null();
+        return;
     const char *name = s->player              ? s->player->name
                        : st->ops->name(st)[0] ? st->ops->name(st)
                                               : s->spec;
-    bool connected = s->player ? s->player->conn != NULL : ddz_seat_connected(st);
-    return json_pack("{s:s, s:s, s:b, s:b}", "name", name, "kind", seat_kind_name(s), "connected",
-                     connected, "custody", s->custody);
+    p->seated = true;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->kind = seat_kind(s, st);
+    p->connected = s->player ? s->player->conn != NULL : ddz_seat_connected(st);
+    p->custody = s->custody;
 }
 
-static json_t *totals_json(const ddz_room *r)
+static void totals(const ddz_room *r, int64_t out[3])
 {
-    return json_pack("[I, I, I]", (json_int_t)ddz_table_total(table(r), 0),
-                     (json_int_t)ddz_table_total(table(r), 1),
-                     (json_int_t)ddz_table_total(table(r), 2));
+    for (int s = 0; s < 3; s++)
+        out[s] = ddz_table_total(table(r), s);
 }
 
-/* Sends `msg` to every seated player and spectator, serialised once.
- * `skip` (NULL-safe) gets nothing: it is sent its own version. Reference
- * stolen. */
-static void broadcast_except(ddz_room *r, json_t *msg, const ddz_player *skip)
+/* Sends `e`, serialised once, to every spectator and, if `seated`, to
+ * every seated player but `skip` (NULL-safe: it is sent its own version). */
+static void send_event(ddz_room *r, const ddz_event *e, bool seated, const ddz_player *skip)
 {
-    char *text = ddz_msg_dump(msg);
+    char *text = ddz_msg_dump(ddz_event_print(e));
     if (!text)
         return;
     size_t len = strlen(text);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; seated && i < 3; i++) {
         const ddz_player *p = r->seats[i].player;
         if (p && p != skip && p->conn)
             ddz__conn_send_text(p->conn, text, len);
@@ -155,15 +168,17 @@ static void broadcast_except(ddz_room *r, json_t *msg, const ddz_player *skip)
     free(text);
 }
 
-static void broadcast(ddz_room *r, json_t *msg)
+/* Sends `e` to every seated player and spectator, serialised once. */
+static void broadcast(ddz_room *r, const ddz_event *e)
 {
-    broadcast_except(r, msg, NULL);
+    send_event(r, e, true, NULL);
 }
 
 static void seat_event(ddz_room *r, int s)
 {
-    broadcast(r, json_pack("{s:s, s:i, s:o}", "type", "seat", "seat", s, "player",
-                           seat_player_json(&r->seats[s])));
+    ddz_event e = {.type = DDZ_EVENT_SEAT, .seat = {.seat = s}};
+    seat_player(&r->seats[s], &e.seat.player);
+    broadcast(r, &e);
 }
 
 /* ---- seats ---- */
@@ -226,20 +241,13 @@ static void turn_over(ddz_room *r)
         names[s] = rec->names[s];
         r->seats[s].rematch = r->seats[s].player == NULL;
     }
-    long long totals[3];
+    long long sums[3];
     for (int s = 0; s < 3; s++)
-        totals[s] = ddz_table_total(table(r), s);
-    ddz_store_add_turn(r->srv->store, r->id, r->turn_no, r->opts.games, names, totals);
-    broadcast(r, json_pack("{s:s, s:o, s:i}", "type", "turn_over", "totals", totals_json(r),
-                           "games", r->opts.games));
-}
-
-static json_t *hands_json(const ddz_cards h[3])
-{
-    json_t *a = json_array();
-    for (int s = 0; s < 3; s++)
-        json_array_append_new(a, ddz_msg_cards(h[s]));
-    return a;
+        sums[s] = ddz_table_total(table(r), s);
+    ddz_store_add_turn(r->srv->store, r->id, r->turn_no, r->opts.games, names, sums);
+    ddz_event e = {.type = DDZ_EVENT_TURN_OVER, .turn_over = {.games = r->opts.games}};
+    totals(r, e.turn_over.totals);
+    broadcast(r, &e);
 }
 
 /* Names as the room knows them: a person in custody keeps its name. */
@@ -262,26 +270,35 @@ static void on_over(void *ctx, const ddz_record *record)
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
 
-    char seed[65], commit[65];
-    ddz_text_format_seed(rec.seed, seed);
-    ddz_text_format_seed(rec.commit, commit);
     const ddz_game *g = ddz_table_state(table(r));
-    json_t *fault = rec.fault_seat >= 0 ? json_pack("{s:i, s:s}", "seat", rec.fault_seat, "kind",
-                                                    ddz_fault_name(rec.fault_kind))
-                                        : json_null();
-    json_decref(r->last_over);
-    r->last_over = json_pack(
-        "{s:s, s:i, s:o, s:o, s:o, s:[i,i,i], s:{s:i, s:i, s:b, s:b, s:b, s:i}, "
-        "s:o, s:o, s:o, s:s, s:s, s:I, s:o}",
-        "type", "over", "game", rec.game + 1, "winner",
-        g->winner >= 0 ? json_integer(g->winner) : json_null(), "landlord",
-        g->landlord >= 0 ? json_integer(g->landlord) : json_null(), "fault", fault, "scores",
-        rec.scores[0], rec.scores[1], rec.scores[2], "breakdown", "bid", g->bid, "bombs", g->bombs,
-        "rocket", g->rocket, "spring", g->spring, "anti_spring", g->anti_spring, "multiplier",
-        g->multiplier, "hands", hands_json(g->hand), "dealt", hands_json(g->deal.hand), "leftover",
-        ddz_msg_cards(g->deal.leftover), "seed", seed, "commit", commit, "game_id",
-        (json_int_t)r->game_id, "totals", totals_json(r));
-    broadcast(r, json_incref(r->last_over));
+    ddz_event e = {.type = DDZ_EVENT_OVER};
+    ddz_event_over *o = &e.over;
+    *o = (ddz_event_over){
+        .game = rec.game + 1,
+        .winner = g->winner,
+        .landlord = g->landlord,
+        .fault_seat = rec.fault_seat,
+        .fault_kind = rec.fault_kind,
+        .bid = g->bid,
+        .bombs = g->bombs,
+        .rocket = g->rocket,
+        .spring = g->spring,
+        .anti_spring = g->anti_spring,
+        .multiplier = g->multiplier,
+        .leftover = g->deal.leftover,
+        .game_id = r->game_id,
+    };
+    for (int s = 0; s < 3; s++) {
+        o->scores[s] = rec.scores[s];
+        o->hands[s] = g->hand[s];
+        o->dealt[s] = g->deal.hand[s];
+    }
+    memcpy(o->seed, rec.seed, sizeof o->seed);
+    memcpy(o->commit, rec.commit, sizeof o->commit);
+    totals(r, o->totals);
+    r->last_over = *o;
+    r->has_last_over = true;
+    broadcast(r, &e);
     if (!ddz_table_done(table(r))) {
         r->phase = PH_BETWEEN;
         ddz_loop_arm(&r->srv->loop.base, &r->pause, on_pause, (int64_t)r->opts.pause * 1000000);
@@ -293,11 +310,13 @@ static void on_event(void *ctx, const ddz_tev *ev)
 {
     ddz_room *r = ctx;
     const ddz_game *g = ddz_table_state(table(r));
+    ddz_event e = {0};
     switch (ev->kind) {
     case DDZ_TEV_GAME:
-        if (ev->to == DDZ_TO_WATCHERS)
-            for (size_t i = 0; i < r->nwatch; i++)
-                ddz__conn_send(r->watch[i]->conn, ddz__game_json(table(r), ev, false));
+        if (ev->to == DDZ_TO_WATCHERS) {
+            ddz__game_event(table(r), ev, false, &e);
+            send_event(r, &e, false, NULL);
+        }
         break;
     case DDZ_TEV_ASK: {
         r->ask = *ev;
@@ -306,22 +325,29 @@ static void on_event(void *ctx, const ddz_tev *ev)
         const rseat *actor = &r->seats[ev->seat];
         const ddz_seat *st = ddz_runner_seat_of(r->run, ev->seat);
         bool own = actor->player && st && st->ops->ask && !actor->custody;
-        broadcast_except(r, ddz__turn_json(table(r), ev, false), own ? actor->player : NULL);
+        e.type = DDZ_EVENT_TURN;
+        ddz__turn_event(table(r), ev, false, &e.turn);
+        send_event(r, &e, true, own ? actor->player : NULL);
         break;
     }
     case DDZ_TEV_BID:
-        broadcast(
-            r, json_pack("{s:s, s:i, s:i}", "type", "bid_made", "seat", ev->seat, "bid", ev->bid));
+        e = (ddz_event){.type = DDZ_EVENT_BID_MADE, .bid_made = {.seat = ev->seat, .bid = ev->bid}};
+        broadcast(r, &e);
         break;
     case DDZ_TEV_LEFTOVER:
-        broadcast(r, json_pack("{s:s, s:i, s:o, s:i}", "type", "leftover", "landlord", ev->seat,
-                               "cards", ddz_msg_cards(ev->cards), "bid", g->bid));
+        e = (ddz_event){.type = DDZ_EVENT_LEFTOVER,
+                        .leftover = {.landlord = ev->seat, .cards = ev->cards, .bid = g->bid}};
+        broadcast(r, &e);
         break;
     case DDZ_TEV_PLAY: {
         ddz_combo c = ddz_combo_classify(g->rules, ddz_cards_ranks(ev->cards));
-        broadcast(r, json_pack("{s:s, s:i, s:o, s:s, s:b, s:i}", "type", "played", "seat", ev->seat,
-                               "cards", ddz_msg_cards(ev->cards), "combo", ddz_type_name(c.type),
-                               "auto", ev->autopass, "left", ddz_cards_count(g->hand[ev->seat])));
+        e = (ddz_event){.type = DDZ_EVENT_PLAYED,
+                        .played = {.seat = ev->seat,
+                                   .cards = ev->cards,
+                                   .combo = c.type,
+                                   .autopass = ev->autopass,
+                                   .left = ddz_cards_count(g->hand[ev->seat])}};
+        broadcast(r, &e);
         break;
     }
     case DDZ_TEV_SERIES:
@@ -692,17 +718,17 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
     ddz__metrics_latency(r->srv, ddz__now_us() - t0);
 }
 
-/* The latest action of each seat in the current trick. */
-static json_t *last_json(const ddz_room *r, int s)
+/* Sets `p`'s latest action in the current trick, if seat `s` has one. */
+static void last_play(const ddz_room *r, int s, ddz_event_player *p)
 {
     const ddz_record *rec = ddz_table_record(table(r));
     for (int i = rec->nplays - 1; i >= 0 && i >= rec->nplays - 3; i--)
         if (rec->plays[i].seat == s) {
-            ddz_combo c = ddz_combo_classify(r->rules, ddz_cards_ranks(rec->plays[i].cards));
-            return json_pack("{s:o, s:s}", "cards", ddz_msg_cards(rec->plays[i].cards), "combo",
-                             ddz_type_name(c.type));
+            p->has_last = true;
+            p->last = rec->plays[i].cards;
+            p->last_combo = ddz_combo_classify(r->rules, ddz_cards_ranks(p->last)).type;
+            return;
         }
-    return json_null();
 }
 
 /* The game number a snapshot shows: the game being played, the last one
@@ -729,69 +755,79 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     const ddz_record *rec = ddz_table_record(t);
     bool in_game = r->phase == PH_PLAYING || r->phase == PH_BETWEEN;
     bool is_live = live(r);
-    json_t *players = json_array();
+    bool dealt = in_game && g->landlord >= 0; /* the leftover is revealed */
+    ddz_event e = {.type = DDZ_EVENT_STATE};
+    ddz_event_state *st = &e.state;
+    snprintf(st->room, sizeof st->room, "%s", r->id);
+    snprintf(st->room_name, sizeof st->room_name, "%s", r->opts.name);
+    st->password = r->opts.password[0] != '\0'; /* the password itself is never sent */
+    st->options = (ddz_event_options){
+        .time = r->opts.time,
+        .games = r->opts.games,
+        .priv = r->opts.priv,
+        .bots = r->opts.bots,
+        .autopass = r->opts.autopass,
+        .grace = r->opts.grace,
+        .custody = r->opts.custody == DDZ_CUSTODY_FAULT ? DDZ_CUSTODY_FAULT : DDZ_CUSTODY_AI,
+        .pause = r->opts.pause,
+    };
+    snprintf(st->options.rules, sizeof st->options.rules, "%s", r->opts.rules);
+    st->seat = p->seat;
+    st->phase = is_live && g->phase == DDZ_PHASE_BID ? DDZ_EVENT_PH_BID : state_phase[r->phase];
+    st->game = state_game(r);
+    st->games = r->opts.games;
+    st->has_commit = is_live;
+    memcpy(st->commit, rec->commit, sizeof st->commit);
     for (int s = 0; s < 3; s++) {
-        json_t *pl = seat_player_json(&r->seats[s]);
-        if (json_is_object(pl) && in_game) {
-            json_object_set_new(pl, "left", json_integer(ddz_cards_count(g->hand[s])));
-            json_object_set_new(pl, "bid",
-                                g->bids[s] >= 0 ? json_integer(g->bids[s]) : json_null());
-            json_object_set_new(pl, "role",
-                                g->landlord < 0    ? json_null()
-                                : g->landlord == s ? json_string("landlord")
-                                                   : json_string("farmer"));
-            json_object_set_new(pl, "last", last_json(r, s));
-        }
-        json_array_append_new(players, pl);
+        ddz_event_player *pl = &st->players[s];
+        seat_player(&r->seats[s], pl);
+        if (!pl->seated || !in_game)
+            continue;
+        pl->in_game = true;
+        pl->left = ddz_cards_count(g->hand[s]);
+        pl->bid = g->bids[s];
+        pl->role = g->landlord < 0    ? DDZ_EVENT_ROLE_NONE
+                   : g->landlord == s ? DDZ_EVENT_ROLE_LANDLORD
+                                      : DDZ_EVENT_ROLE_FARMER;
+        last_play(r, s, pl);
     }
-    json_t *history = json_array();
-    for (int i = 0; in_game && i < rec->nplays; i++)
-        json_array_append_new(history, json_pack("{s:i, s:o, s:b}", "seat", rec->plays[i].seat,
-                                                 "cards", ddz_msg_cards(rec->plays[i].cards),
-                                                 "auto", rec->plays[i].autopass));
-    char commit[65];
-    ddz_text_format_seed(rec->commit, commit);
-    ddz_room_opts shown = r->opts;
-    bool has_password = shown.password[0] != '\0';
-    shown.password[0] = '\0';
-    bool mine = is_live && r->asking && p->seat == r->ask.seat && !r->seats[p->seat].custody;
-    json_t *o = json_pack(
-        "{s:s, s:{s:s, s:s, s:b}, s:o, s:s, s:i, s:i, s:o, s:o, s:o, s:o, "
-        "s:o, s:o, s:o, s:o, s:o, s:b}",
-        "type", "state", "room", "id", r->id, "name", r->opts.name, "password", has_password,
-        "seat", p->seat >= 0 ? json_integer(p->seat) : json_null(), "phase",
-        is_live && g->phase == DDZ_PHASE_BID ? "bid" : phase_names[r->phase], "game", state_game(r),
-        "games", r->opts.games, "commit", is_live ? json_string(commit) : json_null(), "players",
-        players, "hand", p->seat >= 0 && in_game ? ddz_msg_cards(g->hand[p->seat]) : json_null(),
-        "leftover", in_game && g->landlord >= 0 ? ddz_msg_cards(g->deal.leftover) : json_null(),
-        "landlord", in_game && g->landlord >= 0 ? json_integer(g->landlord) : json_null(), "bid",
-        in_game && g->landlord >= 0 ? json_integer(g->bid) : json_null(), "history", history,
-        "turn", is_live && r->asking ? ddz__turn_json(t, &r->ask, mine) : json_null(), "totals",
-        totals_json(r), "autopass", p->autopass);
+    st->has_hand = p->seat >= 0 && in_game;
+    st->hand = st->has_hand ? g->hand[p->seat] : 0;
+    st->has_leftover = dealt;
+    st->leftover = g->deal.leftover;
+    st->landlord = dealt ? g->landlord : -1;
+    st->bid = dealt ? g->bid : -1;
+    st->history = rec->plays;
+    st->nhistory = in_game ? rec->nplays : 0;
+    st->has_turn = is_live && r->asking;
+    bool mine = st->has_turn && p->seat == r->ask.seat && !r->seats[p->seat].custody;
+    ddz_cards *plays = st->has_turn ? ddz__turn_event(t, &r->ask, mine, &st->turn) : NULL;
+    totals(r, st->totals);
+    st->autopass = p->autopass;
     /* between games or after a turn, the last result (a player who comes
      * back then still sees how the game ended and its replay id) */
-    json_object_set_new(o, "result",
-                        !is_live && r->last_over ? json_incref(r->last_over) : json_null());
-    json_t *opts = json_object_get(o, "room");
-    json_object_set_new(
-        opts, "options",
-        json_pack("{s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:s, s:i}", "rules", shown.rules, "time",
-                  shown.time, "games", shown.games, "private", shown.priv, "bots", shown.bots,
-                  "autopass", shown.autopass, "grace", shown.grace, "custody",
-                  shown.custody == DDZ_CUSTODY_FAULT ? "fault" : "ai", "pause", shown.pause));
-    ddz__conn_send(p->conn, o);
+    st->has_result = !is_live && r->has_last_over;
+    st->result = r->last_over;
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+    free(plays);
 }
 
-json_t *ddz__room_summary(const ddz_room *r)
+void ddz__room_summary(const ddz_room *r, ddz_event_room *out)
 {
-    json_t *seats = json_array();
+    *out = (ddz_event_room){
+        .time = r->opts.time,
+        .games = r->opts.games,
+        .priv = r->opts.priv,
+        .bots = r->opts.bots,
+        .password = r->opts.password[0] != '\0',
+        .spectators = (int)r->nwatch,
+        .playing = r->phase != PH_WAITING,
+    };
+    snprintf(out->id, sizeof out->id, "%s", r->id);
+    snprintf(out->name, sizeof out->name, "%s", r->opts.name);
+    snprintf(out->rules, sizeof out->rules, "%s", r->opts.rules);
     for (int s = 0; s < 3; s++)
-        json_array_append_new(seats, seat_player_json(&r->seats[s]));
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:o, s:i, s:b}", "id", r->id, "name",
-                     r->opts.name, "rules", r->opts.rules, "time", r->opts.time, "games",
-                     r->opts.games, "private", r->opts.priv, "bots", r->opts.bots, "password",
-                     r->opts.password[0] != '\0', "seats", seats, "spectators", (int)r->nwatch,
-                     "playing", r->phase != PH_WAITING);
+        seat_player(&r->seats[s], &out->seats[s]);
 }
 
 void ddz__room_destroy(ddz_room *r)
@@ -808,7 +844,6 @@ void ddz__room_destroy(ddz_room *r)
     for (size_t i = 0; i < r->nwatch; i++)
         if (r->watch[i]->room == r)
             r->watch[i]->room = NULL;
-    json_decref(r->last_over);
     free(r->watch);
     free(r);
 }

@@ -8,8 +8,8 @@
  * are dropped and a state snapshot catches it up when it comes back.
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "proto/text.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
 #include "service/server/srv_internal.h"
@@ -19,60 +19,70 @@ typedef struct player_seat {
     ddz_player *player;
 } player_seat;
 
-json_t *ddz__legal_json(const ddz_table *t, int action, int seat)
+ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
+                           ddz_event_turn *out)
 {
-    json_t *a = json_array();
+    int64_t left = ask->deadline_ms - ddz__now_us() / 1000;
+    *out = (ddz_event_turn){
+        .seat = ask->seat,
+        .action = ask->action == DDZ_EV_ASK_BID ? DDZ_EVENT_ACT_BID : DDZ_EVENT_ACT_PLAY,
+        .seq = ask->seq,
+        .deadline_ms = left > 0 ? left : 0,
+        .has_legal = with_legal,
+    };
+    if (!with_legal)
+        return NULL;
     const ddz_game *g = ddz_table_state(t);
-    if (action == DDZ_EV_ASK_BID) {
+    if (ask->action == DDZ_EV_ASK_BID) {
         int bids[DDZ_NBIDS_MAX];
         int n = ddz_rules_legal_bids(g->rules, g->bids, bids);
         for (int i = 0; i < n; i++)
-            json_array_append_new(a, json_integer(bids[i]));
-        return a;
+            out->legal_bids |= (uint8_t)(1u << bids[i]);
+        return NULL;
     }
     ddz_move *moves = malloc(DDZ_MOVES_MAX * sizeof *moves);
     if (!moves)
-        return a;
-    int n = ddz_movegen(g->rules, ddz_cards_ranks(g->hand[seat]),
+        return NULL;
+    int n = ddz_movegen(g->rules, ddz_cards_ranks(g->hand[ask->seat]),
                         ddz_game_leading(g) ? NULL : &g->last, moves, DDZ_MOVES_MAX);
-    for (int i = 0; i < n; i++)
-        json_array_append_new(a, ddz_msg_cards(ddz_cards_pick(g->hand[seat], moves[i].ranks)));
+    ddz_cards *plays = n > 0 ? malloc((size_t)n * sizeof *plays) : NULL;
+    for (int i = 0; plays && i < n; i++)
+        plays[i] = ddz_cards_pick(g->hand[ask->seat], moves[i].ranks);
     free(moves);
-    return a;
+    out->legal = plays;
+    out->nlegal = plays ? (size_t)n : 0;
+    return plays;
 }
 
-json_t *ddz__turn_json(const ddz_table *t, const ddz_tev *ask, bool with_legal)
+void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_event *out)
 {
-    int64_t left = ask->deadline_ms - ddz__now_us() / 1000;
-    json_t *j = json_pack("{s:s, s:i, s:s, s:i, s:I}", "type", "turn", "seat", ask->seat, "action",
-                          ask->action == DDZ_EV_ASK_BID ? "bid" : "play", "seq", (int)ask->seq,
-                          "deadline_ms", (json_int_t)(left > 0 ? left : 0));
-    if (with_legal)
-        json_object_set_new(j, "legal", ddz__legal_json(t, ask->action, ask->seat));
-    return j;
-}
-
-json_t *ddz__game_json(const ddz_table *t, const ddz_tev *ev, bool with_hand)
-{
-    char commit[65];
-    ddz_text_format_seed(ddz_table_record(t)->commit, commit);
-    return json_pack("{s:s, s:i, s:i, s:s, s:o}", "type", "game", "game", ev->game + 1, "games",
-                     t->games, "commit", commit, "hand",
-                     with_hand ? ddz_msg_cards(ev->cards) : json_null());
+    *out = (ddz_event){.type = DDZ_EVENT_GAME,
+                       .game = {.game = ev->game + 1,
+                                .games = t->games,
+                                .has_hand = with_hand,
+                                .hand = with_hand ? ev->cards : 0}};
+    memcpy(out->game.commit, ddz_table_record(t)->commit, sizeof out->game.commit);
 }
 
 static void player_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
 {
     player_seat *ps = (player_seat *)s;
-    if (ev->kind == DDZ_TEV_GAME && ps->player->conn)
-        ddz__conn_send(ps->player->conn, ddz__game_json(t, ev, true));
+    if (ev->kind != DDZ_TEV_GAME || !ps->player->conn)
+        return;
+    ddz_event e;
+    ddz__game_event(t, ev, true, &e);
+    ddz__conn_send(ps->player->conn, ddz_event_print(&e));
 }
 
 static void player_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
 {
     player_seat *ps = (player_seat *)s;
-    if (ps->player->conn)
-        ddz__conn_send(ps->player->conn, ddz__turn_json(t, ev, true));
+    if (!ps->player->conn)
+        return;
+    ddz_event e = {.type = DDZ_EVENT_TURN};
+    ddz_cards *plays = ddz__turn_event(t, ev, true, &e.turn);
+    ddz__conn_send(ps->player->conn, ddz_event_print(&e));
+    free(plays);
 }
 
 static const char *player_name(const ddz_seat *s)

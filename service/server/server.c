@@ -142,8 +142,11 @@ void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *
 {
     if (c)
         c->srv->m.errors_sent++;
-    ddz__conn_send(c, ddz_msg_error(code, message, r && r->type ? ddz_req_name(r->type) : NULL,
-                                    r ? r->id : NULL));
+    ddz_event e = {.type = DDZ_EVENT_ERROR, .error = {.code = code, .about = r ? r->type : 0}};
+    snprintf(e.error.message, sizeof e.error.message, "%s", message ? message : "");
+    if (r)
+        snprintf(e.error.id, sizeof e.error.id, "%s", r->id);
+    ddz__conn_send(c, ddz_event_print(&e));
 }
 
 void ddz__conn_close(ddz_conn *c, int status, const char *reason)
@@ -692,8 +695,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__room_abort(r);
     for (ddz_player *p = srv->lobby.players; p; p = p->next)
         if (p->conn) {
-            ddz__conn_send(p->conn, json_pack("{s:s, s:s}", "type", "bye", "reason",
-                                              "the server is shutting down"));
+            ddz_event bye = {.type = DDZ_EVENT_BYE,
+                             .bye = {.reason = "the server is shutting down"}};
+            ddz__conn_send(p->conn, ddz_event_print(&bye));
             ddz__conn_close(p->conn, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
         }
     int64_t until = ddz__now_us() + 2000000;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ai/ai.h"
+#include "proto/event.h"
 #include "proto/msg.h"
 #include "service/net/lws_loop.h"
 #include "service/table/seat.h"
@@ -28,9 +29,10 @@ typedef struct ddz_room ddz_room;
 
 /* ---- connections (server.c) ---- */
 
-/* Queues `msg` (a JSON object, reference stolen) for `c`. A NULL `c` or a
- * closing connection drops it. A client that stops reading is closed when
- * its queue passes the limit. */
+/* Queues `msg` (a JSON object, reference stolen; usually a
+ * ddz_event_print()) for `c`. A NULL `c`, a NULL `msg` (a print that
+ * failed) or a closing connection drops it. A client that stops reading is
+ * closed when its queue passes the limit. */
 void ddz__conn_send(ddz_conn *c, json_t *msg);
 
 /* Queues an already serialised frame (copied), so one event going to many
@@ -133,8 +135,9 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q);
 /* Sends `p` the full state snapshot. */
 void ddz__room_send_state(ddz_room *r, ddz_player *p);
 
-/* The lobby's view of a room. Returns a new JSON object. */
-json_t *ddz__room_summary(const ddz_room *r);
+/* Fills `out` with the lobby's view of a room (a `rooms` entry). Never
+ * fails. */
+void ddz__room_summary(const ddz_room *r, ddz_event_room *out);
 
 /* Accessors the lobby needs. */
 const char *ddz__room_id(const ddz_room *r);
@@ -157,15 +160,18 @@ void ddz__room_destroy(ddz_room *r);
  * memory. */
 ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p);
 
-/* The `turn` event for `ask`, with the legal answers if `with_legal`. */
-json_t *ddz__turn_json(const ddz_table *t, const ddz_tev *ask, bool with_legal);
+/* Fills `out` with the `turn` event for `ask` (the deadline counted from
+ * now), with the legal answers if `with_legal`: the bids, or the plays
+ * (pass last when following) in an array allocated here. Returns that
+ * array, for the caller to free() once the event is printed; NULL for a
+ * bid, without legal, or when out of memory (the plays are then an empty
+ * list). */
+ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
+                           ddz_event_turn *out);
 
-/* The legal answers to a request of `action` for `seat`: bids, or plays as
- * card arrays (pass last when following). */
-json_t *ddz__legal_json(const ddz_table *t, int action, int seat);
-
-/* The `game` event that starts `ev`'s game, with the hand or null. */
-json_t *ddz__game_json(const ddz_table *t, const ddz_tev *ev, bool with_hand);
+/* Fills `out` with the `game` event that starts `ev`'s game, with the hand
+ * or null. Never fails. */
+void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_event *out);
 
 /* ---- metrics ---- */
 typedef struct ddz_metrics {
