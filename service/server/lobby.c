@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "rules/error.h"
-#include "service/server/srv_internal.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/lobby.h"
+#include "service/server/room.h"
 
 /* A disconnected player is kept this long for a resume even when not
  * seated (a seated one stays while its room lives). */

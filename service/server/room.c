@@ -17,7 +17,10 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
-#include "service/server/srv_internal.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/room.h"
+#include "service/server/seat_player.h"
 #include "service/table/runner.h"
 
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };

@@ -12,7 +12,9 @@
 
 #include "rules/error.h"
 #include "rules/movegen.h"
-#include "service/server/srv_internal.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/seat_player.h"
 
 typedef struct player_seat {
     ddz_seat base;

@@ -25,32 +25,10 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
-#include "service/server/srv_internal.h"
-
-#define SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
-
-typedef struct outmsg {
-    struct outmsg *next;
-    size_t len;
-    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
-} outmsg;
-
-struct ddz_conn {
-    struct lws *wsi;
-    ddz_srv *srv;
-    ddz_player *player;
-    char *rx; /* fragments of the current frame */
-    size_t rxlen;
-    bool rx_overflow;    /* the current frame is over the limit */
-    outmsg *head, *tail; /* send queue */
-    size_t queued;       /* bytes in the queue */
-    bool closing;        /* close once the queue is sent */
-    int close_status;
-    char close_reason[64];
-    double tokens; /* rate limiter */
-    int64_t tokens_us;
-    long dropped; /* frames dropped for rate */
-};
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/lobby.h"
+#include "service/server/room.h"
 
 typedef struct ws_pss {
     ddz_conn *conn;
@@ -61,146 +39,6 @@ typedef struct ws_pss {
 static ddz_srv *volatile signal_srv;
 
 static void store_reads_done(ddz_srv *srv, bool answer);
-
-int64_t ddz__now_us(void)
-{
-    return ddz_lws_loop_now_us();
-}
-
-void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
-{
-    if (srv->cfg.quiet)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    json_t *j =
-        json_pack("{s:I, s:s, s:s}", "ts_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
-                  "level", level, "msg", msg);
-    if (room)
-        json_object_set_new(j, "room", json_string(room));
-    char *s = ddz_msg_dump(j);
-    if (s)
-        fprintf(stderr, "%s\n", s);
-    free(s);
-}
-
-void ddz__metrics_latency(ddz_srv *srv, int64_t us)
-{
-    int b = 0;
-    while (b < 11 && us >= (int64_t)(100LL << b)) /* 100us, 200us, ... 102ms, +inf */
-        b++;
-    srv->m.latency_buckets[b]++;
-    srv->m.latency_sum_s += (double)us / 1e6;
-    srv->m.latency_count++;
-}
-
-/* ---- sending ---- */
-
-void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
-{
-    if (!c || c->closing)
-        return;
-    if (c->queued + len > SEND_QUEUE_MAX) {
-        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
-        return;
-    }
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m)
-        return;
-    m->next = NULL;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, text, len);
-    if (c->tail)
-        c->tail->next = m;
-    else
-        c->head = m;
-    c->tail = m;
-    c->queued += len;
-    c->srv->m.frames_out++;
-    lws_callback_on_writable(c->wsi);
-}
-
-void ddz__conn_send(ddz_conn *c, json_t *msg)
-{
-    if (!c || c->closing || !msg) {
-        json_decref(msg);
-        return;
-    }
-    char *s = ddz_msg_dump(msg);
-    if (!s)
-        return;
-    ddz__conn_send_text(c, s, strlen(s));
-    free(s);
-}
-
-void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r)
-{
-    if (c)
-        c->srv->m.errors_sent++;
-    ddz_event e = {.type = DDZ_EVENT_ERROR, .error = {.code = code, .about = r ? r->type : 0}};
-    snprintf(e.error.message, sizeof e.error.message, "%s", message ? message : "");
-    if (r)
-        snprintf(e.error.id, sizeof e.error.id, "%s", r->id);
-    ddz__conn_send(c, ddz_event_print(&e));
-}
-
-void ddz__conn_close(ddz_conn *c, int status, const char *reason)
-{
-    if (!c || c->closing)
-        return;
-    c->closing = true;
-    c->close_status = status;
-    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
-}
-
-void ddz__conn_hold(ddz_conn *c, bool hold)
-{
-    if (c)
-        lws_rx_flow_control(c->wsi, hold ? 0 : 1);
-}
-
-ddz_player *ddz__conn_player(ddz_conn *c)
-{
-    return c ? c->player : NULL;
-}
-
-void ddz__conn_set_player(ddz_conn *c, ddz_player *p)
-{
-    c->player = p;
-}
-
-static void conn_free(ddz_conn *c)
-{
-    outmsg *m = c->head;
-    while (m) {
-        outmsg *n = m->next;
-        free(m);
-        m = n;
-    }
-    free(c->rx);
-    free(c);
-}
-
-/* Token bucket: `rate` frames per second, bursts of twice that. */
-static bool rate_ok(ddz_conn *c)
-{
-    double rate = c->srv->cfg.rate > 0 ? c->srv->cfg.rate : 20;
-    int64_t now = ddz__now_us();
-    c->tokens += (double)(now - c->tokens_us) / 1e6 * rate;
-    if (c->tokens > 2 * rate)
-        c->tokens = 2 * rate;
-    c->tokens_us = now;
-    if (c->tokens < 1)
-        return false;
-    c->tokens -= 1;
-    return true;
-}
 
 static bool origin_ok(ddz_srv *srv, struct lws *wsi)
 {
@@ -272,7 +110,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (c->rx_overflow) {
             ddz__conn_error(c, DDZ_ETOOLONG, "frame over 16 KiB", NULL);
             ddz__conn_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "frame too large");
-        } else if (!rate_ok(c)) {
+        } else if (!ddz__conn_rate_ok(c)) {
             if (++c->dropped > 200)
                 ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
             else if (c->dropped % 20 == 1)
@@ -288,7 +126,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
-        outmsg *m = c->head;
+        ddz_outmsg *m = c->head;
         if (m) {
             c->head = m->next;
             if (!c->head)
@@ -323,7 +161,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (c) {
             ddz__lobby_on_close(srv, c);
             srv->m.connections--;
-            conn_free(c);
+            ddz__conn_free(c);
             pss->conn = NULL;
         }
         return 0;

@@ -1,0 +1,77 @@
+/* conn.h - one WebSocket connection: its send queue (bounded: a client
+ * that stops reading is cut), its close, its rate limiter, its player.
+ *
+ * server.c's lws callback owns the connection's life (created on
+ * ESTABLISHED, written on WRITEABLE, freed on CLOSED); everything else only
+ * queues frames and asks for a close, never frees it. */
+#ifndef DDZ_CONN_H
+#define DDZ_CONN_H
+
+#include <jansson.h>
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proto/msg.h"
+#include "service/server/player.h"
+
+typedef struct ddz_srv ddz_srv;
+
+#define DDZ_SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
+
+typedef struct ddz_outmsg {
+    struct ddz_outmsg *next;
+    size_t len;
+    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
+} ddz_outmsg;
+
+struct ddz_conn {
+    struct lws *wsi;
+    ddz_srv *srv;
+    ddz_player *player;
+    char *rx; /* fragments of the current frame */
+    size_t rxlen;
+    bool rx_overflow;        /* the current frame is over the limit */
+    ddz_outmsg *head, *tail; /* send queue */
+    size_t queued;           /* bytes in the queue */
+    bool closing;            /* close once the queue is sent */
+    int close_status;
+    char close_reason[64];
+    double tokens; /* rate limiter */
+    int64_t tokens_us;
+    long dropped; /* frames dropped for rate */
+};
+
+/* Queues `msg` (a JSON object, reference stolen; usually a
+ * ddz_event_print()) for `c`. A NULL `c`, a NULL `msg` (a print that
+ * failed) or a closing connection drops it. A client that stops reading is
+ * closed when its queue passes the limit. */
+void ddz__conn_send(ddz_conn *c, json_t *msg);
+
+/* Queues an already serialised frame (copied), so one event going to many
+ * connections is serialised once. */
+void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len);
+
+/* Sends an error event for request `r` (NULL if unparsed). */
+void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r);
+
+/* Closes `c` after what is queued, with WebSocket status `status`. */
+void ddz__conn_close(ddz_conn *c, int status, const char *reason);
+
+/* Stops (true) or resumes (false) reading frames from `c`: while held, what
+ * the client sends stays in the socket and in lws's buffer, and is handed
+ * to the lobby, in order, once resumed. NULL-safe. */
+void ddz__conn_hold(ddz_conn *c, bool hold);
+
+/* Returns the player of a connection, NULL before hello. */
+ddz_player *ddz__conn_player(ddz_conn *c);
+void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
+
+/* Takes one frame from the client's token bucket (`rate` frames per
+ * second, bursts of twice that). Returns false when the client is over. */
+bool ddz__conn_rate_ok(ddz_conn *c);
+
+/* Frees `c` and its queue (server.c, once lws closed it). */
+void ddz__conn_free(ddz_conn *c);
+
+#endif

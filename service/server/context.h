@@ -1,0 +1,58 @@
+/* context.h - the service's single context, `ddz_srv`, with its metrics
+ * and log. There is no other mutable global state (the signal handler
+ * reaches the context through one pointer in server.c). Connections,
+ * players and rooms are never freed inside their own callbacks: they are
+ * marked and reaped from the loop.
+ *
+ * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
+ * room.c -> seat_player.c, and all of them -> conn.c (connections) and
+ * context.c (log, clock, metrics). */
+#ifndef DDZ_CONTEXT_H
+#define DDZ_CONTEXT_H
+
+#include <libwebsockets.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "service/net/lws_loop.h"
+#include "service/seats/think.h"
+#include "service/server/lobby.h"
+#include "service/server/server.h"
+#include "service/store/store.h"
+
+/* Monotonic microseconds: the loop's clock (ddz_lws_loop_now_us). */
+int64_t ddz__now_us(void);
+
+/* Structured log line on stderr (JSON), unless quiet. */
+void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+typedef struct ddz_metrics {
+    long connections, connections_total;
+    long games_started, games_finished, games_aborted;
+    long faults[5]; /* by enum ddz_fault */
+    long engines;   /* engine processes running */
+    long frames_in, frames_out, errors_sent;
+    long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
+    double latency_sum_s;
+    long latency_count;
+} ddz_metrics;
+
+/* Records one action-to-broadcast latency. */
+void ddz__metrics_latency(ddz_srv *srv, int64_t us);
+
+/* ---- the context ---- */
+struct ddz_srv {
+    ddz_server_cfg cfg;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    ddz_store *store;
+    ddz_think *think;  /* hosted AI decisions, off the loop */
+    ddz_lws_loop loop; /* the lws loop as seats see it (loop.base) */
+    ddz_lobby lobby;
+    ddz_metrics m;
+    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
+    lws_sorted_usec_list_t reap_sul; /* periodic reaping */
+};
+
+#endif

@@ -1,0 +1,27 @@
+/* player.h - a person or bot known to the server: who it is, where it
+ * sits, whether it is connected. The lobby owns players; rooms, seats and
+ * connections point at them. */
+#ifndef DDZ_PLAYER_H
+#define DDZ_PLAYER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ddz_conn ddz_conn;
+typedef struct ddz_player ddz_player;
+typedef struct ddz_room ddz_room;
+
+struct ddz_player {
+    char id[16];      /* public id, "p17" */
+    char name[129];   /* display name: 32 characters of UTF-8 */
+    char resume[68];  /* secret resume token (hex) */
+    bool bot;         /* identified with a bot token */
+    ddz_conn *conn;   /* NULL while disconnected */
+    ddz_room *room;   /* room joined or watched, NULL if none */
+    int seat;         /* 0..2, or -1 when spectating / not in a room */
+    bool autopass;    /* pass for me when I cannot beat */
+    int64_t gone_us;  /* when the connection dropped, 0 if connected */
+    ddz_player *next; /* in the lobby's list */
+};
+
+#endif

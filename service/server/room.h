@@ -1,0 +1,59 @@
+/* room.h - a room: a table with its seats and spectators (room.c). */
+#ifndef DDZ_ROOM_H
+#define DDZ_ROOM_H
+
+#include "proto/event.h"
+#include "proto/msg.h"
+#include "service/server/player.h"
+
+typedef struct ddz_srv ddz_srv;
+
+/* Creates a room with `opts` (already range-checked). Returns the room or
+ * NULL with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or
+ * engine, DDZ_ENOMEM). */
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err);
+
+/* Fills the open seats with the `fill` AI of the options (after the
+ * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
+int ddz__room_fill(ddz_room *r);
+
+/* Seats player `p` (seat -1 = any free). Returns the seat, or DDZ_EFULL,
+ * DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken). */
+int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
+
+/* Adds `p` as a spectator. */
+int ddz__room_watch(ddz_room *r, ddz_player *p);
+
+/* `p` leaves (seat or spectator). A seated player leaving mid-game is
+ * handed to custody at once, as if the grace had run out. */
+void ddz__room_leave(ddz_room *r, ddz_player *p);
+
+/* `p` dropped (true) or came back (false). */
+void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected);
+
+/* A bid, play, autopass or rematch request from a seated player. */
+void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q);
+
+/* Sends `p` the full state snapshot. */
+void ddz__room_send_state(ddz_room *r, ddz_player *p);
+
+/* Fills `out` with the lobby's view of a room (a `rooms` entry). Never
+ * fails. */
+void ddz__room_summary(const ddz_room *r, ddz_event_room *out);
+
+/* Accessors the lobby needs. */
+const char *ddz__room_id(const ddz_room *r);
+bool ddz__room_listed(const ddz_room *r);
+bool ddz__room_password_ok(const ddz_room *r, const char *password);
+bool ddz__room_dead(const ddz_room *r);
+ddz_room *ddz__room_next(ddz_room *r);
+ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
+
+/* Server shutting down: record a running game as aborted. */
+void ddz__room_abort(ddz_room *r);
+
+/* Frees a room: timers cancelled, engines stopped, seats and watchers
+ * released (players keep no pointer to it: the caller clears them). */
+void ddz__room_destroy(ddz_room *r);
+
+#endif

@@ -1,0 +1,29 @@
+/* seat_player.h - a person or bot at a table, over its connection
+ * (seat_player.c), and the per-player events it sends. */
+#ifndef DDZ_SEAT_PLAYER_H
+#define DDZ_SEAT_PLAYER_H
+
+#include "proto/event.h"
+#include "service/server/player.h"
+#include "service/table/seat.h"
+
+typedef struct ddz_srv ddz_srv;
+
+/* Returns a seat adapter for `p` (a person or a bot), or NULL when out of
+ * memory. */
+ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p);
+
+/* Fills `out` with the `turn` event for `ask` (the deadline counted from
+ * now), with the legal answers if `with_legal`: the bids, or the plays
+ * (pass last when following) in an array allocated here. Returns that
+ * array, for the caller to free() once the event is printed; NULL for a
+ * bid, without legal, or when out of memory (the plays are then an empty
+ * list). */
+ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
+                           ddz_event_turn *out);
+
+/* Fills `out` with the `game` event that starts `ev`'s game, with the hand
+ * or null. Never fails. */
+void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_event *out);
+
+#endif
