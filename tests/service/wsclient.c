@@ -47,6 +47,9 @@ struct ddz_wsc {
     unsigned char *rx;           /* fragments of the frame being received */
     size_t rxlen, rxcap;
     json_t *log;        /* every frame received, in order */
+    ddz_event **events; /* events[i]: frame i parsed by the codec, NULL if it broke the contract */
+    size_t capevents;   /* entries allocated in `events` */
+    char contract[400]; /* the first frame that broke the contract, "" if none */
     size_t next;        /* index in `log` of the next frame recv returns */
     txmsg *head, *tail; /* frames waiting for WRITEABLE */
 };
@@ -85,8 +88,64 @@ static void service(ddz_wsc *c, int64_t wait_us)
     lws_service(c->ctx, 0);
 }
 
+/* Notes the first frame that broke the contract: frame `i`, because of
+ * `why`. */
+static void broke(ddz_wsc *c, size_t i, const char *why)
+{
+    if (!c->contract[0])
+        snprintf(c->contract, sizeof c->contract, "frame %zu, %.*s: %s", i,
+                 (int)(c->rxlen < 200 ? c->rxlen : 200), (const char *)c->rx, why);
+}
+
+/* Returns the frame in c->rx parsed by the codec, or NULL (noted by
+ * broke()) if it is not a server event that prints back to its bytes. */
+static ddz_event *check_frame(ddz_wsc *c, size_t i, bool binary)
+{
+    if (binary) {
+        broke(c, i, "a binary frame");
+        return NULL;
+    }
+    ddz_event *e = malloc(sizeof *e);
+    if (!e) {
+        broke(c, i, "out of memory");
+        return NULL;
+    }
+    char err[200];
+    if (ddz_event_parse_text((const char *)c->rx, c->rxlen, e, err, sizeof err) < 0) {
+        broke(c, i, err);
+        free(e);
+        return NULL;
+    }
+    json_t *j = ddz_event_print(e);
+    char *back = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    bool same = back && strlen(back) == c->rxlen && memcmp(back, c->rx, c->rxlen) == 0;
+    if (!same) {
+        char why[300];
+        snprintf(why, sizeof why, "prints back as %.200s", back ? back : "nothing");
+        broke(c, i, why);
+        ddz_event_clear(e);
+        free(e);
+        e = NULL;
+    }
+    free(back);
+    return e;
+}
+
 static void log_frame(ddz_wsc *c, bool binary)
 {
+    size_t i = json_array_size(c->log);
+    if (i == c->capevents) {
+        size_t cap = c->capevents ? 2 * c->capevents : 64;
+        ddz_event **ev = realloc(c->events, cap * sizeof *ev);
+        if (!ev) {
+            broke(c, i, "out of memory");
+            return; /* the frame is lost: its number is noted */
+        }
+        c->events = ev;
+        c->capevents = cap;
+    }
+    c->events[i] = check_frame(c, i, binary);
     json_t *j = NULL;
     if (!binary) {
         json_error_t je;
@@ -193,6 +252,12 @@ static void destroy(ddz_wsc *c)
         lws_context_destroy(c->ctx);
     }
     free_queue(c);
+    for (size_t i = 0; c->log && i < json_array_size(c->log); i++)
+        if (c->events[i]) {
+            ddz_event_clear(c->events[i]);
+            free(c->events[i]);
+        }
+    free(c->events);
     json_decref(c->log);
     free(c->rx);
     free(c);
@@ -409,6 +474,21 @@ size_t ddz_wsc_nframes(const ddz_wsc *c)
 json_t *ddz_wsc_frame(const ddz_wsc *c, size_t i)
 {
     return json_array_get(c->log, i);
+}
+
+size_t ddz_wsc_nread(const ddz_wsc *c)
+{
+    return c->next;
+}
+
+const ddz_event *ddz_wsc_event(const ddz_wsc *c, size_t i)
+{
+    return i < json_array_size(c->log) ? c->events[i] : NULL;
+}
+
+const char *ddz_wsc_contract(const ddz_wsc *c)
+{
+    return c->contract[0] ? c->contract : NULL;
 }
 
 void ddz_wsc_close(ddz_wsc *c)

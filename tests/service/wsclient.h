@@ -18,6 +18,12 @@
  * frames that recv_type skipped. A frame that is not JSON is logged as a
  * JSON string holding its text (or null if it is not UTF-8), so a check
  * that every frame is an object catches it.
+ *
+ * Every frame received is also checked against the event codec
+ * (proto/event.h), the contract of what the server sends: it must parse
+ * with ddz_event_parse_text() and print back to the same bytes. The parsed
+ * event is kept beside the frame (ddz_wsc_event()); the first frame that
+ * fails is described by ddz_wsc_contract().
  */
 #ifndef DDZ_WSCLIENT_H
 #define DDZ_WSCLIENT_H
@@ -25,6 +31,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "proto/event.h"
 
 typedef struct ddz_wsc ddz_wsc;
 
@@ -85,6 +93,21 @@ int ddz_wsc_close_status(const ddz_wsc *c);
  * NULL if i is out of range). */
 size_t ddz_wsc_nframes(const ddz_wsc *c);
 json_t *ddz_wsc_frame(const ddz_wsc *c, size_t i);
+
+/* Returns how many frames ddz_wsc_recv() and ddz_wsc_recv_type() have
+ * consumed: the frame returned last is number ddz_wsc_nread(c) - 1. */
+size_t ddz_wsc_nread(const ddz_wsc *c);
+
+/* Returns the event frame `i` parsed to (BORROWED, valid until
+ * ddz_wsc_close()), or NULL if i is out of range or the frame broke the
+ * contract: not a server event the codec parses, or one it does not print
+ * back to the same bytes. */
+const ddz_event *ddz_wsc_event(const ddz_wsc *c, size_t i);
+
+/* Returns NULL while every frame received kept the contract (see above),
+ * else a description of the first that did not: its number, the codec's
+ * complaint and the start of its text (the client's own buffer). */
+const char *ddz_wsc_contract(const ddz_wsc *c);
 
 /* Closes the connection politely (a close frame, then up to 0.5 s for the
  * peer's answer) and frees the client, its log and every reference it
