@@ -441,7 +441,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
-    srv->store = ddz_store_open(cfg->db_path, err, sizeof err);
+    srv->store = ddz_store_open(cfg->db_path, NULL, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
         return 1;

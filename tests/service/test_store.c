@@ -58,12 +58,17 @@ static int scaled(int n)
     return k > 1 ? n / k : n;
 }
 
-static ddz_store *open_ok(void)
+static ddz_store *open_with(const ddz_store_options *opt)
 {
     char err[256] = "";
-    ddz_store *s = ddz_store_open(db_path, err, sizeof err);
+    ddz_store *s = ddz_store_open(db_path, opt, err, sizeof err);
     cr_assert_not_null(s, "open: %s", err);
     return s;
+}
+
+static ddz_store *open_ok(void)
+{
+    return open_with(NULL);
 }
 
 /* The compact JSON text of `r`, as the store should keep it. Free it. */
@@ -317,8 +322,7 @@ Test(store, aborted_games)
 
 Test(store, a_full_queue_drops_and_counts)
 {
-    ddz_store *s = open_ok();
-    ddz__store_set_queue_max(s, 4);
+    ddz_store *s = open_with(&(ddz_store_options){.max_queue = 4});
     ddz__store_pause(s, true);
     ddz_record r;
     gen_record(7, &r);
@@ -863,7 +867,7 @@ Test(store, stopping_the_reader_answers_every_read)
 static void open_fails(const char *path, const char *text)
 {
     char err[256] = "";
-    ddz_store *s = ddz_store_open(path, err, sizeof err);
+    ddz_store *s = ddz_store_open(path, NULL, err, sizeof err);
     cr_assert_null(s, "%s opened", path);
     cr_assert(strstr(err, text) != NULL, "'%s' lacks '%s'", err, text);
     cr_assert_null(strchr(err, '\n'));
@@ -882,6 +886,9 @@ Test(store, open_errors)
     open_fails(path, "unable to open");
     open_fails("/nonexistent-ddz-dir/ddz.db", "unable to open");
     open_fails("", "no database path");
+    char err[256] = "";
+    cr_assert_null(ddz_store_open(db_path, &(ddz_store_options){.busy_ms = -1}, err, sizeof err));
+    cr_assert(strstr(err, "busy_ms") != NULL, "%s", err);
 
     /* A file that is not a database is left alone. */
     snprintf(path, sizeof path, "%s/file", dir);
