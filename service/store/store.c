@@ -72,7 +72,7 @@ struct ddz_store {
     pthread_t thread;       /* the writer */
     bool started;           /* the writer thread is running */
     pthread_mutex_t lock;   /* everything below */
-    pthread_cond_t more;    /* items queued, pause lifted or stopping */
+    pthread_cond_t more;    /* items queued or stopping */
     pthread_cond_t done;    /* the writer finished a batch */
     item *head, *tail;      /* the queue, oldest first */
     size_t len;             /* items queued */
@@ -80,7 +80,7 @@ struct ddz_store {
     size_t max;             /* bound on len + inflight */
     uint64_t enqueued;      /* items ever queued */
     uint64_t finished;      /* items ever written or failed */
-    bool stopping, paused;  /* close requested; test hook */
+    bool stopping;          /* close requested */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
     char last_error[160];     /* last SQLite message */
@@ -309,7 +309,7 @@ void ddz_store_close(ddz_store *s)
     ddz_store_reader_stop(s);
     if (s->started) {
         pthread_mutex_lock(&s->lock);
-        s->stopping = true; /* the writer drains the queue, paused or not */
+        s->stopping = true; /* the writer drains the queue first */
         pthread_cond_signal(&s->more);
         pthread_mutex_unlock(&s->lock);
         pthread_join(s->thread, NULL);
@@ -427,7 +427,7 @@ static void *writer_main(void *arg)
     ddz_store *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->stopping && (!s->head || s->paused))
+        while (!s->stopping && !s->head)
             pthread_cond_wait(&s->more, &s->lock);
         if (!s->head)
             break; /* stopping, and nothing left */
@@ -518,14 +518,6 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     out->read_errors = s->read_errors;
     out->queued = s->len + s->inflight;
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
-    pthread_mutex_unlock(&s->lock);
-}
-
-void ddz__store_pause(ddz_store *s, bool paused)
-{
-    pthread_mutex_lock(&s->lock);
-    s->paused = paused;
-    pthread_cond_signal(&s->more);
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -244,9 +244,4 @@ ddz_store_read *ddz_store_read_done(ddz_store *s);
  * called again. NULL or a store without a reader is allowed. */
 void ddz_store_reader_stop(ddz_store *s);
 
-/* Test hook, internal. ddz__store_pause() stops the writer from taking
- * queued items until called again with false; ddz_store_flush() WAITS
- * FOREVER while paused with items queued. */
-void ddz__store_pause(ddz_store *s, bool paused);
-
 #endif
