@@ -10,9 +10,10 @@
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
 #include "service/server/server.h"
+#include "service/store/store.h"
 
 static const char usage[] =
-    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--web DIR]\n"
+    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
@@ -24,6 +25,8 @@ static const char usage[] =
     "  --port N            TCP port (DDZ_PORT, default 8080)\n"
     "  --bind ADDR         listen on this address only (DDZ_BIND, default all)\n"
     "  --db PATH           SQLite database (DDZ_DB, default ddz.db)\n"
+    "  --db-queue N        games and turn results held for the database writer\n"
+    "                      before new ones are dropped (DDZ_DB_QUEUE, default 10000)\n"
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
@@ -39,6 +42,10 @@ static const char usage[] =
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
     "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n";
+
+#define DB_QUEUE_MAX 1000000 /* --db-queue: a million games' records are some 2 GB */
+
+_Static_assert(DDZ_STORE_QUEUE_MAX == 10000, "the usage and README give --db-queue's default");
 
 static bool is_dir(const char *p)
 {
@@ -62,6 +69,8 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
     cfg.origins = getenv("DDZ_ORIGINS");
     cfg.default_ai = getenv("DDZ_AI");
+    if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
+        return ddz_cli_usage("serve", "DDZ_DB_QUEUE must be 1..1000000");
     if ((env = getenv("DDZ_MAX_CONNS")) && ddz_cli_int(env, 1, 1000000, &cfg.max_conns) < 0)
         return ddz_cli_usage("serve", "DDZ_MAX_CONNS must be a positive number");
     if ((env = getenv("DDZ_AI_DELAY_MS")) && ddz_cli_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
@@ -92,6 +101,9 @@ int ddz_cli_serve(int argc, char **argv)
             cfg.bind = v;
         } else if (strcmp(a, "--db") == 0) {
             cfg.db_path = v;
+        } else if (strcmp(a, "--db-queue") == 0) {
+            if (ddz_cli_int(v, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
+                return ddz_cli_usage("serve", "--db-queue must be 1..1000000");
         } else if (strcmp(a, "--web") == 0) {
             cfg.web_dir = v;
         } else if (strcmp(a, "--tls-cert") == 0) {

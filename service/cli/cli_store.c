@@ -93,7 +93,7 @@ static ddz_store *open_db(const char *cmd, const char *path, int create)
         return NULL;
     }
     char err[256];
-    ddz_store *s = ddz_store_open(path, err, sizeof err);
+    ddz_store *s = ddz_store_open(path, NULL, err, sizeof err);
     if (!s)
         complain(cmd, "%s", err);
     return s;

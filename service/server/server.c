@@ -441,7 +441,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
-    srv->store = ddz_store_open(cfg->db_path, err, sizeof err);
+    ddz_store_options so = {.max_queue = cfg->db_queue > 0 ? (size_t)cfg->db_queue : 0};
+    srv->store = ddz_store_open(cfg->db_path, &so, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
         return 1;

@@ -72,14 +72,15 @@ struct ddz_store {
     pthread_t thread;       /* the writer */
     bool started;           /* the writer thread is running */
     pthread_mutex_t lock;   /* everything below */
-    pthread_cond_t more;    /* items queued, pause lifted or stopping */
+    pthread_cond_t more;    /* items queued or stopping */
     pthread_cond_t done;    /* the writer finished a batch */
     item *head, *tail;      /* the queue, oldest first */
-    size_t len, max;        /* items queued, bound */
+    size_t len;             /* items queued */
     size_t inflight;        /* items taken by the writer, not yet done */
+    size_t max;             /* bound on len + inflight */
     uint64_t enqueued;      /* items ever queued */
     uint64_t finished;      /* items ever written or failed */
-    bool stopping, paused;  /* close requested; test hook */
+    bool stopping;          /* close requested */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
     char last_error[160];     /* last SQLite message */
@@ -162,7 +163,7 @@ static int query1(sqlite3 *db, const char *sql, int64_t *out, char *text, size_t
     return rc;
 }
 
-static sqlite3 *connect(const char *path, char *err, size_t errlen)
+static sqlite3 *connect(const char *path, int busy_ms, char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
     int rc = sqlite3_open_v2(path, &db,
@@ -170,7 +171,7 @@ static sqlite3 *connect(const char *path, char *err, size_t errlen)
                                  SQLITE_OPEN_EXRESCODE,
                              NULL);
     if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(db, DDZ_STORE_BUSY_MS);
+        sqlite3_busy_timeout(db, busy_ms);
         rc =
             sqlite3_exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
     }
@@ -220,10 +221,15 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
 
 static void *writer_main(void *arg);
 
-ddz_store *ddz_store_open(const char *path, char *err, size_t errlen)
+ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen)
 {
     if (!path || !*path) {
         set_err(err, errlen, "no database path");
+        return NULL;
+    }
+    ddz_store_options o = opt ? *opt : (ddz_store_options){0};
+    if (o.busy_ms < 0) {
+        set_err(err, errlen, "%s: busy_ms must not be negative", path);
         return NULL;
     }
     if (!sqlite3_threadsafe()) {
@@ -240,11 +246,12 @@ ddz_store *ddz_store_open(const char *path, char *err, size_t errlen)
     pthread_cond_init(&s->more, NULL);
     pthread_cond_init(&s->done, NULL);
     pthread_cond_init(&s->rmore, NULL);
-    s->max = DDZ_STORE_QUEUE_MAX;
+    s->max = o.max_queue ? o.max_queue : DDZ_STORE_QUEUE_MAX;
+    int busy_ms = o.busy_ms ? o.busy_ms : DDZ_STORE_BUSY_MS;
 
     char mode[16] = "";
     int64_t last = 0;
-    s->wdb = connect(path, err, errlen);
+    s->wdb = connect(path, busy_ms, err, errlen);
     if (!s->wdb)
         goto fail;
     /* The first statement to read the file: "file is not a database" here. */
@@ -258,7 +265,7 @@ ddz_store *ddz_store_open(const char *path, char *err, size_t errlen)
     }
     if (migrate(s->wdb, path, err, errlen) < 0)
         goto fail;
-    s->rdb = connect(path, err, errlen);
+    s->rdb = connect(path, busy_ms, err, errlen);
     if (!s->rdb)
         goto fail;
     if (query1(s->rdb, "SELECT COALESCE(MAX(id), 0) FROM games", &last, NULL, 0) != SQLITE_OK ||
@@ -302,7 +309,7 @@ void ddz_store_close(ddz_store *s)
     ddz_store_reader_stop(s);
     if (s->started) {
         pthread_mutex_lock(&s->lock);
-        s->stopping = true; /* the writer drains the queue, paused or not */
+        s->stopping = true; /* the writer drains the queue first */
         pthread_cond_signal(&s->more);
         pthread_mutex_unlock(&s->lock);
         pthread_join(s->thread, NULL);
@@ -420,7 +427,7 @@ static void *writer_main(void *arg)
     ddz_store *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->stopping && (!s->head || s->paused))
+        while (!s->stopping && !s->head)
             pthread_cond_wait(&s->more, &s->lock);
         if (!s->head)
             break; /* stopping, and nothing left */
@@ -458,11 +465,12 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* Queues `it` (taking it) or drops it. */
+/* Queues `it` (taking it) or drops it. The items the writer holds count
+ * against the bound too: they are as much in memory as the queued ones. */
 static int enqueue(ddz_store *s, item *it)
 {
     pthread_mutex_lock(&s->lock);
-    if (s->len >= s->max) {
+    if (s->len + s->inflight >= s->max) {
         s->drops++;
         pthread_mutex_unlock(&s->lock);
         item_free(it);
@@ -510,21 +518,6 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     out->read_errors = s->read_errors;
     out->queued = s->len + s->inflight;
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
-    pthread_mutex_unlock(&s->lock);
-}
-
-void ddz__store_set_queue_max(ddz_store *s, size_t max)
-{
-    pthread_mutex_lock(&s->lock);
-    s->max = max < 1 ? 1 : max;
-    pthread_mutex_unlock(&s->lock);
-}
-
-void ddz__store_pause(ddz_store *s, bool paused)
-{
-    pthread_mutex_lock(&s->lock);
-    s->paused = paused;
-    pthread_cond_signal(&s->more);
     pthread_mutex_unlock(&s->lock);
 }
 

@@ -5,7 +5,7 @@
  * so a ddz_store has two connections:
  *
  *   - a WRITER THREAD with its own connection drains a bounded in-memory
- *     queue (DDZ_STORE_QUEUE_MAX items). ddz_store_add_game() and
+ *     queue (ddz_store_options.max_queue). ddz_store_add_game() and
  *     ddz_store_add_turn() only encode their arguments and queue them; they
  *     never touch the disk. The writer commits whatever is queued in one
  *     transaction per batch. A failed write is counted (ddz_store_stats()),
@@ -55,8 +55,8 @@
 #include "rules/record.h"
 
 #define DDZ_STORE_SCHEMA_VERSION 1
-#define DDZ_STORE_QUEUE_MAX 10000 /* queued writes before ddz_store_add_* drop */
-#define DDZ_STORE_BUSY_MS 2000    /* how long a connection waits for a lock */
+#define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
+#define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
 #define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
 
@@ -71,14 +71,32 @@ typedef struct ddz_store_counters {
     char last_error[160];  /* the last SQLite error message, "" if none */
 } ddz_store_counters;
 
-/* Opens or creates the database at `path`, sets WAL mode, synchronous=NORMAL,
- * foreign_keys=ON and a busy timeout of DDZ_STORE_BUSY_MS, creates the schema
- * if the file is new (or migrates an older schema version), and starts the
- * writer thread. Returns the store, or NULL with a one-line message in `err`
- * (errlen bytes, may be NULL), e.g. "/x/ddz.db: unable to open database
- * file" or "ddz.db: file is not a database" or "ddz.db: schema version 7 is
- * newer than this ddz understands (1)". */
-ddz_store *ddz_store_open(const char *path, char *err, size_t errlen);
+/* The settings of a store. A field left 0 takes its default. */
+typedef struct ddz_store_options {
+    /* The write queue's bound: how many writes the store holds in memory,
+     * queued or being written (ddz_store_counters.queued), before
+     * ddz_store_add_game() and ddz_store_add_turn() drop new ones. It caps
+     * what clients can make the store hold while the disk is slow or the
+     * database locked: a write is one game's record (some 1.5 KB of JSON)
+     * or one turn's result. 0 = DDZ_STORE_QUEUE_MAX. */
+    size_t max_queue;
+    /* How long a connection waits for a lock that another connection holds
+     * before the statement fails (SQLITE_BUSY). The writer waits this long
+     * with the batch it took, the writes queued behind it staying queued;
+     * then it fails that batch (counted in write_errors, never retried) and
+     * goes on with the next. 0 = DDZ_STORE_BUSY_MS; negative is refused. */
+    int busy_ms;
+} ddz_store_options;
+
+/* Opens or creates the database at `path` with the settings `opt` (NULL for
+ * the defaults), sets WAL mode, synchronous=NORMAL, foreign_keys=ON and the
+ * busy timeout, creates the schema if the file is new (or migrates an older
+ * schema version), and starts the writer thread. Returns the store, or NULL
+ * with a one-line message in `err` (errlen bytes, may be NULL), e.g.
+ * "/x/ddz.db: unable to open database file" or "ddz.db: file is not a
+ * database" or "ddz.db: schema version 7 is newer than this ddz understands
+ * (1)", or "ddz.db: busy_ms must not be negative". */
+ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen);
 
 /* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
  * write (ddz_store_flush()), stops the writer thread and closes the
@@ -170,8 +188,8 @@ int ddz_store_token_list(ddz_store *s,
 /* ---- Reads for an event loop ----------------------------------------------
  *
  * A read may wait: for the disk, for a lock another process holds (up to
- * DDZ_STORE_BUSY_MS), or for the WAL index while a checkpoint or recovery
- * holds it. An event loop must not, so it hands its reads to the store's
+ * ddz_store_options.busy_ms), or for the WAL index while a checkpoint or
+ * recovery holds it. An event loop must not, so it hands its reads to the store's
  * reader thread, the way the server hands AI decisions to its think pool:
  *
  *     ddz_store_reader_start(s, wake, ctx);   once, before the first read
@@ -225,12 +243,5 @@ ddz_store_read *ddz_store_read_done(ddz_store *s);
  * waiting in ddz_store_read_done() when this returns, and `wake` is never
  * called again. NULL or a store without a reader is allowed. */
 void ddz_store_reader_stop(ddz_store *s);
-
-/* Test hooks, internal. ddz__store_set_queue_max() changes the queue bound
- * (at least 1). ddz__store_pause() stops the writer from taking queued items
- * until called again with false; ddz_store_flush() WAITS FOREVER while
- * paused with items queued. */
-void ddz__store_set_queue_max(ddz_store *s, size_t max);
-void ddz__store_pause(ddz_store *s, bool paused);
 
 #endif

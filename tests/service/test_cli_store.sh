@@ -117,5 +117,14 @@ expect_out "export --all -o FILE" "" "$DDZ" export --all -o games.jsonl
 expect_out "exported file verifies" "0 records verified" "$DDZ" verify games.jsonl
 expect_fail "export to a bad FILE" 1 "nowhere/g.jsonl" "$DDZ" export -o "$tmp/nowhere/g.jsonl"
 
+# ddz serve --db-queue: the store's write-queue bound, checked before the
+# server starts (timeout: should a bad value be taken, serve would run)
+"$DDZ" serve --help | grep -q -- '--db-queue N' && ok || no "ddz serve --help lists --db-queue"
+"$DDZ" serve --help | grep -q 'DDZ_DB_QUEUE, default 10000' && ok || no "serve --help: DDZ_DB_QUEUE"
+expect_fail "serve --db-queue 0" 2 "--db-queue must be 1..1000000" timeout 10 "$DDZ" serve --db-queue 0
+expect_fail "serve --db-queue too big" 2 "--db-queue must be" timeout 10 "$DDZ" serve --db-queue 1000001
+expect_fail "DDZ_DB_QUEUE not a number" 2 "DDZ_DB_QUEUE must be" \
+    env DDZ_DB_QUEUE=lots timeout 10 "$DDZ" serve
+
 echo "test_cli_store: $passes passed, $fails failed"
 [ $fails -eq 0 ]

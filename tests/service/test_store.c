@@ -1,15 +1,18 @@
 /* test_store.c - the SQLite store: games through the writer thread and back,
- * persistence, the queue bound, turns, tokens, concurrent reads, reads
- * through the reader thread, SQLite errors, and `ddz export` output
- * accepted by `ddz verify`.
+ * persistence, the queue bound and closing while another process holds the
+ * write lock, turns, tokens, concurrent reads, reads through the reader
+ * thread, SQLite errors, and `ddz export` output accepted by `ddz verify`.
  *
- * Nothing sleeps to synchronise: ddz_store_flush() waits for the writer, and
- * the one wait on the writer's progress polls its counters with a bound.
+ * Nothing sleeps to synchronise: ddz_store_flush() waits for the writer, a
+ * child process that stalls the writer by holding the database's write lock
+ * answers through a pipe, and the one wait on the writer's progress polls
+ * its counters with a bound.
  * DDZ_TEST_SCALE=k divides the number of games by k.
  */
 #include <criterion/criterion.h>
 
 #include <jansson.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <sqlite3.h>
@@ -58,12 +61,17 @@ static int scaled(int n)
     return k > 1 ? n / k : n;
 }
 
-static ddz_store *open_ok(void)
+static ddz_store *open_with(const ddz_store_options *opt)
 {
     char err[256] = "";
-    ddz_store *s = ddz_store_open(db_path, err, sizeof err);
+    ddz_store *s = ddz_store_open(db_path, opt, err, sizeof err);
     cr_assert_not_null(s, "open: %s", err);
     return s;
+}
+
+static ddz_store *open_ok(void)
+{
+    return open_with(NULL);
 }
 
 /* The compact JSON text of `r`, as the store should keep it. Free it. */
@@ -315,13 +323,117 @@ Test(store, aborted_games)
     free(out);
 }
 
+/* ---- a writer stalled from outside ---- */
+
+/* A child process with its own connection to the database, which takes
+ * SQLite's write lock and gives it back when told (BEGIN IMMEDIATE, then
+ * ROLLBACK). While it holds the lock, the store's writer waits in its own
+ * BEGIN IMMEDIATE, for up to the store's busy timeout, with the batch it
+ * took; whatever is queued later waits behind it. */
+typedef struct locker {
+    pid_t pid; /* the child */
+    int cmd;   /* to the child: 'L' lock, 'R' release; closing it ends the child */
+    int reply; /* from the child: the command it carried out, or 'E' */
+} locker;
+
+/* Starts a locker on the existing database `path`. It forks, so call it
+ * while this process has no connection open: SQLite's unix VFS keeps the
+ * lock state of all of a process's connections to a file in one table,
+ * which a child would inherit without the locks it describes. (With no
+ * store open, no store thread runs either.) */
+static locker locker_start(const char *path)
+{
+    int cmd[2], reply[2];
+    cr_assert_eq(pipe2(cmd, O_CLOEXEC), 0);
+    cr_assert_eq(pipe2(reply, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(cmd[1]);
+        close(reply[0]);
+        sqlite3 *db = NULL;
+        bool open = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK;
+        if (open)
+            sqlite3_busy_timeout(db, WAIT_MS); /* the writer may hold the lock a moment */
+        char c;
+        while (read(cmd[0], &c, 1) == 1) { /* until the test closes its end */
+            const char *sql = c == 'L' ? "BEGIN IMMEDIATE" : "ROLLBACK";
+            char done = open && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? c : 'E';
+            if (write(reply[1], &done, 1) != 1)
+                break;
+        }
+        sqlite3_close(db);
+        _exit(0);
+    }
+    close(cmd[0]);
+    close(reply[1]);
+    return (locker){.pid = pid, .cmd = cmd[1], .reply = reply[0]};
+}
+
+/* Tells the locker to lock ('L') or release ('R') the database and waits,
+ * at most WAIT_MS, until it has. */
+static void locker_do(locker *l, char c)
+{
+    cr_assert_eq(write(l->cmd, &c, 1), 1);
+    struct pollfd p = {.fd = l->reply, .events = POLLIN};
+    cr_assert_eq(poll(&p, 1, WAIT_MS), 1, "the locker did not answer '%c' in %d ms", c, WAIT_MS);
+    char done = 0;
+    cr_assert_eq(read(l->reply, &done, 1), 1, "the locker died");
+    cr_assert_eq(done, c, "the locker could not %s the database", c == 'L' ? "lock" : "release");
+}
+
+/* Ends the locker; a lock it still holds goes with it. */
+static void locker_stop(locker *l)
+{
+    close(l->cmd);
+    close(l->reply);
+    int st;
+    cr_assert_eq(waitpid(l->pid, &st, 0), l->pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+typedef struct closer {
+    ddz_store *s;
+    int started; /* written to just before ddz_store_close(s) */
+} closer;
+
+static void *close_store(void *arg)
+{
+    closer *c = arg;
+    cr_assert_eq(write(c->started, "c", 1), 1);
+    ddz_store_close(c->s);
+    return NULL;
+}
+
+/* The number of rows of `table` in the database, read directly. */
+static int count_rows(const char *table)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    char sql[64];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", table);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
 Test(store, a_full_queue_drops_and_counts)
 {
-    ddz_store *s = open_ok();
-    ddz__store_set_queue_max(s, 4);
-    ddz__store_pause(s, true);
+    ddz_store_close(open_ok()); /* the database exists before the locker forks */
+    locker lk = locker_start(db_path);
+    /* The test releases the lock long before this busy timeout: the writer
+     * waits for it, holding what it took, rather than failing it. */
+    ddz_store *s = open_with(&(ddz_store_options){.max_queue = 4, .busy_ms = 3 * WAIT_MS});
+    locker_do(&lk, 'L');
     ddz_record r;
     gen_record(7, &r);
+    /* The writer takes one or more of these and waits for the lock: what it
+     * holds counts against the bound as much as what is queued behind it. */
     for (int i = 0; i < 4; i++)
         cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
     int64_t lost = ddz_store_reserve_game_id(s);
@@ -335,10 +447,11 @@ Test(store, a_full_queue_drops_and_counts)
     cr_assert_eq(c.queued, 4);
     cr_assert_eq(c.writes, 0);
 
-    ddz__store_pause(s, false);
+    locker_do(&lk, 'R');
     cr_assert_eq(ddz_store_flush(s), 0);
     ddz_store_stats(s, &c);
     cr_assert_eq(c.writes, 4);
+    cr_assert_eq(c.write_errors, 0);
     cr_assert_eq(c.queued, 0);
     char *text;
     cr_assert_eq(ddz_store_get_game(s, lost, &text), DDZ_ENOTFOUND);
@@ -347,14 +460,58 @@ Test(store, a_full_queue_drops_and_counts)
     /* With room again, writes are queued again. */
     cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
 
-    /* Closing while paused still writes everything queued. */
-    ddz__store_pause(s, true);
-    cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, names, totals), 0);
+    locker_stop(&lk);
     ddz_store_close(s);
     s = open_ok();
-    ddz_store_stats(s, &c);
     cr_assert_eq(ddz_store_reserve_game_id(s), 7);
     ddz_store_close(s);
+    cr_assert_eq(count_rows("games"), 5);
+    cr_assert_eq(count_rows("turns"), 0);
+}
+
+Test(store, closing_while_the_writer_is_stalled_writes_everything)
+{
+    ddz_store_close(open_ok()); /* the database exists before the locker forks */
+    locker lk = locker_start(db_path);
+    ddz_store *s = open_with(&(ddz_store_options){.busy_ms = 3 * WAIT_MS});
+    locker_do(&lk, 'L');
+    /* The writer takes a batch (512 writes at most, BATCH_MAX in store.c)
+     * and waits for the lock; the rest stays queued behind it. */
+    enum { TURNS = 1500 };
+    const char *names[3] = {"a", "b", "c"};
+    const long long totals[3] = {1, 2, -3};
+    ddz_record r;
+    gen_record(7, &r);
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+    for (int i = 0; i < TURNS; i++)
+        cr_assert_eq(ddz_store_add_turn(s, "r", i, 6, names, totals), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.queued, TURNS + 1);
+    cr_assert_eq(c.writes, 0);
+
+    /* The close runs on a thread of its own, and the lock goes once that
+     * thread is about to call it. Nothing outside the store shows the moment
+     * the close tells the writer to stop, so the release may come first
+     * (rarely: the writer retries the lock after sleeps of 1 to 100 ms);
+     * then everything must be written all the same. */
+    int started[2];
+    cr_assert_eq(pipe2(started, O_CLOEXEC), 0);
+    closer cl = {.s = s, .started = started[1]};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, close_store, &cl), 0);
+    struct pollfd p = {.fd = started[0], .events = POLLIN};
+    cr_assert_eq(poll(&p, 1, WAIT_MS), 1, "the closing thread did not start");
+    locker_do(&lk, 'R');
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += WAIT_MS / 1000;
+    cr_assert_eq(pthread_timedjoin_np(th, NULL, &until), 0, "the store did not close");
+    close(started[0]);
+    close(started[1]);
+    locker_stop(&lk);
+    cr_assert_eq(count_rows("games"), 1);
+    cr_assert_eq(count_rows("turns"), TURNS);
 }
 
 Test(store, turns)
@@ -863,7 +1020,7 @@ Test(store, stopping_the_reader_answers_every_read)
 static void open_fails(const char *path, const char *text)
 {
     char err[256] = "";
-    ddz_store *s = ddz_store_open(path, err, sizeof err);
+    ddz_store *s = ddz_store_open(path, NULL, err, sizeof err);
     cr_assert_null(s, "%s opened", path);
     cr_assert(strstr(err, text) != NULL, "'%s' lacks '%s'", err, text);
     cr_assert_null(strchr(err, '\n'));
@@ -882,6 +1039,9 @@ Test(store, open_errors)
     open_fails(path, "unable to open");
     open_fails("/nonexistent-ddz-dir/ddz.db", "unable to open");
     open_fails("", "no database path");
+    char err[256] = "";
+    cr_assert_null(ddz_store_open(db_path, &(ddz_store_options){.busy_ms = -1}, err, sizeof err));
+    cr_assert(strstr(err, "busy_ms") != NULL, "%s", err);
 
     /* A file that is not a database is left alone. */
     snprintf(path, sizeof path, "%s/file", dir);
