@@ -16,6 +16,7 @@ static const char usage[] =
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
+    "                 [--max-engines N]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -38,7 +39,11 @@ static const char usage[] =
     "                      (DDZ_IDLE, default 20)\n"
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
-    "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n";
+    "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n"
+    "\n"
+    "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
+    "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
+    "                      (DDZ_MAX_ENGINES, default 64)\n";
 
 static bool is_dir(const char *p)
 {
@@ -71,6 +76,8 @@ int ddz_cli_serve(int argc, char **argv)
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
+    if ((env = getenv("DDZ_MAX_ENGINES")) && ddz_cli_int(env, 1, 100000, &cfg.max_engines) < 0)
+        return ddz_cli_usage("serve", "DDZ_MAX_ENGINES must be a positive number");
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -123,6 +130,9 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0) {
             if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
                 return ddz_cli_usage("serve", "--rate must be a positive number");
+        } else if (strcmp(a, "--max-engines") == 0) {
+            if (ddz_cli_int(v, 1, 100000, &cfg.max_engines) < 0)
+                return ddz_cli_usage("serve", "--max-engines must be a positive number");
         } else if (strcmp(a, "--ai") == 0) {
             cfg.default_ai = v;
         } else {

@@ -100,6 +100,11 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
     } else {
         snprintf(p->name, sizeof p->name, "%s", q->name);
     }
+    if (p->room && ddz__room_dead(p->room)) {
+        /* its room closed while it was away and is not reaped yet */
+        p->room = NULL;
+        p->seat = -1;
+    }
     p->conn = c;
     p->gone_us = 0;
     ddz__conn_set_player(c, p);
@@ -251,10 +256,12 @@ static const char *best_ai(ddz_srv *srv)
 static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     int err = 0;
-    ddz_room *r = ddz__room_create(srv, &q->opts, &err);
+    const char *why;
+    ddz_room *r = ddz__room_create(srv, &q->opts, &err, &why);
     if (!r) {
         ddz__conn_error(p->conn, err,
-                        err == DDZ_ERULESET    ? "unknown rule set"
+                        why                    ? why
+                        : err == DDZ_ERULESET  ? "unknown rule set"
                         : err == DDZ_ENOTFOUND ? "unknown AI or engine in the seats"
                                                : NULL,
                         q);

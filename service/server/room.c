@@ -17,6 +17,7 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
@@ -61,6 +62,7 @@ struct ddz_room {
     ddz_event_over last_over; /* the last `over` event, for players who come back */
     bool has_last_over;       /* a game of the room has ended */
     bool dead;
+    int engines; /* engine seats it reserved (the engines budget) */
 };
 
 /* ---- small helpers ---- */
@@ -458,11 +460,25 @@ static void on_grace(ddz_timer *t)
     check_dead(r);
 }
 
-ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err, const char **why)
 {
+    *why = NULL;
     const ddz_rules *rules = ddz_rules_find(opts->rules);
     if (!rules) {
         *err = DDZ_ERULESET;
+        return NULL;
+    }
+    /* Every engine seat is a process for as long as the room lives, so the
+     * room reserves them all now, whether they run yet or not: counting
+     * only running processes would let rooms waiting to start (or whose
+     * engine crashed and will start again) overshoot the bound. */
+    int engines = 0;
+    for (int i = 0; i < 3; i++)
+        engines += strncmp(opts->seats[i], "engine:", 7) == 0;
+    if (engines && srv->budget.engines + engines > ddz__budget_max_engines(srv)) {
+        ddz__budget_refused(srv, DDZ_BUDGET_ENGINES);
+        *err = DDZ_EBUSY;
+        *why = "the server is at its limit for engine processes: try again later";
         return NULL;
     }
     ddz_room *r = calloc(1, sizeof *r);
@@ -471,6 +487,8 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
         return NULL;
     }
     r->srv = srv;
+    r->engines = engines;
+    srv->budget.engines += engines;
     r->opts = *opts;
     r->rules = rules;
     static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -497,7 +515,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
             continue;
         int rc = seat_ai(r, s, spec);
         if (rc < 0) {
-            *err = rc == DDZ_ENOMEM ? rc : DDZ_ENOTFOUND;
+            *err = rc == DDZ_ENOMEM || rc == DDZ_EBUSY ? rc : DDZ_ENOTFOUND;
             ddz__room_destroy(r);
             return NULL;
         }
@@ -604,6 +622,7 @@ static void check_dead(ddz_room *r)
     }
     if (!anyone && !r->dead) {
         r->dead = true;
+        ddz__reap_soon(r->srv); /* its engines and AIs go now, not at the next tick */
         ddz_loop_disarm(&r->srv->loop.base, &r->pause);
         ddz__room_abort(r);
         ddz__log(r->srv, "info", r->id, "room closed");
@@ -844,6 +863,7 @@ void ddz__room_destroy(ddz_room *r)
             s->player->room = NULL, s->player->seat = -1;
     }
     ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
+    r->srv->budget.engines -= r->engines;
     for (size_t i = 0; i < r->nwatch; i++)
         if (r->watch[i]->room == r)
             r->watch[i]->room = NULL;

@@ -8,10 +8,12 @@
 
 typedef struct ddz_srv ddz_srv;
 
-/* Creates a room with `opts` (already range-checked). Returns the room or
- * NULL with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or
- * engine, DDZ_ENOMEM). */
-ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err);
+/* Creates a room with `opts` (already range-checked), reserving its engine
+ * seats in the engines budget until it is freed. Returns the room or NULL
+ * with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or engine,
+ * DDZ_EBUSY when a budget is spent, DDZ_ENOMEM) and *why a message for
+ * the client (static; NULL: the code says it all). */
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err, const char **why);
 
 /* Fills the open seats with the `fill` AI of the options (after the
  * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
