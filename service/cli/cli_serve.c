@@ -16,7 +16,8 @@ static const char usage[] =
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
-    "                 [--max-engines N]\n"
+    "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
+    "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -43,7 +44,16 @@ static const char usage[] =
     "\n"
     "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
     "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
-    "                      (DDZ_MAX_ENGINES, default 64)\n";
+    "                      (DDZ_MAX_ENGINES, default 64)\n"
+    "  --max-ais N         hosted AI objects (DDZ_MAX_AIS, default 200)\n"
+    "  --max-idle-rooms N  rooms nobody is connected to; past it the one idle the\n"
+    "                      longest closes (DDZ_MAX_IDLE_ROOMS, default 1000)\n"
+    "  --max-rooms-per-ip N  live rooms created from one address\n"
+    "                      (DDZ_MAX_ROOMS_PER_IP, default 50)\n"
+    "  --max-conns-per-ip N  connections from one address (DDZ_MAX_CONNS_PER_IP,\n"
+    "                      default 100)\n"
+    "  --trusted-proxy ADDR  a reverse proxy: its connections are counted as the\n"
+    "                      last hop of X-Forwarded-For (DDZ_TRUSTED_PROXY)\n";
 
 static bool is_dir(const char *p)
 {
@@ -76,11 +86,30 @@ int ddz_cli_serve(int argc, char **argv)
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
-    if ((env = getenv("DDZ_MAX_ENGINES")) && ddz_cli_int(env, 1, 100000, &cfg.max_engines) < 0)
-        return ddz_cli_usage("serve", "DDZ_MAX_ENGINES must be a positive number");
+    cfg.trusted_proxy = getenv("DDZ_TRUSTED_PROXY");
+    const struct {
+        const char *var, *flag;
+        int *to;
+    } limits[] = {
+        {"DDZ_MAX_ENGINES", "--max-engines", &cfg.max_engines},
+        {"DDZ_MAX_AIS", "--max-ais", &cfg.max_ais},
+        {"DDZ_MAX_IDLE_ROOMS", "--max-idle-rooms", &cfg.max_idle_rooms},
+        {"DDZ_MAX_ROOMS_PER_IP", "--max-rooms-per-ip", &cfg.max_rooms_per_ip},
+        {"DDZ_MAX_CONNS_PER_IP", "--max-conns-per-ip", &cfg.max_conns_per_ip},
+    };
+    const size_t nlimits = sizeof limits / sizeof limits[0];
+    for (size_t k = 0; k < nlimits; k++)
+        if ((env = getenv(limits[k].var)) && ddz_cli_int(env, 1, 1000000, limits[k].to) < 0) {
+            char msg[80];
+            snprintf(msg, sizeof msg, "%s must be 1..1000000", limits[k].var);
+            return ddz_cli_usage("serve", msg);
+        }
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t k = 0;
+        while (k < nlimits && strcmp(a, limits[k].flag) != 0)
+            k++;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -130,9 +159,14 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0) {
             if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
                 return ddz_cli_usage("serve", "--rate must be a positive number");
-        } else if (strcmp(a, "--max-engines") == 0) {
-            if (ddz_cli_int(v, 1, 100000, &cfg.max_engines) < 0)
-                return ddz_cli_usage("serve", "--max-engines must be a positive number");
+        } else if (k < nlimits) {
+            if (ddz_cli_int(v, 1, 1000000, limits[k].to) < 0) {
+                char msg[80];
+                snprintf(msg, sizeof msg, "%s must be 1..1000000", a);
+                return ddz_cli_usage("serve", msg);
+            }
+        } else if (strcmp(a, "--trusted-proxy") == 0) {
+            cfg.trusted_proxy = v;
         } else if (strcmp(a, "--ai") == 0) {
             cfg.default_ai = v;
         } else {

@@ -16,6 +16,7 @@
 #include "service/server/player.h"
 
 typedef struct ddz_srv ddz_srv;
+typedef struct ddz_addr ddz_addr;
 
 #define DDZ_SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
 
@@ -29,7 +30,8 @@ struct ddz_conn {
     struct lws *wsi;
     ddz_srv *srv;
     ddz_player *player;
-    char *rx; /* fragments of the current frame */
+    ddz_addr *addr; /* the client's address and what it holds (budget.h) */
+    char *rx;       /* fragments of the current frame */
     size_t rxlen;
     bool rx_overflow;        /* the current frame is over the limit */
     ddz_outmsg *head, *tail; /* send queue */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "service/net/lws_loop.h"
+#include "service/server/budget.h"
 #include "service/seats/think.h"
 #include "service/server/lobby.h"
 #include "service/server/server.h"
@@ -43,10 +44,23 @@ void ddz__metrics_latency(ddz_srv *srv, int64_t us);
 
 /* The budgets: what clients can make the server hold, counted where it is
  * created and released (README, "Budgets"; budget.c prints them). */
-enum ddz_budget_kind { DDZ_BUDGET_ENGINES, DDZ_BUDGET_N };
+enum ddz_budget_kind {
+    DDZ_BUDGET_ENGINES,
+    DDZ_BUDGET_AIS,
+    DDZ_BUDGET_IDLE_ROOMS,
+    DDZ_BUDGET_ROOMS_PER_IP,
+    DDZ_BUDGET_CONNS_PER_IP,
+    DDZ_BUDGET_N
+};
 
 typedef struct ddz_budget {
     long engines;               /* engine seats reserved by rooms not yet freed */
+    long ais;                   /* hosted AI objects alive (seats, and AIs still thinking) */
+    long ais_created;           /* hosted AIs made since the start */
+    long idle_rooms;            /* live rooms nobody is connected to */
+    ddz_room *idle_head;        /* those rooms, the longest idle first (room.c) */
+    ddz_room *idle_tail;        /* ... and the latest */
+    ddz_addrs addrs;            /* client addresses: connections and rooms each */
     long refused[DDZ_BUDGET_N]; /* requests refused because a budget was spent */
 } ddz_budget;
 

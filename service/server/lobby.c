@@ -257,7 +257,7 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     int err = 0;
     const char *why;
-    ddz_room *r = ddz__room_create(srv, &q->opts, &err, &why);
+    ddz_room *r = ddz__room_create(srv, &q->opts, p->conn ? p->conn->addr : NULL, &err, &why);
     if (!r) {
         ddz__conn_error(p->conn, err,
                         why                    ? why

@@ -7,13 +7,16 @@
 #include "service/server/player.h"
 
 typedef struct ddz_srv ddz_srv;
+typedef struct ddz_addr ddz_addr;
 
-/* Creates a room with `opts` (already range-checked), reserving its engine
- * seats in the engines budget until it is freed. Returns the room or NULL
+/* Creates a room with `opts` (already range-checked) for a client at
+ * address `owner` (NULL: none; the room counts in its rooms until freed),
+ * reserving its engine seats in the engines budget until it is freed. Returns the room or NULL
  * with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or engine,
  * DDZ_EBUSY when a budget is spent, DDZ_ENOMEM) and *why a message for
  * the client (static; NULL: the code says it all). */
-ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err, const char **why);
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
+                           const char **why);
 
 /* Fills the open seats with the `fill` AI of the options (after the
  * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */

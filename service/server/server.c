@@ -74,12 +74,21 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             return -1;
         if (srv->stopping || srv->m.connections >= max_conns || !origin_ok(srv, wsi))
             return -1;
-        return 0;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        return ddz__budget_conn_allowed(srv, addr) ? 0 : -1;
     }
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_ESTABLISHED: {
         c = calloc(1, sizeof *c);
         if (!c)
             return -1;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        c->addr = ddz__budget_conn_open(srv, addr);
+        if (!c->addr) {
+            free(c);
+            return -1;
+        }
         c->wsi = wsi;
         c->srv = srv;
         c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
@@ -88,6 +97,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         srv->m.connections++;
         srv->m.connections_total++;
         return 0;
+    }
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
@@ -161,6 +171,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLOSED:
         if (c) {
             ddz__lobby_on_close(srv, c);
+            ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
             ddz__conn_free(c);
             pss->conn = NULL;
@@ -555,6 +566,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
     store_reads_done(srv, false);
+    ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;

@@ -271,3 +271,171 @@ Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardo
     cr_assert_leq(count_running(DDZ_TESTENGINE), 6);
     cr_assert(healthy());
 }
+
+/* ---- 3. rooms nobody is connected to, addresses, hosted AIs ---- */
+
+static void start_idle(void)
+{
+    static const char *const o[] = {"--max-idle-rooms", "5", NULL};
+    start_with(o);
+}
+
+static const char ai_room[] =
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
+    "\"grace\":600,\"time\":300}}";
+
+/* The issue's attack: create a room with two hosted AIs and a long grace,
+ * drop, again and again (5,000 times in 6 s: 0.69 GB of heap with no
+ * connection open). Rooms nobody is connected to are a budget: past it,
+ * the one idle the longest closes. */
+Test(attack, rooms_nobody_is_connected_to_are_bounded, .init = start_idle, .fini = teardown,
+     .timeout = 120)
+{
+    for (int i = 0; i < 20; i++) {
+        int fd = raw_hello(NULL);
+        cr_assert_eq(raw_request(fd, ai_room), 0, "create %d", i);
+        close(fd);
+    }
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"idle_rooms\"}", 5, T(3000)), 5);
+    cr_assert_eq(metric_becomes("ddz_rooms", 5, T(3000)), 5, "rooms held");
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 10, T(3000)), 10);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"idle_rooms\"}"), 15);
+
+    /* the newest rooms are the ones kept, and their players can come back */
+    cli *c = cli_hello("Back");
+    cr_assert(healthy());
+    cli_free(c);
+}
+
+/* A room created and abandoned at once: when the grace runs out there is
+ * nobody to play for, so no custody AI is made (the issue: 5,000 such
+ * rooms made 5,000 AIs at once when their graces expired, 6.9 GB); the
+ * room just closes. With someone watching, custody works as before. */
+Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown, .timeout = 120)
+{
+    static const char room[] =
+        "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
+        "\"grace\":1,\"time\":300}}";
+    int fd = raw_hello(NULL);
+    cr_assert_eq(raw_request(fd, room), 0);
+    close(fd);
+    cr_assert_eq(metric_becomes("ddz_rooms", 0, T(5000)), 0, "the abandoned room did not close");
+    cr_assert_eq(metric("ddz_ais_created_total"), 2, "a custody AI was made for nobody");
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 0, T(3000)), 0);
+
+    /* someone watches: the absent player's seat is played for them */
+    cli *p = cli_hello("Player");
+    json_t *o = opts(6, 0, 300);
+    json_object_set_new(o, "seats", json_pack("[s, s, n]", "ai:random", "ai:random"));
+    json_object_set_new(o, "grace", json_integer(1));
+    const char *id = cli_create(p, o, 2);
+    cli *w = cli_hello("Watcher");
+    cli_send(w, json_pack("{s:s, s:s}", "type", "spectate", "room", id));
+    cli_expect(w, DDZ_EVENT_JOINED);
+    cli_free(p);
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        const ddz_event *e = cli_expect(w, DDZ_EVENT_SEAT);
+        if (e->seat.player.custody)
+            break;
+        cr_assert_lt(now_ms(), deadline, "no custody with a watcher");
+    }
+    cr_assert_eq(metric("ddz_ais_created_total"), 5);
+    cli_free(w);
+}
+
+static void start_per_ip(void)
+{
+    static const char *const o[] = {
+        "--max-rooms-per-ip", "3", "--max-conns-per-ip", "4", "--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+/* One address may hold so many connections and rooms; behind a trusted
+ * proxy the address is the last hop of X-Forwarded-For (an earlier hop is
+ * the client's own word and may be forged). */
+Test(attack, rooms_and_connections_per_address, .init = start_per_ip, .fini = teardown,
+     .timeout = 120)
+{
+    for (int i = 0; i < 3; i++) {
+        int fd = raw_hello("192.0.2.1");
+        cr_assert_eq(raw_request(fd, ai_room), 0, "room %d", i);
+        close(fd);
+    }
+    int fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, ai_room), DDZ_EBUSY, "a 4th room from one address");
+    close(fd);
+    /* a forged first hop does not help; another address may */
+    fd = raw_hello("192.0.2.2, 192.0.2.1");
+    cr_assert_eq(raw_request(fd, ai_room), DDZ_EBUSY, "the last hop counts");
+    close(fd);
+    fd = raw_hello("192.0.2.1, 192.0.2.2");
+    cr_assert_eq(raw_request(fd, ai_room), 0, "another address");
+    close(fd);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"rooms_per_ip\"}"), 3);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"rooms_per_ip\"}"), 2);
+
+    /* connections: four from one address, the fifth refused */
+    int held[4];
+    for (int i = 0; i < 4; i++) {
+        held[i] = raw_connect("192.0.2.7", 0);
+        cr_assert_geq(held[i], 0, "connection %d", i);
+    }
+    cr_assert_eq(raw_connect("192.0.2.7", 0), -1, "a 5th connection from one address");
+    cr_assert_eq(metric("ddz_budget_used{budget=\"conns_per_ip\"}"), 4);
+    fd = raw_connect("192.0.2.8", 0);
+    cr_assert_geq(fd, 0, "another address");
+    close(fd);
+    /* one closes: room for one more */
+    close(held[0]);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"conns_per_ip\"}", 3, T(3000)), 3);
+    held[0] = raw_connect("192.0.2.7", 0);
+    cr_assert_geq(held[0], 0);
+    for (int i = 0; i < 4; i++)
+        close(held[i]);
+}
+
+static void start_untrusted(void)
+{
+    static const char *const o[] = {"--max-conns-per-ip", "2", "--trusted-proxy", "127.0.0.9",
+                                    NULL};
+    start_with(o);
+}
+
+/* X-Forwarded-For from a peer that is not the trusted proxy is ignored. */
+Test(attack, forwarded_for_only_from_the_trusted_proxy, .init = start_untrusted, .fini = teardown,
+     .timeout = 60)
+{
+    int a = raw_connect("192.0.2.1", 0), b = raw_connect("192.0.2.2", 0);
+    cr_assert(a >= 0 && b >= 0);
+    cr_assert_eq(raw_connect("192.0.2.3", 0), -1, "a forged header made a new address");
+    close(a);
+    close(b);
+}
+
+static void start_ais(void)
+{
+    static const char *const o[] = {"--max-ais", "4", NULL};
+    start_with(o);
+}
+
+/* Hosted AIs are counted and capped (ai:strong holds about 6 MB each):
+ * quick play makes two; the third quick play is refused. */
+Test(attack, hosted_ais_are_bounded, .init = start_ais, .fini = teardown, .timeout = 60)
+{
+    cli *c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = cli_hello("Quick");
+        cli_send(c[i], json_pack("{s:s, s:s}", "type", "quick", "ai", "random"));
+    }
+    cli_expect(c[0], DDZ_EVENT_JOINED);
+    cli_expect(c[1], DDZ_EVENT_JOINED);
+    expect_error(c[2], DDZ_EBUSY, DDZ_REQ_QUICK);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"ais\"}"), 4);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"ais\"}"), 1);
+    /* a room closes: its AIs are freed, quick play works again */
+    cli_send(c[0], json_pack("{s:s}", "type", "leave"));
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 2, T(3000)), 2);
+    cli_send(c[2], json_pack("{s:s, s:s}", "type", "quick", "ai", "random"));
+    cli_expect(c[2], DDZ_EVENT_JOINED);
+}
