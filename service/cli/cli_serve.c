@@ -18,6 +18,7 @@ static const char usage[] =
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
+    "                 [--max-queued-bytes N] [--max-queue-per-conn N]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -53,7 +54,12 @@ static const char usage[] =
     "  --max-conns-per-ip N  connections from one address (DDZ_MAX_CONNS_PER_IP,\n"
     "                      default 100)\n"
     "  --trusted-proxy ADDR  a reverse proxy: its connections are counted as the\n"
-    "                      last hop of X-Forwarded-For (DDZ_TRUSTED_PROXY)\n";
+    "                      last hop of X-Forwarded-For (DDZ_TRUSTED_PROXY)\n"
+    "  --max-queued-bytes N  unsent output over all connections; past it the\n"
+    "                      connections with the most are cut (DDZ_MAX_QUEUED_BYTES,\n"
+    "                      default 67108864: 64 MiB)\n"
+    "  --max-queue-per-conn N  unsent output of one connection before it is cut\n"
+    "                      (DDZ_MAX_QUEUE_PER_CONN, default 262144: 256 KiB)\n";
 
 static bool is_dir(const char *p)
 {
@@ -87,21 +93,25 @@ int ddz_cli_serve(int argc, char **argv)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
     cfg.trusted_proxy = getenv("DDZ_TRUSTED_PROXY");
+    /* the budgets: a positive number each, bytes up to 2 GB */
     const struct {
         const char *var, *flag;
         int *to;
+        int max;
     } limits[] = {
-        {"DDZ_MAX_ENGINES", "--max-engines", &cfg.max_engines},
-        {"DDZ_MAX_AIS", "--max-ais", &cfg.max_ais},
-        {"DDZ_MAX_IDLE_ROOMS", "--max-idle-rooms", &cfg.max_idle_rooms},
-        {"DDZ_MAX_ROOMS_PER_IP", "--max-rooms-per-ip", &cfg.max_rooms_per_ip},
-        {"DDZ_MAX_CONNS_PER_IP", "--max-conns-per-ip", &cfg.max_conns_per_ip},
+        {"DDZ_MAX_ENGINES", "--max-engines", &cfg.max_engines, 1000000},
+        {"DDZ_MAX_AIS", "--max-ais", &cfg.max_ais, 1000000},
+        {"DDZ_MAX_IDLE_ROOMS", "--max-idle-rooms", &cfg.max_idle_rooms, 1000000},
+        {"DDZ_MAX_ROOMS_PER_IP", "--max-rooms-per-ip", &cfg.max_rooms_per_ip, 1000000},
+        {"DDZ_MAX_CONNS_PER_IP", "--max-conns-per-ip", &cfg.max_conns_per_ip, 1000000},
+        {"DDZ_MAX_QUEUED_BYTES", "--max-queued-bytes", &cfg.max_queued_bytes, 2000000000},
+        {"DDZ_MAX_QUEUE_PER_CONN", "--max-queue-per-conn", &cfg.max_queue_per_conn, 2000000000},
     };
     const size_t nlimits = sizeof limits / sizeof limits[0];
     for (size_t k = 0; k < nlimits; k++)
-        if ((env = getenv(limits[k].var)) && ddz_cli_int(env, 1, 1000000, limits[k].to) < 0) {
+        if ((env = getenv(limits[k].var)) && ddz_cli_int(env, 1, limits[k].max, limits[k].to) < 0) {
             char msg[80];
-            snprintf(msg, sizeof msg, "%s must be 1..1000000", limits[k].var);
+            snprintf(msg, sizeof msg, "%s must be 1..%d", limits[k].var, limits[k].max);
             return ddz_cli_usage("serve", msg);
         }
 
@@ -160,9 +170,9 @@ int ddz_cli_serve(int argc, char **argv)
             if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
                 return ddz_cli_usage("serve", "--rate must be a positive number");
         } else if (k < nlimits) {
-            if (ddz_cli_int(v, 1, 1000000, limits[k].to) < 0) {
+            if (ddz_cli_int(v, 1, limits[k].max, limits[k].to) < 0) {
                 char msg[80];
-                snprintf(msg, sizeof msg, "%s must be 1..1000000", a);
+                snprintf(msg, sizeof msg, "%s must be 1..%d", a, limits[k].max);
                 return ddz_cli_usage("serve", msg);
             }
         } else if (strcmp(a, "--trusted-proxy") == 0) {

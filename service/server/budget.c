@@ -6,12 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "service/server/conn.h"
 #include "service/server/context.h"
 
 static const char *const budget_names[DDZ_BUDGET_N] = {
-    [DDZ_BUDGET_ENGINES] = "engines",           [DDZ_BUDGET_AIS] = "ais",
-    [DDZ_BUDGET_IDLE_ROOMS] = "idle_rooms",     [DDZ_BUDGET_ROOMS_PER_IP] = "rooms_per_ip",
+    [DDZ_BUDGET_ENGINES] = "engines",
+    [DDZ_BUDGET_AIS] = "ais",
+    [DDZ_BUDGET_IDLE_ROOMS] = "idle_rooms",
+    [DDZ_BUDGET_ROOMS_PER_IP] = "rooms_per_ip",
     [DDZ_BUDGET_CONNS_PER_IP] = "conns_per_ip",
+    [DDZ_BUDGET_QUEUED_BYTES] = "queued_bytes",
+    [DDZ_BUDGET_QUEUE_PER_CONN] = "queue_per_conn",
 };
 
 static long pick(long option, long dflt)
@@ -32,6 +37,16 @@ long ddz__budget_max_ais(const ddz_srv *srv)
 long ddz__budget_max_idle_rooms(const ddz_srv *srv)
 {
     return pick(srv->cfg.max_idle_rooms, DDZ_BUDGET_IDLE_ROOMS_DEFAULT);
+}
+
+size_t ddz__budget_max_queued(const ddz_srv *srv)
+{
+    return (size_t)pick(srv->cfg.max_queued_bytes, DDZ_BUDGET_QUEUED_BYTES_DEFAULT);
+}
+
+size_t ddz__budget_max_queue_per_conn(const ddz_srv *srv)
+{
+    return (size_t)pick(srv->cfg.max_queue_per_conn, DDZ_BUDGET_QUEUE_PER_CONN_DEFAULT);
 }
 
 static long max_rooms_per_ip(const ddz_srv *srv)
@@ -219,9 +234,14 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f)
             if (a->rooms > most_rooms)
                 most_rooms = a->rooms;
         }
+    size_t biggest = 0; /* the longest send queue */
+    for (const ddz_conn *c = b->conns; c; c = c->next)
+        if (c->queued > biggest)
+            biggest = c->queued;
     long used[DDZ_BUDGET_N] = {
-        [DDZ_BUDGET_ENGINES] = b->engines,       [DDZ_BUDGET_AIS] = b->ais,
-        [DDZ_BUDGET_IDLE_ROOMS] = b->idle_rooms, [DDZ_BUDGET_ROOMS_PER_IP] = most_rooms,
+        [DDZ_BUDGET_QUEUED_BYTES] = (long)b->queued, [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest,
+        [DDZ_BUDGET_ENGINES] = b->engines,           [DDZ_BUDGET_AIS] = b->ais,
+        [DDZ_BUDGET_IDLE_ROOMS] = b->idle_rooms,     [DDZ_BUDGET_ROOMS_PER_IP] = most_rooms,
         [DDZ_BUDGET_CONNS_PER_IP] = most_conns,
     };
     long limit[DDZ_BUDGET_N] = {
@@ -230,6 +250,8 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f)
         [DDZ_BUDGET_IDLE_ROOMS] = ddz__budget_max_idle_rooms(srv),
         [DDZ_BUDGET_ROOMS_PER_IP] = max_rooms_per_ip(srv),
         [DDZ_BUDGET_CONNS_PER_IP] = max_conns_per_ip(srv),
+        [DDZ_BUDGET_QUEUED_BYTES] = (long)ddz__budget_max_queued(srv),
+        [DDZ_BUDGET_QUEUE_PER_CONN] = (long)ddz__budget_max_queue_per_conn(srv),
     };
     fprintf(f, "# TYPE ddz_budget_used gauge\n");
     for (int k = 0; k < DDZ_BUDGET_N; k++)

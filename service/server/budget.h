@@ -19,6 +19,8 @@ typedef struct ddz_srv ddz_srv;
 #define DDZ_BUDGET_IDLE_ROOMS_DEFAULT 1000
 #define DDZ_BUDGET_ROOMS_PER_IP_DEFAULT 50
 #define DDZ_BUDGET_CONNS_PER_IP_DEFAULT 100
+#define DDZ_BUDGET_QUEUED_BYTES_DEFAULT (64 * 1024 * 1024)
+#define DDZ_BUDGET_QUEUE_PER_CONN_DEFAULT (256 * 1024)
 
 /* A client address as counted: an IPv4 address, or an IPv6 address's /64
  * (one host's usual allocation: counting single IPv6 addresses would let
@@ -44,6 +46,8 @@ typedef struct ddz_addrs {
 long ddz__budget_max_engines(const ddz_srv *srv);
 long ddz__budget_max_ais(const ddz_srv *srv);
 long ddz__budget_max_idle_rooms(const ddz_srv *srv);
+size_t ddz__budget_max_queued(const ddz_srv *srv);
+size_t ddz__budget_max_queue_per_conn(const ddz_srv *srv);
 
 /* Counts a request refused because budget `kind` (enum ddz_budget_kind)
  * was spent. */

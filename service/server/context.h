@@ -50,6 +50,8 @@ enum ddz_budget_kind {
     DDZ_BUDGET_IDLE_ROOMS,
     DDZ_BUDGET_ROOMS_PER_IP,
     DDZ_BUDGET_CONNS_PER_IP,
+    DDZ_BUDGET_QUEUED_BYTES,
+    DDZ_BUDGET_QUEUE_PER_CONN,
     DDZ_BUDGET_N
 };
 
@@ -61,6 +63,8 @@ typedef struct ddz_budget {
     ddz_room *idle_head;        /* those rooms, the longest idle first (room.c) */
     ddz_room *idle_tail;        /* ... and the latest */
     ddz_addrs addrs;            /* client addresses: connections and rooms each */
+    size_t queued;              /* bytes in every connection's send queue */
+    ddz_conn *conns;            /* every connection (conn.c), to find the biggest queue */
     long refused[DDZ_BUDGET_N]; /* requests refused because a budget was spent */
 } ddz_budget;
 

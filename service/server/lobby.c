@@ -185,20 +185,25 @@ static void leave_room(ddz_player *p)
     p->seat = -1;
 }
 
+/* The most rooms one `rooms` event lists (PROTOCOL.md): a list grows with
+ * the server, and 200 clients asking for a list of 300 rooms without
+ * reading it were 400 MB of queued output. */
+#define ROOMS_LIST_MAX 100
+
 static void on_list(ddz_srv *srv, ddz_conn *c)
 {
-    size_t n = 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        n += !ddz__room_dead(r) && ddz__room_listed(r);
-    ddz_event_room *rooms = n ? malloc(n * sizeof *rooms) : NULL;
-    if (n && !rooms) {
+    ddz_event_room *rooms = malloc(ROOMS_LIST_MAX * sizeof *rooms);
+    if (!rooms) {
         ddz__conn_error(c, DDZ_ENOMEM, NULL, NULL);
         return;
     }
-    n = 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        if (!ddz__room_dead(r) && ddz__room_listed(r))
-            ddz__room_summary(r, &rooms[n++]);
+    /* rooms with a free seat first (what a client lists rooms for), each
+     * group newest first */
+    size_t n = 0;
+    for (int full = 0; full < 2; full++)
+        for (ddz_room *r = srv->lobby.rooms; r && n < ROOMS_LIST_MAX; r = ddz__room_next(r))
+            if (!ddz__room_dead(r) && ddz__room_listed(r) && ddz__room_has_free_seat(r) == !full)
+                ddz__room_summary(r, &rooms[n++]);
     /* What a room may seat, so clients need not hard-code it. */
     static const char *const ai_names[] = {"strong", "greedy", "random"};
     static const char *const rules[] = {"caai"};

@@ -86,6 +86,14 @@ bool ddz__room_dead(const ddz_room *r)
     return r->dead;
 }
 
+bool ddz__room_has_free_seat(const ddz_room *r)
+{
+    for (int i = 0; i < 3; i++)
+        if (!ddz_runner_seat_of(r->run, i))
+            return true;
+    return false;
+}
+
 ddz_room *ddz__room_next(ddz_room *r)
 {
     return r->next;

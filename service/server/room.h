@@ -51,6 +51,7 @@ const char *ddz__room_id(const ddz_room *r);
 bool ddz__room_listed(const ddz_room *r);
 bool ddz__room_password_ok(const ddz_room *r, const char *password);
 bool ddz__room_dead(const ddz_room *r);
+bool ddz__room_has_free_seat(const ddz_room *r);
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 

@@ -94,6 +94,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
         c->tokens_us = ddz__now_us();
         pss->conn = c;
+        ddz__conn_link(c);
         srv->m.connections++;
         srv->m.connections_total++;
         return 0;
@@ -137,12 +138,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
-        ddz_outmsg *m = c->head;
+        ddz_outmsg *m = ddz__conn_pop(c);
         if (m) {
-            c->head = m->next;
-            if (!c->head)
-                c->tail = NULL;
-            c->queued -= m->len;
             int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
             free(m);
             if (n < 0)

@@ -39,6 +39,8 @@ typedef struct ddz_server_cfg {
     int max_rooms_per_ip;      /* live rooms created from one address, 0 = 50 */
     int max_conns_per_ip;      /* connections from one address, 0 = 100 */
     const char *trusted_proxy; /* peer whose X-Forwarded-For names the client, NULL = none */
+    int max_queued_bytes;      /* unsent output over all connections, 0 = 64 MiB */
+    int max_queue_per_conn;    /* unsent output of one connection, 0 = 256 KiB */
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

@@ -439,3 +439,68 @@ Test(attack, hosted_ais_are_bounded, .init = start_ais, .fini = teardown, .timeo
     cli_send(c[2], json_pack("{s:s, s:s}", "type", "quick", "ai", "random"));
     cli_expect(c[2], DDZ_EVENT_JOINED);
 }
+
+/* ---- 4. clients that do not read ---- */
+
+static void start_queues(void)
+{
+    static const char *const o[] = {
+        "--max-queued-bytes", "1000000", "--max-queue-per-conn", "200000", "--rate", "1000",
+        "--max-conns-per-ip", "1000",    "--max-rooms-per-ip",   "1000",   NULL};
+    start_with(o);
+}
+
+/* The issue's attack: 200 clients that never read, sending `list`
+ * against 300 public rooms, took the server from 11 to 419 MB (2 MiB of
+ * queue each, and no bound on their sum). Now a room list holds at most
+ * 100 rooms, each connection may queue --max-queue-per-conn, and past
+ * --max-queued-bytes in all the connections with the most queued are cut
+ * first; a client that reads is served throughout. */
+Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown, .timeout = 120)
+{
+    /* 110 public rooms whose creators stay (and read nothing more) */
+    enum { ROOMS = 110, ATTACKERS = 16 };
+    int creators[ROOMS];
+    for (int i = 0; i < ROOMS; i++) {
+        creators[i] = raw_hello(NULL);
+        char q[256];
+        snprintf(
+            q, sizeof q,
+            "{\"type\":\"create\",\"options\":{\"name\":\"room %03d with a long name to list\","
+            "\"time\":300}}",
+            i);
+        cr_assert_eq(raw_request(creators[i], q), 0, "room %d", i);
+    }
+    cli *reader = cli_hello("Reader");
+    cli_send(reader, json_pack("{s:s}", "type", "list"));
+    const ddz_event *e = cli_expect(reader, DDZ_EVENT_ROOMS);
+    cr_assert_eq(e->rooms.nrooms, 100, "a list of %zu rooms", e->rooms.nrooms);
+
+    int att[ATTACKERS];
+    for (int i = 0; i < ATTACKERS; i++) {
+        att[i] = raw_connect(NULL, 4096);
+        cr_assert_geq(att[i], 0);
+        cr_assert(raw_send(att[i], "{\"type\":\"hello\",\"version\":1,\"name\":\"sink\"}"));
+    }
+    long most = 0;
+    for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < ATTACKERS; i++)
+            raw_send(att[i], "{\"type\":\"list\"}"); /* fails once cut: fine */
+        long q = metric("ddz_budget_used{budget=\"queued_bytes\"}");
+        if (q > most)
+            most = q;
+    }
+    /* bounded by the budget (a frame may pass it before the cut) */
+    cr_assert_leq(most, 1000000 + 64 * 1024, "queued output reached %ld bytes", most);
+    long cut = metric("ddz_budget_refused_total{budget=\"queued_bytes\"}") +
+               metric("ddz_budget_refused_total{budget=\"queue_per_conn\"}");
+    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut", cut);
+    /* the reader is still served, and the attackers' queues are gone */
+    cli_send(reader, json_pack("{s:s}", "type", "list"));
+    cli_expect(reader, DDZ_EVENT_ROOMS);
+    cr_assert_leq(metric("ddz_budget_used{budget=\"queued_bytes\"}"), 1000000);
+    for (int i = 0; i < ATTACKERS; i++)
+        close(att[i]);
+    for (int i = 0; i < ROOMS; i++)
+        close(creators[i]);
+}
