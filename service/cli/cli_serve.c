@@ -18,7 +18,7 @@ static const char usage[] =
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
-    "                 [--max-queued-bytes N] [--max-queue-per-conn N]\n"
+    "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -59,7 +59,10 @@ static const char usage[] =
     "                      connections with the most are cut (DDZ_MAX_QUEUED_BYTES,\n"
     "                      default 67108864: 64 MiB)\n"
     "  --max-queue-per-conn N  unsent output of one connection before it is cut\n"
-    "                      (DDZ_MAX_QUEUE_PER_CONN, default 262144: 256 KiB)\n";
+    "                      (DDZ_MAX_QUEUE_PER_CONN, default 262144: 256 KiB)\n"
+    "  --password-tries N  wrong room passwords a minute per room and per address,\n"
+    "                      then a lockout of 1 min doubling up to 1 h\n"
+    "                      (DDZ_PASSWORD_TRIES, default 5)\n";
 
 static bool is_dir(const char *p)
 {
@@ -106,6 +109,7 @@ int ddz_cli_serve(int argc, char **argv)
         {"DDZ_MAX_CONNS_PER_IP", "--max-conns-per-ip", &cfg.max_conns_per_ip, 1000000},
         {"DDZ_MAX_QUEUED_BYTES", "--max-queued-bytes", &cfg.max_queued_bytes, 2000000000},
         {"DDZ_MAX_QUEUE_PER_CONN", "--max-queue-per-conn", &cfg.max_queue_per_conn, 2000000000},
+        {"DDZ_PASSWORD_TRIES", "--password-tries", &cfg.password_tries, 1000000},
     };
     const size_t nlimits = sizeof limits / sizeof limits[0];
     for (size_t k = 0; k < nlimits; k++)

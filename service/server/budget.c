@@ -8,6 +8,7 @@
 
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/room.h"
 
 static const char *const budget_names[DDZ_BUDGET_N] = {
     [DDZ_BUDGET_ENGINES] = "engines",
@@ -63,6 +64,45 @@ void ddz__budget_refused(ddz_srv *srv, int kind)
 {
     if (kind >= 0 && kind < DDZ_BUDGET_N)
         srv->budget.refused[kind]++;
+}
+
+/* ---- wrong passwords ---- */
+
+#define MINUTE_US (60LL * 1000000)
+
+int ddz__budget_password_tries(const ddz_srv *srv)
+{
+    return (int)pick(srv->cfg.password_tries, DDZ_BUDGET_PASSWORD_TRIES_DEFAULT);
+}
+
+int64_t ddz__tries_locked(const ddz_tries *t, int64_t now)
+{
+    return t->locked_us > now ? t->locked_us - now : 0;
+}
+
+bool ddz__tries_fail(ddz_tries *t, int64_t now, int per_minute)
+{
+    if (t->last_us && now - t->last_us > 10 * MINUTE_US)
+        t->penalty_us = 0; /* quiet for ten minutes: forgiven */
+    t->last_us = now;
+    if (now - t->window_us > MINUTE_US) {
+        t->window_us = now;
+        t->fails = 0;
+    }
+    if (++t->fails < per_minute)
+        return false;
+    t->fails = 0;
+    t->window_us = now;
+    if (t->penalty_us < MINUTE_US)
+        t->penalty_us = MINUTE_US;
+    t->locked_us = now + t->penalty_us;
+    t->penalty_us = t->penalty_us * 2 > 60 * MINUTE_US ? 60 * MINUTE_US : t->penalty_us * 2;
+    return true;
+}
+
+bool ddz__tries_active(const ddz_tries *t, int64_t now)
+{
+    return t->last_us && (ddz__tries_locked(t, now) > 0 || now - t->last_us <= 10 * MINUTE_US);
 }
 
 /* ---- client addresses ---- */
@@ -136,10 +176,10 @@ static ddz_addr *find(ddz_addrs *t, const char *key)
     return NULL;
 }
 
-/* Frees `a` if it holds nothing. */
+/* Frees `a` if it holds nothing and remembers no wrong password. */
 static void maybe_free(ddz_addrs *t, ddz_addr *a)
 {
-    if (a->conns > 0 || a->rooms > 0)
+    if (a->conns > 0 || a->rooms > 0 || ddz__tries_active(&a->tries, ddz__now_us()))
         return;
     for (ddz_addr **p = &t->bucket[hash(a->key)]; *p; p = &(*p)->next)
         if (*p == a) {
@@ -148,6 +188,29 @@ static void maybe_free(ddz_addrs *t, ddz_addr *a)
             free(a);
             return;
         }
+}
+
+/* Frees every entry that holds nothing; with `forget`, also those that
+ * only remember wrong passwords. */
+static void sweep(ddz_addrs *t, bool forget)
+{
+    int64_t now = ddz__now_us();
+    for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
+        for (ddz_addr **p = &t->bucket[i]; *p;) {
+            ddz_addr *a = *p;
+            if (a->conns == 0 && a->rooms == 0 && (forget || !ddz__tries_active(&a->tries, now))) {
+                *p = a->next;
+                t->n--;
+                free(a);
+            } else {
+                p = &a->next;
+            }
+        }
+}
+
+void ddz__budget_sweep(ddz_srv *srv)
+{
+    sweep(&srv->budget.addrs, false);
 }
 
 bool ddz__budget_conn_allowed(ddz_srv *srv, const char *key)
@@ -164,6 +227,14 @@ ddz_addr *ddz__budget_conn_open(ddz_srv *srv, const char *key)
 {
     ddz_addrs *t = &srv->budget.addrs;
     ddz_addr *a = find(t, key);
+    if (!a && t->n >= DDZ_ADDRS_MAX) {
+        /* Addresses that only remember wrong passwords are what a client
+         * with many addresses could pile up: under that pressure they are
+         * forgotten rather than anyone refused. */
+        sweep(t, true);
+        if (t->n >= DDZ_ADDRS_MAX)
+            return NULL;
+    }
     if (!a) {
         a = calloc(1, sizeof *a);
         if (!a)
@@ -263,5 +334,20 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f)
     for (int k = 0; k < DDZ_BUDGET_N; k++)
         fprintf(f, "ddz_budget_refused_total{budget=\"%s\"} %ld\n", budget_names[k], b->refused[k]);
     fprintf(f, "# TYPE ddz_addresses gauge\nddz_addresses %ld\n", b->addrs.n);
+    int64_t now = ddz__now_us();
+    long locked = 0;
+    for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
+        for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next)
+            locked += ddz__tries_locked(&a->tries, now) > 0;
+    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+        locked += ddz__tries_locked(ddz__room_tries(r), now) > 0;
+    fprintf(f, "# TYPE ddz_password_failures_total counter\nddz_password_failures_total %ld\n",
+            b->password_failures);
+    fprintf(f, "# TYPE ddz_password_lockouts_total counter\nddz_password_lockouts_total %ld\n",
+            b->password_lockouts);
+    fprintf(f, "# TYPE ddz_password_refused_total counter\nddz_password_refused_total %ld\n",
+            b->password_refused);
+    /* rooms and addresses refusing passwords now */
+    fprintf(f, "# TYPE ddz_password_locked gauge\nddz_password_locked %ld\n", locked);
     fprintf(f, "# TYPE ddz_ais_created_total counter\nddz_ais_created_total %ld\n", b->ais_created);
 }

@@ -9,6 +9,7 @@
 
 #include <libwebsockets.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct ddz_srv ddz_srv;
@@ -21,6 +22,31 @@ typedef struct ddz_srv ddz_srv;
 #define DDZ_BUDGET_CONNS_PER_IP_DEFAULT 100
 #define DDZ_BUDGET_QUEUED_BYTES_DEFAULT (64 * 1024 * 1024)
 #define DDZ_BUDGET_QUEUE_PER_CONN_DEFAULT (256 * 1024)
+#define DDZ_BUDGET_PASSWORD_TRIES_DEFAULT 5
+#define DDZ_ADDRS_MAX 100000 /* address entries (about 10 MB): see ddz__budget_conn_open */
+
+/* Wrong passwords sent to one room or from one address: `tries` wrong ones
+ * a minute are answered EAUTH, then every password is refused (ERATE,
+ * without being checked) for a lockout that starts at a minute and doubles
+ * with each lockout, up to an hour; ten quiet minutes forget it. */
+typedef struct ddz_tries {
+    int fails;          /* wrong passwords in the current window */
+    int64_t window_us;  /* when the window (a minute) began */
+    int64_t locked_us;  /* refused until then */
+    int64_t penalty_us; /* the next lockout's length, 0 = a minute */
+    int64_t last_us;    /* the last wrong password, 0 = none */
+} ddz_tries;
+
+/* Returns 0 if a password may be tried at `now` (µs), else the µs left of
+ * the lockout. */
+int64_t ddz__tries_locked(const ddz_tries *t, int64_t now);
+
+/* Records a wrong password at `now`, `per_minute` allowed. Returns true if
+ * it started a lockout. */
+bool ddz__tries_fail(ddz_tries *t, int64_t now, int per_minute);
+
+/* Returns true while `t` still matters at `now` (locked, or remembered). */
+bool ddz__tries_active(const ddz_tries *t, int64_t now);
 
 /* A client address as counted: an IPv4 address, or an IPv6 address's /64
  * (one host's usual allocation: counting single IPv6 addresses would let
@@ -34,6 +60,7 @@ typedef struct ddz_addr {
     struct ddz_addr *next; /* hash chain */
     int conns;             /* WebSocket connections open from it */
     int rooms;             /* live rooms created from it */
+    ddz_tries tries;       /* wrong passwords sent from it */
     char key[DDZ_ADDR_MAX];
 } ddz_addr;
 
@@ -64,7 +91,9 @@ void ddz__budget_client_addr(const ddz_srv *srv, struct lws *wsi, char out[DDZ_A
 bool ddz__budget_conn_allowed(ddz_srv *srv, const char *key);
 
 /* Counts a connection opened from `key`. Returns its address entry, or
- * NULL if no memory (the connection should be refused). */
+ * NULL (the connection should be refused) if no memory, or if the table
+ * is full (DDZ_ADDRS_MAX) even after forgetting every address that only
+ * remembers wrong passwords. */
 ddz_addr *ddz__budget_conn_open(ddz_srv *srv, const char *key);
 
 /* Counts the connection of `a` closed (NULL-safe); frees the entry once it
@@ -80,10 +109,19 @@ bool ddz__budget_room_allowed(ddz_srv *srv, const ddz_addr *a);
 void ddz__budget_room_open(ddz_addr *a);
 void ddz__budget_room_close(ddz_srv *srv, ddz_addr *a);
 
+/* Returns the most wrong passwords a minute (--password-tries). */
+int ddz__budget_password_tries(const ddz_srv *srv);
+
+/* Forgets addresses that hold nothing and remember no wrong password
+ * (from the reaping timer). */
+void ddz__budget_sweep(ddz_srv *srv);
+
 /* Frees the address table (shutdown, after every connection and room). */
 void ddz__budget_destroy(ddz_srv *srv);
 
-/* Writes the budgets' gauges to `f` in Prometheus text:
+/* Writes the budgets' gauges to `f` in Prometheus text (with the
+ * password limiter's: ddz_password_failures_total, _lockouts_total,
+ * _refused_total and the gauge ddz_password_locked):
  * ddz_budget_used{budget=...}, ddz_budget_limit{budget=...} and the
  * counter ddz_budget_refused_total{budget=...}. Never fails (a write error
  * shows in `f`). */

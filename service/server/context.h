@@ -65,6 +65,9 @@ typedef struct ddz_budget {
     ddz_addrs addrs;            /* client addresses: connections and rooms each */
     size_t queued;              /* bytes in every connection's send queue */
     ddz_conn *conns;            /* every connection (conn.c), to find the biggest queue */
+    long password_failures;     /* wrong passwords (EAUTH) */
+    long password_lockouts;     /* lockouts of a room or an address they started */
+    long password_refused;      /* passwords refused unchecked during a lockout (ERATE) */
     long refused[DDZ_BUDGET_N]; /* requests refused because a budget was spent */
 } ddz_budget;
 

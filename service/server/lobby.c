@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rules/error.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
@@ -302,6 +303,39 @@ static void on_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     on_create(srv, p, &create);
 }
 
+/* Checks the password of a join or spectate `q` for `r`, unless the room
+ * or the client's address is locked out for guessing (3,600 wrong
+ * passwords a second from 200 connections found one). Returns true if it
+ * may go in; otherwise the error is sent (EAUTH, or ERATE during a
+ * lockout, when the password is not even checked). */
+static bool password_check(ddz_srv *srv, ddz_conn *c, ddz_room *r, const ddz_req *q)
+{
+    if (!ddz__room_has_password(r))
+        return true;
+    int64_t now = ddz__now_us();
+    ddz_tries *room = ddz__room_tries(r), *addr = c->addr ? &c->addr->tries : NULL;
+    int64_t wait = ddz__tries_locked(room, now);
+    if (addr && ddz__tries_locked(addr, now) > wait)
+        wait = ddz__tries_locked(addr, now);
+    if (wait > 0) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many wrong passwords: try again in %lld s",
+                 (long long)((wait + 999999) / 1000000));
+        srv->budget.password_refused++;
+        ddz__conn_error(c, DDZ_ERATE, msg, q);
+        return false;
+    }
+    if (ddz__room_password_ok(r, q->password))
+        return true;
+    int per_minute = ddz__budget_password_tries(srv);
+    srv->budget.password_failures++;
+    srv->budget.password_lockouts += ddz__tries_fail(room, now, per_minute);
+    if (addr)
+        srv->budget.password_lockouts += ddz__tries_fail(addr, now, per_minute);
+    ddz__conn_error(c, DDZ_EAUTH, "wrong password", q);
+    return false;
+}
+
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)
 {
     ddz_req q;
@@ -336,8 +370,8 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
         r = find_room(srv, q.room);
         if (!r) {
             ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
-        } else if (!ddz__room_password_ok(r, q.password)) {
-            ddz__conn_error(c, DDZ_EAUTH, "wrong password", &q);
+        } else if (!password_check(srv, c, r, &q)) {
+            /* answered */
         } else if (p->room == r && p->seat >= 0) {
             /* Already seated here: a repeated join changes nothing (leaving
              * first would hand the seat away), and watching one's own table
@@ -392,6 +426,7 @@ static void free_player(ddz_player *p)
 
 void ddz__lobby_reap(ddz_srv *srv)
 {
+    ddz__budget_sweep(srv);
     int64_t now = ddz__now_us();
     for (ddz_player **pp = &srv->lobby.players; *pp;) {
         ddz_player *p = *pp;

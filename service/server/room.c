@@ -67,6 +67,7 @@ struct ddz_room {
     bool idle;           /* nobody is connected to it: in the idle list */
     ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
     ddz_room *idle_next;
+    ddz_tries tries; /* wrong passwords sent to it */
 };
 
 /* ---- small helpers ---- */
@@ -84,6 +85,16 @@ bool ddz__room_listed(const ddz_room *r)
 bool ddz__room_dead(const ddz_room *r)
 {
     return r->dead;
+}
+
+bool ddz__room_has_password(const ddz_room *r)
+{
+    return r->opts.password[0] != '\0';
+}
+
+ddz_tries *ddz__room_tries(ddz_room *r)
+{
+    return &r->tries;
 }
 
 bool ddz__room_has_free_seat(const ddz_room *r)

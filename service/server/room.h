@@ -8,6 +8,7 @@
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_addr ddz_addr;
+typedef struct ddz_tries ddz_tries;
 
 /* Creates a room with `opts` (already range-checked) for a client at
  * address `owner` (NULL: none; the room counts in its rooms until freed),
@@ -52,6 +53,8 @@ bool ddz__room_listed(const ddz_room *r);
 bool ddz__room_password_ok(const ddz_room *r, const char *password);
 bool ddz__room_dead(const ddz_room *r);
 bool ddz__room_has_free_seat(const ddz_room *r);
+bool ddz__room_has_password(const ddz_room *r);
+ddz_tries *ddz__room_tries(ddz_room *r); /* wrong passwords sent to it */
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 

@@ -41,6 +41,7 @@ typedef struct ddz_server_cfg {
     const char *trusted_proxy; /* peer whose X-Forwarded-For names the client, NULL = none */
     int max_queued_bytes;      /* unsent output over all connections, 0 = 64 MiB */
     int max_queue_per_conn;    /* unsent output of one connection, 0 = 256 KiB */
+    int password_tries;        /* wrong passwords per minute for a room or an address, 0 = 5 */
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

@@ -504,3 +504,62 @@ Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown
     for (int i = 0; i < ROOMS; i++)
         close(creators[i]);
 }
+
+/* ---- 5. password guessing ---- */
+
+static void start_passwords(void)
+{
+    static const char *const o[] = {"--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+/* Sends a join of `room` with `password` from raw client `fd`; returns
+ * 0 (joined) or the error code. */
+static int raw_join(int fd, const char *room, const char *password)
+{
+    char q[200];
+    snprintf(q, sizeof q, "{\"type\":\"join\",\"room\":\"%s\",\"password\":\"%s\"}", room,
+             password);
+    return raw_request(fd, q);
+}
+
+/* The issue's attack found a room's password with 3,600 wrong joins a
+ * second from 200 connections. Now each room and each address may send
+ * --password-tries (5) wrong passwords a minute; then every password is
+ * refused unchecked (ERATE) for a lockout that grows. */
+Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = teardown,
+     .timeout = 60)
+{
+    cli *host = cli_hello("Host");
+    json_t *o = opts(6, 0, 300);
+    json_object_set_new(o, "password", json_string("s3cret"));
+    char room[32];
+    snprintf(room, sizeof room, "%s", cli_create(host, o, 0));
+
+    int guesser = raw_hello("192.0.2.1");
+    for (int i = 0; i < 5; i++) {
+        char guess[16];
+        snprintf(guess, sizeof guess, "guess%d", i);
+        cr_assert_eq(raw_join(guesser, room, guess), DDZ_EAUTH, "guess %d", i);
+    }
+    /* locked: even the right password is refused, from any address */
+    cr_assert_eq(raw_join(guesser, room, "s3cret"), DDZ_ERATE, "the room was not locked");
+    int other = raw_hello("192.0.2.2");
+    cr_assert_eq(raw_join(other, room, "s3cret"), DDZ_ERATE, "the room was not locked");
+
+    /* the guessing address is locked out of other rooms too */
+    cli *host2 = cli_hello("Host2");
+    json_t *o2 = opts(6, 0, 300);
+    json_object_set_new(o2, "password", json_string("other"));
+    char room2[32];
+    snprintf(room2, sizeof room2, "%s", cli_create(host2, o2, 0));
+    cr_assert_eq(raw_join(guesser, room2, "other"), DDZ_ERATE, "the address was not locked");
+    cr_assert_eq(raw_join(other, room2, "other"), 0, "an innocent address was refused");
+
+    cr_assert_eq(metric("ddz_password_failures_total"), 5);
+    cr_assert_eq(metric("ddz_password_lockouts_total"), 2, "a room and an address");
+    cr_assert_eq(metric("ddz_password_refused_total"), 3);
+    cr_assert_eq(metric("ddz_password_locked"), 2);
+    close(guesser);
+    close(other);
+}
