@@ -563,3 +563,69 @@ Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = t
     close(guesser);
     close(other);
 }
+
+/* ---- 6. a hung engine ---- */
+
+static char hang_dir[64];
+
+/* engine:hang is the test engine, but its first process stops answering
+ * at its first request (as if SIGSTOPped): the shell takes the marker
+ * directory once. */
+static void start_hang(void)
+{
+    snprintf(hang_dir, sizeof hang_dir, "/tmp/ddz-test-hang-XXXXXX");
+    cr_assert_not_null(mkdtemp(hang_dir));
+    static char engine[1024];
+    snprintf(engine, sizeof engine,
+             "hang=sh -c 'if mkdir %s/first 2>/dev/null; then exec %s --timeout-at 1; "
+             "else exec %s; fi'",
+             hang_dir, DDZ_TESTENGINE, DDZ_TESTENGINE);
+    static const char *o[] = {"--engine", engine, NULL};
+    start_with(o);
+}
+
+static void stop_hang(void)
+{
+    teardown();
+    char first[128];
+    snprintf(first, sizeof first, "%s/first", hang_dir);
+    rmdir(first);
+    rmdir(hang_dir);
+}
+
+/* The issue: an engine that hung in game 1 of a room with `time: 3,
+ * pause: 0` was charged a timeout in game 2 and again in game 3, and was
+ * killed but not started again until game 4. The engine seat stops an
+ * engine that timed out and starts it afresh for the next game: exactly
+ * one timeout, then normal games, and never more than two engine
+ * processes at the table. */
+Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang, .timeout = 120)
+{
+    cli *c = cli_hello("Human");
+    json_t *o = opts(4, 0, 3);
+    json_object_set_new(o, "seats", json_pack("[s, s, n]", "engine:hang", "engine:hang"));
+    cli_create(c, o, 2);
+    int timeouts = 0, hung_seat = -1;
+    for (int game = 1; game <= 4; game++) {
+        reset_over(&c, 1);
+        cr_assert_eq(run(&c, 1, NULL, NULL, T(20000)), -1, "game %d did not end", game);
+        const ddz_event_over *over = c->over;
+        cr_assert_eq(over->game, game);
+        int procs = count_running(DDZ_TESTENGINE);
+        cr_assert_leq(procs, 2, "%d engine processes after game %d", procs, game);
+        if (game == 1) {
+            cr_assert(over->fault_seat >= 0 && over->fault_seat < 2 &&
+                          over->fault_kind == DDZ_FAULT_TIMEOUT,
+                      "game 1: %s", show_over(over));
+            hung_seat = over->fault_seat;
+        } else {
+            cr_assert_eq(over->fault_seat, -1, "game %d: a fault again: %s", game, show_over(over));
+        }
+        timeouts += over->fault_kind == DDZ_FAULT_TIMEOUT && over->fault_seat >= 0;
+    }
+    cr_assert_eq(timeouts, 1);
+    cr_assert_geq(hung_seat, 0);
+    cr_assert_eq(metric("ddz_faults_total{kind=\"timeout\"}"), 1);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 2, "the restarted engine and the other");
+    cr_assert_eq(metric("ddz_engine_processes"), 2);
+}
