@@ -27,6 +27,7 @@ typedef struct ai_seat {
     ddz_tev ask;            /* that request */
     const ddz_table *table; /* where the request came from */
     ddz_think_job *job;     /* a decision in flight, at most one */
+    long *alive;            /* the environment's count of AI objects, or NULL */
 } ai_seat;
 
 static void decide_now(ai_seat *a)
@@ -74,8 +75,11 @@ void ddz_seat_ai_done(ddz_think_job *j)
 {
     ai_seat *a = j->owner;
     if (!a) { /* the seat closed while its AI thought */
-        if (j->own_ai)
+        if (j->own_ai) {
             ddz_ai_destroy(j->ai);
+            if (j->ai_count)
+                --*j->ai_count;
+        }
         free(j);
         return;
     }
@@ -126,8 +130,11 @@ static void ai_close(ddz_seat *s)
         atomic_store(&a->job->cancel, 1);
         a->job->owner = NULL;
         a->job->own_ai = 1;
+        a->job->ai_count = a->alive; /* the AI still counts until the job frees it */
     } else {
         ddz_ai_destroy(a->ai);
+        if (a->alive)
+            --*a->alive;
     }
     free(a);
 }
@@ -155,6 +162,11 @@ ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err
     }
     a->base = (ddz_seat){.ops = &ai_ops, .loop = env->loop, .player = -1, .program = true};
     a->think = env->think;
+    a->alive = env->ais_alive;
+    if (a->alive)
+        ++*a->alive;
+    if (env->ais_created)
+        ++*env->ais_created;
     snprintf(a->name, sizeof a->name, "ai:%s", name);
     return &a->base;
 }

@@ -120,8 +120,11 @@ static void free_list(ddz_think_job *j)
 {
     while (j) {
         ddz_think_job *n = j->next;
-        if (j->own_ai)
+        if (j->own_ai) {
             ddz_ai_destroy(j->ai);
+            if (j->ai_count)
+                --*j->ai_count;
+        }
         free(j);
         j = n;
     }

@@ -28,6 +28,7 @@ typedef struct ddz_think_job {
     void *owner;       /* the loop's object waiting for it; NULL once orphaned */
     atomic_int cancel; /* set by the owner: the answer is no longer wanted */
     int own_ai;        /* the owner let go of the AI: free it when done */
+    long *ai_count;    /* with own_ai: the count to take the AI off when freed, or NULL */
     struct ddz_think_job *next;
 } ddz_think_job;
 

@@ -25,6 +25,7 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
@@ -73,20 +74,31 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             return -1;
         if (srv->stopping || srv->m.connections >= max_conns || !origin_ok(srv, wsi))
             return -1;
-        return 0;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        return ddz__budget_conn_allowed(srv, addr) ? 0 : -1;
     }
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_ESTABLISHED: {
         c = calloc(1, sizeof *c);
         if (!c)
             return -1;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        c->addr = ddz__budget_conn_open(srv, addr);
+        if (!c->addr) {
+            free(c);
+            return -1;
+        }
         c->wsi = wsi;
         c->srv = srv;
         c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
         c->tokens_us = ddz__now_us();
         pss->conn = c;
+        ddz__conn_link(c);
         srv->m.connections++;
         srv->m.connections_total++;
         return 0;
+    }
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
@@ -126,12 +138,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
-        ddz_outmsg *m = c->head;
+        ddz_outmsg *m = ddz__conn_pop(c);
         if (m) {
-            c->head = m->next;
-            if (!c->head)
-                c->tail = NULL;
-            c->queued -= m->len;
             int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
             free(m);
             if (n < 0)
@@ -160,6 +168,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLOSED:
         if (c) {
             ddz__lobby_on_close(srv, c);
+            ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
             ddz__conn_free(c);
             pss->conn = NULL;
@@ -240,6 +249,7 @@ static char *metrics_text(ddz_srv *srv)
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
+    ddz__budget_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
@@ -516,6 +526,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    srv->reap_fn = reap_tick;
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
     ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
              cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", info.port);
@@ -553,6 +564,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
     store_reads_done(srv, false);
+    ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;
