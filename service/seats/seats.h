@@ -19,6 +19,8 @@
 typedef struct ddz_seat_env {
     ddz_loop *loop;                 /* required */
     ddz_think *think;               /* hosted AIs think here; NULL = on the loop thread */
+    ddz_ai_workspace *workspace;    /* for decisions on the loop thread (no `think`);
+                                       NULL = each AI seat makes its own */
     bool allow_exec;                /* `exec:COMMAND` allowed (never from the network) */
     int nengines;                   /* operator engines for `engine:NAME` */
     const char *const *engine_name; /* [nengines] */
