@@ -49,7 +49,7 @@ static const char usage[] =
     "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
     "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
     "                      (DDZ_MAX_ENGINES, default 64)\n"
-    "  --max-ais N         hosted AI objects (DDZ_MAX_AIS, default 200)\n"
+    "  --max-ais N         hosted AI objects (DDZ_MAX_AIS, default 2000)\n"
     "  --max-idle-rooms N  rooms nobody is connected to; past it the one idle the\n"
     "                      longest closes (DDZ_MAX_IDLE_ROOMS, default 1000)\n"
     "  --max-rooms-per-ip N  live rooms created from one address\n"

@@ -16,7 +16,7 @@ typedef struct ddz_srv ddz_srv;
 
 /* Defaults for one node (README, "Budgets", has the arithmetic). */
 #define DDZ_BUDGET_ENGINES_DEFAULT 64
-#define DDZ_BUDGET_AIS_DEFAULT 200
+#define DDZ_BUDGET_AIS_DEFAULT 2000
 #define DDZ_BUDGET_IDLE_ROOMS_DEFAULT 1000
 #define DDZ_BUDGET_ROOMS_PER_IP_DEFAULT 50
 #define DDZ_BUDGET_CONNS_PER_IP_DEFAULT 100

@@ -35,7 +35,7 @@ typedef struct ddz_server_cfg {
     /* Budgets: what anonymous clients can make the server hold (README,
      * "Budgets"). 0 = the default given. */
     int max_engines;           /* engine seats reserved by rooms (processes), 0 = 64 */
-    int max_ais;               /* hosted AI objects alive, 0 = 200 */
+    int max_ais;               /* hosted AI objects alive, 0 = 2000 */
     int max_idle_rooms;        /* rooms nobody is connected to, 0 = 1000 */
     int max_rooms_per_ip;      /* live rooms created from one address, 0 = 50 */
     int max_conns_per_ip;      /* connections from one address, 0 = 100 */
