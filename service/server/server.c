@@ -220,6 +220,14 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_connections gauge\nddz_connections %ld\n", m->connections);
     fprintf(f, "# TYPE ddz_connections_total counter\nddz_connections_total %ld\n",
             m->connections_total);
+    /* the descriptor budget (service/net/listener.h): connections shed at
+     * it, and the times accepting paused because none could be accepted */
+    fprintf(f, "# TYPE ddz_descriptor_limit gauge\nddz_descriptor_limit %ld\n",
+            srv->listener.budget.nofile);
+    fprintf(f, "# TYPE ddz_connections_shed_total counter\nddz_connections_shed_total %ld\n",
+            srv->listener.shed);
+    fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
+            srv->listener.pauses);
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -408,6 +416,7 @@ static const struct lws_protocols protocols[] = {
     {"ddz", cb_ws, sizeof(ws_pss), DDZ_MSG_MAX, 0, NULL, 0},
     {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
     DDZ_LWS_LOOP_PROTOCOL,
+    DDZ_LISTENER_PROTOCOL,
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void on_signal(int sig)
@@ -425,6 +434,11 @@ static void wake_loop(void *ctx)
     ddz_srv *srv = ctx;
     if (srv->ctx)
         lws_cancel_service(srv->ctx);
+}
+
+static void listener_log(void *ctx, const char *level, const char *msg)
+{
+    ddz__log(ctx, level, NULL, "%s", msg);
 }
 
 static void reap_tick(lws_sorted_usec_list_t *sul)
@@ -447,6 +461,18 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     lws_set_log_level(LLL_ERR, NULL);
+
+    /* Before the context: lws sizes its tables by the descriptor limit. */
+    int max_conns = cfg->max_conns > 0 ? cfg->max_conns : 5000;
+    ddz_fd_budget budget = ddz_listener_budget(max_conns);
+    int port = cfg->port > 0 ? cfg->port : 8080;
+    if (ddz_listener_open(&srv->listener, cfg->bind, port, budget, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    srv->listener.log = listener_log;
+    srv->listener.ctx = srv;
 
     static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
                                                     .origin = "ddz-http",
@@ -476,8 +502,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.port = cfg->port > 0 ? cfg->port : 8080;
-    info.iface = cfg->bind;
+    /* ddz accepts connections itself (service/net/listener.h) */
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.mounts = &m_web;
     info.user = srv;
@@ -492,13 +518,16 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
      * same-origin modules only, which it allows. */
     srv->ctx = lws_create_context(&info);
-    if (!srv->ctx) {
-        fprintf(stderr, "ddz serve: cannot listen on %s:%d (in use, or no permission?)\n",
-                cfg->bind ? cfg->bind : "*", info.port);
+    if (srv->ctx)
+        srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
+    if (!srv->ctx || !srv->vhost || ddz_listener_start(&srv->listener, srv->vhost) < 0) {
+        fprintf(stderr, "ddz serve: cannot start the event loop (TLS certificate or key?)\n");
+        if (srv->ctx)
+            lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
         ddz_store_close(srv->store);
         return 1;
     }
-    srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
     ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
@@ -506,6 +535,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                 srv->think ? "database reader" : "AI worker");
         ddz_think_destroy(srv->think);
         lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
         ddz_store_close(srv->store);
         return 1;
     }
@@ -517,7 +547,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     signal(SIGPIPE, SIG_IGN);
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
     ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
-             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", info.port);
+             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
+    if (budget.cap < max_conns)
+        ddz__log(srv, "warn", NULL,
+                 "the descriptor limit (%ld) leaves room for %ld sockets, fewer than the "
+                 "connection cap (%d): raise the hard limit (ulimit -Hn, LimitNOFILE=)",
+                 budget.nofile, budget.cap, max_conns);
 
     while (!srv->stopping)
         if (lws_service(srv->ctx, 0) < 0)
@@ -549,8 +584,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. */
     ddz_store_reader_stop(srv->store);
+    /* Accepting went on through the drain (a new request is answered 503
+     * "stopping", a WebSocket refused); it ends with the context. */
+    ddz_listener_stop(&srv->listener);
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
+    ddz_listener_close(&srv->listener);
     store_reads_done(srv, false);
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");

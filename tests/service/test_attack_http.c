@@ -1,0 +1,199 @@
+/* test_attack_http.c - anonymous clients against a real `ddz serve`, at the
+ * HTTP, WebSocket and TLS layer: what each attack did before it was fixed,
+ * asserted not to happen any more.
+ *
+ * Every wait is bounded. Clients are raw sockets where the attack is in the
+ * bytes (a WebSocket library would not send them), and the harness's
+ * clients (serve_harness.h) to check that the server still serves. A test
+ * that needs server options sets serve_extra or serve_nofile, then starts
+ * the server itself.
+ */
+#include <arpa/inet.h>
+#include <netinet/tcp.h>
+
+#include "serve_harness.h"
+
+TestSuite(attack, .init = setup_no_server, .fini = teardown, .timeout = 120);
+
+/* ---- raw sockets ---- */
+
+/* A blocking TCP connection to the server (loopback). */
+static int raw_connect(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)srv.port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    return fd;
+}
+
+static void raw_send(int fd, const void *data, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        ssize_t n = send(fd, (const char *)data + off, len - off, MSG_NOSIGNAL);
+        cr_assert_gt(n, 0, "send: %s", strerror(errno));
+        off += (size_t)n;
+    }
+}
+
+typedef struct raw_reply {
+    char *buf; /* everything read, NUL-terminated */
+    size_t len;
+    bool eof; /* the server closed (FIN or reset), rather than the wait ending */
+} raw_reply;
+
+/* Reads from `fd` until the server closes it or `ms` pass, whichever is
+ * first. Returns what came. */
+static raw_reply raw_read(int fd, int ms)
+{
+    raw_reply r = {.buf = malloc(4096)};
+    size_t cap = 4096;
+    cr_assert_not_null(r.buf);
+    int64_t deadline = now_ms() + ms;
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        if (left <= 0)
+            break;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, (int)left) != 1)
+            continue;
+        if (r.len + 1024 >= cap)
+            cr_assert_not_null(r.buf = realloc(r.buf, cap *= 2));
+        ssize_t n = recv(fd, r.buf + r.len, cap - r.len - 1, 0);
+        if (n <= 0) {
+            r.eof = true;
+            break;
+        }
+        r.len += (size_t)n;
+    }
+    r.buf[r.len] = '\0';
+    return r;
+}
+
+/* How many times `needle` occurs in `hay`. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The server's CPU time so far (user + system), in milliseconds, from
+ * /proc/PID/stat. */
+static long server_cpu_ms(void)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)srv.pid);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "the server is gone");
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* after "PID (COMM) ": state, ppid, pgrp, session, tty, tpgid, flags,
+     * minflt, cminflt, majflt, cmajflt, utime, stime */
+    char *p = strrchr(buf, ')');
+    unsigned long ut, st;
+    cr_assert(p &&
+              sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2);
+    return (long)((ut + st) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* The number of lines the server has written to its log. */
+static long server_log_lines(void)
+{
+    char *log = slurp(srv.log);
+    long n = count_of(log, "\n");
+    free(log);
+    return n;
+}
+
+/* The value of metric `name` (a line "NAME VALUE") in the server's
+ * /metrics, or -1 if it has none. */
+static long metric(const char *name)
+{
+    int status;
+    char *m = NULL;
+    /* not http_get(): gcc 12 takes its result for a pointer to its local */
+    int rc = ddz_wsc_http_get("127.0.0.1", srv.port, "/metrics", T(5000), &status, &m);
+    cr_assert(rc == 0 && status == 200, "GET /metrics: %d %d", rc, status);
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *s = strstr(m, key);
+    long v = s ? atol(s + strlen(key)) : -1;
+    free(m);
+    return v;
+}
+
+/* Waits (bounded) until /healthz answers again. */
+static void wait_healthy(int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    while (!healthy()) {
+        cr_assert_lt(now_ms(), deadline, "/healthz did not answer again within %d ms", ms);
+        poll(NULL, 0, 20); /* retry interval of a bounded wait */
+    }
+}
+
+/* ---- item 2: descriptor exhaustion ---- */
+
+/* With RLIMIT_NOFILE at 256, 400 idle connections used to put the server's
+ * loop in a busy spin: lws retried accept() on EMFILE at once, forever,
+ * logging each failure (one core at 100%, 142,879 lines in 3 s, --quiet or
+ * not). Now the connections past the descriptor budget are shed, nothing
+ * spins, one warning at most is logged, and once the connections close the
+ * server serves HTTP and WebSocket clients again. */
+Test(attack, descriptor_exhaustion)
+{
+    serve_nofile = 256;
+    server_start();
+    enum { N = 400 };
+    int fds[N];
+    for (int i = 0; i < N; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        cr_assert_geq(fds[i], 0);
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)srv.port),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        int rc = connect(fds[i], (struct sockaddr *)&a, sizeof a);
+        cr_assert(rc == 0 || errno == EINPROGRESS, "connect %d: %s", i, strerror(errno));
+    }
+    /* every connection is established (the kernel's queue takes them
+     * whether or not the server accepts) */
+    int64_t deadline = now_ms() + T(5000);
+    for (int i = 0; i < N; i++) {
+        struct pollfd p = {.fd = fds[i], .events = POLLOUT};
+        int64_t left = deadline - now_ms();
+        cr_assert_eq(poll(&p, 1, left > 0 ? (int)left : 0), 1, "connection %d not established", i);
+    }
+    long lines0 = server_log_lines(), cpu0 = server_cpu_ms();
+    int64_t t0 = now_ms();
+    /* The measurement window itself: how much CPU the server burns while
+     * the connections sit idle. */
+    poll(NULL, 0, 1500);
+    long cpu = server_cpu_ms() - cpu0, window = (long)(now_ms() - t0);
+    long lines = server_log_lines() - lines0;
+    cr_log_info("server CPU %ld ms in %ld ms, %ld log lines, with %d idle connections", cpu, window,
+                lines, N);
+    cr_assert_lt(cpu, window / 10, "the server burned %ld ms of CPU in %ld ms", cpu, window);
+    cr_assert_lt(lines, 10, "the server logged %ld lines in %ld ms", lines, window);
+
+    /* the connections past the budget were shed: closed, not left hanging */
+    int shed = 0;
+    for (int i = 0; i < N; i++) {
+        struct pollfd p = {.fd = fds[i], .events = POLLIN};
+        shed += poll(&p, 1, 0) == 1;
+    }
+    cr_assert_geq(shed, N - 256, "only %d of %d connections were closed", shed, N);
+
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    wait_healthy(T(5000));
+    cli *c = cli_hello("After");
+    cli_send(c, json_pack("{s:s}", "type", "list"));
+    cli_expect(c, DDZ_EVENT_ROOMS);
+    cr_assert_geq(metric("ddz_connections_shed_total"), N - 256);
+    cr_assert_eq(metric("ddz_descriptor_limit"), 256);
+}
