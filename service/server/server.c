@@ -172,20 +172,40 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 
 /* ---- HTTP routes: /api/games/ID, /healthz, /metrics ---- */
 
+/* One HTTP request per connection. libwebsockets 4.1 mishandles pipelined
+ * HTTP/1.1 requests: it starts on the next request as soon as the callback
+ * of the current one returns, before its body is written (the answer's
+ * state is dropped with the protocol binding, and the connection hangs),
+ * and after a file it misreads the next request (403). So every HTTP/1.x
+ * answer says "Connection: close", is written whole in the callback that
+ * produces it (the headers and the body: lws buffers what the socket does
+ * not take and flushes it before closing), and the connection is closed
+ * once it is sent; a request pipelined behind it is never answered, and its
+ * client sends it again on a new connection (RFC 9112 9.3.2). An answer
+ * that waits for the store holds the connection's input meanwhile, so lws
+ * starts on nothing else. HTTP/2 streams (TLS with ALPN h2) are one request
+ * each already: there the stream just ends. */
 typedef struct http_pss {
     struct lws *wsi;
     ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
-    bool headers_sent;
+    bool ready;         /* the answer below is complete, not yet written */
     char *body;
-    size_t len, sent;
+    size_t len;
     const char *type;
     int status;
 } http_pss;
+
+/* True on an HTTP/1.x connection, false on an HTTP/2 stream. */
+static bool is_h1(struct lws *wsi)
+{
+    return lws_get_network_wsi(wsi) == wsi;
+}
 
 /* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
  * (taken). */
 static void game_answer(http_pss *h, int rc, char *json)
 {
+    h->ready = true;
     h->status = HTTP_STATUS_OK;
     h->body = json;
     if (rc == DDZ_ENOTFOUND) {
@@ -269,6 +289,7 @@ static char *metrics_text(ddz_srv *srv)
 
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
+    h->ready = true;
     h->status = HTTP_STATUS_OK;
     h->type = "application/json";
     long long id;
@@ -291,6 +312,7 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         }
         if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
             h->rd = rd;
+            h->ready = false;
             return;
         }
         free(rd);
@@ -303,19 +325,41 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     h->len = h->body ? strlen(h->body) : 0;
 }
 
-/* Writes the response headers of `h` and asks to write its body. Returns 0
- * or -1 (close the connection). */
-static int send_headers(struct lws *wsi, http_pss *h)
+/* Writes the whole answer of `h`, headers and body, and frees the body.
+ * Returns what the callback returns: on HTTP/1.x -1, so that lws closes the
+ * connection once the answer is flushed (it says "Connection: close"); on
+ * HTTP/2 0, the stream having ended, or -1 if a write failed. */
+static int send_answer(struct lws *wsi, http_pss *h)
 {
-    unsigned char hdr[LWS_PRE + 512], *p = hdr + LWS_PRE, *end = hdr + sizeof hdr;
+    unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr;
+    bool h1 = is_h1(wsi);
+    int rc = -1;
+    h->ready = false;
     if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
-        lws_finalize_write_http_header(wsi, hdr + LWS_PRE, &p, end))
-        return -1;
-    h->headers_sent = true;
-    lws_callback_on_writable(wsi);
-    return 0;
+        (h1 && lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                            (const unsigned char *)"close", 5, &p, end)) ||
+        lws_finalize_http_header(wsi, &p, end))
+        goto done;
+    int flags = LWS_WRITE_HTTP_HEADERS | (h->len ? 0 : LWS_WRITE_H2_STREAM_END);
+    if (lws_write(wsi, start, (size_t)(p - start), (enum lws_write_protocol)flags) < 0)
+        goto done;
+    if (h->len) {
+        unsigned char *buf = malloc(LWS_PRE + h->len);
+        if (!buf)
+            goto done;
+        memcpy(buf + LWS_PRE, h->body, h->len);
+        int n = lws_write(wsi, buf + LWS_PRE, h->len, LWS_WRITE_HTTP_FINAL);
+        free(buf);
+        if (n < 0)
+            goto done;
+    }
+    rc = h1 ? -1 : (lws_http_transaction_completed(wsi) ? -1 : 0);
+done:
+    free(h->body);
+    h->body = NULL;
+    return rc;
 }
 
 /* The connection of `h` is going away: a read it waits for is orphaned (its
@@ -337,6 +381,10 @@ static void game_read_done(ddz_store_read *rd, bool answer)
     if (answer && h) {
         h->rd = NULL;
         game_answer(h, rd->rc, rd->json);
+        /* Input flows again (lws does not call WRITEABLE on an HTTP
+         * connection whose input is held); a request pipelined behind is
+         * met in FILTER_HTTP_CONNECTION. */
+        lws_rx_flow_control(h->wsi, 1);
         lws_callback_on_writable(h->wsi);
     } else {
         free(rd->json);
@@ -367,41 +415,45 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         char path[128];
         if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0)
             path[0] = '\0';
+        http_forget(h); /* nothing, but whatever a reused pss held is freed */
         memset(h, 0, sizeof *h);
         h->wsi = wsi;
         route(srv, path, h);
-        if (h->rd)
-            return 0; /* nothing is written until the store answers */
-        return send_headers(wsi, h) < 0 ? 1 : 0;
-    }
-    case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (h->rd)
-            return 0; /* still waiting for the store */
-        if (!h->headers_sent)
-            return send_headers(wsi, h);
-        if (!h->body)
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
-        size_t chunk = h->len - h->sent;
-        if (chunk > 16384)
-            chunk = 16384;
-        unsigned char *buf = malloc(LWS_PRE + chunk + 1);
-        if (!buf)
-            return -1;
-        memcpy(buf + LWS_PRE, h->body + h->sent, chunk);
-        bool last = h->sent + chunk == h->len;
-        int n = lws_write(wsi, buf + LWS_PRE, chunk, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
-        free(buf);
-        if (n < 0)
-            return -1;
-        h->sent += chunk;
-        if (!last) {
-            lws_callback_on_writable(wsi);
+        if (h->rd) {
+            /* lws must not start on a request pipelined behind this one
+             * while the store reads: see http_pss */
+            lws_rx_flow_control(wsi, 0);
             return 0;
         }
-        free(h->body);
-        h->body = NULL;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return send_answer(wsi, h);
     }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return h && h->ready ? send_answer(wsi, h) : 0;
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        /* A request pipelined behind one that waited for the store: lws
+         * parsed it once the input was let go, before the WRITEABLE that
+         * was to write the waiting answer. That answer goes now, and the
+         * connection closes after it (nonzero) without this request. */
+        if (h && (h->ready || h->rd)) {
+            if (h->ready)
+                send_answer(wsi, h);
+            return 1;
+        }
+        return 0;
+    case LWS_CALLBACK_ADD_HEADERS: {
+        /* a static file (the "/" mount is bound to this protocol): it too
+         * is the connection's only answer */
+        struct lws_process_html_args *a = in;
+        unsigned char *p = (unsigned char *)a->p;
+        if (is_h1(wsi) &&
+            lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
+                                         5, &p, p + a->max_len))
+            return -1;
+        a->p = (char *)p;
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return is_h1(wsi) ? -1 : 0; /* close once the file is flushed */
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL: /* the last call with `h`, closing or not */
         if (h)
@@ -489,10 +541,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                                 .origin_protocol = LWSMPRO_CALLBACK,
                                                 .mountpoint_len = 4};
     static struct lws_http_mount m_web;
+    /* ddz-http sees the static files too (their headers, their end, and
+     * the answer when there is no such file) */
     m_web = (struct lws_http_mount){.mount_next = &m_api,
                                     .mountpoint = "/",
                                     .origin = cfg->web_dir,
                                     .def = "index.html",
+                                    .protocol = "ddz-http",
                                     .origin_protocol = LWSMPRO_FILE,
                                     .mountpoint_len = 1};
     static lws_retry_bo_t retry;
