@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/net/wire.h"
 #include "service/seats/seats.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -32,6 +33,7 @@
 
 typedef struct ws_pss {
     ddz_conn *conn;
+    int fd; /* its socket, for service/net/wire.h */
 } ws_pss;
 
 /* The only way a signal reaches the context. volatile: the handler reads it
@@ -86,6 +88,11 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         pss->conn = c;
         srv->m.connections++;
         srv->m.connections_total++;
+        /* RFC 6455 5.1: an unmasked client frame closes the connection
+         * (1002); lws 4.1 does not check, service/net/wire.h does */
+        pss->fd = lws_get_socket_fd(wsi);
+        if (ddz_wire_attach(pss->fd, c))
+            ddz__conn_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
         return 0;
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
@@ -159,6 +166,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     }
     case LWS_CALLBACK_CLOSED:
         if (c) {
+            ddz_wire_attach(pss->fd, NULL);
             ddz__lobby_on_close(srv, c);
             srv->m.connections--;
             ddz__conn_free(c);
@@ -248,6 +256,10 @@ static char *metrics_text(ddz_srv *srv)
             srv->listener.shed);
     fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
             srv->listener.pauses);
+    /* unmasked client frames refused (service/net/wire.h) */
+    fprintf(f,
+            "# TYPE ddz_ws_unmasked_frames_total counter\nddz_ws_unmasked_frames_total %ld\n",
+            ddz_wire_unmasked_total());
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -493,6 +505,20 @@ static void listener_log(void *ctx, const char *level, const char *msg)
     ddz__log(ctx, level, NULL, "%s", msg);
 }
 
+static void listener_accepted(void *ctx, int fd)
+{
+    (void)ctx;
+    ddz_wire_track(fd);
+}
+
+/* service/net/wire.h found an unmasked frame on `owner`'s connection, in
+ * lws's read of it: closed with 1002 once what is queued is sent (the frame
+ * itself, parsed next, is dropped since the connection is closing). */
+static void wire_unmasked(void *owner)
+{
+    ddz__conn_close(owner, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
+}
+
 static void reap_tick(lws_sorted_usec_list_t *sul)
 {
     ddz_srv *srv = lws_container_of(sul, ddz_srv, reap_sul);
@@ -524,7 +550,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->listener.log = listener_log;
+    srv->listener.on_accept = listener_accepted;
     srv->listener.ctx = srv;
+    if (ddz_wire_init(budget.nofile, wire_unmasked) < 0)
+        fprintf(stderr, "ddz serve: out of memory for the wire checks; going on without\n");
 
     static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
                                                     .origin = "ddz-http",
@@ -580,6 +609,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         if (srv->ctx)
             lws_context_destroy(srv->ctx);
         ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
@@ -591,6 +621,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_think_destroy(srv->think);
         lws_context_destroy(srv->ctx);
         ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
@@ -645,6 +676,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
     ddz_listener_close(&srv->listener);
+    ddz_wire_fini();
     store_reads_done(srv, false);
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");
