@@ -22,6 +22,8 @@ typedef struct wire {
     uint8_t pri;       /* bytes of the head matching h2_preface, 0xff once not */
     bool masked;       /* the current frame has a mask */
     bool unmasked;     /* an unmasked frame was read (since the last head) */
+    bool too_large;    /* the first request head went over the limits */
+    uint32_t heads;    /* complete request heads read */
     uint32_t head_len; /* bytes of the request head so far */
     uint32_t line_len; /* bytes of its current line, CR and LF aside */
     uint32_t lines;    /* its complete lines */
@@ -35,7 +37,13 @@ typedef struct wire {
 static wire *table;
 static long table_len;
 static ddz_wire_violation_fn hook;
-static long unmasked_total;
+static long unmasked_total, too_large_total;
+
+static const char answer_431[] = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                 "Content-Type: text/plain\r\n"
+                                 "Content-Length: 32\r\n"
+                                 "Connection: close\r\n\r\n"
+                                 "request header fields too large\n";
 
 int ddz_wire_init(long nofile, ddz_wire_violation_fn on_unmasked)
 {
@@ -45,7 +53,7 @@ int ddz_wire_init(long nofile, ddz_wire_violation_fn on_unmasked)
         return -1;
     table_len = nofile;
     hook = on_unmasked;
-    unmasked_total = 0;
+    unmasked_total = too_large_total = 0;
     return 0;
 }
 
@@ -97,12 +105,23 @@ long ddz_wire_unmasked_total(void)
     return unmasked_total;
 }
 
+long ddz_wire_too_large_total(void)
+{
+    return too_large_total;
+}
+
 /* ---- the scanner ---- */
 
 /* One byte of a request head. */
 static void head_byte(wire *w, unsigned char c)
 {
     w->head_len++;
+    if (!w->heads && (w->head_len > DDZ_WIRE_HEAD_MAX || w->lines > DDZ_WIRE_HEAD_LINES)) {
+        /* only the first: an answer to an earlier request may be owed */
+        w->too_large = true;
+        w->phase = PH_OFF;
+        return;
+    }
     if (w->pri != 0xff) {
         if (c == (unsigned char)h2_preface[w->pri]) {
             if (++w->pri == sizeof h2_preface - 1) {
@@ -125,6 +144,7 @@ static void head_byte(wire *w, unsigned char c)
         return;
     }
     /* the blank line: what follows may be frames, if this was an upgrade */
+    w->heads++;
     w->phase = PH_FRAMES;
     w->fr = FR_B0;
 }
@@ -220,11 +240,36 @@ static void scan(wire *w, const unsigned char *p, size_t len)
     }
 }
 
-static void feed(int fd, const void *buf, size_t len)
+/* The first request head is too large: answers 431 on the connection
+ * (through `ssl` if not NULL) and lets the client's excess go, so that the
+ * close does not reset the connection before the client reads the answer.
+ * lws is told the stream ended. */
+static void refuse_head(int fd, SSL *ssl)
+{
+    too_large_total++;
+    if (ssl) {
+        SSL_write(ssl, answer_431, (int)sizeof answer_431 - 1);
+        return;
+    }
+    send(fd, answer_431, sizeof answer_431 - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(fd, SHUT_WR);
+    char sink[4096];
+    for (int i = 0; i < 16 && recvfrom(fd, sink, sizeof sink, MSG_DONTWAIT, NULL, NULL) > 0; i++)
+        ;
+}
+
+/* Scans what a read on `fd` returned (`n` bytes); returns what lws is to
+ * see of it: `n`, or 0 (the end of the stream) once the head was refused. */
+static long feed(int fd, SSL *ssl, const void *buf, long n)
 {
     wire *w = entry(fd);
-    if (w && w->phase != PH_OFF)
-        scan(w, buf, len);
+    if (!w || w->phase == PH_OFF)
+        return w && w->too_large ? 0 : n;
+    scan(w, buf, (size_t)n);
+    if (!w->too_large)
+        return n;
+    refuse_head(fd, ssl);
+    return 0;
 }
 
 /* ---- the reads lws makes ---- */
@@ -235,7 +280,7 @@ ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
     ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
     if (n > 0 && !(flags & MSG_PEEK))
-        feed(fd, buf, (size_t)n);
+        n = feed(fd, NULL, buf, n);
     return n;
 }
 
@@ -255,6 +300,6 @@ int SSL_read(SSL *ssl, void *buf, int num)
     }
     int n = real(ssl, buf, num);
     if (n > 0)
-        feed(SSL_get_fd(ssl), buf, (size_t)n);
+        n = (int)feed(SSL_get_fd(ssl), ssl, buf, n);
     return n;
 }

@@ -28,6 +28,12 @@
  * unmasked frame calls the hook given to ddz_wire_init() with the
  * connection's owner, before lws parses the frame.
  *
+ * The same scanner measures the first request head of a connection: over
+ * DDZ_WIRE_HEAD_MAX bytes or DDZ_WIRE_HEAD_LINES lines, lws 4.1 would drop
+ * the connection without a word (its header table is full); instead the
+ * client gets "431 Request Header Fields Too Large" and the close, and lws
+ * sees the end of the stream before it parses the excess.
+ *
  * Everything here runs on the loop thread, the only one that reads
  * sockets.
  */
@@ -35,6 +41,9 @@
 #define DDZ_WIRE_H
 
 #include <stdbool.h>
+
+#define DDZ_WIRE_HEAD_MAX 8192 /* bytes of a request head, request line included */
+#define DDZ_WIRE_HEAD_LINES 64 /* lines of a request head */
 
 /* Called, on the loop thread, inside lws's read of `owner`'s connection,
  * when it has sent an unmasked frame. It may ask for the connection's
@@ -59,7 +68,8 @@ void ddz_wire_track(int fd);
 bool ddz_wire_attach(int fd, void *owner);
 
 /* Counts since ddz_wire_init(), for /metrics: unmasked client frames
- * refused. */
+ * refused, and request heads refused with 431. */
 long ddz_wire_unmasked_total(void);
+long ddz_wire_too_large_total(void);
 
 #endif

@@ -15,11 +15,13 @@
 #define DDZ_HEAP_METRIC 1
 #include <malloc.h>
 #endif
+#include <openssl/ssl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,7 @@ typedef struct ws_pss {
 static ddz_srv *volatile signal_srv;
 
 static void store_reads_done(ddz_srv *srv, bool answer);
+static int filter_request(struct lws *wsi);
 
 static bool origin_ok(ddz_srv *srv, struct lws *wsi)
 {
@@ -155,6 +158,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         return 0;
     }
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        /* the first request of a connection, before any mount's protocol
+         * is bound (protocols[0] hears it) */
+        return filter_request(wsi);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
         /* the store's reader answered a read, or a worker finished a
          * hosted AI's decision */
@@ -197,6 +204,7 @@ typedef struct http_pss {
     struct lws *wsi;
     ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
     bool ready;         /* the answer below is complete, not yet written */
+    bool head;          /* a HEAD request: the headers only */
     char *body;
     size_t len;
     const char *type;
@@ -228,6 +236,8 @@ static void game_answer(http_pss *h, int rc, char *json)
     h->len = h->body ? strlen(h->body) : 0;
 }
 
+static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
+
 static char *metrics_text(ddz_srv *srv)
 {
     static const char *const fault_names[] = {"none", "timeout", "illegal", "protocol", "crash"};
@@ -256,10 +266,12 @@ static char *metrics_text(ddz_srv *srv)
             srv->listener.shed);
     fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
             srv->listener.pauses);
-    /* unmasked client frames refused (service/net/wire.h) */
-    fprintf(f,
-            "# TYPE ddz_ws_unmasked_frames_total counter\nddz_ws_unmasked_frames_total %ld\n",
+    /* unmasked client frames refused, request heads answered 431
+     * (service/net/wire.h) */
+    fprintf(f, "# TYPE ddz_ws_unmasked_frames_total counter\nddz_ws_unmasked_frames_total %ld\n",
             ddz_wire_unmasked_total());
+    fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n",
+            ddz_wire_too_large_total());
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -332,46 +344,135 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         return;
     } else {
         h->status = HTTP_STATUS_NOT_FOUND;
-        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}");
+        h->body = strdup(no_resource);
     }
     h->len = h->body ? strlen(h->body) : 0;
 }
 
-/* Writes the whole answer of `h`, headers and body, and frees the body.
- * Returns what the callback returns: on HTTP/1.x -1, so that lws closes the
- * connection once the answer is flushed (it says "Connection: close"); on
- * HTTP/2 0, the stream having ended, or -1 if a write failed. */
-static int send_answer(struct lws *wsi, http_pss *h)
+/* Writes a whole answer: the headers (with `extra`, lines of "name: value"
+ * ending in CRLF, or NULL), then the body unless `head` (a HEAD request:
+ * the headers say the length the body would have). Returns what the
+ * callback returns: on HTTP/1.x -1, so that lws closes the connection once
+ * the answer is flushed (it says "Connection: close"); on HTTP/2 0, the
+ * stream having ended, or -1 if a write failed. */
+static int write_answer(struct lws *wsi, int status, const char *type, const char *body, size_t len,
+                        bool head, const char *extra)
 {
     unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr;
-    bool h1 = is_h1(wsi);
-    int rc = -1;
-    h->ready = false;
-    if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
+    bool h1 = is_h1(wsi), with_body = len && !head;
+    if (lws_add_http_common_headers(wsi, (unsigned)status, type, len, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
         (h1 && lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
-                                            (const unsigned char *)"close", 5, &p, end)) ||
-        lws_finalize_http_header(wsi, &p, end))
-        goto done;
-    int flags = LWS_WRITE_HTTP_HEADERS | (h->len ? 0 : LWS_WRITE_H2_STREAM_END);
+                                            (const unsigned char *)"close", 5, &p, end)))
+        return -1;
+    if (extra) {
+        size_t n = strlen(extra);
+        if ((size_t)(end - p) < n)
+            return -1;
+        memcpy(p, extra, n);
+        p += n;
+    }
+    if (lws_finalize_http_header(wsi, &p, end))
+        return -1;
+    int flags = LWS_WRITE_HTTP_HEADERS | (with_body ? 0 : LWS_WRITE_H2_STREAM_END);
     if (lws_write(wsi, start, (size_t)(p - start), (enum lws_write_protocol)flags) < 0)
-        goto done;
-    if (h->len) {
-        unsigned char *buf = malloc(LWS_PRE + h->len);
+        return -1;
+    if (with_body) {
+        unsigned char *buf = malloc(LWS_PRE + len);
         if (!buf)
-            goto done;
-        memcpy(buf + LWS_PRE, h->body, h->len);
-        int n = lws_write(wsi, buf + LWS_PRE, h->len, LWS_WRITE_HTTP_FINAL);
+            return -1;
+        memcpy(buf + LWS_PRE, body, len);
+        int n = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_HTTP_FINAL);
         free(buf);
         if (n < 0)
-            goto done;
+            return -1;
     }
-    rc = h1 ? -1 : (lws_http_transaction_completed(wsi) ? -1 : 0);
-done:
+    return h1 ? -1 : (lws_http_transaction_completed(wsi) ? -1 : 0);
+}
+
+/* Writes the answer of `h` (write_answer()) and frees its body. */
+static int send_answer(struct lws *wsi, http_pss *h)
+{
+    h->ready = false;
+    int rc = write_answer(wsi, h->status, h->type, h->body, h->len, h->head, NULL);
     free(h->body);
     h->body = NULL;
     return rc;
+}
+
+/* Every route and file answers GET and HEAD, and only those (POST used to
+ * get the index page). Returns the method's LWSHUMETH_ (GET or HEAD),
+ * or -1 for another, and sets `uri` (n bytes, "" if none) to the path. */
+static int request_method(struct lws *wsi, char *uri, size_t n)
+{
+    char *p = NULL, meth[16] = "";
+    int len = 0, m = lws_http_get_uri_and_method(wsi, &p, &len);
+    snprintf(uri, n, "%.*s", p && len > 0 ? len : 0, p ? p : "");
+    if (m == LWSHUMETH_COLON_PATH) { /* HTTP/2: the method is a header */
+        if (lws_hdr_copy(wsi, meth, sizeof meth, WSI_TOKEN_HTTP_COLON_METHOD) < 0)
+            return -1;
+        return strcmp(meth, "GET") == 0    ? LWSHUMETH_GET
+               : strcmp(meth, "HEAD") == 0 ? LWSHUMETH_HEAD
+                                           : -1;
+    }
+    return m == LWSHUMETH_GET || m == LWSHUMETH_HEAD ? m : -1;
+}
+
+/* Whether `uri` is one of the routes (the callback mounts) rather than a
+ * static file. */
+static bool is_route(const char *uri)
+{
+    static const char *const mounts[] = {"/api", "/healthz", "/metrics"};
+    for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++) {
+        size_t n = strlen(mounts[i]);
+        if (strncmp(uri, mounts[i], n) == 0 && (uri[n] == '\0' || uri[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* HEAD of a static file, answered here: lws 4.1 answers it itself but then
+ * keeps the connection and misreads a request pipelined behind it (403),
+ * so the headers it would send (type, length) are sent from the file's
+ * stat, and the connection closes. Returns what the callback returns. */
+static int head_static(ddz_srv *srv, struct lws *wsi, const char *uri)
+{
+    char path[1024];
+    struct stat st;
+    size_t n = strlen(uri);
+    /* lws has resolved "." and ".." segments already; this is a guard */
+    bool ok = uri[0] == '/' && !strstr(uri, "/..") &&
+              snprintf(path, sizeof path, "%s%s%s", srv->cfg.web_dir, uri,
+                       uri[n - 1] == '/' ? "index.html" : "") < (int)sizeof path &&
+              stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok)
+        return write_answer(wsi, HTTP_STATUS_NOT_FOUND, "application/json", no_resource,
+                            sizeof no_resource - 1, true, NULL);
+    const char *type = lws_get_mimetype(path, NULL);
+    return write_answer(wsi, HTTP_STATUS_OK, type ? type : "application/octet-stream", NULL,
+                        (size_t)st.st_size, true, NULL);
+}
+
+/* LWS_CALLBACK_FILTER_HTTP_CONNECTION, for every HTTP request before lws
+ * serves it (a file or a route): a method other than GET or HEAD is
+ * answered 405, HEAD of a static file as head_static() says, and the
+ * connection closed. Returns what the callback returns: 0 to go on,
+ * nonzero to close. */
+static int filter_request(struct lws *wsi)
+{
+    ddz_srv *srv = lws_context_user(lws_get_context(wsi));
+    char uri[512];
+    static const char not_allowed[] = "method not allowed\n";
+    int method = request_method(wsi, uri, sizeof uri);
+    if (method == LWSHUMETH_GET || (method == LWSHUMETH_HEAD && is_route(uri)))
+        return 0;
+    if (method == LWSHUMETH_HEAD)
+        head_static(srv, wsi, uri);
+    else
+        write_answer(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
+                     sizeof not_allowed - 1, false, "allow: GET, HEAD\x0d\x0a");
+    return 1; /* answered: lws serves nothing more */
 }
 
 /* The connection of `h` is going away: a read it waits for is orphaned (its
@@ -425,11 +526,13 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     switch (reason) {
     case LWS_CALLBACK_HTTP: {
         char path[128];
-        if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0)
-            path[0] = '\0';
+        int method = request_method(wsi, path, sizeof path);
         http_forget(h); /* nothing, but whatever a reused pss held is freed */
         memset(h, 0, sizeof *h);
         h->wsi = wsi;
+        h->head = method == LWSHUMETH_HEAD;
+        if (method < 0) /* filtered already; never served */
+            return filter_request(wsi);
         route(srv, path, h);
         if (h->rd) {
             /* lws must not start on a request pipelined behind this one
@@ -451,10 +554,11 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
                 send_answer(wsi, h);
             return 1;
         }
-        return 0;
+        return filter_request(wsi);
     case LWS_CALLBACK_ADD_HEADERS: {
         /* a static file (the "/" mount is bound to this protocol): it too
-         * is the connection's only answer */
+         * is the connection's only answer (HEAD never gets here: see
+         * head_static()) */
         struct lws_process_html_args *a = in;
         unsigned char *p = (unsigned char *)a->p;
         if (is_h1(wsi) &&
@@ -592,12 +696,25 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     info.mounts = &m_web;
     info.user = srv;
     info.retry_and_idle_policy = &retry;
+    /* Room for any head service/net/wire.h lets through (lws stores less
+     * than the raw bytes), so that it is wire.h that refuses, with 431. */
+    info.max_http_header_data = DDZ_WIRE_HEAD_MAX + 1024;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
                    LWS_SERVER_OPTION_VALIDATE_UTF8;
     if (cfg->tls_cert && cfg->tls_key) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cfg->tls_cert;
         info.ssl_private_key_filepath = cfg->tls_key;
+        /* TLS 1.2: forward secrecy (ECDHE) and AEAD only, as Mozilla's
+         * "intermediate" profile less DHE; OpenSSL's default list let in
+         * RSA key exchange and CBC with SHA-1. TLS 1.3: OpenSSL's default
+         * suites (all AEAD with forward secrecy). Nothing before 1.2, no
+         * renegotiation, no compression. */
+        info.ssl_cipher_list = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                               "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                               "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+        info.ssl_options_set = (long)(SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 |
+                                      SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
     }
     /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
      * same-origin modules only, which it allows. */
