@@ -311,13 +311,38 @@ static char *metrics_text(ddz_srv *srv)
     return buf;
 }
 
+/* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
+ * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
+ * hex digits). Returns true and sets *id and `key` ("" for none), or false
+ * for any other path. */
+static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1])
+{
+    static const char prefix[] = "/api/games/";
+    const char *p = path + sizeof prefix - 1;
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0 || *p < '1' || *p > '9')
+        return false;
+    char *end;
+    errno = 0;
+    *id = strtoll(p, &end, 10);
+    if (errno || *id < 1)
+        return false;
+    key[0] = '\0';
+    if (!*end)
+        return true;
+    if (*end != '-' || strlen(end + 1) != DDZ_STORE_KEY_HEX ||
+        strspn(end + 1, "0123456789abcdef") != DDZ_STORE_KEY_HEX)
+        return false;
+    memcpy(key, end + 1, DDZ_STORE_KEY_HEX + 1);
+    return true;
+}
+
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     h->ready = true;
     h->status = HTTP_STATUS_OK;
     h->type = "application/json";
     long long id;
-    char tail;
+    char key[DDZ_STORE_KEY_HEX + 1];
     if (strcmp(path, "/healthz") == 0) {
         h->type = "text/plain";
         h->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
@@ -325,13 +350,14 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     } else if (strcmp(path, "/metrics") == 0) {
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
-    } else if (sscanf(path, "/api/games/%lld%c", &id, &tail) == 1 && id > 0) {
+    } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */
         ddz_store_read *rd = calloc(1, sizeof *rd);
         if (rd) {
             rd->kind = DDZ_STORE_READ_GAME;
             rd->id = id;
+            memcpy(rd->key, key, sizeof rd->key);
             rd->owner = h;
         }
         if (rd && ddz_store_read_submit(srv->store, rd) == 0) {

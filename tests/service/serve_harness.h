@@ -569,12 +569,13 @@ static char *http_get(const char *path, int *status)
     return body;
 }
 
-/* The stored record of game `id`: the store writes on its own thread, so
+/* The stored record of game `id`, under its link key `key` if not "" (a
+ * private or password room's game): the store writes on its own thread, so
  * a game just over may take a moment to be served. Bounded. */
-static json_t *fetch_game(long long id)
+static json_t *fetch_game(long long id, const char *key)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/api/games/%lld", id);
+    char path[128];
+    snprintf(path, sizeof path, "/api/games/%lld%s%s", id, key[0] ? "-" : "", key);
     int64_t deadline = now_ms() + T(5000);
     for (;;) {
         int status;
@@ -613,12 +614,13 @@ static int run_ddz(char **out, const char *a1, const char *a2, const char *a3, c
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The record of `over` is served, matches it and `ddz verify` accepts it. */
+/* The record of `over` is served (under its key if it has one), matches it
+ * and `ddz verify` accepts it. */
 static void check_record(const ddz_event_over *over)
 {
     long long id = over->game_id;
     cr_assert_gt(id, 0, "over without a game_id: %s", show_over(over));
-    json_t *rec = fetch_game(id);
+    json_t *rec = fetch_game(id, over->game_key);
     ddz_record r;
     char err[200];
     cr_assert_eq(ddz_record_from_json(rec, &r, err, sizeof err), 0, "record %lld: %s", id, err);

@@ -496,3 +496,74 @@ Test(attack, oversized_request_head)
     cr_assert_eq(metric("ddz_http_431_total"), 3);
     cr_assert(healthy());
 }
+
+/* ---- item 10: who may read a finished game ---- */
+
+/* GET `path`: its status (the body dropped). */
+static int status_of(const char *path)
+{
+    int status;
+    char *body = NULL;
+    int rc = ddz_wsc_http_get("127.0.0.1", srv.port, path, T(5000), &status, &body);
+    cr_assert_eq(rc, 0, "GET %s failed (%d)", path, rc);
+    free(body);
+    return status;
+}
+
+/* Finished games of private and password rooms were public at
+ * /api/games/ID, ids being sequential (the seed, every hand, the names).
+ * Now a listed room's game stays public by id (its over has game_key
+ * null); a private room's (quick play's too) or a password room's game
+ * has a random game_key, which its players get in `over`, and is served at
+ * /api/games/ID-KEY only: its plain id, or another key, is 404 as for no
+ * game at all. */
+Test(attack, private_games_need_their_link)
+{
+    server_start();
+    static const struct {
+        const char *what, *extra, *value;
+    } rooms[] = {{"listed", NULL, NULL},
+                 {"private", "private", NULL},
+                 {"password", "password", "pw"},
+                 {"quick play", NULL, NULL}};
+    for (size_t i = 0; i < sizeof rooms / sizeof rooms[0]; i++) {
+        cli *c = cli_hello("Owner");
+        c->bidder = true;
+        if (i == 3) {
+            cli_send(c, json_pack("{s:s}", "type", "quick"));
+            cli_expect(c, DDZ_EVENT_JOINED);
+        } else {
+            json_t *o = opts(1, 0, 10);
+            json_object_set_new(o, "fill", json_string("ai:greedy"));
+            if (rooms[i].extra)
+                json_object_set_new(o, rooms[i].extra,
+                                    rooms[i].value ? json_string(rooms[i].value) : json_true());
+            cli_create(c, o, 0);
+        }
+        cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+        const ddz_event_over *over = c->over;
+        char plain[64], linked[128], wrong[128];
+        snprintf(plain, sizeof plain, "/api/games/%lld", (long long)over->game_id);
+        if (i == 0) {
+            cr_assert_str_eq(over->game_key, "", "a listed room's game has a key: %s",
+                             show_over(over));
+            check_record(over); /* served at its plain id, and verified */
+            snprintf(wrong, sizeof wrong, "%s-%032d", plain, 0);
+            cr_assert_eq(status_of(wrong), 404, "a listed game under a key");
+        } else {
+            cr_assert_eq(strlen(over->game_key), 32, "%s: no key: %s", rooms[i].what,
+                         show_over(over));
+            check_record(over); /* served at ID-KEY (once stored), and verified */
+            cr_assert_eq(status_of(plain), 404, "the %s room's game is served at %s", rooms[i].what,
+                         plain);
+            snprintf(linked, sizeof linked, "%s-%s", plain, over->game_key);
+            strcpy(wrong, linked);
+            wrong[strlen(wrong) - 1] = wrong[strlen(wrong) - 1] == '0' ? '1' : '0';
+            cr_assert_eq(status_of(wrong), 404, "served under another key");
+            snprintf(wrong, sizeof wrong, "%s-%.31s", plain, over->game_key);
+            cr_assert_eq(status_of(wrong), 404, "served under a short key");
+            cr_assert_eq(status_of(linked), 200);
+        }
+        cli_free(c);
+    }
+}
