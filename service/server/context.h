@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "service/net/listener.h"
 #include "service/net/lws_loop.h"
 #include "service/server/budget.h"
 #include "service/seats/think.h"
@@ -77,8 +78,9 @@ struct ddz_srv {
     struct lws_context *ctx;
     struct lws_vhost *vhost;
     ddz_store *store;
-    ddz_think *think;  /* hosted AI decisions, off the loop */
-    ddz_lws_loop loop; /* the lws loop as seats see it (loop.base) */
+    ddz_think *think;      /* hosted AI decisions, off the loop */
+    ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
+    ddz_listener listener; /* the listening socket and the descriptor budget */
     ddz_lobby lobby;
     ddz_metrics m;
     ddz_budget budget;

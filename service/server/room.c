@@ -68,6 +68,7 @@ struct ddz_room {
     ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
     ddz_room *idle_next;
     ddz_tries tries; /* wrong passwords sent to it */
+    char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
 };
 
 /* ---- small helpers ---- */
@@ -300,7 +301,8 @@ static void on_over(void *ctx, const ddz_record *record)
     ddz_record rec = *record;
     name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, &rec, false);
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
+                       false);
     r->srv->m.games_finished++;
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
@@ -323,6 +325,8 @@ static void on_over(void *ctx, const ddz_record *record)
         .leftover = g->deal.leftover,
         .game_id = r->game_id,
     };
+    _Static_assert(sizeof o->game_key == sizeof r->game_key, "one key, two modules");
+    memcpy(o->game_key, r->game_key, sizeof o->game_key);
     for (int s = 0; s < 3; s++) {
         o->scores[s] = rec.scores[s];
         o->hands[s] = g->hand[s];
@@ -441,6 +445,12 @@ static void start_game(ddz_room *r)
     if (ddz_table_done(table(r)))
         new_series(r);
     r->game_id = ddz_store_reserve_game_id(r->srv->store);
+    /* a game of a room not listed, or behind a password, is read only
+     * under a key its players get (docs/decisions.md) */
+    if (r->opts.priv || r->opts.password[0])
+        ddz_store_new_game_key(r->game_key);
+    else
+        r->game_key[0] = '\0';
     r->srv->m.games_started++;
     r->phase = PH_PLAYING;
     r->dealt++;
@@ -659,7 +669,8 @@ void ddz__room_abort(ddz_room *r)
     ddz_runner_abort(r->run, &rec);
     name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, &rec, true);
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
+                       true);
     r->srv->m.games_aborted++;
     r->phase = PH_WAITING;
 }
