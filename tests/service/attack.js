@@ -6,6 +6,10 @@
 //   quick     quick play, drop at once
 //   noread    say hello, stop reading, ask for 40 room lists, hang on 3 s
 //   password  a wrong password for a room with one
+//   pipeline  five pipelined GET /healthz: one whole answer, then the close
+//   unmasked  an unmasked text frame after the handshake: close 1002
+//   bighead   a request head of 9 KB: 431
+//   post      POST /: 405
 // Each must be answered as PROTOCOL.md says (`joined`, or EBUSY when a
 // budget is spent; EAUTH, or ERATE once the room or address is locked
 // out); anything else, or no answer within 5 s, is unexpected. Rooms made
@@ -30,7 +34,8 @@ const url = new URL(args.url);
 const seconds = Number(args.seconds || 10), rate = Number(args.rate || 1);
 const engine = args.engine || '', grace = Number(args.grace || 5);
 
-const kinds = ['engines', 'ais', 'quick', 'noread', 'password'].filter(k => k !== 'engines' || engine);
+const kinds = ['engines', 'ais', 'quick', 'noread', 'password', 'pipeline', 'unmasked', 'bighead', 'post']
+    .filter(k => k !== 'engines' || engine);
 const stats = Object.fromEntries(kinds.map(k => [k, [0, 0]]));
 let attacks = 0, unexpected = 0, firstUnexpected = null, busy = 0, locked = 0, inFlight = 0;
 
@@ -137,10 +142,65 @@ async function ask(s, kind, req, ok) {
 
 let passwordRoom = null;
 
+// Raw HTTP: writes `text`, resolves with everything the server sent until
+// it closed the connection (or after 5 s: then `timedOut` is set).
+function rawHttp(text) {
+    return new Promise(resolve => {
+        const s = net.connect(Number(url.port), url.hostname);
+        const got = [];
+        const timer = setTimeout(() => { s.destroy(); resolve({ text: Buffer.concat(got).toString('latin1'), timedOut: true }); }, 5000);
+        s.on('error', () => {});
+        s.on('data', d => got.push(d));
+        s.on('close', () => { clearTimeout(timer); resolve({ text: Buffer.concat(got).toString('latin1'), timedOut: false }); });
+        s.on('connect', () => s.write(text));
+    });
+}
+
+async function httpAttack(kind) {
+    const host = `Host: ${url.host}\r\n`;
+    if (kind === 'pipeline') {
+        const r = await rawHttp(`GET /healthz HTTP/1.1\r\n${host}\r\n`.repeat(5));
+        const answers = r.text.split('HTTP/1.1 ').length - 1;
+        if (r.timedOut || answers !== 1 || !r.text.startsWith('HTTP/1.1 200'))
+            fail(kind, `${answers} answers${r.timedOut ? ', no close' : ''}: ${r.text.slice(0, 80)}`);
+        return 0;
+    }
+    if (kind === 'bighead' || kind === 'post') {
+        const req = kind === 'post' ? `POST / HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\n`
+            : `GET / HTTP/1.1\r\n${host}X-Pad: ${'a'.repeat(9000)}\r\n\r\n`;
+        const r = await rawHttp(req);
+        const want = kind === 'post' ? 'HTTP/1.1 405' : 'HTTP/1.1 431';
+        if (!r.text.startsWith(want)) fail(kind, `not ${want}: ${r.text.slice(0, 80)}`);
+        return 0;
+    }
+    // unmasked: a WebSocket whose client forgets to mask
+    const s = await connect();
+    s.on('error', () => {});
+    const t = Buffer.from(JSON.stringify({ type: 'hello', version: 1, name: 'unmasked' }));
+    s.raw = [];
+    s.on('data', d => s.raw.push(d));
+    s.write(Buffer.concat([Buffer.from([0x81, t.length]), t]));
+    const closed = await new Promise(resolve => {
+        const timer = setTimeout(() => resolve(false), 5000);
+        s.on('close', () => { clearTimeout(timer); resolve(true); });
+    });
+    const all = Buffer.concat(s.raw);
+    const at = all.indexOf(Buffer.from([0x88]));
+    if (!closed || at < 0 || all.readUInt16BE(at + 2) !== 1002)
+        fail(kind, closed ? 'closed without 1002' : 'not closed');
+    return 0;
+}
+
 async function attack(kind) {
     stats[kind][0]++;
     let s;
     try {
+        if (['pipeline', 'unmasked', 'bighead', 'post'].includes(kind)) {
+            const before = unexpected;
+            await httpAttack(kind);
+            if (unexpected === before) stats[kind][1]++;
+            return;
+        }
         s = await hello();
         let i = 0;
         if (kind === 'engines' || kind === 'ais') {

@@ -86,6 +86,18 @@ if [ "$ATTACKS" != 0 ]; then
             --engine greedy >"$tmp/attack.json" 2>"$tmp/attack.err"
     ) &
     attacker=$!
+    # Under the attacks, a newcomer still gets a quick game played to the end
+    # and /healthz still answers (the issue's test of a server that holds).
+    (
+        sleep $((SECONDS_ / 3))
+        node_ws=(node)
+        node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null ||
+            node_ws=(node --experimental-websocket)
+        h=$(http_get /healthz)
+        q=$(timeout 90 "${node_ws[@]}" "$(dirname "$0")/../deploy/quick_game.js" "$url" 60 2>&1)
+        echo "healthz=$h quick=$?: $q" >"$tmp/newcomer.txt"
+    ) &
+    newcomer=$!
 fi
 
 # The soak: 1,000 actions/s, 2 drops/s, 5 bad frames/s, an engine killed
@@ -98,6 +110,13 @@ kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
 if [ "$ATTACKS" != 0 ]; then
     wait "$attacker"
+    wait "$newcomer"
+    newcomer_line=$(cat "$tmp/newcomer.txt" 2>/dev/null)
+    printf '%s\n' "$newcomer_line" >"$OUT/newcomer.txt"
+    case "$newcomer_line" in
+    "healthz=ok quick=0: game_id="*) ok ;;
+    *) no "a newcomer under attack: $newcomer_line" ;;
+    esac
     attack=$(cat "$tmp/attack.json")
     printf '%s\n' "$attack" >"$OUT/attack.json"
     [ "$(field unexpected "$attack")" = 0 ] && [ "${attack%%,*}" != '{"attacks":0' ] && ok ||
