@@ -78,7 +78,7 @@ typedef struct ddz_table_info {
     int turn, turns, game, games, up, maxscore, time_s; /* game is 1-based */
 } ddz_table_info;
 
-enum { DDZ_TABLE_QUEUE = 96 };
+enum { DDZ_TABLE_QUEUE = 128 }; /* a power of two: the ring's index is a mask */
 
 typedef struct ddz_table {
     ddz_table_cfg cfg;
