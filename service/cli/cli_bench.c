@@ -564,6 +564,8 @@ int ddz_cli_bench(int argc, char **argv)
                mg.positions_per_s, mg.moves_per_s, sp.games_per_s, sp.decisions_per_s, ref_ai,
                ref_proc, seconds, rs->name);
     } else {
+        if (rs != &ddz_rules_caai)
+            printf("rules      %s\n", rs->name);
         printf("movegen    %12.0f positions/s %12.0f moves/s\n", mg.positions_per_s,
                mg.moves_per_s);
         printf("self-play  %12.0f games/s     %12.0f decisions/s (%ld games)\n", sp.games_per_s,
