@@ -1,4 +1,4 @@
-/* ai.c - the table of hosted AIs and their shared scratch space. */
+/* ai.c - the table of hosted AIs, and the workspace their decisions use. */
 #include "ai.h"
 
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 
 typedef struct ai_kind {
     const char *name;
-    int (*bid)(ddz_ai *ai, const ddz_view *v);
-    ddz_cards (*play)(ddz_ai *ai, const ddz_view *v);
+    int (*bid)(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws);
+    ddz_cards (*play)(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws);
     int (*init)(ddz_ai *ai, uint64_t seed); /* NULL = nothing to set up */
     void (*fini)(ddz_ai *ai);
     void (*budget)(ddz_ai *ai); /* applies budget_ms and budget_units */
@@ -21,32 +21,60 @@ typedef struct ai_kind {
 
 struct ddz_ai {
     const ai_kind *kind;
-    ddz_rng rng;
+    ddz_rng rng; /* ai:random's stream */
     int budget_ms;
     long budget_units;
-    ddz_strong *strong;            /* ai:strong's state */
-    ddz_move moves[DDZ_MOVES_MAX]; /* scratch for move generation */
+    ddz_strong *strong; /* ai:strong's settings and statistics (small) */
 };
 
-static int random_bid(ddz_ai *ai, const ddz_view *v)
+struct ddz_ai_workspace {
+    ddz_move moves[DDZ_MOVES_MAX]; /* move generation of ai:random, ai:greedy */
+    ddz_strong_workspace *strong;  /* ai:strong's search tables */
+};
+
+ddz_ai_workspace *ddz_ai_workspace_create(void)
 {
+    ddz_ai_workspace *ws = malloc(sizeof *ws);
+    if (!ws)
+        return NULL;
+    ws->strong = ddz_strong_workspace_create();
+    if (!ws->strong) {
+        free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void ddz_ai_workspace_destroy(ddz_ai_workspace *ws)
+{
+    if (!ws)
+        return;
+    ddz_strong_workspace_destroy(ws->strong);
+    free(ws);
+}
+
+static int random_bid(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
+{
+    (void)ws;
     return ddz_random_bid(&ai->rng, v);
 }
 
-static ddz_cards random_play(ddz_ai *ai, const ddz_view *v)
+static ddz_cards random_play(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ddz_random_play(&ai->rng, v, ai->moves, DDZ_MOVES_MAX);
+    return ddz_random_play(&ai->rng, v, ws->moves, DDZ_MOVES_MAX);
 }
 
-static int greedy_bid(ddz_ai *ai, const ddz_view *v)
+static int greedy_bid(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
     (void)ai;
+    (void)ws;
     return ddz_greedy_bid(v);
 }
 
-static ddz_cards greedy_play(ddz_ai *ai, const ddz_view *v)
+static ddz_cards greedy_play(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ddz_greedy_play(v, ai->moves, DDZ_MOVES_MAX);
+    (void)ai;
+    return ddz_greedy_play(v, ws->moves, DDZ_MOVES_MAX);
 }
 
 static int strong_init(ddz_ai *ai, uint64_t seed)
@@ -70,14 +98,14 @@ static long strong_units(const ddz_ai *ai)
     return ddz_strong_last(ai->strong)->units;
 }
 
-static int strong_bid(ddz_ai *ai, const ddz_view *v)
+static int strong_bid(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ddz_strong_bid(ai->strong, v);
+    return ddz_strong_bid(ai->strong, v, ws->strong);
 }
 
-static ddz_cards strong_play(ddz_ai *ai, const ddz_view *v)
+static ddz_cards strong_play(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ddz_strong_play(ai->strong, v);
+    return ddz_strong_play(ai->strong, v, ws->strong);
 }
 
 static const ai_kind kinds[] = {
@@ -147,12 +175,12 @@ const char *ddz_ai_name(const ddz_ai *ai)
     return ai->kind->name;
 }
 
-int ddz_ai_bid(ddz_ai *ai, const ddz_view *v)
+int ddz_ai_bid(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ai->kind->bid(ai, v);
+    return ai->kind->bid(ai, v, ws);
 }
 
-ddz_cards ddz_ai_play(ddz_ai *ai, const ddz_view *v)
+ddz_cards ddz_ai_play(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws)
 {
-    return ai->kind->play(ai, v);
+    return ai->kind->play(ai, v, ws);
 }

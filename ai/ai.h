@@ -5,6 +5,16 @@
  * random stream, so a seeded AI replays the same decisions. The service
  * adapts an AI to a seat; nothing here does I/O.
  *
+ * Memory. An AI object is small (a few hundred bytes: its seed, random
+ * stream, budget and statistics). The scratch memory of a decision (about
+ * 6 MB for ai:strong's search tables, move buffers for the others) is a
+ * ddz_ai_workspace, owned by whoever runs decisions and passed to each: one
+ * per thread that decides (each worker of the server's think pool; an
+ * in-line loop such as `ddz match`, `ddz bench ai` or `ddz engine`), shared
+ * by all the AIs that thread serves. A decision does not depend on the
+ * workspace it is given nor on what the workspace did before. Neither an
+ * AI nor a workspace may be used by two threads at once.
+ *
  * Known names: "random" (uniformly random legal move), "greedy"
  * (rule-based), "strong" (determinized Monte Carlo search with greedy
  * playouts and exact endgame search, ai/strong.h).
@@ -17,6 +27,7 @@
 #include "rules/view.h"
 
 typedef struct ddz_ai ddz_ai;
+typedef struct ddz_ai_workspace ddz_ai_workspace;
 
 /* Creates the AI called `name` with random seed `seed` and a time budget per
  * decision of `budget_ms` (0 = the AI's default; only searching AIs use it).
@@ -36,19 +47,29 @@ void ddz_ai_set_budget(ddz_ai *ai, int ms, long units);
  * do not search). */
 long ddz_ai_last_units(const ddz_ai *ai);
 
-/* Frees `ai`; NULL is fine. */
+/* Frees `ai`; NULL is fine. Workspaces it used are not affected. */
 void ddz_ai_destroy(ddz_ai *ai);
 
 /* Returns the AI's name as given to ddz_ai_create (e.g. "greedy"). */
 const char *ddz_ai_name(const ddz_ai *ai);
 
+/* Creates the scratch memory for decisions of any AI (about 6 MB of
+ * virtual memory, zero-filled: pages are committed as searches touch
+ * them). Returns it, or NULL when out of memory. */
+ddz_ai_workspace *ddz_ai_workspace_create(void);
+
+/* Frees `ws`; NULL is fine. No decision may be running in it. */
+void ddz_ai_workspace_destroy(ddz_ai_workspace *ws);
+
 /* Returns a legal bid (0 or above every earlier bid, at most max_bid) for the
- * seat of `v`, whose turn it is to bid. */
-int ddz_ai_bid(ddz_ai *ai, const ddz_view *v);
+ * seat of `v`, whose turn it is to bid, deciding in workspace `ws`
+ * (required). Never fails. */
+int ddz_ai_bid(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws);
 
 /* Returns the cards of a legal play for the seat of `v`, whose turn it is
- * to play: 0 (pass) only when following. */
-ddz_cards ddz_ai_play(ddz_ai *ai, const ddz_view *v);
+ * to play: 0 (pass) only when following. Decides in workspace `ws`
+ * (required). Never fails. */
+ddz_cards ddz_ai_play(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws);
 
 /* Returns true when `name` is a known AI. */
 int ddz_ai_exists(const char *name);

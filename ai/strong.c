@@ -118,9 +118,11 @@ typedef struct hidden {
     int need[2];        /* cards o[i] still gets from the pool */
     uint8_t pool[DDZ_NCARDS];
     int npool;
-    int nsplits; /* > 0: every split is in s->splits */
+    int nsplits; /* > 0: every split is in the workspace's splits[] */
 } hidden;
 
+/* The player: what it is told and what it reports, nothing the search
+ * needs while it runs. */
 struct ddz_strong {
     uint64_t seed;
     int ms;                      /* clock budget per decision, 0 = none */
@@ -128,18 +130,15 @@ struct ddz_strong {
     int64_t (*clock)(void *ctx); /* NULL = CLOCK_MONOTONIC */
     void *clock_ctx;
     ddz_strong_stats last;
+};
 
-    /* the decision in progress */
-    ddz_rng rng;
-    int64_t t0;          /* the clock when the decision began */
-    int64_t deadline_ns; /* since t0; 0 = no clock limit */
-    long unit_cap;
-    bool stop;        /* the budget is spent */
-    uint32_t gen;     /* decision number, for the transposition table */
-    long solve_nodes; /* nodes of the current endgame search */
-    int ll;           /* the landlord */
-    const ddz_rules *rules;
-
+/* The scratch memory of decisions, whoever's they are. Only the hand-score
+ * memo carries over from one decision to the next (a pure memo: a hit and
+ * a miss give the same score); the transposition table's entries count
+ * only in the decision that wrote them (by `gen`), and every other array
+ * is written before it is read. */
+struct ddz_strong_workspace {
+    uint32_t gen; /* decisions made in it, for the transposition table */
     ddz_hand_cache cache;
     ddz_move root[DDZ_MOVES_MAX];
     ddz_move scratch[DDZ_MOVES_MAX];
@@ -148,6 +147,22 @@ struct ddz_strong {
     ddz_cards splits[ENUM_MAX];
     tt_entry tt[1u << TT_BITS];
 };
+
+/* One decision in progress, on the stack of ddz_strong_bid or _play. */
+typedef struct search {
+    ddz_strong *ai;          /* the player deciding (its stats are written) */
+    ddz_strong_workspace *w; /* its scratch memory for this decision */
+    ddz_strong_stats *last;  /* &ai->last */
+    ddz_rng rng;
+    int64_t t0;          /* the clock when the decision began */
+    int64_t deadline_ns; /* since t0; 0 = no clock limit */
+    long unit_cap;
+    bool stop;        /* the budget is spent */
+    uint32_t gen;     /* w->gen of this decision */
+    long solve_nodes; /* nodes of the current endgame search */
+    int ll;           /* the landlord */
+    const ddz_rules *rules;
+} search;
 
 /* ---------------------------------------------------------------------- */
 /* Object and budget                                                       */
@@ -160,6 +175,17 @@ ddz_strong *ddz_strong_create(uint64_t seed)
     s->seed = seed;
     s->ms = DDZ_STRONG_DEFAULT_MS;
     return s;
+}
+
+ddz_strong_workspace *ddz_strong_workspace_create(void)
+{
+    /* zero-filled: every table entry has gen 0, which no decision uses */
+    return calloc(1, sizeof(ddz_strong_workspace));
+}
+
+void ddz_strong_workspace_destroy(ddz_strong_workspace *w)
+{
+    free(w);
 }
 
 void ddz_strong_destroy(ddz_strong *s)
@@ -214,46 +240,56 @@ static uint64_t view_hash(const ddz_view *v)
     return h;
 }
 
-static int64_t clock_ns(const ddz_strong *s)
+static int64_t clock_ns(const search *s)
 {
-    if (s->clock)
-        return s->clock(s->clock_ctx);
+    if (s->ai->clock)
+        return s->ai->clock(s->ai->clock_ctx);
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static int64_t elapsed_ns(const ddz_strong *s)
+static int64_t elapsed_ns(const search *s)
 {
     return clock_ns(s) - s->t0;
 }
 
-static void begin(ddz_strong *s, const ddz_view *v)
+/* Starts a decision of `ai` on `v` in workspace `w`. */
+static void begin(search *s, ddz_strong *ai, ddz_strong_workspace *w, const ddz_view *v)
 {
+    s->ai = ai;
+    s->w = w;
+    s->last = &ai->last;
     s->t0 = clock_ns(s);
-    memset(&s->last, 0, sizeof s->last);
-    ddz_rng_seed(&s->rng, s->seed ^ view_hash(v));
+    memset(s->last, 0, sizeof *s->last);
+    ddz_rng_seed(&s->rng, ai->seed ^ view_hash(v));
     /* stop at 85% of the clock budget: what is left covers the unit that
      * is running when the deadline passes and the final choice */
-    s->deadline_ns = (int64_t)s->ms * 850000;
-    s->unit_cap = s->units ? s->units : LONG_MAX;
+    s->deadline_ns = (int64_t)ai->ms * 850000;
+    s->unit_cap = ai->units ? ai->units : LONG_MAX;
     s->stop = false;
-    s->gen++;
+    /* a new generation hides every table entry of earlier decisions; after
+     * 2^32 - 1 decisions the table is cleared rather than reused */
+    if (++w->gen == 0) {
+        memset(w->tt, 0, sizeof w->tt);
+        w->gen = 1;
+    }
+    s->gen = w->gen;
     s->rules = v->rules;
     s->ll = v->landlord;
 }
 
-static void clock_out(ddz_strong *s)
+static void clock_out(search *s)
 {
     s->stop = true;
-    s->last.clock_ended = 1;
+    s->last->clock_ended = 1;
 }
 
 /* Counts one unit of work; returns true when the budget is spent. */
-static bool spend(ddz_strong *s)
+static bool spend(search *s)
 {
-    s->last.units++;
-    if (s->last.units >= s->unit_cap)
+    s->last->units++;
+    if (s->last->units >= s->unit_cap)
         s->stop = true;
     else if (s->deadline_ns && elapsed_ns(s) >= s->deadline_ns)
         clock_out(s);
@@ -265,9 +301,9 @@ static bool spend(ddz_strong *s)
 
 /* Plays `g` to the end with ai:greedy in every seat. Returns seat `me`'s
  * score divided by 100 x bid. */
-static double playout(ddz_strong *s, ddz_game *g, int me)
+static double playout(search *s, ddz_game *g, int me)
 {
-    s->last.playouts++;
+    s->last->playouts++;
     while (g->phase == DDZ_PHASE_PLAY) {
         if (s->deadline_ns && elapsed_ns(s) >= s->deadline_ns) {
             clock_out(s); /* the caller drops this playout */
@@ -275,7 +311,7 @@ static double playout(ddz_strong *s, ddz_game *g, int me)
         }
         ddz_view v;
         ddz_view_of(g, g->turn, &v);
-        ddz_cards c = ddz_greedy_play_cached(&v, s->scratch, DDZ_MOVES_MAX, &s->cache);
+        ddz_cards c = ddz_greedy_play_cached(&v, s->w->scratch, DDZ_MOVES_MAX, &s->w->cache);
         if (ddz_game_play(g, g->turn, c) != 0)
             return 0; /* not reached: greedy plays legally */
     }
@@ -300,7 +336,7 @@ static long binom_capped(int n, int k, long cap)
 
 /* Sets up the hidden cards of `v`. Returns false when the view is not
  * consistent (the hidden cards do not match the counts). */
-static bool hidden_init(ddz_strong *s, const ddz_view *v, hidden *h)
+static bool hidden_init(search *s, const ddz_view *v, hidden *h)
 {
     int me = v->seat;
     ddz_cards unseen = DDZ_CARDS_ALL & ~v->hand & ~v->played[0] & ~v->played[1] & ~v->played[2];
@@ -328,7 +364,7 @@ static bool hidden_init(ddz_strong *s, const ddz_view *v, hidden *h)
             ddz_cards c = 0;
             for (int i = 0; i < k; i++)
                 c |= 1ULL << h->pool[idx[i]];
-            s->splits[h->nsplits++] = c;
+            s->w->splits[h->nsplits++] = c;
             int i = k - 1;
             while (i >= 0 && idx[i] == h->npool - k + i)
                 i--;
@@ -341,9 +377,9 @@ static bool hidden_init(ddz_strong *s, const ddz_view *v, hidden *h)
         /* in random order, so that a search cut short used a fair sample */
         for (int i = h->nsplits - 1; i > 0; i--) {
             int j = (int)ddz_rng_below(&s->rng, (uint32_t)i + 1);
-            ddz_cards t = s->splits[i];
-            s->splits[i] = s->splits[j];
-            s->splits[j] = t;
+            ddz_cards t = s->w->splits[i];
+            s->w->splits[i] = s->w->splits[j];
+            s->w->splits[j] = t;
         }
     }
     return true;
@@ -368,14 +404,14 @@ static bool bid_fits(const ddz_view *v, int o, ddz_cards hand17)
  * weighted by the bids: a deal whose hands would not have bid as the seats
  * did is kept only with probability 1 / BID_MISFIT_ODDS (redrawn at most
  * BID_TRIES times), since the model is only a model. */
-static void hidden_deal(ddz_strong *s, const ddz_view *v, const hidden *h, int round,
+static void hidden_deal(search *s, const ddz_view *v, const hidden *h, int round,
                         ddz_cards hands[3])
 {
     ddz_cards first = 0, pool = 0;
     for (int i = 0; i < h->npool; i++)
         pool |= 1ULL << h->pool[i];
     if (h->nsplits) {
-        first = s->splits[round % h->nsplits];
+        first = s->w->splits[round % h->nsplits];
     } else {
         for (int tries = 0; tries < BID_TRIES; tries++) {
             uint8_t p[DDZ_NCARDS];
@@ -418,7 +454,7 @@ static uint64_t spos_key(const spos *p, int ll)
     return h;
 }
 
-static int side(const ddz_strong *s, int seat)
+static int side(const search *s, int seat)
 {
     return seat == s->ll;
 }
@@ -446,7 +482,7 @@ static void order_moves(ddz_move *m, int n, bool pass_first)
 /* Returns 1 when the side to move in `p` wins with best play, 0 when it
  * loses, -1 when the node cap or the clock stopped the search. `sp` is the
  * first free slot of the move stack. */
-static int solve(ddz_strong *s, const spos *p, int sp)
+static int solve(search *s, const spos *p, int sp)
 {
     if (++s->solve_nodes > DDZ_STRONG_SOLVE_NODES)
         return -1;
@@ -462,11 +498,11 @@ static int solve(ddz_strong *s, const spos *p, int sp)
         return 1;
 
     uint64_t key = spos_key(p, s->ll);
-    tt_entry *e = &s->tt[key & ((1u << TT_BITS) - 1)];
+    tt_entry *e = &s->w->tt[key & ((1u << TT_BITS) - 1)];
     if (e->gen == s->gen && e->key == key)
         return e->win;
 
-    ddz_move *mv = &s->stack[sp];
+    ddz_move *mv = &s->w->stack[sp];
     int n = ddz_movegen(s->rules, hand, leading ? NULL : &p->last, mv, STACK_MOVES - (size_t)sp);
     if (n < 0)
         return -1;
@@ -503,7 +539,7 @@ static int solve(ddz_strong *s, const spos *p, int sp)
 /* Finishes `g` (after the candidate was played) by exact search. Returns 1
  * and the value for `me` in *value (a win or a loss times `mult`), or 0 when
  * the search was cut short. */
-static int solve_game(ddz_strong *s, const ddz_game *g, int me, int mult, double *value)
+static int solve_game(search *s, const ddz_game *g, int me, int mult, double *value)
 {
     spos p;
     for (int i = 0; i < 3; i++)
@@ -513,11 +549,11 @@ static int solve_game(ddz_strong *s, const ddz_game *g, int me, int mult, double
     p.turn = g->turn;
     s->solve_nodes = 0;
     int r = solve(s, &p, 0);
-    s->last.nodes += s->solve_nodes;
-    s->last.units += s->solve_nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+    s->last->nodes += s->solve_nodes;
+    s->last->units += s->solve_nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
     if (r < 0)
         return 0;
-    s->last.solves++;
+    s->last->solves++;
     bool me_wins = (side(s, g->turn) == side(s, me)) == (r == 1);
     *value = (me_wins ? 1 : -1) * (me == s->ll ? 2 : 1) * mult;
     return 1;
@@ -532,7 +568,7 @@ static int cards_in(const ddz_game *g)
 }
 
 /* The value for `me` of playing `m` in the sampled game `base`. */
-static double evaluate(ddz_strong *s, const ddz_game *base, int me, ddz_ranks m)
+static double evaluate(search *s, const ddz_game *base, int me, ddz_ranks m)
 {
     ddz_game g = *base;
     ddz_game_play(&g, me, ddz_cards_pick(g.hand[me], m));
@@ -549,11 +585,11 @@ static double evaluate(ddz_strong *s, const ddz_game *base, int me, ddz_ranks m)
     return playout(s, &g, me);
 }
 
-static int prior(ddz_strong *s, ddz_ranks hand, const ddz_move *m)
+static int prior(search *s, ddz_ranks hand, const ddz_move *m)
 {
     if (m->ranks == 0)
-        return ddz_hand_evaluate(hand, NULL, &s->cache);
-    return ddz_hand_evaluate(hand - m->ranks, NULL, &s->cache) -
+        return ddz_hand_evaluate(hand, NULL, &s->w->cache);
+    return ddz_hand_evaluate(hand - m->ranks, NULL, &s->w->cache) -
            (ddz_hand_breaks_bomb(hand, m->ranks) ? DDZ_HAND_BREAK_COST : 0) +
            SHED_BONUS * (m->combo.size - 1);
 }
@@ -571,7 +607,7 @@ static bool same_group(ddz_combo a, ddz_combo b)
 /* Picks the candidates from the legal moves mv[0..n) into cand[];
  * returns how many. cand[0] is `first` (greedy's choice). In the endgame
  * every move is a candidate when they fit. */
-static int candidates(ddz_strong *s, const ddz_view *v, ddz_move *mv, int n, ddz_ranks first,
+static int candidates(search *s, const ddz_view *v, ddz_move *mv, int n, ddz_ranks first,
                       bool endgame, ddz_move *cand)
 {
     ddz_ranks hand = ddz_cards_ranks(v->hand);
@@ -662,31 +698,32 @@ static bool partner_holds(const ddz_view *v)
 }
 
 /* Candidate c's mean value over the first `rounds` sampled worlds. */
-static double cand_mean(const ddz_strong *s, int c, int rounds)
+static double cand_mean(const search *s, int c, int rounds)
 {
     double sum = 0;
     for (int r = 0; r < rounds; r++)
-        sum += s->val[r][c];
+        sum += s->w->val[r][c];
     return sum / rounds;
 }
 
-ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
+ddz_cards ddz_strong_play(ddz_strong *ai, const ddz_view *v, ddz_strong_workspace *w)
 {
-    begin(s, v);
+    search state, *s = &state;
+    begin(s, ai, w, v);
     ddz_ranks hand = ddz_cards_ranks(v->hand);
     bool leading = v->last_seat < 0;
-    int n = ddz_movegen(v->rules, hand, leading ? NULL : &v->last, s->root, DDZ_MOVES_MAX);
+    int n = ddz_movegen(v->rules, hand, leading ? NULL : &v->last, w->root, DDZ_MOVES_MAX);
     if (n < 0 || n > DDZ_MOVES_MAX)
         n = DDZ_MOVES_MAX;
-    if (n == 0 || (n == 1 && s->root[0].ranks == 0))
+    if (n == 0 || (n == 1 && w->root[0].ranks == 0))
         return 0;
     if (n == 1)
-        return ddz_cards_pick(v->hand, s->root[0].ranks);
+        return ddz_cards_pick(v->hand, w->root[0].ranks);
     for (int i = 0; i < n; i++)
-        if (s->root[i].ranks == hand)
+        if (w->root[i].ranks == hand)
             return v->hand; /* a play that wins now */
 
-    ddz_cards greedy = ddz_greedy_play_cached(v, s->scratch, DDZ_MOVES_MAX, &s->cache);
+    ddz_cards greedy = ddz_greedy_play_cached(v, w->scratch, DDZ_MOVES_MAX, &w->cache);
     int me = v->seat;
     hidden h;
     if (v->landlord < 0 || !hidden_init(s, v, &h))
@@ -696,9 +733,9 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
         return 0;
 
     ddz_move cand[MAX_CAND];
-    int k = candidates(s, v, s->root, n, ddz_cards_ranks(greedy), total <= SOLVE_CARDS, cand);
-    s->last.candidates = k;
-    s->last.enumerated = h.nsplits > 0;
+    int k = candidates(s, v, w->root, n, ddz_cards_ranks(greedy), total <= SOLVE_CARDS, cand);
+    s->last->candidates = k;
+    s->last->enumerated = h.nsplits > 0;
     bool alive[MAX_CAND];
     for (int c = 0; c < k; c++)
         alive[c] = true;
@@ -719,7 +756,7 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
                 complete = false; /* a deal cut short is dropped */
                 break;
             }
-            s->val[rounds][c] = (float)x;
+            w->val[rounds][c] = (float)x;
             spend(s);
         }
         if (!complete)
@@ -742,7 +779,7 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
                 continue;
             double sum = 0, sum2 = 0;
             for (int r = 0; r < rounds; r++) {
-                double d = (double)s->val[r][best] - s->val[r][c];
+                double d = (double)w->val[r][best] - w->val[r][c];
                 sum += d;
                 sum2 += d * d;
             }
@@ -753,7 +790,7 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
             }
         }
     }
-    s->last.samples = rounds;
+    s->last->samples = rounds;
     if (rounds == 0)
         return greedy;
     int best = -1;
@@ -767,7 +804,7 @@ ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v)
             best_mean = m;
         }
     }
-    s->last.value = best_mean;
+    s->last->value = best_mean;
     return ddz_cards_pick(v->hand, cand[best].ranks);
 }
 
@@ -794,12 +831,13 @@ static bool landlord_game(const ddz_view *v, ddz_cards left3, ddz_cards other, d
     return g->phase == DDZ_PHASE_PLAY && g->landlord == me;
 }
 
-int ddz_strong_bid(ddz_strong *s, const ddz_view *v)
+int ddz_strong_bid(ddz_strong *ai, const ddz_view *v, ddz_strong_workspace *w)
 {
     int high = ddz_view_high_bid(v);
     if (high >= v->rules->max_bid)
         return 0;
-    begin(s, v);
+    search state, *s = &state;
+    begin(s, ai, w, v);
     int me = v->seat;
     uint8_t pool[DDZ_NCARDS];
     int npool = ddz_cards_list(DDZ_CARDS_ALL & ~v->hand, pool);
@@ -838,11 +876,11 @@ int ddz_strong_bid(ddz_strong *s, const ddz_view *v)
         samples++;
         spend(s);
     }
-    s->last.samples = samples;
+    s->last->samples = samples;
     if (samples < BID_MIN_SAMPLES)
         return ddz_greedy_bid(v);
     double value = sum / samples;
-    s->last.value = value;
+    s->last->value = value;
     int want = value >= bid_t3[high]   ? 3
                : value >= bid_t2[high] ? 2
                : value >= bid_t1[high] ? 1

@@ -17,8 +17,19 @@
  * optimised build). A unit budget without a clock budget makes decisions reproducible; a clock
  * budget caps them on top.
  *
- * One object must not be used by two threads at once; separate objects are
- * independent (no globals).
+ * Memory. The player object is small (its seed, budget, clock and the last
+ * decision's statistics). The search's scratch memory (about 6 MB: a
+ * transposition table, move stacks, candidate values, a memo of hand
+ * scores) is a ddz_strong_workspace that the caller passes to each
+ * decision: whoever runs decisions owns one (a worker thread, a CLI loop),
+ * and any number of players may take turns with it. A decision's result
+ * (and its statistics) do not depend on which workspace it gets nor on what
+ * that workspace was used for before: the transposition table's entries
+ * count only in the decision that wrote them, the other buffers are written
+ * before they are read, and the memo of hand scores only saves time.
+ *
+ * Neither a player nor a workspace may be used by two threads at once;
+ * separate ones are independent (no globals).
  */
 #ifndef DDZ_AI_STRONG_H
 #define DDZ_AI_STRONG_H
@@ -34,6 +45,7 @@ enum {
 };
 
 typedef struct ddz_strong ddz_strong;
+typedef struct ddz_strong_workspace ddz_strong_workspace;
 
 /* What the last decision did, for tests and benchmarks. */
 typedef struct ddz_strong_stats {
@@ -49,7 +61,7 @@ typedef struct ddz_strong_stats {
 } ddz_strong_stats;
 
 /* Creates the player with random seed `seed` and the default budget.
- * Returns NULL when out of memory (it holds a few MB of tables). */
+ * Returns NULL when out of memory (it takes a few hundred bytes). */
 ddz_strong *ddz_strong_create(uint64_t seed);
 
 /* Frees `s`; NULL is fine. */
@@ -66,12 +78,22 @@ void ddz_strong_set_budget(ddz_strong *s, int ms, long units);
  * CPU-time clock to check the budget logic on a loaded machine. */
 void ddz_strong_set_clock(ddz_strong *s, int64_t (*now_ns)(void *ctx), void *ctx);
 
-/* Returns a legal bid for the seat of `v`, whose turn it is to bid. */
-int ddz_strong_bid(ddz_strong *s, const ddz_view *v);
+/* Creates the scratch memory of decisions (about 6 MB, zero-filled: pages
+ * are committed as the search touches them). Returns NULL when out of
+ * memory. */
+ddz_strong_workspace *ddz_strong_workspace_create(void);
+
+/* Frees `w`; NULL is fine. */
+void ddz_strong_workspace_destroy(ddz_strong_workspace *w);
+
+/* Returns a legal bid for the seat of `v`, whose turn it is to bid, searching
+ * in workspace `w` (required). Never fails. */
+int ddz_strong_bid(ddz_strong *s, const ddz_view *v, ddz_strong_workspace *w);
 
 /* Returns the cards of a legal play for the seat of `v`, whose turn it is to
- * play: 0 (pass) only when following. */
-ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v);
+ * play: 0 (pass) only when following. Searches in workspace `w` (required).
+ * Never fails. */
+ddz_cards ddz_strong_play(ddz_strong *s, const ddz_view *v, ddz_strong_workspace *w);
 
 /* Returns what the last ddz_strong_bid or ddz_strong_play did. */
 const ddz_strong_stats *ddz_strong_last(const ddz_strong *s);

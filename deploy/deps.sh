@@ -5,6 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev
       libcriterion-dev
+      # openssl s_client and req for tests/service/test_attack_tls.sh
+      openssl
       # libFuzzer and the sanitizer runtimes for clang (tests/fuzz/run.sh);
       # only a Recommends of clang, which --no-install-recommends skips
       libclang-rt-14-dev

@@ -247,6 +247,7 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
     put(o, "seed", hex_json(v->seed), ok);
     put(o, "commit", hex_json(v->commit), ok);
     put(o, "game_id", json_integer(v->game_id), ok);
+    put(o, "game_key", v->game_key[0] ? json_string(v->game_key) : json_null(), ok);
     put(o, "totals", three(v->totals), ok);
     return o;
 }
@@ -664,6 +665,29 @@ static int get_hex(rd *r, const json_t *o, const char *at, const char *key,
     return rc ? rc : val_hex(r, v, at, key, out);
 }
 
+/* An over's game_key: null (out "") or DDZ_EVENT_GAME_KEY_HEX lower-case
+ * hex digits. */
+static int get_game_key(rd *r, const json_t *o, const char *at,
+                        char out[DDZ_EVENT_GAME_KEY_HEX + 1])
+{
+    const json_t *v;
+    int rc = member(r, o, at, "game_key", &v);
+    if (rc)
+        return rc;
+    out[0] = '\0';
+    if (json_is_null(v))
+        return 0;
+    const char *s = json_string_value(v);
+    bool ok = s && json_string_length(v) == DDZ_EVENT_GAME_KEY_HEX;
+    for (int i = 0; ok && i < DDZ_EVENT_GAME_KEY_HEX; i++)
+        ok = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+    if (!ok)
+        return bad(r, at, "game_key", "must be null or %d lower-case hex digits",
+                   DDZ_EVENT_GAME_KEY_HEX);
+    memcpy(out, s, DDZ_EVENT_GAME_KEY_HEX + 1);
+    return 0;
+}
+
 /* An array of exactly three scores (finite numbers, ddz_score_from_json). */
 static int get_three(rd *r, const json_t *o, const char *at, const char *key, double out[3])
 {
@@ -971,6 +995,7 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         (rc = get_hex(r, o, at, "seed", v->seed)) ||
         (rc = get_hex(r, o, at, "commit", v->commit)) ||
         (rc = get_ll(r, o, at, "game_id", 1, LLONG_MAX, &x)) ||
+        (rc = get_game_key(r, o, at, v->game_key)) ||
         (rc = get_three(r, o, at, "totals", v->totals)))
         return rc;
     v->game_id = x;
@@ -1320,7 +1345,7 @@ static bool over_eq(const ddz_event_over *a, const ddz_event_over *b)
            memcmp(a->dealt, b->dealt, sizeof a->dealt) == 0 && a->leftover == b->leftover &&
            memcmp(a->seed, b->seed, sizeof a->seed) == 0 &&
            memcmp(a->commit, b->commit, sizeof a->commit) == 0 && a->game_id == b->game_id &&
-           same3(a->totals, b->totals);
+           strcmp(a->game_key, b->game_key) == 0 && same3(a->totals, b->totals);
 }
 
 static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)

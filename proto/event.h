@@ -48,6 +48,7 @@ enum {
     DDZ_EVENT_RULES_MAX = 16,      /* a rule set name, 1..15 bytes, with the NUL */
     DDZ_EVENT_TEXT_MAX = 256,      /* an error message or a bye reason, with the NUL */
     DDZ_EVENT_LIST_MAX = 64,       /* names in one of the rooms event's lists */
+    DDZ_EVENT_GAME_KEY_HEX = 32,   /* an over's game_key: lower-case hex digits */
 };
 
 enum ddz_event_type {
@@ -214,8 +215,11 @@ typedef struct ddz_event_over {
     ddz_cards leftover;             /* the three leftover cards */
     uint8_t seed[DDZ_SEED_BYTES];   /* the revealed seed */
     uint8_t commit[DDZ_SEED_BYTES]; /* its commitment */
-    int64_t game_id;                /* store id (/api/games/ID), >= 1 */
-    double totals[3];               /* the turn's totals so far */
+    int64_t game_id;                /* store id, >= 1 */
+    char game_key[DDZ_EVENT_GAME_KEY_HEX + 1]; /* "" (null): a listed room's game, served at
+                                                * /api/games/ID; else served only at
+                                                * /api/games/ID-KEY */
+    double totals[3];                          /* the turn's totals so far */
 } ddz_event_over;
 
 /* a state's room options (the password itself is never sent) */

@@ -46,7 +46,8 @@
     X(EAUTH, 49, "not authorised")                                                                 \
     X(ERATE, 50, "too many requests")                                                              \
     X(EVERIFY, 51, "record does not verify")                                                       \
-    X(EUSAGE, 52, "bad command-line usage")
+    X(EUSAGE, 52, "bad command-line usage")                                                        \
+    X(EBUSY, 53, "the server is at its limit")
 
 enum ddz_error {
 #define DDZ__ERR_ENUM(name, num, msg) DDZ_##name = -(num),

@@ -8,8 +8,9 @@
  * `ddz bench ai` plays duplicate deals: every deal three times, the tested
  * AI in each seat once and two copies of the opponent in the other seats,
  * so luck of the cards cancels. Threads take every T-th deal, each with its
- * own AIs; every decision depends only on its seed and view (ai:strong) or
- * on a stream seeded per game (ai:random), so the results do not depend on
+ * own AIs and one AI workspace that all of them decide in; every decision
+ * depends only on its seed and view (ai:strong) or on a stream seeded per
+ * game (ai:random), not on the workspace, so the results do not depend on
  * the number of threads unless a clock budget ends searches.
  */
 #include "service/cli/cli_bench.h"
@@ -205,13 +206,14 @@ typedef struct aibench {
     int err;
 } aibench;
 
-static double think(ddz_ai *ai, const ddz_view *v, side_stats *st, int *bid, ddz_cards *cards)
+static double think(ddz_ai *ai, const ddz_view *v, ddz_ai_workspace *ws, side_stats *st, int *bid,
+                    ddz_cards *cards)
 {
     double t0 = now();
     if (v->phase == DDZ_PHASE_BID)
-        *bid = ddz_ai_bid(ai, v);
+        *bid = ddz_ai_bid(ai, v, ws);
     else
-        *cards = ddz_ai_play(ai, v);
+        *cards = ddz_ai_play(ai, v, ws);
     double t = now() - t0;
     st->decisions++;
     st->think_sum += t;
@@ -225,7 +227,7 @@ static double think(ddz_ai *ai, const ddz_view *v, side_stats *st, int *bid, ddz
 
 /* Plays deal `k` three times; adds the results to `b`. Returns 0 or an
  * error (an illegal decision is a bug worth stopping for). */
-static int bench_deal(aibench *b, ddz_ai *tested, int k)
+static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
 {
     uint8_t seed[DDZ_SEED_BYTES];
     ddz_deal d;
@@ -256,7 +258,7 @@ static int bench_deal(aibench *b, ddz_ai *tested, int k)
             ddz_cards cards = 0;
             ddz_view v;
             ddz_view_of(&g, s, &v);
-            think(seat_ai[s], &v, &b->side[s == rot ? 0 : 1], &bid, &cards);
+            think(seat_ai[s], &v, ws, &b->side[s == rot ? 0 : 1], &bid, &cards);
             rc = g.phase == DDZ_PHASE_BID ? ddz_game_bid(&g, s, bid) : ddz_game_play(&g, s, cards);
             if (rc < 0)
                 fprintf(stderr, "ddz bench ai: deal %d seat %d (%s): illegal decision (%d)\n", k, s,
@@ -296,15 +298,22 @@ static void *bench_thread(void *arg)
 {
     aibench *b = arg;
     int err;
+    ddz_ai_workspace *ws = ddz_ai_workspace_create();
+    if (!ws) {
+        b->err = DDZ_ENOMEM;
+        return NULL;
+    }
     ddz_ai *tested = ddz_ai_create(b->player, b->seed, b->budget_ms, &err);
     if (!tested) {
+        ddz_ai_workspace_destroy(ws);
         b->err = err;
         return NULL;
     }
     ddz_ai_set_budget(tested, b->budget_ms, b->units);
     for (int k = b->next; k < b->deals && b->err == 0; k += b->threads)
-        b->err = bench_deal(b, tested, k);
+        b->err = bench_deal(b, tested, ws, k);
     ddz_ai_destroy(tested);
+    ddz_ai_workspace_destroy(ws);
     return NULL;
 }
 

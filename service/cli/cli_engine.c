@@ -80,6 +80,12 @@ int ddz_cli_engine(int argc, char **argv)
         return 2;
     }
     ddz_ai_set_budget(ai, budget_ms, units);
+    ddz_ai_workspace *ws = ddz_ai_workspace_create();
+    if (!ws) {
+        fprintf(stderr, "ddz engine: out of memory\n");
+        ddz_ai_destroy(ai);
+        return 2;
+    }
     ddz_view v;
     ddz_view_deal(&v, rules, 0, 0);
     char *line = NULL;
@@ -114,7 +120,7 @@ int ddz_cli_engine(int argc, char **argv)
         case DDZ_CAAI_BID_WHAT:
             out.kind = DDZ_CAAI_BID;
             out.seat = (int8_t)v.seat;
-            out.bid = (int8_t)ddz_ai_bid(ai, &v);
+            out.bid = (int8_t)ddz_ai_bid(ai, &v, ws);
             rc = ddz_view_bid(&v, v.seat, out.bid);
             reply(&out);
             break;
@@ -125,7 +131,7 @@ int ddz_cli_engine(int argc, char **argv)
         case DDZ_CAAI_PLAY_WHAT:
             out.kind = DDZ_CAAI_PLAY;
             out.seat = (int8_t)v.seat;
-            out.cards = ddz_ai_play(ai, &v);
+            out.cards = ddz_ai_play(ai, &v, ws);
             rc = ddz_view_play(&v, v.seat, out.cards);
             reply(&out);
             break;
@@ -149,5 +155,6 @@ int ddz_cli_engine(int argc, char **argv)
     }
     free(line);
     ddz_ai_destroy(ai);
+    ddz_ai_workspace_destroy(ws);
     return 0;
 }

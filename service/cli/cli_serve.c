@@ -17,6 +17,9 @@ static const char usage[] =
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
+    "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
+    "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
+    "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -41,7 +44,28 @@ static const char usage[] =
     "                      (DDZ_IDLE, default 20)\n"
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
-    "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n";
+    "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n"
+    "\n"
+    "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
+    "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
+    "                      (DDZ_MAX_ENGINES, default 64)\n"
+    "  --max-ais N         hosted AI objects (DDZ_MAX_AIS, default 2000)\n"
+    "  --max-idle-rooms N  rooms nobody is connected to; past it the one idle the\n"
+    "                      longest closes (DDZ_MAX_IDLE_ROOMS, default 1000)\n"
+    "  --max-rooms-per-ip N  live rooms created from one address\n"
+    "                      (DDZ_MAX_ROOMS_PER_IP, default 50)\n"
+    "  --max-conns-per-ip N  connections from one address (DDZ_MAX_CONNS_PER_IP,\n"
+    "                      default 100)\n"
+    "  --trusted-proxy ADDR  a reverse proxy: its connections are counted as the\n"
+    "                      last hop of X-Forwarded-For (DDZ_TRUSTED_PROXY)\n"
+    "  --max-queued-bytes N  unsent output over all connections; past it the\n"
+    "                      connections with the most are cut (DDZ_MAX_QUEUED_BYTES,\n"
+    "                      default 67108864: 64 MiB)\n"
+    "  --max-queue-per-conn N  unsent output of one connection before it is cut\n"
+    "                      (DDZ_MAX_QUEUE_PER_CONN, default 262144: 256 KiB)\n"
+    "  --password-tries N  wrong room passwords a minute per room and per address,\n"
+    "                      then a lockout of 1 min doubling up to 1 h\n"
+    "                      (DDZ_PASSWORD_TRIES, default 5)\n";
 
 #define DB_QUEUE_MAX 1000000 /* --db-queue: a million games' records are some 2 GB */
 
@@ -80,9 +104,35 @@ int ddz_cli_serve(int argc, char **argv)
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
+    cfg.trusted_proxy = getenv("DDZ_TRUSTED_PROXY");
+    /* the budgets: a positive number each, bytes up to 2 GB */
+    const struct {
+        const char *var, *flag;
+        int *to;
+        int max;
+    } limits[] = {
+        {"DDZ_MAX_ENGINES", "--max-engines", &cfg.max_engines, 1000000},
+        {"DDZ_MAX_AIS", "--max-ais", &cfg.max_ais, 1000000},
+        {"DDZ_MAX_IDLE_ROOMS", "--max-idle-rooms", &cfg.max_idle_rooms, 1000000},
+        {"DDZ_MAX_ROOMS_PER_IP", "--max-rooms-per-ip", &cfg.max_rooms_per_ip, 1000000},
+        {"DDZ_MAX_CONNS_PER_IP", "--max-conns-per-ip", &cfg.max_conns_per_ip, 1000000},
+        {"DDZ_MAX_QUEUED_BYTES", "--max-queued-bytes", &cfg.max_queued_bytes, 2000000000},
+        {"DDZ_MAX_QUEUE_PER_CONN", "--max-queue-per-conn", &cfg.max_queue_per_conn, 2000000000},
+        {"DDZ_PASSWORD_TRIES", "--password-tries", &cfg.password_tries, 1000000},
+    };
+    const size_t nlimits = sizeof limits / sizeof limits[0];
+    for (size_t k = 0; k < nlimits; k++)
+        if ((env = getenv(limits[k].var)) && ddz_cli_int(env, 1, limits[k].max, limits[k].to) < 0) {
+            char msg[80];
+            snprintf(msg, sizeof msg, "%s must be 1..%d", limits[k].var, limits[k].max);
+            return ddz_cli_usage("serve", msg);
+        }
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t k = 0;
+        while (k < nlimits && strcmp(a, limits[k].flag) != 0)
+            k++;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -135,6 +185,14 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0) {
             if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
                 return ddz_cli_usage("serve", "--rate must be a positive number");
+        } else if (k < nlimits) {
+            if (ddz_cli_int(v, 1, limits[k].max, limits[k].to) < 0) {
+                char msg[80];
+                snprintf(msg, sizeof msg, "%s must be 1..%d", a, limits[k].max);
+                return ddz_cli_usage("serve", msg);
+            }
+        } else if (strcmp(a, "--trusted-proxy") == 0) {
+            cfg.trusted_proxy = v;
         } else if (strcmp(a, "--ai") == 0) {
             cfg.default_ai = v;
         } else {

@@ -28,6 +28,7 @@ struct ddz_match {
     ddz_loop *loop;
     ddz_runner *run;
     ddz_match_stats st[3]; /* by player */
+    ddz_ai_workspace *ws;  /* hosted AIs' decisions, one at a time on the loop */
     FILE *log;
     long played;
     int write_rc; /* DDZ_EIO once the log could not be written */
@@ -122,6 +123,11 @@ ddz_match *ddz_match_create(const ddz_match_cfg *cfg, char *err, size_t errlen)
             snprintf(err, errlen, "seat %c: no player given", 'A' + i);
             goto fail;
         }
+        if (strncmp(cfg->spec[i], "ai:", 3) == 0 && !m->ws &&
+            !(m->ws = ddz_ai_workspace_create())) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
         char log_path[512];
         if (cfg->engine_log_dir)
             snprintf(log_path, sizeof log_path, "%s/player-%c.stderr.log", cfg->engine_log_dir,
@@ -131,6 +137,7 @@ ddz_match *ddz_match_create(const ddz_match_cfg *cfg, char *err, size_t errlen)
             .allow_exec = true,
             .stderr_log = cfg->engine_log_dir ? log_path : NULL,
             .time_ms = tc.time_ms,
+            .workspace = m->ws,
             .ai_seed = cfg->ai_seed + (uint64_t)i,
         };
         int e = 0;
@@ -207,6 +214,7 @@ void ddz_match_destroy(ddz_match *m)
         return;
     ddz_runner_destroy(m->run); /* closes the seats: engines are stopped */
     ddz_poll_loop_destroy(m->loop);
+    ddz_ai_workspace_destroy(m->ws); /* after the seats that used it */
     if (m->log)
         fclose(m->log);
     free(m);

@@ -1,12 +1,15 @@
 /* seat_ai.c - a hosted AI in a seat.
  *
  * Without a think pool (`ddz match`, benchmarks) the AI decides inside
- * ask(): the runner queues what its answer causes, so this recurses no
- * deeper than one call. With a pool (`ddz serve`) the decision is made on a
- * worker thread after the host's think delay and comes back through
- * ddz_seat_ai_done() on the loop thread; a request cancelled meanwhile
- * drops the answer, and a seat closed meanwhile leaves the job to free the
- * AI. The AI decides from the seat's view only (rules/view.h).
+ * ask(), in the workspace its environment lends (one for every seat of a
+ * match: the decisions run one at a time on the loop thread) or else in
+ * one of its own; the runner queues what its answer causes, so this
+ * recurses no deeper than one call. With a pool (`ddz serve`) the decision
+ * is made on a worker thread, in that worker's workspace, after the host's
+ * think delay and comes back through ddz_seat_ai_done() on the loop
+ * thread; a request cancelled meanwhile drops the answer, and a seat
+ * closed meanwhile leaves the job to free the AI. The AI decides from the
+ * seat's view only (rules/view.h).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -22,11 +25,14 @@ typedef struct ai_seat {
     ddz_ai *ai;
     char name[48];          /* "ai:NAME" */
     ddz_think *think;       /* NULL: decide on the loop thread */
+    ddz_ai_workspace *ws;   /* where it decides without `think` */
+    bool own_ws;            /* ws is this seat's, to free on close */
     ddz_timer delay;        /* the think delay before a pool decision */
     bool asked;             /* a request is open */
     ddz_tev ask;            /* that request */
     const ddz_table *table; /* where the request came from */
     ddz_think_job *job;     /* a decision in flight, at most one */
+    long *alive;            /* the environment's count of AI objects, or NULL */
 } ai_seat;
 
 static void decide_now(ai_seat *a)
@@ -37,9 +43,9 @@ static void decide_now(ai_seat *a)
     int bid = 0;
     ddz_cards cards = 0;
     if (a->ask.action == DDZ_EV_ASK_BID)
-        bid = ddz_ai_bid(a->ai, &v);
+        bid = ddz_ai_bid(a->ai, &v, a->ws);
     else
-        cards = ddz_ai_play(a->ai, &v);
+        cards = ddz_ai_play(a->ai, &v, a->ws);
     a->base.host.act(a->base.host.ctx, &a->base, a->ask.action, a->ask.seq, bid, cards);
 }
 
@@ -74,8 +80,11 @@ void ddz_seat_ai_done(ddz_think_job *j)
 {
     ai_seat *a = j->owner;
     if (!a) { /* the seat closed while its AI thought */
-        if (j->own_ai)
+        if (j->own_ai) {
             ddz_ai_destroy(j->ai);
+            if (j->ai_count)
+                --*j->ai_count;
+        }
         free(j);
         return;
     }
@@ -126,9 +135,14 @@ static void ai_close(ddz_seat *s)
         atomic_store(&a->job->cancel, 1);
         a->job->owner = NULL;
         a->job->own_ai = 1;
+        a->job->ai_count = a->alive; /* the AI still counts until the job frees it */
     } else {
         ddz_ai_destroy(a->ai);
+        if (a->alive)
+            --*a->alive;
     }
+    if (a->own_ws)
+        ddz_ai_workspace_destroy(a->ws);
     free(a);
 }
 
@@ -153,8 +167,26 @@ ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err
         free(a);
         return NULL;
     }
-    a->base = (ddz_seat){.ops = &ai_ops, .loop = env->loop, .player = -1, .program = true};
     a->think = env->think;
+    if (!a->think) {
+        a->ws = env->workspace;
+        if (!a->ws) {
+            a->ws = ddz_ai_workspace_create();
+            a->own_ws = true;
+        }
+        if (!a->ws) {
+            ddz_ai_destroy(a->ai);
+            free(a);
+            *err = DDZ_ENOMEM;
+            return NULL;
+        }
+    }
+    a->base = (ddz_seat){.ops = &ai_ops, .loop = env->loop, .player = -1, .program = true};
+    a->alive = env->ais_alive;
+    if (a->alive)
+        ++*a->alive;
+    if (env->ais_created)
+        ++*env->ais_created;
     snprintf(a->name, sizeof a->name, "ai:%s", name);
     return &a->base;
 }

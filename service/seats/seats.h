@@ -19,6 +19,8 @@
 typedef struct ddz_seat_env {
     ddz_loop *loop;                 /* required */
     ddz_think *think;               /* hosted AIs think here; NULL = on the loop thread */
+    ddz_ai_workspace *workspace;    /* for decisions on the loop thread (no `think`);
+                                       NULL = each AI seat makes its own */
     bool allow_exec;                /* `exec:COMMAND` allowed (never from the network) */
     int nengines;                   /* operator engines for `engine:NAME` */
     const char *const *engine_name; /* [nengines] */
@@ -27,6 +29,8 @@ typedef struct ddz_seat_env {
     int time_ms;                    /* per action (engines' acknowledgements too) */
     int kill_grace_ms;              /* engines: SIGTERM -> SIGKILL; 0 = default, < 0 = at once */
     long *engines_running;          /* counts engine processes; NULL = not counted */
+    long *ais_alive;                /* counts hosted AI objects until freed; NULL = not counted */
+    long *ais_created;              /* counts hosted AIs made; NULL = not counted */
     uint64_t ai_seed;               /* hosted AIs' random stream */
     int ai_budget_ms;               /* per decision; 0 = the AI's default */
 } ddz_seat_env;

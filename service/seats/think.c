@@ -1,4 +1,9 @@
-/* think.c - a small pool of worker threads running hosted AI decisions. */
+/* think.c - a small pool of worker threads running hosted AI decisions.
+ *
+ * Each worker owns an AI workspace (ai/ai.h): the search tables of a
+ * decision belong to the thread that runs it, not to the AI objects, so
+ * the memory that decisions need is a few MB per worker however many AIs
+ * are seated. */
 #include "service/seats/think.h"
 
 #include <pthread.h>
@@ -9,14 +14,23 @@
 #include "service/table/referee.h"
 #include "rules/error.h"
 
+enum { THREADS_MAX = 8 };
+
+/* One worker thread and the scratch memory of its decisions. */
+typedef struct worker {
+    struct ddz_think *pool;
+    pthread_t th;
+    ddz_ai_workspace *ws;
+} worker;
+
 struct ddz_think {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     ddz_think_job *todo, *todo_tail; /* FIFO */
     ddz_think_job *done;             /* LIFO is fine: jobs are independent */
     bool stop;
-    int nthreads;
-    pthread_t th[8];
+    int nthreads; /* workers running: w[0..nthreads) */
+    worker w[THREADS_MAX];
     void (*wake)(void *ctx);
     void *ctx;
 };
@@ -28,9 +42,10 @@ static int64_t now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void *worker(void *arg)
+static void *work(void *arg)
 {
-    ddz_think *t = arg;
+    worker *w = arg;
+    ddz_think *t = w->pool;
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->todo && !t->stop)
@@ -49,9 +64,9 @@ static void *worker(void *arg)
         if (atomic_load(&j->cancel))
             ;
         else if (j->kind == DDZ_EV_ASK_BID)
-            j->bid = ddz_ai_bid(j->ai, &j->view);
+            j->bid = ddz_ai_bid(j->ai, &j->view, w->ws);
         else
-            j->cards = ddz_ai_play(j->ai, &j->view);
+            j->cards = ddz_ai_play(j->ai, &j->view, w->ws);
         j->think_us = now_us() - t0;
 
         pthread_mutex_lock(&t->mu);
@@ -78,11 +93,19 @@ ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx)
     t->ctx = ctx;
     if (threads < 1)
         threads = 1;
-    if (threads > 8)
-        threads = 8;
+    if (threads > THREADS_MAX)
+        threads = THREADS_MAX;
     for (int i = 0; i < threads; i++) {
-        if (pthread_create(&t->th[i], NULL, worker, t) != 0)
+        worker *w = &t->w[i];
+        w->pool = t;
+        w->ws = ddz_ai_workspace_create();
+        if (!w->ws)
             break;
+        if (pthread_create(&w->th, NULL, work, w) != 0) {
+            ddz_ai_workspace_destroy(w->ws);
+            w->ws = NULL;
+            break;
+        }
         t->nthreads++;
     }
     if (t->nthreads == 0) {
@@ -120,8 +143,11 @@ static void free_list(ddz_think_job *j)
 {
     while (j) {
         ddz_think_job *n = j->next;
-        if (j->own_ai)
+        if (j->own_ai) {
             ddz_ai_destroy(j->ai);
+            if (j->ai_count)
+                --*j->ai_count;
+        }
         free(j);
         j = n;
     }
@@ -135,8 +161,10 @@ void ddz_think_destroy(ddz_think *t)
     t->stop = true;
     pthread_cond_broadcast(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    for (int i = 0; i < t->nthreads; i++)
-        pthread_join(t->th[i], NULL);
+    for (int i = 0; i < t->nthreads; i++) {
+        pthread_join(t->w[i].th, NULL);
+        ddz_ai_workspace_destroy(t->w[i].ws);
+    }
     free_list(t->todo);
     free_list(t->done);
     pthread_mutex_destroy(&t->mu);

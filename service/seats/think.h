@@ -28,14 +28,20 @@ typedef struct ddz_think_job {
     void *owner;       /* the loop's object waiting for it; NULL once orphaned */
     atomic_int cancel; /* set by the owner: the answer is no longer wanted */
     int own_ai;        /* the owner let go of the AI: free it when done */
+    long *ai_count;    /* with own_ai: the count to take the AI off when freed, or NULL */
     struct ddz_think_job *next;
 } ddz_think_job;
 
 typedef struct ddz_think ddz_think;
 
-/* Starts `threads` workers. `wake(ctx)` is called from a worker after each
- * job finishes, without the pool's lock held (so it may call back into the
- * pool); it must be safe from any thread. Returns NULL on failure. */
+/* Starts `threads` workers (1..8; outside, the nearest), each with its own AI
+ * workspace (ai/ai.h: about 6 MB of virtual memory, committed as its
+ * searches touch it), in which it runs every decision it takes. When not
+ * every worker can be started (out of memory, no thread), the pool runs
+ * with those that were. `wake(ctx)` is called from a worker after each job
+ * finishes, without the pool's lock held (so it may call back into the
+ * pool); it must be safe from any thread. Returns NULL when not even one
+ * worker could be started. */
 ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx);
 
 /* Queues `job` (ownership passes to the pool until ddz_think_done returns

@@ -5,7 +5,76 @@
 #include <string.h>
 
 #include "proto/event.h"
+#include "service/server/budget.h"
 #include "service/server/context.h"
+
+/* ---- the connections and their queues ---- */
+
+void ddz__conn_link(ddz_conn *c)
+{
+    ddz_budget *b = &c->srv->budget;
+    c->prev = NULL;
+    c->next = b->conns;
+    if (b->conns)
+        b->conns->prev = c;
+    b->conns = c;
+}
+
+static void drop_queue(ddz_conn *c)
+{
+    ddz_outmsg *m = c->head;
+    while (m) {
+        ddz_outmsg *n = m->next;
+        free(m);
+        m = n;
+    }
+    c->head = c->tail = NULL;
+    c->srv->budget.queued -= c->queued;
+    c->queued = 0;
+}
+
+/* Cuts `c` now: its queue is freed and lws closes the connection on its
+ * next turn, without a close frame (a client that does not read would
+ * never take one, and its queue would stay until the ping gave up). */
+static void cut(ddz_conn *c, int kind, const char *why)
+{
+    drop_queue(c);
+    c->closing = true;
+    c->close_status = LWS_CLOSE_STATUS_POLICY_VIOLATION;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", why);
+    ddz__budget_refused(c->srv, kind);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    ddz__log(c->srv, "info", NULL, "connection cut: %s", why);
+}
+
+/* While all the queues together are over their budget, cuts the
+ * connection with the most queued: the clients that read the least. */
+static void within_budget(ddz_srv *srv)
+{
+    size_t max = ddz__budget_max_queued(srv);
+    while (srv->budget.queued > max) {
+        ddz_conn *big = NULL;
+        for (ddz_conn *c = srv->budget.conns; c; c = c->next)
+            if (!big || c->queued > big->queued)
+                big = c;
+        if (!big || big->queued == 0)
+            return;
+        cut(big, DDZ_BUDGET_QUEUED_BYTES, "the server's output queues are full");
+    }
+}
+
+ddz_outmsg *ddz__conn_pop(ddz_conn *c)
+{
+    ddz_outmsg *m = c->head;
+    if (!m)
+        return NULL;
+    c->head = m->next;
+    if (!c->head)
+        c->tail = NULL;
+    c->queued -= m->len;
+    c->srv->budget.queued -= m->len;
+    return m;
+}
 
 /* ---- sending ---- */
 
@@ -13,8 +82,8 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
 {
     if (!c || c->closing)
         return;
-    if (c->queued + len > DDZ_SEND_QUEUE_MAX) {
-        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
+    if (c->queued + len > ddz__budget_max_queue_per_conn(c->srv)) {
+        cut(c, DDZ_BUDGET_QUEUE_PER_CONN, "not reading");
         return;
     }
     ddz_outmsg *m = malloc(sizeof *m + LWS_PRE + len);
@@ -29,8 +98,10 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
         c->head = m;
     c->tail = m;
     c->queued += len;
+    c->srv->budget.queued += len;
     c->srv->m.frames_out++;
     lws_callback_on_writable(c->wsi);
+    within_budget(c->srv);
 }
 
 void ddz__conn_send(ddz_conn *c, json_t *msg)
@@ -85,12 +156,11 @@ void ddz__conn_set_player(ddz_conn *c, ddz_player *p)
 
 void ddz__conn_free(ddz_conn *c)
 {
-    ddz_outmsg *m = c->head;
-    while (m) {
-        ddz_outmsg *n = m->next;
-        free(m);
-        m = n;
-    }
+    drop_queue(c);
+    ddz_budget *b = &c->srv->budget;
+    *(c->prev ? &c->prev->next : &b->conns) = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     free(c->rx);
     free(c);
 }

@@ -16,8 +16,7 @@
 #include "service/server/player.h"
 
 typedef struct ddz_srv ddz_srv;
-
-#define DDZ_SEND_QUEUE_MAX (2 * 1024 * 1024) /* bytes queued before a slow client is cut */
+typedef struct ddz_addr ddz_addr;
 
 typedef struct ddz_outmsg {
     struct ddz_outmsg *next;
@@ -29,7 +28,8 @@ struct ddz_conn {
     struct lws *wsi;
     ddz_srv *srv;
     ddz_player *player;
-    char *rx; /* fragments of the current frame */
+    ddz_addr *addr; /* the client's address and what it holds (budget.h) */
+    char *rx;       /* fragments of the current frame */
     size_t rxlen;
     bool rx_overflow;        /* the current frame is over the limit */
     ddz_outmsg *head, *tail; /* send queue */
@@ -39,13 +39,21 @@ struct ddz_conn {
     char close_reason[64];
     double tokens; /* rate limiter */
     int64_t tokens_us;
-    long dropped; /* frames dropped for rate */
+    long dropped;          /* frames dropped for rate */
+    ddz_conn *prev, *next; /* every connection (the context's budget) */
 };
+
+/* Counts `c` (set up by server.c) among the connections. */
+void ddz__conn_link(ddz_conn *c);
 
 /* Queues `msg` (a JSON object, reference stolen; usually a
  * ddz_event_print()) for `c`. A NULL `c`, a NULL `msg` (a print that
- * failed) or a closing connection drops it. A client that stops reading is
- * closed when its queue passes the limit. */
+ * failed) or a closing connection drops it. The queues are a budget
+ * (README, "Budgets"): a client whose queue passes --max-queue-per-conn is
+ * cut, and while all the queues together pass --max-queued-bytes the
+ * connections with the most queued are cut, first the biggest. A cut
+ * connection's queue is freed at once and lws closes it on its next turn
+ * (a client that does not read would never take a close frame). */
 void ddz__conn_send(ddz_conn *c, json_t *msg);
 
 /* Queues an already serialised frame (copied), so one event going to many
@@ -71,7 +79,12 @@ void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
  * second, bursts of twice that). Returns false when the client is over. */
 bool ddz__conn_rate_ok(ddz_conn *c);
 
-/* Frees `c` and its queue (server.c, once lws closed it). */
+/* Takes the first queued message off `c`'s queue (the caller writes and
+ * frees it). Returns NULL if the queue is empty. */
+ddz_outmsg *ddz__conn_pop(ddz_conn *c);
+
+/* Frees `c` and its queue, and stops counting it (server.c, once lws
+ * closed it). */
 void ddz__conn_free(ddz_conn *c);
 
 #endif

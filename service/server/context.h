@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "service/net/listener.h"
 #include "service/net/lws_loop.h"
+#include "service/server/budget.h"
 #include "service/seats/think.h"
 #include "service/server/lobby.h"
 #include "service/server/server.h"
@@ -41,18 +43,55 @@ typedef struct ddz_metrics {
 /* Records one action-to-broadcast latency. */
 void ddz__metrics_latency(ddz_srv *srv, int64_t us);
 
+/* The budgets: what clients can make the server hold, counted where it is
+ * created and released (README, "Budgets"; budget.c prints them). */
+enum ddz_budget_kind {
+    DDZ_BUDGET_ENGINES,
+    DDZ_BUDGET_AIS,
+    DDZ_BUDGET_IDLE_ROOMS,
+    DDZ_BUDGET_ROOMS_PER_IP,
+    DDZ_BUDGET_CONNS_PER_IP,
+    DDZ_BUDGET_QUEUED_BYTES,
+    DDZ_BUDGET_QUEUE_PER_CONN,
+    DDZ_BUDGET_N
+};
+
+typedef struct ddz_budget {
+    long engines;               /* engine seats reserved by rooms not yet freed */
+    long ais;                   /* hosted AI objects alive (seats, and AIs still thinking) */
+    long ais_created;           /* hosted AIs made since the start */
+    long idle_rooms;            /* live rooms nobody is connected to */
+    ddz_room *idle_head;        /* those rooms, the longest idle first (room.c) */
+    ddz_room *idle_tail;        /* ... and the latest */
+    ddz_addrs addrs;            /* client addresses: connections and rooms each */
+    size_t queued;              /* bytes in every connection's send queue */
+    ddz_conn *conns;            /* every connection (conn.c), to find the biggest queue */
+    long password_failures;     /* wrong passwords (EAUTH) */
+    long password_lockouts;     /* lockouts of a room or an address they started */
+    long password_refused;      /* passwords refused unchecked during a lockout (ERATE) */
+    long refused[DDZ_BUDGET_N]; /* requests refused because a budget was spent */
+} ddz_budget;
+
 /* ---- the context ---- */
 struct ddz_srv {
     ddz_server_cfg cfg;
     struct lws_context *ctx;
     struct lws_vhost *vhost;
     ddz_store *store;
-    ddz_think *think;  /* hosted AI decisions, off the loop */
-    ddz_lws_loop loop; /* the lws loop as seats see it (loop.base) */
+    ddz_think *think;      /* hosted AI decisions, off the loop */
+    ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
+    ddz_listener listener; /* the listening socket and the descriptor budget */
     ddz_lobby lobby;
     ddz_metrics m;
+    ddz_budget budget;
     volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
     lws_sorted_usec_list_t reap_sul; /* periodic reaping */
+    sul_cb_t reap_fn;                /* what reap_sul runs (server.c) */
 };
+
+/* Runs the reaping (reap_fn) on the loop's next turn instead of at its
+ * next tick, so what a closed room held (engine processes, AIs, budgets)
+ * is let go at once. Never fails; does nothing before the loop runs. */
+void ddz__reap_soon(ddz_srv *srv);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rules/error.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
@@ -100,6 +101,11 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
     } else {
         snprintf(p->name, sizeof p->name, "%s", q->name);
     }
+    if (p->room && ddz__room_dead(p->room)) {
+        /* its room closed while it was away and is not reaped yet */
+        p->room = NULL;
+        p->seat = -1;
+    }
     p->conn = c;
     p->gone_us = 0;
     ddz__conn_set_player(c, p);
@@ -180,20 +186,25 @@ static void leave_room(ddz_player *p)
     p->seat = -1;
 }
 
+/* The most rooms one `rooms` event lists (PROTOCOL.md): a list grows with
+ * the server, and 200 clients asking for a list of 300 rooms without
+ * reading it were 400 MB of queued output. */
+#define ROOMS_LIST_MAX 100
+
 static void on_list(ddz_srv *srv, ddz_conn *c)
 {
-    size_t n = 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        n += !ddz__room_dead(r) && ddz__room_listed(r);
-    ddz_event_room *rooms = n ? malloc(n * sizeof *rooms) : NULL;
-    if (n && !rooms) {
+    ddz_event_room *rooms = malloc(ROOMS_LIST_MAX * sizeof *rooms);
+    if (!rooms) {
         ddz__conn_error(c, DDZ_ENOMEM, NULL, NULL);
         return;
     }
-    n = 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        if (!ddz__room_dead(r) && ddz__room_listed(r))
-            ddz__room_summary(r, &rooms[n++]);
+    /* rooms with a free seat first (what a client lists rooms for), each
+     * group newest first */
+    size_t n = 0;
+    for (int full = 0; full < 2; full++)
+        for (ddz_room *r = srv->lobby.rooms; r && n < ROOMS_LIST_MAX; r = ddz__room_next(r))
+            if (!ddz__room_dead(r) && ddz__room_listed(r) && ddz__room_has_free_seat(r) == !full)
+                ddz__room_summary(r, &rooms[n++]);
     /* What a room may seat, so clients need not hard-code it. */
     static const char *const ai_names[] = {"strong", "greedy", "random"};
     static const char *const rules[] = {"caai"};
@@ -251,10 +262,12 @@ static const char *best_ai(ddz_srv *srv)
 static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     int err = 0;
-    ddz_room *r = ddz__room_create(srv, &q->opts, &err);
+    const char *why;
+    ddz_room *r = ddz__room_create(srv, &q->opts, p->conn ? p->conn->addr : NULL, &err, &why);
     if (!r) {
         ddz__conn_error(p->conn, err,
-                        err == DDZ_ERULESET    ? "unknown rule set"
+                        why                    ? why
+                        : err == DDZ_ERULESET  ? "unknown rule set"
                         : err == DDZ_ENOTFOUND ? "unknown AI or engine in the seats"
                                                : NULL,
                         q);
@@ -288,6 +301,39 @@ static void on_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     create.opts = o;
     create.seat = 0;
     on_create(srv, p, &create);
+}
+
+/* Checks the password of a join or spectate `q` for `r`, unless the room
+ * or the client's address is locked out for guessing (3,600 wrong
+ * passwords a second from 200 connections found one). Returns true if it
+ * may go in; otherwise the error is sent (EAUTH, or ERATE during a
+ * lockout, when the password is not even checked). */
+static bool password_check(ddz_srv *srv, ddz_conn *c, ddz_room *r, const ddz_req *q)
+{
+    if (!ddz__room_has_password(r))
+        return true;
+    int64_t now = ddz__now_us();
+    ddz_tries *room = ddz__room_tries(r), *addr = c->addr ? &c->addr->tries : NULL;
+    int64_t wait = ddz__tries_locked(room, now);
+    if (addr && ddz__tries_locked(addr, now) > wait)
+        wait = ddz__tries_locked(addr, now);
+    if (wait > 0) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "too many wrong passwords: try again in %lld s",
+                 (long long)((wait + 999999) / 1000000));
+        srv->budget.password_refused++;
+        ddz__conn_error(c, DDZ_ERATE, msg, q);
+        return false;
+    }
+    if (ddz__room_password_ok(r, q->password))
+        return true;
+    int per_minute = ddz__budget_password_tries(srv);
+    srv->budget.password_failures++;
+    srv->budget.password_lockouts += ddz__tries_fail(room, now, per_minute);
+    if (addr)
+        srv->budget.password_lockouts += ddz__tries_fail(addr, now, per_minute);
+    ddz__conn_error(c, DDZ_EAUTH, "wrong password", q);
+    return false;
 }
 
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)
@@ -324,8 +370,8 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
         r = find_room(srv, q.room);
         if (!r) {
             ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
-        } else if (!ddz__room_password_ok(r, q.password)) {
-            ddz__conn_error(c, DDZ_EAUTH, "wrong password", &q);
+        } else if (!password_check(srv, c, r, &q)) {
+            /* answered */
         } else if (p->room == r && p->seat >= 0) {
             /* Already seated here: a repeated join changes nothing (leaving
              * first would hand the seat away), and watching one's own table
@@ -380,6 +426,7 @@ static void free_player(ddz_player *p)
 
 void ddz__lobby_reap(ddz_srv *srv)
 {
+    ddz__budget_sweep(srv);
     int64_t now = ddz__now_us();
     for (ddz_player **pp = &srv->lobby.players; *pp;) {
         ddz_player *p = *pp;

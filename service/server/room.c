@@ -17,6 +17,7 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
@@ -61,6 +62,13 @@ struct ddz_room {
     ddz_event_over last_over; /* the last `over` event, for players who come back */
     bool has_last_over;       /* a game of the room has ended */
     bool dead;
+    int engines;         /* engine seats it reserved (the engines budget) */
+    ddz_addr *owner;     /* the address that created it (rooms per address), or NULL */
+    bool idle;           /* nobody is connected to it: in the idle list */
+    ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
+    ddz_room *idle_next;
+    ddz_tries tries; /* wrong passwords sent to it */
+    char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
 };
 
 /* ---- small helpers ---- */
@@ -78,6 +86,24 @@ bool ddz__room_listed(const ddz_room *r)
 bool ddz__room_dead(const ddz_room *r)
 {
     return r->dead;
+}
+
+bool ddz__room_has_password(const ddz_room *r)
+{
+    return r->opts.password[0] != '\0';
+}
+
+ddz_tries *ddz__room_tries(ddz_room *r)
+{
+    return &r->tries;
+}
+
+bool ddz__room_has_free_seat(const ddz_room *r)
+{
+    for (int i = 0; i < 3; i++)
+        if (!ddz_runner_seat_of(r->run, i))
+            return true;
+    return false;
 }
 
 ddz_room *ddz__room_next(ddz_room *r)
@@ -195,6 +221,11 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
                  r->id, index);
     uint64_t seed;
     randombytes_buf(&seed, sizeof seed);
+    if (strncmp(spec, "ai:", 3) == 0 && r->srv->budget.ais >= ddz__budget_max_ais(r->srv)) {
+        ddz__budget_refused(r->srv, DDZ_BUDGET_AIS);
+        *err = DDZ_EBUSY;
+        return NULL;
+    }
     ddz_seat_env env = {
         .loop = &r->srv->loop.base,
         .think = r->srv->think,
@@ -205,6 +236,8 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         .time_ms = r->opts.time * 1000,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
         .engines_running = &r->srv->m.engines,
+        .ais_alive = &r->srv->budget.ais,
+        .ais_created = &r->srv->budget.ais_created,
         .ai_seed = seed,
         /* a quarter of the table's time limit, at most a second */
         .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
@@ -268,7 +301,8 @@ static void on_over(void *ctx, const ddz_record *record)
     ddz_record rec = *record;
     name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, &rec, false);
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
+                       false);
     r->srv->m.games_finished++;
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
@@ -291,6 +325,8 @@ static void on_over(void *ctx, const ddz_record *record)
         .leftover = g->deal.leftover,
         .game_id = r->game_id,
     };
+    _Static_assert(sizeof o->game_key == sizeof r->game_key, "one key, two modules");
+    memcpy(o->game_key, r->game_key, sizeof o->game_key);
     for (int s = 0; s < 3; s++) {
         o->scores[s] = rec.scores[s];
         o->hands[s] = g->hand[s];
@@ -409,6 +445,12 @@ static void start_game(ddz_room *r)
     if (ddz_table_done(table(r)))
         new_series(r);
     r->game_id = ddz_store_reserve_game_id(r->srv->store);
+    /* a game of a room not listed, or behind a password, is read only
+     * under a key its players get (docs/decisions.md) */
+    if (r->opts.priv || r->opts.password[0])
+        ddz_store_new_game_key(r->game_key);
+    else
+        r->game_key[0] = '\0';
     r->srv->m.games_started++;
     r->phase = PH_PLAYING;
     r->dealt++;
@@ -430,6 +472,8 @@ static void maybe_start(ddz_room *r)
 /* ---- seating ---- */
 
 static void check_dead(ddz_room *r);
+static void idle_update(ddz_room *r);
+static bool anyone_may_come(const ddz_room *r, int skip);
 
 static void on_grace(ddz_timer *t)
 {
@@ -437,6 +481,13 @@ static void on_grace(ddz_timer *t)
     ddz_room *r = s->room;
     if (!s->player || s->player->conn)
         return;
+    if (!anyone_may_come(r, s->index)) {
+        /* Nobody will see the seat played: a custody AI would only be
+         * made to be freed with the room (5,000 abandoned rooms made
+         * 5,000 AIs at once). The room closes. */
+        check_dead(r);
+        return;
+    }
     if (r->opts.custody == DDZ_CUSTODY_FAULT) {
         if (live(r))
             ddz_runner_fault(r->run, s->index, DDZ_FAULT_CRASH, "player gone past the grace");
@@ -447,7 +498,10 @@ static void on_grace(ddz_timer *t)
     snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
     ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
     if (seat_ai(r, s, spec) < 0) {
+        /* no AI to be had (the AI budget is spent): the seat stays its
+         * player's, and the clock charges it as it would an absent one */
         ddz_runner_seat(r->run, s->index, mine);
+        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
         return;
     }
     s->away = mine;
@@ -458,11 +512,39 @@ static void on_grace(ddz_timer *t)
     check_dead(r);
 }
 
-ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
+                           const char **why)
 {
+    *why = NULL;
     const ddz_rules *rules = ddz_rules_find(opts->rules);
     if (!rules) {
         *err = DDZ_ERULESET;
+        return NULL;
+    }
+    /* Every engine seat is a process for as long as the room lives, so the
+     * room reserves them all now, whether they run yet or not: counting
+     * only running processes would let rooms waiting to start (or whose
+     * engine crashed and will start again) overshoot the bound. */
+    int engines = 0, ais = 0;
+    for (int i = 0; i < 3; i++) {
+        engines += strncmp(opts->seats[i], "engine:", 7) == 0;
+        ais += strncmp(opts->seats[i], "ai:", 3) == 0;
+    }
+    if (opts->fill[0]) /* every seat left after the creator's */
+        ais = 2 - engines;
+    *err = DDZ_EBUSY;
+    if (engines && srv->budget.engines + engines > ddz__budget_max_engines(srv)) {
+        ddz__budget_refused(srv, DDZ_BUDGET_ENGINES);
+        *why = "the server is at its limit for engine processes: try again later";
+        return NULL;
+    }
+    if (ais && srv->budget.ais + ais > ddz__budget_max_ais(srv)) {
+        ddz__budget_refused(srv, DDZ_BUDGET_AIS);
+        *why = "the server is at its limit for hosted AIs: try again later";
+        return NULL;
+    }
+    if (!ddz__budget_room_allowed(srv, owner)) {
+        *why = "too many rooms from your address: leave one first";
         return NULL;
     }
     ddz_room *r = calloc(1, sizeof *r);
@@ -471,6 +553,10 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
         return NULL;
     }
     r->srv = srv;
+    r->engines = engines;
+    srv->budget.engines += engines;
+    r->owner = owner;
+    ddz__budget_room_open(owner);
     r->opts = *opts;
     r->rules = rules;
     static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -497,7 +583,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err)
             continue;
         int rc = seat_ai(r, s, spec);
         if (rc < 0) {
-            *err = rc == DDZ_ENOMEM ? rc : DDZ_ENOTFOUND;
+            *err = rc == DDZ_ENOMEM || rc == DDZ_EBUSY ? rc : DDZ_ENOTFOUND;
             ddz__room_destroy(r);
             return NULL;
         }
@@ -553,6 +639,7 @@ int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
     p->autopass = r->opts.autopass;
     ddz_runner_set_autopass(r->run, seat_no, p->autopass);
     seat_event(r, seat_no);
+    idle_update(r);
     maybe_start(r);
     return seat_no;
 }
@@ -570,6 +657,7 @@ int ddz__room_watch(ddz_room *r, ddz_player *p)
     r->watch[r->nwatch++] = p;
     p->room = r;
     p->seat = -1;
+    idle_update(r);
     return 0;
 }
 
@@ -581,9 +669,91 @@ void ddz__room_abort(ddz_room *r)
     ddz_runner_abort(r->run, &rec);
     name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, &rec, true);
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
+                       true);
     r->srv->m.games_aborted++;
     r->phase = PH_WAITING;
+}
+
+/* Whether anyone but seat `skip` (-1: none) is connected to `r`, watches
+ * it, or may still come back (a dropped player within the grace period). */
+static bool anyone_may_come(const ddz_room *r, int skip)
+{
+    bool anyone = r->nwatch > 0;
+    int64_t now = ddz__now_us(), grace = (int64_t)r->opts.grace * 1000000;
+    for (int i = 0; i < 3; i++) {
+        const rseat *s = &r->seats[i];
+        if (!s->player || i == skip)
+            continue;
+        if (s->player->conn ||
+            (r->phase != PH_WAITING && !s->custody && now - s->player->gone_us < grace))
+            anyone = true;
+    }
+    return anyone;
+}
+
+/* Whether anyone is connected to `r` (seated or watching). */
+static bool anyone_connected(const ddz_room *r)
+{
+    if (r->nwatch > 0)
+        return true;
+    for (int i = 0; i < 3; i++)
+        if (r->seats[i].player && r->seats[i].player->conn)
+            return true;
+    return false;
+}
+
+/* Closes `r`: its game is recorded as aborted, it is reaped on the loop's
+ * next turn (its engines and AIs go then, not at the next tick). */
+static void close_room(ddz_room *r, const char *why)
+{
+    if (r->dead)
+        return;
+    r->dead = true;
+    ddz__reap_soon(r->srv);
+    ddz_loop_disarm(&r->srv->loop.base, &r->pause);
+    ddz__room_abort(r);
+    ddz__log(r->srv, "info", r->id, "room closed%s", why);
+}
+
+static void idle_unlink(ddz_room *r)
+{
+    ddz_budget *b = &r->srv->budget;
+    if (!r->idle)
+        return;
+    *(r->idle_prev ? &r->idle_prev->idle_next : &b->idle_head) = r->idle_next;
+    *(r->idle_next ? &r->idle_next->idle_prev : &b->idle_tail) = r->idle_prev;
+    r->idle_prev = r->idle_next = NULL;
+    r->idle = false;
+    b->idle_rooms--;
+}
+
+/* Keeps `r` in the idle list while it lives and nobody is connected to it.
+ * Past --max-idle-rooms, the room idle the longest closes: rooms kept for
+ * absent players are what an attacker can pile up without holding a
+ * connection (5,000 create-and-drop: 0.69 GB), and under that pressure the
+ * oldest is the least likely to see its players back. */
+static void idle_update(ddz_room *r)
+{
+    ddz_budget *b = &r->srv->budget;
+    bool idle = !r->dead && !anyone_connected(r);
+    if (idle == r->idle)
+        return;
+    if (!idle) {
+        idle_unlink(r);
+        return;
+    }
+    r->idle = true;
+    r->idle_prev = b->idle_tail;
+    *(b->idle_tail ? &b->idle_tail->idle_next : &b->idle_head) = r;
+    b->idle_tail = r;
+    b->idle_rooms++;
+    while (b->idle_rooms > ddz__budget_max_idle_rooms(r->srv)) {
+        ddz_room *oldest = b->idle_head;
+        ddz__budget_refused(r->srv, DDZ_BUDGET_IDLE_ROOMS);
+        close_room(oldest, ": too many rooms nobody is connected to");
+        idle_unlink(oldest);
+    }
 }
 
 /* A room lives while someone is connected to it, watches it, or may still
@@ -592,22 +762,12 @@ void ddz__room_abort(ddz_room *r)
  * aborted. */
 static void check_dead(ddz_room *r)
 {
-    bool anyone = r->nwatch > 0;
-    int64_t now = ddz__now_us(), grace = (int64_t)r->opts.grace * 1000000;
-    for (int i = 0; i < 3; i++) {
-        const rseat *s = &r->seats[i];
-        if (!s->player)
-            continue;
-        if (s->player->conn ||
-            (r->phase != PH_WAITING && !s->custody && now - s->player->gone_us < grace))
-            anyone = true;
-    }
-    if (!anyone && !r->dead) {
-        r->dead = true;
-        ddz_loop_disarm(&r->srv->loop.base, &r->pause);
-        ddz__room_abort(r);
-        ddz__log(r->srv, "info", r->id, "room closed");
-    }
+    if (!anyone_may_come(r, -1))
+        close_room(r, "");
+    if (r->dead)
+        idle_unlink(r);
+    else
+        idle_update(r);
 }
 
 void ddz__room_leave(ddz_room *r, ddz_player *p)
@@ -634,9 +794,10 @@ void ddz__room_leave(ddz_room *r, ddz_player *p)
             if (r->phase == PH_TURN_OVER)
                 r->phase = PH_WAITING;
         } else {
-            /* mid-turn: a hosted AI finishes the turn in this seat */
+            /* mid-turn: a hosted AI finishes the turn in this seat, if
+             * anyone is left to see it (else the room closes below) */
             snprintf(s->spec, sizeof s->spec, "ai:%s", default_ai(r));
-            if (!was_custody && seat_ai(r, s, s->spec) < 0)
+            if (!was_custody && (!anyone_may_come(r, i) || seat_ai(r, s, s->spec) < 0))
                 ddz_runner_seat(r->run, i, NULL);
             ddz_runner_reask(r->run, i);
         }
@@ -844,6 +1005,9 @@ void ddz__room_destroy(ddz_room *r)
             s->player->room = NULL, s->player->seat = -1;
     }
     ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
+    r->srv->budget.engines -= r->engines;
+    ddz__budget_room_close(r->srv, r->owner);
+    idle_unlink(r);
     for (size_t i = 0; i < r->nwatch; i++)
         if (r->watch[i]->room == r)
             r->watch[i]->room = NULL;

@@ -7,11 +7,17 @@
 #include "service/server/player.h"
 
 typedef struct ddz_srv ddz_srv;
+typedef struct ddz_addr ddz_addr;
+typedef struct ddz_tries ddz_tries;
 
-/* Creates a room with `opts` (already range-checked). Returns the room or
- * NULL with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or
- * engine, DDZ_ENOMEM). */
-ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, int *err);
+/* Creates a room with `opts` (already range-checked) for a client at
+ * address `owner` (NULL: none; the room counts in its rooms until freed),
+ * reserving its engine seats in the engines budget until it is freed. Returns the room or NULL
+ * with *err set (DDZ_ERULESET, DDZ_ENOTFOUND for an unknown AI or engine,
+ * DDZ_EBUSY when a budget is spent, DDZ_ENOMEM) and *why a message for
+ * the client (static; NULL: the code says it all). */
+ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
+                           const char **why);
 
 /* Fills the open seats with the `fill` AI of the options (after the
  * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
@@ -46,6 +52,9 @@ const char *ddz__room_id(const ddz_room *r);
 bool ddz__room_listed(const ddz_room *r);
 bool ddz__room_password_ok(const ddz_room *r, const char *password);
 bool ddz__room_dead(const ddz_room *r);
+bool ddz__room_has_free_seat(const ddz_room *r);
+bool ddz__room_has_password(const ddz_room *r);
+ddz_tries *ddz__room_tries(ddz_room *r); /* wrong passwords sent to it */
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 

@@ -15,16 +15,20 @@
 #define DDZ_HEAP_METRIC 1
 #include <malloc.h>
 #endif
+#include <openssl/ssl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/net/wire.h"
 #include "service/seats/seats.h"
+#include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
@@ -32,6 +36,7 @@
 
 typedef struct ws_pss {
     ddz_conn *conn;
+    int fd; /* its socket, for service/net/wire.h */
 } ws_pss;
 
 /* The only way a signal reaches the context. volatile: the handler reads it
@@ -39,6 +44,7 @@ typedef struct ws_pss {
 static ddz_srv *volatile signal_srv;
 
 static void store_reads_done(ddz_srv *srv, bool answer);
+static int filter_request(struct lws *wsi);
 
 static bool origin_ok(ddz_srv *srv, struct lws *wsi)
 {
@@ -73,20 +79,36 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             return -1;
         if (srv->stopping || srv->m.connections >= max_conns || !origin_ok(srv, wsi))
             return -1;
-        return 0;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        return ddz__budget_conn_allowed(srv, addr) ? 0 : -1;
     }
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_ESTABLISHED: {
         c = calloc(1, sizeof *c);
         if (!c)
             return -1;
+        char addr[DDZ_ADDR_MAX];
+        ddz__budget_client_addr(srv, wsi, addr);
+        c->addr = ddz__budget_conn_open(srv, addr);
+        if (!c->addr) {
+            free(c);
+            return -1;
+        }
         c->wsi = wsi;
         c->srv = srv;
         c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
         c->tokens_us = ddz__now_us();
         pss->conn = c;
+        ddz__conn_link(c);
         srv->m.connections++;
         srv->m.connections_total++;
+        /* RFC 6455 5.1: an unmasked client frame closes the connection
+         * (1002); lws 4.1 does not check, service/net/wire.h does */
+        pss->fd = lws_get_socket_fd(wsi);
+        if (ddz_wire_attach(pss->fd, c))
+            ddz__conn_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
         return 0;
+    }
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
@@ -126,12 +148,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
-        ddz_outmsg *m = c->head;
+        ddz_outmsg *m = ddz__conn_pop(c);
         if (m) {
-            c->head = m->next;
-            if (!c->head)
-                c->tail = NULL;
-            c->queued -= m->len;
             int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
             free(m);
             if (n < 0)
@@ -148,6 +166,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         return 0;
     }
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        /* the first request of a connection, before any mount's protocol
+         * is bound (protocols[0] hears it) */
+        return filter_request(wsi);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
         /* the store's reader answered a read, or a worker finished a
          * hosted AI's decision */
@@ -159,7 +181,9 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     }
     case LWS_CALLBACK_CLOSED:
         if (c) {
+            ddz_wire_attach(pss->fd, NULL);
             ddz__lobby_on_close(srv, c);
+            ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
             ddz__conn_free(c);
             pss->conn = NULL;
@@ -172,20 +196,41 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 
 /* ---- HTTP routes: /api/games/ID, /healthz, /metrics ---- */
 
+/* One HTTP request per connection. libwebsockets 4.1 mishandles pipelined
+ * HTTP/1.1 requests: it starts on the next request as soon as the callback
+ * of the current one returns, before its body is written (the answer's
+ * state is dropped with the protocol binding, and the connection hangs),
+ * and after a file it misreads the next request (403). So every HTTP/1.x
+ * answer says "Connection: close", is written whole in the callback that
+ * produces it (the headers and the body: lws buffers what the socket does
+ * not take and flushes it before closing), and the connection is closed
+ * once it is sent; a request pipelined behind it is never answered, and its
+ * client sends it again on a new connection (RFC 9112 9.3.2). An answer
+ * that waits for the store holds the connection's input meanwhile, so lws
+ * starts on nothing else. HTTP/2 streams (TLS with ALPN h2) are one request
+ * each already: there the stream just ends. */
 typedef struct http_pss {
     struct lws *wsi;
     ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
-    bool headers_sent;
+    bool ready;         /* the answer below is complete, not yet written */
+    bool head;          /* a HEAD request: the headers only */
     char *body;
-    size_t len, sent;
+    size_t len;
     const char *type;
     int status;
 } http_pss;
+
+/* True on an HTTP/1.x connection, false on an HTTP/2 stream. */
+static bool is_h1(struct lws *wsi)
+{
+    return lws_get_network_wsi(wsi) == wsi;
+}
 
 /* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
  * (taken). */
 static void game_answer(http_pss *h, int rc, char *json)
 {
+    h->ready = true;
     h->status = HTTP_STATUS_OK;
     h->body = json;
     if (rc == DDZ_ENOTFOUND) {
@@ -199,6 +244,8 @@ static void game_answer(http_pss *h, int rc, char *json)
         free(json);
     h->len = h->body ? strlen(h->body) : 0;
 }
+
+static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
 
 static char *metrics_text(ddz_srv *srv)
 {
@@ -220,6 +267,20 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_connections gauge\nddz_connections %ld\n", m->connections);
     fprintf(f, "# TYPE ddz_connections_total counter\nddz_connections_total %ld\n",
             m->connections_total);
+    /* the descriptor budget (service/net/listener.h): connections shed at
+     * it, and the times accepting paused because none could be accepted */
+    fprintf(f, "# TYPE ddz_descriptor_limit gauge\nddz_descriptor_limit %ld\n",
+            srv->listener.budget.nofile);
+    fprintf(f, "# TYPE ddz_connections_shed_total counter\nddz_connections_shed_total %ld\n",
+            srv->listener.shed);
+    fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
+            srv->listener.pauses);
+    /* unmasked client frames refused, request heads answered 431
+     * (service/net/wire.h) */
+    fprintf(f, "# TYPE ddz_ws_unmasked_frames_total counter\nddz_ws_unmasked_frames_total %ld\n",
+            ddz_wire_unmasked_total());
+    fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n",
+            ddz_wire_too_large_total());
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -240,6 +301,7 @@ static char *metrics_text(ddz_srv *srv)
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
+    ddz__budget_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
@@ -259,12 +321,38 @@ static char *metrics_text(ddz_srv *srv)
     return buf;
 }
 
+/* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
+ * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
+ * hex digits). Returns true and sets *id and `key` ("" for none), or false
+ * for any other path. */
+static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1])
+{
+    static const char prefix[] = "/api/games/";
+    const char *p = path + sizeof prefix - 1;
+    if (strncmp(path, prefix, sizeof prefix - 1) != 0 || *p < '1' || *p > '9')
+        return false;
+    char *end;
+    errno = 0;
+    *id = strtoll(p, &end, 10);
+    if (errno || *id < 1)
+        return false;
+    key[0] = '\0';
+    if (!*end)
+        return true;
+    if (*end != '-' || strlen(end + 1) != DDZ_STORE_KEY_HEX ||
+        strspn(end + 1, "0123456789abcdef") != DDZ_STORE_KEY_HEX)
+        return false;
+    memcpy(key, end + 1, DDZ_STORE_KEY_HEX + 1);
+    return true;
+}
+
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
+    h->ready = true;
     h->status = HTTP_STATUS_OK;
     h->type = "application/json";
     long long id;
-    char tail;
+    char key[DDZ_STORE_KEY_HEX + 1];
     if (strcmp(path, "/healthz") == 0) {
         h->type = "text/plain";
         h->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
@@ -272,17 +360,19 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     } else if (strcmp(path, "/metrics") == 0) {
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
-    } else if (sscanf(path, "/api/games/%lld%c", &id, &tail) == 1 && id > 0) {
+    } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */
         ddz_store_read *rd = calloc(1, sizeof *rd);
         if (rd) {
             rd->kind = DDZ_STORE_READ_GAME;
             rd->id = id;
+            memcpy(rd->key, key, sizeof rd->key);
             rd->owner = h;
         }
         if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
             h->rd = rd;
+            h->ready = false;
             return;
         }
         free(rd);
@@ -290,24 +380,135 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         return;
     } else {
         h->status = HTTP_STATUS_NOT_FOUND;
-        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}");
+        h->body = strdup(no_resource);
     }
     h->len = h->body ? strlen(h->body) : 0;
 }
 
-/* Writes the response headers of `h` and asks to write its body. Returns 0
- * or -1 (close the connection). */
-static int send_headers(struct lws *wsi, http_pss *h)
+/* Writes a whole answer: the headers (with `extra`, lines of "name: value"
+ * ending in CRLF, or NULL), then the body unless `head` (a HEAD request:
+ * the headers say the length the body would have). Returns what the
+ * callback returns: on HTTP/1.x -1, so that lws closes the connection once
+ * the answer is flushed (it says "Connection: close"); on HTTP/2 0, the
+ * stream having ended, or -1 if a write failed. */
+static int write_answer(struct lws *wsi, int status, const char *type, const char *body, size_t len,
+                        bool head, const char *extra)
 {
-    unsigned char hdr[LWS_PRE + 512], *p = hdr + LWS_PRE, *end = hdr + sizeof hdr;
-    if (lws_add_http_common_headers(wsi, (unsigned)h->status, h->type, h->len, &p, end) ||
+    unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start, *end = hdr + sizeof hdr;
+    bool h1 = is_h1(wsi), with_body = len && !head;
+    if (lws_add_http_common_headers(wsi, (unsigned)status, type, len, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
-        lws_finalize_write_http_header(wsi, hdr + LWS_PRE, &p, end))
+        (h1 && lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                            (const unsigned char *)"close", 5, &p, end)))
         return -1;
-    h->headers_sent = true;
-    lws_callback_on_writable(wsi);
-    return 0;
+    if (extra) {
+        size_t n = strlen(extra);
+        if ((size_t)(end - p) < n)
+            return -1;
+        memcpy(p, extra, n);
+        p += n;
+    }
+    if (lws_finalize_http_header(wsi, &p, end))
+        return -1;
+    int flags = LWS_WRITE_HTTP_HEADERS | (with_body ? 0 : LWS_WRITE_H2_STREAM_END);
+    if (lws_write(wsi, start, (size_t)(p - start), (enum lws_write_protocol)flags) < 0)
+        return -1;
+    if (with_body) {
+        unsigned char *buf = malloc(LWS_PRE + len);
+        if (!buf)
+            return -1;
+        memcpy(buf + LWS_PRE, body, len);
+        int n = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_HTTP_FINAL);
+        free(buf);
+        if (n < 0)
+            return -1;
+    }
+    return h1 ? -1 : (lws_http_transaction_completed(wsi) ? -1 : 0);
+}
+
+/* Writes the answer of `h` (write_answer()) and frees its body. */
+static int send_answer(struct lws *wsi, http_pss *h)
+{
+    h->ready = false;
+    int rc = write_answer(wsi, h->status, h->type, h->body, h->len, h->head, NULL);
+    free(h->body);
+    h->body = NULL;
+    return rc;
+}
+
+/* Every route and file answers GET and HEAD, and only those (POST used to
+ * get the index page). Returns the method's LWSHUMETH_ (GET or HEAD),
+ * or -1 for another, and sets `uri` (n bytes, "" if none) to the path. */
+static int request_method(struct lws *wsi, char *uri, size_t n)
+{
+    char *p = NULL, meth[16] = "";
+    int len = 0, m = lws_http_get_uri_and_method(wsi, &p, &len);
+    snprintf(uri, n, "%.*s", p && len > 0 ? len : 0, p ? p : "");
+    if (m == LWSHUMETH_COLON_PATH) { /* HTTP/2: the method is a header */
+        if (lws_hdr_copy(wsi, meth, sizeof meth, WSI_TOKEN_HTTP_COLON_METHOD) < 0)
+            return -1;
+        return strcmp(meth, "GET") == 0    ? LWSHUMETH_GET
+               : strcmp(meth, "HEAD") == 0 ? LWSHUMETH_HEAD
+                                           : -1;
+    }
+    return m == LWSHUMETH_GET || m == LWSHUMETH_HEAD ? m : -1;
+}
+
+/* Whether `uri` is one of the routes (the callback mounts) rather than a
+ * static file. */
+static bool is_route(const char *uri)
+{
+    static const char *const mounts[] = {"/api", "/healthz", "/metrics"};
+    for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++) {
+        size_t n = strlen(mounts[i]);
+        if (strncmp(uri, mounts[i], n) == 0 && (uri[n] == '\0' || uri[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* HEAD of a static file, answered here: lws 4.1 answers it itself but then
+ * keeps the connection and misreads a request pipelined behind it (403),
+ * so the headers it would send (type, length) are sent from the file's
+ * stat, and the connection closes. Returns what the callback returns. */
+static int head_static(ddz_srv *srv, struct lws *wsi, const char *uri)
+{
+    char path[1024];
+    struct stat st;
+    size_t n = strlen(uri);
+    /* lws has resolved "." and ".." segments already; this is a guard */
+    bool ok = uri[0] == '/' && !strstr(uri, "/..") &&
+              snprintf(path, sizeof path, "%s%s%s", srv->cfg.web_dir, uri,
+                       uri[n - 1] == '/' ? "index.html" : "") < (int)sizeof path &&
+              stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok)
+        return write_answer(wsi, HTTP_STATUS_NOT_FOUND, "application/json", no_resource,
+                            sizeof no_resource - 1, true, NULL);
+    const char *type = lws_get_mimetype(path, NULL);
+    return write_answer(wsi, HTTP_STATUS_OK, type ? type : "application/octet-stream", NULL,
+                        (size_t)st.st_size, true, NULL);
+}
+
+/* LWS_CALLBACK_FILTER_HTTP_CONNECTION, for every HTTP request before lws
+ * serves it (a file or a route): a method other than GET or HEAD is
+ * answered 405, HEAD of a static file as head_static() says, and the
+ * connection closed. Returns what the callback returns: 0 to go on,
+ * nonzero to close. */
+static int filter_request(struct lws *wsi)
+{
+    ddz_srv *srv = lws_context_user(lws_get_context(wsi));
+    char uri[512];
+    static const char not_allowed[] = "method not allowed\n";
+    int method = request_method(wsi, uri, sizeof uri);
+    if (method == LWSHUMETH_GET || (method == LWSHUMETH_HEAD && is_route(uri)))
+        return 0;
+    if (method == LWSHUMETH_HEAD)
+        head_static(srv, wsi, uri);
+    else
+        write_answer(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
+                     sizeof not_allowed - 1, false, "allow: GET, HEAD\x0d\x0a");
+    return 1; /* answered: lws serves nothing more */
 }
 
 /* The connection of `h` is going away: a read it waits for is orphaned (its
@@ -329,6 +530,10 @@ static void game_read_done(ddz_store_read *rd, bool answer)
     if (answer && h) {
         h->rd = NULL;
         game_answer(h, rd->rc, rd->json);
+        /* Input flows again (lws does not call WRITEABLE on an HTTP
+         * connection whose input is held); a request pipelined behind is
+         * met in FILTER_HTTP_CONNECTION. */
+        lws_rx_flow_control(h->wsi, 1);
         lws_callback_on_writable(h->wsi);
     } else {
         free(rd->json);
@@ -357,43 +562,50 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     switch (reason) {
     case LWS_CALLBACK_HTTP: {
         char path[128];
-        if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0)
-            path[0] = '\0';
+        int method = request_method(wsi, path, sizeof path);
+        http_forget(h); /* nothing, but whatever a reused pss held is freed */
         memset(h, 0, sizeof *h);
         h->wsi = wsi;
+        h->head = method == LWSHUMETH_HEAD;
+        if (method < 0) /* filtered already; never served */
+            return filter_request(wsi);
         route(srv, path, h);
-        if (h->rd)
-            return 0; /* nothing is written until the store answers */
-        return send_headers(wsi, h) < 0 ? 1 : 0;
-    }
-    case LWS_CALLBACK_HTTP_WRITEABLE: {
-        if (h->rd)
-            return 0; /* still waiting for the store */
-        if (!h->headers_sent)
-            return send_headers(wsi, h);
-        if (!h->body)
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
-        size_t chunk = h->len - h->sent;
-        if (chunk > 16384)
-            chunk = 16384;
-        unsigned char *buf = malloc(LWS_PRE + chunk + 1);
-        if (!buf)
-            return -1;
-        memcpy(buf + LWS_PRE, h->body + h->sent, chunk);
-        bool last = h->sent + chunk == h->len;
-        int n = lws_write(wsi, buf + LWS_PRE, chunk, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
-        free(buf);
-        if (n < 0)
-            return -1;
-        h->sent += chunk;
-        if (!last) {
-            lws_callback_on_writable(wsi);
+        if (h->rd) {
+            /* lws must not start on a request pipelined behind this one
+             * while the store reads: see http_pss */
+            lws_rx_flow_control(wsi, 0);
             return 0;
         }
-        free(h->body);
-        h->body = NULL;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        return send_answer(wsi, h);
     }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return h && h->ready ? send_answer(wsi, h) : 0;
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+        /* A request pipelined behind one that waited for the store: lws
+         * parsed it once the input was let go, before the WRITEABLE that
+         * was to write the waiting answer. That answer goes now, and the
+         * connection closes after it (nonzero) without this request. */
+        if (h && (h->ready || h->rd)) {
+            if (h->ready)
+                send_answer(wsi, h);
+            return 1;
+        }
+        return filter_request(wsi);
+    case LWS_CALLBACK_ADD_HEADERS: {
+        /* a static file (the "/" mount is bound to this protocol): it too
+         * is the connection's only answer (HEAD never gets here: see
+         * head_static()) */
+        struct lws_process_html_args *a = in;
+        unsigned char *p = (unsigned char *)a->p;
+        if (is_h1(wsi) &&
+            lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
+                                         5, &p, p + a->max_len))
+            return -1;
+        a->p = (char *)p;
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return is_h1(wsi) ? -1 : 0; /* close once the file is flushed */
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL: /* the last call with `h`, closing or not */
         if (h)
@@ -408,6 +620,7 @@ static const struct lws_protocols protocols[] = {
     {"ddz", cb_ws, sizeof(ws_pss), DDZ_MSG_MAX, 0, NULL, 0},
     {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
     DDZ_LWS_LOOP_PROTOCOL,
+    DDZ_LISTENER_PROTOCOL,
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void on_signal(int sig)
@@ -425,6 +638,25 @@ static void wake_loop(void *ctx)
     ddz_srv *srv = ctx;
     if (srv->ctx)
         lws_cancel_service(srv->ctx);
+}
+
+static void listener_log(void *ctx, const char *level, const char *msg)
+{
+    ddz__log(ctx, level, NULL, "%s", msg);
+}
+
+static void listener_accepted(void *ctx, int fd)
+{
+    (void)ctx;
+    ddz_wire_track(fd);
+}
+
+/* service/net/wire.h found an unmasked frame on `owner`'s connection, in
+ * lws's read of it: closed with 1002 once what is queued is sent (the frame
+ * itself, parsed next, is dropped since the connection is closing). */
+static void wire_unmasked(void *owner)
+{
+    ddz__conn_close(owner, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
 static void reap_tick(lws_sorted_usec_list_t *sul)
@@ -449,6 +681,21 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     }
     lws_set_log_level(LLL_ERR, NULL);
 
+    /* Before the context: lws sizes its tables by the descriptor limit. */
+    int max_conns = cfg->max_conns > 0 ? cfg->max_conns : 5000;
+    ddz_fd_budget budget = ddz_listener_budget(max_conns);
+    int port = cfg->port > 0 ? cfg->port : 8080;
+    if (ddz_listener_open(&srv->listener, cfg->bind, port, budget, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    srv->listener.log = listener_log;
+    srv->listener.on_accept = listener_accepted;
+    srv->listener.ctx = srv;
+    if (ddz_wire_init(budget.nofile, wire_unmasked) < 0)
+        fprintf(stderr, "ddz serve: out of memory for the wire checks; going on without\n");
+
     static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
                                                     .origin = "ddz-http",
                                                     .origin_protocol = LWSMPRO_CALLBACK,
@@ -464,10 +711,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                                 .origin_protocol = LWSMPRO_CALLBACK,
                                                 .mountpoint_len = 4};
     static struct lws_http_mount m_web;
+    /* ddz-http sees the static files too (their headers, their end, and
+     * the answer when there is no such file) */
     m_web = (struct lws_http_mount){.mount_next = &m_api,
                                     .mountpoint = "/",
                                     .origin = cfg->web_dir,
                                     .def = "index.html",
+                                    .protocol = "ddz-http",
                                     .origin_protocol = LWSMPRO_FILE,
                                     .mountpoint_len = 1};
     static lws_retry_bo_t retry;
@@ -477,29 +727,46 @@ int ddz_server_run(const ddz_server_cfg *cfg)
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
-    info.port = cfg->port > 0 ? cfg->port : 8080;
-    info.iface = cfg->bind;
+    /* ddz accepts connections itself (service/net/listener.h) */
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.mounts = &m_web;
     info.user = srv;
     info.retry_and_idle_policy = &retry;
+    /* Room for any head service/net/wire.h lets through (lws stores less
+     * than the raw bytes), so that it is wire.h that refuses, with 431. */
+    info.max_http_header_data = DDZ_WIRE_HEAD_MAX + 1024;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
                    LWS_SERVER_OPTION_VALIDATE_UTF8;
     if (cfg->tls_cert && cfg->tls_key) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cfg->tls_cert;
         info.ssl_private_key_filepath = cfg->tls_key;
+        /* TLS 1.2: forward secrecy (ECDHE) and AEAD only, as Mozilla's
+         * "intermediate" profile less DHE; OpenSSL's default list let in
+         * RSA key exchange and CBC with SHA-1. TLS 1.3: OpenSSL's default
+         * suites (all AEAD with forward secrecy). Nothing before 1.2, no
+         * renegotiation, no compression. */
+        info.ssl_cipher_list = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                               "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                               "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+        info.ssl_options_set = (long)(SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 |
+                                      SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
     }
     /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
      * same-origin modules only, which it allows. */
     srv->ctx = lws_create_context(&info);
-    if (!srv->ctx) {
-        fprintf(stderr, "ddz serve: cannot listen on %s:%d (in use, or no permission?)\n",
-                cfg->bind ? cfg->bind : "*", info.port);
+    if (srv->ctx)
+        srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
+    if (!srv->ctx || !srv->vhost || ddz_listener_start(&srv->listener, srv->vhost) < 0) {
+        fprintf(stderr, "ddz serve: cannot start the event loop (TLS certificate or key?)\n");
+        if (srv->ctx)
+            lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
-    srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
     ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
@@ -507,6 +774,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                 srv->think ? "database reader" : "AI worker");
         ddz_think_destroy(srv->think);
         lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
@@ -516,9 +785,15 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    srv->reap_fn = reap_tick;
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
     ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
-             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", info.port);
+             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
+    if (budget.cap < max_conns)
+        ddz__log(srv, "warn", NULL,
+                 "the descriptor limit (%ld) leaves room for %ld sockets, fewer than the "
+                 "connection cap (%d): raise the hard limit (ulimit -Hn, LimitNOFILE=)",
+                 budget.nofile, budget.cap, max_conns);
 
     while (!srv->stopping)
         if (lws_service(srv->ctx, 0) < 0)
@@ -550,9 +825,15 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. */
     ddz_store_reader_stop(srv->store);
+    /* Accepting went on through the drain (a new request is answered 503
+     * "stopping", a WebSocket refused); it ends with the context. */
+    ddz_listener_stop(&srv->listener);
     lws_context_destroy(srv->ctx);
     srv->ctx = NULL;
+    ddz_listener_close(&srv->listener);
+    ddz_wire_fini();
     store_reads_done(srv, false);
+    ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;

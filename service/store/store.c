@@ -44,6 +44,8 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " hash BLOB NOT NULL,"
     " created_at INTEGER NOT NULL,"
     " revoked_at INTEGER);",
+    /* 1 -> 2: the link key of a game of a private or password room */
+    "ALTER TABLE games ADD COLUMN key TEXT;",
 };
 
 enum item_kind { ITEM_GAME, ITEM_TURN };
@@ -61,6 +63,7 @@ typedef struct item {
     char *text;          /* games: the record line; turns: names as JSON */
     char *totals;        /* turns: totals as JSON */
     char *names[3];      /* games: players by seat, from the record */
+    char *key;           /* games: the link key, NULL for a listed room's game */
 } item;
 
 struct ddz_store {
@@ -124,6 +127,7 @@ static void item_free(item *it)
     free(it->totals);
     for (int i = 0; i < 3; i++)
         free(it->names[i]);
+    free(it->key);
     free(it);
 }
 
@@ -271,8 +275,8 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     if (query1(s->rdb, "SELECT COALESCE(MAX(id), 0) FROM games", &last, NULL, 0) != SQLITE_OK ||
         sqlite3_prepare_v3(s->wdb,
                            "INSERT INTO games(id, room, game, started_at, finished_at, aborted,"
-                           " name_west, name_south, name_east, record)"
-                           " VALUES(?1, ?2, ?3, NULL, ?4, ?5, ?6, ?7, ?8, ?9)",
+                           " name_west, name_south, name_east, record, key)"
+                           " VALUES(?1, ?2, ?3, NULL, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                            -1, SQLITE_PREPARE_PERSISTENT, &s->ins_game, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(s->wdb,
                            "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
@@ -352,6 +356,7 @@ static int write_item(ddz_store *s, const item *it)
         for (int i = 0; i < 3; i++)
             rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
         rc = rc ? rc : bind_text(st, 9, it->text);
+        rc = rc ? rc : bind_text(st, 10, it->key);
     } else {
         st = s->ins_turn;
         rc = bind_text(st, 1, it->room);
@@ -536,6 +541,23 @@ int64_t ddz_store_reserve_game_id(ddz_store *s)
     return atomic_fetch_add(&s->last_id, 1) + 1;
 }
 
+void ddz_store_new_game_key(char key[DDZ_STORE_KEY_HEX + 1])
+{
+    uint8_t raw[DDZ_STORE_KEY_HEX / 2];
+    randombytes_buf(raw, sizeof raw);
+    sodium_bin2hex(key, DDZ_STORE_KEY_HEX + 1, raw, sizeof raw);
+}
+
+/* Whether `key` is DDZ_STORE_KEY_HEX lower-case hex digits. */
+static bool key_valid(const char *key)
+{
+    size_t n = 0;
+    for (; key[n] && n <= DDZ_STORE_KEY_HEX; n++)
+        if (!((key[n] >= '0' && key[n] <= '9') || (key[n] >= 'a' && key[n] <= 'f')))
+            return false;
+    return n == DDZ_STORE_KEY_HEX;
+}
+
 static char *dup_or_null(const char *t, bool *oom)
 {
     if (!t)
@@ -546,11 +568,11 @@ static char *dup_or_null(const char *t, bool *oom)
     return d;
 }
 
-int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const ddz_record *r,
-                       bool aborted)
+int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *key,
+                       const ddz_record *r, bool aborted)
 {
     if (id < 1 || !r || r->nbids < 0 || r->nbids > 3 || r->nplays < 0 ||
-        r->nplays > DDZ_RECORD_MAX_PLAYS)
+        r->nplays > DDZ_RECORD_MAX_PLAYS || (key && !key_valid(key)))
         return DDZ_EINVAL;
     item *it = calloc(1, sizeof *it);
     if (!it)
@@ -562,6 +584,7 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const ddz_rec
     it->finished_ms = now_ms();
     bool oom = false;
     it->room = dup_or_null(room, &oom);
+    it->key = dup_or_null(key, &oom);
     json_t *j = ddz_record_to_json(r);
     if (!j || (aborted && json_object_set_new(j, "aborted", json_true()) < 0))
         oom = true;
@@ -619,12 +642,13 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
 
 /* ---- reads ------------------------------------------------------------------ */
 
-int ddz_store_get_game(ddz_store *s, int64_t id, char **json)
+int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
 {
     *json = NULL;
     pthread_mutex_lock(&s->rlock);
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->rdb, "SELECT record FROM games WHERE id = ?1", -1, &st, NULL);
+    int rc =
+        sqlite3_prepare_v2(s->rdb, "SELECT record, key FROM games WHERE id = ?1", -1, &st, NULL);
     if (rc != SQLITE_OK) {
         rc = read_failed(s);
         pthread_mutex_unlock(&s->rlock);
@@ -634,7 +658,14 @@ int ddz_store_get_game(ddz_store *s, int64_t id, char **json)
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
-        rc = t && (*json = strdup(t)) ? 0 : DDZ_ENOMEM;
+        const char *stored = (const char *)sqlite3_column_text(st, 1);
+        /* a keyed game is as absent as a missing one without its key;
+         * compared in constant time, the lengths being fixed */
+        bool open = stored ? key && strlen(key) == DDZ_STORE_KEY_HEX &&
+                                 strlen(stored) == DDZ_STORE_KEY_HEX &&
+                                 sodium_memcmp(stored, key, DDZ_STORE_KEY_HEX) == 0
+                           : !key || !*key;
+        rc = !open ? DDZ_ENOTFOUND : t && (*json = strdup(t)) ? 0 : DDZ_ENOMEM;
     } else {
         rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : read_failed(s);
     }
@@ -699,7 +730,7 @@ static void answered(ddz_store *s, ddz_store_read *r)
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind == DDZ_STORE_READ_GAME) {
-        r->rc = ddz_store_get_game(s, r->id, &r->json);
+        r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
     } else {
         r->rc = ddz_store_token_check(s, r->token, r->name);
         sodium_memzero(r->token, sizeof r->token);

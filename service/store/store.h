@@ -28,10 +28,13 @@
  *   games(id INTEGER PRIMARY KEY, room TEXT, game INTEGER,
  *         started_at INTEGER, finished_at INTEGER,       -- unix ms
  *         aborted INTEGER NOT NULL, name_west TEXT, name_south TEXT,
- *         name_east TEXT, record TEXT NOT NULL)
+ *         name_east TEXT, record TEXT NOT NULL, key TEXT)
  *       record is the compact SPEC 10 line of ddz_record_to_json(), with
  *       "aborted": true appended for an aborted game. started_at is NULL:
- *       ddz_store_add_game() is not told when a game started.
+ *       ddz_store_add_game() is not told when a game started. key is NULL
+ *       for a game of a listed room, read by its id alone; a game of a
+ *       private or password room has DDZ_STORE_KEY_HEX random hex digits
+ *       there and is read only with them (version 2).
  *   turns(id INTEGER PRIMARY KEY, room TEXT, turn INTEGER, games INTEGER,
  *         names TEXT, totals TEXT, finished_at INTEGER)
  *       names and totals are JSON arrays of three (West, South, East).
@@ -54,11 +57,12 @@
 
 #include "rules/record.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 1
+#define DDZ_STORE_SCHEMA_VERSION 2
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
 #define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
+#define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
 
 typedef struct ddz_store ddz_store;
 
@@ -118,17 +122,24 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out);
  * Ids that are never used leave gaps. */
 int64_t ddz_store_reserve_game_id(ddz_store *s);
 
+/* Writes a new game link key to `key`: DDZ_STORE_KEY_HEX lower-case hex
+ * digits of random bits, and a NUL. Never fails. */
+void ddz_store_new_game_key(char key[DDZ_STORE_KEY_HEX + 1]);
+
 /* Queues game `r` under `id` (from ddz_store_reserve_game_id()) in `room`
- * (may be NULL) with finished_at = now. `aborted` marks a game cut short,
+ * (may be NULL) with finished_at = now. `key` is NULL for a game anyone may
+ * read by its id, or a key from ddz_store_new_game_key(): then the game is
+ * read only with it. `aborted` marks a game cut short,
  * e.g. by shutdown: its record may be unfinished, and its JSON gets
  * "aborted": true. Encodes the record on the caller's thread, so `r` may be
  * reused at once. Returns 0 when queued (the write itself may still fail:
- * ddz_store_flush(), ddz_store_stats()), DDZ_EINVAL if id < 1 or r->nbids or
- * r->nplays is out of range, DDZ_EDB if the queue is full (the game is
- * DROPPED and counted) or DDZ_ENOMEM. An id that is already stored makes the
- * write fail. */
-int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const ddz_record *r,
-                       bool aborted);
+ * ddz_store_flush(), ddz_store_stats()), DDZ_EINVAL if id < 1, r->nbids or
+ * r->nplays is out of range or `key` is not DDZ_STORE_KEY_HEX lower-case
+ * hex digits, DDZ_EDB if the queue is full (the game is DROPPED and
+ * counted) or DDZ_ENOMEM. An id that is already stored makes the write
+ * fail. */
+int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *key,
+                       const ddz_record *r, bool aborted);
 
 /* Queues the result of turn `turn` of `room` (may be NULL): `games` deals,
  * the players' names by seat (UTF-8) and their totals, with finished_at =
@@ -138,14 +149,18 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
                        const char *const names[3], const double totals[3]);
 
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
- * it): the compact SPEC 10 line, without a newline. Only committed writes
- * are seen: a game still queued is not found. Returns 0, DDZ_ENOTFOUND,
- * DDZ_EDB or DDZ_ENOMEM; *json is NULL on error. */
-int ddz_store_get_game(ddz_store *s, int64_t id, char **json);
+ * it): the compact SPEC 10 line, without a newline. A game stored with a
+ * key is found only if `key` is that key (compared in constant time); one
+ * stored without, only if `key` is NULL or "". Only committed writes are
+ * seen: a game still queued is not found. Returns 0, DDZ_ENOTFOUND (also
+ * for a missing or wrong key: no different from no such game), DDZ_EDB or
+ * DDZ_ENOMEM; *json is NULL on error. */
+int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json);
 
 /* Writes the record of every stored game to `out`, one line each, in id
  * order: the finished games, and the aborted ones too if `include_aborted`.
- * A finished game's line is accepted by `ddz verify`; an aborted game's line
+ * Every game is written, keyed or not: the file is the operator's. A
+ * finished game's line is accepted by `ddz verify`; an aborted game's line
  * decodes (the reader ignores "aborted"), but if the game was cut before it
  * ended, `ddz verify` rejects it ("the game is not over"). Reads one
  * snapshot, holding the read lock throughout: other reads through this store
@@ -210,14 +225,15 @@ enum ddz_store_read_kind {
 };
 
 typedef struct ddz_store_read {
-    int kind;                      /* enum ddz_store_read_kind */
-    int64_t id;                    /* GAME: the game to fetch */
-    char token[DDZ_TOKEN_HEX + 1]; /* TOKEN: the token to check; wiped once checked */
-    void *owner;                   /* the caller's: who waits for the answer */
-    int rc;                        /* answer: as the synchronous function returns */
-    char *json;                    /* GAME answer, malloc'd (the caller frees it) or NULL */
-    char name[DDZ_TOKEN_NAME_MAX]; /* TOKEN answer: the bot's name, "" on error */
-    struct ddz_store_read *next;   /* the store's queue link */
+    int kind;                        /* enum ddz_store_read_kind */
+    int64_t id;                      /* GAME: the game to fetch */
+    char key[DDZ_STORE_KEY_HEX + 1]; /* GAME: its link key, "" for none */
+    char token[DDZ_TOKEN_HEX + 1];   /* TOKEN: the token to check; wiped once checked */
+    void *owner;                     /* the caller's: who waits for the answer */
+    int rc;                          /* answer: as the synchronous function returns */
+    char *json;                      /* GAME answer, malloc'd (the caller frees it) or NULL */
+    char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
+    struct ddz_store_read *next;     /* the store's queue link */
 } ddz_store_read;
 
 /* Starts the reader thread. `wake(ctx)` is called from it after each answer

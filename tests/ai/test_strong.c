@@ -5,7 +5,8 @@
  * random, every bid and play checked by the game state machine. Honesty: two
  * games that differ only in how the hidden cards are split give the same
  * view, and the same decision. Reproducibility: two objects with one seed
- * and a unit budget make the same decisions in any order. Endgames: random
+ * and a unit budget make the same decisions in any order, and in any
+ * workspace, shared or not. Endgames: random
  * small positions solved by a slow, obvious minimax over every split of the
  * hidden cards; where some play wins on every split, strong must choose
  * such a play. Roles and budget: hand-built views and timed decisions.
@@ -83,15 +84,16 @@ static const char *const kind_name[] = {"random", "greedy", "strong"};
 
 typedef struct player {
     int kind;
-    ddz_strong *strong; /* kind STRONG */
-    ddz_rng rng;        /* kind RANDOM */
+    ddz_strong *strong;       /* kind STRONG */
+    ddz_rng rng;              /* kind RANDOM */
+    ddz_strong_workspace *ws; /* kind STRONG: where it searches */
 } player;
 
 static int decide_bid(player *p, const ddz_view *v)
 {
     switch (p->kind) {
     case STRONG:
-        return ddz_strong_bid(p->strong, v);
+        return ddz_strong_bid(p->strong, v, p->ws);
     case GREEDY:
         return ddz_greedy_bid(v);
     default:
@@ -103,7 +105,7 @@ static ddz_cards decide_play(player *p, const ddz_view *v)
 {
     switch (p->kind) {
     case STRONG:
-        return ddz_strong_play(p->strong, v);
+        return ddz_strong_play(p->strong, v, p->ws);
     case GREEDY:
         return ddz_greedy_play(v, moves, DDZ_MOVES_MAX);
     default:
@@ -145,6 +147,13 @@ static void play_game(const ddz_deal *d, player *const pl[3], ddz_game *g, trans
     }
 }
 
+static ddz_strong_workspace *new_ws(void)
+{
+    ddz_strong_workspace *w = ddz_strong_workspace_create();
+    cr_assert_not_null(w);
+    return w;
+}
+
 static ddz_strong *new_strong(uint64_t seed, long units)
 {
     ddz_strong *s = ddz_strong_create(seed);
@@ -156,10 +165,11 @@ static ddz_strong *new_strong(uint64_t seed, long units)
 Test(strong, every_bid_and_play_is_legal, .init = init)
 {
     int n = scaled(120, 12);
-    player p[3] = {{STRONG, new_strong(1, 40), {{0}}},
-                   {STRONG, new_strong(2, 40), {{0}}},
-                   {STRONG, new_strong(3, 40), {{0}}}};
-    player other[2] = {{GREEDY, NULL, {{0}}}, {RANDOM, NULL, {{0}}}};
+    ddz_strong_workspace *ws = new_ws(); /* the three take turns in one */
+    player p[3] = {{STRONG, new_strong(1, 40), {{0}}, ws},
+                   {STRONG, new_strong(2, 40), {{0}}, ws},
+                   {STRONG, new_strong(3, 40), {{0}}, ws}};
+    player other[2] = {{GREEDY, NULL, {{0}}, NULL}, {RANDOM, NULL, {{0}}, NULL}};
     ddz_rng_seed(&other[1].rng, 9);
     for (int k = 0; k < n; k++) {
         /* strong everywhere, or strong in one or two seats with greedy or
@@ -175,6 +185,7 @@ Test(strong, every_bid_and_play_is_legal, .init = init)
     }
     for (int s = 0; s < 3; s++)
         ddz_strong_destroy(p[s].strong);
+    ddz_strong_workspace_destroy(ws);
 }
 
 Test(strong, the_ai_table_knows_it, .init = init)
@@ -191,10 +202,13 @@ Test(strong, the_ai_table_knows_it, .init = init)
     ddz_game_start(&g, &ddz_rules_caai, &d, 350);
     cr_assert_eq(ddz_game_bid(&g, 0, 3), 0);
     ddz_view v = view_of(&g, 0);
-    ddz_cards c = ddz_ai_play(ai, &v);
+    ddz_ai_workspace *ws = ddz_ai_workspace_create();
+    cr_assert_not_null(ws);
+    ddz_cards c = ddz_ai_play(ai, &v, ws);
     cr_assert_eq(ddz_game_play(&g, 0, c), 0);
     cr_assert_leq(ddz_ai_last_units(ai), 20);
     ddz_ai_destroy(ai);
+    ddz_ai_workspace_destroy(ws);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -233,7 +247,8 @@ Test(strong, decisions_do_not_depend_on_hidden_cards, .init = init)
 {
     int n = scaled(60, 8), differ = 0, checked = 0;
     ddz_strong *x = new_strong(42, 60), *y = new_strong(42, 60);
-    player gp = {GREEDY, NULL, {{0}}};
+    ddz_strong_workspace *wx = new_ws(), *wy = new_ws();
+    player gp = {GREEDY, NULL, {{0}}, NULL};
     ddz_rng r;
     ddz_rng_seed(&r, 77);
     for (int k = 0; k < n; k++) {
@@ -253,10 +268,11 @@ Test(strong, decisions_do_not_depend_on_hidden_cards, .init = init)
                 differ += h.hand[(s + 1) % 3] != g.hand[(s + 1) % 3];
                 checked++;
                 if (g.phase == DDZ_PHASE_BID)
-                    cr_assert_eq(ddz_strong_bid(x, &v), ddz_strong_bid(y, &w), "bid, deal %d", k);
+                    cr_assert_eq(ddz_strong_bid(x, &v, wx), ddz_strong_bid(y, &w, wy),
+                                 "bid, deal %d", k);
                 else
-                    cr_assert_eq(ddz_strong_play(x, &v), ddz_strong_play(y, &w), "play, deal %d",
-                                 k);
+                    cr_assert_eq(ddz_strong_play(x, &v, wx), ddz_strong_play(y, &w, wy),
+                                 "play, deal %d", k);
                 break;
             }
             if (g.phase == DDZ_PHASE_BID)
@@ -268,14 +284,17 @@ Test(strong, decisions_do_not_depend_on_hidden_cards, .init = init)
     cr_assert_gt(differ, checked / 2, "the hidden cards really moved");
     ddz_strong_destroy(x);
     ddz_strong_destroy(y);
+    ddz_strong_workspace_destroy(wx);
+    ddz_strong_workspace_destroy(wy);
 }
 
 Test(strong, same_seed_and_unit_budget_same_decisions, .init = init)
 {
     int n = scaled(30, 4);
     ddz_strong *a = new_strong(5, 50), *b = new_strong(5, 50), *c = new_strong(6, 50);
-    player pa = {STRONG, a, {{0}}}, pb = {STRONG, b, {{0}}}, pc = {STRONG, c, {{0}}};
-    player gr = {GREEDY, NULL, {{0}}};
+    ddz_strong_workspace *wa = new_ws(), *wb = new_ws();
+    player pa = {STRONG, a, {{0}}, wa}, pb = {STRONG, b, {{0}}, wb}, pc = {STRONG, c, {{0}}, wa};
+    player gr = {GREEDY, NULL, {{0}}, NULL};
     int same_as_other_seed = 0, decisions = 0;
     for (int k = 0; k < n; k++) {
         ddz_deal d;
@@ -306,6 +325,159 @@ Test(strong, same_seed_and_unit_budget_same_decisions, .init = init)
     ddz_strong_destroy(a);
     ddz_strong_destroy(b);
     ddz_strong_destroy(c);
+    ddz_strong_workspace_destroy(wa);
+    ddz_strong_workspace_destroy(wb);
+}
+
+/* The next decision of the game `g` (its seat to move) by `st` in `w`,
+ * applied to `g`. Returns it (a bid or the cards of a play). */
+static ddz_cards strong_step(ddz_strong *st, ddz_strong_workspace *w, ddz_game *g)
+{
+    int s = g->turn;
+    ddz_view v = view_of(g, s);
+    if (g->phase == DDZ_PHASE_BID) {
+        int b = ddz_strong_bid(st, &v, w);
+        cr_assert_eq(ddz_game_bid(g, s, b), 0);
+        return (ddz_cards)b;
+    }
+    ddz_cards c = ddz_strong_play(st, &v, w);
+    cr_assert_eq(ddz_game_play(g, s, c), 0);
+    return c;
+}
+
+/* Two players taking turns in one workspace decide exactly as their twins
+ * (same seeds) with a workspace each, although a third player decides in
+ * the shared workspace between any two of their decisions, on other deals.
+ * The statistics must agree too: an endgame-table entry that leaked from
+ * another decision would show as fewer search nodes long before it
+ * changed a play (its value would be right, only its cost would differ). */
+Test(strong, decisions_do_not_depend_on_the_workspace, .init = init)
+{
+    int n = scaled(20, 4), decisions = 0;
+    long nodes = 0;
+    ddz_strong_workspace *shared = new_ws(), *own[2] = {new_ws(), new_ws()};
+    ddz_strong *noise = new_strong(999, 40);
+    ddz_game other;
+    uint32_t other_deal = 7000;
+    ddz_deal d;
+    deal_k(other_deal, &d);
+    ddz_game_start(&other, &ddz_rules_caai, &d, 350);
+    player gr = {GREEDY, NULL, {{0}}, NULL};
+    for (int k = 0; k < n; k++) {
+        ddz_strong *in_shared[2], *alone[2];
+        for (int i = 0; i < 2; i++) {
+            in_shared[i] = new_strong(100u * (uint64_t)i + (uint64_t)k, 40);
+            alone[i] = new_strong(100u * (uint64_t)i + (uint64_t)k, 40);
+        }
+        /* the two in seats k and k + 1, greedy in the third */
+        int who[3] = {-1, -1, -1};
+        who[k % 3] = 0;
+        who[(k + 1) % 3] = 1;
+        deal_k(4000u + (uint32_t)k, &d);
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        while (g.phase != DDZ_PHASE_OVER) {
+            int s = g.turn, i = who[s];
+            ddz_view v = view_of(&g, s);
+            if (i < 0) {
+                if (g.phase == DDZ_PHASE_BID)
+                    cr_assert_eq(ddz_game_bid(&g, s, decide_bid(&gr, &v)), 0);
+                else
+                    cr_assert_eq(ddz_game_play(&g, s, decide_play(&gr, &v)), 0);
+                continue;
+            }
+            /* the third player's next decision on its own deal, in between */
+            if (other.phase == DDZ_PHASE_OVER) {
+                deal_k(++other_deal, &d);
+                ddz_game_start(&other, &ddz_rules_caai, &d, 350);
+            }
+            strong_step(noise, shared, &other);
+            ddz_game twin = g;
+            ddz_cards x = strong_step(alone[i], own[i], &twin);
+            ddz_cards y = strong_step(in_shared[i], shared, &g);
+            cr_assert_eq(x, y, "deal %d seat %d: %#llx alone, %#llx in a shared workspace", k, s,
+                         (unsigned long long)x, (unsigned long long)y);
+            const ddz_strong_stats *a = ddz_strong_last(alone[i]),
+                                   *b = ddz_strong_last(in_shared[i]);
+            cr_assert(a->units == b->units && a->playouts == b->playouts &&
+                          a->solves == b->solves && a->nodes == b->nodes &&
+                          a->samples == b->samples && a->candidates == b->candidates &&
+                          a->enumerated == b->enumerated && a->clock_ended == b->clock_ended &&
+                          a->value == b->value,
+                      "deal %d seat %d: alone %ld units %ld nodes, shared %ld units %ld nodes", k,
+                      s, a->units, a->nodes, b->units, b->nodes);
+            nodes += a->nodes;
+            decisions++;
+        }
+        for (int i = 0; i < 2; i++) {
+            ddz_strong_destroy(in_shared[i]);
+            ddz_strong_destroy(alone[i]);
+        }
+    }
+    cr_log_info("%d decisions (%ld endgame-search nodes) alike in a shared and in own workspaces",
+                decisions, nodes);
+    cr_assert_gt(nodes, 10000, "the endgame search ran");
+    ddz_strong_destroy(noise);
+    ddz_strong_workspace_destroy(shared);
+    ddz_strong_workspace_destroy(own[0]);
+    ddz_strong_workspace_destroy(own[1]);
+}
+
+/* Returns the field `name` of /proc/self/status in kB (VmRSS:, VmSize:). */
+static long proc_kb(const char *name)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    cr_assert_not_null(f);
+    char line[256];
+    long kb = -1;
+    while (kb < 0 && fgets(line, sizeof line, f))
+        if (strncmp(line, name, strlen(name)) == 0)
+            kb = atol(line + strlen(name));
+    fclose(f);
+    cr_assert_geq(kb, 0, "%s in /proc/self/status", name);
+    return kb;
+}
+
+/* An AI object is small: its search tables are the workspace's. A thousand
+ * ai:strong objects that have each made a decision (in one workspace) add
+ * little resident and virtual memory; before workspaces they held about
+ * 6 MB each (5.7 GB of address space, most of it resident once used). */
+Test(strong, a_thousand_ais_hold_little_memory, .init = init)
+{
+    enum { N = 1000 };
+    ddz_ai_workspace *ws = ddz_ai_workspace_create();
+    cr_assert_not_null(ws);
+    ddz_deal d;
+    deal_k(6, &d);
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+    ddz_view v = view_of(&g, g.turn);
+    int err;
+    ddz_ai *probe = ddz_ai_create("strong", 1, 0, &err);
+    cr_assert_not_null(probe);
+    ddz_ai_set_budget(probe, 0, 24);
+    ddz_ai_bid(probe, &v, ws); /* the workspace's pages in use before counting */
+    ddz_ai_destroy(probe);
+    long rss0 = proc_kb("VmRSS:"), vm0 = proc_kb("VmSize:");
+    ddz_ai **ai = malloc(N * sizeof *ai);
+    cr_assert_not_null(ai);
+    for (int i = 0; i < N; i++) {
+        ai[i] = ddz_ai_create("strong", (uint64_t)i, 0, &err);
+        cr_assert_not_null(ai[i]);
+        ddz_ai_set_budget(ai[i], 0, 24);
+        int b = ddz_ai_bid(ai[i], &v, ws);
+        cr_assert(b >= 0 && b <= 3);
+        cr_assert_gt(ddz_ai_last_units(ai[i]), 0, "it searched");
+    }
+    long rss = proc_kb("VmRSS:") - rss0, vm = proc_kb("VmSize:") - vm0;
+    cr_log_info("%d ai:strong objects after a bid each: +%.2f MB resident, +%.2f MB virtual", N,
+                rss / 1024.0, vm / 1024.0);
+    cr_assert_lt(rss, 32 * 1024, "+%ld kB resident", rss);
+    cr_assert_lt(vm, 256 * 1024, "+%ld kB virtual", vm);
+    for (int i = 0; i < N; i++)
+        ddz_ai_destroy(ai[i]);
+    free(ai);
+    ddz_ai_workspace_destroy(ws);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -363,6 +535,7 @@ Test(strong, finds_the_forced_win_in_small_endgames, .init = init)
 {
     int want = scaled(300, 30), found = 0, tries = 0, searched = 0;
     ddz_strong *st = new_strong(3, 20000);
+    ddz_strong_workspace *ws = new_ws();
     ddz_rng r;
     ddz_rng_seed(&r, 1234);
     while (found < want) {
@@ -451,7 +624,7 @@ Test(strong, finds_the_forced_win_in_small_endgames, .init = init)
         }
         if (!any_win || !any_loss)
             continue; /* nothing to find, or nothing to get wrong */
-        ddz_cards c = ddz_strong_play(st, &v);
+        ddz_cards c = ddz_strong_play(st, &v, ws);
         ddz_ranks cr = ddz_cards_ranks(c);
         int i = 0;
         while (i < n && mv[i].ranks != cr)
@@ -472,6 +645,7 @@ Test(strong, finds_the_forced_win_in_small_endgames, .init = init)
                 searched);
     cr_assert_gt(searched, found / 2);
     ddz_strong_destroy(st);
+    ddz_strong_workspace_destroy(ws);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -500,8 +674,10 @@ static ddz_cards strong_play(const ddz_view *view)
     ddz_view settled = *view, *v = &settled;
     settle(v);
     ddz_strong *s = new_strong(11, 400);
-    ddz_cards c = ddz_strong_play(s, v);
+    ddz_strong_workspace *ws = new_ws();
+    ddz_cards c = ddz_strong_play(s, v, ws);
     ddz_strong_destroy(s);
+    ddz_strong_workspace_destroy(ws);
     assert_legal_play(v, c);
     return c;
 }
@@ -552,15 +728,17 @@ Test(strong, farmer_stops_a_landlord_about_to_win, .init = init)
 Test(strong, bids_by_hand_strength, .init = init)
 {
     ddz_strong *s = new_strong(1, 300);
+    ddz_strong_workspace *ws = new_ws();
     ddz_view v;
     cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 0, hand_of("3345678899TJQQKK4", 0)), 0);
-    cr_assert_eq(ddz_strong_bid(s, &v), 0, "a weak hand passes");
+    cr_assert_eq(ddz_strong_bid(s, &v, ws), 0, "a weak hand passes");
     cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 0, hand_of("wW2222AAKQJT98543", 0)), 0);
-    cr_assert_eq(ddz_strong_bid(s, &v), 3, "a very strong hand bids 3");
+    cr_assert_eq(ddz_strong_bid(s, &v, ws), 3, "a very strong hand bids 3");
     cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 1, hand_of("wW2222AAKQJT98543", 0)), 0);
     cr_assert_eq(ddz_view_bid(&v, 0, 2), 0);
-    cr_assert_eq(ddz_strong_bid(s, &v), 3, "and outbids a 2");
+    cr_assert_eq(ddz_strong_bid(s, &v, ws), 3, "and outbids a 2");
     ddz_strong_destroy(s);
+    ddz_strong_workspace_destroy(ws);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -586,7 +764,8 @@ static double timed_games(int ms, int64_t (*clock)(void *), int games, double *c
     cr_assert_not_null(st);
     ddz_strong_set_budget(st, ms, 0);
     ddz_strong_set_clock(st, clock, NULL);
-    player gr = {GREEDY, NULL, {{0}}};
+    ddz_strong_workspace *ws = new_ws();
+    player gr = {GREEDY, NULL, {{0}}, NULL};
     double worst = 0;
     *cpu = *fed = 0;
     *decisions = *starved = 0;
@@ -601,10 +780,10 @@ static double timed_games(int ms, int64_t (*clock)(void *), int games, double *c
             ddz_view v = view_of(&g, s);
             double t0 = now(), c0 = (double)cpu_clock(NULL) * 1e-9;
             if (g.phase == DDZ_PHASE_BID) {
-                int b = s == seat ? ddz_strong_bid(st, &v) : decide_bid(&gr, &v);
+                int b = s == seat ? ddz_strong_bid(st, &v, ws) : decide_bid(&gr, &v);
                 cr_assert_eq(ddz_game_bid(&g, s, b), 0);
             } else {
-                ddz_cards c = s == seat ? ddz_strong_play(st, &v) : decide_play(&gr, &v);
+                ddz_cards c = s == seat ? ddz_strong_play(st, &v, ws) : decide_play(&gr, &v);
                 cr_assert_eq(ddz_game_play(&g, s, c), 0);
             }
             double t = now() - t0, c = (double)cpu_clock(NULL) * 1e-9 - c0;
@@ -620,6 +799,7 @@ static double timed_games(int ms, int64_t (*clock)(void *), int games, double *c
         }
     }
     ddz_strong_destroy(st);
+    ddz_strong_workspace_destroy(ws);
     return worst;
 }
 
@@ -653,7 +833,8 @@ Test(strong, beats_greedy_in_duplicate, .init = init)
     int deals = scaled(240, 24);
     long units = scale() > 1 ? 40 : 100;
     ddz_strong *st = new_strong(99, units);
-    player sp = {STRONG, st, {{0}}}, gr = {GREEDY, NULL, {{0}}};
+    ddz_strong_workspace *ws = new_ws();
+    player sp = {STRONG, st, {{0}}, ws}, gr = {GREEDY, NULL, {{0}}, NULL};
     double sum = 0, sum2 = 0;
     for (int k = 0; k < deals; k++) {
         ddz_deal d;
@@ -679,6 +860,7 @@ Test(strong, beats_greedy_in_duplicate, .init = init)
     else
         cr_assert_gt(mean, 0, "strong %.1f +- %.1f per deal", mean, 1.96 * se);
     ddz_strong_destroy(st);
+    ddz_strong_workspace_destroy(ws);
 }
 
 /* ---------------------------------------------------------------------- */

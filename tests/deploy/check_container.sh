@@ -146,7 +146,7 @@ pid1=$(podman exec "$name" sh -c 'cat /proc/1/status' | awk '/^Uid:/ {print $2}'
 step "quick game over WebSocket"
 line=$("${node_ws[@]}" "$src/tests/deploy/quick_game.js" "ws://127.0.0.1:$port/ws" 60) ||
     die "quick game over WebSocket"
-gid=$(sed -n 's/^game_id=\([0-9]*\) .*/\1/p' <<<"$line")
+gid=$(sed -n 's/^game_id=\([0-9a-f-]*\) .*/\1/p' <<<"$line")
 seed=$(sed -n 's/.* seed=\([0-9a-f]*\)$/\1/p' <<<"$line")
 [ -n "$gid" ] && ok "quick game played to 'over': game_id $gid" || die "no game_id in '$line'"
 
@@ -217,7 +217,7 @@ base=http://127.0.0.1:$port
 wait_healthy && ok "hardened: healthy" || die "hardened: not healthy"
 record_ok && ok "hardened: /api/games/$gid served from the same volume" || bad "hardened: game $gid"
 line=$("${node_ws[@]}" "$src/tests/deploy/quick_game.js" "ws://127.0.0.1:$port/ws" 60)
-gid2=$(sed -n 's/^game_id=\([0-9]*\) .*/\1/p' <<<"$line")
+gid2=$(sed -n 's/^game_id=\([0-9a-f-]*\) .*/\1/p' <<<"$line")
 [ -n "$gid2" ] && [ "$gid2" != "$gid" ] && ok "hardened: another quick game, game_id $gid2" ||
     bad "hardened: quick game ('$line')"
 

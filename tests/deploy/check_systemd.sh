@@ -111,7 +111,7 @@ grep -qE ' E: |error' <<<"$journal" && bad "errors at start: $(grep -E ' E: |err
 
 line=$("${node_ws[@]}" "$src/tests/deploy/quick_game.js" "ws://127.0.0.1:$port/ws" 60) ||
     die "quick game over WebSocket"
-gid=$(sed -n 's/^game_id=\([0-9]*\) .*/\1/p' <<<"$line")
+gid=$(sed -n 's/^game_id=\([0-9a-f-]*\) .*/\1/p' <<<"$line")
 ok "quick game played under the unit's sandbox: game_id $gid"
 record() { curl -fs --max-time 2 "$base/api/games/$gid" | grep -q '"seed"'; }
 wait_for 10 record && ok "/api/games/$gid served" || bad "/api/games/$gid"

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // quick_game.js - plays one quick game (PROTOCOL.md `quick`: one person
 // against two hosted AIs) against a running `ddz serve`, as a browser would,
-// and prints the `over` event's game_id and seed on one line:
-//     game_id=17 seed=e55164c4...
+// and prints the `over` event's game link (game_id, and -game_key for a
+// private room's game such as quick play's) and seed on one line:
+//     game_id=17-4c1f0e8a... seed=e55164c4...
 //
 // Usage: node [--experimental-websocket] quick_game.js ws://HOST:PORT/ws [TIMEOUT_S]
 //
@@ -71,7 +72,8 @@ ws.onmessage = (ev) => {
             return fail(`'over' without a game_id: ${JSON.stringify(m)}`);
         done = true;
         clearTimeout(timer);
-        console.log(`game_id=${m.game_id} seed=${m.seed}`);
+        // the game's link: ID-KEY, quick play being a private room
+        console.log(`game_id=${m.game_key ? `${m.game_id}-${m.game_key}` : m.game_id} seed=${m.seed}`);
         ws.onclose = null;
         ws.close(1000);
         process.exitCode = 0;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -44,6 +45,11 @@
 /* More options for `ddz serve` (NULL-terminated), set by a test before
  * server_start(); setup() starts the server with none. */
 static const char *serve_extra[32];
+
+/* If positive, the server runs with RLIMIT_NOFILE (soft and hard) set to
+ * this, in the forked child before exec: the attack tests' descriptor
+ * exhaustion. */
+static long serve_nofile;
 
 /* ---- time ---- */
 
@@ -121,6 +127,11 @@ static void server_start(void)
         cr_assert_geq(pid, 0);
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+            if (serve_nofile > 0) {
+                struct rlimit rl = {(rlim_t)serve_nofile, (rlim_t)serve_nofile};
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                    _exit(126);
+            }
             int fd = open(srv.log, O_WRONLY | O_CREAT | O_APPEND, 0600);
             if (fd >= 0) {
                 dup2(fd, 1);
@@ -558,12 +569,13 @@ static char *http_get(const char *path, int *status)
     return body;
 }
 
-/* The stored record of game `id`: the store writes on its own thread, so
+/* The stored record of game `id`, under its link key `key` if not "" (a
+ * private or password room's game): the store writes on its own thread, so
  * a game just over may take a moment to be served. Bounded. */
-static json_t *fetch_game(long long id)
+static json_t *fetch_game(long long id, const char *key)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/api/games/%lld", id);
+    char path[128];
+    snprintf(path, sizeof path, "/api/games/%lld%s%s", id, key[0] ? "-" : "", key);
     int64_t deadline = now_ms() + T(5000);
     for (;;) {
         int status;
@@ -602,12 +614,13 @@ static int run_ddz(char **out, const char *a1, const char *a2, const char *a3, c
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The record of `over` is served, matches it and `ddz verify` accepts it. */
+/* The record of `over` is served (under its key if it has one), matches it
+ * and `ddz verify` accepts it. */
 static void check_record(const ddz_event_over *over)
 {
     long long id = over->game_id;
     cr_assert_gt(id, 0, "over without a game_id: %s", show_over(over));
-    json_t *rec = fetch_game(id);
+    json_t *rec = fetch_game(id, over->game_key);
     ddz_record r;
     char err[200];
     cr_assert_eq(ddz_record_from_json(rec, &r, err, sizeof err), 0, "record %lld: %s", id, err);
@@ -663,7 +676,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
-static void setup(void)
+/* The fixture without the server: a test that sets serve_extra or
+ * serve_nofile first starts it itself with server_start(). */
+static void setup_no_server(void)
 {
     signal(SIGPIPE, SIG_IGN);
     snprintf(srv.dir, sizeof srv.dir, "/tmp/ddz-test-serve-XXXXXX");
@@ -672,6 +687,11 @@ static void setup(void)
     snprintf(srv.log, sizeof srv.log, "%s/server.log", srv.dir);
     const char *out = getenv("DDZ_FRAMES_OUT");
     frames_out = out && *out ? fopen(out, "a") : NULL;
+}
+
+static void setup(void)
+{
+    setup_no_server();
     server_start();
 }
 

@@ -17,13 +17,16 @@ http_get() {
 
 # start_server [SERVE-OPTION...]: starts `ddz serve` on a free port with
 # its database and log in $tmp; waits (bounded) for /healthz. Returns 1,
-# with the log on stdout, if it does not come up.
+# with the log on stdout, if it does not come up. Every load-test client
+# comes from 127.0.0.1, so the per-address budgets are raised to the
+# connection cap (README, "Budgets").
 start_server() {
     local up= attempt
     for attempt in 1 2 3 4 5; do
         port=$((20000 + RANDOM % 30000))
         "$DDZ" serve --port "$port" --bind 127.0.0.1 --db "$tmp/ddz.db" --ai-delay-ms 0 \
-            --max-conns 10000 "$@" 2>>"$tmp/serve.log" &
+            --max-conns 10000 --max-conns-per-ip 10000 --max-rooms-per-ip 10000 "$@" \
+            2>>"$tmp/serve.log" &
         server=$!
         for _ in $(seq 200); do # 10 s
             if [ "$(http_get /healthz 2>/dev/null)" = ok ]; then

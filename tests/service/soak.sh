@@ -8,17 +8,29 @@
 # not double, its descriptors after the run are what they were before it,
 # no engine process is left over, and it stops cleanly on SIGTERM.
 #
+# With ATTACKS (attacks per second, default 0) the attacks of the budgets
+# issue are mixed into the play too (tests/service/attack.js: rooms with
+# engine seats or hosted AIs made and dropped at once, quick play dropped,
+# clients that stop reading room lists, wrong passwords): each must be
+# answered as PROTOCOL.md says (EBUSY once a budget is spent, ERATE once
+# a password lockout starts) and the play must not notice them. They start
+# once every table is seated (so the tables have their engines) and stop
+# 15 s before the window ends (their rooms have a 5 s grace, so the end
+# checks still hold).
+#
 # Too long for CI (tests/service/test_loadtest.sh runs the same faults for
 # 8 s there). Run it on a release build:
 #     bash tests/service/soak.sh build/ddz 600
-# Usage: soak.sh [PATH-TO-DDZ] [SECONDS] [TABLES] [OUT-DIR]
-# Writes OUT-DIR (default soak-out/) with soak.json (the loadtest report)
-# and serve.log (the server's JSON log lines).
+#     bash tests/service/soak.sh build/ddz 600 300 soak-out 10   # with attacks
+# Usage: soak.sh [PATH-TO-DDZ] [SECONDS] [TABLES] [OUT-DIR] [ATTACKS]
+# Writes OUT-DIR (default soak-out/) with soak.json (the loadtest report),
+# attack.json (with ATTACKS) and serve.log (the server's JSON log lines).
 set -u
 DDZ=$(realpath "${1:-build/ddz}")
 SECONDS_=${2:-600}
 TABLES=${3:-300}
 OUT=${4:-soak-out}
+ATTACKS=${5:-0}
 ENGINE_TABLES=20
 fails=0 passes=0
 mkdir -p "$OUT"
@@ -35,7 +47,12 @@ ok() { passes=$((passes + 1)); }
 no() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
-start_server --engine "greedy=$DDZ engine --ai greedy" || exit 1
+# With attacks, quick play seats ai:greedy, whose decisions are cheap: the
+# attacks make and drop quick-play rooms as fast as they can, and the
+# soak judges the server's steady play, not ai:strong's thinking.
+ai=()
+[ "$ATTACKS" != 0 ] && ai=(--ai greedy)
+start_server --engine "greedy=$DDZ engine --ai greedy" "${ai[@]}" || exit 1
 url="ws://127.0.0.1:$port/ws"
 echo "ddz serve pid $server on port $port; soak of ${SECONDS_} s, $TABLES tables" \
     "+ $ENGINE_TABLES engine tables"
@@ -56,6 +73,33 @@ echo "ddz serve pid $server on port $port; soak of ${SECONDS_} s, $TABLES tables
 ) &
 sampler=$!
 
+# The attacks, once every table is seated (bounded wait), until 15 s
+# before the window ends.
+if [ "$ATTACKS" != 0 ]; then
+    (
+        for _ in $(seq 1200); do # 120 s
+            [ "$(metric ddz_rooms)" -ge $((TABLES + ENGINE_TABLES)) ] 2>/dev/null && break
+            sleep 0.1
+        done
+        timeout $((SECONDS_ + 60)) node "$(dirname "$0")/attack.js" --url "$url" \
+            --seconds $((SECONDS_ > 30 ? SECONDS_ - 15 : SECONDS_ / 2)) --rate "$ATTACKS" \
+            --engine greedy >"$tmp/attack.json" 2>"$tmp/attack.err"
+    ) &
+    attacker=$!
+    # Under the attacks, a newcomer still gets a quick game played to the end
+    # and /healthz still answers (the issue's test of a server that holds).
+    (
+        sleep $((SECONDS_ / 3))
+        node_ws=(node)
+        node -e 'process.exit(typeof WebSocket === "function" ? 0 : 1)' 2>/dev/null ||
+            node_ws=(node --experimental-websocket)
+        h=$(http_get /healthz)
+        q=$(timeout 90 "${node_ws[@]}" "$(dirname "$0")/../deploy/quick_game.js" "$url" 60 2>&1)
+        echo "healthz=$h quick=$?: $q" >"$tmp/newcomer.txt"
+    ) &
+    newcomer=$!
+fi
+
 # The soak: 1,000 actions/s, 2 drops/s, 5 bad frames/s, an engine killed
 # every 2 s, the server's memory and descriptors sampled every 30 s.
 out=$("$DDZ" loadtest --url "$url" --tables "$TABLES" --engine greedy \
@@ -64,6 +108,28 @@ out=$("$DDZ" loadtest --url "$url" --tables "$TABLES" --engine greedy \
 rc=$?
 kill "$sampler" 2>/dev/null
 wait "$sampler" 2>/dev/null
+if [ "$ATTACKS" != 0 ]; then
+    wait "$attacker"
+    wait "$newcomer"
+    newcomer_line=$(cat "$tmp/newcomer.txt" 2>/dev/null)
+    printf '%s\n' "$newcomer_line" >"$OUT/newcomer.txt"
+    case "$newcomer_line" in
+    "healthz=ok quick=0: game_id="*) ok ;;
+    *) no "a newcomer under attack: $newcomer_line" ;;
+    esac
+    attack=$(cat "$tmp/attack.json")
+    printf '%s\n' "$attack" >"$OUT/attack.json"
+    [ "$(field unexpected "$attack")" = 0 ] && [ "${attack%%,*}" != '{"attacks":0' ] && ok ||
+        no "attacks answered otherwise than specified: $attack $(cat "$tmp/attack.err")"
+    # every kind was tried and answered
+    pairs=$(grep -o '"[a-z]*":\[[0-9]*,[0-9]*\]' <<<"$attack")
+    for p in $pairs; do
+        s=${p#*[} s=${s%%,*} a=${p#*,} a=${a%]}
+        [ "$s" -gt 0 ] && [ "$s" = "$a" ] && ok || no "attack kind not answered: $p"
+    done
+    budgets=$(http_get /metrics | sed -n 's/^ddz_budget_refused_total{budget="\([a-z_]*\)"} \([0-9]*\)$/\1 \2/p' |
+        tr '\n' ',')
+fi
 cp "$tmp/heap.txt" "$OUT/heap.txt"
 printf '%s\n' "$out" >"$OUT/soak.json"
 [ $rc -eq 0 ] && ok || no "loadtest exit $rc: $(cat "$tmp/lt.err")"
@@ -143,5 +209,6 @@ echo "soak: heap in use $heap_first B at the start, $heap_mid B halfway, $heap_e
     "end; players held: $players"
 echo "soak: series [t, VmRSS kB, fds]: $(tr '\n' ' ' <<<"$series")"
 echo "soak: heap series [bytes players]: $(tr '\n' ',' <"$tmp/heap.txt")"
+[ "$ATTACKS" != 0 ] && echo "soak: attacks: $attack; refused by budget: $budgets"
 echo "soak: $passes passed, $fails failed"
 [ $fails -eq 0 ]

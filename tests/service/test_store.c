@@ -150,7 +150,7 @@ Test(store, games_round_trip_and_export)
         gen_record((uint32_t)k, r);
         ids[k] = ddz_store_reserve_game_id(s);
         cr_assert_eq(ids[k], k + 1, "ids count from 1 in a new database");
-        cr_assert_eq(ddz_store_add_game(s, ids[k], k % 3 ? "room-1" : NULL, r, false), 0);
+        cr_assert_eq(ddz_store_add_game(s, ids[k], k % 3 ? "room-1" : NULL, NULL, r, false), 0);
     }
     cr_assert_eq(ddz_store_flush(s), 0);
     ddz_store_counters c;
@@ -161,7 +161,7 @@ Test(store, games_round_trip_and_export)
     for (int k = 0; k < n; k++) {
         gen_record((uint32_t)k, r);
         char *text = NULL, *want = dump(r, false);
-        cr_assert_eq(ddz_store_get_game(s, ids[k], &text), 0, "game %d", k);
+        cr_assert_eq(ddz_store_get_game(s, ids[k], NULL, &text), 0, "game %d", k);
         cr_assert_str_eq(text, want, "the stored text is the compact SPEC 10 line");
         load(text, back);
         assert_same(r, back);
@@ -169,7 +169,7 @@ Test(store, games_round_trip_and_export)
         free(want);
     }
     char *text = (char *)"untouched";
-    cr_assert_eq(ddz_store_get_game(s, n + 1, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, n + 1, NULL, &text), DDZ_ENOTFOUND);
     cr_assert_null(text);
 
     /* The columns beside the record. */
@@ -230,10 +230,10 @@ Test(store, ids_continue_after_reopening)
     ddz_record r;
     for (int k = 0; k < 10; k++) {
         gen_record((uint32_t)k, &r);
-        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", NULL, &r, false), 0);
     }
     /* An id added without reserving it raises the next one. */
-    cr_assert_eq(ddz_store_add_game(s, 40, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, 40, "r", NULL, &r, false), 0);
     cr_assert_eq(ddz_store_reserve_game_id(s), 41);
     ddz_store_close(s); /* flushes */
 
@@ -242,7 +242,7 @@ Test(store, ids_continue_after_reopening)
     cr_assert_eq(ddz_store_reserve_game_id(s), 42);
     for (int k = 0; k < 10; k++) {
         char *text;
-        cr_assert_eq(ddz_store_get_game(s, k + 1, &text), 0);
+        cr_assert_eq(ddz_store_get_game(s, k + 1, NULL, &text), 0);
         ddz_record back, want;
         load(text, &back);
         gen_record((uint32_t)k, &want);
@@ -250,7 +250,7 @@ Test(store, ids_continue_after_reopening)
         free(text);
     }
     /* Adding an id twice is an SQLite error: counted, not fatal. */
-    cr_assert_eq(ddz_store_add_game(s, 3, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, 3, "r", NULL, &r, false), 0);
     cr_assert_eq(ddz_store_flush(s), DDZ_EDB);
     ddz_store_counters c;
     ddz_store_stats(s, &c);
@@ -272,20 +272,20 @@ Test(store, aborted_games)
     cut.winner = -1;
     int64_t a = ddz_store_reserve_game_id(s), b = ddz_store_reserve_game_id(s),
             c = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, a, "r", &done, false), 0);
-    cr_assert_eq(ddz_store_add_game(s, b, "r", &whole, true), 0);
-    cr_assert_eq(ddz_store_add_game(s, c, "r", &cut, true), 0);
+    cr_assert_eq(ddz_store_add_game(s, a, "r", NULL, &done, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, b, "r", NULL, &whole, true), 0);
+    cr_assert_eq(ddz_store_add_game(s, c, "r", NULL, &cut, true), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
 
     char *text;
-    cr_assert_eq(ddz_store_get_game(s, b, &text), 0);
+    cr_assert_eq(ddz_store_get_game(s, b, NULL, &text), 0);
     json_t *j = json_loads(text, 0, NULL);
     cr_assert(json_is_true(json_object_get(j, "aborted")), "%s", text);
     json_decref(j);
     load(text, &back); /* the reader ignores "aborted" */
     assert_same(&whole, &back);
     free(text);
-    cr_assert_eq(ddz_store_get_game(s, a, &text), 0);
+    cr_assert_eq(ddz_store_get_game(s, a, NULL, &text), 0);
     cr_assert_null(strstr(text, "aborted"));
     free(text);
 
@@ -435,9 +435,9 @@ Test(store, a_full_queue_drops_and_counts)
     /* The writer takes one or more of these and waits for the lock: what it
      * holds counts against the bound as much as what is queued behind it. */
     for (int i = 0; i < 4; i++)
-        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", NULL, &r, false), 0);
     int64_t lost = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, lost, "r", &r, false), DDZ_EDB);
+    cr_assert_eq(ddz_store_add_game(s, lost, "r", NULL, &r, false), DDZ_EDB);
     const char *names[3] = {"a", "b", "c"};
     const double totals[3] = {1, 2, -3};
     cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, names, totals), DDZ_EDB);
@@ -454,11 +454,11 @@ Test(store, a_full_queue_drops_and_counts)
     cr_assert_eq(c.write_errors, 0);
     cr_assert_eq(c.queued, 0);
     char *text;
-    cr_assert_eq(ddz_store_get_game(s, lost, &text), DDZ_ENOTFOUND);
-    cr_assert_eq(ddz_store_get_game(s, 4, &text), 0);
+    cr_assert_eq(ddz_store_get_game(s, lost, NULL, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, 4, NULL, &text), 0);
     free(text);
     /* With room again, writes are queued again. */
-    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", NULL, &r, false), 0);
 
     locker_stop(&lk);
     ddz_store_close(s);
@@ -482,7 +482,7 @@ Test(store, closing_while_the_writer_is_stalled_writes_everything)
     const double totals[3] = {1, 2, -3};
     ddz_record r;
     gen_record(7, &r);
-    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", NULL, &r, false), 0);
     for (int i = 0; i < TURNS; i++)
         cr_assert_eq(ddz_store_add_turn(s, "r", i, 6, names, totals), 0);
     ddz_store_counters c;
@@ -717,7 +717,7 @@ static void *reader(void *arg)
     for (long i = 0; !atomic_load(&c->stop) || c->reads < 100; i++) {
         int k = (int)(i % c->n);
         char *text;
-        if (ddz_store_get_game(c->s, k + 1, &text) != 0 || strcmp(text, c->want[k]) != 0)
+        if (ddz_store_get_game(c->s, k + 1, NULL, &text) != 0 || strcmp(text, c->want[k]) != 0)
             c->errors++;
         else
             free(text);
@@ -735,7 +735,7 @@ Test(store, reads_proceed_while_the_writer_writes)
     for (int k = 0; k < first; k++) {
         gen_record((uint32_t)k, &r);
         c.want[k] = dump(&r, false);
-        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &r, false), 0);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, NULL, &r, false), 0);
     }
     cr_assert_eq(ddz_store_flush(s), 0);
 
@@ -743,10 +743,10 @@ Test(store, reads_proceed_while_the_writer_writes)
     cr_assert_eq(pthread_create(&th, NULL, reader, &c), 0);
     for (int k = 0; k < more; k++) {
         gen_record((uint32_t)(first + k), &r);
-        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &r, false), 0);
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, NULL, &r, false), 0);
         if (k % 50 == 0) { /* and the main thread reads as well */
             char *text;
-            cr_assert_eq(ddz_store_get_game(s, 1 + k % first, &text), 0);
+            cr_assert_eq(ddz_store_get_game(s, 1 + k % first, NULL, &text), 0);
             free(text);
         }
     }
@@ -765,7 +765,7 @@ Test(store, reads_proceed_while_the_writer_writes)
                               NULL, NULL, NULL),
                  SQLITE_OK);
     char *text;
-    cr_assert_eq(ddz_store_get_game(s, first + more, &text), 0);
+    cr_assert_eq(ddz_store_get_game(s, first + more, NULL, &text), 0);
     free(text);
     FILE *devnull = fopen("/dev/null", "w");
     cr_assert_eq(ddz_store_export(s, devnull, false), first + more);
@@ -794,7 +794,7 @@ Test(store, a_locked_database_is_a_counted_error)
     ddz_record r;
     gen_record(5, &r);
     int64_t id = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, id, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", NULL, &r, false), 0);
     /* The writer gives up after DDZ_STORE_BUSY_MS. */
     ddz_store_counters c;
     long start = now_ms();
@@ -809,12 +809,12 @@ Test(store, a_locked_database_is_a_counted_error)
     sqlite3_close(db);
     cr_assert_eq(ddz_store_flush(s), DDZ_EDB);
     char *text;
-    cr_assert_eq(ddz_store_get_game(s, id, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, id, NULL, &text), DDZ_ENOTFOUND);
     /* The writer carries on. */
     id = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, id, "r", &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", NULL, &r, false), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
-    cr_assert_eq(ddz_store_get_game(s, id, &text), 0);
+    cr_assert_eq(ddz_store_get_game(s, id, NULL, &text), 0);
     free(text);
     ddz_store_close(s);
 }
@@ -890,7 +890,7 @@ Test(store, reads_are_answered_through_the_queue)
     ddz_record rec;
     gen_record(3, &rec);
     int64_t id = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, id, "r", &rec, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", NULL, &rec, false), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
     char *want = dump(&rec, false), tok[DDZ_TOKEN_HEX + 1];
     cr_assert_eq(ddz_store_token_add(s, "robo", tok), 0);
@@ -951,7 +951,7 @@ Test(store, a_waiting_read_does_not_wait_the_caller)
     ddz_record rec;
     gen_record(4, &rec);
     int64_t id = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, id, NULL, &rec, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, id, NULL, NULL, &rec, false), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
     char tok[DDZ_TOKEN_HEX + 1];
     cr_assert_eq(ddz_store_token_add(s, "robo", tok), 0);
@@ -964,7 +964,7 @@ Test(store, a_waiting_read_does_not_wait_the_caller)
     cr_assert_eq(ddz_store_read_submit(s, &t), 0);
     ddz_record later;
     gen_record(5, &later);
-    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, &later, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, NULL, &later, false), 0);
     long took = now_ms() - t0;
     /* A synchronous read would wait for the lock: about 10 s, then fail. */
     cr_assert_lt(took, 1000, "submitting took %ld ms", took);
@@ -993,7 +993,7 @@ Test(store, stopping_the_reader_answers_every_read)
     ddz_record rec;
     gen_record(6, &rec);
     int64_t id = ddz_store_reserve_game_id(s);
-    cr_assert_eq(ddz_store_add_game(s, id, NULL, &rec, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, id, NULL, NULL, &rec, false), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
     start_reader(s);
     enum { N = 200 };
@@ -1070,16 +1070,97 @@ Test(store, bad_arguments)
     ddz_store *s = open_ok();
     ddz_record r;
     gen_record(1, &r);
-    cr_assert_eq(ddz_store_add_game(s, 0, "r", &r, false), DDZ_EINVAL);
-    cr_assert_eq(ddz_store_add_game(s, -5, "r", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_game(s, 0, "r", NULL, &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_game(s, -5, "r", NULL, &r, false), DDZ_EINVAL);
     r.nbids = 4;
-    cr_assert_eq(ddz_store_add_game(s, 1, "r", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_game(s, 1, "r", NULL, &r, false), DDZ_EINVAL);
     r.nbids = 3;
     r.nplays = DDZ_RECORD_MAX_PLAYS + 1;
-    cr_assert_eq(ddz_store_add_game(s, 1, "r", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_game(s, 1, "r", NULL, &r, false), DDZ_EINVAL);
     cr_assert_eq(ddz_store_flush(s), 0);
     ddz_store_counters c;
     ddz_store_stats(s, &c);
     cr_assert_eq(c.writes + c.drops + c.write_errors, 0);
+    ddz_store_close(s);
+}
+
+/* A game stored with a link key (a private or password room's) is read
+ * only with that key: without it, or with another, it is as absent as a
+ * game never stored. A listed room's game is read by its id alone, and not
+ * with a key. Keys are 32 lower-case hex digits, fresh each time. The
+ * export holds every game: the file is the operator's. */
+Test(store, keyed_games)
+{
+    ddz_store *s = open_ok();
+    ddz_record r;
+    gen_record(7, &r);
+    char key[DDZ_STORE_KEY_HEX + 1], other[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    ddz_store_new_game_key(other);
+    cr_assert_eq(strlen(key), DDZ_STORE_KEY_HEX);
+    cr_assert_eq(strspn(key, "0123456789abcdef"), DDZ_STORE_KEY_HEX);
+    cr_assert_str_neq(key, other);
+    int64_t open_id = ddz_store_reserve_game_id(s), keyed = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, open_id, "listed", NULL, &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, keyed, "private", key, &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, keyed + 1, "bad", "ABCDEF", &r, false), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, keyed, NULL, &text), DDZ_ENOTFOUND);
+    cr_assert_null(text);
+    cr_assert_eq(ddz_store_get_game(s, keyed, "", &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, keyed, other, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, keyed, "0123", &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, keyed, key, &text), 0);
+    free(text);
+    cr_assert_eq(ddz_store_get_game(s, open_id, NULL, &text), 0);
+    free(text);
+    cr_assert_eq(ddz_store_get_game(s, open_id, key, &text), DDZ_ENOTFOUND);
+    char path[160];
+    snprintf(path, sizeof path, "%s/export.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_eq(ddz_store_export(s, f, false), 2);
+    fclose(f);
+    ddz_store_close(s);
+}
+
+/* A database of schema version 1 (before games had keys) is migrated: its
+ * games stay readable by id. */
+Test(store, version_1_is_migrated)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    ddz_record r;
+    gen_record(3, &r);
+    char *line = dump(&r, false);
+    const char *schema1 =
+        "CREATE TABLE games(id INTEGER PRIMARY KEY, room TEXT, game INTEGER NOT NULL,"
+        " started_at INTEGER, finished_at INTEGER NOT NULL,"
+        " aborted INTEGER NOT NULL DEFAULT 0, name_west TEXT, name_south TEXT,"
+        " name_east TEXT, record TEXT NOT NULL);"
+        "CREATE TABLE turns(id INTEGER PRIMARY KEY, room TEXT, turn INTEGER NOT NULL,"
+        " games INTEGER NOT NULL, names TEXT NOT NULL, totals TEXT NOT NULL,"
+        " finished_at INTEGER NOT NULL);"
+        "CREATE TABLE tokens(name TEXT PRIMARY KEY, hash BLOB NOT NULL,"
+        " created_at INTEGER NOT NULL, revoked_at INTEGER);"
+        "PRAGMA user_version = 1;";
+    cr_assert_eq(sqlite3_exec(db, schema1, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "INSERT INTO games(id, room, game, finished_at, record)"
+                                    " VALUES(5, 'r', 0, 1, ?1)",
+                                    -1, &st, NULL),
+                 SQLITE_OK);
+    sqlite3_bind_text(st, 1, line, -1, SQLITE_STATIC);
+    cr_assert_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ddz_store *s = open_ok();
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, 5, NULL, &text), 0);
+    cr_assert_str_eq(text, line);
+    free(text);
+    free(line);
+    cr_assert_eq(ddz_store_reserve_game_id(s), 6);
     ddz_store_close(s);
 }

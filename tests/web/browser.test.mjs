@@ -399,7 +399,9 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       assert.equal(await page.textContent('[data-test=seed]'), o.seed);
       assert.match(await page.textContent('[data-test=verify]'), /BLAKE2b-256\(seed\) = commitment ✓/);
       const href = await page.getAttribute('[data-test=replay-link]', 'href');
-      assert.equal(href, `#/replay/${o.game_id}`);
+      // quick play is a private room: its game is linked under its key
+      assert.match(o.game_key, /^[0-9a-f]{32}$/);
+      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}`);
       await shot(page, 'gameover');
       // the commitment this page was told when the game was dealt (or in
       // the snapshot after its reload), before the over that revealed it
@@ -430,7 +432,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
 test('the replay of the finished game steps to the end', async () => {
   assert.ok(quick, 'needs the quick-play game');
   const { over } = quick;
-  const page = await openPage({ path: `/#/replay/${over.game_id}` });
+  const page = await openPage({ path: `/#/replay/${over.game_id}-${over.game_key}` });
   await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
   const all = await page.$$eval('[data-zone=hand] .card.face', (c) => c.length);
   assert.equal(all, 51, 'the deal shows all three hands');

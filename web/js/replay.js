@@ -1,5 +1,6 @@
 // replay.js - the replay of a stored game (/#/replay/ID, from
-// GET /api/games/ID, the SPEC 10 record): every hand face up, stepped
+// GET /api/games/ID, the SPEC 10 record; a private or password room's game
+// is /#/replay/ID-KEY, its link from the `over` event): every hand face up, stepped
 // through bid by bid and play by play. The record already holds the
 // outcome; the viewer only moves cards from hands to the table.
 import { h, replace, icon } from './dom.js';
@@ -13,7 +14,8 @@ const SPEEDS = [0.5, 1, 2, 4];
 
 export class Replay {
   constructor(id) {
-    this.id = String(id);
+    this.id = String(id); // what the route says: ID, or ID-KEY
+    this.num = this.id.split('-')[0]; // the game's number, shown (never the key)
     this.rec = null;
     this.i = 0;
     this.playing = false;
@@ -47,16 +49,16 @@ export class Replay {
           this.retry = setTimeout(() => this.load(attempt + 1), 400 * (attempt + 1));
           return;
         }
-        this.error = t('replay.notfound', { id: this.id });
+        this.error = t('replay.notfound', { id: this.num });
       } else if (!res.ok) {
-        this.error = t('replay.error', { id: this.id });
+        this.error = t('replay.error', { id: this.num });
       } else {
         this.rec = await res.json();
         this.steps = this.buildSteps(this.rec);
         this.i = 0;
       }
     } catch {
-      this.error = t('replay.error', { id: this.id });
+      this.error = t('replay.error', { id: this.num });
     }
     this.render();
   }
@@ -148,11 +150,11 @@ export class Replay {
     if (!this.root) return;
     const top = h('header.topbar',
       h('button.ghost.back', { onclick: () => go('#/'), 'aria-label': t('table.lobby') }, icon('back'), h('span.label', t('table.lobby'))),
-      h('div.title', h('b', t('replay.title', { id: this.id }))),
+      h('div.title', h('b', t('replay.title', { id: this.num }))),
       h('div.tools', langButton()));
     if (!this.rec) {
       replace(this.root, h('div.table-view.replay', top,
-        h('main.felt', h('section.center', h('div.status.big', { dataset: { test: 'replay-status' } }, this.error || t('replay.loading', { id: this.id }))))));
+        h('main.felt', h('section.center', h('div.status.big', { dataset: { test: 'replay-status' } }, this.error || t('replay.loading', { id: this.num }))))));
       return;
     }
     this.el = {

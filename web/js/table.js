@@ -14,6 +14,10 @@ import { commitMatches } from './blake2b.js';
 
 const now = () => performance.now();
 
+// A stored game's link: ID for a listed room's game, ID-KEY for a private or
+// password room's, which the server serves under its key only.
+const gameLink = (over) => (over.game_key ? `${over.game_id}-${over.game_key}` : `${over.game_id}`);
+
 function emptyGame() {
   return {
     phase: 'waiting', game: 1, games: 1, commit: null, dealCommit: null,
@@ -587,7 +591,7 @@ export class Table {
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const buttons = h('div.buttons');
     if (over && over.game_id) {
-      buttons.append(h('a.button', { href: `#/replay/${over.game_id}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
+      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
     if (g.phase === 'turn_over') {
       if (this.seat !== null) {
@@ -668,7 +672,7 @@ export class Table {
         h('div.rhand', h('span.rname', t('table.leftover')), cardRow(over.leftover || [], 'tiny'))) : null,
         h('p', t('over.verify.how')),
         h('pre', `ddz rules deal --seed ${over.seed}\n` +
-          (over.game_id ? `curl -s ${host}/api/games/${over.game_id} > game.json\nddz verify game.json` : ''))));
+          (over.game_id ? `curl -s ${host}/api/games/${gameLink(over)} > game.json\nddz verify game.json` : ''))));
     }
     return out;
   }

@@ -1,0 +1,257 @@
+// attack.js - the attacks of the budgets issue (README, "Budgets"), mixed
+// into steady play by tests/service/soak.sh: for SECONDS, RATE attacks a
+// second, in turn:
+//   engines   create a room with two engine seats, sit, drop at once
+//   ais       create a room with two hosted AIs, sit, drop at once
+//   quick     quick play, drop at once
+//   noread    say hello, stop reading, ask for 40 room lists, hang on 3 s
+//   password  a wrong password for a room with one
+//   pipeline  five pipelined GET /healthz: one whole answer, then the close
+//   unmasked  an unmasked text frame after the handshake: close 1002
+//   bighead   a request head of 9 KB: 431
+//   post      POST /: 405
+// Each must be answered as PROTOCOL.md says (`joined`, or EBUSY when a
+// budget is spent; EAUTH, or ERATE once the room or address is locked
+// out); anything else, or no answer within 5 s, is unexpected. Rooms made
+// here have a grace of GRACE seconds (default 5), so that they are gone
+// soon after the attacks stop and the soak's end checks (no engine process
+// left over, descriptors as before) still hold.
+//
+// Raw sockets (node's net), not a WebSocket library: a client that stops
+// reading must really stop. Traffic goes to the given loopback URL only;
+// the run is bounded by SECONDS and at most 300 attacks in flight.
+//
+// Usage: node attack.js --url ws://127.0.0.1:PORT/ws --seconds S --rate R
+//        [--engine NAME] [--grace S]
+// Prints one JSON line: {"attacks":N,"unexpected":U,"first_unexpected":...,
+// "kinds":{"engines":[sent,answered],...},"busy":B,"locked":L}
+'use strict';
+const net = require('net');
+
+const args = {};
+for (let i = 2; i + 1 < process.argv.length; i += 2) args[process.argv[i].slice(2)] = process.argv[i + 1];
+const url = new URL(args.url);
+const seconds = Number(args.seconds || 10), rate = Number(args.rate || 1);
+const engine = args.engine || '', grace = Number(args.grace || 5);
+
+const kinds = ['engines', 'ais', 'quick', 'noread', 'password', 'pipeline', 'unmasked', 'bighead', 'post']
+    .filter(k => k !== 'engines' || engine);
+const stats = Object.fromEntries(kinds.map(k => [k, [0, 0]]));
+let attacks = 0, unexpected = 0, firstUnexpected = null, busy = 0, locked = 0, inFlight = 0;
+
+function fail(kind, why) {
+    unexpected++;
+    if (!firstUnexpected) firstUnexpected = `${kind}: ${why}`;
+}
+
+// A raw WebSocket client: handshake, masked text frames out; the server's
+// (unmasked) text frames are appended to s.text to be searched, and its
+// pings answered (lws closes a client that does not answer them).
+function connect() {
+    return new Promise((resolve, reject) => {
+        const s = net.connect(Number(url.port), url.hostname);
+        let buf = '';
+        const timer = setTimeout(() => { s.destroy(); reject(new Error('handshake timed out')); }, 5000);
+        s.on('error', e => { clearTimeout(timer); reject(e); });
+        s.on('connect', () => s.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+            'Upgrade: websocket\r\nConnection: Upgrade\r\n' +
+            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'));
+        const onData = d => {
+            buf += d.toString('latin1');
+            const end = buf.indexOf('\r\n\r\n');
+            if (end < 0) return;
+            clearTimeout(timer);
+            s.removeListener('data', onData);
+            if (!buf.startsWith('HTTP/1.1 101')) { s.destroy(); reject(new Error('handshake refused')); return; }
+            s.text = '';
+            let raw = Buffer.from(buf.slice(end + 4), 'latin1');
+            const frames = x => {
+                raw = Buffer.concat([raw, x]);
+                for (;;) {
+                    if (raw.length < 2) break;
+                    let len = raw[1] & 127, at = 2;
+                    if (len === 126) {
+                        if (raw.length < 4) break;
+                        len = raw.readUInt16BE(2);
+                        at = 4;
+                    } else if (len === 127) {
+                        if (raw.length < 10) break;
+                        len = Number(raw.readBigUInt64BE(2));
+                        at = 10;
+                    }
+                    if (raw.length < at + len) break;
+                    const op = raw[0] & 15, payload = raw.subarray(at, at + len);
+                    if (op === 9) // ping: pong with its payload, masked with key 0
+                        s.write(Buffer.concat([Buffer.from([0x8a, 0x80 | payload.length]), Buffer.alloc(4), payload]));
+                    else if (op === 1 || op === 0)
+                        s.text += payload.toString('latin1');
+                    raw = raw.subarray(at + len);
+                }
+                if (s.waiter) s.waiter();
+            };
+            s.on('data', frames);
+            frames(Buffer.alloc(0));
+            resolve(s);
+        };
+        s.on('data', onData);
+    });
+}
+
+function send(s, obj) {
+    const t = Buffer.from(JSON.stringify(obj));
+    const h = t.length < 126 ? Buffer.from([0x81, 0x80 | t.length])
+        : Buffer.from([0x81, 0x80 | 126, t.length >> 8, t.length & 255]);
+    s.write(Buffer.concat([h, Buffer.alloc(4), t])); // mask key 0: the bytes go as they are
+}
+
+// Resolves with the index of the first of `needles` seen after `from`
+// characters of the text, or -1 after 5 s or a close.
+function waitFor(s, needles, from = 0) {
+    return new Promise(resolve => {
+        const check = () => {
+            for (let i = 0; i < needles.length; i++)
+                if (s.text.indexOf(needles[i], from) >= 0) { done(i); return true; }
+            return false;
+        };
+        const done = i => { clearTimeout(timer); s.waiter = null; s.removeListener('close', closed); resolve(i); };
+        const closed = () => { if (!check()) done(-1); };
+        const timer = setTimeout(() => done(-1), 5000);
+        s.on('close', closed);
+        if (!check()) s.waiter = check;
+    });
+}
+
+const JOINED = '"type":"joined"', EBUSY = '"code":"EBUSY"', EAUTH = '"code":"EAUTH"', ERATE = '"code":"ERATE"';
+
+async function hello() {
+    const s = await connect();
+    s.on('error', () => {});
+    send(s, { type: 'hello', version: 1, name: 'attacker' });
+    if (await waitFor(s, ['"type":"welcome"']) < 0) { s.destroy(); throw new Error('no welcome'); }
+    return s;
+}
+
+// One request; `ok` lists the answers it may get. Returns the index.
+async function ask(s, kind, req, ok) {
+    const from = s.text.length;
+    send(s, req);
+    const i = await waitFor(s, ok, from);
+    if (i < 0) fail(kind, `no expected answer to ${req.type}: ${s.text.slice(from, from + 200)}`);
+    return i;
+}
+
+let passwordRoom = null;
+
+// Raw HTTP: writes `text`, resolves with everything the server sent until
+// it closed the connection (or after 5 s: then `timedOut` is set).
+function rawHttp(text) {
+    return new Promise(resolve => {
+        const s = net.connect(Number(url.port), url.hostname);
+        const got = [];
+        const timer = setTimeout(() => { s.destroy(); resolve({ text: Buffer.concat(got).toString('latin1'), timedOut: true }); }, 5000);
+        s.on('error', () => {});
+        s.on('data', d => got.push(d));
+        s.on('close', () => { clearTimeout(timer); resolve({ text: Buffer.concat(got).toString('latin1'), timedOut: false }); });
+        s.on('connect', () => s.write(text));
+    });
+}
+
+async function httpAttack(kind) {
+    const host = `Host: ${url.host}\r\n`;
+    if (kind === 'pipeline') {
+        const r = await rawHttp(`GET /healthz HTTP/1.1\r\n${host}\r\n`.repeat(5));
+        const answers = r.text.split('HTTP/1.1 ').length - 1;
+        if (r.timedOut || answers !== 1 || !r.text.startsWith('HTTP/1.1 200'))
+            fail(kind, `${answers} answers${r.timedOut ? ', no close' : ''}: ${r.text.slice(0, 80)}`);
+        return 0;
+    }
+    if (kind === 'bighead' || kind === 'post') {
+        const req = kind === 'post' ? `POST / HTTP/1.1\r\n${host}Content-Length: 0\r\n\r\n`
+            : `GET / HTTP/1.1\r\n${host}X-Pad: ${'a'.repeat(9000)}\r\n\r\n`;
+        const r = await rawHttp(req);
+        const want = kind === 'post' ? 'HTTP/1.1 405' : 'HTTP/1.1 431';
+        if (!r.text.startsWith(want)) fail(kind, `not ${want}: ${r.text.slice(0, 80)}`);
+        return 0;
+    }
+    // unmasked: a WebSocket whose client forgets to mask
+    const s = await connect();
+    s.on('error', () => {});
+    const t = Buffer.from(JSON.stringify({ type: 'hello', version: 1, name: 'unmasked' }));
+    s.raw = [];
+    s.on('data', d => s.raw.push(d));
+    s.write(Buffer.concat([Buffer.from([0x81, t.length]), t]));
+    const closed = await new Promise(resolve => {
+        const timer = setTimeout(() => resolve(false), 5000);
+        s.on('close', () => { clearTimeout(timer); resolve(true); });
+    });
+    const all = Buffer.concat(s.raw);
+    const at = all.indexOf(Buffer.from([0x88]));
+    if (!closed || at < 0 || all.readUInt16BE(at + 2) !== 1002)
+        fail(kind, closed ? 'closed without 1002' : 'not closed');
+    return 0;
+}
+
+async function attack(kind) {
+    stats[kind][0]++;
+    let s;
+    try {
+        if (['pipeline', 'unmasked', 'bighead', 'post'].includes(kind)) {
+            const before = unexpected;
+            await httpAttack(kind);
+            if (unexpected === before) stats[kind][1]++;
+            return;
+        }
+        s = await hello();
+        let i = 0;
+        if (kind === 'engines' || kind === 'ais') {
+            const seat = kind === 'engines' ? `engine:${engine}` : 'ai:random';
+            i = await ask(s, kind, { type: 'create', seat: 2, options: { seats: [seat, seat, null], grace, time: 60 } },
+                [JOINED, EBUSY]);
+            busy += i === 1;
+        } else if (kind === 'quick') {
+            i = await ask(s, kind, { type: 'quick' }, [JOINED, EBUSY]);
+            busy += i === 1;
+        } else if (kind === 'noread') {
+            s.pause(); // reads nothing more
+            for (let k = 0; k < 40; k++) send(s, { type: 'list' });
+            await new Promise(r => setTimeout(r, 3000));
+        } else if (kind === 'password' && passwordRoom) {
+            i = await ask(s, kind, { type: 'join', room: passwordRoom, password: `guess${attacks}` }, [EAUTH, ERATE]);
+            locked += i === 1;
+        }
+        if (i >= 0) stats[kind][1]++;
+    } catch (e) {
+        fail(kind, e.message);
+    } finally {
+        if (s) s.destroy(); // drop, without a close frame
+    }
+}
+
+async function main() {
+    // the room guessed at: its holder stays, seated, until the end
+    const holder = await hello();
+    send(holder, { type: 'create', options: { password: 'not-a-guess', time: 60, private: true } });
+    await waitFor(holder, [JOINED]);
+    const m = /"type":"joined","room":"([a-z0-9]+)"/.exec(holder.text);
+    passwordRoom = m ? m[1] : null;
+    if (!passwordRoom) fail('password', 'no room to guess at');
+    const keepalive = setInterval(() => { holder.text = ''; }, 5000); // what it hears is not kept
+
+    const pending = new Set();
+    const start = Date.now();
+    for (let n = 0; Date.now() - start < seconds * 1000; n++) {
+        const due = start + (n * 1000) / rate;
+        if (due > Date.now()) await new Promise(r => setTimeout(r, due - Date.now()));
+        if (inFlight >= 300) continue; // bounded: the server answers slowly
+        attacks++;
+        inFlight++;
+        const p = attack(kinds[n % kinds.length]).finally(() => { inFlight--; pending.delete(p); });
+        pending.add(p);
+    }
+    await Promise.all(pending);
+    clearInterval(keepalive);
+    holder.destroy();
+    console.log(JSON.stringify({ attacks, unexpected, first_unexpected: firstUnexpected, kinds: stats, busy, locked }));
+}
+
+main().catch(e => { console.log(JSON.stringify({ attacks, unexpected: unexpected + 1, first_unexpected: e.message })); });

@@ -1,0 +1,631 @@
+/* test_attack_budgets.c - anonymous clients must not be able to exhaust
+ * the server: each test replays an attack against a real `ddz serve` and
+ * checks that what the attacker made the server hold stays within its
+ * budget (README, "Budgets"), that the refusal is the one PROTOCOL.md
+ * promises, and that /metrics shows the use.
+ *
+ * Attackers are raw WebSocket clients (a socket, a handshake, masked text
+ * frames, never more than they need to read), so a test can open more of
+ * them than the harness's clients and hold them without reading, like a
+ * real attacker. Every wait has a bound; the attacks are small versions of
+ * the ones in the issue, sized so that the limits given to the server are
+ * crossed several times over.
+ */
+#include <arpa/inet.h>
+
+#include "serve_harness.h"
+
+/* Starts the server with `opts` (NULL-terminated) after the harness's. */
+static void start_with(const char *const *opts)
+{
+    size_t n = 0;
+    for (; opts[n]; n++)
+        serve_extra[n] = opts[n];
+    serve_extra[n] = NULL;
+    setup();
+}
+
+/* ---- raw attackers ---- */
+
+/* Connects to the server's /ws and completes the handshake, with an
+ * X-Forwarded-For header when `xff` is not NULL and a small receive buffer
+ * when `rcvbuf` > 0 (a client that will not read). Returns the socket, or
+ * -1 if the server refused the handshake or closed (bounded: 5 s). */
+static int raw_connect(const char *xff, int rcvbuf)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0);
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)srv.port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+                     xff ? "X-Forwarded-For: " : "", xff ? xff : "", xff ? "\r\n" : "");
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    /* the response headers, byte by byte so that no frame is read past them */
+    char resp[1024];
+    size_t len = 0;
+    int64_t deadline = now_ms() + T(5000);
+    while (len < sizeof resp - 1 && !(len >= 4 && memcmp(resp + len - 4, "\r\n\r\n", 4) == 0)) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int64_t left = deadline - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0 || recv(fd, resp + len, 1, 0) != 1)
+            break;
+        len++;
+    }
+    resp[len] = '\0';
+    if (strncmp(resp, "HTTP/1.1 101", 12) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends `text` as one masked text frame (the mask is zero: the bytes go as
+ * they are). Returns false if the socket would not take it in 5 s. */
+static bool raw_send(int fd, const char *text)
+{
+    size_t len = strlen(text);
+    unsigned char hdr[8] = {0x81};
+    size_t h;
+    if (len < 126) {
+        hdr[1] = (unsigned char)(0x80 | len);
+        h = 2;
+    } else {
+        hdr[1] = 0x80 | 126;
+        hdr[2] = (unsigned char)(len >> 8);
+        hdr[3] = (unsigned char)len;
+        h = 4;
+    }
+    memset(hdr + h, 0, 4); /* mask key */
+    h += 4;
+    struct iovec iov[2] = {{hdr, h}, {(void *)text, len}};
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+    size_t total = h + len;
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    if (poll(&p, 1, T(5000)) <= 0)
+        return false;
+    return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)total;
+}
+
+/* Reads what the server sent until one of `needles` appears in it (the
+ * server's frames are unmasked text, so a JSON fragment can be searched
+ * for), within 5 s. Returns the index of the needle found, or -1 on
+ * timeout or close. */
+static int raw_wait(int fd, const char *const *needles)
+{
+    static char buf[1 << 16];
+    size_t len = 0;
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        for (int i = 0; needles[i]; i++)
+            if (memmem(buf, len, needles[i], strlen(needles[i])))
+                return i;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int64_t left = deadline - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return -1;
+        if (len == sizeof buf) { /* keep the tail: a needle may straddle */
+            memmove(buf, buf + len / 2, len / 2);
+            len /= 2;
+        }
+        ssize_t n = recv(fd, buf + len, sizeof buf - len, 0);
+        if (n <= 0)
+            return -1;
+        len += (size_t)n;
+    }
+}
+
+/* A raw client that said hello and was welcomed; -1 if refused. */
+static int raw_hello(const char *xff)
+{
+    int fd = raw_connect(xff, 0);
+    if (fd < 0)
+        return -1;
+    cr_assert(raw_send(fd, "{\"type\":\"hello\",\"version\":1,\"name\":\"attacker\"}"));
+    static const char *const welcome[] = {"\"type\":\"welcome\"", NULL};
+    cr_assert_eq(raw_wait(fd, welcome), 0, "no welcome");
+    return fd;
+}
+
+/* Sends `request` and waits for its answer: 0 for `joined`, else the
+ * error code found (DDZ_E...), asserting that one of them came. */
+static int raw_request(int fd, const char *request)
+{
+    cr_assert(raw_send(fd, request));
+    static const char *const answers[] = {"\"type\":\"joined\"", "\"code\":\"EBUSY\"",
+                                          "\"code\":\"ERATE\"",  "\"code\":\"EAUTH\"",
+                                          "\"code\":\"EFULL\"",  NULL};
+    static const int codes[] = {0, DDZ_EBUSY, DDZ_ERATE, DDZ_EAUTH, DDZ_EFULL};
+    int i = raw_wait(fd, answers);
+    cr_assert_geq(i, 0, "no answer to %s", request);
+    return codes[i];
+}
+
+/* ---- the server's view ---- */
+
+/* The value of the sample `name` (with its labels, as printed) at
+ * /metrics; -1 if absent. */
+static long metric(const char *name)
+{
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    long v = -1;
+    size_t n = strlen(name);
+    for (char *line = body; line && *line;) {
+        if (strncmp(line, name, n) == 0 && line[n] == ' ') {
+            v = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    free(body);
+    return v;
+}
+
+/* Waits (bounded) until metric `name` is `want`; returns the last value. */
+static long metric_becomes(const char *name, long want, int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    long v;
+    while ((v = metric(name)) != want && now_ms() < deadline)
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    return v;
+}
+
+/* Counts this test's descendant processes running `program` (their
+ * argv[0]): a shell about to exec it does not count, a zombie neither. */
+static int count_running(const char *program)
+{
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], argv0[512];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(argv0, 1, sizeof argv0 - 1, f);
+        fclose(f);
+        argv0[len] = '\0'; /* argv[0] ends at its NUL */
+        if (strcmp(argv0, program) == 0 && proc_descends_from((pid_t)pid, getpid()))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* ---- 1. engine processes ---- */
+
+/* The engine is the scriptable test engine (the server execs it from its
+ * shell: one process per engine seat to count). */
+#define ENGINE_OPT "rnd=" DDZ_TESTENGINE
+
+static void start_engines(void)
+{
+    static const char *const o[] = {"--engine", ENGINE_OPT, "--max-engines", "6", NULL};
+    start_with(o);
+}
+
+static const char engine_room[] =
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"engine:rnd\",\"engine:rnd\",null],"
+    "\"grace\":600,\"time\":300}}";
+
+/* The issue's attack: hello, a room with two engine seats, drop the
+ * connection, again and again. Each such room kept two processes for the
+ * client-chosen grace (150 connections: 300 processes). Now the engine
+ * seats of live rooms are a budget (--max-engines 6 here): three rooms,
+ * then EBUSY, and never more than six processes. */
+Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardown, .timeout = 120)
+{
+    /* a room whose player stays, to free its engines later */
+    cli *host = cli_hello("Host");
+    json_t *o = opts(6, 0, 300);
+    json_object_set_new(o, "seats", json_pack("[s, s, n]", "engine:rnd", "engine:rnd"));
+    cli_create(host, o, 2);
+
+    int made = 0, busy = 0;
+    for (int i = 0; i < 12; i++) {
+        int fd = raw_hello(NULL);
+        cr_assert_geq(fd, 0);
+        int rc = raw_request(fd, engine_room);
+        made += rc == 0;
+        busy += rc == DDZ_EBUSY;
+        close(fd); /* the attacker drops at once */
+        cr_assert_leq(count_running(DDZ_TESTENGINE), 6, "after %d rooms", i + 1);
+    }
+    cr_assert_eq(made, 2, "rooms with engines made: %d (2 fit beside the host's)", made);
+    cr_assert_eq(busy, 10, "EBUSY answers: %d", busy);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"engines\"}"), 6);
+    cr_assert_eq(metric("ddz_budget_limit{budget=\"engines\"}"), 6);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"engines\"}"), 10);
+
+    /* the processes run (the games started), within the budget */
+    int64_t deadline = now_ms() + T(5000);
+    while (count_running(DDZ_TESTENGINE) < 6 && now_ms() < deadline)
+        poll(NULL, 0, 20);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 6, "engine processes: %d",
+                 count_running(DDZ_TESTENGINE));
+
+    /* a room that closes gives its engines back at once */
+    cli_send(host, json_pack("{s:s}", "type", "leave"));
+    cli_expect(host, DDZ_EVENT_JOINED);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"engines\"}", 4, T(3000)), 4);
+    int fd = raw_hello(NULL);
+    cr_assert_eq(raw_request(fd, engine_room), 0, "no room once engines were freed");
+    close(fd);
+    cr_assert_leq(count_running(DDZ_TESTENGINE), 6);
+    cr_assert(healthy());
+}
+
+/* ---- 3. rooms nobody is connected to, addresses, hosted AIs ---- */
+
+static void start_idle(void)
+{
+    static const char *const o[] = {"--max-idle-rooms", "5", NULL};
+    start_with(o);
+}
+
+static const char ai_room[] =
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
+    "\"grace\":600,\"time\":300}}";
+
+/* The issue's attack: create a room with two hosted AIs and a long grace,
+ * drop, again and again (5,000 times in 6 s: 0.69 GB of heap with no
+ * connection open). Rooms nobody is connected to are a budget: past it,
+ * the one idle the longest closes. */
+Test(attack, rooms_nobody_is_connected_to_are_bounded, .init = start_idle, .fini = teardown,
+     .timeout = 120)
+{
+    for (int i = 0; i < 20; i++) {
+        int fd = raw_hello(NULL);
+        cr_assert_eq(raw_request(fd, ai_room), 0, "create %d", i);
+        close(fd);
+    }
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"idle_rooms\"}", 5, T(3000)), 5);
+    cr_assert_eq(metric_becomes("ddz_rooms", 5, T(3000)), 5, "rooms held");
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 10, T(3000)), 10);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"idle_rooms\"}"), 15);
+
+    /* the newest rooms are the ones kept, and their players can come back */
+    cli *c = cli_hello("Back");
+    cr_assert(healthy());
+    cli_free(c);
+}
+
+/* A room created and abandoned at once: when the grace runs out there is
+ * nobody to play for, so no custody AI is made (the issue: 5,000 such
+ * rooms made 5,000 AIs at once when their graces expired, 6.9 GB); the
+ * room just closes. With someone watching, custody works as before. */
+Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown, .timeout = 120)
+{
+    static const char room[] =
+        "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
+        "\"grace\":1,\"time\":300}}";
+    int fd = raw_hello(NULL);
+    cr_assert_eq(raw_request(fd, room), 0);
+    close(fd);
+    cr_assert_eq(metric_becomes("ddz_rooms", 0, T(5000)), 0, "the abandoned room did not close");
+    cr_assert_eq(metric("ddz_ais_created_total"), 2, "a custody AI was made for nobody");
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 0, T(3000)), 0);
+
+    /* someone watches: the absent player's seat is played for them */
+    cli *p = cli_hello("Player");
+    json_t *o = opts(6, 0, 300);
+    json_object_set_new(o, "seats", json_pack("[s, s, n]", "ai:random", "ai:random"));
+    json_object_set_new(o, "grace", json_integer(1));
+    const char *id = cli_create(p, o, 2);
+    cli *w = cli_hello("Watcher");
+    cli_send(w, json_pack("{s:s, s:s}", "type", "spectate", "room", id));
+    cli_expect(w, DDZ_EVENT_JOINED);
+    cli_free(p);
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        const ddz_event *e = cli_expect(w, DDZ_EVENT_SEAT);
+        if (e->seat.player.custody)
+            break;
+        cr_assert_lt(now_ms(), deadline, "no custody with a watcher");
+    }
+    cr_assert_eq(metric("ddz_ais_created_total"), 5);
+    cli_free(w);
+}
+
+static void start_per_ip(void)
+{
+    static const char *const o[] = {
+        "--max-rooms-per-ip", "3", "--max-conns-per-ip", "4", "--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+/* One address may hold so many connections and rooms; behind a trusted
+ * proxy the address is the last hop of X-Forwarded-For (an earlier hop is
+ * the client's own word and may be forged). */
+Test(attack, rooms_and_connections_per_address, .init = start_per_ip, .fini = teardown,
+     .timeout = 120)
+{
+    for (int i = 0; i < 3; i++) {
+        int fd = raw_hello("192.0.2.1");
+        cr_assert_eq(raw_request(fd, ai_room), 0, "room %d", i);
+        close(fd);
+    }
+    int fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, ai_room), DDZ_EBUSY, "a 4th room from one address");
+    close(fd);
+    /* a forged first hop does not help; another address may */
+    fd = raw_hello("192.0.2.2, 192.0.2.1");
+    cr_assert_eq(raw_request(fd, ai_room), DDZ_EBUSY, "the last hop counts");
+    close(fd);
+    fd = raw_hello("192.0.2.1, 192.0.2.2");
+    cr_assert_eq(raw_request(fd, ai_room), 0, "another address");
+    close(fd);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"rooms_per_ip\"}"), 3);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"rooms_per_ip\"}"), 2);
+
+    /* connections: four from one address, the fifth refused */
+    int held[4];
+    for (int i = 0; i < 4; i++) {
+        held[i] = raw_connect("192.0.2.7", 0);
+        cr_assert_geq(held[i], 0, "connection %d", i);
+    }
+    cr_assert_eq(raw_connect("192.0.2.7", 0), -1, "a 5th connection from one address");
+    cr_assert_eq(metric("ddz_budget_used{budget=\"conns_per_ip\"}"), 4);
+    fd = raw_connect("192.0.2.8", 0);
+    cr_assert_geq(fd, 0, "another address");
+    close(fd);
+    /* one closes: room for one more */
+    close(held[0]);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"conns_per_ip\"}", 3, T(3000)), 3);
+    held[0] = raw_connect("192.0.2.7", 0);
+    cr_assert_geq(held[0], 0);
+    for (int i = 0; i < 4; i++)
+        close(held[i]);
+}
+
+static void start_untrusted(void)
+{
+    static const char *const o[] = {"--max-conns-per-ip", "2", "--trusted-proxy", "127.0.0.9",
+                                    NULL};
+    start_with(o);
+}
+
+/* X-Forwarded-For from a peer that is not the trusted proxy is ignored. */
+Test(attack, forwarded_for_only_from_the_trusted_proxy, .init = start_untrusted, .fini = teardown,
+     .timeout = 60)
+{
+    int a = raw_connect("192.0.2.1", 0), b = raw_connect("192.0.2.2", 0);
+    cr_assert(a >= 0 && b >= 0);
+    cr_assert_eq(raw_connect("192.0.2.3", 0), -1, "a forged header made a new address");
+    close(a);
+    close(b);
+}
+
+static void start_ais(void)
+{
+    static const char *const o[] = {"--max-ais", "4", NULL};
+    start_with(o);
+}
+
+/* Hosted AIs are counted and capped (ai:strong holds about 6 MB each):
+ * quick play makes two; the third quick play is refused. */
+Test(attack, hosted_ais_are_bounded, .init = start_ais, .fini = teardown, .timeout = 60)
+{
+    cli *c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = cli_hello("Quick");
+        cli_send(c[i], json_pack("{s:s, s:s}", "type", "quick", "ai", "random"));
+    }
+    cli_expect(c[0], DDZ_EVENT_JOINED);
+    cli_expect(c[1], DDZ_EVENT_JOINED);
+    expect_error(c[2], DDZ_EBUSY, DDZ_REQ_QUICK);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"ais\"}"), 4);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"ais\"}"), 1);
+    /* a room closes: its AIs are freed, quick play works again */
+    cli_send(c[0], json_pack("{s:s}", "type", "leave"));
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"ais\"}", 2, T(3000)), 2);
+    cli_send(c[2], json_pack("{s:s, s:s}", "type", "quick", "ai", "random"));
+    cli_expect(c[2], DDZ_EVENT_JOINED);
+}
+
+/* ---- 4. clients that do not read ---- */
+
+static void start_queues(void)
+{
+    static const char *const o[] = {
+        "--max-queued-bytes", "1000000", "--max-queue-per-conn", "200000", "--rate", "1000",
+        "--max-conns-per-ip", "1000",    "--max-rooms-per-ip",   "1000",   NULL};
+    start_with(o);
+}
+
+/* The issue's attack: 200 clients that never read, sending `list`
+ * against 300 public rooms, took the server from 11 to 419 MB (2 MiB of
+ * queue each, and no bound on their sum). Now a room list holds at most
+ * 100 rooms, each connection may queue --max-queue-per-conn, and past
+ * --max-queued-bytes in all the connections with the most queued are cut
+ * first; a client that reads is served throughout. */
+Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown, .timeout = 120)
+{
+    /* 110 public rooms whose creators stay (and read nothing more) */
+    enum { ROOMS = 110, ATTACKERS = 16 };
+    int creators[ROOMS];
+    for (int i = 0; i < ROOMS; i++) {
+        creators[i] = raw_hello(NULL);
+        char q[256];
+        snprintf(
+            q, sizeof q,
+            "{\"type\":\"create\",\"options\":{\"name\":\"room %03d with a long name to list\","
+            "\"time\":300}}",
+            i);
+        cr_assert_eq(raw_request(creators[i], q), 0, "room %d", i);
+    }
+    cli *reader = cli_hello("Reader");
+    cli_send(reader, json_pack("{s:s}", "type", "list"));
+    const ddz_event *e = cli_expect(reader, DDZ_EVENT_ROOMS);
+    cr_assert_eq(e->rooms.nrooms, 100, "a list of %zu rooms", e->rooms.nrooms);
+
+    int att[ATTACKERS];
+    for (int i = 0; i < ATTACKERS; i++) {
+        att[i] = raw_connect(NULL, 4096);
+        cr_assert_geq(att[i], 0);
+        cr_assert(raw_send(att[i], "{\"type\":\"hello\",\"version\":1,\"name\":\"sink\"}"));
+    }
+    long most = 0;
+    for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < ATTACKERS; i++)
+            raw_send(att[i], "{\"type\":\"list\"}"); /* fails once cut: fine */
+        long q = metric("ddz_budget_used{budget=\"queued_bytes\"}");
+        if (q > most)
+            most = q;
+    }
+    /* bounded by the budget (a frame may pass it before the cut) */
+    cr_assert_leq(most, 1000000 + 64 * 1024, "queued output reached %ld bytes", most);
+    long cut = metric("ddz_budget_refused_total{budget=\"queued_bytes\"}") +
+               metric("ddz_budget_refused_total{budget=\"queue_per_conn\"}");
+    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut", cut);
+    /* the reader is still served, and the attackers' queues are gone */
+    cli_send(reader, json_pack("{s:s}", "type", "list"));
+    cli_expect(reader, DDZ_EVENT_ROOMS);
+    cr_assert_leq(metric("ddz_budget_used{budget=\"queued_bytes\"}"), 1000000);
+    for (int i = 0; i < ATTACKERS; i++)
+        close(att[i]);
+    for (int i = 0; i < ROOMS; i++)
+        close(creators[i]);
+}
+
+/* ---- 5. password guessing ---- */
+
+static void start_passwords(void)
+{
+    static const char *const o[] = {"--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+/* Sends a join of `room` with `password` from raw client `fd`; returns
+ * 0 (joined) or the error code. */
+static int raw_join(int fd, const char *room, const char *password)
+{
+    char q[200];
+    snprintf(q, sizeof q, "{\"type\":\"join\",\"room\":\"%s\",\"password\":\"%s\"}", room,
+             password);
+    return raw_request(fd, q);
+}
+
+/* The issue's attack found a room's password with 3,600 wrong joins a
+ * second from 200 connections. Now each room and each address may send
+ * --password-tries (5) wrong passwords a minute; then every password is
+ * refused unchecked (ERATE) for a lockout that grows. */
+Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = teardown,
+     .timeout = 60)
+{
+    cli *host = cli_hello("Host");
+    json_t *o = opts(6, 0, 300);
+    json_object_set_new(o, "password", json_string("s3cret"));
+    char room[32];
+    snprintf(room, sizeof room, "%s", cli_create(host, o, 0));
+
+    int guesser = raw_hello("192.0.2.1");
+    for (int i = 0; i < 5; i++) {
+        char guess[16];
+        snprintf(guess, sizeof guess, "guess%d", i);
+        cr_assert_eq(raw_join(guesser, room, guess), DDZ_EAUTH, "guess %d", i);
+    }
+    /* locked: even the right password is refused, from any address */
+    cr_assert_eq(raw_join(guesser, room, "s3cret"), DDZ_ERATE, "the room was not locked");
+    int other = raw_hello("192.0.2.2");
+    cr_assert_eq(raw_join(other, room, "s3cret"), DDZ_ERATE, "the room was not locked");
+
+    /* the guessing address is locked out of other rooms too */
+    cli *host2 = cli_hello("Host2");
+    json_t *o2 = opts(6, 0, 300);
+    json_object_set_new(o2, "password", json_string("other"));
+    char room2[32];
+    snprintf(room2, sizeof room2, "%s", cli_create(host2, o2, 0));
+    cr_assert_eq(raw_join(guesser, room2, "other"), DDZ_ERATE, "the address was not locked");
+    cr_assert_eq(raw_join(other, room2, "other"), 0, "an innocent address was refused");
+
+    cr_assert_eq(metric("ddz_password_failures_total"), 5);
+    cr_assert_eq(metric("ddz_password_lockouts_total"), 2, "a room and an address");
+    cr_assert_eq(metric("ddz_password_refused_total"), 3);
+    cr_assert_eq(metric("ddz_password_locked"), 2);
+    close(guesser);
+    close(other);
+}
+
+/* ---- 6. a hung engine ---- */
+
+static char hang_dir[64];
+
+/* engine:hang is the test engine, but its first process stops answering
+ * at its first request (as if SIGSTOPped): the shell takes the marker
+ * directory once. */
+static void start_hang(void)
+{
+    snprintf(hang_dir, sizeof hang_dir, "/tmp/ddz-test-hang-XXXXXX");
+    cr_assert_not_null(mkdtemp(hang_dir));
+    static char engine[1024];
+    snprintf(engine, sizeof engine,
+             "hang=sh -c 'if mkdir %s/first 2>/dev/null; then exec %s --timeout-at 1; "
+             "else exec %s; fi'",
+             hang_dir, DDZ_TESTENGINE, DDZ_TESTENGINE);
+    static const char *o[] = {"--engine", engine, NULL};
+    start_with(o);
+}
+
+static void stop_hang(void)
+{
+    teardown();
+    char first[128];
+    snprintf(first, sizeof first, "%s/first", hang_dir);
+    rmdir(first);
+    rmdir(hang_dir);
+}
+
+/* The issue: an engine that hung in game 1 of a room with `time: 3,
+ * pause: 0` was charged a timeout in game 2 and again in game 3, and was
+ * killed but not started again until game 4. The engine seat stops an
+ * engine that timed out and starts it afresh for the next game: exactly
+ * one timeout, then normal games, and never more than two engine
+ * processes at the table. */
+Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang, .timeout = 120)
+{
+    cli *c = cli_hello("Human");
+    json_t *o = opts(4, 0, 3);
+    json_object_set_new(o, "seats", json_pack("[s, s, n]", "engine:hang", "engine:hang"));
+    cli_create(c, o, 2);
+    int timeouts = 0, hung_seat = -1;
+    for (int game = 1; game <= 4; game++) {
+        reset_over(&c, 1);
+        cr_assert_eq(run(&c, 1, NULL, NULL, T(20000)), -1, "game %d did not end", game);
+        const ddz_event_over *over = c->over;
+        cr_assert_eq(over->game, game);
+        int procs = count_running(DDZ_TESTENGINE);
+        cr_assert_leq(procs, 2, "%d engine processes after game %d", procs, game);
+        if (game == 1) {
+            cr_assert(over->fault_seat >= 0 && over->fault_seat < 2 &&
+                          over->fault_kind == DDZ_FAULT_TIMEOUT,
+                      "game 1: %s", show_over(over));
+            hung_seat = over->fault_seat;
+        } else {
+            cr_assert_eq(over->fault_seat, -1, "game %d: a fault again: %s", game, show_over(over));
+        }
+        timeouts += over->fault_kind == DDZ_FAULT_TIMEOUT && over->fault_seat >= 0;
+    }
+    cr_assert_eq(timeouts, 1);
+    cr_assert_geq(hung_seat, 0);
+    cr_assert_eq(metric("ddz_faults_total{kind=\"timeout\"}"), 1);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 2, "the restarted engine and the other");
+    cr_assert_eq(metric("ddz_engine_processes"), 2);
+}
