@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/record_json.h"
 #include "proto/text.h"
 #include "rules/combo.h"
 #include "rules/error.h"
@@ -100,12 +101,13 @@ static json_t *hex_json(const uint8_t b[DDZ_SEED_BYTES])
     return json_string(hex);
 }
 
-static json_t *three(const int64_t v[3])
+/* Three scores or totals: integers when whole, else reals. */
+static json_t *three(const double v[3])
 {
     json_t *a = json_array();
     bool ok = true;
     for (int i = 0; i < 3; i++)
-        add(a, json_integer(v[i]), &ok);
+        add(a, ddz_score_json(v[i]), &ok);
     return done(a, ok);
 }
 
@@ -225,8 +227,7 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
         put(fault, "kind", json_string(ddz_fault_name(v->fault_kind)), ok);
     }
     put(o, "fault", fault, ok);
-    const int64_t scores[3] = {v->scores[0], v->scores[1], v->scores[2]};
-    put(o, "scores", three(scores), ok);
+    put(o, "scores", three(v->scores), ok);
     json_t *b = json_object();
     put(b, "bid", json_integer(v->bid), ok);
     put(b, "bombs", json_integer(v->bombs), ok);
@@ -687,22 +688,20 @@ static int get_game_key(rd *r, const json_t *o, const char *at,
     return 0;
 }
 
-/* An array of exactly three integers lo..hi. */
-static int get_three(rd *r, const json_t *o, const char *at, const char *key, long long lo,
-                     long long hi, int64_t out[3])
+/* An array of exactly three scores (finite numbers, ddz_score_from_json). */
+static int get_three(rd *r, const json_t *o, const char *at, const char *key, double out[3])
 {
     const json_t *a;
     int rc = member(r, o, at, key, &a);
     if (rc)
         return rc;
     if (!json_is_array(a) || json_array_size(a) != 3)
-        return bad(r, at, key, "must be an array of 3 integers");
+        return bad(r, at, key, "must be an array of 3 numbers");
     for (size_t i = 0; i < 3; i++) {
         char p[PATH];
-        long long v = 0;
-        if ((rc = val_int(r, json_array_get(a, i), sub(p, sizeof p, at, key, i), "", lo, hi, &v)))
-            return rc;
-        out[i] = v;
+        if (ddz_score_from_json(json_array_get(a, i), &out[i]) < 0)
+            return bad(r, sub(p, sizeof p, at, key, i), "",
+                       "must be a number within -2147483648..2147483647, in steps of 0.001");
     }
     return 0;
 }
@@ -952,7 +951,6 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
 {
     const json_t *fault, *b, *hands, *dealt;
     char p[PATH], q[PATH];
-    int64_t scores[3];
     long long x;
     int rc;
     if ((rc = get_int(r, o, at, "game", 1, 100, &v->game)) ||
@@ -974,10 +972,8 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         if (v->fault_kind < 0)
             return bad(r, p, "kind", "must be \"timeout\", \"illegal\", \"protocol\" or \"crash\"");
     }
-    if ((rc = get_three(r, o, at, "scores", INT32_MIN, INT32_MAX, scores)))
+    if ((rc = get_three(r, o, at, "scores", v->scores)))
         return rc;
-    for (int s = 0; s < 3; s++)
-        v->scores[s] = (int32_t)scores[s];
     child(p, sizeof p, at, "breakdown");
     if ((rc = get_object(r, o, at, "breakdown", &b)) ||
         (rc = get_int(r, b, p, "bid", 0, 3, &v->bid)) ||
@@ -1000,7 +996,7 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         (rc = get_hex(r, o, at, "commit", v->commit)) ||
         (rc = get_ll(r, o, at, "game_id", 1, LLONG_MAX, &x)) ||
         (rc = get_game_key(r, o, at, v->game_key)) ||
-        (rc = get_three(r, o, at, "totals", LLONG_MIN, LLONG_MAX, v->totals)))
+        (rc = get_three(r, o, at, "totals", v->totals)))
         return rc;
     v->game_id = x;
     return 0;
@@ -1098,7 +1094,7 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
         if ((rc = read_turn(r, v, "turn", &s->turn, e)))
             return rc;
     }
-    if ((rc = get_three(r, o, "", "totals", LLONG_MIN, LLONG_MAX, s->totals)) ||
+    if ((rc = get_three(r, o, "", "totals", s->totals)) ||
         (rc = get_bool(r, o, "", "autopass", &s->autopass)) ||
         (rc = member(r, o, "", "result", &v)))
         return rc;
@@ -1201,7 +1197,7 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
     case DDZ_EVENT_OVER:
         return read_over(r, o, "", &e->over);
     case DDZ_EVENT_TURN_OVER:
-        if ((rc = get_three(r, o, "", "totals", LLONG_MIN, LLONG_MAX, e->turn_over.totals)))
+        if ((rc = get_three(r, o, "", "totals", e->turn_over.totals)))
             return rc;
         return get_int(r, o, "", "games", 1, 100, &e->turn_over.games);
     case DDZ_EVENT_ERROR:
@@ -1333,20 +1329,23 @@ static bool turn_eq(const ddz_event_turn *a, const ddz_event_turn *b)
            (a->nlegal == 0 || memcmp(a->legal, b->legal, a->nlegal * sizeof *a->legal) == 0);
 }
 
+static bool same3(const double a[3], const double b[3])
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
 static bool over_eq(const ddz_event_over *a, const ddz_event_over *b)
 {
     return a->game == b->game && a->winner == b->winner && a->landlord == b->landlord &&
            a->fault_seat == b->fault_seat &&
-           (a->fault_seat < 0 || a->fault_kind == b->fault_kind) &&
-           memcmp(a->scores, b->scores, sizeof a->scores) == 0 && a->bid == b->bid &&
-           a->bombs == b->bombs && a->rocket == b->rocket && a->spring == b->spring &&
-           a->anti_spring == b->anti_spring && a->multiplier == b->multiplier &&
-           memcmp(a->hands, b->hands, sizeof a->hands) == 0 &&
+           (a->fault_seat < 0 || a->fault_kind == b->fault_kind) && same3(a->scores, b->scores) &&
+           a->bid == b->bid && a->bombs == b->bombs && a->rocket == b->rocket &&
+           a->spring == b->spring && a->anti_spring == b->anti_spring &&
+           a->multiplier == b->multiplier && memcmp(a->hands, b->hands, sizeof a->hands) == 0 &&
            memcmp(a->dealt, b->dealt, sizeof a->dealt) == 0 && a->leftover == b->leftover &&
            memcmp(a->seed, b->seed, sizeof a->seed) == 0 &&
            memcmp(a->commit, b->commit, sizeof a->commit) == 0 && a->game_id == b->game_id &&
-           strcmp(a->game_key, b->game_key) == 0 &&
-           memcmp(a->totals, b->totals, sizeof a->totals) == 0;
+           strcmp(a->game_key, b->game_key) == 0 && same3(a->totals, b->totals);
 }
 
 static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
@@ -1376,7 +1375,7 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
             return false;
     if (a->has_turn != b->has_turn || (a->has_turn && !turn_eq(&a->turn, &b->turn)))
         return false;
-    return memcmp(a->totals, b->totals, sizeof a->totals) == 0 && a->autopass == b->autopass &&
+    return same3(a->totals, b->totals) && a->autopass == b->autopass &&
            a->has_result == b->has_result && (!a->has_result || over_eq(&a->result, &b->result));
 }
 
@@ -1418,7 +1417,7 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
     case DDZ_EVENT_OVER:
         return over_eq(&a->over, &b->over);
     case DDZ_EVENT_TURN_OVER:
-        return memcmp(a->turn_over.totals, b->turn_over.totals, sizeof a->turn_over.totals) == 0 &&
+        return same3(a->turn_over.totals, b->turn_over.totals) &&
                a->turn_over.games == b->turn_over.games;
     case DDZ_EVENT_ERROR:
         return a->error.code == b->error.code && strcmp(a->error.message, b->error.message) == 0 &&

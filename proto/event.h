@@ -4,8 +4,10 @@
  *
  * ddz_event_print() writes the keys in the order the server has always sent
  * them, so that a frame printed from a parsed frame is the same bytes:
- * json_dumps(print(parse(x)), JSON_COMPACT) == x for every frame the server
- * sends (tests/proto/events.txt holds real ones). Card lists are printed
+ * ddz_msg_dump(print(parse(x))) == x for every frame the server sends
+ * (tests/proto/events.txt holds real ones). Scores and totals are JSON
+ * numbers: integers when whole (always under caai), else reals
+ * (botzone-ftl), which ddz_msg_dump prints in their shortest form. Card lists are printed
  * ascending; a turn's legal bids ascending, its legal plays in the order
  * given.
  *
@@ -201,7 +203,7 @@ typedef struct ddz_event_over {
     int landlord;                   /* seat, -1 = null */
     int fault_seat;                 /* seat charged with a fault, -1 = fault is null */
     int fault_kind;                 /* enum ddz_fault, DDZ_FAULT_TIMEOUT..DDZ_FAULT_CRASH */
-    int32_t scores[3];              /* this game's scores */
+    double scores[3];               /* this game's scores */
     int bid;                        /* breakdown.bid, 0..3 */
     int bombs;                      /* breakdown.bombs, 0..13 */
     bool rocket;                    /* breakdown.rocket */
@@ -217,7 +219,7 @@ typedef struct ddz_event_over {
     char game_key[DDZ_EVENT_GAME_KEY_HEX + 1]; /* "" (null): a listed room's game, served at
                                                 * /api/games/ID; else served only at
                                                 * /api/games/ID-KEY */
-    int64_t totals[3];                         /* the turn's totals so far */
+    double totals[3];                          /* the turn's totals so far */
 } ddz_event_over;
 
 /* a state's room options (the password itself is never sent) */
@@ -256,7 +258,7 @@ typedef struct ddz_event_state {
     int nhistory;                            /* 0..DDZ_RECORD_MAX_PLAYS */
     bool has_turn;                           /* false: null */
     ddz_event_turn turn;                     /* the pending request */
-    int64_t totals[3];                       /* the turn's totals */
+    double totals[3];                        /* the turn's totals */
     bool autopass;                           /* this connection's auto-pass */
     bool has_result;                         /* false: null */
     ddz_event_over result;                   /* the last game's over event */
@@ -264,8 +266,8 @@ typedef struct ddz_event_state {
 
 /* turn_over: the last game of the turn is over */
 typedef struct ddz_event_turn_over {
-    int64_t totals[3]; /* the turn's totals */
-    int games;         /* games per turn, 1..100 */
+    double totals[3]; /* the turn's totals */
+    int games;        /* games per turn, 1..100 */
 } ddz_event_turn_over;
 
 /* error: a request failed */

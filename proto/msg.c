@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/record_json.h"
 #include "rules/error.h"
 
 static const char *const req_names[DDZ_NREQ] = {NULL,   "hello", "list",     "create",
@@ -351,7 +352,7 @@ char *ddz_msg_dump(json_t *j)
 {
     if (!j)
         return NULL;
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, DDZ_RECORD_JSON_FLAGS); /* scores print shortest */
     json_decref(j);
     return s;
 }

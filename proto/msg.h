@@ -91,7 +91,8 @@ const char *ddz_req_name(int type);
  * of memory. */
 json_t *ddz_msg_cards(ddz_cards c);
 
-/* Serialises `j` compactly and releases it. Returns malloc'd text, or NULL. */
+/* Serialises `j` compactly (reals with 15 significant digits:
+ * DDZ_RECORD_JSON_FLAGS) and releases it. Returns malloc'd text, or NULL. */
 char *ddz_msg_dump(json_t *j);
 
 #endif

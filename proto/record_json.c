@@ -1,7 +1,9 @@
 /* record_json.c - a game record as one JSON object, and back. */
 #include "record_json.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +78,40 @@ static json_t *string_json(const char *s, size_t max)
     return json_stringn(buf, n);
 }
 
+json_t *ddz_score_json(double x)
+{
+    if (x == floor(x) && fabs(x) < 9007199254740992.0) /* 2^53: whole and exact */
+        return json_integer((json_int_t)x);
+    return json_real(x);
+}
+
+int ddz_score_from_json(const json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return DDZ_EFIELD;
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < INT32_MIN || x > INT32_MAX)
+        return DDZ_EFIELD;
+    /* on the grid of DDZ_SCORE_DENOM (up to the rounding of reading a
+     * decimal), then exactly the double k / DDZ_SCORE_DENOM */
+    double u = x * DDZ_SCORE_DENOM, k = round(u);
+    if (fabs(u - k) > 1e-3)
+        return DDZ_EFIELD;
+    *out = k / DDZ_SCORE_DENOM;
+    return 0;
+}
+
+static json_t *fault_json(const ddz_fault_entry *f)
+{
+    json_t *o =
+        json_pack("{s:i, s:s, s:i}", "seat", f->seat, "kind", ddz_fault_name(f->kind), "at", f->at);
+    if (o && f->at < 0 && json_object_set_new(o, "bids", json_integer(f->bids)) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *seat_or_null(int seat)
 {
     return seat >= 0 ? json_integer(seat) : json_null();
@@ -96,7 +132,8 @@ static void push(json_t *arr, json_t *v, int *ok)
 
 json_t *ddz_record_to_json(const ddz_record *r)
 {
-    if (r->nbids < 0 || r->nbids > 3 || r->nplays < 0 || r->nplays > DDZ_RECORD_MAX_PLAYS)
+    if (r->nbids < 0 || r->nbids > 3 || r->nplays < 0 || r->nplays > DDZ_RECORD_MAX_PLAYS ||
+        r->nfaults < 0 || r->nfaults > DDZ_FAULTS_MAX)
         return NULL;
     char hex[65];
     int ok = 1;
@@ -140,6 +177,10 @@ json_t *ddz_record_to_json(const ddz_record *r)
             &ok);
     else
         put(o, "fault", json_null(), &ok);
+    json_t *faults = json_array();
+    for (int i = 0; i < r->nfaults && i < DDZ_FAULTS_MAX && faults; i++)
+        push(faults, fault_json(&r->faults[i]), &ok);
+    put(o, "faults", faults, &ok);
 
     put(o, "bombs", json_integer(r->bombs), &ok);
     put(o, "rocket", json_boolean(r->rocket), &ok);
@@ -148,7 +189,7 @@ json_t *ddz_record_to_json(const ddz_record *r)
     put(o, "multiplier", json_integer(r->multiplier), &ok);
     json_t *scores = json_array();
     for (int s = 0; s < 3 && scores; s++)
-        push(scores, json_integer(r->scores[s]), &ok);
+        push(scores, ddz_score_json(r->scores[s]), &ok);
     put(o, "scores", scores, &ok);
     json_t *names = json_array();
     for (int s = 0; s < 3 && names; s++)
@@ -424,6 +465,20 @@ static int read_plays(const json_t *j, ddz_record *r, char *err, size_t errlen)
     return 0;
 }
 
+/* The kind of a fault, named. */
+static int kind_in(const json_t *v, const char *path, uint8_t *out, char *err, size_t errlen)
+{
+    if (!v)
+        return BAD("%s: missing", path);
+    if (!json_is_string(v))
+        return BAD("%s: expected a string, got %s", path, type_name(v));
+    int kind = ddz_fault_from_name(json_string_value(v));
+    if (kind < 0 || strlen(json_string_value(v)) != json_string_length(v))
+        return BAD("%s: not timeout, illegal, protocol or crash", path);
+    *out = (uint8_t)kind;
+    return 0;
+}
+
 static int read_fault(const json_t *j, ddz_record *r, char *err, size_t errlen)
 {
     json_t *f;
@@ -442,16 +497,67 @@ static int read_fault(const json_t *j, ddz_record *r, char *err, size_t errlen)
     long long x;
     if ((rc = int_in(v, "fault.seat", 0, 2, &x, err, errlen)) < 0)
         return rc;
-    v = json_object_get(f, "kind");
-    if (!v)
-        return BAD("fault.kind: missing");
-    if (!json_is_string(v))
-        return BAD("fault.kind: expected a string, got %s", type_name(v));
-    int kind = ddz_fault_from_name(json_string_value(v));
-    if (kind < 0 || strlen(json_string_value(v)) != json_string_length(v))
-        return BAD("fault.kind: not timeout, illegal, protocol or crash");
+    uint8_t kind;
+    if ((rc = kind_in(json_object_get(f, "kind"), "fault.kind", &kind, err, errlen)) < 0)
+        return rc;
     r->fault_seat = (int8_t)x;
-    r->fault_kind = (uint8_t)kind;
+    r->fault_kind = kind;
+    return 0;
+}
+
+/* `faults`, or, when absent, the one `fault` after the last action. Needs
+ * the bids, the plays and `fault` read. */
+static int read_faults(const json_t *j, ddz_record *r, char *err, size_t errlen)
+{
+    json_t *a = json_object_get(j, "faults");
+    char path[32];
+    long long x;
+    int rc;
+    r->nfaults = 0;
+    if (!a) {
+        if (r->fault_seat >= 0)
+            r->faults[r->nfaults++] = (ddz_fault_entry){
+                .seat = r->fault_seat,
+                .kind = r->fault_kind,
+                .at = (int16_t)(r->landlord >= 0 ? r->nplays : -1),
+                .bids = (uint8_t)r->nbids,
+            };
+        return 0;
+    }
+    if ((rc = array_of(j, "faults", 0, DDZ_FAULTS_MAX, &a, err, errlen)) < 0)
+        return rc;
+    r->nfaults = (int)json_array_size(a);
+    for (int i = 0; i < r->nfaults; i++) {
+        ddz_fault_entry *f = &r->faults[i];
+        const json_t *fo = json_array_get(a, (size_t)i);
+        if (!json_is_object(fo))
+            return BAD("faults[%d]: expected an object, got %s", i, type_name(fo));
+        json_t *v = json_object_get(fo, "seat");
+        snprintf(path, sizeof path, "faults[%d].seat", i);
+        if (!v)
+            return BAD("%s: missing", path);
+        if ((rc = int_in(v, path, 0, 2, &x, err, errlen)) < 0)
+            return rc;
+        f->seat = (int8_t)x;
+        snprintf(path, sizeof path, "faults[%d].kind", i);
+        if ((rc = kind_in(json_object_get(fo, "kind"), path, &f->kind, err, errlen)) < 0)
+            return rc;
+        v = json_object_get(fo, "at");
+        snprintf(path, sizeof path, "faults[%d].at", i);
+        if (!v)
+            return BAD("%s: missing", path);
+        if ((rc = int_in(v, path, -1, DDZ_RECORD_MAX_PLAYS, &x, err, errlen)) < 0)
+            return rc;
+        f->at = (int16_t)x;
+        f->bids = (uint8_t)r->nbids;
+        v = json_object_get(fo, "bids");
+        snprintf(path, sizeof path, "faults[%d].bids", i);
+        if (v && f->at < 0) {
+            if ((rc = int_in(v, path, 0, 3, &x, err, errlen)) < 0)
+                return rc;
+            f->bids = (uint8_t)x;
+        }
+    }
     return 0;
 }
 
@@ -466,7 +572,7 @@ static int read_result(const json_t *j, ddz_record *r, char *err, size_t errlen)
     if ((rc = member(j, "winner", &v, err, errlen)) < 0 ||
         (rc = seat_or_none(v, "winner", &r->winner, err, errlen)) < 0)
         return rc;
-    if ((rc = read_fault(j, r, err, errlen)) < 0)
+    if ((rc = read_fault(j, r, err, errlen)) < 0 || (rc = read_faults(j, r, err, errlen)) < 0)
         return rc;
     if ((rc = key_int(j, "bombs", 0, MAX_BOMBS, &x, err, errlen)) < 0)
         return rc;
@@ -483,10 +589,11 @@ static int read_result(const json_t *j, ddz_record *r, char *err, size_t errlen)
     for (int s = 0; s < 3; s++) {
         char path[16];
         snprintf(path, sizeof path, "scores[%d]", s);
-        if ((rc = int_in(json_array_get(v, (size_t)s), path, INT32_MIN, INT32_MAX, &x, err,
-                         errlen)) < 0)
-            return rc;
-        r->scores[s] = (int32_t)x;
+        const json_t *e = json_array_get(v, (size_t)s);
+        if (ddz_score_from_json(e, &r->scores[s]) < 0)
+            return json_is_number(e) ? BAD("%s: %.15g outside %d..%d or not a multiple of 0.001",
+                                           path, json_number_value(e), INT32_MIN, INT32_MAX)
+                                     : BAD("%s: expected a number, got %s", path, type_name(e));
     }
     return 0;
 }

@@ -15,18 +15,30 @@
  *     bids           [{"seat": s, "bid": 0..3}] in bidding order; seat i is
  *                    bid number i (West bids first), at most 3
  *     landlord       seat, or null if nobody took the leftover
- *     plays          [{"seat": s, "cards": [codes]}], a pass is [], and an
- *                    auto-pass (the referee passed for a seat that could not
- *                    beat) carries "auto": true; at most DDZ_RECORD_MAX_PLAYS
+ *     plays          [{"seat": s, "cards": [codes]}], a pass is [], and a
+ *                    play the referee made carries "auto": true: an auto-pass
+ *                    (for a seat that could not beat) or, under botzone-ftl2,
+ *                    the stand-in of a seat that faulted; at most
+ *                    DDZ_RECORD_MAX_PLAYS
  *     winner         seat that emptied its hand, or null
  *     fault          null, or {"seat": s, "kind": "timeout" | "illegal" |
- *                    "protocol" | "crash"}
+ *                    "protocol" | "crash"}: the first of `faults`
+ *     faults         every fault in the order charged (at most one per seat):
+ *                    [{"seat": s, "kind": ..., "at": i}], `at` = the plays made
+ *                    before it (its index in plays), -1 during bidding, and
+ *                    then also "bids": the bids made before it (optional when
+ *                    reading: absent means the one `fault`, charged after the
+ *                    last action; a fault with at -1 and no "bids" comes after
+ *                    the last bid)
  *     bombs          bombs played (0..13)
  *     rocket         true if the rocket was played
  *     spring         true for a spring (SPEC 5)
  *     anti_spring    true for an anti-spring
  *     multiplier     final multiplier, 0 if nobody won (all passed, fault)
- *     scores         [West, South, East]
+ *     scores         [West, South, East]: JSON numbers, an integer when whole
+ *                    (always under caai), else a real (botzone-ftl: multiples
+ *                    of 0.005); write with DDZ_RECORD_JSON_FLAGS so that 2.035
+ *                    prints as 2.035, not 2.0350000000000001
  *     names          [3 strings], each at most DDZ_NAME_MAX - 1 bytes
  *
  * Card lists are written ascending; any order is read, but a code outside
@@ -36,7 +48,8 @@
  *
  * The reader is strict and total: every value has its JSON type and a range
  * (seats 0..2, bids 0..3, bombs 0..13, multiplier 0..1000000, early_penalty
- * 0..1000000, scores and game within int32), arrays have their exact or
+ * 0..1000000, game within int32, scores numbers within int32's range in
+ * steps of 0.001, at -1..DDZ_RECORD_MAX_PLAYS), arrays have their exact or
  * maximum length checked before any element is read, and a name longer than
  * DDZ_NAME_MAX - 1 bytes or holding a NUL is an error, NOT TRUNCATED (a
  * record ddz wrote never has one, so a long name means the line was not
@@ -60,6 +73,22 @@
  * first NUL (at most DDZ_NAME_MAX - 1 and 15 bytes); bytes that are not
  * valid UTF-8 are written as '?', so such a name does not round-trip. */
 json_t *ddz_record_to_json(const ddz_record *r);
+
+/* The flags to dump records (and events carrying scores) with: compact, and
+ * reals with 15 significant digits, which print every score (a multiple of
+ * 1/DDZ_SCORE_DENOM) in its shortest decimal form and read back as the same
+ * double. */
+#define DDZ_RECORD_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
+/* Returns a new JSON number for score `x`: an integer when `x` is whole,
+ * else a real. NULL when out of memory. */
+json_t *ddz_score_json(double x);
+
+/* Reads a score written by ddz_score_json (any JSON number): returns 0 and
+ * sets *out to the nearest multiple of 1/DDZ_SCORE_DENOM (exactly the double
+ * the rules compute for it), or DDZ_EFIELD when `v` is no number, not
+ * finite, outside int32's range or not such a multiple (0.0005). */
+int ddz_score_from_json(const json_t *v, double *out);
 
 /* Fills `r` from the JSON object `j`. Returns 0, or DDZ_ESYNTAX if `j` is
  * not an object, or DDZ_EFIELD for a missing key, a value of the wrong type

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rules/error.h"
 
@@ -337,4 +338,19 @@ size_t ddz_text_fit_width(const char *s, size_t cols, size_t *width)
     if (width)
         *width = total;
     return n;
+}
+
+int ddz_text_format_score(double x, char *buf, size_t len)
+{
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "%.3f", x);
+    if (n > 0 && n < (int)sizeof tmp && strchr(tmp, '.')) {
+        while (tmp[n - 1] == '0')
+            tmp[--n] = '\0';
+        if (tmp[n - 1] == '.')
+            tmp[--n] = '\0';
+    }
+    if (strcmp(tmp, "-0") == 0)
+        n = snprintf(tmp, sizeof tmp, "0");
+    return snprintf(buf, len, "%s", tmp);
 }

@@ -33,6 +33,12 @@ int ddz_text_parse_seed(const char *s, uint8_t out[DDZ_SEED_BYTES]);
 /* Writes 32 bytes as 64 lower-case hex characters plus NUL (buf >= 65). */
 void ddz_text_format_seed(const uint8_t seed[DDZ_SEED_BYTES], char buf[65]);
 
+/* Writes score `x` (a multiple of 1/DDZ_SCORE_DENOM, rules/ruleset.h) into
+ * buf in its shortest form: a whole number as an integer ("-700"), else
+ * with the decimals it needs ("2.035", "2.5"). Returns the length snprintf
+ * would have written (32 bytes always suffice). */
+int ddz_text_format_score(double x, char *buf, size_t len);
+
 /* Returns how many terminal columns the UTF-8 string `s` takes: 2 for each
  * East Asian Wide or Fullwidth character (CJK ideographs, kana, Hangul,
  * fullwidth forms, most emoji), 0 for each combining mark, format character

@@ -1,6 +1,6 @@
 /* combo.c - the classifier. Counts per rank are unpacked once; every type
- * test is then a look at those counts. The slow twin (every reading tried by
- * brute force) lives in tests/rules/test_combo.c. */
+ * test is then a look at those counts. The slow twin (every play built from
+ * the definitions) lives in tests/rules/combo_ref.h. */
 #include "combo.h"
 
 typedef struct counts {
@@ -99,6 +99,32 @@ static bool plane(const ddz_rules *rs, const counts *k, int len, int kind, ddz_c
     return false;
 }
 
+/* Quad straight (SPEC 8): for each chain top, highest first, the shapes
+ * without wings, with 2 singles and with 2 pairs per four; the chain's ranks
+ * hold exactly four cards. The first that fits is the reading. */
+static bool quad(const ddz_rules *rs, const counts *k, ddz_combo *out)
+{
+    static const int per_four[3] = {4, 6, 8}; /* cards per four: none, singles, pairs */
+    for (int hi = DDZ_RANK_A; hi >= 1; hi--)
+        for (int kind = DDZ_KICK_NONE; kind <= DDZ_KICK_PAIR; kind++) {
+            if (k->n % per_four[kind] != 0)
+                continue;
+            int len = k->n / per_four[kind], lo = hi - len + 1, r;
+            if (len < 2 || lo < 0)
+                continue;
+            for (r = lo; r <= hi && k->c[r] == 4; r++)
+                ;
+            if (r <= hi)
+                continue;
+            if (kind == DDZ_KICK_NONE ? k->n == 4 * len
+                                      : kickers_ok(rs, k, lo, hi, 2 * len, kind)) {
+                *out = mk(DDZ_QUAD_STRAIGHT, hi, len, kind, k->n);
+                return true;
+            }
+        }
+    return false;
+}
+
 ddz_combo ddz_combo_classify(const ddz_rules *rs, ddz_ranks m)
 {
     counts k;
@@ -142,6 +168,8 @@ ddz_combo ddz_combo_classify(const ddz_rules *rs, ddz_ranks m)
         for (r = DDZ_RANK_2; r >= 0; r--)
             if (k.c[r] == 4 && kickers_ok(rs, &k, r, r, 2, DDZ_KICK_PAIR))
                 return mk(DDZ_FOUR_TWO, r, 1, DDZ_KICK_PAIR, 8);
+    if (rs->quad_straight && n >= 8 && quad(rs, &k, &out))
+        return out;
     return out;
 }
 
@@ -162,8 +190,9 @@ bool ddz_combo_beats(ddz_combo a, ddz_combo last)
 const char *ddz_type_name(int type)
 {
     static const char *const names[DDZ_NTYPES] = {
-        "invalid",  "rocket",        "bomb",          "single", "pair",     "trio", "trio_kicker",
-        "straight", "pair_straight", "trio_straight", "plane",  "four_two", "pass"};
+        "invalid", "rocket",      "bomb",          "single",        "pair",
+        "trio",    "trio_kicker", "straight",      "pair_straight", "trio_straight",
+        "plane",   "four_two",    "quad_straight", "pass"};
     return type >= 0 && type < DDZ_NTYPES ? names[type] : "invalid";
 }
 

@@ -1,8 +1,9 @@
-/* combo.h - classification and comparison of plays (SPEC 4).
+/* combo.h - classification and comparison of plays (SPEC 4, 8).
  *
  * A play is a multiset of ranks (ddz_ranks). ddz_combo_classify() tries the
- * eleven types in the seed's order and, within a type, the reading with the
- * highest main rank; ddz_combo_beats() is the comparison rule.
+ * types in the seed's order (the eleven of SPEC 4, then the quad straight of
+ * the Botzone rule sets) and, within a type, the reading with the highest
+ * main rank; ddz_combo_beats() is the comparison rule.
  */
 #ifndef DDZ_COMBO_H
 #define DDZ_COMBO_H
@@ -25,6 +26,8 @@ enum ddz_type {
     DDZ_TRIO_STRAIGHT, /* 2..6 consecutive trios up to A */
     DDZ_PLANE,         /* n consecutive trios + n singles or n pairs */
     DDZ_FOUR_TWO,      /* four + 2 singles or 2 pairs */
+    DDZ_QUAD_STRAIGHT, /* n >= 2 consecutive fours up to A + nothing, 2n singles or
+                          2n pairs (rule sets with `quad_straight`: Botzone's) */
     DDZ_PASS,          /* no cards */
     DDZ_NTYPES
 };
@@ -44,7 +47,8 @@ typedef struct ddz_combo {
 ddz_combo ddz_combo_classify(const ddz_rules *rs, ddz_ranks m);
 
 /* Returns true when play `a` may be played on top of `last` (SPEC 4
- * comparison). `a` and `last` must be valid, non-pass combos. */
+ * comparison; a quad straight compares like a plane, it is no bomb). `a`
+ * and `last` must be valid, non-pass combos. */
 bool ddz_combo_beats(ddz_combo a, ddz_combo last);
 
 /* Returns the JSON/CLI name of a type ("rocket", ..., "pass", "invalid"). */

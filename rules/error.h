@@ -25,6 +25,7 @@
     X(ESEED, 11, "seed must be 64 hexadecimal characters")                                         \
     X(ENOSPC, 12, "output buffer too small")                                                       \
     X(ERULESET, 13, "unknown rule set")                                                            \
+    X(ESTANDIN, 14, "the seat has faulted: the referee acts for it")                               \
     /* proto: parsing */                                                                           \
     X(ESYNTAX, 20, "malformed message")                                                            \
     X(ETOOLONG, 21, "message too long")                                                            \

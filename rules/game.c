@@ -7,24 +7,6 @@
 #include "movegen.h"
 #include "view.h"
 
-void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty)
-{
-    memset(g, 0, sizeof *g);
-    g->rules = rs;
-    g->deal = *deal;
-    for (int s = 0; s < 3; s++) {
-        g->hand[s] = deal->hand[s];
-        g->bids[s] = -1;
-    }
-    g->phase = DDZ_PHASE_BID;
-    g->landlord = -1;
-    g->last.type = DDZ_PASS;
-    g->last_seat = -1;
-    g->winner = -1;
-    g->fault_seat = -1;
-    g->early_penalty = early_penalty;
-}
-
 static int count_fours(ddz_cards hand)
 {
     int n = 0;
@@ -47,14 +29,34 @@ static void count_held(ddz_game *g, const ddz_cards held[3])
     }
 }
 
-static void give_leftover(ddz_game *g, int landlord)
+static void give_leftover(ddz_game *g, int landlord, int bid)
 {
     g->landlord = (int8_t)landlord;
-    g->bid = (uint8_t)g->bids[landlord];
+    g->bid = (uint8_t)bid;
     g->hand[landlord] |= g->deal.leftover;
     g->phase = DDZ_PHASE_PLAY;
     g->turn = (uint8_t)landlord;
     count_held(g, g->hand);
+}
+
+void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty)
+{
+    memset(g, 0, sizeof *g);
+    g->rules = rs;
+    g->deal = *deal;
+    for (int s = 0; s < 3; s++) {
+        g->hand[s] = deal->hand[s];
+        g->bids[s] = -1;
+    }
+    g->phase = DDZ_PHASE_BID;
+    g->landlord = -1;
+    g->last.type = DDZ_PASS;
+    g->last_seat = -1;
+    g->winner = -1;
+    g->fault_seat = -1;
+    g->early_penalty = early_penalty;
+    if (rs->bidding == DDZ_BIDDING_NONE)
+        give_leftover(g, 0, 1);
 }
 
 int ddz_game_bid(ddz_game *g, int seat, int bid)
@@ -63,6 +65,8 @@ int ddz_game_bid(ddz_game *g, int seat, int bid)
         return DDZ_EPHASE;
     if (seat != g->turn)
         return DDZ_ETURN;
+    if (ddz_game_faulted(g, seat) && bid != ddz_game_standin_bid(g))
+        return DDZ_ESTANDIN;
     int legal[DDZ_NBIDS_MAX];
     int n = ddz_rules_legal_bids(g->rules, g->bids, legal), i = 0;
     while (i < n && legal[i] != bid)
@@ -79,13 +83,14 @@ int ddz_game_bid(ddz_game *g, int seat, int bid)
     if (bid > high)
         high = bid, high_seat = seat;
     if (bid == g->rules->max_bid) {
-        give_leftover(g, seat);
+        give_leftover(g, seat, bid);
     } else if (g->nbids == 3) {
-        if (high_seat < 0) {
+        if (high_seat >= 0)
+            give_leftover(g, high_seat, high);
+        else if (g->rules->allpass == DDZ_ALLPASS_WEST)
+            give_leftover(g, 0, 1);
+        else
             g->phase = DDZ_PHASE_OVER; /* all passed: every score stays 0 */
-        } else {
-            give_leftover(g, high_seat);
-        }
     } else {
         g->turn = (uint8_t)((seat + 1) % 3);
     }
@@ -113,9 +118,12 @@ int ddz_game_play(ddz_game *g, int seat, ddz_cards cards)
         return DDZ_ETURN;
     if (cards & ~g->hand[seat])
         return DDZ_ENOTHELD;
+    if (ddz_game_faulted(g, seat) && cards != ddz_game_standin_play(g))
+        return DDZ_ESTANDIN;
     if (cards == 0) {
         if (ddz_game_leading(g))
             return DDZ_ELEADPASS;
+        g->nturns++;
         g->turn = (uint8_t)((seat + 1) % 3);
         if (g->turn == g->last_seat) { /* two passes: the last player leads */
             g->last.type = DDZ_PASS;
@@ -132,6 +140,9 @@ int ddz_game_play(ddz_game *g, int seat, ddz_cards cards)
     g->hand[seat] &= ~cards;
     g->played[seat] |= cards;
     g->nplays[seat]++;
+    g->nturns++;
+    if (g->rules->play_weight)
+        g->weight[seat] = (int16_t)(g->weight[seat] + g->rules->play_weight(&c));
     g->bombs += c.type == DDZ_BOMB;
     g->rocket |= c.type == DDZ_ROCKET;
     g->last = c;
@@ -149,13 +160,41 @@ int ddz_game_fault(ddz_game *g, int seat, int kind)
         return DDZ_EPHASE;
     if (seat < 0 || seat > 2 || kind <= DDZ_FAULT_NONE || kind >= DDZ_NFAULTS)
         return DDZ_EINVAL;
-    if (g->rules->fault_policy != DDZ_FAULTPOLICY_END)
-        return DDZ_EINVAL; /* the only policy so far */
-    g->fault_seat = (int8_t)seat;
-    g->fault_kind = (uint8_t)kind;
-    g->rules->penalty(g, seat, g->score);
-    g->phase = DDZ_PHASE_OVER;
+    int policy = g->rules->fault_policy;
+    if (policy != DDZ_FAULTPOLICY_END && policy != DDZ_FAULTPOLICY_PLAY_ON)
+        return DDZ_EINVAL;
+    if (ddz_game_faulted(g, seat))
+        return DDZ_EPHASE;
+    g->faults[g->nfaults++] = (ddz_fault_entry){
+        .seat = (int8_t)seat,
+        .kind = (uint8_t)kind,
+        .at = (int16_t)(g->phase == DDZ_PHASE_BID ? -1 : g->nturns),
+        .bids = g->nbids,
+    };
+    g->faulted |= (uint8_t)(1u << seat);
+    if (g->nfaults == 1) {
+        g->fault_seat = (int8_t)seat;
+        g->fault_kind = (uint8_t)kind;
+    }
+    if (policy == DDZ_FAULTPOLICY_END || g->faulted == 7) {
+        g->rules->penalty(g, seat, g->score);
+        g->phase = DDZ_PHASE_OVER;
+    }
     return 0;
+}
+
+int ddz_game_standin_bid(const ddz_game *g)
+{
+    (void)g;
+    return 0;
+}
+
+ddz_cards ddz_game_standin_play(const ddz_game *g)
+{
+    if (!ddz_game_leading(g))
+        return 0;
+    ddz_cards h = g->hand[g->turn];
+    return h & (~h + 1);
 }
 
 /* Returns true when the view and hands[] cannot be the same game in play. */

@@ -7,7 +7,14 @@
  * between rule sets (the bid ladder, the multiplier, the scores, the fault
  * penalty) it asks g->rules (ruleset.h).
  *
- * Seats are 0 (West, A), 1 (South, B), 2 (East, C). Bidding starts at seat 0.
+ * Seats are 0 (West, A), 1 (South, B), 2 (East, C). Bidding starts at seat 0;
+ * a rule set without bidding (botzone-ftl) starts in the play phase.
+ *
+ * Faults (ddz_game_fault) are kept in the game, at most one per seat. Under
+ * DDZ_FAULTPOLICY_END the first ends the game. Under
+ * DDZ_FAULTPOLICY_PLAY_ON (botzone-ftl2) the game goes on, and a seat that
+ * faulted may only take its stand-in action (ddz_game_standin_bid/play),
+ * which the referee takes for it; a third faulty seat ends the game.
  */
 #ifndef DDZ_GAME_H
 #define DDZ_GAME_H
@@ -30,6 +37,16 @@ enum ddz_fault {
     DDZ_NFAULTS
 };
 
+enum { DDZ_FAULTS_MAX = 3 }; /* a seat is charged once per game */
+
+/* One fault as the record keeps it (SPEC 8 `faults`). */
+typedef struct ddz_fault_entry {
+    int8_t seat;  /* the faulty seat */
+    uint8_t kind; /* enum ddz_fault */
+    int16_t at;   /* plays made before it (its index in a record's plays), -1 while bidding */
+    uint8_t bids; /* bids made before it */
+} ddz_fault_entry;
+
 typedef struct ddz_game {
     const ddz_rules *rules;
     ddz_deal deal;         /* the cards as dealt */
@@ -49,41 +66,76 @@ typedef struct ddz_game {
     uint8_t held_bombs;    /* fours in all hands after the leftover (SPEC 6) */
     uint8_t held_rocket;   /* 1 if one hand held both jokers then */
     int8_t winner;         /* seat that emptied its hand, -1 if none */
-    int8_t fault_seat;     /* seat charged with a fault, -1 if none */
-    uint8_t fault_kind;    /* enum ddz_fault */
+    int8_t fault_seat;     /* seat charged with the first fault, -1 if none */
+    uint8_t fault_kind;    /* its kind: enum ddz_fault */
     uint8_t spring;        /* 1 if spring (SPEC 5) */
     uint8_t anti_spring;   /* 1 if anti-spring */
     int32_t multiplier;    /* final multiplier; 0 until the game is won */
     int32_t early_penalty; /* what a seat faulting before the leftover pays each other seat */
-    int32_t score[3];      /* small scores, valid once phase is DDZ_PHASE_OVER */
+    double score[3];       /* small scores, valid once phase is DDZ_PHASE_OVER */
+
+    uint8_t nfaults;                        /* faults charged, in faults[] */
+    uint8_t faulted;                        /* bit s set: seat s has faulted */
+    ddz_fault_entry faults[DDZ_FAULTS_MAX]; /* in the order charged */
+    uint16_t nturns;   /* plays made, passes included (a record's plays index) */
+    int16_t weight[3]; /* sum of rules->play_weight over each seat's plays */
 } ddz_game;
 
-/* Starts a game on `deal` under `rs`, seat 0 to bid. `early_penalty` is what
- * a seat faulting before the leftover pays each other seat (SPEC 6): get it
- * from ddz_rules_early_penalty(rs, maxscore, games), which knows the default
- * (rs->deal_maxscore, 350 for caai). Never fails. */
+/* Starts a game on `deal` under `rs`, seat 0 to bid; without bidding
+ * (DDZ_BIDDING_NONE) West is the landlord at bid 1, holds the leftover and
+ * is to play. `early_penalty` is what a seat faulting before the leftover
+ * pays each other seat (SPEC 6): get it from ddz_rules_early_penalty(rs,
+ * maxscore, games), which knows the default (rs->deal_maxscore, 350 for
+ * caai). Never fails. */
 void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty);
 
 /* Seat `seat` bids `bid` (0 = pass, 1..rules->max_bid). Returns 0, or
  * DDZ_EPHASE when not bidding, DDZ_ETURN when it is not that seat's turn,
  * DDZ_EBID when the bid is not one of ddz_rules_legal_bids() (not 0 and not
- * higher than every earlier bid, or above max_bid). A bid of max_bid ends
- * bidding at once. On error the game is unchanged (charging a fault is the
- * caller's decision). */
+ * higher than every earlier bid, or above max_bid), DDZ_ESTANDIN when the
+ * seat has faulted and `bid` is not ddz_game_standin_bid(). A bid of max_bid
+ * ends bidding at once; all three passing ends the game (DDZ_ALLPASS_NOGAME)
+ * or makes West the landlord at bid 1 (DDZ_ALLPASS_WEST). On error the game
+ * is unchanged (charging a fault is the caller's decision). */
 int ddz_game_bid(ddz_game *g, int seat, int bid);
 
 /* Seat `seat` plays `cards` (0 = pass). Returns 0, or DDZ_EPHASE, DDZ_ETURN,
  * DDZ_ENOTHELD (cards not in hand), DDZ_ESHAPE (no legal combination),
- * DDZ_ELEADPASS (pass on lead), DDZ_EWEAK (does not beat the last play).
- * On error the game is unchanged. */
+ * DDZ_ELEADPASS (pass on lead), DDZ_EWEAK (does not beat the last play),
+ * DDZ_ESTANDIN (the seat has faulted and `cards` is not
+ * ddz_game_standin_play()). On error the game is unchanged. */
 int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
 
-/* Charges `seat` with a fault of `kind` and, under DDZ_FAULTPOLICY_END,
- * ends the game with the rule set's penalty (SPEC 6 for caai). Returns 0, or
- * DDZ_EPHASE if the game is already over, DDZ_EINVAL for a bad seat or kind
- * or a fault policy this function does not implement; on error the game is
- * unchanged. */
+/* Charges `seat` with a fault of `kind`, noted in faults[]. Under
+ * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (SPEC 6
+ * for caai); under DDZ_FAULTPOLICY_PLAY_ON the game goes on (the seat's
+ * actions are its stand-in's from now on) unless all three seats have now
+ * faulted, which ends it with the penalty. Returns 0, or DDZ_EPHASE if the
+ * game is already over or the seat has already faulted in it, DDZ_EINVAL for
+ * a bad seat or kind or a fault policy this function does not implement; on
+ * error the game is unchanged. */
 int ddz_game_fault(ddz_game *g, int seat, int kind);
+
+/* Returns true when `seat` has faulted in this game. */
+static inline bool ddz_game_faulted(const ddz_game *g, int seat)
+{
+    return (g->faulted >> seat) & 1;
+}
+
+/* Returns true when the seat to act has faulted and the game goes on
+ * (DDZ_FAULTPOLICY_PLAY_ON): the referee takes its stand-in action. */
+static inline bool ddz_game_standin_due(const ddz_game *g)
+{
+    return g->phase != DDZ_PHASE_OVER && ddz_game_faulted(g, g->turn);
+}
+
+/* Returns the bid the referee makes for a seat that faulted: 0 (SPEC 8). */
+int ddz_game_standin_bid(const ddz_game *g);
+
+/* Returns the play the referee makes for the seat to move when it has
+ * faulted (SPEC 8): a pass when following, else the single card of its
+ * lowest code. DOES NOT CHECK that the seat has faulted. */
+ddz_cards ddz_game_standin_play(const ddz_game *g);
 
 /* Fills `g` with a game in the play phase that seat v->seat, seeing `v`,
  * cannot tell from the real one, where hands[s] are the cards seat s holds
@@ -99,7 +151,9 @@ int ddz_game_fault(ddz_game *g, int seat, int kind);
  * played nothing, else 1, and 2 for a landlord whose played cards are no one
  * combination. Spring is therefore exact; anti-spring is scored wrongly when
  * the landlord made several plays that together form one combination
- * (34567 then 89TJQ) and a farmer then wins.
+ * (34567 then 89TJQ) and a farmer then wins. The view knows no faults (nobody
+ * has faulted in the rebuilt game), no count of plays (nturns is 0) and no
+ * play weights (weight[] is 0: botzone-ftl's scores count from here on).
  *
  * Returns 0, or DDZ_EINVAL (g unchanged) when `hands` contradicts `v`: the
  * view is not in the play phase, has a seat out of range or a play to beat

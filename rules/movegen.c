@@ -149,6 +149,27 @@ static void gen_four_two(gen *g, int kind, int above)
     }
 }
 
+/* Quad straight of `len` fours with wings `kind` (SPEC 8), top > above. */
+static void gen_quad(gen *g, int len, int kind, int above)
+{
+    int unit = kind == DDZ_KICK_PAIR ? 2 : 1, units = kind == DDZ_KICK_NONE ? 0 : 2 * len;
+    int size = 4 * len + unit * units;
+    if (size > g->n || size > DDZ_HAND_MAX)
+        return;
+    for (int hi = len - 1; hi <= DDZ_RANK_A && !done(g); hi++) {
+        int lo = hi - len + 1, r;
+        if (hi <= above)
+            continue;
+        ddz_ranks m = 0;
+        for (r = lo; r <= hi && g->c[r] == 4; r++)
+            m = ddz_ranks_add(m, r, 4);
+        if (r <= hi)
+            continue;
+        kick k = {g, lo, hi, unit, units, mk(DDZ_QUAD_STRAIGHT, hi, len, kind, size)};
+        kickers(&k, 0, units, m);
+    }
+}
+
 static void lead(gen *g)
 {
     gen_same(g, DDZ_SINGLE, 1, -1);
@@ -167,6 +188,10 @@ static void lead(gen *g)
     }
     gen_four_two(g, DDZ_KICK_SINGLE, -1);
     gen_four_two(g, DDZ_KICK_PAIR, -1);
+    if (g->rs->quad_straight)
+        for (int len = 2; len <= DDZ_HAND_MAX / 4; len++)
+            for (int kind = DDZ_KICK_NONE; kind <= DDZ_KICK_PAIR; kind++)
+                gen_quad(g, len, kind, -1);
 }
 
 /* Plays of the same shape as `last` with a higher main rank. */
@@ -198,6 +223,10 @@ static void follow_same(gen *g, ddz_combo last)
         break;
     case DDZ_FOUR_TWO:
         gen_four_two(g, last.kicker, above);
+        break;
+    case DDZ_QUAD_STRAIGHT:
+        if (g->rs->quad_straight)
+            gen_quad(g, last.length, last.kicker, above);
         break;
     default:
         break;

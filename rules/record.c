@@ -14,6 +14,9 @@ void ddz_record_finish(ddz_record *r, const ddz_game *g)
     r->winner = g->winner;
     r->fault_seat = g->fault_seat;
     r->fault_kind = g->fault_kind;
+    r->nfaults = g->nfaults;
+    for (int i = 0; i < DDZ_FAULTS_MAX; i++)
+        r->faults[i] = i < g->nfaults ? g->faults[i] : (ddz_fault_entry){0};
     r->bombs = g->bombs;
     r->rocket = g->rocket;
     r->spring = g->spring;
@@ -77,7 +80,46 @@ static int check_result(const ddz_record *r, const ddz_game *g, char *err, size_
         return fail(err, errlen, "multiplier: %d, should be %d", r->multiplier, g->multiplier);
     for (int s = 0; s < 3; s++)
         if (r->scores[s] != g->score[s])
-            return fail(err, errlen, "scores[%d]: %d, should be %d", s, r->scores[s], g->score[s]);
+            return fail(err, errlen, "scores[%d]: %.15g, should be %.15g", s, r->scores[s],
+                        g->score[s]);
+    return 0;
+}
+
+/* The first fault is `fault`, the list is `faults`: both as the replay
+ * charged them. */
+static int check_faults(const ddz_record *r, const ddz_game *g, char *err, size_t errlen)
+{
+    if (r->fault_seat != g->fault_seat || (g->fault_seat >= 0 && r->fault_kind != g->fault_kind))
+        return fail(err, errlen, "fault: not the first of the faults charged");
+    for (int i = 0; i < r->nfaults; i++) {
+        const ddz_fault_entry *f = &r->faults[i], *h = &g->faults[i];
+        if (f->at != h->at)
+            return fail(err, errlen, "faults[%d].at: %d, but it was charged at %d", i, f->at,
+                        h->at);
+        if (f->at < 0 && f->bids != h->bids)
+            return fail(err, errlen, "faults[%d].bids: %d, but it was charged after %d", i, f->bids,
+                        h->bids);
+    }
+    return 0;
+}
+
+/* Charges every fault of `r` due before bid `bids` (while bidding, at ==
+ * -1) or before play `at`, from *next on. */
+static int charge(const ddz_record *r, ddz_game *g, int *next, int at, int bids, char *err,
+                  size_t errlen)
+{
+    while (*next < r->nfaults) {
+        const ddz_fault_entry *f = &r->faults[*next];
+        if (f->at != at || (at < 0 && f->bids != bids))
+            return 0;
+        if (g->phase == DDZ_PHASE_OVER)
+            return fail(err, errlen, "faults[%d]: the game was already over", *next);
+        int rc = ddz_game_fault(g, f->seat, f->kind);
+        if (rc < 0)
+            return fail(err, errlen, "faults[%d]: %s", *next,
+                        rc == DDZ_EPHASE ? "the seat has already faulted" : ddz_strerror(rc));
+        ++*next;
+    }
     return 0;
 }
 
@@ -92,36 +134,51 @@ int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_
         return fail(err, errlen, "plays: %d plays", r->nplays);
     if (r->early_penalty < 0)
         return fail(err, errlen, "early_penalty: negative");
+    if (r->nfaults < 0 || r->nfaults > DDZ_FAULTS_MAX)
+        return fail(err, errlen, "faults: %d faults", r->nfaults);
+    for (int i = 0; i < r->nfaults; i++)
+        if (r->faults[i].at < -1 || r->faults[i].at > r->nplays || r->faults[i].bids > r->nbids)
+            return fail(err, errlen, "faults[%d]: not between the recorded actions", i);
 
     ddz_game g;
+    int next = 0; /* the next fault to charge */
     ddz_game_start(&g, rs, &r->deal, r->early_penalty);
-    for (int i = 0; i < r->nbids; i++) {
+    for (int i = 0; i <= r->nbids; i++) {
+        if ((rc = charge(r, &g, &next, -1, i, err, errlen)) < 0)
+            return rc;
+        if (i == r->nbids)
+            break;
         rc = ddz_game_bid(&g, i, r->bids[i]);
         if (rc < 0)
             return fail(err, errlen, "bids[%d]: %s", i, ddz_strerror(rc));
     }
-    for (int i = 0; i < r->nplays; i++) {
+    for (int i = 0; i <= r->nplays; i++) {
+        if ((rc = charge(r, &g, &next, i, 0, err, errlen)) < 0)
+            return rc;
+        if (i == r->nplays)
+            break;
         const ddz_record_play *p = &r->plays[i];
         if (g.phase != DDZ_PHASE_PLAY)
             return fail(err, errlen, "plays[%d]: no play is possible now", i);
         if (p->seat != g.turn)
             return fail(err, errlen, "plays[%d]: seat %d played, it was seat %d's turn", i, p->seat,
                         g.turn);
-        if (p->autopass && (p->cards || !ddz_game_must_pass(&g)))
+        bool standin = ddz_game_standin_due(&g);
+        if (standin && !p->autopass)
+            return fail(err, errlen, "plays[%d]: the seat has faulted: the referee plays for it",
+                        i);
+        if (p->autopass && !standin && (p->cards || !ddz_game_must_pass(&g)))
             return fail(err, errlen, "plays[%d]: auto-pass, but the seat could beat the last play",
                         i);
         rc = ddz_game_play(&g, p->seat, p->cards);
         if (rc < 0)
             return fail(err, errlen, "plays[%d]: %s", i, ddz_strerror(rc));
     }
-    if (r->fault_seat >= 0) {
-        if (g.phase == DDZ_PHASE_OVER)
-            return fail(err, errlen, "fault: the game was already over");
-        rc = ddz_game_fault(&g, r->fault_seat, r->fault_kind);
-        if (rc < 0)
-            return fail(err, errlen, "fault: %s", ddz_strerror(rc));
-    } else if (g.phase != DDZ_PHASE_OVER) {
-        return fail(err, errlen, "plays: the game is not over and no fault is recorded");
-    }
+    if (next < r->nfaults)
+        return fail(err, errlen, "faults[%d]: not between the recorded actions", next);
+    if (g.phase != DDZ_PHASE_OVER)
+        return fail(err, errlen, "plays: the game is not over and no fault ended it");
+    if ((rc = check_faults(r, &g, err, errlen)) < 0)
+        return rc;
     return check_result(r, &g, err, errlen);
 }

@@ -20,7 +20,8 @@
 
 typedef struct ddz_record_play {
     uint8_t seat;     /* who played */
-    uint8_t autopass; /* 1 if the referee passed for the seat (it could not beat) */
+    uint8_t autopass; /* 1 if the referee made the play: a pass for a seat that could
+                         not beat, or the stand-in of a seat that faulted (botzone-ftl2) */
     ddz_cards cards;  /* 0 for a pass */
 } ddz_record_play;
 
@@ -37,21 +38,26 @@ typedef struct ddz_record {
     int nplays;
     ddz_record_play plays[DDZ_RECORD_MAX_PLAYS];
     int8_t winner;      /* seat that emptied its hand, -1 if none */
-    int8_t fault_seat;  /* -1 if none */
-    uint8_t fault_kind; /* enum ddz_fault */
+    int8_t fault_seat;  /* the first fault's seat, -1 if none (`fault`) */
+    uint8_t fault_kind; /* its kind: enum ddz_fault */
+    int nfaults;        /* every fault, in the order charged (`faults`) */
+    ddz_fault_entry faults[DDZ_FAULTS_MAX];
     int bombs, rocket, spring, anti_spring, multiplier;
-    int32_t scores[3];           /* West, South, East */
+    double scores[3];            /* West, South, East (see DDZ_SCORE_DENOM) */
     char names[3][DDZ_NAME_MAX]; /* players' names by seat, UTF-8 */
 } ddz_record;
 
-/* Fills the result fields of `r` (landlord, winner, fault, bombs, rocket,
- * spring, anti_spring, multiplier, scores) from the finished game `g`.
- * Never fails. */
+/* Fills the result fields of `r` (landlord, winner, fault, faults, bombs,
+ * rocket, spring, anti_spring, multiplier, scores) from the finished game
+ * `g`. Never fails. */
 void ddz_record_finish(ddz_record *r, const ddz_game *g);
 
-/* Replays `r` under rule set `rs` and checks every field. Returns 0 if the
- * record is consistent, else DDZ_EVERIFY with `err` (errlen bytes) naming the
- * first wrong field, e.g. "plays[12]: cards not in hand". */
+/* Replays `r` under rule set `rs` and checks every field: the faults are
+ * charged where they say they were (`at`, or `bids` while bidding), every
+ * play of a seat after its fault is its stand-in's and marked auto, and
+ * every other play marked auto is a pass the seat could not avoid. Returns 0
+ * if the record is consistent, else DDZ_EVERIFY with `err` (errlen bytes)
+ * naming the first wrong field, e.g. "plays[12]: cards not in hand". */
 int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_t errlen);
 
 #endif

@@ -1,55 +1,107 @@
 /* ruleset.h - a rule set is a named, versioned value (SPEC 8).
  *
  * The classifier, the move generator, the game state machine and the scoring
- * all take a `const ddz_rules *`. Only `caai` exists today. Whatever differs
- * between rule sets lives here, as numbers, policies and functions: a new
- * rule set (Botzone's FightTheLandlord2) is a new value in ruleset.c, plus
- * new enum values where a policy needs one (and the branch that implements
- * it). The generator's structure (enumerate shapes, check each candidate
- * with the classifier) does not change, because it asks the classifier which
- * readings are legal.
+ * all take a `const ddz_rules *`. Three exist: `caai` (SPEC 3-7),
+ * `botzone-ftl` and `botzone-ftl2` (SPEC 8). Whatever differs between rule
+ * sets lives here, as numbers, policies and functions: a new rule set is a
+ * new value in ruleset.c, plus new enum values where a policy needs one (and
+ * the one branch that implements it). The generator's structure (enumerate
+ * shapes, check each candidate with the classifier) does not change, because
+ * it asks the classifier which readings are legal.
  */
 #ifndef DDZ_RULESET_H
 #define DDZ_RULESET_H
 
 #include <stdint.h>
 
-struct ddz_game; /* game.h */
+struct ddz_game;  /* game.h */
+struct ddz_combo; /* combo.h */
+
+enum ddz_bidding {
+    DDZ_BIDDING_LADDER, /* West, South, East bid once each: 0, or higher than every
+                           earlier bid up to max_bid (caai, botzone-ftl2) */
+    DDZ_BIDDING_NONE,   /* no bidding: West is the landlord at base 1, takes the
+                           leftover and leads at once (botzone-ftl) */
+};
 
 enum ddz_allpass {
     DDZ_ALLPASS_NOGAME, /* all three pass: game over, every score 0 (caai) */
+    DDZ_ALLPASS_WEST,   /* all three pass: West is the landlord at bid 1 (botzone-ftl2) */
 };
 
 enum ddz_faultpolicy {
-    DDZ_FAULTPOLICY_END, /* a fault ends the game; the rule set's `penalty` scores it (caai) */
+    DDZ_FAULTPOLICY_END,     /* a fault ends the game; the rule set's `penalty` scores
+                                it (caai, botzone-ftl) */
+    DDZ_FAULTPOLICY_PLAY_ON, /* the game goes on and the referee plays for a seat that
+                                faulted (ddz_game_standin_bid/play); once all three
+                                have faulted `penalty` ends it (botzone-ftl2) */
 };
 
 /* No rule set bids above 3: 0 and 1..3 are the most values a seat can have. */
 enum { DDZ_NBIDS_MAX = 4 };
 
+/* Scores are doubles. Every rule set's scores are exact multiples of
+ * 1/DDZ_SCORE_DENOM (caai and botzone-ftl2: whole numbers; botzone-ftl:
+ * multiples of 0.005), each computed as one correctly rounded division of
+ * whole numbers, so that printing them with 15 significant digits and reading
+ * them back gives the same double. Sums of scores (a series' totals) stay
+ * exact with ddz_score_add(). */
+#define DDZ_SCORE_DENOM 1000
+
 typedef struct ddz_rules {
     const char *name;       /* stable identifier used in rooms and records */
     int version;            /* bumped whenever the rules' behaviour changes */
-    int allpass;            /* enum ddz_allpass */
-    int kickers_may_repeat; /* kickers may share a rank with each other */
+    int bidding;            /* enum ddz_bidding */
+    int allpass;            /* enum ddz_allpass (DDZ_BIDDING_LADDER only) */
+    int kickers_may_repeat; /* kickers may share a rank with each other (never with the
+                               trios or four they are attached to) */
+    int quad_straight;      /* 2+ consecutive fours (with no wings, two distinct singles or
+                               two distinct pairs per four) are DDZ_QUAD_STRAIGHT */
     int max_bid;            /* highest bid (at most DDZ_NBIDS_MAX - 1); it ends bidding at once */
-    int deal_maxscore;      /* max score of one deal: N games have maxscore N x this */
+    int deal_maxscore;      /* max score of one deal: N games have maxscore N x this
+                               (0: the rule set has none; INFO then says 0) */
+    int default_time_ms;    /* per-action time limit when a match gives none */
     int fault_policy;       /* enum ddz_faultpolicy */
+    /* What one play of `c` adds to its player's weight (g->weight), or NULL
+     * when the scores do not count plays. Returns it (>= 0). */
+    int (*play_weight)(const struct ddz_combo *c);
     /* The multiplier of a won game: g->winner, g->spring, g->anti_spring,
      * g->bombs and g->rocket are set. Returns it (at least 1). */
     int32_t (*multiplier)(const struct ddz_game *g);
     /* Writes the scores of a won game to out[3]: g->multiplier is set too. */
-    void (*score)(const struct ddz_game *g, int32_t out[3]);
-    /* Writes the scores of a game that `seat` faulted to out[3]; g->phase
-     * is still the phase the fault happened in (bid or play). */
-    void (*penalty)(const struct ddz_game *g, int seat, int32_t out[3]);
+    void (*score)(const struct ddz_game *g, double out[3]);
+    /* Writes the scores of a game that faults ended to out[3]: under
+     * DDZ_FAULTPOLICY_END the fault of `seat`, under DDZ_FAULTPOLICY_PLAY_ON
+     * the third seat's fault (`seat` faulted last). g->phase is still the
+     * phase the fault happened in (bid or play). */
+    void (*penalty)(const struct ddz_game *g, int seat, double out[3]);
 } ddz_rules;
 
 /* The CAAI 1.0 competition rules (SPEC 3-6), the default everywhere. */
 extern const ddz_rules ddz_rules_caai;
 
+/* Botzone's FightTheLandlord (SPEC 8, seed 002): no bidding, West is the
+ * landlord; distinct kickers and quad straights; scores 2/0 + weights / 100,
+ * the farmers averaged; a fault ends the game (-1 / 2.5). */
+extern const ddz_rules ddz_rules_botzone_ftl;
+
+/* Botzone's FightTheLandlord2 (SPEC 8): the same plays, with bidding (all
+ * pass: West at bid 1); landlord +-2m, farmers -+m with m = max(bid, 1) x
+ * 2^(bombs + rocket + spring + anti-spring); after a fault the referee plays
+ * for the faulty seat, and three faulty seats end the game at -1 each. */
+extern const ddz_rules ddz_rules_botzone_ftl2;
+
 /* Returns the rule set called `name`, or NULL if there is none. */
 const ddz_rules *ddz_rules_find(const char *name);
+
+/* Returns the names of every rule set, comma-separated ("caai, botzone-ftl,
+ * ..."), for usage messages. Never fails. */
+const char *ddz_rules_names(void);
+
+/* Returns a + b rounded to the nearest multiple of 1/DDZ_SCORE_DENOM: the
+ * sum of two scores, kept exact however many are added (totals). Never
+ * fails. */
+double ddz_score_add(double a, double b);
 
 /* Returns the maxscore of a series of `games` games under `rs`:
  * rs->deal_maxscore x games, games <= 0 counting as 1, at most INT_MAX

@@ -314,12 +314,11 @@ static void on_over(ddz_bridge *b, const ddz_event_over *o)
             seat_letter[o->fault_seat], ddz_fault_name(o->fault_kind),
             o->fault_seat == b->seat ? " - ours" : "");
     else
-        say(b, false, "game %d: %s; scores %d %d %d, totals %lld %lld %lld", o->game,
+        say(b, false, "game %d: %s; scores %.15g %.15g %.15g, totals %.15g %.15g %.15g", o->game,
             o->winner < 0       ? "all passed"
             : o->scores[me] > 0 ? "we won"
                                 : "we lost",
-            o->scores[0], o->scores[1], o->scores[2], (long long)o->totals[0],
-            (long long)o->totals[1], (long long)o->totals[2]);
+            o->scores[0], o->scores[1], o->scores[2], o->totals[0], o->totals[1], o->totals[2]);
     if (memcmp(o->commit, b->commit, DDZ_SEED_BYTES) != 0) {
         end_unknown(b); /* not the game the seat was dealt */
         return;

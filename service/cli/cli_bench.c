@@ -42,7 +42,8 @@ static ddz_move moves[DDZ_MOVES_MAX];
 
 /* A random hand of 1..20 cards and, half the time, a random play to follow
  * taken from the rest of the deck. */
-static void random_position(ddz_rng *r, ddz_cards *hand, ddz_combo *last, int *follows)
+static void random_position(const ddz_rules *rs, ddz_rng *r, ddz_cards *hand, ddz_combo *last,
+                            int *follows)
 {
     uint8_t deck[DDZ_NCARDS];
     for (int i = 0; i < DDZ_NCARDS; i++)
@@ -63,7 +64,7 @@ static void random_position(ddz_rng *r, ddz_cards *hand, ddz_combo *last, int *f
         ddz_cards other = 0;
         for (int i = n; i < n + 17; i++)
             other |= 1ULL << deck[i];
-        int k = ddz_movegen(&ddz_rules_caai, ddz_cards_ranks(other), NULL, moves, DDZ_MOVES_MAX);
+        int k = ddz_movegen(rs, ddz_cards_ranks(other), NULL, moves, DDZ_MOVES_MAX);
         if (k > 0) {
             *last = moves[ddz_rng_below(r, (uint32_t)k)].combo;
             *follows = 1;
@@ -75,7 +76,7 @@ typedef struct movegen_result {
     double positions_per_s, moves_per_s;
 } movegen_result;
 
-static movegen_result bench_movegen(uint64_t seed, double seconds)
+static movegen_result bench_movegen(const ddz_rules *rs, uint64_t seed, double seconds)
 {
     enum { BATCH = 4096 };
     static ddz_cards hands[BATCH];
@@ -84,14 +85,14 @@ static movegen_result bench_movegen(uint64_t seed, double seconds)
     ddz_rng r;
     ddz_rng_seed(&r, seed);
     for (int i = 0; i < BATCH; i++)
-        random_position(&r, &hands[i], &lasts[i], &follows[i]);
+        random_position(rs, &r, &hands[i], &lasts[i], &follows[i]);
 
     long positions = 0, generated = 0;
     double t0 = now(), t;
     do {
         for (int i = 0; i < BATCH; i++) {
-            int k = ddz_movegen(&ddz_rules_caai, ddz_cards_ranks(hands[i]),
-                                follows[i] ? &lasts[i] : NULL, moves, DDZ_MOVES_MAX);
+            int k = ddz_movegen(rs, ddz_cards_ranks(hands[i]), follows[i] ? &lasts[i] : NULL, moves,
+                                DDZ_MOVES_MAX);
             generated += k;
         }
         positions += BATCH;
@@ -102,19 +103,18 @@ static movegen_result bench_movegen(uint64_t seed, double seconds)
 
 /* Plays one game with uniformly random bids and plays; returns the number
  * of play decisions. */
-static int selfplay_game(ddz_rng *r, const uint8_t master[32], uint32_t k, ddz_game *g)
+static int selfplay_game(const ddz_rules *rs, ddz_rng *r, const uint8_t master[32], uint32_t k,
+                         ddz_game *g)
 {
     uint8_t seed[DDZ_SEED_BYTES];
     ddz_deal d;
     ddz_deal_game_seed(master, k, seed);
     ddz_deal_from_seed(seed, &d);
-    ddz_game_start(g, &ddz_rules_caai, &d, ddz_rules_early_penalty(&ddz_rules_caai, 0, 0));
+    ddz_game_start(g, rs, &d, ddz_rules_early_penalty(rs, 0, 0));
     while (g->phase == DDZ_PHASE_BID) {
-        int high = 0;
-        for (int s = 0; s < 3; s++)
-            high = g->bids[s] > high ? g->bids[s] : high;
-        int choice = (int)ddz_rng_below(r, (uint32_t)(4 - high)); /* 0 or high+1..3 */
-        ddz_game_bid(g, g->turn, choice == 0 ? 0 : high + choice);
+        int bids[DDZ_NBIDS_MAX];
+        int n = ddz_rules_legal_bids(rs, g->bids, bids);
+        ddz_game_bid(g, g->turn, bids[ddz_rng_below(r, (uint32_t)n)]);
     }
     int decisions = 0;
     while (g->phase == DDZ_PHASE_PLAY) {
@@ -133,7 +133,7 @@ typedef struct selfplay_result {
     long games;
 } selfplay_result;
 
-static selfplay_result bench_selfplay(uint64_t seed, double seconds)
+static selfplay_result bench_selfplay(const ddz_rules *rs, uint64_t seed, double seconds)
 {
     ddz_rng r;
     ddz_rng_seed(&r, seed);
@@ -144,16 +144,17 @@ static selfplay_result bench_selfplay(uint64_t seed, double seconds)
     double t0 = now(), t;
     do {
         for (int i = 0; i < 256; i++)
-            decisions += selfplay_game(&r, master, (uint32_t)games++, &g);
+            decisions += selfplay_game(rs, &r, master, (uint32_t)games++, &g);
         t = now();
     } while (t - t0 < seconds);
     return (selfplay_result){games / (t - t0), decisions / (t - t0), games};
 }
 
-/* Games/s of a local match with three seats of `spec` (no log). */
-static double bench_referee(const char *spec, int games)
+/* Games/s of a local match under `rs` with three seats of `spec` (no log). */
+static double bench_referee(const ddz_rules *rs, const char *spec, int games)
 {
-    ddz_match_cfg cfg = {.spec = {spec, spec, spec}, .games = games, .time_s = 15, .ai_seed = 1};
+    ddz_match_cfg cfg = {
+        .spec = {spec, spec, spec}, .games = games, .time_s = 15, .ai_seed = 1, .rules = rs};
     char err[300];
     ddz_match *m = ddz_match_create(&cfg, err, sizeof err);
     if (!m) {
@@ -169,9 +170,9 @@ static double bench_referee(const char *spec, int games)
 }
 
 /* Games the referee benchmarks play in about `seconds`, from a short trial. */
-static int calibrate(const char *spec, double seconds)
+static int calibrate(const ddz_rules *rs, const char *spec, double seconds)
 {
-    double rate = bench_referee(spec, 50);
+    double rate = bench_referee(rs, spec, 50);
     double n = rate * seconds;
     return n < 50 ? 50 : n > 10000000 ? 10000000 : (int)n;
 }
@@ -190,6 +191,7 @@ typedef struct side_stats {
 } side_stats;
 
 typedef struct aibench {
+    const ddz_rules *rules;
     const char *player, *opponent;
     int deals, threads, budget_ms;
     long units;
@@ -249,7 +251,7 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
             ddz_ai_set_budget(seat_ai[s], b->budget_ms, b->units);
         }
         ddz_game g;
-        ddz_game_start(&g, &ddz_rules_caai, &d, ddz_rules_early_penalty(&ddz_rules_caai, 0, 0));
+        ddz_game_start(&g, b->rules, &d, ddz_rules_early_penalty(b->rules, 0, 0));
         int rc = 0;
         while (g.phase != DDZ_PHASE_OVER && rc == 0) {
             int s = g.turn, bid = 0;
@@ -274,7 +276,7 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
         }
         for (int s = 0; s < 3; s++) {
             side_stats *st = &b->side[s == rot ? 0 : 1];
-            bool won = g.score[s] > 0;
+            bool won = (s == g.landlord) == (g.winner == g.landlord);
             st->games++;
             if (s == g.landlord) {
                 st->ll_games++;
@@ -370,11 +372,15 @@ static const char ai_usage[] =
     "                 the clock, results are reproducible and do not depend on T.\n"
     "  --seed S       deals come from the master seed whose first 8 bytes are S\n"
     "                 (little-endian, default 1); S also seeds the AIs\n"
-    "  --threads T    threads sharing the deals, each with its own AIs (default 1)\n";
+    "  --threads T    threads sharing the deals, each with its own AIs (default 1)\n"
+    "  --rules NAME   rule set (default caai); the opponents' score per deal is\n"
+    "                 minus the player's, exact where scores sum to zero (not\n"
+    "                 under botzone-ftl)\n";
 
 static int bench_ai(int argc, char **argv)
 {
-    aibench cfg = {.player = "strong",
+    aibench cfg = {.rules = &ddz_rules_caai,
+                   .player = "strong",
                    .opponent = "greedy",
                    .deals = 1000,
                    .threads = 1,
@@ -405,6 +411,9 @@ static int bench_ai(int argc, char **argv)
         } else if (strcmp(a, "--seed") == 0 && val) {
             if (ddz_cli_u64(argv[++i], &cfg.seed) < 0)
                 return ddz_cli_usage("bench ai", "--seed must be a whole number");
+        } else if (strcmp(a, "--rules") == 0 && val) {
+            if (!(cfg.rules = ddz_rules_find(argv[++i])))
+                return ddz_cli_usage("bench ai", "--rules: unknown rule set");
         } else if (strcmp(a, "--threads") == 0 && val) {
             if (ddz_cli_int(argv[++i], 1, 64, &cfg.threads) < 0)
                 return ddz_cli_usage("bench ai", "--threads must be 1..64");
@@ -518,6 +527,7 @@ int ddz_cli_bench(int argc, char **argv)
     int json = 0;
     double seconds = 2.0;
     uint64_t seed = 1;
+    const ddz_rules *rs = &ddz_rules_caai;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
@@ -527,38 +537,44 @@ int ddz_cli_bench(int argc, char **argv)
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             if (ddz_cli_u64(argv[++i], &seed) < 0)
                 return ddz_cli_usage("bench", "--seed must be a whole number");
+        } else if (strcmp(argv[i], "--rules") == 0 && i + 1 < argc) {
+            if (!(rs = ddz_rules_find(argv[++i])))
+                return ddz_cli_usage("bench", "--rules: unknown rule set");
         } else if (strcmp(argv[i], "--help") == 0) {
-            puts("usage: ddz bench [--json] [--seconds S] [--seed N]\n"
+            puts("usage: ddz bench [--json] [--seconds S] [--seed N] [--rules NAME]\n"
                  "       ddz bench ai [--player NAME] [--opponent NAME] [--deals N] ... "
                  "(see ddz bench ai --help)\n"
                  "Measures, on one core, legal-move generation over random positions\n"
                  "and random self-play (deal, bid, play uniformly random legal moves,\n"
                  "score), and the referee's throughput in ddz match: three ai:random\n"
                  "seats in-process, and three 'ddz engine --ai random' processes over\n"
-                 "pipes. Each part runs for about S seconds (default 2).");
+                 "pipes. Each part runs for about S seconds (default 2), under the\n"
+                 "rule set NAME (default caai).");
             return 0;
         } else {
             fprintf(stderr, "ddz bench: unexpected argument '%s' (try --help)\n", argv[i]);
             return 2;
         }
     }
-    movegen_result mg = bench_movegen(seed, seconds);
-    selfplay_result sp = bench_selfplay(seed, seconds);
-    double ref_ai = bench_referee("ai:random", calibrate("ai:random", seconds));
+    movegen_result mg = bench_movegen(rs, seed, seconds);
+    selfplay_result sp = bench_selfplay(rs, seed, seconds);
+    double ref_ai = bench_referee(rs, "ai:random", calibrate(rs, "ai:random", seconds));
     /* engines are this very binary, found through /proc */
     char self[4096], spec[4200];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
-    snprintf(spec, sizeof spec, "exec:%s engine --ai random", self);
-    double ref_proc = bench_referee(spec, calibrate(spec, seconds));
+    snprintf(spec, sizeof spec, "exec:%s engine --ai random --rules %s", self, rs->name);
+    double ref_proc = bench_referee(rs, spec, calibrate(rs, spec, seconds));
     if (json) {
         printf("{\"movegen_positions_per_s\": %.0f, \"movegen_moves_per_s\": %.0f, "
                "\"selfplay_games_per_s\": %.0f, \"selfplay_decisions_per_s\": %.0f, "
                "\"referee_ai_games_per_s\": %.0f, \"referee_process_games_per_s\": %.0f, "
-               "\"seconds_per_part\": %g}\n",
+               "\"seconds_per_part\": %g, \"rules\": \"%s\"}\n",
                mg.positions_per_s, mg.moves_per_s, sp.games_per_s, sp.decisions_per_s, ref_ai,
-               ref_proc, seconds);
+               ref_proc, seconds, rs->name);
     } else {
+        if (rs != &ddz_rules_caai)
+            printf("rules      %s\n", rs->name);
         printf("movegen    %12.0f positions/s %12.0f moves/s\n", mg.positions_per_s,
                mg.moves_per_s);
         printf("self-play  %12.0f games/s     %12.0f decisions/s (%ld games)\n", sp.games_per_s,

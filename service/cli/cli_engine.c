@@ -17,7 +17,7 @@
 #include "rules/error.h"
 
 static const char usage[] =
-    "usage: ddz engine [--ai NAME] [--seed N] [--budget MS] [--rollouts N]\n"
+    "usage: ddz engine [--ai NAME] [--seed N] [--budget MS] [--rollouts N] [--rules NAME]\n"
     "\n"
     "Speaks CAAI 1.0 on stdin/stdout with a hosted AI deciding.\n"
     "  --ai NAME      random, greedy or strong (default greedy)\n"
@@ -25,7 +25,9 @@ static const char usage[] =
     "  --budget MS    wall-clock budget per decision of a searching AI\n"
     "                 (default: the AI's own, 1000 ms for strong)\n"
     "  --rollouts N   search units per decision of a searching AI (default: no\n"
-    "                 limit); without --budget, decisions are reproducible\n";
+    "                 limit); without --budget, decisions are reproducible\n"
+    "  --rules NAME   the rule set the referee plays (default caai; CAAI lines do\n"
+    "                 not say it): caai, botzone-ftl or botzone-ftl2\n";
 
 static void reply(const ddz_caai_msg *m)
 {
@@ -46,6 +48,7 @@ int ddz_cli_engine(int argc, char **argv)
     const char *name = "greedy";
     uint64_t seed = 1;
     int budget_ms = 0, units = 0;
+    const ddz_rules *rules = &ddz_rules_caai;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             fputs(usage, stdout);
@@ -58,6 +61,9 @@ int ddz_cli_engine(int argc, char **argv)
         } else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) {
             if (ddz_cli_int(argv[++i], 0, 3600000, &budget_ms) < 0)
                 return ddz_cli_usage("engine", "--budget must be 0..3600000 ms");
+        } else if (strcmp(argv[i], "--rules") == 0 && i + 1 < argc) {
+            if (!(rules = ddz_rules_find(argv[++i])))
+                return ddz_cli_usage("engine", "--rules: unknown rule set");
         } else if (strcmp(argv[i], "--rollouts") == 0 && i + 1 < argc) {
             if (ddz_cli_int(argv[++i], 0, 1000000000, &units) < 0)
                 return ddz_cli_usage("engine", "--rollouts must be a whole number from 0");
@@ -81,7 +87,7 @@ int ddz_cli_engine(int argc, char **argv)
         return 2;
     }
     ddz_view v;
-    ddz_view_deal(&v, &ddz_rules_caai, 0, 0);
+    ddz_view_deal(&v, rules, 0, 0);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -104,7 +110,7 @@ int ddz_cli_engine(int argc, char **argv)
             ok(DDZ_CAAI_INFO);
             break;
         case DDZ_CAAI_DEAL:
-            rc = ddz_view_deal(&v, &ddz_rules_caai, m.seat, m.cards);
+            rc = ddz_view_deal(&v, rules, m.seat, m.cards);
             ok(DDZ_CAAI_DEAL);
             break;
         case DDZ_CAAI_BID:

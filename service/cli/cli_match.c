@@ -17,7 +17,7 @@
 static const char usage[] =
     "usage: ddz match --seat A=SPEC --seat B=SPEC --seat C=SPEC [--games N]\n"
     "                 [--seed HEX64] [--time SECONDS] [--log FILE] [--rotate]\n"
-    "                 [--engine-logs DIR] [--maxscore N] [--quiet]\n"
+    "                 [--engine-logs DIR] [--maxscore N] [--rules NAME] [--quiet]\n"
     "\n"
     "Plays one turn of N games at one table and prints a results table.\n"
     "\n"
@@ -28,7 +28,8 @@ static const char usage[] =
     "  --seed HEX64      master seed; game k is dealt from\n"
     "                    BLAKE2b(key=seed, \"ddz-deal\" || le32(k)) (default: random,\n"
     "                    printed so the match can be replayed)\n"
-    "  --time SECONDS    time limit per interaction, decimals allowed (default 15)\n"
+    "  --time SECONDS    time limit per interaction, decimals allowed (default 15,\n"
+    "                    3 under the botzone-* rule sets)\n"
     "  --log FILE        write one JSON record per game (SPEC 10); check it with\n"
     "                    'ddz verify FILE'\n"
     "  --rotate          play every deal three times with the players rotated, so\n"
@@ -38,6 +39,9 @@ static const char usage[] =
     "  --maxscore N      INFO maxscore; a fault before the leftover costs N / G,\n"
     "                    G = the games played (N deals, 3 x N with --rotate);\n"
     "                    default 350 x G, so that it costs 350\n"
+    "  --rules NAME      rule set: caai (default), botzone-ftl (no bidding, West is\n"
+    "                    landlord, scores 2/0 + play weights), botzone-ftl2 (bidding;\n"
+    "                    after a fault the referee plays for the faulty seat)\n"
     "  --quiet           do not report faults and restarts on stderr\n";
 
 /* Checks that `dir` is a directory this process may create files in, as
@@ -106,6 +110,14 @@ int ddz_cli_match(int argc, char **argv)
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
             i++;
+        } else if (strcmp(a, "--rules") == 0) {
+            if (!(cfg.rules = ddz_rules_find(v))) {
+                char what[200];
+                snprintf(what, sizeof what, "--rules: unknown rule set (known: %s)",
+                         ddz_rules_names());
+                return ddz_cli_usage("match", what);
+            }
+            i++;
         } else if (strcmp(a, "--maxscore") == 0) {
             if (ddz_cli_int(v, 1, 100000000, &cfg.maxscore) < 0)
                 return ddz_cli_usage("match", "--maxscore must be a positive whole number");
@@ -132,8 +144,9 @@ int ddz_cli_match(int argc, char **argv)
         return 1;
     }
     ddz_text_format_seed(cfg.master, hex);
-    printf("seed %s, %d game%s%s\n", hex, cfg.games * (cfg.rotate ? 3 : 1),
-           cfg.games * (cfg.rotate ? 3 : 1) == 1 ? "" : "s", cfg.rotate ? " (rotated)" : "");
+    printf("seed %s, %d game%s%s%s%s\n", hex, cfg.games * (cfg.rotate ? 3 : 1),
+           cfg.games * (cfg.rotate ? 3 : 1) == 1 ? "" : "s", cfg.rotate ? " (rotated)" : "",
+           cfg.rules ? ", rules " : "", cfg.rules ? cfg.rules->name : "");
     int rc = ddz_match_run(m);
     ddz_match_print(m, stdout);
     if (rc < 0)

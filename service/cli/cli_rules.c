@@ -11,7 +11,7 @@
 #include "rules/movegen.h"
 
 static const char usage[] =
-    "usage: ddz rules classify CODES\n"
+    "usage: ddz rules classify [--rules NAME] CODES\n"
     "       ddz rules moves --hand CODES [--follow CODES] [--rules NAME]\n"
     "       ddz rules deal --seed HEX64\n"
     "\n"
@@ -21,6 +21,7 @@ static const char usage[] =
     "\n"
     "  classify CODES     print {\"type\",\"rank\",\"length\",\"kicker\",\"size\"} of a\n"
     "                     play, or {\"type\":\"invalid\"}\n"
+    "    --rules NAME       rule set (default caai)\n"
     "  moves              print every legal play of a hand, one JSON array of\n"
     "                     rank indices per line\n"
     "    --hand CODES       the hand (at most 20 cards)\n"
@@ -28,7 +29,10 @@ static const char usage[] =
     "                       following, [] (pass) is listed last\n"
     "    --rules NAME       rule set (default caai)\n"
     "  deal --seed HEX64  print the deal of a 32-byte seed given as 64 hex\n"
-    "                     digits: {\"seed\",\"commit\",\"hands\",\"leftover\"}\n";
+    "                     digits: {\"seed\",\"commit\",\"hands\",\"leftover\"}\n"
+    "\n"
+    "Rule sets: caai (SPEC 4), botzone-ftl and botzone-ftl2 (SPEC 8: kickers never\n"
+    "repeat, and the quad_straight type). An unknown name is a usage error (exit 2).\n";
 
 static int bad(const char *what, const char *detail)
 {
@@ -61,16 +65,40 @@ static json_t *combo_json(ddz_combo c)
                      "length", c.length, "kicker", ddz_kicker_name(c.kicker), "size", c.size);
 }
 
+/* The rule set called `name`, or NULL after a usage message. */
+static const ddz_rules *rules_named(const char *name)
+{
+    const ddz_rules *rs = ddz_rules_find(name);
+    if (!rs) {
+        char what[200];
+        snprintf(what, sizeof what, "--rules: unknown rule set (known: %s)", ddz_rules_names());
+        ddz_cli_usage("rules", what);
+    }
+    return rs;
+}
+
 static int cmd_classify(int argc, char **argv)
 {
-    if (argc != 2)
+    const char *codes = NULL, *rules_s = "caai";
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--rules") == 0)
+            rules_s = argv[++i];
+        else if (!codes)
+            codes = argv[i];
+        else
+            return ddz_cli_usage("rules", "classify takes exactly one CODES argument");
+    }
+    if (!codes)
         return ddz_cli_usage("rules", "classify takes exactly one CODES argument");
+    const ddz_rules *rs = rules_named(rules_s);
+    if (!rs)
+        return 2;
     ddz_cards cards;
-    if (parse_cards("CODES", argv[1], &cards))
+    if (parse_cards("CODES", codes, &cards))
         return 1;
     if (cards == 0)
         return bad("CODES", "the card list is empty");
-    print_json(combo_json(ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(cards))));
+    print_json(combo_json(ddz_combo_classify(rs, ddz_cards_ranks(cards))));
     return 0;
 }
 
@@ -99,9 +127,9 @@ static int cmd_moves(int argc, char **argv)
     }
     if (!hand_s)
         return ddz_cli_usage("rules", "moves: --hand is required");
-    const ddz_rules *rs = ddz_rules_find(rules_s);
+    const ddz_rules *rs = rules_named(rules_s);
     if (!rs)
-        return bad("--rules", "unknown rule set");
+        return 2;
     ddz_cards hand, follow = 0;
     if (parse_cards("--hand", hand_s, &hand))
         return 1;

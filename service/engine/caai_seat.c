@@ -210,14 +210,15 @@ void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info
         queue(s, &msg, EXP_OK, DDZ_CAAI_PLAY, ev->game, 0);
         break;
     case DDZ_EV_OVER:
-        /* all passed: nothing is sent; the next line is the next INFO */
-        if (ev->fault_seat >= 0) {
+        /* all passed: nothing is sent; the next line is the next INFO. A
+         * game that went on after a fault (botzone-ftl2) has a winner. */
+        if (ev->seat >= 0) {
+            msg.kind = DDZ_CAAI_GAMEOVER;
+            queue(s, &msg, EXP_OK, DDZ_CAAI_GAMEOVER, ev->game, 0);
+        } else if (ev->fault_seat >= 0) {
             msg.kind = DDZ_CAAI_ERROR;
             msg.seat = ev->fault_seat;
             queue(s, &msg, EXP_OK, DDZ_CAAI_ERROR, ev->game, 0);
-        } else if (ev->seat >= 0) {
-            msg.kind = DDZ_CAAI_GAMEOVER;
-            queue(s, &msg, EXP_OK, DDZ_CAAI_GAMEOVER, ev->game, 0);
         }
         break;
     }

@@ -47,7 +47,7 @@ static int write_record(ddz_match *m, const ddz_record *r)
     if (!m->log)
         return 0;
     json_t *j = ddz_record_to_json(r);
-    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *s = j ? json_dumps(j, DDZ_RECORD_JSON_FLAGS) : NULL;
     json_decref(j);
     int rc = s && fprintf(m->log, "%s\n", s) >= 0 && fflush(m->log) == 0 ? 0 : DDZ_EIO;
     free(s);
@@ -65,10 +65,11 @@ static void on_over(void *ctx, const ddz_record *r)
         snprintf(st->name, sizeof st->name, "%s", r->names[s]);
         st->restarts = ddz_seat_engine_restarts(seat);
         st->games++;
-        st->score += r->scores[s];
+        st->score = ddz_score_add(st->score, r->scores[s]);
         st->landlord += r->landlord == s;
-        st->faults += r->fault_seat == s;
-        if (r->winner >= 0 && r->fault_seat < 0) {
+        for (int i = 0; i < r->nfaults; i++)
+            st->faults += r->faults[i].seat == s; /* once per game at most */
+        if (r->winner >= 0) {                     /* botzone-ftl2 plays on after a fault */
             bool ll_won = r->winner == r->landlord;
             if (s == r->landlord && ll_won)
                 st->wins_landlord++;
@@ -91,7 +92,7 @@ ddz_match *ddz_match_create(const ddz_match_cfg *cfg, char *err, size_t errlen)
     m->cfg = *cfg;
     if (!m->cfg.rules)
         m->cfg.rules = &ddz_rules_caai;
-    double time_s = cfg->time_s > 0 ? cfg->time_s : 15;
+    double time_s = cfg->time_s > 0 ? cfg->time_s : m->cfg.rules->default_time_ms / 1000.0;
     if (cfg->games < 1) {
         snprintf(err, errlen, "--games must be at least 1");
         goto fail;
@@ -199,9 +200,11 @@ void ddz_match_print(const ddz_match *m, FILE *out)
         /* Names are UTF-8, often CJK (GBK names are converted): cut and
          * padded by terminal columns, not bytes, never mid-character. */
         size_t width, n = ddz_text_fit_width(st->name, NAME_COLS, &width);
-        fprintf(out, "%-6c %.*s%*s %6ld %8ld %8ld %8ld %10lld %7ld\n", 'A' + i, (int)n, st->name,
+        char score[32];
+        ddz_text_format_score(st->score, score, sizeof score);
+        fprintf(out, "%-6c %.*s%*s %6ld %8ld %8ld %8ld %10s %7ld\n", 'A' + i, (int)n, st->name,
                 (int)(NAME_COLS - width), "", st->games, st->landlord, st->wins_landlord,
-                st->wins_farmer, st->score, st->faults);
+                st->wins_farmer, score, st->faults);
     }
 }
 

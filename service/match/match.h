@@ -21,7 +21,8 @@ typedef struct ddz_match_cfg {
     int games;                      /* deals to play (each three times with rotate) */
     bool rotate;                    /* duplicate: every deal with the players rotated */
     uint8_t master[DDZ_SEED_BYTES]; /* game k is dealt from ddz_deal_game_seed(master, k) */
-    double time_s;                  /* seconds per interaction; 0 = 15 */
+    double time_s;                  /* seconds per interaction; 0 = the rule set's
+                                       default (15 caai, 3 botzone-*) */
     int maxscore;                   /* INFO maxscore; 0 = the rule set's per-game maximum
                                        x the games played (x3 with rotate), so a fault
                                        before the leftover costs that maximum (SPEC 6) */
@@ -37,9 +38,9 @@ typedef struct ddz_match_stats {
     long games;    /* games played */
     long landlord; /* games as landlord */
     long wins_landlord, wins_farmer;
-    long long score; /* small-score total */
-    long faults;     /* games this player was charged with a fault */
-    long restarts;   /* times its engine was started again */
+    double score;  /* small-score total (ddz_score_add) */
+    long faults;   /* games this player was charged with a fault */
+    long restarts; /* times its engine was started again */
 } ddz_match_stats;
 
 typedef struct ddz_match ddz_match;

@@ -173,7 +173,7 @@ static void seat_player(const rseat *s, ddz_event_player *p)
     p->custody = s->custody;
 }
 
-static void totals(const ddz_room *r, int64_t out[3])
+static void totals(const ddz_room *r, double out[3])
 {
     for (int s = 0; s < 3; s++)
         out[s] = ddz_table_total(table(r), s);
@@ -277,7 +277,7 @@ static void turn_over(ddz_room *r)
         names[s] = rec->names[s];
         r->seats[s].rematch = r->seats[s].player == NULL;
     }
-    long long sums[3];
+    double sums[3];
     for (int s = 0; s < 3; s++)
         sums[s] = ddz_table_total(table(r), s);
     ddz_store_add_turn(r->srv->store, r->id, r->turn_no, r->opts.games, names, sums);

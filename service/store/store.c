@@ -592,7 +592,7 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
     json_t *names = j ? json_object_get(j, "names") : NULL;
     for (int i = 0; i < 3 && !oom; i++)
         it->names[i] = dup_or_null(json_string_value(json_array_get(names, (size_t)i)), &oom);
-    if (!oom && !(it->text = json_dumps(j, JSON_COMPACT)))
+    if (!oom && !(it->text = json_dumps(j, DDZ_RECORD_JSON_FLAGS)))
         oom = true;
     json_decref(j);
     if (oom)
@@ -602,7 +602,7 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
 }
 
 int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
-                       const char *const names[3], const long long totals[3])
+                       const char *const names[3], const double totals[3])
 {
     for (int i = 0; i < 3; i++)
         if (!names[i])
@@ -614,7 +614,7 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
         if (!v)
             rc = DDZ_EINVAL; /* not UTF-8 */
         else if (json_array_append_new(n, v) < 0 ||
-                 json_array_append_new(t, json_integer(totals[i])) < 0)
+                 json_array_append_new(t, ddz_score_json(totals[i])) < 0)
             rc = DDZ_ENOMEM;
     }
     item *it = NULL;
@@ -628,7 +628,7 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
         it->finished_ms = now_ms();
         it->room = dup_or_null(room, &oom);
         if (oom || !(it->text = json_dumps(n, JSON_COMPACT)) ||
-            !(it->totals = json_dumps(t, JSON_COMPACT)))
+            !(it->totals = json_dumps(t, DDZ_RECORD_JSON_FLAGS)))
             rc = DDZ_ENOMEM;
     }
     json_decref(n);

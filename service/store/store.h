@@ -146,7 +146,7 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
  * now. Returns 0 when queued, DDZ_EINVAL if a name is NULL or not UTF-8,
  * DDZ_EDB if the queue is full (DROPPED and counted) or DDZ_ENOMEM. */
 int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
-                       const char *const names[3], const long long totals[3]);
+                       const char *const names[3], const double totals[3]);
 
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
  * it): the compact SPEC 10 line, without a newline. A game stored with a

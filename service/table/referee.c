@@ -9,8 +9,9 @@
 
 static void push(ddz_referee *ref, ddz_ev ev)
 {
-    /* The ring holds more than one step can emit (at most a play, two
-     * auto-passes and a request, or a game's opening five), and the caller
+    /* The ring holds more than one step can emit (at most a fault, a play,
+     * two auto-passes or stand-in actions, a leftover and a request, or a
+     * game's opening seven), and the caller
      * drains it after every call: overflowing is a caller bug we refuse to
      * turn into memory corruption. */
     if (ref->qlen == DDZ_REF_QUEUE)
@@ -50,17 +51,55 @@ static void finish(ddz_referee *ref)
                        .fault_kind = ref->game.fault_kind});
 }
 
-/* After every change: pass for seats that cannot beat (if they asked for
- * it), then either ask the next seat or announce the end. */
+static void leftover(ddz_referee *ref)
+{
+    push(ref, (ddz_ev){.kind = DDZ_EV_LEFTOVER,
+                       .seat = ref->game.landlord,
+                       .cards = ref->game.deal.leftover});
+}
+
+/* Records and announces a bid the rules accepted. */
+static void bid_made(ddz_referee *ref, int seat, int bid)
+{
+    ref->rec.bids[ref->rec.nbids++] = (int8_t)bid;
+    push(ref, (ddz_ev){.kind = DDZ_EV_BID, .seat = (int8_t)seat, .bid = (uint8_t)bid});
+    if (ref->game.landlord >= 0)
+        leftover(ref);
+}
+
+/* Records and announces a play the rules accepted. */
+static void play_made(ddz_referee *ref, int seat, ddz_cards cards, int autopass)
+{
+    ddz_record_play *p = &ref->rec.plays[ref->rec.nplays++];
+    *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = (uint8_t)autopass, .cards = cards};
+    push(ref, (ddz_ev){.kind = DDZ_EV_PLAY,
+                       .seat = (int8_t)seat,
+                       .autopass = (uint8_t)autopass,
+                       .cards = cards});
+}
+
+/* After every change: act for seats that faulted (DDZ_FAULTPOLICY_PLAY_ON)
+ * and pass for seats that cannot beat (if they asked for it), then either
+ * ask the next seat or announce the end. */
 static void advance(ddz_referee *ref)
 {
     ddz_game *g = &ref->game;
-    while (g->phase == DDZ_PHASE_PLAY && ref->cfg.autopass[g->turn] && ddz_game_must_pass(g)) {
+    for (;;) {
         int seat = g->turn;
-        ddz_game_play(g, seat, 0);
-        ddz_record_play *p = &ref->rec.plays[ref->rec.nplays++];
-        *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = 1, .cards = 0};
-        push(ref, (ddz_ev){.kind = DDZ_EV_PLAY, .seat = (int8_t)seat, .autopass = 1});
+        if (ddz_game_standin_due(g) && g->phase == DDZ_PHASE_BID) {
+            int bid = ddz_game_standin_bid(g);
+            ddz_game_bid(g, seat, bid); /* always legal: a pass */
+            bid_made(ref, seat, bid);
+        } else if (ddz_game_standin_due(g)) {
+            ddz_cards cards = ddz_game_standin_play(g);
+            ddz_game_play(g, seat, cards); /* a pass when following, a single on lead */
+            play_made(ref, seat, cards, 1);
+        } else if (g->phase == DDZ_PHASE_PLAY && ref->cfg.autopass[seat] && ddz_game_must_pass(g)) {
+            ddz_game_play(g, seat, 0);
+            play_made(ref, seat, 0, 1);
+        } else {
+            break;
+        }
     }
     if (g->phase == DDZ_PHASE_OVER) {
         finish(ref);
@@ -98,6 +137,8 @@ int ddz_ref_start(ddz_referee *ref, int game, const uint8_t seed[DDZ_SEED_BYTES]
     push(ref, (ddz_ev){.kind = DDZ_EV_GAME});
     for (int s = 0; s < 3; s++)
         push(ref, (ddz_ev){.kind = DDZ_EV_DEAL, .seat = (int8_t)s, .cards = deal.hand[s]});
+    if (ref->game.landlord >= 0) /* no bidding: the leftover goes at once */
+        leftover(ref);
     advance(ref);
     return 0;
 }
@@ -121,12 +162,7 @@ int ddz_ref_bid(ddz_referee *ref, int seat, uint32_t seq, int bid)
     rc = ddz_game_bid(&ref->game, seat, bid);
     if (rc < 0)
         return rc;
-    ref->rec.bids[ref->rec.nbids++] = (int8_t)bid;
-    push(ref, (ddz_ev){.kind = DDZ_EV_BID, .seat = (int8_t)seat, .bid = (uint8_t)bid});
-    if (ref->game.landlord >= 0)
-        push(ref, (ddz_ev){.kind = DDZ_EV_LEFTOVER,
-                           .seat = ref->game.landlord,
-                           .cards = ref->game.deal.leftover});
+    bid_made(ref, seat, bid);
     advance(ref);
     return 0;
 }
@@ -139,9 +175,7 @@ int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards)
     rc = ddz_game_play(&ref->game, seat, cards);
     if (rc < 0)
         return rc;
-    ddz_record_play *p = &ref->rec.plays[ref->rec.nplays++];
-    *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = 0, .cards = cards};
-    push(ref, (ddz_ev){.kind = DDZ_EV_PLAY, .seat = (int8_t)seat, .cards = cards});
+    play_made(ref, seat, cards, 0);
     advance(ref);
     return 0;
 }
@@ -160,9 +194,18 @@ int ddz_ref_fault(ddz_referee *ref, int seat, int kind)
 {
     if (!ref->running)
         return DDZ_EPHASE;
-    int rc = ddz_game_fault(&ref->game, seat, kind);
+    ddz_game *g = &ref->game;
+    int rc = ddz_game_fault(g, seat, kind);
     if (rc < 0)
         return rc;
-    finish(ref);
+    if (g->rules->fault_policy == DDZ_FAULTPOLICY_PLAY_ON)
+        push(ref, (ddz_ev){.kind = DDZ_EV_FAULT,
+                           .seat = (int8_t)seat,
+                           .fault_seat = (int8_t)seat,
+                           .fault_kind = (uint8_t)kind});
+    if (g->phase == DDZ_PHASE_OVER)
+        finish(ref);
+    else if (g->turn == seat)
+        advance(ref); /* its request is void: the referee acts for it */
     return 0;
 }

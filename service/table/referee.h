@@ -13,6 +13,16 @@
  * here: whether an illegal action is a fault (engines, competition rooms) or
  * a harmless error (a browser's misclick) is the adapter's policy, applied
  * with ddz_ref_fault().
+ *
+ * What a fault does is the rule set's (ruleset.h): under
+ * DDZ_FAULTPOLICY_END it ends the game; under DDZ_FAULTPOLICY_PLAY_ON
+ * (botzone-ftl2) it is announced (DDZ_EV_FAULT) and the game goes on, the
+ * referee bidding and playing for that seat itself (ddz_game_standin_bid,
+ * ddz_game_standin_play) whenever its turn comes: the seat is not asked
+ * again that game, and its stand-in's actions are emitted and recorded like
+ * any other, plays marked `autopass` (the record's "auto": the referee made
+ * them). Without bidding (botzone-ftl) a game starts with the leftover
+ * going to West and West asked to play.
  */
 #ifndef DDZ_REFEREE_H
 #define DDZ_REFEREE_H
@@ -29,9 +39,14 @@ enum ddz_ev_kind {
     DDZ_EV_BID,      /* `seat` bid `bid`; to all */
     DDZ_EV_LEFTOVER, /* landlord `seat` takes `cards`; to all */
     DDZ_EV_ASK_PLAY, /* `seat` must play, answering `seq` */
-    DDZ_EV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass` if the referee passed) */
-    DDZ_EV_OVER,     /* the game is over: winner `seat` (-1 if none), fault in
-                        `fault_seat`/`fault_kind`; the record is complete */
+    DDZ_EV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass` if the referee made
+                        the play: an auto-pass, or a faulty seat's stand-in) */
+    DDZ_EV_OVER,     /* the game is over: winner `seat` (-1 if none), the first fault
+                        in `fault_seat`/`fault_kind`; the record is complete */
+    DDZ_EV_FAULT,    /* `fault_seat` faulted (`fault_kind`) and the game goes on
+                        (DDZ_FAULTPOLICY_PLAY_ON): the referee acts for it from now
+                        on; to all. Under that policy every fault is announced,
+                        the one that ends the game too, before DDZ_EV_OVER */
 };
 
 typedef struct ddz_ev {
@@ -39,8 +54,8 @@ typedef struct ddz_ev {
     int8_t seat;        /* the seat the event is about (see the kinds) */
     uint8_t bid;        /* DDZ_EV_BID */
     uint8_t autopass;   /* DDZ_EV_PLAY */
-    int8_t fault_seat;  /* DDZ_EV_OVER: -1 if none */
-    uint8_t fault_kind; /* DDZ_EV_OVER: enum ddz_fault */
+    int8_t fault_seat;  /* DDZ_EV_OVER (-1 if none), DDZ_EV_FAULT */
+    uint8_t fault_kind; /* DDZ_EV_OVER, DDZ_EV_FAULT: enum ddz_fault */
     uint32_t seq;       /* DDZ_EV_ASK_*: the number the answer must carry */
     int game;           /* game index of the event */
     ddz_cards cards;    /* DDZ_EV_DEAL, DDZ_EV_LEFTOVER, DDZ_EV_PLAY */
@@ -70,8 +85,9 @@ void ddz_ref_init(ddz_referee *ref, const ddz_ref_cfg *cfg);
 
 /* Starts game `game` dealt from `seed`, with the players' `names` (NULL
  * entries allowed) written into the record. Emits DDZ_EV_GAME, three
- * DDZ_EV_DEAL and the first DDZ_EV_ASK_BID. Returns 0, DDZ_EPHASE if a game
- * is still running, or DDZ_ESEED if the seed yields no deal. */
+ * DDZ_EV_DEAL and the first DDZ_EV_ASK_BID (without bidding: DDZ_EV_LEFTOVER
+ * and the first DDZ_EV_ASK_PLAY). Returns 0, DDZ_EPHASE if a game is still
+ * running, or DDZ_ESEED if the seed yields no deal. */
 int ddz_ref_start(ddz_referee *ref, int game, const uint8_t seed[DDZ_SEED_BYTES],
                   const char *const names[3]);
 
@@ -85,9 +101,14 @@ int ddz_ref_bid(ddz_referee *ref, int seat, uint32_t seq, int bid);
  * DDZ_ELEADPASS, DDZ_EWEAK; on error nothing changes. */
 int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards);
 
-/* Charges `seat` with a fault of `kind` (enum ddz_fault) and ends the game
- * with the SPEC 6 penalty, emitting DDZ_EV_OVER. Returns 0, DDZ_EPHASE if no
- * game is running, DDZ_EINVAL for a bad seat or kind. */
+/* Charges `seat` with a fault of `kind` (enum ddz_fault). Under
+ * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (SPEC 6
+ * for caai), emitting DDZ_EV_OVER. Under DDZ_FAULTPOLICY_PLAY_ON it emits
+ * DDZ_EV_FAULT and, if the seat was the one asked, plays for it and asks the
+ * next seat (the request it was asked is void); a third faulty seat ends
+ * the game (DDZ_EV_OVER). Returns 0, DDZ_EPHASE if no game is running or the
+ * seat has already faulted in this game (nothing changes), DDZ_EINVAL for a
+ * bad seat or kind. */
 int ddz_ref_fault(ddz_referee *ref, int seat, int kind);
 
 /* Abandons the running game without scoring it: no event is emitted, the

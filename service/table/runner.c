@@ -125,8 +125,10 @@ static void pump(ddz_runner *r)
             asked = ddz_table_player_at(&r->table, ev.seat);
             r->ask_player = asked;
             r->ask = ev;
-        } else if (ev.kind == DDZ_TEV_OVER) {
-            cancel_ask(r);
+        } else if (ev.kind == DDZ_TEV_OVER ||
+                   (ev.kind == DDZ_TEV_FAULT &&
+                    ddz_table_player_at(&r->table, ev.seat) == r->ask_player)) {
+            cancel_ask(r); /* the game ended, or the table acts for the seat asked */
         }
         for (int p = 0; p < 3; p++)
             if (p != asked && r->seat[p] && r->seat[p]->ops->deliver && ddz_tev_reaches(&ev, p))
@@ -164,7 +166,7 @@ int ddz_runner_act(ddz_runner *r, ddz_seat *s, int action, uint32_t seq, int bid
               who(s), 'A' + ddz_table_seat_of(&r->table, p),
               action == DDZ_EV_ASK_BID ? "bid" : "play", ddz_strerror(rc));
         r->ask_player = -1; /* answered, if badly: nothing to cancel */
-        ddz_table_fault(&r->table, p, DDZ_FAULT_ILLEGAL);
+        ddz_table_fault(&r->table, p, DDZ_FAULT_ILLEGAL, now_ms(r));
     }
     pump(r);
     return rc;
@@ -181,13 +183,20 @@ static void host_fault(void *ctx, ddz_seat *s, int kind, int game, const char *w
     int p = s->player;
     bool charge = p >= 0 && p < 3 && r->seat[p] == s && ddz_table_running(&r->table) &&
                   (game < 0 || game == ddz_table_game(&r->table));
+    /* under botzone-ftl2 a seat that faulted plays on through the table: a
+     * second failure of its program changes nothing */
+    bool again =
+        charge && ddz_game_faulted(ddz_table_state(&r->table), ddz_table_seat_of(&r->table, p));
+    charge = charge && !again;
     logf_(r, p, true, "game %d: %s (seat %c): %s: %s%s", ddz_table_game(&r->table) + 1, who(s),
           'A' + ddz_table_seat_of(&r->table, p < 0 || p > 2 ? 0 : p), ddz_fault_name(kind), why,
-          charge ? "" : " (not charged: that game is over)");
+          charge  ? ""
+          : again ? " (not charged: it has already faulted in this game)"
+                  : " (not charged: that game is over)");
     if (charge) {
         if (r->ask_player == p)
             r->ask_player = -1; /* the seat knows it failed */
-        ddz_table_fault(&r->table, p, kind);
+        ddz_table_fault(&r->table, p, kind, now_ms(r));
         pump(r);
     }
 }
@@ -294,7 +303,7 @@ int ddz_runner_fault(ddz_runner *r, int player, int kind, const char *why)
           'A' + ddz_table_seat_of(&r->table, player), why);
     if (r->ask_player == player)
         cancel_ask(r);
-    int rc = ddz_table_fault(&r->table, player, kind);
+    int rc = ddz_table_fault(&r->table, player, kind, now_ms(r));
     pump(r);
     return rc;
 }

@@ -101,10 +101,17 @@ static void drain(ddz_table *t, int64_t now_ms)
             o.cards = ev.cards;
             o.autopass = ev.autopass;
             break;
+        case DDZ_EV_FAULT:
+            o.kind = DDZ_TEV_FAULT;
+            o.fault_seat = ev.fault_seat;
+            o.fault_kind = ev.fault_kind;
+            break;
         case DDZ_EV_OVER: {
             const ddz_record *r = ddz_ref_record(&t->ref);
-            for (int s = 0; s < 3; s++)
-                t->totals[t->player_at[s]] += r->scores[s];
+            for (int s = 0; s < 3; s++) {
+                double *total = &t->totals[t->player_at[s]];
+                *total = ddz_score_add(*total, r->scores[s]);
+            }
             t->deadline_ms = -1;
             o.kind = DDZ_TEV_OVER;
             o.fault_seat = ev.fault_seat;
@@ -181,14 +188,14 @@ int ddz_table_play(ddz_table *t, int player, uint32_t seq, ddz_cards cards, int6
     return rc;
 }
 
-int ddz_table_fault(ddz_table *t, int player, int kind)
+int ddz_table_fault(ddz_table *t, int player, int kind, int64_t now_ms)
 {
     int seat = seat_of(t, player);
     if (seat < 0)
         return DDZ_EINVAL;
     int rc = ddz_ref_fault(&t->ref, seat, kind);
     if (rc == 0)
-        drain(t, 0); /* a fault ends the game: no request follows */
+        drain(t, now_ms);
     return rc;
 }
 
@@ -258,10 +265,16 @@ int ddz_tev_format(const ddz_tev *ev, char *buf, size_t len)
         return snprintf(buf, len, "%s play %c %s%s", to, who, ev->cards ? cards : "pass",
                         ev->autopass ? " auto" : "");
     case DDZ_TEV_OVER:
-        if (ev->fault_seat >= 0)
+        if (ev->fault_seat >= 0 && ev->seat < 0)
             return snprintf(buf, len, "%s over fault %c %s", to, seatc[ev->fault_seat % 3],
                             ddz_fault_name(ev->fault_kind));
+        if (ev->fault_seat >= 0) /* the game went on after it */
+            return snprintf(buf, len, "%s over winner %c fault %c %s", to, who,
+                            seatc[ev->fault_seat % 3], ddz_fault_name(ev->fault_kind));
         return snprintf(buf, len, "%s over winner %c", to, who);
+    case DDZ_TEV_FAULT:
+        return snprintf(buf, len, "%s fault %c %s", to, seatc[ev->fault_seat % 3],
+                        ddz_fault_name(ev->fault_kind));
     case DDZ_TEV_SERIES:
         return snprintf(buf, len, "%s series", to);
     }

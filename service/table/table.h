@@ -43,6 +43,8 @@ enum ddz_tev_kind {
     DDZ_TEV_OVER,     /* the game is over: winner `seat` (-1: none), the fault in
                          `fault_seat`/`fault_kind`; ddz_table_record() is final */
     DDZ_TEV_SERIES,   /* every game of the series is played; see ddz_table_total() */
+    DDZ_TEV_FAULT,    /* `seat` faulted (`fault_kind`; also in `fault_seat`) and the
+                         game goes on with the table acting for it (botzone-ftl2) */
 };
 
 typedef struct ddz_tev {
@@ -52,8 +54,8 @@ typedef struct ddz_tev {
     uint8_t action;      /* DDZ_TEV_ASK: DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
     uint8_t bid;         /* DDZ_TEV_BID */
     uint8_t autopass;    /* DDZ_TEV_PLAY: the referee passed for the seat */
-    int8_t fault_seat;   /* DDZ_TEV_OVER: -1 if none */
-    uint8_t fault_kind;  /* DDZ_TEV_OVER: enum ddz_fault */
+    int8_t fault_seat;   /* DDZ_TEV_OVER (the first fault, -1 if none), DDZ_TEV_FAULT */
+    uint8_t fault_kind;  /* DDZ_TEV_OVER, DDZ_TEV_FAULT: enum ddz_fault */
     uint32_t seq;        /* DDZ_TEV_ASK: the number the answer must carry */
     int game;            /* 0-based index of the game in the series */
     int64_t deadline_ms; /* DDZ_TEV_ASK: when the answer is due (the driver's clock) */
@@ -87,7 +89,7 @@ typedef struct ddz_table {
     int next;            /* index of the next game to start */
     int player_at[3];    /* seat -> player in the current game */
     int seat_of[3];      /* player -> seat in the current game */
-    int64_t totals[3];   /* small scores per player in this series */
+    double totals[3];    /* small scores per player in this series (ddz_score_add) */
     int64_t deadline_ms; /* when the open request is due, -1 if none */
     ddz_tev q[DDZ_TABLE_QUEUE];
     unsigned qhead, qlen;
@@ -115,13 +117,18 @@ int ddz_table_bid(ddz_table *t, int player, uint32_t seq, int bid, int64_t now_m
  * DDZ_ESHAPE, DDZ_ELEADPASS, DDZ_EWEAK, DDZ_EINVAL); nothing is charged. */
 int ddz_table_play(ddz_table *t, int player, uint32_t seq, ddz_cards cards, int64_t now_ms);
 
-/* Charges `player` with a fault of `kind` (enum ddz_fault) and ends the game
- * with the rule set's penalty. Returns 0, DDZ_EPHASE if no game is running,
- * DDZ_EINVAL for a bad player or kind. */
-int ddz_table_fault(ddz_table *t, int player, int kind);
+/* Charges `player` with a fault of `kind` (enum ddz_fault) at `now_ms`: the
+ * game ends with the rule set's penalty, or (DDZ_FAULTPOLICY_PLAY_ON) goes on
+ * with the table acting for that seat, which is not asked again that game
+ * (see referee.h; a request that follows is timed from `now_ms`). Returns 0,
+ * DDZ_EPHASE if no game is running or the player has already faulted in
+ * it, DDZ_EINVAL for a bad player or kind. */
+int ddz_table_fault(ddz_table *t, int player, int kind, int64_t now_ms);
 
 /* The clock: charges a timeout to the seat whose request is overdue at
- * `now_ms`. Returns 1 if it charged one, else 0. */
+ * `now_ms` (which, under DDZ_FAULTPOLICY_PLAY_ON, the table then acts for:
+ * the next request is timed from `now_ms`). Returns 1 if it charged one,
+ * else 0. */
 int ddz_table_time(ddz_table *t, int64_t now_ms);
 
 /* Sets whether the referee passes for `player` when it cannot beat (from
@@ -176,7 +183,7 @@ static inline int ddz_table_game(const ddz_table *t)
 }
 
 /* Returns `player`'s small-score total in this series. */
-static inline int64_t ddz_table_total(const ddz_table *t, int player)
+static inline double ddz_table_total(const ddz_table *t, int player)
 {
     return t->totals[player];
 }

@@ -45,6 +45,12 @@ static void same_record(const ddz_record *a, const ddz_record *b)
     FUZZ_CHECK(a->winner == b->winner, "winner");
     FUZZ_CHECK(a->fault_seat == b->fault_seat, "fault seat");
     FUZZ_CHECK(a->fault_kind == b->fault_kind, "fault kind");
+    FUZZ_CHECK(a->nfaults == b->nfaults, "nfaults %d vs %d", a->nfaults, b->nfaults);
+    for (int i = 0; i < a->nfaults; i++)
+        FUZZ_CHECK(a->faults[i].seat == b->faults[i].seat &&
+                       a->faults[i].kind == b->faults[i].kind &&
+                       a->faults[i].at == b->faults[i].at && a->faults[i].bids == b->faults[i].bids,
+                   "faults[%d]", i);
     FUZZ_CHECK(a->bombs == b->bombs, "bombs");
     FUZZ_CHECK(a->rocket == b->rocket, "rocket");
     FUZZ_CHECK(a->spring == b->spring, "spring");
@@ -61,7 +67,7 @@ static char *encode(const ddz_record *r)
 {
     json_t *j = ddz_record_to_json(r);
     FUZZ_CHECK(j, "a decoded record does not encode");
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, DDZ_RECORD_JSON_FLAGS);
     FUZZ_CHECK(s, "json_dumps");
     json_decref(j);
     return s;

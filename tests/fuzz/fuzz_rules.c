@@ -4,9 +4,9 @@
  *
  * Input layout (every byte string is some input; short ones leave the rest
  * empty):
- *   [0]      flags: bit 0 follow a play (else lead); bit 1 the rule set
- *            with distinct kickers (kickers_may_repeat = 0) and its own
- *            reference table; bit 2 follow reference table entry [1..2]
+ *   [0]      flags: bit 0 follow a play (else lead); bit 1 the Botzone
+ *            rule set (botzone-ftl: distinct kickers, quad straights) and
+ *            its own reference table; bit 2 follow reference table entry [1..2]
  *            instead of the decoded play
  *   [1..2]   little-endian index into the reference table (bit 2)
  *   [3..]    the hand: each byte up to the first 0xFF adds one card of rank
@@ -34,8 +34,7 @@
 
 #define BRUTE_MAX 20000 /* sub-multisets of the hand: above this, no brute force */
 
-static ref_table table_repeat, table_distinct;
-static ddz_rules rules_distinct;
+static ref_table table_caai, table_botzone;
 static ddz_move out[DDZ_MOVES_MAX];
 static ddz_ranks got[DDZ_MOVES_MAX];
 static ddz_ranks want[BRUTE_MAX + 1];
@@ -43,10 +42,8 @@ static ddz_ranks want[BRUTE_MAX + 1];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    ref_build(&table_repeat, 1);
-    ref_build(&table_distinct, 0);
-    rules_distinct = ddz_rules_caai;
-    rules_distinct.kickers_may_repeat = 0;
+    ref_build(&table_caai, &ddz_rules_caai);
+    ref_build(&table_botzone, &ddz_rules_botzone_ftl);
     return 0;
 }
 
@@ -151,8 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3)
         return 0;
     int flags = data[0];
-    const ddz_rules *rs = flags & 2 ? &rules_distinct : &ddz_rules_caai;
-    const ref_table *t = flags & 2 ? &table_distinct : &table_repeat;
+    const ddz_rules *rs = flags & 2 ? &ddz_rules_botzone_ftl : &ddz_rules_caai;
+    const ref_table *t = flags & 2 ? &table_botzone : &table_caai;
 
     size_t i = 3;
     ddz_ranks hand = 0, play = 0;

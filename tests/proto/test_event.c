@@ -216,6 +216,11 @@ Test(event, stack_values_print_without_allocation_by_the_caller)
 
     e = (ddz_event){.type = DDZ_EVENT_TURN_OVER, .turn_over = {.totals = {-1, 0, 1}, .games = 6}};
     assert_prints(&e, "{\"type\":\"turn_over\",\"totals\":[-1,0,1],\"games\":6}");
+
+    /* botzone-ftl: reals where a score is not whole, in their shortest form */
+    e = (ddz_event){.type = DDZ_EVENT_TURN_OVER,
+                    .turn_over = {.totals = {407 / 200.0, -1, 0.5}, .games = 2}};
+    assert_prints(&e, "{\"type\":\"turn_over\",\"totals\":[2.035,-1,0.5],\"games\":2}");
 }
 
 /* Errors print as the server has always sent them (the codec replaced

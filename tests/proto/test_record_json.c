@@ -27,10 +27,17 @@ static char *dump(const ddz_record *r)
 {
     json_t *j = ddz_record_to_json(r);
     cr_assert_not_null(j, "game %d: to_json", r->game);
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, DDZ_RECORD_JSON_FLAGS);
     cr_assert_not_null(s);
     json_decref(j);
     return s;
+}
+
+/* The rule set a record names (caai if it names none we know). */
+static const ddz_rules *rules_of(const ddz_record *r)
+{
+    const ddz_rules *rs = ddz_rules_find(r->rules);
+    return rs ? rs : &ddz_rules_caai;
 }
 
 /* Decodes one line of text; returns the ddz_record_from_json() result. */
@@ -44,12 +51,12 @@ static int load(const char *text, ddz_record *r, char *err, size_t errlen)
     return rc;
 }
 
-Test(record_json, round_trip_of_played_games)
+static void round_trips(const ddz_rules *rs, uint32_t games)
 {
     static ddz_record r, back, again;
     char err[256];
-    for (uint32_t k = 0; k < NGAMES; k++) {
-        gen_record(k, &r);
+    for (uint32_t k = 0; k < games; k++) {
+        gen_record_rules(k, rs, &r);
         char *text = dump(&r);
         cr_assert_eq(load(text, &back, err, sizeof err), 0, "game %u: %s", k, err);
         assert_same(&r, &back);
@@ -70,8 +77,25 @@ Test(record_json, round_trip_of_played_games)
         cr_assert_eq(json_is_null(json_object_get(j, "landlord")), r.landlord < 0);
         cr_assert_eq(json_is_null(json_object_get(j, "winner")), r.winner < 0);
         cr_assert_eq(json_is_null(json_object_get(j, "fault")), r.fault_seat < 0);
+        json_t *faults = json_object_get(j, "faults");
+        cr_assert_eq(json_array_size(faults), (size_t)r.nfaults);
+        for (int i = 0; i < r.nfaults; i++) {
+            json_t *f = json_array_get(faults, (size_t)i);
+            cr_assert_eq(json_integer_value(json_object_get(f, "at")), r.faults[i].at);
+            cr_assert_eq(json_object_get(f, "bids") != NULL, r.faults[i].at < 0);
+        }
         cr_assert(json_is_boolean(json_object_get(j, "spring")));
-        cr_assert_eq(ddz_record_verify(&back, &ddz_rules_caai, err, sizeof err), 0, "%s", err);
+        /* scores: integers when whole, else reals of at most 3 decimals */
+        json_t *scores = json_object_get(j, "scores");
+        for (int s = 0; s < 3; s++) {
+            json_t *x = json_array_get(scores, (size_t)s);
+            cr_assert_eq(json_is_integer(x), r.scores[s] == (double)(long long)r.scores[s]);
+            if (rs == &ddz_rules_caai)
+                cr_assert(json_is_integer(x), "caai scores are integers");
+        }
+        const char *sc = strstr(text, "\"scores\":[");
+        cr_assert_lt(strcspn(sc, "]"), (size_t)40, "scores print shortest: %.60s", sc);
+        cr_assert_eq(ddz_record_verify(&back, rs, err, sizeof err), 0, "%s", err);
         json_decref(j);
         free(text);
 
@@ -81,6 +105,17 @@ Test(record_json, round_trip_of_played_games)
         assert_same(&r, &again);
         free(text3);
     }
+}
+
+Test(record_json, round_trip_of_played_games)
+{
+    round_trips(&ddz_rules_caai, NGAMES);
+}
+
+Test(record_json, round_trip_of_botzone_games)
+{
+    round_trips(&ddz_rules_botzone_ftl, NGAMES / 2);
+    round_trips(&ddz_rules_botzone_ftl2, NGAMES / 2);
 }
 
 /* SPEC 2's known-answer deal: West bids 3 and crashes before playing. */
@@ -100,6 +135,8 @@ static void known_answer(ddz_record *r)
     r->winner = -1;
     r->fault_seat = 0;
     r->fault_kind = DDZ_FAULT_CRASH;
+    r->nfaults = 1;
+    r->faults[0] = (ddz_fault_entry){.seat = 0, .kind = DDZ_FAULT_CRASH, .at = 0, .bids = 1};
     r->scores[0] = -1200;
     r->scores[1] = r->scores[2] = 600;
     strcpy(r->names[0], "ai:random");
@@ -116,7 +153,8 @@ static const char known_line[] =
     "[0,1,2,3,4,7,9,12,15,19,25,26,37,39,45,48,53]],"
     "\"leftover\":[5,22,50],\"early_penalty\":350,\"bids\":[{\"seat\":0,\"bid\":3}],"
     "\"landlord\":0,\"plays\":[],\"winner\":null,\"fault\":{\"seat\":0,\"kind\":\"crash\"},"
-    "\"bombs\":0,\"rocket\":false,\"spring\":false,\"anti_spring\":false,\"multiplier\":0,"
+    "\"faults\":[{\"seat\":0,\"kind\":\"crash\",\"at\":0}],\"bombs\":0,\"rocket\":false,\"spring\":"
+    "false,\"anti_spring\":false,\"multiplier\":0,"
     "\"scores\":[-1200,600,600],"
     "\"names\":[\"ai:random\",\"exec:./engine \\\"x\\\"\",\"\xe5\x8c\x97\"]}";
 
@@ -131,6 +169,58 @@ Test(record_json, the_exact_line)
     cr_assert_eq(load(known_line, &back, err, sizeof err), 0, "%s", err);
     assert_same(&r, &back);
     cr_assert_eq(ddz_record_verify(&back, &ddz_rules_caai, err, sizeof err), 0, "%s", err);
+}
+
+/* The same deal under botzone-ftl: no bids, West (the landlord, holding
+ * the leftover 5,22,50) leads its lowest card, 5, and South crashes before
+ * its turn: the landlord scores 2.5, the farmers -1. Then a bidding fault
+ * under botzone-ftl2, and fractional scores in their shortest form. */
+Test(record_json, the_exact_botzone_lines)
+{
+    static ddz_record r, back;
+    char err[256];
+    known_answer(&r);
+    strcpy(r.rules, "botzone-ftl");
+    r.early_penalty = 0;
+    r.nbids = 0;
+    r.nplays = 1;
+    r.plays[0] = (ddz_record_play){.seat = 0, .cards = 1ULL << 5};
+    r.fault_seat = 1;
+    r.faults[0] = (ddz_fault_entry){.seat = 1, .kind = DDZ_FAULT_CRASH, .at = 1, .bids = 0};
+    r.scores[0] = 2.5;
+    r.scores[1] = r.scores[2] = -1;
+    cr_assert_eq(ddz_record_verify(&r, &ddz_rules_botzone_ftl, err, sizeof err), 0, "%s", err);
+    char *text = dump(&r);
+    const char *want = "\"early_penalty\":0,\"bids\":[],\"landlord\":0,\"plays\":[{\"seat\":0,"
+                       "\"cards\":[5]}],\"winner\":null,\"fault\":{\"seat\":1,\"kind\":"
+                       "\"crash\"},\"faults\":[{\"seat\":1,\"kind\":\"crash\",\"at\":1}],"
+                       "\"bombs\":0,\"rocket\":false,\"spring\":false,\"anti_spring\":false,"
+                       "\"multiplier\":0,\"scores\":[2.5,-1,-1],";
+    cr_assert_not_null(strstr(text, want), "%s", text);
+    free(text);
+
+    /* a botzone-ftl2 fault during bidding says how many bids came first */
+    known_answer(&r);
+    strcpy(r.rules, "botzone-ftl2");
+    r.faults[0].at = -1;
+    r.faults[0].bids = 1;
+    text = dump(&r);
+    cr_assert_not_null(strstr(text, "\"faults\":[{\"seat\":0,\"kind\":\"crash\",\"at\":-1,"
+                                    "\"bids\":1}]"),
+                       "%s", text);
+    cr_assert_eq(load(text, &back, err, sizeof err), 0, "%s", err);
+    assert_same(&r, &back);
+    free(text);
+
+    /* 2.035 is 407 / 200: printed as 2.035, read back as the same double */
+    r.scores[0] = 407 / 200.0;
+    r.scores[1] = r.scores[2] = 6 / 200.0;
+    text = dump(&r);
+    cr_assert_not_null(strstr(text, "\"scores\":[2.035,0.03,0.03]"), "%s", text);
+    cr_assert_eq(load(text, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.scores[0], 407 / 200.0);
+    cr_assert_eq(back.scores[1], 6 / 200.0);
+    free(text);
 }
 
 /* Replaces (or with value NULL, deletes) the value at `path` in `root`:
@@ -268,7 +358,24 @@ static const bad_case bad_cases[] = {
     {"scores", "[0,0]", "scores: 2 items, expected 3"},
     {"scores", "[0,0,0,0]", "scores: 4 items, expected 3"},
     {"scores[1]", "2147483648", "scores[1]: 2147483648 outside -2147483648..2147483647"},
-    {"scores[1]", "1e3", "scores[1]: expected an integer"},
+    {"scores[1]", "-1e10", "scores[1]: -10000000000 outside"},
+    {"scores[1]", "\"1\"", "scores[1]: expected a number, got a string"},
+    {"scores[1]", "0.0005", "scores[1]: 0.0005 outside -2147483648..2147483647 or not a multiple"},
+    {"scores[1]", "null", "scores[1]: expected a number, got null"},
+    {"faults", "{}", "faults: expected an array, got an object"},
+    {"faults", "[{},{},{},{}]", "faults: 4 items, at most 3"},
+    {"faults", "[7]", "faults[0]: expected an object, got an integer"},
+    {"faults", "[{\"kind\":\"crash\",\"at\":0}]", "faults[0].seat: missing"},
+    {"faults", "[{\"seat\":3,\"kind\":\"crash\",\"at\":0}]", "faults[0].seat: 3 outside 0..2"},
+    {"faults", "[{\"seat\":1,\"at\":0}]", "faults[0].kind: missing"},
+    {"faults", "[{\"seat\":1,\"kind\":\"late\",\"at\":0}]", "faults[0].kind: not timeout"},
+    {"faults", "[{\"seat\":1,\"kind\":\"crash\"}]", "faults[0].at: missing"},
+    {"faults", "[{\"seat\":1,\"kind\":\"crash\",\"at\":-2}]", "faults[0].at: -2 outside -1..170"},
+    {"faults", "[{\"seat\":1,\"kind\":\"crash\",\"at\":171}]", "faults[0].at: 171 outside"},
+    {"faults", "[{\"seat\":1,\"kind\":\"crash\",\"at\":-1,\"bids\":4}]",
+     "faults[0].bids: 4 outside 0..3"},
+    {"faults", "[{\"seat\":1,\"kind\":\"crash\",\"at\":-1,\"bids\":\"1\"}]",
+     "faults[0].bids: expected an integer"},
     {"names", NULL, "names: missing"},
     {"names", "[\"a\",\"b\"]", "names: 2 items, expected 3"},
     {"names[2]", "7", "names[2]: expected a string, got an integer"},
@@ -370,6 +477,7 @@ Test(record_json, tolerated_variants)
     json_t *j = json_deep_copy(good);
     json_object_del(j, "rules");
     json_object_del(j, "early_penalty");
+    json_object_del(j, "faults"); /* the one `fault`, after the last action */
     json_object_set_new(j, "rocket", json_integer(r.rocket));
     json_object_set_new(j, "spring", json_integer(r.spring));
     json_object_set_new(j, "anti_spring", json_integer(r.anti_spring));
@@ -464,7 +572,7 @@ Test(record_json, random_damage_never_crashes)
             err[0] = '\0';
             if (ddz_record_from_json(j, &out, err, sizeof err) == 0) {
                 decoded++;
-                ddz_record_verify(&out, &ddz_rules_caai, err, sizeof err);
+                ddz_record_verify(&out, rules_of(&out), err, sizeof err);
                 char *t2 = dump(&out);
                 cr_assert_eq(load(t2, &again, err, sizeof err), 0, "%s", err);
                 assert_same(&out, &again);

@@ -1,12 +1,14 @@
 /* combo_ref.h - the slow twin of the classifier, for tests only.
  *
  * Instead of reading a play, it builds every legal play from the definitions
- * of SPEC 4 (main part first, then every kicker multiset), records each
- * reading, and keeps per multiset the canonical one: the earliest type in
- * the seed's order, then the highest main rank, then (20-card planes) the
- * singles shape. Nothing is shared with rules/combo.c but the types, and
- * ddz_combo_beats in ref_brute_moves (the brute-force move list checks the
- * generator's choice of plays, not the comparison).
+ * of SPEC 4 and 8 (main part first, then every kicker multiset), records
+ * each reading, and keeps per multiset the canonical one: the earliest type
+ * in the seed's order, then the highest main rank, then (20-card planes) the
+ * singles shape. It reads two numbers of the rule set: whether kickers may
+ * repeat and whether quad straights exist. Nothing is shared with
+ * rules/combo.c but the types, and ddz_combo_beats in ref_brute_moves (the
+ * brute-force move list checks the generator's choice of plays, not the
+ * comparison).
  */
 #ifndef DDZ_TEST_COMBO_REF_H
 #define DDZ_TEST_COMBO_REF_H
@@ -80,12 +82,12 @@ static int ref_cmp(const void *a, const void *b)
     return x->combo.kicker - y->combo.kicker; /* singles shape first */
 }
 
-/* Builds the table of every legal play with its canonical reading, sorted by
- * ranks, one entry per multiset. */
-static void ref_build(ref_table *t, int kickers_may_repeat)
+/* Builds the table of every legal play under `rs` with its canonical
+ * reading, sorted by ranks, one entry per multiset. */
+static void ref_build(ref_table *t, const ddz_rules *rs)
 {
     memset(t, 0, sizeof *t);
-    t->kickers_may_repeat = kickers_may_repeat;
+    t->kickers_may_repeat = rs->kickers_may_repeat;
     ref_push(t, ((ddz_ranks)1 << (4 * 13)) | ((ddz_ranks)1 << (4 * 14)), DDZ_ROCKET, 14, 1, 0, 2);
     for (int r = 0; r < DDZ_NRANKS; r++) {
         ddz_ranks one = (ddz_ranks)1 << (4 * r);
@@ -116,6 +118,16 @@ static void ref_build(ref_table *t, int kickers_may_repeat)
                 ref_kick(t, 3 * m1, 0, lo, hi, 1, len, DDZ_PLANE, hi, len, DDZ_KICK_SINGLE);
             if (len >= 2 && 5 * len <= DDZ_HAND_MAX)
                 ref_kick(t, 3 * m1, 0, lo, hi, 2, len, DDZ_PLANE, hi, len, DDZ_KICK_PAIR);
+            /* SPEC 8: fours in a row, bare or with two singles or two pairs
+             * per four */
+            if (rs->quad_straight && len >= 2 && 4 * len <= DDZ_HAND_MAX)
+                ref_push(t, 4 * m1, DDZ_QUAD_STRAIGHT, hi, len, 0, 4 * len);
+            if (rs->quad_straight && len >= 2 && 6 * len <= DDZ_HAND_MAX)
+                ref_kick(t, 4 * m1, 0, lo, hi, 1, 2 * len, DDZ_QUAD_STRAIGHT, hi, len,
+                         DDZ_KICK_SINGLE);
+            if (rs->quad_straight && len >= 2 && 8 * len <= DDZ_HAND_MAX)
+                ref_kick(t, 4 * m1, 0, lo, hi, 2, 2 * len, DDZ_QUAD_STRAIGHT, hi, len,
+                         DDZ_KICK_PAIR);
         }
     qsort(t->v, t->n, sizeof *t->v, ref_cmp);
     size_t w = 0;

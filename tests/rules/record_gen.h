@@ -8,6 +8,11 @@
  * occur; about half of the forced passes are recorded as auto-passes. Everything
  * is determined by `k`, so a failing record can be regenerated.
  *
+ * gen_record_rules() plays under another rule set: without bidding under
+ * botzone-ftl, and under botzone-ftl2 (the game goes on after a fault) with
+ * one to three faults of distinct seats, the faulty seats' actions taken by
+ * their stand-ins and marked auto, as the referee does.
+ *
  * Used by tests/rules/test_record.c and tests/proto/test_record_json.c.
  * The caller must have called sodium_init().
  */
@@ -63,16 +68,25 @@ static void gen_names(ddz_record *r, uint32_t k)
     }
 }
 
-/* Fills `r` with game `k`; returns which kind of game it is. */
-static enum gen_kind gen_record(uint32_t k, ddz_record *r)
+/* Charges a fault of a random kind to a random seat that has not faulted. */
+static void gen_fault(ddz_rng *rng, ddz_game *g)
+{
+    int seat = (int)ddz_rng_below(rng, 3);
+    while (ddz_game_faulted(g, seat))
+        seat = (seat + 1) % 3;
+    cr_assert_eq(ddz_game_fault(g, seat, 1 + (int)ddz_rng_below(rng, DDZ_NFAULTS - 1)), 0);
+}
+
+/* Fills `r` with game `k` under `rs`; returns which kind of game it is. */
+static enum gen_kind gen_record_rules(uint32_t k, const ddz_rules *rs, ddz_record *r)
 {
     static ddz_move moves[DDZ_MOVES_MAX];
     ddz_rng rng;
     ddz_rng_seed(&rng, 0x5eed0000ULL + k);
     memset(r, 0, sizeof *r);
-    strcpy(r->rules, "caai");
+    snprintf(r->rules, sizeof r->rules, "%s", rs->name);
     r->game = (int)k;
-    r->early_penalty = 350;
+    r->early_penalty = rs == &ddz_rules_caai ? 350 : ddz_rules_early_penalty(rs, 0, 0);
     ddz_deal_game_seed(gen_master, k, r->seed);
     ddz_deal_commit(r->seed, r->commit);
     cr_assert_eq(ddz_deal_from_seed(r->seed, &r->deal), 0);
@@ -83,19 +97,34 @@ static enum gen_kind gen_record(uint32_t k, ddz_record *r)
                          : k % 16 == 10 ? GEN_ANTI
                          : k % 4 == 1   ? GEN_FAULT
                                         : GEN_PLAYED;
-    int fault_at = -1; /* number of actions before the fault */
+    int fault_at[DDZ_FAULTS_MAX] = {-1, -1, -1}; /* number of actions before each fault */
     if (kind == GEN_FAULT)
-        fault_at = (int)(k % 8 == 1 ? ddz_rng_below(&rng, 3) : 3 + ddz_rng_below(&rng, 60));
+        fault_at[0] = (int)(k % 8 == 1 ? ddz_rng_below(&rng, 3) : 3 + ddz_rng_below(&rng, 60));
+    if (kind == GEN_FAULT && rs->fault_policy == DDZ_FAULTPOLICY_PLAY_ON)
+        for (int i = 1; i < DDZ_FAULTS_MAX && ddz_rng_below(&rng, 2); i++)
+            fault_at[i] = fault_at[i - 1] + (int)ddz_rng_below(&rng, 30);
 
     ddz_game g;
-    ddz_game_start(&g, &ddz_rules_caai, &r->deal, r->early_penalty);
+    ddz_game_start(&g, rs, &r->deal, r->early_penalty);
     for (int action = 0; g.phase != DDZ_PHASE_OVER; action++) {
         int seat = g.turn;
-        if (action == fault_at) {
-            int f = ddz_game_fault(&g, (int)ddz_rng_below(&rng, 3),
-                                   1 + (int)ddz_rng_below(&rng, DDZ_NFAULTS - 1));
-            cr_assert_eq(f, 0);
+        for (int i = 0; i < DDZ_FAULTS_MAX && g.phase != DDZ_PHASE_OVER; i++)
+            if (fault_at[i] == action)
+                gen_fault(&rng, &g);
+        if (g.phase == DDZ_PHASE_OVER)
             break;
+        seat = g.turn;
+        if (ddz_game_standin_due(&g) && g.phase == DDZ_PHASE_BID) {
+            cr_assert_eq(ddz_game_bid(&g, seat, ddz_game_standin_bid(&g)), 0);
+            r->bids[r->nbids++] = (int8_t)ddz_game_standin_bid(&g);
+            continue;
+        }
+        if (ddz_game_standin_due(&g)) {
+            ddz_record_play *p = &r->plays[r->nplays++];
+            *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = 1};
+            p->cards = ddz_game_standin_play(&g);
+            cr_assert_eq(ddz_game_play(&g, seat, p->cards), 0, "game %u", k);
+            continue;
         }
         ddz_view v;
         ddz_view_of(&g, seat, &v);
@@ -121,6 +150,12 @@ static enum gen_kind gen_record(uint32_t k, ddz_record *r)
     }
     ddz_record_finish(r, &g);
     return kind;
+}
+
+/* Fills `r` with game `k` under caai; returns which kind of game it is. */
+static enum gen_kind gen_record(uint32_t k, ddz_record *r)
+{
+    return gen_record_rules(k, &ddz_rules_caai, r);
 }
 
 #endif

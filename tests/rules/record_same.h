@@ -34,6 +34,13 @@ static void assert_same(const ddz_record *a, const ddz_record *b)
     cr_assert_eq(a->winner, b->winner, "game %d: winner", g);
     cr_assert_eq(a->fault_seat, b->fault_seat, "game %d: fault seat", g);
     cr_assert_eq(a->fault_kind, b->fault_kind, "game %d: fault kind", g);
+    cr_assert_eq(a->nfaults, b->nfaults, "game %d: nfaults", g);
+    for (int i = 0; i < a->nfaults; i++) {
+        cr_assert_eq(a->faults[i].seat, b->faults[i].seat, "game %d: faults[%d].seat", g, i);
+        cr_assert_eq(a->faults[i].kind, b->faults[i].kind, "game %d: faults[%d].kind", g, i);
+        cr_assert_eq(a->faults[i].at, b->faults[i].at, "game %d: faults[%d].at", g, i);
+        cr_assert_eq(a->faults[i].bids, b->faults[i].bids, "game %d: faults[%d].bids", g, i);
+    }
     cr_assert_eq(a->bombs, b->bombs, "game %d: bombs", g);
     cr_assert_eq(a->rocket, b->rocket, "game %d: rocket", g);
     cr_assert_eq(a->spring, b->spring, "game %d: spring", g);

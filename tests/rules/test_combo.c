@@ -1,6 +1,8 @@
 /* test_combo.c - the classifier against its constructive twin (combo_ref.h)
- * and against the examples and decisions of SPEC 4. */
+ * under every rule set, against the examples and decisions of SPEC 4, and
+ * against the seed 002 examples of SPEC 8 in combos.txt. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 
 #include "ai/rng.h"
 #include "combo_ref.h"
@@ -12,8 +14,11 @@ static ref_table table;
 static void setup(void)
 {
     if (!table.n)
-        ref_build(&table, 1);
+        ref_build(&table, &ddz_rules_caai);
 }
+
+static const ddz_rules *const all_rules[] = {&ddz_rules_caai, &ddz_rules_botzone_ftl,
+                                             &ddz_rules_botzone_ftl2};
 
 static ddz_combo classify_codes(const char *codes)
 {
@@ -116,25 +121,44 @@ Test(combo, pass_and_impossible_multisets)
     cr_assert_eq(ddz_combo_classify(&ddz_rules_caai, ddz_ranks_add(0, 0, 5)).type, DDZ_INVALID);
 }
 
+/* Every play the twin builds under `rs` is read as the twin reads it. */
+static size_t twin_agrees(const ddz_rules *rs, const ref_table *t)
+{
+    size_t quads = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        ddz_combo got = ddz_combo_classify(rs, t->v[i].ranks);
+        ddz_combo want = t->v[i].combo;
+        cr_assert(memcmp(&got, &want, sizeof got) == 0,
+                  "%s: ranks %015llx: got %s r%d l%d k%d s%d, want %s r%d l%d k%d s%d", rs->name,
+                  (unsigned long long)t->v[i].ranks, ddz_type_name(got.type), got.rank, got.length,
+                  got.kicker, got.size, ddz_type_name(want.type), want.rank, want.length,
+                  want.kicker, want.size);
+        quads += want.type == DDZ_QUAD_STRAIGHT;
+    }
+    return quads;
+}
+
 Test(combo, every_legal_play_matches_the_constructive_twin, .init = setup)
 {
     cr_assert_gt(table.n, 30000, "reference table too small: %zu", table.n);
-    for (size_t i = 0; i < table.n; i++) {
-        ddz_combo got = ddz_combo_classify(&ddz_rules_caai, table.v[i].ranks);
-        ddz_combo want = table.v[i].combo;
-        cr_assert(memcmp(&got, &want, sizeof got) == 0,
-                  "ranks %015llx: got %s r%d l%d k%d s%d, want %s r%d l%d k%d s%d",
-                  (unsigned long long)table.v[i].ranks, ddz_type_name(got.type), got.rank,
-                  got.length, got.kicker, got.size, ddz_type_name(want.type), want.rank,
-                  want.length, want.kicker, want.size);
+    cr_assert_eq(twin_agrees(&ddz_rules_caai, &table), 0, "caai has no quad straights");
+    for (int k = 1; k < 3; k++) {
+        ref_table t;
+        ref_build(&t, all_rules[k]);
+        size_t quads = twin_agrees(all_rules[k], &t);
+        cr_log_info("%s: %zu legal plays, %zu quad straights", all_rules[k]->name, t.n, quads);
+        cr_assert_gt(t.n, 10000);
+        cr_assert_gt(quads, 1000);
+        free(t.v);
     }
 }
 
-Test(combo, random_multisets_match_the_twin, .init = setup)
+/* Random multisets under `rs`, read by the classifier and by the twin. */
+static void random_multisets(const ddz_rules *rs, const ref_table *t, int n)
 {
     ddz_rng r;
     ddz_rng_seed(&r, 99);
-    for (int i = 0; i < 300000; i++) {
+    for (int i = 0; i < n; i++) {
         /* Random counts, biased towards trios and fours so that the rare
          * shapes (planes, four_two) come up. */
         ddz_ranks m = 0;
@@ -150,13 +174,129 @@ Test(combo, random_multisets_match_the_twin, .init = setup)
             m = ddz_ranks_add(m, rank, add);
             size += add;
         }
-        ddz_combo got = ddz_combo_classify(&ddz_rules_caai, m);
-        ddz_combo ref = ref_classify(&table, m);
-        cr_assert_eq(got.type, ref.type, "ranks %015llx: %s vs %s", (unsigned long long)m,
-                     ddz_type_name(got.type), ddz_type_name(ref.type));
+        ddz_combo got = ddz_combo_classify(rs, m);
+        ddz_combo ref = ref_classify(t, m);
+        cr_assert_eq(got.type, ref.type, "%s: ranks %015llx: %s vs %s", rs->name,
+                     (unsigned long long)m, ddz_type_name(got.type), ddz_type_name(ref.type));
         if (ref.type != DDZ_INVALID)
-            cr_assert(memcmp(&got, &ref, sizeof got) == 0, "ranks %015llx", (unsigned long long)m);
+            cr_assert(memcmp(&got, &ref, sizeof got) == 0, "%s: ranks %015llx", rs->name,
+                      (unsigned long long)m);
     }
+}
+
+Test(combo, random_multisets_match_the_twin, .init = setup)
+{
+    random_multisets(&ddz_rules_caai, &table, 300000);
+    for (int k = 1; k < 3; k++) {
+        ref_table t;
+        ref_build(&t, all_rules[k]);
+        random_multisets(all_rules[k], &t, 300000);
+        free(t.v);
+    }
+}
+
+/* ---- combos.txt: the seed 002 examples --------------------------------- */
+
+/* Rank index of a rank letter (3..9, T, J, Q, K, A, 2, X small joker, D big
+ * joker), or -1. */
+static int rank_of(char c)
+{
+    static const char letters[] = "3456789TJQKA2XD";
+    const char *p = c ? strchr(letters, c) : NULL;
+    return p ? (int)(p - letters) : -1;
+}
+
+/* Checks one line of combos.txt under `rs`; returns 1 if it was a case. */
+static int combo_case(const ddz_rules *rs, const char *cards, const char *type, const char *rank,
+                      int length, const char *kicker, int line)
+{
+    ddz_ranks m = 0;
+    for (const char *c = cards; *c; c++) {
+        int r = rank_of(*c);
+        cr_assert_geq(r, 0, "combos.txt:%d: bad rank letter '%c'", line, *c);
+        m = ddz_ranks_add(m, r, 1);
+    }
+    ddz_combo got = ddz_combo_classify(rs, m);
+    cr_expect_str_eq(ddz_type_name(got.type), type, "combos.txt:%d: %s %s: %s, want %s", line,
+                     rs->name, cards, ddz_type_name(got.type), type);
+    if (rank[0])
+        cr_expect_eq(got.rank, rank_of(rank[0]), "combos.txt:%d: %s %s: rank %d, want %s", line,
+                     rs->name, cards, got.rank, rank);
+    if (length > 0)
+        cr_expect_eq(got.length, length, "combos.txt:%d: %s %s: length %d, want %d", line, rs->name,
+                     cards, got.length, length);
+    if (kicker[0])
+        cr_expect_str_eq(ddz_kicker_name(got.kicker), kicker,
+                         "combos.txt:%d: %s %s: kicker %s, want %s", line, rs->name, cards,
+                         ddz_kicker_name(got.kicker), kicker);
+    if (got.type != DDZ_INVALID)
+        cr_expect_eq(got.size, (int)strlen(cards), "combos.txt:%d: size", line);
+    return 1;
+}
+
+Test(combo, seed_002_examples)
+{
+    char path[512], buf[256];
+    snprintf(path, sizeof path, "%s/tests/rules/combos.txt", DDZ_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    int line = 0, cases[3] = {0}, invalid = 0, quads = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        line++;
+        char rules[32], cards[64], type[32], rank[8] = "", kicker[16] = "";
+        int length = 0;
+        if (buf[0] == '#' || sscanf(buf, "%31s", rules) != 1)
+            continue;
+        int n =
+            sscanf(buf, "%31s %63s %31s %7s %d %15s", rules, cards, type, rank, &length, kicker);
+        cr_assert(n == 3 || n == 6, "combos.txt:%d: want RULES CARDS TYPE [RANK LENGTH KICKER]",
+                  line);
+        bool any = false;
+        for (int k = 0; k < 3; k++) {
+            const char *name = all_rules[k]->name;
+            if (strcmp(rules, name) != 0 &&
+                !(strcmp(rules, "botzone-*") == 0 && strncmp(name, "botzone-", 8) == 0))
+                continue;
+            cases[k] += combo_case(all_rules[k], cards, type, rank, length, kicker, line);
+            any = true;
+        }
+        cr_assert(any, "combos.txt:%d: unknown rule set %s", line, rules);
+        invalid += strcmp(type, "invalid") == 0;
+        quads += strcmp(type, "quad_straight") == 0;
+    }
+    fclose(f);
+    cr_log_info("combos.txt: %d caai, %d botzone-ftl, %d botzone-ftl2 cases (%d invalid, %d "
+                "quad straights)",
+                cases[0], cases[1], cases[2], invalid, quads);
+    cr_assert_gt(cases[1], 70);
+    cr_assert_eq(cases[1], cases[2]);
+    cr_assert_gt(invalid, 20);
+    cr_assert_gt(quads, 8);
+}
+
+/* A quad straight compares like a plane: same shape, higher top; it is no
+ * bomb, and bombs and the rocket beat it. */
+Test(combo, quad_straights_compare_like_planes)
+{
+    const ddz_rules *rs = &ddz_rules_botzone_ftl;
+    ddz_ranks q34 = ddz_ranks_add(ddz_ranks_add(0, 0, 4), 1, 4);    /* 33334444 */
+    ddz_ranks q45 = ddz_ranks_add(ddz_ranks_add(0, 1, 4), 2, 4);    /* 44445555 */
+    ddz_ranks q345 = ddz_ranks_add(q34, 2, 4);                      /* 333344445555 */
+    ddz_ranks q45s = ddz_ranks_add(ddz_ranks_add(q45, 5, 1), 6, 1); /* + 8 9 */
+    q45s = ddz_ranks_add(ddz_ranks_add(q45s, 7, 1), 8, 1);          /* + T J */
+    ddz_combo a = ddz_combo_classify(rs, q34), b = ddz_combo_classify(rs, q45),
+              c = ddz_combo_classify(rs, q345), d = ddz_combo_classify(rs, q45s);
+    ddz_combo bomb = ddz_combo_classify(rs, ddz_ranks_add(0, 0, 4));
+    ddz_combo rocket = ddz_combo_classify(rs, ddz_ranks_add(ddz_ranks_add(0, 13, 1), 14, 1));
+    cr_assert_eq(d.type, DDZ_QUAD_STRAIGHT);
+    cr_assert(ddz_combo_beats(b, a));
+    cr_assert(!ddz_combo_beats(a, b));
+    cr_assert(!ddz_combo_beats(c, a), "another length");
+    cr_assert(!ddz_combo_beats(d, a), "other wings");
+    cr_assert(ddz_combo_beats(bomb, a), "the lowest bomb beats a quad straight");
+    cr_assert(!ddz_combo_beats(a, bomb), "a quad straight is no bomb");
+    cr_assert(ddz_combo_beats(rocket, c));
+    cr_assert_str_eq(ddz_type_name(DDZ_QUAD_STRAIGHT), "quad_straight");
 }
 
 Test(combo, kicker_policy_is_a_rule_set_parameter)
@@ -166,7 +306,7 @@ Test(combo, kicker_policy_is_a_rule_set_parameter)
     ddz_rules distinct = ddz_rules_caai;
     distinct.kickers_may_repeat = 0;
     ref_table t;
-    ref_build(&t, 0);
+    ref_build(&t, &distinct);
     for (size_t i = 0; i < t.n; i++) {
         ddz_combo got = ddz_combo_classify(&distinct, t.v[i].ranks);
         cr_assert(memcmp(&got, &t.v[i].combo, sizeof got) == 0, "ranks %015llx",

@@ -1,5 +1,6 @@
 /* test_game.c - bidding, play, scoring and penalties of SPEC 3-6. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <sodium.h>
 
 #include "ai/random.h"
@@ -318,7 +319,7 @@ Test(game, random_games_keep_invariants)
         int mult = (g.bombs ? 1 + g.bombs : 1) * (g.rocket ? 2 : 1) * (g.spring ? 2 : 1) *
                    (g.anti_spring ? 2 : 1);
         cr_assert_eq(g.multiplier, mult);
-        cr_assert_eq(abs(g.score[g.landlord]), 200 * g.bid * mult);
+        cr_assert_eq(fabs(g.score[g.landlord]), 200 * g.bid * mult);
         cr_assert_eq(g.nplays[0] + g.nplays[1] + g.nplays[2], plays);
         springs += g.spring;
         antis += g.anti_spring;
@@ -334,4 +335,159 @@ Test(game, fault_names)
     cr_assert_str_eq(ddz_fault_name(DDZ_FAULT_TIMEOUT), "timeout");
     cr_assert_eq(ddz_fault_from_name("crash"), DDZ_FAULT_CRASH);
     cr_assert_eq(ddz_fault_from_name("nope"), -1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Botzone's rule sets (SPEC 8)                                            */
+
+/* botzone-ftl: no bidding; West is the landlord at base 1 with the leftover
+ * and leads at once. West plays bomb (10), rocket (16), the straight 4..A
+ * (6) and three singles (1 each) while the farmers pass: 2 + 35 / 100 for
+ * West, 0 for the farmers; no multiplier. */
+Test(game, botzone_ftl_starts_with_west_and_scores_play_weights)
+{
+    ddz_deal d = deal_with(west_rich, "48,5,9");
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_botzone_ftl, &d, 0);
+    cr_assert_eq(g.phase, DDZ_PHASE_PLAY);
+    cr_assert_eq(g.landlord, 0);
+    cr_assert_eq(g.bid, 1);
+    cr_assert_eq(g.turn, 0);
+    cr_assert_eq(g.hand[0], d.hand[0] | d.leftover);
+    cr_assert_eq(ddz_game_bid(&g, 0, 0), DDZ_EPHASE, "nobody bids");
+    const char *seq[] = {"0,1,2,3", "52,53", "4,8,12,16,20,24,28,32,36,40,44", "5", "9", "48"};
+    for (int i = 0; i < 6; i++) {
+        cr_assert_eq(ddz_game_play(&g, 0, cards(seq[i])), 0, "%s", seq[i]);
+        if (g.phase == DDZ_PHASE_OVER)
+            break;
+        cr_assert_eq(ddz_game_play(&g, 1, 0), 0);
+        cr_assert_eq(ddz_game_play(&g, 2, 0), 0);
+    }
+    cr_assert_eq(g.phase, DDZ_PHASE_OVER);
+    cr_assert_eq(g.winner, 0);
+    cr_assert_eq(g.weight[0], 10 + 16 + 6 + 3);
+    cr_assert_eq(g.multiplier, 1);
+    cr_assert_eq(g.spring, 1, "noted, though it does not score");
+    cr_assert_eq(g.score[0], 235 / 100.0);
+    cr_assert_eq(g.score[1], 0.0);
+    cr_assert_eq(g.score[2], 0.0);
+}
+
+/* botzone-ftl: a fault ends the game, -1 for the faulty side, 2.5 for the
+ * other; the farmers are one side. */
+Test(game, botzone_ftl_fault_is_minus_one_against_two_and_a_half)
+{
+    ddz_deal d = deal_with(west_rich, "48,5,9");
+    ddz_game g;
+    for (int seat = 0; seat < 3; seat++) {
+        ddz_game_start(&g, &ddz_rules_botzone_ftl, &d, 0);
+        cr_assert_eq(ddz_game_play(&g, 0, cards("5")), 0);
+        cr_assert_eq(ddz_game_fault(&g, seat, DDZ_FAULT_TIMEOUT), 0);
+        cr_assert_eq(g.phase, DDZ_PHASE_OVER);
+        cr_assert_eq(g.winner, -1);
+        cr_assert_eq(g.nfaults, 1);
+        cr_assert_eq(g.faults[0].at, 1, "after one play");
+        for (int s = 0; s < 3; s++)
+            cr_assert_eq(g.score[s], (s == 0) == (seat == 0) ? -1.0 : 2.5, "seat %d faulted", seat);
+    }
+}
+
+/* botzone-ftl2: all three pass: West is the landlord at bid 1. */
+Test(game, botzone_ftl2_all_pass_makes_west_landlord_at_one)
+{
+    ddz_deal d = deal_with(west_rich, "48,5,9");
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_botzone_ftl2, &d, 0);
+    cr_assert_eq(g.phase, DDZ_PHASE_BID);
+    for (int s = 0; s < 3; s++)
+        cr_assert_eq(ddz_game_bid(&g, s, 0), 0);
+    cr_assert_eq(g.phase, DDZ_PHASE_PLAY);
+    cr_assert_eq(g.landlord, 0);
+    cr_assert_eq(g.bid, 1);
+    cr_assert_eq(g.turn, 0);
+    cr_assert_eq(ddz_cards_count(g.hand[0]), 20);
+    /* and bid 2 by East after two passes is an ordinary landlord */
+    ddz_game_start(&g, &ddz_rules_botzone_ftl2, &d, 0);
+    cr_assert_eq(ddz_game_bid(&g, 0, 0), 0);
+    cr_assert_eq(ddz_game_bid(&g, 1, 0), 0);
+    cr_assert_eq(ddz_game_bid(&g, 2, 2), 0);
+    cr_assert_eq(g.landlord, 2);
+    cr_assert_eq(g.bid, 2);
+}
+
+/* botzone-ftl2: the multiplier is max(bid, 1) x 2^(bombs + rocket + spring
+ * + anti-spring), the landlord scores 2m, each farmer m. The spring of
+ * spring_with_bomb_and_rocket: 2 x 2^3 = 16. */
+Test(game, botzone_ftl2_multiplier_doubles_per_bomb)
+{
+    ddz_deal d = deal_with(west_rich, "48,5,9");
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_botzone_ftl2, &d, 0);
+    cr_assert_eq(ddz_game_bid(&g, 0, 2), 0);
+    cr_assert_eq(ddz_game_bid(&g, 1, 0), 0);
+    cr_assert_eq(ddz_game_bid(&g, 2, 0), 0);
+    const char *seq[] = {"0,1,2,3", "52,53", "4,8,12,16,20,24,28,32,36,40,44", "5", "9", "48"};
+    for (int i = 0; i < 6 && g.phase == DDZ_PHASE_PLAY; i++) {
+        cr_assert_eq(ddz_game_play(&g, 0, cards(seq[i])), 0, "%s", seq[i]);
+        if (g.phase == DDZ_PHASE_PLAY) {
+            cr_assert_eq(ddz_game_play(&g, 1, 0), 0);
+            cr_assert_eq(ddz_game_play(&g, 2, 0), 0);
+        }
+    }
+    cr_assert_eq(g.winner, 0);
+    cr_assert(g.spring && g.bombs == 1 && g.rocket);
+    cr_assert_eq(g.multiplier, 2 << 3);
+    cr_assert_eq(g.score[0], 32.0);
+    cr_assert_eq(g.score[1], -16.0);
+    cr_assert_eq(g.score[2], -16.0);
+}
+
+/* botzone-ftl2: after a fault the game goes on; the faulty seat may only
+ * take its stand-in's action (bid 0; pass when following; its lowest card
+ * on lead); it is charged once; the third faulty seat ends the game at -1
+ * each. */
+Test(game, botzone_ftl2_plays_on_after_faults)
+{
+    ddz_deal d = deal_with(west_rich, "48,5,9");
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_botzone_ftl2, &d, 0);
+    cr_assert_eq(ddz_game_bid(&g, 0, 1), 0);
+    cr_assert_eq(ddz_game_fault(&g, 1, DDZ_FAULT_TIMEOUT), 0, "South, asked to bid, times out");
+    cr_assert_eq(g.phase, DDZ_PHASE_BID, "the game goes on");
+    cr_assert(ddz_game_standin_due(&g));
+    cr_assert_eq(g.faults[0].at, -1);
+    cr_assert_eq(g.faults[0].bids, 1);
+    ddz_game before = g;
+    cr_assert_eq(ddz_game_bid(&g, 1, 2), DDZ_ESTANDIN, "its stand-in bids 0");
+    cr_assert(memcmp(&g, &before, sizeof g) == 0);
+    cr_assert_eq(ddz_game_bid(&g, 1, ddz_game_standin_bid(&g)), 0);
+    cr_assert_eq(ddz_game_bid(&g, 2, 0), 0);
+    cr_assert_eq(g.landlord, 0);
+    cr_assert_eq(ddz_game_fault(&g, 1, DDZ_FAULT_CRASH), DDZ_EPHASE, "charged once a game");
+    cr_assert_eq(ddz_game_play(&g, 0, cards("8")), 0); /* West: a 5 */
+    cr_assert_eq(ddz_game_standin_play(&g), 0, "following: a pass");
+    cr_assert_eq(ddz_game_play(&g, 1, cards("10")), DDZ_ESTANDIN);
+    cr_assert_eq(ddz_game_play(&g, 1, 0), 0);
+    cr_assert_eq(ddz_game_fault(&g, 0, DDZ_FAULT_ILLEGAL), 0, "West, not to move, crashes");
+    cr_assert_eq(g.faults[1].at, 2);
+    cr_assert_eq(g.nfaults, 2);
+    cr_assert_eq(g.fault_seat, 1, "the first fault");
+    cr_assert_eq(ddz_game_play(&g, 2, 0), 0);
+    /* West leads for itself now: its lowest card */
+    cr_assert(ddz_game_standin_due(&g));
+    ddz_cards low = g.hand[0] & (~g.hand[0] + 1);
+    cr_assert_eq(ddz_game_standin_play(&g), low);
+    cr_assert_eq(ddz_game_play(&g, 0, low), 0);
+    cr_assert_eq(ddz_game_fault(&g, 2, DDZ_FAULT_PROTOCOL), 0);
+    cr_assert_eq(g.phase, DDZ_PHASE_OVER, "three faulty seats end the game");
+    cr_assert_eq(g.winner, -1);
+    for (int s = 0; s < 3; s++)
+        cr_assert_eq(g.score[s], -1.0);
+    cr_assert_eq(ddz_game_fault(&g, 2, DDZ_FAULT_PROTOCOL), DDZ_EPHASE);
+
+    /* under caai the fault ends the game, a second one is refused */
+    ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+    cr_assert_eq(ddz_game_fault(&g, 1, DDZ_FAULT_CRASH), 0);
+    cr_assert_eq(g.phase, DDZ_PHASE_OVER);
+    cr_assert_eq(ddz_game_fault(&g, 2, DDZ_FAULT_CRASH), DDZ_EPHASE);
 }

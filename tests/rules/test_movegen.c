@@ -1,11 +1,12 @@
-/* test_movegen.c - the generator against brute force.
+/* test_movegen.c - the generator against brute force, under every rule set.
  *
  * The reference enumerates every sub-multiset of the hand, classifies it with
  * the constructive twin (combo_ref.h, independent of rules/combo.c) and keeps
  * the ones that lead or beat the last play. The generator must produce
  * exactly that set, each play once, each with its correct classification.
  * DDZ_TEST_SCALE=k divides the number of positions by k (the sanitizer
- * build uses it; the plain build runs the full 100,000+).
+ * build uses it; the plain build runs the full 100,000+ under caai and
+ * 40,000 under each Botzone rule set).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -16,13 +17,22 @@
 #include "rules/movegen.h"
 
 static ref_table table;
+static const ddz_rules *rules = &ddz_rules_caai; /* the rule set `table` was built for */
 static ddz_move out[DDZ_MOVES_MAX];
 static ddz_ranks ref_moves[1 << 18];
 
 static void setup(void)
 {
     if (!table.n)
-        ref_build(&table, 1);
+        ref_build(&table, &ddz_rules_caai);
+}
+
+/* Rebuilds `table` for `rs`. */
+static void use_rules(const ddz_rules *rs)
+{
+    free(table.v);
+    ref_build(&table, rs);
+    rules = rs;
 }
 
 static int scale(void)
@@ -40,7 +50,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static void check(ddz_ranks hand, const ddz_combo *last, long *total)
 {
-    int n = ddz_movegen(&ddz_rules_caai, hand, last, out, DDZ_MOVES_MAX);
+    int n = ddz_movegen(rules, hand, last, out, DDZ_MOVES_MAX);
     cr_assert_geq(n, 0, "movegen failed: %d", n);
     int m = ref_brute_moves(&table, hand, last, ref_moves);
     static ddz_ranks got[DDZ_MOVES_MAX];
@@ -60,11 +70,11 @@ static void check(ddz_ranks hand, const ddz_combo *last, long *total)
         int i = 0;
         while (i < n && i < m && got[i] == ref_moves[i])
             i++;
-        cr_assert_fail("hand %015llx last %s r%d l%d: %d moves, brute force %d; first "
+        cr_assert_fail("%s: hand %015llx last %s r%d l%d: %d moves, brute force %d; first "
                        "difference at %d: got %015llx want %015llx",
-                       (unsigned long long)hand, last ? ddz_type_name(last->type) : "lead",
-                       last ? last->rank : 0, last ? last->length : 0, n, m, i,
-                       (unsigned long long)(i < n ? got[i] : 0),
+                       rules->name, (unsigned long long)hand,
+                       last ? ddz_type_name(last->type) : "lead", last ? last->rank : 0,
+                       last ? last->length : 0, n, m, i, (unsigned long long)(i < n ? got[i] : 0),
                        (unsigned long long)(i < m ? ref_moves[i] : 0));
     }
     if (n == 0 && !last)
@@ -105,11 +115,12 @@ static ddz_ranks random_hand(ddz_rng *r)
     return m;
 }
 
-Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout = 900)
+/* `positions` random positions under the rule set of `table`; returns the
+ * number of moves generated. */
+static long random_positions(int positions, uint64_t seed)
 {
     ddz_rng r;
-    ddz_rng_seed(&r, 2024);
-    int positions = 100000 / scale();
+    ddz_rng_seed(&r, seed);
     long total = 0;
     for (int i = 0; i < positions; i++) {
         ddz_ranks hand = random_hand(&r);
@@ -121,15 +132,66 @@ Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout =
             if (i % 3 == 2) {
                 /* or a play another random hand could lead: common shapes */
                 ddz_ranks other = random_hand(&r);
-                int k = ddz_movegen(&ddz_rules_caai, other, NULL, out, DDZ_MOVES_MAX);
+                int k = ddz_movegen(rules, other, NULL, out, DDZ_MOVES_MAX);
                 if (k > 0)
                     last = out[ddz_rng_below(&r, (uint32_t)k)].combo;
             }
             check(hand, &last, &total);
         }
     }
-    cr_log_info("%d positions, %ld moves", positions, total);
+    cr_log_info("%s: %d positions, %ld moves", rules->name, positions, total);
     cr_assert_gt(total, positions);
+    return total;
+}
+
+Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout = 900)
+{
+    random_positions(100000 / scale(), 2024);
+}
+
+Test(movegen, botzone_matches_brute_force_on_random_positions, .timeout = 900)
+{
+    use_rules(&ddz_rules_botzone_ftl);
+    random_positions(40000 / scale(), 2025);
+    use_rules(&ddz_rules_botzone_ftl2);
+    random_positions(40000 / scale(), 2026);
+}
+
+/* Hands of fours in a row with wings around: every quad straight, led and
+ * followed, against brute force. */
+Test(movegen, botzone_quad_straights, .timeout = 300)
+{
+    use_rules(&ddz_rules_botzone_ftl);
+    ddz_rng r;
+    ddz_rng_seed(&r, 44);
+    long total = 0;
+    int quads = 0;
+    for (int i = 0; i < 2000 / scale() + 20; i++) {
+        int len = 2 + (int)ddz_rng_below(&r, 2), lo = (int)ddz_rng_below(&r, 12 - len);
+        ddz_ranks hand = 0;
+        for (int q = lo; q < lo + len; q++)
+            hand = ddz_ranks_add(hand, q, 4);
+        while (ddz_ranks_total(hand) < DDZ_HAND_MAX) {
+            int rank = (int)ddz_rng_below(&r, DDZ_NRANKS);
+            if (ddz_ranks_get(hand, rank) < (rank >= DDZ_RANK_SJ ? 1 : 2))
+                hand = ddz_ranks_add(hand, rank, 1);
+        }
+        int n = ddz_movegen(rules, hand, NULL, out, DDZ_MOVES_MAX);
+        cr_assert_gt(n, 0);
+        int k = 0;
+        ddz_combo last = {.type = DDZ_INVALID};
+        for (int j = 0; j < n; j++)
+            if (out[j].combo.type == DDZ_QUAD_STRAIGHT && ddz_rng_below(&r, ++k) == 0)
+                last = out[j].combo;
+        quads += k;
+        check(hand, NULL, &total);
+        if (last.type == DDZ_QUAD_STRAIGHT) {
+            last.rank = (uint8_t)(last.rank - 1 - ddz_rng_below(&r, 2)); /* something to beat */
+            check(hand, &last, &total);
+        }
+    }
+    cr_log_info("%d quad straights among %ld moves", quads, total);
+    cr_assert_gt(quads, 1000);
 }
 
 Test(movegen, known_positions, .init = setup)
@@ -164,16 +226,23 @@ Test(movegen, reports_a_full_buffer)
     cr_assert_eq(ddz_movegen(&ddz_rules_caai, hand, NULL, out, 3), DDZ_ENOSPC);
 }
 
-Test(movegen, can_beat_agrees_with_the_list, .init = setup)
+static void can_beat_agrees(void)
 {
     ddz_rng r;
     ddz_rng_seed(&r, 5);
     for (int i = 0; i < 20000; i++) {
         ddz_ranks hand = random_hand(&r);
         ddz_combo last = table.v[ddz_rng_below(&r, (uint32_t)table.n)].combo;
-        int n = ddz_movegen(&ddz_rules_caai, hand, &last, out, DDZ_MOVES_MAX);
-        cr_assert_eq(ddz_movegen_can_beat(&ddz_rules_caai, hand, last), n > 1);
+        int n = ddz_movegen(rules, hand, &last, out, DDZ_MOVES_MAX);
+        cr_assert_eq(ddz_movegen_can_beat(rules, hand, last), n > 1, "%s", rules->name);
     }
+}
+
+Test(movegen, can_beat_agrees_with_the_list, .init = setup)
+{
+    can_beat_agrees();
+    use_rules(&ddz_rules_botzone_ftl2);
+    can_beat_agrees();
 }
 
 Test(movegen, distinct_kicker_rule_set_matches_its_brute_force)
@@ -181,7 +250,7 @@ Test(movegen, distinct_kicker_rule_set_matches_its_brute_force)
     ddz_rules distinct = ddz_rules_caai;
     distinct.kickers_may_repeat = 0;
     ref_table t;
-    ref_build(&t, 0);
+    ref_build(&t, &distinct);
     ddz_rng r;
     ddz_rng_seed(&r, 77);
     for (int i = 0; i < 5000 / scale() + 50; i++) {

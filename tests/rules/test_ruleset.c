@@ -2,6 +2,7 @@
  * game from one seat's view (ddz_game_from_view). */
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <math.h>
 #include <sodium.h>
 
 #include "ai/random.h"
@@ -23,6 +24,111 @@ Test(ruleset, caai_parameters)
     cr_assert_not_null(ddz_rules_caai.multiplier);
     cr_assert_not_null(ddz_rules_caai.score);
     cr_assert_not_null(ddz_rules_caai.penalty);
+}
+
+Test(ruleset, botzone_parameters)
+{
+    const ddz_rules *ftl = ddz_rules_find("botzone-ftl"), *ftl2 = ddz_rules_find("botzone-ftl2");
+    cr_assert_eq(ftl, &ddz_rules_botzone_ftl);
+    cr_assert_eq(ftl2, &ddz_rules_botzone_ftl2);
+    cr_assert_null(ddz_rules_find("botzone"));
+    cr_assert_null(ddz_rules_find(""));
+    cr_assert_eq(ftl->bidding, DDZ_BIDDING_NONE);
+    cr_assert_eq(ftl2->bidding, DDZ_BIDDING_LADDER);
+    cr_assert_eq(ddz_rules_caai.bidding, DDZ_BIDDING_LADDER);
+    cr_assert_eq(ftl2->allpass, DDZ_ALLPASS_WEST);
+    cr_assert_eq(ftl->fault_policy, DDZ_FAULTPOLICY_END);
+    cr_assert_eq(ftl2->fault_policy, DDZ_FAULTPOLICY_PLAY_ON);
+    for (int i = 0; i < 2; i++) {
+        const ddz_rules *rs = i ? ftl2 : ftl;
+        cr_assert_eq(rs->kickers_may_repeat, 0);
+        cr_assert_eq(rs->quad_straight, 1);
+        cr_assert_eq(rs->default_time_ms, 3000, "SPEC 8: 3 s per action");
+        cr_assert_eq(rs->max_bid, 3);
+        cr_assert_not_null(rs->multiplier);
+        cr_assert_not_null(rs->score);
+        cr_assert_not_null(rs->penalty);
+    }
+    cr_assert_not_null(ftl->play_weight);
+    cr_assert_null(ftl2->play_weight);
+    cr_assert_eq(ddz_rules_caai.quad_straight, 0);
+    cr_assert_eq(ddz_rules_caai.default_time_ms, 15000);
+    /* the names listed for usage messages are the ones found */
+    char names[128];
+    snprintf(names, sizeof names, "%s", ddz_rules_names());
+    int n = 0;
+    for (char *tok = strtok(names, ", "); tok; tok = strtok(NULL, ", "), n++)
+        cr_assert_not_null(ddz_rules_find(tok), "%s", tok);
+    cr_assert_eq(n, 3);
+}
+
+Test(ruleset, score_sums_stay_on_the_grid)
+{
+    double t = 0;
+    for (int i = 0; i < 100000; i++)
+        t = ddz_score_add(t, (i % 7 - 3) / 200.0 + 0.035);
+    /* (i % 7 - 3) sums to 0 over each whole cycle of 7 and to -5 over the
+     * last, partial one (i % 7 = 0..4): 100000 x 0.035 - 5 / 200 */
+    cr_assert_eq(t, 3500 - 0.025);
+    cr_assert_eq(ddz_score_add(-700, 350), -350.0);
+    cr_assert_eq(ddz_score_add(0.1, 0.2), 0.3, "not 0.30000000000000004");
+    cr_assert_eq(ddz_score_add(-0.005, -0.0025), -0.008, "half away from zero");
+}
+
+/* The weights of seed 002's table, by type name: the slow twin of
+ * botzone-ftl's play_weight. */
+static int seed_weight(const ddz_combo *c)
+{
+    static const struct {
+        const char *type;
+        int weight;
+    } table[] = {{"single", 1},   {"pair", 2},          {"trio", 4},   {"trio_kicker", 4},
+                 {"straight", 6}, {"pair_straight", 6}, {"plane", 8},  {"trio_straight", 8},
+                 {"four_two", 8}, {"bomb", 10},         {"rocket", 16}};
+    const char *name = ddz_type_name(c->type);
+    if (strcmp(name, "quad_straight") == 0)
+        return c->length == 2 ? 10 : 20;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].type, name) == 0)
+            return table[i].weight;
+    cr_assert_fail("no weight for %s", name);
+    return 0;
+}
+
+/* Random botzone-ftl games: each player's score is 2 (won) or 0 plus the
+ * weights of the plays it made / 100, and the farmers both get the mean
+ * of theirs (seed 002). */
+Test(ruleset, botzone_ftl_scores_count_the_plays)
+{
+    cr_assert_geq(sodium_init(), 0);
+    static ddz_move moves[DDZ_MOVES_MAX];
+    ddz_rng r;
+    ddz_rng_seed(&r, 31);
+    for (uint32_t k = 0; k < 2000; k++) {
+        uint8_t master[32] = {9}, seed[32];
+        ddz_deal d;
+        ddz_deal_game_seed(master, k, seed);
+        cr_assert_eq(ddz_deal_from_seed(seed, &d), 0);
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_botzone_ftl, &d, 0);
+        int w[3] = {0};
+        while (g.phase == DDZ_PHASE_PLAY) {
+            ddz_view v;
+            ddz_view_of(&g, g.turn, &v);
+            ddz_cards c = ddz_random_play(&r, &v, moves, DDZ_MOVES_MAX);
+            if (c) {
+                ddz_combo cb = ddz_combo_classify(g.rules, ddz_cards_ranks(c));
+                w[g.turn] += seed_weight(&cb);
+            }
+            cr_assert_eq(ddz_game_play(&g, g.turn, c), 0);
+        }
+        double s[3];
+        for (int p = 0; p < 3; p++)
+            s[p] = ((g.winner == 0) == (p == 0) ? 2 : 0) + w[p] / 100.0;
+        cr_assert_lt(fabs(g.score[0] - s[0]), 1e-9, "game %u: %g, want %g", k, g.score[0], s[0]);
+        for (int p = 1; p < 3; p++)
+            cr_assert_lt(fabs(g.score[p] - (s[1] + s[2]) / 2), 1e-9, "game %u seat %d", k, p);
+    }
 }
 
 Test(ruleset, early_penalty_is_maxscore_over_games)
@@ -178,13 +284,13 @@ static int32_t fake_multiplier(const ddz_game *g)
     return 7 + g->spring;
 }
 
-static void fake_score(const ddz_game *g, int32_t out[3])
+static void fake_score(const ddz_game *g, double out[3])
 {
     for (int s = 0; s < 3; s++)
         out[s] = g->multiplier * 10 + s;
 }
 
-static void fake_penalty(const ddz_game *g, int seat, int32_t out[3])
+static void fake_penalty(const ddz_game *g, int seat, double out[3])
 {
     for (int s = 0; s < 3; s++)
         out[s] = (g->phase == DDZ_PHASE_BID ? -1000 : 1000) - 10 * seat - s;
@@ -238,7 +344,7 @@ Test(ruleset, game_scores_through_the_rule_set)
 
     /* a fault policy the game does not implement is refused, nothing changes */
     ddz_rules odd = ddz_rules_caai;
-    odd.fault_policy = DDZ_FAULTPOLICY_END + 1;
+    odd.fault_policy = 99;
     ddz_game_start(&g, &odd, &d, 350);
     saved = g;
     cr_assert_eq(ddz_game_fault(&g, 0, DDZ_FAULT_TIMEOUT), DDZ_EINVAL);

@@ -32,6 +32,8 @@ seats=(--seat "A=$engine" --seat B=ai:random --seat C=ai:greedy --games 2 --quie
 
 expect_fail "a seat missing" 2 "all three seats are required" "$DDZ" match --seat A=ai:random
 expect_fail "an unknown option" 2 "unknown option" "$DDZ" match "${seats[@]}" --bogus 1
+expect_fail "an unknown rule set" 2 "--rules: unknown rule set (known: caai, botzone-ftl, botzone-ftl2)" \
+    "$DDZ" match "${seats[@]}" --rules ftl
 
 # --engine-logs DIR must be a directory the engines can write their logs
 # in: otherwise every engine would fail to start, every game be charged to

@@ -93,6 +93,44 @@ expect_err "engine --budget not a number" "--budget" "$DDZ" engine --budget soon
 expect_err "engine --seed too big" "--seed" "$DDZ" engine --seed 99999999999999999999999
 expect_err "loadtest --seed not a number" "--seed" "$DDZ" loadtest --url ws://127.0.0.1:1/ws --seed x
 
+# ---- the rule sets (SPEC 8): --rules NAME, an unknown name is usage (exit 2)
+expect_out "classify under botzone-ftl: a quad straight" \
+    '{"type":"quad_straight","rank":1,"length":2,"kicker":"none","size":8}' \
+    "$DDZ" rules classify --rules botzone-ftl 0,1,2,3,4,5,6,7
+expect_out "33344434 reads as 33334444 under botzone-ftl2" \
+    '{"type":"quad_straight","rank":1,"length":2,"kicker":"none","size":8}' \
+    "$DDZ" rules classify 0,1,2,4,5,6,3,7 --rules botzone-ftl2
+expect_out "quad straight with two singles per four" \
+    '{"type":"quad_straight","rank":2,"length":2,"kicker":"single","size":12}' \
+    "$DDZ" rules classify --rules botzone-ftl 4,5,6,7,8,9,10,11,0,20,32,36
+expect_out "repeated wings are illegal under botzone-ftl" '{"type":"invalid"}' \
+    "$DDZ" rules classify --rules botzone-ftl 0,1,2,4,5,6,8,9
+expect_out "and a plane under caai" '{"type":"plane","rank":1,"length":2,"kicker":"single","size":8}' \
+    "$DDZ" rules classify --rules caai 0,1,2,4,5,6,8,9
+moves=$("$DDZ" rules moves --rules botzone-ftl --hand 0,1,2,3,4,5,6,7)
+grep -qx '\[0,0,0,0,1,1,1,1\]' <<<"$moves" && ! grep -qx '\[0,0,0,0,1,1\]' <<<"$moves" \
+    && ok || no "botzone moves: 33334444 leads as a quad straight, 3333+4+4 not at all: $moves"
+moves=$("$DDZ" rules moves --hand 0,1,2,3,4,5,6,7)
+grep -qx '\[0,0,0,0,1,1\]' <<<"$moves" && ok || no "caai moves: 3333+4+4 is a four_two: $moves"
+expect_out "botzone moves: a quad straight follows a lower one; bombs beat it" \
+    $'[2,2,2,2,3,3,3,3]\n[2,2,2,2]\n[3,3,3,3]\n[]' \
+    "$DDZ" rules moves --rules botzone-ftl --hand 8,9,10,11,12,13,14,15 --follow 0,1,2,3,4,5,6,7
+for args in "classify --rules nope 1" "moves --hand 1,2 --rules nope"; do
+    # shellcheck disable=SC2086
+    out=$("$DDZ" rules $args 2>/tmp/ddz_cli_err.$$); rc=$?
+    if [ $rc -eq 2 ] && [ -z "$out" ] && grep -q 'unknown rule set' /tmp/ddz_cli_err.$$ \
+        && grep -q 'botzone-ftl2' /tmp/ddz_cli_err.$$; then ok
+    else no "rules $args: exit $rc (want 2), $(cat /tmp/ddz_cli_err.$$)"; fi
+done
+for cmd in "bench --rules nope" "bench ai --rules nope" "engine --rules nope"; do
+    # shellcheck disable=SC2086
+    "$DDZ" $cmd >/dev/null 2>&1; rc=$?
+    [ $rc -eq 2 ] && ok || no "$cmd: exit $rc, want 2"
+done
+out=$("$DDZ" bench --json --seconds 0.05 --rules botzone-ftl2)
+echo "$out" | grep -q '"rules": "botzone-ftl2"' && echo "$out" | grep -q '"selfplay_games_per_s": [0-9]' \
+    && ok || no "bench --rules botzone-ftl2: $out"
+
 rm -f /tmp/ddz_cli_err.$$
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -137,6 +137,50 @@ alter 2 '"rules":"caai"/"rules":"a\\nb"/'
 expect_fail "control characters stay on one line" 1 "rules: unknown rule set 'a?b'" \
     "$DDZ" verify "$bad"
 
+# ---- the Botzone rule sets (SPEC 8): each record under its own rules ----
+# The known-answer deal under botzone-ftl: no bids, West (the landlord) leads
+# its lowest card 5, and South crashes: the landlord 2.5, the farmers -1.
+deal='"seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f","commit":"cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6","hands":[[6,8,14,16,18,21,24,30,34,35,40,41,43,44,46,47,49],[10,11,13,17,20,23,27,28,29,31,32,33,36,38,42,51,52],[0,1,2,3,4,7,9,12,15,19,25,26,37,39,45,48,53]],"leftover":[5,22,50]'
+ftl='{"game":2,"rules":"botzone-ftl",'$deal',"early_penalty":0,"bids":[],"landlord":0,"plays":[{"seat":0,"cards":[5]}],"winner":null,"fault":{"seat":1,"kind":"crash"},"faults":[{"seat":1,"kind":"crash","at":1}],"bombs":0,"rocket":false,"spring":false,"anti_spring":false,"multiplier":0,"scores":[2.5,-1,-1],"names":["west","south","east"]}'
+# The same deal under botzone-ftl2: West bids 1; South times out asked to
+# bid (its stand-in bids 0); East passes; West leads 5; the stand-ins of
+# South and East pass (marked auto; East crashed when asked); West times out
+# on its next lead: three faulty seats, every score -1.
+ftl2='{"game":3,"rules":"botzone-ftl2",'$deal',"early_penalty":0,"bids":[{"seat":0,"bid":1},{"seat":1,"bid":0},{"seat":2,"bid":0}],"landlord":0,"plays":[{"seat":0,"cards":[5]},{"seat":1,"cards":[],"auto":true},{"seat":2,"cards":[],"auto":true}],"winner":null,"fault":{"seat":1,"kind":"timeout"},"faults":[{"seat":1,"kind":"timeout","at":-1,"bids":1},{"seat":2,"kind":"crash","at":2},{"seat":0,"kind":"timeout","at":3}],"bombs":0,"rocket":false,"spring":false,"anti_spring":false,"multiplier":0,"scores":[-1,-1,-1],"names":["west","south","east"]}'
+printf '%s\n%s\n%s\n%s\n' "$allpass" "$fault" "$ftl" "$ftl2" >"$tmp/good.jsonl"
+expect_ok "records of three rule sets" "4 records verified" "$DDZ" verify "$tmp/good.jsonl"
+alter 3 '"scores":\[2.5,/"scores":[2.505,/'
+expect_fail "a float score off by 0.005" 1 "line 3 (game 2): scores[0]: 2.505, should be 2.5" \
+    "$DDZ" verify "$bad"
+alter 3 '"fault":{"seat":1,"kind":"crash"},"faults":\[{"seat":1/"fault":{"seat":2,"kind":"crash"},"faults":[{"seat":2/'
+expect_ok "botzone-ftl: which farmer faulted is not provable (both -1)" "4 records verified" \
+    "$DDZ" verify "$bad"
+alter 3 '"bids":\[\]/"bids":[{"seat":0,"bid":1}]/'
+expect_fail "botzone-ftl: a bid" 1 "line 3 (game 2): bids[0]: " "$DDZ" verify "$bad"
+alter 3 '"rules":"botzone-ftl"/"rules":"caai"/'
+expect_fail "botzone-ftl's record under caai" 1 "line 3 (game 2): plays[0]: no play is possible" \
+    "$DDZ" verify "$bad"
+alter 4 '"seat":1,"bid":0/"seat":1,"bid":2/'
+expect_fail "botzone-ftl2: a faulty seat's own bid" 1 "line 4 (game 3): bids[1]: the seat has faulted" \
+    "$DDZ" verify "$bad"
+alter 4 '{"seat":1,"cards":\[\],"auto":true}/{"seat":1,"cards":[]}/'
+expect_fail "botzone-ftl2: a stand-in's pass not marked auto" 1 "line 4 (game 3): plays[1]: the seat has faulted" \
+    "$DDZ" verify "$bad"
+alter 4 '{"seat":0,"kind":"timeout","at":3}/{"seat":0,"kind":"timeout","at":0}/'
+expect_fail "botzone-ftl2: a fault out of order" 1 "line 4 (game 3): faults[2]: not between" \
+    "$DDZ" verify "$bad"
+alter 4 ',{"seat":0,"kind":"timeout","at":3}//'
+expect_fail "botzone-ftl2: the third fault removed" 1 "line 4 (game 3): plays: the game is not over" \
+    "$DDZ" verify "$bad"
+alter 4 '"fault":{"seat":1,"kind":"timeout"}/"fault":{"seat":2,"kind":"timeout"}/'
+expect_fail "botzone-ftl2: fault is not the first of faults" 1 "line 4 (game 3): fault: " \
+    "$DDZ" verify "$bad"
+alter 4 '"scores":\[-1,-1,-1\]/"scores":[-1,-1,-1.5]/'
+expect_fail "botzone-ftl2: a score" 1 "line 4 (game 3): scores[2]: -1.5, should be -1" \
+    "$DDZ" verify "$bad"
+alter 4 '"rules":"botzone-ftl2"/"rules":"caai"/'
+expect_fail "botzone-ftl2's record under caai" 1 "line 4 (game 3): bids[1]: " "$DDZ" verify "$bad"
+
 # files that cannot be read
 expect_fail "missing file" 1 "$tmp/nonexistent.jsonl" "$DDZ" verify "$tmp/nonexistent.jsonl"
 expect_fail "a directory" 1 "$tmp" "$DDZ" verify "$tmp"

@@ -1,8 +1,9 @@
 /* test_match_cli.c - `ddz match` as the real binary, end to end (SPEC 6, 7,
  * 10): the INFO numbers engines hear in a rotated turn, the early penalty,
  * engines that leave after their GAMEOVER, engines known only by their
- * command, the names on stderr, and illegal answers charged without waiting
- * for the clock. The engines are tests/service/caai_testengine.c.
+ * command, the names on stderr, illegal answers charged without waiting
+ * for the clock, and the Botzone rule sets (no bidding, play on after a
+ * fault). The engines are tests/service/caai_testengine.c.
  *
  * Nothing sleeps: the binary is waited for on a pidfd with a bound, and
  * when the order of two engines' exits and answers matters, one engine
@@ -136,7 +137,9 @@ static void ddz_match(const char *const *args)
         cr_assert_lt(nrecs, (int)(sizeof recs / sizeof recs[0]));
         cr_assert_eq(ddz_record_from_json(j, &recs[nrecs], why, sizeof why), 0, "%s", why);
         json_decref(j);
-        cr_assert_eq(ddz_record_verify(&recs[nrecs], &ddz_rules_caai, why, sizeof why), 0,
+        const ddz_rules *rs = ddz_rules_find(recs[nrecs].rules);
+        cr_assert_not_null(rs, "record %d: rules %s", nrecs + 1, recs[nrecs].rules);
+        cr_assert_eq(ddz_record_verify(&recs[nrecs], rs, why, sizeof why), 0,
                      "record %d does not verify: %s", nrecs + 1, why);
         nrecs++;
     }
@@ -467,4 +470,75 @@ Test(cli_match, a_bid_not_higher_is_charged_at_once, .init = init, .fini = fini)
 Test(cli_match, a_bid_out_of_range_is_charged_at_once, .init = init, .fini = fini)
 {
     charged_at_once("--bid 9", "", DDZ_FAULT_PROTOCOL);
+}
+
+/* ---- SPEC 8: the Botzone rule sets ---- */
+
+/* True when the file at `path` holds `text`. */
+static bool file_has(const char *path, const char *text)
+{
+    char *s = slurp(path);
+    bool has = s && strstr(s, text);
+    free(s);
+    return has;
+}
+
+/* botzone-ftl: nobody is asked to bid, West is the landlord every game, the
+ * scores are 2/0 plus play weights / 100 and the table prints decimals. */
+Test(cli_match, botzone_ftl_has_no_bidding, .init = init, .fini = fini)
+{
+    char a[300];
+    snprintf(a, sizeof a, "A=exec:" TE " --log %s", scratch("ftl-A"));
+    const char *args[] = {"--seat",  a,   "--seat",  "B=exec:" TE,  "--seat", "C=ai:random",
+                          "--games", "3", "--rules", "botzone-ftl", NULL};
+    ddz_match(args);
+    expect_success(3);
+    cr_assert(strstr(out, "rules botzone-ftl"), "%s", out);
+    for (int i = 0; i < nrecs; i++) {
+        cr_assert_str_eq(recs[i].rules, "botzone-ftl");
+        cr_assert_eq(recs[i].nbids, 0, "game %d", i + 1);
+        cr_assert_eq(recs[i].landlord, 0, "game %d", i + 1);
+        cr_assert_geq(recs[i].winner, 0, "game %d: %s", i + 1, err);
+        cr_assert_eq(recs[i].scores[1], recs[i].scores[2], "the farmers share their mean");
+    }
+    cr_assert(!file_has(scratch("ftl-A"), "BID"), "no BID line reaches an engine");
+    cr_assert(file_has(scratch("ftl-A"), "LEFTOVER A"));
+    char row[200];
+    table_row(1, row, sizeof row);
+    cr_assert(strchr(row, '.'), "farmers' totals have decimals: %s", row);
+}
+
+/* botzone-ftl2: West times out at its second request and South crashes at
+ * its third; the game goes on, the referee playing for both (marked auto),
+ * East hears GAMEOVER, not ERROR, and both engines are back for game 2. */
+Test(cli_match, botzone_ftl2_plays_on_after_faults, .init = init, .fini = fini)
+{
+    char a[300], b[300], c[300];
+    snprintf(a, sizeof a, "A=exec:" TE " --name slow --timeout-at 2 --log %s", scratch("ftl2-A"));
+    snprintf(b, sizeof b, "B=exec:" TE " --name crashy --crash-at 3");
+    snprintf(c, sizeof c, "C=exec:" TE " --log %s", scratch("ftl2-C"));
+    const char *args[] = {"--seat", a,        "--seat", b,         "--seat",       c,   "--games",
+                          "2",      "--time", "1",      "--rules", "botzone-ftl2", NULL};
+    ddz_match(args);
+    expect_success(2);
+    for (int i = 0; i < nrecs; i++) {
+        const ddz_record *r = &recs[i];
+        cr_assert_str_eq(r->rules, "botzone-ftl2");
+        cr_assert_eq(r->nfaults, 2, "game %d: %d faults; stderr:\n%s", i + 1, r->nfaults, err);
+        cr_assert_eq(r->faults[0].seat, 0, "game %d", i + 1);
+        cr_assert_eq(r->faults[0].kind, DDZ_FAULT_TIMEOUT, "game %d", i + 1);
+        cr_assert_eq(r->faults[1].seat, 1, "game %d", i + 1);
+        cr_assert_eq(r->faults[1].kind, DDZ_FAULT_CRASH, "game %d", i + 1);
+        cr_assert_eq(r->fault_seat, 0, "`fault` is the first");
+        cr_assert_geq(r->winner, 0, "game %d went on to a winner", i + 1);
+        int standins = 0;
+        for (int k = 0; k < r->nplays; k++)
+            standins += r->plays[k].seat != 2 && r->plays[k].autopass;
+        cr_assert_gt(standins, 0, "game %d: the referee played for the faulty seats", i + 1);
+    }
+    cr_assert(file_has(scratch("ftl2-C"), "GAMEOVER"), "East hears how the game ended");
+    cr_assert(!file_has(scratch("ftl2-C"), "ERROR"), "no ERROR: the games went on");
+    char row[200];
+    table_row(0, row, sizeof row);
+    cr_assert_eq(row_faults(row), 2, "one fault a game: %s", row);
 }

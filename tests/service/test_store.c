@@ -439,7 +439,7 @@ Test(store, a_full_queue_drops_and_counts)
     int64_t lost = ddz_store_reserve_game_id(s);
     cr_assert_eq(ddz_store_add_game(s, lost, "r", NULL, &r, false), DDZ_EDB);
     const char *names[3] = {"a", "b", "c"};
-    const long long totals[3] = {1, 2, -3};
+    const double totals[3] = {1, 2, -3};
     cr_assert_eq(ddz_store_add_turn(s, "r", 1, 6, names, totals), DDZ_EDB);
     ddz_store_counters c;
     ddz_store_stats(s, &c);
@@ -479,7 +479,7 @@ Test(store, closing_while_the_writer_is_stalled_writes_everything)
      * and waits for the lock; the rest stays queued behind it. */
     enum { TURNS = 1500 };
     const char *names[3] = {"a", "b", "c"};
-    const long long totals[3] = {1, 2, -3};
+    const double totals[3] = {1, 2, -3};
     ddz_record r;
     gen_record(7, &r);
     cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), "r", NULL, &r, false), 0);
@@ -518,7 +518,7 @@ Test(store, turns)
 {
     ddz_store *s = open_ok();
     const char *names[3] = {"west \"w\"", "南", "east"};
-    const long long totals[3] = {-700, 350, 350};
+    const double totals[3] = {-700, 350, 350};
     cr_assert_eq(ddz_store_add_turn(s, "final", 3, 6, names, totals), 0);
     cr_assert_eq(ddz_store_add_turn(s, NULL, 4, 1, names, totals), 0);
     const char *bad[3] = {"ok", "\xff\xfe", "ok"};
