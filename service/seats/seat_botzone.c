@@ -30,11 +30,10 @@
 #define KEEP_RUNNING ">>>BOTZONE_REQUEST_KEEP_RUNNING<<<"
 
 enum {
-    BZ_MAX_LINE = 256 * 1024,     /* longest line a bot may print */
-    BZ_MAX_OUTPUT = 1024 * 1024,  /* bytes a bot may print per request */
-    BZ_MAX_DATA = 64 * 1024,      /* `data` and `globaldata`, each, serialised */
-    BZ_GRAVE = 4,                 /* ended engines waiting to be freed */
-    BZ_HISTORY = 3 * DDZ_HAND_MAX /* plays in one game, at most */
+    BZ_MAX_LINE = 256 * 1024,    /* longest line a bot may print */
+    BZ_MAX_OUTPUT = 1024 * 1024, /* bytes a bot may print per request */
+    BZ_MAX_DATA = 64 * 1024,     /* `data` and `globaldata`, each, serialised */
+    BZ_GRAVE = 4,                /* ended engines waiting to be freed */
 };
 
 typedef struct botzone_seat {
@@ -47,6 +46,7 @@ typedef struct botzone_seat {
     ddz_watch *rd, *wr;          /* its pipes in the loop */
     bool keep;                   /* it asked to keep running */
     bool answered;               /* it answered the last request it was sent */
+    bool deferred;               /* the open request waits for the bot to exit or keep running */
     ddz_engine *grave[BZ_GRAVE]; /* ended, freed from `reap` (never inside a callback) */
     ddz_timer reap;
     /* the open request */
@@ -62,8 +62,8 @@ typedef struct botzone_seat {
     ddz_cards leftover;
     int landlord; /* -1 until the leftover is given */
     int nbids, bids[8];
-    int nplays, play_seat[BZ_HISTORY];
-    ddz_cards plays[BZ_HISTORY];
+    int nplays;                   /* plays so far in this game, passes included */
+    ddz_cards last[2];            /* the last two plays, oldest first (0: pass or none) */
     bool played;                  /* its first play request was sent */
     json_t *requests, *responses; /* this game's, for one-shot mode */
     json_t *data, *globaldata;    /* what the bot asked to keep */
@@ -116,7 +116,7 @@ static void fail(botzone_seat *b, int kind, const char *fmt, const char *detail)
 {
     char why[300];
     snprintf(why, sizeof why, fmt, detail);
-    b->asked = false;
+    b->asked = b->deferred = false;
     stop(b);
     if (b->in_game)
         b->base.host.fault(b->base.host.ctx, &b->base, kind, b->game, why);
@@ -219,6 +219,8 @@ static void answer(botzone_seat *b, const char *line, size_t len)
     b->base.host.act(b->base.host.ctx, &b->base, b->action, b->seq, bid, cards);
 }
 
+static void send_req(botzone_seat *b, bool fresh);
+
 static void on_io(void *ctx, bool writable)
 {
     botzone_seat *b = ctx;
@@ -232,7 +234,8 @@ static void on_io(void *ctx, bool writable)
             b->base.loop->ops->want_write(b->wr);
         return;
     }
-    int rc = ddz_engine_on_readable(b->eng);
+    ddz_engine *e = b->eng; /* answers may end it and start another */
+    int rc = ddz_engine_on_readable(e);
     char *line = malloc(BZ_MAX_LINE + 1);
     if (!line) {
         fail(b, DDZ_FAULT_CRASH, "%s", "out of memory");
@@ -240,7 +243,7 @@ static void on_io(void *ctx, bool writable)
     }
     for (;;) {
         size_t len = 0;
-        int got = ddz_engine_next_line(b->eng, line, BZ_MAX_LINE + 1, &len);
+        int got = ddz_engine_next_line(e, line, BZ_MAX_LINE + 1, &len);
         if (got == 0)
             break;
         if (got < 0) {
@@ -250,22 +253,32 @@ static void on_io(void *ctx, bool writable)
                 stop(b);
             break;
         }
-        if (b->asked) {
-            answer(b, line, len);
-        } else if (b->answered && strcmp(line, KEEP_RUNNING) == 0) {
+        if (strcmp(line, KEEP_RUNNING) == 0) {
+            /* it follows each answer, which may be acted on (and the next
+             * request sent) before this line is read */
             b->keep = true;
-        } else if (b->in_game && b->keep) {
+            if (b->deferred) {
+                b->deferred = false;
+                send_req(b, false);
+            }
+        } else if (b->asked && !b->deferred) {
+            answer(b, line, len);
+        } else if (b->in_game) {
             fail(b, DDZ_FAULT_PROTOCOL, "%s", "it spoke out of turn");
         }
-        if (!b->eng)
+        if (b->eng != e)
             break; /* failed, or the game ended inside host.act */
     }
     free(line);
-    if (!b->eng || rc == 0)
+    if (b->eng != e || rc == 0)
         return;
     /* the process ended, or broke a limit */
-    if (rc == DDZ_ECRASH && !b->asked && !b->keep) {
+    if (rc == DDZ_ECRASH && (!b->asked || b->deferred) && !b->keep) {
         stop(b); /* a one-shot bot that answered and exited */
+        if (b->deferred) {
+            b->deferred = false;
+            send_req(b, true);
+        }
     } else if (rc == DDZ_ECRASH) {
         int st = ddz_engine_exit_status(b->eng);
         char d[64];
@@ -290,10 +303,8 @@ static json_t *cards_json(ddz_cards c)
 static json_t *history(const botzone_seat *b)
 {
     json_t *h = json_array();
-    for (int k = 2; k >= 1; k--) {
-        int i = b->nplays - k;
-        json_array_append_new(h, cards_json(i >= 0 ? b->plays[i] : 0));
-    }
+    for (int k = 0; k < 2; k++)
+        json_array_append_new(h, cards_json(b->last[k]));
     return h;
 }
 
@@ -349,23 +360,15 @@ static int start(botzone_seat *b)
     return 0;
 }
 
-static void bz_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+/* Sends the open request: to a fresh process in one-shot form, or alone
+ * to a bot that asked to keep running. */
+static void send_req(botzone_seat *b, bool fresh)
 {
-    botzone_seat *b = (botzone_seat *)s;
-    (void)t;
-    b->action = ev->action;
-    b->seq = ev->seq;
-    b->asked = true;
-    b->unanswered = false;
-    b->answered = false;
-    json_t *req = request(b, ev->action);
-    json_array_append(b->requests, req);
     json_t *msg;
-    if (b->eng && b->keep && ddz_engine_alive(b->eng)) {
-        msg = req; /* keep-running: only the new request */
+    if (!fresh) {
+        msg = json_incref(json_array_get(b->requests, json_array_size(b->requests) - 1));
     } else {
-        stop(b); /* a one-shot bot that has not exited yet */
-        json_decref(req);
+        stop(b);
         int rc = start(b);
         if (rc < 0) {
             fail(b, DDZ_FAULT_CRASH, "cannot start the bot: %s", ddz_strerror(rc));
@@ -390,13 +393,35 @@ static void bz_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         b->base.loop->ops->want_write(b->wr);
 }
 
+static void bz_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    botzone_seat *b = (botzone_seat *)s;
+    (void)t;
+    b->action = ev->action;
+    b->seq = ev->seq;
+    b->asked = true;
+    b->unanswered = false;
+    json_array_append_new(b->requests, request(b, ev->action));
+    bool alive = b->eng && ddz_engine_alive(b->eng);
+    if (alive && b->keep) {
+        send_req(b, false); /* keep-running: only the new request */
+    } else if (alive && b->answered) {
+        /* it answered and has not exited yet: it may still print the
+         * keep-running line (on_io sends the request either way) */
+        b->deferred = true;
+    } else {
+        send_req(b, true);
+    }
+    b->answered = false;
+}
+
 static void bz_cancel(ddz_seat *s)
 {
     botzone_seat *b = (botzone_seat *)s;
     if (!b->asked)
         return;
     /* no answer in time: one that still comes would be out of step */
-    b->asked = false;
+    b->asked = b->deferred = false;
     b->unanswered = true;
     stop(b);
 }
@@ -415,7 +440,8 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         b->leftover = 0;
         b->landlord = -1;
         b->nbids = b->nplays = 0;
-        b->played = b->asked = b->unanswered = false;
+        b->last[0] = b->last[1] = 0;
+        b->played = b->asked = b->unanswered = b->deferred = b->answered = false;
         json_array_clear(b->requests);
         json_array_clear(b->responses);
         json_decref(b->data);
@@ -434,10 +460,9 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         b->leftover = ev->cards;
         break;
     case DDZ_TEV_PLAY:
-        if (b->nplays < BZ_HISTORY) {
-            b->play_seat[b->nplays] = ev->seat;
-            b->plays[b->nplays++] = ev->cards;
-        }
+        b->nplays++;
+        b->last[0] = b->last[1];
+        b->last[1] = ev->cards;
         if (ev->seat == b->seat && b->unanswered && !ev->autopass) {
             b->unanswered = false; /* the referee played for it */
             json_array_append_new(b->responses, cards_json(ev->cards));
@@ -445,7 +470,7 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         break;
     case DDZ_TEV_OVER:
         b->in_game = false;
-        b->asked = false;
+        b->asked = b->deferred = false;
         stop(b); /* a keep-running bot lives for one game */
         break;
     default:
