@@ -22,15 +22,20 @@
  *   --garbage-at K       at ask K, answer "XYZZY 42" (not JSON)
  *   --no-response-at K   at ask K, answer {"debug": "..."} (no response)
  *   --wrong-type-at K    at ask K, answer {"response": "hello"}
- *   --illegal-at K       at the first play request from ask K on, play the
- *                        lowest card code it does not hold
+ *   --illegal-at K       at play requests from ask K on (with --once: the
+ *                        first only), play the lowest card code it does not
+ *                        hold
  *   --crash-at K         at ask K, exit(3) without answering
  *   --die-after-keep K   at ask K, answer, print the keep-running line, then
  *                        exit(0) (implies nothing without --keep-running)
+ *   --once FILE          misbehave only if FILE does not exist, and create it
+ *                        then (a failed answer keeps no globaldata, so
+ *                        without it the same ask K comes again next game)
  *   --ignore-term        ignore SIGTERM (only SIGKILL ends it)
  *   --keep-running       keep-running mode
  *   --log FILE           append every line received, as received, to FILE
  */
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +51,7 @@
 
 static long at_timeout, at_garbage, at_noresp, at_wrongtype, at_illegal, at_crash, at_diekeep;
 static bool keep_running;
-static const char *log_path;
+static const char *log_path, *once_path;
 
 static json_t *requests, *responses;
 static long asks; /* over the match, from globaldata */
@@ -78,6 +83,26 @@ static void say(const char *line)
     fflush(stdout);
 }
 
+/* Returns `cond`, except that with --once only the first true counts. */
+static bool fire(bool cond)
+{
+    if (!cond)
+        return false;
+    if (!once_path)
+        return true;
+    int fd = open(once_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+/* Returns true if the misbehaviour aimed at ask K should happen now. */
+static bool at(long k)
+{
+    return fire(k && asks == k);
+}
+
 /* The answer to the last request, given every request and earlier answer. */
 static json_t *decide(void)
 {
@@ -105,8 +130,7 @@ static json_t *decide(void)
         if (i + 1 < n && json_object_get(r, "history"))
             hand &= ~cards_of(json_array_get(responses, i));
     }
-    if (at_illegal && asks >= at_illegal) {
-        at_illegal = 0;
+    if (at_illegal && asks >= at_illegal && fire(true)) {
         for (int c = 0; c < DDZ_NCARDS; c++)
             if (!(hand & (1ULL << c))) {
                 json_t *a = json_array();
@@ -129,19 +153,19 @@ static json_t *decide(void)
 /* Answers the last request (asks already counted). */
 static void answer(void)
 {
-    if (asks == at_timeout)
+    if (at(at_timeout))
         for (;;)
             pause();
-    if (asks == at_crash)
+    if (at(at_crash))
         exit(3);
-    if (asks == at_garbage) {
+    if (at(at_garbage)) {
         say("XYZZY 42");
         return;
     }
     json_t *out = json_object();
-    if (asks == at_noresp)
+    if (at(at_noresp))
         json_object_set_new(out, "debug", json_string("no response today"));
-    else if (asks == at_wrongtype)
+    else if (at(at_wrongtype))
         json_object_set_new(out, "response", json_string("hello"));
     else
         json_object_set_new(out, "response", decide());
@@ -191,6 +215,8 @@ int main(int argc, char **argv)
             signal(SIGTERM, SIG_IGN);
         else if (IS("--keep-running"))
             keep_running = true;
+        else if (IS("--once") && i + 1 < argc)
+            once_path = argv[++i];
         else if (IS("--log") && i + 1 < argc)
             log_path = argv[++i];
         else {
@@ -229,7 +255,7 @@ int main(int argc, char **argv)
         if (!keep_running)
             return 0;
         say(">>>BOTZONE_REQUEST_KEEP_RUNNING<<<");
-        if (asks == at_diekeep)
+        if (at(at_diekeep))
             return 0;
         n = getline(&line, &cap, stdin);
         if (n <= 0)
