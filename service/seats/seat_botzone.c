@@ -263,9 +263,9 @@ static void on_io(void *ctx, bool writable)
             }
         } else if (b->asked && !b->deferred) {
             answer(b, line, len);
-        } else if (b->in_game) {
+        } else if (b->in_game && b->keep) {
             fail(b, DDZ_FAULT_PROTOCOL, "%s", "it spoke out of turn");
-        }
+        } /* else: what a one-shot bot prints after its answer is not read */
         if (b->eng != e)
             break; /* failed, or the game ended inside host.act */
     }
