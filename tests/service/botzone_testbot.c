@@ -26,6 +26,9 @@
  *                        first only), play the lowest card code it does not
  *                        hold
  *   --crash-at K         at ask K, exit(3) without answering
+ *   --flood-at K         at ask K, write output without newlines forever
+ *   --big-data-at K      at ask K, answer with `data` of 100 KiB
+ *   --string-bids        answer bid requests with a string ("1", not 1)
  *   --die-after-keep K   at ask K, answer, print the keep-running line, then
  *                        exit(0) (implies nothing without --keep-running)
  *   --once FILE          misbehave only if FILE does not exist, and create it
@@ -49,6 +52,8 @@
 #include "rules/movegen.h"
 #include "rules/ruleset.h"
 
+static long at_flood, at_bigdata;
+static bool string_bids;
 static long at_timeout, at_garbage, at_noresp, at_wrongtype, at_illegal, at_crash, at_diekeep;
 static bool keep_running;
 static const char *log_path, *once_path;
@@ -115,7 +120,13 @@ static json_t *decide(void)
         json_t *v;
         json_array_foreach(bid, i, v) if (json_integer_value(v) > best) best =
             json_integer_value(v);
-        return json_integer(best < 3 ? best + 1 : 0);
+        json_int_t b = best < 3 ? best + 1 : 0;
+        if (string_bids) {
+            char t[8];
+            snprintf(t, sizeof t, "%d", (int)b);
+            return json_string(t);
+        }
+        return json_integer(b);
     }
     ddz_cards hand = 0;
     for (size_t i = 0; i < n; i++) {
@@ -158,6 +169,9 @@ static void answer(void)
             pause();
     if (at(at_crash))
         exit(3);
+    if (at(at_flood))
+        for (;;)
+            fputs("flood", stdout);
     if (at(at_garbage)) {
         say("XYZZY 42");
         return;
@@ -174,6 +188,13 @@ static void answer(void)
     char num[32];
     snprintf(num, sizeof num, "%zu", json_array_size(responses));
     json_object_set_new(out, "data", json_string(num));
+    if (at(at_bigdata)) {
+        char *big = malloc(100 * 1024 + 1);
+        memset(big, 'x', 100 * 1024);
+        big[100 * 1024] = '\0';
+        json_object_set_new(out, "data", json_string(big));
+        free(big);
+    }
     snprintf(num, sizeof num, "%ld", asks);
     json_object_set_new(out, "globaldata", json_string(num));
     char *text = json_dumps(out, JSON_COMPACT);
@@ -199,6 +220,12 @@ int main(int argc, char **argv)
 #define IS(name) (strncmp(a, name, strlen(name)) == 0)
         if (IS("--timeout-at"))
             at_timeout = opt(&i, argc, argv);
+        else if (IS("--flood-at"))
+            at_flood = opt(&i, argc, argv);
+        else if (IS("--big-data-at"))
+            at_bigdata = opt(&i, argc, argv);
+        else if (IS("--string-bids"))
+            string_bids = true;
         else if (IS("--garbage-at"))
             at_garbage = opt(&i, argc, argv);
         else if (IS("--no-response-at"))

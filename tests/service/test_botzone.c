@@ -185,6 +185,28 @@ Test(botzone, fault_keep_running_then_dying)
     one_fault("--keep-running --die-after-keep 2", DDZ_FAULT_CRASH, 3);
 }
 
+Test(botzone, fault_flood)
+{
+    one_fault("--flood-at 3", DDZ_FAULT_PROTOCOL, 3);
+}
+
+Test(botzone, fault_data_over_the_bound)
+{
+    one_fault("--keep-running --big-data-at 3", DDZ_FAULT_PROTOCOL, 3);
+}
+
+Test(botzone, string_bids_are_accepted)
+{
+    run("botzone:" TB " --string-bids", "botzone:" TB " --string-bids --keep-running", "ai:greedy",
+        3, 3, true);
+    cr_assert_eq(faults(), 0);
+    int bid = 0;
+    for (int i = 0; i < nrecs; i++)
+        for (int k = 0; k < recs[i].nbids; k++)
+            bid += recs[i].bids[k] > 0;
+    cr_assert_gt(bid, 0);
+}
+
 Test(botzone, missing_program_is_a_crash)
 {
     run("botzone:/nonexistent/bot", "ai:greedy", "ai:greedy", 2, 3, false);
