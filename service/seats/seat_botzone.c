@@ -116,6 +116,8 @@ static void fail(botzone_seat *b, int kind, const char *fmt, const char *detail)
 {
     char why[300];
     snprintf(why, sizeof why, fmt, detail);
+    if (b->asked)
+        b->unanswered = true; /* a referee that plays on for it says its move */
     b->asked = b->deferred = false;
     stop(b);
     if (b->in_game)
@@ -124,18 +126,18 @@ static void fail(botzone_seat *b, int kind, const char *fmt, const char *detail)
 
 /* ---- answers ---- */
 
-/* Keeps `v` as the bot's data or globaldata if it is small enough.
- * Returns false (and keeps nothing) when it is too big. */
-static bool keep_data(json_t **slot, json_t *v)
+/* Returns true if `v` (NULL: absent) may be kept as data or globaldata. */
+static bool data_fits(json_t *v)
+{
+    return !v || json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY) <= BZ_MAX_DATA;
+}
+
+static void keep_data(json_t **slot, json_t *v)
 {
     if (!v)
-        return true;
-    size_t n = json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (n > BZ_MAX_DATA)
-        return false;
+        return;
     json_decref(*slot);
     *slot = json_incref(v);
-    return true;
 }
 
 /* Reads the answer `line` to the open request and gives it to the host. */
@@ -154,8 +156,7 @@ static void answer(botzone_seat *b, const char *line, size_t len)
         fail(b, DDZ_FAULT_PROTOCOL, "the answer has no %s", "\"response\"");
         return;
     }
-    if (!keep_data(&b->data, json_object_get(j, "data")) ||
-        !keep_data(&b->globaldata, json_object_get(j, "globaldata"))) {
+    if (!data_fits(json_object_get(j, "data")) || !data_fits(json_object_get(j, "globaldata"))) {
         json_decref(j);
         fail(b, DDZ_FAULT_PROTOCOL, "%s: data or globaldata over 64 KiB", "the answer");
         return;
@@ -210,6 +211,8 @@ static void answer(botzone_seat *b, const char *line, size_t len)
             return;
         }
     }
+    keep_data(&b->data, json_object_get(j, "data"));
+    keep_data(&b->globaldata, json_object_get(j, "globaldata"));
     json_array_append(b->responses, r);
     json_decref(j);
     b->asked = false;
