@@ -23,6 +23,8 @@ static const char usage[] =
     "\n"
     "  --seat X=SPEC     the player at seat X (A = West, B = South, C = East):\n"
     "                      exec:COMMAND LINE  a CAAI 1.0 engine (run with /bin/sh)\n"
+    "                      botzone:COMMAND LINE  a Botzone FightTheLandlord bot\n"
+    "                                         (SPEC 11; one-shot or keep-running)\n"
     "                      ai:NAME            a hosted AI: random, greedy\n"
     "  --games N         deals to play (default 6)\n"
     "  --seed HEX64      master seed; game k is dealt from\n"

@@ -145,9 +145,11 @@ ddz_match *ddz_match_create(const ddz_match_cfg *cfg, char *err, size_t errlen)
         ddz_seat *s = ddz_seat_create(cfg->spec[i], &env, &e, why, sizeof why);
         if (!s) {
             snprintf(err, errlen, "seat %c: %s", 'A' + i,
-                     strncmp(cfg->spec[i], "ai:", 3) == 0 || strncmp(cfg->spec[i], "exec:", 5) == 0
+                     strncmp(cfg->spec[i], "ai:", 3) == 0 ||
+                             strncmp(cfg->spec[i], "exec:", 5) == 0 ||
+                             strncmp(cfg->spec[i], "botzone:", 8) == 0
                          ? why
-                         : "neither exec:COMMAND nor ai:NAME");
+                         : "neither exec:COMMAND, botzone:COMMAND nor ai:NAME");
             goto fail;
         }
         ddz_runner_seat(m->run, i, s);

@@ -1,7 +1,8 @@
 /* match.h - one table playing a turn of games locally: `ddz match`.
  *
- * Seats are CAAI engine processes (`exec:COMMAND LINE`) or hosted AIs
- * (`ai:NAME`). The match drives one referee with a poll(2) loop: engines are
+ * Seats are CAAI engine processes (`exec:COMMAND LINE`), Botzone-protocol
+ * bots (`botzone:COMMAND LINE`, SPEC 11) or hosted AIs (`ai:NAME`). The
+ * match drives one referee with a poll(2) loop: engines are
  * spoken to in lock-step (one line out, its reply back, SPEC 7), every
  * interaction has the time limit, and any fault ends the game with its
  * penalty while the match goes on; a faulty engine is stopped and started
@@ -17,7 +18,7 @@
 #include "rules/ruleset.h"
 
 typedef struct ddz_match_cfg {
-    const char *spec[3];            /* players A, B, C: "exec:COMMAND" or "ai:NAME" */
+    const char *spec[3];            /* players A, B, C: "exec:...", "botzone:...", "ai:..." */
     int games;                      /* deals to play (each three times with rotate) */
     bool rotate;                    /* duplicate: every deal with the players rotated */
     uint8_t master[DDZ_SEED_BYTES]; /* game k is dealt from ddz_deal_game_seed(master, k) */

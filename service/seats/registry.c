@@ -29,6 +29,15 @@ static ddz_seat *make_engine(const char *arg, const ddz_seat_env *env, int *err)
     return NULL;
 }
 
+static ddz_seat *make_botzone(const char *arg, const ddz_seat_env *env, int *err)
+{
+    if (!env->allow_exec) {
+        *err = DDZ_ENOTFOUND;
+        return NULL;
+    }
+    return ddz_seat_botzone_create(arg, arg, env, err);
+}
+
 static const struct kind {
     const char *prefix;
     ddz_seat *(*make)(const char *arg, const ddz_seat_env *env, int *err);
@@ -36,6 +45,7 @@ static const struct kind {
     {"ai:", make_ai},
     {"exec:", make_exec},
     {"engine:", make_engine},
+    {"botzone:", make_botzone},
 };
 
 ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, char *msg,

@@ -6,6 +6,8 @@
  *     exec:COMMAND   a CAAI 1.0 engine process (seat_engine.c), where the
  *                    environment allows commands (`ddz match`)
  *     engine:NAME    an operator's engine from the environment's list
+ *     botzone:COMMAND a Botzone-protocol bot (SPEC 11, seat_botzone.c),
+ *                    where `exec:` is allowed
  *
  * Adding a kind is a new seat_KIND.c and one line in registry.c.
  */
@@ -46,6 +48,12 @@ ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, c
 ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err);
 ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_seat_env *env,
                                  int *err);
+
+/* A Botzone-protocol bot run as `cmd` (SPEC 11), named `label` in
+ * records. Returns the seat (no process starts until it is asked to act),
+ * or NULL with *err = DDZ_EINVAL (empty command) or DDZ_ENOMEM. */
+ddz_seat *ddz_seat_botzone_create(const char *cmd, const char *label, const ddz_seat_env *env,
+                                  int *err);
 
 /* Returns how often an engine seat's process was started again (0 for
  * other kinds). */

@@ -3,7 +3,8 @@
  * A seat adapter turns its transport into table inputs and the table's
  * events into its transport: a person's WebSocket (service/server/
  * seat_player.c), a hosted AI (service/seats/seat_ai.c), a CAAI engine
- * process (service/seats/seat_engine.c). The table's driver
+ * process (service/seats/seat_engine.c), a Botzone-protocol bot
+ * (service/seats/seat_botzone.c). The table's driver
  * (service/table/runner.h) delivers every event the seat may know, asks it
  * to act when its turn comes, and cancels the request when the table moves
  * on without its answer; the seat answers through its host. A new kind of

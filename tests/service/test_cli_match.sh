@@ -6,6 +6,7 @@
 # Usage: test_cli_match.sh PATH-TO-DDZ
 set -u
 DDZ=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fails=0 passes=0
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
@@ -67,6 +68,17 @@ rc=$?
 grep -q '^seed 0\{64\}, 2 games' <<<"$out" && ok || no "match with --engine-logs printed: $out"
 [ -f "$tmp/logs/player-A.stderr.log" ] && ok || no "no log for seat A in $tmp/logs"
 grep -qi 'crash' <<<"$out" && no "a crash was charged: $out" || ok
+
+# A Botzone-protocol bot in another language runs unchanged (SPEC 10, 11);
+# an empty command is refused as `exec:` is (exit 1).
+expect_fail "botzone: without a command" 1 "botzone:" \
+    "$DDZ" match --seat A=botzone: --seat B=ai:random --seat C=ai:greedy --games 1 --quiet
+out=$("$DDZ" match --seat "A=botzone:python3 $here/botzone_bot.py" --seat B=ai:random \
+    --seat C=ai:greedy --games 1 --time 5 --log "$tmp/bz.jsonl" 2>"$tmp/err")
+rc=$?
+[ $rc -eq 0 ] && ok || no "match with a botzone: seat: exit $rc: $(cat "$tmp/err")"
+[ -s "$tmp/err" ] && no "a botzone: seat was charged: $(cat "$tmp/err")" || ok
+"$DDZ" verify "$tmp/bz.jsonl" >/dev/null && ok || no "the botzone: match's records do not verify"
 
 echo "test_cli_match: $passes passed, $fails failed"
 [ $fails -eq 0 ]
