@@ -36,6 +36,8 @@
  *                        without it the same ask K comes again next game)
  *   --ignore-term        ignore SIGTERM (only SIGKILL ends it)
  *   --keep-running       keep-running mode
+ *   --rules NAME         the rule set it plays by (default caai): Botzone's
+ *                        requests do not say, a bot knows its game
  *   --log FILE           append every line received, as received, to FILE
  */
 #include <fcntl.h>
@@ -56,6 +58,7 @@ static long at_flood, at_bigdata;
 static bool string_bids;
 static long at_timeout, at_garbage, at_noresp, at_wrongtype, at_illegal, at_crash, at_diekeep;
 static bool keep_running;
+static const ddz_rules *rules = &ddz_rules_caai; /* --rules */
 static const char *log_path, *once_path;
 
 static json_t *requests, *responses;
@@ -134,8 +137,9 @@ static json_t *decide(void)
         if (json_object_get(r, "history") && json_object_get(r, "own")) {
             hand = cards_of(json_object_get(r, "own"));
             json_t *ll = json_object_get(r, "landlord"), *pos = json_object_get(r, "pos");
-            /* botzone-ftl (no `landlord`): `own` holds its 20 cards already */
-            if (!ll || (pos && json_integer_value(ll) == json_integer_value(pos)))
+            /* botzone-ftl (no `landlord`): the landlord's `own` holds its
+             * 20 cards already, and a farmer's never gets the leftover */
+            if (ll && pos && json_integer_value(ll) == json_integer_value(pos))
                 hand |= cards_of(json_object_get(r, "publiccard"));
         }
         if (i + 1 < n && json_object_get(r, "history"))
@@ -153,10 +157,9 @@ static json_t *decide(void)
     ddz_cards prev = cards_of(json_array_get(h, 1));
     if (!prev)
         prev = cards_of(json_array_get(h, 0));
-    ddz_combo lc = ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(prev));
+    ddz_combo lc = ddz_combo_classify(rules, ddz_cards_ranks(prev));
     static ddz_move moves[DDZ_MOVES_MAX];
-    int k = ddz_movegen(&ddz_rules_caai, ddz_cards_ranks(hand), prev ? &lc : NULL, moves,
-                        DDZ_MOVES_MAX);
+    int k = ddz_movegen(rules, ddz_cards_ranks(hand), prev ? &lc : NULL, moves, DDZ_MOVES_MAX);
     ddz_cards play = k > 0 ? ddz_cards_pick(hand, moves[0].ranks) : 0;
     return ddz_msg_cards(play);
 }
@@ -242,6 +245,8 @@ int main(int argc, char **argv)
             signal(SIGTERM, SIG_IGN);
         else if (IS("--keep-running"))
             keep_running = true;
+        else if (IS("--rules") && i + 1 < argc && ddz_rules_find(argv[i + 1]))
+            rules = ddz_rules_find(argv[++i]);
         else if (IS("--once") && i + 1 < argc)
             once_path = argv[++i];
         else if (IS("--log") && i + 1 < argc)

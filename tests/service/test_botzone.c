@@ -45,13 +45,15 @@ static void fini(void)
 
 /* Plays a match, reads its log back, checks every record verifies and that
  * no bot process is left. */
-static void run(const char *a, const char *b, const char *c, int games, double time_s, bool rotate)
+static void run_rules(const ddz_rules *rules, const char *a, const char *b, const char *c,
+                      int games, double time_s, bool rotate)
 {
     ddz_match_cfg cfg = {.spec = {a, b, c},
                          .games = games,
                          .rotate = rotate,
                          .time_s = time_s,
                          .log_path = logpath,
+                         .rules = rules,
                          .ai_seed = 5};
     for (int i = 0; i < 32; i++)
         cfg.master[i] = (uint8_t)(i * 7);
@@ -78,13 +80,19 @@ static void run(const char *a, const char *b, const char *c, int games, double t
         cr_assert_lt(nrecs, 400);
         cr_assert_eq(ddz_record_from_json(j, &recs[nrecs], err, sizeof err), 0, "%s", err);
         json_decref(j);
-        cr_assert_eq(ddz_record_verify(&recs[nrecs], &ddz_rules_caai, err, sizeof err), 0,
+        cr_assert_str_eq(recs[nrecs].rules, rules->name);
+        cr_assert_eq(ddz_record_verify(&recs[nrecs], rules, err, sizeof err), 0,
                      "record %d does not verify: %s", nrecs, err);
         nrecs++;
     }
     free(line);
     fclose(f);
     cr_assert_eq(nrecs, games * (rotate ? 3 : 1));
+}
+
+static void run(const char *a, const char *b, const char *c, int games, double time_s, bool rotate)
+{
+    run_rules(&ddz_rules_caai, a, b, c, games, time_s, rotate);
 }
 
 static int faults_of_seat_kind(int seat, int kind)
@@ -111,6 +119,22 @@ Test(botzone, one_shot_and_keep_running_play_verified_games)
     cr_assert_eq(faults(), 0, "a legal bot was charged");
     cr_assert_eq(stats[0].games, 60);
     cr_assert_eq(stats[1].games, 60);
+}
+
+/* Botzone's own rule sets (SPEC 8), with bots that know them (a Botzone
+ * request does not name its rule set: a bot is written for its game). */
+Test(botzone, botzone_ftl2_with_bots_in_both_modes)
+{
+    run_rules(&ddz_rules_botzone_ftl2, "botzone:" TB " --rules botzone-ftl2",
+              "botzone:" TB " --keep-running --rules botzone-ftl2", "ai:greedy", 15, 3, true);
+    cr_assert_eq(faults(), 0, "a legal bot was charged");
+}
+
+Test(botzone, botzone_ftl_with_bots_in_both_modes)
+{
+    run_rules(&ddz_rules_botzone_ftl, "botzone:" TB " --keep-running --rules botzone-ftl",
+              "botzone:" TB " --rules botzone-ftl", "ai:greedy", 15, 3, true);
+    cr_assert_eq(faults(), 0, "a legal bot was charged");
 }
 
 Test(botzone, both_keep_running)
