@@ -67,7 +67,7 @@ struct ddz_room {
     bool idle;           /* nobody is connected to it: in the idle list */
     ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
     ddz_room *idle_next;
-    ddz_tries tries; /* wrong passwords sent to it */
+    ddz_tries tries;                      /* wrong passwords sent to it */
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
 };
 
