@@ -7,6 +7,9 @@ pkgs=(build-essential cmake ninja-build pkg-config clang
       libcriterion-dev
       # openssl s_client and req for tests/service/test_attack_tls.sh
       openssl
+      # the Python Botzone bot of tests/service/test_botzone.c (a bot in
+      # another language, run unchanged; standard library only)
+      python3
       # libFuzzer and the sanitizer runtimes for clang (tests/fuzz/run.sh);
       # only a Recommends of clang, which --no-install-recommends skips
       libclang-rt-14-dev
