@@ -192,6 +192,11 @@ const ddz_rules ddz_rules_botzone_ftl2 = {
 static const ddz_rules *const known[] = {&ddz_rules_caai, &ddz_rules_botzone_ftl,
                                          &ddz_rules_botzone_ftl2};
 
+const ddz_rules *ddz_rules_at(int i)
+{
+    return i >= 0 && (unsigned)i < sizeof known / sizeof known[0] ? known[i] : NULL;
+}
+
 const ddz_rules *ddz_rules_find(const char *name)
 {
     for (unsigned i = 0; i < sizeof known / sizeof known[0]; i++)

@@ -94,6 +94,10 @@ extern const ddz_rules ddz_rules_botzone_ftl2;
 /* Returns the rule set called `name`, or NULL if there is none. */
 const ddz_rules *ddz_rules_find(const char *name);
 
+/* Returns rule set `i` of the registered ones (0 is caai, the default),
+ * or NULL past the last: for listing them. */
+const ddz_rules *ddz_rules_at(int i);
+
 /* Returns the names of every rule set, comma-separated ("caai, botzone-ftl,
  * ..."), for usage messages. Never fails. */
 const char *ddz_rules_names(void);

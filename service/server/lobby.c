@@ -207,7 +207,10 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
                 ddz__room_summary(r, &rooms[n++]);
     /* What a room may seat, so clients need not hard-code it. */
     static const char *const ai_names[] = {"strong", "greedy", "random"};
-    static const char *const rules[] = {"caai"};
+    const char *rules[8];
+    size_t nrules = 0;
+    for (const ddz_rules *rs; nrules < 8 && (rs = ddz_rules_at((int)nrules));)
+        rules[nrules++] = rs->name;
     const char *ais[sizeof ai_names / sizeof ai_names[0]];
     size_t nais = 0;
     for (size_t i = 0; i < sizeof ai_names / sizeof ai_names[0]; i++)
@@ -221,7 +224,7 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
                              .engines = (const char *const *)srv->cfg.engine_name,
                              .nengines = (size_t)srv->cfg.nengines,
                              .rules = rules,
-                             .nrules = 1}};
+                             .nrules = nrules}};
     ddz__conn_send(c, ddz_event_print(&e));
     free(rooms);
 }

@@ -46,6 +46,11 @@ Test(serve, three_players_full_game)
         if (strcmp(list->rooms.rooms[i].id, room) == 0)
             mine = &list->rooms.rooms[i];
     cr_assert_not_null(mine, "room %s not listed: %s", room, show(list));
+    /* and every rule set a room may take (SPEC 8), the default first */
+    cr_assert_eq(list->rooms.nrules, 3, "%s", show(list));
+    cr_assert_str_eq(list->rooms.rules[0], "caai");
+    cr_assert_str_eq(list->rooms.rules[1], "botzone-ftl");
+    cr_assert_str_eq(list->rooms.rules[2], "botzone-ftl2");
     cr_assert(mine->seats[0].seated);
     cr_assert_str_eq(mine->seats[0].name, "West");
     cr_assert_not(mine->seats[1].seated);
