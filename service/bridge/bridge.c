@@ -315,9 +315,12 @@ static void on_over(ddz_bridge *b, const ddz_event_over *o)
             o->fault_seat == b->seat ? " - ours" : "");
     else
         say(b, false, "game %d: %s; scores %.15g %.15g %.15g, totals %.15g %.15g %.15g", o->game,
-            o->winner < 0       ? "all passed"
-            : o->scores[me] > 0 ? "we won"
-                                : "we lost",
+            /* by side, not by score: under botzone-ftl a losing side may
+             * score above 0 (its plays' weights) */
+            o->winner < 0 && o->landlord < 0                    ? "all passed"
+            : o->winner < 0                                     ? "no winner"
+            : (o->winner == o->landlord) == (me == o->landlord) ? "we won"
+                                                                : "we lost",
             o->scores[0], o->scores[1], o->scores[2], o->totals[0], o->totals[1], o->totals[2]);
     if (memcmp(o->commit, b->commit, DDZ_SEED_BYTES) != 0) {
         end_unknown(b); /* not the game the seat was dealt */

@@ -416,10 +416,14 @@ Test(bridge_xlate, a_whole_game, .fini = teardown)
     e = ev_played(0, 0, true);
     feed(&e);
     e = ev_over(1, 1, 2, -1, 0);
+    /* a losing farmer above 0, as botzone-ftl scores its plays' weights:
+     * the bridge tells who won by side, not by the sign of its score */
+    e.over.scores[0] = 0.12;
     feed(&e);
     const char *t4[] = {"all play A pass", "all play B pass auto", "all play C 24,25",
                         "all play A pass auto", "all over winner C"};
     told(&at, t4, 5);
+    cr_assert(strstr(R.log, "game 1: we lost"), "log:\n%s", R.log);
     cr_assert_eq(B.warnings, 0, "log:\n%s", R.log);
 
     /* the second game: a fault of seat B ends it, our request is void */
