@@ -201,6 +201,7 @@ typedef struct aibench {
     int next;                   /* first deal of the thread (its index) */
     side_stats side[2];         /* 0 = tested, 1 = opponents */
     double sum, sum2;           /* tested side's score per deal */
+    double osum, osum2;         /* the opponents' seats' score per deal */
     long all_pass;              /* games nobody bid in */
     long deals_won, deals_lost; /* deals the tested player ended ahead, behind */
     int err;
@@ -234,7 +235,7 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
     ddz_deal_game_seed(b->master, (uint32_t)k, seed);
     if (ddz_deal_from_seed(seed, &d) < 0)
         return -1;
-    double total = 0;
+    double total = 0, opp = 0;
     for (int rot = 0; rot < 3; rot++) {
         int err;
         ddz_ai *seat_ai[3];
@@ -270,6 +271,9 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
         if (rc < 0)
             return rc;
         total += g.score[rot];
+        for (int s = 0; s < 3; s++)
+            if (s != rot)
+                opp += g.score[s];
         if (g.landlord < 0) {
             b->all_pass++;
             continue;
@@ -287,10 +291,15 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
             }
         }
     }
-    b->deals_won += total > 0;
-    b->deals_lost += total < 0;
+    /* ahead: above an opponent seat's average (opp / 2), which is total > 0
+     * where scores sum to zero (caai, botzone-ftl2), and what counts under
+     * botzone-ftl, where every side may score above 0 */
+    b->deals_won += total > opp / 2;
+    b->deals_lost += total < opp / 2;
     b->sum += total;
     b->sum2 += total * total;
+    b->osum += opp;
+    b->osum2 += opp * opp;
     return 0;
 }
 
@@ -373,9 +382,8 @@ static const char ai_usage[] =
     "  --seed S       deals come from the master seed whose first 8 bytes are S\n"
     "                 (little-endian, default 1); S also seeds the AIs\n"
     "  --threads T    threads sharing the deals, each with its own AIs (default 1)\n"
-    "  --rules NAME   rule set (default caai); the opponents' score per deal is\n"
-    "                 minus the player's, exact where scores sum to zero (not\n"
-    "                 under botzone-ftl)\n";
+    "  --rules NAME   rule set (default caai); a deal counts as ahead when the\n"
+    "                 player's total beats an opponent seat's average\n";
 
 static int bench_ai(int argc, char **argv)
 {
@@ -457,6 +465,8 @@ static int bench_ai(int argc, char **argv)
             all->err = b[t].err;
         all->sum += b[t].sum;
         all->sum2 += b[t].sum2;
+        all->osum += b[t].osum;
+        all->osum2 += b[t].osum2;
         all->all_pass += b[t].all_pass;
         all->deals_won += b[t].deals_won;
         all->deals_lost += b[t].deals_lost;
@@ -485,8 +495,10 @@ static int bench_ai(int argc, char **argv)
     int n = cfg.deals;
     double mean = all->sum / n, var = (all->sum2 - n * mean * mean) / (n - 1);
     double ci = 1.96 * sqrt((var > 0 ? var : 0) / n);
-    /* the opponents' seats hold the other side of every game: per deal they
-     * score minus the tested player's total (scores sum to zero) */
+    /* the opponents' seats' total per deal (minus the player's where scores
+     * sum to zero) */
+    double omean = all->osum / n, ovar = (all->osum2 - n * omean * omean) / (n - 1);
+    double oci = 1.96 * sqrt((ovar > 0 ? ovar : 0) / n);
     if (json) {
         printf("{\"player\": \"%s\", \"opponent\": \"%s\", \"deals\": %d, \"games\": %d, "
                "\"budget_ms\": %d, \"rollouts\": %ld, \"seed\": %llu, \"threads\": %d, "
@@ -496,7 +508,7 @@ static int bench_ai(int argc, char **argv)
                (unsigned long long)cfg.seed, cfg.threads, all->all_pass, all->deals_won,
                all->deals_lost, seconds);
         print_side(cfg.player, &all->side[0], mean, ci, cfg.budget_ms, 1, false);
-        print_side(cfg.opponent, &all->side[1], -mean, ci, cfg.budget_ms, 1, true);
+        print_side(cfg.opponent, &all->side[1], omean, oci, cfg.budget_ms, 1, true);
         printf("]}\n");
         free(b);
         return 0;
@@ -509,7 +521,7 @@ static int bench_ai(int argc, char **argv)
     printf("%-8s %6s %6s %7s %6s %7s %18s %8s %7s %8s %5s %6s\n", "side", "games", "landl", "won",
            "farmer", "won", "score/deal (95%CI)", "think ms", "p99", "max", "over", "units");
     print_side(cfg.player, &all->side[0], mean, ci, cfg.budget_ms, 0, false);
-    print_side(cfg.opponent, &all->side[1], -mean, ci, cfg.budget_ms, 0, true);
+    print_side(cfg.opponent, &all->side[1], omean, oci, cfg.budget_ms, 0, true);
     const side_stats *me = &all->side[0];
     printf("%s won %.1f%% of its games, and ended %ld deals ahead (%.1f%%), %ld behind, %ld "
            "even\n",
