@@ -5,7 +5,7 @@
 # comments, options, disabled entries, other repositories, reading order,
 # and a clear failure when there is no mirror. Sourcing the script runs
 # nothing but defines its functions: no root, network or podman needed.
-# Host names are all under .invalid (RFC 2606): none can be a real mirror.
+# Host names are all under example.org (reserved, RFC 2606): none can be a real mirror.
 # Usage: test_apt_mirror.sh [PATH-TO-DDZ] (ignored: ctest passes it)
 # shellcheck disable=SC2015 # `ok` never fails
 set -u
@@ -42,17 +42,17 @@ $want"
 d=$tmp/oneline
 mkdir -p "$d/sources.list.d"
 cat >"$d/sources.list" <<'X'
-# deb http://commented.invalid/debian bookworm main
-deb-src http://src.invalid/debian bookworm main
+# deb http://commented.example.org/debian bookworm main
+deb-src http://src.example.org/debian bookworm main
 
 deb cdrom:[Debian GNU/Linux 12]/ bookworm main
-deb http://one.invalid/debian/ bookworm main contrib non-free-firmware
-deb http://one.invalid/debian bookworm-updates main   # trailing comment
-deb http://one.invalid/debian-security bookworm-security main
+deb http://one.example.org/debian/ bookworm main contrib non-free-firmware
+deb http://one.example.org/debian bookworm-updates main   # trailing comment
+deb http://one.example.org/debian-security bookworm-security main
 X
-expect "one-line sources.list" "$d" "archive http://one.invalid/debian
-archive http://one.invalid/debian
-security http://one.invalid/debian-security" http://one.invalid/debian http://one.invalid/debian-security
+expect "one-line sources.list" "$d" "archive http://one.example.org/debian
+archive http://one.example.org/debian
+security http://one.example.org/debian-security" http://one.example.org/debian http://one.example.org/debian-security
 
 # ---- deb822, as Debian 12's own images ship it ----
 d=$tmp/deb822
@@ -60,38 +60,38 @@ mkdir -p "$d/sources.list.d"
 cat >"$d/sources.list.d/debian.sources" <<'X'
 Types: deb
 # a comment inside the entry
-URIs: https://two.invalid/debian
+URIs: https://two.example.org/debian
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
-URIs: https://two.invalid/debian-security/
+URIs: https://two.example.org/debian-security/
 Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 X
-expect "deb822 debian.sources" "$d" "archive https://two.invalid/debian
-archive https://two.invalid/debian
-security https://two.invalid/debian-security" https://two.invalid/debian https://two.invalid/debian-security
+expect "deb822 debian.sources" "$d" "archive https://two.example.org/debian
+archive https://two.example.org/debian
+security https://two.example.org/debian-security" https://two.example.org/debian https://two.example.org/debian-security
 
 # ---- deb822 details: disabled, deb-src only, field case, continuation ----
 d=$tmp/details
 mkdir -p "$d/sources.list.d"
 cat >"$d/sources.list.d/debian.sources" <<'X'
 Types: deb
-URIs: http://disabled.invalid/debian
+URIs: http://disabled.example.org/debian
 Suites: bookworm
 Components: main
 Enabled: no
 
 Types: deb-src
-URIs: http://src.invalid/debian
+URIs: http://src.example.org/debian
 Suites: bookworm
 Components: main
 
 types: deb deb-src
-uris: file:/srv/mirror/debian http://second-uri.invalid/debian
+uris: file:/srv/mirror/debian http://second-uri.example.org/debian
 suites:
  bookworm
 Components: main contrib
@@ -106,31 +106,31 @@ expect "deb822 details" "$d" "archive file:/srv/mirror/debian" file:/srv/mirror/
 # ---- other repositories first; [options]; apt's reading order ----
 d=$tmp/order
 mkdir -p "$d/sources.list.d"
-echo 'deb [arch=amd64 signed-by=/etc/apt/keyrings/x.gpg] https://third.invalid/linux/debian bookworm stable' \
+echo 'deb [arch=amd64 signed-by=/etc/apt/keyrings/x.gpg] https://third.example.org/linux/debian bookworm stable' \
     >"$d/sources.list.d/a-third-party.list"
 cat >"$d/sources.list.d/b-flat.sources" <<'X'
 Types: deb
-URIs: https://flat.invalid/repo
+URIs: https://flat.example.org/repo
 Suites: ./
 X
-echo 'deb [ arch=amd64 ] http://three.invalid/debian bookworm main' >"$d/sources.list.d/c.list"
+echo 'deb [ arch=amd64 ] http://three.example.org/debian bookworm main' >"$d/sources.list.d/c.list"
 cat >"$d/sources.list.d/d-debian.sources" <<'X'
 Types: deb
-URIs: http://four.invalid/debian
+URIs: http://four.example.org/debian
 Suites: bookworm-security
 Components: main
 X
 echo 'deb mirror+file:/etc/apt/mirrors.txt bookworm main' >"$d/sources.list.d/e.list"
-echo 'deb http://ignored.invalid/debian bookworm main' >"$d/sources.list.d/f.list.disabled"
-expect "order and options" "$d" "archive http://three.invalid/debian
-security http://four.invalid/debian" http://three.invalid/debian http://four.invalid/debian
-echo 'deb http://five.invalid/debian bookworm main' >"$d/sources.list"
+echo 'deb http://ignored.example.org/debian bookworm main' >"$d/sources.list.d/f.list.disabled"
+expect "order and options" "$d" "archive http://three.example.org/debian
+security http://four.example.org/debian" http://three.example.org/debian http://four.example.org/debian
+echo 'deb http://five.example.org/debian bookworm main' >"$d/sources.list"
 got=$(apt_mirrors "$d" | head -1)
-[ "$got" = "archive http://five.invalid/debian" ] && ok || no "sources.list is read first: $got"
+[ "$got" = "archive http://five.example.org/debian" ] && ok || no "sources.list is read first: $got"
 
 # ---- the environment wins ----
-DDZ_MIRROR=http://env.invalid/debian DDZ_SECURITY_MIRROR=http://env.invalid/sec pick_mirrors "$d"
-[ "$mirror $security_mirror" = "http://env.invalid/debian http://env.invalid/sec" ] && ok ||
+DDZ_MIRROR=http://env.example.org/debian DDZ_SECURITY_MIRROR=http://env.example.org/sec pick_mirrors "$d"
+[ "$mirror $security_mirror" = "http://env.example.org/debian http://env.example.org/sec" ] && ok ||
     no "DDZ_MIRROR and DDZ_SECURITY_MIRROR: $mirror $security_mirror"
 
 # ---- no mirror at all: a clear failure ----
@@ -139,8 +139,8 @@ for case in empty nothing-usable; do
     mkdir -p "$d"
     if [ $case = nothing-usable ]; then
         mkdir -p "$d/sources.list.d"
-        printf '%s\n' '# deb http://commented.invalid/debian bookworm main' \
-            'deb-src http://src.invalid/debian bookworm main' >"$d/sources.list"
+        printf '%s\n' '# deb http://commented.example.org/debian bookworm main' \
+            'deb-src http://src.example.org/debian bookworm main' >"$d/sources.list"
         cp "$tmp/order/sources.list.d/a-third-party.list" "$d/sources.list.d/"
     fi
     [ -z "$(apt_mirrors "$d")" ] && ok || no "$case: apt_mirrors printed $(apt_mirrors "$d")"

@@ -128,7 +128,7 @@ typedef struct wal_lock {
  * ANOTHER process wait until wal_lock_release(): a child takes write locks
  * on bytes 120..127 of `db`-shm, the WAL index's write, checkpoint and
  * recovery locks and its five read-mark locks (the layout of
- * https://www.sqlite.org/walformat.html, section 2.3.1). A reader then
+ * SQLite's documentation of the WAL format, walformat, section 2.3.1). A reader then
  * retries with growing sleeps, for about 10 s before it gives up with
  * SQLITE_PROTOCOL. A child, because POSIX record locks never conflict
  * within one process; the store under test may live in this one. The
