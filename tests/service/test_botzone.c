@@ -16,6 +16,7 @@
 #include "rules/error.h"
 #include "service/match/match.h"
 #include "service/seats/seats.h"
+#include "record_log.h"
 #include "test_util.h"
 
 #define TB DDZ_TESTBOT
@@ -68,25 +69,7 @@ static void run_rules(const ddz_rules *rules, const char *a, const char *b, cons
     cr_assert_eq(count_descendants("botzone_testbot"), 0, "a bot process is left running");
     cr_assert_eq(count_descendants("botzone_bot.py"), 0, "a bot process is left running");
 
-    FILE *f = fopen(logpath, "r");
-    cr_assert_not_null(f);
-    char *line = NULL;
-    size_t cap = 0;
-    nrecs = 0;
-    while (getline(&line, &cap, f) > 0) {
-        json_error_t je;
-        json_t *j = json_loads(line, 0, &je);
-        cr_assert_not_null(j, "log line %d is not JSON: %s", nrecs + 1, je.text);
-        cr_assert_lt(nrecs, 400);
-        cr_assert_eq(ddz_record_from_json(j, &recs[nrecs], err, sizeof err), 0, "%s", err);
-        json_decref(j);
-        cr_assert_str_eq(recs[nrecs].rules, rules->name);
-        cr_assert_eq(ddz_record_verify(&recs[nrecs], rules, err, sizeof err), 0,
-                     "record %d does not verify: %s", nrecs, err);
-        nrecs++;
-    }
-    free(line);
-    fclose(f);
+    nrecs = read_verified_log(logpath, rules, recs, (int)(sizeof recs / sizeof recs[0]));
     cr_assert_eq(nrecs, games * (rotate ? 3 : 1));
 }
 

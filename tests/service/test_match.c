@@ -17,6 +17,7 @@
 #include "proto/text.h"
 #include "rules/error.h"
 #include "service/match/match.h"
+#include "record_log.h"
 #include "test_util.h"
 
 #define TE DDZ_TESTENGINE
@@ -57,24 +58,7 @@ static void run(const char *a, const char *b, const char *c, int games, double t
     cr_assert_eq(ddz_match_games_played(m), games * (rotate ? 3 : 1));
     ddz_match_destroy(m);
 
-    FILE *f = fopen(logpath, "r");
-    cr_assert_not_null(f);
-    char *line = NULL;
-    size_t cap = 0;
-    nrecs = 0;
-    while (getline(&line, &cap, f) > 0) {
-        json_error_t je;
-        json_t *j = json_loads(line, 0, &je);
-        cr_assert_not_null(j, "log line %d is not JSON: %s", nrecs + 1, je.text);
-        cr_assert_lt(nrecs, 400);
-        cr_assert_eq(ddz_record_from_json(j, &recs[nrecs], err, sizeof err), 0, "%s", err);
-        json_decref(j);
-        cr_assert_eq(ddz_record_verify(&recs[nrecs], &ddz_rules_caai, err, sizeof err), 0,
-                     "record %d does not verify: %s", nrecs, err);
-        nrecs++;
-    }
-    free(line);
-    fclose(f);
+    nrecs = read_verified_log(logpath, &ddz_rules_caai, recs, (int)(sizeof recs / sizeof recs[0]));
     cr_assert_eq(nrecs, games * (rotate ? 3 : 1));
 }
 
