@@ -36,7 +36,10 @@
  * endgame (below), every legal play. On each sampled deal every live
  * candidate is played and the game finished: by exact search (below) when
  * few cards are left, else by an ai:greedy playout for every seat. The
- * value is the seat's score divided by 100 x bid. All candidates are
+ * value is the seat's score divided by the rule set's score_unit x bid (a
+ * landlord's plain win is 2 under every rule set, so that values from
+ * playouts and from exact search, and bid thresholds, mean the same
+ * whatever the scores' scale). All candidates are
  * evaluated on the same deals (common random numbers), and a candidate is
  * dropped once its mean is below the best's by more than Z_PRUNE standard
  * errors of the paired differences; the search ends when one candidate is
@@ -54,8 +57,10 @@
  * transposition table, at most DDZ_STRONG_SOLVE_NODES nodes per search
  * (DDZ_STRONG_UNIT_NODES nodes count as one unit of the budget, like one
  * playout); a search that hits the cap falls back to a playout for that
- * deal. A win is worth the multiplier before the candidate, so a sure win
- * is never traded for a likely one with a bomb. With every split
+ * deal. A solved game is scored by the rule set as if it ended there:
+ * with the multiplier before the candidate, so that a sure win is never
+ * traded for a likely one with a bomb, and with the play weights so far,
+ * the candidate's included (botzone-ftl). With every split
  * enumerated and every search finished, a play that wins on every split is
  * found for sure.
  */
@@ -299,8 +304,17 @@ static bool spend(search *s)
 /* ---------------------------------------------------------------------- */
 /* Sampled games                                                           */
 
+/* Returns seat `me`'s score in the finished game `g` per unit of stake:
+ * divided by the rule set's score_unit x bid, so that a landlord's plain win
+ * is worth 2 under every rule set (caai's 200 x bid, botzone-ftl2's 2 x bid,
+ * botzone-ftl's 2 plus its play weights / 100). */
+static double game_value(const ddz_game *g, int me)
+{
+    return g->score[me] / ((double)g->rules->score_unit * (g->bid ? g->bid : 1));
+}
+
 /* Plays `g` to the end with ai:greedy in every seat. Returns seat `me`'s
- * score divided by 100 x bid. */
+ * value (game_value). */
 static double playout(search *s, ddz_game *g, int me)
 {
     s->last->playouts++;
@@ -315,7 +329,7 @@ static double playout(search *s, ddz_game *g, int me)
         if (ddz_game_play(g, g->turn, c) != 0)
             return 0; /* not reached: greedy plays legally */
     }
-    return (double)g->score[me] / (100.0 * (g->bid ? g->bid : 1));
+    return game_value(g, me);
 }
 
 /* Returns C(n, k), or a number above `cap` when it is larger. */
@@ -536,10 +550,28 @@ static int solve(search *s, const spos *p, int sp)
     return result;
 }
 
-/* Finishes `g` (after the candidate was played) by exact search. Returns 1
- * and the value for `me` in *value (a win or a loss times `mult`), or 0 when
- * the search was cut short. */
-static int solve_game(search *s, const ddz_game *g, int me, int mult, double *value)
+/* Returns the value for `me` (game_value) of `g` (after the candidate was
+ * played) ended with `me`'s side winning or losing, scored by the rule set
+ * as it stands: the multiplier of `base` (before the candidate, so that a
+ * sure win is never traded for a likely win with a bomb), the play weights
+ * of `g` (the candidate's included), no spring. */
+static double ended_value(const ddz_game *base, const ddz_game *g, int me, bool me_wins)
+{
+    ddz_game end = *g;
+    int ll = end.landlord;
+    end.winner = (int8_t)(me_wins ? me : me == ll ? (ll + 1) % 3 : ll);
+    end.bombs = base->bombs;
+    end.rocket = base->rocket;
+    end.spring = end.anti_spring = 0;
+    end.multiplier = end.rules->multiplier(&end);
+    end.rules->score(&end, end.score);
+    return game_value(&end, me);
+}
+
+/* Finishes `g` (after the candidate was played from `base`) by exact
+ * search. Returns 1 and the value for `me` in *value (ended_value), or 0
+ * when the search was cut short. */
+static int solve_game(search *s, const ddz_game *base, const ddz_game *g, int me, double *value)
 {
     spos p;
     for (int i = 0; i < 3; i++)
@@ -555,7 +587,7 @@ static int solve_game(search *s, const ddz_game *g, int me, int mult, double *va
         return 0;
     s->last->solves++;
     bool me_wins = (side(s, g->turn) == side(s, me)) == (r == 1);
-    *value = (me_wins ? 1 : -1) * (me == s->ll ? 2 : 1) * mult;
+    *value = ended_value(base, g, me, me_wins);
     return 1;
 }
 
@@ -573,12 +605,9 @@ static double evaluate(search *s, const ddz_game *base, int me, ddz_ranks m)
     ddz_game g = *base;
     ddz_game_play(&g, me, ddz_cards_pick(g.hand[me], m));
     if (g.phase == DDZ_PHASE_OVER)
-        return (double)g.score[me] / (100.0 * (g.bid ? g.bid : 1));
-    /* exact search values a win by the multiplier before this play, so
-     * that a sure win is never traded for a likely win with a bomb */
-    int mult = (1 + base->bombs) * (base->rocket ? 2 : 1);
+        return game_value(&g, me);
     double value;
-    if (cards_in(&g) <= SOLVE_CARDS && solve_game(s, &g, me, mult, &value))
+    if (cards_in(&g) <= SOLVE_CARDS && solve_game(s, base, &g, me, &value))
         return value;
     if (s->stop)
         return 0;

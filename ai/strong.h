@@ -57,7 +57,7 @@ typedef struct ddz_strong_stats {
     int candidates;  /* candidate plays searched (0 = decided without search) */
     int enumerated;  /* 1 when every possible split of the hidden cards was used */
     int clock_ended; /* 1 when the clock, not the unit budget, ended the search */
-    double value;    /* mean value of the chosen play (score / (100 x bid)) */
+    double value;    /* mean value of the chosen play (score / (rules->score_unit x bid)) */
 } ddz_strong_stats;
 
 /* Creates the player with random seed `seed` and the default budget.

@@ -62,6 +62,10 @@ typedef struct ddz_rules {
                                (0: the rule set has none; INFO then says 0) */
     int default_time_ms;    /* per-action time limit when a match gives none */
     int fault_policy;       /* enum ddz_faultpolicy */
+    int score_unit;         /* a landlord who wins at bid 1 with multiplier 1 and no play
+                               weights scores 2 x this (caai 100, botzone 1): hosted AIs
+                               divide scores by score_unit x bid, so that values mean the
+                               same under every rule set */
     /* What one play of `c` adds to its player's weight (g->weight), or NULL
      * when the scores do not count plays. Returns it (>= 0). */
     int (*play_weight)(const struct ddz_combo *c);

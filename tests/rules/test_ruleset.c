@@ -75,6 +75,37 @@ Test(ruleset, score_sums_stay_on_the_grid)
     cr_assert_eq(ddz_score_add(-0.005, -0.0025), -0.008, "half away from zero");
 }
 
+/* score_unit is what each rule set's own score function gives a landlord
+ * who wins at bid 1 with no bomb, no spring and no play weights, halved:
+ * hosted AIs divide by it, so it must agree with the scores. */
+Test(ruleset, score_unit_agrees_with_the_scores)
+{
+    static const int want[] = {100, 1, 1};
+    for (int i = 0; ddz_rules_at(i); i++) {
+        const ddz_rules *rs = ddz_rules_at(i);
+        cr_assert_eq(rs->score_unit, want[i], "%s", rs->name);
+        for (int bid = 1; bid <= rs->max_bid; bid++) {
+            ddz_game g;
+            memset(&g, 0, sizeof g);
+            g.rules = rs;
+            g.landlord = 1;
+            g.bid = (uint8_t)bid;
+            g.last_seat = -1;
+            for (int won = 0; won < 2; won++) {
+                g.winner = (int8_t)(won ? 1 : 2);
+                g.multiplier = rs->multiplier(&g);
+                double out[3];
+                rs->score(&g, out);
+                /* botzone-ftl's losing side scores 0, not minus the stake */
+                double lost = rs->play_weight ? 0 : -2.0 * rs->score_unit * bid;
+                cr_assert_eq(out[1],
+                             won ? 2.0 * rs->score_unit * (rs->play_weight ? 1 : bid) : lost,
+                             "%s bid %d won %d: %g", rs->name, bid, won, out[1]);
+            }
+        }
+    }
+}
+
 /* The weights of seed 002's table, by type name: the slow twin of
  * botzone-ftl's play_weight. */
 static int seed_weight(const ddz_combo *c)
