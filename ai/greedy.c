@@ -21,6 +21,15 @@
  * Leading: a play that empties the hand; else a safe play that leaves a won
  * hand; else the play leaving the best-scoring rest, with a small bonus per
  * card shed. Bombs and the rocket are led only when nothing else is left.
+ *
+ * Where the rule set's scores count plays (botzone-ftl: rules->play_weight),
+ * a won hand is played out by its heaviest sure line (a safe play, then the
+ * rest's split; a bomb and two singles weigh 12, the four_two of the same
+ * cards 8), even when one play would empty the hand, and a lead's score
+ * gains WEIGHT_BONUS per unit of the play's weight: between plays that leave
+ * hands of about the same strength, the heavier one. Measured against the
+ * plain policy (docs/ai.md), nothing else helped: spending bombs more
+ * freely lost games, and weighing the rest's split changed little.
  * When an opponent has one card left, singles are led only if safe or if
  * nothing else is left (then the highest); with two cards left, pairs
  * likewise. A farmer whose partner, sitting next, has one card left leads
@@ -51,8 +60,9 @@
 
 enum {
     HAND_COST = DDZ_HAND_COST,
-    SHED_BONUS = 2,  /* lead score per card shed beyond the first */
-    FOLLOW_MIN = -4, /* least hand score change accepted to follow */
+    SHED_BONUS = 2,   /* lead score per card shed beyond the first */
+    WEIGHT_BONUS = 1, /* lead score per unit of play weight (rule sets that count plays) */
+    FOLLOW_MIN = -4,  /* least hand score change accepted to follow */
     BREAK_COST = DDZ_HAND_BREAK_COST,
 };
 
@@ -124,19 +134,54 @@ static bool safe(const ctx *x, ddz_combo c)
     return true;
 }
 
+/* Returns what playing `c` adds to the player's weight (0 when the rule
+ * set's scores do not count plays). */
+static int weight_of(const ctx *x, ddz_combo c)
+{
+    return x->v->rules->play_weight ? x->v->rules->play_weight(&c) : 0;
+}
+
 /* Returns true when `rest` splits into combinations all safe but one (the
- * seat on lead then plays the safe ones and the last one). */
-static bool won(const ctx *x, ddz_ranks rest)
+ * seat on lead then plays the safe ones and the last one). Unless `weight`
+ * is NULL, writes there the weight of playing the split out. */
+static bool won(const ctx *x, ddz_ranks rest, int *weight)
 {
     split sp;
     ddz_hand_evaluate(rest, &sp, NULL);
-    int unsafe = 0;
+    int unsafe = 0, w = 0;
     for (int i = 0; i < sp.n && unsafe < 2; i++) {
         ddz_combo c = ddz_combo_classify(x->v->rules, sp.part[i]);
         if (c.type == DDZ_INVALID || !safe(x, c))
             unsafe++;
+        if (c.type != DDZ_INVALID)
+            w += weight_of(x, c);
     }
+    if (weight)
+        *weight = w;
     return unsafe <= 1;
+}
+
+/* Returns the safe play among mv[0..n) that leaves a won hand, or -1: when
+ * the rule set counts plays, the one whose line (it, then the rest's split)
+ * weighs most, else the first that is not a bomb. *line gets the line's
+ * weight. */
+static int won_line(const ctx *x, const ddz_move *mv, int n, int *line)
+{
+    int best = -1, best_w = -1;
+    bool weighted = x->v->rules->play_weight != NULL;
+    for (int i = 0; i < n; i++) {
+        int w;
+        if (!safe(x, mv[i].combo) || !won(x, x->hand - mv[i].ranks, &w))
+            continue;
+        w += weight_of(x, mv[i].combo);
+        if (best < 0 ||
+            (weighted ? w > best_w : is_bomb(mv[best].combo) && !is_bomb(mv[i].combo))) {
+            best = i;
+            best_w = w;
+        }
+    }
+    *line = best_w;
+    return best;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -178,14 +223,8 @@ static ddz_cards pick(const ddz_view *v, const ddz_move *m)
 static int lead(const ctx *x, const ddz_move *mv, int n)
 {
     const ddz_view *v = x->v;
-    /* a safe play that leaves a won hand; bombs last */
-    int best = -1;
-    for (int i = 0; i < n; i++) {
-        if (!safe(x, mv[i].combo) || !won(x, x->hand - mv[i].ranks))
-            continue;
-        if (best < 0 || (is_bomb(mv[best].combo) && !is_bomb(mv[i].combo)))
-            best = i;
-    }
+    /* a safe play that leaves a won hand */
+    int line, best = won_line(x, mv, n, &line);
     if (best >= 0)
         return best;
 
@@ -202,7 +241,7 @@ static int lead(const ctx *x, const ddz_move *mv, int n)
     int best_score = NEG_INF;
     for (int i = 0; i < n; i++) {
         ddz_combo c = mv[i].combo;
-        int sc = after(x, mv[i].ranks) + SHED_BONUS * (c.size - 1);
+        int sc = after(x, mv[i].ranks) + SHED_BONUS * (c.size - 1) + WEIGHT_BONUS * weight_of(x, c);
         if (is_bomb(c))
             sc -= 100000;
         if (x->opp_min == 1 && c.type == DDZ_SINGLE && !safe(x, c))
@@ -284,15 +323,9 @@ static int follow_opponent(const ctx *x, const ddz_move *mv, int n)
 
 static int follow(const ctx *x, const ddz_move *mv, int n)
 {
-    /* a safe play that leaves a won hand, bombs last */
-    int best = -1;
+    /* a safe play that leaves a won hand */
     bool partner = x->partner >= 0 && x->v->last_seat == x->partner;
-    for (int i = 0; i < n; i++) {
-        if (!safe(x, mv[i].combo) || !won(x, x->hand - mv[i].ranks))
-            continue;
-        if (best < 0 || (is_bomb(mv[best].combo) && !is_bomb(mv[i].combo)))
-            best = i;
-    }
+    int line, best = won_line(x, mv, n, &line);
     if (best >= 0)
         return best;
     return partner ? follow_partner(x, mv, n) : follow_opponent(x, mv, n);
@@ -315,11 +348,21 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
     if (n == 0)
         return 0;
     ddz_ranks hand = ddz_cards_ranks(v->hand);
-    for (int i = 0; i < n; i++)
-        if (moves[i].ranks == hand)
-            return pick(v, &moves[i]);
     ctx x;
     ctx_init(&x, v, cache);
+    for (int i = 0; i < n; i++) {
+        if (moves[i].ranks != hand)
+            continue;
+        /* a play that empties the hand, unless the rule set counts plays
+         * and a sure line of several plays weighs more */
+        int line;
+        if (v->rules->play_weight) {
+            int j = won_line(&x, moves, n, &line);
+            if (j >= 0 && line > weight_of(&x, moves[i].combo))
+                return pick(v, &moves[j]);
+        }
+        return pick(v, &moves[i]);
+    }
     int i = leading ? lead(&x, moves, n) : follow(&x, moves, n);
     if (i < 0)
         return leading ? pick(v, &moves[0]) : 0;

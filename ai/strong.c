@@ -28,23 +28,24 @@
  * should be played as landlord is bid 3; near the line it bids 2 or 1, and
  * after an earlier bid it asks a little more.
  *
- * Playing. A play that empties the hand is made at once, and a forced move
- * (one legal play) without search. Otherwise the candidates are: ai:greedy's
- * choice, the pass when following, the smallest bomb and the rocket when
- * following, and the plays whose remaining hand decomposes best
- * (ai/hand.h), at most two per type and main rank, PRIOR_CAND in all; in the
- * endgame (below), every legal play. On each sampled deal every live
- * candidate is played and the game finished: by exact search (below) when
- * few cards are left, else by an ai:greedy playout for every seat. The
- * value is the seat's score divided by the rule set's score_unit x bid (a
- * landlord's plain win is 2 under every rule set, so that values from
- * playouts and from exact search, and bid thresholds, mean the same
- * whatever the scores' scale). All candidates are
- * evaluated on the same deals (common random numbers), and a candidate is
- * dropped once its mean is below the best's by more than Z_PRUNE standard
- * errors of the paired differences; the search ends when one candidate is
- * left, every split has been used, or the budget is spent. The best mean
- * wins; ties go to the earlier candidate (greedy's choice first).
+ * Playing. A play that empties the hand is made at once (where the rule set
+ * scores plays, ai:greedy's choice: a heavier sure line if there is one),
+ * and a forced move (one legal play) without search. Otherwise the
+ * candidates are: ai:greedy's choice, the pass when following, the smallest
+ * bomb and the rocket when following, and the plays whose remaining hand
+ * decomposes best (ai/hand.h), at most two per type and main rank,
+ * PRIOR_CAND in all; in the endgame (below), every legal play. On each
+ * sampled deal every live candidate is played and the game finished: by
+ * exact search (below) when few cards are left, else by an ai:greedy playout
+ * for every seat. The value is the seat's score divided by the rule set's
+ * score_unit x bid (a landlord's plain win is 2 under every rule set, so
+ * that values from playouts and from exact search, and bid thresholds, mean
+ * the same whatever the scores' scale). All candidates are evaluated on the
+ * same deals (common random numbers), and a candidate is dropped once its
+ * mean is below the best's by more than Z_PRUNE standard errors of the
+ * paired differences; the search ends when one candidate is left, every
+ * split has been used, or the budget is spent. The best mean wins; ties go
+ * to the earlier candidate (greedy's choice first).
  *
  * Roles come from the playouts (the partner is played by the same policy,
  * scores are by side) plus one rule before the search: a farmer whose
@@ -748,9 +749,15 @@ ddz_cards ddz_strong_play(ddz_strong *ai, const ddz_view *v, ddz_strong_workspac
         return 0;
     if (n == 1)
         return ddz_cards_pick(v->hand, w->root[0].ranks);
-    for (int i = 0; i < n; i++)
-        if (w->root[i].ranks == hand)
-            return v->hand; /* a play that wins now */
+    for (int i = 0; i < n; i++) {
+        if (w->root[i].ranks != hand)
+            continue;
+        /* a play that wins now; where plays are scored, ai:greedy's choice,
+         * which is that play unless a sure line of several weighs more */
+        if (!v->rules->play_weight)
+            return v->hand;
+        return ddz_greedy_play_cached(v, w->scratch, DDZ_MOVES_MAX, &w->cache);
+    }
 
     ddz_cards greedy = ddz_greedy_play_cached(v, w->scratch, DDZ_MOVES_MAX, &w->cache);
     int me = v->seat;

@@ -264,6 +264,81 @@ Test(greedy, guards_against_an_opponent_with_one_card)
     cr_assert_neq(cb.type, DDZ_SINGLE, "led a %s", ddz_type_name(cb.type));
 }
 
+/* ---------------------------------------------------------------------- */
+/* Rule sets that count plays (botzone-ftl)                                */
+
+/* The landlord (seat 0) under `rs` holds 3333, a 7 and a 2; the other
+ * players hold 44556677 88 between them, everything else is gone. The
+ * bomb and the 2 cannot be beaten, so the hand is won either way: at once
+ * as a four_two (botzone-ftl weight 8), or as bomb, 2, 7 (10 + 1 + 1). */
+static ddz_view won_with_a_bomb(const ddz_rules *rs)
+{
+    ddz_view v = table_in(rs, 0, 0, "333372", "", (int[]){6, 5, 5});
+    v.played[1] = DDZ_CARDS_ALL & ~v.hand & ~hand_of("4455667788", v.hand);
+    return v;
+}
+
+/* Plays the landlord's hand in `v` out with greedy, the others passing (as
+ * they must: every play but the last is safe). Returns the plays' total
+ * botzone-ftl weight; *bomb tells whether one was a bomb. */
+static int play_out_alone(ddz_view v, bool *bomb)
+{
+    int weight = 0;
+    *bomb = false;
+    for (int step = 0; v.left[0] > 0; step++) {
+        cr_assert_lt(step, 6, "the hand must run out");
+        ddz_cards c = play(&v);
+        ddz_combo cb = ddz_combo_classify(v.rules, ddz_cards_ranks(c));
+        weight += ddz_rules_botzone_ftl.play_weight(&cb);
+        *bomb |= cb.type == DDZ_BOMB;
+        cr_assert_eq(ddz_view_play(&v, 0, c), 0);
+        if (v.left[0] > 0) {
+            cr_assert_eq(ddz_view_play(&v, 1, 0), 0);
+            cr_assert_eq(ddz_view_play(&v, 2, 0), 0);
+            cr_assert_eq(v.last_seat, -1, "the landlord leads again");
+        }
+    }
+    return weight;
+}
+
+Test(greedy, botzone_ftl_plays_a_won_hand_by_its_heaviest_line)
+{
+    bool bomb;
+    ddz_view v = won_with_a_bomb(&ddz_rules_botzone_ftl);
+    cr_assert_neq(play(&v), v.hand, "not the four_two that empties the hand");
+    cr_assert_eq(play_out_alone(v, &bomb), 12);
+    cr_assert(bomb, "the four played as a bomb, not split");
+
+    /* where plays are not scored, the hand goes at once, as always */
+    v = won_with_a_bomb(&ddz_rules_caai);
+    cr_assert_eq(play(&v), v.hand);
+
+    /* the rule comes from the rule set's play_weight, not from its name */
+    ddz_rules weighted = ddz_rules_caai, blind = ddz_rules_botzone_ftl;
+    weighted.play_weight = ddz_rules_botzone_ftl.play_weight;
+    blind.play_weight = NULL;
+    v = won_with_a_bomb(&weighted);
+    cr_assert_eq(play_out_alone(v, &bomb), 12);
+    cr_assert(bomb);
+    v = won_with_a_bomb(&blind);
+    cr_assert_eq(play(&v), v.hand);
+}
+
+Test(greedy, botzone_ftl_leads_the_heavier_of_two_close_plays)
+{
+    /* early in the game, a farmer: leading the 8 alone or with KKK leaves
+     * hands of about the same strength; KKK8 weighs 4, the 8 alone 1 */
+    ddz_view v = table_in(&ddz_rules_botzone_ftl, 1, 0, "8JQKKKAA", "", (int[]){15, 8, 17});
+    cr_assert_eq(play(&v), ranks_in(&v, "8KKK"));
+
+    ddz_rules blind = ddz_rules_botzone_ftl;
+    blind.play_weight = NULL;
+    v = table_in(&blind, 1, 0, "8JQKKKAA", "", (int[]){15, 8, 17});
+    cr_assert_eq(play(&v), ranks_in(&v, "8"), "without weights, the lone 8");
+    v = table(1, 0, "8JQKKKAA", "", (int[]){15, 8, 17});
+    cr_assert_eq(play(&v), ranks_in(&v, "8"), "and under caai");
+}
+
 Test(greedy, bids_by_hand_strength)
 {
     ddz_view v;

@@ -741,6 +741,23 @@ Test(strong, bids_by_hand_strength, .init = init)
     ddz_strong_workspace_destroy(ws);
 }
 
+/* Under botzone-ftl a won hand goes out by its heaviest sure line, as
+ * ai:greedy plays it (tests/ai/test_greedy.c): bomb, 2 and 7 (weight 12),
+ * not the four_two that empties the hand at once (8). */
+Test(strong, botzone_ftl_plays_a_won_hand_by_its_heaviest_line, .init = init)
+{
+    for (int i = 0; i < 2; i++) {
+        const ddz_rules *rs = i ? &ddz_rules_botzone_ftl : &ddz_rules_caai;
+        ddz_view v = table_in(rs, 0, 0, "333372", "", (int[]){6, 5, 5});
+        v.played[1] = DDZ_CARDS_ALL & ~v.hand & ~hand_of("4455667788", v.hand);
+        ddz_cards c = strong_play(&v);
+        if (rs->play_weight)
+            cr_assert(c == ranks_in(&v, "3333") || c == ranks_in(&v, "2"), "%s", rs->name);
+        else
+            cr_assert_eq(c, v.hand, "%s: at once", rs->name);
+    }
+}
+
 /* ---------------------------------------------------------------------- */
 /* Budget                                                                  */
 

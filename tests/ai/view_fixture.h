@@ -29,18 +29,19 @@ static inline ddz_cards hand_of(const char *s, ddz_cards taken)
     return c;
 }
 
-/* The view of `seat` holding `hand` in play, with `landlord` and the card
- * counts `left`; the cards in `gone` were played by the next seat ("" for
- * none). The leftover is the landlord's three lowest cards when that is
- * `seat`, else the three lowest cards `seat` does not hold. */
-static inline ddz_view table(int seat, int landlord, const char *hand, const char *gone,
-                             const int left[3])
+/* The view under rule set `rs` of `seat` holding `hand` in play, with
+ * `landlord` and the card counts `left`; the cards in `gone` were played by
+ * the next seat ("" for none). The leftover is the landlord's three lowest
+ * cards when that is `seat`, else the three lowest cards `seat` does not
+ * hold. */
+static inline ddz_view table_in(const ddz_rules *rs, int seat, int landlord, const char *hand,
+                                const char *gone, const int left[3])
 {
     ddz_cards h = hand_of(hand, 0), pool = landlord == seat ? h : DDZ_CARDS_ALL & ~h, left3 = 0;
     for (int i = 0; i < 3; i++)
         left3 |= pool & ~left3 & (~(pool & ~left3) + 1);
     ddz_view v;
-    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, seat, landlord == seat ? h & ~left3 : h), 0);
+    cr_assert_eq(ddz_view_deal(&v, rs, seat, landlord == seat ? h & ~left3 : h), 0);
     for (int s = 0; s < 3; s++)
         cr_assert_eq(ddz_view_bid(&v, s, s == landlord ? 1 : 0), 0);
     cr_assert_eq(ddz_view_leftover(&v, landlord, left3), 0);
@@ -50,6 +51,13 @@ static inline ddz_view table(int seat, int landlord, const char *hand, const cha
         v.left[s] = (uint8_t)left[s];
     cr_assert_eq(v.left[seat], ddz_cards_count(h));
     return v;
+}
+
+/* The same under caai. */
+static inline ddz_view table(int seat, int landlord, const char *hand, const char *gone,
+                             const int left[3])
+{
+    return table_in(&ddz_rules_caai, seat, landlord, hand, gone, left);
 }
 
 /* Seat `seat` (not the view's) plays the ranks `play` ("" passes); its
