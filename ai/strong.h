@@ -90,6 +90,14 @@ void ddz_strong_workspace_destroy(ddz_strong_workspace *w);
  * in workspace `w` (required). Never fails. */
 int ddz_strong_bid(ddz_strong *s, const ddz_view *v, ddz_strong_workspace *w);
 
+/* Returns the bid ai:strong makes under `rs` for a hand whose value as
+ * landlord (mean result per unit of bid, ddz_strong_stats.value) is
+ * `value`, after earlier bids whose highest is `high`: 0 when it would not
+ * be above `high`, else up to rs->max_bid. The thresholds are per all-pass
+ * rule (rs->allpass), calibrated where strong's real result as landlord
+ * crosses zero. Never fails. */
+int ddz_strong_bid_of_value(const ddz_rules *rs, int high, double value);
+
 /* Returns the cards of a legal play for the seat of `v`, whose turn it is to
  * play: 0 (pass) only when following. Searches in workspace `w` (required).
  * Never fails. */

@@ -741,6 +741,62 @@ Test(strong, bids_by_hand_strength, .init = init)
     ddz_strong_workspace_destroy(ws);
 }
 
+/* The bid thresholds are a line per all-pass rule: a rule set's line comes
+ * from its allpass parameter, not from its name. */
+Test(strong, bid_thresholds_follow_the_allpass_rule)
+{
+    const ddz_rules *caai = &ddz_rules_caai, *ftl2 = &ddz_rules_botzone_ftl2;
+    /* caai's line (all pass: no game) bids 3 from -0.3 */
+    cr_assert_eq(ddz_strong_bid_of_value(caai, 0, -0.3), 3);
+    cr_assert_eq(ddz_strong_bid_of_value(caai, 0, -0.31), 2);
+    cr_assert_eq(ddz_strong_bid_of_value(caai, 0, -0.61), 0);
+    cr_assert_eq(ddz_strong_bid_of_value(caai, 2, -0.01), 0, "not above a 2");
+    cr_assert_eq(ddz_strong_bid_of_value(caai, 2, 0.0), 3);
+    /* botzone-ftl2's (all pass: West at bid 1) bids 3 from -0.85, after a
+     * 2 too */
+    cr_assert_eq(ddz_strong_bid_of_value(ftl2, 0, -0.85), 3);
+    cr_assert_eq(ddz_strong_bid_of_value(ftl2, 0, -0.86), 2);
+    cr_assert_eq(ddz_strong_bid_of_value(ftl2, 0, -1.16), 0);
+    cr_assert_eq(ddz_strong_bid_of_value(ftl2, 2, -0.85), 3);
+    cr_assert_eq(ddz_strong_bid_of_value(ftl2, 2, -0.86), 0);
+
+    ddz_rules west = ddz_rules_caai, nogame = ddz_rules_botzone_ftl2;
+    west.allpass = DDZ_ALLPASS_WEST;
+    nogame.allpass = DDZ_ALLPASS_NOGAME;
+    for (int high = 0; high < 3; high++)
+        for (double value = -1.5; value < 1.0; value += 0.01) {
+            int a = ddz_strong_bid_of_value(caai, high, value);
+            cr_assert_eq(ddz_strong_bid_of_value(&nogame, high, value), a);
+            cr_assert(a == 0 || a > high);
+            int b = ddz_strong_bid_of_value(ftl2, high, value);
+            cr_assert_eq(ddz_strong_bid_of_value(&west, high, value), b);
+            cr_assert(b == 0 || b > high);
+            cr_assert(b >= a, "botzone-ftl2's line is below caai's");
+            if (value > 0.01)
+                cr_assert_eq(b, 3, "a hand worth playing is bid 3");
+        }
+}
+
+/* Values are per unit of stake under every rule set: botzone-ftl2's
+ * scores are 100 times smaller than caai's, and a weak hand must still be
+ * worth too little to bid (when values were caai's scale divided by 100,
+ * every hand bid 3). */
+Test(strong, botzone_ftl2_bids_by_hand_strength, .init = init)
+{
+    ddz_strong *s = new_strong(1, 300);
+    ddz_strong_workspace *ws = new_ws();
+    ddz_view v;
+    const ddz_rules *ftl2 = &ddz_rules_botzone_ftl2;
+    cr_assert_eq(ddz_view_deal(&v, ftl2, 0, hand_of("3345678899TJQQKK4", 0)), 0);
+    cr_assert_eq(ddz_strong_bid(s, &v, ws), 0, "a weak hand passes");
+    cr_assert_lt(ddz_strong_last(s)->value, -1.0, "worth %g", ddz_strong_last(s)->value);
+    cr_assert_eq(ddz_view_deal(&v, ftl2, 0, hand_of("wW2222AAKQJT98543", 0)), 0);
+    cr_assert_eq(ddz_strong_bid(s, &v, ws), 3, "a very strong hand bids 3");
+    cr_assert_gt(ddz_strong_last(s)->value, 1.0, "worth %g", ddz_strong_last(s)->value);
+    ddz_strong_destroy(s);
+    ddz_strong_workspace_destroy(ws);
+}
+
 /* Under botzone-ftl a won hand goes out by its heaviest sure line, as
  * ai:greedy plays it (tests/ai/test_greedy.c): bomb, 2 and 7 (weight 12),
  * not the four_two that empties the hand at once (8). */
