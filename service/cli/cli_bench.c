@@ -270,10 +270,13 @@ static int bench_deal(aibench *b, ddz_ai *tested, ddz_ai_workspace *ws, int k)
                 ddz_ai_destroy(seat_ai[s]);
         if (rc < 0)
             return rc;
-        total += g.score[rot];
+        /* sums kept on the scores' grid: botzone-ftl's (multiples of 0.005)
+         * added as doubles drift, and a deal played the same way from every
+         * seat would count as ahead or behind by a rounding error */
+        total = ddz_score_add(total, g.score[rot]);
         for (int s = 0; s < 3; s++)
             if (s != rot)
-                opp += g.score[s];
+                opp = ddz_score_add(opp, g.score[s]);
         if (g.landlord < 0) {
             b->all_pass++;
             continue;

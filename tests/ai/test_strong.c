@@ -999,3 +999,20 @@ Test(strong, bench_ai_is_reproducible_across_threads, .init = init)
     json_decref(one);
     json_decref(two);
 }
+
+/* greedy against two copies of itself plays each deal the same from every
+ * seat: under botzone-ftl too (scores in steps of 0.005) no deal may count
+ * as ahead or behind by a rounding error */
+Test(strong, bench_ai_counts_equal_deals_as_even, .init = init)
+{
+    json_t *j = run_json(DDZ_BIN " bench ai --rules botzone-ftl --player greedy --opponent greedy "
+                                 "--deals 60 --json");
+    cr_assert_eq(json_integer_value(json_object_get(j, "deals_won")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(j, "deals_lost")), 0);
+    json_t *me = json_array_get(json_object_get(j, "sides"), 0);
+    json_t *opp = json_array_get(json_object_get(j, "sides"), 1);
+    cr_assert_gt(json_real_value(json_object_get(me, "score_per_deal")), 0);
+    cr_assert_float_eq(2 * json_real_value(json_object_get(me, "score_per_deal")),
+                       json_real_value(json_object_get(opp, "score_per_deal")), 0.011);
+    json_decref(j);
+}
