@@ -1,6 +1,6 @@
 /* event.h - the server's messages of proto/PROTOCOL.md (welcome, rooms,
  * joined, state, seat, game, turn, bid_made, leftover, played, over,
- * turn_over, error, bye) as values, printed as JSON and parsed back.
+ * turn_over, error, bye, fault) as values, printed as JSON and parsed back.
  *
  * ddz_event_print() writes the keys in the order the server has always sent
  * them, so that a frame printed from a parsed frame is the same bytes:
@@ -37,6 +37,7 @@
 
 #include "proto/msg.h"
 #include "rules/cards.h"
+#include "rules/combo.h"
 #include "rules/deal.h"
 #include "rules/record.h"
 
@@ -66,6 +67,7 @@ enum ddz_event_type {
     DDZ_EVENT_TURN_OVER,
     DDZ_EVENT_ERROR,
     DDZ_EVENT_BYE,
+    DDZ_EVENT_FAULT,
     DDZ_NEVENT
 };
 
@@ -102,6 +104,8 @@ typedef struct ddz_event_player {
     bool has_last;  /* state: `last` is not null */
     ddz_cards last; /* state: the seat's latest play in the trick, 0 = a pass */
     int last_combo; /* state: enum ddz_type of `last` (DDZ_PASS for a pass) */
+    bool faulted;   /* state: the seat has faulted in this game and the referee acts for it
+                     * (botzone-ftl2); never true where a fault ends the game */
 } ddz_event_player;
 
 /* welcome: the answer to hello */
@@ -196,6 +200,13 @@ typedef struct ddz_event_played {
     int left;        /* cards the seat still holds, 0..20 */
 } ddz_event_played;
 
+/* One seat's plays as botzone-ftl scores them (SPEC 8): per combination
+ * type, how many plays and what they weigh together (points x 100). */
+typedef struct ddz_event_points {
+    uint8_t count[DDZ_NTYPES];  /* plays of each enum ddz_type (passes are not counted) */
+    int16_t weight[DDZ_NTYPES]; /* their summed weight: the points they add, x 100 */
+} ddz_event_points;
+
 /* over: a game ended; also a state's `result` */
 typedef struct ddz_event_over {
     int game;                       /* 1..100 */
@@ -210,6 +221,9 @@ typedef struct ddz_event_over {
     bool spring;                    /* breakdown.spring */
     bool anti_spring;               /* breakdown.anti_spring */
     int multiplier;                 /* breakdown.multiplier, 0..1000000 */
+    bool has_plays;                 /* breakdown.plays is sent: the rule set's scores count
+                                     * plays (botzone-ftl) */
+    ddz_event_points plays[3];      /* breakdown.plays: each seat's plays by type */
     ddz_cards hands[3];             /* cards held at the end */
     ddz_cards dealt[3];             /* hands as dealt, 17 cards each */
     ddz_cards leftover;             /* the three leftover cards */
@@ -283,6 +297,14 @@ typedef struct ddz_event_bye {
     char reason[DDZ_EVENT_TEXT_MAX]; /* human text */
 } ddz_event_bye;
 
+/* fault: a seat was charged a fault and the game goes on, the referee
+ * acting for that seat from now on (botzone-ftl2); where a fault ends the
+ * game, `over` says it instead */
+typedef struct ddz_event_fault {
+    int seat; /* 0..2 */
+    int kind; /* enum ddz_fault, DDZ_FAULT_TIMEOUT..DDZ_FAULT_CRASH */
+} ddz_event_fault;
+
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
     bool owned; /* the arrays were allocated by ddz_event_parse: ddz_event_clear frees them */
@@ -301,6 +323,7 @@ typedef struct ddz_event {
         ddz_event_turn_over turn_over;
         ddz_event_error error;
         ddz_event_bye bye;
+        ddz_event_fault fault;
     };
 } ddz_event;
 

@@ -295,6 +295,23 @@ static void name_seats(const ddz_room *r, ddz_record *rec)
                      r->seats[s].player->name);
 }
 
+/* What each seat's plays add to its score where the rule set counts plays
+ * (botzone-ftl), by type: the `over` event shows how a score came about,
+ * and the weights are the rules' own (rs->play_weight), not a copy. */
+static void count_plays(const ddz_rules *rs, const ddz_record *rec, ddz_event_over *o)
+{
+    o->has_plays = rs->play_weight != NULL;
+    for (int i = 0; o->has_plays && i < rec->nplays; i++) {
+        const ddz_record_play *p = &rec->plays[i];
+        ddz_combo c = ddz_combo_classify(rs, ddz_cards_ranks(p->cards));
+        if (!p->cards || c.type <= DDZ_INVALID || c.type >= DDZ_PASS || p->seat > 2)
+            continue;
+        o->plays[p->seat].count[c.type]++;
+        o->plays[p->seat].weight[c.type] =
+            (int16_t)(o->plays[p->seat].weight[c.type] + rs->play_weight(&c));
+    }
+}
+
 static void on_over(void *ctx, const ddz_record *record)
 {
     ddz_room *r = ctx;
@@ -332,6 +349,7 @@ static void on_over(void *ctx, const ddz_record *record)
         o->hands[s] = g->hand[s];
         o->dealt[s] = g->deal.hand[s];
     }
+    count_plays(g->rules, &rec, o);
     memcpy(o->seed, rec.seed, sizeof o->seed);
     memcpy(o->commit, rec.commit, sizeof o->commit);
     totals(r, o->totals);
@@ -389,6 +407,11 @@ static void on_event(void *ctx, const ddz_tev *ev)
         broadcast(r, &e);
         break;
     }
+    case DDZ_TEV_FAULT: /* only where the game goes on (botzone-ftl2) */
+        e = (ddz_event){.type = DDZ_EVENT_FAULT,
+                        .fault = {.seat = ev->fault_seat, .kind = ev->fault_kind}};
+        broadcast(r, &e);
+        break;
     case DDZ_TEV_SERIES:
         turn_over(r);
         break;
@@ -953,6 +976,7 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         pl->role = g->landlord < 0    ? DDZ_EVENT_ROLE_NONE
                    : g->landlord == s ? DDZ_EVENT_ROLE_LANDLORD
                                       : DDZ_EVENT_ROLE_FARMER;
+        pl->faulted = g->rules->fault_policy == DDZ_FAULTPOLICY_PLAY_ON && (g->faulted >> s & 1);
         last_play(r, s, pl);
     }
     st->has_hand = p->seat >= 0 && in_game;
