@@ -7,7 +7,7 @@
 // go to tests/web/artifacts/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -511,4 +511,282 @@ test('two people at one table with an AI: a private room by invite link with a p
   assert.deepEqual(b.errors, []);
   await a.close();
   await b.close();
+});
+
+/* ---- Botzone's rule sets ---- */
+
+/* The stored record of the game an `over` event ended (SPEC 10), read the
+ * way the game-over panel links it: the store writes on its own thread, so
+ * it may take a moment to be served. */
+async function fetchRecord(over) {
+  const url = `${base}/api/games/${over.game_id}${over.game_key ? '-' + over.game_key : ''}`;
+  let rec = null;
+  await waitFor(`the record of game ${over.game_id}`, async () => {
+    const res = await fetch(url);
+    if (res.status === 200) rec = await res.json();
+    return rec !== null;
+  });
+  return rec;
+}
+
+/* A play's combination type as the server's classifier reads it under a
+ * rule set (`ddz rules classify`), to count a record's plays by type. */
+function classify(rules, cards) {
+  return JSON.parse(execFileSync(DDZ, ['rules', 'classify', '--rules', rules, cards.join(',')], { encoding: 'utf8' })).type;
+}
+
+/* A score as the record has it, shown with its sign: decimals as they are. */
+const shown = (x) => (x > 0 ? '+' : '') + String(x);
+
+/* Nothing sticks out sideways: the page, and the game-over panel, are no
+ * wider than the viewport (phone layout). */
+async function assertFits(page, label) {
+  const r = await page.evaluate(() => {
+    const panel = document.querySelector('[data-test=gameover]');
+    const wide = [...document.querySelectorAll('[data-test=gameover] *, .topbar *, .create *')]
+      .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > innerWidth + 1)
+      .map((e) => e.className || e.tagName);
+    return { page: document.documentElement.scrollWidth, vw: innerWidth,
+      panel: panel ? panel.scrollWidth - panel.clientWidth : 0, wide: wide.slice(0, 5) };
+  });
+  assert.ok(r.page <= r.vw, `${label}: the page is ${r.page}px wide in a ${r.vw}px viewport`);
+  assert.ok(r.panel <= 1, `${label}: the game-over panel scrolls sideways by ${r.panel}px`);
+  assert.deepEqual(r.wide, [], `${label}: elements past the right edge`);
+}
+
+/* Opens the lobby's create form and checks its rule set choice: one option
+ * per rule set the server listed, each explained in a line that is visible
+ * and changes with the choice. Leaves `choose` chosen; returns the
+ * explanations by rule set. */
+async function chooseRules(page, choose) {
+  await page.waitForSelector('[data-test=quick]');
+  await waitFor('the rooms list', async () => page.frames.some((f) => f.type === 'rooms'));
+  const listed = page.frames.find((f) => f.type === 'rooms').rules;
+  assert.deepEqual(listed, ['caai', 'botzone-ftl', 'botzone-ftl2'], 'the lobby lists the three rule sets');
+  await page.click('[data-test=create-box] > summary');
+  const offered = await page.$$eval('[data-test=rules] option', (o) => o.map((x) => x.value));
+  assert.deepEqual(offered, listed, 'the form offers what the server listed');
+  const desc = {};
+  for (const r of listed) {
+    await page.selectOption('[data-test=rules]', r);
+    assert.ok(await page.isVisible('[data-test=rules-desc]'), `${r}: the explanation is visible`);
+    desc[r] = (await page.textContent('[data-test=rules-desc]')).trim();
+    assert.ok(desc[r].length > 20, `${r}: explained in a line: "${desc[r]}"`);
+  }
+  assert.equal(new Set(Object.values(desc)).size, listed.length, 'each rule set has its own explanation');
+  await page.selectOption('[data-test=rules]', choose);
+  assert.equal((await page.textContent('[data-test=rules-desc]')).trim(), desc[choose]);
+  return desc;
+}
+
+/* Fills the rest of the create form: two greedy AIs at South and East,
+ * `games` games of `time` seconds a move, and creates; we sit at West. */
+async function createWithAIs(page, { games = 1, time = 30 } = {}) {
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=seat2]', 'ai:greedy');
+  const numbers = await page.$$('.create input[type=number]');
+  await numbers[0].fill(String(time));
+  await numbers[1].fill(String(games));
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  return roomOf(page);
+}
+
+test('botzone-ftl: created through the form, played to the end, each seat\'s points by type as the record has them', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const desc = await chooseRules(page, 'botzone-ftl2');
+  assert.match(desc.caai, /Competition rules/);
+  assert.match(desc['botzone-ftl'], /West is always the landlord/);
+  assert.match(desc['botzone-ftl2'], /referee/);
+  await shot(page, 'create-rules');
+  await page.selectOption('[data-test=rules]', 'botzone-ftl');
+  const room = await createWithAIs(page);
+  assert.ok(room);
+
+  // the table says which rules it plays
+  assert.equal((await page.innerText('[data-test=rules-chip]')).trim(), 'Botzone FTL');
+  assert.equal(await page.getAttribute('[data-test=rules-chip]', 'title'), desc['botzone-ftl']);
+  // no bidding: West (we) is the landlord with the leftover, 20 cards
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card').length === 20, null, { timeout: 10000 });
+  let tableShot = false;
+  await playGame(page, { hooks: { after: async (n) => {
+    if (!tableShot && n.plays >= 2) { tableShot = true; await shot(page, 'table-ftl'); }
+  } } });
+  await page.waitForSelector('[data-test=gameover]');
+  const over = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const rec = await fetchRecord(over);
+  assert.equal(rec.rules, 'botzone-ftl');
+  assert.equal(rec.landlord, 0);
+  assert.ok(rec.winner !== null && !rec.fault, 'the game was played to its end');
+
+  // the scores as the record has them, decimals and all
+  for (let s = 0; s < 3; s++) {
+    const cell = (await page.textContent(`[data-test=gameover] tr[data-seat="${s}"] [data-test=score]`)).trim();
+    assert.equal(cell, shown(rec.scores[s]), `seat ${s}'s score`);
+  }
+  // every seat's plays by type: counted from the record by the server's classifier
+  const want = [{}, {}, {}];
+  for (const p of rec.plays) {
+    if (!p.cards.length) continue;
+    const type = classify('botzone-ftl', p.cards);
+    want[p.seat][type] = (want[p.seat][type] || 0) + 1;
+  }
+  const items = await page.$$eval('[data-test=ptype]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  const got = [{}, {}, {}];
+  const points = [0, 0, 0];
+  for (const it of items) {
+    got[+it.seat][it.combo] = +it.count;
+    points[+it.seat] += +it.points;
+    assert.ok(+it.points > 0, `${it.combo}: points`);
+    assert.ok(it.text.includes(`×${it.count}`) && it.text.includes(String(+it.points)), `shown: ${it.text}`);
+  }
+  assert.deepEqual(got, want, 'the plays by type are the record\'s');
+  // win points + play points = the record's score: the landlord's own, the
+  // farmers' mean
+  const sides = await page.$$eval('[data-test=ftl-side]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  assert.equal(sides.length, 2);
+  const llWon = rec.winner === rec.landlord;
+  for (const side of sides) {
+    const seats = side.seats.split(',').map(Number);
+    const isLL = seats.includes(rec.landlord);
+    const plays = seats.reduce((a, s) => a + points[s], 0) / seats.length;
+    assert.ok(Math.abs(+side.plays - plays) < 1e-9, `${side.seats}: play points ${side.plays} vs ${plays}`);
+    assert.equal(+side.win, isLL === llWon ? 2 : 0, `${side.seats}: the winning side scores 2`);
+    for (const s of seats) {
+      assert.ok(Math.abs(+side.win + +side.plays - rec.scores[s]) < 1e-9, `seat ${s}: ${side.win} + ${side.plays} vs ${rec.scores[s]}`);
+    }
+    assert.ok(side.text.includes(`= ${rec.scores[seats[0]]}`), `the sum is shown: ${side.text}`);
+  }
+  assert.match(await page.textContent('[data-test=breakdown]'), /winning side scores 2/);
+  await shot(page, 'gameover-ftl');
+  await page.setViewportSize(PHONE);
+  await assertFits(page, 'botzone-ftl game over on a phone');
+  await shot(page, 'gameover-ftl-phone');
+
+  // the lobby lists the room with its rule set
+  const look = await openPage({ viewport: PHONE, locale: 'en-US', mobile: true });
+  await look.waitForSelector(`[data-room="${room}"] [data-test=room-rules]`, { timeout: 10000 });
+  assert.equal((await look.textContent(`[data-room="${room}"] [data-test=room-rules]`)).trim(), 'Botzone FTL');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(look.errors, []);
+  await look.close();
+  await page.close();
+});
+
+test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee plays on, the stake as the record has it', async () => {
+  const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  const desc = await chooseRules(page, 'botzone-ftl2');
+  assert.match(desc['botzone-ftl2'], /裁判代打/);
+  await assertFits(page, 'the create form on a phone');
+  await page.$eval('.create .rules-pick', (e) => e.scrollIntoView({ block: 'start' }));
+  await shot(page, 'create-rules-phone');
+  // 5 s a move: we bid and play once by clicking, then let the clock run out
+  const room = await createWithAIs(page, { games: 3, time: 5 });
+  assert.ok(room);
+  // a phone shows the rule set in a few letters, its explanation on a tap
+  assert.equal((await page.innerText('[data-test=rules-chip]')).trim(), 'FTL2');
+  assert.equal(await page.getAttribute('[data-test=rules-chip]', 'title'), desc['botzone-ftl2']);
+  await assertFits(page, 'the table on a phone');
+  // a spectator on a desktop, to see the referee at work from outside
+  const spec = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
+  await spec.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  assert.equal((await spec.innerText('[data-test=rules-chip]')).trim(), 'Botzone 斗地主2');
+
+  let over = null;
+  for (let game = 1; !over; game++) {
+    assert.ok(game <= 3, 'three games without a turn of ours to let run out');
+    let seq = '';
+    let played = 0;
+    for (;;) {
+      const d = await nextDecision(page, seq);
+      if (d.what === 'over') break;
+      seq = d.seq;
+      if (d.what === 'bid') {
+        await page.click('[data-test=bid0]');
+      } else if (played === 0) {
+        await page.click('[data-test=hint]');
+        await page.click('[data-test=play]');
+        played++;
+      } else {
+        // our turn: do nothing until the server's clock charges us
+        await page.waitForFunction(() => window.__frames.some((f) => f.type === 'fault'), null, { timeout: 15000 });
+        over = 'fault';
+        break;
+      }
+    }
+    if (!over) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: 10000 });
+    }
+  }
+  // everyone was told; our seat says the referee plays for it
+  const fault = await page.evaluate(() => window.__frames.filter((f) => f.type === 'fault').pop());
+  assert.equal(fault.seat, 0);
+  assert.equal(fault.kind, 'timeout');
+  await page.waitForSelector('.toast.info', { timeout: 5000 });
+  assert.match(await page.textContent('.toast.info'), /超时.*裁判代打/);
+  if (!(await page.$('[data-test=gameover]'))) {
+    assert.match(await page.textContent('.seat.pos-me [data-test=standin]'), /裁判代打/);
+    assert.match(await page.textContent('[data-test=standin-note]'), /超时/);
+  }
+  // the referee's next action for us is marked as its, at our seat and
+  // the spectator's West; both look at once (the game may end soon)
+  const refSeat = '[data-seat="0"] .said.referee';
+  await Promise.all([page, spec].map((p) => p.waitForSelector(`${refSeat}, [data-test=gameover]`, { timeout: 20000 })));
+  await Promise.all([[page, 'table-standin-phone'], [spec, 'table-standin']].map(async ([p, name]) => {
+    if (await p.$('[data-test=gameover]')) return; // over already: nothing to see at the table
+    assert.match(await p.textContent(refSeat), /裁判代打/);
+    await shot(p, name);
+  }));
+  // the seat keeps its mark to the end of the game
+  await spec.waitForSelector('[data-seat="0"] [data-test=standin]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=gameover]', { timeout: 45000 });
+  const end = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const rec = await fetchRecord(end);
+  assert.equal(rec.rules, 'botzone-ftl2');
+  assert.deepEqual([rec.faults[0].seat, rec.faults[0].kind], [0, 'timeout']);
+  const mine = rec.plays.map((p, i) => ({ ...p, i })).filter((p) => p.seat === 0 && p.i >= rec.faults[0].at);
+  assert.ok(mine.length > 0 && mine.every((p) => p.auto), 'the referee made every play of ours after the fault');
+
+  // the panel: our fault, the stake and the scores as the record has them
+  const panel = await page.textContent('[data-test=gameover]');
+  assert.match(await page.textContent('[data-test=fault]'), /犯规（超时）.*裁判代打/);
+  for (let s = 0; s < 3; s++) {
+    const cell = (await page.textContent(`[data-test=gameover] tr[data-seat="${s}"] [data-test=score]`)).trim();
+    assert.equal(cell, shown(rec.scores[s]), `seat ${s}'s score`);
+  }
+  if (rec.winner !== null) {
+    const m = rec.multiplier;
+    const bd = await page.$eval('[data-test=breakdown]', (e) => ({ ...e.dataset, text: e.textContent }));
+    assert.equal(bd.rules, 'botzone-ftl2');
+    assert.equal(+bd.m, m, 'the stake m is the record\'s multiplier');
+    assert.equal(+bd.bid, Math.max(1, ...rec.bids.map((b) => b.bid)), 'the bid (West at 1 if everyone passed)');
+    assert.ok(bd.text.includes(`2m = ${2 * m}`) && bd.text.includes(`m = ${m}`), bd.text);
+    const ll = rec.landlord;
+    const sign = rec.winner === ll ? 1 : -1;
+    for (let s = 0; s < 3; s++) assert.equal(rec.scores[s], s === ll ? 2 * sign * m : -sign * m, `seat ${s}: ±2m / ∓m`);
+    if (rec.bombs) assert.match(bd.text, new RegExp(`炸弹 ${rec.bombs} 个：×${2 ** rec.bombs}`));
+  } else {
+    assert.match(panel, /三家都犯规/);
+  }
+  await assertFits(page, 'botzone-ftl2 game over on a phone');
+  await shot(page, 'gameover-ftl2-phone');
+  await page.setViewportSize(DESKTOP);
+  await shot(page, 'gameover-ftl2');
+
+  // the replay marks the referee's plays from the record's faults
+  const replay = await openPage({ locale: 'en-US', path: `/#/replay/${end.game_id}` });
+  await replay.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  const marked = await replay.$$eval('.logwrap li', (li) => li.filter((x) => /referee/.test(x.textContent)).length);
+  assert.equal(marked, mine.length, 'one marked step per play the referee made');
+  await replay.click('[data-test=replay-last]');
+  await replay.waitForSelector('[data-test=replay-result]');
+  if (rec.winner !== null) assert.match(await replay.textContent('[data-test=replay-result]'), new RegExp(`m = ${rec.multiplier}`));
+  await shot(replay, 'replay-ftl2');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(spec.errors, []);
+  assert.deepEqual(replay.errors, []);
+  await spec.close();
+  await replay.close();
+  await page.close();
 });

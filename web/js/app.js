@@ -17,6 +17,7 @@ export const app = {
   conn: null,
   me: null,           // welcome.you
   rooms: [],
+  rulesets: ['caai'], // what rooms may take: the lobby's `rooms` event lists them
   table: null,        // Table: the room we sit or watch in
   view: null,         // the mounted view
   listed: false,      // the first `rooms` after a welcome came back
@@ -50,6 +51,12 @@ export function setPlayerName(n) {
 }
 
 /* ---- toasts, banner, dialogs ---- */
+
+/* Removes the notices (info toasts) still showing: what they said is stale
+ * once a panel that says more, the game over, opens over them. */
+export function dismissNotices() {
+  for (const el of toasts.querySelectorAll('.toast.info')) el.remove();
+}
 
 export function toast(text, kind = 'error') {
   const el = h('div.toast.' + kind, { role: kind === 'error' ? 'alert' : 'status' }, text);
@@ -238,6 +245,7 @@ function onMessage(m) {
       break;
     case 'rooms':
       app.rooms = m.rooms;
+      if (Array.isArray(m.rules) && m.rules.length) app.rulesets = m.rules;
       if (app.view instanceof Lobby) app.view.update();
       if (!app.listed) {
         app.listed = true;

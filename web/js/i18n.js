@@ -4,7 +4,7 @@
 const STRINGS = {
   en: {
     'app.title': 'Dou Dizhu',
-    'app.sub': 'Fight the Landlord · CAAI 1.0 rules',
+    'app.sub': 'Fight the Landlord · CAAI and Botzone rules',
     'lang.other': '中文',
     'lang.switch': 'Switch to Chinese',
     'seat.0': 'West', 'seat.1': 'South', 'seat.2': 'East',
@@ -37,6 +37,13 @@ const STRINGS = {
     'create.open': 'New room…',
     'create.name': 'Room name',
     'create.rules': 'Rules',
+    'rules.caai': 'CAAI 1.0',
+    'rules.botzone-ftl': 'Botzone FTL',
+    'rules.botzone-ftl2': 'Botzone FTL2',
+    'rules.short.caai': 'CAAI', 'rules.short.botzone-ftl': 'FTL', 'rules.short.botzone-ftl2': 'FTL2',
+    'rules.desc.caai': 'Competition rules: bid 1–3 to be the landlord; bombs, the rocket and spring raise the multiplier, and the landlord wins or loses 200 × bid × multiplier. A fault ends the game with a penalty.',
+    'rules.desc.botzone-ftl': 'Botzone FightTheLandlord: no bidding, West is always the landlord. The winning side scores 2, and every play adds points by its type (a single 0.01 … the rocket 0.16); the two farmers get the mean of theirs.',
+    'rules.desc.botzone-ftl2': 'Botzone FightTheLandlord2: bid 1–3; every bomb, the rocket and spring double the stake m, and the landlord wins or loses 2m, each farmer m. After a fault the referee plays for that seat to the end of the game.',
     'create.time': 'Seconds per move',
     'create.games': 'Games per turn',
     'create.private': 'Private (invite link only)',
@@ -90,6 +97,13 @@ const STRINGS = {
     'table.score': 'Score',
     'table.pass': 'Pass',
     'table.autopassed': 'Pass (auto)',
+    'table.standin': 'Referee plays',
+    'table.standin.tag': 'by the referee',
+    'table.standin.pass': 'Pass (referee)',
+    'table.standin.bid': '{bid} (referee)',
+    'table.fault.notice': '{name}: {kind} — the referee plays for this seat to the end of the game.',
+    'table.fault.you': 'You faulted ({kind}): the referee plays for you to the end of this game.',
+    'table.fault.you.nokind': 'You faulted: the referee plays for you to the end of this game.',
     'table.nobid': 'No bid',
     'table.bid': '{n} point',
     'table.bids': '{n} points',
@@ -115,6 +129,7 @@ const STRINGS = {
     'combo.pair_straight': 'Pair straight', 'combo.trio_straight': 'Airplane',
     'combo.plane': 'Airplane + wings', 'combo.four_two': 'Four + two',
     'combo.bomb': 'Bomb!', 'combo.rocket': 'Rocket!', 'combo.pass': 'Pass',
+    'combo.quad_straight': 'Quad straight',
     'joker.small': 'Small', 'joker.big': 'Big',
     'over.landlord.win': 'The landlord wins',
     'over.farmers.win': 'The farmers win',
@@ -122,6 +137,17 @@ const STRINGS = {
     'over.you.lose': 'You lose',
     'over.allpass': 'Everyone passed — no landlord, no score',
     'over.fault': '{name} committed a fault ({kind}) and pays the penalty',
+    'over.fault.ftl': '{name} committed a fault ({kind}): that side scores −1, the other side 2.5',
+    'over.fault.standin': '{name} faulted ({kind}): the referee played for this seat from then on, and the game was scored as usual',
+    'over.fault.standin.nokind': '{name} faulted: the referee played for this seat from then on, and the game was scored as usual',
+    'over.fault.all': 'All three seats faulted: the game ended there, every score −1',
+    'over.ftl.explain': 'The winning side scores 2, the losing side 0, and every play adds points by its type; the two farmers get the mean of their points.',
+    'over.ftl.landlord': '{name} (landlord): {win} + {plays} = {score}',
+    'over.ftl.farmers': 'Farmers: {win} + ({a} + {b}) ÷ 2 = {score} each',
+    'over.ftl.noplays': 'no plays',
+    'over.ftl2.explain': 'Stake m = {m}: the landlord wins or loses 2m = {ll}, each farmer m = {f}.',
+    'over.ftl2.base': 'bid {bid}',
+    'over.ftl2.bombs': '{n} bomb(s): ×{x}',
     'fault.timeout': 'out of time', 'fault.illegal': 'illegal move',
     'fault.protocol': 'protocol error', 'fault.crash': 'left or crashed',
     'over.title': 'Game {game} over',
@@ -205,13 +231,14 @@ const STRINGS = {
     'err.EAUTH.spectate': 'Wrong password.',
     'err.ERULESET': 'Unknown rule set.',
     'err.ETOOLONG': 'Message too long.',
+    'err.ESTANDIN': 'Your seat faulted: the referee acts for it to the end of this game.',
     'err.ERATE': 'Slow down — too many requests.',
     'err.ENOMEM': 'The server is out of memory.',
     'err.generic': 'Error {code}: {message}',
   },
   zh: {
     'app.title': '斗地主',
-    'app.sub': '二打一 · CAAI 1.0 规则',
+    'app.sub': '二打一 · CAAI 与 Botzone 规则',
     'lang.other': 'EN',
     'lang.switch': '切换为英文',
     'seat.0': '西', 'seat.1': '南', 'seat.2': '东',
@@ -244,6 +271,13 @@ const STRINGS = {
     'create.open': '新建房间…',
     'create.name': '房间名',
     'create.rules': '规则',
+    'rules.caai': 'CAAI 1.0',
+    'rules.botzone-ftl': 'Botzone 斗地主',
+    'rules.botzone-ftl2': 'Botzone 斗地主2',
+    'rules.short.caai': 'CAAI', 'rules.short.botzone-ftl': 'FTL', 'rules.short.botzone-ftl2': 'FTL2',
+    'rules.desc.caai': '全国赛规则：叫 1–3 分抢地主；炸弹、王炸和春天提高倍数，地主输赢 200 × 底分 × 倍数。犯规即结束本局并赔分。',
+    'rules.desc.botzone-ftl': 'Botzone 斗地主：不叫分，西家固定当地主。获胜一方得 2 分，每手出牌再按牌型加分（单张 0.01 … 王炸 0.16）；两位农民取二人的平均分。',
+    'rules.desc.botzone-ftl2': 'Botzone 斗地主2：叫 1–3 分；每个炸弹、王炸和春天都使倍数 m 翻倍，地主输赢 2m，农民各输赢 m。犯规后由裁判代打到本局结束。',
     'create.time': '每步秒数',
     'create.games': '每轮局数',
     'create.private': '私密（仅凭邀请链接）',
@@ -297,6 +331,13 @@ const STRINGS = {
     'table.score': '积分',
     'table.pass': '不出',
     'table.autopassed': '不出（自动）',
+    'table.standin': '裁判代打',
+    'table.standin.tag': '裁判代打',
+    'table.standin.pass': '不出（裁判代打）',
+    'table.standin.bid': '{bid}（裁判代打）',
+    'table.fault.notice': '{name}：{kind}——本局余下由裁判代打。',
+    'table.fault.you': '你犯规了（{kind}）：本局余下由裁判代打。',
+    'table.fault.you.nokind': '你犯规了：本局余下由裁判代打。',
     'table.nobid': '不叫',
     'table.bid': '{n} 分',
     'table.bids': '{n} 分',
@@ -322,6 +363,7 @@ const STRINGS = {
     'combo.pair_straight': '连对', 'combo.trio_straight': '飞机',
     'combo.plane': '飞机带翅膀', 'combo.four_two': '四带二',
     'combo.bomb': '炸弹！', 'combo.rocket': '王炸！', 'combo.pass': '不出',
+    'combo.quad_straight': '航天飞机',
     'joker.small': '小王', 'joker.big': '大王',
     'over.landlord.win': '地主获胜',
     'over.farmers.win': '农民获胜',
@@ -329,6 +371,17 @@ const STRINGS = {
     'over.you.lose': '你输了',
     'over.allpass': '三家都不叫：本局无地主，不计分',
     'over.fault': '{name} 犯规（{kind}），按规则赔分',
+    'over.fault.ftl': '{name} 犯规（{kind}）：犯规方 −1 分，另一方 2.5 分',
+    'over.fault.standin': '{name} 犯规（{kind}）：此后由裁判代打，本局照常计分',
+    'over.fault.standin.nokind': '{name} 犯规：此后由裁判代打，本局照常计分',
+    'over.fault.all': '三家都犯规：本局就此结束，每人 −1 分',
+    'over.ftl.explain': '获胜一方得 2 分，失败一方 0 分；每手出牌再按牌型加分；两位农民取二人的平均分。',
+    'over.ftl.landlord': '{name}（地主）：{win} + {plays} = {score}',
+    'over.ftl.farmers': '农民：{win} + ({a} + {b}) ÷ 2 = 各 {score}',
+    'over.ftl.noplays': '未出牌',
+    'over.ftl2.explain': '倍数 m = {m}：地主输赢 2m = {ll}，每个农民 m = {f}。',
+    'over.ftl2.base': '底分 {bid}',
+    'over.ftl2.bombs': '炸弹 {n} 个：×{x}',
     'fault.timeout': '超时', 'fault.illegal': '非法出牌',
     'fault.protocol': '协议错误', 'fault.crash': '退出或崩溃',
     'over.title': '第 {game} 局结束',
@@ -412,6 +465,7 @@ const STRINGS = {
     'err.EAUTH.spectate': '密码错误。',
     'err.ERULESET': '未知的规则。',
     'err.ETOOLONG': '消息太长。',
+    'err.ESTANDIN': '你的座位已犯规：本局余下由裁判代打。',
     'err.ERATE': '操作太快了，请慢一点。',
     'err.ENOMEM': '服务器内存不足。',
     'err.generic': '错误 {code}：{message}',
@@ -453,6 +507,31 @@ export function t(key, vars) {
 /* A bid as said at the table: "No bid", "1 point", "2 points". */
 export function bidText(n) {
   return n ? t(n === 1 ? 'table.bid' : 'table.bids', { n }) : t('table.nobid');
+}
+
+/* A rule set's short name ("Botzone FTL2"), or its own name when this
+ * client does not know it. */
+export function rulesName(r) {
+  return has('rules.' + r) ? t('rules.' + r) : r;
+}
+
+/* A rule set's name in a few letters ("FTL2"), for narrow screens. */
+export function rulesShort(r) {
+  return has('rules.short.' + r) ? t('rules.short.' + r) : r;
+}
+
+/* A rule set's one-line explanation, or '' for one this client does not
+ * know. */
+export function rulesDesc(r) {
+  return has('rules.desc.' + r) ? t('rules.desc.' + r) : '';
+}
+
+/* A score as shown: the server's number as it is, decimals included
+ * (botzone-ftl: 2.36, 0.005), never rounded to an integer; sums of shown
+ * numbers are cut back to the scores' grid of 0.001. `signed` adds '+'. */
+export function scoreText(x, signed = false) {
+  const v = Math.round(x * 1000) / 1000;
+  return (signed && v > 0 ? '+' : '') + String(Object.is(v, -0) ? 0 : v);
 }
 
 /* The words for a server error: code by request, then code, then the

@@ -2,7 +2,7 @@
 // room list, creating a room with every option of the protocol, joining by
 // ID or invite link, and opening a replay.
 import { h, replace } from './dom.js';
-import { t, lang } from './i18n.js';
+import { t, lang, rulesName, rulesDesc } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
@@ -98,6 +98,7 @@ export class Lobby {
 
   update() {
     if (!this.root || !this.roomsEl) return;
+    this.updateRules();
     const rooms = app.rooms || [];
     if (!rooms.length) {
       replace(this.roomsEl, h('p.empty', t('rooms.none')));
@@ -109,7 +110,8 @@ export class Lobby {
         h('div.room-main',
           h('div.room-name', r.name, r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
             h('span.tag' + (r.playing ? '.live' : ''), r.playing ? t('rooms.playing') : t('rooms.waiting'))),
-          h('div.room-meta', `${r.rules} · ${t('rooms.summary', { time: r.time, games: r.games })}`,
+          h('div.room-meta', h('span.rules', { title: rulesDesc(r.rules), dataset: { test: 'room-rules' } }, rulesName(r.rules)),
+            ` · ${t('rooms.summary', { time: r.time, games: r.games })}`,
             r.spectators ? ' · ' + t('rooms.watchers', { n: r.spectators }) : ''),
           h('div.room-seats', r.seats.map((s, i) => h('span.rseat' + (s ? '' : '.free'),
             h('b', t('seat.' + i)), ' ', s ? s.name.replace(/^(ai|engine):/, '') : t('rooms.open'),
@@ -132,7 +134,7 @@ export class Lobby {
     const num = (v, min, max) => h('input', { type: 'number', value: String(v), min: String(min), max: String(max), required: true });
     const f = {
       name: h('input', { maxlength: '40', placeholder: lang() === 'zh' ? '我的牌桌' : 'My table', name: 'name' }),
-      rules: h('select', h('option', { value: 'caai' }, 'CAAI 1.0')),
+      rules: h('select', { name: 'rules', dataset: { test: 'rules' } }),
       time: num(30, 3, 300),
       games: num(6, 1, 100),
       priv: h('input', { type: 'checkbox' }),
@@ -157,6 +159,12 @@ export class Lobby {
       sel.addEventListener('change', () => { eng.hidden = sel.value !== 'engine'; });
       return { sel, eng, el: h('div.seatopt', h('b', t('seat.' + i)), sel, eng) };
     });
+    // The rule sets come from the server (the lobby's `rooms` event), each
+    // with its one-line explanation under the choice.
+    this.rulesSel = f.rules;
+    this.rulesDescEl = h('p.rules-desc', { dataset: { test: 'rules-desc' } });
+    f.rules.addEventListener('change', () => this.updateRules());
+    this.updateRules();
     const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: (e) => {
       e.preventDefault();
       const options = {
@@ -182,6 +190,7 @@ export class Lobby {
     } },
     h('div.form-grid',
       field(t('create.name'), f.name, 'wide'),
+      h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl),
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
       h('fieldset.seats', h('legend', t('create.seats')), seats.map((s) => s.el)),
@@ -191,7 +200,6 @@ export class Lobby {
       field(t('create.password'), f.password)),
     h('details.advanced', h('summary', t('create.advanced')),
       h('div.form-grid',
-        field(t('create.rules'), f.rules),
         h('label.check', f.autopass, h('span', t('create.autopass'))),
         h('label.check', f.bots, h('span', t('create.bots'))),
         field(t('create.grace'), f.grace),
@@ -199,6 +207,21 @@ export class Lobby {
         field(t('create.pause'), f.pause))),
     h('div.buttons', h('button.primary', { type: 'submit', dataset: { test: 'create' } }, t('create.submit'))));
     return h('details.create-box', { dataset: { test: 'create-box' } }, h('summary.button', '+ ' + t('create.open')), h('h3', t('create.title')), form);
+  }
+
+  /* The form's rule set choice: one option per rule set the server lists
+   * (the choice kept), and the chosen one's explanation. */
+  updateRules() {
+    const sel = this.rulesSel;
+    if (!sel) return;
+    const names = app.rulesets && app.rulesets.length ? app.rulesets : ['caai'];
+    const have = [...sel.options].map((o) => o.value);
+    if (have.join() !== names.join()) {
+      const keep = sel.value;
+      replace(sel, names.map((r) => h('option', { value: r }, rulesName(r))));
+      sel.value = names.includes(keep) ? keep : names[0];
+    }
+    this.rulesDescEl.textContent = rulesDesc(sel.value);
   }
 
   joinForm() {

@@ -2,13 +2,18 @@
 // around the felt, the hand, bidding and playing, the clock, the game-over
 // explanation and the end of a turn.
 //
+// The room's rule set (caai, botzone-ftl, botzone-ftl2) is shown in the top
+// bar; the game-over panel explains each rule set's score from what the
+// server sent (`over.breakdown`), and under botzone-ftl2 the plays the
+// referee makes for a seat that faulted are marked as its.
+//
 // Nothing here knows a rule of the game. Bids and plays are allowed only
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
-import { t, lang, bidText } from './i18n.js';
+import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText } from './i18n.js';
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
-import { app, go, leave, toast, ask } from './app.js';
+import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
 
@@ -24,6 +29,9 @@ function emptyGame() {
     counts: [null, null, null], bids: [null, null, null], last: [null, null, null],
     landlord: null, bid: null, leftover: null, history: [], turn: null, hand: null,
     over: null, reveal: null, turnOver: null, freshCards: new Set(),
+    // botzone-ftl2: seats that faulted in this game, the referee acting for
+    // them (seat -> fault kind, null when only a snapshot told it)
+    faulted: new Map(), bidByReferee: [false, false, false],
   };
 }
 
@@ -56,6 +64,8 @@ export class Table {
   /* ---- who sits where ---- */
 
   get bottom() { return this.seat ?? this.specBottom; }
+
+  get rules() { return (this.room.options && this.room.options.rules) || 'caai'; }
 
   pos(s) {
     const d = (s - this.bottom + 3) % 3;
@@ -107,11 +117,19 @@ export class Table {
     g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
     this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody } : null));
     const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
+    const known = this.g.game === m.game ? this.g.faulted : new Map();
     m.players.forEach((p, i) => {
       if (!p || !inGame) return;
       g.counts[i] = p.left ?? null;
       g.bids[i] = p.bid ?? null;
-      if (p.last) g.last[i] = { cards: p.last.cards, combo: p.last.cards.length ? p.last.combo : 'pass', auto: false };
+      if (p.faulted) {
+        g.faulted.set(i, known.get(i) ?? null);
+        g.bidByReferee[i] = p.bid === 0;
+      }
+      if (p.last) {
+        g.last[i] = { cards: p.last.cards, combo: p.last.cards.length ? p.last.combo : 'pass', auto: false,
+          referee: !!p.faulted };
+      }
     });
     g.hand = m.hand ? sortHand(m.hand) : null;
     g.leftover = m.leftover;
@@ -167,6 +185,7 @@ export class Table {
         return;
       case 'bid_made':
         g.bids[m.seat] = m.bid;
+        g.bidByReferee[m.seat] = g.faulted.has(m.seat);
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) this.pending = false;
         this.render();
@@ -182,9 +201,11 @@ export class Table {
         }
         this.render();
         return;
-      case 'played':
-        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto });
-        g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto };
+      case 'played': {
+        // after its fault every action of a seat is the referee's (`auto`)
+        const referee = m.auto && g.faulted.has(m.seat);
+        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto, referee });
+        g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto, referee };
         g.counts[m.seat] = m.left;
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) {
@@ -196,7 +217,17 @@ export class Table {
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
         this.render();
         return;
+      }
+      case 'fault':
+        // botzone-ftl2: the game goes on, the referee acting for the seat
+        g.faulted.set(m.seat, m.kind);
+        if (g.turn && g.turn.seat === m.seat) g.turn = null;
+        if (m.seat === this.seat) this.pending = false;
+        toast(t('table.fault.notice', { name: this.name(m.seat), kind: t('fault.' + m.kind) }), 'info');
+        this.render();
+        return;
       case 'over':
+        m.faultedSeats = new Map(g.faulted); // the panel names them after the next deal too
         g.over = m;
         g.reveal = m.hands;
         g.turn = null;
@@ -207,6 +238,7 @@ export class Table {
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
+        dismissNotices();
         this.render();
         return;
       case 'turn_over':
@@ -371,9 +403,12 @@ export class Table {
   renderTop() {
     const g = this.g;
     const inGame = g.phase !== 'waiting';
-    const chips = [];
+    // the rule set, in a few letters on a phone (its explanation on hover)
+    const chips = [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
+      h('span.long', rulesName(this.rules)), h('span.short', rulesShort(this.rules)))];
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
-    if (g.bid) chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    // botzone-ftl has no bidding: its landlord's base of 1 is no bid
+    if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
     if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
     replace(this.el.top,
       h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
@@ -396,6 +431,7 @@ export class Table {
       out.push(g.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer')));
     }
     if (p && p.kind !== 'human') out.push(h('span.badge.kind', t('kind.' + p.kind)));
+    if (g.faulted.has(s)) out.push(h('span.badge.warn.standin', { dataset: { test: 'standin' } }, t('table.standin')));
     if (p && p.custody) out.push(h('span.badge.warn', t('table.custody')));
     else if (p && !p.connected) out.push(h('span.badge.warn', t('table.offline')));
     return out;
@@ -423,7 +459,7 @@ export class Table {
       h('div.who',
         h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
         h('div.badges', h('span.dir', t('seat.' + s)), this.seatBadges(s)),
-        h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), (total > 0 ? '+' : '') + total)),
+        h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), scoreText(total, true))),
       count !== null && count !== undefined && pos !== 'me'
         ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
           h('span.mini-back'), h('b', String(count)))
@@ -433,15 +469,19 @@ export class Table {
     // What the seat says: its bid while bidding, else its last play.
     let said = null;
     if (g.history.length === 0 && g.bids[s] !== null && g.bids[s] !== undefined && g.phase !== 'waiting') {
-      said = h('div.said.bidsay', bidText(g.bids[s]));
+      said = h('div.said.bidsay' + (g.bidByReferee[s] ? '.referee' : ''),
+        g.bidByReferee[s] ? t('table.standin.bid', { bid: bidText(g.bids[s]) }) : bidText(g.bids[s]));
     }
     const last = g.last[s];
     if (!said && last) {
       const stale = turn ? '.stale' : ''; // the seat is about to act again
+      const ref = last.referee ? '.referee' : '';
       said = last.cards.length
-        ? h('div.said.play' + stale, { dataset: { zone: 'play', seat: String(s) } },
-          cardRow(last.cards, 'played'), h('span.combo', t('combo.' + last.combo)))
-        : h('div.said.pass' + stale, last.auto ? t('table.autopassed') : t('table.pass'));
+        ? h('div.said.play' + stale + ref, { dataset: { zone: 'play', seat: String(s) } },
+          cardRow(last.cards, 'played'), h('span.combo', t('combo.' + last.combo)),
+          last.referee ? h('span.by-referee', t('table.standin.tag')) : null)
+        : h('div.said.pass' + stale + ref,
+          last.referee ? t('table.standin.pass') : last.auto ? t('table.autopassed') : t('table.pass'));
     }
 
     // The seat's hand: backs, or every card once the game is over.
@@ -524,6 +564,10 @@ export class Table {
         h('button.play.primary', { disabled: this.pending || !this.selectionLegal(), dataset: { test: 'play' }, onclick: () => this.play() }, t('act.play')));
     } else if (g.phase === 'turn_over') {
       row.push(h('button.primary', { disabled: this.rematchAsked, dataset: { test: 'rematch2' }, onclick: () => this.rematch() }, t('turnover.rematch')));
+    } else if (g.faulted.has(this.seat) && (g.phase === 'bid' || g.phase === 'play')) {
+      const kind = g.faulted.get(this.seat);
+      row.push(h('span.prompt.standin-note', { dataset: { test: 'standin-note' } },
+        kind ? t('table.fault.you', { kind: t('fault.' + kind) }) : t('table.fault.you.nokind')));
     }
     c.dataset.seq = this.myTurn() ? String(tu.seq) : '';
     c.dataset.pending = this.pending ? '1' : '';
@@ -611,41 +655,47 @@ export class Table {
   overContent(over) {
     const me = this.seat;
     const out = [];
+    const hasLandlord = over.landlord !== null && over.landlord !== undefined;
+    const hasWinner = over.winner !== null && over.winner !== undefined;
     let headline;
     let cls = '';
-    if (over.landlord === null || over.landlord === undefined) {
+    if (!hasLandlord) {
       headline = t('over.allpass');
-    } else if (over.winner === null || over.winner === undefined) {
+    } else if (!hasWinner) {
       headline = t('over.title', { game: over.game });
     } else {
       const llWin = over.winner === over.landlord;
       headline = llWin ? t('over.landlord.win') : t('over.farmers.win');
       if (me !== null) {
-        const won = over.scores[me] > 0;
+        // the side of the seat that emptied its hand won (under botzone-ftl
+        // the losing side scores too: a positive score is no win)
+        const won = (me === over.landlord) === llWin;
         cls = won ? 'win' : 'lose';
         headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
       }
     }
     out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
-    if (over.fault) {
-      out.push(h('p.fault', t('over.fault', { name: this.name(over.fault.seat), kind: t('fault.' + over.fault.kind) })));
-    }
+    out.push(...this.faultLines(over));
     // scores
     out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
-      h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''),
+      h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''), { dataset: { seat: String(s) } },
         h('td', this.name(s), over.landlord === s ? h('span.badge.landlord', t('role.landlord')) : null),
-        h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), (over.scores[s] > 0 ? '+' : '') + over.scores[s]),
-        h('td.num', String(over.totals ? over.totals[s] : this.totals[s])))))));
-    // how the score came about
+        h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), { dataset: { test: 'score' } }, scoreText(over.scores[s], true)),
+        h('td.num', scoreText(over.totals ? over.totals[s] : this.totals[s])))))));
+    // how the score came about, as the room's rule set counts it
     const b = over.breakdown || {};
-    if (over.landlord !== null && over.landlord !== undefined && !over.fault) {
+    if (this.rules === 'botzone-ftl') {
+      if (hasWinner && Array.isArray(b.plays)) out.push(this.ftlExplain(over));
+    } else if (this.rules === 'botzone-ftl2') {
+      if (hasWinner) out.push(this.ftl2Explain(over));
+    } else if (hasLandlord && !over.fault) {
       const unit = b.bid * b.multiplier;
       const factors = [h('li', t('over.mult.base'))];
       if (b.bombs) factors.push(h('li', t('over.mult.bombs', { n: b.bombs, x: b.bombs + 1 })));
       if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
       if (b.spring) factors.push(h('li', t('over.mult.spring')));
       if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
-      out.push(h('div.explain',
+      out.push(h('div.explain', { dataset: { test: 'breakdown' } },
         h('p', t('over.explain', { bid: b.bid, mult: b.multiplier, unit, ll: 200 * unit, f: 100 * unit })),
         h('div.mult', h('b', `${t('over.mult')} ×${b.multiplier}`), h('ul', factors))));
     }
@@ -677,12 +727,74 @@ export class Table {
     return out;
   }
 
+  /* Who faulted and what it cost, as the room's rule set has it. */
+  faultLines(over) {
+    const kindText = (k) => t('fault.' + k);
+    if (this.rules === 'botzone-ftl2') {
+      if (over.fault && (over.winner === null || over.winner === undefined)) {
+        return [h('p.fault', { dataset: { test: 'fault' } }, t('over.fault.all'))];
+      }
+      // every seat that faulted: the referee played on for it
+      const seats = new Map(over.faultedSeats || []);
+      if (over.fault) seats.set(over.fault.seat, over.fault.kind);
+      return [...seats].sort((x, y) => x[0] - y[0]).map(([s, kind]) => h('p.fault', { dataset: { test: 'fault', seat: String(s) } },
+        kind ? t('over.fault.standin', { name: this.name(s), kind: kindText(kind) })
+          : t('over.fault.standin.nokind', { name: this.name(s) })));
+    }
+    if (!over.fault) return [];
+    const key = this.rules === 'botzone-ftl' ? 'over.fault.ftl' : 'over.fault';
+    return [h('p.fault', { dataset: { test: 'fault', seat: String(over.fault.seat) } },
+      t(key, { name: this.name(over.fault.seat), kind: kindText(over.fault.kind) }))];
+  }
+
+  /* botzone-ftl: the side's win points plus each seat's plays by type
+   * (over.breakdown.plays, weighed by the server); the farmers share the
+   * mean of theirs. The win points are what the score has beyond the plays. */
+  ftlExplain(over) {
+    const plays = over.breakdown.plays;
+    const ll = over.landlord;
+    const [f1, f2] = [(ll + 1) % 3, (ll + 2) % 3];
+    const pts = (s) => (plays[s] || []).reduce((a, e) => a + e.points, 0);
+    const types = (s) => ((plays[s] || []).length
+      ? h('ul.ptypes', plays[s].map((e) => h('li',
+        { dataset: { test: 'ptype', seat: String(s), combo: e.combo, count: String(e.count), points: String(e.points) } },
+        `${t('combo.' + e.combo).replace(/[!！]$/, '')} ×${e.count} `, h('b', scoreText(e.points)))))
+      : h('span.noplays', t('over.ftl.noplays')));
+    const llPlays = pts(ll);
+    const fPlays = (pts(f1) + pts(f2)) / 2;
+    const llWin = over.scores[ll] - llPlays;
+    const fWin = over.scores[f1] - fPlays;
+    return h('div.explain.ftl', { dataset: { test: 'breakdown', rules: 'botzone-ftl' } },
+      h('p', t('over.ftl.explain')),
+      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: String(ll), win: scoreText(llWin), plays: scoreText(llPlays) } },
+        h('p', t('over.ftl.landlord', { name: this.name(ll), win: scoreText(llWin), plays: scoreText(llPlays), score: scoreText(over.scores[ll]) })),
+        types(ll)),
+      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: `${f1},${f2}`, win: scoreText(fWin), plays: scoreText(fPlays) } },
+        h('p', t('over.ftl.farmers', { win: scoreText(fWin), a: scoreText(pts(f1)), b: scoreText(pts(f2)), score: scoreText(over.scores[f1]) })),
+        [f1, f2].map((s) => h('div.ftl-farmer', h('span.rname', this.name(s)), h('b.fpts', scoreText(pts(s))), types(s)))));
+  }
+
+  /* botzone-ftl2: the stake m from the bid and what doubled it; the
+   * landlord wins or loses 2m, each farmer m. */
+  ftl2Explain(over) {
+    const b = over.breakdown;
+    const m = b.multiplier;
+    const factors = [h('li', t('over.ftl2.base', { bid: b.bid }))];
+    if (b.bombs) factors.push(h('li', t('over.ftl2.bombs', { n: b.bombs, x: 2 ** b.bombs })));
+    if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
+    if (b.spring) factors.push(h('li', t('over.mult.spring')));
+    if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
+    return h('div.explain.ftl2', { dataset: { test: 'breakdown', rules: 'botzone-ftl2', m: String(m), bid: String(b.bid) } },
+      h('p', t('over.ftl2.explain', { m, ll: 2 * m, f: m })),
+      h('div.mult', h('b', `m = ${m}`), h('ul', factors)));
+  }
+
   turnOverContent(to) {
     const order = [0, 1, 2].sort((a, b) => to.totals[b] - to.totals[a]);
     return h('div.turnover', h('h2', t('turnover.title', { games: to.games })),
       h('ol.standings', order.map((s) => h('li' + (s === this.seat ? '.me' : ''),
         h('span', this.name(s)), h('b.num' + (to.totals[s] > 0 ? '.plus' : to.totals[s] < 0 ? '.minus' : ''),
-          (to.totals[s] > 0 ? '+' : '') + to.totals[s])))));
+          scoreText(to.totals[s], true))))));
   }
 
   flash(text) {
