@@ -205,14 +205,14 @@ static void esc(FILE *f, const char *s)
 }
 
 static const char css[] =
-    "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;"
+    "body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:110em;padding:0 1em;"
     "color:#1b1b1b}h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:"
     "2px solid #c0392b;padding-bottom:.2em}.meta{color:#555}table{border-collapse:collapse;"
     "margin:.6em 0}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;"
     "vertical-align:top}th{background:#f4ecea}td.id,th.id,td.l{text-align:left}"
-    "tr:nth-child(even) td{background:#fafafa}td small{color:#666;display:block;font-size:.78em}"
+    "tr:nth-child(even) td{background:#fafafa}td small{color:#666;display:block;font-size:.78em;white-space:nowrap}"
     ".finalist td.id{font-weight:600}.eliminated td{color:#777}.disqualified td{color:#a00}"
-    ".bye{color:#2a6f2a}.absent{color:#a00}.status{font-size:.85em}td.self{background:#eee}"
+    ".bye{color:#2a6f2a}.absent{color:#a00}td.status{font-size:.85em;text-align:left}tr td.self{background:#ddd}"
     "code{font-size:.85em}.games td{font-size:.88em}";
 
 static void html_turn_cell(FILE *f, const ddz_tourney_pturn *pt)
