@@ -645,10 +645,10 @@ int ddz_cli_tournament(int argc, char **argv)
         return 1;
     }
     int resumed = ddz_gamelog_count(c.log);
-    printf("tournament %s: %d players, format %s, %d games a turn, seed %s%s%s\n", c.dir, c.n,
-           format, games, c.seed_hex, resumed ? ", resumed after " : "", "");
+    printf("tournament %s: %d players, format %s, %d games a turn, seed %s\n", c.dir, c.n, format,
+           games, c.seed_hex);
     if (resumed)
-        printf("  (%d game%s already played)\n", resumed, resumed == 1 ? "" : "s");
+        printf("resuming: %d game%s already played\n", resumed, resumed == 1 ? "" : "s");
     fflush(stdout);
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     ddz_director_start(c.d);
