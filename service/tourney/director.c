@@ -132,6 +132,7 @@ static void start_table(ddz_director *d, slot *sl, int table)
         .turns =
             d->t->stage == DDZ_STAGE_FINALS ? DDZ_TOURNEY_FINALS_TURNS : d->cfg.opts.swiss_turns,
         .first_deal = (uint32_t)tb->done,
+        .played = tb->done, /* engines hear "game 4 of 6", not "1 of 3" */
     };
     memcpy(tc.master, d->master, sizeof tc.master);
     for (int p = 0; p < 3; p++)
