@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "proto/record_json.h"
+#include "proto/text.h"
 #include "rules/error.h"
 
 static const char *const req_names[DDZ_NREQ] = {NULL,   "hello", "list",     "create",
@@ -268,7 +269,10 @@ int ddz_req_parse(const char *text, size_t len, ddz_req *r, char *err, size_t er
         if (strcmp(type, req_names[t]) == 0)
             r->type = t;
     if (!r->type) {
-        rc = fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.40s\"", type);
+        /* echoed to the client as JSON text: a cut character would make
+         * the error itself invalid UTF-8 */
+        int n = (int)ddz_text_fit_width(type, 40, NULL);
+        rc = fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.*s\"", n, type);
         goto out;
     }
     rc = parse_fields(o, r, err, errlen);

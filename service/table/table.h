@@ -72,6 +72,10 @@ typedef struct ddz_table_cfg {
     int turn, turns;                /* INFO's turn numbers (1-based; 0 = 1) */
     uint8_t master[DDZ_SEED_BYTES]; /* deal k is dealt from ddz_deal_game_seed(master, k) */
     uint32_t first_deal;            /* index k of the series' first deal */
+    int played;                     /* games of this series played before (a resumed
+                                       tournament table): INFO counts them, and
+                                       maxscore's default covers them; events still
+                                       number games from the series' first */
     uint8_t autopass[3];            /* per player: pass for it when it cannot beat */
 } ddz_table_cfg;
 
