@@ -92,6 +92,7 @@ static void where_of(const ddz_director *d, int table, int game, ddz_tgame *w)
     w->turn = d->t->turn;
     w->table = table + 1;
     w->game = game + 1;
+    w->store_id = 0;
     for (int s = 0; s < 3; s++)
         w->player[s] = d->t->table[table].player[s];
 }

@@ -49,11 +49,12 @@
 
 /* Where a game belongs (the records' `tournament` field). */
 typedef struct ddz_tgame {
-    int stage;     /* enum ddz_tourney_stage */
-    int turn;      /* 1-based within the stage */
-    int table;     /* 1-based */
-    int game;      /* 1-based */
-    int player[3]; /* player indices by seat */
+    int stage;          /* enum ddz_tourney_stage */
+    int turn;           /* 1-based within the stage */
+    int table;          /* 1-based */
+    int game;           /* 1-based */
+    int player[3];      /* player indices by seat */
+    long long store_id; /* ddz serve: the game's id in its store (/api/games/ID), 0 = none */
 } ddz_tgame;
 
 typedef struct ddz_director_cb {

@@ -61,6 +61,8 @@ static int where_from_json(const ddz_gamelog *g, const json_t *j, ddz_tgame *w, 
         }
         *vals[i] = (int)json_integer_value(v);
     }
+    const json_t *sid = json_object_get(t, "game_id");
+    w->store_id = json_is_integer(sid) && json_integer_value(sid) > 0 ? json_integer_value(sid) : 0;
     const json_t *ps = json_object_get(t, "players");
     if (!json_is_array(ps) || json_array_size(ps) != 3) {
         snprintf(err, errlen, "tournament.players: not an array of three IDs");
@@ -212,6 +214,8 @@ int ddz_gamelog_append(ddz_gamelog *g, const ddz_tgame *w, const ddz_record *rec
     json_object_set_new(t, "table", json_integer(w->table));
     json_object_set_new(t, "game", json_integer(w->game));
     json_object_set_new(t, "players", ps);
+    if (w->store_id > 0) /* ddz serve's: where /api/games/ID replays it */
+        json_object_set_new(t, "game_id", json_integer(w->store_id));
     json_object_set_new(j, "tournament", t);
     char *s = json_dumps(j, DDZ_RECORD_JSON_FLAGS);
     json_decref(j);
