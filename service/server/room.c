@@ -38,6 +38,7 @@ typedef struct rseat {
     char spec[48];      /* program seats: "ai:NAME" or "engine:NAME" */
     bool custody;       /* a hosted AI plays for the absent player */
     bool rematch;       /* voted for another turn */
+    char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
     ddz_timer grace;    /* custody timer of a dropped player */
 } rseat;
 
@@ -166,7 +167,8 @@ static void seat_player(const rseat *s, ddz_event_player *p)
     *p = (ddz_event_player){.bid = -1};
     if (!st && !s->player)
         return;
-    const char *name = s->player              ? s->player->name
+    const char *name = s->label[0]            ? s->label
+                       : s->player            ? s->player->name
                        : st->ops->name(st)[0] ? st->ops->name(st)
                                               : s->spec;
     p->seated = true;
@@ -1020,6 +1022,11 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
     r->phase = PH_WAITING;
     ddz__log(srv, "info", r->id, "tournament table: %s", r->opts.name);
     return r;
+}
+
+void ddz__room_label(ddz_room *r, int seat, const char *label)
+{
+    snprintf(r->seats[seat].label, sizeof r->seats[seat].label, "%s", label);
 }
 
 void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)

@@ -71,6 +71,9 @@ ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
  * games, grace), not yet in the lobby's list, or NULL when out of memory. */
 ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run);
 
+/* Seat `seat` of tournament room `r` is shown as `label` (the player's ID). */
+void ddz__room_label(ddz_room *r, int seat, const char *label);
+
 /* `p` (a bot, or NULL) holds seat `seat` of tournament room `r`: it is
  * told `joined` and `state`. */
 void ddz__room_bind(ddz_room *r, int seat, ddz_player *p);

@@ -362,11 +362,9 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
     } else if (strcmp(path, "/api/tournament") == 0) {
-        h->body = ddz__tsrv_json(srv);
-        if (!h->body) {
-            h->status = HTTP_STATUS_NOT_FOUND;
-            h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no tournament runs here\"}");
-        }
+        /* 200 either way: the lobby asks on every server, and a browser
+         * logs every 404 as an error */
+        h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
     } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */

@@ -233,6 +233,7 @@ static void table_start(void *ctx, const ddz_tgame *w)
     for (int s = 0; s < 3; s++) {
         int who = w->player[s];
         const ddz_seat *st = ddz_runner_seat_of(run, s);
+        ddz__room_label(r, s, ts->s.ids[who]);
         if (is_bot(ts, who) && ts->bot[who] && st && st->ops != &absent_ops)
             ddz__room_bind(r, s, ts->bot[who]);
     }
@@ -514,6 +515,7 @@ char *ddz__tsrv_json(ddz_srv *srv)
     int err = ddz_director_error(ts->d, &msg);
     ddz_report r = {.t = t, .ids = (const char *const *)ts->s.ids};
     json_t *o = json_object();
+    json_object_set_new(o, "running", json_true());
     const char *slash = strrchr(ts->dir, '/');
     json_object_set_new(o, "name", json_string(slash && slash[1] ? slash + 1 : ts->dir));
     json_object_set_new(o, "format", json_string(ts->s.format));

@@ -47,7 +47,9 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
 
 /* Returns GET /api/tournament's body (malloc'd JSON), or NULL when no
- * tournament runs (or out of memory). */
+ * tournament runs (or out of memory). Its size is bounded: the standings
+ * (at most 243 players), the current turn's tables (at most 81) and the
+ * latest 200 finished games: under 100 KB. */
 char *ddz__tsrv_json(ddz_srv *srv);
 
 /* Ends the tournament's tables (shutdown: the games being played are

@@ -507,7 +507,8 @@ Test(serve_tourney, no_tournament_no_enlisting, .init = setup, .fini = teardown)
 {
     int status;
     char *body = http_get("/api/tournament", &status);
-    cr_assert_eq(status, 404, "%s", body);
+    cr_assert_eq(status, 200, "%s", body);
+    cr_assert_str_eq(body, "{\"running\":false}");
     free(body);
     cli *c = cli_hello("someone");
     cli_send(c, json_pack("{s:s}", "type", "enlist"));
