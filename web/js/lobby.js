@@ -34,6 +34,7 @@ function roomIdFrom(text) {
 export class Lobby {
   mount(root) {
     this.root = root;
+    this.cup = null; // the name of the tournament the server runs, if any
     this.render();
     app.conn && app.conn.send({ type: 'list' });
     this.checkCup();
