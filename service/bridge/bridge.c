@@ -349,6 +349,8 @@ static int on_turn_over(ddz_bridge *b)
                                  NULL);
     b->turns_done++;
     b->voted = true;
+    if (b->opts.enlist)
+        return DDZ_BRIDGE_GO; /* the server seats us at the next table */
     if (b->opts.turns > 0 && b->turns_done >= b->opts.turns) {
         say(b, false, "played %d turn%s; done", b->turns_done, b->turns_done == 1 ? "" : "s");
         send_req(b, &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
@@ -464,6 +466,10 @@ static void on_welcome(ddz_bridge *b, const ddz_event_welcome *w)
         say(b, false, "connected as %s (%s)", w->name, w->id);
     snprintf(b->player, sizeof b->player, "%s", w->id);
     snprintf(b->resume, sizeof b->resume, "%s", w->resume);
+    if (b->opts.enlist) { /* again after a reconnection: harmless if still enlisted */
+        send_req(b, &(ddz_req){.type = DDZ_REQ_ENLIST, .seat = -1});
+        return;
+    }
     /* a resumed seat is followed by `state` before the `rooms` answer */
     send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
 }
@@ -482,8 +488,8 @@ static void on_joined(ddz_bridge *b, const ddz_event_joined *j)
 static int on_error(ddz_bridge *b, const ddz_event_error *e)
 {
     const char *about = e->about ? ddz_req_name(e->about) : "frame";
-    bool lobby =
-        e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN || e->about == DDZ_REQ_CREATE;
+    bool lobby = e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN ||
+                 e->about == DDZ_REQ_CREATE || e->about == DDZ_REQ_ENLIST;
     if (e->code == DDZ_ESTALE) {
         say(b, false, "the server had already taken our %s", about);
     } else if (e->about == DDZ_REQ_JOIN && !b->opts.room && e->code == DDZ_EFULL) {
@@ -539,8 +545,17 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
     case DDZ_EVENT_WELCOME:
         on_welcome(b, &ev.welcome);
         break;
+    case DDZ_EVENT_ENLISTED:
+        say(b, false, "enlisted in the %s as %s: waiting to be seated", ev.enlisted.competition,
+            ev.enlisted.player);
+        break;
+    case DDZ_EVENT_RELEASED:
+        say(b, false, "released: %s; played %d table%s", ev.released.reason, b->turns_done,
+            b->turns_done == 1 ? "" : "s");
+        rc = DDZ_BRIDGE_DONE;
+        break;
     case DDZ_EVENT_ROOMS:
-        if (!b->seated && !b->joining)
+        if (!b->seated && !b->joining && !b->opts.enlist)
             choose_room(b, &ev.rooms);
         break;
     case DDZ_EVENT_JOINED:

@@ -47,6 +47,12 @@
  * exits after a turn's last game, or fails, is started again for the next
  * game.
  *
+ * Enlisting (opts.enlist, `ddz bridge --enlist`): after `welcome` the
+ * bridge sends `enlist` instead of `list`, then plays wherever the server
+ * seats it (`joined`, `state`, the table's events); after a table's
+ * `turn_over` it neither votes nor leaves, and waits for the next `joined`.
+ * `released` ends it (DDZ_BRIDGE_DONE).
+ *
  * Faults (SPEC 6). The bridge cannot charge its own seat. A seat that fails
  * (host.fault: the engine seat found a malformed or unexpected reply or
  * another seat's letter, the engine crashed or missed an acknowledgement's
@@ -108,6 +114,8 @@ typedef struct ddz_bridge_opts {
     const char *password; /* room password, NULL = none */
     int seat;             /* 0..2, -1 = any free seat */
     int turns;            /* stop after this many turns, 0 = play on (rematch) */
+    bool enlist;          /* `enlist` for the server's competition instead of choosing a room:
+                             the server seats us table after table until `released` */
     /* For a room the bridge creates (no --room and no joinable room): */
     const char *fill; /* NULL or "ai:NAME": fill the other seats */
     int time;         /* seconds per action, 0 = server default */

@@ -9,7 +9,7 @@
 #include "service/cli/cli_args.h"
 
 static const char usage[] =
-    "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID] [--seat N]\n"
+    "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID | --enlist] [--seat N]\n"
     "                  [--name NAME] [options] -- COMMAND [ARG...]\n"
     "\n"
     "Runs a local CAAI 1.0 engine and plays it in a room of a `ddz serve`,\n"
@@ -25,6 +25,9 @@ static const char usage[] =
     "  --room ID           room to join; without it: the first listed room that\n"
     "                      allows bots, has no password and a free seat, else a\n"
     "                      new room with bots allowed (see --fill)\n"
+    "  --enlist            play in the competition the server runs (ddz serve\n"
+    "                      --tournament): the server seats us table after table,\n"
+    "                      as the token's name, until the tournament is over\n"
     "  --seat N            0..2 or A..C (default: any free seat)\n"
     "  --password P        the room's password\n"
     "  --name NAME         hello name (a token's own name is shown instead)\n"
@@ -38,7 +41,8 @@ static const char usage[] =
     "  --insecure          wss: accept a self-signed certificate\n"
     "  --quiet             warnings only on stderr\n"
     "\n"
-    "Exit status: 0 after --turns or on SIGINT/SIGTERM; 1 when the server\n"
+    "Exit status: 0 after --turns, when released (--enlist) or on SIGINT/SIGTERM; 1 when the "
+    "server\n"
     "refuses the token or the room, or the engine fails 3 times without ever\n"
     "saying its name; 2 bad usage;\n"
     "3 when the server shuts down, cannot be reached or the connection is lost.\n";
@@ -94,6 +98,10 @@ int ddz_cli_bridge(int argc, char **argv)
             cfg.quiet = true;
             continue;
         }
+        if (strcmp(a, "--enlist") == 0) {
+            cfg.opts.enlist = true;
+            continue;
+        }
         if (!v)
             return ddz_cli_usage("bridge", "missing value or unknown option");
         i++;
@@ -138,6 +146,10 @@ int ddz_cli_bridge(int argc, char **argv)
     }
     if (!cfg.url)
         return ddz_cli_usage("bridge", "--url is required");
+    if (cfg.opts.enlist && (cfg.opts.room || cfg.opts.turns || cfg.opts.fill))
+        return ddz_cli_usage("bridge", "--enlist goes without --room, --turns and --fill");
+    if (cfg.opts.enlist && !cfg.opts.token)
+        return ddz_cli_usage("bridge", "--enlist needs --token (or DDZ_TOKEN)");
     if (i >= argc)
         return ddz_cli_usage("bridge", "the engine command is missing after --");
     if (cfg.opts.token && !*cfg.opts.token)

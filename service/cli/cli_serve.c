@@ -20,6 +20,7 @@ static const char usage[] =
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
+    "                 [--tournament DIR [--tournament-late S]]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -35,6 +36,12 @@ static const char usage[] =
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
     "  --engine NAME=CMD   register a local CAAI engine, seated as engine:NAME\n"
     "  --engine-logs DIR   engines' stderr files (DDZ_ENGINE_LOGS, default discarded)\n"
+    "  --tournament DIR    run the tournament of DIR/players and DIR/options (as\n"
+    "                      ddz tournament, plus bot:TOKENNAME and engine:NAME\n"
+    "                      players), resuming it; results in DIR, live at\n"
+    "                      /api/tournament (DDZ_TOURNAMENT)\n"
+    "  --tournament-late S seconds a table waits for an absent bot before it\n"
+    "                      forfeits (DDZ_TOURNAMENT_LATE, default 300)\n"
     "  --max-conns N       connection cap (DDZ_MAX_CONNS, default 5000)\n"
     "  --origins LIST      comma-separated allowed Origin headers (DDZ_ORIGINS,\n"
     "                      default any)\n"
@@ -91,6 +98,11 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.tls_cert = getenv("DDZ_TLS_CERT");
     cfg.tls_key = getenv("DDZ_TLS_KEY");
     cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
+    cfg.tournament_dir = getenv("DDZ_TOURNAMENT");
+    cfg.tournament_late_s = 300;
+    if ((env = getenv("DDZ_TOURNAMENT_LATE")) &&
+        ddz_cli_int(env, 0, 86400, &cfg.tournament_late_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_TOURNAMENT_LATE must be 0..86400");
     cfg.origins = getenv("DDZ_ORIGINS");
     cfg.default_ai = getenv("DDZ_AI");
     if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
@@ -171,6 +183,11 @@ int ddz_cli_serve(int argc, char **argv)
             cfg.engine_cmd[cfg.nengines++] = eq + 1;
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
+        } else if (strcmp(a, "--tournament") == 0) {
+            cfg.tournament_dir = v;
+        } else if (strcmp(a, "--tournament-late") == 0) {
+            if (ddz_cli_int(v, 0, 86400, &cfg.tournament_late_s) < 0)
+                return ddz_cli_usage("serve", "--tournament-late must be 0..86400 seconds");
         } else if (strcmp(a, "--max-conns") == 0) {
             if (ddz_cli_int(v, 1, 1000000, &cfg.max_conns) < 0)
                 return ddz_cli_usage("serve", "--max-conns must be a positive number");

@@ -63,14 +63,14 @@ static json_t *points_json(int tenths)
     return tenths % 10 == 0 ? json_integer(tenths / 10) : json_real(tenths / 10.0);
 }
 
-int ddz_report_json(const ddz_report *r, const char *path)
+json_t *ddz_report_standings(const ddz_report *r)
 {
     const ddz_tourney *t = r->t;
     json_t *o = json_object(), *ps = json_array();
     if (!o || !ps) {
         json_decref(o);
         json_decref(ps);
-        return DDZ_ENOMEM;
+        return NULL;
     }
     json_object_set_new(o, "stage", json_string(ddz_tourney_stage_name(t->last_stage)));
     json_object_set_new(o, "turn", json_integer(t->last_turn));
@@ -88,6 +88,14 @@ int ddz_report_json(const ddz_report *r, const char *path)
         json_array_append_new(ps, e);
     }
     json_object_set_new(o, "players", ps);
+    return o;
+}
+
+int ddz_report_json(const ddz_report *r, const char *path)
+{
+    json_t *o = ddz_report_standings(r);
+    if (!o)
+        return DDZ_ENOMEM;
     char *s = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
     json_decref(o);
     if (!s)
