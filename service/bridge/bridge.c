@@ -462,6 +462,8 @@ static void choose_room(ddz_bridge *b, const ddz_event_rooms *rooms)
         c.opts.time = b->opts.time;
     if (b->opts.games > 0)
         c.opts.games = b->opts.games;
+    if (b->opts.rules)
+        snprintf(c.opts.rules, sizeof c.opts.rules, "%s", b->opts.rules);
     say(b, false, "no open room takes bots: creating one");
     send_req(b, &c);
     b->joining = true;

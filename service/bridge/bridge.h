@@ -127,9 +127,10 @@ typedef struct ddz_bridge_opts {
     int seat;             /* 0..2, -1 = any free seat */
     int turns;            /* stop after this many turns, 0 = play on (rematch) */
     /* For a room the bridge creates (no --room and no joinable room): */
-    const char *fill; /* NULL or "ai:NAME": fill the other seats */
-    int time;         /* seconds per action, 0 = server default */
-    int games;        /* games per turn, 0 = server default */
+    const char *fill;  /* NULL or "ai:NAME": fill the other seats */
+    int time;          /* seconds per action, 0 = server default */
+    int games;         /* games per turn, 0 = server default */
+    const char *rules; /* rule set name, NULL = server default (caai) */
 } ddz_bridge_opts;
 
 /* ddz_bridge_on_frame() results. */
@@ -193,7 +194,7 @@ void ddz_bridge_connected(ddz_bridge *b);
 /* Handles one server frame. After `welcome` it sends `list`; on `rooms`,
  * unless seated: `join` opts.room, else the first listed room that allows
  * bots, has no password and a free seat (and is not playing), else
- * `create` a room {bots: true, fill, time, games} and sit in it. Game
+ * `create` a room {bots: true, fill, time, games, rules} and sit in it. Game
  * events go to the seat as the table above says. Returns an enum
  * ddz_bridge_status; a frame proto/event.h does not accept is logged and
  * ignored (DDZ_BRIDGE_GO). */

@@ -41,6 +41,8 @@ static const char usage[] =
     "  --fill ai:NAME      in a room we create, hosted AIs take the other seats\n"
     "  --time S            in a room we create, seconds per action\n"
     "  --games N           in a room we create, games per turn\n"
+    "  --rules NAME        in a room we create, the rule set (caai, botzone-ftl,\n"
+    "                      botzone-ftl2; default caai); a room joined plays its own\n"
     "  --botzone           COMMAND is a Botzone bot, not a CAAI engine\n"
     "  --engine-log FILE   append the program's stderr to FILE (default: ours)\n"
     "  --retries N         reconnect attempts after a drop (default 8; back-off\n"
@@ -141,6 +143,14 @@ int ddz_cli_bridge(int argc, char **argv)
         } else if (strcmp(a, "--games") == 0) {
             if (ddz_cli_int(v, 1, 100, &cfg.opts.games) < 0)
                 return ddz_cli_usage("bridge", "--games must be 1..100");
+        } else if (strcmp(a, "--rules") == 0) {
+            if (!ddz_rules_find(v)) {
+                char what[160];
+                snprintf(what, sizeof what, "--rules: unknown rule set (known: %s)",
+                         ddz_rules_names());
+                return ddz_cli_usage("bridge", what);
+            }
+            cfg.opts.rules = v;
         } else if (strcmp(a, "--engine-log") == 0) {
             cfg.engine_log = v;
         } else if (strcmp(a, "--retries") == 0) {

@@ -688,7 +688,8 @@ Test(bridge_xlate, resume_after_the_game_ended, .fini = teardown)
 
 Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
 {
-    setup_bridge(&(ddz_bridge_opts){.token = "t", .seat = -1, .fill = "ai:greedy", .time = 7});
+    setup_bridge(&(ddz_bridge_opts){
+        .token = "t", .seat = -1, .fill = "ai:greedy", .time = 7, .rules = "botzone-ftl2"});
     ddz_bridge_connected(&B);
     ddz_event e = ev_welcome();
     feed(&e);
@@ -720,6 +721,7 @@ Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
     json_t *o = json_object_get(c, "options");
     cr_assert(json_is_true(json_object_get(o, "bots")));
     cr_assert_eq(json_integer_value(json_object_get(o, "time")), 7);
+    cr_assert_str_eq(json_string_value(json_object_get(o, "rules")), "botzone-ftl2");
     cr_assert_eq(json_integer_value(json_object_get(c, "seat")), 0);
     json_t *seats = json_object_get(o, "seats");
     cr_assert(json_is_null(json_array_get(seats, 0)));
@@ -1086,7 +1088,7 @@ Test(bridge_seat, a_bot_that_cannot_start_gives_up, .fini = teardown, .timeout =
 }
 
 /* `ddz bridge --help` says how to run a Botzone bot; a missing command
- * after -- is a usage error, with --botzone as without. */
+ * after -- and an unknown rule set are usage errors. */
 Test(bridge_cli, help_and_usage)
 {
     char cmd[400], buf[8192];
@@ -1105,6 +1107,16 @@ Test(bridge_cli, help_and_usage)
     int status = pclose(f);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s", buf);
     cr_assert(strstr(buf, "the program's command is missing after --"), "%s", buf);
+    snprintf(cmd, sizeof cmd, "'%s' bridge --url ws://127.0.0.1:1/ws --rules ftl -- x 2>&1",
+             DDZ_BIN);
+    f = popen(cmd, "r");
+    cr_assert(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    status = pclose(f);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s", buf);
+    cr_assert(strstr(buf, "--rules: unknown rule set (known: caai, botzone-ftl, botzone-ftl2)"),
+              "%s", buf);
 }
 
 /* ---- real processes ---- */
