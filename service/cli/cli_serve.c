@@ -9,12 +9,13 @@
 
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
+#include "service/seats/seats.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
-    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
+    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
@@ -34,7 +35,10 @@ static const char usage[] =
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
-    "  --engine NAME=CMD   register a local CAAI engine, seated as engine:NAME\n"
+    "  --engine NAME=CMD   register a local program, seated as engine:NAME: CMD is\n"
+    "                      a CAAI 1.0 engine's command line (or exec:COMMAND), or\n"
+    "                      botzone:COMMAND for a Botzone bot (SPEC 11, one-shot or\n"
+    "                      keep-running, as the bot chooses)\n"
     "  --engine-logs DIR   engines' stderr files (DDZ_ENGINE_LOGS, default discarded)\n"
     "  --tournament DIR    run the tournament of DIR/players and DIR/options (as\n"
     "                      ddz tournament, plus bot:TOKENNAME and engine:NAME\n"
@@ -178,9 +182,17 @@ int ddz_cli_serve(int argc, char **argv)
                 return ddz_cli_usage("serve", "--engine takes NAME=COMMAND");
             if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
                 return ddz_cli_usage("serve", "too many --engine options");
+            /* the protocol is read here, once: the rest of the server
+             * carries it beside the command */
+            int protocol;
+            const char *cmd = ddz_seat_program_parse(eq + 1, &protocol);
+            if (!cmd)
+                return ddz_cli_usage("serve", "--engine NAME=PROTOCOL:COMMAND: the command is "
+                                              "missing");
             char *name = strndup(v, (size_t)(eq - v));
             cfg.engine_name[cfg.nengines] = name;
-            cfg.engine_cmd[cfg.nengines++] = eq + 1;
+            cfg.engine_protocol[cfg.nengines] = protocol;
+            cfg.engine_cmd[cfg.nengines++] = cmd;
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
         } else if (strcmp(a, "--tournament") == 0) {

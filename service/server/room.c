@@ -237,6 +237,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,
         .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
         .stderr_log = cfg->engine_log_dir && strncmp(spec, "engine:", 7) == 0 ? log_path : NULL,
         .time_ms = r->opts.time * 1000,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */

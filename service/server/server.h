@@ -21,8 +21,9 @@ typedef struct ddz_server_cfg {
     const char *web_dir;  /* static client */
     const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
     const char *tls_key;
-    const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=COMMAND */
-    const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];
+    const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=[exec:|botzone:]COMMAND */
+    const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];  /* COMMAND */
+    int engine_protocol[DDZ_SERVER_MAX_ENGINES];     /* enum ddz_seat_protocol (seats.h) */
     int nengines;
     const char *engine_log_dir; /* engines' stderr, NULL = discard */
     int max_conns;              /* 0 = 5000 */

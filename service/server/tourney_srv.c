@@ -189,6 +189,7 @@ static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, s
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,
         .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
         .time_ms = ts->s.dc.time_ms,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
         .engines_running = &srv->m.engines,
