@@ -221,7 +221,9 @@ static const char css[] =
     "tr:nth-child(even) td{background:#fafafa}td small{color:#666;display:block;font-size:.78em;white-space:nowrap}"
     ".finalist td.id{font-weight:600}.eliminated td{color:#777}.disqualified td{color:#a00}"
     ".bye{color:#2a6f2a}.absent{color:#a00}td.status{font-size:.85em;text-align:left}tr td.self{background:#ddd}"
-    "code{font-size:.85em}.games td{font-size:.88em}";
+    "code{font-size:.85em}.games td{font-size:.88em}"
+    /* on a phone the wide tables scroll by themselves, not the page */
+    "table{display:block;overflow-x:auto;max-width:100%}.meta code{word-break:break-all}";
 
 static void html_turn_cell(FILE *f, const ddz_tourney_pturn *pt)
 {
