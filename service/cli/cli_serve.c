@@ -190,6 +190,11 @@ int ddz_cli_serve(int argc, char **argv)
                 return ddz_cli_usage("serve", "--engine NAME=PROTOCOL:COMMAND: the command is "
                                               "missing");
             char *name = strndup(v, (size_t)(eq - v));
+            for (int e = 0; name && e < cfg.nengines; e++)
+                if (strcmp(cfg.engine_name[e], name) == 0) {
+                    free(name);
+                    return ddz_cli_usage("serve", "--engine: a NAME may be given once");
+                }
             cfg.engine_name[cfg.nengines] = name;
             cfg.engine_protocol[cfg.nengines] = protocol;
             cfg.engine_cmd[cfg.nengines++] = cmd;
