@@ -23,8 +23,8 @@ enum {
 };
 
 static const char *const event_names[DDZ_NEVENT] = {
-    NULL,       "welcome",  "rooms",  "joined", "state",     "seat",  "game", "turn",
-    "bid_made", "leftover", "played", "over",   "turn_over", "error", "bye",  "fault"};
+    NULL,       "welcome", "rooms", "joined",    "state", "seat", "game",  "turn",     "bid_made",
+    "leftover", "played",  "over",  "turn_over", "error", "bye",  "fault", "enlisted", "released"};
 static const char *const kind_names[] = {"human", "bot", "ai", "engine"};
 static const char *const action_names[] = {"bid", "play"};
 static const char *const phase_names[] = {"waiting", "bid", "play", "between", "turn_over"};
@@ -410,6 +410,13 @@ json_t *ddz_event_print(const ddz_event *e)
     case DDZ_EVENT_FAULT:
         put(o, "seat", json_integer(e->fault.seat), &ok);
         put(o, "kind", json_string(ddz_fault_name(e->fault.kind)), &ok);
+        break;
+    case DDZ_EVENT_ENLISTED:
+        put(o, "competition", json_string(e->enlisted.competition), &ok);
+        put(o, "player", json_string(e->enlisted.player), &ok);
+        break;
+    case DDZ_EVENT_RELEASED:
+        put(o, "reason", json_string(e->released.reason), &ok);
         break;
     }
     return done(o, ok);
@@ -1290,6 +1297,13 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
                        "must be \"timeout\", \"illegal\", \"protocol\" or \"crash\"");
         return 0;
     }
+    case DDZ_EVENT_ENLISTED:
+        if ((rc = get_str(r, o, "", "competition", e->enlisted.competition,
+                          sizeof e->enlisted.competition, 1, 0, 0)))
+            return rc;
+        return get_str(r, o, "", "player", e->enlisted.player, sizeof e->enlisted.player, 1, 0, 0);
+    case DDZ_EVENT_RELEASED:
+        return get_str(r, o, "", "reason", e->released.reason, sizeof e->released.reason, 0, 0, 0);
     }
     return 0;
 }
@@ -1514,6 +1528,11 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
         return strcmp(a->bye.reason, b->bye.reason) == 0;
     case DDZ_EVENT_FAULT:
         return a->fault.seat == b->fault.seat && a->fault.kind == b->fault.kind;
+    case DDZ_EVENT_ENLISTED:
+        return strcmp(a->enlisted.competition, b->enlisted.competition) == 0 &&
+               strcmp(a->enlisted.player, b->enlisted.player) == 0;
+    case DDZ_EVENT_RELEASED:
+        return strcmp(a->released.reason, b->released.reason) == 0;
     }
     return true; /* two events of no known type */
 }

@@ -68,6 +68,8 @@ enum ddz_event_type {
     DDZ_EVENT_ERROR,
     DDZ_EVENT_BYE,
     DDZ_EVENT_FAULT,
+    DDZ_EVENT_ENLISTED,
+    DDZ_EVENT_RELEASED,
     DDZ_NEVENT
 };
 
@@ -304,6 +306,17 @@ typedef struct ddz_event_fault {
     int seat; /* 0..2 */
     int kind; /* enum ddz_fault, DDZ_FAULT_TIMEOUT..DDZ_FAULT_CRASH */
 } ddz_event_fault;
+/* enlisted: the server took an `enlist`; it seats the bot where its
+ * competition needs it (`joined`, then the table's events) */
+typedef struct ddz_event_enlisted {
+    char competition[16]; /* "tournament" (the ladder will say "ladder") */
+    char player[33];      /* the bot's ID in the competition: 1..32 bytes */
+} ddz_event_enlisted;
+
+/* released: the competition needs the bot no more (it is over) */
+typedef struct ddz_event_released {
+    char reason[DDZ_EVENT_TEXT_MAX]; /* human text */
+} ddz_event_released;
 
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
@@ -324,6 +337,8 @@ typedef struct ddz_event {
         ddz_event_error error;
         ddz_event_bye bye;
         ddz_event_fault fault;
+        ddz_event_enlisted enlisted;
+        ddz_event_released released;
     };
 } ddz_event;
 

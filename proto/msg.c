@@ -9,9 +9,9 @@
 #include "proto/text.h"
 #include "rules/error.h"
 
-static const char *const req_names[DDZ_NREQ] = {NULL,   "hello", "list",     "create",
-                                                "join", "quick", "spectate", "leave",
-                                                "bid",  "play",  "autopass", "rematch"};
+static const char *const req_names[DDZ_NREQ] = {NULL,       "hello",    "list",  "create", "join",
+                                                "quick",    "spectate", "leave", "bid",    "play",
+                                                "autopass", "rematch",  "enlist"};
 
 const char *ddz_req_name(int type)
 {
@@ -234,7 +234,7 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
     case DDZ_REQ_AUTOPASS:
         return get_bool(o, "on", &r->on, true, err, errlen);
     default:
-        return 0; /* list, leave, rematch: no fields */
+        return 0; /* list, leave, rematch, enlist: no fields */
     }
 }
 

@@ -31,6 +31,7 @@ enum ddz_req_type {
     DDZ_REQ_PLAY,
     DDZ_REQ_AUTOPASS,
     DDZ_REQ_REMATCH,
+    DDZ_REQ_ENLIST, /* a bot offers itself to the competition the server runs */
     DDZ_NREQ
 };
 

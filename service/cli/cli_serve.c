@@ -9,17 +9,19 @@
 
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
+#include "service/seats/seats.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
-    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
+    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
+    "                 [--tournament DIR [--tournament-late S]]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -33,8 +35,17 @@ static const char usage[] =
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
-    "  --engine NAME=CMD   register a local CAAI engine, seated as engine:NAME\n"
+    "  --engine NAME=CMD   register a local program, seated as engine:NAME: CMD is\n"
+    "                      a CAAI 1.0 engine's command line (or exec:COMMAND), or\n"
+    "                      botzone:COMMAND for a Botzone bot (SPEC 11, one-shot or\n"
+    "                      keep-running, as the bot chooses)\n"
     "  --engine-logs DIR   engines' stderr files (DDZ_ENGINE_LOGS, default discarded)\n"
+    "  --tournament DIR    run the tournament of DIR/players and DIR/options (as\n"
+    "                      ddz tournament, plus bot:TOKENNAME and engine:NAME\n"
+    "                      players), resuming it; results in DIR, live at\n"
+    "                      /api/tournament (DDZ_TOURNAMENT)\n"
+    "  --tournament-late S seconds a table waits for an absent bot before it\n"
+    "                      forfeits (DDZ_TOURNAMENT_LATE, default 300)\n"
     "  --max-conns N       connection cap (DDZ_MAX_CONNS, default 5000)\n"
     "  --origins LIST      comma-separated allowed Origin headers (DDZ_ORIGINS,\n"
     "                      default any)\n"
@@ -91,6 +102,11 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.tls_cert = getenv("DDZ_TLS_CERT");
     cfg.tls_key = getenv("DDZ_TLS_KEY");
     cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
+    cfg.tournament_dir = getenv("DDZ_TOURNAMENT");
+    cfg.tournament_late_s = 300;
+    if ((env = getenv("DDZ_TOURNAMENT_LATE")) &&
+        ddz_cli_int(env, 0, 86400, &cfg.tournament_late_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_TOURNAMENT_LATE must be 0..86400");
     cfg.origins = getenv("DDZ_ORIGINS");
     cfg.default_ai = getenv("DDZ_AI");
     if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
@@ -166,11 +182,29 @@ int ddz_cli_serve(int argc, char **argv)
                 return ddz_cli_usage("serve", "--engine takes NAME=COMMAND");
             if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
                 return ddz_cli_usage("serve", "too many --engine options");
+            /* the protocol is read here, once: the rest of the server
+             * carries it beside the command */
+            int protocol;
+            const char *cmd = ddz_seat_program_parse(eq + 1, &protocol);
+            if (!cmd)
+                return ddz_cli_usage("serve", "--engine NAME=PROTOCOL:COMMAND: the command is "
+                                              "missing");
             char *name = strndup(v, (size_t)(eq - v));
+            for (int e = 0; name && e < cfg.nengines; e++)
+                if (strcmp(cfg.engine_name[e], name) == 0) {
+                    free(name);
+                    return ddz_cli_usage("serve", "--engine: a NAME may be given once");
+                }
             cfg.engine_name[cfg.nengines] = name;
-            cfg.engine_cmd[cfg.nengines++] = eq + 1;
+            cfg.engine_protocol[cfg.nengines] = protocol;
+            cfg.engine_cmd[cfg.nengines++] = cmd;
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
+        } else if (strcmp(a, "--tournament") == 0) {
+            cfg.tournament_dir = v;
+        } else if (strcmp(a, "--tournament-late") == 0) {
+            if (ddz_cli_int(v, 0, 86400, &cfg.tournament_late_s) < 0)
+                return ddz_cli_usage("serve", "--tournament-late must be 0..86400 seconds");
         } else if (strcmp(a, "--max-conns") == 0) {
             if (ddz_cli_int(v, 1, 1000000, &cfg.max_conns) < 0)
                 return ddz_cli_usage("serve", "--max-conns must be a positive number");

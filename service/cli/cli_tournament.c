@@ -23,6 +23,7 @@
 #include "service/tourney/director.h"
 #include "service/tourney/gamelog.h"
 #include "service/tourney/report.h"
+#include "service/tourney/setup.h"
 
 static const char usage[] =
     "usage: ddz tournament --players FILE --dir DIR [--format caai|swiss|finals]\n"
@@ -55,9 +56,8 @@ static const char usage[] =
     "                  turn 1 (0 = no cut)\n"
     "  --quiet         no progress line and no fault diagnostics on stderr\n";
 
-enum { ID_MAX = 32 };
-
 typedef struct cli {
+    ddz_tsetup s; /* players and options (service/tourney/setup.h) */
     int n;
     char **ids;
     char **specs;
@@ -71,7 +71,7 @@ typedef struct cli {
     const ddz_rules *rules;
     int time_ms;
     bool quiet, tty;
-    char seed_hex[65];
+    const char *seed_hex;
     ddz_report_game *games;
     int ngames, cap;
     struct timespec t0;
@@ -85,186 +85,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* ---- the players file ---- */
-
-static bool id_ok(const char *s, size_t n)
-{
-    if (n == 0 || n > ID_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || s[i] == '.'))
-            return false;
-    return true;
-}
-
-/* Reads FILE into c->ids/specs. Returns 0, or 2 after one line on stderr
- * naming the file, the line and what is wrong. */
-static int read_players(cli *c, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "ddz tournament: %s: %s\n", path, strerror(errno));
-        return 2;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0, firstline[DDZ_TOURNEY_MAX_PLAYERS], rc = 0;
-    ssize_t len;
-    c->ids = calloc(DDZ_TOURNEY_MAX_PLAYERS, sizeof *c->ids);
-    c->specs = calloc(DDZ_TOURNEY_MAX_PLAYERS, sizeof *c->specs);
-    while (rc == 0 && c->ids && c->specs && (len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            fprintf(stderr, "ddz tournament: %s:%d: a NUL byte\n", path, lineno);
-            rc = 2;
-            break;
-        }
-        char *s = line;
-        while (*s == ' ' || *s == '\t')
-            s++;
-        size_t n = strlen(s);
-        while (n > 0 &&
-               (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
-            s[--n] = '\0';
-        if (n == 0 || s[0] == '#')
-            continue;
-        char *eq = strchr(s, '=');
-        const char *why = NULL;
-        size_t idlen = eq ? (size_t)(eq - s) : 0;
-        while (idlen > 0 && (s[idlen - 1] == ' ' || s[idlen - 1] == '\t'))
-            idlen--;
-        char *spec = eq ? eq + 1 : NULL;
-        while (spec && (*spec == ' ' || *spec == '\t'))
-            spec++;
-        if (!eq)
-            why = "no '=': each line is ID=SPEC";
-        else if (!id_ok(s, idlen))
-            why = idlen == 0 ? "no ID before '='"
-                             : "the ID may hold only letters, digits, '_', '-' and '.', at "
-                               "most 32";
-        else if (!*spec)
-            why = "no SPEC after '='";
-        else if (strncmp(spec, "exec:", 5) != 0 && strncmp(spec, "botzone:", 8) != 0 &&
-                 strncmp(spec, "ai:", 3) != 0)
-            why = "SPEC must be exec:COMMAND LINE, botzone:COMMAND LINE or ai:NAME";
-        else if (strncmp(spec, "ai:", 3) == 0 && !ddz_ai_exists(spec + 3))
-            why = "no such hosted AI (known: random, greedy, strong)";
-        if (why) {
-            fprintf(stderr, "ddz tournament: %s:%d: %s\n", path, lineno, why);
-            rc = 2;
-            break;
-        }
-        s[idlen] = '\0';
-        for (int i = 0; i < c->n; i++)
-            if (strcmp(c->ids[i], s) == 0) {
-                fprintf(stderr, "ddz tournament: %s:%d: ID '%s' again (first on line %d)\n", path,
-                        lineno, s, firstline[i]);
-                rc = 2;
-            }
-        if (rc)
-            break;
-        if (c->n == DDZ_TOURNEY_MAX_PLAYERS) {
-            fprintf(stderr, "ddz tournament: %s:%d: more than %d players\n", path, lineno,
-                    DDZ_TOURNEY_MAX_PLAYERS);
-            rc = 2;
-            break;
-        }
-        firstline[c->n] = lineno;
-        c->ids[c->n] = strdup(s);
-        c->specs[c->n] = strdup(spec);
-        if (!c->ids[c->n] || !c->specs[c->n])
-            break;
-        c->n++;
-    }
-    if (rc == 0 && ferror(f)) {
-        fprintf(stderr, "ddz tournament: %s: %s\n", path, strerror(errno));
-        rc = 2;
-    }
-    free(line);
-    fclose(f);
-    if (rc == 0 && (!c->ids || !c->specs || (c->n > 0 && !c->specs[c->n - 1]))) {
-        fprintf(stderr, "ddz tournament: out of memory\n");
-        return 1;
-    }
-    if (rc == 0 && c->n < 3) {
-        fprintf(stderr, "ddz tournament: %s: %d player%s; a tournament needs at least 3\n", path,
-                c->n, c->n == 1 ? "" : "s");
-        rc = 2;
-    }
-    return rc;
-}
-
-/* ---- the settings kept in DIR/tournament.json ---- */
-
-/* The settings that decide the games: a resumed run must have the same. */
-static json_t *settings_json(const cli *c, const ddz_director_cfg *dc)
-{
-    json_t *ids = json_array(), *cuts = json_array();
-    for (int i = 0; i < c->n; i++)
-        json_array_append_new(ids, json_string(c->ids[i]));
-    for (int k = 0; k < DDZ_TOURNEY_MAX_TURNS - DDZ_TOURNEY_FINALS_TURNS; k++)
-        json_array_append_new(cuts, json_integer(dc->opts.cut[k]));
-    static const char *const formats[] = {"caai", "swiss", "finals"};
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:o, s:o}", "seed", c->seed_hex, "format",
-                     formats[dc->opts.format], "rules", c->rules->name, "turns",
-                     dc->opts.swiss_turns, "games", dc->opts.games, "cuts", cuts, "players", ids);
-}
-
-/* Checks `dc` against DIR/tournament.json or writes it. Takes the seed
- * from the file when none was given. Returns 0 or 2 (after a message). */
-static int settings(cli *c, ddz_director_cfg *dc, bool seeded)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tournament.json", c->dir);
-    json_error_t je;
-    json_t *old = json_load_file(path, 0, &je);
-    if (!old && access(path, F_OK) == 0) {
-        fprintf(stderr, "ddz tournament: %s: %s\n", path, je.text);
-        return 2;
-    }
-    if (old && !seeded) {
-        const char *s = json_string_value(json_object_get(old, "seed"));
-        if (!s || ddz_text_parse_seed(s, dc->seed) < 0) {
-            fprintf(stderr, "ddz tournament: %s: no valid seed\n", path);
-            json_decref(old);
-            return 2;
-        }
-        ddz_text_format_seed(dc->seed, c->seed_hex);
-    }
-    json_t *now = settings_json(c, dc);
-    if (old) {
-        const char *key;
-        json_t *v;
-        json_object_foreach(now, key, v)
-        {
-            if (!json_equal(v, json_object_get(old, key))) {
-                char *was = json_dumps(json_object_get(old, key), JSON_COMPACT | JSON_ENCODE_ANY);
-                char *is = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-                fprintf(stderr,
-                        "ddz tournament: %s holds a tournament with %s %.200s, not %.200s: "
-                        "use another --dir, or the same options to resume\n",
-                        c->dir, key, was ? was : "?", is ? is : "?");
-                free(was);
-                free(is);
-                json_decref(old);
-                json_decref(now);
-                return 2;
-            }
-        }
-        json_decref(old);
-        json_decref(now);
-        return 0;
-    }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(now, tmp, JSON_INDENT(1)) == 0 && rename(tmp, path) == 0 ? 0 : 1;
-    json_decref(now);
-    if (rc)
-        fprintf(stderr, "ddz tournament: cannot write %s: %s\n", path, strerror(errno));
-    return rc;
 }
 
 /* ---- the director's callbacks ---- */
@@ -430,43 +250,6 @@ static void progress(cli *c, bool force)
 
 /* ---- the command ---- */
 
-static int parse_cuts(const char *v, ddz_tourney_opts *o)
-{
-    if (strcmp(v, "none") == 0) {
-        memset(o->cut, 0, sizeof o->cut);
-        return 0;
-    }
-    if (strcmp(v, "scale") == 0) {
-        ddz_tourney_scale_cuts(o);
-        return 0;
-    }
-    int vals[DDZ_TOURNEY_MAX_TURNS] = {0}, n = 0;
-    const char *s = v;
-    while (*s) {
-        char *end;
-        long x = strtol(s, &end, 10);
-        if (end == s || x < 0 || x > DDZ_TOURNEY_MAX_PLAYERS ||
-            n == DDZ_TOURNEY_MAX_TURNS - DDZ_TOURNEY_FINALS_TURNS)
-            return -1;
-        vals[n++] = (int)x;
-        s = end;
-        if (*s == ',')
-            s++;
-        else if (*s)
-            return -1;
-    }
-    if (n == 0)
-        return -1;
-    memset(o->cut, 0, sizeof o->cut);
-    if (n == 3) { /* the CAAI form: after turns 2, 3, 4 */
-        for (int k = 0; k < 3; k++)
-            o->cut[k + 1] = vals[k];
-    } else {
-        memcpy(o->cut, vals, sizeof vals);
-    }
-    return 0;
-}
-
 static void cli_free(cli *c)
 {
     ddz_director_destroy(c->d); /* engines are stopped */
@@ -481,127 +264,53 @@ static void cli_free(cli *c)
         close(c->wake[1]);
     }
     ddz_gamelog_close(c->log);
-    for (int i = 0; i < c->n; i++) {
-        free(c->ids[i]);
-        free(c->specs[i]);
-    }
-    free(c->ids);
-    free(c->specs);
+    ddz_tsetup_free(&c->s);
     free(c->games);
+}
+
+static int on_forfeit_replay(void *ctx, int line, const ddz_tgame *w, unsigned absent)
+{
+    cli *c = ctx;
+    (void)line;
+    return ddz_director_replay_forfeit(c->d, w, absent);
 }
 
 int ddz_cli_tournament(int argc, char **argv)
 {
     cli c = {.wake = {-1, -1}};
-    const char *players = NULL, *format = "caai", *cuts = NULL;
-    int turns = 4, games = 6, tables = 1;
-    double time_s = 0;
-    bool seeded = false;
-    ddz_director_cfg dc = {0};
-    c.rules = &ddz_rules_caai;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            c.quiet = true;
-            continue;
-        } else if (!v) {
-            return ddz_cli_usage("tournament", "missing value or unknown option");
         }
-        i++;
-        if (strcmp(a, "--players") == 0) {
-            players = v;
-        } else if (strcmp(a, "--dir") == 0) {
-            c.dir = v;
-        } else if (strcmp(a, "--format") == 0) {
-            if (strcmp(v, "caai") != 0 && strcmp(v, "swiss") != 0 && strcmp(v, "finals") != 0)
-                return ddz_cli_usage("tournament", "--format is caai, swiss or finals");
-            format = v;
-        } else if (strcmp(a, "--turns") == 0) {
-            if (ddz_cli_int(v, 1, DDZ_TOURNEY_MAX_TURNS - DDZ_TOURNEY_FINALS_TURNS, &turns) < 0)
-                return ddz_cli_usage("tournament", "--turns must be a whole number 1..20");
-        } else if (strcmp(a, "--games") == 0) {
-            if (ddz_cli_int(v, 1, DDZ_TOURNEY_MAX_GAMES, &games) < 0)
-                return ddz_cli_usage("tournament", "--games must be a whole number 1..100");
-        } else if (strcmp(a, "--seed") == 0) {
-            if (ddz_text_parse_seed(v, dc.seed) < 0)
-                return ddz_cli_usage("tournament", "--seed must be 64 hexadecimal characters");
-            seeded = true;
-        } else if (strcmp(a, "--time") == 0) {
-            if (ddz_cli_double(v, 0, 86400, &time_s) < 0 || time_s == 0)
-                return ddz_cli_usage("tournament", "--time must be a positive number of seconds");
-        } else if (strcmp(a, "--tables") == 0) {
-            if (ddz_cli_int(v, 1, DDZ_TOURNEY_MAX_TABLES, &tables) < 0)
-                return ddz_cli_usage("tournament", "--tables must be a whole number from 1");
-        } else if (strcmp(a, "--rules") == 0) {
-            if (!(c.rules = ddz_rules_find(v))) {
-                char what[200];
-                snprintf(what, sizeof what, "--rules: unknown rule set (known: %s)",
-                         ddz_rules_names());
-                return ddz_cli_usage("tournament", what);
-            }
-        } else if (strcmp(a, "--cuts") == 0) {
-            cuts = v;
-        } else {
-            return ddz_cli_usage("tournament", "unknown option");
-        }
-    }
-    if (!players || !c.dir)
+    ddz_tsetup_init(&c.s);
+    char why0[600];
+    if (ddz_tsetup_args(&c.s, argc - 1, argv + 1, DDZ_TSETUP_CLI, why0, sizeof why0) < 0)
+        return ddz_cli_usage("tournament", why0);
+    if (!c.s.players || !c.s.dir)
         return ddz_cli_usage("tournament", "--players FILE and --dir DIR are required");
-    int rc = read_players(&c, players);
-    if (rc) {
+    int rc = ddz_tsetup_players(&c.s, c.s.players, 0, why0, sizeof why0);
+    if (rc < 0) {
+        fprintf(stderr, "ddz tournament: %s\n", why0);
         cli_free(&c);
-        return rc;
+        return rc == -2 ? 1 : 2;
     }
-    ddz_tourney_defaults(&dc.opts, c.n);
-    dc.opts.format = strcmp(format, "swiss") == 0    ? DDZ_TOURNEY_SWISS
-                     : strcmp(format, "finals") == 0 ? DDZ_TOURNEY_FINALS
-                                                     : DDZ_TOURNEY_CAAI;
-    dc.opts.swiss_turns = turns;
-    dc.opts.games = games;
-    dc.opts.cap = (double)c.rules->deal_maxscore * games;
-    if (cuts && parse_cuts(cuts, &dc.opts) < 0) {
-        cli_free(&c);
-        return ddz_cli_usage("tournament", "--cuts is 'none', 'scale' or numbers like 18,12,9");
-    }
-    if (dc.opts.format == DDZ_TOURNEY_FINALS && c.n > DDZ_TOURNEY_FINALISTS) {
-        fprintf(stderr, "ddz tournament: --format finals takes at most 9 players, not %d\n", c.n);
+    if (ddz_tsetup_finish(&c.s, c.s.dir, why0, sizeof why0) < 0) {
+        fprintf(stderr, "ddz tournament: %s\n", why0);
         cli_free(&c);
         return 2;
     }
-    if (mkdir(c.dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "ddz tournament: cannot make %s: %s\n", c.dir, strerror(errno));
-        cli_free(&c);
-        return 2;
-    }
-    if (!seeded)
-        randombytes_buf(dc.seed, sizeof dc.seed);
-    ddz_text_format_seed(dc.seed, c.seed_hex);
-    if ((rc = settings(&c, &dc, seeded)) != 0) {
-        cli_free(&c);
-        return rc;
-    }
-    /* The draw: each player's lot is a hash of the seed and its ID. */
-    for (int i = 0; i < c.n; i++) {
-        uint8_t h[16];
-        crypto_generichash_state st;
-        crypto_generichash_init(&st, dc.seed, sizeof dc.seed, sizeof h);
-        crypto_generichash_update(&st, (const uint8_t *)"ddz-lot", 7);
-        crypto_generichash_update(&st, (const uint8_t *)c.ids[i], strlen(c.ids[i]));
-        crypto_generichash_final(&st, h, sizeof h);
-        uint64_t lot = 0;
-        for (int b = 7; b >= 0; b--)
-            lot = lot << 8 | h[b];
-        dc.opts.lot[i] = lot;
-    }
-    dc.rules = c.rules;
-    dc.time_ms = (int)ceil((time_s > 0 ? time_s : c.rules->default_time_ms / 1000.0) * 1000);
+    c.n = c.s.n;
+    c.ids = c.s.ids;
+    c.specs = c.s.specs;
+    c.dir = c.s.dir;
+    c.quiet = c.s.quiet;
+    c.rules = c.s.rules;
+    c.seed_hex = c.s.seed_hex;
+    ddz_director_cfg dc = c.s.dc;
     c.time_ms = dc.time_ms;
-    dc.tables = tables;
-    dc.ids = (const char *const *)c.ids;
+    int tables = dc.tables, games = dc.opts.games;
+    const char *format = c.s.format;
     c.tty = isatty(2);
 
     c.loop = ddz_poll_loop_create();
@@ -635,6 +344,13 @@ int ddz_cli_tournament(int argc, char **argv)
         ddz_seat_close(s);
     }
     char path[4096], why[400];
+    snprintf(path, sizeof path, "%s/forfeits.jsonl", c.dir);
+    if ((rc = ddz_forfeits_load(path, (const char *const *)c.ids, c.n, on_forfeit_replay, &c, why,
+                                sizeof why)) < 0) {
+        fprintf(stderr, "ddz tournament: %s: %s\n", path, why);
+        cli_free(&c);
+        return 1;
+    }
     snprintf(path, sizeof path, "%s/games.jsonl", c.dir);
     c.log = ddz_gamelog_open(path, (const char *const *)c.ids, c.n, on_replay, &c, &rc, why,
                              sizeof why);

@@ -21,6 +21,7 @@ struct ddz_player {
     int seat;         /* 0..2, or -1 when spectating / not in a room */
     bool autopass;    /* pass for me when I cannot beat */
     int64_t gone_us;  /* when the connection dropped, 0 if connected */
+    bool enlisted;    /* a competition seats it (tourney_srv.c knows it) */
     ddz_player *next; /* in the lobby's list */
 };
 

@@ -38,6 +38,7 @@ typedef struct rseat {
     char spec[48];      /* program seats: "ai:NAME" or "engine:NAME" */
     bool custody;       /* a hosted AI plays for the absent player */
     bool rematch;       /* voted for another turn */
+    char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
     ddz_timer grace;    /* custody timer of a dropped player */
 } rseat;
 
@@ -69,6 +70,7 @@ struct ddz_room {
     ddz_room *idle_next;
     ddz_tries tries;                      /* wrong passwords sent to it */
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
+    bool tourney; /* a tournament table: the runner is the director's, which starts the games */
 };
 
 /* ---- small helpers ---- */
@@ -100,6 +102,8 @@ ddz_tries *ddz__room_tries(ddz_room *r)
 
 bool ddz__room_has_free_seat(const ddz_room *r)
 {
+    if (!r->run)
+        return false;
     for (int i = 0; i < 3; i++)
         if (!ddz_runner_seat_of(r->run, i))
             return true;
@@ -129,7 +133,7 @@ static const ddz_table *table(const ddz_room *r)
 
 static bool live(const ddz_room *r)
 {
-    return r->phase == PH_PLAYING && ddz_table_running(table(r));
+    return r->run && r->phase == PH_PLAYING && ddz_table_running(table(r));
 }
 
 static const char *default_ai(const ddz_room *r)
@@ -163,7 +167,8 @@ static void seat_player(const rseat *s, ddz_event_player *p)
     *p = (ddz_event_player){.bid = -1};
     if (!st && !s->player)
         return;
-    const char *name = s->player              ? s->player->name
+    const char *name = s->label[0]            ? s->label
+                       : s->player            ? s->player->name
                        : st->ops->name(st)[0] ? st->ops->name(st)
                                               : s->spec;
     p->seated = true;
@@ -232,6 +237,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,
         .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
         .stderr_log = cfg->engine_log_dir && strncmp(spec, "engine:", 7) == 0 ? log_path : NULL,
         .time_ms = r->opts.time * 1000,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
@@ -356,7 +362,9 @@ static void on_over(void *ctx, const ddz_record *record)
     r->last_over = *o;
     r->has_last_over = true;
     broadcast(r, &e);
-    if (!ddz_table_done(table(r))) {
+    if (r->tourney) {
+        r->phase = PH_BETWEEN; /* the director starts the next game */
+    } else if (!ddz_table_done(table(r))) {
         r->phase = PH_BETWEEN;
         ddz_loop_arm(&r->srv->loop.base, &r->pause, on_pause, (int64_t)r->opts.pause * 1000000);
     }
@@ -504,7 +512,7 @@ static void on_grace(ddz_timer *t)
     ddz_room *r = s->room;
     if (!s->player || s->player->conn)
         return;
-    if (!anyone_may_come(r, s->index)) {
+    if (!r->tourney && !anyone_may_come(r, s->index)) {
         /* Nobody will see the seat played: a custody AI would only be
          * made to be freed with the room (5,000 abandoned rooms made
          * 5,000 AIs at once). The room closes. */
@@ -759,7 +767,7 @@ static void idle_unlink(ddz_room *r)
 static void idle_update(ddz_room *r)
 {
     ddz_budget *b = &r->srv->budget;
-    bool idle = !r->dead && !anyone_connected(r);
+    bool idle = !r->dead && !r->tourney && !anyone_connected(r);
     if (idle == r->idle)
         return;
     if (!idle) {
@@ -785,6 +793,8 @@ static void idle_update(ddz_room *r)
  * aborted. */
 static void check_dead(ddz_room *r)
 {
+    if (r->tourney)
+        return; /* it lives as long as its table: the director ends it */
     if (!anyone_may_come(r, -1))
         close_room(r, "");
     if (r->dead)
@@ -848,7 +858,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
             ddz_runner_seat(r->run, s->index, s->away);
             s->away = NULL;
         }
-    } else if (r->phase == PH_WAITING) {
+    } else if (r->phase == PH_WAITING && !r->tourney) {
         ddz__room_leave(r, p);
         p->room = NULL;
         p->seat = -1;
@@ -875,6 +885,10 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         return;
     }
     if (q->type == DDZ_REQ_REMATCH) {
+        if (r->tourney) {
+            ddz__conn_error(p->conn, DDZ_EPHASE, "a tournament table: the director seats you", q);
+            return;
+        }
         if (r->phase != PH_TURN_OVER) {
             ddz__conn_error(p->conn, DDZ_EPHASE, "the turn is not over", q);
             return;
@@ -935,7 +949,7 @@ static int state_game(const ddz_room *r)
 
 void ddz__room_send_state(ddz_room *r, ddz_player *p)
 {
-    if (!p->conn)
+    if (!p->conn || !r->run)
         return;
     const ddz_table *t = table(r);
     const ddz_game *g = ddz_table_state(t);
@@ -1000,6 +1014,124 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     free(plays);
 }
 
+bool ddz__room_is_tourney(const ddz_room *r)
+{
+    return r->tourney;
+}
+
+/* ---- tournament tables (service/server/tourney_srv.c) ---- */
+
+ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run)
+{
+    ddz_room *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->srv = srv;
+    r->opts = *opts;
+    r->rules = ddz_rules_find(opts->rules);
+    if (!r->rules)
+        r->rules = &ddz_rules_caai;
+    r->tourney = true;
+    r->run = run;
+    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
+    for (int i = 0; i < 8; i++)
+        r->id[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+    for (int i = 0; i < 3; i++) {
+        r->seats[i].room = r;
+        r->seats[i].index = i;
+        const ddz_seat *st = ddz_runner_seat_of(run, i);
+        snprintf(r->seats[i].spec, sizeof r->seats[i].spec, "%s",
+                 st && st->ops->name(st)[0] ? st->ops->name(st) : "");
+    }
+    /* a table resumed mid-turn: the series' games so far */
+    r->phase = PH_WAITING;
+    ddz__log(srv, "info", r->id, "tournament table: %s", r->opts.name);
+    return r;
+}
+
+void ddz__room_label(ddz_room *r, int seat, const char *label)
+{
+    snprintf(r->seats[seat].label, sizeof r->seats[seat].label, "%s", label);
+}
+
+void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)
+{
+    rseat *s = &r->seats[seat];
+    if (s->player && s->player != p && s->player->room == r)
+        s->player->room = NULL, s->player->seat = -1;
+    ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+    s->player = p;
+    s->custody = false;
+    if (!p) {
+        seat_event(r, seat);
+        return;
+    }
+    p->room = r;
+    p->seat = seat;
+    if (p->conn) {
+        ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = seat}};
+        snprintf(e.joined.room, sizeof e.joined.room, "%s", r->id);
+        ddz__conn_send(p->conn, ddz_event_print(&e));
+        ddz__room_send_state(r, p);
+    }
+    seat_event(r, seat);
+}
+
+void ddz__room_tourney_event(ddz_room *r, const ddz_tev *ev)
+{
+    if (!r->run)
+        return;
+    if (ev->kind == DDZ_TEV_GAME && r->phase != PH_PLAYING) {
+        /* the director started a game */
+        r->game_id = ddz_store_reserve_game_id(r->srv->store);
+        r->game_key[0] = '\0';
+        r->srv->m.games_started++;
+        r->phase = PH_PLAYING;
+    }
+    on_event(r, ev);
+}
+
+int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec)
+{
+    if (!r->run)
+        return 0;
+    on_over(r, rec);
+    return r->game_id;
+}
+
+void ddz__room_detach(ddz_room *r)
+{
+    if (!r->run)
+        return;
+    ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = -1}};
+    for (int i = 0; i < 3; i++) {
+        rseat *s = &r->seats[i];
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        ddz_player *p = s->player;
+        s->player = NULL;
+        if (p && p->room == r) {
+            p->room = NULL;
+            p->seat = -1;
+            if (p->conn)
+                ddz__conn_send(p->conn, ddz_event_print(&e));
+        }
+    }
+    for (size_t i = 0; i < r->nwatch; i++) {
+        ddz_player *p = r->watch[i];
+        if (p->room == r) {
+            p->room = NULL;
+            p->seat = -1;
+            if (p->conn)
+                ddz__conn_send(p->conn, ddz_event_print(&e));
+        }
+    }
+    r->nwatch = 0;
+    r->asking = false;
+    r->run = NULL; /* the director's: it goes on to the next table */
+    r->dead = true;
+    ddz__reap_soon(r->srv);
+}
+
 void ddz__room_summary(const ddz_room *r, ddz_event_room *out)
 {
     *out = (ddz_event_room){
@@ -1028,7 +1160,8 @@ void ddz__room_destroy(ddz_room *r)
         if (s->player && s->player->room == r)
             s->player->room = NULL, s->player->seat = -1;
     }
-    ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
+    if (!r->tourney)
+        ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
     r->srv->budget.engines -= r->engines;
     ddz__budget_room_close(r->srv, r->owner);
     idle_unlink(r);

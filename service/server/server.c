@@ -7,6 +7,7 @@
  * lobby as whole texts; everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
+#include "service/server/tourney_srv.h"
 
 #include <errno.h>
 /* glibc's heap figures; under ASan, whose allocator answers mallinfo2
@@ -360,6 +361,10 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     } else if (strcmp(path, "/metrics") == 0) {
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
+    } else if (strcmp(path, "/api/tournament") == 0) {
+        /* 200 either way: the lobby asks on every server, and a browser
+         * logs every 404 as an error */
+        h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
     } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */
@@ -779,6 +784,19 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
+    if (cfg->tournament_dir && ddz__tsrv_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -818,6 +836,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     while (srv->m.connections > 0 && ddz__now_us() < until)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
+    ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;

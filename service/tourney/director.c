@@ -18,7 +18,15 @@ typedef struct slot {
     int table;    /* index in the current turn, -1: free */
     int next;     /* index of the table's next game */
     bool pending; /* a game ended: start the next one (or close) once idle */
+    bool waiting; /* the table waits for absent players (cb.present) */
+    int64_t wait_until_us;
 } slot;
+
+typedef struct stored_forfeit {
+    ddz_tgame w;
+    unsigned absent;
+    bool applied;
+} stored_forfeit;
 
 struct ddz_director {
     ddz_director_cfg cfg;
@@ -35,7 +43,9 @@ struct ddz_director {
     int err;
     char errmsg[300];
     long played;
-    ddz_timer tick; /* moves on while a table waits for its seats */
+    ddz_timer tick;           /* moves on while a table waits for its seats */
+    stored_forfeit *forfeits; /* handed back by ddz_director_replay_forfeit */
+    int nforfeits, capforfeits;
 };
 
 static void fail(ddz_director *d, int rc, const char *fmt, ...)
@@ -82,6 +92,7 @@ static void where_of(const ddz_director *d, int table, int game, ddz_tgame *w)
     w->turn = d->t->turn;
     w->table = table + 1;
     w->game = game + 1;
+    w->store_id = 0;
     for (int s = 0; s < 3; s++)
         w->player[s] = d->t->table[table].player[s];
 }
@@ -118,6 +129,36 @@ static void start_game(ddz_director *d, slot *sl)
              ddz_strerror(rc));
 }
 
+/* Seats the table's players and starts its first game (after the wait). */
+static void begin_table(ddz_director *d, slot *sl)
+{
+    sl->waiting = false;
+    if (make_seats(d, sl, sl->next, true) < 0)
+        return;
+    if (d->cb.table_start) {
+        ddz_tgame w;
+        where_of(d, sl->table, sl->next, &w);
+        d->cb.table_start(d->cb.ctx, &w);
+    }
+    int rc = ddz_runner_start(sl->run);
+    if (rc < 0)
+        fail(d, rc, "table %d: cannot start: %s", sl->table + 1, ddz_strerror(rc));
+}
+
+/* Seats of the table whose players are not present (bits). */
+static unsigned absent_seats(ddz_director *d, int table)
+{
+    unsigned m = 0;
+    if (!d->cb.present)
+        return 0;
+    for (int p = 0; p < 3; p++) {
+        int who = d->t->table[table].player[p];
+        if (who >= 0 && !d->cb.present(d->cb.ctx, who))
+            m |= 1u << p;
+    }
+    return m;
+}
+
 static void start_table(ddz_director *d, slot *sl, int table)
 {
     ddz_tourney_table *tb = &d->t->table[table];
@@ -142,16 +183,66 @@ static void start_table(ddz_director *d, slot *sl, int table)
         fail(d, rc, "table %d: bad settings", table + 1);
         return;
     }
-    if (make_seats(d, sl, sl->next, true) < 0)
+    unsigned absent = absent_seats(d, table);
+    if (absent) {
+        /* the lateness rule: the table waits for them, then they forfeit */
+        sl->waiting = true;
+        sl->wait_until_us = ddz_loop_now_us(d->loop) + (int64_t)d->cfg.late_ms * 1000;
+        if (d->cb.log) {
+            char line[300];
+            int n = snprintf(line, sizeof line, "%s turn %d table %d waits up to %d s for",
+                             ddz_tourney_stage_name(d->t->stage), d->t->turn, table + 1,
+                             (d->cfg.late_ms + 999) / 1000);
+            for (int p = 0; p < 3 && n > 0 && (size_t)n < sizeof line; p++)
+                if (absent >> p & 1)
+                    n += snprintf(line + n, sizeof line - (size_t)n, " %s",
+                                  d->cfg.ids[tb->player[p]]);
+            d->cb.log(d->cb.ctx, line);
+        }
         return;
-    if (d->cb.table_start) {
-        ddz_tgame w;
-        where_of(d, table, sl->next, &w);
-        d->cb.table_start(d->cb.ctx, &w);
     }
-    rc = ddz_runner_start(sl->run);
-    if (rc < 0)
-        fail(d, rc, "table %d: cannot start: %s", table + 1, ddz_strerror(rc));
+    begin_table(d, sl);
+}
+
+/* The wait of a table is over (or all came): start it, or forfeit it. */
+static void check_waiting(ddz_director *d, slot *sl)
+{
+    unsigned absent = absent_seats(d, sl->table);
+    if (!absent) {
+        begin_table(d, sl);
+        return;
+    }
+    if (ddz_loop_now_us(d->loop) < sl->wait_until_us)
+        return;
+    ddz_tourney_table *tb = &d->t->table[sl->table];
+    if (tb->done > 0) {
+        /* games of it are recorded: the table cannot be forfeited; it
+         * plays on, and the clock charges the absent seats */
+        begin_table(d, sl);
+        return;
+    }
+    ddz_tgame w;
+    where_of(d, sl->table, 0, &w);
+    w.game = 0;
+    int rc = d->cb.forfeit ? d->cb.forfeit(d->cb.ctx, &w, absent) : DDZ_EINVAL;
+    if (rc < 0) {
+        fail(d, rc, "table %d: cannot store its forfeit: %s", sl->table + 1, ddz_strerror(rc));
+        return;
+    }
+    rc = ddz_tourney_forfeit(d->t, sl->table, absent);
+    if (rc < 0) {
+        fail(d, rc, "table %d: forfeit: %s", sl->table + 1, ddz_strerror(rc));
+        return;
+    }
+    if (d->cb.log) {
+        char line[200];
+        snprintf(line, sizeof line, "%s turn %d table %d: forfeited (late)",
+                 ddz_tourney_stage_name(d->t->stage), d->t->turn, sl->table + 1);
+        d->cb.log(d->cb.ctx, line);
+    }
+    sl->waiting = false;
+    sl->table = -1;
+    d->tables_done++;
 }
 
 static unsigned faulted_seats(const ddz_record *r)
@@ -189,6 +280,17 @@ static void on_over(void *ctx, const ddz_record *rec)
     sl->pending = true;
 }
 
+static void on_event(void *ctx, const ddz_tev *ev)
+{
+    slot *sl = ctx;
+    ddz_director *d = sl->d;
+    if (!d->cb.event || sl->table < 0 || d->err)
+        return;
+    ddz_tgame w;
+    where_of(d, sl->table, sl->next, &w);
+    d->cb.event(d->cb.ctx, &w, ev);
+}
+
 static void on_log(void *ctx, int player, bool warn, const char *msg)
 {
     slot *sl = ctx;
@@ -213,7 +315,8 @@ ddz_director *ddz_director_create(ddz_loop *loop, const ddz_director_cfg *cfg,
                                   const ddz_director_cb *cb, int *err)
 {
     *err = DDZ_EINVAL;
-    if (cfg->tables < 1 || !cfg->ids || !cb->seat || !cb->game_over)
+    if (cfg->tables < 1 || !cfg->ids || !cb->seat || !cb->game_over ||
+        (cb->present && !cb->forfeit))
         return NULL;
     ddz_director *d = calloc(1, sizeof *d);
     if (!d || !(d->t = calloc(1, sizeof *d->t))) {
@@ -241,7 +344,7 @@ ddz_director *ddz_director_create(ddz_loop *loop, const ddz_director_cfg *cfg,
         slot *sl = &d->slots[i];
         sl->d = d;
         sl->table = -1;
-        ddz_runner_cb rcb = {.ctx = sl, .over = on_over, .log = on_log};
+        ddz_runner_cb rcb = {.ctx = sl, .event = on_event, .over = on_over, .log = on_log};
         if (!(sl->run = ddz_runner_create(loop, &rcb))) {
             *err = DDZ_ENOMEM;
             ddz_director_destroy(d);
@@ -253,10 +356,33 @@ ddz_director *ddz_director_create(ddz_loop *loop, const ddz_director_cfg *cfg,
     return d;
 }
 
+/* Applies the stored forfeits of the current turn. */
+static void apply_forfeits(ddz_director *d)
+{
+    for (int i = 0; i < d->nforfeits && !d->err && !d->t->done; i++) {
+        stored_forfeit *f = &d->forfeits[i];
+        if (f->applied || f->w.stage != d->t->stage || f->w.turn != d->t->turn)
+            continue;
+        f->applied = true;
+        int k = f->w.table - 1;
+        bool fits = k >= 0 && k < d->t->ntables;
+        for (int s = 0; fits && s < 3; s++)
+            fits = f->w.player[s] == d->t->table[k].player[s];
+        int rc = fits ? ddz_tourney_forfeit(d->t, k, f->absent) : DDZ_EINVAL;
+        if (rc < 0)
+            fail(d, DDZ_EINVAL, "the stored forfeit of %s turn %d table %d does not fit: %s",
+                 ddz_tourney_stage_name(f->w.stage), f->w.turn, f->w.table,
+                 fits ? ddz_strerror(rc) : "another table by the schedule");
+    }
+}
+
 /* Ends the turn if its tables are complete; then the next turn's master
  * seed. Returns true if a turn ended. */
 static bool end_turn_if_complete(ddz_director *d, bool replayed)
 {
+    apply_forfeits(d);
+    if (d->err)
+        return false;
     if (!ddz_tourney_turn_complete(d->t))
         return false;
     int rc = ddz_tourney_end_turn(d->t);
@@ -267,7 +393,41 @@ static bool end_turn_if_complete(ddz_director *d, bool replayed)
     if (d->cb.turn_over)
         d->cb.turn_over(d->cb.ctx, d->t, replayed);
     ddz_director_turn_seed(d->cfg.seed, d->t->stage, d->t->turn, d->master);
+    apply_forfeits(d);
     return true;
+}
+
+int ddz_director_replay_forfeit(ddz_director *d, const ddz_tgame *where, unsigned absent)
+{
+    if (d->started)
+        return DDZ_EPHASE;
+    if (d->nforfeits == d->capforfeits) {
+        int cap = d->capforfeits ? 2 * d->capforfeits : 8;
+        stored_forfeit *f = realloc(d->forfeits, (size_t)cap * sizeof *f);
+        if (!f)
+            return DDZ_ENOMEM;
+        d->forfeits = f, d->capforfeits = cap;
+    }
+    d->forfeits[d->nforfeits++] = (stored_forfeit){.w = *where, .absent = absent & 7};
+    return 0;
+}
+
+ddz_runner *ddz_director_runner(const ddz_director *d, int table)
+{
+    for (int i = 0; i < d->nslots; i++)
+        if (d->slots[i].table == table && !d->slots[i].waiting)
+            return d->slots[i].run;
+    return NULL;
+}
+
+int64_t ddz_director_waiting(const ddz_director *d, int table)
+{
+    for (int i = 0; i < d->nslots; i++)
+        if (d->slots[i].table == table && d->slots[i].waiting) {
+            int64_t left = d->slots[i].wait_until_us - ddz_loop_now_us(d->loop);
+            return left > 0 ? left : 0;
+        }
+    return -1;
 }
 
 int ddz_director_replay(ddz_director *d, const ddz_tgame *w, const ddz_record *rec, char *err,
@@ -277,6 +437,7 @@ int ddz_director_replay(ddz_director *d, const ddz_tgame *w, const ddz_record *r
         snprintf(err, errlen, "the tournament has started");
         return DDZ_EPHASE;
     }
+    apply_forfeits(d);
     /* a game of a later turn: the turn before must be complete */
     while (!d->t->done && (w->stage != d->t->stage || w->turn != d->t->turn) &&
            end_turn_if_complete(d, true))
@@ -339,12 +500,22 @@ int ddz_director_start(ddz_director *d)
     if (d->started)
         return DDZ_EPHASE;
     d->started = true;
+    apply_forfeits(d);
     while (!d->err && !d->t->done && end_turn_if_complete(d, true))
         ;
     if (!d->err && !d->t->done)
         queue_turn(d);
     ddz_director_step(d);
     return d->err;
+}
+
+static void table_ended(ddz_director *d, slot *sl)
+{
+    if (!d->cb.table_end)
+        return;
+    ddz_tgame w;
+    where_of(d, sl->table, sl->next, &w);
+    d->cb.table_end(d->cb.ctx, &w);
 }
 
 static bool slot_idle(const slot *sl)
@@ -357,11 +528,18 @@ void ddz_director_step(ddz_director *d)
     if (!d->started || d->in_step)
         return;
     d->in_step = true;
-    bool waiting = false;
+    bool waiting = false, lateness = false;
     for (int again = 1; again && !d->err && !d->t->done;) {
         again = 0;
         for (int i = 0; i < d->nslots && !d->err; i++) {
             slot *sl = &d->slots[i];
+            if (sl->table >= 0 && sl->waiting) {
+                check_waiting(d, sl);
+                if (sl->waiting)
+                    lateness = true;
+                else
+                    again = 1;
+            }
             if (sl->table >= 0 && sl->pending) {
                 if (!slot_idle(sl)) {
                     waiting = true;
@@ -372,6 +550,7 @@ void ddz_director_step(ddz_director *d)
                 if (sl->next < d->cfg.opts.games) {
                     start_game(d, sl);
                 } else { /* the table is over: its engines stop now */
+                    table_ended(d, sl);
                     for (int p = 0; p < 3; p++)
                         ddz_runner_seat(sl->run, p, NULL);
                     sl->table = -1;
@@ -400,6 +579,9 @@ void ddz_director_step(ddz_director *d)
     if (d->err && !d->stopping) { /* stop every table: engines end with their seats */
         d->stopping = true;
         for (int i = 0; i < d->nslots; i++) {
+            if (d->slots[i].table >= 0 && !d->slots[i].waiting)
+                table_ended(d, &d->slots[i]);
+            d->slots[i].waiting = false;
             ddz_runner_abort(d->slots[i].run, NULL);
             for (int p = 0; p < 3; p++)
                 ddz_runner_seat(d->slots[i].run, p, NULL);
@@ -408,6 +590,8 @@ void ddz_director_step(ddz_director *d)
     }
     if (waiting && !d->err)
         ddz_loop_arm(d->loop, &d->tick, on_tick, 10000);
+    else if (lateness && !d->err) /* presence is also told through ddz_director_step */
+        ddz_loop_arm(d->loop, &d->tick, on_tick, 200000);
     else
         ddz_loop_disarm(d->loop, &d->tick);
     d->in_step = false;
@@ -471,6 +655,7 @@ void ddz_director_destroy(ddz_director *d)
     for (int i = 0; d->slots && i < d->nslots; i++)
         ddz_runner_destroy(d->slots[i].run); /* closes the seats: engines are stopped */
     free(d->slots);
+    free(d->forfeits);
     free(d->t);
     free(d);
 }

@@ -12,7 +12,16 @@
  *               tournament plays the games an uninterrupted one would;
  *   game_over   a game ended: store its record (before the director counts
  *               it: a record stored is a game played);
- *   turn_over   a turn ended: the standings are in the state.
+ *   turn_over   a turn ended: the standings are in the state;
+ *   present     (optional) is a player there to be seated? A table whose
+ *               players are not all present waits for them up to late_ms,
+ *               then the absent ones forfeit it (seed 000 六, the lateness
+ *               rule: ddz_tourney_forfeit), which `forfeit` stores; a table
+ *               resumed with games already played cannot be forfeited and
+ *               starts after the wait with whoever came (the clock charges
+ *               an absent seat);
+ *   event, table_end  (optional) every event of a table, and the end of a
+ *               table, for a driver that shows tables (ddz serve's rooms).
  *
  * Deals. Turn T (1-based) of stage S (0 Swiss, 1 finals) has the master
  * seed BLAKE2b-256(key = --seed, message = "ddz-tourney" || u8(S) ||
@@ -34,16 +43,18 @@
 
 #include "rules/record.h"
 #include "rules/ruleset.h"
+#include "service/table/runner.h"
 #include "service/table/seat.h"
 #include "service/tourney/tourney.h"
 
 /* Where a game belongs (the records' `tournament` field). */
 typedef struct ddz_tgame {
-    int stage;     /* enum ddz_tourney_stage */
-    int turn;      /* 1-based within the stage */
-    int table;     /* 1-based */
-    int game;      /* 1-based */
-    int player[3]; /* player indices by seat */
+    int stage;          /* enum ddz_tourney_stage */
+    int turn;           /* 1-based within the stage */
+    int table;          /* 1-based */
+    int game;           /* 1-based */
+    int player[3];      /* player indices by seat */
+    long long store_id; /* ddz serve: the game's id in its store (/api/games/ID), 0 = none */
 } ddz_tgame;
 
 typedef struct ddz_director_cb {
@@ -61,6 +72,18 @@ typedef struct ddz_director_cb {
     void (*turn_over)(void *ctx, const ddz_tourney *t, bool replayed);
     /* A diagnostic line (faults, restarts). NULL = none. */
     void (*log)(void *ctx, const char *msg);
+    /* Returns whether `player` is there to be seated now. NULL = always. */
+    bool (*present)(void *ctx, int player);
+    /* The players at `absent` (bits by seat) of the table `where` (game 0)
+     * forfeit it. Returns 0, or a negative DDZ_E... code (it could not be
+     * stored), which stops the tournament. Required with `present`. */
+    int (*forfeit)(void *ctx, const ddz_tgame *where, unsigned absent);
+    /* Every event of a table (after its seats had it), `where->game` the
+     * game being played. NULL = none. */
+    void (*event)(void *ctx, const ddz_tgame *where, const ddz_tev *ev);
+    /* A table stops (its games are played, or the tournament stopped):
+     * its seats are closed right after. NULL = none. */
+    void (*table_end)(void *ctx, const ddz_tgame *where);
 } ddz_director_cb;
 
 typedef struct ddz_director_cfg {
@@ -70,6 +93,7 @@ typedef struct ddz_director_cfg {
     int tables;                   /* tables played at once (>= 1) */
     uint8_t seed[DDZ_SEED_BYTES]; /* the tournament's seed */
     const char *const *ids;       /* player IDs [opts.nplayers] (kept, not copied) */
+    int late_ms;                  /* how long a table waits for absent players (`present`) */
 } ddz_director_cfg;
 
 typedef struct ddz_director ddz_director;
@@ -98,6 +122,21 @@ void ddz_director_turn_seed(const uint8_t seed[DDZ_SEED_BYTES], int stage, int t
  * game out of order or twice). */
 int ddz_director_replay(ddz_director *d, const ddz_tgame *where, const ddz_record *rec, char *err,
                         size_t errlen);
+
+/* Hands back a stored forfeit (before ddz_director_start, in any order
+ * with the games): the players at `absent` (bits by seat) forfeited the
+ * table `where` (game ignored). It is applied when its turn comes up in the
+ * replay. Returns 0, DDZ_ENOMEM, or DDZ_EPHASE once started. */
+int ddz_director_replay_forfeit(ddz_director *d, const ddz_tgame *where, unsigned absent);
+
+/* Returns the runner playing table `table` (0-based) of the current turn,
+ * or NULL if that table is not being played now (for a driver that lets
+ * people act at it: ddz serve's rooms). */
+ddz_runner *ddz_director_runner(const ddz_director *d, int table);
+
+/* Returns how long (microseconds, from now) table `table` of the current
+ * turn still waits for absent players, or -1 if it does not wait. */
+int64_t ddz_director_waiting(const ddz_director *d, int table);
 
 /* Finishes the turns the stored games complete and starts the tables of
  * the current turn. Returns 0 or the first error (see ddz_director_error). */

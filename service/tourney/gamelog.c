@@ -20,6 +20,7 @@ struct ddz_gamelog {
     int nids;
     int lines; /* records in the file */
     bool dirty;
+    ddz_forfeits_each forfeit_each; /* reading forfeits.jsonl, not games.jsonl */
 };
 
 static int id_index(const ddz_gamelog *g, const char *id)
@@ -35,6 +36,8 @@ static int id_index(const ddz_gamelog *g, const char *id)
 static int where_from_json(const ddz_gamelog *g, const json_t *j, ddz_tgame *w, char *err,
                            size_t errlen)
 {
+    bool need_game = !g->forfeit_each; /* a forfeit is of a whole table */
+    w->game = 0;
     const json_t *t = json_object_get(j, "tournament");
     if (!json_is_object(t)) {
         snprintf(err, errlen, "no \"tournament\" object: not a record of a tournament");
@@ -50,12 +53,16 @@ static int where_from_json(const ddz_gamelog *g, const json_t *j, ddz_tgame *w, 
     int *vals[3] = {&w->turn, &w->table, &w->game};
     for (int i = 0; i < 3; i++) {
         const json_t *v = json_object_get(t, keys[i]);
+        if (!v && i == 2 && !need_game)
+            continue;
         if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000) {
             snprintf(err, errlen, "tournament.%s: not a whole number from 1", keys[i]);
             return DDZ_EFIELD;
         }
         *vals[i] = (int)json_integer_value(v);
     }
+    const json_t *sid = json_object_get(t, "game_id");
+    w->store_id = json_is_integer(sid) && json_integer_value(sid) > 0 ? json_integer_value(sid) : 0;
     const json_t *ps = json_object_get(t, "players");
     if (!json_is_array(ps) || json_array_size(ps) != 3) {
         snprintf(err, errlen, "tournament.players: not an array of three IDs");
@@ -120,6 +127,32 @@ static int read_all(ddz_gamelog *g, ddz_gamelog_each each, void *ctx, char *err,
         if (!j) {
             snprintf(err, errlen, "line %d: not JSON: %s", line, je.text);
             rc = DDZ_EFIELD;
+        } else if (g->forfeit_each) {
+            unsigned absent = 0;
+            const json_t *a = json_object_get(j, "absent");
+            if ((rc = where_from_json(g, j, &w, why, sizeof why)) < 0) {
+                snprintf(err, errlen, "line %d: %s", line, why);
+            } else if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > 3) {
+                snprintf(err, errlen, "line %d: absent: not an array of one to three IDs", line);
+                rc = DDZ_EFIELD;
+            } else {
+                for (size_t i = 0; i < json_array_size(a); i++) {
+                    const char *id = json_string_value(json_array_get(a, i));
+                    int seat = -1;
+                    for (int s = 0; id && s < 3; s++)
+                        if (strcmp(g->ids[w.player[s]], id) == 0)
+                            seat = s;
+                    if (seat < 0) {
+                        snprintf(err, errlen, "line %d: absent[%zu]: not a player of the table",
+                                 line, i);
+                        rc = DDZ_EFIELD;
+                        break;
+                    }
+                    absent |= 1u << seat;
+                }
+                if (rc == 0 && (rc = g->forfeit_each(ctx, line, &w, absent)) < 0 && !err[0])
+                    snprintf(err, errlen, "line %d: %s", line, ddz_strerror(rc));
+            }
         } else if ((rc = ddz_record_from_json(j, &rec, why, sizeof why)) < 0) {
             snprintf(err, errlen, "line %d: %s", line, why);
             rc = DDZ_EFIELD;
@@ -181,6 +214,8 @@ int ddz_gamelog_append(ddz_gamelog *g, const ddz_tgame *w, const ddz_record *rec
     json_object_set_new(t, "table", json_integer(w->table));
     json_object_set_new(t, "game", json_integer(w->game));
     json_object_set_new(t, "players", ps);
+    if (w->store_id > 0) /* ddz serve's: where /api/games/ID replays it */
+        json_object_set_new(t, "game_id", json_integer(w->store_id));
     json_object_set_new(j, "tournament", t);
     char *s = json_dumps(j, DDZ_RECORD_JSON_FLAGS);
     json_decref(j);
@@ -209,6 +244,54 @@ int ddz_gamelog_sync(ddz_gamelog *g)
 int ddz_gamelog_count(const ddz_gamelog *g)
 {
     return g->lines;
+}
+
+int ddz_forfeits_load(const char *path, const char *const *ids, int n, ddz_forfeits_each each,
+                      void *ctx, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    ddz_gamelog g = {.ids = ids, .nids = n, .forfeit_each = each};
+    g.fd = open(path, O_RDWR | O_CLOEXEC);
+    if (g.fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return DDZ_EIO;
+    }
+    int rc = read_all(&g, NULL, ctx, err, errlen);
+    close(g.fd);
+    return rc < 0 ? rc : g.lines;
+}
+
+int ddz_forfeits_append(const char *path, const char *const *ids, const ddz_tgame *w,
+                        unsigned absent)
+{
+    json_t *ps = json_array(), *ab = json_array();
+    for (int s = 0; s < 3; s++) {
+        json_array_append_new(ps, json_string(ids[w->player[s]]));
+        if (absent >> s & 1)
+            json_array_append_new(ab, json_string(ids[w->player[s]]));
+    }
+    json_t *j = json_pack("{s:{s:s, s:i, s:i, s:o}, s:o}", "tournament", "stage",
+                          ddz_tourney_stage_name(w->stage), "turn", w->turn, "table", w->table,
+                          "players", ps, "absent", ab);
+    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!s)
+        return DDZ_ENOMEM;
+    size_t len = strlen(s);
+    s[len++] = '\n';
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    ssize_t wr = -1;
+    if (fd >= 0) {
+        while ((wr = write(fd, s, len)) < 0 && errno == EINTR)
+            ;
+        if (wr == (ssize_t)len && fdatasync(fd) < 0)
+            wr = -1;
+        close(fd);
+    }
+    free(s);
+    return wr == (ssize_t)len ? 0 : DDZ_EIO;
 }
 
 void ddz_gamelog_close(ddz_gamelog *g)

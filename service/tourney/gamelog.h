@@ -45,6 +45,33 @@ int ddz_gamelog_sync(ddz_gamelog *g);
 /* Returns the number of records in the file. */
 int ddz_gamelog_count(const ddz_gamelog *g);
 
+/* ---- forfeits.jsonl: the tables forfeited under the lateness rule ----
+ *
+ * A forfeit is no game, so it has no record in games.jsonl (which stays
+ * SPEC 10's records, for `ddz verify`): it is one line of forfeits.jsonl
+ * beside it,
+ *
+ *     {"tournament": {"stage", "turn", "table", "players": [ID x3]},
+ *      "absent": [ID...]}
+ *
+ * appended and synced when the forfeit is decided (at most once a table),
+ * and handed back to the director on resume (ddz_director_replay_forfeit). */
+
+/* Called for each forfeit read (w->game is 0, `absent` bits by seat).
+ * Returns 0 to go on or a negative code to stop. */
+typedef int (*ddz_forfeits_each)(void *ctx, int line, const ddz_tgame *w, unsigned absent);
+
+/* Reads `path` (a missing file holds none; a torn last line is cut off).
+ * Returns the number of forfeits, or DDZ_EIO / DDZ_EFIELD / DDZ_ENOMEM /
+ * what `each` returned, with a one-line reason in `err`. */
+int ddz_forfeits_load(const char *path, const char *const *ids, int n, ddz_forfeits_each each,
+                      void *ctx, char *err, size_t errlen);
+
+/* Appends one forfeit to `path` (created if need be) and syncs it.
+ * Returns 0, DDZ_EIO or DDZ_ENOMEM. */
+int ddz_forfeits_append(const char *path, const char *const *ids, const ddz_tgame *w,
+                        unsigned absent);
+
 /* Syncs and closes; NULL is fine. */
 void ddz_gamelog_close(ddz_gamelog *g);
 

@@ -63,14 +63,14 @@ static json_t *points_json(int tenths)
     return tenths % 10 == 0 ? json_integer(tenths / 10) : json_real(tenths / 10.0);
 }
 
-int ddz_report_json(const ddz_report *r, const char *path)
+json_t *ddz_report_standings(const ddz_report *r)
 {
     const ddz_tourney *t = r->t;
     json_t *o = json_object(), *ps = json_array();
     if (!o || !ps) {
         json_decref(o);
         json_decref(ps);
-        return DDZ_ENOMEM;
+        return NULL;
     }
     json_object_set_new(o, "stage", json_string(ddz_tourney_stage_name(t->last_stage)));
     json_object_set_new(o, "turn", json_integer(t->last_turn));
@@ -88,6 +88,14 @@ int ddz_report_json(const ddz_report *r, const char *path)
         json_array_append_new(ps, e);
     }
     json_object_set_new(o, "players", ps);
+    return o;
+}
+
+int ddz_report_json(const ddz_report *r, const char *path)
+{
+    json_t *o = ddz_report_standings(r);
+    if (!o)
+        return DDZ_ENOMEM;
     char *s = json_dumps(o, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
     json_decref(o);
     if (!s)
@@ -213,7 +221,9 @@ static const char css[] =
     "tr:nth-child(even) td{background:#fafafa}td small{color:#666;display:block;font-size:.78em;white-space:nowrap}"
     ".finalist td.id{font-weight:600}.eliminated td{color:#777}.disqualified td{color:#a00}"
     ".bye{color:#2a6f2a}.absent{color:#a00}td.status{font-size:.85em;text-align:left}tr td.self{background:#ddd}"
-    "code{font-size:.85em}.games td{font-size:.88em}";
+    "code{font-size:.85em}.games td{font-size:.88em}"
+    /* on a phone the wide tables scroll by themselves, not the page */
+    "table{display:block;overflow-x:auto;max-width:100%}.meta code{word-break:break-all}";
 
 static void html_turn_cell(FILE *f, const ddz_tourney_pturn *pt)
 {

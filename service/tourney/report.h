@@ -16,6 +16,7 @@
 #ifndef DDZ_REPORT_H
 #define DDZ_REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "service/tourney/director.h"
@@ -37,6 +38,10 @@ typedef struct ddz_report {
     const char *title; /* e.g. the directory; may be NULL */
     const char *seed;  /* the seed in hex, shown; may be NULL */
 } ddz_report;
+
+/* Returns standings.json's object (a new reference), or NULL when out of
+ * memory. */
+json_t *ddz_report_standings(const ddz_report *r);
 
 /* Writes standings.json to `path` atomically. Returns 0, DDZ_EIO or
  * DDZ_ENOMEM. */

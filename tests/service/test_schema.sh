@@ -3,7 +3,8 @@
 # Schemas of proto/schema/ (PROTOCOL.md), with ajv under node.
 #
 # Runs the service tests (tests/service/test_serve.c, built beside ddz as
-# tests/service_test_serve) with DDZ_FRAMES_OUT set, so that every frame the
+# tests/service_test_serve, and two tests of test_serve_tourney.c for the
+# competition messages) with DDZ_FRAMES_OUT set, so that every frame the
 # server sent and every request the clients sent is captured as JSON lines,
 # then tests/service/validate_frames.js checks them all: every server frame
 # and well-formed request validates, every request malformed on purpose does
@@ -14,6 +15,7 @@ set -u
 DDZ=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
 serve_tests=$(dirname "$DDZ")/tests/service_test_serve
+tourney_tests=$(dirname "$DDZ")/tests/service_test_serve_tourney
 
 if [ ! -x "$serve_tests" ]; then
     echo "FAIL: $serve_tests is not built"
@@ -38,6 +40,13 @@ if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$serve_tests" --jobs 1 >"$tmp/serve.out" 
     echo "note: some service tests failed (see service/test_serve):"
     grep -E '^\[(FAIL|ERR )\]' "$tmp/serve.out" | head -20
 fi
+# enlist, enlisted and released: a bot of the tournament tests
+for t in 'serve_tourney/an_absent_bot*' 'serve_tourney/no_tournament*'; do
+    if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$tourney_tests" --jobs 1 --filter "$t" \
+        >"$tmp/tourney.out" 2>&1; then
+        echo "note: $t failed (see service/test_serve_tourney)"
+    fi
+done
 node "$src/tests/service/validate_frames.js" "$src/proto/schema" "$src/proto/PROTOCOL.md" \
     "$tmp/frames.jsonl"
 status=$?

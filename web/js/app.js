@@ -1,5 +1,6 @@
 // app.js - the client's entry: one connection, a hash router
-// (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay),
+// (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
+// #/tournament the competition page),
 // the connection banner, toasts and dialogs. Views live in lobby.js,
 // table.js and replay.js; what is legal always comes from the server.
 import { Conn } from './net.js';
@@ -8,6 +9,7 @@ import { t, lang, setLang, onLang, errorText } from './i18n.js';
 import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
+import { Cup } from './cup.js';
 
 const root = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -23,6 +25,7 @@ export const app = {
   listed: false,      // the first `rooms` after a welcome came back
   pendingRoute: null, // an invite link to act on once connected
   lastJoin: null,     // the last join/spectate asked, for password retries
+  fromCup: false,     // watching a tournament table opened from the competition page
 };
 
 /* ---- names ---- */
@@ -120,6 +123,7 @@ export function ask({ title, text, input, buttons }) {
 /* ---- routing ---- */
 
 function parseRoute() {
+  if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
   const m = /^#\/(room|watch|replay)\/([^/?#]+)/.exec(location.hash);
   return m ? { name: m[1], id: decodeURIComponent(m[2]) } : { name: 'lobby' };
 }
@@ -144,6 +148,10 @@ function mount(view) {
 
 function route() {
   const r = parseRoute();
+  if (r.name === 'tournament') {
+    if (!(app.view instanceof Cup)) mount(new Cup());
+    return;
+  }
   if (r.name === 'replay') {
     if (!(app.view instanceof Replay) || app.view.id !== r.id) mount(new Replay(r.id));
     return;
@@ -261,7 +269,10 @@ function onMessage(m) {
       if (m.room === null) {
         if (app.table) app.table.destroy();
         app.table = null;
-        if (!(app.view instanceof Replay)) go('#/', { replaceState: parseRoute().name !== 'lobby' });
+        // a tournament table that ended takes its spectators back to the page they came from
+        const back = app.fromCup ? '#/tournament' : '#/';
+        app.fromCup = false;
+        if (!(app.view instanceof Replay) && !(app.view instanceof Cup)) go(back, { replaceState: parseRoute().name !== 'lobby' });
       } else {
         if (app.table && app.table.roomId !== m.room) { app.table.destroy(); app.table = null; }
         if (!app.table) app.table = new Table(m.room, m.seat);

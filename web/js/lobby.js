@@ -4,6 +4,7 @@
 import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
+import { fetchTournament } from './cup.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
@@ -33,11 +34,24 @@ function roomIdFrom(text) {
 export class Lobby {
   mount(root) {
     this.root = root;
+    this.cup = null; // the name of the tournament the server runs, if any
     this.render();
     app.conn && app.conn.send({ type: 'list' });
+    this.checkCup();
     this.timer = setInterval(() => {
-      if (!document.hidden) app.conn.send({ type: 'list' });
+      if (document.hidden) return;
+      app.conn.send({ type: 'list' });
+      this.checkCup();
     }, 5000);
+  }
+
+  // A tournament runs here: the lobby links to its page.
+  async checkCup() {
+    const d = await fetchTournament();
+    const name = d ? d.name : null;
+    if (!this.root || name === this.cup) return;
+    this.cup = name;
+    this.render();
   }
 
   unmount() {
@@ -54,6 +68,8 @@ export class Lobby {
       h('header.lobby-head', brand(), langButton()),
       seated ? h('div.notice', h('span', t('lobby.seated', { room: app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
+      this.cup ? h('div.notice.cup-notice', { dataset: { test: 'cup-link' } }, h('span', t('lobby.cup', { name: this.cup })),
+        h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.cupopen'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),
         h('section.panel.rooms-panel',
