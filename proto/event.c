@@ -23,8 +23,9 @@ enum {
 };
 
 static const char *const event_names[DDZ_NEVENT] = {
-    NULL,       "welcome", "rooms", "joined",    "state", "seat", "game",  "turn",     "bid_made",
-    "leftover", "played",  "over",  "turn_over", "error", "bye",  "fault", "enlisted", "released"};
+    NULL,   "welcome",  "rooms",    "joined",   "state", "seat",      "game",
+    "turn", "bid_made", "leftover", "played",   "over",  "turn_over", "error",
+    "bye",  "fault",    "enlisted", "released", "hint",  "phrase"};
 static const char *const kind_names[] = {"human", "bot", "ai", "engine"};
 static const char *const action_names[] = {"bid", "play"};
 static const char *const phase_names[] = {"waiting", "bid", "play", "between", "turn_over"};
@@ -417,6 +418,18 @@ json_t *ddz_event_print(const ddz_event *e)
         break;
     case DDZ_EVENT_RELEASED:
         put(o, "reason", json_string(e->released.reason), &ok);
+        break;
+    case DDZ_EVENT_HINT: {
+        put(o, "seq", json_integer(e->hint.seq), &ok);
+        json_t *plays = json_array();
+        for (size_t i = 0; plays && i < e->hint.n && i < DDZ_EVENT_HINTS_MAX; i++)
+            add(plays, cards_json(e->hint.plays[i]), &ok);
+        put(o, "plays", plays, &ok);
+        break;
+    }
+    case DDZ_EVENT_PHRASE:
+        put(o, "seat", json_integer(e->phrase.seat), &ok);
+        put(o, "phrase", json_integer(e->phrase.phrase), &ok);
         break;
     }
     return done(o, ok);
@@ -1304,6 +1317,26 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         return get_str(r, o, "", "player", e->enlisted.player, sizeof e->enlisted.player, 1, 0, 0);
     case DDZ_EVENT_RELEASED:
         return get_str(r, o, "", "reason", e->released.reason, sizeof e->released.reason, 0, 0, 0);
+    case DDZ_EVENT_HINT: {
+        long long seq;
+        const json_t *plays;
+        if ((rc = get_ll(r, o, "", "seq", 0, 0x7fffffff, &seq)) ||
+            (rc = get_array(r, o, "", "plays", 0, DDZ_EVENT_HINTS_MAX, &plays)))
+            return rc;
+        e->hint.seq = (uint32_t)seq;
+        e->hint.n = json_array_size(plays);
+        for (size_t i = 0; i < e->hint.n; i++) {
+            char p[PATH];
+            if ((rc = val_cards(r, json_array_get(plays, i), sub(p, sizeof p, "", "plays", i), "",
+                                1, DDZ_HAND_MAX, &e->hint.plays[i])))
+                return rc;
+        }
+        return 0;
+    }
+    case DDZ_EVENT_PHRASE:
+        if ((rc = get_int(r, o, "", "seat", 0, 2, &e->phrase.seat)))
+            return rc;
+        return get_int(r, o, "", "phrase", 0, DDZ_PHRASES - 1, &e->phrase.phrase);
     }
     return 0;
 }
@@ -1533,6 +1566,11 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
                strcmp(a->enlisted.player, b->enlisted.player) == 0;
     case DDZ_EVENT_RELEASED:
         return strcmp(a->released.reason, b->released.reason) == 0;
+    case DDZ_EVENT_HINT:
+        return a->hint.seq == b->hint.seq && a->hint.n == b->hint.n &&
+               memcmp(a->hint.plays, b->hint.plays, a->hint.n * sizeof *a->hint.plays) == 0;
+    case DDZ_EVENT_PHRASE:
+        return a->phrase.seat == b->phrase.seat && a->phrase.phrase == b->phrase.phrase;
     }
     return true; /* two events of no known type */
 }

@@ -1,6 +1,7 @@
 /* event.h - the server's messages of proto/PROTOCOL.md (welcome, rooms,
  * joined, state, seat, game, turn, bid_made, leftover, played, over,
- * turn_over, error, bye, fault) as values, printed as JSON and parsed back.
+ * turn_over, error, bye, fault, enlisted, released, hint, phrase) as values, printed as JSON and
+ * parsed back.
  *
  * ddz_event_print() writes the keys in the order the server has always sent
  * them, so that a frame printed from a parsed frame is the same bytes:
@@ -50,6 +51,7 @@ enum {
     DDZ_EVENT_TEXT_MAX = 256,      /* an error message or a bye reason, with the NUL */
     DDZ_EVENT_LIST_MAX = 64,       /* names in one of the rooms event's lists */
     DDZ_EVENT_GAME_KEY_HEX = 32,   /* an over's game_key: lower-case hex digits */
+    DDZ_EVENT_HINTS_MAX = 8,       /* plays in a hint */
 };
 
 enum ddz_event_type {
@@ -70,6 +72,8 @@ enum ddz_event_type {
     DDZ_EVENT_FAULT,
     DDZ_EVENT_ENLISTED,
     DDZ_EVENT_RELEASED,
+    DDZ_EVENT_HINT,
+    DDZ_EVENT_PHRASE,
     DDZ_NEVENT
 };
 
@@ -318,6 +322,20 @@ typedef struct ddz_event_released {
     char reason[DDZ_EVENT_TEXT_MAX]; /* human text */
 } ddz_event_released;
 
+/* hint: plays suggested to the seat to move for its open request, the
+ * likeliest first (only to that seat, only from its own hand) */
+typedef struct ddz_event_hint {
+    uint32_t seq;                         /* the request the hint is for */
+    size_t n;                             /* 0..DDZ_EVENT_HINTS_MAX */
+    ddz_cards plays[DDZ_EVENT_HINTS_MAX]; /* none is a pass */
+} ddz_event_hint;
+
+/* phrase: a seat said one of the fixed quick phrases */
+typedef struct ddz_event_phrase {
+    int seat;   /* 0..2 */
+    int phrase; /* 0..DDZ_PHRASES-1 */
+} ddz_event_phrase;
+
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
     bool owned; /* the arrays were allocated by ddz_event_parse: ddz_event_clear frees them */
@@ -339,6 +357,8 @@ typedef struct ddz_event {
         ddz_event_fault fault;
         ddz_event_enlisted enlisted;
         ddz_event_released released;
+        ddz_event_hint hint;
+        ddz_event_phrase phrase;
     };
 } ddz_event;
 

@@ -9,9 +9,9 @@
 #include "proto/text.h"
 #include "rules/error.h"
 
-static const char *const req_names[DDZ_NREQ] = {NULL,       "hello",    "list",  "create", "join",
-                                                "quick",    "spectate", "leave", "bid",    "play",
-                                                "autopass", "rematch",  "enlist"};
+static const char *const req_names[DDZ_NREQ] = {
+    NULL,  "hello", "list",     "create",  "join",   "quick",   "spectate", "leave",
+    "bid", "play",  "autopass", "rematch", "enlist", "custody", "hint",     "phrase"};
 
 const char *ddz_req_name(int type)
 {
@@ -232,9 +232,12 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         r->seq = (uint32_t)seq;
         return 0;
     case DDZ_REQ_AUTOPASS:
+    case DDZ_REQ_CUSTODY:
         return get_bool(o, "on", &r->on, true, err, errlen);
+    case DDZ_REQ_PHRASE:
+        return get_int(o, "phrase", 0, DDZ_PHRASES - 1, &r->phrase, true, err, errlen);
     default:
-        return 0; /* list, leave, rematch, enlist: no fields */
+        return 0; /* list, leave, rematch, enlist, hint: no fields */
     }
 }
 
@@ -346,7 +349,11 @@ json_t *ddz_req_print(const ddz_req *r)
         json_object_set_new(o, "cards", ddz_msg_cards(r->cards));
         break;
     case DDZ_REQ_AUTOPASS:
+    case DDZ_REQ_CUSTODY:
         json_object_set_new(o, "on", json_boolean(r->on));
+        break;
+    case DDZ_REQ_PHRASE:
+        json_object_set_new(o, "phrase", json_integer(r->phrase));
         break;
     }
     return o;

@@ -31,11 +31,18 @@ enum ddz_req_type {
     DDZ_REQ_PLAY,
     DDZ_REQ_AUTOPASS,
     DDZ_REQ_REMATCH,
-    DDZ_REQ_ENLIST, /* a bot offers itself to the competition the server runs */
+    DDZ_REQ_ENLIST,  /* a bot offers itself to the competition the server runs */
+    DDZ_REQ_CUSTODY, /* a person hands its seat to a hosted AI (托管) or takes it back */
+    DDZ_REQ_HINT,    /* the seat to move asks for suggested plays */
+    DDZ_REQ_PHRASE,  /* a quick phrase from the fixed list, by number */
     DDZ_NREQ
 };
 
 enum ddz_custody { DDZ_CUSTODY_AI = 0, DDZ_CUSTODY_FAULT };
+
+/* Quick phrases are numbers into a fixed list that clients translate
+ * (PROTOCOL.md): nobody types free text to strangers. */
+#define DDZ_PHRASES 12
 
 typedef struct ddz_room_opts {
     char name[161]; /* lobby name, 40 characters (UTF-8: up to 4 bytes each), "" = server picks */
@@ -68,7 +75,8 @@ typedef struct ddz_req {
     uint32_t seq;       /* bid, play */
     int bid;            /* bid */
     ddz_cards cards;    /* play */
-    bool on;            /* autopass */
+    bool on;            /* autopass, custody */
+    int phrase;         /* phrase: 0..DDZ_PHRASES-1 */
 } ddz_req;
 
 /* Fills `o` with the defaults of PROTOCOL.md. */

@@ -22,6 +22,7 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 #include "service/server/seat_player.h"
+#include "ai/greedy.h"
 #include "service/table/runner.h"
 
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };
@@ -381,6 +382,12 @@ static void on_event(void *ctx, const ddz_tev *ev)
         if (ev->to == DDZ_TO_WATCHERS) {
             ddz__game_event(table(r), ev, false, &e);
             send_event(r, &e, false, NULL);
+        } else if (ev->to >= 0 && ev->to < 3 && r->seats[ev->to].custody &&
+                   r->seats[ev->to].player && r->seats[ev->to].player->conn) {
+            /* the AI in custody had the game; its player, watching, gets
+             * its hand as its own seat would have */
+            ddz__game_event(table(r), ev, true, &e);
+            ddz__conn_send(r->seats[ev->to].player->conn, ddz_event_print(&e));
         }
         break;
     case DDZ_TEV_ASK: {
@@ -506,12 +513,51 @@ static void check_dead(ddz_room *r);
 static void idle_update(ddz_room *r);
 static bool anyone_may_come(const ddz_room *r, int skip);
 
+/* Puts seat `s` in the custody of a hosted AI (its player's own seat kept
+ * aside), without asking it anything: the caller asks it the open request
+ * or lets the runner do so. Returns 0, or DDZ_EBUSY when the AI budget is
+ * spent (the seat then stays its player's). */
+static int take_custody(ddz_room *r, rseat *s)
+{
+    char spec[48];
+    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
+    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
+    int rc = seat_ai(r, s, spec);
+    if (rc < 0) {
+        /* no AI to be had (the AI budget is spent): the seat stays its
+         * player's, and the clock charges it as it would an absent one */
+        ddz_runner_seat(r->run, s->index, mine);
+        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
+        return rc;
+    }
+    s->away = mine;
+    s->custody = true;
+    return 0;
+}
+
+/* Gives seat `s` back to its player (the custody AI goes) and asks it the
+ * open request, if it is its turn. */
+static void end_custody(ddz_room *r, rseat *s)
+{
+    if (!s->custody)
+        return;
+    s->custody = false;
+    ddz_runner_seat(r->run, s->index, s->away);
+    s->away = NULL;
+    ddz_runner_reask(r->run, s->index);
+}
+
 static void on_grace(ddz_timer *t)
 {
     rseat *s = (rseat *)((char *)t - offsetof(rseat, grace));
     ddz_room *r = s->room;
     if (!s->player || s->player->conn)
         return;
+    if (s->custody) {
+        /* an AI already plays the seat (its time ran out first) */
+        check_dead(r);
+        return;
+    }
     if (!r->tourney && !anyone_may_come(r, s->index)) {
         /* Nobody will see the seat played: a custody AI would only be
          * made to be freed with the room (5,000 abandoned rooms made
@@ -525,22 +571,29 @@ static void on_grace(ddz_timer *t)
         check_dead(r);
         return;
     }
-    char spec[48];
-    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
-    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
-    if (seat_ai(r, s, spec) < 0) {
-        /* no AI to be had (the AI budget is spent): the seat stays its
-         * player's, and the clock charges it as it would an absent one */
-        ddz_runner_seat(r->run, s->index, mine);
-        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
+    if (take_custody(r, s) < 0)
         return;
-    }
-    s->away = mine;
-    s->custody = true;
     ddz_runner_reask(r->run, s->index);
     ddz__log(r->srv, "info", r->id, "seat %d: a hosted AI takes over", s->index);
     seat_event(r, s->index);
     check_dead(r);
+}
+
+/* The runner's clock found `player`'s request overdue. In a casual room
+ * (custody "ai") a person is not charged a fault: a hosted AI takes the
+ * seat over (托管) until the player takes it back, and the runner asks it
+ * the request afresh. Bots are programs and keep the SPEC 6 timeout, as
+ * does every seat of a competition room (custody "fault"). */
+static bool on_timeout(void *ctx, int player)
+{
+    ddz_room *r = ctx;
+    rseat *s = &r->seats[player];
+    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || !s->player || s->player->bot ||
+        s->custody || take_custody(r, s) < 0)
+        return false;
+    ddz__log(r->srv, "info", r->id, "seat %d: out of time, a hosted AI plays for it", player);
+    seat_event(r, player);
+    return true;
 }
 
 ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
@@ -596,8 +649,12 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     if (!r->opts.name[0])
         snprintf(r->opts.name, sizeof r->opts.name, "Room %ld", ++srv->lobby.next_room);
     randombytes_buf(r->master, sizeof r->master);
-    ddz_runner_cb cb = {
-        .ctx = r, .event = on_event, .over = on_over, .log = on_log, .think_delay_us = think_delay};
+    ddz_runner_cb cb = {.ctx = r,
+                        .event = on_event,
+                        .over = on_over,
+                        .log = on_log,
+                        .think_delay_us = think_delay,
+                        .timeout = on_timeout};
     r->run = ddz_runner_create(&srv->loop.base, &cb);
     if (!r->run) {
         free(r);
@@ -716,8 +773,7 @@ static bool anyone_may_come(const ddz_room *r, int skip)
         const rseat *s = &r->seats[i];
         if (!s->player || i == skip)
             continue;
-        if (s->player->conn ||
-            (r->phase != PH_WAITING && !s->custody && now - s->player->gone_us < grace))
+        if (s->player->conn || (r->phase != PH_WAITING && now - s->player->gone_us < grace))
             anyone = true;
     }
     return anyone;
@@ -852,8 +908,9 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
         return;
     if (connected) {
         ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        /* the player takes the seat back: the AI goes (the state snapshot
+         * that follows the resume carries the open request) */
         if (s->custody) {
-            /* the player takes the seat back: the AI goes */
             s->custody = false;
             ddz_runner_seat(r->run, s->index, s->away);
             s->away = NULL;
@@ -870,6 +927,101 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
     check_dead(r);
 }
 
+/* `custody` {on}: a player hands its seat to a hosted AI (托管) or takes
+ * it back ("I'm back"). Casual rooms only: in a competition room the seat
+ * is its player's, and a bot is a program that answers for itself. */
+static void on_custody(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    rseat *s = &r->seats[p->seat];
+    if (!q->on) {
+        if (!s->custody) {
+            ddz__conn_error(p->conn, DDZ_EPHASE, "no hosted AI plays your seat", q);
+            return;
+        }
+        end_custody(r, s);
+        ddz__log(r->srv, "info", r->id, "seat %d: its player takes it back", s->index);
+        seat_event(r, s->index);
+        return;
+    }
+    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || p->bot) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "auto-play is for people in casual rooms", q);
+        return;
+    }
+    if (r->phase != PH_PLAYING && r->phase != PH_BETWEEN) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "no game is being played", q);
+        return;
+    }
+    if (s->custody)
+        return; /* already */
+    int rc = take_custody(r, s);
+    if (rc < 0) {
+        ddz__conn_error(p->conn, rc, "no hosted AI is free: try again later", q);
+        return;
+    }
+    ddz_runner_reask(r->run, s->index);
+    ddz__log(r->srv, "info", r->id, "seat %d: its player hands it to a hosted AI", s->index);
+    seat_event(r, s->index);
+}
+
+/* A sliding-window limit: true (and `now` recorded) when the oldest of the
+ * `n` times in `t` is at least `span` µs old, else false. */
+static bool window_ok(int64_t *t, int n, int64_t now, int64_t span)
+{
+    if (t[0] && now - t[0] < span)
+        return false;
+    memmove(t, t + 1, (size_t)(n - 1) * sizeof *t);
+    t[n - 1] = now;
+    return true;
+}
+
+/* `hint`: the plays ai:greedy would consider first for the seat's open
+ * request, from the seat's own view (its hand and what everyone saw), so
+ * it tells nothing hidden. Only the seat to move, while it plays itself,
+ * at most 4 hints in 5 s (the client asks once a turn and cycles). */
+static void on_hint(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    if (!live(r) || !r->asking || r->ask.seat != ddz_table_seat_of(table(r), p->seat) ||
+        r->seats[p->seat].custody) {
+        ddz__conn_error(p->conn, DDZ_ETURN, "hints are for the seat to move", q);
+        return;
+    }
+    if (r->ask.action != DDZ_EV_ASK_PLAY) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "hints are for plays, not bids", q);
+        return;
+    }
+    int n = (int)(sizeof p->hints_us / sizeof p->hints_us[0]);
+    if (!window_ok(p->hints_us, n, ddz__now_us(), 5000000)) {
+        ddz__conn_error(p->conn, DDZ_ERATE, "too many hints: wait a little", q);
+        return;
+    }
+    ddz_move *moves = malloc(DDZ_MOVES_MAX * sizeof *moves);
+    if (!moves) {
+        ddz__conn_error(p->conn, DDZ_ENOMEM, NULL, q);
+        return;
+    }
+    ddz_view v;
+    ddz_view_of(ddz_table_state(table(r)), r->ask.seat, &v);
+    ddz_event e = {.type = DDZ_EVENT_HINT, .hint = {.seq = r->ask.seq}};
+    e.hint.n =
+        (size_t)ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, e.hint.plays, DDZ_EVENT_HINTS_MAX);
+    free(moves);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+}
+
+/* `phrase`: one of the fixed quick phrases, to everyone at the table; at
+ * most 3 in 10 s a player (a number, never free text: strangers can't
+ * write to each other). */
+static void on_phrase(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    int n = (int)(sizeof p->phrases_us / sizeof p->phrases_us[0]);
+    if (!window_ok(p->phrases_us, n, ddz__now_us(), 10000000)) {
+        ddz__conn_error(p->conn, DDZ_ERATE, "too many phrases: wait a little", q);
+        return;
+    }
+    ddz_event e = {.type = DDZ_EVENT_PHRASE, .phrase = {.seat = p->seat, .phrase = q->phrase}};
+    broadcast(r, &e);
+}
+
 void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
 {
     int64_t t0 = ddz__now_us();
@@ -882,6 +1034,18 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
     }
     if (p->seat < 0) {
         ddz__conn_error(p->conn, DDZ_EPHASE, "spectators cannot act", q);
+        return;
+    }
+    if (q->type == DDZ_REQ_CUSTODY) {
+        on_custody(r, p, q);
+        return;
+    }
+    if (q->type == DDZ_REQ_HINT) {
+        on_hint(r, p, q);
+        return;
+    }
+    if (q->type == DDZ_REQ_PHRASE) {
+        on_phrase(r, p, q);
         return;
     }
     if (q->type == DDZ_REQ_REMATCH) {

@@ -210,6 +210,14 @@ int ddz_table_time(ddz_table *t, int64_t now_ms)
     return 1;
 }
 
+int64_t ddz_table_extend(ddz_table *t, int64_t now_ms)
+{
+    if (!ddz_ref_running(&t->ref) || t->deadline_ms < 0)
+        return -1;
+    t->deadline_ms = now_ms + t->cfg.time_ms;
+    return t->deadline_ms;
+}
+
 void ddz_table_set_autopass(ddz_table *t, int player, bool on)
 {
     if (player < 0 || player > 2)

@@ -135,6 +135,11 @@ int ddz_table_fault(ddz_table *t, int player, int kind, int64_t now_ms);
  * else 0. */
 int ddz_table_time(ddz_table *t, int64_t now_ms);
 
+/* Gives the open request a fresh time limit from `now_ms` (a hosted AI took
+ * the seat over instead of the clock charging it). Returns the new deadline,
+ * or -1 if no request is open. */
+int64_t ddz_table_extend(ddz_table *t, int64_t now_ms);
+
 /* Sets whether the referee passes for `player` when it cannot beat (from
  * the next request on). Ignores a bad player. */
 void ddz_table_set_autopass(ddz_table *t, int player, bool on);

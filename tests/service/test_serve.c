@@ -870,14 +870,18 @@ Test(serve, repeated_sigterm)
 
 /* ---- clocks and faults ---- */
 
-/* West never bids: the server's clock charges it (SPEC 6: before the
- * leftover, the faulty seat pays each other seat 350). */
+/* West never bids in a competition room (custody "fault"): the server's
+ * clock charges it (SPEC 6: before the leftover, the faulty seat pays each
+ * other seat 350). Casual rooms hand the seat to a hosted AI instead
+ * (test_serve_casual.c). */
 Test(serve, timeout_is_a_fault)
 {
     cli *c[3];
     c[0] = cli_hello("West");
     c[0]->act = false;
-    const char *room = cli_create(c[0], opts(1, 0, 3), 0);
+    json_t *o = opts(1, 0, 3);
+    json_object_set_new(o, "custody", json_string("fault"));
+    const char *room = cli_create(c[0], o, 0);
     c[1] = cli_hello("South");
     cli_join(c[1], room, 1);
     c[2] = cli_hello("East");
@@ -942,6 +946,7 @@ Test(serve, botzone_ftl2_fault_is_told_and_play_goes_on)
     c[0]->act = false;
     json_t *o = opts(1, 0, 3);
     json_object_set_new(o, "rules", json_string("botzone-ftl2"));
+    json_object_set_new(o, "custody", json_string("fault")); /* the clock charges West */
     const char *room = cli_create(c[0], o, 0);
     c[1] = cli_hello("South");
     c[1]->bidder = true;
