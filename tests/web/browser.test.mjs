@@ -210,6 +210,11 @@ async function nextDecision(page, lastSeq, ms = 45000) {
   return h.jsonValue();
 }
 
+/* Waits until a hint has selected cards (it asks the server first). */
+async function hinted(page) {
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0, null, { timeout: 5000, polling: 20 });
+}
+
 /* Clicks through one whole game on `page`; returns counters. `hooks.after`
  * runs after each action of ours (for reloads and spectator checks). */
 async function playGame(page, { rnd = Math.random, hooks = {}, useKeys = false } = {}) {
@@ -241,13 +246,18 @@ async function playGame(page, { rnd = Math.random, hooks = {}, useKeys = false }
         n.passes++;
       } else if (useKeys && n.keys < 3 && n.plays > 0) {
         await page.keyboard.press('h');
+        await hinted(page);
         await page.keyboard.press('Space');
         n.keys++;
         n.plays++;
       } else {
-        // Hint cycles through the legal plays; sometimes go round twice.
+        // Hint asks the server, then cycles through its suggestions and
+        // the other legal plays; sometimes press it twice.
         const times = 1 + Math.floor(rnd() * 2);
-        for (let i = 0; i < times; i++) await page.click('[data-test=hint]');
+        for (let i = 0; i < times; i++) {
+          await page.click('[data-test=hint]');
+          await hinted(page);
+        }
         n.hints += times;
         const chosen = await faceCodes(page, '.hand .card.selected');
         assert.ok(chosen.length > 0, 'a hint selects cards');
@@ -582,10 +592,11 @@ async function chooseRules(page, choose) {
 /* Fills the rest of the create form: two greedy AIs at South and East,
  * `games` games of `time` seconds a move, `pause` seconds between games
  * (More options), and creates; we sit at West. */
-async function createWithAIs(page, { games = 1, time = 30, pause = null } = {}) {
+async function createWithAIs(page, { games = 1, time = 30, pause = null, custody = null } = {}) {
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=seat2]', 'ai:greedy');
-  if (pause !== null) await page.click('.create .advanced summary');
+  if (pause !== null || custody !== null) await page.click('.create .advanced summary');
+  if (custody !== null) await page.selectOption('[data-test=custody]', custody);
   const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
   await numbers[0].fill(String(time));
   await numbers[1].fill(String(games));
@@ -684,8 +695,9 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   await page.$eval('.create .rules-pick', (e) => e.scrollIntoView({ block: 'start' }));
   await shot(page, 'create-rules-phone');
   // 5 s a move: we bid and play once by clicking, then let the clock run
-  // out. 30 s between games: the next deal would close the panel.
-  const room = await createWithAIs(page, { games: 3, time: 5, pause: 30 });
+  // out. 30 s between games: the next deal would close the panel. A
+  // competition room: in a casual one the clock hands the seat to an AI.
+  const room = await createWithAIs(page, { games: 3, time: 5, pause: 30, custody: 'fault' });
   assert.ok(room);
   // notices, recorded as they come (one may be gone by the time we look)
   await page.evaluate(() => {
@@ -715,6 +727,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
         await page.click('[data-test=bid0]');
       } else if (played === 0) {
         await page.click('[data-test=hint]');
+        await hinted(page);
         await page.click('[data-test=play]');
         played++;
       } else {
@@ -879,4 +892,137 @@ test('a tournament on the server: the competition page, a live table to watch, a
     }
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/* ---- casual play (issue 15): hints, phrases, auto-play ---- */
+
+/* Clicks the highest bid we may make (bid0 if that is all), so that we are
+ * likely the landlord and lead; returns the next decision after bidding. */
+async function bidHigh(page) {
+  let seq = '';
+  for (;;) {
+    const d = await nextDecision(page, seq);
+    if (d.what !== 'bid') return d;
+    seq = d.seq;
+    const enabled = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+    await page.click(`[data-test=${enabled.sort().pop()}]`);
+  }
+}
+
+test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play asked for and taken back', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const spec = { page: null };
+  let d;
+  for (let game = 1; ; game++) {
+    assert.ok(game <= 5, 'five games without a play turn');
+    if (game === 1) {
+      await page.click('[data-test=quick]');
+      await page.waitForSelector('.hand .card', { timeout: 10000 });
+    }
+    d = await bidHigh(page);
+    if (d.what === 'play') break;
+    await page.click('[data-test=close-over]');
+  }
+  const room = roomOf(page);
+  spec.page = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
+  await spec.page.waitForSelector('.table-view.spectating', { timeout: 10000 });
+
+  // Hint: one request to the server, its first suggestion selected
+  await page.click('[data-test=hint]');
+  await hinted(page);
+  const hint = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
+  assert.ok(hint && hint.plays.length > 0, 'a hint frame with suggestions arrived');
+  const selected = (await faceCodes(page, '.hand .card.selected')).sort((a, b) => a - b);
+  assert.deepEqual(selected, hint.plays[0], 'the first press selects the server\'s first suggestion');
+  const hand = await faceCodes(page, '.hand .card');
+  for (const p of hint.plays) for (const c of p) assert.ok(hand.includes(c), `hinted card ${c} is in the hand`);
+  assert.ok(await page.isEnabled('[data-test=play]'), 'the hinted play can be played');
+  await shot(page, 'casual-hint');
+  // a second press: the next suggestion (or the next legal play), no new request
+  await page.click('[data-test=hint]');
+  const frames = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').length);
+  assert.equal(frames, 1, 'cycling needs no second request');
+  await page.click('[data-test=play]');
+
+  // A quick phrase: by our seat on our page and on the spectator's, in each one's language
+  await page.click('[data-test=phrases] summary');
+  await page.click('[data-test=phrase][data-phrase="1"]');
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=phrase-bubble]'), /Good game!/);
+  await spec.page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await spec.page.textContent('[data-test=phrase-bubble]'), /打得好/);
+  await shot(page, 'casual-phrase');
+  await shot(spec.page, 'casual-phrase-spectator');
+
+  // Auto-play on request: the bar says so and offers the way back
+  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.click('[data-test=autoplay]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=autoplay-bar]'), /An AI is playing for you/);
+  assert.match(await page.textContent('.seat.pos-me'), /AI playing/);
+  await waitFor('the AI to play for us', async () => page.evaluate(() => {
+    const at = window.__frames.findIndex((f) => f.type === 'seat' && f.seat === 0 && f.player && f.player.custody);
+    return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over');
+  }), 20000);
+  await shot(page, 'casual-autoplay');
+  await page.click('[data-test=back]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && !f.player.custody &&
+    window.__frames.indexOf(f) > window.__frames.findIndex((g) => g.type === 'seat' && g.player && g.player.custody))),
+  'the seat is ours again');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(spec.page.errors, []);
+  await spec.page.close();
+  await page.close();
+});
+
+test('casual play on a phone, in Chinese: the clock runs out, an AI plays on with no fault, "取消托管" takes the seat back, a phrase, a hint', async () => {
+  const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  const room = await createWithAIs(page, { games: 4, time: 3, pause: 2 });
+  assert.ok(room);
+  // we do nothing: our first turn runs out of time
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-test=autoplay-bar]'), /电脑正在为你托管/);
+  assert.match(await page.textContent('[data-test=back]'), /取消托管/);
+  await assertFits(page, 'the auto-play bar on a phone');
+  await shot(page, 'casual-autoplay-phone');
+  // a phrase while the AI plays
+  await page.click('[data-test=phrases] summary');
+  await shot(page, 'casual-phrases-menu-phone');
+  await page.click('[data-test=phrase][data-phrase="8"]');
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=phrase-bubble]'), /加油/);
+  await assertFits(page, 'a phrase on a phone');
+  await shot(page, 'casual-phrase-phone');
+  // the AI plays the game to its end: no fault
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+  assert.equal(over.fault, null, 'running out of time in a casual room is no fault');
+  await page.waitForSelector('[data-test=gameover]', { timeout: 5000 });
+  assert.doesNotMatch(await page.textContent('[data-test=gameover]'), /犯规/);
+  await shot(page, 'casual-autoplay-over-phone');
+  // still on auto-play; close the panel (Escape: it may be gone already) and take the seat back
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=back]', { timeout: 10000 });
+  await page.click('[data-test=back]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  // our turns are ours again: the next play turn's hint, on a phone
+  let d;
+  for (let game = 2; ; game++) {
+    assert.ok(game <= 4, 'no play turn of ours in three games');
+    d = await bidHigh(page);
+    if (d.what === 'play') break;
+    await page.keyboard.press('Escape');
+  }
+  await page.click('[data-test=hint]');
+  await hinted(page);
+  const hint = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
+  assert.deepEqual((await faceCodes(page, '.hand .card.selected')).sort((a, b) => a - b), hint.plays[0]);
+  await assertFits(page, 'a hint on a phone');
+  await shot(page, 'casual-hint-phone');
+  await page.click('[data-test=play]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

@@ -160,7 +160,7 @@ export class Lobby {
       bots: h('input', { type: 'checkbox' }),
       autopass: h('input', { type: 'checkbox', checked: true }),
       grace: num(60, 0, 600),
-      custody: h('select', h('option', { value: 'ai' }, t('create.custody.ai')),
+      custody: h('select', { dataset: { test: 'custody' } }, h('option', { value: 'ai' }, t('create.custody.ai')),
         h('option', { value: 'fault' }, t('create.custody.fault'))),
       pause: num(3, 0, 30),
       sitat: h('select', h('option', { value: '' }, t('create.sit.any')),

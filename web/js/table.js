@@ -16,6 +16,7 @@ import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from '.
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
+import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct } from './casual.js';
 
 const now = () => performance.now();
 
@@ -156,6 +157,7 @@ export class Table {
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         this.renderSeats();
         this.renderCenter();
+        this.renderControls(); // auto-play on or off
         return;
       case 'game': {
         const keep = { over: g.over };
@@ -250,10 +252,12 @@ export class Table {
         this.render();
         return;
       default:
+        casualEvent(this, m);
     }
   }
 
-  onError() {
+  onError(m) {
+    casualError(this, m);
     if (this.pending) {
       this.pending = false;
       this.renderControls();
@@ -291,12 +295,7 @@ export class Table {
   }
 
   hintNext() {
-    const plays = this.legalPlays();
-    if (!plays.length) return;
-    this.hint = (this.hint + 1) % plays.length;
-    this.sel = new Set(plays[this.hint]);
-    this.renderHandSelection();
-    this.renderControls();
+    hintNext(this); // the server's suggestions (casual.js)
   }
 
   clearSel() {
@@ -547,7 +546,9 @@ export class Table {
     if (this.seat === null) { replace(c); return; }
     const tu = g.turn;
     const row = [];
-    if (this.myTurn('bid')) {
+    if (onAutoPlay(this)) {
+      row.push(autoPlayBar());
+    } else if (this.myTurn('bid')) {
       row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' } }));
       for (let n = 0; n <= 3; n++) {
         row.push(h('button.bid' + (n === 0 ? '' : '.primary'), {
@@ -578,6 +579,7 @@ export class Table {
       h('div.actions', row),
       h('div.side',
         this.sel.size ? h('button.ghost.small', { onclick: () => this.clearSel() }, t('act.clear')) : null,
+        autoPlayButton(this), phraseMenu(this),
         h('label.toggle', { title: t('act.autopass') }, ap, h('span', t('act.autopass')))));
     this.tick();
   }
@@ -660,7 +662,8 @@ export class Table {
     let headline;
     let cls = '';
     if (!hasLandlord) {
-      headline = t('over.allpass');
+      // a fault in the bidding also leaves no landlord: say which it was
+      headline = over.fault ? ct('over.fault.head') : t('over.allpass');
     } else if (!hasWinner) {
       headline = t('over.title', { game: over.game });
     } else {
