@@ -199,8 +199,11 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         if ((rc = get_int(o, "version", 1, 1000, &r->version, true, err, errlen)) ||
             (rc = get_str(o, "name", r->name, sizeof r->name, 32, true, err, errlen)) ||
             (rc = get_str(o, "resume", r->resume, sizeof r->resume, 64, false, err, errlen)) ||
-            (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)))
+            (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)) ||
+            (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))
             return rc;
+        if (r->me[0] && strspn(r->me, "0123456789abcdef") != 32)
+            return fail(DDZ_EFIELD, err, errlen, "me: must be 32 lower-case hex digits");
         if (!r->name[0])
             return fail(DDZ_EFIELD, err, errlen, "name: must not be empty");
         if (r->version != DDZ_PROTOCOL_VERSION)
@@ -322,6 +325,8 @@ json_t *ddz_req_print(const ddz_req *r)
             json_object_set_new(o, "resume", json_string(r->resume));
         if (r->token[0])
             json_object_set_new(o, "token", json_string(r->token));
+        if (r->me[0])
+            json_object_set_new(o, "me", json_string(r->me));
         break;
     case DDZ_REQ_CREATE:
         json_object_set_new(o, "options", opts_json(&r->opts));

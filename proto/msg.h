@@ -67,6 +67,7 @@ typedef struct ddz_req {
     char name[129];     /* hello: display name, 1..32 characters (UTF-8) */
     char resume[72];    /* hello: resume token, "" if absent */
     char token[72];     /* hello: bot token, "" if absent */
+    char me[33];        /* hello: the browser's own key, 32 lower-case hex digits, "" if absent */
     char room[24];      /* join, spectate */
     int seat;           /* create, join: 0..2 or -1 */
     char password[257]; /* join, spectate: 64 characters */

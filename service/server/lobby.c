@@ -107,6 +107,11 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
         p->room = NULL;
         p->seat = -1;
     }
+    if (q->me[0] && !p->bot) {
+        /* kept hashed: the key itself opens the player's list of games */
+        crypto_generichash(p->me, sizeof p->me, (const uint8_t *)q->me, strlen(q->me), NULL, 0);
+        p->has_me = true;
+    }
     p->conn = c;
     p->gone_us = 0;
     ddz__conn_set_player(c, p);

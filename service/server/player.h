@@ -24,6 +24,8 @@ struct ddz_player {
     bool enlisted;         /* a competition seats it (tourney_srv.c knows it) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
+    bool has_me;           /* it said its browser's own key in hello ("my games") */
+    uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
     ddz_player *next;      /* in the lobby's list */
 };
 

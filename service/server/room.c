@@ -327,6 +327,9 @@ static void on_over(void *ctx, const ddz_record *record)
     r->asking = false;
     ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
                        false);
+    for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
+        if (r->seats[i].player && r->seats[i].player->has_me)
+            ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);
     r->srv->m.games_finished++;
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;

@@ -18,6 +18,7 @@
 #endif
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,42 @@ static void game_answer(http_pss *h, int rc, char *json)
     h->len = h->body ? strlen(h->body) : 0;
 }
 
+/* Sets the answer of GET /api/my-games from the store's `rc` and `json`
+ * (taken: the list as ddz_store_my_games() writes it). */
+static void mine_answer(http_pss *h, int rc, char *json)
+{
+    h->ready = true;
+    h->status = HTTP_STATUS_OK;
+    h->body = NULL;
+    if (rc >= 0 && json &&
+        asprintf(&h->body, "{\"games\":%s,\"max\":%d}", json, DDZ_STORE_MINE_MAX) < 0)
+        h->body = NULL;
+    if (rc >= 0 && !h->body)
+        rc = DDZ_ENOMEM;
+    if (rc < 0) {
+        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+    }
+    free(json);
+    h->len = h->body ? strlen(h->body) : 0;
+}
+
+/* The browser's own key from "Authorization: Bearer KEY" (32 lower-case
+ * hex digits, what it sends in hello as `me`), hashed as the store keeps
+ * it. Returns false if the header is missing or malformed. */
+static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
+{
+    char buf[128];
+    static const char bearer[] = "Bearer ";
+    int n = lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_HTTP_AUTHORIZATION);
+    const char *key = buf + sizeof bearer - 1;
+    if (n != (int)(sizeof bearer - 1 + 32) || strncmp(buf, bearer, sizeof bearer - 1) != 0 ||
+        strspn(key, "0123456789abcdef") != 32)
+        return false;
+    crypto_generichash(me, DDZ_STORE_ME_BYTES, (const uint8_t *)key, 32, NULL, 0);
+    return true;
+}
+
 static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
 
 static char *metrics_text(ddz_srv *srv)
@@ -365,6 +402,31 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         /* 200 either way: the lobby asks on every server, and a browser
          * logs every 404 as an error */
         h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
+    } else if (strcmp(path, "/api/my-games") == 0) {
+        /* a player's own games: who it is comes in the Authorization
+         * header, never in the address (logs, history, Referer) */
+        ddz_store_read *rd = NULL;
+        uint8_t me[DDZ_STORE_ME_BYTES];
+        if (!my_key(h->wsi, me)) {
+            h->status = HTTP_STATUS_UNAUTHORIZED;
+            h->body = strdup("{\"error\":\"EAUTH\",\"message\":\"send Authorization: Bearer "
+                             "KEY, the key the browser said in hello as me\"}");
+            h->len = h->body ? strlen(h->body) : 0;
+            return;
+        }
+        if ((rd = calloc(1, sizeof *rd))) {
+            rd->kind = DDZ_STORE_READ_MINE;
+            memcpy(rd->me, me, sizeof rd->me);
+            rd->owner = h;
+        }
+        if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
+            h->rd = rd;
+            h->ready = false;
+            return;
+        }
+        free(rd);
+        mine_answer(h, DDZ_EDB, NULL);
+        return;
     } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */
@@ -534,7 +596,10 @@ static void game_read_done(ddz_store_read *rd, bool answer)
     http_pss *h = rd->owner;
     if (answer && h) {
         h->rd = NULL;
-        game_answer(h, rd->rc, rd->json);
+        if (rd->kind == DDZ_STORE_READ_MINE)
+            mine_answer(h, rd->rc, rd->json);
+        else
+            game_answer(h, rd->rc, rd->json);
         /* Input flows again (lws does not call WRITEABLE on an HTTP
          * connection whose input is held); a request pipelined behind is
          * met in FILTER_HTTP_CONNECTION. */

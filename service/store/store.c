@@ -46,30 +46,38 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " revoked_at INTEGER);",
     /* 1 -> 2: the link key of a game of a private or password room */
     "ALTER TABLE games ADD COLUMN key TEXT;",
+    /* 2 -> 3: who played a game, by the hash of a browser's own key */
+    "CREATE TABLE mine("
+    " owner BLOB NOT NULL,"
+    " game INTEGER NOT NULL,"
+    " seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game)) WITHOUT ROWID;",
 };
 
-enum item_kind { ITEM_GAME, ITEM_TURN };
+enum item_kind { ITEM_GAME, ITEM_TURN, ITEM_MINE };
 
 /* One queued write; the strings are owned by the item. */
 typedef struct item {
     struct item *next;
     enum item_kind kind;
-    int64_t id;          /* games: the game id */
-    int64_t finished_ms; /* unix ms when queued */
-    int number;          /* games: game index; turns: turn number */
-    int games;           /* turns: deals played */
-    bool aborted;        /* games: cut short */
-    char *room;          /* NULL allowed */
-    char *text;          /* games: the record line; turns: names as JSON */
-    char *totals;        /* turns: totals as JSON */
-    char *names[3];      /* games: players by seat, from the record */
-    char *key;           /* games: the link key, NULL for a listed room's game */
+    int64_t id;                     /* games: the game id */
+    int64_t finished_ms;            /* unix ms when queued */
+    int number;                     /* games: game index; turns: turn number */
+    int games;                      /* turns: deals played */
+    bool aborted;                   /* games: cut short */
+    char *room;                     /* NULL allowed */
+    char *text;                     /* games: the record line; turns: names as JSON */
+    char *totals;                   /* turns: totals as JSON */
+    char *names[3];                 /* games: players by seat, from the record */
+    char *key;                      /* games: the link key, NULL for a listed room's game */
+    uint8_t me[DDZ_STORE_ME_BYTES]; /* mine: the player's hash (number: its seat) */
 } item;
 
 struct ddz_store {
     sqlite3 *wdb;           /* the writer thread's connection */
     sqlite3_stmt *ins_game; /* prepared on wdb */
     sqlite3_stmt *ins_turn; /* prepared on wdb */
+    sqlite3_stmt *ins_mine; /* prepared on wdb */
     sqlite3 *rdb;           /* the readers' connection, under rlock */
     pthread_mutex_t rlock;  /* serialises use of rdb */
     pthread_t thread;       /* the writer */
@@ -281,7 +289,9 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         sqlite3_prepare_v3(s->wdb,
                            "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &s->ins_turn, NULL) != SQLITE_OK) {
+                           -1, SQLITE_PREPARE_PERSISTENT, &s->ins_turn, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->wdb, "INSERT INTO mine(owner, game, seat) VALUES(?1, ?2, ?3)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &s->ins_mine, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path,
                 sqlite3_errcode(s->rdb) != SQLITE_OK ? sqlite3_errmsg(s->rdb)
                                                      : sqlite3_errmsg(s->wdb));
@@ -324,6 +334,7 @@ void ddz_store_close(ddz_store *s)
     }
     sqlite3_finalize(s->ins_game);
     sqlite3_finalize(s->ins_turn);
+    sqlite3_finalize(s->ins_mine);
     sqlite3_close_v2(s->rdb);
     sqlite3_close_v2(s->wdb); /* the last close checkpoints the WAL */
     pthread_cond_destroy(&s->rmore);
@@ -357,6 +368,11 @@ static int write_item(ddz_store *s, const item *it)
             rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
         rc = rc ? rc : bind_text(st, 9, it->text);
         rc = rc ? rc : bind_text(st, 10, it->key);
+    } else if (it->kind == ITEM_MINE) {
+        st = s->ins_mine;
+        rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
+        rc = rc ? rc : sqlite3_bind_int64(st, 2, it->id);
+        rc = rc ? rc : sqlite3_bind_int(st, 3, it->number);
     } else {
         st = s->ins_turn;
         rc = bind_text(st, 1, it->room);
@@ -640,7 +656,88 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
     return enqueue(s, it);
 }
 
+int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DDZ_STORE_ME_BYTES])
+{
+    if (game < 1 || seat < 0 || seat > 2)
+        return DDZ_EINVAL;
+    item *it = calloc(1, sizeof *it);
+    if (!it)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    it->kind = ITEM_MINE;
+    it->id = game;
+    it->number = seat;
+    memcpy(it->me, me, sizeof it->me);
+    return enqueue(s, it);
+}
+
 /* ---- reads ------------------------------------------------------------------ */
+
+int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json)
+{
+    *json = NULL;
+    if (max < 1 || max > DDZ_STORE_MINE_MAX)
+        return DDZ_EINVAL;
+    json_t *list = json_array();
+    if (!list)
+        return DDZ_ENOMEM;
+    pthread_mutex_lock(&s->rlock);
+    sqlite3_stmt *st;
+    /* the newest first; what a list row shows comes out of the record
+     * (SQLite's JSON functions), so the record stays the one source */
+    int rc = sqlite3_prepare_v2(
+        s->rdb,
+        "SELECT g.id, g.key, g.room, g.finished_at, m.seat, g.name_west, g.name_south,"
+        " g.name_east, json_extract(g.record, '$.scores'), json_extract(g.record, '$.landlord'),"
+        " json_extract(g.record, '$.winner'), json_extract(g.record, '$.rules')"
+        " FROM mine m JOIN games g ON g.id = m.game"
+        " WHERE m.owner = ?1 ORDER BY m.game DESC LIMIT ?2",
+        -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        rc = read_failed(s);
+        pthread_mutex_unlock(&s->rlock);
+        json_decref(list);
+        return rc;
+    }
+    sqlite3_bind_blob(st, 1, me, DDZ_STORE_ME_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, max);
+    int step;
+    bool ok = true;
+    while (ok && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(st, 1);
+        const char *room = (const char *)sqlite3_column_text(st, 2);
+        const char *scores = (const char *)sqlite3_column_text(st, 8);
+        const char *rules = (const char *)sqlite3_column_text(st, 11);
+        json_t *names = json_array(), *sc = scores ? json_loads(scores, 0, NULL) : json_null();
+        for (int i = 0; names && i < 3; i++) {
+            const char *n = (const char *)sqlite3_column_text(st, 5 + i);
+            json_array_append_new(names, n ? json_string(n) : json_null());
+        }
+        json_t *seat_of[2];
+        for (int i = 0; i < 2; i++)
+            seat_of[i] = sqlite3_column_type(st, 9 + i) == SQLITE_INTEGER
+                             ? json_integer(sqlite3_column_int(st, 9 + i))
+                             : json_null();
+        json_t *g = json_pack(
+            "{s:I, s:o, s:o, s:I, s:i, s:o, s:o, s:o, s:o, s:o}", "id",
+            (json_int_t)sqlite3_column_int64(st, 0), "key", key ? json_string(key) : json_null(),
+            "room", room ? json_string(room) : json_null(), "finished_at",
+            (json_int_t)sqlite3_column_int64(st, 3), "seat", sqlite3_column_int(st, 4), "names",
+            names, "scores", sc ? sc : json_null(), "landlord", seat_of[0], "winner", seat_of[1],
+            "rules", rules ? json_string(rules) : json_string("caai"));
+        ok = g && json_array_append_new(list, g) == 0;
+    }
+    if (!ok)
+        rc = DDZ_ENOMEM;
+    else if (step != SQLITE_DONE)
+        rc = read_failed(s);
+    else
+        rc = (*json = json_dumps(list, DDZ_RECORD_JSON_FLAGS)) ? (int)json_array_size(list)
+                                                               : DDZ_ENOMEM;
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->rlock);
+    json_decref(list);
+    return rc;
+}
 
 int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
 {
@@ -731,6 +828,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind == DDZ_STORE_READ_GAME) {
         r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
+    } else if (r->kind == DDZ_STORE_READ_MINE) {
+        r->rc = ddz_store_my_games(s, r->me, DDZ_STORE_MINE_MAX, &r->json);
     } else {
         r->rc = ddz_store_token_check(s, r->token, r->name);
         sodium_memzero(r->token, sizeof r->token);
@@ -793,7 +892,8 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN)
+    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN &&
+        r->kind != DDZ_STORE_READ_MINE)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;

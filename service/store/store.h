@@ -42,6 +42,10 @@
  *          NOT NULL, revoked_at INTEGER)
  *       hash is BLAKE2b-256 of the token's 32 random bytes; the token itself
  *       is never stored.
+ *   mine(owner BLOB, game INTEGER, seat INTEGER, PRIMARY KEY(owner, game))
+ *       who played game `game` in seat `seat`: owner is BLAKE2b-256 of the
+ *       key a browser keeps for itself ("my games"), never the key
+ *       (version 3).
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). SQLite errors never abort: they give DDZ_EDB and are
@@ -57,12 +61,14 @@
 
 #include "rules/record.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 2
+#define DDZ_STORE_SCHEMA_VERSION 3
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
 #define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
 #define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
+#define DDZ_STORE_ME_BYTES 32     /* a player's hash: BLAKE2b-256 of its browser's own key */
+#define DDZ_STORE_MINE_MAX 20     /* games in a player's list ("my games") */
 
 typedef struct ddz_store ddz_store;
 
@@ -148,6 +154,22 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
 int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
                        const char *const names[3], const double totals[3]);
 
+/* Queues that the player whose hash is `me` played game `game` (from
+ * ddz_store_reserve_game_id(), queued with ddz_store_add_game() before) in
+ * `seat`. Returns 0 when queued, DDZ_EINVAL for a bad game or seat, DDZ_EDB
+ * if the queue is full (DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DDZ_STORE_ME_BYTES]);
+
+/* Sets *json (malloc'd, the caller frees it) to the newest `max` (1 to
+ * DDZ_STORE_MINE_MAX) games the player whose hash is `me` played, newest
+ * first, as a JSON array of {id, key (null for a listed room's game), room,
+ * finished_at (unix ms), seat, names [3], scores [3], landlord, winner
+ * (seats or null), rules}: the player's own games only, whatever their
+ * room (their keys included: the player was at the table). Only committed
+ * writes are seen. Returns the number of games, DDZ_EINVAL for a bad `max`,
+ * DDZ_EDB or DDZ_ENOMEM (then *json is NULL). */
+int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json);
+
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
  * it): the compact SPEC 10 line, without a newline. A game stored with a
  * key is found only if `key` is that key (compared in constant time); one
@@ -222,6 +244,7 @@ int ddz_store_token_list(ddz_store *s,
 enum ddz_store_read_kind {
     DDZ_STORE_READ_GAME = 1, /* ddz_store_get_game(id) */
     DDZ_STORE_READ_TOKEN,    /* ddz_store_token_check(token) */
+    DDZ_STORE_READ_MINE,     /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
 };
 
 typedef struct ddz_store_read {
@@ -229,9 +252,10 @@ typedef struct ddz_store_read {
     int64_t id;                      /* GAME: the game to fetch */
     char key[DDZ_STORE_KEY_HEX + 1]; /* GAME: its link key, "" for none */
     char token[DDZ_TOKEN_HEX + 1];   /* TOKEN: the token to check; wiped once checked */
+    uint8_t me[DDZ_STORE_ME_BYTES];  /* MINE: the player's hash */
     void *owner;                     /* the caller's: who waits for the answer */
     int rc;                          /* answer: as the synchronous function returns */
-    char *json;                      /* GAME answer, malloc'd (the caller frees it) or NULL */
+    char *json;                      /* GAME, MINE answer, malloc'd (the caller frees it) or NULL */
     char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
     struct ddz_store_read *next;     /* the store's queue link */
 } ddz_store_read;

@@ -7,6 +7,7 @@
  * request refused there.
  */
 #include "serve_harness.h"
+#include "service/store/store.h"
 
 TestSuite(casual, .init = setup, .fini = teardown, .timeout = 300);
 
@@ -271,7 +272,8 @@ Test(casual, phrases)
     cli_send(c[0], json_pack("{s:s, s:i}", "type", "phrase", "phrase", 11));
     const ddz_event *e = cli_expect(w, DDZ_EVENT_PHRASE);
     cr_assert(e->phrase.seat == 0 && e->phrase.phrase == 11, "%s", show(e));
-    cli_send(c[0], json_pack("{s:s, s:i}", "type", "phrase", "phrase", DDZ_PHRASES));
+    _Static_assert(DDZ_PHRASES == 12, "the phrase below is one past the list");
+    cli_send_bad(c[0], "{\"type\":\"phrase\",\"phrase\":12}");
     expect_error(c[0], DDZ_EFIELD, DDZ_REQ_PHRASE);
     cli_send(w, json_pack("{s:s, s:i}", "type", "phrase", "phrase", 1));
     expect_error(w, DDZ_EPHASE, DDZ_REQ_PHRASE);
@@ -282,4 +284,120 @@ Test(casual, phrases)
         n += x && x->type == DDZ_EVENT_PHRASE;
     }
     cr_assert_eq(n, 3, "South read %d phrases so far", n);
+}
+
+/* ---- my games ---- */
+
+/* Connects and says hello with the browser key `me`. */
+static cli *cli_hello_me(const char *name, const char *me)
+{
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "%s", name);
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", name, "me",
+                          me));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    return c;
+}
+
+/* GET /api/my-games with `me` as the bearer (NULL: no header); returns the
+ * parsed body and sets *status. */
+static json_t *my_games(const char *me, int *status)
+{
+    char hdr[128] = "";
+    if (me)
+        snprintf(hdr, sizeof hdr, "Authorization: Bearer %s\r\n", me);
+    char *body = NULL;
+    int rc = ddz_wsc_http_get_with("127.0.0.1", srv.port, "/api/my-games", me ? hdr : NULL, T(5000),
+                                   status, &body);
+    cr_assert_eq(rc, 0, "GET /api/my-games failed (%d)", rc);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "not JSON: %s", body);
+    free(body);
+    return j;
+}
+
+/* My games lists the games a browser's key played, with their results and
+ * the link to their replay (a private room's under its key), and nobody
+ * else's; no key or a malformed one is refused. */
+Test(casual, my_games)
+{
+    static const char alice[] = "00112233445566778899aabbccddeeff";
+    static const char bob[] = "ffeeddccbbaa99887766554433221100";
+    int status;
+    json_t *j = my_games(alice, &status);
+    cr_assert_eq(status, 200);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 0, "a new key has played nothing");
+    json_decref(j);
+
+    /* Alice and Bob at one table with an AI, two games */
+    cli *c[2];
+    c[0] = cli_hello_me("Alice", alice);
+    json_t *o = opts(2, 0, 30);
+    json_object_set_new(o, "private", json_true());
+    json_object_set_new(o, "seats", json_pack("[n, n, s]", "ai:greedy"));
+    const char *room = cli_create(c[0], o, 0);
+    c[1] = cli_hello_me("Bob", bob);
+    cli_join(c[1], room, 1);
+    cr_assert_eq(run(c, 2, NULL, NULL, T(30000)), -1);
+    const ddz_event_over first = *c[0]->over;
+    reset_over(c, 2);
+    cr_assert_eq(run(c, 2, NULL, NULL, T(30000)), -1);
+    const ddz_event_over *second = c[0]->over;
+    /* the store writes on its own thread: wait for both */
+    int64_t deadline = now_ms() + T(5000);
+    json_t *games;
+    for (;;) {
+        j = my_games(alice, &status);
+        cr_assert_eq(status, 200);
+        games = json_object_get(j, "games");
+        if (json_array_size(games) == 2)
+            break;
+        cr_assert_lt(now_ms(), deadline, "Alice's games were not listed: %zu",
+                     json_array_size(games));
+        json_decref(j);
+        usleep(20000);
+    }
+    cr_assert_eq(json_integer_value(json_object_get(j, "max")), DDZ_STORE_MINE_MAX);
+    /* newest first, each with what the over said */
+    const ddz_event_over *overs[2] = {second, &first};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *g = json_array_get(games, i);
+        cr_assert_eq(json_integer_value(json_object_get(g, "id")), overs[i]->game_id);
+        cr_assert_str_eq(json_string_value(json_object_get(g, "key")), overs[i]->game_key,
+                         "a private room's game comes with its key");
+        cr_assert_str_eq(json_string_value(json_object_get(g, "room")), room);
+        cr_assert_eq(json_integer_value(json_object_get(g, "seat")), 0);
+        cr_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "names"), 1)), "Bob");
+        json_t *sc = json_object_get(g, "scores");
+        for (int s = 0; s < 3; s++)
+            cr_assert_eq(json_number_value(json_array_get(sc, s)), overs[i]->scores[s]);
+        json_t *ll = json_object_get(g, "landlord");
+        cr_assert_eq(json_is_null(ll) ? -1 : (int)json_integer_value(ll), overs[i]->landlord);
+        /* the replay link works */
+        json_t *rec = fetch_game(overs[i]->game_id, overs[i]->game_key);
+        json_decref(rec);
+    }
+    json_decref(j);
+    /* Bob sees the same games from his seat */
+    j = my_games(bob, &status);
+    games = json_object_get(j, "games");
+    cr_assert_eq(json_array_size(games), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(games, 0), "seat")), 1);
+    json_decref(j);
+    /* someone else: nothing; no key, a malformed one: refused */
+    j = my_games("0123456789abcdef0123456789abcdef", &status);
+    cr_assert_eq(status, 200);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 0, "another key sees nothing");
+    json_decref(j);
+    j = my_games(NULL, &status);
+    cr_assert_eq(status, 401);
+    json_decref(j);
+    j = my_games("0011223344556677", &status);
+    cr_assert_eq(status, 401);
+    json_decref(j);
+    /* a hello with a malformed key is refused */
+    cli *bad = cli_connect();
+    cli_send_bad(bad, "{\"type\":\"hello\",\"version\":1,\"name\":\"Eve\",\"me\":"
+                      "\"NOT-HEX-NOT-HEX-NOT-HEX-NOT-HEX!\"}");
+    expect_error(bad, DDZ_EFIELD, DDZ_REQ_HELLO);
 }

@@ -1164,3 +1164,76 @@ Test(store, version_1_is_migrated)
     cr_assert_eq(ddz_store_reserve_game_id(s), 6);
     ddz_store_close(s);
 }
+
+/* "My games": a player's list holds its own games only, newest first, at
+ * most DDZ_STORE_MINE_MAX of them, with what the lobby shows of each, and
+ * it comes through the reader thread as well. */
+Test(store, my_games)
+{
+    ddz_store *s = open_ok();
+    uint8_t me[DDZ_STORE_ME_BYTES], other[DDZ_STORE_ME_BYTES];
+    randombytes_buf(me, sizeof me);
+    randombytes_buf(other, sizeof other);
+    ddz_record r;
+    gen_record(11, &r);
+    int n = DDZ_STORE_MINE_MAX + 5;
+    int64_t ids[DDZ_STORE_MINE_MAX + 5];
+    for (int i = 0; i < n; i++) {
+        ids[i] = ddz_store_reserve_game_id(s);
+        char key[DDZ_STORE_KEY_HEX + 1];
+        ddz_store_new_game_key(key);
+        cr_assert_eq(ddz_store_add_game(s, ids[i], "room1", i % 2 ? key : NULL, &r, false), 0);
+        cr_assert_eq(ddz_store_add_mine(s, ids[i], i % 3, me), 0);
+        if (i == 0) /* the other player sat in the first game only */
+            cr_assert_eq(ddz_store_add_mine(s, ids[i], 2, other), 0);
+    }
+    cr_assert_eq(ddz_store_add_mine(s, ids[0], 3, me), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_mine(s, 0, 0, me), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *text;
+    cr_assert_eq(ddz_store_my_games(s, me, DDZ_STORE_MINE_MAX + 1, &text), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_my_games(s, me, DDZ_STORE_MINE_MAX, &text), DDZ_STORE_MINE_MAX);
+    json_t *list = json_loads(text, 0, NULL);
+    cr_assert(json_is_array(list), "%s", text);
+    cr_assert_eq(json_array_size(list), DDZ_STORE_MINE_MAX, "bounded");
+    for (int k = 0; k < DDZ_STORE_MINE_MAX; k++) {
+        json_t *g = json_array_get(list, (size_t)k);
+        int i = n - 1 - k; /* newest first */
+        cr_assert_eq(json_integer_value(json_object_get(g, "id")), ids[i]);
+        cr_assert_eq(json_integer_value(json_object_get(g, "seat")), i % 3);
+        cr_assert_eq(json_is_string(json_object_get(g, "key")), i % 2 == 1);
+        cr_assert_str_eq(json_string_value(json_object_get(g, "room")), "room1");
+        for (int p = 0; p < 3; p++) {
+            cr_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "names"), p)),
+                             r.names[p]);
+            cr_assert_eq(json_number_value(json_array_get(json_object_get(g, "scores"), p)),
+                         r.scores[p]);
+        }
+        json_t *ll = json_object_get(g, "landlord");
+        cr_assert_eq(json_is_null(ll) ? -1 : json_integer_value(ll), r.landlord);
+    }
+    json_decref(list);
+    free(text);
+    /* the other player: its one game; nobody: none */
+    cr_assert_eq(ddz_store_my_games(s, other, DDZ_STORE_MINE_MAX, &text), 1);
+    list = json_loads(text, 0, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(list, 0), "id")), ids[0]);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(list, 0), "seat")), 2);
+    json_decref(list);
+    free(text);
+    uint8_t nobody[DDZ_STORE_ME_BYTES] = {0};
+    cr_assert_eq(ddz_store_my_games(s, nobody, 5, &text), 0);
+    cr_assert_str_eq(text, "[]");
+    free(text);
+    /* through the reader thread */
+    start_reader(s);
+    ddz_store_read rd = {.kind = DDZ_STORE_READ_MINE};
+    memcpy(rd.me, other, sizeof rd.me);
+    cr_assert_eq(ddz_store_read_submit(s, &rd), 0);
+    wait_wakes(1);
+    cr_assert_eq(ddz_store_read_done(s), &rd);
+    cr_assert_eq(rd.rc, 1);
+    cr_assert_not_null(strstr(rd.json, "\"seat\":2"), "%s", rd.json);
+    free(rd.json);
+    ddz_store_close(s);
+}

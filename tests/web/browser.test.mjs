@@ -1026,3 +1026,68 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+/* A quick game that an AI plays for us to its end (auto-play on request);
+ * returns its `over` frame. */
+async function quickGameOnAutoPlay(page) {
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.click('[data-test=autoplay]');
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  return page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+}
+
+/* Back in the lobby, waits (refreshing) for the game in "my games". */
+async function myGameListed(page, over) {
+  await page.click('[data-test=lobby]');
+  await page.waitForSelector('[data-test=mygames]', { timeout: 10000 });
+  await waitFor('the game in my games', async () => {
+    if (await page.$(`[data-test=mygame][data-id="${over.game_id}"]`)) return true;
+    await page.click('[data-test=mygames-refresh]');
+    return false;
+  }, 10000, 300);
+}
+
+test('my games: each browser lists the games it played, a game opens in the replay viewer (desktop and phone)', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const over = await quickGameOnAutoPlay(page);
+  await myGameListed(page, over);
+  const row = await page.textContent(`[data-test=mygame][data-id="${over.game_id}"]`);
+  const score = over.scores[0];
+  assert.ok(row.includes(score > 0 ? `+${score}` : String(score)), `the row shows our score ${score}: ${row}`);
+  assert.match(row, /AI/, 'the row names who else played');
+  await page.$eval('[data-test=mygames]', (e) => e.scrollIntoView({ block: 'center' }));
+  await shot(page, 'mygames');
+
+  // another browser (its own key), on a phone: its own game only
+  const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await phone.waitForSelector('[data-test=mygames-none]', { timeout: 10000 });
+  const overPhone = await quickGameOnAutoPlay(phone);
+  await myGameListed(phone, overPhone);
+  // (the AI goes on playing each browser's quick games: the lists grow)
+  const ids = async (p) => p.$$eval('[data-test=mygame]', (r) => r.map((x) => +x.dataset.id));
+  const overs = async (p) => p.evaluate(() => window.__frames.filter((f) => f.type === 'over').map((f) => f.game_id));
+  const desktopGames = await overs(page);
+  for (const id of await ids(phone)) assert.ok(!desktopGames.includes(id), `the desktop's game ${id} is on the phone's list`);
+  await phone.$eval('[data-test=mygames]', (e) => e.scrollIntoView({ block: 'center' }));
+  await assertFits(phone, 'my games on a phone');
+  await shot(phone, 'mygames-phone');
+  // the list opens the replay, under the private game's key
+  const href = await phone.getAttribute('[data-test=mygame-replay]', 'href');
+  assert.equal(href, `#/replay/${overPhone.game_id}-${overPhone.game_key}`);
+  await phone.click('[data-test=mygame-replay]');
+  await phone.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  assert.equal(await phone.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
+  await shot(phone, 'mygames-replay-phone');
+
+  // the desktop's list is its own too
+  await page.click('[data-test=mygames-refresh]');
+  await page.waitForSelector('[data-test=mygame]', { timeout: 10000 });
+  const phoneGames = await overs(phone);
+  for (const id of await ids(page)) assert.ok(!phoneGames.includes(id), `the phone's game ${id} is on the desktop's list`);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(phone.errors, []);
+  await phone.close();
+  await page.close();
+});

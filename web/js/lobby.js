@@ -5,6 +5,7 @@ import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
 import { fetchTournament } from './cup.js';
+import { myGamesPanel } from './mygames.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
@@ -79,7 +80,8 @@ export class Lobby {
           this.createForm()),
         h('section.panel.side',
           this.joinForm(),
-          this.replayForm())),
+          this.replayForm(),
+          myGamesPanel())),
       h('footer.fair', t('lobby.fair'))));
     this.update();
   }
