@@ -1001,7 +1001,9 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
   assert.equal(over.fault, null, 'running out of time in a casual room is no fault');
   await page.waitForSelector('[data-test=gameover]', { timeout: 5000 });
-  assert.doesNotMatch(await page.textContent('[data-test=gameover]'), /犯规/);
+  assert.match(await page.textContent('[data-test=autoplay-note][data-seat="0"]'), /本局电脑为你托管代打，不算犯规/);
+  assert.doesNotMatch(await page.textContent('[data-test=gameover] .over-head'), /犯规/);
+  assert.equal(await page.$('[data-test=fault]'), null, 'no fault line');
   await shot(page, 'casual-autoplay-over-phone');
   // still on auto-play; close the panel (Escape: it may be gone already) and take the seat back
   await page.keyboard.press('Escape');

@@ -20,6 +20,8 @@ const STRINGS = {
     'hint.pass': 'Nothing beats it: pass',
     'phrase.title': 'Quick phrases',
     'over.fault.head': 'The game ended on a fault',
+    'over.auto.you': 'An AI played for you in this game (auto-play): no fault was charged.',
+    'over.auto.seat': '{name}: an AI played for them in this game (auto-play), no fault charged.',
   },
   zh: {
     'custody.on': '电脑正在为你托管',
@@ -29,6 +31,8 @@ const STRINGS = {
     'hint.pass': '没有大过上家的牌：请不出',
     'phrase.title': '快捷语',
     'over.fault.head': '本局因犯规结束',
+    'over.auto.you': '本局电脑为你托管代打，不算犯规。',
+    'over.auto.seat': '{name}本局由电脑托管代打，不算犯规。',
   },
 };
 
@@ -40,8 +44,9 @@ export const PHRASES = {
     '配合得好！', '哎呀！', '加油！', '炸弹来了！', '再来一局？', '再见！'],
 };
 
-export function ct(key) {
-  return (STRINGS[lang()] || STRINGS.en)[key] || STRINGS.en[key] || key;
+export function ct(key, vars) {
+  const text = (STRINGS[lang()] || STRINGS.en)[key] || STRINGS.en[key] || key;
+  return vars ? text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m)) : text;
 }
 
 export function phraseText(n) {
@@ -72,6 +77,22 @@ export function autoPlayButton(tb) {
   if (tb.seat === null || onAutoPlay(tb) || !inGame(tb) || (tb.room.options || {}).custody === 'fault') return null;
   return h('button.ghost.small.autoplay', { dataset: { test: 'autoplay' }, title: ct('custody.ask.title'),
     onclick: () => app.conn.send({ type: 'custody', on: true }) }, ct('custody.ask'));
+}
+
+/* Remembers the seats an AI played during the current game (a `seat`
+ * event with custody), for the game-over panel. */
+export function noteAutoPlay(tb, m) {
+  if (!tb.autoSeen || tb.autoSeen.game !== tb.g.game) tb.autoSeen = { game: tb.g.game, seats: new Set() };
+  if (m.player && m.player.custody) tb.autoSeen.seats.add(m.seat);
+}
+
+/* The game-over panel's lines about auto-play: who an AI played for in
+ * that game (no fault was charged for it). */
+export function autoPlayLines(tb, over) {
+  const seats = new Set(tb.autoSeen && tb.autoSeen.game === over.game ? tb.autoSeen.seats : []);
+  tb.players.forEach((p, s) => { if (p && p.custody) seats.add(s); });
+  return [...seats].sort().map((s) => h('p.autoplay-note', { dataset: { test: 'autoplay-note', seat: String(s) } },
+    s === tb.seat ? ct('over.auto.you') : ct('over.auto.seat', { name: tb.name(s) })));
 }
 
 /* ---- hints ---- */

@@ -16,7 +16,7 @@ import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from '.
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
-import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct } from './casual.js';
+import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
 
 const now = () => performance.now();
 
@@ -155,6 +155,7 @@ export class Table {
     switch (m.type) {
       case 'seat':
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
+        noteAutoPlay(this, m);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
@@ -679,6 +680,7 @@ export class Table {
     }
     out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
     out.push(...this.faultLines(over));
+    out.push(...autoPlayLines(this, over));
     // scores
     out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
       h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''), { dataset: { seat: String(s) } },
