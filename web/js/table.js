@@ -177,10 +177,9 @@ export class Table {
         g.turn = { ...m, deadline: now() + m.deadline_ms };
         if (m.action === 'play') g.phase = 'play';
         this.hint = -1;
-        if (m.seat === this.seat) {
-          this.pending = false;
-          if (this.showOver) { this.showOver = false; this.renderOver(); }
-        }
+        // the game-over panel stays until dismissed: its note counts down
+        // this turn's clock instead (issue 15)
+        if (m.seat === this.seat) this.pending = false;
         this.render();
         return;
       case 'bid_made':
@@ -235,6 +234,7 @@ export class Table {
         g.landlord = m.landlord;
         this.totals = m.totals;
         this.lastOver = m;
+        this.lastOverAt = now();
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
@@ -648,8 +648,36 @@ export class Table {
         g.phase === 'between' ? t('over.next') : t('over.close')));
     }
     panel.append(buttons);
+    if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
     replace(o, panel);
     this.renderTop();
+    this.renderOverNote();
+  }
+
+  /* The line under the game-over panel's buttons: when the next deal comes
+   * (the room's pause), then that it came behind the panel and how long
+   * this seat's turn has left. The panel never closes by itself. */
+  renderOverNote() {
+    const el = this.root && !this.el.over.hidden && this.el.over.querySelector('[data-test=next-note]');
+    if (!el) return;
+    const g = this.g;
+    const shown = g.over || this.lastOver;
+    let text = '';
+    let urgent = false;
+    const next = this.el.over.querySelector('[data-test=close-over]');
+    if (g.phase === 'between' && g.over) {
+      const pause = Number(this.room.options && this.room.options.pause);
+      const s = Number.isFinite(pause) ? Math.max(0, Math.ceil(pause - (now() - (this.lastOverAt || now())) / 1000)) : null;
+      text = s ? t('over.next.in', { s }) : t('table.between');
+    } else if (shown && g.game !== shown.game && (g.phase === 'bid' || g.phase === 'play')) {
+      const tu = g.turn;
+      const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
+      urgent = this.myTurn();
+      text = urgent ? t('over.started.you', { game: g.game, s: left }) : t('over.started', { game: g.game });
+      if (next) next.textContent = t('over.close');
+    }
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle('urgent', urgent);
   }
 
   overContent(over) {
@@ -819,6 +847,7 @@ export class Table {
       el.textContent = String(left);
       el.classList.toggle('low', left <= 5);
     }
+    this.renderOverNote();
   }
 
   /* ---- selecting cards: click, or drag across ---- */

@@ -1,0 +1,211 @@
+// casual.test.mjs - casual play in a real browser (issue 15): the
+// game-over panel that stays, the phone hand laid out for touch, keyboard
+// and screen-reader access, seats drawn relative to the viewer, the card
+// counter, the multiplier, the history, sounds and the background-tab
+// title. Debian's chromium driven by playwright-core against a real
+// `ddz serve` started here on a free port with a temporary database, on a
+// desktop and on a 390×844 phone.
+//
+// Run by test_browser.sh (ctest): DDZ_BIN names the ddz binary. Every wait
+// is on a condition with a bound. Screenshots go to tests/web/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..');
+const ART = path.join(HERE, 'artifacts');
+const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
+const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+let server, base, browser, tmp;
+const contexts = [];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(what, fn, ms = 10000, every = 50) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, every));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
+}
+
+before(async () => {
+  fs.mkdirSync(ART, { recursive: true });
+  assert.ok(fs.existsSync(DDZ), `ddz binary not found at ${DDZ}`);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-casual-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve-casual.log'), 'w');
+  server = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', path.join(tmp, 'web.db'),
+    '--web', path.join(ROOT, 'web'), '--ai-delay-ms', '30'], { stdio: ['ignore', log, log] });
+  await waitFor('the server to answer /healthz', async () => (await fetch(base + '/healthz')).ok, 15000);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+      '--no-first-run', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+  });
+});
+
+after(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  if (browser) await browser.close().catch(() => {});
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    const killer = setTimeout(() => server.kill('SIGKILL'), 5000);
+    await once(server, 'exit');
+    clearTimeout(killer);
+  }
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/* A fresh context with one page recording errors and every frame the
+ * client received (window.__frames, read in the page). */
+async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
+  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  contexts.push(ctx);
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__frames = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => {
+          try { window.__frames.push(JSON.parse(e.data)); } catch { /* not JSON */ }
+        });
+      }
+    };
+  });
+  await page.goto(base + p);
+  return page;
+}
+
+async function settle(page) {
+  await page.waitForFunction(() => document.getAnimations().every((a) =>
+    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
+}
+
+async function shot(page, name) {
+  await settle(page);
+  await page.screenshot({ path: path.join(ART, name + '.png') });
+}
+
+/* Waits for this page's next decision: 'bid', 'play', or 'over' (the
+ * game-over panel is open). */
+async function decision(page, ms = 30000) {
+  const hd = await page.waitForFunction(() => {
+    if (document.querySelector('[data-test=gameover]')) return 'over';
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
+    return false;
+  }, null, { timeout: ms, polling: 30 });
+  return hd.jsonValue();
+}
+
+/* Plays this page's seat with the highest bid and the hint's first play
+ * until the game-over panel opens. `onPlay` runs on each of our turns to
+ * play, before we act. */
+async function playToOver(page, { onPlay } = {}) {
+  for (let guard = 0; guard < 100; guard++) {
+    const d = await decision(page);
+    if (d === 'over') return;
+    if (d === 'bid') {
+      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      await page.click(`[data-test=${bids.sort().pop()}]`);
+    } else {
+      if (onPlay) await onPlay();
+      if (await page.$('[data-test=gameover]')) continue;
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+  }
+  throw new Error('the game did not end');
+}
+
+async function quickPlay(opts) {
+  const page = await openPage(opts);
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  return page;
+}
+
+/* ---- 2: the game-over panel stays until dismissed ---- */
+
+test('the game-over panel stays over the next deal with a countdown, and the last game stays reachable', async () => {
+  for (const [label, opts] of [['desktop', {}], ['phone', { viewport: PHONE, mobile: true }]]) {
+    const page = await quickPlay(opts);
+    await playToOver(page);
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    // before the next deal: when it comes
+    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: 3000 });
+    await shot(page, `after-${label}-gameover`);
+    // the next deal comes and its turns pass; the panel is still there
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: 15000 });
+    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: 10000 });
+    const note = await page.waitForFunction((g) => {
+      const n = document.querySelector('[data-test=next-note]');
+      return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
+    }, over.game, { timeout: 10000 });
+    assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
+    // on our turn the note counts down our clock
+    const mine = await page.waitForFunction(() => {
+      const n = document.querySelector('[data-test=next-note]');
+      const m = n && /your turn, (\d+) s left/.exec(n.textContent);
+      return m && +m[1];
+    }, null, { timeout: 15000 });
+    const s1 = await mine.jsonValue();
+    await page.waitForFunction((s) => {
+      const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
+      return m && +m[1] < s;
+    }, s1, { timeout: 3000 });
+    assert.match(await note.jsonValue(), /has started/);
+    await shot(page, `after-${label}-gameover-behind`);
+    assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
+    // the seed of the game it shows is still the old game's
+    await page.click('[data-test=verify] summary');
+    assert.equal(await page.textContent('[data-test=seed]'), over.seed);
+    await page.click('[data-test=close-over]');
+    await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    // reachable again from the top bar
+    await page.click('[data-test=lastgame]');
+    await page.waitForSelector('[data-test=gameover]');
+    await page.click('[data-test=verify] summary');
+    assert.equal(await page.textContent('[data-test=seed]'), over.seed, `${label}: the last game's result again`);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
