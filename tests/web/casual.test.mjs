@@ -136,7 +136,7 @@ async function decision(page, ms = 30000) {
 
 /* Plays this page's seat with the highest bid and the hint's first play
  * until the game-over panel opens. `onPlay` runs on each of our turns to
- * play, before we act. */
+ * play, before we act; it returns true when it played itself. */
 async function playToOver(page, { onPlay } = {}) {
   for (let guard = 0; guard < 100; guard++) {
     const d = await decision(page);
@@ -145,8 +145,7 @@ async function playToOver(page, { onPlay } = {}) {
       const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
       await page.click(`[data-test=${bids.sort().pop()}]`);
     } else {
-      if (onPlay) await onPlay();
-      if (await page.$('[data-test=gameover]')) continue;
+      if (onPlay && await onPlay()) continue; // it acted itself
       await page.click('[data-test=hint]');
       await page.click('[data-test=play]');
     }
@@ -208,4 +207,92 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
+});
+
+/* ---- 3: the phone hand, laid out for touch ---- */
+
+/* For each card of the hand: the largest square of it that is the topmost
+ * element there (what a finger can hit), sampled every 2 px. */
+async function tapTargets(page) {
+  await settle(page);
+  return page.evaluate(() => [...document.querySelectorAll('.hand .card')].map((el) => {
+    const r = el.getBoundingClientRect();
+    const W = Math.floor(r.width / 2), H = Math.floor(r.height / 2);
+    const top = [];
+    for (let j = 0; j < H; j++) {
+      top.push([]);
+      for (let i = 0; i < W; i++) {
+        const hit = document.elementFromPoint(r.left + 1 + 2 * i, r.top + 1 + 2 * j);
+        top[j].push(!!hit && hit.closest('.card') === el);
+      }
+    }
+    // largest all-topmost square (dynamic programming over the samples)
+    let best = 0, at = null;
+    const dp = top.map((row) => row.map(() => 0));
+    for (let j = 0; j < H; j++) {
+      for (let i = 0; i < W; i++) {
+        if (!top[j][i]) continue;
+        dp[j][i] = j && i ? 1 + Math.min(dp[j - 1][i], dp[j][i - 1], dp[j - 1][i - 1]) : 1;
+        if (dp[j][i] > best) { best = dp[j][i]; at = { x: r.left + 1 + 2 * (i - best / 2), y: r.top + 1 + 2 * (j - best / 2) }; }
+      }
+    }
+    return { code: +el.dataset.code, side: 2 * best - 1, at };
+  }));
+}
+
+test('the phone hand: every card a 44 px target, taps select, the layout does not jump when the buttons appear', async () => {
+  const page = await quickPlay({ viewport: PHONE, mobile: true });
+  const geometry = () => page.evaluate(() => {
+    const hand = document.querySelector('.hand').getBoundingClientRect();
+    return { handTop: Math.round(hand.top), handBottom: Math.round(hand.bottom),
+      controls: Math.round(document.querySelector('[data-test=controls]').getBoundingClientRect().height) };
+  });
+  let checked = false;
+  await playToOver(page, {
+    onPlay: async () => {
+      if (checked) return;
+      const n = await page.$$eval('.hand .card', (c) => c.length);
+      if (n < 17) return;
+      checked = true;
+      await settle(page);
+      const busy = await geometry();
+      const targets = await tapTargets(page);
+      assert.equal(targets.length, n);
+      const small = targets.filter((x) => x.side < 44);
+      assert.deepEqual(small, [], `cards with less than a 44 px target (of ${n})`);
+      const sides = targets.map((x) => x.side);
+      console.log(`# phone hand of ${n}: smallest tap target ${Math.min(...sides)} px, largest ${Math.max(...sides)} px`);
+      await shot(page, 'after-phone-hand');
+      // a tap on each of three cards selects exactly those, a second tap unselects
+      const pick = [targets[0], targets[Math.floor(n / 2)], targets[n - 1]];
+      for (const x of pick) await page.touchscreen.tap(x.at.x, x.at.y);
+      const sel = await page.$$eval('.hand .card.selected', (c) => c.map((e) => +e.dataset.code));
+      assert.deepEqual(sel.sort((a, b) => a - b), pick.map((x) => x.code).sort((a, b) => a - b));
+      await shot(page, 'after-phone-hand-selected');
+      for (const x of pick) {
+        await settle(page);
+        const p = (await tapTargets(page)).find((y) => y.code === x.code);
+        await page.touchscreen.tap(p.at.x, p.at.y);
+      }
+      assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 0);
+      // we play; while the others play there are no buttons of ours, and
+      // the hand stays where it was (but for the rows it lost)
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+      await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ||
+        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: 10000 });
+      if (await page.$('[data-test=gameover]')) return true;
+      await settle(page);
+      const idle = await geometry();
+      assert.equal(idle.controls, busy.controls, 'the controls keep their height without buttons');
+      assert.equal(idle.handBottom, busy.handBottom, 'the hand\'s bottom stays put');
+      const rowsBefore = Math.ceil(n / 7), rowsAfter = Math.ceil((await page.$$eval('.hand .card', (c) => c.length)) / 7);
+      if (rowsBefore === rowsAfter) assert.equal(idle.handTop, busy.handTop, 'the hand\'s top stays put');
+      return true;
+    },
+  });
+  assert.ok(checked, 'a turn to play with 17 cards or more came');
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'nothing sticks out sideways');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });

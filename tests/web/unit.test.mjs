@@ -26,3 +26,30 @@ test('inputs longer than one block', () => {
   assert.equal(bytesToHex(blake2b(new Uint8Array(128), 32)),
     '378d0caaaa3855f1b38693c1d6ef004fd118691c95c959d4efa950d6d6fcf7c1');
 });
+
+import { handRows, PER_ROW } from '../../web/js/layout.js';
+
+test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
+  const rowsOf = (n) => {
+    const { rows, cells } = handRows(n);
+    const lens = Array.from({ length: rows }, (_, r) => cells.filter((x) => x.r === r).length);
+    // every card's k is its row's length, and columns run 0..k-1 in order
+    cells.forEach((x, i) => {
+      assert.equal(x.k, lens[x.r]);
+      if (i && cells[i - 1].r === x.r) assert.equal(x.c, cells[i - 1].c + 1);
+      else assert.equal(x.c, 0);
+    });
+    return lens;
+  };
+  assert.equal(PER_ROW, 7);
+  assert.deepEqual(rowsOf(0), []);
+  assert.deepEqual(rowsOf(1), [1]);
+  assert.deepEqual(rowsOf(7), [7]);
+  assert.deepEqual(rowsOf(8), [4, 4]);
+  assert.deepEqual(rowsOf(17), [6, 6, 5]);
+  assert.deepEqual(rowsOf(20), [7, 7, 6]);
+  for (let n = 1; n <= 20; n++) {
+    const lens = rowsOf(n);
+    assert.ok(Math.max(...lens) <= 7 && Math.max(...lens) - Math.min(...lens) <= Math.max(1, lens.length - 1), `n=${n}: ${lens}`);
+  }
+});

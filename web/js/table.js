@@ -16,6 +16,7 @@ import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from '.
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
+import { handRows } from './layout.js';
 
 const now = () => performance.now();
 
@@ -592,7 +593,11 @@ export class Table {
       const n = hand.length;
       this.el.hand.dataset.seat = String(this.seat ?? '');
       this.el.hand.classList.toggle('few', n <= 10);
-      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n) } },
+      // rows for touch on a phone (the CSS uses them under 640 px only)
+      const grid = handRows(n);
+      this.el.hand.style.setProperty('--rows', String(grid.rows));
+      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n),
+        '--r': String(grid.cells[i].r), '--c': String(grid.cells[i].c), '--k': String(grid.cells[i].k) } },
         cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '' }))));
     }
     this.el.handwrap.hidden = this.seat === null;
