@@ -296,3 +296,97 @@ test('the phone hand: every card a 44 px target, taps select, the layout does no
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+/* ---- 5: keyboard and screen readers ---- */
+
+const announced = (page) => page.$$eval('[data-test=announce] p', (ps) => ps.map((p) => p.textContent));
+
+test('keyboard and screen reader: cards take focus and say their state, turns, plays and results are read, the panel keeps Tab', async () => {
+  const page = await quickPlay({});
+  let keyed = false;
+  let heard = false;
+  await playToOver(page, {
+    onPlay: async () => {
+      // our turn is read out
+      const lines = await announced(page);
+      assert.ok(lines.some((l) => /^(Your lead|Beat it or pass)/.test(l)), `our turn is announced: ${lines.join(' | ')}`);
+      // the other seats' plays are read as the frames had them
+      const last = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played').pop());
+      if (last && last.seat !== 0) {
+        const words = last.cards.length ? new RegExp(`: .+ (\\S+ ){${last.cards.length - 1}}\\S+$`) : /: Pass$/;
+        assert.ok(lines.some((l) => words.test(l)), `the last play (${last.cards.length} cards) is announced: ${lines.join(' | ')}`);
+        heard = true;
+      }
+      if (keyed) return false;
+      keyed = true;
+      await page.keyboard.press('Escape'); // nothing selected
+      // Tab reaches the hand in one stop, as a toggle button
+      let onCard = false;
+      for (let i = 0; i < 30 && !onCard; i++) {
+        await page.keyboard.press('Tab');
+        onCard = await page.evaluate(() => !!document.activeElement.closest('.hand .card'));
+      }
+      assert.ok(onCard, 'Tab reaches a card of the hand');
+      const codes = await page.$$eval('.hand .card', (c) => c.map((e) => +e.dataset.code));
+      const focus = () => page.evaluate(() => {
+        const a = document.activeElement;
+        return { code: +a.dataset.code, role: a.getAttribute('role'), pressed: a.getAttribute('aria-pressed'), label: a.getAttribute('aria-label') };
+      });
+      let f = await focus();
+      assert.equal(f.code, codes[0], 'the first card takes the focus');
+      assert.equal(f.role, 'button');
+      assert.equal(f.pressed, 'false');
+      assert.ok(f.label && f.label.length >= 2, 'the card is named');
+      await page.keyboard.press('Space');
+      f = await focus();
+      assert.equal(f.pressed, 'true', 'Space selects, and says so');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      f = await focus();
+      assert.equal(f.code, codes[2], 'the arrows move along the hand');
+      await page.keyboard.press('Enter');
+      const sel = await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.map((e) => +e.dataset.code));
+      assert.deepEqual(sel, [codes[0], codes[2]]);
+      assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 2);
+      assert.equal(await page.$$eval('.hand .card[tabindex="0"]', (c) => c.length), 1, 'one tab stop for the hand');
+      await page.keyboard.press('Space'); // unselect the third again
+      await page.keyboard.press('Escape');
+      assert.equal(await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.length), 0);
+      return false;
+    },
+  });
+  assert.ok(keyed && heard);
+  // the result is read out
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: 3000 });
+  const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  const result = (await announced(page)).filter((l) => /^Game \d+ over/.test(l)).pop();
+  if (o.winner !== null && o.winner !== undefined) {
+    const won = (o.winner === o.landlord) === (o.landlord === 0);
+    assert.match(result, won ? /You win/ : /You lose/);
+    assert.ok(result.includes(`Your score ${o.scores[0] > 0 ? '+' : ''}${o.scores[0]}`), result);
+  }
+  // the panel has the focus, and Tab / Shift+Tab never leave it
+  assert.ok(await page.evaluate(() => document.querySelector('[data-test=gameover]').contains(document.activeElement)));
+  assert.ok(await page.evaluate(() => document.querySelector('[data-test=controls]').inert && document.querySelector('.hand').closest('[inert]')),
+    'what is behind the panel is inert');
+  const seen = new Set();
+  for (const key of ['Tab', 'Shift+Tab']) {
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press(key);
+      const where = await page.evaluate(() => {
+        const a = document.activeElement;
+        return { inside: !!a.closest('[data-test=gameover]'), what: a.dataset.test || a.tagName };
+      });
+      assert.ok(where.inside, `${key} #${i + 1} left the panel for ${where.what}`);
+      seen.add(where.what);
+    }
+  }
+  assert.ok(seen.has('close-over') && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
+  await shot(page, 'after-desktop-gameover-focus');
+  // keys of the game do nothing behind the panel; Escape closes it
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+  assert.equal(await page.evaluate(() => document.querySelector('[data-test=controls]').inert), false);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

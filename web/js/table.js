@@ -17,6 +17,8 @@ import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
 import { handRows } from './layout.js';
+import { liveRegion, say, setInert, trapTab } from './a11y.js';
+import { cardLabel } from './cards.js';
 
 const now = () => performance.now();
 
@@ -176,6 +178,7 @@ export class Table {
       }
       case 'turn':
         g.turn = { ...m, deadline: now() + m.deadline_ms };
+        if (m.seat === this.seat) this.announceTurn(m);
         if (m.action === 'play') g.phase = 'play';
         this.hint = -1;
         // the game-over panel stays until dismissed: its note counts down
@@ -185,6 +188,7 @@ export class Table {
         return;
       case 'bid_made':
         g.bids[m.seat] = m.bid;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat), what: bidText(m.bid) }));
         g.bidByReferee[m.seat] = g.faulted.has(m.seat);
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) this.pending = false;
@@ -195,6 +199,7 @@ export class Table {
         g.leftover = m.cards;
         g.bid = m.bid;
         g.counts[m.landlord] = (g.counts[m.landlord] ?? 17) + m.cards.length;
+        this.announce(t('a11y.landlord', { name: this.sayName(m.landlord), cards: m.cards.map(cardLabel).join(' ') }));
         if (m.landlord === this.seat && g.hand) {
           g.hand = sortHand([...g.hand, ...m.cards]);
           g.freshCards = new Set(m.cards);
@@ -207,6 +212,8 @@ export class Table {
         g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto, referee });
         g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto, referee };
         g.counts[m.seat] = m.left;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat),
+          what: m.cards.length ? `${t('combo.' + m.combo).replace(/[!！]$/, '')} ${sortPlay(m.cards).map(cardLabel).join(' ')}` : t('table.pass') }));
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) {
           this.pending = false;
@@ -240,6 +247,7 @@ export class Table {
         this.showOver = true;
         this.sel.clear();
         dismissNotices();
+        this.announceOver(m);
         this.render();
         return;
       case 'turn_over':
@@ -305,6 +313,30 @@ export class Table {
     this.hint = -1;
     this.renderHandSelection();
     this.renderControls();
+  }
+
+  /* ---- what a screen reader is told ---- */
+
+  sayName(s) { return s === this.seat ? t('table.you') : this.name(s); }
+
+  announce(text) { if (this.el) say(this.el.live, text); }
+
+  announceTurn(m) {
+    if (m.action === 'bid') this.announce(t('table.your.bid'));
+    else this.announce(Array.isArray(m.legal) && m.legal.some((p) => p.length === 0) ? t('table.your.follow') : t('table.your.lead'));
+  }
+
+  announceOver(o) {
+    const me = this.seat;
+    let text = t('over.title', { game: o.game });
+    if (o.landlord === null || o.landlord === undefined) text += ': ' + t('over.allpass');
+    else if (o.winner !== null && o.winner !== undefined) {
+      const llWin = o.winner === o.landlord;
+      text += ': ' + (me !== null ? ((me === o.landlord) === llWin ? t('over.you.win') : t('over.you.lose')) + ' ' : '') +
+        (llWin ? t('over.landlord.win') : t('over.farmers.win'));
+      if (me !== null) text += '. ' + t('a11y.score', { score: scoreText(o.scores[me], true) });
+    }
+    this.announce(text);
   }
 
   setAutopass(on) {
@@ -378,12 +410,13 @@ export class Table {
     el.center = h('section.center');
     el.felt.append(el.center);
     el.controls = h('div.controls', { dataset: { test: 'controls' } });
-    el.hand = h('div.hand', { dataset: { zone: 'hand' }, onpointerdown: (e) => this.onPointerDown(e) });
+    el.hand = h('div.hand', { dataset: { zone: 'hand' }, role: 'group', 'aria-label': t('a11y.hand'), onpointerdown: (e) => this.onPointerDown(e) });
+    el.live = liveRegion();
     el.handwrap = h('div.handwrap', el.hand);
     el.over = h('div.overlay', { hidden: true });
     el.flash = h('div.flash', { hidden: true });
     replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
-      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over));
+      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over, el.live));
     this.handKey = null;
     this.overKey = null;
     this.sayKeys = {};
@@ -598,7 +631,7 @@ export class Table {
       this.el.hand.style.setProperty('--rows', String(grid.rows));
       replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n),
         '--r': String(grid.cells[i].r), '--c': String(grid.cells[i].c), '--k': String(grid.cells[i].k) } },
-        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '' }))));
+        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '', role: 'button', tabindex: '-1', 'aria-pressed': 'false' }))));
     }
     this.el.handwrap.hidden = this.seat === null;
     this.renderHandSelection();
@@ -606,9 +639,15 @@ export class Table {
 
   renderHandSelection() {
     if (!this.root) return;
-    for (const el of this.el.hand.querySelectorAll('.card')) {
-      el.classList.toggle('selected', this.sel.has(+el.dataset.code));
-    }
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    // one tab stop for the hand (the card last focused), arrows move in it
+    this.focusIdx = Math.max(0, Math.min(this.focusIdx || 0, cards.length - 1));
+    cards.forEach((el, i) => {
+      const on = this.sel.has(+el.dataset.code);
+      el.classList.toggle('selected', on);
+      el.setAttribute('aria-pressed', on ? 'true' : 'false');
+      el.tabIndex = i === this.focusIdx ? 0 : -1;
+    });
     const play = this.el.controls.querySelector('button.play');
     if (play) play.disabled = this.pending || !this.selectionLegal();
     const clear = this.el.controls.querySelector('.side .small');
@@ -623,9 +662,11 @@ export class Table {
     const g = this.g;
     const over = g.over || this.lastOver;
     if (!this.showOver || (!over && !g.turnOver)) {
+      const was = !o.hidden;
       o.hidden = true;
       replace(o);
       this.overKey = null;
+      this.modal(false, was);
       this.renderTop();
       return;
     }
@@ -634,8 +675,9 @@ export class Table {
     const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
+    const opening = o.hidden;
     o.hidden = false;
-    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', dataset: { test: 'gameover' } });
+    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const buttons = h('div.buttons');
@@ -657,6 +699,23 @@ export class Table {
     replace(o, panel);
     this.renderTop();
     this.renderOverNote();
+    this.modal(true, opening);
+  }
+
+  /* The panel is modal: what is behind it is inert while it shows; it
+   * takes the focus when it opens and gives it back when it closes. */
+  modal(on, changed) {
+    const e = this.el;
+    setInert([e.top, e.felt, e.controls, e.handwrap], on);
+    if (!changed) return;
+    if (on) {
+      this.overReturn = document.activeElement;
+      e.over.querySelector('.gameover').focus();
+    } else {
+      const back = this.overReturn;
+      this.overReturn = null;
+      if (back && back.isConnected && back !== document.body) back.focus();
+    }
   }
 
   /* The line under the game-over panel's buttons: when the next deal comes
@@ -707,7 +766,7 @@ export class Table {
         headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
       }
     }
-    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
+    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', { id: 'over-title' }, headline)));
     out.push(...this.faultLines(over));
     // scores
     out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
@@ -897,8 +956,41 @@ export class Table {
 
   /* ---- keyboard ---- */
 
+  /* Keys on a focused hand card: Space or Enter selects or unselects it,
+   * the arrows move along the hand (Home, End to its ends). Returns true
+   * when the key was the card's. */
+  onCardKey(e) {
+    const card = e.target && e.target.closest && e.target.closest('.hand .card');
+    if (!card || !this.el.hand.contains(card)) return false;
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    const i = cards.indexOf(card);
+    const k = e.key;
+    let to = null;
+    if (k === ' ' || k === 'Enter') {
+      e.preventDefault();
+      const code = +card.dataset.code;
+      this.setSel(code, !this.sel.has(code));
+      this.hint = -1;
+      this.focusIdx = i;
+      this.renderHandSelection();
+      return true;
+    }
+    if (k === 'ArrowRight' || k === 'ArrowDown') to = Math.min(cards.length - 1, i + 1);
+    else if (k === 'ArrowLeft' || k === 'ArrowUp') to = Math.max(0, i - 1);
+    else if (k === 'Home') to = 0;
+    else if (k === 'End') to = cards.length - 1;
+    if (to === null) return false;
+    e.preventDefault();
+    this.focusIdx = to;
+    this.renderHandSelection();
+    cards[to].focus();
+    return true;
+  }
+
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const panelOpen = this.showOver && !this.el.over.hidden;
+    if (panelOpen && trapTab(this.el.over.querySelector('.gameover'), e)) return;
     const tag = (e.target && e.target.tagName) || '';
     if (/^(INPUT|TEXTAREA|SELECT)$/.test(tag) || document.querySelector('dialog[open]')) return;
     const k = e.key;
@@ -906,7 +998,8 @@ export class Table {
       if (this.showOver) { this.showOver = false; this.renderOver(); } else this.clearSel();
       return;
     }
-    if (this.seat === null) return;
+    if (this.seat === null || panelOpen) return; // the game's keys wait behind the panel
+    if (this.onCardKey(e)) return;
     if ((k === ' ' || k === 'Enter') && this.myTurn('play')) {
       e.preventDefault();
       this.play();
