@@ -390,3 +390,131 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+/* ---- 7: counter, multiplier, moves, sounds, background title ---- */
+
+/* What the counter should say, worked out in the page from the frames this
+ * page received since the last deal: the deck less our hand (as dealt, with
+ * the bottom cards when we are the landlord) and every card played. */
+async function counterCheck(page) {
+  return page.evaluate(() => {
+    const fr = window.__frames;
+    const at = fr.map((f) => f.type).lastIndexOf('game');
+    const since = fr.slice(at);
+    const rank = (c) => (c < 52 ? c >> 2 : c - 39);
+    const left = Array.from({ length: 15 }, (_, r) => (r >= 13 ? 1 : 4));
+    const hand = [...since[0].hand];
+    const lo = since.find((f) => f.type === 'leftover');
+    if (lo && lo.landlord === window.__mySeat) hand.push(...lo.cards);
+    const played = since.filter((f) => f.type === 'played');
+    for (const c of hand) left[rank(c)]--; // our own played cards were in the hand: counted once
+    for (const p of played) if (p.seat !== window.__mySeat) for (const c of p.cards) left[rank(c)]--;
+    const shown = Object.fromEntries([...document.querySelectorAll('[data-test=counter] [data-rank]')].map((e) => [+e.dataset.rank, +e.dataset.left]));
+    const bombs = played.filter((p) => p.combo === 'bomb').length;
+    const rocket = played.some((p) => p.combo === 'rocket');
+    return { left, shown, m: (1 + bombs) * (rocket ? 2 : 1), chip: +document.querySelector('[data-test=mult]')?.dataset.m,
+      moves: played.length, last: played[played.length - 1] || null };
+  });
+}
+
+test('the card counter, the multiplier and the moves from public plays; sounds with a mute switch; the title in a background tab', async () => {
+  const page = await openPage({});
+  // a hidden tab we can switch, and every sound started counted
+  await page.addInitScript(() => {
+    window.__hidden = false;
+    Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
+    Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (window.__hidden ? 'hidden' : 'visible') });
+    window.__sounds = 0;
+    for (const N of [OscillatorNode, AudioBufferSourceNode]) {
+      const start = N.prototype.start;
+      N.prototype.start = function (...a) { window.__sounds++; return start.apply(this, a); };
+    }
+  });
+  await page.reload();
+  await page.click('[data-test=quick]'); // a click: the page may sound from now on
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.evaluate(() => { window.__mySeat = window.__frames.find((f) => f.type === 'state' || f.type === 'joined')?.seat ?? 0; });
+  let turns = 0;
+  let muteChecked = false;
+  let titleChecked = false;
+  let historyChecked = false;
+  let lastCheck = null;
+  // games until one was long enough for every check (a game may end early)
+  for (let game = 1; !(historyChecked && muteChecked === true && titleChecked); game++) {
+    assert.ok(game <= 4, `four games without a long one: ${historyChecked} ${muteChecked} ${titleChecked}`);
+    if (game > 1) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: 15000 });
+    }
+    await playToOver(page, {
+      onPlay: async () => {
+        turns++;
+        const c = await counterCheck(page);
+        assert.deepEqual(Object.keys(c.shown).length, 15, 'the counter shows 15 ranks');
+        assert.deepEqual(c.left.map((x, r) => c.shown[r]), c.left, `the counter after ${c.moves} plays`);
+        assert.equal(c.chip, c.m, 'the multiplier chip counts the bombs and the rocket played');
+        lastCheck = c;
+        if (!historyChecked && c.moves >= 4) {
+          historyChecked = true;
+          await page.click('[data-test=history-btn]');
+          await page.waitForSelector('[data-test=history]:not([hidden])');
+          const moves = await page.$$eval('[data-test=history] [data-test=move]', (m) => m.map((e) => ({ seat: +e.dataset.seat, cards: e.dataset.cards })));
+          assert.equal(moves.length, c.moves, 'every move of the game is listed');
+          // newest trick first: the first listed move opens the current trick, the
+          // last play seen is in it
+          const cur = await page.$$eval('[data-test=history] [data-test=trick]:first-of-type [data-test=move]', (m) => m.map((e) => e.dataset.cards));
+          assert.ok(cur.includes(c.last.cards.join(',')), 'the last play is in the current trick');
+          const titles = await page.$$eval('[data-test=history] h4', (x) => x.map((e) => e.textContent));
+          assert.equal(titles[0], 'This trick');
+          if (titles.length > 1) assert.equal(titles[1], 'Previous trick');
+          await shot(page, 'after-desktop-history');
+          await page.click('[data-test=history-btn]');
+          await page.waitForSelector('[data-test=history]', { state: 'hidden' });
+        }
+        if (!muteChecked && turns >= 2) {
+          // sounds were made (our turn's chime, the plays); muted, none; on again
+          assert.ok(await page.evaluate(() => window.__sounds) > 0, 'the game made sounds');
+          await page.click('[data-test=mute]');
+          assert.equal(await page.getAttribute('[data-test=mute]', 'aria-pressed'), 'true');
+          assert.equal(await page.evaluate(() => localStorage.getItem('ddz.mute')), '1', 'the switch is remembered');
+          muteChecked = 'muted';
+          await page.evaluate(() => { window.__mutedAt = window.__sounds; window.__playsAt = window.__frames.filter((f) => f.type === 'played').length; });
+          return false;
+        }
+        if (muteChecked === 'muted') {
+          const r = await page.evaluate(() => ({ sounds: window.__sounds - window.__mutedAt,
+            plays: window.__frames.filter((f) => f.type === 'played').length - window.__playsAt }));
+          assert.ok(r.plays > 0, 'plays came while muted');
+          assert.equal(r.sounds, 0, 'no sound while muted');
+          await page.click('[data-test=mute]');
+          muteChecked = true;
+        }
+        if (!titleChecked && muteChecked === true) {
+          // hide the tab; our next turn shows in its title; shown again, the title is back
+          await page.click('[data-test=hint]');
+          await page.evaluate(() => { window.__hidden = true; document.dispatchEvent(new Event('visibilitychange')); });
+          assert.equal(await page.title(), 'Dou Dizhu · ddz', 'our play is on its way: no marker');
+          await page.click('[data-test=play]');
+          const next = await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ? 'over' : /^▶ Your turn · Dou Dizhu · ddz$/.test(document.title) && 'title', null, { timeout: 20000 });
+          if ((await next.jsonValue()) === 'title') {
+            titleChecked = true;
+            await page.evaluate(() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); });
+            await page.waitForFunction(() => document.title === 'Dou Dizhu · ddz', null, { timeout: 2000 });
+          } else {
+            await page.evaluate(() => { window.__hidden = false; });
+          }
+          return true;
+        }
+        return false;
+      },
+    });
+  }
+  const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  const b = o.breakdown || {};
+  if (o.winner !== null && o.winner !== undefined && !b.spring && !b.anti_spring) {
+    const final = await counterCheck(page);
+    assert.equal(b.multiplier, final.m, 'the multiplier counted from the plays is the server\'s');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

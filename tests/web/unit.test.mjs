@@ -53,3 +53,37 @@ test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
     assert.ok(Math.max(...lens) <= 7 && Math.max(...lens) - Math.min(...lens) <= Math.max(1, lens.length - 1), `n=${n}: ${lens}`);
   }
 });
+
+import { remaining, multiplier, tricks, isBomb, isRocket } from '../../web/js/tracker.js';
+
+test('the card counter counts the deck less my hand and every card played', () => {
+  const full = remaining(null, []);
+  assert.equal(full.reduce((a, b) => a + b, 0), 54);
+  assert.deepEqual(full, [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1, 1]);
+  // my hand: the four 3s (0..3) and the big joker; played: a pair of 2s (48, 49), the small joker
+  const left = remaining([0, 1, 2, 3, 53], [{ cards: [48, 49] }, { cards: [] }, { cards: [52] }]);
+  assert.equal(left[0], 0);
+  assert.equal(left[12], 2);
+  assert.equal(left[13], 0);
+  assert.equal(left[14], 0);
+  assert.equal(left.reduce((a, b) => a + b, 0), 54 - 5 - 3);
+});
+
+test('the multiplier so far: caai adds one a bomb, botzone-ftl2 doubles, the rocket doubles, ftl has none', () => {
+  const bomb = { cards: [4, 5, 6, 7] };
+  const rocket = { cards: [52, 53] };
+  assert.ok(isBomb(bomb.cards) && !isBomb([4, 5, 6, 8]) && !isBomb([4, 5, 6, 7, 8, 9]));
+  assert.ok(isRocket(rocket.cards) && !isRocket([52, 0]));
+  assert.equal(multiplier('caai', []).m, 1);
+  assert.equal(multiplier('caai', [bomb, bomb]).m, 3);
+  assert.equal(multiplier('caai', [bomb, bomb, rocket]).m, 6);
+  assert.equal(multiplier('botzone-ftl2', [bomb, bomb, rocket]).m, 8);
+  assert.equal(multiplier('botzone-ftl', [bomb]), null);
+});
+
+test('the moves cut into tricks after two passes', () => {
+  const P = (seat, cards) => ({ seat, cards });
+  const h = [P(0, [1]), P(1, [5]), P(2, []), P(0, []), P(1, [9, 10]), P(2, []), P(0, [20, 21]), P(1, []), P(2, []), P(0, [30])];
+  assert.deepEqual(tricks(h).map((x) => x.map((p) => p.seat)), [[0, 1, 2, 0], [1, 2, 0, 1, 2], [0]]);
+  assert.deepEqual(tricks([]), []);
+});

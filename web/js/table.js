@@ -19,6 +19,8 @@ import { commitMatches } from './blake2b.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { cardLabel } from './cards.js';
+import { remaining, multiplier, tricks, isBomb, isRocket } from './tracker.js';
+import { cue, isMuted, setMuted, turnTitle } from './sound.js';
 
 const now = () => performance.now();
 
@@ -60,6 +62,7 @@ export class Table {
 
   destroy() {
     clearInterval(this.clock);
+    turnTitle(false, '', `${t('app.title')} · ddz`);
     if (app.view === this) app.view = null;
     this.unmount();
   }
@@ -178,7 +181,7 @@ export class Table {
       }
       case 'turn':
         g.turn = { ...m, deadline: now() + m.deadline_ms };
-        if (m.seat === this.seat) this.announceTurn(m);
+        if (m.seat === this.seat) { this.announceTurn(m); cue('turn'); }
         if (m.action === 'play') g.phase = 'play';
         this.hint = -1;
         // the game-over panel stays until dismissed: its note counts down
@@ -222,6 +225,7 @@ export class Table {
           g.freshCards.clear();
         }
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
+        cue(isBomb(m.cards) || isRocket(m.cards) ? 'bomb' : m.cards.length ? 'play' : 'pass');
         this.render();
         return;
       }
@@ -248,6 +252,9 @@ export class Table {
         this.sel.clear();
         dismissNotices();
         this.announceOver(m);
+        if (this.seat !== null && m.winner !== null && m.winner !== undefined) {
+          cue((this.seat === m.landlord) === (m.winner === m.landlord) ? 'win' : 'lose');
+        }
         this.render();
         return;
       case 'turn_over':
@@ -393,6 +400,7 @@ export class Table {
     window.removeEventListener('pointerup', this.upHandler);
     window.removeEventListener('pointercancel', this.upHandler);
     this.root = null;
+    turnTitle(false, '', `${t('app.title')} · ddz`);
   }
 
   onLang() { this.overKey = null; this.build(); this.render(); }
@@ -412,11 +420,12 @@ export class Table {
     el.controls = h('div.controls', { dataset: { test: 'controls' } });
     el.hand = h('div.hand', { dataset: { zone: 'hand' }, role: 'group', 'aria-label': t('a11y.hand'), onpointerdown: (e) => this.onPointerDown(e) });
     el.live = liveRegion();
+    el.history = h('aside.history', { hidden: true, dataset: { test: 'history' }, 'aria-label': t('table.history') });
     el.handwrap = h('div.handwrap', el.hand);
     el.over = h('div.overlay', { hidden: true });
     el.flash = h('div.flash', { hidden: true });
     replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
-      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over, el.live));
+      el.top, el.felt, el.controls, el.handwrap, el.flash, el.history, el.over, el.live));
     this.handKey = null;
     this.overKey = null;
     this.sayKeys = {};
@@ -431,7 +440,27 @@ export class Table {
     this.renderControls();
     this.renderHand();
     this.renderOver();
+    this.renderHistory();
     this.tick();
+  }
+
+  /* The game's moves so far, trick by trick, newest first: the current
+   * trick, the previous one, then the older ones. */
+  renderHistory() {
+    if (!this.root) return;
+    const el = this.el.history;
+    const g = this.g;
+    el.hidden = !this.showHistory || g.phase === 'waiting';
+    if (el.hidden) { replace(el); return; }
+    const all = tricks(g.history);
+    const title = (i) => (i === all.length - 1 ? t('table.trick.now') : i === all.length - 2 ? t('table.trick.prev') : t('table.trick.n', { n: i + 1 }));
+    replace(el, h('h3', t('table.history'), h('button.ghost.small', { 'aria-label': t('over.close'), onclick: () => { this.showHistory = false; this.renderCenter(); this.renderHistory(); } }, '\u2715')),
+      all.length ? null : h('p.empty', t('table.history.none')),
+      all.map((tr, i) => ({ tr, i })).reverse().map(({ tr, i }) => h('section.trick' + (i === all.length - 2 ? '.prev' : ''), { dataset: { test: 'trick', n: String(i + 1) } },
+        h('h4', title(i)),
+        tr.map((p) => h('div.move', { dataset: { test: 'move', seat: String(p.seat), cards: p.cards.join(',') } },
+          h('span.rname', this.name(p.seat)),
+          p.cards.length ? cardRow(p.cards, 'tiny') : h('span.pass', t('table.pass')))))));
   }
 
   renderTop() {
@@ -443,6 +472,12 @@ export class Table {
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
     // botzone-ftl has no bidding: its landlord's base of 1 is no bid
     if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    const mult = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? multiplier(this.rules, g.history) : null;
+    if (mult) {
+      chips.push(h('span.chip.mult' + (mult.m > 1 ? '.gold' : ''), { dataset: { test: 'mult', m: String(mult.m) },
+        title: t('table.bombs', { n: mult.bombs }) + (mult.rocket ? ' · ' + t('combo.rocket') : '') },
+        h('span.long', `${t('over.mult')} `), `×${mult.m}`));
+    }
     if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
     replace(this.el.top,
       h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
@@ -451,6 +486,8 @@ export class Table {
       h('div.tools',
         this.lastOver && !this.showOver ? h('button.ghost', { dataset: { test: 'lastgame' }, title: t('table.lastgame'), 'aria-label': t('table.lastgame'),
           onclick: () => { this.showOver = true; this.renderOver(); } }, icon('trophy'), h('span.label', t('table.lastgame'))) : null,
+        h('button.ghost', { title: t('table.mute'), 'aria-label': t('table.mute'), 'aria-pressed': isMuted() ? 'true' : 'false', dataset: { test: 'mute' },
+          onclick: () => { setMuted(!isMuted()); this.renderTop(); } }, icon(isMuted() ? 'mute' : 'sound')),
         this.seat === null ? h('button.ghost', { onclick: () => { this.specBottom = (this.specBottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate') }, icon('rotate')) : null,
         h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
         langButton(),
@@ -561,6 +598,10 @@ export class Table {
         ? h('div.cards.leftover', { dataset: { zone: 'leftover' } }, sortPlay(g.leftover).map((c) => cardEl(c)))
         : h('div.cards.leftover', { dataset: { zone: 'leftover' } }, [backEl(), backEl(), backEl()]);
       parts.push(h('div.bottom-cards', h('span.label', t('table.leftover')), left));
+      if (g.phase === 'bid' || g.phase === 'play') {
+        parts.push(this.counterEl(), h('button.ghost.small.history-btn', { 'aria-expanded': this.showHistory ? 'true' : 'false', dataset: { test: 'history-btn' },
+          onclick: () => { this.showHistory = !this.showHistory; this.renderCenter(); this.renderHistory(); } }, icon('list'), t('table.history')));
+      }
       const tu = g.turn;
       if (tu && tu.seat !== this.seat) {
         parts.push(h('div.status', t(tu.action === 'bid' ? 'table.turn.bid' : 'table.turn.play', { name: this.name(tu.seat) })));
@@ -572,6 +613,19 @@ export class Table {
       }
     }
     replace(this.el.center, parts);
+  }
+
+  /* The card counter (记牌器): how many of each rank are still out, from
+   * public information only (the deck less our hand and what was played),
+   * strongest first as in the hand. */
+  counterEl() {
+    const left = remaining(this.seat !== null ? this.g.hand : null, this.g.history);
+    const names = ['3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A', '2', t('counter.sj'), t('counter.bj')];
+    return h('div.counter', { dataset: { test: 'counter' }, role: 'group', 'aria-label': t('counter.title') },
+      h('span.label', t('counter.title')),
+      h('div.cells', [14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0].map((r) => h('span.cnt' + (left[r] ? '' : '.none'),
+        { dataset: { rank: String(r), left: String(left[r]) }, title: `${names[r]}: ${left[r]}` },
+        h('b', names[r]), h('i', String(left[r]))))));
   }
 
   renderControls() {
@@ -912,6 +966,7 @@ export class Table {
       el.classList.toggle('low', left <= 5);
     }
     this.renderOverNote();
+    turnTitle(this.myTurn(), t('title.turn'), `${t('app.title')} · ddz`);
   }
 
   /* ---- selecting cards: click, or drag across ---- */
