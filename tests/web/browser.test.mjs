@@ -401,7 +401,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       const href = await page.getAttribute('[data-test=replay-link]', 'href');
       // quick play is a private room: its game is linked under its key
       assert.match(o.game_key, /^[0-9a-f]{32}$/);
-      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}`);
+      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}?from=${(await page.evaluate(() => window.__frames.find((f) => f.type === 'state'))).seat}`); // seen from our seat
       await shot(page, 'gameover');
       // the commitment this page was told when the game was dealt (or in
       // the snapshot after its reload), before the over that revealed it

@@ -518,3 +518,133 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+/* ---- 6: orientation and names ---- */
+
+/* Where each seat is drawn on this page: seat -> 'me' | 'left' | 'right'. */
+const drawn = (page) => page.$$eval('.felt .seat', (els) => Object.fromEntries(els.map((e) =>
+  [+e.dataset.seat, /pos-(me|left|right)/.exec(e.className)[1]])));
+
+test('seats are drawn relative to the viewer: the next to play on the right, at any seat, and in the replay from a chosen seat', async () => {
+  const page = await openPage({});
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  await page.fill('.create input[name=name]', 'Orientation');
+  await page.selectOption('[data-test=seat0]', 'ai:greedy');
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=sitat]', '2'); // we sit at East
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  assert.deepEqual(await drawn(page), { 2: 'me', 0: 'right', 1: 'left' });
+  assert.equal(await page.textContent('.seat.pos-right [data-test=rel]'), 'next');
+  assert.equal(await page.getAttribute('.seat.pos-right [data-test=rel]', 'title'), 'plays after you');
+  assert.equal(await page.textContent('.seat.pos-left [data-test=rel]'), 'previous');
+  await playToOver(page);
+  // the order of play the server followed: after each of our plays, the
+  // next turn was the seat drawn on our right, and after that seat's, the left one's
+  const order = await page.evaluate(() => {
+    const fr = window.__frames.filter((f) => f.type === 'played' || f.type === 'turn');
+    const after = (seat) => fr.map((f, i) => (f.type === 'played' && f.seat === seat ? fr.slice(i + 1).find((g) => g.type === 'turn') : null))
+      .filter(Boolean).map((g) => g.seat);
+    return { me: [...new Set(after(2))], right: [...new Set(after(0))] };
+  });
+  const pos = await drawn(page);
+  assert.deepEqual(order.me.map((s) => pos[s]), ['right'], 'after us the right-hand seat plays');
+  assert.deepEqual(order.right.map((s) => pos[s]), ['left'], 'after the right-hand seat, the left-hand one');
+  await shot(page, 'after-desktop-east');
+  // the replay from the game-over panel is seen from our seat; it turns
+  const href = await page.getAttribute('[data-test=replay-link]', 'href');
+  assert.match(href, /\?from=2$/);
+  const rp = await openPage({ path: '/' + href });
+  await rp.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  assert.deepEqual(await drawn(rp), { 2: 'me', 0: 'right', 1: 'left' });
+  assert.match(await rp.textContent('[data-test=replay-rotate]'), /Seen from East/);
+  await rp.click('[data-test=replay-rotate]');
+  assert.deepEqual(await drawn(rp), { 0: 'me', 1: 'right', 2: 'left' });
+  await rp.click('[data-test=replay-rotate]');
+  assert.deepEqual(await drawn(rp), { 1: 'me', 2: 'right', 0: 'left' });
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(rp.errors, []);
+  await page.context().close();
+  await rp.context().close();
+});
+
+test('a missing replay is said at once, not after seconds of 404s', async () => {
+  const page = await openPage({ path: '/#/replay/987654' });
+  const asked = [];
+  page.on('request', (r) => { if (r.url().includes('/api/games/')) asked.push(r.url()); });
+  await page.reload();
+  const t0 = Date.now();
+  await page.waitForFunction(() => /was not found/.test(document.querySelector('[data-test=replay-status]')?.textContent || ''), null, { timeout: 4000 });
+  const took = Date.now() - t0;
+  assert.ok(asked.length <= 2, `${asked.length} requests`);
+  console.log(`# a missing replay: "not found" after ${took} ms and ${asked.length} requests`);
+  await page.context().close();
+});
+
+/* Elements whose text is cut (an ellipsis, or hidden overflow). */
+const cut = (page, selector) => page.$$eval(selector, (els) => els.filter((e) => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => e.textContent));
+
+test('names: in the viewer\'s language, never cut on a phone; an invitee sees the room\'s name and is asked for a name', async () => {
+  // a phone in Chinese: the lobby's create form keeps the seat names whole
+  const zh = await openPage({ viewport: PHONE, mobile: true, locale: 'zh-CN' });
+  await zh.waitForSelector('[data-test=quick]');
+  await zh.click('[data-test=create-box] > summary');
+  assert.deepEqual(await cut(zh, '.seatopt b'), []);
+  await zh.click('[data-test=lang]'); // the lobby is drawn anew in English
+  await zh.click('[data-test=create-box] > summary');
+  assert.deepEqual(await cut(zh, '.seatopt b'), [], 'the English seat names (South) are whole');
+  await shot(zh, 'after-phone-create-form');
+  await zh.click('[data-test=lang]'); // back to Chinese
+  await zh.click('[data-test=create-box] > summary');
+  // a room with the server's own name, an AI in it: translated in the lobby
+  await zh.selectOption('[data-test=seat2]', 'ai:greedy');
+  await zh.click('[data-test=create]');
+  await zh.waitForSelector('.table-view', { timeout: 10000 });
+  const room = /#\/room\/([^/?]+)/.exec(zh.url())[1];
+  assert.match(await zh.textContent('[data-test=room-title]'), /^房间 \d+$/, 'the generated room name in Chinese');
+  const lobby = await openPage({ locale: 'zh-CN' });
+  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: 10000 });
+  const listed = await lobby.textContent(`[data-room="${room}"]`);
+  assert.match(listed, /房间 \d+/);
+  assert.match(listed, /普通（贪心）/, 'the AI by its level in Chinese');
+  assert.doesNotMatch(listed, /greedy\b(?!）)/);
+  // the phone's own name and the top bar are whole
+  const name = await zh.evaluate(() => localStorage.getItem('ddz.name'));
+  assert.deepEqual(await cut(zh, '.who .name'), [], `names cut (${name})`);
+  assert.deepEqual(await cut(zh, '.topbar .title b'), []);
+  // quick play's room in English: "NAME vs AI", whole
+  const en = await quickPlay({ viewport: PHONE, mobile: true });
+  assert.match(await en.textContent('[data-test=room-title]'), / vs AI$/);
+  assert.deepEqual(await cut(en, '.who .name'), []);
+  assert.deepEqual(await cut(en, '.topbar .title b'), []);
+  // nothing of a seat's badges sticks out of its box
+  const out = await en.$$eval('.seat .info', (els) => els.flatMap((info) => {
+    const box = info.getBoundingClientRect();
+    return [...info.querySelectorAll('.badges > *')].filter((b) => b.getBoundingClientRect().right > box.right + 1).map((b) => b.textContent);
+  }));
+  assert.deepEqual(out, [], 'badges past their seat\'s box');
+  await shot(en, 'after-phone-names');
+  await en.click('[data-test=lang]');
+  assert.match(await en.textContent('[data-test=room-title]'), / 对战电脑$/);
+
+  // an invite: the room's name in the link and in the question, a name asked for
+  await zh.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await zh.click('[data-test=invite]');
+  const link = await zh.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, new RegExp(`#/room/${room}\\?name=`));
+  const friend = await openPage({ viewport: PHONE, mobile: true, path: link.slice(base.length) });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: 10000 });
+  const title = await friend.textContent('dialog[open] h2');
+  assert.match(title, /^Join “Room \d+”$/, 'the room by its name, not its id');
+  assert.ok(!title.includes(room));
+  assert.ok((await friend.inputValue('dialog[open] [data-test=invite-name]')).length > 0, 'a name is offered');
+  await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForSelector('.hand .card', { timeout: 10000 });
+  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: 10000 });
+  await shot(friend, 'after-phone-invitee');
+  for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
+  for (const p of [zh, lobby, en, friend]) await p.context().close();
+});

@@ -204,6 +204,13 @@ const STRINGS = {
     'over.replay': 'Replay',
     'over.next': 'Next game',
     'over.close': 'Back to the table',
+    'seat.next': 'next', 'seat.prev': 'previous',
+    'seat.next.long': 'plays after you', 'seat.prev.long': 'plays before you',
+    'room.n': 'Room {n}', 'room.vsai': '{name} vs AI',
+    'invite.title': 'Join “{room}”',
+    'invite.name': 'You were invited to a table. Which name shall the others see?',
+    'invite.join': 'Take a seat',
+    'replay.from': 'Seen from {seat}',
     'table.history': 'Moves',
     'table.history.none': 'No card played yet.',
     'table.trick.now': 'This trick',
@@ -241,7 +248,7 @@ const STRINGS = {
     'replay.scores': 'Scores',
     'replay.speed': 'Speed',
     'replay.aborted': 'This game was cut short.',
-    'join.title': 'Join room {room}',
+    'join.title': 'Join “{room}”',
     'join.password': 'This room needs a password',
     'join.password.wrong': 'Wrong password, try again',
     'join.sit': 'Sit down',
@@ -486,6 +493,13 @@ const STRINGS = {
     'over.replay': '录像',
     'over.next': '下一局',
     'over.close': '回到牌桌',
+    'seat.next': '下家', 'seat.prev': '上家',
+    'seat.next.long': '在你之后出牌', 'seat.prev.long': '在你之前出牌',
+    'room.n': '房间 {n}', 'room.vsai': '{name} 对战电脑',
+    'invite.title': '加入“{room}”',
+    'invite.name': '你被邀请到一张牌桌。其他玩家会看到你的名字是：',
+    'invite.join': '入座',
+    'replay.from': '从{seat}家看',
     'table.history': '出牌记录',
     'table.history.none': '还没有人出牌。',
     'table.trick.now': '本轮',
@@ -523,7 +537,7 @@ const STRINGS = {
     'replay.scores': '得分',
     'replay.speed': '速度',
     'replay.aborted': '这局被中途中止。',
-    'join.title': '加入房间 {room}',
+    'join.title': '加入“{room}”',
     'join.password': '这个房间需要密码',
     'join.password.wrong': '密码错误，请重试',
     'join.sit': '入座',
@@ -603,6 +617,27 @@ export function t(key, vars) {
 /* A bid as said at the table: "No bid", "1 point", "2 points". */
 export function bidText(n) {
   return n ? t(n === 1 ? 'table.bid' : 'table.bids', { n }) : t('table.nobid');
+}
+
+/* A room's name as shown: the server's generated names ("Room 3", "Mei vs
+ * AI") in the viewer's language, a name someone typed as it is. */
+export function roomLabel(name) {
+  if (typeof name !== 'string') return '';
+  let m = /^Room (\d+)$/.exec(name);
+  if (m) return t('room.n', { n: m[1] });
+  m = /^(.+) vs AI$/.exec(name);
+  if (m) return t('room.vsai', { name: m[1] });
+  return name;
+}
+
+/* A seat's player as the lobby lists it: a hosted AI by its level in the
+ * viewer's language ("ai:greedy" -> "Normal (greedy)"), an engine by its
+ * name, a person by theirs. */
+export function playerLabel(name) {
+  const m = /^(ai|engine):(.*)$/.exec(name || '');
+  if (!m) return name || '';
+  if (m[1] === 'ai' && has('ai.' + m[2])) return t('ai.' + m[2]);
+  return m[2];
 }
 
 /* A rule set's short name ("Botzone FTL2"), or its own name when this

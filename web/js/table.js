@@ -11,7 +11,7 @@
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
-import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText } from './i18n.js';
+import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
@@ -368,7 +368,9 @@ export class Table {
   }
 
   async invite() {
-    const link = `${location.origin}${location.pathname}#/room/${this.roomId}`;
+    // the room's name rides along, for the invitee's question before joining
+    const name = this.room.name || ''; // as the server has it: the invitee's page translates it
+    const link = `${location.origin}${location.pathname}#/room/${this.roomId}` + (name ? `?name=${encodeURIComponent(name)}` : '');
     try {
       await navigator.clipboard.writeText(link);
       toast(t('table.invite.copied'), 'info');
@@ -482,7 +484,7 @@ export class Table {
     replace(this.el.top,
       h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
         icon('back'), h('span.label', t('table.lobby'))),
-      h('div.title', h('b', this.room.name || this.roomId), h('span.chips', chips)),
+      h('div.title', h('b', { dataset: { test: 'room-title' } }, roomLabel(this.room.name) || this.roomId), h('span.chips', chips)),
       h('div.tools',
         this.lastOver && !this.showOver ? h('button.ghost', { dataset: { test: 'lastgame' }, title: t('table.lastgame'), 'aria-label': t('table.lastgame'),
           onclick: () => { this.showOver = true; this.renderOver(); } }, icon('trophy'), h('span.label', t('table.lastgame'))) : null,
@@ -529,7 +531,10 @@ export class Table {
         g.landlord === s ? h('span.crown', { 'aria-hidden': 'true' }, '\u265B\uFE0E') : null),
       h('div.who',
         h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
-        h('div.badges', h('span.dir', t('seat.' + s)), this.seatBadges(s)),
+        h('div.badges', h('span.dir', t('seat.' + s)),
+          pos !== 'me' ? h('span.dir.rel', { dataset: { test: 'rel' }, title: t(pos === 'right' ? 'seat.next.long' : 'seat.prev.long') },
+            t(pos === 'right' ? 'seat.next' : 'seat.prev')) : null,
+          this.seatBadges(s)),
         h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), scoreText(total, true))),
       count !== null && count !== undefined && pos !== 'me'
         ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
@@ -736,7 +741,7 @@ export class Table {
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const buttons = h('div.buttons');
     if (over && over.game_id) {
-      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
+      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
     if (g.phase === 'turn_over') {
       if (this.seat !== null) {
