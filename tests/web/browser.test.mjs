@@ -10,17 +10,11 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const ART = path.join(HERE, 'artifacts');
-const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
-const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
 
@@ -28,31 +22,6 @@ let server, base, browser, tmp;
 const contexts = [];
 
 /* ---- the server ---- */
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(what, fn, ms = 10000, every = 50) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      if (await fn()) return;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
-}
 
 before(async () => {
   fs.mkdirSync(ART, { recursive: true });
@@ -119,18 +88,6 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
   });
   await page.goto(base + p);
   return page;
-}
-
-/* Lets transitions and entrance animations finish (the endless ones, a
- * pulse, never do). */
-async function settle(page) {
-  await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await settle(page);
-  await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 
 const roomOf = (page) => /#\/(?:room|watch)\/([^/]+)/.exec(page.url())?.[1];

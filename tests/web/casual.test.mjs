@@ -10,80 +10,19 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { startAll, settle, shot } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const ART = path.join(HERE, 'artifacts');
-const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
-const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-let server, base, browser, tmp;
+let base, browser, stop;
 const contexts = [];
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(what, fn, ms = 10000, every = 50) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      if (await fn()) return;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
-}
-
 before(async () => {
-  fs.mkdirSync(ART, { recursive: true });
-  assert.ok(fs.existsSync(DDZ), `ddz binary not found at ${DDZ}`);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-casual-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const log = fs.openSync(path.join(ART, 'serve-casual.log'), 'w');
-  server = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', path.join(tmp, 'web.db'),
-    '--web', path.join(ROOT, 'web'), '--ai-delay-ms', '30'], { stdio: ['ignore', log, log] });
-  await waitFor('the server to answer /healthz', async () => (await fetch(base + '/healthz')).ok, 15000);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
-      '--no-first-run', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
-  });
+  ({ base, browser, stop } = await startAll('serve-casual.log', ['--ai-delay-ms', '30']));
 });
 
-after(async () => {
-  for (const c of contexts) await c.close().catch(() => {});
-  if (browser) await browser.close().catch(() => {});
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    const killer = setTimeout(() => server.kill('SIGKILL'), 5000);
-    await once(server, 'exit');
-    clearTimeout(killer);
-  }
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+after(async () => { if (stop) await stop(contexts); });
 
 /* A fresh context with one page recording errors and every frame the
  * client received (window.__frames, read in the page). */
@@ -108,16 +47,6 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
   });
   await page.goto(base + p);
   return page;
-}
-
-async function settle(page) {
-  await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await settle(page);
-  await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 
 /* Waits for this page's next decision: 'bid', 'play', or 'over' (the
@@ -170,6 +99,9 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     // before the next deal: when it comes
     await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: 3000 });
     await shot(page, `after-${label}-gameover`);
+    const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
+      els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+    assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
     // the next deal comes and its turns pass; the panel is still there
     await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: 15000 });
     await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: 10000 });
@@ -595,6 +527,7 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   await zh.click('[data-test=lang]'); // the lobby is drawn anew in English
   await zh.click('[data-test=create-box] > summary');
   assert.deepEqual(await cut(zh, '.seatopt b'), [], 'the English seat names (South) are whole');
+  await zh.locator('.create .seats').scrollIntoViewIfNeeded();
   await shot(zh, 'after-phone-create-form');
   await zh.click('[data-test=lang]'); // back to Chinese
   await zh.click('[data-test=create-box] > summary');
