@@ -7,18 +7,22 @@
 // server sent (`over.breakdown`), and under botzone-ftl2 the plays the
 // referee makes for a seat that faulted are marked as its.
 //
+// Casual play (issue 15) lives in modules of its own: layout.js (the phone
+// hand in rows), a11y.js (the live region, the modal panel), tracker.js
+// (the card counter, the multiplier so far, tricks) and sound.js (WebAudio
+// cues, the background tab's title).
+//
 // Nothing here knows a rule of the game. Bids and plays are allowed only
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
 import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
-import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
+import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';
-import { cardLabel } from './cards.js';
 import { remaining, multiplier, tricks, isBomb, isRocket } from './tracker.js';
 import { cue, isMuted, setMuted, turnTitle } from './sound.js';
 
