@@ -1045,7 +1045,7 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
     }
     /* a table resumed mid-turn: the series' games so far */
     r->phase = PH_WAITING;
-    ddz__log(srv, "info", r->id, "tournament table: %s", r->opts.name);
+    ddz__log(srv, "info", r->id, "competition table: %s", r->opts.name);
     return r;
 }
 
