@@ -1,6 +1,7 @@
 // app.js - the client's entry: one connection, a hash router
 // (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
-// #/tournament the competition page),
+// #/tournament the competition page, #/ladder the rated ladder and
+// #/ladder/NAME a participant's page),
 // the connection banner, toasts and dialogs. Views live in lobby.js,
 // table.js and replay.js; what is legal always comes from the server.
 import { Conn } from './net.js';
@@ -10,6 +11,7 @@ import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
 import { Cup } from './cup.js';
+import { Ladder, LadderPlayer } from './ladder.js';
 
 const root = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -26,6 +28,7 @@ export const app = {
   pendingRoute: null, // an invite link to act on once connected
   lastJoin: null,     // the last join/spectate asked, for password retries
   fromCup: false,     // watching a tournament table opened from the competition page
+  fromLadder: false,  // watching a ladder table opened from the ladder page
 };
 
 /* ---- names ---- */
@@ -130,6 +133,9 @@ export function ask({ title, text, input, buttons }) {
 
 function parseRoute() {
   if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
+  if (/^#\/ladder\/?$/.test(location.hash)) return { name: 'ladder' };
+  const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
+  if (l) return { name: 'ladderPlayer', id: decodeURIComponent(l[1]) };
   const m = /^#\/(room|watch|replay)\/([^/?#]+)(?:\?(.*))?/.exec(location.hash);
   // ?name= (an invite: the room's name), ?from= (a replay: the seat below)
   return m ? { name: m[1], id: decodeURIComponent(m[2]), params: new URLSearchParams(m[3] || '') } : { name: 'lobby' };
@@ -157,6 +163,14 @@ function route() {
   const r = parseRoute();
   if (r.name === 'tournament') {
     if (!(app.view instanceof Cup)) mount(new Cup());
+    return;
+  }
+  if (r.name === 'ladder') {
+    if (!(app.view instanceof Ladder)) mount(new Ladder());
+    return;
+  }
+  if (r.name === 'ladderPlayer') {
+    if (!(app.view instanceof LadderPlayer) || app.view.name !== r.id) mount(new LadderPlayer(r.id));
     return;
   }
   if (r.name === 'replay') {
@@ -310,9 +324,12 @@ function onMessage(m) {
         if (app.table) app.table.destroy();
         app.table = null;
         // a tournament table that ended takes its spectators back to the page they came from
-        const back = app.fromCup ? '#/tournament' : '#/';
+        const back = app.fromCup ? '#/tournament' : app.fromLadder ? '#/ladder' : '#/';
         app.fromCup = false;
-        if (!(app.view instanceof Replay) && !(app.view instanceof Cup)) go(back, { replaceState: parseRoute().name !== 'lobby' });
+        app.fromLadder = false;
+        const page = app.view instanceof Replay || app.view instanceof Cup ||
+          app.view instanceof Ladder || app.view instanceof LadderPlayer;
+        if (!page) go(back, { replaceState: parseRoute().name !== 'lobby' });
       } else {
         if (app.table && app.table.roomId !== m.room) { app.table.destroy(); app.table = null; }
         if (!app.table) app.table = new Table(m.room, m.seat);

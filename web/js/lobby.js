@@ -5,6 +5,7 @@ import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
 import { fetchTournament } from './cup.js';
+import { fetchLadder } from './ladder.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
@@ -35,14 +36,26 @@ export class Lobby {
   mount(root) {
     this.root = root;
     this.cup = null; // the name of the tournament the server runs, if any
+    this.ladder = null; // how many take part in the server's ladder, if it runs one
     this.render();
     app.conn && app.conn.send({ type: 'list' });
     this.checkCup();
+    this.checkLadder();
     this.timer = setInterval(() => {
       if (document.hidden) return;
       app.conn.send({ type: 'list' });
       this.checkCup();
+      this.checkLadder();
     }, 5000);
+  }
+
+  // A ladder runs here: the lobby links to its page.
+  async checkLadder() {
+    const d = await fetchLadder();
+    const n = d ? d.players.length : null;
+    if (!this.root || n === this.ladder) return;
+    this.ladder = n;
+    this.render();
   }
 
   // A tournament runs here: the lobby links to its page.
@@ -70,6 +83,8 @@ export class Lobby {
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
       this.cup ? h('div.notice.cup-notice', { dataset: { test: 'cup-link' } }, h('span', t('lobby.cup', { name: this.cup })),
         h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.cupopen'))) : null,
+      this.ladder !== null ? h('div.notice.cup-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
+        h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),
         h('section.panel.rooms-panel',
