@@ -239,8 +239,16 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         return get_bool(o, "on", &r->on, true, err, errlen);
     case DDZ_REQ_PHRASE:
         return get_int(o, "phrase", 0, DDZ_PHRASES - 1, &r->phrase, true, err, errlen);
+    case DDZ_REQ_ENLIST:
+        if ((rc = get_str(o, "competition", r->competition, sizeof r->competition, 15, false, err,
+                          errlen)))
+            return rc;
+        if (r->competition[0] && strcmp(r->competition, "tournament") != 0 &&
+            strcmp(r->competition, "ladder") != 0)
+            return fail(DDZ_EFIELD, err, errlen, "competition: \"tournament\" or \"ladder\"");
+        return 0;
     default:
-        return 0; /* list, leave, rematch, enlist, hint: no fields */
+        return 0; /* list, leave, rematch, hint: no fields */
     }
 }
 
@@ -359,6 +367,10 @@ json_t *ddz_req_print(const ddz_req *r)
         break;
     case DDZ_REQ_PHRASE:
         json_object_set_new(o, "phrase", json_integer(r->phrase));
+        break;
+    case DDZ_REQ_ENLIST:
+        if (r->competition[0])
+            json_object_set_new(o, "competition", json_string(r->competition));
         break;
     }
     return o;

@@ -61,23 +61,24 @@ typedef struct ddz_room_opts {
 } ddz_room_opts;
 
 typedef struct ddz_req {
-    int type;           /* enum ddz_req_type */
-    char id[48];        /* the request's "id" as compact JSON, "" if absent */
-    int version;        /* hello */
-    char name[129];     /* hello: display name, 1..32 characters (UTF-8) */
-    char resume[72];    /* hello: resume token, "" if absent */
-    char token[72];     /* hello: bot token, "" if absent */
-    char me[33];        /* hello: the browser's own key, 32 lower-case hex digits, "" if absent */
-    char room[24];      /* join, spectate */
-    int seat;           /* create, join: 0..2 or -1 */
-    char password[257]; /* join, spectate: 64 characters */
-    ddz_room_opts opts; /* create */
-    char ai[32];        /* quick: AI name, "" = default */
-    uint32_t seq;       /* bid, play */
-    int bid;            /* bid */
-    ddz_cards cards;    /* play */
-    bool on;            /* autopass, custody */
-    int phrase;         /* phrase: 0..DDZ_PHRASES-1 */
+    int type;             /* enum ddz_req_type */
+    char id[48];          /* the request's "id" as compact JSON, "" if absent */
+    int version;          /* hello */
+    char name[129];       /* hello: display name, 1..32 characters (UTF-8) */
+    char resume[72];      /* hello: resume token, "" if absent */
+    char token[72];       /* hello: bot token, "" if absent */
+    char me[33];          /* hello: the browser's own key, 32 lower-case hex digits, "" if absent */
+    char room[24];        /* join, spectate */
+    int seat;             /* create, join: 0..2 or -1 */
+    char password[257];   /* join, spectate: 64 characters */
+    ddz_room_opts opts;   /* create */
+    char ai[32];          /* quick: AI name, "" = default */
+    uint32_t seq;         /* bid, play */
+    int bid;              /* bid */
+    ddz_cards cards;      /* play */
+    bool on;              /* autopass, custody */
+    int phrase;           /* phrase: 0..DDZ_PHRASES-1 */
+    char competition[16]; /* enlist: "tournament", "ladder", or "" (whichever the server runs) */
 } ddz_req;
 
 /* Fills `o` with the defaults of PROTOCOL.md. */

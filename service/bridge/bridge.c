@@ -482,7 +482,10 @@ static void on_welcome(ddz_bridge *b, const ddz_event_welcome *w)
     snprintf(b->player, sizeof b->player, "%s", w->id);
     snprintf(b->resume, sizeof b->resume, "%s", w->resume);
     if (b->opts.enlist) { /* again after a reconnection: harmless if still enlisted */
-        send_req(b, &(ddz_req){.type = DDZ_REQ_ENLIST, .seat = -1});
+        ddz_req q = {.type = DDZ_REQ_ENLIST, .seat = -1};
+        if (b->opts.competition)
+            snprintf(q.competition, sizeof q.competition, "%s", b->opts.competition);
+        send_req(b, &q);
         return;
     }
     /* a resumed seat is followed by `state` before the `rooms` answer */

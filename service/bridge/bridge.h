@@ -126,14 +126,16 @@ typedef struct ddz_bridge_io {
 
 /* What the user asked for. Strings are borrowed for the bridge's life. */
 typedef struct ddz_bridge_opts {
-    const char *token;    /* bot token (`ddz token add`), required by rooms with bots */
-    const char *name;     /* hello name; the server shows the token's name instead */
-    const char *room;     /* room id to join, NULL = pick one (see ddz_bridge_on_frame) */
-    const char *password; /* room password, NULL = none */
-    int seat;             /* 0..2, -1 = any free seat */
-    int turns;            /* stop after this many turns, 0 = play on (rematch) */
-    bool enlist;          /* `enlist` for the server's competition instead of choosing a room:
-                             the server seats us table after table until `released` */
+    const char *token;       /* bot token (`ddz token add`), required by rooms with bots */
+    const char *name;        /* hello name; the server shows the token's name instead */
+    const char *room;        /* room id to join, NULL = pick one (see ddz_bridge_on_frame) */
+    const char *password;    /* room password, NULL = none */
+    int seat;                /* 0..2, -1 = any free seat */
+    int turns;               /* stop after this many turns, 0 = play on (rematch) */
+    bool enlist;             /* `enlist` for the server's competition instead of choosing a room:
+                                the server seats us table after table until `released` */
+    const char *competition; /* with enlist: "tournament", "ladder", or NULL (the server's
+                                choice: its tournament if it runs one, else its ladder) */
     /* For a room the bridge creates (no --room and no joinable room): */
     const char *fill;  /* NULL or "ai:NAME": fill the other seats */
     int time;          /* seconds per action, 0 = server default */

@@ -10,7 +10,8 @@
 #include "service/seats/seats.h"
 
 static const char usage[] =
-    "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID | --enlist] [--seat N]\n"
+    "usage: ddz bridge --url ws[s]://HOST:PORT/ws --token T [--room ID | --enlist | --ladder] "
+    "[--seat N]\n"
     "                  [--name NAME] [--botzone] [options] -- COMMAND [ARG...]\n"
     "\n"
     "Runs a local CAAI 1.0 engine (or, with --botzone, a Botzone bot) and plays\n"
@@ -37,6 +38,9 @@ static const char usage[] =
     "  --enlist            play in the competition the server runs (ddz serve\n"
     "                      --tournament): the server seats us table after table,\n"
     "                      as the token's name, until the tournament is over\n"
+    "  --ladder            play in the server's rated ladder (ddz serve --ladder):\n"
+    "                      seated table after table, as the token's name, for as\n"
+    "                      long as we run (released only if suspended for faults)\n"
     "  --seat N            0..2 or A..C (default: any free seat)\n"
     "  --password P        the room's password\n"
     "  --name NAME         hello name (a token's own name is shown instead)\n"
@@ -53,7 +57,8 @@ static const char usage[] =
     "  --insecure          wss: accept a self-signed certificate\n"
     "  --quiet             warnings only on stderr\n"
     "\n"
-    "Exit status: 0 after --turns, when released (--enlist) or on SIGINT/SIGTERM;\n"
+    "Exit status: 0 after --turns, when released (--enlist, --ladder) or on\n"
+    "SIGINT/SIGTERM;\n"
     "1 when the server refuses the token or the room, or the program fails 3\n"
     "times before it ever answered a request or said its name; 2 bad usage;\n"
     "3 when the server shuts down, cannot be reached or the connection is lost.\n";
@@ -113,6 +118,11 @@ int ddz_cli_bridge(int argc, char **argv)
             cfg.opts.enlist = true;
             continue;
         }
+        if (strcmp(a, "--ladder") == 0) {
+            cfg.opts.enlist = true;
+            cfg.opts.competition = "ladder";
+            continue;
+        }
         if (strcmp(a, "--botzone") == 0) {
             cfg.protocol = DDZ_SEAT_BOTZONE;
             continue;
@@ -170,9 +180,10 @@ int ddz_cli_bridge(int argc, char **argv)
     if (!cfg.url)
         return ddz_cli_usage("bridge", "--url is required");
     if (cfg.opts.enlist && (cfg.opts.room || cfg.opts.turns || cfg.opts.fill))
-        return ddz_cli_usage("bridge", "--enlist goes without --room, --turns and --fill");
+        return ddz_cli_usage("bridge",
+                             "--enlist and --ladder go without --room, --turns and --fill");
     if (cfg.opts.enlist && !cfg.opts.token)
-        return ddz_cli_usage("bridge", "--enlist needs --token (or DDZ_TOKEN)");
+        return ddz_cli_usage("bridge", "--enlist and --ladder need --token (or DDZ_TOKEN)");
     if (i >= argc)
         return ddz_cli_usage("bridge", "the program's command is missing after --");
     if (cfg.opts.token && !*cfg.opts.token)

@@ -11,6 +11,7 @@
 #include "service/server/context.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
+#include "service/server/ladder_srv.h"
 #include "service/server/tourney_srv.h"
 
 /* A disconnected player is kept this long for a resume even when not
@@ -373,7 +374,12 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
     }
     switch (q.type) {
     case DDZ_REQ_ENLIST:
-        ddz__tsrv_enlist(srv, p, &q);
+        /* no competition named: the tournament if one runs, else the ladder */
+        if (strcmp(q.competition, "ladder") == 0 ||
+            (!q.competition[0] && !srv->tsrv && ddz__ladder_running(srv)))
+            ddz__ladder_enlist(srv, p, &q);
+        else
+            ddz__tsrv_enlist(srv, p, &q);
         break;
     case DDZ_REQ_LIST:
         on_list(srv, c);
@@ -438,8 +444,10 @@ void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c)
 
 static void free_player(ddz_srv *srv, ddz_player *p)
 {
-    if (p->enlisted)
+    if (p->enlisted) {
         ddz__tsrv_forget(srv, p);
+        ddz__ladder_forget(srv, p);
+    }
     if (p->room)
         ddz__room_leave(p->room, p);
     free(p);
@@ -487,8 +495,10 @@ void ddz__lobby_destroy(ddz_srv *srv)
         srv->lobby.players = p->next;
         if (p->conn)
             ddz__conn_set_player(p->conn, NULL);
-        if (p->enlisted)
+        if (p->enlisted) {
             ddz__tsrv_forget(srv, p);
+            ddz__ladder_forget(srv, p);
+        }
         free(p);
     }
 }

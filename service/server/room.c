@@ -448,12 +448,14 @@ static void on_log(void *ctx, int player, bool warn, const char *msg)
 static bool humans_present(const ddz_room *r)
 {
     for (int i = 0; i < 3; i++)
-        if (r->seats[i].player)
+        if (r->seats[i].player && !r->seats[i].player->bot)
             return true;
     return false;
 }
 
-/* A short, human-friendly pause before a hosted AI acts when people watch. */
+/* A short, human-friendly pause before a hosted AI acts when people play
+ * or watch. A bot (a bridge) is no person: a table of programs plays at
+ * their speed. */
 static int64_t think_delay(void *ctx)
 {
     ddz_room *r = ctx;
@@ -1212,7 +1214,7 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
     }
     /* a table resumed mid-turn: the series' games so far */
     r->phase = PH_WAITING;
-    ddz__log(srv, "info", r->id, "tournament table: %s", r->opts.name);
+    ddz__log(srv, "info", r->id, "competition table: %s", r->opts.name);
     return r;
 }
 

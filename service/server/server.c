@@ -7,8 +7,10 @@
  * lobby as whole texts; everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
+#include "service/server/ladder_srv.h"
 #include "service/server/tourney_srv.h"
 
+#include <ctype.h>
 #include <errno.h>
 /* glibc's heap figures; under ASan, whose allocator answers mallinfo2
  * with zeros, the metric is left out rather than wrong */
@@ -384,6 +386,29 @@ static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HE
     return true;
 }
 
+/* Decodes %XX escapes of `in` into `out`. Returns 0, or -1 for a bad
+ * escape, a NUL byte, or a result that does not fit. */
+static int url_decode(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in; in++) {
+        int c = (unsigned char)*in;
+        if (c == '%') {
+            unsigned v;
+            if (!isxdigit((unsigned char)in[1]) || !isxdigit((unsigned char)in[2]) ||
+                sscanf(in + 1, "%2x", &v) != 1 || v == 0)
+                return -1;
+            c = (int)v;
+            in += 2;
+        }
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return n ? 0 : -1;
+}
+
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     h->ready = true;
@@ -402,6 +427,16 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         /* 200 either way: the lobby asks on every server, and a browser
          * logs every 404 as an error */
         h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
+    } else if (strcmp(path, "/api/ladder") == 0) {
+        h->body = ddz__ladder_json(srv);
+    } else if (strncmp(path, "/api/ladder/", 12) == 0) {
+        char name[256];
+        h->body = url_decode(path + 12, name, sizeof name) == 0 ? ddz__ladder_player_json(srv, name)
+                                                                : NULL;
+        if (!h->body) {
+            h->status = HTTP_STATUS_NOT_FOUND;
+            h->body = strdup(no_resource);
+        }
     } else if (strcmp(path, "/api/my-games") == 0) {
         /* a player's own games: who it is comes in the Authorization
          * header, never in the address (logs, history, Referer) */
@@ -862,6 +897,21 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
+    bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
+    if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__tsrv_destroy(srv);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -902,6 +952,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
     ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
+    ddz__ladder_destroy(srv);
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;

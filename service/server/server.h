@@ -46,6 +46,16 @@ typedef struct ddz_server_cfg {
     int password_tries;         /* wrong passwords per minute for a room or an address, 0 = 5 */
     const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */
     int tournament_late_s;      /* seconds a table waits for an absent bot */
+    /* The ladder (ladder_srv.h): on with `ladder` or any ladder option. */
+    bool ladder;                   /* --ladder */
+    const char *ladder_rules;      /* --ladder-rules NAME, NULL = caai */
+    const char *ladder_engine[16]; /* --ladder-engine NAME (an --engine) */
+    int nladder_engines;
+    const char *ladder_ai[16]; /* --ladder-ai NAME[:MS] */
+    int nladder_ais;
+    int ladder_max;    /* participants, 0 = 100 */
+    int ladder_tables; /* tables at once, 0 = 4 */
+    int ladder_time_s; /* seconds per action, 0 = 10 */
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

@@ -42,10 +42,25 @@
  *          NOT NULL, revoked_at INTEGER)
  *       hash is BLAKE2b-256 of the token's 32 random bytes; the token itself
  *       is never stored.
+ *   ladder_players(rules TEXT, name TEXT, mu REAL, sigma REAL, games INTEGER,
+ *         deals INTEGER, score REAL, faults INTEGER, suspended TEXT,
+ *         updated_at INTEGER, PRIMARY KEY(rules, name))       -- version 3
+ *       a ladder participant's standing under one rule set, as of its last
+ *       deal (`score`: the sum of its deal totals; `suspended`: the reason,
+ *       NULL if it is not).
+ *   ladder_history(id INTEGER PRIMARY KEY, rules TEXT, name TEXT,
+ *         finished_at INTEGER, mu REAL, sigma REAL, score REAL, faults INTEGER,
+ *         game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT)
+ *       one row per participant and deal: its rating after the deal, the
+ *       deal's total and faults, the three games' ids (games(id)) and the
+ *       two opponents.
+ *   ladder_pairs(rules TEXT, a TEXT, b TEXT, deals INTEGER,
+ *         PRIMARY KEY(rules, a, b))
+ *       deals two participants shared (a < b bytewise), for the scheduler.
  *   mine(owner BLOB, game INTEGER, seat INTEGER, PRIMARY KEY(owner, game))
  *       who played game `game` in seat `seat`: owner is BLAKE2b-256 of the
  *       key a browser keeps for itself ("my games"), never the key
- *       (version 3).
+ *       (version 4).
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). SQLite errors never abort: they give DDZ_EDB and are
@@ -61,7 +76,7 @@
 
 #include "rules/record.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 3
+#define DDZ_STORE_SCHEMA_VERSION 4
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
@@ -221,6 +236,67 @@ int ddz_store_token_revoke(ddz_store *s, const char *name);
 int ddz_store_token_list(ddz_store *s,
                          void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                          void *ctx);
+
+/* ---- The ladder (service/server/ladder_srv.c) ------------------------------
+ *
+ * Every deal's outcome is one queued write (one transaction with the rest
+ * of its batch): the three players' standings, their history rows and the
+ * pair counts, so a restart finds them all or none. The loads are
+ * synchronous reads for the server's start, before its loop runs. */
+
+#define DDZ_LADDER_NAME_MAX 80 /* a participant's name: at most 79 bytes + NUL */
+
+typedef struct ddz_store_ladder_player {
+    char name[DDZ_LADDER_NAME_MAX];
+    double mu, sigma;    /* rating and uncertainty */
+    long games, deals;   /* played */
+    double score;        /* sum of its deal totals */
+    long faults;         /* games it faulted in */
+    char suspended[160]; /* why it is suspended, "" if it is not */
+} ddz_store_ladder_player;
+
+typedef struct ddz_store_ladder_deal {
+    ddz_store_ladder_player p[3]; /* the three standings after the deal */
+    double score[3];              /* the deal's totals */
+    int faults[3];                /* games of the deal each faulted in */
+    int64_t games[3];             /* the deal's three games (ids in games) */
+} ddz_store_ladder_deal;
+
+typedef struct ddz_store_ladder_hist {
+    int64_t id;          /* increasing with time */
+    int64_t finished_ms; /* unix ms */
+    double mu, sigma;    /* after the deal */
+    double score;        /* the deal's total */
+    int faults;          /* games of the deal it faulted in */
+    int64_t games[3];    /* its three games */
+    char opp[2][DDZ_LADDER_NAME_MAX];
+} ddz_store_ladder_hist;
+
+/* Queues deal `d` under rule set `rules` (standings upserted, three history
+ * rows, the three pairs counted). Returns 0 when queued, DDZ_EINVAL for an
+ * empty name or rules, DDZ_EDB if the queue is full (DROPPED and counted)
+ * or DDZ_ENOMEM. */
+int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_ladder_deal *d);
+
+/* Queues the standing `p` under `rules` (a suspension set or lifted).
+ * Returns as ddz_store_ladder_add_deal. */
+int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder_player *p);
+
+/* Calls cb for every participant stored under `rules` (name order).
+ * READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_players(ddz_store *s, const char *rules,
+                             void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);
+
+/* Calls cb for every stored pair under `rules`. READS SYNCHRONOUSLY.
+ * Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_pairs(ddz_store *s, const char *rules,
+                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
+                           void *ctx);
+
+/* Calls cb for the latest `limit` history rows of `name` under `rules`,
+ * newest first. READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_history(ddz_store *s, const char *rules, const char *name, int limit,
+                             void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx);
 
 /* ---- Reads for an event loop ----------------------------------------------
  *

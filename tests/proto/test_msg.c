@@ -52,3 +52,31 @@ Test(msg, bad_frames_get_their_codes)
     cr_assert_eq(parse("{\"type\":\"bid\",\"seq\":1,\"bid\":9}", &r, err, sizeof err), DDZ_EFIELD);
     cr_assert_eq(r.type, DDZ_REQ_BID);
 }
+
+/* enlist names the competition, or leaves it to the server; print(parse(x)) == x */
+Test(msg, enlist_competition)
+{
+    static const char *const good[] = {
+        "{\"type\":\"enlist\"}",
+        "{\"type\":\"enlist\",\"competition\":\"ladder\"}",
+        "{\"type\":\"enlist\",\"competition\":\"tournament\"}",
+    };
+    static const char *const want[] = {"", "ladder", "tournament"};
+    for (int i = 0; i < 3; i++) {
+        ddz_req r;
+        char err[200];
+        cr_assert_eq(parse(good[i], &r, err, sizeof err), 0, "%s: %s", good[i], err);
+        cr_expect_eq(r.type, DDZ_REQ_ENLIST);
+        cr_expect_str_eq(r.competition, want[i]);
+        char *back = ddz_msg_dump(ddz_req_print(&r));
+        cr_assert_not_null(back);
+        cr_expect_str_eq(back, good[i]);
+        free(back);
+    }
+    ddz_req r;
+    char err[200];
+    cr_expect_eq(parse("{\"type\":\"enlist\",\"competition\":\"cup\"}", &r, err, sizeof err),
+                 DDZ_EFIELD);
+    cr_expect_str_eq(err, "competition: \"tournament\" or \"ladder\"");
+    cr_expect_eq(parse("{\"type\":\"enlist\",\"competition\":7}", &r, err, sizeof err), DDZ_EFIELD);
+}

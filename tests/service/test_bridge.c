@@ -1132,6 +1132,7 @@ static char dir[64];
 static char db[128];
 static int port;
 static proc server;
+static const char *ai_delay_ms = "0"; /* the server's --ai-delay-ms */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -1217,9 +1218,13 @@ static void server_start(void)
         char ps[16], log[128];
         snprintf(ps, sizeof ps, "%d", port);
         snprintf(log, sizeof log, "%s/serve.log", dir);
-        char *argv[] = {DDZ_BIN,         "serve", "--port",  ps,      "--bind",
-                        "127.0.0.1",     "--db",  db,        "--web", DDZ_SOURCE_DIR "/web",
-                        "--ai-delay-ms", "0",     "--quiet", NULL};
+        char *argv[] = {DDZ_BIN,         "serve",
+                        "--port",        ps,
+                        "--bind",        "127.0.0.1",
+                        "--db",          db,
+                        "--web",         DDZ_SOURCE_DIR "/web",
+                        "--ai-delay-ms", (char *)ai_delay_ms,
+                        "--quiet",       NULL};
         spawn(&server, log, argv);
         int64_t deadline = now_ms() + T(10000);
         while (now_ms() < deadline) {
@@ -1692,5 +1697,34 @@ Test(bridge_e2e, botzone_bots_play_an_ftl2_room_then_sigterm, .timeout = 120)
     ddz_wsc_close(watcher);
     kill(server.pid, SIGTERM);
     cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
+
+/* A bot is no person: hosted AIs at a table of programs do not pause for
+ * people to follow (--ai-delay-ms). With 5 s a decision, a game with two
+ * hosted AIs would last minutes; the bridge's one-game turn, in a room it
+ * makes with --fill, is over long before that. */
+Test(bridge_e2e, hosted_ais_do_not_pause_for_a_bot, .timeout = 120)
+{
+    ai_delay_ms = "5000";
+    server_start();
+    ai_delay_ms = "0";
+    char t1[80];
+    token_add("west", t1);
+    char url[64], log[128], sh[256];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", port);
+    snprintf(log, sizeof log, "%s/west.log", dir);
+    snprintf(sh, sizeof sh, "exec '%s' engine --ai greedy", DDZ_BIN);
+    char *argv[] = {DDZ_BIN,     "bridge",  "--url", url,       "--token", t1,       "--fill",
+                    "ai:greedy", "--games", "1",     "--turns", "1",       "--time", "10",
+                    "--",        "/bin/sh", "-c",    sh,        NULL};
+    proc b = {0};
+    spawn(&b, log, argv);
+    bool done = reap_within(&b, T(25000));
+    char *blog = slurp(b.log);
+    cr_assert(done, "the game with two hosted AIs took over 25 s:\n%s", blog);
+    cr_assert_eq(b.code, 0, "%s", blog);
+    free(blog);
+    kill_and_reap(&server);
     remove_dir();
 }

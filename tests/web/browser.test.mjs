@@ -10,17 +10,11 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const ART = path.join(HERE, 'artifacts');
-const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
-const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
 
@@ -28,31 +22,6 @@ let server, base, browser, tmp;
 const contexts = [];
 
 /* ---- the server ---- */
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(what, fn, ms = 10000, every = 50) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      if (await fn()) return;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
-}
 
 before(async () => {
   fs.mkdirSync(ART, { recursive: true });
@@ -119,18 +88,6 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
   });
   await page.goto(base + p);
   return page;
-}
-
-/* Lets transitions and entrance animations finish (the endless ones, a
- * pulse, never do). */
-async function settle(page) {
-  await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await settle(page);
-  await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 
 const roomOf = (page) => /#\/(?:room|watch)\/([^/]+)/.exec(page.url())?.[1];
@@ -411,7 +368,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       const href = await page.getAttribute('[data-test=replay-link]', 'href');
       // quick play is a private room: its game is linked under its key
       assert.match(o.game_key, /^[0-9a-f]{32}$/);
-      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}`);
+      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}?from=${(await page.evaluate(() => window.__frames.find((f) => f.type === 'state'))).seat}`); // seen from our seat
       await shot(page, 'gameover');
       // the commitment this page was told when the game was dealt (or in
       // the snapshot after its reload), before the over that revealed it
@@ -879,6 +836,101 @@ test('a tournament on the server: the competition page, a live table to watch, a
     await phone.waitForSelector('[data-test=standings] tbody tr', { timeout: 10000 });
     assert.match(await phone.textContent('h1'), /比赛/);
     await shot(phone, 'tournament-phone');
+    assert.deepEqual(phone.errors, []);
+    await phone.close();
+  } finally {
+    for (const p of [bot, srv]) {
+      if (p && p.exitCode === null) {
+        p.kill('SIGTERM');
+        const killer = setTimeout(() => p.kill('SIGKILL'), 5000);
+        await once(p, 'exit');
+        clearTimeout(killer);
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/* ---- the ladder ---- */
+
+test('a ladder on the server: the ranking, a participant\'s rating chart, a deal\'s game in the replay viewer, on a phone too', async () => {
+  // A third server runs a ladder: a remote bot through `ddz bridge
+  // --ladder`, an operator engine and hosted AIs.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-ladder-'));
+  const db = path.join(dir, 'ladder.db');
+  const tok = await new Promise((resolve, reject) => {
+    const p = spawn(DDZ, ['token', 'add', 'webbot', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('ddz token add: ' + code))));
+  });
+  const port = await freePort();
+  const lb = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve-ladder.log'), 'w');
+  const srv = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', db,
+    '--web', path.join(ROOT, 'web'), '--engine', `eng=${DDZ} engine --ai greedy`, '--ladder-engine', 'eng',
+    '--ladder-ai', 'greedy', '--ladder-ai', 'random', '--ladder-ai', 'strong:20', '--ladder-time', '5'],
+  { stdio: ['ignore', log, log] });
+  let bot;
+  try {
+    await waitFor('the ladder server', async () => (await fetch(lb + '/healthz')).ok, 15000);
+    bot = spawn(DDZ, ['bridge', '--url', `ws://127.0.0.1:${port}/ws`, '--token', tok, '--ladder', '--quiet',
+      '--', DDZ, 'engine', '--ai', 'greedy'], { stdio: ['ignore', log, log] });
+    // some deals rated, the bot among them
+    await waitFor('the bot to have played deals', async () => {
+      const d = await (await fetch(lb + '/api/ladder')).json();
+      const me = d.players.find((p) => p.name === 'webbot');
+      return me && me.deals >= 4 && d.players.every((p) => p.deals >= 2);
+    }, 60000, 200);
+
+    const page = await openPage({ path: '/' });
+    await page.goto(lb + '/');
+    await page.waitForSelector('[data-test=ladder-link]', { timeout: 15000 });
+    await shot(page, 'ladder-lobby');
+    await page.click('[data-test=ladder-link] button');
+    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    const rows = await page.$$eval('[data-test=ladder] tbody tr', (r) => r.map((x) => x.textContent));
+    assert.equal(rows.length, 5, 'five participants ranked');
+    assert.ok(rows.some((r) => /webbot/.test(r) && /online|playing/.test(r)), `the bot is online: ${rows}`);
+    assert.ok(rows.every((r) => /\d+\.\d ± \d+\.\d/.test(r)), `rating ± uncertainty on every row: ${rows}`);
+    // the table shown is the API's order
+    const api = await (await fetch(lb + '/api/ladder')).json();
+    assert.equal(api.players.length, 5);
+    await shot(page, 'ladder');
+    // a participant's page: the chart is drawn from its history
+    await page.click('[data-test=ladder-player] >> text=webbot');
+    await page.waitForURL(/#\/ladder\/webbot/, { timeout: 10000 });
+    await page.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    const hist = (await (await fetch(lb + '/api/ladder/webbot')).json()).history;
+    const chart = await page.$eval('[data-test=rating-chart]', (s) => ({
+      points: +s.dataset.points,
+      vertices: s.querySelector('polyline').getAttribute('points').trim().split(/\s+/).length,
+      width: s.getBoundingClientRect().width,
+    }));
+    assert.ok(chart.points >= 4 && chart.points <= hist.length + 3, `chart of ${chart.points} deals vs ${hist.length}`);
+    assert.equal(chart.vertices, chart.points, 'one vertex a deal');
+    assert.ok(chart.width > 500, `the chart is ${chart.width}px wide`);
+    await shot(page, 'ladder-player');
+    // a deal's game opens in the replay viewer
+    await page.click('[data-test=replay-game]');
+    await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+    assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+    await phone.goto(lb + '/#/ladder');
+    await phone.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    assert.match(await phone.textContent('h1'), /天梯/);
+    await shot(phone, 'ladder-phone');
+    await phone.goto(lb + '/#/ladder/' + encodeURIComponent('ai:greedy'));
+    await phone.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    const fit = await phone.evaluate(() => ({
+      page: document.documentElement.scrollWidth, vw: innerWidth,
+      chart: document.querySelector('[data-test=rating-chart]').getBoundingClientRect().right,
+    }));
+    assert.ok(fit.page <= fit.vw && fit.chart <= fit.vw, `the player page fits the phone: ${JSON.stringify(fit)}`);
+    await shot(phone, 'ladder-player-phone');
     assert.deepEqual(phone.errors, []);
     await phone.close();
   } finally {

@@ -2,9 +2,10 @@
 // room list, creating a room with every option of the protocol, joining by
 // ID or invite link, and opening a replay.
 import { h, replace } from './dom.js';
-import { t, lang, rulesName, rulesDesc } from './i18n.js';
+import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
 import { fetchTournament } from './cup.js';
+import { fetchLadder } from './ladder.js';
 import { myGamesPanel } from './mygames.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
@@ -36,14 +37,26 @@ export class Lobby {
   mount(root) {
     this.root = root;
     this.cup = null; // the name of the tournament the server runs, if any
+    this.ladder = null; // how many take part in the server's ladder, if it runs one
     this.render();
     app.conn && app.conn.send({ type: 'list' });
     this.checkCup();
+    this.checkLadder();
     this.timer = setInterval(() => {
       if (document.hidden) return;
       app.conn.send({ type: 'list' });
       this.checkCup();
+      this.checkLadder();
     }, 5000);
+  }
+
+  // A ladder runs here: the lobby links to its page.
+  async checkLadder() {
+    const d = await fetchLadder();
+    const n = d ? d.players.length : null;
+    if (!this.root || n === this.ladder) return;
+    this.ladder = n;
+    this.render();
   }
 
   // A tournament runs here: the lobby links to its page.
@@ -67,10 +80,12 @@ export class Lobby {
     const seated = app.table && app.table.seat !== null && app.table.roomId;
     replace(this.root, h('div.lobby',
       h('header.lobby-head', brand(), langButton()),
-      seated ? h('div.notice', h('span', t('lobby.seated', { room: app.table.roomId })),
+      seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
       this.cup ? h('div.notice.cup-notice', { dataset: { test: 'cup-link' } }, h('span', t('lobby.cup', { name: this.cup })),
         h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.cupopen'))) : null,
+      this.ladder !== null ? h('div.notice.cup-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
+        h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),
         h('section.panel.rooms-panel',
@@ -126,13 +141,13 @@ export class Lobby {
       const free = r.seats.filter((s) => !s).length;
       return h('div.room', { dataset: { room: r.id } },
         h('div.room-main',
-          h('div.room-name', r.name, r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
+          h('div.room-name', roomLabel(r.name), r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
             h('span.tag' + (r.playing ? '.live' : ''), r.playing ? t('rooms.playing') : t('rooms.waiting'))),
           h('div.room-meta', h('span.rules', { title: rulesDesc(r.rules), dataset: { test: 'room-rules' } }, rulesName(r.rules)),
             ` · ${t('rooms.summary', { time: r.time, games: r.games })}`,
             r.spectators ? ' · ' + t('rooms.watchers', { n: r.spectators }) : ''),
           h('div.room-seats', r.seats.map((s, i) => h('span.rseat' + (s ? '' : '.free'),
-            h('b', t('seat.' + i)), ' ', s ? s.name.replace(/^(ai|engine):/, '') : t('rooms.open'),
+            h('b', t('seat.' + i)), ' ', s ? playerLabel(s.name) : t('rooms.open'),
             s && s.kind !== 'human' ? h('small', ` ${t('kind.' + s.kind)}`) : null)))),
         h('div.room-actions',
           h('button.primary', { disabled: free === 0, dataset: { test: 'join' }, onclick: () => this.enter(r, 'join') },
@@ -165,7 +180,7 @@ export class Lobby {
       custody: h('select', { dataset: { test: 'custody' } }, h('option', { value: 'ai' }, t('create.custody.ai')),
         h('option', { value: 'fault' }, t('create.custody.fault'))),
       pause: num(3, 0, 30),
-      sitat: h('select', h('option', { value: '' }, t('create.sit.any')),
+      sitat: h('select', { dataset: { test: 'sitat' } }, h('option', { value: '' }, t('create.sit.any')),
         [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
     };
     const seats = [0, 1, 2].map((i) => {

@@ -15,8 +15,11 @@ import { commitMatches } from './blake2b.js';
 const SPEEDS = [0.5, 1, 2, 4];
 
 export class Replay {
-  constructor(id) {
+  constructor(id, from = null) {
     this.id = String(id); // what the route says: ID, or ID-KEY
+    // the seat drawn at the bottom: the one the link names (the player's
+    // own, from its game-over panel), South otherwise; the viewer turns it
+    this.bottom = [0, 1, 2].includes(from) ? from : 1;
     this.num = this.id.split('-')[0]; // the game's number, shown (never the key)
     this.rec = null;
     this.i = 0;
@@ -47,8 +50,10 @@ export class Replay {
       const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });
       if (res.status === 404) {
         // The store writes in the background: a game just over may lag.
-        if (attempt < 6 && this.root) {
-          this.retry = setTimeout(() => this.load(attempt + 1), 400 * (attempt + 1));
+        // one more try a second later, then say so (a wrong link is not
+        // kept "loading" for seconds)
+        if (attempt < 1 && this.root) {
+          this.retry = setTimeout(() => this.load(attempt + 1), 1000);
           return;
         }
         this.error = t('replay.notfound', { id: this.num });
@@ -165,7 +170,10 @@ export class Replay {
     const top = h('header.topbar',
       h('button.ghost.back', { onclick: () => go('#/'), 'aria-label': t('table.lobby') }, icon('back'), h('span.label', t('table.lobby'))),
       h('div.title', h('b', t('replay.title', { id: this.num }))),
-      h('div.tools', langButton()));
+      h('div.tools',
+        h('button.ghost', { onclick: () => { this.bottom = (this.bottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate'),
+          dataset: { test: 'replay-rotate' } }, icon('rotate'), h('span.label', t('replay.from', { seat: t('seat.' + this.bottom) }))),
+        langButton()));
     if (!this.rec) {
       replace(this.root, h('div.table-view.replay', top,
         h('main.felt', h('section.center', h('div.status.big', { dataset: { test: 'replay-status' } }, this.error || t('replay.loading', { id: this.num }))))));
@@ -188,7 +196,9 @@ export class Replay {
     const r = this.rec;
     const pos = this.position(this.i);
     const end = this.i === this.steps.length - 1;
-    const slots = { 0: 'left', 1: 'me', 2: 'right' }; // seen from South
+    // seen from this.bottom: the seat that plays after it on the right, as at the table
+    const slots = {};
+    for (let s = 0; s < 3; s++) slots[s] = ['me', 'right', 'left'][(s - this.bottom + 3) % 3];
     for (let s = 0; s < 3; s++) {
       const el = this.el.felt.querySelector('.pos-' + slots[s]);
       const turnish = pos.step.seat === s && pos.step.kind !== 'deal';

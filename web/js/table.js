@@ -7,15 +7,24 @@
 // server sent (`over.breakdown`), and under botzone-ftl2 the plays the
 // referee makes for a seat that faulted are marked as its.
 //
+// Casual play (issue 15) lives in modules of its own: layout.js (the phone
+// hand in rows), a11y.js (the live region, the modal panel), tracker.js
+// (the card counter, the multiplier so far, tricks) and sound.js (WebAudio
+// cues, the background tab's title).
+//
 // Nothing here knows a rule of the game. Bids and plays are allowed only
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
-import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText } from './i18n.js';
-import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
+import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
+import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
 import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
+import { handRows } from './layout.js';
+import { liveRegion, say, setInert, trapTab } from './a11y.js';
+import { remaining, multiplier, tricks, isBomb, isRocket } from './tracker.js';
+import { cue, isMuted, setMuted, turnTitle } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
 
 const now = () => performance.now();
@@ -58,6 +67,7 @@ export class Table {
 
   destroy() {
     clearInterval(this.clock);
+    turnTitle(false, '', `${t('app.title')} · ddz`);
     if (app.view === this) app.view = null;
     this.unmount();
   }
@@ -178,16 +188,17 @@ export class Table {
       }
       case 'turn':
         g.turn = { ...m, deadline: now() + m.deadline_ms };
+        if (m.seat === this.seat) { this.announceTurn(m); cue('turn'); }
         if (m.action === 'play') g.phase = 'play';
         this.hint = -1;
-        if (m.seat === this.seat) {
-          this.pending = false;
-          if (this.showOver) { this.showOver = false; this.renderOver(); }
-        }
+        // the game-over panel stays until dismissed: its note counts down
+        // this turn's clock instead (issue 15)
+        if (m.seat === this.seat) this.pending = false;
         this.render();
         return;
       case 'bid_made':
         g.bids[m.seat] = m.bid;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat), what: bidText(m.bid) }));
         g.bidByReferee[m.seat] = g.faulted.has(m.seat);
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) this.pending = false;
@@ -198,6 +209,7 @@ export class Table {
         g.leftover = m.cards;
         g.bid = m.bid;
         g.counts[m.landlord] = (g.counts[m.landlord] ?? 17) + m.cards.length;
+        this.announce(t('a11y.landlord', { name: this.sayName(m.landlord), cards: m.cards.map(cardLabel).join(' ') }));
         if (m.landlord === this.seat && g.hand) {
           g.hand = sortHand([...g.hand, ...m.cards]);
           g.freshCards = new Set(m.cards);
@@ -210,6 +222,8 @@ export class Table {
         g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto, referee });
         g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto, referee };
         g.counts[m.seat] = m.left;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat),
+          what: m.cards.length ? `${t('combo.' + m.combo).replace(/[!！]$/, '')} ${sortPlay(m.cards).map(cardLabel).join(' ')}` : t('table.pass') }));
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) {
           this.pending = false;
@@ -218,6 +232,7 @@ export class Table {
           g.freshCards.clear();
         }
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
+        cue(isBomb(m.cards) || isRocket(m.cards) ? 'bomb' : m.cards.length ? 'play' : 'pass');
         this.render();
         return;
       }
@@ -238,10 +253,15 @@ export class Table {
         g.landlord = m.landlord;
         this.totals = m.totals;
         this.lastOver = m;
+        this.lastOverAt = now();
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
         dismissNotices();
+        this.announceOver(m);
+        if (this.seat !== null && m.winner !== null && m.winner !== undefined) {
+          cue((this.seat === m.landlord) === (m.winner === m.landlord) ? 'win' : 'lose');
+        }
         this.render();
         return;
       case 'turn_over':
@@ -306,6 +326,30 @@ export class Table {
     this.renderControls();
   }
 
+  /* ---- what a screen reader is told ---- */
+
+  sayName(s) { return s === this.seat ? t('table.you') : this.name(s); }
+
+  announce(text) { if (this.el) say(this.el.live, text); }
+
+  announceTurn(m) {
+    if (m.action === 'bid') this.announce(t('table.your.bid'));
+    else this.announce(Array.isArray(m.legal) && m.legal.some((p) => p.length === 0) ? t('table.your.follow') : t('table.your.lead'));
+  }
+
+  announceOver(o) {
+    const me = this.seat;
+    let text = t('over.title', { game: o.game });
+    if (o.landlord === null || o.landlord === undefined) text += ': ' + t('over.allpass');
+    else if (o.winner !== null && o.winner !== undefined) {
+      const llWin = o.winner === o.landlord;
+      text += ': ' + (me !== null ? ((me === o.landlord) === llWin ? t('over.you.win') : t('over.you.lose')) + ' ' : '') +
+        (llWin ? t('over.landlord.win') : t('over.farmers.win'));
+      if (me !== null) text += '. ' + t('a11y.score', { score: scoreText(o.scores[me], true) });
+    }
+    this.announce(text);
+  }
+
   setAutopass(on) {
     app.conn.send({ type: 'autopass', on });
   }
@@ -328,7 +372,9 @@ export class Table {
   }
 
   async invite() {
-    const link = `${location.origin}${location.pathname}#/room/${this.roomId}`;
+    // the room's name rides along, for the invitee's question before joining
+    const name = this.room.name || ''; // as the server has it: the invitee's page translates it
+    const link = `${location.origin}${location.pathname}#/room/${this.roomId}` + (name ? `?name=${encodeURIComponent(name)}` : '');
     try {
       await navigator.clipboard.writeText(link);
       toast(t('table.invite.copied'), 'info');
@@ -360,6 +406,7 @@ export class Table {
     window.removeEventListener('pointerup', this.upHandler);
     window.removeEventListener('pointercancel', this.upHandler);
     this.root = null;
+    turnTitle(false, '', `${t('app.title')} · ddz`);
   }
 
   onLang() { this.overKey = null; this.build(); this.render(); }
@@ -377,12 +424,14 @@ export class Table {
     el.center = h('section.center');
     el.felt.append(el.center);
     el.controls = h('div.controls', { dataset: { test: 'controls' } });
-    el.hand = h('div.hand', { dataset: { zone: 'hand' }, onpointerdown: (e) => this.onPointerDown(e) });
+    el.hand = h('div.hand', { dataset: { zone: 'hand' }, role: 'group', 'aria-label': t('a11y.hand'), onpointerdown: (e) => this.onPointerDown(e) });
+    el.live = liveRegion();
+    el.history = h('aside.history', { hidden: true, dataset: { test: 'history' }, 'aria-label': t('table.history') });
     el.handwrap = h('div.handwrap', el.hand);
     el.over = h('div.overlay', { hidden: true });
     el.flash = h('div.flash', { hidden: true });
     replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
-      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over));
+      el.top, el.felt, el.controls, el.handwrap, el.flash, el.history, el.over, el.live));
     this.handKey = null;
     this.overKey = null;
     this.sayKeys = {};
@@ -397,7 +446,27 @@ export class Table {
     this.renderControls();
     this.renderHand();
     this.renderOver();
+    this.renderHistory();
     this.tick();
+  }
+
+  /* The game's moves so far, trick by trick, newest first: the current
+   * trick, the previous one, then the older ones. */
+  renderHistory() {
+    if (!this.root) return;
+    const el = this.el.history;
+    const g = this.g;
+    el.hidden = !this.showHistory || g.phase === 'waiting';
+    if (el.hidden) { replace(el); return; }
+    const all = tricks(g.history);
+    const title = (i) => (i === all.length - 1 ? t('table.trick.now') : i === all.length - 2 ? t('table.trick.prev') : t('table.trick.n', { n: i + 1 }));
+    replace(el, h('h3', t('table.history'), h('button.ghost.small', { 'aria-label': t('over.close'), onclick: () => { this.showHistory = false; this.renderCenter(); this.renderHistory(); } }, '\u2715')),
+      all.length ? null : h('p.empty', t('table.history.none')),
+      all.map((tr, i) => ({ tr, i })).reverse().map(({ tr, i }) => h('section.trick' + (i === all.length - 2 ? '.prev' : ''), { dataset: { test: 'trick', n: String(i + 1) } },
+        h('h4', title(i)),
+        tr.map((p) => h('div.move', { dataset: { test: 'move', seat: String(p.seat), cards: p.cards.join(',') } },
+          h('span.rname', this.name(p.seat)),
+          p.cards.length ? cardRow(p.cards, 'tiny') : h('span.pass', t('table.pass')))))));
   }
 
   renderTop() {
@@ -409,14 +478,22 @@ export class Table {
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
     // botzone-ftl has no bidding: its landlord's base of 1 is no bid
     if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    const mult = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? multiplier(this.rules, g.history) : null;
+    if (mult) {
+      chips.push(h('span.chip.mult' + (mult.m > 1 ? '.gold' : ''), { dataset: { test: 'mult', m: String(mult.m) },
+        title: t('table.bombs', { n: mult.bombs }) + (mult.rocket ? ' · ' + t('combo.rocket') : '') },
+        h('span.long', `${t('over.mult')} `), `×${mult.m}`));
+    }
     if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
     replace(this.el.top,
       h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
         icon('back'), h('span.label', t('table.lobby'))),
-      h('div.title', h('b', this.room.name || this.roomId), h('span.chips', chips)),
+      h('div.title', h('b', { dataset: { test: 'room-title' } }, roomLabel(this.room.name) || this.roomId), h('span.chips', chips)),
       h('div.tools',
         this.lastOver && !this.showOver ? h('button.ghost', { dataset: { test: 'lastgame' }, title: t('table.lastgame'), 'aria-label': t('table.lastgame'),
           onclick: () => { this.showOver = true; this.renderOver(); } }, icon('trophy'), h('span.label', t('table.lastgame'))) : null,
+        h('button.ghost', { title: t('table.mute'), 'aria-label': t('table.mute'), 'aria-pressed': isMuted() ? 'true' : 'false', dataset: { test: 'mute' },
+          onclick: () => { setMuted(!isMuted()); this.renderTop(); } }, icon(isMuted() ? 'mute' : 'sound')),
         this.seat === null ? h('button.ghost', { onclick: () => { this.specBottom = (this.specBottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate') }, icon('rotate')) : null,
         h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
         langButton(),
@@ -458,7 +535,10 @@ export class Table {
         g.landlord === s ? h('span.crown', { 'aria-hidden': 'true' }, '\u265B\uFE0E') : null),
       h('div.who',
         h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
-        h('div.badges', h('span.dir', t('seat.' + s)), this.seatBadges(s)),
+        h('div.badges', h('span.dir', t('seat.' + s)),
+          pos !== 'me' ? h('span.dir.rel', { dataset: { test: 'rel' }, title: t(pos === 'right' ? 'seat.next.long' : 'seat.prev.long') },
+            t(pos === 'right' ? 'seat.next' : 'seat.prev')) : null,
+          this.seatBadges(s)),
         h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), scoreText(total, true))),
       count !== null && count !== undefined && pos !== 'me'
         ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
@@ -527,6 +607,10 @@ export class Table {
         ? h('div.cards.leftover', { dataset: { zone: 'leftover' } }, sortPlay(g.leftover).map((c) => cardEl(c)))
         : h('div.cards.leftover', { dataset: { zone: 'leftover' } }, [backEl(), backEl(), backEl()]);
       parts.push(h('div.bottom-cards', h('span.label', t('table.leftover')), left));
+      if (g.phase === 'bid' || g.phase === 'play') {
+        parts.push(this.counterEl(), h('button.ghost.small.history-btn', { 'aria-expanded': this.showHistory ? 'true' : 'false', dataset: { test: 'history-btn' },
+          onclick: () => { this.showHistory = !this.showHistory; this.renderCenter(); this.renderHistory(); } }, icon('list'), t('table.history')));
+      }
       const tu = g.turn;
       if (tu && tu.seat !== this.seat) {
         parts.push(h('div.status', t(tu.action === 'bid' ? 'table.turn.bid' : 'table.turn.play', { name: this.name(tu.seat) })));
@@ -538,6 +622,19 @@ export class Table {
       }
     }
     replace(this.el.center, parts);
+  }
+
+  /* The card counter (记牌器): how many of each rank are still out, from
+   * public information only (the deck less our hand and what was played),
+   * strongest first as in the hand. */
+  counterEl() {
+    const left = remaining(this.seat !== null ? this.g.hand : null, this.g.history);
+    const names = ['3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A', '2', t('counter.sj'), t('counter.bj')];
+    return h('div.counter', { dataset: { test: 'counter' }, role: 'group', 'aria-label': t('counter.title') },
+      h('span.label', t('counter.title')),
+      h('div.cells', [14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0].map((r) => h('span.cnt' + (left[r] ? '' : '.none'),
+        { dataset: { rank: String(r), left: String(left[r]) }, title: `${names[r]}: ${left[r]}` },
+        h('b', names[r]), h('i', String(left[r]))))));
   }
 
   renderControls() {
@@ -595,8 +692,12 @@ export class Table {
       const n = hand.length;
       this.el.hand.dataset.seat = String(this.seat ?? '');
       this.el.hand.classList.toggle('few', n <= 10);
-      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n) } },
-        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '' }))));
+      // rows for touch on a phone (the CSS uses them under 640 px only)
+      const grid = handRows(n);
+      this.el.hand.style.setProperty('--rows', String(grid.rows));
+      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n),
+        '--r': String(grid.cells[i].r), '--c': String(grid.cells[i].c), '--k': String(grid.cells[i].k) } },
+        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '', role: 'button', tabindex: '-1', 'aria-pressed': 'false' }))));
     }
     this.el.handwrap.hidden = this.seat === null;
     this.renderHandSelection();
@@ -604,9 +705,15 @@ export class Table {
 
   renderHandSelection() {
     if (!this.root) return;
-    for (const el of this.el.hand.querySelectorAll('.card')) {
-      el.classList.toggle('selected', this.sel.has(+el.dataset.code));
-    }
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    // one tab stop for the hand (the card last focused), arrows move in it
+    this.focusIdx = Math.max(0, Math.min(this.focusIdx || 0, cards.length - 1));
+    cards.forEach((el, i) => {
+      const on = this.sel.has(+el.dataset.code);
+      el.classList.toggle('selected', on);
+      el.setAttribute('aria-pressed', on ? 'true' : 'false');
+      el.tabIndex = i === this.focusIdx ? 0 : -1;
+    });
     const play = this.el.controls.querySelector('button.play');
     if (play) play.disabled = this.pending || !this.selectionLegal();
     const clear = this.el.controls.querySelector('.side .small');
@@ -621,9 +728,11 @@ export class Table {
     const g = this.g;
     const over = g.over || this.lastOver;
     if (!this.showOver || (!over && !g.turnOver)) {
+      const was = !o.hidden;
       o.hidden = true;
       replace(o);
       this.overKey = null;
+      this.modal(false, was);
       this.renderTop();
       return;
     }
@@ -632,13 +741,14 @@ export class Table {
     const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
+    const opening = o.hidden;
     o.hidden = false;
-    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', dataset: { test: 'gameover' } });
+    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const buttons = h('div.buttons');
     if (over && over.game_id) {
-      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
+      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
     if (g.phase === 'turn_over') {
       if (this.seat !== null) {
@@ -651,8 +761,53 @@ export class Table {
         g.phase === 'between' ? t('over.next') : t('over.close')));
     }
     panel.append(buttons);
+    if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
     replace(o, panel);
     this.renderTop();
+    this.renderOverNote();
+    this.modal(true, opening);
+  }
+
+  /* The panel is modal: what is behind it is inert while it shows; it
+   * takes the focus when it opens and gives it back when it closes. */
+  modal(on, changed) {
+    const e = this.el;
+    setInert([e.top, e.felt, e.controls, e.handwrap], on);
+    if (!changed) return;
+    if (on) {
+      this.overReturn = document.activeElement;
+      e.over.querySelector('.gameover').focus();
+    } else {
+      const back = this.overReturn;
+      this.overReturn = null;
+      if (back && back.isConnected && back !== document.body) back.focus();
+    }
+  }
+
+  /* The line under the game-over panel's buttons: when the next deal comes
+   * (the room's pause), then that it came behind the panel and how long
+   * this seat's turn has left. The panel never closes by itself. */
+  renderOverNote() {
+    const el = this.root && !this.el.over.hidden && this.el.over.querySelector('[data-test=next-note]');
+    if (!el) return;
+    const g = this.g;
+    const shown = g.over || this.lastOver;
+    let text = '';
+    let urgent = false;
+    const next = this.el.over.querySelector('[data-test=close-over]');
+    if (g.phase === 'between' && g.over) {
+      const pause = Number(this.room.options && this.room.options.pause);
+      const s = Number.isFinite(pause) ? Math.max(0, Math.ceil(pause - (now() - (this.lastOverAt || now())) / 1000)) : null;
+      text = s ? t('over.next.in', { s }) : t('table.between');
+    } else if (shown && g.game !== shown.game && (g.phase === 'bid' || g.phase === 'play')) {
+      const tu = g.turn;
+      const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
+      urgent = this.myTurn();
+      text = urgent ? t('over.started.you', { game: g.game, s: left }) : t('over.started', { game: g.game });
+      if (next) next.textContent = t('over.close');
+    }
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle('urgent', urgent);
   }
 
   overContent(over) {
@@ -678,7 +833,7 @@ export class Table {
         headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
       }
     }
-    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
+    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', { id: 'over-title' }, headline)));
     out.push(...this.faultLines(over));
     out.push(...autoPlayLines(this, over));
     // scores
@@ -824,6 +979,8 @@ export class Table {
       el.textContent = String(left);
       el.classList.toggle('low', left <= 5);
     }
+    this.renderOverNote();
+    turnTitle(this.myTurn(), t('title.turn'), `${t('app.title')} · ddz`);
   }
 
   /* ---- selecting cards: click, or drag across ---- */
@@ -868,8 +1025,41 @@ export class Table {
 
   /* ---- keyboard ---- */
 
+  /* Keys on a focused hand card: Space or Enter selects or unselects it,
+   * the arrows move along the hand (Home, End to its ends). Returns true
+   * when the key was the card's. */
+  onCardKey(e) {
+    const card = e.target && e.target.closest && e.target.closest('.hand .card');
+    if (!card || !this.el.hand.contains(card)) return false;
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    const i = cards.indexOf(card);
+    const k = e.key;
+    let to = null;
+    if (k === ' ' || k === 'Enter') {
+      e.preventDefault();
+      const code = +card.dataset.code;
+      this.setSel(code, !this.sel.has(code));
+      this.hint = -1;
+      this.focusIdx = i;
+      this.renderHandSelection();
+      return true;
+    }
+    if (k === 'ArrowRight' || k === 'ArrowDown') to = Math.min(cards.length - 1, i + 1);
+    else if (k === 'ArrowLeft' || k === 'ArrowUp') to = Math.max(0, i - 1);
+    else if (k === 'Home') to = 0;
+    else if (k === 'End') to = cards.length - 1;
+    if (to === null) return false;
+    e.preventDefault();
+    this.focusIdx = to;
+    this.renderHandSelection();
+    cards[to].focus();
+    return true;
+  }
+
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const panelOpen = this.showOver && !this.el.over.hidden;
+    if (panelOpen && trapTab(this.el.over.querySelector('.gameover'), e)) return;
     const tag = (e.target && e.target.tagName) || '';
     if (/^(INPUT|TEXTAREA|SELECT)$/.test(tag) || document.querySelector('dialog[open]')) return;
     const k = e.key;
@@ -877,7 +1067,8 @@ export class Table {
       if (this.showOver) { this.showOver = false; this.renderOver(); } else this.clearSel();
       return;
     }
-    if (this.seat === null) return;
+    if (this.seat === null || panelOpen) return; // the game's keys wait behind the panel
+    if (this.onCardKey(e)) return;
     if ((k === ' ' || k === 'Enter') && this.myTurn('play')) {
       e.preventDefault();
       this.play();
