@@ -1094,6 +1094,8 @@ async function quickGameOnAutoPlay(page) {
 
 /* Back in the lobby, waits (refreshing) for the game in "my games". */
 async function myGameListed(page, over) {
+  // the game-over panel stays until dismissed (the table behind is inert)
+  if (await page.$('[data-test=close-over]')) await page.click('[data-test=close-over]');
   await page.click('[data-test=lobby]');
   await page.waitForSelector('[data-test=mygames]', { timeout: 10000 });
   await waitFor('the game in my games', async () => {

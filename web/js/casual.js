@@ -64,12 +64,18 @@ export function onAutoPlay(tb) {
   return !!(p && p.custody);
 }
 
-/* The controls while on auto-play: what is happening and the way back. */
-export function autoPlayBar() {
-  return h('div.autoplay-bar', { dataset: { test: 'autoplay-bar' }, role: 'status' },
-    h('span.prompt', ct('custody.on')),
-    h('button.primary.back-from-auto', { dataset: { test: 'back' },
-      onclick: () => app.conn.send({ type: 'custody', on: false }) }, ct('custody.back')));
+/* The controls while on auto-play: what is happening and the way back.
+ * One element per table, moved rather than rebuilt by the controls'
+ * re-renders (the AI plays fast: a rebuilt button would be hard to hit). */
+export function autoPlayBar(tb) {
+  if (!tb.autoBarEl || tb.autoBarLang !== lang()) {
+    tb.autoBarEl = h('div.autoplay-bar', { dataset: { test: 'autoplay-bar' }, role: 'status' },
+      h('span.prompt', ct('custody.on')),
+      h('button.primary.back-from-auto', { dataset: { test: 'back' },
+        onclick: () => app.conn.send({ type: 'custody', on: false }) }, ct('custody.back')));
+    tb.autoBarLang = lang();
+  }
+  return tb.autoBarEl;
 }
 
 /* The button that asks for auto-play: seated, in a game, in a casual room. */

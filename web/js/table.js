@@ -645,7 +645,7 @@ export class Table {
     const tu = g.turn;
     const row = [];
     if (onAutoPlay(this)) {
-      row.push(autoPlayBar());
+      row.push(autoPlayBar(this));
     } else if (this.myTurn('bid')) {
       row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' } }));
       for (let n = 0; n <= 3; n++) {
