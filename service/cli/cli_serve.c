@@ -204,8 +204,10 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--tls-key") == 0) {
             cfg.tls_key = v;
         } else if (strcmp(a, "--engine") == 0) {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1])
+            /* NAME=COMMAND is split in place (argv[i] is v): nothing to
+             * allocate, so no usage error can leak a name */
+            char *arg = argv[i], *eq = strchr(arg, '=');
+            if (!eq || eq == arg || !eq[1])
                 return ddz_cli_usage("serve", "--engine takes NAME=COMMAND");
             if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
                 return ddz_cli_usage("serve", "too many --engine options");
@@ -216,12 +218,11 @@ int ddz_cli_serve(int argc, char **argv)
             if (!cmd)
                 return ddz_cli_usage("serve", "--engine NAME=PROTOCOL:COMMAND: the command is "
                                               "missing");
-            char *name = strndup(v, (size_t)(eq - v));
-            for (int e = 0; name && e < cfg.nengines; e++)
-                if (strcmp(cfg.engine_name[e], name) == 0) {
-                    free(name);
+            *eq = '\0';
+            char *name = arg;
+            for (int e = 0; e < cfg.nengines; e++)
+                if (strcmp(cfg.engine_name[e], name) == 0)
                     return ddz_cli_usage("serve", "--engine: a NAME may be given once");
-                }
             cfg.engine_name[cfg.nengines] = name;
             cfg.engine_protocol[cfg.nengines] = protocol;
             cfg.engine_cmd[cfg.nengines++] = cmd;
