@@ -368,3 +368,43 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
         return leading ? pick(v, &moves[0]) : 0;
     return pick(v, &moves[i]);
 }
+
+int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *out, int max)
+{
+    if (max <= 0)
+        return 0;
+    ddz_cards first = ddz_greedy_play(v, moves, cap);
+    bool leading = v->last_seat < 0;
+    int n = ddz_movegen(v->rules, ddz_cards_ranks(v->hand), leading ? NULL : &v->last, moves, cap);
+    if (n < 0 || n > (int)cap)
+        n = (int)cap;
+    if (n > 0 && moves[n - 1].ranks == 0)
+        n--; /* the pass: the client offers it on its own */
+    ctx x;
+    ctx_init(&x, v, NULL);
+    /* score every move once, in place of its combo size (not needed now) */
+    int score[DDZ_MOVES_MAX];
+    if (n > DDZ_MOVES_MAX)
+        n = DDZ_MOVES_MAX;
+    for (int i = 0; i < n; i++) {
+        ddz_combo c = moves[i].combo;
+        score[i] =
+            after(&x, moves[i].ranks) + SHED_BONUS * (c.size - 1) - (is_bomb(c) ? 100000 : 0);
+    }
+    int k = 0;
+    if (first)
+        out[k++] = first;
+    ddz_ranks first_ranks = ddz_cards_ranks(first);
+    while (k < max) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (score[i] > NEG_INF && moves[i].ranks != first_ranks &&
+                (best < 0 || score[i] > score[best]))
+                best = i;
+        if (best < 0)
+            break;
+        out[k++] = pick(v, &moves[best]);
+        score[best] = NEG_INF;
+    }
+    return k;
+}

@@ -4,6 +4,7 @@
 #include "event.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,9 @@ enum {
 };
 
 static const char *const event_names[DDZ_NEVENT] = {
-    NULL,       "welcome",  "rooms",  "joined", "state",     "seat",  "game", "turn",
-    "bid_made", "leftover", "played", "over",   "turn_over", "error", "bye"};
+    NULL,   "welcome",  "rooms",    "joined",   "state", "seat",      "game",
+    "turn", "bid_made", "leftover", "played",   "over",  "turn_over", "error",
+    "bye",  "fault",    "enlisted", "released", "hint",  "phrase"};
 static const char *const kind_names[] = {"human", "bot", "ai", "engine"};
 static const char *const action_names[] = {"bid", "play"};
 static const char *const phase_names[] = {"waiting", "bid", "play", "between", "turn_over"};
@@ -135,6 +137,7 @@ static json_t *player_json(const ddz_event_player *p, bool state)
             put(last, "combo", json_string(ddz_type_name(p->last_combo)), &ok);
         }
         put(o, "last", last, &ok);
+        put(o, "faulted", json_boolean(p->faulted), &ok);
     }
     return done(o, ok);
 }
@@ -215,6 +218,28 @@ static json_t *turn_json(json_t *o, const ddz_event_turn *t, bool *ok)
     return o;
 }
 
+/* breakdown.plays: per seat, [{combo, count, points}] in the type order,
+ * the types the seat played only */
+static json_t *plays_json(const ddz_event_points p[3])
+{
+    json_t *a = json_array();
+    bool ok = true;
+    for (int s = 0; s < 3; s++) {
+        json_t *seat = json_array();
+        for (int t = DDZ_ROCKET; t < DDZ_PASS; t++) {
+            if (!p[s].count[t])
+                continue;
+            json_t *e = json_object();
+            put(e, "combo", json_string(ddz_type_name(t)), &ok);
+            put(e, "count", json_integer(p[s].count[t]), &ok);
+            put(e, "points", ddz_score_json(p[s].weight[t] / 100.0), &ok);
+            add(seat, e, &ok);
+        }
+        add(a, seat, &ok);
+    }
+    return done(a, ok);
+}
+
 static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
 {
     put(o, "game", json_integer(v->game), ok);
@@ -235,6 +260,8 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
     put(b, "spring", json_boolean(v->spring), ok);
     put(b, "anti_spring", json_boolean(v->anti_spring), ok);
     put(b, "multiplier", json_integer(v->multiplier), ok);
+    if (v->has_plays)
+        put(b, "plays", plays_json(v->plays), ok);
     put(o, "breakdown", b, ok);
     json_t *hands = json_array(), *dealt = json_array();
     for (int s = 0; s < 3; s++) {
@@ -380,6 +407,29 @@ json_t *ddz_event_print(const ddz_event *e)
         break;
     case DDZ_EVENT_BYE:
         put(o, "reason", json_string(e->bye.reason), &ok);
+        break;
+    case DDZ_EVENT_FAULT:
+        put(o, "seat", json_integer(e->fault.seat), &ok);
+        put(o, "kind", json_string(ddz_fault_name(e->fault.kind)), &ok);
+        break;
+    case DDZ_EVENT_ENLISTED:
+        put(o, "competition", json_string(e->enlisted.competition), &ok);
+        put(o, "player", json_string(e->enlisted.player), &ok);
+        break;
+    case DDZ_EVENT_RELEASED:
+        put(o, "reason", json_string(e->released.reason), &ok);
+        break;
+    case DDZ_EVENT_HINT: {
+        put(o, "seq", json_integer(e->hint.seq), &ok);
+        json_t *plays = json_array();
+        for (size_t i = 0; plays && i < e->hint.n && i < DDZ_EVENT_HINTS_MAX; i++)
+            add(plays, cards_json(e->hint.plays[i]), &ok);
+        put(o, "plays", plays, &ok);
+        break;
+    }
+    case DDZ_EVENT_PHRASE:
+        put(o, "seat", json_integer(e->phrase.seat), &ok);
+        put(o, "phrase", json_integer(e->phrase.phrase), &ok);
         break;
     }
     return done(o, ok);
@@ -764,17 +814,19 @@ static int read_player(rd *r, const json_t *v, const char *at, bool state, ddz_e
         return rc;
     if (!json_is_null(last) && (rc = get_enum(r, v, at, "role", NAMES(role_names), &p->role)))
         return rc;
-    if ((rc = member(r, v, at, "last", &last)) || json_is_null(last))
+    if ((rc = member(r, v, at, "last", &last)))
         return rc;
-    char p2[PATH];
-    child(p2, sizeof p2, at, "last");
-    if (!json_is_object(last))
-        return bad(r, p2, "", "must be null or an object");
-    p->has_last = true;
-    if ((rc = get_cards(r, last, p2, "cards", 0, DDZ_HAND_MAX, &p->last)) ||
-        (rc = get_combo(r, last, p2, "combo", &p->last_combo)))
-        return rc;
-    return 0;
+    if (!json_is_null(last)) {
+        char p2[PATH];
+        child(p2, sizeof p2, at, "last");
+        if (!json_is_object(last))
+            return bad(r, p2, "", "must be null or an object");
+        p->has_last = true;
+        if ((rc = get_cards(r, last, p2, "cards", 0, DDZ_HAND_MAX, &p->last)) ||
+            (rc = get_combo(r, last, p2, "combo", &p->last_combo)))
+            return rc;
+    }
+    return get_bool(r, v, at, "faulted", &p->faulted);
 }
 
 static int read_welcome(rd *r, const json_t *o, ddz_event_welcome *w)
@@ -946,6 +998,47 @@ static int read_turn(rd *r, const json_t *o, const char *at, ddz_event_turn *t, 
     return 0;
 }
 
+/* breakdown.plays at `at` (the breakdown's path): three arrays of
+ * {combo, count, points}, each seat's types in the type order, once each,
+ * passes never; points a multiple of 0.01 (a weight). */
+static int read_plays(rd *r, const json_t *b, const char *at, ddz_event_over *v)
+{
+    const json_t *a;
+    int rc = get_array(r, b, at, "plays", 3, 3, &a);
+    if (rc)
+        return rc;
+    v->has_plays = true;
+    for (size_t s = 0; s < 3; s++) {
+        char p[2 * PATH], q[3 * PATH]; /* p: breakdown.plays[s] of `at`; q: an item of p */
+        const json_t *seat = json_array_get(a, s);
+        sub(p, sizeof p, at, "plays", s);
+        if (!json_is_array(seat) || json_array_size(seat) >= DDZ_PASS)
+            return bad(r, p, "", "must be an array of at most %d types", DDZ_PASS - 1);
+        int prev = DDZ_INVALID;
+        for (size_t i = 0; i < json_array_size(seat); i++) {
+            const json_t *e = json_array_get(seat, i);
+            int type = 0, count = 0;
+            double points = 0;
+            sub(q, sizeof q, p, "", i);
+            if (!json_is_object(e))
+                return bad(r, q, "", "must be an object");
+            if ((rc = get_combo(r, e, q, "combo", &type)) ||
+                (rc = get_int(r, e, q, "count", 1, DDZ_HAND_MAX, &count)))
+                return rc;
+            if (type == DDZ_PASS || type <= prev)
+                return bad(r, q, "combo", "must be a play type after the one before");
+            double w = 0;
+            if (ddz_score_from_json(json_object_get(e, "points"), &points) < 0 ||
+                fabs((w = round(points * 100)) - points * 100) > 1e-6 || w < 0 || w > INT16_MAX)
+                return bad(r, q, "points", "must be a number >= 0 in steps of 0.01");
+            prev = type;
+            v->plays[s].count[type] = (uint8_t)count;
+            v->plays[s].weight[type] = (int16_t)w;
+        }
+    }
+    return 0;
+}
+
 /* An over object at `at` (the event itself, or a state's result). */
 static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
 {
@@ -982,6 +1075,7 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         (rc = get_bool(r, b, p, "spring", &v->spring)) ||
         (rc = get_bool(r, b, p, "anti_spring", &v->anti_spring)) ||
         (rc = get_int(r, b, p, "multiplier", 0, MAX_FACTOR, &v->multiplier)) ||
+        (json_object_get(b, "plays") && (rc = read_plays(r, b, p, v))) ||
         (rc = get_array(r, o, at, "hands", 3, 3, &hands)) ||
         (rc = get_array(r, o, at, "dealt", 3, 3, &dealt)))
         return rc;
@@ -1204,6 +1298,45 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         return read_error(r, o, &e->error);
     case DDZ_EVENT_BYE:
         return get_str(r, o, "", "reason", e->bye.reason, sizeof e->bye.reason, 0, 0, 0);
+    case DDZ_EVENT_FAULT: {
+        const json_t *kind;
+        if ((rc = get_int(r, o, "", "seat", 0, 2, &e->fault.seat)) ||
+            (rc = member(r, o, "", "kind", &kind)))
+            return rc;
+        const char *k = json_string_value(kind);
+        e->fault.kind = k && strlen(k) == json_string_length(kind) ? ddz_fault_from_name(k) : -1;
+        if (e->fault.kind < 0)
+            return bad(r, "", "kind",
+                       "must be \"timeout\", \"illegal\", \"protocol\" or \"crash\"");
+        return 0;
+    }
+    case DDZ_EVENT_ENLISTED:
+        if ((rc = get_str(r, o, "", "competition", e->enlisted.competition,
+                          sizeof e->enlisted.competition, 1, 0, 0)))
+            return rc;
+        return get_str(r, o, "", "player", e->enlisted.player, sizeof e->enlisted.player, 1, 0, 0);
+    case DDZ_EVENT_RELEASED:
+        return get_str(r, o, "", "reason", e->released.reason, sizeof e->released.reason, 0, 0, 0);
+    case DDZ_EVENT_HINT: {
+        long long seq;
+        const json_t *plays;
+        if ((rc = get_ll(r, o, "", "seq", 0, 0x7fffffff, &seq)) ||
+            (rc = get_array(r, o, "", "plays", 0, DDZ_EVENT_HINTS_MAX, &plays)))
+            return rc;
+        e->hint.seq = (uint32_t)seq;
+        e->hint.n = json_array_size(plays);
+        for (size_t i = 0; i < e->hint.n; i++) {
+            char p[PATH];
+            if ((rc = val_cards(r, json_array_get(plays, i), sub(p, sizeof p, "", "plays", i), "",
+                                1, DDZ_HAND_MAX, &e->hint.plays[i])))
+                return rc;
+        }
+        return 0;
+    }
+    case DDZ_EVENT_PHRASE:
+        if ((rc = get_int(r, o, "", "seat", 0, 2, &e->phrase.seat)))
+            return rc;
+        return get_int(r, o, "", "phrase", 0, DDZ_PHRASES - 1, &e->phrase.phrase);
     }
     return 0;
 }
@@ -1282,7 +1415,7 @@ static bool player_eq(const ddz_event_player *a, const ddz_event_player *b, bool
     if (!state || a->in_game != b->in_game || !a->in_game)
         return !state || a->in_game == b->in_game;
     return a->left == b->left && a->bid == b->bid && a->role == b->role &&
-           a->has_last == b->has_last &&
+           a->faulted == b->faulted && a->has_last == b->has_last &&
            (!a->has_last || (a->last == b->last && a->last_combo == b->last_combo));
 }
 
@@ -1341,7 +1474,9 @@ static bool over_eq(const ddz_event_over *a, const ddz_event_over *b)
            (a->fault_seat < 0 || a->fault_kind == b->fault_kind) && same3(a->scores, b->scores) &&
            a->bid == b->bid && a->bombs == b->bombs && a->rocket == b->rocket &&
            a->spring == b->spring && a->anti_spring == b->anti_spring &&
-           a->multiplier == b->multiplier && memcmp(a->hands, b->hands, sizeof a->hands) == 0 &&
+           a->multiplier == b->multiplier && a->has_plays == b->has_plays &&
+           (!a->has_plays || memcmp(a->plays, b->plays, sizeof a->plays) == 0) &&
+           memcmp(a->hands, b->hands, sizeof a->hands) == 0 &&
            memcmp(a->dealt, b->dealt, sizeof a->dealt) == 0 && a->leftover == b->leftover &&
            memcmp(a->seed, b->seed, sizeof a->seed) == 0 &&
            memcmp(a->commit, b->commit, sizeof a->commit) == 0 && a->game_id == b->game_id &&
@@ -1424,6 +1559,18 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
                a->error.about == b->error.about && strcmp(a->error.id, b->error.id) == 0;
     case DDZ_EVENT_BYE:
         return strcmp(a->bye.reason, b->bye.reason) == 0;
+    case DDZ_EVENT_FAULT:
+        return a->fault.seat == b->fault.seat && a->fault.kind == b->fault.kind;
+    case DDZ_EVENT_ENLISTED:
+        return strcmp(a->enlisted.competition, b->enlisted.competition) == 0 &&
+               strcmp(a->enlisted.player, b->enlisted.player) == 0;
+    case DDZ_EVENT_RELEASED:
+        return strcmp(a->released.reason, b->released.reason) == 0;
+    case DDZ_EVENT_HINT:
+        return a->hint.seq == b->hint.seq && a->hint.n == b->hint.n &&
+               memcmp(a->hint.plays, b->hint.plays, a->hint.n * sizeof *a->hint.plays) == 0;
+    case DDZ_EVENT_PHRASE:
+        return a->phrase.seat == b->phrase.seat && a->phrase.phrase == b->phrase.phrase;
     }
     return true; /* two events of no known type */
 }

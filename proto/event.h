@@ -1,6 +1,7 @@
 /* event.h - the server's messages of proto/PROTOCOL.md (welcome, rooms,
  * joined, state, seat, game, turn, bid_made, leftover, played, over,
- * turn_over, error, bye) as values, printed as JSON and parsed back.
+ * turn_over, error, bye, fault, enlisted, released, hint, phrase) as values, printed as JSON and
+ * parsed back.
  *
  * ddz_event_print() writes the keys in the order the server has always sent
  * them, so that a frame printed from a parsed frame is the same bytes:
@@ -37,6 +38,7 @@
 
 #include "proto/msg.h"
 #include "rules/cards.h"
+#include "rules/combo.h"
 #include "rules/deal.h"
 #include "rules/record.h"
 
@@ -49,6 +51,7 @@ enum {
     DDZ_EVENT_TEXT_MAX = 256,      /* an error message or a bye reason, with the NUL */
     DDZ_EVENT_LIST_MAX = 64,       /* names in one of the rooms event's lists */
     DDZ_EVENT_GAME_KEY_HEX = 32,   /* an over's game_key: lower-case hex digits */
+    DDZ_EVENT_HINTS_MAX = 8,       /* plays in a hint */
 };
 
 enum ddz_event_type {
@@ -66,6 +69,11 @@ enum ddz_event_type {
     DDZ_EVENT_TURN_OVER,
     DDZ_EVENT_ERROR,
     DDZ_EVENT_BYE,
+    DDZ_EVENT_FAULT,
+    DDZ_EVENT_ENLISTED,
+    DDZ_EVENT_RELEASED,
+    DDZ_EVENT_HINT,
+    DDZ_EVENT_PHRASE,
     DDZ_NEVENT
 };
 
@@ -102,6 +110,8 @@ typedef struct ddz_event_player {
     bool has_last;  /* state: `last` is not null */
     ddz_cards last; /* state: the seat's latest play in the trick, 0 = a pass */
     int last_combo; /* state: enum ddz_type of `last` (DDZ_PASS for a pass) */
+    bool faulted;   /* state: the seat has faulted in this game and the referee acts for it
+                     * (botzone-ftl2); never true where a fault ends the game */
 } ddz_event_player;
 
 /* welcome: the answer to hello */
@@ -196,6 +206,13 @@ typedef struct ddz_event_played {
     int left;        /* cards the seat still holds, 0..20 */
 } ddz_event_played;
 
+/* One seat's plays as botzone-ftl scores them (SPEC 8): per combination
+ * type, how many plays and what they weigh together (points x 100). */
+typedef struct ddz_event_points {
+    uint8_t count[DDZ_NTYPES];  /* plays of each enum ddz_type (passes are not counted) */
+    int16_t weight[DDZ_NTYPES]; /* their summed weight: the points they add, x 100 */
+} ddz_event_points;
+
 /* over: a game ended; also a state's `result` */
 typedef struct ddz_event_over {
     int game;                       /* 1..100 */
@@ -210,6 +227,9 @@ typedef struct ddz_event_over {
     bool spring;                    /* breakdown.spring */
     bool anti_spring;               /* breakdown.anti_spring */
     int multiplier;                 /* breakdown.multiplier, 0..1000000 */
+    bool has_plays;                 /* breakdown.plays is sent: the rule set's scores count
+                                     * plays (botzone-ftl) */
+    ddz_event_points plays[3];      /* breakdown.plays: each seat's plays by type */
     ddz_cards hands[3];             /* cards held at the end */
     ddz_cards dealt[3];             /* hands as dealt, 17 cards each */
     ddz_cards leftover;             /* the three leftover cards */
@@ -283,6 +303,39 @@ typedef struct ddz_event_bye {
     char reason[DDZ_EVENT_TEXT_MAX]; /* human text */
 } ddz_event_bye;
 
+/* fault: a seat was charged a fault and the game goes on, the referee
+ * acting for that seat from now on (botzone-ftl2); where a fault ends the
+ * game, `over` says it instead */
+typedef struct ddz_event_fault {
+    int seat; /* 0..2 */
+    int kind; /* enum ddz_fault, DDZ_FAULT_TIMEOUT..DDZ_FAULT_CRASH */
+} ddz_event_fault;
+/* enlisted: the server took an `enlist`; it seats the bot where its
+ * competition needs it (`joined`, then the table's events) */
+typedef struct ddz_event_enlisted {
+    char competition[16]; /* "tournament" (the ladder will say "ladder") */
+    char player[33];      /* the bot's ID in the competition: 1..32 bytes */
+} ddz_event_enlisted;
+
+/* released: the competition needs the bot no more (it is over) */
+typedef struct ddz_event_released {
+    char reason[DDZ_EVENT_TEXT_MAX]; /* human text */
+} ddz_event_released;
+
+/* hint: plays suggested to the seat to move for its open request, the
+ * likeliest first (only to that seat, only from its own hand) */
+typedef struct ddz_event_hint {
+    uint32_t seq;                         /* the request the hint is for */
+    size_t n;                             /* 0..DDZ_EVENT_HINTS_MAX */
+    ddz_cards plays[DDZ_EVENT_HINTS_MAX]; /* none is a pass */
+} ddz_event_hint;
+
+/* phrase: a seat said one of the fixed quick phrases */
+typedef struct ddz_event_phrase {
+    int seat;   /* 0..2 */
+    int phrase; /* 0..DDZ_PHRASES-1 */
+} ddz_event_phrase;
+
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
     bool owned; /* the arrays were allocated by ddz_event_parse: ddz_event_clear frees them */
@@ -301,6 +354,11 @@ typedef struct ddz_event {
         ddz_event_turn_over turn_over;
         ddz_event_error error;
         ddz_event_bye bye;
+        ddz_event_fault fault;
+        ddz_event_enlisted enlisted;
+        ddz_event_released released;
+        ddz_event_hint hint;
+        ddz_event_phrase phrase;
     };
 } ddz_event;
 

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "proto/record_json.h"
+#include "proto/text.h"
 #include "rules/error.h"
 
-static const char *const req_names[DDZ_NREQ] = {NULL,   "hello", "list",     "create",
-                                                "join", "quick", "spectate", "leave",
-                                                "bid",  "play",  "autopass", "rematch"};
+static const char *const req_names[DDZ_NREQ] = {
+    NULL,  "hello", "list",     "create",  "join",   "quick",   "spectate", "leave",
+    "bid", "play",  "autopass", "rematch", "enlist", "custody", "hint",     "phrase"};
 
 const char *ddz_req_name(int type)
 {
@@ -198,8 +199,11 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         if ((rc = get_int(o, "version", 1, 1000, &r->version, true, err, errlen)) ||
             (rc = get_str(o, "name", r->name, sizeof r->name, 32, true, err, errlen)) ||
             (rc = get_str(o, "resume", r->resume, sizeof r->resume, 64, false, err, errlen)) ||
-            (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)))
+            (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)) ||
+            (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))
             return rc;
+        if (r->me[0] && strspn(r->me, "0123456789abcdef") != 32)
+            return fail(DDZ_EFIELD, err, errlen, "me: must be 32 lower-case hex digits");
         if (!r->name[0])
             return fail(DDZ_EFIELD, err, errlen, "name: must not be empty");
         if (r->version != DDZ_PROTOCOL_VERSION)
@@ -231,9 +235,20 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         r->seq = (uint32_t)seq;
         return 0;
     case DDZ_REQ_AUTOPASS:
+    case DDZ_REQ_CUSTODY:
         return get_bool(o, "on", &r->on, true, err, errlen);
+    case DDZ_REQ_PHRASE:
+        return get_int(o, "phrase", 0, DDZ_PHRASES - 1, &r->phrase, true, err, errlen);
+    case DDZ_REQ_ENLIST:
+        if ((rc = get_str(o, "competition", r->competition, sizeof r->competition, 15, false, err,
+                          errlen)))
+            return rc;
+        if (r->competition[0] && strcmp(r->competition, "tournament") != 0 &&
+            strcmp(r->competition, "ladder") != 0)
+            return fail(DDZ_EFIELD, err, errlen, "competition: \"tournament\" or \"ladder\"");
+        return 0;
     default:
-        return 0; /* list, leave, rematch: no fields */
+        return 0; /* list, leave, rematch, hint: no fields */
     }
 }
 
@@ -268,7 +283,10 @@ int ddz_req_parse(const char *text, size_t len, ddz_req *r, char *err, size_t er
         if (strcmp(type, req_names[t]) == 0)
             r->type = t;
     if (!r->type) {
-        rc = fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.40s\"", type);
+        /* echoed to the client as JSON text: a cut character would make
+         * the error itself invalid UTF-8 */
+        int n = (int)ddz_text_fit_width(type, 40, NULL);
+        rc = fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.*s\"", n, type);
         goto out;
     }
     rc = parse_fields(o, r, err, errlen);
@@ -315,6 +333,8 @@ json_t *ddz_req_print(const ddz_req *r)
             json_object_set_new(o, "resume", json_string(r->resume));
         if (r->token[0])
             json_object_set_new(o, "token", json_string(r->token));
+        if (r->me[0])
+            json_object_set_new(o, "me", json_string(r->me));
         break;
     case DDZ_REQ_CREATE:
         json_object_set_new(o, "options", opts_json(&r->opts));
@@ -342,7 +362,15 @@ json_t *ddz_req_print(const ddz_req *r)
         json_object_set_new(o, "cards", ddz_msg_cards(r->cards));
         break;
     case DDZ_REQ_AUTOPASS:
+    case DDZ_REQ_CUSTODY:
         json_object_set_new(o, "on", json_boolean(r->on));
+        break;
+    case DDZ_REQ_PHRASE:
+        json_object_set_new(o, "phrase", json_integer(r->phrase));
+        break;
+    case DDZ_REQ_ENLIST:
+        if (r->competition[0])
+            json_object_set_new(o, "competition", json_string(r->competition));
         break;
     }
     return o;

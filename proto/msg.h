@@ -31,10 +31,18 @@ enum ddz_req_type {
     DDZ_REQ_PLAY,
     DDZ_REQ_AUTOPASS,
     DDZ_REQ_REMATCH,
+    DDZ_REQ_ENLIST,  /* a bot offers itself to the competition the server runs */
+    DDZ_REQ_CUSTODY, /* a person hands its seat to a hosted AI (托管) or takes it back */
+    DDZ_REQ_HINT,    /* the seat to move asks for suggested plays */
+    DDZ_REQ_PHRASE,  /* a quick phrase from the fixed list, by number */
     DDZ_NREQ
 };
 
 enum ddz_custody { DDZ_CUSTODY_AI = 0, DDZ_CUSTODY_FAULT };
+
+/* Quick phrases are numbers into a fixed list that clients translate
+ * (PROTOCOL.md): nobody types free text to strangers. */
+#define DDZ_PHRASES 12
 
 typedef struct ddz_room_opts {
     char name[161]; /* lobby name, 40 characters (UTF-8: up to 4 bytes each), "" = server picks */
@@ -53,21 +61,24 @@ typedef struct ddz_room_opts {
 } ddz_room_opts;
 
 typedef struct ddz_req {
-    int type;           /* enum ddz_req_type */
-    char id[48];        /* the request's "id" as compact JSON, "" if absent */
-    int version;        /* hello */
-    char name[129];     /* hello: display name, 1..32 characters (UTF-8) */
-    char resume[72];    /* hello: resume token, "" if absent */
-    char token[72];     /* hello: bot token, "" if absent */
-    char room[24];      /* join, spectate */
-    int seat;           /* create, join: 0..2 or -1 */
-    char password[257]; /* join, spectate: 64 characters */
-    ddz_room_opts opts; /* create */
-    char ai[32];        /* quick: AI name, "" = default */
-    uint32_t seq;       /* bid, play */
-    int bid;            /* bid */
-    ddz_cards cards;    /* play */
-    bool on;            /* autopass */
+    int type;             /* enum ddz_req_type */
+    char id[48];          /* the request's "id" as compact JSON, "" if absent */
+    int version;          /* hello */
+    char name[129];       /* hello: display name, 1..32 characters (UTF-8) */
+    char resume[72];      /* hello: resume token, "" if absent */
+    char token[72];       /* hello: bot token, "" if absent */
+    char me[33];          /* hello: the browser's own key, 32 lower-case hex digits, "" if absent */
+    char room[24];        /* join, spectate */
+    int seat;             /* create, join: 0..2 or -1 */
+    char password[257];   /* join, spectate: 64 characters */
+    ddz_room_opts opts;   /* create */
+    char ai[32];          /* quick: AI name, "" = default */
+    uint32_t seq;         /* bid, play */
+    int bid;              /* bid */
+    ddz_cards cards;      /* play */
+    bool on;              /* autopass, custody */
+    int phrase;           /* phrase: 0..DDZ_PHRASES-1 */
+    char competition[16]; /* enlist: "tournament", "ladder", or "" (whichever the server runs) */
 } ddz_req;
 
 /* Fills `o` with the defaults of PROTOCOL.md. */

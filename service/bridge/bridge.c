@@ -1,6 +1,7 @@
 /* bridge.c - `ddz bridge`: the translator (server events to a seat's table
  * events, its answers to requests; no I/O) and its driver (one
- * libwebsockets loop holding the WebSocket and the engine seat). */
+ * libwebsockets loop holding the WebSocket and the program's seat: a CAAI
+ * engine or a Botzone bot). */
 #include "service/bridge/bridge.h"
 
 #include <fcntl.h>
@@ -93,6 +94,12 @@ static void send_req(ddz_bridge *b, const ddz_req *q)
         b->io.server_send(b->io.ctx, j);
 }
 
+/* What plays our seat, for log lines: "engine", "bot". */
+static const char *what(const ddz_bridge *b)
+{
+    return ddz_seat_what(b->adapter);
+}
+
 /* The seat plays the current game and has not failed in it. */
 static bool live(const ddz_bridge *b)
 {
@@ -134,11 +141,12 @@ static int host_act(void *ctx, ddz_seat *s, int action, uint32_t seq, int bid, d
     ddz_bridge *b = ctx;
     if (s != b->adapter || !live(b) || !b->asked || b->answered || seq != b->ask_seq ||
         action != b->ask_action) {
-        say(b, false, "the engine's %s for request %u came after the table moved on: not sent",
+        say(b, false, "the %s's %s for request %u came after the table moved on: not sent", what(b),
             action == DDZ_EV_ASK_BID ? "bid" : "play", (unsigned)seq);
         return DDZ_ESTALE;
     }
     b->answered = true;
+    b->proven = true; /* it can play */
     b->answer_bid = bid;
     b->answer_cards = action == DDZ_EV_ASK_PLAY ? cards : 0;
     send_answer(b);
@@ -150,19 +158,23 @@ static void host_fault(void *ctx, ddz_seat *s, int kind, int game, const char *w
     ddz_bridge *b = ctx;
     bool current = live(b) && (game < 0 || game == b->game - 1);
     const char *name = s->ops->name(s);
-    say(b, true, "engine%s%s failed (%s): %s%s", name[0] ? " " : "", name, ddz_fault_name(kind),
-        why,
+    say(b, true, "%s%s%s failed (%s): %s%s", what(b), name[0] ? " " : "", name,
+        ddz_fault_name(kind), why,
         !current                   ? " (no game of it is being played)"
         : b->asked && !b->answered ? "; it owed an answer: the server's clock decides"
                                    : "; it sits out the rest of the game");
     if (current) {
-        b->failed = true; /* it owes nothing: the engine seat stopped the engine */
+        b->failed = true; /* it owes nothing: the seat stopped its program */
         b->asked = b->answered = false;
     }
-    if (!name[0] && ++b->unnamed_failures >= DDZ_BRIDGE_GIVE_UP && b->io.give_up) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "the engine failed %d times without saying its name; giving up",
-                 b->unnamed_failures);
+    /* a program that never once said its name (CAAI) nor answered a
+     * request cannot play at all: a wrong command line, a missing
+     * interpreter */
+    if (!name[0] && !b->proven && ++b->early_failures >= DDZ_BRIDGE_GIVE_UP && b->io.give_up) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "the %s failed %d times without ever answering or saying its name; giving up",
+                 what(b), b->early_failures);
         b->io.give_up(b->io.ctx, msg);
     }
 }
@@ -171,7 +183,7 @@ static void host_note(void *ctx, ddz_seat *s, const char *msg)
 {
     ddz_bridge *b = ctx;
     const char *name = s->ops->name(s);
-    say(b, false, "engine%s%s: %s", name[0] ? " " : "", name, msg);
+    say(b, false, "%s%s%s: %s", what(b), name[0] ? " " : "", name, msg);
 }
 
 static void host_info(void *ctx, ddz_table_info *out)
@@ -196,13 +208,14 @@ static void host_info(void *ctx, ddz_table_info *out)
 /* The game the seat was in ended while we were away, and how is not known
  * (a new game has begun since): it is told the end without a winner, as
  * after all passed, which CAAI engines hear as nothing before the next
- * INFO. */
+ * INFO (a Botzone bot's process for the game is ended). */
 static void end_unknown(ddz_bridge *b)
 {
     if (!b->in_game)
         return;
     if (live(b))
-        say(b, true, "game %d ended while we were away; the engine hears no end of it", b->game);
+        say(b, true, "game %d ended while we were away; the %s hears no end of it", b->game,
+            what(b));
     cancel_ask(b);
     deliver(b, (ddz_tev){.kind = DDZ_TEV_OVER, .to = DDZ_TO_ALL, .seat = -1, .fault_seat = -1});
     b->in_game = false;
@@ -246,14 +259,14 @@ static void on_turn(ddz_bridge *b, const ddz_event_turn *t)
         return;
     }
     if (!live(b)) {
-        say(b, true, "asked to %s, but no engine plays this game: the server's clock decides",
-            action == DDZ_EV_ASK_BID ? "bid" : "play");
+        say(b, true, "asked to %s, but no %s plays this game: the server's clock decides",
+            action == DDZ_EV_ASK_BID ? "bid" : "play", what(b));
         return;
     }
     if (b->asked && b->ask_seq == t->seq) {
         if (b->answered)
             send_answer(b); /* it may have been lost with a connection */
-        return;             /* else the engine is thinking */
+        return;             /* else it is thinking */
     }
     cancel_ask(b);
     b->asked = true;
@@ -340,7 +353,7 @@ static void on_over(ddz_bridge *b, const ddz_event_over *o)
 static int on_turn_over(ddz_bridge *b)
 {
     end_unknown(b);
-    if (b->adapter->ops->deliver) /* an engine may exit now (SPEC 7) */
+    if (b->adapter->ops->deliver) /* a CAAI engine may exit now (SPEC 7) */
         b->adapter->ops->deliver(b->adapter,
                                  &(ddz_tev){.kind = DDZ_TEV_SERIES,
                                             .to = DDZ_TO_ALL,
@@ -349,6 +362,8 @@ static int on_turn_over(ddz_bridge *b)
                                  NULL);
     b->turns_done++;
     b->voted = true;
+    if (b->opts.enlist)
+        return DDZ_BRIDGE_GO; /* the server seats us at the next table */
     if (b->opts.turns > 0 && b->turns_done >= b->opts.turns) {
         say(b, false, "played %d turn%s; done", b->turns_done, b->turns_done == 1 ? "" : "s");
         send_req(b, &(ddz_req){.type = DDZ_REQ_LEAVE, .seat = -1});
@@ -449,6 +464,8 @@ static void choose_room(ddz_bridge *b, const ddz_event_rooms *rooms)
         c.opts.time = b->opts.time;
     if (b->opts.games > 0)
         c.opts.games = b->opts.games;
+    if (b->opts.rules)
+        snprintf(c.opts.rules, sizeof c.opts.rules, "%s", b->opts.rules);
     say(b, false, "no open room takes bots: creating one");
     send_req(b, &c);
     b->joining = true;
@@ -464,6 +481,13 @@ static void on_welcome(ddz_bridge *b, const ddz_event_welcome *w)
         say(b, false, "connected as %s (%s)", w->name, w->id);
     snprintf(b->player, sizeof b->player, "%s", w->id);
     snprintf(b->resume, sizeof b->resume, "%s", w->resume);
+    if (b->opts.enlist) { /* again after a reconnection: harmless if still enlisted */
+        ddz_req q = {.type = DDZ_REQ_ENLIST, .seat = -1};
+        if (b->opts.competition)
+            snprintf(q.competition, sizeof q.competition, "%s", b->opts.competition);
+        send_req(b, &q);
+        return;
+    }
     /* a resumed seat is followed by `state` before the `rooms` answer */
     send_req(b, &(ddz_req){.type = DDZ_REQ_LIST, .seat = -1});
 }
@@ -482,8 +506,8 @@ static void on_joined(ddz_bridge *b, const ddz_event_joined *j)
 static int on_error(ddz_bridge *b, const ddz_event_error *e)
 {
     const char *about = e->about ? ddz_req_name(e->about) : "frame";
-    bool lobby =
-        e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN || e->about == DDZ_REQ_CREATE;
+    bool lobby = e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN ||
+                 e->about == DDZ_REQ_CREATE || e->about == DDZ_REQ_ENLIST;
     if (e->code == DDZ_ESTALE) {
         say(b, false, "the server had already taken our %s", about);
     } else if (e->about == DDZ_REQ_JOIN && !b->opts.room && e->code == DDZ_EFULL) {
@@ -539,8 +563,17 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
     case DDZ_EVENT_WELCOME:
         on_welcome(b, &ev.welcome);
         break;
+    case DDZ_EVENT_ENLISTED:
+        say(b, false, "enlisted in the %s as %s: waiting to be seated", ev.enlisted.competition,
+            ev.enlisted.player);
+        break;
+    case DDZ_EVENT_RELEASED:
+        say(b, false, "released: %s; played %d table%s", ev.released.reason, b->turns_done,
+            b->turns_done == 1 ? "" : "s");
+        rc = DDZ_BRIDGE_DONE;
+        break;
     case DDZ_EVENT_ROOMS:
-        if (!b->seated && !b->joining)
+        if (!b->seated && !b->joining && !b->opts.enlist)
             choose_room(b, &ev.rooms);
         break;
     case DDZ_EVENT_JOINED:
@@ -580,7 +613,7 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
         say(b, true, "the server said bye: %s", ev.bye.reason);
         rc = DDZ_BRIDGE_BYE;
         break;
-    default: /* seat: who sits where is not the engine's business */
+    default: /* seat: who sits where is not our program's business */
         break;
     }
     ddz_event_clear(&ev);
@@ -600,8 +633,8 @@ typedef struct runner {
     ddz_url url;
     struct lws_context *ctx;
     struct lws_vhost *vh;
-    ddz_lws_loop loop;   /* the engine seat's pipes and timers */
-    ddz_seat *engine;    /* the engine seat */
+    ddz_lws_loop loop;   /* the program seat's pipes and timers */
+    ddz_seat *program;   /* our seat: a CAAI engine or a Botzone bot */
     struct lws *ws;      /* the WebSocket, NULL while disconnected */
     outmsg *head, *tail; /* frames waiting for WRITEABLE */
     char *rx;            /* fragments of the current frame */
@@ -854,8 +887,9 @@ static void connect_now(runner *r)
         disconnected(r, "cannot start a connection");
 }
 
-/* The engine seat on the bridge's loop. Returns it, or NULL (logged). */
-static ddz_seat *make_engine(runner *r)
+/* The program's seat on the bridge's loop, of the protocol asked for.
+ * Returns it, or NULL (logged). */
+static ddz_seat *make_program(runner *r)
 {
     const char *log = r->cfg->engine_log;
     if (!log) {
@@ -871,15 +905,17 @@ static ddz_seat *make_engine(runner *r)
     ddz_seat_env env = {
         .loop = &r->loop.base,
         .stderr_log = log,
-        /* acknowledgements: the time asked of a room we create, else the
-         * protocol's default (the room's own is not known yet) */
+        /* a CAAI engine's acknowledgements: the time asked of a room we
+         * create, else the protocol's default (the room's own is not known
+         * yet); a Botzone bot only answers, timed by the room's clock */
         .time_ms = (r->cfg->opts.time > 0 ? r->cfg->opts.time : dflt.time) * 1000,
     };
     int err = 0;
-    /* no label: its name stays "" until the engine says its own */
-    ddz_seat *s = ddz_seat_engine_create(r->cfg->engine_cmd, "", &env, &err);
+    /* no label: its name stays "" until a CAAI engine says its own (a
+     * Botzone bot has none); the server shows the token's name anyway */
+    ddz_seat *s = ddz_seat_program_create(r->cfg->protocol, r->cfg->engine_cmd, "", &env, &err);
     if (!s)
-        fprintf(stderr, "ddz bridge: cannot prepare the engine: %s\n", ddz_strerror(err));
+        fprintf(stderr, "ddz bridge: cannot prepare the program: %s\n", ddz_strerror(err));
     return s;
 }
 
@@ -911,13 +947,13 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
         return 1;
     }
     ddz_lws_loop_init(&r->loop, r->ctx, r->vh);
-    r->engine = make_engine(r);
-    if (!r->engine) {
+    r->program = make_program(r);
+    if (!r->program) {
         lws_context_destroy(r->ctx);
         return 1;
     }
     ddz_bridge_io io = {.ctx = r, .server_send = r_server_send, .log = r_log, .give_up = r_give_up};
-    ddz_bridge_init(&r->b, r->engine, &io, &cfg->opts);
+    ddz_bridge_init(&r->b, r->program, &io, &cfg->opts);
     r->tokens = FRAMES_BURST;
     r->tokens_us = ddz_lws_loop_now_us();
 
@@ -936,8 +972,8 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
         fprintf(stderr, "ddz bridge: %s: stopping\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         finish(r, 0);
     }
-    /* the engine stops while the loop it watches from still exists */
-    ddz_seat_close(r->engine);
+    /* the program stops while the loop it watches from still exists */
+    ddz_seat_close(r->program);
     lws_sul_cancel(&r->retry_sul);
     lws_sul_cancel(&r->pace_sul);
     lws_sul_cancel(&r->leave_sul);

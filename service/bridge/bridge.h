@@ -1,12 +1,16 @@
-/* bridge.h - `ddz bridge`: a local CAAI engine playing in a remote room.
+/* bridge.h - `ddz bridge`: a local program playing in a remote room: a
+ * CAAI engine, or with --botzone a Botzone bot.
  *
  * The bridge is a table driver of its own kind: the table is the server's,
  * known only from its JSON events, and our seat is one of the table's seat
- * adapters (service/table/seat.h). In `ddz bridge` that adapter is the CAAI
- * engine seat (service/seats/seat_engine.c), which runs the one CAAI
- * session of the code base (service/engine/caai_seat.c): which line for
- * which event, matching the engine's replies, its faults. Two layers, as
- * everywhere in service/:
+ * adapters (service/table/seat.h). In `ddz bridge` that adapter is a
+ * program seat of the protocol asked for (ddz_seat_program_create): the
+ * CAAI engine seat (service/seats/seat_engine.c), which runs the one CAAI
+ * session of the code base (service/engine/caai_seat.c), or the Botzone
+ * seat (service/seats/seat_botzone.c), which builds SPEC 11's requests from
+ * the same events; the same seats `ddz match` and rooms use. The translator
+ * knows neither protocol: it speaks to the seat interface only. Two layers,
+ * as everywhere in service/:
  *
  * - The translator (ddz_bridge_*) is a value with no I/O. It runs the lobby
  *   flow (hello or resume, list, join or create, rematch, leave), parses the
@@ -16,7 +20,7 @@
  *   and log lines go out through the callbacks of a ddz_bridge_io.
  * - ddz_bridge_run() is the driver: one libwebsockets loop
  *   (service/net/lws_loop.h) holding the WebSocket client connection and
- *   the engine seat's pipes and timers, reconnection with back-off, signals.
+ *   the program seat's pipes and timers, reconnection with back-off, signals.
  *
  * Translation (proto/PROTOCOL.md -> service/table/table.h), own seat d,
  * the seat being the bridge's only player (0):
@@ -45,17 +49,37 @@
  * event, up = 0, maxscore = ddz_rules_maxscore(the room's rules, games),
  * time = the room's time. The engine process serves every turn; one that
  * exits after a turn's last game, or fails, is started again for the next
- * game.
+ * game. The Botzone seat makes of them SPEC 11's requests (its hand, the
+ * bids, the leftover and the last two plays are all in these events, under
+ * every rule set) and runs the bot when asked: a process per request, or
+ * one per game if the bot asks to keep running.
+ *
+ * Time. The room's clock (the server's) times every bid and play, the
+ * bot's process start included; the `turn` deadline is passed on to the
+ * seat. The bridge sets no limit of its own on an answer (only a CAAI
+ * engine's acknowledgements of other lines are timed by its seat, with
+ * --time): when the server charges our seat, the end of the game or the
+ * referee's stand-in move for it cancels the request, and the seat stops a
+ * program still thinking.
+ *
+ * Enlisting (opts.enlist, `ddz bridge --enlist`): after `welcome` the
+ * bridge sends `enlist` instead of `list`, then plays wherever the server
+ * seats it (`joined`, `state`, the table's events); after a table's
+ * `turn_over` it neither votes nor leaves, and waits for the next `joined`.
+ * `released` ends it (DDZ_BRIDGE_DONE).
  *
  * Faults (SPEC 6). The bridge cannot charge its own seat. A seat that fails
  * (host.fault: the engine seat found a malformed or unexpected reply or
  * another seat's letter, the engine crashed or missed an acknowledgement's
- * time, and stopped it) is logged and sits out the rest of that game: it
- * owes nothing, and the server's clock times our seat out. An illegal bid
- * or play is sent as the engine gave it: the server charges a bot's illegal
+ * time; the Botzone seat found an answer that is not SPEC 11's, or the bot
+ * crashed; either stopped its program) is logged and sits out the rest of
+ * that game: it owes nothing, and the server's clock times our seat out,
+ * after which the room's rule set decides (the game ends, or under
+ * botzone-ftl2 the referee plays our seat to the end). An illegal bid or
+ * play is sent as the program gave it: the server charges a bot's illegal
  * action as a fault at once. A seat that fails DDZ_BRIDGE_GIVE_UP times
- * without its engine ever saying its name cannot play at all: the bridge
- * gives up (io.give_up).
+ * before its program ever answered a request or said its name (CAAI)
+ * cannot play at all: the bridge gives up (io.give_up).
  */
 #ifndef DDZ_BRIDGE_H
 #define DDZ_BRIDGE_H
@@ -102,16 +126,21 @@ typedef struct ddz_bridge_io {
 
 /* What the user asked for. Strings are borrowed for the bridge's life. */
 typedef struct ddz_bridge_opts {
-    const char *token;    /* bot token (`ddz token add`), required by rooms with bots */
-    const char *name;     /* hello name; the server shows the token's name instead */
-    const char *room;     /* room id to join, NULL = pick one (see ddz_bridge_on_frame) */
-    const char *password; /* room password, NULL = none */
-    int seat;             /* 0..2, -1 = any free seat */
-    int turns;            /* stop after this many turns, 0 = play on (rematch) */
+    const char *token;       /* bot token (`ddz token add`), required by rooms with bots */
+    const char *name;        /* hello name; the server shows the token's name instead */
+    const char *room;        /* room id to join, NULL = pick one (see ddz_bridge_on_frame) */
+    const char *password;    /* room password, NULL = none */
+    int seat;                /* 0..2, -1 = any free seat */
+    int turns;               /* stop after this many turns, 0 = play on (rematch) */
+    bool enlist;             /* `enlist` for the server's competition instead of choosing a room:
+                                the server seats us table after table until `released` */
+    const char *competition; /* with enlist: "tournament", "ladder", or NULL (the server's
+                                choice: its tournament if it runs one, else its ladder) */
     /* For a room the bridge creates (no --room and no joinable room): */
-    const char *fill; /* NULL or "ai:NAME": fill the other seats */
-    int time;         /* seconds per action, 0 = server default */
-    int games;        /* games per turn, 0 = server default */
+    const char *fill;  /* NULL or "ai:NAME": fill the other seats */
+    int time;          /* seconds per action, 0 = server default */
+    int games;         /* games per turn, 0 = server default */
+    const char *rules; /* rule set name, NULL = server default (caai) */
 } ddz_bridge_opts;
 
 /* ddz_bridge_on_frame() results. */
@@ -122,13 +151,13 @@ enum ddz_bridge_status {
     DDZ_BRIDGE_BYE,     /* the server is shutting down: logged */
 };
 
-/* Failures of a seat whose engine never said its name before giving up. */
+/* Failures of a seat that never answered nor said its name before giving up. */
 enum { DDZ_BRIDGE_GIVE_UP = 3 };
 
 typedef struct ddz_bridge {
     ddz_bridge_io io;
     ddz_bridge_opts opts;
-    ddz_seat *adapter; /* plays our seat (borrowed): the engine seat, or a test's */
+    ddz_seat *adapter; /* plays our seat (borrowed): a program seat, or a test's */
     /* session */
     char resume[72];        /* from `welcome`, for the next hello */
     char player[16];        /* our player id from `welcome` */
@@ -155,10 +184,11 @@ typedef struct ddz_bridge {
     uint32_t ask_seq;
     int answer_bid;
     ddz_cards answer_cards;
-    int turns_done;       /* `turn_over`s seen */
-    bool voted;           /* rematch asked for the turn just over */
-    int unnamed_failures; /* seat failures while its engine never said its name */
-    long warnings;        /* problems logged (tests count them) */
+    int turns_done;     /* `turn_over`s seen */
+    bool voted;         /* rematch asked for the turn just over */
+    bool proven;        /* an answer of the seat was sent at least once */
+    int early_failures; /* seat failures before it answered or said its name */
+    long warnings;      /* problems logged (tests count them) */
 } ddz_bridge;
 
 /* Initialises `b` to play through `adapter`, whose host (act, fault, note,
@@ -174,7 +204,7 @@ void ddz_bridge_connected(ddz_bridge *b);
 /* Handles one server frame. After `welcome` it sends `list`; on `rooms`,
  * unless seated: `join` opts.room, else the first listed room that allows
  * bots, has no password and a free seat (and is not playing), else
- * `create` a room {bots: true, fill, time, games} and sit in it. Game
+ * `create` a room {bots: true, fill, time, games, rules} and sit in it. Game
  * events go to the seat as the table above says. Returns an enum
  * ddz_bridge_status; a frame proto/event.h does not accept is logged and
  * ignored (DDZ_BRIDGE_GO). */
@@ -185,19 +215,21 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len);
 typedef struct ddz_bridge_cfg {
     const char *url; /* ws[s]://HOST:PORT/ws */
     ddz_bridge_opts opts;
-    const char *engine_cmd; /* shell command line of the engine */
-    const char *engine_log; /* engine stderr file; NULL = our stderr */
+    const char *engine_cmd; /* shell command line of the program */
+    int protocol;           /* enum ddz_seat_protocol: DDZ_SEAT_CAAI, DDZ_SEAT_BOTZONE */
+    const char *engine_log; /* the program's stderr file; NULL = our stderr */
     int retries;            /* reconnect attempts after a drop (back-off 1, 2, 4 .. 30 s) */
     bool insecure;          /* wss: accept self-signed or mismatched certificates */
     bool quiet;             /* log warnings only */
 } ddz_bridge_cfg;
 
 /* Runs the bridge until the turns are played, the server refuses or goes
- * away, the engine cannot play, or SIGINT/SIGTERM. Always stops the engine
- * before returning. Returns the exit status: 0 (turns played, or a signal),
- * 1 (refused by the server, the engine cannot be started or never says its
- * name, setup failed), 2 (the URL is not ws:// or wss://), 3 (the server
- * shut down, could not be reached, or the connection was lost for good). */
+ * away, the program cannot play, or SIGINT/SIGTERM. Always stops the
+ * program before returning. Returns the exit status: 0 (turns played, or a
+ * signal), 1 (refused by the server, the program cannot be started or never
+ * answers nor says its name, setup failed), 2 (the URL is not ws:// or
+ * wss://), 3 (the server shut down, could not be reached, or the connection
+ * was lost for good). */
 int ddz_bridge_run(const ddz_bridge_cfg *cfg);
 
 #endif

@@ -2,24 +2,49 @@
 #include "service/cli/cli_match.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "proto/text.h"
+#include "rules/error.h"
 #include "service/cli/cli_args.h"
 #include "service/match/match.h"
-#include "proto/text.h"
+#include "service/match/sprt.h"
+
+/* Exit statuses of `ddz match --sprt` besides 0 (H1 accepted), 1 (an
+ * error) and 2 (bad usage). */
+enum { EXIT_H0 = 3, EXIT_UNDECIDED = 4 };
+
+/* Deal sets an SPRT plays at most without --games. */
+enum { SPRT_DEFAULT_SETS = 10000 };
 
 static const char usage[] =
     "usage: ddz match --seat A=SPEC --seat B=SPEC --seat C=SPEC [--games N]\n"
     "                 [--seed HEX64] [--time SECONDS] [--log FILE] [--rotate]\n"
     "                 [--engine-logs DIR] [--maxscore N] [--rules NAME] [--quiet]\n"
+    "       ddz match --sprt ELO0,ELO1[,ALPHA,BETA] --seat A=SPEC --baseline SPEC\n"
+    "                 [--seat B=SPEC] [--seat C=SPEC] [--games N] [other options]\n"
     "\n"
     "Plays one turn of N games at one table and prints a results table.\n"
+    "\n"
+    "With --sprt, an A/B test: the candidate (seat A) and the baseline play\n"
+    "duplicate deal sets until a sequential probability ratio test decides.\n"
+    "A deal set is one deal played three times (rotated) with the candidate as\n"
+    "player A and three times with the baseline in its place, against the same\n"
+    "players B and C (default: the baseline); the candidate wins the set when\n"
+    "its small-score total beats the baseline's. Elo E means an expected\n"
+    "set score (wins + draws / 2) of 1 / (1 + 10^(-E/400)); H0 is Elo = ELO0,\n"
+    "H1 is Elo = ELO1 (fishtest's GSPRT; docs/decisions.md). The score, the Elo\n"
+    "estimate and the LLR are printed after every set (in place on a terminal).\n"
+    "Exit status: 0 H1 accepted, 3 H0 accepted, 4 undecided after --games deal\n"
+    "sets, 1 error, 2 bad usage.\n"
     "\n"
     "  --seat X=SPEC     the player at seat X (A = West, B = South, C = East):\n"
     "                      exec:COMMAND LINE  a CAAI 1.0 engine (run with /bin/sh)\n"
@@ -44,7 +69,13 @@ static const char usage[] =
     "  --rules NAME      rule set: caai (default), botzone-ftl (no bidding, West is\n"
     "                    landlord, scores 2/0 + play weights), botzone-ftl2 (bidding;\n"
     "                    after a fault the referee plays for the faulty seat)\n"
-    "  --quiet           do not report faults and restarts on stderr\n";
+    "  --quiet           do not report faults and restarts on stderr\n"
+    "  --sprt ELO0,ELO1[,ALPHA,BETA]\n"
+    "                    A/B test (above); ALPHA and BETA, the error rates,\n"
+    "                    default to 0.05; --games N is then the most deal sets\n"
+    "                    to play (default 10000)\n"
+    "  --baseline SPEC   the player the candidate is compared with (default:\n"
+    "                    seat B's SPEC)\n";
 
 /* Checks that `dir` is a directory this process may create files in, as
  * the engines' logs need. Returns 0, or ddz_cli_usage()'s 2 after one line
@@ -72,10 +103,92 @@ static int check_log_dir(const char *dir)
     return ddz_cli_usage("match", what);
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Writes `x` as "%.1f", or "inf" / "-inf". */
+static const char *num1(double x, char *buf, size_t len)
+{
+    if (isinf(x))
+        snprintf(buf, len, "%s", x > 0 ? "inf" : "-inf");
+    else
+        snprintf(buf, len, "%.1f", fabs(x) < 0.05 ? 0.0 : x); /* never "-0.0" */
+    return buf;
+}
+
+/* Prints the running report of an SPRT: three lines, as cutechess-cli and
+ * fishtest show them. On a terminal every report after the first
+ * overwrites the one before (`again`). */
+static void sprt_report(const ddz_match *m, const ddz_sprt *t, long w, long d, long l, bool again,
+                        bool tty)
+{
+    enum { NAME_COLS = 32 };
+    const char *name[2] = {ddz_match_stats_of(m, 0)->name, ddz_match_stats_of(m, 3)->name};
+    int cut[2];
+    for (int i = 0; i < 2; i++) {
+        size_t width;
+        cut[i] = (int)ddz_text_fit_width(name[i], NAME_COLS, &width);
+    }
+    ddz_sprt_elo e = ddz_sprt_estimate(w, d, l);
+    double lower, upper, llr = ddz_sprt_llr(t, w, d, l);
+    ddz_sprt_bounds(t->alpha, t->beta, &lower, &upper);
+    char elo[32], margin[32];
+    const char *eol = tty ? "\033[K\n" : "\n"; /* a shorter line clears the longer one */
+    if (again && tty)
+        fputs("\033[3F", stdout); /* back to the first of the three lines */
+    printf("Score of %.*s vs %.*s: %ld - %ld - %ld  [%.3f] %ld%s", cut[0], name[0], cut[1], name[1],
+           w, l, d, e.score, w + d + l, eol);
+    printf("Elo difference: %s +/- %s, LOS: %.1f %%, DrawRatio: %.1f %%%s",
+           num1(e.elo, elo, sizeof elo), num1(e.margin, margin, sizeof margin), e.los * 100,
+           e.draw_ratio * 100, eol);
+    printf("LLR: %.2f (%.2f, %.2f) [%.2f, %.2f]%s", llr, lower, upper, t->elo0, t->elo1, eol);
+    fflush(stdout);
+}
+
+/* Plays deal sets until the test decides or --games sets are played.
+ * Returns the exit status. */
+static int run_sprt(ddz_match *m, const ddz_match_cfg *cfg, const ddz_sprt *t)
+{
+    bool tty = isatty(STDOUT_FILENO);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long w = 0, d = 0, l = 0;
+    enum ddz_sprt_verdict v = DDZ_SPRT_CONTINUE;
+    int rc;
+    double cand, base;
+    while (v == DDZ_SPRT_CONTINUE && (rc = ddz_match_play_set(m, &cand, &base)) == 1) {
+        w += cand > base;
+        l += cand < base;
+        d += cand == base;
+        sprt_report(m, t, w, d, l, w + d + l > 1, tty);
+        v = ddz_sprt_verdict(t, w, d, l);
+    }
+    ddz_match_stop(m);
+    double secs = seconds_since(&t0);
+    if (v == DDZ_SPRT_CONTINUE && rc < 0) {
+        ddz_match_print(m, stdout);
+        fprintf(stderr, "ddz match: cannot write %s\n", cfg->log_path);
+        return 1;
+    }
+    const char *what = v == DDZ_SPRT_H1   ? "H1 accepted"
+                       : v == DDZ_SPRT_H0 ? "H0 accepted"
+                                          : "Undecided";
+    printf("%s after %ld deal set%s (%ld games%s) in %.1f s\n", what, w + d + l,
+           w + d + l == 1 ? "" : "s", ddz_match_games_played(m),
+           v == DDZ_SPRT_CONTINUE ? ", the --games limit" : "", secs);
+    ddz_match_print(m, stdout);
+    return v == DDZ_SPRT_H1 ? 0 : v == DDZ_SPRT_H0 ? EXIT_H0 : EXIT_UNDECIDED;
+}
+
 int ddz_cli_match(int argc, char **argv)
 {
     ddz_match_cfg cfg = {.games = 6, .diag = stderr};
-    bool seeded = false;
+    bool seeded = false, sprt_on = false, games_given = false;
+    ddz_sprt sprt = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -96,6 +209,16 @@ int ddz_cli_match(int argc, char **argv)
         } else if (strcmp(a, "--games") == 0) {
             if (ddz_cli_int(v, 1, 10000000, &cfg.games) < 0)
                 return ddz_cli_usage("match", "--games must be a whole number from 1");
+            games_given = true;
+            i++;
+        } else if (strcmp(a, "--sprt") == 0) {
+            char why[200];
+            if (ddz_sprt_parse(v, &sprt, why, sizeof why) < 0)
+                return ddz_cli_usage("match", why);
+            sprt_on = true;
+            i++;
+        } else if (strcmp(a, "--baseline") == 0) {
+            cfg.baseline = v;
             i++;
         } else if (strcmp(a, "--seed") == 0) {
             if (ddz_text_parse_seed(v, cfg.master) < 0)
@@ -128,6 +251,19 @@ int ddz_cli_match(int argc, char **argv)
             return ddz_cli_usage("match", "unknown option");
         }
     }
+    if (cfg.baseline && !sprt_on)
+        return ddz_cli_usage("match", "--baseline needs --sprt");
+    if (sprt_on) {
+        if (!cfg.spec[0])
+            return ddz_cli_usage("match", "--sprt needs the candidate: --seat A=SPEC");
+        if (!cfg.baseline && !(cfg.baseline = cfg.spec[1]))
+            return ddz_cli_usage("match", "--sprt needs --baseline SPEC (or --seat B=SPEC)");
+        for (int s = 1; s < 3; s++)
+            if (!cfg.spec[s])
+                cfg.spec[s] = cfg.baseline;
+        if (!games_given)
+            cfg.games = SPRT_DEFAULT_SETS;
+    }
     for (int s = 0; s < 3; s++)
         if (!cfg.spec[s])
             return ddz_cli_usage("match",
@@ -146,6 +282,17 @@ int ddz_cli_match(int argc, char **argv)
         return 1;
     }
     ddz_text_format_seed(cfg.master, hex);
+    if (sprt_on) {
+        printf("seed %s, SPRT [%.2f, %.2f] alpha %g beta %g, at most %d deal set%s (6 games "
+               "each)%s%s\n",
+               hex, sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, cfg.games,
+               cfg.games == 1 ? "" : "s", cfg.rules ? ", rules " : "",
+               cfg.rules ? cfg.rules->name : "");
+        fflush(stdout);
+        int st = run_sprt(m, &cfg, &sprt);
+        ddz_match_destroy(m);
+        return st;
+    }
     printf("seed %s, %d game%s%s%s%s\n", hex, cfg.games * (cfg.rotate ? 3 : 1),
            cfg.games * (cfg.rotate ? 3 : 1) == 1 ? "" : "s", cfg.rotate ? " (rotated)" : "",
            cfg.rules ? ", rules " : "", cfg.rules ? cfg.rules->name : "");

@@ -9,17 +9,22 @@
 
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
+#include "service/seats/seats.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
-    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=COMMAND]...\n"
+    "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
+    "                 [--tournament DIR [--tournament-late S]]\n"
+    "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
+    "                 [--ladder-rules NAME] [--ladder-time S] [--ladder-tables N]\n"
+    "                 [--ladder-max N]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -33,8 +38,29 @@ static const char usage[] =
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
-    "  --engine NAME=CMD   register a local CAAI engine, seated as engine:NAME\n"
+    "  --engine NAME=CMD   register a local program, seated as engine:NAME: CMD is\n"
+    "                      a CAAI 1.0 engine's command line (or exec:COMMAND), or\n"
+    "                      botzone:COMMAND for a Botzone bot (SPEC 11, one-shot or\n"
+    "                      keep-running, as the bot chooses)\n"
     "  --engine-logs DIR   engines' stderr files (DDZ_ENGINE_LOGS, default discarded)\n"
+    "  --tournament DIR    run the tournament of DIR/players and DIR/options (as\n"
+    "                      ddz tournament, plus bot:TOKENNAME and engine:NAME\n"
+    "                      players), resuming it; results in DIR, live at\n"
+    "                      /api/tournament (DDZ_TOURNAMENT)\n"
+    "  --tournament-late S seconds a table waits for an absent bot before it\n"
+    "                      forfeits (DDZ_TOURNAMENT_LATE, default 300)\n"
+    "  --ladder            run the rated ladder (SPEC 12; GET /api/ladder): bots\n"
+    "                      join with ddz bridge --ladder (DDZ_LADDER=1; any ladder\n"
+    "                      option below turns it on too)\n"
+    "  --ladder-engine NAME  the operator engine NAME (an --engine) plays in it\n"
+    "  --ladder-ai NAME[:MS] the hosted AI NAME plays in it (MS: its budget per\n"
+    "                      decision), a fixed reference point\n"
+    "  --ladder-rules NAME the ladder's rule set (DDZ_LADDER_RULES, default caai)\n"
+    "  --ladder-time S     seconds per bid or play at the ladder (DDZ_LADDER_TIME,\n"
+    "                      default 10)\n"
+    "  --ladder-tables N   ladder tables played at once (DDZ_LADDER_TABLES, default 4)\n"
+    "  --ladder-max N      ladder participants known at most (DDZ_LADDER_MAX,\n"
+    "                      default 100)\n"
     "  --max-conns N       connection cap (DDZ_MAX_CONNS, default 5000)\n"
     "  --origins LIST      comma-separated allowed Origin headers (DDZ_ORIGINS,\n"
     "                      default any)\n"
@@ -91,6 +117,19 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.tls_cert = getenv("DDZ_TLS_CERT");
     cfg.tls_key = getenv("DDZ_TLS_KEY");
     cfg.engine_log_dir = getenv("DDZ_ENGINE_LOGS");
+    cfg.tournament_dir = getenv("DDZ_TOURNAMENT");
+    cfg.tournament_late_s = 300;
+    if ((env = getenv("DDZ_TOURNAMENT_LATE")) &&
+        ddz_cli_int(env, 0, 86400, &cfg.tournament_late_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_TOURNAMENT_LATE must be 0..86400");
+    cfg.ladder = (env = getenv("DDZ_LADDER")) && strcmp(env, "1") == 0;
+    cfg.ladder_rules = getenv("DDZ_LADDER_RULES");
+    if ((env = getenv("DDZ_LADDER_TIME")) && ddz_cli_int(env, 3, 300, &cfg.ladder_time_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_LADDER_TIME must be 3..300");
+    if ((env = getenv("DDZ_LADDER_TABLES")) && ddz_cli_int(env, 1, 64, &cfg.ladder_tables) < 0)
+        return ddz_cli_usage("serve", "DDZ_LADDER_TABLES must be 1..64");
+    if ((env = getenv("DDZ_LADDER_MAX")) && ddz_cli_int(env, 3, 256, &cfg.ladder_max) < 0)
+        return ddz_cli_usage("serve", "DDZ_LADDER_MAX must be 3..256");
     cfg.origins = getenv("DDZ_ORIGINS");
     cfg.default_ai = getenv("DDZ_AI");
     if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
@@ -141,6 +180,10 @@ int ddz_cli_serve(int argc, char **argv)
             cfg.quiet = true;
             continue;
         }
+        if (strcmp(a, "--ladder") == 0) {
+            cfg.ladder = true;
+            continue;
+        }
         if (!v)
             return ddz_cli_usage("serve", "missing value or unknown option");
         i++;
@@ -161,16 +204,52 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--tls-key") == 0) {
             cfg.tls_key = v;
         } else if (strcmp(a, "--engine") == 0) {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1])
+            /* NAME=COMMAND is split in place (argv[i] is v): nothing to
+             * allocate, so no usage error can leak a name */
+            char *arg = argv[i], *eq = strchr(arg, '=');
+            if (!eq || eq == arg || !eq[1])
                 return ddz_cli_usage("serve", "--engine takes NAME=COMMAND");
             if (cfg.nengines == DDZ_SERVER_MAX_ENGINES)
                 return ddz_cli_usage("serve", "too many --engine options");
-            char *name = strndup(v, (size_t)(eq - v));
+            /* the protocol is read here, once: the rest of the server
+             * carries it beside the command */
+            int protocol;
+            const char *cmd = ddz_seat_program_parse(eq + 1, &protocol);
+            if (!cmd)
+                return ddz_cli_usage("serve", "--engine NAME=PROTOCOL:COMMAND: the command is "
+                                              "missing");
+            *eq = '\0';
+            char *name = arg;
+            for (int e = 0; e < cfg.nengines; e++)
+                if (strcmp(cfg.engine_name[e], name) == 0)
+                    return ddz_cli_usage("serve", "--engine: a NAME may be given once");
             cfg.engine_name[cfg.nengines] = name;
-            cfg.engine_cmd[cfg.nengines++] = eq + 1;
+            cfg.engine_protocol[cfg.nengines] = protocol;
+            cfg.engine_cmd[cfg.nengines++] = cmd;
         } else if (strcmp(a, "--engine-logs") == 0) {
             cfg.engine_log_dir = v;
+        } else if (strcmp(a, "--tournament") == 0) {
+            cfg.tournament_dir = v;
+        } else if (strcmp(a, "--tournament-late") == 0) {
+            if (ddz_cli_int(v, 0, 86400, &cfg.tournament_late_s) < 0)
+                return ddz_cli_usage("serve", "--tournament-late must be 0..86400 seconds");
+        } else if (strcmp(a, "--ladder-engine") == 0 || strcmp(a, "--ladder-ai") == 0) {
+            bool ai = strcmp(a, "--ladder-ai") == 0;
+            int *n = ai ? &cfg.nladder_ais : &cfg.nladder_engines;
+            if (*n == 16)
+                return ddz_cli_usage("serve", "too many --ladder-engine or --ladder-ai options");
+            (ai ? cfg.ladder_ai : cfg.ladder_engine)[(*n)++] = v;
+        } else if (strcmp(a, "--ladder-rules") == 0) {
+            cfg.ladder_rules = v;
+        } else if (strcmp(a, "--ladder-time") == 0) {
+            if (ddz_cli_int(v, 3, 300, &cfg.ladder_time_s) < 0)
+                return ddz_cli_usage("serve", "--ladder-time must be 3..300 seconds");
+        } else if (strcmp(a, "--ladder-tables") == 0) {
+            if (ddz_cli_int(v, 1, 64, &cfg.ladder_tables) < 0)
+                return ddz_cli_usage("serve", "--ladder-tables must be 1..64");
+        } else if (strcmp(a, "--ladder-max") == 0) {
+            if (ddz_cli_int(v, 3, 256, &cfg.ladder_max) < 0)
+                return ddz_cli_usage("serve", "--ladder-max must be 3..256");
         } else if (strcmp(a, "--max-conns") == 0) {
             if (ddz_cli_int(v, 1, 1000000, &cfg.max_conns) < 0)
                 return ddz_cli_usage("serve", "--max-conns must be a positive number");

@@ -11,6 +11,7 @@
 #include "service/cli/cli_rules.h"
 #include "service/cli/cli_serve.h"
 #include "service/cli/cli_store.h"
+#include "service/cli/cli_tournament.h"
 #include "service/cli/cli_verify.h"
 
 static const char usage[] =
@@ -53,10 +54,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"rules", ddz_cli_rules},       {"serve", ddz_cli_serve},   {"bench", ddz_cli_bench},
-    {"verify", ddz_cli_verify},     {"match", ddz_cli_match},   {"engine", ddz_cli_engine},
-    {"token", ddz_cli_token},       {"export", ddz_cli_export}, {"bridge", ddz_cli_bridge},
-    {"loadtest", ddz_cli_loadtest},
+    {"rules", ddz_cli_rules},       {"serve", ddz_cli_serve},           {"bench", ddz_cli_bench},
+    {"verify", ddz_cli_verify},     {"match", ddz_cli_match},           {"engine", ddz_cli_engine},
+    {"token", ddz_cli_token},       {"export", ddz_cli_export},         {"bridge", ddz_cli_bridge},
+    {"loadtest", ddz_cli_loadtest}, {"tournament", ddz_cli_tournament},
 };
 
 int main(int argc, char **argv)

@@ -24,7 +24,9 @@ static ddz_seat *make_engine(const char *arg, const ddz_seat_env *env, int *err)
 {
     for (int i = 0; i < env->nengines; i++)
         if (strcmp(env->engine_name[i], arg) == 0)
-            return ddz_seat_engine_create(env->engine_cmd[i], arg, env, err);
+            return ddz_seat_program_create(env->engine_protocol ? env->engine_protocol[i]
+                                                                : DDZ_SEAT_CAAI,
+                                           env->engine_cmd[i], arg, env, err);
     *err = DDZ_ENOTFOUND;
     return NULL;
 }
@@ -47,6 +49,39 @@ static const struct kind {
     {"engine:", make_engine},
     {"botzone:", make_botzone},
 };
+
+const char *ddz_seat_program_parse(const char *spec, int *protocol)
+{
+    static const struct {
+        const char *prefix;
+        int protocol;
+    } forms[] = {{"exec:", DDZ_SEAT_CAAI}, {"botzone:", DDZ_SEAT_BOTZONE}};
+    *protocol = DDZ_SEAT_CAAI; /* a bare command, as before there was a choice */
+    const char *cmd = spec;
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        size_t n = strlen(forms[i].prefix);
+        if (strncmp(spec, forms[i].prefix, n) == 0) {
+            *protocol = forms[i].protocol;
+            cmd = spec + n;
+            break;
+        }
+    }
+    return cmd[0] ? cmd : NULL;
+}
+
+ddz_seat *ddz_seat_program_create(int protocol, const char *cmd, const char *label,
+                                  const ddz_seat_env *env, int *err)
+{
+    switch (protocol) {
+    case DDZ_SEAT_CAAI:
+        return ddz_seat_engine_create(cmd, label, env, err);
+    case DDZ_SEAT_BOTZONE:
+        return ddz_seat_botzone_create(cmd, label, env, err);
+    default:
+        *err = DDZ_EINVAL;
+        return NULL;
+    }
+}
 
 ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, char *msg,
                           size_t msglen)

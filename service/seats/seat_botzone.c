@@ -501,8 +501,11 @@ static void bz_close(ddz_seat *s)
     free(b);
 }
 
+/* Its kind is "engine": a program run by whoever seats it, as a CAAI
+ * engine is ("bot" is the protocol's name for a token holder, a bridge). */
 static const ddz_seat_ops botzone_ops = {
-    .kind = "bot",
+    .kind = "engine",
+    .what = "bot",
     .deliver = bz_deliver,
     .ask = bz_ask,
     .cancel = bz_cancel,

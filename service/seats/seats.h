@@ -5,7 +5,8 @@
  *                    given, else on the loop thread
  *     exec:COMMAND   a CAAI 1.0 engine process (seat_engine.c), where the
  *                    environment allows commands (`ddz match`)
- *     engine:NAME    an operator's engine from the environment's list
+ *     engine:NAME    an operator's engine from the environment's list: a
+ *                    CAAI engine or a Botzone bot, as the operator said
  *     botzone:COMMAND a Botzone-protocol bot (SPEC 11, seat_botzone.c),
  *                    where `exec:` is allowed
  *
@@ -17,6 +18,12 @@
 #include "service/seats/think.h"
 #include "service/table/seat.h"
 
+/* The protocol a program (a local child process) speaks. */
+enum ddz_seat_protocol {
+    DDZ_SEAT_CAAI = 0, /* CAAI 1.0 engine (SPEC 7): seat_engine.c */
+    DDZ_SEAT_BOTZONE,  /* Botzone FightTheLandlord bot (SPEC 11): seat_botzone.c */
+};
+
 /* What a seat may need from where it is made. */
 typedef struct ddz_seat_env {
     ddz_loop *loop;                 /* required */
@@ -27,6 +34,7 @@ typedef struct ddz_seat_env {
     int nengines;                   /* operator engines for `engine:NAME` */
     const char *const *engine_name; /* [nengines] */
     const char *const *engine_cmd;  /* [nengines] */
+    const int *engine_protocol;     /* [nengines] enum ddz_seat_protocol; NULL = all CAAI */
     const char *stderr_log;         /* engines' stderr file; NULL = discarded */
     int time_ms;                    /* per action (engines' acknowledgements too) */
     int kill_grace_ms;              /* engines: SIGTERM -> SIGKILL; 0 = default, < 0 = at once */
@@ -42,6 +50,18 @@ typedef struct ddz_seat_env {
  * says which), DDZ_EINVAL (an empty command) or DDZ_ENOMEM. */
 ddz_seat *ddz_seat_create(const char *spec, const ddz_seat_env *env, int *err, char *msg,
                           size_t msglen);
+
+/* Reads an operator's program, `exec:COMMAND` or a bare `COMMAND` (a CAAI
+ * engine) or `botzone:COMMAND` (a Botzone bot): sets *protocol (enum
+ * ddz_seat_protocol) and returns COMMAND, a pointer into `spec`. Returns
+ * NULL if COMMAND is empty. */
+const char *ddz_seat_program_parse(const char *spec, int *protocol);
+
+/* A program seat: `cmd` run as a child process speaking `protocol`, named
+ * `label` until it says a name of its own (CAAI). Returns the seat, or NULL
+ * with *err = DDZ_EINVAL (empty command, unknown protocol) or DDZ_ENOMEM. */
+ddz_seat *ddz_seat_program_create(int protocol, const char *cmd, const char *label,
+                                  const ddz_seat_env *env, int *err);
 
 /* The constructors behind the registry. Each returns the seat, or NULL
  * with *err set as ddz_seat_create says. */

@@ -87,6 +87,8 @@ struct ddz_srv {
     volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
     lws_sorted_usec_list_t reap_sul; /* periodic reaping */
     sul_cb_t reap_fn;                /* what reap_sul runs (server.c) */
+    struct ddz_tsrv *tsrv;           /* --tournament: its director and tables, or NULL */
+    struct ddz_ladder *ladder;       /* the ladder (ladder_srv.c), or NULL */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

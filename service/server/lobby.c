@@ -11,6 +11,8 @@
 #include "service/server/context.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
+#include "service/server/ladder_srv.h"
+#include "service/server/tourney_srv.h"
 
 /* A disconnected player is kept this long for a resume even when not
  * seated (a seated one stays while its room lives). */
@@ -105,6 +107,11 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
         /* its room closed while it was away and is not reaped yet */
         p->room = NULL;
         p->seat = -1;
+    }
+    if (q->me[0] && !p->bot) {
+        /* kept hashed: the key itself opens the player's list of games */
+        crypto_generichash(p->me, sizeof p->me, (const uint8_t *)q->me, strlen(q->me), NULL, 0);
+        p->has_me = true;
     }
     p->conn = c;
     p->gone_us = 0;
@@ -229,7 +236,7 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
     free(rooms);
 }
 
-static void add_room(ddz_srv *srv, ddz_room *r)
+void ddz__lobby_add_room(ddz_srv *srv, ddz_room *r)
 {
     *ddz__room_nextp(r) = srv->lobby.rooms;
     srv->lobby.rooms = r;
@@ -286,7 +293,7 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         ddz__room_destroy(r);
         return;
     }
-    add_room(srv, r);
+    ddz__lobby_add_room(srv, r);
     ddz__room_fill(r);
 }
 
@@ -358,7 +365,22 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
         return;
     }
     ddz_room *r;
+    if (p->room && p->seat >= 0 && ddz__room_is_tourney(p->room) &&
+        (q.type == DDZ_REQ_CREATE || q.type == DDZ_REQ_QUICK || q.type == DDZ_REQ_JOIN ||
+         q.type == DDZ_REQ_SPECTATE || q.type == DDZ_REQ_LEAVE)) {
+        /* the seat is the tournament's until its table ends */
+        ddz__conn_error(c, DDZ_EPHASE, "you play at a tournament table until it ends", &q);
+        return;
+    }
     switch (q.type) {
+    case DDZ_REQ_ENLIST:
+        /* no competition named: the tournament if one runs, else the ladder */
+        if (strcmp(q.competition, "ladder") == 0 ||
+            (!q.competition[0] && !srv->tsrv && ddz__ladder_running(srv)))
+            ddz__ladder_enlist(srv, p, &q);
+        else
+            ddz__tsrv_enlist(srv, p, &q);
+        break;
     case DDZ_REQ_LIST:
         on_list(srv, c);
         break;
@@ -420,8 +442,12 @@ void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c)
         ddz__room_connection(p->room, p, false);
 }
 
-static void free_player(ddz_player *p)
+static void free_player(ddz_srv *srv, ddz_player *p)
 {
+    if (p->enlisted) {
+        ddz__tsrv_forget(srv, p);
+        ddz__ladder_forget(srv, p);
+    }
     if (p->room)
         ddz__room_leave(p->room, p);
     free(p);
@@ -437,7 +463,7 @@ void ddz__lobby_reap(ddz_srv *srv)
             !p->conn && (p->room == NULL || p->seat < 0) && now - p->gone_us > UNSEATED_KEEP_US;
         if (gone) {
             *pp = p->next;
-            free_player(p);
+            free_player(srv, p);
         } else {
             pp = &p->next;
         }
@@ -469,6 +495,10 @@ void ddz__lobby_destroy(ddz_srv *srv)
         srv->lobby.players = p->next;
         if (p->conn)
             ddz__conn_set_player(p->conn, NULL);
+        if (p->enlisted) {
+            ddz__tsrv_forget(srv, p);
+            ddz__ladder_forget(srv, p);
+        }
         free(p);
     }
 }

@@ -31,6 +31,9 @@ void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c);
  * it is only freed. */
 void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer);
 
+/* Adds `r` to the room list (a tournament table). */
+void ddz__lobby_add_room(ddz_srv *srv, ddz_room *r);
+
 /* Frees players gone too long and rooms marked dead. Called from a timer. */
 void ddz__lobby_reap(ddz_srv *srv);
 

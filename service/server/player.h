@@ -12,16 +12,21 @@ typedef struct ddz_player ddz_player;
 typedef struct ddz_room ddz_room;
 
 struct ddz_player {
-    char id[16];      /* public id, "p17" */
-    char name[129];   /* display name: 32 characters of UTF-8 */
-    char resume[68];  /* secret resume token (hex) */
-    bool bot;         /* identified with a bot token */
-    ddz_conn *conn;   /* NULL while disconnected */
-    ddz_room *room;   /* room joined or watched, NULL if none */
-    int seat;         /* 0..2, or -1 when spectating / not in a room */
-    bool autopass;    /* pass for me when I cannot beat */
-    int64_t gone_us;  /* when the connection dropped, 0 if connected */
-    ddz_player *next; /* in the lobby's list */
+    char id[16];           /* public id, "p17" */
+    char name[129];        /* display name: 32 characters of UTF-8 */
+    char resume[68];       /* secret resume token (hex) */
+    bool bot;              /* identified with a bot token */
+    ddz_conn *conn;        /* NULL while disconnected */
+    ddz_room *room;        /* room joined or watched, NULL if none */
+    int seat;              /* 0..2, or -1 when spectating / not in a room */
+    bool autopass;         /* pass for me when I cannot beat */
+    int64_t gone_us;       /* when the connection dropped, 0 if connected */
+    bool enlisted;         /* a competition seats it (tourney_srv.c knows it) */
+    int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
+    int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
+    bool has_me;           /* it said its browser's own key in hello ("my games") */
+    uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
+    ddz_player *next;      /* in the lobby's list */
 };
 
 #endif

@@ -22,6 +22,7 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 #include "service/server/seat_player.h"
+#include "ai/greedy.h"
 #include "service/table/runner.h"
 
 enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };
@@ -38,6 +39,7 @@ typedef struct rseat {
     char spec[48];      /* program seats: "ai:NAME" or "engine:NAME" */
     bool custody;       /* a hosted AI plays for the absent player */
     bool rematch;       /* voted for another turn */
+    char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
     ddz_timer grace;    /* custody timer of a dropped player */
 } rseat;
 
@@ -69,6 +71,7 @@ struct ddz_room {
     ddz_room *idle_next;
     ddz_tries tries;                      /* wrong passwords sent to it */
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
+    bool tourney; /* a tournament table: the runner is the director's, which starts the games */
 };
 
 /* ---- small helpers ---- */
@@ -100,6 +103,8 @@ ddz_tries *ddz__room_tries(ddz_room *r)
 
 bool ddz__room_has_free_seat(const ddz_room *r)
 {
+    if (!r->run)
+        return false;
     for (int i = 0; i < 3; i++)
         if (!ddz_runner_seat_of(r->run, i))
             return true;
@@ -129,7 +134,7 @@ static const ddz_table *table(const ddz_room *r)
 
 static bool live(const ddz_room *r)
 {
-    return r->phase == PH_PLAYING && ddz_table_running(table(r));
+    return r->run && r->phase == PH_PLAYING && ddz_table_running(table(r));
 }
 
 static const char *default_ai(const ddz_room *r)
@@ -163,7 +168,8 @@ static void seat_player(const rseat *s, ddz_event_player *p)
     *p = (ddz_event_player){.bid = -1};
     if (!st && !s->player)
         return;
-    const char *name = s->player              ? s->player->name
+    const char *name = s->label[0]            ? s->label
+                       : s->player            ? s->player->name
                        : st->ops->name(st)[0] ? st->ops->name(st)
                                               : s->spec;
     p->seated = true;
@@ -232,6 +238,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,
         .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
         .stderr_log = cfg->engine_log_dir && strncmp(spec, "engine:", 7) == 0 ? log_path : NULL,
         .time_ms = r->opts.time * 1000,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
@@ -295,6 +302,23 @@ static void name_seats(const ddz_room *r, ddz_record *rec)
                      r->seats[s].player->name);
 }
 
+/* What each seat's plays add to its score where the rule set counts plays
+ * (botzone-ftl), by type: the `over` event shows how a score came about,
+ * and the weights are the rules' own (rs->play_weight), not a copy. */
+static void count_plays(const ddz_rules *rs, const ddz_record *rec, ddz_event_over *o)
+{
+    o->has_plays = rs->play_weight != NULL;
+    for (int i = 0; o->has_plays && i < rec->nplays; i++) {
+        const ddz_record_play *p = &rec->plays[i];
+        ddz_combo c = ddz_combo_classify(rs, ddz_cards_ranks(p->cards));
+        if (!p->cards || c.type <= DDZ_INVALID || c.type >= DDZ_PASS || p->seat > 2)
+            continue;
+        o->plays[p->seat].count[c.type]++;
+        o->plays[p->seat].weight[c.type] =
+            (int16_t)(o->plays[p->seat].weight[c.type] + rs->play_weight(&c));
+    }
+}
+
 static void on_over(void *ctx, const ddz_record *record)
 {
     ddz_room *r = ctx;
@@ -303,6 +327,9 @@ static void on_over(void *ctx, const ddz_record *record)
     r->asking = false;
     ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
                        false);
+    for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
+        if (r->seats[i].player && r->seats[i].player->has_me)
+            ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);
     r->srv->m.games_finished++;
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
@@ -332,13 +359,16 @@ static void on_over(void *ctx, const ddz_record *record)
         o->hands[s] = g->hand[s];
         o->dealt[s] = g->deal.hand[s];
     }
+    count_plays(g->rules, &rec, o);
     memcpy(o->seed, rec.seed, sizeof o->seed);
     memcpy(o->commit, rec.commit, sizeof o->commit);
     totals(r, o->totals);
     r->last_over = *o;
     r->has_last_over = true;
     broadcast(r, &e);
-    if (!ddz_table_done(table(r))) {
+    if (r->tourney) {
+        r->phase = PH_BETWEEN; /* the director starts the next game */
+    } else if (!ddz_table_done(table(r))) {
         r->phase = PH_BETWEEN;
         ddz_loop_arm(&r->srv->loop.base, &r->pause, on_pause, (int64_t)r->opts.pause * 1000000);
     }
@@ -355,6 +385,12 @@ static void on_event(void *ctx, const ddz_tev *ev)
         if (ev->to == DDZ_TO_WATCHERS) {
             ddz__game_event(table(r), ev, false, &e);
             send_event(r, &e, false, NULL);
+        } else if (ev->to >= 0 && ev->to < 3 && r->seats[ev->to].custody &&
+                   r->seats[ev->to].player && r->seats[ev->to].player->conn) {
+            /* the AI in custody had the game; its player, watching, gets
+             * its hand as its own seat would have */
+            ddz__game_event(table(r), ev, true, &e);
+            ddz__conn_send(r->seats[ev->to].player->conn, ddz_event_print(&e));
         }
         break;
     case DDZ_TEV_ASK: {
@@ -389,6 +425,11 @@ static void on_event(void *ctx, const ddz_tev *ev)
         broadcast(r, &e);
         break;
     }
+    case DDZ_TEV_FAULT: /* only where the game goes on (botzone-ftl2) */
+        e = (ddz_event){.type = DDZ_EVENT_FAULT,
+                        .fault = {.seat = ev->fault_seat, .kind = ev->fault_kind}};
+        broadcast(r, &e);
+        break;
     case DDZ_TEV_SERIES:
         turn_over(r);
         break;
@@ -407,12 +448,14 @@ static void on_log(void *ctx, int player, bool warn, const char *msg)
 static bool humans_present(const ddz_room *r)
 {
     for (int i = 0; i < 3; i++)
-        if (r->seats[i].player)
+        if (r->seats[i].player && !r->seats[i].player->bot)
             return true;
     return false;
 }
 
-/* A short, human-friendly pause before a hosted AI acts when people watch. */
+/* A short, human-friendly pause before a hosted AI acts when people play
+ * or watch. A bot (a bridge) is no person: a table of programs plays at
+ * their speed. */
 static int64_t think_delay(void *ctx)
 {
     ddz_room *r = ctx;
@@ -475,13 +518,52 @@ static void check_dead(ddz_room *r);
 static void idle_update(ddz_room *r);
 static bool anyone_may_come(const ddz_room *r, int skip);
 
+/* Puts seat `s` in the custody of a hosted AI (its player's own seat kept
+ * aside), without asking it anything: the caller asks it the open request
+ * or lets the runner do so. Returns 0, or DDZ_EBUSY when the AI budget is
+ * spent (the seat then stays its player's). */
+static int take_custody(ddz_room *r, rseat *s)
+{
+    char spec[48];
+    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
+    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
+    int rc = seat_ai(r, s, spec);
+    if (rc < 0) {
+        /* no AI to be had (the AI budget is spent): the seat stays its
+         * player's, and the clock charges it as it would an absent one */
+        ddz_runner_seat(r->run, s->index, mine);
+        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
+        return rc;
+    }
+    s->away = mine;
+    s->custody = true;
+    return 0;
+}
+
+/* Gives seat `s` back to its player (the custody AI goes) and asks it the
+ * open request, if it is its turn. */
+static void end_custody(ddz_room *r, rseat *s)
+{
+    if (!s->custody)
+        return;
+    s->custody = false;
+    ddz_runner_seat(r->run, s->index, s->away);
+    s->away = NULL;
+    ddz_runner_reask(r->run, s->index);
+}
+
 static void on_grace(ddz_timer *t)
 {
     rseat *s = (rseat *)((char *)t - offsetof(rseat, grace));
     ddz_room *r = s->room;
     if (!s->player || s->player->conn)
         return;
-    if (!anyone_may_come(r, s->index)) {
+    if (s->custody) {
+        /* an AI already plays the seat (its time ran out first) */
+        check_dead(r);
+        return;
+    }
+    if (!r->tourney && !anyone_may_come(r, s->index)) {
         /* Nobody will see the seat played: a custody AI would only be
          * made to be freed with the room (5,000 abandoned rooms made
          * 5,000 AIs at once). The room closes. */
@@ -494,22 +576,29 @@ static void on_grace(ddz_timer *t)
         check_dead(r);
         return;
     }
-    char spec[48];
-    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
-    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
-    if (seat_ai(r, s, spec) < 0) {
-        /* no AI to be had (the AI budget is spent): the seat stays its
-         * player's, and the clock charges it as it would an absent one */
-        ddz_runner_seat(r->run, s->index, mine);
-        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
+    if (take_custody(r, s) < 0)
         return;
-    }
-    s->away = mine;
-    s->custody = true;
     ddz_runner_reask(r->run, s->index);
     ddz__log(r->srv, "info", r->id, "seat %d: a hosted AI takes over", s->index);
     seat_event(r, s->index);
     check_dead(r);
+}
+
+/* The runner's clock found `player`'s request overdue. In a casual room
+ * (custody "ai") a person is not charged a fault: a hosted AI takes the
+ * seat over (托管) until the player takes it back, and the runner asks it
+ * the request afresh. Bots are programs and keep the SPEC 6 timeout, as
+ * does every seat of a competition room (custody "fault"). */
+static bool on_timeout(void *ctx, int player)
+{
+    ddz_room *r = ctx;
+    rseat *s = &r->seats[player];
+    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || !s->player || s->player->bot ||
+        s->custody || take_custody(r, s) < 0)
+        return false;
+    ddz__log(r->srv, "info", r->id, "seat %d: out of time, a hosted AI plays for it", player);
+    seat_event(r, player);
+    return true;
 }
 
 ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
@@ -565,8 +654,12 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     if (!r->opts.name[0])
         snprintf(r->opts.name, sizeof r->opts.name, "Room %ld", ++srv->lobby.next_room);
     randombytes_buf(r->master, sizeof r->master);
-    ddz_runner_cb cb = {
-        .ctx = r, .event = on_event, .over = on_over, .log = on_log, .think_delay_us = think_delay};
+    ddz_runner_cb cb = {.ctx = r,
+                        .event = on_event,
+                        .over = on_over,
+                        .log = on_log,
+                        .think_delay_us = think_delay,
+                        .timeout = on_timeout};
     r->run = ddz_runner_create(&srv->loop.base, &cb);
     if (!r->run) {
         free(r);
@@ -685,8 +778,7 @@ static bool anyone_may_come(const ddz_room *r, int skip)
         const rseat *s = &r->seats[i];
         if (!s->player || i == skip)
             continue;
-        if (s->player->conn ||
-            (r->phase != PH_WAITING && !s->custody && now - s->player->gone_us < grace))
+        if (s->player->conn || (r->phase != PH_WAITING && now - s->player->gone_us < grace))
             anyone = true;
     }
     return anyone;
@@ -736,7 +828,7 @@ static void idle_unlink(ddz_room *r)
 static void idle_update(ddz_room *r)
 {
     ddz_budget *b = &r->srv->budget;
-    bool idle = !r->dead && !anyone_connected(r);
+    bool idle = !r->dead && !r->tourney && !anyone_connected(r);
     if (idle == r->idle)
         return;
     if (!idle) {
@@ -762,6 +854,8 @@ static void idle_update(ddz_room *r)
  * aborted. */
 static void check_dead(ddz_room *r)
 {
+    if (r->tourney)
+        return; /* it lives as long as its table: the director ends it */
     if (!anyone_may_come(r, -1))
         close_room(r, "");
     if (r->dead)
@@ -819,13 +913,14 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
         return;
     if (connected) {
         ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        /* the player takes the seat back: the AI goes (the state snapshot
+         * that follows the resume carries the open request) */
         if (s->custody) {
-            /* the player takes the seat back: the AI goes */
             s->custody = false;
             ddz_runner_seat(r->run, s->index, s->away);
             s->away = NULL;
         }
-    } else if (r->phase == PH_WAITING) {
+    } else if (r->phase == PH_WAITING && !r->tourney) {
         ddz__room_leave(r, p);
         p->room = NULL;
         p->seat = -1;
@@ -835,6 +930,101 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
     }
     seat_event(r, p->seat);
     check_dead(r);
+}
+
+/* `custody` {on}: a player hands its seat to a hosted AI (托管) or takes
+ * it back ("I'm back"). Casual rooms only: in a competition room the seat
+ * is its player's, and a bot is a program that answers for itself. */
+static void on_custody(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    rseat *s = &r->seats[p->seat];
+    if (!q->on) {
+        if (!s->custody) {
+            ddz__conn_error(p->conn, DDZ_EPHASE, "no hosted AI plays your seat", q);
+            return;
+        }
+        end_custody(r, s);
+        ddz__log(r->srv, "info", r->id, "seat %d: its player takes it back", s->index);
+        seat_event(r, s->index);
+        return;
+    }
+    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || p->bot) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "auto-play is for people in casual rooms", q);
+        return;
+    }
+    if (r->phase != PH_PLAYING && r->phase != PH_BETWEEN) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "no game is being played", q);
+        return;
+    }
+    if (s->custody)
+        return; /* already */
+    int rc = take_custody(r, s);
+    if (rc < 0) {
+        ddz__conn_error(p->conn, rc, "no hosted AI is free: try again later", q);
+        return;
+    }
+    ddz_runner_reask(r->run, s->index);
+    ddz__log(r->srv, "info", r->id, "seat %d: its player hands it to a hosted AI", s->index);
+    seat_event(r, s->index);
+}
+
+/* A sliding-window limit: true (and `now` recorded) when the oldest of the
+ * `n` times in `t` is at least `span` µs old, else false. */
+static bool window_ok(int64_t *t, int n, int64_t now, int64_t span)
+{
+    if (t[0] && now - t[0] < span)
+        return false;
+    memmove(t, t + 1, (size_t)(n - 1) * sizeof *t);
+    t[n - 1] = now;
+    return true;
+}
+
+/* `hint`: the plays ai:greedy would consider first for the seat's open
+ * request, from the seat's own view (its hand and what everyone saw), so
+ * it tells nothing hidden. Only the seat to move, while it plays itself,
+ * at most 4 hints in 5 s (the client asks once a turn and cycles). */
+static void on_hint(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    if (!live(r) || !r->asking || r->ask.seat != ddz_table_seat_of(table(r), p->seat) ||
+        r->seats[p->seat].custody) {
+        ddz__conn_error(p->conn, DDZ_ETURN, "hints are for the seat to move", q);
+        return;
+    }
+    if (r->ask.action != DDZ_EV_ASK_PLAY) {
+        ddz__conn_error(p->conn, DDZ_EPHASE, "hints are for plays, not bids", q);
+        return;
+    }
+    int n = (int)(sizeof p->hints_us / sizeof p->hints_us[0]);
+    if (!window_ok(p->hints_us, n, ddz__now_us(), 5000000)) {
+        ddz__conn_error(p->conn, DDZ_ERATE, "too many hints: wait a little", q);
+        return;
+    }
+    ddz_move *moves = malloc(DDZ_MOVES_MAX * sizeof *moves);
+    if (!moves) {
+        ddz__conn_error(p->conn, DDZ_ENOMEM, NULL, q);
+        return;
+    }
+    ddz_view v;
+    ddz_view_of(ddz_table_state(table(r)), r->ask.seat, &v);
+    ddz_event e = {.type = DDZ_EVENT_HINT, .hint = {.seq = r->ask.seq}};
+    e.hint.n =
+        (size_t)ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, e.hint.plays, DDZ_EVENT_HINTS_MAX);
+    free(moves);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+}
+
+/* `phrase`: one of the fixed quick phrases, to everyone at the table; at
+ * most 3 in 10 s a player (a number, never free text: strangers can't
+ * write to each other). */
+static void on_phrase(ddz_room *r, ddz_player *p, const ddz_req *q)
+{
+    int n = (int)(sizeof p->phrases_us / sizeof p->phrases_us[0]);
+    if (!window_ok(p->phrases_us, n, ddz__now_us(), 10000000)) {
+        ddz__conn_error(p->conn, DDZ_ERATE, "too many phrases: wait a little", q);
+        return;
+    }
+    ddz_event e = {.type = DDZ_EVENT_PHRASE, .phrase = {.seat = p->seat, .phrase = q->phrase}};
+    broadcast(r, &e);
 }
 
 void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
@@ -851,7 +1041,23 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         ddz__conn_error(p->conn, DDZ_EPHASE, "spectators cannot act", q);
         return;
     }
+    if (q->type == DDZ_REQ_CUSTODY) {
+        on_custody(r, p, q);
+        return;
+    }
+    if (q->type == DDZ_REQ_HINT) {
+        on_hint(r, p, q);
+        return;
+    }
+    if (q->type == DDZ_REQ_PHRASE) {
+        on_phrase(r, p, q);
+        return;
+    }
     if (q->type == DDZ_REQ_REMATCH) {
+        if (r->tourney) {
+            ddz__conn_error(p->conn, DDZ_EPHASE, "a tournament table: the director seats you", q);
+            return;
+        }
         if (r->phase != PH_TURN_OVER) {
             ddz__conn_error(p->conn, DDZ_EPHASE, "the turn is not over", q);
             return;
@@ -912,7 +1118,7 @@ static int state_game(const ddz_room *r)
 
 void ddz__room_send_state(ddz_room *r, ddz_player *p)
 {
-    if (!p->conn)
+    if (!p->conn || !r->run)
         return;
     const ddz_table *t = table(r);
     const ddz_game *g = ddz_table_state(t);
@@ -953,6 +1159,7 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         pl->role = g->landlord < 0    ? DDZ_EVENT_ROLE_NONE
                    : g->landlord == s ? DDZ_EVENT_ROLE_LANDLORD
                                       : DDZ_EVENT_ROLE_FARMER;
+        pl->faulted = g->rules->fault_policy == DDZ_FAULTPOLICY_PLAY_ON && (g->faulted >> s & 1);
         last_play(r, s, pl);
     }
     st->has_hand = p->seat >= 0 && in_game;
@@ -974,6 +1181,124 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     st->result = r->last_over;
     ddz__conn_send(p->conn, ddz_event_print(&e));
     free(plays);
+}
+
+bool ddz__room_is_tourney(const ddz_room *r)
+{
+    return r->tourney;
+}
+
+/* ---- tournament tables (service/server/tourney_srv.c) ---- */
+
+ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run)
+{
+    ddz_room *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->srv = srv;
+    r->opts = *opts;
+    r->rules = ddz_rules_find(opts->rules);
+    if (!r->rules)
+        r->rules = &ddz_rules_caai;
+    r->tourney = true;
+    r->run = run;
+    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
+    for (int i = 0; i < 8; i++)
+        r->id[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+    for (int i = 0; i < 3; i++) {
+        r->seats[i].room = r;
+        r->seats[i].index = i;
+        const ddz_seat *st = ddz_runner_seat_of(run, i);
+        snprintf(r->seats[i].spec, sizeof r->seats[i].spec, "%s",
+                 st && st->ops->name(st)[0] ? st->ops->name(st) : "");
+    }
+    /* a table resumed mid-turn: the series' games so far */
+    r->phase = PH_WAITING;
+    ddz__log(srv, "info", r->id, "competition table: %s", r->opts.name);
+    return r;
+}
+
+void ddz__room_label(ddz_room *r, int seat, const char *label)
+{
+    snprintf(r->seats[seat].label, sizeof r->seats[seat].label, "%s", label);
+}
+
+void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)
+{
+    rseat *s = &r->seats[seat];
+    if (s->player && s->player != p && s->player->room == r)
+        s->player->room = NULL, s->player->seat = -1;
+    ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+    s->player = p;
+    s->custody = false;
+    if (!p) {
+        seat_event(r, seat);
+        return;
+    }
+    p->room = r;
+    p->seat = seat;
+    if (p->conn) {
+        ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = seat}};
+        snprintf(e.joined.room, sizeof e.joined.room, "%s", r->id);
+        ddz__conn_send(p->conn, ddz_event_print(&e));
+        ddz__room_send_state(r, p);
+    }
+    seat_event(r, seat);
+}
+
+void ddz__room_tourney_event(ddz_room *r, const ddz_tev *ev)
+{
+    if (!r->run)
+        return;
+    if (ev->kind == DDZ_TEV_GAME && r->phase != PH_PLAYING) {
+        /* the director started a game */
+        r->game_id = ddz_store_reserve_game_id(r->srv->store);
+        r->game_key[0] = '\0';
+        r->srv->m.games_started++;
+        r->phase = PH_PLAYING;
+    }
+    on_event(r, ev);
+}
+
+int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec)
+{
+    if (!r->run)
+        return 0;
+    on_over(r, rec);
+    return r->game_id;
+}
+
+void ddz__room_detach(ddz_room *r)
+{
+    if (!r->run)
+        return;
+    ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = -1}};
+    for (int i = 0; i < 3; i++) {
+        rseat *s = &r->seats[i];
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        ddz_player *p = s->player;
+        s->player = NULL;
+        if (p && p->room == r) {
+            p->room = NULL;
+            p->seat = -1;
+            if (p->conn)
+                ddz__conn_send(p->conn, ddz_event_print(&e));
+        }
+    }
+    for (size_t i = 0; i < r->nwatch; i++) {
+        ddz_player *p = r->watch[i];
+        if (p->room == r) {
+            p->room = NULL;
+            p->seat = -1;
+            if (p->conn)
+                ddz__conn_send(p->conn, ddz_event_print(&e));
+        }
+    }
+    r->nwatch = 0;
+    r->asking = false;
+    r->run = NULL; /* the director's: it goes on to the next table */
+    r->dead = true;
+    ddz__reap_soon(r->srv);
 }
 
 void ddz__room_summary(const ddz_room *r, ddz_event_room *out)
@@ -1004,7 +1329,8 @@ void ddz__room_destroy(ddz_room *r)
         if (s->player && s->player->room == r)
             s->player->room = NULL, s->player->seat = -1;
     }
-    ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
+    if (!r->tourney)
+        ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
     r->srv->budget.engines -= r->engines;
     ddz__budget_room_close(r->srv, r->owner);
     idle_unlink(r);

@@ -5,6 +5,7 @@
 #include "proto/event.h"
 #include "proto/msg.h"
 #include "service/server/player.h"
+#include "service/table/runner.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_addr ddz_addr;
@@ -57,6 +58,37 @@ bool ddz__room_has_password(const ddz_room *r);
 ddz_tries *ddz__room_tries(ddz_room *r); /* wrong passwords sent to it */
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
+
+/* ---- tournament tables (tourney_srv.c) ----
+ *
+ * A tournament table is a room around the director's runner (borrowed):
+ * the director seats it and starts its games; the room shows it (state,
+ * events, spectators), lets its bots act, stores its games, and applies
+ * the grace of a dropped bot with custody "fault". It never closes by
+ * itself; ddz__room_detach() ends it when its table ends. */
+
+/* Returns a tournament room around `run` with `opts` (name, rules, time,
+ * games, grace), not yet in the lobby's list, or NULL when out of memory. */
+ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run);
+
+/* Seat `seat` of tournament room `r` is shown as `label` (the player's ID). */
+void ddz__room_label(ddz_room *r, int seat, const char *label);
+
+/* `p` (a bot, or NULL) holds seat `seat` of tournament room `r`: it is
+ * told `joined` and `state`. */
+void ddz__room_bind(ddz_room *r, int seat, ddz_player *p);
+
+/* An event of the table, and the end of a game. Returns the game's id in
+ * the store. */
+void ddz__room_tourney_event(ddz_room *r, const ddz_tev *ev);
+int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec);
+
+/* The table ended: everyone in the room is told `joined` with no room;
+ * the runner is let go and the room is reaped. */
+void ddz__room_detach(ddz_room *r);
+
+/* Returns whether `r` is a tournament table. */
+bool ddz__room_is_tourney(const ddz_room *r);
 
 /* Server shutting down: record a running game as aborted. */
 void ddz__room_abort(ddz_room *r);

@@ -7,7 +7,10 @@
  * lobby as whole texts; everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
+#include "service/server/ladder_srv.h"
+#include "service/server/tourney_srv.h"
 
+#include <ctype.h>
 #include <errno.h>
 /* glibc's heap figures; under ASan, whose allocator answers mallinfo2
  * with zeros, the metric is left out rather than wrong */
@@ -17,6 +20,7 @@
 #endif
 #include <openssl/ssl.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +249,42 @@ static void game_answer(http_pss *h, int rc, char *json)
     h->len = h->body ? strlen(h->body) : 0;
 }
 
+/* Sets the answer of GET /api/my-games from the store's `rc` and `json`
+ * (taken: the list as ddz_store_my_games() writes it). */
+static void mine_answer(http_pss *h, int rc, char *json)
+{
+    h->ready = true;
+    h->status = HTTP_STATUS_OK;
+    h->body = NULL;
+    if (rc >= 0 && json &&
+        asprintf(&h->body, "{\"games\":%s,\"max\":%d}", json, DDZ_STORE_MINE_MAX) < 0)
+        h->body = NULL;
+    if (rc >= 0 && !h->body)
+        rc = DDZ_ENOMEM;
+    if (rc < 0) {
+        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+    }
+    free(json);
+    h->len = h->body ? strlen(h->body) : 0;
+}
+
+/* The browser's own key from "Authorization: Bearer KEY" (32 lower-case
+ * hex digits, what it sends in hello as `me`), hashed as the store keeps
+ * it. Returns false if the header is missing or malformed. */
+static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
+{
+    char buf[128];
+    static const char bearer[] = "Bearer ";
+    int n = lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_HTTP_AUTHORIZATION);
+    const char *key = buf + sizeof bearer - 1;
+    if (n != (int)(sizeof bearer - 1 + 32) || strncmp(buf, bearer, sizeof bearer - 1) != 0 ||
+        strspn(key, "0123456789abcdef") != 32)
+        return false;
+    crypto_generichash(me, DDZ_STORE_ME_BYTES, (const uint8_t *)key, 32, NULL, 0);
+    return true;
+}
+
 static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
 
 static char *metrics_text(ddz_srv *srv)
@@ -346,6 +386,29 @@ static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HE
     return true;
 }
 
+/* Decodes %XX escapes of `in` into `out`. Returns 0, or -1 for a bad
+ * escape, a NUL byte, or a result that does not fit. */
+static int url_decode(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *in; in++) {
+        int c = (unsigned char)*in;
+        if (c == '%') {
+            unsigned v;
+            if (!isxdigit((unsigned char)in[1]) || !isxdigit((unsigned char)in[2]) ||
+                sscanf(in + 1, "%2x", &v) != 1 || v == 0)
+                return -1;
+            c = (int)v;
+            in += 2;
+        }
+        if (n + 1 >= cap)
+            return -1;
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return n ? 0 : -1;
+}
+
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     h->ready = true;
@@ -360,6 +423,45 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     } else if (strcmp(path, "/metrics") == 0) {
         h->type = "text/plain; version=0.0.4";
         h->body = metrics_text(srv);
+    } else if (strcmp(path, "/api/tournament") == 0) {
+        /* 200 either way: the lobby asks on every server, and a browser
+         * logs every 404 as an error */
+        h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
+    } else if (strcmp(path, "/api/ladder") == 0) {
+        h->body = ddz__ladder_json(srv);
+    } else if (strncmp(path, "/api/ladder/", 12) == 0) {
+        char name[256];
+        h->body = url_decode(path + 12, name, sizeof name) == 0 ? ddz__ladder_player_json(srv, name)
+                                                                : NULL;
+        if (!h->body) {
+            h->status = HTTP_STATUS_NOT_FOUND;
+            h->body = strdup(no_resource);
+        }
+    } else if (strcmp(path, "/api/my-games") == 0) {
+        /* a player's own games: who it is comes in the Authorization
+         * header, never in the address (logs, history, Referer) */
+        ddz_store_read *rd = NULL;
+        uint8_t me[DDZ_STORE_ME_BYTES];
+        if (!my_key(h->wsi, me)) {
+            h->status = HTTP_STATUS_UNAUTHORIZED;
+            h->body = strdup("{\"error\":\"EAUTH\",\"message\":\"send Authorization: Bearer "
+                             "KEY, the key the browser said in hello as me\"}");
+            h->len = h->body ? strlen(h->body) : 0;
+            return;
+        }
+        if ((rd = calloc(1, sizeof *rd))) {
+            rd->kind = DDZ_STORE_READ_MINE;
+            memcpy(rd->me, me, sizeof rd->me);
+            rd->owner = h;
+        }
+        if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
+            h->rd = rd;
+            h->ready = false;
+            return;
+        }
+        free(rd);
+        mine_answer(h, DDZ_EDB, NULL);
+        return;
     } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
          * (see game_read_done()). */
@@ -529,7 +631,10 @@ static void game_read_done(ddz_store_read *rd, bool answer)
     http_pss *h = rd->owner;
     if (answer && h) {
         h->rd = NULL;
-        game_answer(h, rd->rc, rd->json);
+        if (rd->kind == DDZ_STORE_READ_MINE)
+            mine_answer(h, rd->rc, rd->json);
+        else
+            game_answer(h, rd->rc, rd->json);
         /* Input flows again (lws does not call WRITEABLE on an HTTP
          * connection whose input is held); a request pipelined behind is
          * met in FILTER_HTTP_CONNECTION. */
@@ -779,6 +884,34 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
+    if (cfg->tournament_dir && ddz__tsrv_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
+    if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__tsrv_destroy(srv);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -818,6 +951,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     while (srv->m.connections > 0 && ddz__now_us() < until)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
+    ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
+    ddz__ladder_destroy(srv);
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;

@@ -21,8 +21,9 @@ typedef struct ddz_server_cfg {
     const char *web_dir;  /* static client */
     const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
     const char *tls_key;
-    const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=COMMAND */
-    const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];
+    const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=[exec:|botzone:]COMMAND */
+    const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];  /* COMMAND */
+    int engine_protocol[DDZ_SERVER_MAX_ENGINES];     /* enum ddz_seat_protocol (seats.h) */
     int nengines;
     const char *engine_log_dir; /* engines' stderr, NULL = discard */
     int max_conns;              /* 0 = 5000 */
@@ -34,15 +35,27 @@ typedef struct ddz_server_cfg {
     bool quiet;                 /* no log lines */
     /* Budgets: what anonymous clients can make the server hold (README,
      * "Budgets"). 0 = the default given. */
-    int max_engines;           /* engine seats reserved by rooms (processes), 0 = 64 */
-    int max_ais;               /* hosted AI objects alive, 0 = 2000 */
-    int max_idle_rooms;        /* rooms nobody is connected to, 0 = 1000 */
-    int max_rooms_per_ip;      /* live rooms created from one address, 0 = 50 */
-    int max_conns_per_ip;      /* connections from one address, 0 = 100 */
-    const char *trusted_proxy; /* peer whose X-Forwarded-For names the client, NULL = none */
-    int max_queued_bytes;      /* unsent output over all connections, 0 = 64 MiB */
-    int max_queue_per_conn;    /* unsent output of one connection, 0 = 256 KiB */
-    int password_tries;        /* wrong passwords per minute for a room or an address, 0 = 5 */
+    int max_engines;            /* engine seats reserved by rooms (processes), 0 = 64 */
+    int max_ais;                /* hosted AI objects alive, 0 = 2000 */
+    int max_idle_rooms;         /* rooms nobody is connected to, 0 = 1000 */
+    int max_rooms_per_ip;       /* live rooms created from one address, 0 = 50 */
+    int max_conns_per_ip;       /* connections from one address, 0 = 100 */
+    const char *trusted_proxy;  /* peer whose X-Forwarded-For names the client, NULL = none */
+    int max_queued_bytes;       /* unsent output over all connections, 0 = 64 MiB */
+    int max_queue_per_conn;     /* unsent output of one connection, 0 = 256 KiB */
+    int password_tries;         /* wrong passwords per minute for a room or an address, 0 = 5 */
+    const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */
+    int tournament_late_s;      /* seconds a table waits for an absent bot */
+    /* The ladder (ladder_srv.h): on with `ladder` or any ladder option. */
+    bool ladder;                   /* --ladder */
+    const char *ladder_rules;      /* --ladder-rules NAME, NULL = caai */
+    const char *ladder_engine[16]; /* --ladder-engine NAME (an --engine) */
+    int nladder_engines;
+    const char *ladder_ai[16]; /* --ladder-ai NAME[:MS] */
+    int nladder_ais;
+    int ladder_max;    /* participants, 0 = 100 */
+    int ladder_tables; /* tables at once, 0 = 4 */
+    int ladder_time_s; /* seconds per action, 0 = 10 */
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

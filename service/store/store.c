@@ -46,44 +46,73 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " revoked_at INTEGER);",
     /* 1 -> 2: the link key of a game of a private or password room */
     "ALTER TABLE games ADD COLUMN key TEXT;",
+    /* 2 -> 3: the ladder */
+    "CREATE TABLE ladder_players("
+    " rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL,"
+    " games INTEGER NOT NULL, deals INTEGER NOT NULL,"
+    " score REAL NOT NULL, faults INTEGER NOT NULL,"
+    " suspended TEXT, updated_at INTEGER NOT NULL,"
+    " PRIMARY KEY(rules, name));"
+    "CREATE TABLE ladder_history("
+    " id INTEGER PRIMARY KEY,"
+    " rules TEXT NOT NULL, name TEXT NOT NULL, finished_at INTEGER NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL, score REAL NOT NULL, faults INTEGER NOT NULL,"
+    " game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT);"
+    "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
+    "CREATE TABLE ladder_pairs("
+    " rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, deals INTEGER NOT NULL,"
+    " PRIMARY KEY(rules, a, b));",
+    /* 3 -> 4: who played a game, by the hash of a browser's own key */
+    "CREATE TABLE mine("
+    " owner BLOB NOT NULL,"
+    " game INTEGER NOT NULL,"
+    " seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game)) WITHOUT ROWID;",
 };
 
-enum item_kind { ITEM_GAME, ITEM_TURN };
+enum item_kind { ITEM_GAME, ITEM_TURN, ITEM_LADDER_DEAL, ITEM_LADDER_PUT, ITEM_MINE };
 
 /* One queued write; the strings are owned by the item. */
 typedef struct item {
     struct item *next;
     enum item_kind kind;
-    int64_t id;          /* games: the game id */
-    int64_t finished_ms; /* unix ms when queued */
-    int number;          /* games: game index; turns: turn number */
-    int games;           /* turns: deals played */
-    bool aborted;        /* games: cut short */
-    char *room;          /* NULL allowed */
-    char *text;          /* games: the record line; turns: names as JSON */
-    char *totals;        /* turns: totals as JSON */
-    char *names[3];      /* games: players by seat, from the record */
-    char *key;           /* games: the link key, NULL for a listed room's game */
+    int64_t id;                     /* games: the game id */
+    int64_t finished_ms;            /* unix ms when queued */
+    int number;                     /* games: game index; turns: turn number */
+    int games;                      /* turns: deals played */
+    bool aborted;                   /* games: cut short */
+    char *room;                     /* NULL allowed */
+    char *text;                     /* games: the record line; turns: names as JSON */
+    char *totals;                   /* turns: totals as JSON */
+    char *names[3];                 /* games: players by seat, from the record */
+    char *key;                      /* games: the link key, NULL for a listed room's game */
+    ddz_store_ladder_deal *deal;    /* ladder: the deal (ITEM_LADDER_PUT: p[0] only) */
+    uint8_t me[DDZ_STORE_ME_BYTES]; /* mine: the player's hash (number: its seat) */
 } item;
 
 struct ddz_store {
     sqlite3 *wdb;           /* the writer thread's connection */
     sqlite3_stmt *ins_game; /* prepared on wdb */
     sqlite3_stmt *ins_turn; /* prepared on wdb */
-    sqlite3 *rdb;           /* the readers' connection, under rlock */
-    pthread_mutex_t rlock;  /* serialises use of rdb */
-    pthread_t thread;       /* the writer */
-    bool started;           /* the writer thread is running */
-    pthread_mutex_t lock;   /* everything below */
-    pthread_cond_t more;    /* items queued or stopping */
-    pthread_cond_t done;    /* the writer finished a batch */
-    item *head, *tail;      /* the queue, oldest first */
-    size_t len;             /* items queued */
-    size_t inflight;        /* items taken by the writer, not yet done */
-    size_t max;             /* bound on len + inflight */
-    uint64_t enqueued;      /* items ever queued */
-    uint64_t finished;      /* items ever written or failed */
-    bool stopping;          /* close requested */
+    sqlite3_stmt *ins_mine; /* prepared on wdb */
+    sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
+    sqlite3_stmt *lad_hist;
+    sqlite3_stmt *lad_pair;
+    sqlite3 *rdb;          /* the readers' connection, under rlock */
+    pthread_mutex_t rlock; /* serialises use of rdb */
+    pthread_t thread;      /* the writer */
+    bool started;          /* the writer thread is running */
+    pthread_mutex_t lock;  /* everything below */
+    pthread_cond_t more;   /* items queued or stopping */
+    pthread_cond_t done;   /* the writer finished a batch */
+    item *head, *tail;     /* the queue, oldest first */
+    size_t len;            /* items queued */
+    size_t inflight;       /* items taken by the writer, not yet done */
+    size_t max;            /* bound on len + inflight */
+    uint64_t enqueued;     /* items ever queued */
+    uint64_t finished;     /* items ever written or failed */
+    bool stopping;         /* close requested */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
     char last_error[160];     /* last SQLite message */
@@ -128,6 +157,7 @@ static void item_free(item *it)
     for (int i = 0; i < 3; i++)
         free(it->names[i]);
     free(it->key);
+    free(it->deal);
     free(it);
 }
 
@@ -281,7 +311,25 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         sqlite3_prepare_v3(s->wdb,
                            "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &s->ins_turn, NULL) != SQLITE_OK) {
+                           -1, SQLITE_PREPARE_PERSISTENT, &s->ins_turn, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->wdb, "INSERT INTO mine(owner, game, seat) VALUES(?1, ?2, ?3)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &s->ins_mine, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->wdb,
+                           "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
+                           " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                           " ?9, ?10) ON CONFLICT(rules, name) DO UPDATE SET mu = ?3, sigma = ?4,"
+                           " games = ?5, deals = ?6, score = ?7, faults = ?8, suspended = ?9,"
+                           " updated_at = ?10",
+                           -1, SQLITE_PREPARE_PERSISTENT, &s->lad_put, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->wdb,
+                           "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
+                           " faults, game1, game2, game3, opp1, opp2)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &s->lad_hist, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(s->wdb,
+                           "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES(?1, ?2, ?3, 1)"
+                           " ON CONFLICT(rules, a, b) DO UPDATE SET deals = deals + 1",
+                           -1, SQLITE_PREPARE_PERSISTENT, &s->lad_pair, NULL) != SQLITE_OK) {
         set_err(err, errlen, "%s: %s", path,
                 sqlite3_errcode(s->rdb) != SQLITE_OK ? sqlite3_errmsg(s->rdb)
                                                      : sqlite3_errmsg(s->wdb));
@@ -324,6 +372,10 @@ void ddz_store_close(ddz_store *s)
     }
     sqlite3_finalize(s->ins_game);
     sqlite3_finalize(s->ins_turn);
+    sqlite3_finalize(s->ins_mine);
+    sqlite3_finalize(s->lad_put);
+    sqlite3_finalize(s->lad_hist);
+    sqlite3_finalize(s->lad_pair);
     sqlite3_close_v2(s->rdb);
     sqlite3_close_v2(s->wdb); /* the last close checkpoints the WAL */
     pthread_cond_destroy(&s->rmore);
@@ -341,11 +393,84 @@ static int bind_text(sqlite3_stmt *st, int i, const char *t)
     return t ? sqlite3_bind_text(st, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
 }
 
+/* Runs `st` once (bound by the caller) and resets it. */
+static int step_reset(sqlite3_stmt *st, int rc)
+{
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
+static int ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder_player *p,
+                      int64_t when)
+{
+    sqlite3_stmt *st = s->lad_put;
+    int rc = bind_text(st, 1, rules);
+    rc = rc ? rc : bind_text(st, 2, p->name);
+    rc = rc ? rc : sqlite3_bind_double(st, 3, p->mu);
+    rc = rc ? rc : sqlite3_bind_double(st, 4, p->sigma);
+    rc = rc ? rc : sqlite3_bind_int64(st, 5, p->games);
+    rc = rc ? rc : sqlite3_bind_int64(st, 6, p->deals);
+    rc = rc ? rc : sqlite3_bind_double(st, 7, p->score);
+    rc = rc ? rc : sqlite3_bind_int64(st, 8, p->faults);
+    rc = rc ? rc : bind_text(st, 9, p->suspended[0] ? p->suspended : NULL);
+    rc = rc ? rc : sqlite3_bind_int64(st, 10, when);
+    return step_reset(st, rc);
+}
+
+/* A deal's rows: a failure part-way leaves the rest undone, and the batch
+ * rolls back what this item wrote (write_batch). */
+static int ladder_deal(ddz_store *s, const item *it)
+{
+    const ddz_store_ladder_deal *d = it->deal;
+    const char *rules = it->room;
+    int rc = SQLITE_OK;
+    for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
+        rc = ladder_put(s, rules, &d->p[i], it->finished_ms);
+        if (rc != SQLITE_OK)
+            break;
+        sqlite3_stmt *st = s->lad_hist;
+        rc = bind_text(st, 1, rules);
+        rc = rc ? rc : bind_text(st, 2, d->p[i].name);
+        rc = rc ? rc : sqlite3_bind_int64(st, 3, it->finished_ms);
+        rc = rc ? rc : sqlite3_bind_double(st, 4, d->p[i].mu);
+        rc = rc ? rc : sqlite3_bind_double(st, 5, d->p[i].sigma);
+        rc = rc ? rc : sqlite3_bind_double(st, 6, d->score[i]);
+        rc = rc ? rc : sqlite3_bind_int(st, 7, d->faults[i]);
+        for (int g = 0; g < 3; g++)
+            rc = rc ? rc : sqlite3_bind_int64(st, 8 + g, d->games[g]);
+        rc = rc ? rc : bind_text(st, 11, d->p[(i + 1) % 3].name);
+        rc = rc ? rc : bind_text(st, 12, d->p[(i + 2) % 3].name);
+        rc = step_reset(st, rc);
+        if (rc != SQLITE_OK)
+            break;
+        const char *a = d->p[i].name, *b = d->p[(i + 1) % 3].name;
+        if (strcmp(a, b) > 0) {
+            const char *t = a;
+            a = b, b = t;
+        }
+        st = s->lad_pair;
+        rc = bind_text(st, 1, rules);
+        rc = rc ? rc : bind_text(st, 2, a);
+        rc = rc ? rc : bind_text(st, 3, b);
+        rc = step_reset(st, rc);
+    }
+    return rc;
+}
+
 /* Executes one queued write; returns an SQLite result code. */
 static int write_item(ddz_store *s, const item *it)
 {
     sqlite3_stmt *st;
     int rc;
+    if (it->kind == ITEM_LADDER_DEAL)
+        return ladder_deal(s, it);
+    if (it->kind == ITEM_LADDER_PUT)
+        return ladder_put(s, it->room, &it->deal->p[0], it->finished_ms);
     if (it->kind == ITEM_GAME) {
         st = s->ins_game;
         rc = sqlite3_bind_int64(st, 1, it->id);
@@ -357,6 +482,11 @@ static int write_item(ddz_store *s, const item *it)
             rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
         rc = rc ? rc : bind_text(st, 9, it->text);
         rc = rc ? rc : bind_text(st, 10, it->key);
+    } else if (it->kind == ITEM_MINE) {
+        st = s->ins_mine;
+        rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
+        rc = rc ? rc : sqlite3_bind_int64(st, 2, it->id);
+        rc = rc ? rc : sqlite3_bind_int(st, 3, it->number);
     } else {
         st = s->ins_turn;
         rc = bind_text(st, 1, it->room);
@@ -640,7 +770,234 @@ int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
     return enqueue(s, it);
 }
 
+int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DDZ_STORE_ME_BYTES])
+{
+    if (game < 1 || seat < 0 || seat > 2)
+        return DDZ_EINVAL;
+    item *it = calloc(1, sizeof *it);
+    if (!it)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    it->kind = ITEM_MINE;
+    it->id = game;
+    it->number = seat;
+    memcpy(it->me, me, sizeof it->me);
+    return enqueue(s, it);
+}
+
+/* ---- the ladder ---------------------------------------------------------------- */
+
+static int ladder_item(ddz_store *s, enum item_kind kind, const char *rules,
+                       const ddz_store_ladder_deal *d)
+{
+    if (!rules || !*rules)
+        return DDZ_EINVAL;
+    for (int i = 0; i < (kind == ITEM_LADDER_DEAL ? 3 : 1); i++)
+        if (!d->p[i].name[0])
+            return DDZ_EINVAL;
+    item *it = calloc(1, sizeof *it);
+    if (!it)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    it->kind = kind;
+    it->finished_ms = now_ms();
+    if (!(it->room = strdup(rules)) || !(it->deal = malloc(sizeof *it->deal)))
+        return dropped(s, it, DDZ_ENOMEM);
+    *it->deal = *d;
+    return enqueue(s, it);
+}
+
+int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_ladder_deal *d)
+{
+    return ladder_item(s, ITEM_LADDER_DEAL, rules, d);
+}
+
+int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder_player *p)
+{
+    ddz_store_ladder_deal d = {.p = {*p}};
+    return ladder_item(s, ITEM_LADDER_PUT, rules, &d);
+}
+
+static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+/* Runs `sql` bound with `rules` (and `name`, `limit` if given) on the
+ * reading connection, calling row(ctx, st) for each row. */
+static int ladder_read(ddz_store *s, const char *sql, const char *rules, const char *name,
+                       int limit, void (*row)(void *ctx, sqlite3_stmt *st), void *ctx)
+{
+    pthread_mutex_lock(&s->rlock);
+    sqlite3_stmt *st;
+    int n = 0;
+    if (sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL) != SQLITE_OK) {
+        n = read_failed(s);
+        pthread_mutex_unlock(&s->rlock);
+        return n;
+    }
+    sqlite3_bind_text(st, 1, rules, -1, SQLITE_STATIC);
+    if (name) {
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, limit);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row(ctx, st);
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        n = read_failed(s);
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->rlock);
+    return n;
+}
+
+typedef struct ladder_cb {
+    void (*player)(void *ctx, const ddz_store_ladder_player *p);
+    void (*pair)(void *ctx, const char *a, const char *b, long deals);
+    void (*hist)(void *ctx, const ddz_store_ladder_hist *h);
+    void *ctx;
+} ladder_cb;
+
+static void player_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    ddz_store_ladder_player p = {0};
+    copy_text(p.name, sizeof p.name, st, 0);
+    p.mu = sqlite3_column_double(st, 1);
+    p.sigma = sqlite3_column_double(st, 2);
+    p.games = (long)sqlite3_column_int64(st, 3);
+    p.deals = (long)sqlite3_column_int64(st, 4);
+    p.score = sqlite3_column_double(st, 5);
+    p.faults = (long)sqlite3_column_int64(st, 6);
+    copy_text(p.suspended, sizeof p.suspended, st, 7);
+    c->player(c->ctx, &p);
+}
+
+int ddz_store_ladder_players(ddz_store *s, const char *rules,
+                             void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx)
+{
+    ladder_cb c = {.player = cb, .ctx = ctx};
+    return ladder_read(s,
+                       "SELECT name, mu, sigma, games, deals, score, faults, suspended"
+                       " FROM ladder_players WHERE rules = ?1 ORDER BY name",
+                       rules, NULL, 0, player_row, &c);
+}
+
+static void pair_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    char a[DDZ_LADDER_NAME_MAX], b[DDZ_LADDER_NAME_MAX];
+    copy_text(a, sizeof a, st, 0);
+    copy_text(b, sizeof b, st, 1);
+    c->pair(c->ctx, a, b, (long)sqlite3_column_int64(st, 2));
+}
+
+int ddz_store_ladder_pairs(ddz_store *s, const char *rules,
+                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
+                           void *ctx)
+{
+    ladder_cb c = {.pair = cb, .ctx = ctx};
+    return ladder_read(s, "SELECT a, b, deals FROM ladder_pairs WHERE rules = ?1", rules, NULL, 0,
+                       pair_row, &c);
+}
+
+static void hist_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    ddz_store_ladder_hist h = {0};
+    h.id = sqlite3_column_int64(st, 0);
+    h.finished_ms = sqlite3_column_int64(st, 1);
+    h.mu = sqlite3_column_double(st, 2);
+    h.sigma = sqlite3_column_double(st, 3);
+    h.score = sqlite3_column_double(st, 4);
+    h.faults = sqlite3_column_int(st, 5);
+    for (int g = 0; g < 3; g++)
+        h.games[g] = sqlite3_column_int64(st, 6 + g);
+    copy_text(h.opp[0], sizeof h.opp[0], st, 9);
+    copy_text(h.opp[1], sizeof h.opp[1], st, 10);
+    c->hist(c->ctx, &h);
+}
+
+int ddz_store_ladder_history(ddz_store *s, const char *rules, const char *name, int limit,
+                             void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx)
+{
+    ladder_cb c = {.hist = cb, .ctx = ctx};
+    return ladder_read(s,
+                       "SELECT id, finished_at, mu, sigma, score, faults, game1, game2, game3,"
+                       " opp1, opp2 FROM ladder_history WHERE rules = ?1 AND name = ?2"
+                       " ORDER BY id DESC LIMIT ?3",
+                       rules, name, limit, hist_row, &c);
+}
+
 /* ---- reads ------------------------------------------------------------------ */
+
+int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json)
+{
+    *json = NULL;
+    if (max < 1 || max > DDZ_STORE_MINE_MAX)
+        return DDZ_EINVAL;
+    json_t *list = json_array();
+    if (!list)
+        return DDZ_ENOMEM;
+    pthread_mutex_lock(&s->rlock);
+    sqlite3_stmt *st;
+    /* the newest first; what a list row shows comes out of the record
+     * (SQLite's JSON functions), so the record stays the one source */
+    int rc = sqlite3_prepare_v2(
+        s->rdb,
+        "SELECT g.id, g.key, g.room, g.finished_at, m.seat, g.name_west, g.name_south,"
+        " g.name_east, json_extract(g.record, '$.scores'), json_extract(g.record, '$.landlord'),"
+        " json_extract(g.record, '$.winner'), json_extract(g.record, '$.rules')"
+        " FROM mine m JOIN games g ON g.id = m.game"
+        " WHERE m.owner = ?1 ORDER BY m.game DESC LIMIT ?2",
+        -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        rc = read_failed(s);
+        pthread_mutex_unlock(&s->rlock);
+        json_decref(list);
+        return rc;
+    }
+    sqlite3_bind_blob(st, 1, me, DDZ_STORE_ME_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, max);
+    int step;
+    bool ok = true;
+    while (ok && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(st, 1);
+        const char *room = (const char *)sqlite3_column_text(st, 2);
+        const char *scores = (const char *)sqlite3_column_text(st, 8);
+        const char *rules = (const char *)sqlite3_column_text(st, 11);
+        json_t *names = json_array(), *sc = scores ? json_loads(scores, 0, NULL) : json_null();
+        for (int i = 0; names && i < 3; i++) {
+            const char *n = (const char *)sqlite3_column_text(st, 5 + i);
+            json_array_append_new(names, n ? json_string(n) : json_null());
+        }
+        json_t *seat_of[2];
+        for (int i = 0; i < 2; i++)
+            seat_of[i] = sqlite3_column_type(st, 9 + i) == SQLITE_INTEGER
+                             ? json_integer(sqlite3_column_int(st, 9 + i))
+                             : json_null();
+        json_t *g = json_pack(
+            "{s:I, s:o, s:o, s:I, s:i, s:o, s:o, s:o, s:o, s:o}", "id",
+            (json_int_t)sqlite3_column_int64(st, 0), "key", key ? json_string(key) : json_null(),
+            "room", room ? json_string(room) : json_null(), "finished_at",
+            (json_int_t)sqlite3_column_int64(st, 3), "seat", sqlite3_column_int(st, 4), "names",
+            names, "scores", sc ? sc : json_null(), "landlord", seat_of[0], "winner", seat_of[1],
+            "rules", rules ? json_string(rules) : json_string("caai"));
+        ok = g && json_array_append_new(list, g) == 0;
+    }
+    if (!ok)
+        rc = DDZ_ENOMEM;
+    else if (step != SQLITE_DONE)
+        rc = read_failed(s);
+    else
+        rc = (*json = json_dumps(list, DDZ_RECORD_JSON_FLAGS)) ? (int)json_array_size(list)
+                                                               : DDZ_ENOMEM;
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->rlock);
+    json_decref(list);
+    return rc;
+}
 
 int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
 {
@@ -731,6 +1088,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind == DDZ_STORE_READ_GAME) {
         r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
+    } else if (r->kind == DDZ_STORE_READ_MINE) {
+        r->rc = ddz_store_my_games(s, r->me, DDZ_STORE_MINE_MAX, &r->json);
     } else {
         r->rc = ddz_store_token_check(s, r->token, r->name);
         sodium_memzero(r->token, sizeof r->token);
@@ -793,7 +1152,8 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN)
+    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN &&
+        r->kind != DDZ_STORE_READ_MINE)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;

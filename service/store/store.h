@@ -42,6 +42,25 @@
  *          NOT NULL, revoked_at INTEGER)
  *       hash is BLAKE2b-256 of the token's 32 random bytes; the token itself
  *       is never stored.
+ *   ladder_players(rules TEXT, name TEXT, mu REAL, sigma REAL, games INTEGER,
+ *         deals INTEGER, score REAL, faults INTEGER, suspended TEXT,
+ *         updated_at INTEGER, PRIMARY KEY(rules, name))       -- version 3
+ *       a ladder participant's standing under one rule set, as of its last
+ *       deal (`score`: the sum of its deal totals; `suspended`: the reason,
+ *       NULL if it is not).
+ *   ladder_history(id INTEGER PRIMARY KEY, rules TEXT, name TEXT,
+ *         finished_at INTEGER, mu REAL, sigma REAL, score REAL, faults INTEGER,
+ *         game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT)
+ *       one row per participant and deal: its rating after the deal, the
+ *       deal's total and faults, the three games' ids (games(id)) and the
+ *       two opponents.
+ *   ladder_pairs(rules TEXT, a TEXT, b TEXT, deals INTEGER,
+ *         PRIMARY KEY(rules, a, b))
+ *       deals two participants shared (a < b bytewise), for the scheduler.
+ *   mine(owner BLOB, game INTEGER, seat INTEGER, PRIMARY KEY(owner, game))
+ *       who played game `game` in seat `seat`: owner is BLAKE2b-256 of the
+ *       key a browser keeps for itself ("my games"), never the key
+ *       (version 4).
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). SQLite errors never abort: they give DDZ_EDB and are
@@ -57,12 +76,14 @@
 
 #include "rules/record.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 2
+#define DDZ_STORE_SCHEMA_VERSION 4
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
 #define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
 #define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
+#define DDZ_STORE_ME_BYTES 32     /* a player's hash: BLAKE2b-256 of its browser's own key */
+#define DDZ_STORE_MINE_MAX 20     /* games in a player's list ("my games") */
 
 typedef struct ddz_store ddz_store;
 
@@ -148,6 +169,22 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
 int ddz_store_add_turn(ddz_store *s, const char *room, int turn, int games,
                        const char *const names[3], const double totals[3]);
 
+/* Queues that the player whose hash is `me` played game `game` (from
+ * ddz_store_reserve_game_id(), queued with ddz_store_add_game() before) in
+ * `seat`. Returns 0 when queued, DDZ_EINVAL for a bad game or seat, DDZ_EDB
+ * if the queue is full (DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DDZ_STORE_ME_BYTES]);
+
+/* Sets *json (malloc'd, the caller frees it) to the newest `max` (1 to
+ * DDZ_STORE_MINE_MAX) games the player whose hash is `me` played, newest
+ * first, as a JSON array of {id, key (null for a listed room's game), room,
+ * finished_at (unix ms), seat, names [3], scores [3], landlord, winner
+ * (seats or null), rules}: the player's own games only, whatever their
+ * room (their keys included: the player was at the table). Only committed
+ * writes are seen. Returns the number of games, DDZ_EINVAL for a bad `max`,
+ * DDZ_EDB or DDZ_ENOMEM (then *json is NULL). */
+int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json);
+
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
  * it): the compact SPEC 10 line, without a newline. A game stored with a
  * key is found only if `key` is that key (compared in constant time); one
@@ -200,6 +237,67 @@ int ddz_store_token_list(ddz_store *s,
                          void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                          void *ctx);
 
+/* ---- The ladder (service/server/ladder_srv.c) ------------------------------
+ *
+ * Every deal's outcome is one queued write (one transaction with the rest
+ * of its batch): the three players' standings, their history rows and the
+ * pair counts, so a restart finds them all or none. The loads are
+ * synchronous reads for the server's start, before its loop runs. */
+
+#define DDZ_LADDER_NAME_MAX 80 /* a participant's name: at most 79 bytes + NUL */
+
+typedef struct ddz_store_ladder_player {
+    char name[DDZ_LADDER_NAME_MAX];
+    double mu, sigma;    /* rating and uncertainty */
+    long games, deals;   /* played */
+    double score;        /* sum of its deal totals */
+    long faults;         /* games it faulted in */
+    char suspended[160]; /* why it is suspended, "" if it is not */
+} ddz_store_ladder_player;
+
+typedef struct ddz_store_ladder_deal {
+    ddz_store_ladder_player p[3]; /* the three standings after the deal */
+    double score[3];              /* the deal's totals */
+    int faults[3];                /* games of the deal each faulted in */
+    int64_t games[3];             /* the deal's three games (ids in games) */
+} ddz_store_ladder_deal;
+
+typedef struct ddz_store_ladder_hist {
+    int64_t id;          /* increasing with time */
+    int64_t finished_ms; /* unix ms */
+    double mu, sigma;    /* after the deal */
+    double score;        /* the deal's total */
+    int faults;          /* games of the deal it faulted in */
+    int64_t games[3];    /* its three games */
+    char opp[2][DDZ_LADDER_NAME_MAX];
+} ddz_store_ladder_hist;
+
+/* Queues deal `d` under rule set `rules` (standings upserted, three history
+ * rows, the three pairs counted). Returns 0 when queued, DDZ_EINVAL for an
+ * empty name or rules, DDZ_EDB if the queue is full (DROPPED and counted)
+ * or DDZ_ENOMEM. */
+int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_ladder_deal *d);
+
+/* Queues the standing `p` under `rules` (a suspension set or lifted).
+ * Returns as ddz_store_ladder_add_deal. */
+int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder_player *p);
+
+/* Calls cb for every participant stored under `rules` (name order).
+ * READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_players(ddz_store *s, const char *rules,
+                             void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);
+
+/* Calls cb for every stored pair under `rules`. READS SYNCHRONOUSLY.
+ * Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_pairs(ddz_store *s, const char *rules,
+                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
+                           void *ctx);
+
+/* Calls cb for the latest `limit` history rows of `name` under `rules`,
+ * newest first. READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */
+int ddz_store_ladder_history(ddz_store *s, const char *rules, const char *name, int limit,
+                             void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx);
+
 /* ---- Reads for an event loop ----------------------------------------------
  *
  * A read may wait: for the disk, for a lock another process holds (up to
@@ -222,6 +320,7 @@ int ddz_store_token_list(ddz_store *s,
 enum ddz_store_read_kind {
     DDZ_STORE_READ_GAME = 1, /* ddz_store_get_game(id) */
     DDZ_STORE_READ_TOKEN,    /* ddz_store_token_check(token) */
+    DDZ_STORE_READ_MINE,     /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
 };
 
 typedef struct ddz_store_read {
@@ -229,9 +328,10 @@ typedef struct ddz_store_read {
     int64_t id;                      /* GAME: the game to fetch */
     char key[DDZ_STORE_KEY_HEX + 1]; /* GAME: its link key, "" for none */
     char token[DDZ_TOKEN_HEX + 1];   /* TOKEN: the token to check; wiped once checked */
+    uint8_t me[DDZ_STORE_ME_BYTES];  /* MINE: the player's hash */
     void *owner;                     /* the caller's: who waits for the answer */
     int rc;                          /* answer: as the synchronous function returns */
-    char *json;                      /* GAME answer, malloc'd (the caller frees it) or NULL */
+    char *json;                      /* GAME, MINE answer, malloc'd (the caller frees it) or NULL */
     char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
     struct ddz_store_read *next;     /* the store's queue link */
 } ddz_store_read;

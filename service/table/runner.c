@@ -95,7 +95,16 @@ static void on_clock(ddz_timer *t)
     int64_t due = ddz_table_deadline(&r->table);
     int seat = ddz_table_state(&r->table)->turn;
     int player = ddz_table_player_at(&r->table, seat);
-    if (due >= 0 && ddz_table_time(&r->table, now_ms(r)))
+    if (due >= 0 && due <= now_ms(r) && r->ask_player == player && r->cb.timeout &&
+        r->cb.timeout(r->cb.ctx, player) && r->seat[player]) {
+        /* the driver handed the seat over: the new seat answers in time */
+        r->ask.deadline_ms = ddz_table_extend(&r->table, now_ms(r));
+        logf_(r, player, false, "game %d: seat %c: out of time: %s answers for it",
+              ddz_table_game(&r->table) + 1, 'A' + seat, who(r->seat[player]));
+        if (r->cb.event)
+            r->cb.event(r->cb.ctx, &r->ask); /* everyone sees the new time limit */
+        r->seat[player]->ops->ask(r->seat[player], &r->ask, &r->table);
+    } else if (due >= 0 && ddz_table_time(&r->table, now_ms(r)))
         logf_(r, player, false, "game %d: %s (seat %c): timeout: no answer within %d ms",
               ddz_table_game(&r->table) + 1, who(r->seat[player]), 'A' + seat,
               r->table.cfg.time_ms);

@@ -31,6 +31,11 @@ typedef struct ddz_runner_cb {
     void (*log)(void *ctx, int player, bool warn, const char *msg);
     /* How long hosted AIs wait before acting; NULL = no wait. */
     int64_t (*think_delay_us)(void *ctx);
+    /* `player`'s request is overdue. Returns true if the driver seated
+     * someone else to answer it (a casual room's hosted AI in custody):
+     * the request then gets a fresh time limit and is asked of the new
+     * seat, and no timeout is charged. NULL or false: the timeout fault. */
+    bool (*timeout)(void *ctx, int player);
 } ddz_runner_cb;
 
 /* Creates a runner on `loop` with no series and no seats. Returns NULL on

@@ -43,7 +43,11 @@ typedef struct ddz_seat_host {
 } ddz_seat_host;
 
 typedef struct ddz_seat_ops {
-    const char *kind; /* "human", "bot", "ai", "engine": the protocol's names */
+    const char *kind; /* "human", "bot", "ai", "engine": the protocol's names (a
+                         program the operator runs is an "engine", whatever
+                         protocol it speaks) */
+    const char *what; /* what plays the seat, for log lines ("engine", "bot");
+                         NULL = `kind` */
     /* An event the seat's player may know (the table filtered it), with the
      * table for context (the seat's view). `t` is NULL where the seat plays
      * a table it only hears of (ddz bridge): seats that need the table
@@ -87,6 +91,12 @@ static inline bool ddz_seat_idle(const ddz_seat *s)
 static inline bool ddz_seat_connected(const ddz_seat *s)
 {
     return !s->ops->connected || s->ops->connected(s);
+}
+
+/* Returns what plays `s`, for log lines (ops->what, else ops->kind). */
+static inline const char *ddz_seat_what(const ddz_seat *s)
+{
+    return s->ops->what ? s->ops->what : s->ops->kind;
 }
 
 static inline void ddz_seat_close(ddz_seat *s)

@@ -30,12 +30,13 @@ bool ddz_table_next(ddz_table *t, ddz_tev *ev)
 
 static int maxscore(const ddz_table *t)
 {
-    return t->cfg.maxscore > 0 ? t->cfg.maxscore : ddz_rules_maxscore(t->cfg.rules, t->games);
+    return t->cfg.maxscore > 0 ? t->cfg.maxscore
+                               : ddz_rules_maxscore(t->cfg.rules, t->cfg.played + t->games);
 }
 
 int ddz_table_init(ddz_table *t, const ddz_table_cfg *cfg)
 {
-    if (cfg->deals < 1 || cfg->time_ms < 1)
+    if (cfg->deals < 1 || cfg->time_ms < 1 || cfg->played < 0)
         return DDZ_EINVAL;
     memset(t, 0, sizeof *t);
     t->cfg = *cfg;
@@ -50,7 +51,8 @@ int ddz_table_init(ddz_table *t, const ddz_table_cfg *cfg)
     ddz_ref_init(&t->ref, &rc);
     /* SPEC 6: a fault before the leftover costs maxscore / games, which is
      * the rule set's per-game maximum whatever the series' length. */
-    t->ref.cfg.early_penalty = ddz_rules_early_penalty(t->cfg.rules, maxscore(t), t->games);
+    t->ref.cfg.early_penalty =
+        ddz_rules_early_penalty(t->cfg.rules, maxscore(t), t->cfg.played + t->games);
     for (int i = 0; i < 3; i++)
         t->player_at[i] = t->seat_of[i] = i;
     t->deadline_ms = -1;
@@ -62,8 +64,8 @@ void ddz_table_info_of(const ddz_table *t, ddz_table_info *info)
     *info = (ddz_table_info){
         .turn = t->cfg.turn,
         .turns = t->cfg.turns,
-        .game = ddz_table_game(t) + 1,
-        .games = t->games,
+        .game = t->cfg.played + ddz_table_game(t) + 1,
+        .games = t->cfg.played + t->games,
         .up = 0,
         .maxscore = maxscore(t),
         .time_s = (t->cfg.time_ms + 999) / 1000,
@@ -206,6 +208,14 @@ int ddz_table_time(ddz_table *t, int64_t now_ms)
     ddz_ref_fault(&t->ref, t->ref.game.turn, DDZ_FAULT_TIMEOUT);
     drain(t, now_ms);
     return 1;
+}
+
+int64_t ddz_table_extend(ddz_table *t, int64_t now_ms)
+{
+    if (!ddz_ref_running(&t->ref) || t->deadline_ms < 0)
+        return -1;
+    t->deadline_ms = now_ms + t->cfg.time_ms;
+    return t->deadline_ms;
 }
 
 void ddz_table_set_autopass(ddz_table *t, int player, bool on)

@@ -72,6 +72,10 @@ typedef struct ddz_table_cfg {
     int turn, turns;                /* INFO's turn numbers (1-based; 0 = 1) */
     uint8_t master[DDZ_SEED_BYTES]; /* deal k is dealt from ddz_deal_game_seed(master, k) */
     uint32_t first_deal;            /* index k of the series' first deal */
+    int played;                     /* games of this series played before (a resumed
+                                       tournament table): INFO counts them, and
+                                       maxscore's default covers them; events still
+                                       number games from the series' first */
     uint8_t autopass[3];            /* per player: pass for it when it cannot beat */
 } ddz_table_cfg;
 
@@ -130,6 +134,11 @@ int ddz_table_fault(ddz_table *t, int player, int kind, int64_t now_ms);
  * the next request is timed from `now_ms`). Returns 1 if it charged one,
  * else 0. */
 int ddz_table_time(ddz_table *t, int64_t now_ms);
+
+/* Gives the open request a fresh time limit from `now_ms` (a hosted AI took
+ * the seat over instead of the clock charging it). Returns the new deadline,
+ * or -1 if no request is open. */
+int64_t ddz_table_extend(ddz_table *t, int64_t now_ms);
 
 /* Sets whether the referee passes for `player` when it cannot beat (from
  * the next request on). Ignores a bad player. */

@@ -360,3 +360,73 @@ Test(greedy, bids_by_hand_strength)
     cr_assert_eq(ddz_view_bid(&v, 1, 1), 0);
     cr_assert_eq(ddz_greedy_bid(&v), 0);
 }
+
+/* ---------------------------------------------------------------------- */
+/* Hints (the Hint button: ddz_greedy_hints)                               */
+
+/* Asserts what every hint list must be: legal plays of the seat's own
+ * cards, none a pass, none twice, at most `max`. */
+static void assert_hints(const ddz_view *v, const ddz_cards *h, int n, int max)
+{
+    cr_assert_leq(n, max);
+    for (int i = 0; i < n; i++) {
+        cr_assert_neq(h[i], 0, "hint %d is a pass", i);
+        assert_legal_play(v, h[i]);
+        for (int j = 0; j < i; j++)
+            cr_assert_neq(h[i], h[j], "hint %d repeats hint %d", i, j);
+    }
+}
+
+/* Returns the position of `c` in the hints, or n if absent. */
+static int hint_at(const ddz_cards *h, int n, ddz_cards c)
+{
+    int i = 0;
+    while (i < n && h[i] != c)
+        i++;
+    return i;
+}
+
+/* Leading with a straight in hand: the straight comes first, before any
+ * single or pair broken out of it (the old client offered 13 singles and
+ * pairs before it). */
+Test(greedy, hints_keep_a_straight_whole)
+{
+    const int left[3] = {17, 8, 17};
+    ddz_view v = table(1, 0, "34567 99 J", "", left);
+    ddz_cards h[8];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
+    assert_hints(&v, h, n, 8);
+    cr_assert_geq(n, 5);
+    ddz_cards straight = ranks_in(&v, "34567");
+    cr_assert_eq(h[0], straight, "the straight first, got %#llx", (unsigned long long)h[0]);
+    /* and every play from inside the straight comes after it */
+    for (int i = 1; i < n; i++)
+        cr_assert(hint_at(h, n, straight) < i, "hint %d before the straight", i);
+}
+
+/* Following a single: a card that breaks nothing (K, A) is suggested before
+ * one taken out of the straight or the pair. */
+Test(greedy, hints_follow_without_breaking)
+{
+    const int left[3] = {17, 9, 17};
+    ddz_view v = table(1, 0, "56789 JJ K A", "", left);
+    opp_plays(&v, 0, "4");
+    ddz_cards h[8];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
+    assert_hints(&v, h, n, 8);
+    cr_assert_geq(n, 2);
+    for (int i = 0; i < 2; i++) {
+        int r = ddz_combo_classify(v.rules, ddz_cards_ranks(h[i])).rank;
+        cr_assert(r == DDZ_RANK_A || r == 10, "hint %d: rank %d breaks a combination", i, r);
+    }
+}
+
+/* Nothing beats the last play: no hint (the client offers the pass). */
+Test(greedy, hints_empty_when_only_passing)
+{
+    const int left[3] = {17, 3, 17};
+    ddz_view v = table(1, 0, "345", "", left);
+    opp_plays(&v, 0, "W");
+    ddz_cards h[8];
+    cr_assert_eq(ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8), 0);
+}

@@ -346,6 +346,7 @@ static void track(cli *c, const ddz_event *e)
         c->over = NULL;
         c->turn = NULL;
         c->played = 0;
+        c->acted = -1; /* each game numbers its turns from 1 again */
         c->hand = e->game.has_hand ? e->game.hand : 0;
         break;
     case DDZ_EVENT_LEFTOVER:

@@ -1,7 +1,8 @@
 /* test_bridge.c - `ddz bridge`: the translator fed by hand (server events
  * in, a fake seat's table events and requests out), the translator driving
- * a real engine seat on a poll loop, then real bridges playing real engines
- * in a real `ddz serve`.
+ * a real CAAI engine seat and a real Botzone seat (both modes) on a poll
+ * loop, then real bridges playing real engines and Botzone bots in a real
+ * `ddz serve`, under caai and botzone-ftl2.
  *
  * Server frames are built as proto/event.h values and printed, so that
  * every frame the translator is fed is one the server could send. The
@@ -508,17 +509,34 @@ Test(bridge_xlate, a_failed_seat_owes_nothing_and_is_dealt_the_next_game, .fini 
     const char *t2[] = {"p0 game 2 seat A hand 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
                         "ASKED all ask A bid seq 1 due 5000"};
     told(&at, t2, 2);
-    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 1, 0), 0);
-    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":1}");
 
     /* a failure of a game already over is only logged */
     e = ev_over(2, 2, -1, 1, DDZ_FAULT_TIMEOUT);
     feed(&e);
     F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_TIMEOUT, 1, "no OK ERROR");
     cr_assert_eq(R.give_ups, 0);
-    /* the third failure of an engine that never said its name gives up */
+    /* the third failure of a program that never said its name nor
+     * answered gives up: it cannot play at all */
     F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_CRASH, -1, "engine exited");
     cr_assert_eq(R.give_ups, 1, "log:\n%s", R.log);
+    cr_assert(strstr(R.log, "engine failed 3 times without ever answering or saying its name"),
+              "%s", R.log);
+}
+
+/* A Botzone bot has no name to say: a seat that has answered once has
+ * shown it can play, and is not given up on however often it fails. */
+Test(bridge_xlate, a_seat_that_answered_is_never_given_up_on, .fini = teardown)
+{
+    seated_at_a();
+    F.name = "";
+    feed_game(1, 2, 1);
+    ddz_event e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    cr_assert_eq(seat_acts(DDZ_EV_ASK_BID, 1, 1, 0), 0);
+    for (int i = 0; i < 5; i++)
+        F.base.host.fault(F.base.host.ctx, &F.base, DDZ_FAULT_PROTOCOL, -1, "not JSON");
+    cr_assert_eq(R.give_ups, 0, "log:\n%s", R.log);
+    cr_assert_eq(B.warnings, 5, "log:\n%s", R.log);
 }
 
 Test(bridge_xlate, garbage_frames_are_logged_and_ignored, .fini = teardown)
@@ -670,7 +688,8 @@ Test(bridge_xlate, resume_after_the_game_ended, .fini = teardown)
 
 Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
 {
-    setup_bridge(&(ddz_bridge_opts){.token = "t", .seat = -1, .fill = "ai:greedy", .time = 7});
+    setup_bridge(&(ddz_bridge_opts){
+        .token = "t", .seat = -1, .fill = "ai:greedy", .time = 7, .rules = "botzone-ftl2"});
     ddz_bridge_connected(&B);
     ddz_event e = ev_welcome();
     feed(&e);
@@ -702,6 +721,7 @@ Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
     json_t *o = json_object_get(c, "options");
     cr_assert(json_is_true(json_object_get(o, "bots")));
     cr_assert_eq(json_integer_value(json_object_get(o, "time")), 7);
+    cr_assert_str_eq(json_string_value(json_object_get(o, "rules")), "botzone-ftl2");
     cr_assert_eq(json_integer_value(json_object_get(c, "seat")), 0);
     json_t *seats = json_object_get(o, "seats");
     cr_assert(json_is_null(json_array_get(seats, 0)));
@@ -860,6 +880,245 @@ Test(bridge_seat, a_caai_engine_plays_through_the_translator, .fini = teardown, 
     rmdir(tmp);
 }
 
+/* The last line of the file `path`, parsed (NULL if none or not JSON). */
+static json_t *last_json_line(const char *path)
+{
+    char *text = slurp(path);
+    char *last = NULL;
+    for (char *p = strtok(text, "\n"); p; p = strtok(NULL, "\n"))
+        last = p;
+    json_t *j = last ? json_loads(last, 0, NULL) : NULL;
+    free(text);
+    return j;
+}
+
+/* The request `want` (JSON text) is the last the bot read: alone, from a
+ * bot kept running, or else last of the whole `requests` of a fresh
+ * process, whose `responses` are then `responses` (JSON text). */
+static void bot_read(const char *lines, bool keep_form, const char *want, const char *responses)
+{
+    json_t *got = last_json_line(lines), *w = json_loads(want, 0, NULL);
+    cr_assert(got && w, "the bot read nothing parseable (%s)", want);
+    char *text = json_dumps(got, JSON_COMPACT);
+    if (keep_form) {
+        cr_assert(json_equal(got, w), "the bot read %s, not %s alone", text, want);
+    } else {
+        json_t *reqs = json_object_get(got, "requests");
+        json_t *resp = json_loads(responses, 0, NULL);
+        cr_assert(json_equal(json_array_get(reqs, json_array_size(reqs) - 1), w),
+                  "the bot read %s, not ending with %s", text, want);
+        cr_assert(json_equal(json_object_get(got, "responses"), resp), "%s: responses not %s", text,
+                  responses);
+        json_decref(resp);
+    }
+    free(text);
+    json_decref(got);
+    json_decref(w);
+}
+
+/* A Botzone bot behind the translator, in either mode: it is asked with
+ * SPEC 11's requests made from the room's events, its answers go out as
+ * requests; an answer that is not JSON fails the seat and sends nothing
+ * (the server's clock decides), and the next game it plays again. */
+static void botzone_through_translator(bool keep)
+{
+    char tmp[] = "/tmp/ddz-bridge-bz-XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    char lines[128], once[128], cmd[512], err_log[128];
+    snprintf(lines, sizeof lines, "%s/lines", tmp);
+    snprintf(once, sizeof once, "%s/once", tmp);
+    snprintf(err_log, sizeof err_log, "%s/stderr", tmp);
+    /* its second ask (the first play request) is answered with garbage */
+    snprintf(cmd, sizeof cmd, "'%s'%s --garbage-at 2 --once '%s' --log '%s'", DDZ_TESTBOT,
+             keep ? " --keep-running" : "", once, lines);
+    ddz_loop *loop = ddz_poll_loop_create();
+    cr_assert(loop);
+    ddz_seat_env env = {.loop = loop, .stderr_log = err_log, .kill_grace_ms = -1};
+    int err = 0;
+    ddz_seat *s = ddz_seat_program_create(DDZ_SEAT_BOTZONE, cmd, "", &env, &err);
+    cr_assert(s, "%s", ddz_strerror(err));
+    for (int i = 0; i < R.nsent; i++)
+        json_decref(R.sent[i]);
+    memset(&R, 0, sizeof R);
+    ddz_bridge_init(&B, s, &IO, &(ddz_bridge_opts){.room = "r1", .seat = 0});
+    ddz_bridge_connected(&B);
+    ddz_event e = ev_welcome();
+    feed(&e);
+    frame("{\"type\":\"joined\",\"room\":\"r1\",\"seat\":0}");
+    e = ev_state(DDZ_EVENT_PH_WAITING);
+    feed(&e);
+
+    /* game 1: the bid request, in the whole form (a fresh process) */
+    feed_game(1, 2, 1);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    int n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, R.nsent > n, 5000), "no bid from the bot (log:\n%s)", R.log);
+    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":1}");
+    json_t *first = last_json_line(lines);
+    json_t *want = json_loads(
+        "{\"requests\":[{\"own\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],\"bid\":[]}],"
+        "\"responses\":[],\"data\":\"\",\"globaldata\":\"\"}",
+        0, NULL);
+    cr_assert(json_equal(first, want), "first request: %s", json_dumps(first, JSON_COMPACT));
+    json_decref(first);
+    json_decref(want);
+
+    /* the others bid, C is the landlord at 3 and leads; our play request
+     * carries the hand, the last two plays, the leftover, the landlord, our
+     * position and the final bid; the bot answers it with garbage */
+    e = ev_bid(0, 1);
+    feed(&e);
+    e = ev_bid(1, 2);
+    feed(&e);
+    e = ev_bid(2, 3);
+    feed(&e);
+    e = ev_leftover(2, CARDS(51, 52, 53), 3);
+    feed(&e);
+    e = ev_played(2, CARDS(20), false);
+    feed(&e);
+    e = ev_turn(0, DDZ_EVENT_ACT_PLAY, 5);
+    feed(&e);
+    n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, strstr(R.log, "failed (protocol)"), 5000), "no failure:\n%s", R.log);
+    bot_read(lines, keep,
+             "{\"own\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],\"history\":[[],[20]],"
+             "\"publiccard\":[51,52,53],\"landlord\":2,\"pos\":0,\"finalbid\":3}",
+             "[1]");
+    cr_assert(strstr(R.log, "W bot failed (protocol)") && strstr(R.log, "not a JSON object") &&
+                  strstr(R.log, "the server's clock decides"),
+              "%s", R.log);
+    cr_assert_eq(R.nsent, n, "nothing is sent for a failed seat");
+    cr_assert_eq(count_program(DDZ_TESTBOT, NULL), 0, "the failed bot still runs");
+    e = ev_over(1, 1, -1, 0, DDZ_FAULT_TIMEOUT);
+    feed(&e);
+
+    /* game 2: the bot is asked afresh (a new game, a new process) and
+     * plays; a kept bot then gets its next request alone */
+    feed_game(2, 2, 2);
+    e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+    feed(&e);
+    n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, R.nsent > n, 5000), "no bid in game 2 (log:\n%s)", R.log);
+    sent_is("{\"type\":\"bid\",\"seq\":1,\"bid\":1}");
+    e = ev_bid(0, 1);
+    feed(&e);
+    e = ev_bid(1, 0);
+    feed(&e);
+    e = ev_bid(2, 0);
+    feed(&e);
+    e = ev_leftover(0, CARDS(51, 52, 53), 1);
+    feed(&e);
+    e = ev_turn(0, DDZ_EVENT_ACT_PLAY, 4);
+    feed(&e);
+    n = R.nsent;
+    cr_assert(RUN_UNTIL(loop, R.nsent > n, 5000), "no play in game 2 (log:\n%s)", R.log);
+    sent_is("{\"type\":\"play\",\"seq\":4,\"cards\":[0]}"); /* its lowest single */
+    bot_read(lines, keep,
+             "{\"own\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],\"history\":[[],[]],"
+             "\"publiccard\":[51,52,53],\"landlord\":0,\"pos\":0,\"finalbid\":1}",
+             "[1]");
+    cr_assert_eq(R.give_ups, 0);
+    cr_assert_leq(count_program(DDZ_TESTBOT, NULL), 1);
+    ddz_seat_close(s);
+    cr_assert_eq(count_program(DDZ_TESTBOT, NULL), 0, "closing the seat ends its bot");
+    ddz_poll_loop_destroy(loop);
+    unlink(lines);
+    unlink(once);
+    unlink(err_log);
+    rmdir(tmp);
+}
+
+Test(bridge_seat, a_one_shot_botzone_bot_plays_through_the_translator, .fini = teardown,
+     .timeout = 60)
+{
+    botzone_through_translator(false);
+}
+
+Test(bridge_seat, a_kept_botzone_bot_plays_through_the_translator, .fini = teardown, .timeout = 60)
+{
+    botzone_through_translator(true);
+}
+
+/* How often `needle` occurs in `text`. */
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* A bot that cannot even start fails every game before it ever answered:
+ * at the third failure the bridge gives up (exit 1 in `ddz bridge`). */
+Test(bridge_seat, a_bot_that_cannot_start_gives_up, .fini = teardown, .timeout = 60)
+{
+    ddz_loop *loop = ddz_poll_loop_create();
+    cr_assert(loop);
+    ddz_seat_env env = {.loop = loop, .kill_grace_ms = -1};
+    int err = 0;
+    ddz_seat *s = ddz_seat_program_create(DDZ_SEAT_BOTZONE, "/nonexistent/ddz-bot", "", &env, &err);
+    cr_assert(s, "%s", ddz_strerror(err));
+    for (int i = 0; i < R.nsent; i++)
+        json_decref(R.sent[i]);
+    memset(&R, 0, sizeof R);
+    ddz_bridge_init(&B, s, &IO, &(ddz_bridge_opts){.room = "r1", .seat = 0});
+    ddz_bridge_connected(&B);
+    ddz_event e = ev_welcome();
+    feed(&e);
+    frame("{\"type\":\"joined\",\"room\":\"r1\",\"seat\":0}");
+    e = ev_state(DDZ_EVENT_PH_WAITING);
+    feed(&e);
+    int n = R.nsent;
+    for (int g = 1; g <= 3; g++) {
+        feed_game(g, 3, g);
+        e = ev_turn(0, DDZ_EVENT_ACT_BID, 1);
+        feed(&e);
+        cr_assert(RUN_UNTIL(loop, occurrences(R.log, "W bot failed (crash)") == g, 5000),
+                  "game %d: no failure:\n%s", g, R.log);
+        cr_assert_eq(R.give_ups, g == 3, "game %d:\n%s", g, R.log);
+        e = ev_over(g, g, -1, 0, DDZ_FAULT_TIMEOUT);
+        feed(&e);
+    }
+    cr_assert(strstr(R.log, "W bot failed (crash)"), "%s", R.log);
+    cr_assert(strstr(R.log, "the bot failed 3 times without ever answering"), "%s", R.log);
+    cr_assert_eq(R.nsent, n, "nothing is sent for a bot that never answered");
+    ddz_seat_close(s);
+    ddz_poll_loop_destroy(loop);
+}
+
+/* `ddz bridge --help` says how to run a Botzone bot; a missing command
+ * after -- and an unknown rule set are usage errors. */
+Test(bridge_cli, help_and_usage)
+{
+    char cmd[400], buf[8192];
+    snprintf(cmd, sizeof cmd, "'%s' bridge --help", DDZ_BIN);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    cr_assert(strstr(buf, "--botzone           COMMAND is a Botzone bot"), "%s", buf);
+    snprintf(cmd, sizeof cmd, "'%s' bridge --url ws://127.0.0.1:1/ws --botzone 2>&1", DDZ_BIN);
+    f = popen(cmd, "r");
+    cr_assert(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    int status = pclose(f);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s", buf);
+    cr_assert(strstr(buf, "the program's command is missing after --"), "%s", buf);
+    snprintf(cmd, sizeof cmd, "'%s' bridge --url ws://127.0.0.1:1/ws --rules ftl -- x 2>&1",
+             DDZ_BIN);
+    f = popen(cmd, "r");
+    cr_assert(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    status = pclose(f);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s", buf);
+    cr_assert(strstr(buf, "--rules: unknown rule set (known: caai, botzone-ftl, botzone-ftl2)"),
+              "%s", buf);
+}
+
 /* ---- real processes ---- */
 
 typedef struct proc {
@@ -873,6 +1132,7 @@ static char dir[64];
 static char db[128];
 static int port;
 static proc server;
+static const char *ai_delay_ms = "0"; /* the server's --ai-delay-ms */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -958,9 +1218,13 @@ static void server_start(void)
         char ps[16], log[128];
         snprintf(ps, sizeof ps, "%d", port);
         snprintf(log, sizeof log, "%s/serve.log", dir);
-        char *argv[] = {DDZ_BIN,         "serve", "--port",  ps,      "--bind",
-                        "127.0.0.1",     "--db",  db,        "--web", DDZ_SOURCE_DIR "/web",
-                        "--ai-delay-ms", "0",     "--quiet", NULL};
+        char *argv[] = {DDZ_BIN,         "serve",
+                        "--port",        ps,
+                        "--bind",        "127.0.0.1",
+                        "--db",          db,
+                        "--web",         DDZ_SOURCE_DIR "/web",
+                        "--ai-delay-ms", (char *)ai_delay_ms,
+                        "--quiet",       NULL};
         spawn(&server, log, argv);
         int64_t deadline = now_ms() + T(10000);
         while (now_ms() < deadline) {
@@ -1011,17 +1275,18 @@ static ddz_wsc *hello(const char *name)
     return c;
 }
 
-/* A room for bots with a hosted AI in seat 2 and two open seats, watched by
- * `watcher`. Its creator must sit, so it sits until the watcher is in, then
- * leaves (the room lives on while someone watches). */
-static void make_room(int time)
+/* A room for bots under `rules` with `games` games a turn, a hosted AI in
+ * seat 2 and two open seats, watched by `watcher`. Its creator must sit, so
+ * it sits until the watcher is in, then leaves (the room lives on while
+ * someone watches). */
+static void make_room_of(int time, const char *rules, int games)
 {
     ddz_wsc *creator = hello("creator");
-    char create[256];
+    char create[300];
     snprintf(create, sizeof create,
              "{\"type\":\"create\",\"seat\":0,\"options\":{\"bots\":true,\"time\":%d,"
-             "\"games\":1,\"pause\":0,\"seats\":[null,null,\"ai:greedy\"]}}",
-             time);
+             "\"games\":%d,\"pause\":0,\"rules\":\"%s\",\"seats\":[null,null,\"ai:greedy\"]}}",
+             time, games, rules);
     ddz_wsc_send(creator, create);
     json_t *j = recv_type(creator, "joined", 5000);
     snprintf(room, sizeof room, "%s", json_string_value(json_object_get(j, "room")));
@@ -1038,19 +1303,35 @@ static void make_room(int time)
     ddz_wsc_close(creator);
 }
 
-static void start_bridge(proc *p, const char *name, const char *token, int seat, char **engine)
+static void make_room(int time)
+{
+    make_room_of(time, "caai", 1);
+}
+
+/* Starts `ddz bridge` for seat `seat` of the room with options `opts`
+ * (NULL-terminated, or NULL) and the program `engine` after `--`. */
+static void start_bridge_with(proc *p, const char *name, const char *token, int seat,
+                              char *const *opts, char *const *engine)
 {
     char url[64], seat_s[4], log[128];
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", port);
     snprintf(seat_s, sizeof seat_s, "%d", seat);
     snprintf(log, sizeof log, "%s/%s.log", dir, name);
-    char *argv[32] = {DDZ_BIN, "bridge", "--url", url,      "--token",    (char *)token, "--room",
-                      room,    "--seat", seat_s,  "--name", (char *)name, "--",          NULL};
-    int n = 13;
+    char *argv[48] = {DDZ_BIN,  "bridge", "--url",  url,    "--token", (char *)token,
+                      "--room", room,     "--seat", seat_s, "--name",  (char *)name};
+    int n = 12;
+    for (int i = 0; opts && opts[i]; i++)
+        argv[n++] = opts[i];
+    argv[n++] = "--";
     for (int i = 0; engine[i]; i++)
         argv[n++] = engine[i];
     argv[n] = NULL;
     spawn(p, log, argv);
+}
+
+static void start_bridge(proc *p, const char *name, const char *token, int seat, char **engine)
+{
+    start_bridge_with(p, name, token, seat, NULL, engine);
 }
 
 /* Whether the engine whose shell wrote `pidfile` is running (false while
@@ -1203,8 +1484,16 @@ Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
     int64_t deadline = now_ms() + T(5000);
     while (!file_has_line(lines, "ERROR A") && now_ms() < deadline)
         poll(NULL, 0, 5);
-    b2log = slurp(b2.log);
-    cr_assert(file_has_line(lines, "ERROR A"), "the engine was not told\nwest:\n%s", b2log);
+    cr_assert(file_has_line(lines, "ERROR A"), "the engine was not told");
+    /* the server sends its refusal after the `over` its charge made */
+    deadline = now_ms() + T(5000);
+    for (;;) {
+        b2log = slurp(b2.log);
+        if (strstr(b2log, "refused our play: ENOTHELD") || now_ms() >= deadline)
+            break;
+        free(b2log);
+        poll(NULL, 0, 5);
+    }
     cr_assert(strstr(b2log, "refused our play: ENOTHELD"), "west:\n%s", b2log);
     free(b2log);
 
@@ -1217,5 +1506,225 @@ Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
     ddz_wsc_close(watcher);
     kill(server.pid, SIGTERM);
     cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
+
+/* ---- Botzone bots behind real bridges ---- */
+
+/* The record of the game `over` (a frame) is served at /api/games/ID and
+ * `ddz verify` accepts it (the store writes on its own thread: a game just
+ * over may take a moment to be served; bounded). */
+static void verify_record(json_t *over)
+{
+    long long id = json_integer_value(json_object_get(over, "game_id"));
+    cr_assert_gt(id, 0, "over without a game_id");
+    char path[64];
+    snprintf(path, sizeof path, "/api/games/%lld", id);
+    int64_t deadline = now_ms() + T(5000);
+    json_t *rec = NULL;
+    while (!rec) {
+        int status;
+        char *body = NULL;
+        cr_assert_eq(ddz_wsc_http_get("127.0.0.1", port, path, T(5000), &status, &body), 0);
+        if (status == 200)
+            rec = json_loads(body, 0, NULL);
+        else
+            cr_assert_eq(status, 404, "GET %s: %d", path, status);
+        free(body);
+        cr_assert(rec || now_ms() < deadline, "GET %s: still 404", path);
+        if (!rec)
+            poll(NULL, 0, 10); /* retry interval of a bounded wait */
+    }
+    char file[160], cmd[400], out[256] = "";
+    snprintf(file, sizeof file, "%s/game-%lld.jsonl", dir, id);
+    cr_assert_eq(json_dump_file(rec, file, JSON_COMPACT), 0);
+    json_decref(rec);
+    snprintf(cmd, sizeof cmd, "'%s' verify '%s' 2>&1", DDZ_BIN, file);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f);
+    if (!fgets(out, sizeof out, f))
+        out[0] = '\0';
+    int rc = pclose(f);
+    cr_assert(rc == 0 && strcmp(out, "1 records verified\n") == 0, "ddz verify %s: %s", file, out);
+}
+
+/* The `fault` of an `over` frame: its seat, or -1 if none; its kind into
+ * `kind`. */
+static int fault_of(json_t *over, const char **kind)
+{
+    json_t *f = json_object_get(over, "fault");
+    *kind = json_is_object(f) ? json_string_value(json_object_get(f, "kind")) : "";
+    return json_is_object(f) ? (int)json_integer_value(json_object_get(f, "seat")) : -1;
+}
+
+/* The bridges' bots, and every bot process they ran, are gone: waits
+ * (bounded) for the test bot to leave the process tree (this test reaps
+ * orphans, so a bot its bridge left behind would still be counted). */
+static void no_bot_left(void)
+{
+    int64_t deadline = now_ms() + T(3000);
+    while (count_program(DDZ_TESTBOT, NULL) > 0 && now_ms() < deadline)
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    cr_assert_eq(count_program(DDZ_TESTBOT, NULL), 0, "a bot process outlived its bridge");
+}
+
+/* Botzone bots in a caai room, one-shot at West and keep-running at South,
+ * for one turn of three games (--turns 1: they leave and exit 0). West's bot
+ * crashes at its first request (its bid in game 1): its seat fails, the
+ * bridge sends nothing, the room's clock charges a timeout and, under caai,
+ * the game ends; the bridge plays the next games. */
+Test(bridge_e2e, botzone_bots_play_a_caai_room, .timeout = 120)
+{
+    cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    char t1[80], t2[80];
+    server_start();
+    token_add("west", t1);
+    token_add("south", t2);
+    make_room_of(3, "caai", 3);
+    char once[128];
+    snprintf(once, sizeof once, "%s/west.once", dir);
+    char *turns[] = {"--botzone", "--turns", "1", NULL};
+    char *west[] = {DDZ_TESTBOT, "--crash-at", "1", "--once", once, NULL};
+    char *south[] = {DDZ_TESTBOT, "--keep-running", NULL};
+    proc b1 = {0}, b2 = {0};
+    start_bridge_with(&b1, "south", t2, 1, turns, south);
+    start_bridge_with(&b2, "west", t1, 0, turns, west);
+
+    for (int g = 1; g <= 3; g++) {
+        json_t *over = recv_type(watcher, "over", 20000);
+        const char *kind;
+        int seat = fault_of(over, &kind);
+        char *w = slurp(b2.log);
+        if (g == 1) {
+            cr_assert_eq(seat, 0, "game 1: %s\nwest:\n%s", json_dumps(over, JSON_COMPACT), w);
+            cr_assert_str_eq(kind, "timeout");
+        } else {
+            cr_assert_eq(seat, -1, "game %d: %s\nwest:\n%s", g, json_dumps(over, JSON_COMPACT), w);
+        }
+        free(w);
+        verify_record(over);
+        cr_assert_leq(count_program(DDZ_TESTBOT, NULL), 2, "one bot process a seat at most");
+    }
+    recv_type(watcher, "turn_over", 10000);
+    bool r1 = reap_within(&b1, T(10000)), r2 = reap_within(&b2, T(10000));
+    char *b1log = slurp(b1.log), *b2log = slurp(b2.log);
+    cr_assert(r1 && r2, "a bridge did not leave\nsouth:\n%s\nwest:\n%s", b1log, b2log);
+    cr_assert(b1.code == 0 && b2.code == 0, "exit %d, %d\nsouth:\n%s\nwest:\n%s", b1.code, b2.code,
+              b1log, b2log);
+    cr_assert(strstr(b2log, "warning: bot failed (crash)") &&
+                  strstr(b2log, "the server's clock decides"),
+              "west:\n%s", b2log);
+    cr_assert(!strstr(b1log, "warning: bot"), "south:\n%s", b1log);
+    cr_assert(strstr(b1log, "played 1 turn; done"), "south:\n%s", b1log);
+    free(b1log);
+    free(b2log);
+    no_bot_left();
+    ddz_wsc_close(watcher);
+    kill(server.pid, SIGTERM);
+    cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
+
+/* Botzone bots in a botzone-ftl2 room, keep-running at West and one-shot at
+ * South. West's bot answers its first request (its bid) with garbage: its
+ * seat fails, the room's clock charges a timeout and, under botzone-ftl2,
+ * the referee plays West to the end: the game has a winner. The next game
+ * is played as usual; in the next turn, with West's bot running, both
+ * bridges get SIGTERM: they exit 0 and leave no bot process behind. */
+Test(bridge_e2e, botzone_bots_play_an_ftl2_room_then_sigterm, .timeout = 120)
+{
+    cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    char t1[80], t2[80];
+    server_start();
+    token_add("west", t1);
+    token_add("south", t2);
+    make_room_of(3, "botzone-ftl2", 2);
+    char once[128];
+    snprintf(once, sizeof once, "%s/west.once", dir);
+    char *bz[] = {"--botzone", NULL};
+    char *west[] = {DDZ_TESTBOT,
+                    "--keep-running",
+                    "--rules",
+                    "botzone-ftl2",
+                    "--garbage-at",
+                    "1",
+                    "--once",
+                    once,
+                    NULL};
+    char *south[] = {DDZ_TESTBOT, "--rules", "botzone-ftl2", NULL};
+    proc b1 = {0}, b2 = {0};
+    start_bridge_with(&b1, "south", t2, 1, bz, south);
+    start_bridge_with(&b2, "west", t1, 0, bz, west);
+
+    for (int g = 1; g <= 2; g++) {
+        json_t *over = recv_type(watcher, "over", 20000);
+        const char *kind;
+        int seat = fault_of(over, &kind);
+        char *w = slurp(b2.log);
+        cr_assert(json_is_integer(json_object_get(over, "winner")),
+                  "game %d: played to the end: %s\nwest:\n%s", g, json_dumps(over, JSON_COMPACT),
+                  w);
+        if (g == 1) {
+            cr_assert_eq(seat, 0, "game 1: %s\nwest:\n%s", json_dumps(over, JSON_COMPACT), w);
+            cr_assert_str_eq(kind, "timeout");
+        } else {
+            cr_assert_eq(seat, -1, "game %d: %s\nwest:\n%s", g, json_dumps(over, JSON_COMPACT), w);
+        }
+        free(w);
+        verify_record(over);
+    }
+    /* the bridges ask for a rematch: West's kept bot runs in the new game */
+    recv_type(watcher, "turn_over", 10000);
+    recv_type(watcher, "game", 10000);
+    int64_t deadline = now_ms() + T(5000);
+    while (count_program(DDZ_TESTBOT, "--keep-running") < 1 && now_ms() < deadline)
+        poll(NULL, 0, 5);
+    cr_assert_eq(count_program(DDZ_TESTBOT, "--keep-running"), 1, "West's bot is not running");
+
+    kill(b2.pid, SIGTERM);
+    kill(b1.pid, SIGTERM);
+    bool r1 = reap_within(&b1, T(10000)), r2 = reap_within(&b2, T(10000));
+    char *b1log = slurp(b1.log), *b2log = slurp(b2.log);
+    cr_assert(r1 && r2, "a bridge did not exit on SIGTERM\nsouth:\n%s\nwest:\n%s", b1log, b2log);
+    cr_assert(b1.code == 0 && b2.code == 0, "exit %d, %d\nsouth:\n%s\nwest:\n%s", b1.code, b2.code,
+              b1log, b2log);
+    cr_assert(strstr(b2log, "warning: bot failed (protocol)") && strstr(b2log, "XYZZY"),
+              "west:\n%s", b2log);
+    cr_assert(!strstr(b1log, "warning: bot"), "south:\n%s", b1log);
+    free(b1log);
+    free(b2log);
+    no_bot_left();
+    ddz_wsc_close(watcher);
+    kill(server.pid, SIGTERM);
+    cr_assert(reap_within(&server, T(10000)));
+    remove_dir();
+}
+
+/* A bot is no person: hosted AIs at a table of programs do not pause for
+ * people to follow (--ai-delay-ms). With 5 s a decision, a game with two
+ * hosted AIs would last minutes; the bridge's one-game turn, in a room it
+ * makes with --fill, is over long before that. */
+Test(bridge_e2e, hosted_ais_do_not_pause_for_a_bot, .timeout = 120)
+{
+    ai_delay_ms = "5000";
+    server_start();
+    ai_delay_ms = "0";
+    char t1[80];
+    token_add("west", t1);
+    char url[64], log[128], sh[256];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", port);
+    snprintf(log, sizeof log, "%s/west.log", dir);
+    snprintf(sh, sizeof sh, "exec '%s' engine --ai greedy", DDZ_BIN);
+    char *argv[] = {DDZ_BIN,     "bridge",  "--url", url,       "--token", t1,       "--fill",
+                    "ai:greedy", "--games", "1",     "--turns", "1",       "--time", "10",
+                    "--",        "/bin/sh", "-c",    sh,        NULL};
+    proc b = {0};
+    spawn(&b, log, argv);
+    bool done = reap_within(&b, T(25000));
+    char *blog = slurp(b.log);
+    cr_assert(done, "the game with two hosted AIs took over 25 s:\n%s", blog);
+    cr_assert_eq(b.code, 0, "%s", blog);
+    free(blog);
+    kill_and_reap(&server);
     remove_dir();
 }

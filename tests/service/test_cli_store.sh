@@ -123,6 +123,9 @@ expect_fail "export to a bad FILE" 1 "nowhere/g.jsonl" "$DDZ" export -o "$tmp/no
 "$DDZ" serve --help | grep -q 'DDZ_DB_QUEUE, default 10000' && ok || no "serve --help: DDZ_DB_QUEUE"
 expect_fail "serve --db-queue 0" 2 "--db-queue must be 1..1000000" timeout 10 "$DDZ" serve --db-queue 0
 expect_fail "serve --db-queue too big" 2 "--db-queue must be" timeout 10 "$DDZ" serve --db-queue 1000001
+# an operator engine's NAME names one program: the second of a name is refused
+expect_fail "serve --engine twice" 2 "a NAME may be given once" \
+    timeout 10 "$DDZ" serve --engine x=cat --engine x=botzone:cat
 expect_fail "DDZ_DB_QUEUE not a number" 2 "DDZ_DB_QUEUE must be" \
     env DDZ_DB_QUEUE=lots timeout 10 "$DDZ" serve
 

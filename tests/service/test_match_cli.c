@@ -2,8 +2,10 @@
  * 10): the INFO numbers engines hear in a rotated turn, the early penalty,
  * engines that leave after their GAMEOVER, engines known only by their
  * command, the names on stderr, illegal answers charged without waiting
- * for the clock, and the Botzone rule sets (no bidding, play on after a
- * fault). The engines are tests/service/caai_testengine.c.
+ * for the clock, the Botzone rule sets (no bidding, play on after a
+ * fault), and the A/B test (--sprt: it stops, says so in its exit status,
+ * and what it printed is what its records add up to). The engines are
+ * tests/service/caai_testengine.c.
  *
  * Nothing sleeps: the binary is waited for on a pidfd with a bound, and
  * when the order of two engines' exits and answers matters, one engine
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -126,6 +129,9 @@ static void ddz_match(const char *const *args)
     err = slurp(errpath);
 
     FILE *f = fopen(logpath, "r");
+    nrecs = 0;
+    if (!f && WIFEXITED(status) && WEXITSTATUS(status) == 2)
+        return; /* bad usage: stopped before the log was opened */
     cr_assert_not_null(f, "no records: %s", err);
     char *line = NULL, why[300];
     size_t cap = 0;
@@ -541,4 +547,188 @@ Test(cli_match, botzone_ftl2_plays_on_after_faults, .init = init, .fini = fini)
     char row[200];
     table_row(0, row, sizeof row);
     cr_assert_eq(row_faults(row), 2, "one fault a game: %s", row);
+}
+
+/* What an A/B run printed last and what its records add up to. */
+typedef struct sprt_run {
+    long w, l, d, n;    /* the last "Score of" line */
+    double llr, lo, hi; /* the last "LLR:" line */
+    int score_lines;    /* "Score of" lines printed */
+    long rw, rl, rd;    /* wins, losses, draws recounted from the records */
+} sprt_run;
+
+static void sprt_line(const char *line, void *ctx)
+{
+    sprt_run *r = ctx;
+    const char *p;
+    if (strncmp(line, "Score of ", 9) == 0 && (p = strrchr(line, ':'))) {
+        cr_assert_eq(sscanf(p, ": %ld - %ld - %ld [%*f] %ld", &r->w, &r->l, &r->d, &r->n), 4, "%s",
+                     line);
+        r->score_lines++;
+    } else if (strncmp(line, "LLR: ", 5) == 0) {
+        cr_assert_eq(sscanf(line, "LLR: %lf (%lf, %lf)", &r->llr, &r->lo, &r->hi), 3, "%s", line);
+    }
+}
+
+/* Parses the last run's output, and recounts its deal sets from the raw
+ * records: every set is the candidate's three games then the baseline's
+ * three, on the same deal (same seeds, same rotation), and player A's
+ * total decides it. Player A sits at seat (3 - game % 3) % 3 (the
+ * rotation of service/table/table.c). */
+static sprt_run sprt_check(void)
+{
+    sprt_run r = {0};
+    each_line(out, sprt_line, &r);
+    cr_assert_eq(nrecs % 6, 0, "%d records: whole deal sets only", nrecs);
+    FILE *f = fopen(logpath, "r");
+    cr_assert_not_null(f);
+    char *line = NULL;
+    size_t cap = 0;
+    double total[2] = {0, 0};
+    char seed[3][65];
+    for (int i = 0; getline(&line, &cap, f) > 0; i++) {
+        json_t *j = json_loads(line, 0, NULL);
+        cr_assert_not_null(j);
+        int set = 0, game = -1;
+        const char *side = "", *sd = "";
+        json_t *scores = NULL;
+        cr_assert_eq(json_unpack(j, "{s:{s:i, s:s}, s:i, s:s, s:o}", "sprt", "set", &set, "side",
+                                 &side, "game", &game, "seed", &sd, "scores", &scores),
+                     0, "record %d: %s", i + 1, line);
+        int h = i % 6 / 3; /* 0: the candidate's games, 1: the baseline's */
+        cr_assert_eq(set, i / 6 + 1, "record %d", i + 1);
+        cr_assert_str_eq(side, h ? "baseline" : "candidate", "record %d", i + 1);
+        cr_assert_eq(game, (i / 6) * 3 + i % 3, "record %d", i + 1);
+        if (h == 0)
+            snprintf(seed[i % 3], sizeof seed[0], "%s", sd);
+        else
+            cr_assert_str_eq(sd, seed[i % 3], "record %d: the baseline plays the same deal", i + 1);
+        total[h] += json_number_value(json_array_get(scores, (size_t)((3 - game % 3) % 3)));
+        if (i % 6 == 5) {
+            r.rw += total[0] > total[1];
+            r.rl += total[0] < total[1];
+            r.rd += total[0] == total[1];
+            total[0] = total[1] = 0;
+        }
+        json_decref(j);
+    }
+    free(line);
+    fclose(f);
+    cr_assert_eq(r.n, nrecs / 6, "the last line counts every set:\n%s", out);
+    cr_assert_eq(r.score_lines, nrecs / 6, "one report per set:\n%s", out);
+    cr_assert(r.w == r.rw && r.l == r.rl && r.d == r.rd,
+              "printed %ld - %ld - %ld, records say %ld - %ld - %ld", r.w, r.l, r.d, r.rw, r.rl,
+              r.rd);
+    cr_assert_null(strchr(out, '\033'), "not a terminal: plain lines");
+    return r;
+}
+
+static void expect_exit(int code)
+{
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %#x, want exit %d:\n%s%s",
+              status, code, out, err);
+}
+
+/* greedy beats random by some 1000 points a deal: a wide hypothesis
+ * accepts H1 within a few dozen deal sets, and exits 0. */
+Test(cli_match, sprt_accepts_h1_for_a_better_candidate, .init = init, .fini = fini)
+{
+    const char *args[] = {"--sprt",     "0,200",     "--seat", "A=ai:greedy",
+                          "--baseline", "ai:random", NULL};
+    ddz_match(args);
+    expect_exit(0);
+    sprt_run r = sprt_check();
+    cr_assert_geq(r.llr, r.hi, "%s", out);
+    cr_assert_float_eq(r.hi, 2.94, 0.005);
+    cr_assert_gt(r.w, r.l);
+    cr_assert_leq(r.n, 40, "stops quickly: %ld sets", r.n);
+    cr_assert(strstr(out, "H1 accepted after"), "%s", out);
+    cr_assert(strstr(out, "Score of ai:greedy vs ai:random:"), "%s", out);
+    cr_assert(strstr(out, "baseline's games"), "both tables are printed:\n%s", out);
+}
+
+/* The same program on both sides, with the same seeds, plays every set
+ * alike: all draws, and H0 (Elo 0) is accepted after three (the hand
+ * computation is in test_sprt.c), exit 3. */
+Test(cli_match, sprt_accepts_h0_for_identical_players, .init = init, .fini = fini)
+{
+    const char *args[] = {"--sprt",     "0,300",     "--seat", "A=ai:random",
+                          "--baseline", "ai:random", NULL};
+    ddz_match(args);
+    expect_exit(3);
+    sprt_run r = sprt_check();
+    cr_assert(r.n == 3 && r.d == 3, "%s", out);
+    cr_assert_leq(r.llr, r.lo);
+    cr_assert(strstr(out, "H0 accepted after 3 deal sets (18 games)"), "%s", out);
+}
+
+/* A worse candidate: H0 too, seats B and C given explicitly. */
+Test(cli_match, sprt_accepts_h0_for_a_worse_candidate, .init = init, .fini = fini)
+{
+    const char *args[] = {"--sprt",     "0,100,0.1,0.1", "--seat", "A=ai:random",
+                          "--seat",     "B=ai:greedy",   "--seat", "C=ai:greedy",
+                          "--baseline", "ai:greedy",     NULL};
+    ddz_match(args);
+    expect_exit(3);
+    sprt_run r = sprt_check();
+    cr_assert_leq(r.llr, r.lo);
+    cr_assert_float_eq(r.lo, log(0.1 / 0.9), 0.005);
+    cr_assert_gt(r.l, r.w, "%s", out);
+}
+
+/* --games bounds the deal sets: undecided, exit 4. */
+Test(cli_match, sprt_stops_undecided_at_the_games_limit, .init = init, .fini = fini)
+{
+    const char *args[] = {"--sprt",    "0,200",   "--seat", "A=ai:greedy", "--baseline",
+                          "ai:random", "--games", "2",      NULL};
+    ddz_match(args);
+    expect_exit(4);
+    sprt_run r = sprt_check();
+    cr_assert_eq(r.n, 2);
+    cr_assert(r.llr > r.lo && r.llr < r.hi);
+    cr_assert(strstr(out, "Undecided after 2 deal sets (12 games, the --games limit)"), "%s", out);
+}
+
+/* Bad --sprt usage: one line naming the problem, exit 2, no game. */
+Test(cli_match, sprt_rejects_bad_arguments, .init = init, .fini = fini)
+{
+    const struct {
+        const char *sprt, *a, *baseline, *says;
+    } bad[] = {
+        {"50", "A=ai:greedy", "ai:random", "--sprt takes ELO0,ELO1"},
+        {"0,50,0.05", "A=ai:greedy", "ai:random", "--sprt takes ELO0,ELO1"},
+        {"x,50", "A=ai:greedy", "ai:random", "decimal numbers"},
+        {"50,0", "A=ai:greedy", "ai:random", "ELO0 must be below ELO1"},
+        {"0,50,0.5,0.05", "A=ai:greedy", "ai:random", "ALPHA and BETA"},
+        {"0,5000", "A=ai:greedy", "ai:random", "within -1000..1000"},
+        {"0,50", "B=ai:greedy", "ai:random", "needs the candidate"},
+        {"0,50", "A=ai:greedy", NULL, "needs --baseline"},
+        {NULL, "A=ai:greedy", "ai:random", "--baseline needs --sprt"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[10];
+        int n = 0;
+        if (bad[i].sprt) {
+            args[n++] = "--sprt";
+            args[n++] = bad[i].sprt;
+        }
+        args[n++] = "--seat";
+        args[n++] = bad[i].a;
+        if (bad[i].baseline) {
+            args[n++] = "--baseline";
+            args[n++] = bad[i].baseline;
+        }
+        if (!bad[i].sprt) {
+            args[n++] = "--seat";
+            args[n++] = "B=ai:random";
+            args[n++] = "--seat";
+            args[n++] = "C=ai:random";
+        }
+        args[n] = NULL;
+        ddz_match(args);
+        expect_exit(2);
+        cr_assert_eq(nrecs, 0);
+        cr_assert(strstr(err, bad[i].says), "case %zu: %s", i, err);
+        cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+    }
 }

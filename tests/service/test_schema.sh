@@ -3,8 +3,9 @@
 # Schemas of proto/schema/ (PROTOCOL.md), with ajv under node.
 #
 # Runs the service tests (tests/service/test_serve.c, built beside ddz as
-# tests/service_test_serve) with DDZ_FRAMES_OUT set, so that every frame the
-# server sent and every request the clients sent is captured as JSON lines,
+# tests/service_test_serve, two tests of test_serve_tourney.c for the
+# competition messages, and test_serve_casual.c for casual play) with
+# DDZ_FRAMES_OUT set, so that every frame the server sent and every request the clients sent is captured as JSON lines,
 # then tests/service/validate_frames.js checks them all: every server frame
 # and well-formed request validates, every request malformed on purpose does
 # not, and every message type of PROTOCOL.md has a schema and occurs.
@@ -14,6 +15,8 @@ set -u
 DDZ=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
 serve_tests=$(dirname "$DDZ")/tests/service_test_serve
+tourney_tests=$(dirname "$DDZ")/tests/service_test_serve_tourney
+casual_tests=$(dirname "$DDZ")/tests/service_test_serve_casual
 
 if [ ! -x "$serve_tests" ]; then
     echo "FAIL: $serve_tests is not built"
@@ -37,6 +40,18 @@ trap 'rm -rf "$tmp"' EXIT
 if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$serve_tests" --jobs 1 >"$tmp/serve.out" 2>&1; then
     echo "note: some service tests failed (see service/test_serve):"
     grep -E '^\[(FAIL|ERR )\]' "$tmp/serve.out" | head -20
+fi
+# enlist, enlisted and released: a bot of the tournament tests
+for t in 'serve_tourney/an_absent_bot*' 'serve_tourney/no_tournament*'; do
+    if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$tourney_tests" --jobs 1 --filter "$t" \
+        >"$tmp/tourney.out" 2>&1; then
+        echo "note: $t failed (see service/test_serve_tourney)"
+    fi
+done
+# custody, hint, phrase and hello's `me`: the casual-play tests
+if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$casual_tests" --jobs 1 >"$tmp/casual.out" 2>&1; then
+    echo "note: some casual-play tests failed (see service/test_serve_casual):"
+    grep -E '^\[(FAIL|ERR )\]' "$tmp/casual.out" | head -20
 fi
 node "$src/tests/service/validate_frames.js" "$src/proto/schema" "$src/proto/PROTOCOL.md" \
     "$tmp/frames.jsonl"

@@ -24,6 +24,9 @@
  * {"dir":"bad","text":T} for requests malformed on purpose; test_schema.sh
  * validates them against proto/schema/.
  */
+#include <math.h>
+
+#include "rules/ruleset.h"
 #include "serve_harness.h"
 
 TestSuite(serve, .init = setup, .fini = teardown, .timeout = 300);
@@ -75,6 +78,7 @@ Test(serve, three_players_full_game)
     cr_assert_eq(over->landlord, 0, "the bidder is the landlord");
     cr_assert_geq(over->winner, 0, "no winner: %s", show_over(over));
     cr_assert_lt(over->fault_seat, 0, "a fault: %s", show_over(over));
+    cr_assert_not(over->has_plays, "caai counts no plays: %s", show_over(over));
     for (int s = 0; s < 3; s++)
         cr_assert_eq(over->totals[s], over->scores[s], "totals are not the scores: %s",
                      show_over(over));
@@ -866,14 +870,18 @@ Test(serve, repeated_sigterm)
 
 /* ---- clocks and faults ---- */
 
-/* West never bids: the server's clock charges it (SPEC 6: before the
- * leftover, the faulty seat pays each other seat 350). */
+/* West never bids in a competition room (custody "fault"): the server's
+ * clock charges it (SPEC 6: before the leftover, the faulty seat pays each
+ * other seat 350). Casual rooms hand the seat to a hosted AI instead
+ * (test_serve_casual.c). */
 Test(serve, timeout_is_a_fault)
 {
     cli *c[3];
     c[0] = cli_hello("West");
     c[0]->act = false;
-    const char *room = cli_create(c[0], opts(1, 0, 3), 0);
+    json_t *o = opts(1, 0, 3);
+    json_object_set_new(o, "custody", json_string("fault"));
+    const char *room = cli_create(c[0], o, 0);
     c[1] = cli_hello("South");
     cli_join(c[1], room, 1);
     c[2] = cli_hello("East");
@@ -916,6 +924,128 @@ Test(serve, custody_fault)
     check_over(over);
     cr_assert(over->fault_seat == 2 && over->fault_kind == DDZ_FAULT_CRASH, "%s", show_over(over));
     cr_assert_lt(over->scores[2], 0, "the faulty landlord pays: %s", show_over(over));
+    check_record(over);
+}
+
+/* ---- Botzone's rule sets in a room (SPEC 8) ---- */
+
+static bool is_fault(cli *c, const ddz_event *e, void *ctx)
+{
+    (void)c, (void)ctx;
+    return e->type == DDZ_EVENT_FAULT;
+}
+
+/* botzone-ftl2: West never acts. Its bid runs out of time: everyone is told
+ * of the fault, a snapshot says West faulted, the referee bids and plays for
+ * West from then on (no turn is West's any more, each of its plays is
+ * `auto`), and the game is scored as usual. */
+Test(serve, botzone_ftl2_fault_is_told_and_play_goes_on)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    c[0]->act = false;
+    json_t *o = opts(1, 0, 3);
+    json_object_set_new(o, "rules", json_string("botzone-ftl2"));
+    json_object_set_new(o, "custody", json_string("fault")); /* the clock charges West */
+    const char *room = cli_create(c[0], o, 0);
+    c[1] = cli_hello("South");
+    c[1]->bidder = true;
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    int first = run(c, 3, is_fault, NULL, T(15000));
+    cr_assert_geq(first, 0, "the game ended with no fault event");
+    for (int s = 0; s < 3; s++) {
+        const ddz_event *f = s == first ? ddz_wsc_event(c[s]->ws, ddz_wsc_nread(c[s]->ws) - 1)
+                                        : cli_expect(c[s], DDZ_EVENT_FAULT);
+        cr_assert(f->fault.seat == 0 && f->fault.kind == DDZ_FAULT_TIMEOUT, "%s", show(f));
+    }
+    cli_send(c[2], json_pack("{s:s, s:b}", "type", "autopass", "on", 1));
+    const ddz_event *st = cli_expect(c[2], DDZ_EVENT_STATE);
+    cr_assert(st->state.players[0].in_game && st->state.players[0].faulted, "%s", show(st));
+    cr_assert(!st->state.players[1].faulted && !st->state.players[2].faulted, "%s", show(st));
+
+    cr_assert_eq(run(c, 3, NULL, NULL, T(30000)), -1);
+    const ddz_event_over *over = c[1]->over;
+    check_over(over);
+    cr_assert(over->fault_seat == 0 && over->fault_kind == DDZ_FAULT_TIMEOUT, "%s",
+              show_over(over));
+    cr_assert_geq(over->winner, 0, "the game was played to its end: %s", show_over(over));
+    cr_assert_not(over->has_plays, "botzone-ftl2 counts no plays: %s", show_over(over));
+    int ll = over->landlord, m = over->multiplier;
+    cr_assert_gt(m, 0, "%s", show_over(over));
+    for (int s = 0; s < 3; s++) {
+        int won = (over->winner == ll) == (s == ll) ? 1 : -1;
+        cr_assert_eq(over->scores[s], won * (s == ll ? 2 * m : m), "seat %d: %s", s,
+                     show_over(over));
+    }
+    bool after = false;
+    int west_plays = 0;
+    for (size_t i = 0; i < ddz_wsc_nread(c[1]->ws); i++) {
+        const ddz_event *e = ddz_wsc_event(c[1]->ws, i);
+        after = after || e->type == DDZ_EVENT_FAULT;
+        if (after && e->type == DDZ_EVENT_TURN)
+            cr_assert_neq(e->turn.seat, 0, "West was asked after its fault: %s", show(e));
+        if (e->type == DDZ_EVENT_PLAYED && e->played.seat == 0) {
+            cr_assert(after && e->played.autopass, "a play of West not by the referee: %s",
+                      show(e));
+            west_plays++;
+        }
+    }
+    cr_assert_gt(west_plays, 0, "the referee never played for West");
+    check_record(over);
+}
+
+/* botzone-ftl: no bidding, West is the landlord. `over` tells what each
+ * seat's plays added, by type, with the rules' own weights, and the scores
+ * follow from it: the winning side's 2 plus the landlord's points, or the
+ * mean of the two farmers'. */
+Test(serve, botzone_ftl_over_counts_plays_by_type)
+{
+    /* West plays its lowest legal play; the two greedy AIs play every
+     * kind of combination */
+    cli *c = cli_hello("West");
+    json_t *o = opts(1, 0, 10);
+    json_object_set_new(o, "rules", json_string("botzone-ftl"));
+    json_object_set_new(o, "seats", json_pack("[n, s, s]", "ai:greedy", "ai:greedy"));
+    cli_create(c, o, 0);
+    cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    const ddz_event_over *over = c->over;
+    cr_assert(over->landlord == 0 && over->winner >= 0 && over->fault_seat < 0, "%s",
+              show_over(over));
+    cr_assert(over->has_plays, "no breakdown.plays: %s", show_over(over));
+
+    /* the plays everyone saw, weighed by the rule set itself */
+    ddz_event_points want[3] = {0};
+    const ddz_rules *rs = &ddz_rules_botzone_ftl;
+    int types = 0;
+    for (size_t i = 0; i < ddz_wsc_nread(c->ws); i++) {
+        const ddz_event *e = ddz_wsc_event(c->ws, i);
+        if (e->type != DDZ_EVENT_PLAYED || !e->played.cards)
+            continue;
+        ddz_combo cb = ddz_combo_classify(rs, ddz_cards_ranks(e->played.cards));
+        cr_assert_eq(cb.type, e->played.combo, "%s", show(e));
+        types += !want[0].count[cb.type] && !want[1].count[cb.type] && !want[2].count[cb.type];
+        want[e->played.seat].count[cb.type]++;
+        want[e->played.seat].weight[cb.type] += (int16_t)rs->play_weight(&cb);
+    }
+    int w[3] = {0};
+    for (int s = 0; s < 3; s++) {
+        for (int t = 0; t < DDZ_NTYPES; t++) {
+            cr_assert_eq(over->plays[s].count[t], want[s].count[t], "seat %d, %s: %s", s,
+                         ddz_type_name(t), show_over(over));
+            cr_assert_eq(over->plays[s].weight[t], want[s].weight[t], "seat %d, %s: %s", s,
+                         ddz_type_name(t), show_over(over));
+            w[s] += want[s].weight[t];
+        }
+    }
+    cr_assert_gt(w[0], 0, "the landlord leads: it played");
+    cr_assert_geq(types, 2, "only one kind of play: %s", show_over(over));
+    int ll_won = over->winner == 0;
+    cr_assert_lt(fabs(over->scores[0] - (2 * ll_won + w[0] / 100.0)), 1e-9, "%s", show_over(over));
+    for (int s = 1; s < 3; s++)
+        cr_assert_lt(fabs(over->scores[s] - (2 * !ll_won + (w[1] + w[2]) / 200.0)), 1e-9,
+                     "seat %d: %s", s, show_over(over));
     check_record(over);
 }
 

@@ -1164,3 +1164,179 @@ Test(store, version_1_is_migrated)
     cr_assert_eq(ddz_store_reserve_game_id(s), 6);
     ddz_store_close(s);
 }
+
+/* "My games": a player's list holds its own games only, newest first, at
+ * most DDZ_STORE_MINE_MAX of them, with what the lobby shows of each, and
+ * it comes through the reader thread as well. */
+Test(store, my_games)
+{
+    ddz_store *s = open_ok();
+    uint8_t me[DDZ_STORE_ME_BYTES], other[DDZ_STORE_ME_BYTES];
+    randombytes_buf(me, sizeof me);
+    randombytes_buf(other, sizeof other);
+    ddz_record r;
+    gen_record(11, &r);
+    int n = DDZ_STORE_MINE_MAX + 5;
+    int64_t ids[DDZ_STORE_MINE_MAX + 5];
+    for (int i = 0; i < n; i++) {
+        ids[i] = ddz_store_reserve_game_id(s);
+        char key[DDZ_STORE_KEY_HEX + 1];
+        ddz_store_new_game_key(key);
+        cr_assert_eq(ddz_store_add_game(s, ids[i], "room1", i % 2 ? key : NULL, &r, false), 0);
+        cr_assert_eq(ddz_store_add_mine(s, ids[i], i % 3, me), 0);
+        if (i == 0) /* the other player sat in the first game only */
+            cr_assert_eq(ddz_store_add_mine(s, ids[i], 2, other), 0);
+    }
+    cr_assert_eq(ddz_store_add_mine(s, ids[0], 3, me), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_mine(s, 0, 0, me), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *text;
+    cr_assert_eq(ddz_store_my_games(s, me, DDZ_STORE_MINE_MAX + 1, &text), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_my_games(s, me, DDZ_STORE_MINE_MAX, &text), DDZ_STORE_MINE_MAX);
+    json_t *list = json_loads(text, 0, NULL);
+    cr_assert(json_is_array(list), "%s", text);
+    cr_assert_eq(json_array_size(list), DDZ_STORE_MINE_MAX, "bounded");
+    for (int k = 0; k < DDZ_STORE_MINE_MAX; k++) {
+        json_t *g = json_array_get(list, (size_t)k);
+        int i = n - 1 - k; /* newest first */
+        cr_assert_eq(json_integer_value(json_object_get(g, "id")), ids[i]);
+        cr_assert_eq(json_integer_value(json_object_get(g, "seat")), i % 3);
+        cr_assert_eq(json_is_string(json_object_get(g, "key")), i % 2 == 1);
+        cr_assert_str_eq(json_string_value(json_object_get(g, "room")), "room1");
+        for (int p = 0; p < 3; p++) {
+            cr_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "names"), p)),
+                             r.names[p]);
+            cr_assert_eq(json_number_value(json_array_get(json_object_get(g, "scores"), p)),
+                         r.scores[p]);
+        }
+        json_t *ll = json_object_get(g, "landlord");
+        cr_assert_eq(json_is_null(ll) ? -1 : json_integer_value(ll), r.landlord);
+    }
+    json_decref(list);
+    free(text);
+    /* the other player: its one game; nobody: none */
+    cr_assert_eq(ddz_store_my_games(s, other, DDZ_STORE_MINE_MAX, &text), 1);
+    list = json_loads(text, 0, NULL);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(list, 0), "id")), ids[0]);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(list, 0), "seat")), 2);
+    json_decref(list);
+    free(text);
+    uint8_t nobody[DDZ_STORE_ME_BYTES] = {0};
+    cr_assert_eq(ddz_store_my_games(s, nobody, 5, &text), 0);
+    cr_assert_str_eq(text, "[]");
+    free(text);
+    /* through the reader thread */
+    start_reader(s);
+    ddz_store_read rd = {.kind = DDZ_STORE_READ_MINE};
+    memcpy(rd.me, other, sizeof rd.me);
+    cr_assert_eq(ddz_store_read_submit(s, &rd), 0);
+    wait_wakes(1);
+    cr_assert_eq(ddz_store_read_done(s), &rd);
+    cr_assert_eq(rd.rc, 1);
+    cr_assert_not_null(strstr(rd.json, "\"seat\":2"), "%s", rd.json);
+    free(rd.json);
+    ddz_store_close(s);
+}
+
+/* ---- the ladder ---- */
+
+typedef struct ladder_seen {
+    ddz_store_ladder_player p[8];
+    int np;
+    char pa[8][2][DDZ_LADDER_NAME_MAX];
+    long pd[8];
+    int npairs;
+    ddz_store_ladder_hist h[8];
+    int nh;
+} ladder_seen;
+
+static void seen_player(void *ctx, const ddz_store_ladder_player *p)
+{
+    ladder_seen *s = ctx;
+    if (s->np < 8)
+        s->p[s->np++] = *p;
+}
+
+static void seen_pair(void *ctx, const char *a, const char *b, long deals)
+{
+    ladder_seen *s = ctx;
+    if (s->npairs < 8) {
+        snprintf(s->pa[s->npairs][0], DDZ_LADDER_NAME_MAX, "%s", a);
+        snprintf(s->pa[s->npairs][1], DDZ_LADDER_NAME_MAX, "%s", b);
+        s->pd[s->npairs++] = deals;
+    }
+}
+
+static void seen_hist(void *ctx, const ddz_store_ladder_hist *h)
+{
+    ladder_seen *s = ctx;
+    if (s->nh < 8)
+        s->h[s->nh++] = *h;
+}
+
+static ddz_store_ladder_player lp(const char *name, double mu, long deals)
+{
+    ddz_store_ladder_player p = {.mu = mu,
+                                 .sigma = 8 - deals,
+                                 .games = 3 * deals,
+                                 .deals = deals,
+                                 .score = 2.5 * deals,
+                                 .faults = deals / 2};
+    snprintf(p.name, sizeof p.name, "%s", name);
+    return p;
+}
+
+/* Deals survive closing the store: standings (the latest), history newest
+ * first, pair counts; rule sets are kept apart; a suspension is stored. */
+Test(store, ladder_round_trip)
+{
+    ddz_store *s = open_ok();
+    ddz_store_ladder_deal d = {.p = {lp("b", 26, 1), lp("ai:greedy", 24, 1), lp("a", 25, 1)},
+                               .score = {4, -2, -2},
+                               .faults = {0, 1, 0},
+                               .games = {10, 11, 12}};
+    cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
+    d.p[0] = lp("b", 27, 2), d.p[1] = lp("ai:greedy", 23, 2), d.p[2] = lp("a", 25.5, 2);
+    d.games[0] = 13, d.games[1] = 14, d.games[2] = 15;
+    cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
+    cr_assert_eq(ddz_store_ladder_add_deal(s, "botzone-ftl", &d), 0);
+    ddz_store_ladder_player susp = lp("a", 25.5, 2);
+    snprintf(susp.suspended, sizeof susp.suspended, "faulted in 4 of its last 6 games");
+    cr_assert_eq(ddz_store_ladder_put(s, "caai", &susp), 0);
+    d.p[0].name[0] = '\0';
+    cr_expect_eq(ddz_store_ladder_add_deal(s, "caai", &d), DDZ_EINVAL);
+    cr_expect_eq(ddz_store_ladder_put(s, "", &susp), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_close(s);
+
+    s = open_ok();
+    ladder_seen seen = {0};
+    cr_assert_eq(ddz_store_ladder_players(s, "caai", seen_player, &seen), 3);
+    cr_expect_str_eq(seen.p[0].name, "a"); /* name order */
+    cr_expect_str_eq(seen.p[0].suspended, "faulted in 4 of its last 6 games");
+    cr_expect_str_eq(seen.p[1].name, "ai:greedy");
+    cr_expect_eq(seen.p[2].mu, 27);
+    cr_expect_eq(seen.p[2].deals, 2);
+    cr_expect_eq(seen.p[2].games, 6);
+    cr_expect_str_eq(seen.p[2].suspended, "");
+    cr_assert_eq(ddz_store_ladder_pairs(s, "caai", seen_pair, &seen), 3);
+    for (int i = 0; i < 3; i++) {
+        cr_expect_lt(strcmp(seen.pa[i][0], seen.pa[i][1]), 0);
+        cr_expect_eq(seen.pd[i], 2);
+    }
+    cr_assert_eq(ddz_store_ladder_history(s, "caai", "ai:greedy", 5, seen_hist, &seen), 2);
+    cr_expect_eq(seen.h[0].mu, 23); /* newest first */
+    cr_expect_eq(seen.h[1].mu, 24);
+    cr_expect_eq(seen.h[1].faults, 1);
+    cr_expect_eq(seen.h[1].score, -2);
+    cr_expect_eq(seen.h[0].games[2], 15);
+    cr_expect_str_eq(seen.h[0].opp[0], "a");
+    cr_expect_str_eq(seen.h[0].opp[1], "b");
+    cr_expect_gt(seen.h[0].id, seen.h[1].id);
+    seen.nh = 0;
+    cr_expect_eq(ddz_store_ladder_history(s, "caai", "ai:greedy", 1, seen_hist, &seen), 1);
+    seen.np = 0;
+    cr_expect_eq(ddz_store_ladder_players(s, "botzone-ftl", seen_player, &seen), 3);
+    cr_expect_eq(ddz_store_ladder_players(s, "botzone-ftl2", seen_player, &seen), 0);
+    ddz_store_close(s);
+}

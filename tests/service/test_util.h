@@ -1,8 +1,9 @@
 /* test_util.h - small helpers for the service tests: a free loopback port,
- * a whole file read into memory, a count of this test's own child
- * processes, and a lock that makes every SQLite read of a database wait.
- * Every helper is `static inline`, so a test that includes the header
- * without using one of them still builds with -Werror. */
+ * a whole file read into memory, counts of this test's own child processes
+ * (by a marker in their command line, or by program), and a lock that makes
+ * every SQLite read of a database wait. Every helper is `static inline`, so
+ * a test that includes the header without using one of them still builds
+ * with -Werror. */
 #ifndef DDZ_TEST_SERVICE_UTIL_H
 #define DDZ_TEST_SERVICE_UTIL_H
 
@@ -116,6 +117,73 @@ static inline int count_descendants(const char *marker)
     }
     closedir(d);
     return n;
+}
+
+/* Whether process `pid` is alive and still runs `program` (argv[0]): false
+ * once it exited, zombie or reaped. */
+static inline bool program_alive(pid_t pid, const char *program)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    return len > 0 && strcmp(buf, program) == 0;
+}
+
+/* Finds the live processes started by this test process (its children,
+ * their children, ...) whose argv[0] is `program` and, unless `arg` is
+ * NULL, that have `arg` among their other arguments. Returns how many, and
+ * stores up to `max` of their pids in `pids`. Unlike count_descendants(),
+ * a process that only names `program` in its arguments (a server's
+ * --engine option, a bridge's command) does not count; a zombie neither,
+ * nor a child the program made of itself.
+ * A test that must also see processes orphaned by a child that exited
+ * makes itself their reaper first (prctl PR_SET_CHILD_SUBREAPER). */
+static inline int find_program(const char *program, const char *arg, pid_t *pids, int max)
+{
+    pid_t self = getpid();
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d, "cannot read /proc");
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self)
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        if (len == 0 || strcmp(buf, program) != 0 || !proc_descends_from((pid_t)pid, self))
+            continue;
+        /* a child of the program itself is none of its runs (a sanitizer
+         * build's leak check clones one as the program exits) */
+        if (program_alive(proc_parent((pid_t)pid), program))
+            continue;
+        bool has = !arg;
+        for (size_t i = strlen(buf) + 1; i < len && !has; i += strlen(buf + i) + 1)
+            has = strcmp(buf + i, arg) == 0;
+        if (has && n < max)
+            pids[n] = (pid_t)pid;
+        n += has;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Returns how many processes find_program() finds. */
+static inline int count_program(const char *program, const char *arg)
+{
+    return find_program(program, arg, NULL, 0);
 }
 
 /* A child process holding every lock of a database's WAL index. */

@@ -122,4 +122,9 @@ void ddz_wsc_close(ddz_wsc *c);
 int ddz_wsc_http_get(const char *host, int port, const char *path, int timeout_ms, int *status,
                      char **body);
 
+/* The same GET with `headers` (NULL or lines of "Name: value" each ending
+ * in CRLF) added to the request. */
+int ddz_wsc_http_get_with(const char *host, int port, const char *path, const char *headers,
+                          int timeout_ms, int *status, char **body);
+
 #endif

@@ -7,20 +7,14 @@
 // go to tests/web/artifacts/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..', '..');
-const ART = path.join(HERE, 'artifacts');
-const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
-const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
 
@@ -28,31 +22,6 @@ let server, base, browser, tmp;
 const contexts = [];
 
 /* ---- the server ---- */
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(what, fn, ms = 10000, every = 50) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    try {
-      if (await fn()) return;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, every));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
-}
 
 before(async () => {
   fs.mkdirSync(ART, { recursive: true });
@@ -119,18 +88,6 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
   });
   await page.goto(base + p);
   return page;
-}
-
-/* Lets transitions and entrance animations finish (the endless ones, a
- * pulse, never do). */
-async function settle(page) {
-  await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
-}
-
-async function shot(page, name) {
-  await settle(page);
-  await page.screenshot({ path: path.join(ART, name + '.png') });
 }
 
 const roomOf = (page) => /#\/(?:room|watch)\/([^/]+)/.exec(page.url())?.[1];
@@ -210,6 +167,11 @@ async function nextDecision(page, lastSeq, ms = 45000) {
   return h.jsonValue();
 }
 
+/* Waits until a hint has selected cards (it asks the server first). */
+async function hinted(page) {
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0, null, { timeout: 5000, polling: 20 });
+}
+
 /* Clicks through one whole game on `page`; returns counters. `hooks.after`
  * runs after each action of ours (for reloads and spectator checks). */
 async function playGame(page, { rnd = Math.random, hooks = {}, useKeys = false } = {}) {
@@ -241,13 +203,18 @@ async function playGame(page, { rnd = Math.random, hooks = {}, useKeys = false }
         n.passes++;
       } else if (useKeys && n.keys < 3 && n.plays > 0) {
         await page.keyboard.press('h');
+        await hinted(page);
         await page.keyboard.press('Space');
         n.keys++;
         n.plays++;
       } else {
-        // Hint cycles through the legal plays; sometimes go round twice.
+        // Hint asks the server, then cycles through its suggestions and
+        // the other legal plays; sometimes press it twice.
         const times = 1 + Math.floor(rnd() * 2);
-        for (let i = 0; i < times; i++) await page.click('[data-test=hint]');
+        for (let i = 0; i < times; i++) {
+          await page.click('[data-test=hint]');
+          await hinted(page);
+        }
         n.hints += times;
         const chosen = await faceCodes(page, '.hand .card.selected');
         assert.ok(chosen.length > 0, 'a hint selects cards');
@@ -401,7 +368,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       const href = await page.getAttribute('[data-test=replay-link]', 'href');
       // quick play is a private room: its game is linked under its key
       assert.match(o.game_key, /^[0-9a-f]{32}$/);
-      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}`);
+      assert.equal(href, `#/replay/${o.game_id}-${o.game_key}?from=${(await page.evaluate(() => window.__frames.find((f) => f.type === 'state'))).seat}`); // seen from our seat
       await shot(page, 'gameover');
       // the commitment this page was told when the game was dealt (or in
       // the snapshot after its reload), before the over that revealed it
@@ -511,4 +478,672 @@ test('two people at one table with an AI: a private room by invite link with a p
   assert.deepEqual(b.errors, []);
   await a.close();
   await b.close();
+});
+
+/* ---- Botzone's rule sets ---- */
+
+/* The stored record of the game an `over` event ended (SPEC 10), read the
+ * way the game-over panel links it: the store writes on its own thread, so
+ * it may take a moment to be served. */
+async function fetchRecord(over) {
+  const url = `${base}/api/games/${over.game_id}${over.game_key ? '-' + over.game_key : ''}`;
+  let rec = null;
+  await waitFor(`the record of game ${over.game_id}`, async () => {
+    const res = await fetch(url);
+    if (res.status === 200) rec = await res.json();
+    return rec !== null;
+  });
+  return rec;
+}
+
+/* A play's combination type as the server's classifier reads it under a
+ * rule set (`ddz rules classify`), to count a record's plays by type. */
+function classify(rules, cards) {
+  return JSON.parse(execFileSync(DDZ, ['rules', 'classify', '--rules', rules, cards.join(',')], { encoding: 'utf8' })).type;
+}
+
+/* A score as the record has it, shown with its sign: decimals as they are. */
+const shown = (x) => (x > 0 ? '+' : '') + String(x);
+
+/* Nothing sticks out sideways: the page, and the game-over panel, are no
+ * wider than the viewport (phone layout). */
+async function assertFits(page, label) {
+  const r = await page.evaluate(() => {
+    const panel = document.querySelector('[data-test=gameover]');
+    const wide = [...document.querySelectorAll('[data-test=gameover] *, .topbar *, .create *')]
+      .filter((e) => e.getClientRects().length && e.getBoundingClientRect().right > innerWidth + 1)
+      .map((e) => e.className || e.tagName);
+    return { page: document.documentElement.scrollWidth, vw: innerWidth,
+      panel: panel ? panel.scrollWidth - panel.clientWidth : 0, wide: wide.slice(0, 5) };
+  });
+  assert.ok(r.page <= r.vw, `${label}: the page is ${r.page}px wide in a ${r.vw}px viewport`);
+  assert.ok(r.panel <= 1, `${label}: the game-over panel scrolls sideways by ${r.panel}px`);
+  assert.deepEqual(r.wide, [], `${label}: elements past the right edge`);
+}
+
+/* Opens the lobby's create form and checks its rule set choice: one option
+ * per rule set the server listed, each explained in a line that is visible
+ * and changes with the choice. Leaves `choose` chosen; returns the
+ * explanations by rule set. */
+async function chooseRules(page, choose) {
+  await page.waitForSelector('[data-test=quick]');
+  await waitFor('the rooms list', async () => page.frames.some((f) => f.type === 'rooms'));
+  const listed = page.frames.find((f) => f.type === 'rooms').rules;
+  assert.deepEqual(listed, ['caai', 'botzone-ftl', 'botzone-ftl2'], 'the lobby lists the three rule sets');
+  await page.click('[data-test=create-box] > summary');
+  const offered = await page.$$eval('[data-test=rules] option', (o) => o.map((x) => x.value));
+  assert.deepEqual(offered, listed, 'the form offers what the server listed');
+  const desc = {};
+  for (const r of listed) {
+    await page.selectOption('[data-test=rules]', r);
+    assert.ok(await page.isVisible('[data-test=rules-desc]'), `${r}: the explanation is visible`);
+    desc[r] = (await page.textContent('[data-test=rules-desc]')).trim();
+    assert.ok(desc[r].length > 20, `${r}: explained in a line: "${desc[r]}"`);
+  }
+  assert.equal(new Set(Object.values(desc)).size, listed.length, 'each rule set has its own explanation');
+  await page.selectOption('[data-test=rules]', choose);
+  assert.equal((await page.textContent('[data-test=rules-desc]')).trim(), desc[choose]);
+  return desc;
+}
+
+/* Fills the rest of the create form: two greedy AIs at South and East,
+ * `games` games of `time` seconds a move, `pause` seconds between games
+ * (More options), and creates; we sit at West. */
+async function createWithAIs(page, { games = 1, time = 30, pause = null, custody = null } = {}) {
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=seat2]', 'ai:greedy');
+  if (pause !== null || custody !== null) await page.click('.create .advanced summary');
+  if (custody !== null) await page.selectOption('[data-test=custody]', custody);
+  const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
+  await numbers[0].fill(String(time));
+  await numbers[1].fill(String(games));
+  if (pause !== null) await numbers[3].fill(String(pause));
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  return roomOf(page);
+}
+
+test('botzone-ftl: created through the form, played to the end, each seat\'s points by type as the record has them', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const desc = await chooseRules(page, 'botzone-ftl2');
+  assert.match(desc.caai, /Competition rules/);
+  assert.match(desc['botzone-ftl'], /West is always the landlord/);
+  assert.match(desc['botzone-ftl2'], /referee/);
+  await shot(page, 'create-rules');
+  await page.selectOption('[data-test=rules]', 'botzone-ftl');
+  const room = await createWithAIs(page);
+  assert.ok(room);
+
+  // the table says which rules it plays
+  assert.equal((await page.innerText('[data-test=rules-chip]')).trim(), 'Botzone FTL');
+  assert.equal(await page.getAttribute('[data-test=rules-chip]', 'title'), desc['botzone-ftl']);
+  // no bidding: West (we) is the landlord with the leftover, 20 cards
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card').length === 20, null, { timeout: 10000 });
+  let tableShot = false;
+  await playGame(page, { hooks: { after: async (n) => {
+    if (!tableShot && n.plays >= 2) { tableShot = true; await shot(page, 'table-ftl'); }
+  } } });
+  await page.waitForSelector('[data-test=gameover]');
+  const over = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const rec = await fetchRecord(over);
+  assert.equal(rec.rules, 'botzone-ftl');
+  assert.equal(rec.landlord, 0);
+  assert.ok(rec.winner !== null && !rec.fault, 'the game was played to its end');
+
+  // the scores as the record has them, decimals and all
+  for (let s = 0; s < 3; s++) {
+    const cell = (await page.textContent(`[data-test=gameover] tr[data-seat="${s}"] [data-test=score]`)).trim();
+    assert.equal(cell, shown(rec.scores[s]), `seat ${s}'s score`);
+  }
+  // every seat's plays by type: counted from the record by the server's classifier
+  const want = [{}, {}, {}];
+  for (const p of rec.plays) {
+    if (!p.cards.length) continue;
+    const type = classify('botzone-ftl', p.cards);
+    want[p.seat][type] = (want[p.seat][type] || 0) + 1;
+  }
+  const items = await page.$$eval('[data-test=ptype]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  const got = [{}, {}, {}];
+  const points = [0, 0, 0];
+  for (const it of items) {
+    got[+it.seat][it.combo] = +it.count;
+    points[+it.seat] += +it.points;
+    assert.ok(+it.points > 0, `${it.combo}: points`);
+    assert.ok(it.text.includes(`×${it.count}`) && it.text.includes(String(+it.points)), `shown: ${it.text}`);
+  }
+  assert.deepEqual(got, want, 'the plays by type are the record\'s');
+  // win points + play points = the record's score: the landlord's own, the
+  // farmers' mean
+  const sides = await page.$$eval('[data-test=ftl-side]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  assert.equal(sides.length, 2);
+  const llWon = rec.winner === rec.landlord;
+  for (const side of sides) {
+    const seats = side.seats.split(',').map(Number);
+    const isLL = seats.includes(rec.landlord);
+    const plays = seats.reduce((a, s) => a + points[s], 0) / seats.length;
+    assert.ok(Math.abs(+side.plays - plays) < 1e-9, `${side.seats}: play points ${side.plays} vs ${plays}`);
+    assert.equal(+side.win, isLL === llWon ? 2 : 0, `${side.seats}: the winning side scores 2`);
+    for (const s of seats) {
+      assert.ok(Math.abs(+side.win + +side.plays - rec.scores[s]) < 1e-9, `seat ${s}: ${side.win} + ${side.plays} vs ${rec.scores[s]}`);
+    }
+    assert.ok(side.text.includes(`= ${rec.scores[seats[0]]}`), `the sum is shown: ${side.text}`);
+  }
+  assert.match(await page.textContent('[data-test=breakdown]'), /winning side scores 2/);
+  await shot(page, 'gameover-ftl');
+  await page.setViewportSize(PHONE);
+  await assertFits(page, 'botzone-ftl game over on a phone');
+  await shot(page, 'gameover-ftl-phone');
+
+  // the lobby lists the room with its rule set
+  const look = await openPage({ viewport: PHONE, locale: 'en-US', mobile: true });
+  await look.waitForSelector(`[data-room="${room}"] [data-test=room-rules]`, { timeout: 10000 });
+  assert.equal((await look.textContent(`[data-room="${room}"] [data-test=room-rules]`)).trim(), 'Botzone FTL');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(look.errors, []);
+  await look.close();
+  await page.close();
+});
+
+test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee plays on, the stake as the record has it', async () => {
+  const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  const desc = await chooseRules(page, 'botzone-ftl2');
+  assert.match(desc['botzone-ftl2'], /裁判代打/);
+  await assertFits(page, 'the create form on a phone');
+  await page.$eval('.create .rules-pick', (e) => e.scrollIntoView({ block: 'start' }));
+  await shot(page, 'create-rules-phone');
+  // 5 s a move: we bid and play once by clicking, then let the clock run
+  // out. 30 s between games: the next deal would close the panel. A
+  // competition room: in a casual one the clock hands the seat to an AI.
+  const room = await createWithAIs(page, { games: 3, time: 5, pause: 30, custody: 'fault' });
+  assert.ok(room);
+  // notices, recorded as they come (one may be gone by the time we look)
+  await page.evaluate(() => {
+    window.__toasts = [];
+    new MutationObserver((ms) => ms.forEach((m) => m.addedNodes.forEach((n) => window.__toasts.push(n.textContent))))
+      .observe(document.getElementById('toasts'), { childList: true });
+  });
+  // a phone shows the rule set in a few letters, its explanation on a tap
+  assert.equal((await page.innerText('[data-test=rules-chip]')).trim(), 'FTL2');
+  assert.equal(await page.getAttribute('[data-test=rules-chip]', 'title'), desc['botzone-ftl2']);
+  await assertFits(page, 'the table on a phone');
+  // a spectator on a desktop, to see the referee at work from outside
+  const spec = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
+  await spec.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  assert.equal((await spec.innerText('[data-test=rules-chip]')).trim(), 'Botzone 斗地主2');
+
+  let over = null;
+  for (let game = 1; !over; game++) {
+    assert.ok(game <= 3, 'three games without a turn of ours to let run out');
+    let seq = '';
+    let played = 0;
+    for (;;) {
+      const d = await nextDecision(page, seq);
+      if (d.what === 'over') break;
+      seq = d.seq;
+      if (d.what === 'bid') {
+        await page.click('[data-test=bid0]');
+      } else if (played === 0) {
+        await page.click('[data-test=hint]');
+        await hinted(page);
+        await page.click('[data-test=play]');
+        played++;
+      } else {
+        // our turn: do nothing until the server's clock charges us
+        await page.waitForFunction(() => window.__frames.some((f) => f.type === 'fault'), null, { timeout: 15000 });
+        over = 'fault';
+        break;
+      }
+    }
+    if (!over) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: 10000 });
+    }
+  }
+  // everyone was told; our seat says the referee plays for it
+  const fault = await page.evaluate(() => window.__frames.filter((f) => f.type === 'fault').pop());
+  assert.equal(fault.seat, 0);
+  assert.equal(fault.kind, 'timeout');
+  const notices = await page.evaluate(() => window.__toasts);
+  assert.ok(notices.some((n) => /超时.*裁判代打/.test(n)), `a notice of the fault: ${JSON.stringify(notices)}`);
+  // our seat's mark, and (while the game lasts) the note in our controls,
+  // read in one look: the game may end any moment
+  const look = await page.evaluate(() => ({
+    over: !!document.querySelector('[data-test=gameover]'),
+    badge: document.querySelector('.seat.pos-me [data-test=standin]')?.textContent,
+    note: document.querySelector('[data-test=standin-note]')?.textContent,
+  }));
+  assert.match(look.badge || '', /裁判代打/);
+  if (!look.over) assert.match(look.note || '', /超时/);
+  // the referee's next action for us is marked as its, at our seat and
+  // the spectator's West; both look at once (the game may end soon)
+  const refSeat = '[data-seat="0"] .said.referee';
+  await Promise.all([page, spec].map((p) => p.waitForSelector(`${refSeat}, [data-test=gameover]`, { timeout: 20000 })));
+  await Promise.all([[page, 'table-standin-phone'], [spec, 'table-standin']].map(async ([p, name]) => {
+    if (await p.$('[data-test=gameover]')) return; // over already: nothing to see at the table
+    assert.match(await p.textContent(refSeat), /裁判代打/);
+    await shot(p, name);
+  }));
+  // the spectator sees West marked as the referee's too
+  assert.match(await spec.textContent('[data-seat="0"] [data-test=standin]'), /裁判代打/);
+  await page.waitForSelector('[data-test=gameover]', { timeout: 45000 });
+  const end = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const rec = await fetchRecord(end);
+  assert.equal(rec.rules, 'botzone-ftl2');
+  assert.deepEqual([rec.faults[0].seat, rec.faults[0].kind], [0, 'timeout']);
+  const mine = rec.plays.map((p, i) => ({ ...p, i })).filter((p) => p.seat === 0 && p.i >= rec.faults[0].at);
+  assert.ok(mine.length > 0 && mine.every((p) => p.auto), 'the referee made every play of ours after the fault');
+
+  // the panel: our fault, the stake and the scores as the record has them
+  const panel = await page.textContent('[data-test=gameover]');
+  assert.match(await page.textContent('[data-test=fault]'), /犯规（超时）.*裁判代打/);
+  for (let s = 0; s < 3; s++) {
+    const cell = (await page.textContent(`[data-test=gameover] tr[data-seat="${s}"] [data-test=score]`)).trim();
+    assert.equal(cell, shown(rec.scores[s]), `seat ${s}'s score`);
+  }
+  if (rec.winner !== null) {
+    const m = rec.multiplier;
+    const bd = await page.$eval('[data-test=breakdown]', (e) => ({ ...e.dataset, text: e.textContent }));
+    assert.equal(bd.rules, 'botzone-ftl2');
+    assert.equal(+bd.m, m, 'the stake m is the record\'s multiplier');
+    assert.equal(+bd.bid, Math.max(1, ...rec.bids.map((b) => b.bid)), 'the bid (West at 1 if everyone passed)');
+    assert.ok(bd.text.includes(`2m = ${2 * m}`) && bd.text.includes(`m = ${m}`), bd.text);
+    const ll = rec.landlord;
+    const sign = rec.winner === ll ? 1 : -1;
+    for (let s = 0; s < 3; s++) assert.equal(rec.scores[s], s === ll ? 2 * sign * m : -sign * m, `seat ${s}: ±2m / ∓m`);
+    if (rec.bombs) assert.match(bd.text, new RegExp(`炸弹 ${rec.bombs} 个：×${2 ** rec.bombs}`));
+  } else {
+    assert.match(panel, /三家都犯规/);
+  }
+  await assertFits(page, 'botzone-ftl2 game over on a phone');
+  await shot(page, 'gameover-ftl2-phone');
+  await page.setViewportSize(DESKTOP);
+  await shot(page, 'gameover-ftl2');
+
+  // the replay marks the referee's plays from the record's faults
+  const replay = await openPage({ locale: 'en-US', path: `/#/replay/${end.game_id}` });
+  await replay.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  const marked = await replay.$$eval('.logwrap li', (li) => li.filter((x) => /referee/.test(x.textContent)).length);
+  assert.equal(marked, mine.length, 'one marked step per play the referee made');
+  await replay.click('[data-test=replay-last]');
+  await replay.waitForSelector('[data-test=replay-result]');
+  if (rec.winner !== null) assert.match(await replay.textContent('[data-test=replay-result]'), new RegExp(`m = ${rec.multiplier}`));
+  await shot(replay, 'replay-ftl2');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(spec.errors, []);
+  assert.deepEqual(replay.errors, []);
+  await spec.close();
+  await replay.close();
+  await page.close();
+});
+
+/* ---- the competition page ---- */
+
+test('a tournament on the server: the competition page, a live table to watch, a finished game to replay', async () => {
+  // A second server runs a small Swiss tournament: five hosted AIs and a
+  // remote bot through `ddz bridge --enlist` (its table is the slow one,
+  // paced by the bridge, so there is a live table to watch).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-cup-'));
+  const db = path.join(dir, 'cup.db');
+  const cup = path.join(dir, 'cup');
+  fs.mkdirSync(cup);
+  const tok = await new Promise((resolve, reject) => {
+    const p = spawn(DDZ, ['token', 'add', 'webbot', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('ddz token add: ' + code))));
+  });
+  fs.writeFileSync(path.join(cup, 'players'),
+    'webbot=bot:webbot\nalpha=ai:greedy\nbeta=ai:random\ngamma=ai:greedy\ndelta=ai:random\nomega=ai:greedy\n');
+  fs.writeFileSync(path.join(cup, 'options'), `--format swiss --turns 2 --games 12 --time 5 --seed ${'07'.repeat(32)}\n`);
+  const port = await freePort();
+  const cupBase = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve-cup.log'), 'w');
+  const srv = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', db,
+    '--web', path.join(ROOT, 'web'), '--tournament', cup], { stdio: ['ignore', log, log] });
+  let bot;
+  try {
+    await waitFor('the tournament server', async () => (await fetch(cupBase + '/healthz')).ok, 15000);
+    bot = spawn(DDZ, ['bridge', '--url', `ws://127.0.0.1:${port}/ws`, '--token', tok, '--enlist', '--quiet',
+      '--', DDZ, 'engine', '--ai', 'greedy'], { stdio: ['ignore', log, log] });
+
+    const page = await openPage({ path: '/' });
+    await page.goto(cupBase + '/');
+    await page.waitForSelector('[data-test=cup-link]', { timeout: 15000 });
+    await shot(page, 'tournament-lobby');
+    await page.click('[data-test=cup-link] button');
+    await page.waitForSelector('[data-test=standings] tbody tr', { timeout: 10000 });
+    assert.equal(await page.$$eval('[data-test=standings] tbody tr', (r) => r.length), 6, 'six players ranked');
+    // the bot's table is being played: watch it
+    await page.waitForSelector('[data-test=watch-table]', { timeout: 20000 });
+    await shot(page, 'tournament');
+    await page.click('[data-test=watch-table]');
+    await page.waitForURL(/#\/watch\//, { timeout: 10000 });
+    await page.waitForSelector('[data-zone=hand]', { timeout: 10000 });
+    await assertNoHiddenCards(page, 'a tournament table');
+    await shot(page, 'tournament-table');
+    await assertNoHiddenCards(page, 'a tournament table, later');
+    // back to the page: a finished game opens in the replay viewer
+    await page.goto(cupBase + '/#/tournament');
+    await page.waitForSelector('[data-test=replay-game]', { timeout: 20000 });
+    await page.click('[data-test=replay-game]');
+    await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+    assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+    await phone.goto(cupBase + '/#/tournament');
+    await phone.waitForSelector('[data-test=standings] tbody tr', { timeout: 10000 });
+    assert.match(await phone.textContent('h1'), /比赛/);
+    await shot(phone, 'tournament-phone');
+    assert.deepEqual(phone.errors, []);
+    await phone.close();
+  } finally {
+    for (const p of [bot, srv]) {
+      if (p && p.exitCode === null) {
+        p.kill('SIGTERM');
+        const killer = setTimeout(() => p.kill('SIGKILL'), 5000);
+        await once(p, 'exit');
+        clearTimeout(killer);
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/* ---- the ladder ---- */
+
+test('a ladder on the server: the ranking, a participant\'s rating chart, a deal\'s game in the replay viewer, on a phone too', async () => {
+  // A third server runs a ladder: a remote bot through `ddz bridge
+  // --ladder`, an operator engine and hosted AIs.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-ladder-'));
+  const db = path.join(dir, 'ladder.db');
+  const tok = await new Promise((resolve, reject) => {
+    const p = spawn(DDZ, ['token', 'add', 'webbot', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('ddz token add: ' + code))));
+  });
+  const port = await freePort();
+  const lb = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve-ladder.log'), 'w');
+  const srv = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', db,
+    '--web', path.join(ROOT, 'web'), '--engine', `eng=${DDZ} engine --ai greedy`, '--ladder-engine', 'eng',
+    '--ladder-ai', 'greedy', '--ladder-ai', 'random', '--ladder-ai', 'strong:20', '--ladder-time', '5'],
+  { stdio: ['ignore', log, log] });
+  let bot;
+  try {
+    await waitFor('the ladder server', async () => (await fetch(lb + '/healthz')).ok, 15000);
+    bot = spawn(DDZ, ['bridge', '--url', `ws://127.0.0.1:${port}/ws`, '--token', tok, '--ladder', '--quiet',
+      '--', DDZ, 'engine', '--ai', 'greedy'], { stdio: ['ignore', log, log] });
+    // some deals rated, the bot among them
+    await waitFor('the bot to have played deals', async () => {
+      const d = await (await fetch(lb + '/api/ladder')).json();
+      const me = d.players.find((p) => p.name === 'webbot');
+      return me && me.deals >= 4 && d.players.every((p) => p.deals >= 2);
+    }, 60000, 200);
+
+    const page = await openPage({ path: '/' });
+    await page.goto(lb + '/');
+    await page.waitForSelector('[data-test=ladder-link]', { timeout: 15000 });
+    await shot(page, 'ladder-lobby');
+    await page.click('[data-test=ladder-link] button');
+    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    const rows = await page.$$eval('[data-test=ladder] tbody tr', (r) => r.map((x) => x.textContent));
+    assert.equal(rows.length, 5, 'five participants ranked');
+    assert.ok(rows.some((r) => /webbot/.test(r) && /online|playing/.test(r)), `the bot is online: ${rows}`);
+    assert.ok(rows.every((r) => /\d+\.\d ± \d+\.\d/.test(r)), `rating ± uncertainty on every row: ${rows}`);
+    // the table shown is the API's order
+    const api = await (await fetch(lb + '/api/ladder')).json();
+    assert.equal(api.players.length, 5);
+    await shot(page, 'ladder');
+    // a participant's page: the chart is drawn from its history
+    await page.click('[data-test=ladder-player] >> text=webbot');
+    await page.waitForURL(/#\/ladder\/webbot/, { timeout: 10000 });
+    await page.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    const hist = (await (await fetch(lb + '/api/ladder/webbot')).json()).history;
+    const chart = await page.$eval('[data-test=rating-chart]', (s) => ({
+      points: +s.dataset.points,
+      vertices: s.querySelector('polyline').getAttribute('points').trim().split(/\s+/).length,
+      width: s.getBoundingClientRect().width,
+    }));
+    assert.ok(chart.points >= 4 && chart.points <= hist.length + 3, `chart of ${chart.points} deals vs ${hist.length}`);
+    assert.equal(chart.vertices, chart.points, 'one vertex a deal');
+    assert.ok(chart.width > 500, `the chart is ${chart.width}px wide`);
+    await shot(page, 'ladder-player');
+    // a deal's game opens in the replay viewer
+    await page.click('[data-test=replay-game]');
+    await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+    assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+
+    const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+    await phone.goto(lb + '/#/ladder');
+    await phone.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    assert.match(await phone.textContent('h1'), /天梯/);
+    await shot(phone, 'ladder-phone');
+    await phone.goto(lb + '/#/ladder/' + encodeURIComponent('ai:greedy'));
+    await phone.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    const fit = await phone.evaluate(() => ({
+      page: document.documentElement.scrollWidth, vw: innerWidth,
+      chart: document.querySelector('[data-test=rating-chart]').getBoundingClientRect().right,
+    }));
+    assert.ok(fit.page <= fit.vw && fit.chart <= fit.vw, `the player page fits the phone: ${JSON.stringify(fit)}`);
+    await shot(phone, 'ladder-player-phone');
+    assert.deepEqual(phone.errors, []);
+    await phone.close();
+  } finally {
+    for (const p of [bot, srv]) {
+      if (p && p.exitCode === null) {
+        p.kill('SIGTERM');
+        const killer = setTimeout(() => p.kill('SIGKILL'), 5000);
+        await once(p, 'exit');
+        clearTimeout(killer);
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/* ---- casual play (issue 15): hints, phrases, auto-play ---- */
+
+/* Clicks the highest bid we may make (bid0 if that is all), so that we are
+ * likely the landlord and lead; returns the next decision after bidding. */
+async function bidHigh(page) {
+  let seq = '';
+  for (;;) {
+    const d = await nextDecision(page, seq);
+    if (d.what !== 'bid') return d;
+    seq = d.seq;
+    const enabled = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+    await page.click(`[data-test=${enabled.sort().pop()}]`);
+  }
+}
+
+test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play asked for and taken back', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const spec = { page: null };
+  let d;
+  for (let game = 1; ; game++) {
+    assert.ok(game <= 5, 'five games without a play turn');
+    if (game === 1) {
+      await page.click('[data-test=quick]');
+      await page.waitForSelector('.hand .card', { timeout: 10000 });
+    }
+    d = await bidHigh(page);
+    if (d.what === 'play') break;
+    await page.click('[data-test=close-over]');
+  }
+  const room = roomOf(page);
+  spec.page = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
+  await spec.page.waitForSelector('.table-view.spectating', { timeout: 10000 });
+
+  // Hint: one request to the server, its first suggestion selected
+  await page.click('[data-test=hint]');
+  await hinted(page);
+  const hint = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
+  assert.ok(hint && hint.plays.length > 0, 'a hint frame with suggestions arrived');
+  const selected = (await faceCodes(page, '.hand .card.selected')).sort((a, b) => a - b);
+  assert.deepEqual(selected, hint.plays[0], 'the first press selects the server\'s first suggestion');
+  const hand = await faceCodes(page, '.hand .card');
+  for (const p of hint.plays) for (const c of p) assert.ok(hand.includes(c), `hinted card ${c} is in the hand`);
+  assert.ok(await page.isEnabled('[data-test=play]'), 'the hinted play can be played');
+  await shot(page, 'casual-hint');
+  // a second press: the next suggestion (or the next legal play), no new request
+  await page.click('[data-test=hint]');
+  const frames = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').length);
+  assert.equal(frames, 1, 'cycling needs no second request');
+  await page.click('[data-test=play]');
+
+  // A quick phrase: by our seat on our page and on the spectator's, in each one's language
+  await page.click('[data-test=phrases] summary');
+  await page.click('[data-test=phrase][data-phrase="1"]');
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=phrase-bubble]'), /Good game!/);
+  await spec.page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await spec.page.textContent('[data-test=phrase-bubble]'), /打得好/);
+  await shot(page, 'casual-phrase');
+  await shot(spec.page, 'casual-phrase-spectator');
+
+  // Auto-play on request: the bar says so and offers the way back
+  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.click('[data-test=autoplay]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=autoplay-bar]'), /An AI is playing for you/);
+  assert.match(await page.textContent('.seat.pos-me'), /AI playing/);
+  await waitFor('the AI to play for us', async () => page.evaluate(() => {
+    const at = window.__frames.findIndex((f) => f.type === 'seat' && f.seat === 0 && f.player && f.player.custody);
+    return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over');
+  }), 20000);
+  await shot(page, 'casual-autoplay');
+  await page.click('[data-test=back]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && !f.player.custody &&
+    window.__frames.indexOf(f) > window.__frames.findIndex((g) => g.type === 'seat' && g.player && g.player.custody))),
+  'the seat is ours again');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(spec.page.errors, []);
+  await spec.page.close();
+  await page.close();
+});
+
+test('casual play on a phone, in Chinese: the clock runs out, an AI plays on with no fault, "取消托管" takes the seat back, a phrase, a hint', async () => {
+  const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  const room = await createWithAIs(page, { games: 4, time: 3, pause: 2 });
+  assert.ok(room);
+  // we do nothing: our first turn runs out of time
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 20000 });
+  assert.match(await page.textContent('[data-test=autoplay-bar]'), /电脑正在为你托管/);
+  assert.match(await page.textContent('[data-test=back]'), /取消托管/);
+  await assertFits(page, 'the auto-play bar on a phone');
+  await shot(page, 'casual-autoplay-phone');
+  // a phrase while the AI plays
+  await page.click('[data-test=phrases] summary');
+  await shot(page, 'casual-phrases-menu-phone');
+  await page.click('[data-test=phrase][data-phrase="8"]');
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=phrase-bubble]'), /加油/);
+  await assertFits(page, 'a phrase on a phone');
+  await shot(page, 'casual-phrase-phone');
+  // the AI plays the game to its end: no fault
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+  assert.equal(over.fault, null, 'running out of time in a casual room is no fault');
+  await page.waitForSelector('[data-test=gameover]', { timeout: 5000 });
+  assert.match(await page.textContent('[data-test=autoplay-note][data-seat="0"]'), /本局电脑为你托管代打，不算犯规/);
+  assert.doesNotMatch(await page.textContent('[data-test=gameover] .over-head'), /犯规/);
+  assert.equal(await page.$('[data-test=fault]'), null, 'no fault line');
+  await shot(page, 'casual-autoplay-over-phone');
+  // still on auto-play; close the panel (Escape: it may be gone already) and take the seat back
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=back]', { timeout: 10000 });
+  await page.click('[data-test=back]');
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  // our turns are ours again: the next play turn's hint, on a phone
+  let d;
+  for (let game = 2; ; game++) {
+    assert.ok(game <= 4, 'no play turn of ours in three games');
+    d = await bidHigh(page);
+    if (d.what === 'play') break;
+    await page.keyboard.press('Escape');
+  }
+  await page.click('[data-test=hint]');
+  await hinted(page);
+  const hint = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
+  assert.deepEqual((await faceCodes(page, '.hand .card.selected')).sort((a, b) => a - b), hint.plays[0]);
+  await assertFits(page, 'a hint on a phone');
+  await shot(page, 'casual-hint-phone');
+  await page.click('[data-test=play]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+/* A quick game that an AI plays for us to its end (auto-play on request);
+ * returns its `over` frame. */
+async function quickGameOnAutoPlay(page) {
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.click('[data-test=autoplay]');
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  return page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+}
+
+/* Back in the lobby, waits (refreshing) for the game in "my games". */
+async function myGameListed(page, over) {
+  // the game-over panel stays until dismissed (the table behind is inert)
+  if (await page.$('[data-test=close-over]')) await page.click('[data-test=close-over]');
+  await page.click('[data-test=lobby]');
+  await page.waitForSelector('[data-test=mygames]', { timeout: 10000 });
+  await waitFor('the game in my games', async () => {
+    if (await page.$(`[data-test=mygame][data-id="${over.game_id}"]`)) return true;
+    await page.click('[data-test=mygames-refresh]');
+    return false;
+  }, 10000, 300);
+}
+
+test('my games: each browser lists the games it played, a game opens in the replay viewer (desktop and phone)', async () => {
+  const page = await openPage({ locale: 'en-US' });
+  const over = await quickGameOnAutoPlay(page);
+  await myGameListed(page, over);
+  const row = await page.textContent(`[data-test=mygame][data-id="${over.game_id}"]`);
+  const score = over.scores[0];
+  assert.ok(row.includes(score > 0 ? `+${score}` : String(score)), `the row shows our score ${score}: ${row}`);
+  assert.match(row, /AI/, 'the row names who else played');
+  await page.$eval('[data-test=mygames]', (e) => e.scrollIntoView({ block: 'center' }));
+  await shot(page, 'mygames');
+
+  // another browser (its own key), on a phone: its own game only
+  const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await phone.waitForSelector('[data-test=mygames-none]', { timeout: 10000 });
+  const overPhone = await quickGameOnAutoPlay(phone);
+  await myGameListed(phone, overPhone);
+  // (the AI goes on playing each browser's quick games: the lists grow)
+  const ids = async (p) => p.$$eval('[data-test=mygame]', (r) => r.map((x) => +x.dataset.id));
+  const overs = async (p) => p.evaluate(() => window.__frames.filter((f) => f.type === 'over').map((f) => f.game_id));
+  const desktopGames = await overs(page);
+  for (const id of await ids(phone)) assert.ok(!desktopGames.includes(id), `the desktop's game ${id} is on the phone's list`);
+  await phone.$eval('[data-test=mygames]', (e) => e.scrollIntoView({ block: 'center' }));
+  await assertFits(phone, 'my games on a phone');
+  await shot(phone, 'mygames-phone');
+  // the list opens the replay, under the private game's key
+  const href = await phone.getAttribute('[data-test=mygame-replay]', 'href');
+  assert.equal(href, `#/replay/${overPhone.game_id}-${overPhone.game_key}`);
+  await phone.click('[data-test=mygame-replay]');
+  await phone.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  assert.equal(await phone.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
+  await shot(phone, 'mygames-replay-phone');
+
+  // the desktop's list is its own too
+  await page.click('[data-test=mygames-refresh]');
+  await page.waitForSelector('[data-test=mygame]', { timeout: 10000 });
+  const phoneGames = await overs(phone);
+  for (const id of await ids(page)) assert.ok(!phoneGames.includes(id), `the phone's game ${id} is on the desktop's list`);
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(phone.errors, []);
+  await phone.close();
+  await page.close();
 });

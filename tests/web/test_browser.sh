@@ -21,4 +21,4 @@ fi
 mkdir -p "$here/artifacts"
 cd "$root"
 DDZ_BIN="$ddz" exec node --test --test-reporter=spec \
-    "$here/unit.test.mjs" "$here/browser.test.mjs"
+    "$here/unit.test.mjs" "$here/browser.test.mjs" "$here/casual.test.mjs"

@@ -26,3 +26,64 @@ test('inputs longer than one block', () => {
   assert.equal(bytesToHex(blake2b(new Uint8Array(128), 32)),
     '378d0caaaa3855f1b38693c1d6ef004fd118691c95c959d4efa950d6d6fcf7c1');
 });
+
+import { handRows, PER_ROW } from '../../web/js/layout.js';
+
+test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
+  const rowsOf = (n) => {
+    const { rows, cells } = handRows(n);
+    const lens = Array.from({ length: rows }, (_, r) => cells.filter((x) => x.r === r).length);
+    // every card's k is its row's length, and columns run 0..k-1 in order
+    cells.forEach((x, i) => {
+      assert.equal(x.k, lens[x.r]);
+      if (i && cells[i - 1].r === x.r) assert.equal(x.c, cells[i - 1].c + 1);
+      else assert.equal(x.c, 0);
+    });
+    return lens;
+  };
+  assert.equal(PER_ROW, 7);
+  assert.deepEqual(rowsOf(0), []);
+  assert.deepEqual(rowsOf(1), [1]);
+  assert.deepEqual(rowsOf(7), [7]);
+  assert.deepEqual(rowsOf(8), [4, 4]);
+  assert.deepEqual(rowsOf(17), [6, 6, 5]);
+  assert.deepEqual(rowsOf(20), [7, 7, 6]);
+  for (let n = 1; n <= 20; n++) {
+    const lens = rowsOf(n);
+    assert.ok(Math.max(...lens) <= 7 && Math.max(...lens) - Math.min(...lens) <= Math.max(1, lens.length - 1), `n=${n}: ${lens}`);
+  }
+});
+
+import { remaining, multiplier, tricks, isBomb, isRocket } from '../../web/js/tracker.js';
+
+test('the card counter counts the deck less my hand and every card played', () => {
+  const full = remaining(null, []);
+  assert.equal(full.reduce((a, b) => a + b, 0), 54);
+  assert.deepEqual(full, [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1, 1]);
+  // my hand: the four 3s (0..3) and the big joker; played: a pair of 2s (48, 49), the small joker
+  const left = remaining([0, 1, 2, 3, 53], [{ cards: [48, 49] }, { cards: [] }, { cards: [52] }]);
+  assert.equal(left[0], 0);
+  assert.equal(left[12], 2);
+  assert.equal(left[13], 0);
+  assert.equal(left[14], 0);
+  assert.equal(left.reduce((a, b) => a + b, 0), 54 - 5 - 3);
+});
+
+test('the multiplier so far: caai adds one a bomb, botzone-ftl2 doubles, the rocket doubles, ftl has none', () => {
+  const bomb = { cards: [4, 5, 6, 7] };
+  const rocket = { cards: [52, 53] };
+  assert.ok(isBomb(bomb.cards) && !isBomb([4, 5, 6, 8]) && !isBomb([4, 5, 6, 7, 8, 9]));
+  assert.ok(isRocket(rocket.cards) && !isRocket([52, 0]));
+  assert.equal(multiplier('caai', []).m, 1);
+  assert.equal(multiplier('caai', [bomb, bomb]).m, 3);
+  assert.equal(multiplier('caai', [bomb, bomb, rocket]).m, 6);
+  assert.equal(multiplier('botzone-ftl2', [bomb, bomb, rocket]).m, 8);
+  assert.equal(multiplier('botzone-ftl', [bomb]), null);
+});
+
+test('the moves cut into tricks after two passes', () => {
+  const P = (seat, cards) => ({ seat, cards });
+  const h = [P(0, [1]), P(1, [5]), P(2, []), P(0, []), P(1, [9, 10]), P(2, []), P(0, [20, 21]), P(1, []), P(2, []), P(0, [30])];
+  assert.deepEqual(tricks(h).map((x) => x.map((p) => p.seat)), [[0, 1, 2, 0], [1, 2, 0, 1, 2], [0]]);
+  assert.deepEqual(tricks([]), []);
+});

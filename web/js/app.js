@@ -1,13 +1,17 @@
 // app.js - the client's entry: one connection, a hash router
-// (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay),
+// (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
+// #/tournament the competition page, #/ladder the rated ladder and
+// #/ladder/NAME a participant's page),
 // the connection banner, toasts and dialogs. Views live in lobby.js,
 // table.js and replay.js; what is legal always comes from the server.
 import { Conn } from './net.js';
 import { h, replace } from './dom.js';
-import { t, lang, setLang, onLang, errorText } from './i18n.js';
+import { t, lang, setLang, onLang, errorText, roomLabel } from './i18n.js';
 import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
+import { Cup } from './cup.js';
+import { Ladder, LadderPlayer } from './ladder.js';
 
 const root = document.getElementById('app');
 const banner = document.getElementById('banner');
@@ -17,11 +21,14 @@ export const app = {
   conn: null,
   me: null,           // welcome.you
   rooms: [],
+  rulesets: ['caai'], // what rooms may take: the lobby's `rooms` event lists them
   table: null,        // Table: the room we sit or watch in
   view: null,         // the mounted view
   listed: false,      // the first `rooms` after a welcome came back
   pendingRoute: null, // an invite link to act on once connected
   lastJoin: null,     // the last join/spectate asked, for password retries
+  fromCup: false,     // watching a tournament table opened from the competition page
+  fromLadder: false,  // watching a ladder table opened from the ladder page
 };
 
 /* ---- names ---- */
@@ -30,6 +37,11 @@ function defaultName() {
   const n = 100 + Math.floor(Math.random() * 900);
   return (lang() === 'zh' ? '玩家' : 'Player') + n;
 }
+
+// whether the name in use was chosen (typed, or kept from an earlier visit)
+// rather than generated on this visit: an invitee is asked for one
+let nameChosen = false;
+try { nameChosen = !!localStorage.getItem('ddz.name'); } catch { /* storage off */ }
 
 export function playerName() {
   let n = '';
@@ -45,11 +57,18 @@ export function setPlayerName(n) {
   n = n.trim().slice(0, 32);
   if (!n || n === app.conn.name) return false;
   try { localStorage.setItem('ddz.name', n); } catch { /* storage off */ }
+  nameChosen = true;
   app.conn.rename(n);
   return true;
 }
 
 /* ---- toasts, banner, dialogs ---- */
+
+/* Removes the notices (info toasts) still showing: what they said is stale
+ * once a panel that says more, the game over, opens over them. */
+export function dismissNotices() {
+  for (const el of toasts.querySelectorAll('.toast.info')) el.remove();
+}
 
 export function toast(text, kind = 'error') {
   const el = h('div.toast.' + kind, { role: kind === 'error' ? 'alert' : 'status' }, text);
@@ -90,7 +109,7 @@ function showBanner() {
 export function ask({ title, text, input, buttons }) {
   return new Promise((resolve) => {
     const field = input ? h('input', { type: input.type || 'text', placeholder: input.placeholder || '',
-      value: input.value || '', autocomplete: 'off' }) : null;
+      value: input.value || '', autocomplete: 'off', dataset: input.test ? { test: input.test } : undefined }) : null;
     const dlg = h('dialog.dialog');
     const done = (value) => {
       dlg.close();
@@ -113,8 +132,13 @@ export function ask({ title, text, input, buttons }) {
 /* ---- routing ---- */
 
 function parseRoute() {
-  const m = /^#\/(room|watch|replay)\/([^/?#]+)/.exec(location.hash);
-  return m ? { name: m[1], id: decodeURIComponent(m[2]) } : { name: 'lobby' };
+  if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
+  if (/^#\/ladder\/?$/.test(location.hash)) return { name: 'ladder' };
+  const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
+  if (l) return { name: 'ladderPlayer', id: decodeURIComponent(l[1]) };
+  const m = /^#\/(room|watch|replay)\/([^/?#]+)(?:\?(.*))?/.exec(location.hash);
+  // ?name= (an invite: the room's name), ?from= (a replay: the seat below)
+  return m ? { name: m[1], id: decodeURIComponent(m[2]), params: new URLSearchParams(m[3] || '') } : { name: 'lobby' };
 }
 
 export function go(hash, { replaceState = false } = {}) {
@@ -137,8 +161,21 @@ function mount(view) {
 
 function route() {
   const r = parseRoute();
+  if (r.name === 'tournament') {
+    if (!(app.view instanceof Cup)) mount(new Cup());
+    return;
+  }
+  if (r.name === 'ladder') {
+    if (!(app.view instanceof Ladder)) mount(new Ladder());
+    return;
+  }
+  if (r.name === 'ladderPlayer') {
+    if (!(app.view instanceof LadderPlayer) || app.view.name !== r.id) mount(new LadderPlayer(r.id));
+    return;
+  }
   if (r.name === 'replay') {
-    if (!(app.view instanceof Replay) || app.view.id !== r.id) mount(new Replay(r.id));
+    const from = r.params.has('from') ? Number(r.params.get('from')) : null;
+    if (!(app.view instanceof Replay) || app.view.id !== r.id) mount(new Replay(r.id, from));
     return;
   }
   if (r.name === 'room' || r.name === 'watch') {
@@ -161,7 +198,39 @@ function actOnPendingRoute() {
   app.pendingRoute = null;
   if (!r || (app.table && app.table.roomId === r.id)) return;
   if (r.name === 'watch') spectate(r.id);
+  else if (!nameChosen && isInvite(r)) askInviteeName(r);
   else join(r.id);
+}
+
+/* The room's name for a dialog: from the invite link, the lobby's list, or
+ * its id. */
+function roomTitle(id) {
+  const r = parseRoute();
+  const fromLink = r.id === id && r.params && r.params.get('name');
+  const listed = (app.rooms || []).find((x) => x.id === id);
+  return fromLink ? roomLabel(fromLink) : listed ? roomLabel(listed.name) : id;
+}
+
+/* An invite: a link with the room's name (what the table's Invite button
+ * copies), or a room the lobby lists. A bare unknown id is just tried, and
+ * the server's answer says what is wrong with it. */
+function isInvite(r) {
+  return !!(r.params && r.params.get('name')) || (app.rooms || []).some((x) => x.id === r.id);
+}
+
+/* Someone who opened an invite link without ever choosing a name is asked
+ * for one (the generated one offered) before sitting down. */
+async function askInviteeName(r) {
+  const res = await ask({ title: t('invite.title', { room: roomTitle(r.id) }), text: t('invite.name'),
+    input: { value: playerName(), test: 'invite-name' },
+    buttons: [{ label: t('join.cancel'), value: null }, { label: t('invite.join'), value: 'go', primary: true }] });
+  if (res.value !== 'go') {
+    go('#/', { replaceState: true });
+    return;
+  }
+  if (res.input && res.input.trim()) setPlayerName(res.input);
+  nameChosen = true;
+  join(r.id);
 }
 
 /* ---- lobby requests ---- */
@@ -190,7 +259,7 @@ async function onJoinError(e) {
   if (!last) return false;
   if (e.code === 'EAUTH') {
     const res = await ask({
-      title: t('join.title', { room: last.room }),
+      title: t('join.title', { room: roomTitle(last.room) }),
       text: last.password ? t('join.password.wrong') : t('join.password'),
       input: { type: 'password', placeholder: '' },
       buttons: [{ label: t('join.cancel'), value: null },
@@ -204,7 +273,7 @@ async function onJoinError(e) {
   }
   if (e.code === 'EFULL' && last.type === 'join') {
     const res = await ask({
-      title: t('join.title', { room: last.room }), text: t('join.full'),
+      title: t('join.title', { room: roomTitle(last.room) }), text: t('join.full'),
       buttons: [{ label: t('join.cancel'), value: null }, { label: t('join.watch'), value: 'watch', primary: true }],
     });
     if (res.value === 'watch') spectate(last.room, { password: last.password });
@@ -238,6 +307,7 @@ function onMessage(m) {
       break;
     case 'rooms':
       app.rooms = m.rooms;
+      if (Array.isArray(m.rules) && m.rules.length) app.rulesets = m.rules;
       if (app.view instanceof Lobby) app.view.update();
       if (!app.listed) {
         app.listed = true;
@@ -253,7 +323,13 @@ function onMessage(m) {
       if (m.room === null) {
         if (app.table) app.table.destroy();
         app.table = null;
-        if (!(app.view instanceof Replay)) go('#/', { replaceState: parseRoute().name !== 'lobby' });
+        // a tournament table that ended takes its spectators back to the page they came from
+        const back = app.fromCup ? '#/tournament' : app.fromLadder ? '#/ladder' : '#/';
+        app.fromCup = false;
+        app.fromLadder = false;
+        const page = app.view instanceof Replay || app.view instanceof Cup ||
+          app.view instanceof Ladder || app.view instanceof LadderPlayer;
+        if (!page) go(back, { replaceState: parseRoute().name !== 'lobby' });
       } else {
         if (app.table && app.table.roomId !== m.room) { app.table.destroy(); app.table = null; }
         if (!app.table) app.table = new Table(m.room, m.seat);

@@ -51,6 +51,9 @@ const ICONS = {
   link: '<path fill="none" d="M10 14a4 4 0 0 0 5.6 0l3-3a4 4 0 0 0-5.6-5.6l-1 1M14 10a4 4 0 0 0-5.6 0l-3 3a4 4 0 0 0 5.6 5.6l1-1"/>',
   exit: '<path fill="none" d="M14 4h5v16h-5M10 8l-4 4 4 4M6 12h10"/>',
   rotate: '<path fill="none" d="M20 12a8 8 0 1 1-3-6.2M20 4v5h-5"/>',
+  sound: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path fill="none" d="M16 9a4 4 0 0 1 0 6M18.5 6.5a7.5 7.5 0 0 1 0 11"/>',
+  mute: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path fill="none" d="M16 9l5 6M21 9l-5 6"/>',
+  list: '<path fill="none" d="M8 6h12M8 12h12M8 18h12M4 6h.01M4 12h.01M4 18h.01"/>',
   trophy: '<path fill="none" d="M8 4h8v6a4 4 0 0 1-8 0zM8 6H5a3 3 0 0 0 3 4M16 6h3a3 3 0 0 1-3 4M12 14v4M8 20h8"/>',
 };
 

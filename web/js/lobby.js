@@ -2,8 +2,11 @@
 // room list, creating a room with every option of the protocol, joining by
 // ID or invite link, and opening a replay.
 import { h, replace } from './dom.js';
-import { t, lang } from './i18n.js';
+import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
 import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
+import { fetchTournament } from './cup.js';
+import { fetchLadder } from './ladder.js';
+import { myGamesPanel } from './mygames.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
@@ -33,11 +36,36 @@ function roomIdFrom(text) {
 export class Lobby {
   mount(root) {
     this.root = root;
+    this.cup = null; // the name of the tournament the server runs, if any
+    this.ladder = null; // how many take part in the server's ladder, if it runs one
     this.render();
     app.conn && app.conn.send({ type: 'list' });
+    this.checkCup();
+    this.checkLadder();
     this.timer = setInterval(() => {
-      if (!document.hidden) app.conn.send({ type: 'list' });
+      if (document.hidden) return;
+      app.conn.send({ type: 'list' });
+      this.checkCup();
+      this.checkLadder();
     }, 5000);
+  }
+
+  // A ladder runs here: the lobby links to its page.
+  async checkLadder() {
+    const d = await fetchLadder();
+    const n = d ? d.players.length : null;
+    if (!this.root || n === this.ladder) return;
+    this.ladder = n;
+    this.render();
+  }
+
+  // A tournament runs here: the lobby links to its page.
+  async checkCup() {
+    const d = await fetchTournament();
+    const name = d ? d.name : null;
+    if (!this.root || name === this.cup) return;
+    this.cup = name;
+    this.render();
   }
 
   unmount() {
@@ -52,8 +80,12 @@ export class Lobby {
     const seated = app.table && app.table.seat !== null && app.table.roomId;
     replace(this.root, h('div.lobby',
       h('header.lobby-head', brand(), langButton()),
-      seated ? h('div.notice', h('span', t('lobby.seated', { room: app.table.roomId })),
+      seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
+      this.cup ? h('div.notice.cup-notice', { dataset: { test: 'cup-link' } }, h('span', t('lobby.cup', { name: this.cup })),
+        h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.cupopen'))) : null,
+      this.ladder !== null ? h('div.notice.cup-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
+        h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),
         h('section.panel.rooms-panel',
@@ -63,7 +95,8 @@ export class Lobby {
           this.createForm()),
         h('section.panel.side',
           this.joinForm(),
-          this.replayForm())),
+          this.replayForm(),
+          myGamesPanel())),
       h('footer.fair', t('lobby.fair'))));
     this.update();
   }
@@ -98,6 +131,7 @@ export class Lobby {
 
   update() {
     if (!this.root || !this.roomsEl) return;
+    this.updateRules();
     const rooms = app.rooms || [];
     if (!rooms.length) {
       replace(this.roomsEl, h('p.empty', t('rooms.none')));
@@ -107,12 +141,13 @@ export class Lobby {
       const free = r.seats.filter((s) => !s).length;
       return h('div.room', { dataset: { room: r.id } },
         h('div.room-main',
-          h('div.room-name', r.name, r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
+          h('div.room-name', roomLabel(r.name), r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
             h('span.tag' + (r.playing ? '.live' : ''), r.playing ? t('rooms.playing') : t('rooms.waiting'))),
-          h('div.room-meta', `${r.rules} · ${t('rooms.summary', { time: r.time, games: r.games })}`,
+          h('div.room-meta', h('span.rules', { title: rulesDesc(r.rules), dataset: { test: 'room-rules' } }, rulesName(r.rules)),
+            ` · ${t('rooms.summary', { time: r.time, games: r.games })}`,
             r.spectators ? ' · ' + t('rooms.watchers', { n: r.spectators }) : ''),
           h('div.room-seats', r.seats.map((s, i) => h('span.rseat' + (s ? '' : '.free'),
-            h('b', t('seat.' + i)), ' ', s ? s.name.replace(/^(ai|engine):/, '') : t('rooms.open'),
+            h('b', t('seat.' + i)), ' ', s ? playerLabel(s.name) : t('rooms.open'),
             s && s.kind !== 'human' ? h('small', ` ${t('kind.' + s.kind)}`) : null)))),
         h('div.room-actions',
           h('button.primary', { disabled: free === 0, dataset: { test: 'join' }, onclick: () => this.enter(r, 'join') },
@@ -132,7 +167,7 @@ export class Lobby {
     const num = (v, min, max) => h('input', { type: 'number', value: String(v), min: String(min), max: String(max), required: true });
     const f = {
       name: h('input', { maxlength: '40', placeholder: lang() === 'zh' ? '我的牌桌' : 'My table', name: 'name' }),
-      rules: h('select', h('option', { value: 'caai' }, 'CAAI 1.0')),
+      rules: h('select', { name: 'rules', dataset: { test: 'rules' } }),
       time: num(30, 3, 300),
       games: num(6, 1, 100),
       priv: h('input', { type: 'checkbox' }),
@@ -142,10 +177,10 @@ export class Lobby {
       bots: h('input', { type: 'checkbox' }),
       autopass: h('input', { type: 'checkbox', checked: true }),
       grace: num(60, 0, 600),
-      custody: h('select', h('option', { value: 'ai' }, t('create.custody.ai')),
+      custody: h('select', { dataset: { test: 'custody' } }, h('option', { value: 'ai' }, t('create.custody.ai')),
         h('option', { value: 'fault' }, t('create.custody.fault'))),
       pause: num(3, 0, 30),
-      sitat: h('select', h('option', { value: '' }, t('create.sit.any')),
+      sitat: h('select', { dataset: { test: 'sitat' } }, h('option', { value: '' }, t('create.sit.any')),
         [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
     };
     const seats = [0, 1, 2].map((i) => {
@@ -157,6 +192,12 @@ export class Lobby {
       sel.addEventListener('change', () => { eng.hidden = sel.value !== 'engine'; });
       return { sel, eng, el: h('div.seatopt', h('b', t('seat.' + i)), sel, eng) };
     });
+    // The rule sets come from the server (the lobby's `rooms` event), each
+    // with its one-line explanation under the choice.
+    this.rulesSel = f.rules;
+    this.rulesDescEl = h('p.rules-desc', { dataset: { test: 'rules-desc' } });
+    f.rules.addEventListener('change', () => this.updateRules());
+    this.updateRules();
     const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: (e) => {
       e.preventDefault();
       const options = {
@@ -182,6 +223,7 @@ export class Lobby {
     } },
     h('div.form-grid',
       field(t('create.name'), f.name, 'wide'),
+      h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl),
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
       h('fieldset.seats', h('legend', t('create.seats')), seats.map((s) => s.el)),
@@ -191,7 +233,6 @@ export class Lobby {
       field(t('create.password'), f.password)),
     h('details.advanced', h('summary', t('create.advanced')),
       h('div.form-grid',
-        field(t('create.rules'), f.rules),
         h('label.check', f.autopass, h('span', t('create.autopass'))),
         h('label.check', f.bots, h('span', t('create.bots'))),
         field(t('create.grace'), f.grace),
@@ -199,6 +240,21 @@ export class Lobby {
         field(t('create.pause'), f.pause))),
     h('div.buttons', h('button.primary', { type: 'submit', dataset: { test: 'create' } }, t('create.submit'))));
     return h('details.create-box', { dataset: { test: 'create-box' } }, h('summary.button', '+ ' + t('create.open')), h('h3', t('create.title')), form);
+  }
+
+  /* The form's rule set choice: one option per rule set the server lists
+   * (the choice kept), and the chosen one's explanation. */
+  updateRules() {
+    const sel = this.rulesSel;
+    if (!sel) return;
+    const names = app.rulesets && app.rulesets.length ? app.rulesets : ['caai'];
+    const have = [...sel.options].map((o) => o.value);
+    if (have.join() !== names.join()) {
+      const keep = sel.value;
+      replace(sel, names.map((r) => h('option', { value: r }, rulesName(r))));
+      sel.value = names.includes(keep) ? keep : names[0];
+    }
+    this.rulesDescEl.textContent = rulesDesc(sel.value);
   }
 
   joinForm() {

@@ -1,6 +1,8 @@
 // net.js - the WebSocket to /ws (proto/PROTOCOL.md): hello with the resume
 // token kept in localStorage, reconnection with back-off, request ids so
-// that an error can be matched to what was asked.
+// that an error can be matched to what was asked; and `me`, this browser's
+// own key for its list of games (mygames.js).
+import { myKey } from './mygames.js';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
 
@@ -44,6 +46,8 @@ export class Conn {
     ws.onopen = () => {
       const hello = { type: 'hello', version: 1, name: this.name };
       if (this.resume) hello.resume = this.resume;
+      const me = myKey(); // "my games" (mygames.js)
+      if (me) hello.me = me;
       this.sentResume = hello.resume || '';
       ws.send(JSON.stringify(hello));
     };

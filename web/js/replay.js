@@ -2,9 +2,11 @@
 // GET /api/games/ID, the SPEC 10 record; a private or password room's game
 // is /#/replay/ID-KEY, its link from the `over` event): every hand face up, stepped
 // through bid by bid and play by play. The record already holds the
-// outcome; the viewer only moves cards from hands to the table.
+// outcome; the viewer only moves cards from hands to the table. Under
+// botzone-ftl2 the record's `faults` tell which bids and plays the referee
+// made for a seat that faulted, and those are marked.
 import { h, replace, icon } from './dom.js';
-import { t, bidText } from './i18n.js';
+import { t, bidText, scoreText } from './i18n.js';
 import { cardEl, backEl, cardRow, sortHand, sortPlay } from './cards.js';
 import { go } from './app.js';
 import { langButton } from './lobby.js';
@@ -13,8 +15,11 @@ import { commitMatches } from './blake2b.js';
 const SPEEDS = [0.5, 1, 2, 4];
 
 export class Replay {
-  constructor(id) {
+  constructor(id, from = null) {
     this.id = String(id); // what the route says: ID, or ID-KEY
+    // the seat drawn at the bottom: the one the link names (the player's
+    // own, from its game-over panel), South otherwise; the viewer turns it
+    this.bottom = [0, 1, 2].includes(from) ? from : 1;
     this.num = this.id.split('-')[0]; // the game's number, shown (never the key)
     this.rec = null;
     this.i = 0;
@@ -45,8 +50,10 @@ export class Replay {
       const res = await fetch(`/api/games/${encodeURIComponent(this.id)}`, { cache: 'no-store' });
       if (res.status === 404) {
         // The store writes in the background: a game just over may lag.
-        if (attempt < 6 && this.root) {
-          this.retry = setTimeout(() => this.load(attempt + 1), 400 * (attempt + 1));
+        // one more try a second later, then say so (a wrong link is not
+        // kept "loading" for seconds)
+        if (attempt < 1 && this.root) {
+          this.retry = setTimeout(() => this.load(attempt + 1), 1000);
           return;
         }
         this.error = t('replay.notfound', { id: this.num });
@@ -64,10 +71,16 @@ export class Replay {
   }
 
   buildSteps(r) {
+    // a fault's `at` is the number of plays before it (-1: while bidding,
+    // after `bids` bids); from then on the referee acts for the seat
+    const faults = r.rules === 'botzone-ftl2' && Array.isArray(r.faults) ? r.faults : [];
+    const byReferee = (seat, bids, plays) => faults.some((f) => f.seat === seat &&
+      (f.at < 0 ? (plays > 0 || bids >= (f.bids ?? 0)) : plays >= f.at));
     const steps = [{ kind: 'deal' }];
-    for (const b of r.bids || []) steps.push({ kind: 'bid', seat: b.seat, bid: b.bid });
+    (r.bids || []).forEach((b, k) => steps.push({ kind: 'bid', seat: b.seat, bid: b.bid, referee: byReferee(b.seat, k, -1) }));
     if (r.landlord !== null && r.landlord !== undefined) steps.push({ kind: 'landlord', seat: r.landlord });
-    for (const p of r.plays || []) steps.push({ kind: 'play', seat: p.seat, cards: p.cards, auto: !!p.auto });
+    (r.plays || []).forEach((p, j) => steps.push({ kind: 'play', seat: p.seat, cards: p.cards, auto: !!p.auto,
+      referee: !!p.auto && byReferee(p.seat, Infinity, j) }));
     steps.push({ kind: 'result' });
     return steps;
   }
@@ -103,9 +116,15 @@ export class Replay {
   stepText(s) {
     switch (s.kind) {
       case 'deal': return t('replay.deal');
-      case 'bid': return t('replay.bid', { name: this.name(s.seat), bid: bidText(s.bid) });
+      case 'bid': return t('replay.bid', { name: this.name(s.seat),
+        bid: s.referee ? t('table.standin.bid', { bid: bidText(s.bid) }) : bidText(s.bid) });
       case 'landlord': return t('replay.landlord', { name: this.name(s.seat) });
-      case 'play': return s.cards.length ? t('replay.plays', { name: this.name(s.seat) }) : (s.auto ? t('table.autopassed') + ' · ' + this.name(s.seat) : t('replay.passes', { name: this.name(s.seat) }));
+      case 'play':
+        if (s.referee) {
+          return (s.cards.length ? t('replay.plays', { name: this.name(s.seat) }) + ' · ' + t('table.standin.tag')
+            : t('table.standin.pass') + ' · ' + this.name(s.seat));
+        }
+        return s.cards.length ? t('replay.plays', { name: this.name(s.seat) }) : (s.auto ? t('table.autopassed') + ' · ' + this.name(s.seat) : t('replay.passes', { name: this.name(s.seat) }));
       case 'result': return t('replay.result');
       default: return '';
     }
@@ -151,7 +170,10 @@ export class Replay {
     const top = h('header.topbar',
       h('button.ghost.back', { onclick: () => go('#/'), 'aria-label': t('table.lobby') }, icon('back'), h('span.label', t('table.lobby'))),
       h('div.title', h('b', t('replay.title', { id: this.num }))),
-      h('div.tools', langButton()));
+      h('div.tools',
+        h('button.ghost', { onclick: () => { this.bottom = (this.bottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate'),
+          dataset: { test: 'replay-rotate' } }, icon('rotate'), h('span.label', t('replay.from', { seat: t('seat.' + this.bottom) }))),
+        langButton()));
     if (!this.rec) {
       replace(this.root, h('div.table-view.replay', top,
         h('main.felt', h('section.center', h('div.status.big', { dataset: { test: 'replay-status' } }, this.error || t('replay.loading', { id: this.num }))))));
@@ -174,7 +196,9 @@ export class Replay {
     const r = this.rec;
     const pos = this.position(this.i);
     const end = this.i === this.steps.length - 1;
-    const slots = { 0: 'left', 1: 'me', 2: 'right' }; // seen from South
+    // seen from this.bottom: the seat that plays after it on the right, as at the table
+    const slots = {};
+    for (let s = 0; s < 3; s++) slots[s] = ['me', 'right', 'left'][(s - this.bottom + 3) % 3];
     for (let s = 0; s < 3; s++) {
       const el = this.el.felt.querySelector('.pos-' + slots[s]);
       const turnish = pos.step.seat === s && pos.step.kind !== 'deal';
@@ -186,14 +210,16 @@ export class Replay {
         h('div.who', h('div.name', this.name(s)),
           h('div.badges', h('span.dir', t('seat.' + s)),
             pos.landlord !== null ? (pos.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer'))) : null),
-          end ? h('div.total' + (r.scores[s] > 0 ? '.plus' : r.scores[s] < 0 ? '.minus' : ''), (r.scores[s] > 0 ? '+' : '') + r.scores[s]) : null),
+          end ? h('div.total' + (r.scores[s] > 0 ? '.plus' : r.scores[s] < 0 ? '.minus' : ''), scoreText(r.scores[s], true)) : null),
         h('div.count', h('span.mini-back'), h('b', String(pos.hands[s].length))));
       let said = null;
       const lp = pos.last[s];
       if (lp) {
         said = lp.cards.length
-          ? h('div.said.play', cardRow(lp.cards, 'played'))
-          : h('div.said.pass', lp.auto ? t('table.autopassed') : t('table.pass'));
+          ? h('div.said.play' + (lp.referee ? '.referee' : ''), cardRow(lp.cards, 'played'),
+            lp.referee ? h('span.by-referee', t('table.standin.tag')) : null)
+          : h('div.said.pass' + (lp.referee ? '.referee' : ''),
+            lp.referee ? t('table.standin.pass') : lp.auto ? t('table.autopassed') : t('table.pass'));
       } else if (pos.bids[s] !== null && pos.plays === 0) {
         said = h('div.said.bidsay', bidText(pos.bids[s]));
       }
@@ -249,13 +275,32 @@ export class Replay {
     else if (r.landlord === null || r.landlord === undefined) head = t('over.allpass');
     else if (r.winner === null || r.winner === undefined) head = t('replay.result');
     else head = r.winner === r.landlord ? t('over.landlord.win') : t('over.farmers.win');
-    const bid = r.landlord !== null && r.bids ? Math.max(0, ...r.bids.map((b) => b.bid)) : 0;
-    const unit = bid * (r.multiplier || 1);
     const ok = commitMatches(r.seed, r.commit);
     return h('div.result', { dataset: { test: 'replay-result' } },
       h('h2', head),
-      r.fault ? h('p.fault', t('over.fault', { name: this.name(r.fault.seat), kind: t('fault.' + r.fault.kind) })) : null,
-      r.landlord !== null && !r.fault && bid ? h('p', t('over.explain', { bid, mult: r.multiplier, unit, ll: 200 * unit, f: 100 * unit })) : null,
+      this.resultWhy(),
       h('p.' + (ok ? 'ok' : 'bad'), ok ? t('over.hash.ok') : t('over.hash.bad')));
+  }
+
+  /* Faults and how the scores came about, as the record's rule set has
+   * them (the record has no per-type points: botzone-ftl gets its rule). */
+  resultWhy() {
+    const r = this.rec;
+    const won = r.landlord !== null && r.landlord !== undefined && r.winner !== null && r.winner !== undefined;
+    const fault = (key, f) => h('p.fault', t(key, { name: this.name(f.seat), kind: t('fault.' + f.kind) }));
+    if (r.rules === 'botzone-ftl2') {
+      if (!won && r.fault) return h('p.fault', t('over.fault.all'));
+      const m = r.multiplier;
+      return [(r.faults || (r.fault ? [r.fault] : [])).map((f) => fault('over.fault.standin', f)),
+        won ? h('p', t('over.ftl2.explain', { m, ll: 2 * m, f: m })) : null];
+    }
+    if (r.rules === 'botzone-ftl') {
+      if (r.fault) return fault('over.fault.ftl', r.fault);
+      return won ? h('p', t('over.ftl.explain')) : null;
+    }
+    if (r.fault) return fault('over.fault', r.fault);
+    const bid = r.landlord !== null && r.bids ? Math.max(0, ...r.bids.map((b) => b.bid)) : 0;
+    const unit = bid * (r.multiplier || 1);
+    return r.landlord !== null && bid ? h('p', t('over.explain', { bid, mult: r.multiplier, unit, ll: 200 * unit, f: 100 * unit })) : null;
   }
 }

@@ -2,15 +2,30 @@
 // around the felt, the hand, bidding and playing, the clock, the game-over
 // explanation and the end of a turn.
 //
+// The room's rule set (caai, botzone-ftl, botzone-ftl2) is shown in the top
+// bar; the game-over panel explains each rule set's score from what the
+// server sent (`over.breakdown`), and under botzone-ftl2 the plays the
+// referee makes for a seat that faulted are marked as its.
+//
+// Casual play (issue 15) lives in modules of its own: layout.js (the phone
+// hand in rows), a11y.js (the live region, the modal panel), tracker.js
+// (the card counter, the multiplier so far, tricks) and sound.js (WebAudio
+// cues, the background tab's title).
+//
 // Nothing here knows a rule of the game. Bids and plays are allowed only
 // when the server listed them in `turn.legal`; a selection is compared with
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
-import { t, lang, bidText } from './i18n.js';
-import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay } from './cards.js';
-import { app, go, leave, toast, ask } from './app.js';
+import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
+import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
+import { app, go, leave, toast, ask, dismissNotices } from './app.js';
 import { langButton } from './lobby.js';
 import { commitMatches } from './blake2b.js';
+import { handRows } from './layout.js';
+import { liveRegion, say, setInert, trapTab } from './a11y.js';
+import { remaining, multiplier, tricks, isBomb, isRocket } from './tracker.js';
+import { cue, isMuted, setMuted, turnTitle } from './sound.js';
+import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
 
 const now = () => performance.now();
 
@@ -24,6 +39,9 @@ function emptyGame() {
     counts: [null, null, null], bids: [null, null, null], last: [null, null, null],
     landlord: null, bid: null, leftover: null, history: [], turn: null, hand: null,
     over: null, reveal: null, turnOver: null, freshCards: new Set(),
+    // botzone-ftl2: seats that faulted in this game, the referee acting for
+    // them (seat -> fault kind, null when only a snapshot told it)
+    faulted: new Map(), bidByReferee: [false, false, false],
   };
 }
 
@@ -49,6 +67,7 @@ export class Table {
 
   destroy() {
     clearInterval(this.clock);
+    turnTitle(false, '', `${t('app.title')} · ddz`);
     if (app.view === this) app.view = null;
     this.unmount();
   }
@@ -56,6 +75,8 @@ export class Table {
   /* ---- who sits where ---- */
 
   get bottom() { return this.seat ?? this.specBottom; }
+
+  get rules() { return (this.room.options && this.room.options.rules) || 'caai'; }
 
   pos(s) {
     const d = (s - this.bottom + 3) % 3;
@@ -107,11 +128,19 @@ export class Table {
     g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
     this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody } : null));
     const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
+    const known = this.g.game === m.game ? this.g.faulted : new Map();
     m.players.forEach((p, i) => {
       if (!p || !inGame) return;
       g.counts[i] = p.left ?? null;
       g.bids[i] = p.bid ?? null;
-      if (p.last) g.last[i] = { cards: p.last.cards, combo: p.last.cards.length ? p.last.combo : 'pass', auto: false };
+      if (p.faulted) {
+        g.faulted.set(i, known.get(i) ?? null);
+        g.bidByReferee[i] = p.bid === 0;
+      }
+      if (p.last) {
+        g.last[i] = { cards: p.last.cards, combo: p.last.cards.length ? p.last.combo : 'pass', auto: false,
+          referee: !!p.faulted };
+      }
     });
     g.hand = m.hand ? sortHand(m.hand) : null;
     g.leftover = m.leftover;
@@ -136,8 +165,10 @@ export class Table {
     switch (m.type) {
       case 'seat':
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
+        noteAutoPlay(this, m);
         this.renderSeats();
         this.renderCenter();
+        this.renderControls(); // auto-play on or off
         return;
       case 'game': {
         const keep = { over: g.over };
@@ -157,16 +188,18 @@ export class Table {
       }
       case 'turn':
         g.turn = { ...m, deadline: now() + m.deadline_ms };
+        if (m.seat === this.seat) { this.announceTurn(m); cue('turn'); }
         if (m.action === 'play') g.phase = 'play';
         this.hint = -1;
-        if (m.seat === this.seat) {
-          this.pending = false;
-          if (this.showOver) { this.showOver = false; this.renderOver(); }
-        }
+        // the game-over panel stays until dismissed: its note counts down
+        // this turn's clock instead (issue 15)
+        if (m.seat === this.seat) this.pending = false;
         this.render();
         return;
       case 'bid_made':
         g.bids[m.seat] = m.bid;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat), what: bidText(m.bid) }));
+        g.bidByReferee[m.seat] = g.faulted.has(m.seat);
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) this.pending = false;
         this.render();
@@ -176,16 +209,21 @@ export class Table {
         g.leftover = m.cards;
         g.bid = m.bid;
         g.counts[m.landlord] = (g.counts[m.landlord] ?? 17) + m.cards.length;
+        this.announce(t('a11y.landlord', { name: this.sayName(m.landlord), cards: m.cards.map(cardLabel).join(' ') }));
         if (m.landlord === this.seat && g.hand) {
           g.hand = sortHand([...g.hand, ...m.cards]);
           g.freshCards = new Set(m.cards);
         }
         this.render();
         return;
-      case 'played':
-        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto });
-        g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto };
+      case 'played': {
+        // after its fault every action of a seat is the referee's (`auto`)
+        const referee = m.auto && g.faulted.has(m.seat);
+        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto, referee });
+        g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto, referee };
         g.counts[m.seat] = m.left;
+        this.announce(t('a11y.said', { name: this.sayName(m.seat),
+          what: m.cards.length ? `${t('combo.' + m.combo).replace(/[!！]$/, '')} ${sortPlay(m.cards).map(cardLabel).join(' ')}` : t('table.pass') }));
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) {
           this.pending = false;
@@ -194,9 +232,20 @@ export class Table {
           g.freshCards.clear();
         }
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
+        cue(isBomb(m.cards) || isRocket(m.cards) ? 'bomb' : m.cards.length ? 'play' : 'pass');
+        this.render();
+        return;
+      }
+      case 'fault':
+        // botzone-ftl2: the game goes on, the referee acting for the seat
+        g.faulted.set(m.seat, m.kind);
+        if (g.turn && g.turn.seat === m.seat) g.turn = null;
+        if (m.seat === this.seat) this.pending = false;
+        toast(t('table.fault.notice', { name: this.name(m.seat), kind: t('fault.' + m.kind) }), 'info');
         this.render();
         return;
       case 'over':
+        m.faultedSeats = new Map(g.faulted); // the panel names them after the next deal too
         g.over = m;
         g.reveal = m.hands;
         g.turn = null;
@@ -204,9 +253,15 @@ export class Table {
         g.landlord = m.landlord;
         this.totals = m.totals;
         this.lastOver = m;
+        this.lastOverAt = now();
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
+        dismissNotices();
+        this.announceOver(m);
+        if (this.seat !== null && m.winner !== null && m.winner !== undefined) {
+          cue((this.seat === m.landlord) === (m.winner === m.landlord) ? 'win' : 'lose');
+        }
         this.render();
         return;
       case 'turn_over':
@@ -218,10 +273,12 @@ export class Table {
         this.render();
         return;
       default:
+        casualEvent(this, m);
     }
   }
 
-  onError() {
+  onError(m) {
+    casualError(this, m);
     if (this.pending) {
       this.pending = false;
       this.renderControls();
@@ -259,12 +316,7 @@ export class Table {
   }
 
   hintNext() {
-    const plays = this.legalPlays();
-    if (!plays.length) return;
-    this.hint = (this.hint + 1) % plays.length;
-    this.sel = new Set(plays[this.hint]);
-    this.renderHandSelection();
-    this.renderControls();
+    hintNext(this); // the server's suggestions (casual.js)
   }
 
   clearSel() {
@@ -272,6 +324,30 @@ export class Table {
     this.hint = -1;
     this.renderHandSelection();
     this.renderControls();
+  }
+
+  /* ---- what a screen reader is told ---- */
+
+  sayName(s) { return s === this.seat ? t('table.you') : this.name(s); }
+
+  announce(text) { if (this.el) say(this.el.live, text); }
+
+  announceTurn(m) {
+    if (m.action === 'bid') this.announce(t('table.your.bid'));
+    else this.announce(Array.isArray(m.legal) && m.legal.some((p) => p.length === 0) ? t('table.your.follow') : t('table.your.lead'));
+  }
+
+  announceOver(o) {
+    const me = this.seat;
+    let text = t('over.title', { game: o.game });
+    if (o.landlord === null || o.landlord === undefined) text += ': ' + t('over.allpass');
+    else if (o.winner !== null && o.winner !== undefined) {
+      const llWin = o.winner === o.landlord;
+      text += ': ' + (me !== null ? ((me === o.landlord) === llWin ? t('over.you.win') : t('over.you.lose')) + ' ' : '') +
+        (llWin ? t('over.landlord.win') : t('over.farmers.win'));
+      if (me !== null) text += '. ' + t('a11y.score', { score: scoreText(o.scores[me], true) });
+    }
+    this.announce(text);
   }
 
   setAutopass(on) {
@@ -296,7 +372,9 @@ export class Table {
   }
 
   async invite() {
-    const link = `${location.origin}${location.pathname}#/room/${this.roomId}`;
+    // the room's name rides along, for the invitee's question before joining
+    const name = this.room.name || ''; // as the server has it: the invitee's page translates it
+    const link = `${location.origin}${location.pathname}#/room/${this.roomId}` + (name ? `?name=${encodeURIComponent(name)}` : '');
     try {
       await navigator.clipboard.writeText(link);
       toast(t('table.invite.copied'), 'info');
@@ -328,6 +406,7 @@ export class Table {
     window.removeEventListener('pointerup', this.upHandler);
     window.removeEventListener('pointercancel', this.upHandler);
     this.root = null;
+    turnTitle(false, '', `${t('app.title')} · ddz`);
   }
 
   onLang() { this.overKey = null; this.build(); this.render(); }
@@ -345,12 +424,14 @@ export class Table {
     el.center = h('section.center');
     el.felt.append(el.center);
     el.controls = h('div.controls', { dataset: { test: 'controls' } });
-    el.hand = h('div.hand', { dataset: { zone: 'hand' }, onpointerdown: (e) => this.onPointerDown(e) });
+    el.hand = h('div.hand', { dataset: { zone: 'hand' }, role: 'group', 'aria-label': t('a11y.hand'), onpointerdown: (e) => this.onPointerDown(e) });
+    el.live = liveRegion();
+    el.history = h('aside.history', { hidden: true, dataset: { test: 'history' }, 'aria-label': t('table.history') });
     el.handwrap = h('div.handwrap', el.hand);
     el.over = h('div.overlay', { hidden: true });
     el.flash = h('div.flash', { hidden: true });
     replace(this.root, h('div.table-view' + (this.seat === null ? '.spectating' : ''),
-      el.top, el.felt, el.controls, el.handwrap, el.flash, el.over));
+      el.top, el.felt, el.controls, el.handwrap, el.flash, el.history, el.over, el.live));
     this.handKey = null;
     this.overKey = null;
     this.sayKeys = {};
@@ -365,23 +446,54 @@ export class Table {
     this.renderControls();
     this.renderHand();
     this.renderOver();
+    this.renderHistory();
     this.tick();
+  }
+
+  /* The game's moves so far, trick by trick, newest first: the current
+   * trick, the previous one, then the older ones. */
+  renderHistory() {
+    if (!this.root) return;
+    const el = this.el.history;
+    const g = this.g;
+    el.hidden = !this.showHistory || g.phase === 'waiting';
+    if (el.hidden) { replace(el); return; }
+    const all = tricks(g.history);
+    const title = (i) => (i === all.length - 1 ? t('table.trick.now') : i === all.length - 2 ? t('table.trick.prev') : t('table.trick.n', { n: i + 1 }));
+    replace(el, h('h3', t('table.history'), h('button.ghost.small', { 'aria-label': t('over.close'), onclick: () => { this.showHistory = false; this.renderCenter(); this.renderHistory(); } }, '\u2715')),
+      all.length ? null : h('p.empty', t('table.history.none')),
+      all.map((tr, i) => ({ tr, i })).reverse().map(({ tr, i }) => h('section.trick' + (i === all.length - 2 ? '.prev' : ''), { dataset: { test: 'trick', n: String(i + 1) } },
+        h('h4', title(i)),
+        tr.map((p) => h('div.move', { dataset: { test: 'move', seat: String(p.seat), cards: p.cards.join(',') } },
+          h('span.rname', this.name(p.seat)),
+          p.cards.length ? cardRow(p.cards, 'tiny') : h('span.pass', t('table.pass')))))));
   }
 
   renderTop() {
     const g = this.g;
     const inGame = g.phase !== 'waiting';
-    const chips = [];
+    // the rule set, in a few letters on a phone (its explanation on hover)
+    const chips = [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
+      h('span.long', rulesName(this.rules)), h('span.short', rulesShort(this.rules)))];
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
-    if (g.bid) chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    // botzone-ftl has no bidding: its landlord's base of 1 is no bid
+    if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    const mult = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? multiplier(this.rules, g.history) : null;
+    if (mult) {
+      chips.push(h('span.chip.mult' + (mult.m > 1 ? '.gold' : ''), { dataset: { test: 'mult', m: String(mult.m) },
+        title: t('table.bombs', { n: mult.bombs }) + (mult.rocket ? ' · ' + t('combo.rocket') : '') },
+        h('span.long', `${t('over.mult')} `), `×${mult.m}`));
+    }
     if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
     replace(this.el.top,
       h('button.ghost.back', { onclick: () => (this.seat === null ? leave() : go('#/')), title: t('table.lobby'), 'aria-label': t('table.lobby'), dataset: { test: 'lobby' } },
         icon('back'), h('span.label', t('table.lobby'))),
-      h('div.title', h('b', this.room.name || this.roomId), h('span.chips', chips)),
+      h('div.title', h('b', { dataset: { test: 'room-title' } }, roomLabel(this.room.name) || this.roomId), h('span.chips', chips)),
       h('div.tools',
         this.lastOver && !this.showOver ? h('button.ghost', { dataset: { test: 'lastgame' }, title: t('table.lastgame'), 'aria-label': t('table.lastgame'),
           onclick: () => { this.showOver = true; this.renderOver(); } }, icon('trophy'), h('span.label', t('table.lastgame'))) : null,
+        h('button.ghost', { title: t('table.mute'), 'aria-label': t('table.mute'), 'aria-pressed': isMuted() ? 'true' : 'false', dataset: { test: 'mute' },
+          onclick: () => { setMuted(!isMuted()); this.renderTop(); } }, icon(isMuted() ? 'mute' : 'sound')),
         this.seat === null ? h('button.ghost', { onclick: () => { this.specBottom = (this.specBottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate') }, icon('rotate')) : null,
         h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
         langButton(),
@@ -396,6 +508,7 @@ export class Table {
       out.push(g.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer')));
     }
     if (p && p.kind !== 'human') out.push(h('span.badge.kind', t('kind.' + p.kind)));
+    if (g.faulted.has(s)) out.push(h('span.badge.warn.standin', { dataset: { test: 'standin' } }, t('table.standin')));
     if (p && p.custody) out.push(h('span.badge.warn', t('table.custody')));
     else if (p && !p.connected) out.push(h('span.badge.warn', t('table.offline')));
     return out;
@@ -422,8 +535,11 @@ export class Table {
         g.landlord === s ? h('span.crown', { 'aria-hidden': 'true' }, '\u265B\uFE0E') : null),
       h('div.who',
         h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
-        h('div.badges', h('span.dir', t('seat.' + s)), this.seatBadges(s)),
-        h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), (total > 0 ? '+' : '') + total)),
+        h('div.badges', h('span.dir', t('seat.' + s)),
+          pos !== 'me' ? h('span.dir.rel', { dataset: { test: 'rel' }, title: t(pos === 'right' ? 'seat.next.long' : 'seat.prev.long') },
+            t(pos === 'right' ? 'seat.next' : 'seat.prev')) : null,
+          this.seatBadges(s)),
+        h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), scoreText(total, true))),
       count !== null && count !== undefined && pos !== 'me'
         ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
           h('span.mini-back'), h('b', String(count)))
@@ -433,15 +549,19 @@ export class Table {
     // What the seat says: its bid while bidding, else its last play.
     let said = null;
     if (g.history.length === 0 && g.bids[s] !== null && g.bids[s] !== undefined && g.phase !== 'waiting') {
-      said = h('div.said.bidsay', bidText(g.bids[s]));
+      said = h('div.said.bidsay' + (g.bidByReferee[s] ? '.referee' : ''),
+        g.bidByReferee[s] ? t('table.standin.bid', { bid: bidText(g.bids[s]) }) : bidText(g.bids[s]));
     }
     const last = g.last[s];
     if (!said && last) {
       const stale = turn ? '.stale' : ''; // the seat is about to act again
+      const ref = last.referee ? '.referee' : '';
       said = last.cards.length
-        ? h('div.said.play' + stale, { dataset: { zone: 'play', seat: String(s) } },
-          cardRow(last.cards, 'played'), h('span.combo', t('combo.' + last.combo)))
-        : h('div.said.pass' + stale, last.auto ? t('table.autopassed') : t('table.pass'));
+        ? h('div.said.play' + stale + ref, { dataset: { zone: 'play', seat: String(s) } },
+          cardRow(last.cards, 'played'), h('span.combo', t('combo.' + last.combo)),
+          last.referee ? h('span.by-referee', t('table.standin.tag')) : null)
+        : h('div.said.pass' + stale + ref,
+          last.referee ? t('table.standin.pass') : last.auto ? t('table.autopassed') : t('table.pass'));
     }
 
     // The seat's hand: backs, or every card once the game is over.
@@ -487,6 +607,10 @@ export class Table {
         ? h('div.cards.leftover', { dataset: { zone: 'leftover' } }, sortPlay(g.leftover).map((c) => cardEl(c)))
         : h('div.cards.leftover', { dataset: { zone: 'leftover' } }, [backEl(), backEl(), backEl()]);
       parts.push(h('div.bottom-cards', h('span.label', t('table.leftover')), left));
+      if (g.phase === 'bid' || g.phase === 'play') {
+        parts.push(this.counterEl(), h('button.ghost.small.history-btn', { 'aria-expanded': this.showHistory ? 'true' : 'false', dataset: { test: 'history-btn' },
+          onclick: () => { this.showHistory = !this.showHistory; this.renderCenter(); this.renderHistory(); } }, icon('list'), t('table.history')));
+      }
       const tu = g.turn;
       if (tu && tu.seat !== this.seat) {
         parts.push(h('div.status', t(tu.action === 'bid' ? 'table.turn.bid' : 'table.turn.play', { name: this.name(tu.seat) })));
@@ -500,6 +624,19 @@ export class Table {
     replace(this.el.center, parts);
   }
 
+  /* The card counter (记牌器): how many of each rank are still out, from
+   * public information only (the deck less our hand and what was played),
+   * strongest first as in the hand. */
+  counterEl() {
+    const left = remaining(this.seat !== null ? this.g.hand : null, this.g.history);
+    const names = ['3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A', '2', t('counter.sj'), t('counter.bj')];
+    return h('div.counter', { dataset: { test: 'counter' }, role: 'group', 'aria-label': t('counter.title') },
+      h('span.label', t('counter.title')),
+      h('div.cells', [14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0].map((r) => h('span.cnt' + (left[r] ? '' : '.none'),
+        { dataset: { rank: String(r), left: String(left[r]) }, title: `${names[r]}: ${left[r]}` },
+        h('b', names[r]), h('i', String(left[r]))))));
+  }
+
   renderControls() {
     if (!this.root) return;
     const g = this.g;
@@ -507,7 +644,9 @@ export class Table {
     if (this.seat === null) { replace(c); return; }
     const tu = g.turn;
     const row = [];
-    if (this.myTurn('bid')) {
+    if (onAutoPlay(this)) {
+      row.push(autoPlayBar(this));
+    } else if (this.myTurn('bid')) {
       row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' } }));
       for (let n = 0; n <= 3; n++) {
         row.push(h('button.bid' + (n === 0 ? '' : '.primary'), {
@@ -524,6 +663,10 @@ export class Table {
         h('button.play.primary', { disabled: this.pending || !this.selectionLegal(), dataset: { test: 'play' }, onclick: () => this.play() }, t('act.play')));
     } else if (g.phase === 'turn_over') {
       row.push(h('button.primary', { disabled: this.rematchAsked, dataset: { test: 'rematch2' }, onclick: () => this.rematch() }, t('turnover.rematch')));
+    } else if (g.faulted.has(this.seat) && (g.phase === 'bid' || g.phase === 'play')) {
+      const kind = g.faulted.get(this.seat);
+      row.push(h('span.prompt.standin-note', { dataset: { test: 'standin-note' } },
+        kind ? t('table.fault.you', { kind: t('fault.' + kind) }) : t('table.fault.you.nokind')));
     }
     c.dataset.seq = this.myTurn() ? String(tu.seq) : '';
     c.dataset.pending = this.pending ? '1' : '';
@@ -534,6 +677,7 @@ export class Table {
       h('div.actions', row),
       h('div.side',
         this.sel.size ? h('button.ghost.small', { onclick: () => this.clearSel() }, t('act.clear')) : null,
+        autoPlayButton(this), phraseMenu(this),
         h('label.toggle', { title: t('act.autopass') }, ap, h('span', t('act.autopass')))));
     this.tick();
   }
@@ -548,8 +692,12 @@ export class Table {
       const n = hand.length;
       this.el.hand.dataset.seat = String(this.seat ?? '');
       this.el.hand.classList.toggle('few', n <= 10);
-      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n) } },
-        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '' }))));
+      // rows for touch on a phone (the CSS uses them under 640 px only)
+      const grid = handRows(n);
+      this.el.hand.style.setProperty('--rows', String(grid.rows));
+      replace(this.el.hand, hand.map((c, i) => h('div.slot', { vars: { '--i': String(i - (n - 1) / 2), '--n': String(n),
+        '--r': String(grid.cells[i].r), '--c': String(grid.cells[i].c), '--k': String(grid.cells[i].k) } },
+        cardEl(c, { class: g.freshCards.has(c) ? 'fresh' : '', role: 'button', tabindex: '-1', 'aria-pressed': 'false' }))));
     }
     this.el.handwrap.hidden = this.seat === null;
     this.renderHandSelection();
@@ -557,9 +705,15 @@ export class Table {
 
   renderHandSelection() {
     if (!this.root) return;
-    for (const el of this.el.hand.querySelectorAll('.card')) {
-      el.classList.toggle('selected', this.sel.has(+el.dataset.code));
-    }
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    // one tab stop for the hand (the card last focused), arrows move in it
+    this.focusIdx = Math.max(0, Math.min(this.focusIdx || 0, cards.length - 1));
+    cards.forEach((el, i) => {
+      const on = this.sel.has(+el.dataset.code);
+      el.classList.toggle('selected', on);
+      el.setAttribute('aria-pressed', on ? 'true' : 'false');
+      el.tabIndex = i === this.focusIdx ? 0 : -1;
+    });
     const play = this.el.controls.querySelector('button.play');
     if (play) play.disabled = this.pending || !this.selectionLegal();
     const clear = this.el.controls.querySelector('.side .small');
@@ -574,9 +728,11 @@ export class Table {
     const g = this.g;
     const over = g.over || this.lastOver;
     if (!this.showOver || (!over && !g.turnOver)) {
+      const was = !o.hidden;
       o.hidden = true;
       replace(o);
       this.overKey = null;
+      this.modal(false, was);
       this.renderTop();
       return;
     }
@@ -585,13 +741,14 @@ export class Table {
     const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
+    const opening = o.hidden;
     o.hidden = false;
-    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', dataset: { test: 'gameover' } });
+    const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const buttons = h('div.buttons');
     if (over && over.game_id) {
-      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}`, target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
+      buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
     if (g.phase === 'turn_over') {
       if (this.seat !== null) {
@@ -604,48 +761,101 @@ export class Table {
         g.phase === 'between' ? t('over.next') : t('over.close')));
     }
     panel.append(buttons);
+    if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
     replace(o, panel);
     this.renderTop();
+    this.renderOverNote();
+    this.modal(true, opening);
+  }
+
+  /* The panel is modal: what is behind it is inert while it shows; it
+   * takes the focus when it opens and gives it back when it closes. */
+  modal(on, changed) {
+    const e = this.el;
+    setInert([e.top, e.felt, e.controls, e.handwrap], on);
+    if (!changed) return;
+    if (on) {
+      this.overReturn = document.activeElement;
+      e.over.querySelector('.gameover').focus();
+    } else {
+      const back = this.overReturn;
+      this.overReturn = null;
+      if (back && back.isConnected && back !== document.body) back.focus();
+    }
+  }
+
+  /* The line under the game-over panel's buttons: when the next deal comes
+   * (the room's pause), then that it came behind the panel and how long
+   * this seat's turn has left. The panel never closes by itself. */
+  renderOverNote() {
+    const el = this.root && !this.el.over.hidden && this.el.over.querySelector('[data-test=next-note]');
+    if (!el) return;
+    const g = this.g;
+    const shown = g.over || this.lastOver;
+    let text = '';
+    let urgent = false;
+    const next = this.el.over.querySelector('[data-test=close-over]');
+    if (g.phase === 'between' && g.over) {
+      const pause = Number(this.room.options && this.room.options.pause);
+      const s = Number.isFinite(pause) ? Math.max(0, Math.ceil(pause - (now() - (this.lastOverAt || now())) / 1000)) : null;
+      text = s ? t('over.next.in', { s }) : t('table.between');
+    } else if (shown && g.game !== shown.game && (g.phase === 'bid' || g.phase === 'play')) {
+      const tu = g.turn;
+      const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
+      urgent = this.myTurn();
+      text = urgent ? t('over.started.you', { game: g.game, s: left }) : t('over.started', { game: g.game });
+      if (next) next.textContent = t('over.close');
+    }
+    if (el.textContent !== text) el.textContent = text;
+    el.classList.toggle('urgent', urgent);
   }
 
   overContent(over) {
     const me = this.seat;
     const out = [];
+    const hasLandlord = over.landlord !== null && over.landlord !== undefined;
+    const hasWinner = over.winner !== null && over.winner !== undefined;
     let headline;
     let cls = '';
-    if (over.landlord === null || over.landlord === undefined) {
-      headline = t('over.allpass');
-    } else if (over.winner === null || over.winner === undefined) {
+    if (!hasLandlord) {
+      // a fault in the bidding also leaves no landlord: say which it was
+      headline = over.fault ? ct('over.fault.head') : t('over.allpass');
+    } else if (!hasWinner) {
       headline = t('over.title', { game: over.game });
     } else {
       const llWin = over.winner === over.landlord;
       headline = llWin ? t('over.landlord.win') : t('over.farmers.win');
       if (me !== null) {
-        const won = over.scores[me] > 0;
+        // the side of the seat that emptied its hand won (under botzone-ftl
+        // the losing side scores too: a positive score is no win)
+        const won = (me === over.landlord) === llWin;
         cls = won ? 'win' : 'lose';
         headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
       }
     }
-    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', headline)));
-    if (over.fault) {
-      out.push(h('p.fault', t('over.fault', { name: this.name(over.fault.seat), kind: t('fault.' + over.fault.kind) })));
-    }
+    out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', { id: 'over-title' }, headline)));
+    out.push(...this.faultLines(over));
+    out.push(...autoPlayLines(this, over));
     // scores
     out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
-      h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''),
+      h('tbody', [0, 1, 2].map((s) => h('tr' + (s === me ? '.me' : ''), { dataset: { seat: String(s) } },
         h('td', this.name(s), over.landlord === s ? h('span.badge.landlord', t('role.landlord')) : null),
-        h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), (over.scores[s] > 0 ? '+' : '') + over.scores[s]),
-        h('td.num', String(over.totals ? over.totals[s] : this.totals[s])))))));
-    // how the score came about
+        h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), { dataset: { test: 'score' } }, scoreText(over.scores[s], true)),
+        h('td.num', scoreText(over.totals ? over.totals[s] : this.totals[s])))))));
+    // how the score came about, as the room's rule set counts it
     const b = over.breakdown || {};
-    if (over.landlord !== null && over.landlord !== undefined && !over.fault) {
+    if (this.rules === 'botzone-ftl') {
+      if (hasWinner && Array.isArray(b.plays)) out.push(this.ftlExplain(over));
+    } else if (this.rules === 'botzone-ftl2') {
+      if (hasWinner) out.push(this.ftl2Explain(over));
+    } else if (hasLandlord && !over.fault) {
       const unit = b.bid * b.multiplier;
       const factors = [h('li', t('over.mult.base'))];
       if (b.bombs) factors.push(h('li', t('over.mult.bombs', { n: b.bombs, x: b.bombs + 1 })));
       if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
       if (b.spring) factors.push(h('li', t('over.mult.spring')));
       if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
-      out.push(h('div.explain',
+      out.push(h('div.explain', { dataset: { test: 'breakdown' } },
         h('p', t('over.explain', { bid: b.bid, mult: b.multiplier, unit, ll: 200 * unit, f: 100 * unit })),
         h('div.mult', h('b', `${t('over.mult')} ×${b.multiplier}`), h('ul', factors))));
     }
@@ -677,12 +887,74 @@ export class Table {
     return out;
   }
 
+  /* Who faulted and what it cost, as the room's rule set has it. */
+  faultLines(over) {
+    const kindText = (k) => t('fault.' + k);
+    if (this.rules === 'botzone-ftl2') {
+      if (over.fault && (over.winner === null || over.winner === undefined)) {
+        return [h('p.fault', { dataset: { test: 'fault' } }, t('over.fault.all'))];
+      }
+      // every seat that faulted: the referee played on for it
+      const seats = new Map(over.faultedSeats || []);
+      if (over.fault) seats.set(over.fault.seat, over.fault.kind);
+      return [...seats].sort((x, y) => x[0] - y[0]).map(([s, kind]) => h('p.fault', { dataset: { test: 'fault', seat: String(s) } },
+        kind ? t('over.fault.standin', { name: this.name(s), kind: kindText(kind) })
+          : t('over.fault.standin.nokind', { name: this.name(s) })));
+    }
+    if (!over.fault) return [];
+    const key = this.rules === 'botzone-ftl' ? 'over.fault.ftl' : 'over.fault';
+    return [h('p.fault', { dataset: { test: 'fault', seat: String(over.fault.seat) } },
+      t(key, { name: this.name(over.fault.seat), kind: kindText(over.fault.kind) }))];
+  }
+
+  /* botzone-ftl: the side's win points plus each seat's plays by type
+   * (over.breakdown.plays, weighed by the server); the farmers share the
+   * mean of theirs. The win points are what the score has beyond the plays. */
+  ftlExplain(over) {
+    const plays = over.breakdown.plays;
+    const ll = over.landlord;
+    const [f1, f2] = [(ll + 1) % 3, (ll + 2) % 3];
+    const pts = (s) => (plays[s] || []).reduce((a, e) => a + e.points, 0);
+    const types = (s) => ((plays[s] || []).length
+      ? h('ul.ptypes', plays[s].map((e) => h('li',
+        { dataset: { test: 'ptype', seat: String(s), combo: e.combo, count: String(e.count), points: String(e.points) } },
+        `${t('combo.' + e.combo).replace(/[!！]$/, '')} ×${e.count} `, h('b', scoreText(e.points)))))
+      : h('span.noplays', t('over.ftl.noplays')));
+    const llPlays = pts(ll);
+    const fPlays = (pts(f1) + pts(f2)) / 2;
+    const llWin = over.scores[ll] - llPlays;
+    const fWin = over.scores[f1] - fPlays;
+    return h('div.explain.ftl', { dataset: { test: 'breakdown', rules: 'botzone-ftl' } },
+      h('p', t('over.ftl.explain')),
+      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: String(ll), win: scoreText(llWin), plays: scoreText(llPlays) } },
+        h('p', t('over.ftl.landlord', { name: this.name(ll), win: scoreText(llWin), plays: scoreText(llPlays), score: scoreText(over.scores[ll]) })),
+        types(ll)),
+      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: `${f1},${f2}`, win: scoreText(fWin), plays: scoreText(fPlays) } },
+        h('p', t('over.ftl.farmers', { win: scoreText(fWin), a: scoreText(pts(f1)), b: scoreText(pts(f2)), score: scoreText(over.scores[f1]) })),
+        [f1, f2].map((s) => h('div.ftl-farmer', h('span.rname', this.name(s)), h('b.fpts', scoreText(pts(s))), types(s)))));
+  }
+
+  /* botzone-ftl2: the stake m from the bid and what doubled it; the
+   * landlord wins or loses 2m, each farmer m. */
+  ftl2Explain(over) {
+    const b = over.breakdown;
+    const m = b.multiplier;
+    const factors = [h('li', t('over.ftl2.base', { bid: b.bid }))];
+    if (b.bombs) factors.push(h('li', t('over.ftl2.bombs', { n: b.bombs, x: 2 ** b.bombs })));
+    if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
+    if (b.spring) factors.push(h('li', t('over.mult.spring')));
+    if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
+    return h('div.explain.ftl2', { dataset: { test: 'breakdown', rules: 'botzone-ftl2', m: String(m), bid: String(b.bid) } },
+      h('p', t('over.ftl2.explain', { m, ll: 2 * m, f: m })),
+      h('div.mult', h('b', `m = ${m}`), h('ul', factors)));
+  }
+
   turnOverContent(to) {
     const order = [0, 1, 2].sort((a, b) => to.totals[b] - to.totals[a]);
     return h('div.turnover', h('h2', t('turnover.title', { games: to.games })),
       h('ol.standings', order.map((s) => h('li' + (s === this.seat ? '.me' : ''),
         h('span', this.name(s)), h('b.num' + (to.totals[s] > 0 ? '.plus' : to.totals[s] < 0 ? '.minus' : ''),
-          (to.totals[s] > 0 ? '+' : '') + to.totals[s])))));
+          scoreText(to.totals[s], true))))));
   }
 
   flash(text) {
@@ -707,6 +979,8 @@ export class Table {
       el.textContent = String(left);
       el.classList.toggle('low', left <= 5);
     }
+    this.renderOverNote();
+    turnTitle(this.myTurn(), t('title.turn'), `${t('app.title')} · ddz`);
   }
 
   /* ---- selecting cards: click, or drag across ---- */
@@ -751,8 +1025,41 @@ export class Table {
 
   /* ---- keyboard ---- */
 
+  /* Keys on a focused hand card: Space or Enter selects or unselects it,
+   * the arrows move along the hand (Home, End to its ends). Returns true
+   * when the key was the card's. */
+  onCardKey(e) {
+    const card = e.target && e.target.closest && e.target.closest('.hand .card');
+    if (!card || !this.el.hand.contains(card)) return false;
+    const cards = [...this.el.hand.querySelectorAll('.card')];
+    const i = cards.indexOf(card);
+    const k = e.key;
+    let to = null;
+    if (k === ' ' || k === 'Enter') {
+      e.preventDefault();
+      const code = +card.dataset.code;
+      this.setSel(code, !this.sel.has(code));
+      this.hint = -1;
+      this.focusIdx = i;
+      this.renderHandSelection();
+      return true;
+    }
+    if (k === 'ArrowRight' || k === 'ArrowDown') to = Math.min(cards.length - 1, i + 1);
+    else if (k === 'ArrowLeft' || k === 'ArrowUp') to = Math.max(0, i - 1);
+    else if (k === 'Home') to = 0;
+    else if (k === 'End') to = cards.length - 1;
+    if (to === null) return false;
+    e.preventDefault();
+    this.focusIdx = to;
+    this.renderHandSelection();
+    cards[to].focus();
+    return true;
+  }
+
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const panelOpen = this.showOver && !this.el.over.hidden;
+    if (panelOpen && trapTab(this.el.over.querySelector('.gameover'), e)) return;
     const tag = (e.target && e.target.tagName) || '';
     if (/^(INPUT|TEXTAREA|SELECT)$/.test(tag) || document.querySelector('dialog[open]')) return;
     const k = e.key;
@@ -760,7 +1067,8 @@ export class Table {
       if (this.showOver) { this.showOver = false; this.renderOver(); } else this.clearSel();
       return;
     }
-    if (this.seat === null) return;
+    if (this.seat === null || panelOpen) return; // the game's keys wait behind the panel
+    if (this.onCardKey(e)) return;
     if ((k === ' ' || k === 'Enter') && this.myTurn('play')) {
       e.preventDefault();
       this.play();

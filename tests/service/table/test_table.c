@@ -165,6 +165,10 @@ static void parse_cfg(const char *line, ddz_table_cfg *cfg)
             cfg->rotate = atoi(val);
         else if (strcmp(key, "time") == 0)
             cfg->time_ms = atoi(val);
+        else if (strcmp(key, "played") == 0)
+            cfg->played = atoi(val);
+        else if (strcmp(key, "first_deal") == 0)
+            cfg->first_deal = (uint32_t)atoi(val);
         else if (strcmp(key, "maxscore") == 0)
             cfg->maxscore = atoi(val);
         else if (strcmp(key, "autopass") == 0)

@@ -1,0 +1,915 @@
+/* ladder_srv.c - the continuous rated ladder inside `ddz serve`
+ * (ladder_srv.h): participants, tables of one duplicate deal, ratings,
+ * the store, GET /api/ladder. */
+#include "service/server/ladder_srv.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ai/ai.h"
+#include "proto/event.h"
+#include "proto/record_json.h"
+#include "proto/text.h"
+#include "rules/error.h"
+#include "rules/ruleset.h"
+#include "service/ladder/rating.h"
+#include "service/ladder/schedule.h"
+#include "service/seats/seats.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/room.h"
+#include "service/server/seat_player.h"
+
+#define RECENT 12      /* games looked at for a suspension */
+#define RECENT_MIN 3   /* ... at least this many */
+#define PAIR_SLACK 2   /* the scheduler's pair bound (schedule.h, rule 2) */
+#define TICK_US 500000 /* the scheduler looks again (bots come back unannounced) */
+
+enum kind { K_BOT, K_ENGINE, K_AI };
+
+typedef struct part {
+    ddz_store_ladder_player s; /* name and standing, as stored */
+    int kind;                  /* enum kind */
+    char spec[64];             /* K_ENGINE, K_AI: the seat spec ("engine:NAME", "ai:NAME") */
+    int budget_ms;             /* K_AI: per decision, 0 = the AI's default */
+    bool configured;           /* K_ENGINE, K_AI: named by this server's options */
+    ddz_rating r;
+    ddz_player *bot;        /* K_BOT: the enlisted player, NULL if none */
+    int table;              /* the table it plays at, -1 if idle */
+    uint8_t recent[RECENT]; /* faulted (1) or not, the latest games, a ring */
+    int nrecent, recent_at;
+    int last_fault;      /* enum ddz_fault of its latest fault */
+    bool tell_suspended; /* a bot to be told `released` when its deal ends */
+    ddz_store_ladder_hist hist[DDZ_LADDER_HISTORY]; /* a ring, the latest deals */
+    int nhist, hist_at;
+} part;
+
+typedef struct ltable {
+    struct ddz_ladder *lad;
+    bool used;
+    int who[3];                     /* participants; game g seats who[(s + g) % 3] at seat s */
+    uint8_t master[DDZ_SEED_BYTES]; /* the deal */
+    int game;                       /* 0..2: the game being played */
+    ddz_runner *run;
+    ddz_room *room;  /* the current game's room */
+    bool pending;    /* a game ended: go on once the runner is idle */
+    double total[3]; /* by participant slot 0..2 */
+    int faults[3];   /* games of the deal each faulted in */
+    int64_t ids[3];  /* the games' store ids */
+    bool absent[3];  /* the slot's bot was not connected when this game began */
+    int engines;     /* engine seats reserved in the engines budget */
+} ltable;
+
+typedef struct ddz_ladder {
+    ddz_srv *srv;
+    const ddz_rules *rules;
+    ddz_rating_cfg rc;
+    int time_ms;
+    part *p; /* [max] */
+    int n, max;
+    long *pairs; /* [max * max] deals shared */
+    ltable *t;   /* [ntables] */
+    int ntables;
+    long deals; /* rated since the start */
+    ddz_timer kick, tick;
+} ddz_ladder;
+
+/* ---- a seat whose bot is gone: it faults when asked ---- */
+
+typedef struct gone_seat {
+    ddz_seat base;
+    char name[DDZ_LADDER_NAME_MAX];
+} gone_seat;
+
+static void gone_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    (void)ev, (void)t;
+    s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, -1, "not connected to the ladder");
+}
+
+static const char *gone_name(const ddz_seat *s)
+{
+    return ((const gone_seat *)s)->name;
+}
+
+static bool gone_connected(const ddz_seat *s)
+{
+    (void)s;
+    return false;
+}
+
+static void gone_close(ddz_seat *s)
+{
+    free(s);
+}
+
+static const ddz_seat_ops gone_ops = {.kind = "bot",
+                                      .ask = gone_ask,
+                                      .name = gone_name,
+                                      .connected = gone_connected,
+                                      .close = gone_close};
+
+static ddz_seat *gone_create(ddz_srv *srv, const char *name)
+{
+    gone_seat *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->base = (ddz_seat){.ops = &gone_ops, .loop = &srv->loop.base, .program = true};
+    snprintf(g->name, sizeof g->name, "%s", name);
+    return &g->base;
+}
+
+/* ---- participants ---- */
+
+static bool connected(const part *q)
+{
+    return q->kind == K_BOT ? q->bot && q->bot->conn : q->configured;
+}
+
+static int find(const ddz_ladder *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->p[i].s.name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int kind_of(const char *name)
+{
+    return strncmp(name, "ai:", 3) == 0       ? K_AI
+           : strncmp(name, "engine:", 7) == 0 ? K_ENGINE
+                                              : K_BOT;
+}
+
+/* Adds participant `name` with a new rating. Returns its index or -1 (full). */
+static int add(ddz_ladder *l, const char *name)
+{
+    if (l->n == l->max)
+        return -1;
+    part *q = &l->p[l->n];
+    memset(q, 0, sizeof *q);
+    snprintf(q->s.name, sizeof q->s.name, "%s", name);
+    q->kind = kind_of(name);
+    q->r = ddz_rating_new(&l->rc);
+    q->s.mu = q->r.mu, q->s.sigma = q->r.sigma;
+    q->table = -1;
+    return l->n++;
+}
+
+static void hist_push(part *q, const ddz_store_ladder_hist *h)
+{
+    q->hist[q->hist_at] = *h;
+    q->hist_at = (q->hist_at + 1) % DDZ_LADDER_HISTORY;
+    if (q->nhist < DDZ_LADDER_HISTORY)
+        q->nhist++;
+}
+
+static void recent_push(part *q, bool faulted)
+{
+    q->recent[q->recent_at] = faulted;
+    q->recent_at = (q->recent_at + 1) % RECENT;
+    if (q->nrecent < RECENT)
+        q->nrecent++;
+}
+
+static void put(ddz_ladder *l, const part *q)
+{
+    if (ddz_store_ladder_put(l->srv->store, l->rules->name, &q->s) < 0)
+        ddz__log(l->srv, "error", NULL, "ladder: cannot store %s", q->s.name);
+}
+
+/* Suspends `q` if it faulted in most of its recent games. */
+static void check_suspension(ddz_ladder *l, part *q)
+{
+    if (q->s.suspended[0] || q->nrecent < RECENT_MIN)
+        return;
+    int bad = 0;
+    for (int i = 0; i < q->nrecent; i++)
+        bad += q->recent[i];
+    if (2 * bad <= q->nrecent)
+        return;
+    snprintf(q->s.suspended, sizeof q->s.suspended, "faulted in %d of its last %d games (last: %s)",
+             bad, q->nrecent, ddz_fault_name(q->last_fault));
+    q->tell_suspended = q->kind == K_BOT;
+    ddz__log(l->srv, "warn", NULL, "ladder: %s suspended: %s", q->s.name, q->s.suspended);
+    put(l, q);
+}
+
+static void release(ddz_player *p, const char *fmt, const char *arg)
+{
+    if (!p || !p->conn)
+        return;
+    ddz_event e = {.type = DDZ_EVENT_RELEASED};
+    snprintf(e.released.reason, sizeof e.released.reason, fmt, arg);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+}
+
+/* ---- tables ---- */
+
+static void kick(ddz_ladder *l);
+
+static ddz_seat *make_seat(ltable *t, int slot, char *err, size_t errlen)
+{
+    ddz_ladder *l = t->lad;
+    ddz_srv *srv = l->srv;
+    part *q = &l->p[t->who[slot]];
+    t->absent[slot] = false;
+    if (q->kind == K_BOT) {
+        if (q->bot && q->bot->conn)
+            return ddz__seat_player_create(srv, q->bot);
+        t->absent[slot] = true;
+        return gone_create(srv, q->s.name);
+    }
+    const ddz_server_cfg *cfg = &srv->cfg;
+    uint64_t seed;
+    randombytes_buf(&seed, sizeof seed);
+    ddz_seat_env env = {
+        .loop = &srv->loop.base,
+        .think = srv->think,
+        .nengines = cfg->nengines,
+        .engine_name = (const char *const *)cfg->engine_name,
+        .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
+        .time_ms = l->time_ms,
+        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
+        .engines_running = &srv->m.engines,
+        .ais_alive = &srv->budget.ais,
+        .ais_created = &srv->budget.ais_created,
+        .ai_seed = seed,
+        .ai_budget_ms = q->budget_ms,
+    };
+    char log_path[4300];
+    if (cfg->engine_log_dir && q->kind == K_ENGINE) {
+        snprintf(log_path, sizeof log_path, "%s/ladder-%s.stderr.log", cfg->engine_log_dir,
+                 q->spec + 7);
+        env.stderr_log = log_path;
+    }
+    int e = 0;
+    return ddz_seat_create(q->spec, &env, &e, err, errlen);
+}
+
+/* Room and seats of game t->game, and its start. Returns 0 or -1 (the
+ * table is given up: logged). */
+static int start_game(ltable *t)
+{
+    ddz_ladder *l = t->lad;
+    ddz_table_cfg tc = {
+        .rules = l->rules, .deals = 1, .time_ms = l->time_ms, .turn = 1, .turns = 1};
+    memcpy(tc.master, t->master, sizeof tc.master);
+    for (int s = 0; s < 3; s++)
+        tc.autopass[s] = 1; /* as on the CAAI platform */
+    int rc = ddz_runner_series(t->run, &tc);
+    char why[300] = "";
+    for (int s = 0; s < 3 && rc == 0; s++) {
+        ddz_seat *st = make_seat(t, (s + t->game) % 3, why, sizeof why);
+        if (!st)
+            rc = DDZ_ENOMEM;
+        else
+            ddz_runner_seat(t->run, s, st);
+    }
+    if (rc < 0) {
+        ddz__log(l->srv, "error", NULL, "ladder: cannot seat a table: %s",
+                 why[0] ? why : ddz_strerror(rc));
+        return -1;
+    }
+    ddz_room_opts o;
+    ddz_room_opts_default(&o);
+    char names[3 * DDZ_LADDER_NAME_MAX + 8];
+    snprintf(names, sizeof names, "%s, %s, %s", l->p[t->who[0]].s.name, l->p[t->who[1]].s.name,
+             l->p[t->who[2]].s.name);
+    size_t fit = ddz_text_fit_width(names, 28, NULL);
+    snprintf(o.name, sizeof o.name, "Ladder %d/3: %.*s", t->game + 1, (int)fit, names);
+    snprintf(o.rules, sizeof o.rules, "%s", l->rules->name);
+    o.time = (l->time_ms + 999) / 1000;
+    o.games = 1;
+    o.bots = true;
+    o.custody = DDZ_CUSTODY_FAULT;
+    o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
+    o.pause = 0;
+    t->room = ddz__room_create_tourney(l->srv, &o, t->run);
+    if (!t->room) {
+        ddz__log(l->srv, "error", NULL, "ladder: out of memory for a room");
+        return -1;
+    }
+    ddz__lobby_add_room(l->srv, t->room);
+    for (int s = 0; s < 3; s++) {
+        int slot = (s + t->game) % 3;
+        part *q = &l->p[t->who[slot]];
+        ddz__room_label(t->room, s, q->s.name);
+        if (q->kind == K_BOT && !t->absent[slot])
+            ddz__room_bind(t->room, s, q->bot);
+    }
+    rc = ddz_runner_start(t->run);
+    if (rc < 0) {
+        ddz__log(l->srv, "error", NULL, "ladder: cannot start a game: %s", ddz_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static void end_room(ltable *t)
+{
+    if (t->room)
+        ddz__room_detach(t->room);
+    t->room = NULL;
+    for (int s = 0; s < 3; s++)
+        ddz_runner_seat(t->run, s, NULL); /* engines stop: the next game seats anew */
+}
+
+/* Frees table `t` (its deal is rated or given up). */
+static void free_table(ltable *t)
+{
+    ddz_ladder *l = t->lad;
+    end_room(t);
+    ddz_runner_destroy(t->run);
+    t->run = NULL;
+    l->srv->budget.engines -= t->engines;
+    for (int k = 0; k < 3; k++) {
+        part *q = &l->p[t->who[k]];
+        q->table = -1;
+        if (q->tell_suspended) {
+            q->tell_suspended = false;
+            release(q->bot, "suspended: %s", q->s.suspended);
+            if (q->bot)
+                q->bot->enlisted = false, q->bot = NULL;
+        }
+    }
+    t->used = false;
+}
+
+/* The deal is played: rate it, store it, remember it. */
+static void rate_deal(ltable *t)
+{
+    ddz_ladder *l = t->lad;
+    ddz_rating r[3];
+    for (int k = 0; k < 3; k++)
+        r[k] = l->p[t->who[k]].r;
+    if (ddz_rating_update(&l->rc, r, t->total, 3) < 0) {
+        ddz__log(l->srv, "error", NULL, "ladder: a deal could not be rated");
+        return;
+    }
+    ddz_store_ladder_deal d = {0};
+    for (int k = 0; k < 3; k++) {
+        part *q = &l->p[t->who[k]];
+        q->r = r[k];
+        q->s.mu = r[k].mu, q->s.sigma = r[k].sigma;
+        q->s.deals++;
+        q->s.score = ddz_score_add(q->s.score, t->total[k]);
+        d.p[k] = q->s;
+        d.score[k] = t->total[k];
+        d.faults[k] = t->faults[k];
+        d.games[k] = t->ids[k];
+    }
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            if (a != b)
+                l->pairs[t->who[a] * l->max + t->who[b]]++;
+    if (ddz_store_ladder_add_deal(l->srv->store, l->rules->name, &d) < 0)
+        ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
+    ddz_store_ladder_hist h = {.id = ++l->deals};
+    for (int k = 0; k < 3; k++) {
+        part *q = &l->p[t->who[k]];
+        h.mu = q->r.mu, h.sigma = q->r.sigma, h.score = t->total[k], h.faults = t->faults[k];
+        memcpy(h.games, t->ids, sizeof h.games);
+        snprintf(h.opp[0], sizeof h.opp[0], "%s", l->p[t->who[(k + 1) % 3]].s.name);
+        snprintf(h.opp[1], sizeof h.opp[1], "%s", l->p[t->who[(k + 2) % 3]].s.name);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        h.finished_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+        hist_push(q, &h);
+    }
+}
+
+static void step_table(ltable *t)
+{
+    if (!t->pending || !ddz_runner_idle(t->run))
+        return;
+    t->pending = false;
+    end_room(t);
+    if (t->game < 2) {
+        t->game++;
+        if (start_game(t) < 0)
+            free_table(t);
+        return;
+    }
+    rate_deal(t);
+    free_table(t);
+}
+
+static void on_over(void *ctx, const ddz_record *rec)
+{
+    ltable *t = ctx;
+    ddz_ladder *l = t->lad;
+    int64_t id = t->room ? ddz__room_tourney_over(t->room, rec) : 0;
+    t->ids[t->game] = id;
+    unsigned faulted = 0;
+    int kind[3] = {0};
+    for (int i = 0; i < rec->nfaults; i++)
+        faulted |= 1u << (rec->faults[i].seat % 3),
+            kind[rec->faults[i].seat % 3] = rec->faults[i].kind;
+    if (rec->fault_seat >= 0)
+        faulted |= 1u << (rec->fault_seat % 3), kind[rec->fault_seat % 3] = rec->fault_kind;
+    for (int s = 0; s < 3; s++) {
+        int slot = (s + t->game) % 3;
+        part *q = &l->p[t->who[slot]];
+        bool f = faulted >> s & 1;
+        t->total[slot] = ddz_score_add(t->total[slot], rec->scores[s]);
+        t->faults[slot] += f;
+        q->s.games++;
+        q->s.faults += f;
+        if (f)
+            q->last_fault = kind[s];
+        if (!t->absent[slot]) {
+            recent_push(q, f);
+            check_suspension(l, q);
+        }
+    }
+    t->pending = true;
+    kick(l);
+}
+
+static void on_event(void *ctx, const ddz_tev *ev)
+{
+    ltable *t = ctx;
+    if (t->room)
+        ddz__room_tourney_event(t->room, ev);
+}
+
+static void on_log(void *ctx, int player, bool warn, const char *msg)
+{
+    ltable *t = ctx;
+    ddz_ladder *l = t->lad;
+    const char *who = player >= 0 && player < 3 ? l->p[t->who[(player + t->game) % 3]].s.name : "";
+    ddz__log(l->srv, warn ? "warn" : "info", t->room ? ddz__room_id(t->room) : NULL,
+             "ladder %s: %s", who, msg);
+}
+
+/* Starts a table for participants `who`. Returns 0, or -1 (a budget is
+ * spent: try later; or it could not start). */
+static int start_table(ddz_ladder *l, const int who[3])
+{
+    ltable *t = NULL;
+    for (int k = 0; k < l->ntables && !t; k++)
+        if (!l->t[k].used)
+            t = &l->t[k];
+    if (!t)
+        return -1;
+    ddz_srv *srv = l->srv;
+    int engines = 0, ais = 0;
+    for (int k = 0; k < 3; k++) {
+        engines += l->p[who[k]].kind == K_ENGINE;
+        ais += l->p[who[k]].kind == K_AI;
+    }
+    if (engines && srv->budget.engines + engines > ddz__budget_max_engines(srv)) {
+        ddz__budget_refused(srv, DDZ_BUDGET_ENGINES);
+        return -1;
+    }
+    if (ais && srv->budget.ais + ais > ddz__budget_max_ais(srv)) {
+        ddz__budget_refused(srv, DDZ_BUDGET_AIS);
+        return -1;
+    }
+    memset(t, 0, sizeof *t);
+    t->lad = l;
+    ddz_runner_cb cb = {.ctx = t, .event = on_event, .over = on_over, .log = on_log};
+    if (!(t->run = ddz_runner_create(&srv->loop.base, &cb)))
+        return -1;
+    t->used = true;
+    t->engines = engines;
+    srv->budget.engines += engines;
+    memcpy(t->who, who, sizeof t->who);
+    randombytes_buf(t->master, sizeof t->master);
+    for (int k = 0; k < 3; k++)
+        l->p[who[k]].table = (int)(t - l->t);
+    if (start_game(t) < 0) {
+        free_table(t);
+        return -1;
+    }
+    return 0;
+}
+
+static void schedule(ddz_ladder *l)
+{
+    int freet = 0;
+    for (int k = 0; k < l->ntables; k++)
+        freet += !l->t[k].used;
+    if (!freet)
+        return;
+    ddz_sched_player sp[DDZ_SCHEDULE_MAX];
+    for (int i = 0; i < l->n; i++) {
+        const part *q = &l->p[i];
+        sp[i] = (ddz_sched_player){.mu = q->r.mu,
+                                   .deals = q->s.deals,
+                                   .available = connected(q) && q->table < 0 && !q->s.suspended[0]};
+    }
+    /* the pair matrix is l->max wide: give the scheduler an n-wide copy */
+    long *pairs = malloc((size_t)l->n * (size_t)l->n * sizeof *pairs);
+    if (!pairs)
+        return;
+    for (int i = 0; i < l->n; i++)
+        for (int j = 0; j < l->n; j++)
+            pairs[i * l->n + j] = l->pairs[i * l->max + j];
+    int out[DDZ_LADDER_DEFAULT_MAX > 64 ? 64 : DDZ_LADDER_DEFAULT_MAX][3];
+    int cap = freet < 64 ? freet : 64;
+    ddz_sched_in in = {
+        .p = sp, .n = l->n, .pairs = pairs, .max_tables = cap, .pair_slack = PAIR_SLACK};
+    int nt = ddz_schedule(&in, out);
+    free(pairs);
+    for (int k = 0; k < nt; k++)
+        if (start_table(l, out[k]) < 0)
+            break;
+}
+
+static void kick_cb(ddz_timer *tm)
+{
+    ddz_ladder *l = (ddz_ladder *)((char *)tm - offsetof(ddz_ladder, kick));
+    bool waiting = false;
+    for (int k = 0; k < l->ntables; k++)
+        if (l->t[k].used) {
+            step_table(&l->t[k]);
+            waiting |= l->t[k].used && l->t[k].pending;
+        }
+    schedule(l);
+    if (waiting) /* an engine still acknowledging the end */
+        ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, 10000);
+}
+
+static void kick(ddz_ladder *l)
+{
+    ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, 0);
+}
+
+static void tick_cb(ddz_timer *tm)
+{
+    ddz_ladder *l = (ddz_ladder *)((char *)tm - offsetof(ddz_ladder, tick));
+    kick(l);
+    ddz_loop_arm(&l->srv->loop.base, &l->tick, tick_cb, TICK_US);
+}
+
+/* ---- start ---- */
+
+static void load_player(void *ctx, const ddz_store_ladder_player *sp)
+{
+    ddz_ladder *l = ctx;
+    int i = find(l, sp->name);
+    if (i < 0 && (i = add(l, sp->name)) < 0)
+        return; /* past --ladder-max: not loaded */
+    part *q = &l->p[i];
+    q->s = *sp;
+    if (q->configured)
+        q->s.suspended[0] = '\0'; /* the operator started the server again */
+    q->r = (ddz_rating){.mu = sp->mu, .sigma = sp->sigma};
+    if (!(q->r.sigma > 0))
+        q->r = ddz_rating_new(&l->rc);
+}
+
+static void load_pair(void *ctx, const char *a, const char *b, long deals)
+{
+    ddz_ladder *l = ctx;
+    int i = find(l, a), j = find(l, b);
+    if (i >= 0 && j >= 0)
+        l->pairs[i * l->max + j] = l->pairs[j * l->max + i] = deals;
+}
+
+typedef struct hist_load {
+    part *q;
+    ddz_store_ladder_hist h[DDZ_LADDER_HISTORY];
+    int n;
+} hist_load;
+
+static void load_hist(void *ctx, const ddz_store_ladder_hist *h)
+{
+    hist_load *hl = ctx;
+    if (hl->n < DDZ_LADDER_HISTORY)
+        hl->h[hl->n++] = *h;
+}
+
+/* Adds the fixed participant `spec` ("engine:NAME" or "ai:NAME[:MS]"). */
+static int add_fixed(ddz_ladder *l, const char *spec, char *err, size_t errlen)
+{
+    char name[DDZ_LADDER_NAME_MAX];
+    snprintf(name, sizeof name, "%s", spec);
+    int i = find(l, name);
+    if (i < 0 && (i = add(l, name)) < 0) {
+        snprintf(err, errlen, "ladder: more participants than --ladder-max");
+        return -1;
+    }
+    part *q = &l->p[i];
+    q->configured = true;
+    q->s.suspended[0] = '\0'; /* the operator started the server again */
+    if (q->kind == K_AI) {
+        const char *ai = spec + 3, *colon = strchr(ai, ':');
+        snprintf(q->spec, sizeof q->spec, "ai:%.*s", colon ? (int)(colon - ai) : (int)strlen(ai),
+                 ai);
+        q->budget_ms = colon ? atoi(colon + 1) : 0;
+        if (!ddz_ai_exists(q->spec + 3) || (colon && q->budget_ms <= 0)) {
+            snprintf(err, errlen, "ladder: --ladder-ai %s: no such hosted AI (NAME[:MS])", ai);
+            return -1;
+        }
+    } else {
+        snprintf(q->spec, sizeof q->spec, "%s", spec);
+        bool known = false;
+        for (int e = 0; e < l->srv->cfg.nengines && !known; e++)
+            known = strcmp(l->srv->cfg.engine_name[e], spec + 7) == 0;
+        if (!known) {
+            snprintf(err, errlen, "ladder: --ladder-engine %s: no --engine %s=COMMAND", spec + 7,
+                     spec + 7);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void ladder_free(ddz_ladder *l)
+{
+    if (!l)
+        return;
+    ddz_loop_disarm(&l->srv->loop.base, &l->kick);
+    ddz_loop_disarm(&l->srv->loop.base, &l->tick);
+    for (int k = 0; l->t && k < l->ntables; k++)
+        if (l->t[k].used)
+            free_table(&l->t[k]);
+    for (int i = 0; i < l->n; i++)
+        if (l->p[i].bot)
+            l->p[i].bot->enlisted = false;
+    free(l->t);
+    free(l->pairs);
+    free(l->p);
+    free(l);
+}
+
+int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
+{
+    const ddz_server_cfg *cfg = &srv->cfg;
+    ddz_ladder *l = calloc(1, sizeof *l);
+    if (!l) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    l->srv = srv;
+    l->rules = ddz_rules_find(cfg->ladder_rules ? cfg->ladder_rules : "caai");
+    if (!l->rules) {
+        snprintf(err, errlen, "ladder: --ladder-rules %s: no such rule set", cfg->ladder_rules);
+        free(l);
+        return -1;
+    }
+    ddz_rating_cfg_default(&l->rc);
+    l->time_ms = (cfg->ladder_time_s > 0 ? cfg->ladder_time_s : DDZ_LADDER_DEFAULT_TIME) * 1000;
+    l->max = cfg->ladder_max > 0 ? cfg->ladder_max : DDZ_LADDER_DEFAULT_MAX;
+    if (l->max > DDZ_SCHEDULE_MAX)
+        l->max = DDZ_SCHEDULE_MAX;
+    l->ntables = cfg->ladder_tables > 0 ? cfg->ladder_tables : DDZ_LADDER_DEFAULT_TABLES;
+    l->p = calloc((size_t)l->max, sizeof *l->p);
+    l->pairs = calloc((size_t)l->max * (size_t)l->max, sizeof *l->pairs);
+    l->t = calloc((size_t)l->ntables, sizeof *l->t);
+    if (!l->p || !l->pairs || !l->t) {
+        snprintf(err, errlen, "out of memory");
+        ladder_free(l);
+        return -1;
+    }
+    /* the operator's participants first: they always fit */
+    for (int i = 0; i < cfg->nladder_engines; i++) {
+        char spec[DDZ_LADDER_NAME_MAX];
+        snprintf(spec, sizeof spec, "engine:%s", cfg->ladder_engine[i]);
+        if (add_fixed(l, spec, err, errlen) < 0) {
+            ladder_free(l);
+            return -1;
+        }
+    }
+    for (int i = 0; i < cfg->nladder_ais; i++) {
+        char spec[DDZ_LADDER_NAME_MAX];
+        snprintf(spec, sizeof spec, "ai:%s", cfg->ladder_ai[i]);
+        if (add_fixed(l, spec, err, errlen) < 0) {
+            ladder_free(l);
+            return -1;
+        }
+    }
+    /* then what the database knows (standings; fixed ones keep theirs) */
+    if (ddz_store_ladder_players(srv->store, l->rules->name, load_player, l) < 0) {
+        snprintf(err, errlen, "ladder: cannot read the standings from the database");
+        ladder_free(l);
+        return -1;
+    }
+    ddz_store_ladder_pairs(srv->store, l->rules->name, load_pair, l);
+    hist_load *hl = malloc(sizeof *hl);
+    for (int i = 0; hl && i < l->n; i++) {
+        hl->n = 0;
+        hl->q = &l->p[i];
+        ddz_store_ladder_history(srv->store, l->rules->name, l->p[i].s.name, DDZ_LADDER_HISTORY,
+                                 load_hist, hl);
+        for (int k = hl->n - 1; k >= 0; k--) /* oldest first into the ring */
+            hist_push(&l->p[i], &hl->h[k]);
+    }
+    free(hl);
+    srv->ladder = l;
+    ddz__log(srv, "info", NULL,
+             "ladder: rules %s, %d participant%s known, %d table%s at once, %d s per action",
+             l->rules->name, l->n, l->n == 1 ? "" : "s", l->ntables, l->ntables == 1 ? "" : "s",
+             l->time_ms / 1000);
+    ddz_loop_arm(&srv->loop.base, &l->tick, tick_cb, 0);
+    return 0;
+}
+
+bool ddz__ladder_running(const ddz_srv *srv)
+{
+    return srv->ladder != NULL;
+}
+
+static void enlist_error(ddz_player *p, int code, const char *msg, const ddz_req *q)
+{
+    if (p->conn)
+        ddz__conn_error(p->conn, code, msg, q);
+}
+
+void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+{
+    ddz_ladder *l = srv->ladder;
+    if (!l) {
+        enlist_error(p, DDZ_ENOTFOUND, "no ladder is running on this server", q);
+        return;
+    }
+    if (!p->bot) {
+        enlist_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        return;
+    }
+    if (kind_of(p->name) != K_BOT || strlen(p->name) >= DDZ_LADDER_NAME_MAX) {
+        enlist_error(p, DDZ_EAUTH, "a ladder bot's name cannot start with ai: or engine:", q);
+        return;
+    }
+    int i = find(l, p->name);
+    if (i < 0 && (i = add(l, p->name)) < 0) {
+        enlist_error(p, DDZ_EBUSY, "the ladder is full (--ladder-max)", q);
+        return;
+    }
+    part *me = &l->p[i];
+    ddz_player *old = me->bot;
+    me->bot = p;
+    p->enlisted = true;
+    if (me->s.suspended[0]) {
+        /* its author started it again: a new chance */
+        ddz__log(srv, "info", NULL, "ladder: %s enlisted again: suspension lifted", me->s.name);
+        me->s.suspended[0] = '\0';
+        me->nrecent = me->recent_at = 0;
+        me->tell_suspended = false;
+        put(l, me);
+    }
+    ddz_event e = {.type = DDZ_EVENT_ENLISTED};
+    snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "ladder");
+    snprintf(e.enlisted.player, sizeof e.enlisted.player, "%.32s", me->s.name);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+    if (old && old != p) {
+        old->enlisted = false;
+        release(old, "%s", "another connection enlisted with this token");
+    }
+    /* at a table being played: the new connection takes the seat */
+    if (me->table >= 0) {
+        ltable *t = &l->t[me->table];
+        for (int s = 0; s < 3 && t->room && !t->pending; s++) {
+            int slot = (s + t->game) % 3;
+            if (t->who[slot] != i)
+                continue;
+            ddz_seat *cur = ddz_runner_seat_of(t->run, s);
+            if (old == p && cur && cur->ops != &gone_ops)
+                continue; /* its own seat already */
+            ddz_seat *st = ddz__seat_player_create(srv, p);
+            if (!st)
+                continue;
+            ddz_runner_seat(t->run, s, st);
+            t->absent[slot] = false;
+            ddz__room_bind(t->room, s, p);
+            ddz_runner_reask(t->run, s);
+        }
+    }
+    kick(l);
+}
+
+void ddz__ladder_forget(ddz_srv *srv, ddz_player *p)
+{
+    ddz_ladder *l = srv->ladder;
+    for (int i = 0; l && i < l->n; i++)
+        if (l->p[i].bot == p)
+            l->p[i].bot = NULL;
+}
+
+/* ---- the API ---- */
+
+static json_t *player_json(const ddz_ladder *l, const part *q)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(q->s.name));
+    json_object_set_new(o, "kind",
+                        json_string(q->kind == K_BOT      ? "bot"
+                                    : q->kind == K_ENGINE ? "engine"
+                                                          : "ai"));
+    json_object_set_new(o, "rating", json_real(q->r.mu));
+    json_object_set_new(o, "uncertainty", json_real(q->r.sigma));
+    json_object_set_new(o, "games", json_integer(q->s.games));
+    json_object_set_new(o, "deals", json_integer(q->s.deals));
+    json_object_set_new(o, "score_per_deal",
+                        json_real(q->s.deals ? q->s.score / (double)q->s.deals : 0.0));
+    json_object_set_new(o, "faults", json_integer(q->s.faults));
+    json_object_set_new(o, "connected", json_boolean(connected(q)));
+    json_object_set_new(o, "playing", json_boolean(q->table >= 0));
+    json_object_set_new(o, "suspended",
+                        q->s.suspended[0] ? json_string(q->s.suspended) : json_null());
+    (void)l;
+    return o;
+}
+
+static int by_rating(const void *a, const void *b)
+{
+    const part *x = *(const part *const *)a, *y = *(const part *const *)b;
+    if (x->r.mu != y->r.mu)
+        return x->r.mu > y->r.mu ? -1 : 1;
+    return strcmp(x->s.name, y->s.name);
+}
+
+static char *dump(json_t *o)
+{
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    json_decref(o);
+    return s;
+}
+
+char *ddz__ladder_json(ddz_srv *srv)
+{
+    ddz_ladder *l = srv->ladder;
+    json_t *o = json_object();
+    json_object_set_new(o, "running", json_boolean(l != NULL));
+    json_object_set_new(o, "rules", l ? json_string(l->rules->name) : json_null());
+    json_t *players = json_array(), *tables = json_array();
+    if (l) {
+        const part **order = malloc((size_t)l->n * sizeof *order + 1);
+        for (int i = 0; order && i < l->n; i++)
+            order[i] = &l->p[i];
+        if (order)
+            qsort(order, (size_t)l->n, sizeof *order, by_rating);
+        for (int i = 0; order && i < l->n; i++) {
+            json_t *pj = player_json(l, order[i]);
+            json_object_set_new(pj, "rank", json_integer(i + 1));
+            json_array_append_new(players, pj);
+        }
+        free(order);
+        for (int k = 0; k < l->ntables; k++) {
+            const ltable *t = &l->t[k];
+            if (!t->used)
+                continue;
+            json_t *e = json_object(), *who = json_array();
+            for (int s = 0; s < 3; s++)
+                json_array_append_new(who, json_string(l->p[t->who[(s + t->game) % 3]].s.name));
+            json_object_set_new(e, "players", who);
+            json_object_set_new(e, "game", json_integer(t->game + 1));
+            json_object_set_new(e, "room",
+                                t->room && !ddz__room_dead(t->room)
+                                    ? json_string(ddz__room_id(t->room))
+                                    : json_null());
+            json_array_append_new(tables, e);
+        }
+        json_object_set_new(o, "deals", json_integer(l->deals));
+        json_object_set_new(o, "max_players", json_integer(l->max));
+    }
+    json_object_set_new(o, "players", players);
+    json_object_set_new(o, "tables", tables);
+    return dump(o);
+}
+
+char *ddz__ladder_player_json(ddz_srv *srv, const char *name)
+{
+    ddz_ladder *l = srv->ladder;
+    int i = l ? find(l, name) : -1;
+    if (i < 0)
+        return NULL;
+    const part *q = &l->p[i];
+    json_t *o = player_json(l, q);
+    json_object_set_new(o, "rules", json_string(l->rules->name));
+    json_t *hist = json_array();
+    for (int k = 0; k < q->nhist; k++) { /* oldest first */
+        const ddz_store_ladder_hist *h =
+            &q->hist[(q->hist_at - q->nhist + k + DDZ_LADDER_HISTORY) % DDZ_LADDER_HISTORY];
+        json_t *e = json_object(), *games = json_array(), *opp = json_array();
+        for (int g = 0; g < 3; g++)
+            json_array_append_new(games, h->games[g] > 0 ? json_integer(h->games[g]) : json_null());
+        json_array_append_new(opp, json_string(h->opp[0]));
+        json_array_append_new(opp, json_string(h->opp[1]));
+        json_object_set_new(e, "at", json_integer(h->finished_ms));
+        json_object_set_new(e, "rating", json_real(h->mu));
+        json_object_set_new(e, "uncertainty", json_real(h->sigma));
+        json_object_set_new(e, "score", ddz_score_json(h->score));
+        json_object_set_new(e, "faults", json_integer(h->faults));
+        json_object_set_new(e, "games", games);
+        json_object_set_new(e, "opponents", opp);
+        json_array_append_new(hist, e);
+    }
+    json_object_set_new(o, "history", hist);
+    return dump(o);
+}
+
+void ddz__ladder_destroy(ddz_srv *srv)
+{
+    ddz_ladder *l = srv->ladder;
+    srv->ladder = NULL;
+    ladder_free(l);
+}

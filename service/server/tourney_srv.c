@@ -1,0 +1,595 @@
+/* tourney_srv.c - the tournament director (service/tourney/) inside
+ * `ddz serve`: seats from the players file and enlisted bots, a room per
+ * table being played, games.jsonl and the reports in DIR, GET
+ * /api/tournament. */
+#include "service/server/tourney_srv.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/event.h"
+#include "proto/msg.h"
+#include "proto/record_json.h"
+#include "rules/error.h"
+#include "service/seats/seats.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/room.h"
+#include "service/server/seat_player.h"
+#include "service/tourney/director.h"
+#include "service/tourney/gamelog.h"
+#include "service/tourney/report.h"
+#include "service/tourney/setup.h"
+
+/* The most finished games GET /api/tournament lists (newest first). */
+#define API_GAMES_MAX 200
+
+struct ddz_tsrv {
+    ddz_srv *srv;
+    ddz_tsetup s;
+    char dir[4096];
+    ddz_director *d;
+    ddz_gamelog *log;
+    ddz_player **bot;                       /* [n]: the enlisted player of a bot: player */
+    ddz_room *room[DDZ_TOURNEY_MAX_TABLES]; /* the room of each table being played */
+    ddz_report_game *games;                 /* every game, for the reports and the API */
+    int ngames, cap;
+    ddz_timer kick;  /* runs the director after a game ended or a bot came */
+    ddz_timer flush; /* syncs games.jsonl, at most once a second */
+    bool released;   /* the end was announced */
+    bool io_err;
+};
+
+/* ---- a seat nobody holds: a bot absent from a table that must be played ---- */
+
+typedef struct absent_seat {
+    ddz_seat base;
+    char name[40];
+} absent_seat;
+
+static void absent_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+{
+    (void)s, (void)ev, (void)t; /* nobody answers: the clock charges the seat */
+}
+
+static const char *absent_name(const ddz_seat *s)
+{
+    return ((const absent_seat *)s)->name;
+}
+
+static bool absent_connected(const ddz_seat *s)
+{
+    (void)s;
+    return false;
+}
+
+static void absent_close(ddz_seat *s)
+{
+    free(s);
+}
+
+static const ddz_seat_ops absent_ops = {.kind = "bot",
+                                        .ask = absent_ask,
+                                        .name = absent_name,
+                                        .connected = absent_connected,
+                                        .close = absent_close};
+
+static ddz_seat *absent_create(ddz_srv *srv, const char *name)
+{
+    absent_seat *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->base = (ddz_seat){.ops = &absent_ops, .loop = &srv->loop.base, .program = true};
+    snprintf(a->name, sizeof a->name, "%s", name);
+    return &a->base;
+}
+
+/* ---- helpers ---- */
+
+static bool is_bot(const ddz_tsrv *ts, int i)
+{
+    return strncmp(ts->s.specs[i], "bot:", 4) == 0;
+}
+
+static void kick_cb(ddz_timer *t)
+{
+    ddz_tsrv *ts = (ddz_tsrv *)((char *)t - offsetof(ddz_tsrv, kick));
+    ddz_director_step(ts->d);
+    if (ddz_director_done(ts->d) && !ts->released) {
+        ts->released = true;
+        const char *msg;
+        int err = ddz_director_error(ts->d, &msg);
+        if (err)
+            ddz__log(ts->srv, "error", NULL, "tournament stopped: %s (restart to resume)", msg);
+        else
+            ddz__log(ts->srv, "info", NULL, "tournament over: standings in %s/standings.html",
+                     ts->dir);
+        if (ddz_gamelog_sync(ts->log) < 0)
+            ts->io_err = true;
+        ddz_event e = {.type = DDZ_EVENT_RELEASED};
+        snprintf(e.released.reason, sizeof e.released.reason, "%s",
+                 err ? "the tournament stopped" : "the tournament is over");
+        for (int i = 0; i < ts->s.n; i++)
+            if (ts->bot[i] && ts->bot[i]->conn)
+                ddz__conn_send(ts->bot[i]->conn, ddz_event_print(&e));
+    }
+}
+
+static void kick(ddz_tsrv *ts)
+{
+    ddz_loop_arm(&ts->srv->loop.base, &ts->kick, kick_cb, 0);
+}
+
+static void flush_cb(ddz_timer *t)
+{
+    ddz_tsrv *ts = (ddz_tsrv *)((char *)t - offsetof(ddz_tsrv, flush));
+    if (ddz_gamelog_sync(ts->log) < 0 && !ts->io_err) {
+        ts->io_err = true;
+        ddz__log(ts->srv, "error", NULL, "tournament: cannot sync %s/games.jsonl", ts->dir);
+    }
+}
+
+static int keep_game(ddz_tsrv *ts, const ddz_tgame *w, const ddz_record *rec, int line)
+{
+    if (ts->ngames == ts->cap) {
+        int cap = ts->cap ? 2 * ts->cap : 256;
+        ddz_report_game *g = realloc(ts->games, (size_t)cap * sizeof *g);
+        if (!g)
+            return DDZ_ENOMEM;
+        ts->games = g, ts->cap = cap;
+    }
+    ddz_report_game *g = &ts->games[ts->ngames++];
+    g->w = *w;
+    memcpy(g->scores, rec->scores, sizeof g->scores);
+    g->fault_seat = rec->fault_seat;
+    g->line = line;
+    return 0;
+}
+
+static void write_reports(ddz_tsrv *ts, const ddz_tourney *t)
+{
+    char path[4200];
+    ddz_report r = {.t = t,
+                    .ids = (const char *const *)ts->s.ids,
+                    .specs = (const char *const *)ts->s.specs,
+                    .games = ts->games,
+                    .ngames = ts->ngames,
+                    .title = ts->dir,
+                    .seed = ts->s.seed_hex};
+    snprintf(path, sizeof path, "%s/standings.json", ts->dir);
+    int rc = ddz_report_json(&r, path);
+    snprintf(path, sizeof path, "%s/standings.html", ts->dir);
+    if (rc == 0)
+        rc = ddz_report_html(&r, path);
+    if (rc < 0)
+        ddz__log(ts->srv, "error", NULL, "tournament: cannot write the standings in %s", ts->dir);
+}
+
+/* ---- the director's callbacks ---- */
+
+static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, size_t errlen)
+{
+    ddz_tsrv *ts = ctx;
+    ddz_srv *srv = ts->srv;
+    if (is_bot(ts, player)) {
+        ddz_player *p = ts->bot[player];
+        ddz_seat *s = p && p->conn ? ddz__seat_player_create(srv, p)
+                                   : absent_create(srv, ts->s.specs[player] + 4);
+        if (!s)
+            snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    const ddz_server_cfg *cfg = &srv->cfg;
+    ddz_seat_env env = {
+        .loop = &srv->loop.base,
+        .think = srv->think,
+        .allow_exec = true, /* the operator's players file */
+        .nengines = cfg->nengines,
+        .engine_name = (const char *const *)cfg->engine_name,
+        .engine_cmd = (const char *const *)cfg->engine_cmd,
+        .engine_protocol = cfg->engine_protocol,
+        .time_ms = ts->s.dc.time_ms,
+        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
+        .engines_running = &srv->m.engines,
+        .ais_alive = &srv->budget.ais,
+        .ais_created = &srv->budget.ais_created,
+        .ai_seed = ai_seed,
+    };
+    char log_path[4300];
+    if (cfg->engine_log_dir && strncmp(ts->s.specs[player], "ai:", 3) != 0) {
+        snprintf(log_path, sizeof log_path, "%s/tournament-%s.stderr.log", cfg->engine_log_dir,
+                 ts->s.ids[player]);
+        env.stderr_log = log_path;
+    }
+    int e = 0;
+    return ddz_seat_create(ts->s.specs[player], &env, &e, err, errlen);
+}
+
+static void table_start(void *ctx, const ddz_tgame *w)
+{
+    ddz_tsrv *ts = ctx;
+    ddz_runner *run = ddz_director_runner(ts->d, w->table - 1);
+    if (!run)
+        return;
+    ddz_room_opts o;
+    ddz_room_opts_default(&o);
+    snprintf(o.name, sizeof o.name, "Tournament: %s %d, table %d", ddz_tourney_stage_name(w->stage),
+             w->turn, w->table);
+    snprintf(o.rules, sizeof o.rules, "%s", ts->s.rules->name);
+    o.time = (ts->s.dc.time_ms + 999) / 1000;
+    o.games = ts->s.dc.opts.games;
+    o.bots = true;
+    o.custody = DDZ_CUSTODY_FAULT; /* a competition: a bot gone past the grace is charged */
+    o.pause = 0;
+    ddz_room *r = ddz__room_create_tourney(ts->srv, &o, run);
+    if (!r) {
+        ddz__log(ts->srv, "error", NULL, "tournament: out of memory for the room of table %d",
+                 w->table);
+        return;
+    }
+    ts->room[w->table - 1] = r;
+    ddz__lobby_add_room(ts->srv, r);
+    for (int s = 0; s < 3; s++) {
+        int who = w->player[s];
+        const ddz_seat *st = ddz_runner_seat_of(run, s);
+        ddz__room_label(r, s, ts->s.ids[who]);
+        if (is_bot(ts, who) && ts->bot[who] && st && st->ops != &absent_ops)
+            ddz__room_bind(r, s, ts->bot[who]);
+    }
+}
+
+static void table_event(void *ctx, const ddz_tgame *w, const ddz_tev *ev)
+{
+    ddz_tsrv *ts = ctx;
+    ddz_room *r = ts->room[w->table - 1];
+    if (r)
+        ddz__room_tourney_event(r, ev);
+}
+
+static int game_over(void *ctx, const ddz_tgame *w, const ddz_record *rec)
+{
+    ddz_tsrv *ts = ctx;
+    ddz_room *r = ts->room[w->table - 1];
+    ddz_tgame wc = *w;
+    wc.store_id = r ? ddz__room_tourney_over(r, rec) : 0;
+    int line = ddz_gamelog_append(ts->log, &wc, rec);
+    if (line < 0)
+        return line;
+    if (!ts->flush.armed)
+        ddz_loop_arm(&ts->srv->loop.base, &ts->flush, flush_cb, 1000000);
+    kick(ts);
+    return keep_game(ts, &wc, rec, line);
+}
+
+static void table_end(void *ctx, const ddz_tgame *w)
+{
+    ddz_tsrv *ts = ctx;
+    ddz_room *r = ts->room[w->table - 1];
+    ts->room[w->table - 1] = NULL;
+    if (r)
+        ddz__room_detach(r);
+}
+
+static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
+{
+    ddz_tsrv *ts = ctx;
+    if (ddz_gamelog_sync(ts->log) < 0)
+        ts->io_err = true;
+    write_reports(ts, t);
+    if (!replayed)
+        ddz__log(ts->srv, "info", NULL, "tournament: %s turn %d is over",
+                 ddz_tourney_stage_name(t->last_stage), t->last_turn);
+    kick(ts);
+}
+
+static void director_log(void *ctx, const char *msg)
+{
+    ddz_tsrv *ts = ctx;
+    ddz__log(ts->srv, "info", NULL, "tournament: %s", msg);
+}
+
+static bool present(void *ctx, int player)
+{
+    ddz_tsrv *ts = ctx;
+    return !is_bot(ts, player) || (ts->bot[player] && ts->bot[player]->conn);
+}
+
+static int forfeit(void *ctx, const ddz_tgame *w, unsigned absent)
+{
+    ddz_tsrv *ts = ctx;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/forfeits.jsonl", ts->dir);
+    return ddz_forfeits_append(path, (const char *const *)ts->s.ids, w, absent);
+}
+
+static int on_replay(void *ctx, int line, const ddz_tgame *w, const ddz_record *rec)
+{
+    ddz_tsrv *ts = ctx;
+    char why[300];
+    int rc = ddz_director_replay(ts->d, w, rec, why, sizeof why);
+    if (rc < 0) {
+        ddz__log(ts->srv, "error", NULL, "tournament: %s/games.jsonl:%d: %s", ts->dir, line, why);
+        return rc;
+    }
+    return keep_game(ts, w, rec, line);
+}
+
+static int on_forfeit_replay(void *ctx, int line, const ddz_tgame *w, unsigned absent)
+{
+    ddz_tsrv *ts = ctx;
+    (void)line;
+    return ddz_director_replay_forfeit(ts->d, w, absent);
+}
+
+/* ---- the server's side ---- */
+
+static void tsrv_free(ddz_tsrv *ts)
+{
+    ddz_loop_disarm(&ts->srv->loop.base, &ts->kick);
+    ddz_loop_disarm(&ts->srv->loop.base, &ts->flush);
+    for (int k = 0; k < DDZ_TOURNEY_MAX_TABLES; k++)
+        if (ts->room[k]) {
+            ddz__room_detach(ts->room[k]);
+            ts->room[k] = NULL;
+        }
+    ddz_director_destroy(ts->d); /* engines stopped */
+    ddz_gamelog_close(ts->log);
+    for (int i = 0; ts->bot && i < ts->s.n; i++)
+        if (ts->bot[i])
+            ts->bot[i]->enlisted = false;
+    free(ts->bot);
+    free(ts->games);
+    ddz_tsetup_free(&ts->s);
+    free(ts);
+}
+
+int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
+{
+    const ddz_server_cfg *cfg = &srv->cfg;
+    ddz_tsrv *ts = calloc(1, sizeof *ts);
+    if (!ts) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ts->srv = srv;
+    snprintf(ts->dir, sizeof ts->dir, "%s", cfg->tournament_dir);
+    ddz_tsetup_init(&ts->s);
+    char path[4200], why[700];
+    snprintf(path, sizeof path, "%s/options", ts->dir);
+    if (ddz_tsetup_options_file(&ts->s, path, why, sizeof why) < 0)
+        goto fail;
+    snprintf(path, sizeof path, "%s/players", ts->dir);
+    if (ddz_tsetup_players(&ts->s, path, DDZ_TSETUP_REMOTE, why, sizeof why) < 0)
+        goto fail;
+    for (int i = 0; i < ts->s.n; i++) {
+        const char *spec = ts->s.specs[i];
+        bool known = strncmp(spec, "engine:", 7) != 0;
+        for (int e = 0; !known && e < cfg->nengines; e++)
+            known = strcmp(cfg->engine_name[e], spec + 7) == 0;
+        if (!known) {
+            snprintf(why, sizeof why, "%.300s: %s: no --engine %s=COMMAND", path, ts->s.ids[i],
+                     spec + 7);
+            goto fail;
+        }
+    }
+    if (ddz_tsetup_finish(&ts->s, ts->dir, why, sizeof why) < 0)
+        goto fail;
+    ts->s.dc.late_ms = cfg->tournament_late_s * 1000;
+    ts->bot = calloc((size_t)ts->s.n, sizeof *ts->bot);
+    ddz_director_cb cb = {.ctx = ts,
+                          .seat = make_seat,
+                          .table_start = table_start,
+                          .game_over = game_over,
+                          .turn_over = turn_over,
+                          .log = director_log,
+                          .present = present,
+                          .forfeit = forfeit,
+                          .event = table_event,
+                          .table_end = table_end};
+    int rc = 0;
+    if (!ts->bot || !(ts->d = ddz_director_create(&srv->loop.base, &ts->s.dc, &cb, &rc))) {
+        snprintf(why, sizeof why, "cannot start: %s", ddz_strerror(rc ? rc : DDZ_ENOMEM));
+        goto fail;
+    }
+    snprintf(path, sizeof path, "%s/forfeits.jsonl", ts->dir);
+    char why2[400];
+    if (ddz_forfeits_load(path, (const char *const *)ts->s.ids, ts->s.n, on_forfeit_replay, ts,
+                          why2, sizeof why2) < 0) {
+        snprintf(why, sizeof why, "%.250s: %.400s", path, why2);
+        goto fail;
+    }
+    snprintf(path, sizeof path, "%s/games.jsonl", ts->dir);
+    ts->log = ddz_gamelog_open(path, (const char *const *)ts->s.ids, ts->s.n, on_replay, ts, &rc,
+                               why2, sizeof why2);
+    if (!ts->log) {
+        snprintf(why, sizeof why, "%.250s: %.400s", path, why2);
+        goto fail;
+    }
+    srv->tsrv = ts;
+    ddz__log(srv, "info", NULL,
+             "tournament %s: %d players, format %s, %d games a turn, %d game%s already played",
+             ts->dir, ts->s.n, ts->s.format, ts->s.dc.opts.games, ddz_gamelog_count(ts->log),
+             ddz_gamelog_count(ts->log) == 1 ? "" : "s");
+    ddz_director_start(ts->d);
+    kick(ts);
+    return 0;
+fail:
+    snprintf(err, errlen, "tournament: %s", why);
+    srv->tsrv = NULL;
+    tsrv_free(ts);
+    return -1;
+}
+
+static void enlist_error(ddz_player *p, int code, const char *msg, const ddz_req *q)
+{
+    if (p->conn)
+        ddz__conn_error(p->conn, code, msg, q);
+}
+
+void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+{
+    ddz_tsrv *ts = srv->tsrv;
+    if (!ts) {
+        enlist_error(p, DDZ_ENOTFOUND, "no tournament is running on this server", q);
+        return;
+    }
+    if (!p->bot) {
+        enlist_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        return;
+    }
+    int i = -1;
+    for (int k = 0; k < ts->s.n && i < 0; k++)
+        if (is_bot(ts, k) && strcmp(ts->s.specs[k] + 4, p->name) == 0)
+            i = k;
+    if (i < 0) {
+        enlist_error(p, DDZ_EAUTH, "this token's name is no player of the tournament", q);
+        return;
+    }
+    ddz_player *old = ts->bot[i];
+    ts->bot[i] = p;
+    p->enlisted = true;
+    ddz_event e = {.type = DDZ_EVENT_ENLISTED};
+    snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "tournament");
+    snprintf(e.enlisted.player, sizeof e.enlisted.player, "%s", ts->s.ids[i]);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+    if (old && old != p) {
+        old->enlisted = false;
+        if (old->conn) {
+            ddz_event rel = {.type = DDZ_EVENT_RELEASED};
+            snprintf(rel.released.reason, sizeof rel.released.reason,
+                     "another connection enlisted with this token");
+            ddz__conn_send(old->conn, ddz_event_print(&rel));
+        }
+    }
+    /* at a table being played (it came back, or another connection took
+     * over): the new connection takes the seat, and is asked what is open */
+    const ddz_tourney *t = ddz_director_state(ts->d);
+    for (int k = 0; k < t->ntables && !ddz_director_done(ts->d); k++)
+        for (int s = 0; s < 3; s++) {
+            ddz_runner *run = ddz_director_runner(ts->d, k);
+            if (t->table[k].player[s] != i || !run || !ts->room[k])
+                continue;
+            ddz_seat *cur = ddz_runner_seat_of(run, s);
+            if (old == p && cur && cur->ops != &absent_ops)
+                continue; /* its own seat already */
+            ddz_seat *st = ddz__seat_player_create(srv, p);
+            if (!st)
+                continue;
+            ddz_runner_seat(run, s, st);
+            ddz__room_bind(ts->room[k], s, p);
+            ddz_runner_reask(run, s);
+        }
+    if (ddz_director_done(ts->d)) {
+        ddz_event rel = {.type = DDZ_EVENT_RELEASED};
+        snprintf(rel.released.reason, sizeof rel.released.reason, "the tournament is over");
+        ddz__conn_send(p->conn, ddz_event_print(&rel));
+    }
+    kick(ts);
+}
+
+void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p)
+{
+    ddz_tsrv *ts = srv->tsrv;
+    p->enlisted = false;
+    for (int i = 0; ts && i < ts->s.n; i++)
+        if (ts->bot[i] == p)
+            ts->bot[i] = NULL;
+}
+
+static json_t *ids3(const ddz_tsrv *ts, const int16_t *pl)
+{
+    json_t *a = json_array();
+    for (int s = 0; s < 3; s++)
+        json_array_append_new(a, pl[s] >= 0 ? json_string(ts->s.ids[pl[s]]) : json_null());
+    return a;
+}
+
+char *ddz__tsrv_json(ddz_srv *srv)
+{
+    ddz_tsrv *ts = srv->tsrv;
+    if (!ts)
+        return NULL;
+    const ddz_tourney *t = ddz_director_state(ts->d);
+    const char *msg;
+    int err = ddz_director_error(ts->d, &msg);
+    ddz_report r = {.t = t, .ids = (const char *const *)ts->s.ids};
+    json_t *o = json_object();
+    json_object_set_new(o, "running", json_true());
+    const char *slash = strrchr(ts->dir, '/');
+    json_object_set_new(o, "name", json_string(slash && slash[1] ? slash + 1 : ts->dir));
+    json_object_set_new(o, "format", json_string(ts->s.format));
+    json_object_set_new(o, "rules", json_string(ts->s.rules->name));
+    json_object_set_new(o, "games_per_turn", json_integer(ts->s.dc.opts.games));
+    json_object_set_new(o, "done", json_boolean(t->done && !err));
+    json_object_set_new(o, "error", err ? json_string(msg) : json_null());
+    json_object_set_new(o, "standings", ddz_report_standings(&r));
+    /* the turn being played */
+    json_t *cur = json_null();
+    if (!t->done && !err) {
+        cur = json_object();
+        json_object_set_new(cur, "stage", json_string(ddz_tourney_stage_name(t->stage)));
+        json_object_set_new(cur, "turn", json_integer(t->turn));
+        json_t *tables = json_array(), *byes = json_array();
+        for (int k = 0; k < t->ntables; k++) {
+            const ddz_tourney_table *tb = &t->table[k];
+            json_t *e = json_object();
+            json_object_set_new(e, "table", json_integer(k + 1));
+            json_object_set_new(e, "players", ids3(ts, tb->player));
+            json_object_set_new(e, "games_done", json_integer(tb->done));
+            json_object_set_new(e, "room",
+                                ts->room[k] && !ddz__room_dead(ts->room[k])
+                                    ? json_string(ddz__room_id(ts->room[k]))
+                                    : json_null());
+            int64_t wait = ddz_director_waiting(ts->d, k);
+            json_object_set_new(e, "waiting_s",
+                                wait >= 0 ? json_integer((wait + 999999) / 1000000) : json_null());
+            json_t *absent = json_array();
+            for (int s = 0; s < 3; s++)
+                if (tb->absent >> s & 1)
+                    json_array_append_new(absent, json_string(ts->s.ids[tb->player[s]]));
+            json_object_set_new(e, "forfeited", absent);
+            json_array_append_new(tables, e);
+        }
+        for (int b = 0; b < t->nbyes; b++)
+            json_array_append_new(byes, json_string(ts->s.ids[t->bye[b]]));
+        json_object_set_new(cur, "tables", tables);
+        json_object_set_new(cur, "byes", byes);
+    }
+    json_object_set_new(o, "current", cur);
+    json_t *games = json_array();
+    for (int g = ts->ngames - 1; g >= 0 && g >= ts->ngames - API_GAMES_MAX; g--) {
+        const ddz_report_game *rg = &ts->games[g];
+        json_t *e = json_object(), *ps = json_array(), *sc = json_array();
+        for (int s = 0; s < 3; s++) {
+            json_array_append_new(ps, json_string(ts->s.ids[rg->w.player[s]]));
+            json_array_append_new(sc, ddz_score_json(rg->scores[s]));
+        }
+        json_object_set_new(e, "id",
+                            rg->w.store_id > 0 ? json_integer(rg->w.store_id) : json_null());
+        json_object_set_new(e, "stage", json_string(ddz_tourney_stage_name(rg->w.stage)));
+        json_object_set_new(e, "turn", json_integer(rg->w.turn));
+        json_object_set_new(e, "table", json_integer(rg->w.table));
+        json_object_set_new(e, "game", json_integer(rg->w.game));
+        json_object_set_new(e, "players", ps);
+        json_object_set_new(e, "scores", sc);
+        json_object_set_new(e, "fault_seat",
+                            rg->fault_seat >= 0 ? json_integer(rg->fault_seat) : json_null());
+        json_array_append_new(games, e);
+    }
+    json_object_set_new(o, "games", games);
+    json_object_set_new(o, "games_played", json_integer(ts->ngames));
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    json_decref(o);
+    return s;
+}
+
+void ddz__tsrv_destroy(ddz_srv *srv)
+{
+    if (!srv->tsrv)
+        return;
+    ddz_tsrv *ts = srv->tsrv;
+    srv->tsrv = NULL;
+    tsrv_free(ts);
+}

@@ -1,0 +1,59 @@
+/* tourney_srv.h - `ddz serve --tournament DIR`: the tournament engine of
+ * `ddz tournament` (service/tourney/) on the server's loop.
+ *
+ * DIR holds `players` (the players file of ddz tournament, plus
+ * bot:TOKENNAME for a remote bot and engine:NAME for an operator engine)
+ * and `options` (ddz tournament's options); the server writes there what
+ * the command writes (games.jsonl, forfeits.jsonl, standings.json,
+ * standings.html, tournament.json) with the same code, and resumes the
+ * same way after a restart. Each table being played is a room (room.h,
+ * "tournament tables") that people can watch; its games are stored as
+ * every room's, so /api/games/ID replays them. Remote bots say `enlist`
+ * (proto/PROTOCOL.md) and are seated table after table; a bot not
+ * connected when its table starts is waited for --tournament-late seconds,
+ * then forfeits the table (seed 000 六).
+ *
+ * Durability: games.jsonl is written a line per game on the loop (one
+ * small write(2)) and synced (fdatasync) at most once a second and at the
+ * end of every turn, not per game: a SIGKILL loses nothing (the kernel has
+ * the lines), a power cut at most the last second's games, which the
+ * resume then plays again. Forfeits (one a table at most) and the reports
+ * (once a turn) are synced when written.
+ */
+#ifndef DDZ_TOURNEY_SRV_H
+#define DDZ_TOURNEY_SRV_H
+
+#include <stdbool.h>
+
+#include "service/server/player.h"
+#include "service/store/store.h"
+
+typedef struct ddz_srv ddz_srv;
+typedef struct ddz_req ddz_req;
+typedef struct ddz_tsrv ddz_tsrv;
+
+/* Starts the tournament of srv->cfg.tournament_dir on the server's loop
+ * (after the loop and the think pool exist), replaying what DIR holds.
+ * Returns 0, or -1 with a one-line reason in `err` (a bad players or
+ * options file, another tournament in DIR, an unknown engine, a records
+ * file that does not fit). */
+int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen);
+
+/* `p` (a bot) asked to enlist (`q`, for error answers): it is answered
+ * `enlisted` and seated when its tables start, or an error. */
+void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
+
+/* The lobby frees enlisted player `p`: forget it. */
+void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
+
+/* Returns GET /api/tournament's body (malloc'd JSON), or NULL when no
+ * tournament runs (or out of memory). Its size is bounded: the standings
+ * (at most 243 players), the current turn's tables (at most 81) and the
+ * latest 200 finished games: under 100 KB. */
+char *ddz__tsrv_json(ddz_srv *srv);
+
+/* Ends the tournament's tables (shutdown: the games being played are
+ * recorded as aborted by the rooms first) and frees it. NULL-safe. */
+void ddz__tsrv_destroy(ddz_srv *srv);
+
+#endif

@@ -1,0 +1,82 @@
+/* test_msg.c - client requests: the errors a bad frame gets, and that an
+ * error message quoting the client's text is itself valid UTF-8 (it goes
+ * back to the client as a JSON string). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "proto/msg.h"
+#include "rules/error.h"
+
+static int parse(const char *s, ddz_req *r, char *err, size_t errlen)
+{
+    return ddz_req_parse(s, strlen(s), r, err, errlen);
+}
+
+Test(msg, unknown_type_is_named_and_keeps_the_id)
+{
+    ddz_req r;
+    char err[200];
+    cr_assert_eq(parse("{\"type\":\"dance\",\"id\":\"x1\"}", &r, err, sizeof err), DDZ_EUNKNOWN);
+    cr_assert_str_eq(err, "unknown message type \"dance\"");
+    cr_assert_str_eq(r.id, "\"x1\"");
+}
+
+Test(msg, long_unknown_type_is_cut_at_a_character_boundary)
+{
+    /* 30 three-byte characters, two columns each: a byte count of 40 would
+     * cut the 14th in the middle */
+    char frame[256] = "{\"type\":\"";
+    for (int i = 0; i < 30; i++)
+        strcat(frame, "\xe5\x87\xba"); /* 出 */
+    strcat(frame, "\"}");
+    ddz_req r;
+    char err[200];
+    cr_assert_eq(parse(frame, &r, err, sizeof err), DDZ_EUNKNOWN);
+    /* the quoted part is whole characters: 20 of them fill 40 columns */
+    const char *q = strchr(err, '"');
+    cr_assert_not_null(q);
+    cr_assert_eq(strlen(q + 1), 20 * 3 + 1, "%s", err);
+    json_t *s = json_string(err); /* NULL for invalid UTF-8 */
+    cr_assert_not_null(s, "the error is not valid UTF-8: %s", err);
+    json_decref(s);
+}
+
+Test(msg, bad_frames_get_their_codes)
+{
+    ddz_req r;
+    char err[200];
+    cr_assert_eq(parse("[1]", &r, err, sizeof err), DDZ_ESYNTAX);
+    cr_assert_eq(parse("{\"id\":1}", &r, err, sizeof err), DDZ_ESYNTAX);
+    cr_assert_str_eq(err, "a message needs a string \"type\"");
+    cr_assert_eq(parse("{\"type\":\"bid\",\"seq\":1,\"bid\":9}", &r, err, sizeof err), DDZ_EFIELD);
+    cr_assert_eq(r.type, DDZ_REQ_BID);
+}
+
+/* enlist names the competition, or leaves it to the server; print(parse(x)) == x */
+Test(msg, enlist_competition)
+{
+    static const char *const good[] = {
+        "{\"type\":\"enlist\"}",
+        "{\"type\":\"enlist\",\"competition\":\"ladder\"}",
+        "{\"type\":\"enlist\",\"competition\":\"tournament\"}",
+    };
+    static const char *const want[] = {"", "ladder", "tournament"};
+    for (int i = 0; i < 3; i++) {
+        ddz_req r;
+        char err[200];
+        cr_assert_eq(parse(good[i], &r, err, sizeof err), 0, "%s: %s", good[i], err);
+        cr_expect_eq(r.type, DDZ_REQ_ENLIST);
+        cr_expect_str_eq(r.competition, want[i]);
+        char *back = ddz_msg_dump(ddz_req_print(&r));
+        cr_assert_not_null(back);
+        cr_expect_str_eq(back, good[i]);
+        free(back);
+    }
+    ddz_req r;
+    char err[200];
+    cr_expect_eq(parse("{\"type\":\"enlist\",\"competition\":\"cup\"}", &r, err, sizeof err),
+                 DDZ_EFIELD);
+    cr_expect_str_eq(err, "competition: \"tournament\" or \"ladder\"");
+    cr_expect_eq(parse("{\"type\":\"enlist\",\"competition\":7}", &r, err, sizeof err), DDZ_EFIELD);
+}

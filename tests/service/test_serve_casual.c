@@ -1,0 +1,403 @@
+/* test_serve_casual.c - casual play on a real `ddz serve` (issue 15):
+ * auto-play (托管) instead of a fault in casual rooms, the "I'm back"
+ * request, hints, quick phrases and a player's own games.
+ *
+ * Competition rooms (custody "fault") keep the SPEC 6 timeout fault:
+ * test_serve.c, timeout_is_a_fault and custody_fault, and here a custody
+ * request refused there.
+ */
+#include "serve_harness.h"
+#include "service/store/store.h"
+
+TestSuite(casual, .init = setup, .fini = teardown, .timeout = 300);
+
+/* ---- auto-play ---- */
+
+/* Stops at `ctx`'s own play turn after the first trick's plays. */
+static bool my_play_turn_casual(cli *c, const ddz_event *e, void *ctx)
+{
+    return c == ctx && e->type == DDZ_EVENT_TURN && my_turn(c, &e->turn) &&
+           e->turn.action == DDZ_EVENT_ACT_PLAY && c->played >= 3;
+}
+
+typedef struct custody_log {
+    int seat;        /* the seat watched */
+    int on, off;     /* seat events with custody true / false for it */
+    bool connected;  /* `connected` in the last custody: true one */
+    int64_t first;   /* when the first custody: true arrived */
+    bool stop_on_on; /* stop run() at the first custody: true */
+} custody_log;
+
+static bool log_custody(cli *c, const ddz_event *e, void *ctx)
+{
+    (void)c;
+    custody_log *l = ctx;
+    if (e->type != DDZ_EVENT_SEAT || e->seat.seat != l->seat || !e->seat.player.seated)
+        return false;
+    if (e->seat.player.custody) {
+        if (!l->on++)
+            l->first = now_ms();
+        l->connected = e->seat.player.connected;
+        return l->stop_on_on;
+    }
+    l->off++;
+    return false;
+}
+
+static bool wests_turn(cli *c, const ddz_event *e, void *ctx)
+{
+    return c == ctx && e->type == DDZ_EVENT_TURN && e->turn.seat == 0;
+}
+
+/* A casual room (the default): West never acts. Its time runs out, and
+ * instead of the fault (−700 before the leftover) a hosted AI takes the
+ * seat over, West still connected and told so; the game ends normally,
+ * and West's seat stays on auto-play in the next game until West sends
+ * `custody` off ("I'm back"), after which its turns carry `legal` again. */
+Test(casual, timeout_puts_the_seat_on_auto_play)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    c[0]->act = false;
+    const char *room = cli_create(c[0], opts(2, 0, 3), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    int64_t t0 = now_ms();
+    custody_log l = {.seat = 0};
+    cr_assert_eq(run(c, 3, log_custody, &l, T(30000)), -1);
+    cr_assert_eq(l.on, 3, "custody: true seen %d times (once per client)", l.on);
+    cr_assert(l.connected, "West is connected: auto-play, not a drop");
+    cr_assert_geq(l.first - t0, 2500, "the AI came before the 3 s clock ran out");
+    const ddz_event_over *over = c[0]->over;
+    check_over(over);
+    cr_assert_lt(over->fault_seat, 0, "a timeout in a casual room is no fault: %s",
+                 show_over(over));
+    cr_assert(over_equal(over, c[1]->over));
+    check_record(over);
+
+    /* game 2: West is still on auto-play (no turn of its own) ... */
+    reset_over(c, 3);
+    c[1]->bidder = true; /* a landlord: game 2 has a play phase, with turns for West */
+    cr_assert_eq(run(c, 3, wests_turn, c[0], T(30000)), 0, "West had no turn in game 2");
+    const ddz_event *t = ddz_wsc_event(c[0]->ws, ddz_wsc_nread(c[0]->ws) - 1);
+    cr_assert_eq(c[0]->game->game, 2);
+    cr_assert_not(t->turn.has_legal, "a turn with legal plays while on auto-play: %s", show(t));
+    /* ... until it says it is back */
+    cli_send(c[0], json_pack("{s:s, s:b}", "type", "custody", "on", 0));
+    l = (custody_log){.seat = 0};
+    c[0]->act = true;
+    bool own_turn = false;
+    cr_assert_eq(run(c, 3, log_custody, &l, T(30000)), -1);
+    cr_assert_eq(l.off, 3, "custody: false seen %d times", l.off);
+    for (size_t i = 0; i < ddz_wsc_nread(c[0]->ws); i++) {
+        const ddz_event *e = ddz_wsc_event(c[0]->ws, i);
+        if (e && e->type == DDZ_EVENT_GAME)
+            own_turn = false; /* count only game 2's turns */
+        if (e && e->type == DDZ_EVENT_TURN && e->turn.seat == 0 && e->turn.has_legal)
+            own_turn = true;
+    }
+    cr_assert(own_turn, "West back: its turns carry legal plays again");
+    cr_assert_lt(c[0]->over->fault_seat, 0, "%s", show_over(c[0]->over));
+    check_record(c[0]->over);
+
+    /* a custody request with no AI playing the seat: refused */
+    cli_send(c[0], json_pack("{s:s, s:b}", "type", "custody", "on", 0));
+    expect_error(c[0], DDZ_EPHASE, DDZ_REQ_CUSTODY);
+}
+
+/* A player who drops on its turn is not charged either: when its time runs
+ * out (long before the 60 s grace) a hosted AI plays the seat; coming back
+ * takes it back. */
+Test(casual, drop_on_turn_is_auto_play)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    const char *room = cli_create(c[0], opts(1, 0, 3), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    c[2]->bidder = true;
+    cli_join(c[2], room, 2);
+    /* East bids 3 and leads: stop at East's own turn, then drop */
+    cr_assert_eq(run(c, 3, my_play_turn_casual, c[2], T(30000)), 2);
+    char resume[80];
+    snprintf(resume, sizeof resume, "%s", c[2]->resume);
+    cli_free(c[2]);
+    int64_t t0 = now_ms();
+    custody_log l = {.seat = 2, .stop_on_on = true};
+    cr_assert_geq(run(c, 2, log_custody, &l, T(15000)), 0, "no auto-play after the drop");
+    cr_assert_not(l.connected, "East is gone");
+    cr_assert_lt(l.first - t0, T(10000), "auto-play waited for the 60 s grace");
+    /* East comes back: the seat is its own again */
+    cli *back = cli_connect();
+    snprintf(back->name, sizeof back->name, "East again");
+    cli_send(back, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "East",
+                             "resume", resume));
+    cli_expect(back, DDZ_EVENT_WELCOME);
+    const ddz_event *st = cli_expect(back, DDZ_EVENT_STATE);
+    cr_assert_eq(st->state.seat, 2);
+    cr_assert_not(st->state.players[2].custody, "East back, its seat its own: %s", show(st));
+    c[2] = back;
+    cr_assert_eq(run(c, 3, NULL, NULL, T(30000)), -1);
+    cr_assert_lt(c[0]->over->fault_seat, 0, "a drop in a casual room is no fault: %s",
+                 show_over(c[0]->over));
+    cr_assert_eq(c[0]->over->landlord, 2);
+    check_record(c[0]->over);
+}
+
+/* Asking for auto-play, and where it is refused. */
+Test(casual, custody_request)
+{
+    /* a competition room: no auto-play on request */
+    cli *f = cli_hello("Fair");
+    json_t *o = opts(1, 0, 30);
+    json_object_set_new(o, "custody", json_string("fault"));
+    json_object_set_new(o, "fill", json_string("ai:greedy"));
+    cli_create(f, o, 0);
+    cli_send(f, json_pack("{s:s, s:b}", "type", "custody", "on", 1));
+    expect_error(f, DDZ_EPHASE, DDZ_REQ_CUSTODY);
+
+    /* a casual room: the seat goes to the AI, which plays the whole game */
+    cli *c = cli_hello("Lazy");
+    c->act = false;
+    o = opts(1, 0, 30);
+    json_object_set_new(o, "fill", json_string("ai:greedy"));
+    cli_create(c, o, 0);
+    cli_expect(c, DDZ_EVENT_GAME);
+    cli_send(c, json_pack("{s:s, s:b}", "type", "custody", "on", 1));
+    custody_log l = {.seat = 0};
+    int64_t t0 = now_ms();
+    cr_assert_eq(run(&c, 1, log_custody, &l, T(30000)), -1);
+    cr_assert_eq(l.on, 1);
+    cr_assert(l.connected);
+    cr_assert_lt(now_ms() - t0, T(25000), "the AI played at once, not at the 30 s clock");
+    cr_assert_lt(c->over->fault_seat, 0, "%s", show_over(c->over));
+    check_record(c->over);
+}
+
+/* ---- hints ---- */
+
+/* Hints go to the seat to move only, for plays, from its own cards, with
+ * the first one its client's legal plays hold; at most 4 in 5 s. */
+Test(casual, hint)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    c[0]->bidder = true;
+    const char *room = cli_create(c[0], opts(1, 0, 30), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    /* bidding: West is asked first; a hint is refused for a bid */
+    const ddz_event_turn *t = NULL;
+    for (;;) {
+        const ddz_event *e = cli_expect(c[0], DDZ_EVENT_TURN);
+        if (e->turn.seat == 0) {
+            t = &e->turn;
+            break;
+        }
+    }
+    cr_assert_eq(t->action, DDZ_EVENT_ACT_BID);
+    cli_send(c[0], json_pack("{s:s, s:s}", "type", "hint", "id", "b"));
+    expect_error(c[0], DDZ_EPHASE, DDZ_REQ_HINT);
+    /* South asks out of turn */
+    cli_send(c[1], json_pack("{s:s}", "type", "hint"));
+    expect_error(c[1], DDZ_ETURN, DDZ_REQ_HINT);
+    /* West bids 3 and leads */
+    act_pending(c[0]);
+    const ddz_event *e;
+    do
+        e = cli_expect(c[0], DDZ_EVENT_TURN);
+    while (!(e->turn.seat == 0 && e->turn.action == DDZ_EVENT_ACT_PLAY));
+    t = &e->turn;
+    cr_assert(t->has_legal);
+    uint32_t seq = t->seq;
+    ddz_cards hand = c[0]->hand;
+    cr_assert_eq(ddz_cards_count(hand), 20);
+    cli_send(c[0], json_pack("{s:s}", "type", "hint"));
+    const ddz_event *h = cli_expect(c[0], DDZ_EVENT_HINT);
+    cr_assert_eq(h->hint.seq, seq);
+    cr_assert_geq(h->hint.n, 1, "a leader always has a hint");
+    for (size_t i = 0; i < h->hint.n; i++) {
+        cr_assert_eq(h->hint.plays[i] & ~hand, 0, "hint %zu names cards not in hand", i);
+        bool legal = false;
+        for (size_t k = 0; k < t->nlegal; k++)
+            legal |= t->legal[k] == h->hint.plays[i];
+        cr_assert(legal, "hint %zu is not among the legal plays", i);
+    }
+    /* nobody else heard it */
+    cli_send(c[1], json_pack("{s:s, s:b}", "type", "autopass", "on", 1));
+    cli_expect(c[1], DDZ_EVENT_STATE);
+    for (size_t i = 0; i < ddz_wsc_nread(c[1]->ws); i++) {
+        const ddz_event *x = ddz_wsc_event(c[1]->ws, i);
+        cr_assert(!x || x->type != DDZ_EVENT_HINT, "South received West's hint");
+    }
+    /* the rate limit: 4 in 5 s */
+    for (int i = 0; i < 3; i++) {
+        cli_send(c[0], json_pack("{s:s}", "type", "hint"));
+        cli_expect(c[0], DDZ_EVENT_HINT);
+    }
+    cli_send(c[0], json_pack("{s:s}", "type", "hint"));
+    expect_error(c[0], DDZ_ERATE, DDZ_REQ_HINT);
+}
+
+/* ---- quick phrases ---- */
+
+/* A phrase reaches every player and spectator of the table, with the seat;
+ * at most 3 in 10 s; numbers outside the list and spectators are refused. */
+Test(casual, phrases)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    const char *room = cli_create(c[0], opts(1, 0, 30), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    cli *w = cli_hello("Watcher");
+    cli_send(w, json_pack("{s:s, s:s}", "type", "spectate", "room", room));
+    cli_expect(w, DDZ_EVENT_STATE);
+    for (int k = 0; k < 3; k++) {
+        cli_send(c[1], json_pack("{s:s, s:i}", "type", "phrase", "phrase", 3 + k));
+        cli *to[] = {c[0], c[1], w};
+        for (int i = 0; i < 3; i++) {
+            const ddz_event *e = cli_expect(to[i], DDZ_EVENT_PHRASE);
+            cr_assert(e->phrase.seat == 1 && e->phrase.phrase == 3 + k, "%s", show(e));
+        }
+    }
+    cli_send(c[1], json_pack("{s:s, s:i}", "type", "phrase", "phrase", 0));
+    expect_error(c[1], DDZ_ERATE, DDZ_REQ_PHRASE);
+    /* West's budget is its own */
+    cli_send(c[0], json_pack("{s:s, s:i}", "type", "phrase", "phrase", 11));
+    const ddz_event *e = cli_expect(w, DDZ_EVENT_PHRASE);
+    cr_assert(e->phrase.seat == 0 && e->phrase.phrase == 11, "%s", show(e));
+    _Static_assert(DDZ_PHRASES == 12, "the phrase below is one past the list");
+    cli_send_bad(c[0], "{\"type\":\"phrase\",\"phrase\":12}");
+    expect_error(c[0], DDZ_EFIELD, DDZ_REQ_PHRASE);
+    cli_send(w, json_pack("{s:s, s:i}", "type", "phrase", "phrase", 1));
+    expect_error(w, DDZ_EPHASE, DDZ_REQ_PHRASE);
+    /* nothing but the three phrases and West's reached South */
+    int n = 0;
+    for (size_t i = 0; i < ddz_wsc_nread(c[1]->ws); i++) {
+        const ddz_event *x = ddz_wsc_event(c[1]->ws, i);
+        n += x && x->type == DDZ_EVENT_PHRASE;
+    }
+    cr_assert_eq(n, 3, "South read %d phrases so far", n);
+}
+
+/* ---- my games ---- */
+
+/* Connects and says hello with the browser key `me`. */
+static cli *cli_hello_me(const char *name, const char *me)
+{
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "%s", name);
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", name, "me",
+                          me));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    return c;
+}
+
+/* GET /api/my-games with `me` as the bearer (NULL: no header); returns the
+ * parsed body and sets *status. */
+static json_t *my_games(const char *me, int *status)
+{
+    char hdr[128] = "";
+    if (me)
+        snprintf(hdr, sizeof hdr, "Authorization: Bearer %s\r\n", me);
+    char *body = NULL;
+    int rc = ddz_wsc_http_get_with("127.0.0.1", srv.port, "/api/my-games", me ? hdr : NULL, T(5000),
+                                   status, &body);
+    cr_assert_eq(rc, 0, "GET /api/my-games failed (%d)", rc);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "not JSON: %s", body);
+    free(body);
+    return j;
+}
+
+/* My games lists the games a browser's key played, with their results and
+ * the link to their replay (a private room's under its key), and nobody
+ * else's; no key or a malformed one is refused. */
+Test(casual, my_games)
+{
+    static const char alice[] = "00112233445566778899aabbccddeeff";
+    static const char bob[] = "ffeeddccbbaa99887766554433221100";
+    int status;
+    json_t *j = my_games(alice, &status);
+    cr_assert_eq(status, 200);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 0, "a new key has played nothing");
+    json_decref(j);
+
+    /* Alice and Bob at one table with an AI, two games */
+    cli *c[2];
+    c[0] = cli_hello_me("Alice", alice);
+    json_t *o = opts(2, 0, 30);
+    json_object_set_new(o, "private", json_true());
+    json_object_set_new(o, "seats", json_pack("[n, n, s]", "ai:greedy"));
+    const char *room = cli_create(c[0], o, 0);
+    c[1] = cli_hello_me("Bob", bob);
+    cli_join(c[1], room, 1);
+    cr_assert_eq(run(c, 2, NULL, NULL, T(30000)), -1);
+    const ddz_event_over first = *c[0]->over;
+    reset_over(c, 2);
+    cr_assert_eq(run(c, 2, NULL, NULL, T(30000)), -1);
+    const ddz_event_over *second = c[0]->over;
+    /* the store writes on its own thread: wait for both */
+    int64_t deadline = now_ms() + T(5000);
+    json_t *games;
+    for (;;) {
+        j = my_games(alice, &status);
+        cr_assert_eq(status, 200);
+        games = json_object_get(j, "games");
+        if (json_array_size(games) == 2)
+            break;
+        cr_assert_lt(now_ms(), deadline, "Alice's games were not listed: %zu",
+                     json_array_size(games));
+        json_decref(j);
+        usleep(20000);
+    }
+    cr_assert_eq(json_integer_value(json_object_get(j, "max")), DDZ_STORE_MINE_MAX);
+    /* newest first, each with what the over said */
+    const ddz_event_over *overs[2] = {second, &first};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *g = json_array_get(games, i);
+        cr_assert_eq(json_integer_value(json_object_get(g, "id")), overs[i]->game_id);
+        cr_assert_str_eq(json_string_value(json_object_get(g, "key")), overs[i]->game_key,
+                         "a private room's game comes with its key");
+        cr_assert_str_eq(json_string_value(json_object_get(g, "room")), room);
+        cr_assert_eq(json_integer_value(json_object_get(g, "seat")), 0);
+        cr_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "names"), 1)), "Bob");
+        json_t *sc = json_object_get(g, "scores");
+        for (int s = 0; s < 3; s++)
+            cr_assert_eq(json_number_value(json_array_get(sc, s)), overs[i]->scores[s]);
+        json_t *ll = json_object_get(g, "landlord");
+        cr_assert_eq(json_is_null(ll) ? -1 : (int)json_integer_value(ll), overs[i]->landlord);
+        /* the replay link works */
+        json_t *rec = fetch_game(overs[i]->game_id, overs[i]->game_key);
+        json_decref(rec);
+    }
+    json_decref(j);
+    /* Bob sees the same games from his seat */
+    j = my_games(bob, &status);
+    games = json_object_get(j, "games");
+    cr_assert_eq(json_array_size(games), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(games, 0), "seat")), 1);
+    json_decref(j);
+    /* someone else: nothing; no key, a malformed one: refused */
+    j = my_games("0123456789abcdef0123456789abcdef", &status);
+    cr_assert_eq(status, 200);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 0, "another key sees nothing");
+    json_decref(j);
+    j = my_games(NULL, &status);
+    cr_assert_eq(status, 401);
+    json_decref(j);
+    j = my_games("0011223344556677", &status);
+    cr_assert_eq(status, 401);
+    json_decref(j);
+    /* a hello with a malformed key is refused */
+    cli *bad = cli_connect();
+    cli_send_bad(bad, "{\"type\":\"hello\",\"version\":1,\"name\":\"Eve\",\"me\":"
+                      "\"NOT-HEX-NOT-HEX-NOT-HEX-NOT-HEX!\"}");
+    expect_error(bad, DDZ_EFIELD, DDZ_REQ_HELLO);
+}

@@ -1,0 +1,376 @@
+/* test_serve_ladder.c - `ddz serve`'s rated ladder (SPEC 12) with real
+ * remote bots: two `ddz bridge --ladder` processes (a greedy and a random
+ * `ddz engine`), an operator engine (greedy) and two hosted AIs (greedy,
+ * random). It must play on its own, rank the greedy players above the
+ * random ones within a bounded time, serve every deal's games at
+ * /api/games/ID (and `ddz verify` them), take out a bot that drops and
+ * seat it again when it comes back, keep its ratings across a restart,
+ * and leave no engine process behind. A bot that faults in most of its
+ * games is suspended with a reason and told `released`. */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "serve_harness.h"
+
+typedef struct proc {
+    pid_t pid;
+    int code;
+    char log[200];
+} proc;
+
+static void spawn(proc *p, const char *log, char *const argv[])
+{
+    snprintf(p->log, sizeof p->log, "%s", log);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    p->pid = pid;
+}
+
+static bool proc_wait(proc *p, int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    while (p->pid) {
+        int status;
+        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+            p->code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            p->pid = 0;
+            break;
+        }
+        if (now_ms() >= deadline)
+            return false;
+        poll(NULL, 0, 20); /* retry interval of a bounded wait */
+    }
+    return true;
+}
+
+static void proc_kill(proc *p)
+{
+    if (p->pid) {
+        kill(p->pid, SIGKILL);
+        proc_wait(p, T(5000));
+    }
+}
+
+static void token_add(const char *name, char out[80])
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' token add '%s' --db '%s' 2>/dev/null", DDZ_BIN, name, srv.db);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f);
+    cr_assert(fgets(out, 80, f), "ddz token add printed nothing");
+    out[strcspn(out, "\r\n")] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    cr_assert_eq(strlen(out), 64);
+}
+
+/* A bridge for the ladder playing `ddz engine --ai AI`. */
+static void start_bridge(proc *p, const char *name, const char *token, const char *ai)
+{
+    char url[64], log[200];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", srv.port);
+    snprintf(log, sizeof log, "%s/%s.log", srv.dir, name);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  url,    "--token",  (char *)token, "--ladder",
+                    "--",    DDZ_BIN,  "engine", "--ai", (char *)ai, NULL};
+    spawn(p, log, argv);
+}
+
+static json_t *get_json(const char *path)
+{
+    int status;
+    char *body = http_get(path, &status);
+    cr_assert_eq(status, 200, "GET %s: %d %s", path, status, body);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "GET %s: not JSON: %s", path, body);
+    free(body);
+    return j;
+}
+
+/* The entry of `name` in GET /api/ladder's players (borrowed from `j`). */
+static json_t *player(json_t *j, const char *name)
+{
+    json_t *ps = json_object_get(j, "players");
+    for (size_t i = 0; i < json_array_size(ps); i++) {
+        json_t *p = json_array_get(ps, i);
+        if (strcmp(json_string_value(json_object_get(p, "name")), name) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static double num(json_t *p, const char *key)
+{
+    return json_number_value(json_object_get(p, key));
+}
+
+static const char *const greedy[] = {"alpha", "engine:eng", "ai:greedy"};
+static const char *const randoms[] = {"beta", "ai:random"};
+
+/* Every greedy player is rated above every random one, each with `min`
+ * deals at least. */
+static bool ranked(json_t *j, int min)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < 3; i++) {
+        json_t *p = player(j, greedy[i]);
+        if (!p || num(p, "deals") < min)
+            return false;
+        lo = fmin(lo, num(p, "rating"));
+    }
+    for (int i = 0; i < 2; i++) {
+        json_t *p = player(j, randoms[i]);
+        if (!p || num(p, "deals") < min)
+            return false;
+        hi = fmax(hi, num(p, "rating"));
+    }
+    return lo > hi;
+}
+
+/* Waits (bounded) until `cond` holds of GET /api/ladder; returns it. */
+static json_t *wait_ladder(bool (*cond)(json_t *j, void *ctx), void *ctx, int ms, const char *what)
+{
+    int64_t deadline = now_ms() + T(ms);
+    for (;;) {
+        json_t *j = get_json("/api/ladder");
+        if (cond(j, ctx))
+            return j;
+        if (now_ms() >= deadline) {
+            char *s = json_dumps(j, JSON_INDENT(1));
+            cr_assert_fail("%s: not within %d ms; /api/ladder:\n%s", what, T(ms), s);
+        }
+        json_decref(j);
+        poll(NULL, 0, 100); /* retry interval of a bounded wait */
+    }
+}
+
+static bool is_ranked(json_t *j, void *ctx)
+{
+    (void)ctx;
+    return ranked(j, 2);
+}
+
+typedef struct want {
+    const char *name;
+    bool connected;
+    double deals_over; /* its deals must pass this */
+} want;
+
+static bool player_is(json_t *j, void *ctx)
+{
+    want *w = ctx;
+    json_t *p = player(j, w->name);
+    return p && json_is_true(json_object_get(p, "connected")) == w->connected &&
+           num(p, "deals") > w->deals_over &&
+           (w->connected || !json_is_true(json_object_get(p, "playing")));
+}
+
+static bool deals_over(json_t *j, void *ctx)
+{
+    return num(j, "deals") > *(double *)ctx;
+}
+
+/* The games of `name`'s latest deal are served and verify. */
+static void check_latest_deal(const char *name)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/api/ladder/%s", name);
+    json_t *j = get_json(path);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "name")), name);
+    json_t *hist = json_object_get(j, "history");
+    size_t n = json_array_size(hist);
+    cr_assert_gt(n, 0, "%s has no history", name);
+    json_t *last = json_array_get(hist, n - 1);
+    cr_assert_eq(num(last, "rating"), num(j, "rating"), "history ends at the rating");
+    json_t *games = json_object_get(last, "games");
+    cr_assert_eq(json_array_size(games), 3);
+    uint8_t seed[3][64];
+    for (int g = 0; g < 3; g++) {
+        long long id = json_integer_value(json_array_get(games, (size_t)g));
+        cr_assert_gt(id, 0);
+        json_t *rec = fetch_game(id, "");
+        const char *s = json_string_value(json_object_get(rec, "seed"));
+        cr_assert_not_null(s);
+        snprintf((char *)seed[g], sizeof seed[g], "%.63s", s);
+        snprintf(path, sizeof path, "%s/rec-%lld.jsonl", srv.dir, id);
+        cr_assert_eq(json_dump_file(rec, path, JSON_COMPACT), 0);
+        json_decref(rec);
+        char *out;
+        int rc = run_ddz(&out, "verify", path, NULL, NULL);
+        cr_assert_eq(rc, 0, "ddz verify game %lld: %s", id, out);
+        free(out);
+    }
+    /* duplicate: the three games are one deal */
+    cr_expect_str_eq((char *)seed[0], (char *)seed[1]);
+    cr_expect_str_eq((char *)seed[0], (char *)seed[2]);
+    json_decref(j);
+}
+
+static char engine_opt[300];
+
+static void ladder_options(void)
+{
+    snprintf(engine_opt, sizeof engine_opt, "eng=%s engine --ai greedy", DDZ_BIN);
+    const char *extra[] = {
+        "--engine",    engine_opt, "--ladder-engine", "eng", "--ladder-ai",     "greedy",
+        "--ladder-ai", "random",   "--ladder-time",   "3",   "--ladder-tables", "2",
+        NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+}
+
+Test(serve_ladder, plays_ranks_survives_drops_and_restarts, .init = setup_no_server,
+     .fini = teardown, .timeout = 300)
+{
+    char ta[80], tb[80];
+    token_add("alpha", ta);
+    token_add("beta", tb);
+    ladder_options();
+    server_start();
+    proc a = {0}, b = {0};
+    start_bridge(&a, "alpha", ta, "greedy");
+    start_bridge(&b, "beta", tb, "random");
+
+    /* it plays by itself, and the greedy players rise above the random */
+    int64_t t0 = now_ms();
+    json_t *j = wait_ladder(is_ranked, NULL, 60000, "greedy above random");
+    cr_log_info("ranked after %lld ms, %g deals", (long long)(now_ms() - t0), num(j, "deals"));
+    cr_assert_str_eq(json_string_value(json_object_get(j, "rules")), "caai");
+    json_t *ps = json_object_get(j, "players");
+    cr_assert_eq(json_array_size(ps), 5);
+    for (size_t i = 1; i < json_array_size(ps); i++) /* ordered by rating */
+        cr_assert_geq(num(json_array_get(ps, i - 1), "rating"),
+                      num(json_array_get(ps, i), "rating"));
+    for (size_t i = 0; i < json_array_size(ps); i++) {
+        json_t *p = json_array_get(ps, i);
+        cr_assert_gt(num(p, "uncertainty"), 0);
+        cr_assert_lt(num(p, "uncertainty"), 25.0 / 3);
+        /* three games a deal, and at most two more of a deal being played */
+        cr_assert_geq(num(p, "games"), 3 * num(p, "deals"));
+        cr_assert_lt(num(p, "games"), 3 * num(p, "deals") + 3);
+        cr_assert_eq(num(p, "faults"), 0, "%s faulted",
+                     json_string_value(json_object_get(p, "name")));
+    }
+    json_decref(j);
+    check_latest_deal("alpha");
+    check_latest_deal("ai:greedy");
+    int status;
+    char *body = http_get("/api/ladder/nobody", &status);
+    cr_expect_eq(status, 404);
+    free(body);
+
+    /* beta drops: it is taken out, the ladder goes on without it */
+    j = get_json("/api/ladder");
+    want w = {"beta", false, num(player(j, "beta"), "deals") - 1};
+    json_decref(j);
+    proc_kill(&b);
+    j = wait_ladder(player_is, &w, 20000, "beta shown disconnected and idle");
+    double deals = num(j, "deals");
+    double beta_deals = num(player(j, "beta"), "deals");
+    json_decref(j);
+    j = wait_ladder(deals_over, &deals, 20000, "deals go on without beta");
+    cr_assert_eq(num(player(j, "beta"), "deals"), beta_deals, "beta was seated while gone");
+    json_decref(j);
+    /* ... and comes back */
+    start_bridge(&b, "beta2", tb, "random");
+    w = (want){"beta", true, beta_deals};
+    json_decref(wait_ladder(player_is, &w, 30000, "beta back and playing"));
+
+    /* a restart keeps the ratings */
+    j = get_json("/api/ladder");
+    cr_assert_eq(server_stop(), 0);
+    proc_kill(&a);
+    proc_kill(&b);
+    const char *only[] = {"--ladder", NULL}; /* nobody plays: the stored standings stay */
+    memcpy(serve_extra, only, sizeof only);
+    server_start();
+    json_t *k = get_json("/api/ladder");
+    cr_assert_eq(json_array_size(json_object_get(k, "players")), 5);
+    for (size_t i = 0; i < 5; i++) {
+        json_t *before = json_array_get(json_object_get(j, "players"), i);
+        const char *name = json_string_value(json_object_get(before, "name"));
+        json_t *after = player(k, name);
+        cr_assert_not_null(after, "%s is gone after the restart", name);
+        cr_assert_geq(num(after, "deals"), num(before, "deals"));
+        if (num(after, "deals") == num(before, "deals")) {
+            cr_assert_float_eq(num(after, "rating"), num(before, "rating"), 1e-6, "%s", name);
+            cr_assert_float_eq(num(after, "uncertainty"), num(before, "uncertainty"), 1e-6);
+        }
+        cr_assert_not(json_is_true(json_object_get(after, "connected")), "%s", name);
+    }
+    cr_assert(ranked(k, 2), "the ranking did not survive the restart");
+    json_decref(j);
+    json_decref(k);
+    check_latest_deal("beta");
+    cr_assert_eq(server_stop(), 0);
+    cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");
+}
+
+/* A Botzone bot that bids 0 and answers every play request with 3 and 4 of
+ * spades, which is no combination: an illegal play, charged at once. */
+static const char bad_bot[] = "import json, sys\n"
+                              "full = json.loads(sys.stdin.readline())\n"
+                              "last = full['requests'][-1]\n"
+                              "print(json.dumps({'response': 0 if 'bid' in last else [0, 4]}))\n";
+
+static bool suspended(json_t *j, void *ctx)
+{
+    json_t *p = player(j, ctx);
+    return p && json_is_string(json_object_get(p, "suspended"));
+}
+
+Test(serve_ladder, a_faulting_bot_is_suspended, .init = setup_no_server, .fini = teardown,
+     .timeout = 120)
+{
+    char tok[80];
+    token_add("faulty", tok);
+    snprintf(engine_opt, sizeof engine_opt, "eng=%s engine --ai greedy", DDZ_BIN);
+    const char *extra[] = {
+        "--engine",    engine_opt, "--ladder-engine", "eng", "--ladder-ai", "greedy",
+        "--ladder-ai", "random",   "--ladder-time",   "3",   NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+    server_start();
+    char script[200], url[64], log[200];
+    snprintf(script, sizeof script, "%s/bad.py", srv.dir);
+    FILE *f = fopen(script, "w");
+    cr_assert_not_null(f);
+    fputs(bad_bot, f);
+    fclose(f);
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", srv.port);
+    snprintf(log, sizeof log, "%s/faulty.log", srv.dir);
+    char *argv[] = {DDZ_BIN,    "bridge",    "--url", url,       "--token", tok,
+                    "--ladder", "--botzone", "--",    "python3", script,    NULL};
+    proc b = {0};
+    spawn(&b, log, argv);
+    json_t *j = wait_ladder(suspended, "faulty", 60000, "faulty suspended");
+    json_t *p = player(j, "faulty");
+    const char *why = json_string_value(json_object_get(p, "suspended"));
+    cr_assert(strstr(why, "faulted in ") && strstr(why, "(last: illegal)"), "%s", why);
+    cr_assert_gt(num(p, "faults"), num(p, "games") / 2);
+    json_decref(j);
+    /* it is told, and the bridge ends */
+    cr_assert(proc_wait(&b, T(30000)), "the bridge did not end when released");
+    char *out = slurp(log);
+    cr_assert(strstr(out, "released: suspended: faulted in "), "%s", out);
+    free(out);
+    /* and it is not seated any more */
+    j = get_json("/api/ladder");
+    double games = num(player(j, "faulty"), "games");
+    json_decref(j);
+    double deals = 0;
+    j = get_json("/api/ladder");
+    deals = num(j, "deals");
+    json_decref(j);
+    json_decref(wait_ladder(deals_over, &deals, 20000, "the AIs play on"));
+    j = get_json("/api/ladder");
+    cr_assert_eq(num(player(j, "faulty"), "games"), games);
+    json_decref(j);
+    cr_assert_eq(server_stop(), 0);
+}

@@ -1,0 +1,583 @@
+// casual.test.mjs - casual play in a real browser (issue 15): the
+// game-over panel that stays, the phone hand laid out for touch, keyboard
+// and screen-reader access, seats drawn relative to the viewer, the card
+// counter, the multiplier, the history, sounds and the background-tab
+// title. Debian's chromium driven by playwright-core against a real
+// `ddz serve` started here on a free port with a temporary database, on a
+// desktop and on a 390×844 phone.
+//
+// Run by test_browser.sh (ctest): DDZ_BIN names the ddz binary. Every wait
+// is on a condition with a bound. Screenshots go to tests/web/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startAll, settle, shot } from './harness.mjs';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+let base, browser, stop;
+const contexts = [];
+
+before(async () => {
+  ({ base, browser, stop } = await startAll('serve-casual.log', ['--ai-delay-ms', '30']));
+});
+
+after(async () => { if (stop) await stop(contexts); });
+
+/* A fresh context with one page recording errors and every frame the
+ * client received (window.__frames, read in the page). */
+async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
+  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  contexts.push(ctx);
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__frames = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => {
+          try { window.__frames.push(JSON.parse(e.data)); } catch { /* not JSON */ }
+        });
+      }
+    };
+  });
+  await page.goto(base + p);
+  return page;
+}
+
+/* Waits for this page's next decision: 'bid', 'play', or 'over' (the
+ * game-over panel is open). */
+async function decision(page, ms = 30000) {
+  const hd = await page.waitForFunction(() => {
+    if (document.querySelector('[data-test=gameover]')) return 'over';
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
+    return false;
+  }, null, { timeout: ms, polling: 30 });
+  return hd.jsonValue();
+}
+
+/* Plays this page's seat with the highest bid and the hint's first play
+ * until the game-over panel opens. `onPlay` runs on each of our turns to
+ * play, before we act; it returns true when it played itself. */
+async function playToOver(page, { onPlay } = {}) {
+  for (let guard = 0; guard < 100; guard++) {
+    const d = await decision(page);
+    if (d === 'over') return;
+    if (d === 'bid') {
+      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      await page.click(`[data-test=${bids.sort().pop()}]`);
+    } else {
+      if (onPlay && await onPlay()) continue; // it acted itself
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+  }
+  throw new Error('the game did not end');
+}
+
+async function quickPlay(opts) {
+  const page = await openPage(opts);
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  return page;
+}
+
+/* ---- 2: the game-over panel stays until dismissed ---- */
+
+test('the game-over panel stays over the next deal with a countdown, and the last game stays reachable', async () => {
+  for (const [label, opts] of [['desktop', {}], ['phone', { viewport: PHONE, mobile: true }]]) {
+    const page = await quickPlay(opts);
+    await playToOver(page);
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    // before the next deal: when it comes
+    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: 3000 });
+    await shot(page, `after-${label}-gameover`);
+    const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
+      els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
+    assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
+    // the next deal comes and its turns pass; the panel is still there
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: 15000 });
+    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: 10000 });
+    const note = await page.waitForFunction((g) => {
+      const n = document.querySelector('[data-test=next-note]');
+      return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
+    }, over.game, { timeout: 10000 });
+    assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
+    // on our turn the note counts down our clock
+    const mine = await page.waitForFunction(() => {
+      const n = document.querySelector('[data-test=next-note]');
+      const m = n && /your turn, (\d+) s left/.exec(n.textContent);
+      return m && +m[1];
+    }, null, { timeout: 15000 });
+    const s1 = await mine.jsonValue();
+    await page.waitForFunction((s) => {
+      const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
+      return m && +m[1] < s;
+    }, s1, { timeout: 3000 });
+    assert.match(await note.jsonValue(), /has started/);
+    await shot(page, `after-${label}-gameover-behind`);
+    assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
+    // the seed of the game it shows is still the old game's
+    await page.click('[data-test=verify] summary');
+    assert.equal(await page.textContent('[data-test=seed]'), over.seed);
+    await page.click('[data-test=close-over]');
+    await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    // reachable again from the top bar
+    await page.click('[data-test=lastgame]');
+    await page.waitForSelector('[data-test=gameover]');
+    await page.click('[data-test=verify] summary');
+    assert.equal(await page.textContent('[data-test=seed]'), over.seed, `${label}: the last game's result again`);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
+/* ---- 3: the phone hand, laid out for touch ---- */
+
+/* For each card of the hand: the largest square of it that is the topmost
+ * element there (what a finger can hit), sampled every 2 px. */
+async function tapTargets(page) {
+  await settle(page);
+  return page.evaluate(() => [...document.querySelectorAll('.hand .card')].map((el) => {
+    const r = el.getBoundingClientRect();
+    const W = Math.floor(r.width / 2), H = Math.floor(r.height / 2);
+    const top = [];
+    for (let j = 0; j < H; j++) {
+      top.push([]);
+      for (let i = 0; i < W; i++) {
+        const hit = document.elementFromPoint(r.left + 1 + 2 * i, r.top + 1 + 2 * j);
+        top[j].push(!!hit && hit.closest('.card') === el);
+      }
+    }
+    // largest all-topmost square (dynamic programming over the samples)
+    let best = 0, at = null;
+    const dp = top.map((row) => row.map(() => 0));
+    for (let j = 0; j < H; j++) {
+      for (let i = 0; i < W; i++) {
+        if (!top[j][i]) continue;
+        dp[j][i] = j && i ? 1 + Math.min(dp[j - 1][i], dp[j][i - 1], dp[j - 1][i - 1]) : 1;
+        if (dp[j][i] > best) { best = dp[j][i]; at = { x: r.left + 1 + 2 * (i - best / 2), y: r.top + 1 + 2 * (j - best / 2) }; }
+      }
+    }
+    return { code: +el.dataset.code, side: 2 * best - 1, at };
+  }));
+}
+
+test('the phone hand: every card a 44 px target, taps select, the layout does not jump when the buttons appear', async () => {
+  const page = await quickPlay({ viewport: PHONE, mobile: true });
+  const geometry = () => page.evaluate(() => {
+    const hand = document.querySelector('.hand').getBoundingClientRect();
+    return { handTop: Math.round(hand.top), handBottom: Math.round(hand.bottom),
+      controls: Math.round(document.querySelector('[data-test=controls]').getBoundingClientRect().height) };
+  });
+  let checked = false;
+  await playToOver(page, {
+    onPlay: async () => {
+      if (checked) return;
+      const n = await page.$$eval('.hand .card', (c) => c.length);
+      if (n < 17) return;
+      checked = true;
+      await settle(page);
+      const busy = await geometry();
+      const targets = await tapTargets(page);
+      assert.equal(targets.length, n);
+      const small = targets.filter((x) => x.side < 44);
+      assert.deepEqual(small, [], `cards with less than a 44 px target (of ${n})`);
+      const sides = targets.map((x) => x.side);
+      console.log(`# phone hand of ${n}: smallest tap target ${Math.min(...sides)} px, largest ${Math.max(...sides)} px`);
+      await shot(page, 'after-phone-hand');
+      // a tap on each of three cards selects exactly those, a second tap unselects
+      const pick = [targets[0], targets[Math.floor(n / 2)], targets[n - 1]];
+      for (const x of pick) await page.touchscreen.tap(x.at.x, x.at.y);
+      const sel = await page.$$eval('.hand .card.selected', (c) => c.map((e) => +e.dataset.code));
+      assert.deepEqual(sel.sort((a, b) => a - b), pick.map((x) => x.code).sort((a, b) => a - b));
+      await shot(page, 'after-phone-hand-selected');
+      for (const x of pick) {
+        await settle(page);
+        const p = (await tapTargets(page)).find((y) => y.code === x.code);
+        await page.touchscreen.tap(p.at.x, p.at.y);
+      }
+      assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 0);
+      // we play; while the others play there are no buttons of ours, and
+      // the hand stays where it was (but for the rows it lost)
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+      await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ||
+        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: 10000 });
+      if (await page.$('[data-test=gameover]')) return true;
+      await settle(page);
+      const idle = await geometry();
+      assert.equal(idle.controls, busy.controls, 'the controls keep their height without buttons');
+      assert.equal(idle.handBottom, busy.handBottom, 'the hand\'s bottom stays put');
+      const rowsBefore = Math.ceil(n / 7), rowsAfter = Math.ceil((await page.$$eval('.hand .card', (c) => c.length)) / 7);
+      if (rowsBefore === rowsAfter) assert.equal(idle.handTop, busy.handTop, 'the hand\'s top stays put');
+      return true;
+    },
+  });
+  assert.ok(checked, 'a turn to play with 17 cards or more came');
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'nothing sticks out sideways');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+/* ---- 5: keyboard and screen readers ---- */
+
+const announced = (page) => page.$$eval('[data-test=announce] p', (ps) => ps.map((p) => p.textContent));
+
+test('keyboard and screen reader: cards take focus and say their state, turns, plays and results are read, the panel keeps Tab', async () => {
+  const page = await quickPlay({});
+  let keyed = false;
+  let heard = false;
+  await playToOver(page, {
+    onPlay: async () => {
+      // our turn is read out
+      const lines = await announced(page);
+      assert.ok(lines.some((l) => /^(Your lead|Beat it or pass)/.test(l)), `our turn is announced: ${lines.join(' | ')}`);
+      // the other seats' plays are read as the frames had them
+      const last = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played').pop());
+      if (last && last.seat !== 0) {
+        const words = last.cards.length ? new RegExp(`: .+ (\\S+ ){${last.cards.length - 1}}\\S+$`) : /: Pass$/;
+        assert.ok(lines.some((l) => words.test(l)), `the last play (${last.cards.length} cards) is announced: ${lines.join(' | ')}`);
+        heard = true;
+      }
+      if (keyed) return false;
+      keyed = true;
+      await page.keyboard.press('Escape'); // nothing selected
+      // Tab reaches the hand in one stop, as a toggle button
+      let onCard = false;
+      for (let i = 0; i < 30 && !onCard; i++) {
+        await page.keyboard.press('Tab');
+        onCard = await page.evaluate(() => !!document.activeElement.closest('.hand .card'));
+      }
+      assert.ok(onCard, 'Tab reaches a card of the hand');
+      const codes = await page.$$eval('.hand .card', (c) => c.map((e) => +e.dataset.code));
+      const focus = () => page.evaluate(() => {
+        const a = document.activeElement;
+        return { code: +a.dataset.code, role: a.getAttribute('role'), pressed: a.getAttribute('aria-pressed'), label: a.getAttribute('aria-label') };
+      });
+      let f = await focus();
+      assert.equal(f.code, codes[0], 'the first card takes the focus');
+      assert.equal(f.role, 'button');
+      assert.equal(f.pressed, 'false');
+      assert.ok(f.label && f.label.length >= 2, 'the card is named');
+      await page.keyboard.press('Space');
+      f = await focus();
+      assert.equal(f.pressed, 'true', 'Space selects, and says so');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('ArrowRight');
+      f = await focus();
+      assert.equal(f.code, codes[2], 'the arrows move along the hand');
+      await page.keyboard.press('Enter');
+      const sel = await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.map((e) => +e.dataset.code));
+      assert.deepEqual(sel, [codes[0], codes[2]]);
+      assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 2);
+      assert.equal(await page.$$eval('.hand .card[tabindex="0"]', (c) => c.length), 1, 'one tab stop for the hand');
+      await page.keyboard.press('Space'); // unselect the third again
+      await page.keyboard.press('Escape');
+      assert.equal(await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.length), 0);
+      return false;
+    },
+  });
+  assert.ok(keyed && heard);
+  // the result is read out
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: 3000 });
+  const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  const result = (await announced(page)).filter((l) => /^Game \d+ over/.test(l)).pop();
+  if (o.winner !== null && o.winner !== undefined) {
+    const won = (o.winner === o.landlord) === (o.landlord === 0);
+    assert.match(result, won ? /You win/ : /You lose/);
+    assert.ok(result.includes(`Your score ${o.scores[0] > 0 ? '+' : ''}${o.scores[0]}`), result);
+  }
+  // the panel has the focus, and Tab / Shift+Tab never leave it
+  assert.ok(await page.evaluate(() => document.querySelector('[data-test=gameover]').contains(document.activeElement)));
+  assert.ok(await page.evaluate(() => document.querySelector('[data-test=controls]').inert && document.querySelector('.hand').closest('[inert]')),
+    'what is behind the panel is inert');
+  const seen = new Set();
+  for (const key of ['Tab', 'Shift+Tab']) {
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press(key);
+      const where = await page.evaluate(() => {
+        const a = document.activeElement;
+        return { inside: !!a.closest('[data-test=gameover]'), what: a.dataset.test || a.tagName };
+      });
+      assert.ok(where.inside, `${key} #${i + 1} left the panel for ${where.what}`);
+      seen.add(where.what);
+    }
+  }
+  assert.ok(seen.has('close-over') && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
+  await shot(page, 'after-desktop-gameover-focus');
+  // keys of the game do nothing behind the panel; Escape closes it
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+  assert.equal(await page.evaluate(() => document.querySelector('[data-test=controls]').inert), false);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+/* ---- 7: counter, multiplier, moves, sounds, background title ---- */
+
+/* What the counter should say, worked out in the page from the frames this
+ * page received since the last deal: the deck less our hand (as dealt, with
+ * the bottom cards when we are the landlord) and every card played. */
+async function counterCheck(page) {
+  return page.evaluate(() => {
+    const fr = window.__frames;
+    const at = fr.map((f) => f.type).lastIndexOf('game');
+    const since = fr.slice(at);
+    const rank = (c) => (c < 52 ? c >> 2 : c - 39);
+    const left = Array.from({ length: 15 }, (_, r) => (r >= 13 ? 1 : 4));
+    const hand = [...since[0].hand];
+    const lo = since.find((f) => f.type === 'leftover');
+    if (lo && lo.landlord === window.__mySeat) hand.push(...lo.cards);
+    const played = since.filter((f) => f.type === 'played');
+    for (const c of hand) left[rank(c)]--; // our own played cards were in the hand: counted once
+    for (const p of played) if (p.seat !== window.__mySeat) for (const c of p.cards) left[rank(c)]--;
+    const shown = Object.fromEntries([...document.querySelectorAll('[data-test=counter] [data-rank]')].map((e) => [+e.dataset.rank, +e.dataset.left]));
+    const bombs = played.filter((p) => p.combo === 'bomb').length;
+    const rocket = played.some((p) => p.combo === 'rocket');
+    return { left, shown, m: (1 + bombs) * (rocket ? 2 : 1), chip: +document.querySelector('[data-test=mult]')?.dataset.m,
+      moves: played.length, last: played[played.length - 1] || null };
+  });
+}
+
+test('the card counter, the multiplier and the moves from public plays; sounds with a mute switch; the title in a background tab', async () => {
+  const page = await openPage({});
+  // a hidden tab we can switch, and every sound started counted
+  await page.addInitScript(() => {
+    window.__hidden = false;
+    Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
+    Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (window.__hidden ? 'hidden' : 'visible') });
+    window.__sounds = 0;
+    for (const N of [OscillatorNode, AudioBufferSourceNode]) {
+      const start = N.prototype.start;
+      N.prototype.start = function (...a) { window.__sounds++; return start.apply(this, a); };
+    }
+  });
+  await page.reload();
+  await page.click('[data-test=quick]'); // a click: the page may sound from now on
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.evaluate(() => { window.__mySeat = window.__frames.find((f) => f.type === 'state' || f.type === 'joined')?.seat ?? 0; });
+  let turns = 0;
+  let muteChecked = false;
+  let titleChecked = false;
+  let historyChecked = false;
+  let lastCheck = null;
+  // games until one was long enough for every check (a game may end early)
+  for (let game = 1; !(historyChecked && muteChecked === true && titleChecked); game++) {
+    assert.ok(game <= 4, `four games without a long one: ${historyChecked} ${muteChecked} ${titleChecked}`);
+    if (game > 1) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: 15000 });
+    }
+    await playToOver(page, {
+      onPlay: async () => {
+        turns++;
+        const c = await counterCheck(page);
+        assert.deepEqual(Object.keys(c.shown).length, 15, 'the counter shows 15 ranks');
+        assert.deepEqual(c.left.map((x, r) => c.shown[r]), c.left, `the counter after ${c.moves} plays`);
+        assert.equal(c.chip, c.m, 'the multiplier chip counts the bombs and the rocket played');
+        lastCheck = c;
+        if (!historyChecked && c.moves >= 4) {
+          historyChecked = true;
+          await page.click('[data-test=history-btn]');
+          await page.waitForSelector('[data-test=history]:not([hidden])');
+          const moves = await page.$$eval('[data-test=history] [data-test=move]', (m) => m.map((e) => ({ seat: +e.dataset.seat, cards: e.dataset.cards })));
+          assert.equal(moves.length, c.moves, 'every move of the game is listed');
+          // newest trick first: the first listed move opens the current trick, the
+          // last play seen is in it
+          const cur = await page.$$eval('[data-test=history] [data-test=trick]:first-of-type [data-test=move]', (m) => m.map((e) => e.dataset.cards));
+          assert.ok(cur.includes(c.last.cards.join(',')), 'the last play is in the current trick');
+          const titles = await page.$$eval('[data-test=history] h4', (x) => x.map((e) => e.textContent));
+          assert.equal(titles[0], 'This trick');
+          if (titles.length > 1) assert.equal(titles[1], 'Previous trick');
+          await shot(page, 'after-desktop-history');
+          await page.click('[data-test=history-btn]');
+          await page.waitForSelector('[data-test=history]', { state: 'hidden' });
+        }
+        if (!muteChecked && turns >= 2) {
+          // sounds were made (our turn's chime, the plays); muted, none; on again
+          assert.ok(await page.evaluate(() => window.__sounds) > 0, 'the game made sounds');
+          await page.click('[data-test=mute]');
+          assert.equal(await page.getAttribute('[data-test=mute]', 'aria-pressed'), 'true');
+          assert.equal(await page.evaluate(() => localStorage.getItem('ddz.mute')), '1', 'the switch is remembered');
+          muteChecked = 'muted';
+          await page.evaluate(() => { window.__mutedAt = window.__sounds; window.__playsAt = window.__frames.filter((f) => f.type === 'played').length; });
+          return false;
+        }
+        if (muteChecked === 'muted') {
+          const r = await page.evaluate(() => ({ sounds: window.__sounds - window.__mutedAt,
+            plays: window.__frames.filter((f) => f.type === 'played').length - window.__playsAt }));
+          assert.ok(r.plays > 0, 'plays came while muted');
+          assert.equal(r.sounds, 0, 'no sound while muted');
+          await page.click('[data-test=mute]');
+          muteChecked = true;
+        }
+        if (!titleChecked && muteChecked === true) {
+          // hide the tab; our next turn shows in its title; shown again, the title is back
+          await page.click('[data-test=hint]');
+          await page.evaluate(() => { window.__hidden = true; document.dispatchEvent(new Event('visibilitychange')); });
+          assert.equal(await page.title(), 'Dou Dizhu · ddz', 'our play is on its way: no marker');
+          await page.click('[data-test=play]');
+          const next = await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ? 'over' : /^▶ Your turn · Dou Dizhu · ddz$/.test(document.title) && 'title', null, { timeout: 20000 });
+          if ((await next.jsonValue()) === 'title') {
+            titleChecked = true;
+            await page.evaluate(() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); });
+            await page.waitForFunction(() => document.title === 'Dou Dizhu · ddz', null, { timeout: 2000 });
+          } else {
+            await page.evaluate(() => { window.__hidden = false; });
+          }
+          return true;
+        }
+        return false;
+      },
+    });
+  }
+  const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  const b = o.breakdown || {};
+  if (o.winner !== null && o.winner !== undefined && !b.spring && !b.anti_spring) {
+    const final = await counterCheck(page);
+    assert.equal(b.multiplier, final.m, 'the multiplier counted from the plays is the server\'s');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+/* ---- 6: orientation and names ---- */
+
+/* Where each seat is drawn on this page: seat -> 'me' | 'left' | 'right'. */
+const drawn = (page) => page.$$eval('.felt .seat', (els) => Object.fromEntries(els.map((e) =>
+  [+e.dataset.seat, /pos-(me|left|right)/.exec(e.className)[1]])));
+
+test('seats are drawn relative to the viewer: the next to play on the right, at any seat, and in the replay from a chosen seat', async () => {
+  const page = await openPage({});
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  await page.fill('.create input[name=name]', 'Orientation');
+  await page.selectOption('[data-test=seat0]', 'ai:greedy');
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=sitat]', '2'); // we sit at East
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  assert.deepEqual(await drawn(page), { 2: 'me', 0: 'right', 1: 'left' });
+  assert.equal(await page.textContent('.seat.pos-right [data-test=rel]'), 'next');
+  assert.equal(await page.getAttribute('.seat.pos-right [data-test=rel]', 'title'), 'plays after you');
+  assert.equal(await page.textContent('.seat.pos-left [data-test=rel]'), 'previous');
+  await playToOver(page);
+  // the order of play the server followed: after each of our plays, the
+  // next turn was the seat drawn on our right, and after that seat's, the left one's
+  const order = await page.evaluate(() => {
+    const fr = window.__frames.filter((f) => f.type === 'played' || f.type === 'turn');
+    const after = (seat) => fr.map((f, i) => (f.type === 'played' && f.seat === seat ? fr.slice(i + 1).find((g) => g.type === 'turn') : null))
+      .filter(Boolean).map((g) => g.seat);
+    return { me: [...new Set(after(2))], right: [...new Set(after(0))] };
+  });
+  const pos = await drawn(page);
+  assert.deepEqual(order.me.map((s) => pos[s]), ['right'], 'after us the right-hand seat plays');
+  assert.deepEqual(order.right.map((s) => pos[s]), ['left'], 'after the right-hand seat, the left-hand one');
+  await shot(page, 'after-desktop-east');
+  // the replay from the game-over panel is seen from our seat; it turns
+  const href = await page.getAttribute('[data-test=replay-link]', 'href');
+  assert.match(href, /\?from=2$/);
+  const rp = await openPage({ path: '/' + href });
+  await rp.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  assert.deepEqual(await drawn(rp), { 2: 'me', 0: 'right', 1: 'left' });
+  assert.match(await rp.textContent('[data-test=replay-rotate]'), /Seen from East/);
+  await rp.click('[data-test=replay-rotate]');
+  assert.deepEqual(await drawn(rp), { 0: 'me', 1: 'right', 2: 'left' });
+  await rp.click('[data-test=replay-rotate]');
+  assert.deepEqual(await drawn(rp), { 1: 'me', 2: 'right', 0: 'left' });
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(rp.errors, []);
+  await page.context().close();
+  await rp.context().close();
+});
+
+test('a missing replay is said at once, not after seconds of 404s', async () => {
+  const page = await openPage({ path: '/#/replay/987654' });
+  const asked = [];
+  page.on('request', (r) => { if (r.url().includes('/api/games/')) asked.push(r.url()); });
+  await page.reload();
+  const t0 = Date.now();
+  await page.waitForFunction(() => /was not found/.test(document.querySelector('[data-test=replay-status]')?.textContent || ''), null, { timeout: 4000 });
+  const took = Date.now() - t0;
+  assert.ok(asked.length <= 2, `${asked.length} requests`);
+  console.log(`# a missing replay: "not found" after ${took} ms and ${asked.length} requests`);
+  await page.context().close();
+});
+
+/* Elements whose text is cut (an ellipsis, or hidden overflow). */
+const cut = (page, selector) => page.$$eval(selector, (els) => els.filter((e) => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => e.textContent));
+
+test('names: in the viewer\'s language, never cut on a phone; an invitee sees the room\'s name and is asked for a name', async () => {
+  // a phone in Chinese: the lobby's create form keeps the seat names whole
+  const zh = await openPage({ viewport: PHONE, mobile: true, locale: 'zh-CN' });
+  await zh.waitForSelector('[data-test=quick]');
+  await zh.click('[data-test=create-box] > summary');
+  assert.deepEqual(await cut(zh, '.seatopt b'), []);
+  await zh.click('[data-test=lang]'); // the lobby is drawn anew in English
+  await zh.click('[data-test=create-box] > summary');
+  assert.deepEqual(await cut(zh, '.seatopt b'), [], 'the English seat names (South) are whole');
+  await zh.locator('.create .seats').scrollIntoViewIfNeeded();
+  await shot(zh, 'after-phone-create-form');
+  await zh.click('[data-test=lang]'); // back to Chinese
+  await zh.click('[data-test=create-box] > summary');
+  // a room with the server's own name, an AI in it: translated in the lobby
+  await zh.selectOption('[data-test=seat2]', 'ai:greedy');
+  await zh.click('[data-test=create]');
+  await zh.waitForSelector('.table-view', { timeout: 10000 });
+  const room = /#\/room\/([^/?]+)/.exec(zh.url())[1];
+  assert.match(await zh.textContent('[data-test=room-title]'), /^房间 \d+$/, 'the generated room name in Chinese');
+  const lobby = await openPage({ locale: 'zh-CN' });
+  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: 10000 });
+  const listed = await lobby.textContent(`[data-room="${room}"]`);
+  assert.match(listed, /房间 \d+/);
+  assert.match(listed, /普通（贪心）/, 'the AI by its level in Chinese');
+  assert.doesNotMatch(listed, /greedy\b(?!）)/);
+  // the phone's own name and the top bar are whole
+  const name = await zh.evaluate(() => localStorage.getItem('ddz.name'));
+  assert.deepEqual(await cut(zh, '.who .name'), [], `names cut (${name})`);
+  assert.deepEqual(await cut(zh, '.topbar .title b'), []);
+  // quick play's room in English: "NAME vs AI", whole
+  const en = await quickPlay({ viewport: PHONE, mobile: true });
+  assert.match(await en.textContent('[data-test=room-title]'), / vs AI$/);
+  assert.deepEqual(await cut(en, '.who .name'), []);
+  assert.deepEqual(await cut(en, '.topbar .title b'), []);
+  // nothing of a seat's badges sticks out of its box
+  const out = await en.$$eval('.seat .info', (els) => els.flatMap((info) => {
+    const box = info.getBoundingClientRect();
+    return [...info.querySelectorAll('.badges > *')].filter((b) => b.getBoundingClientRect().right > box.right + 1).map((b) => b.textContent);
+  }));
+  assert.deepEqual(out, [], 'badges past their seat\'s box');
+  await shot(en, 'after-phone-names');
+  await en.click('[data-test=lang]');
+  assert.match(await en.textContent('[data-test=room-title]'), / 对战电脑$/);
+
+  // an invite: the room's name in the link and in the question, a name asked for
+  await zh.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await zh.click('[data-test=invite]');
+  const link = await zh.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, new RegExp(`#/room/${room}\\?name=`));
+  const friend = await openPage({ viewport: PHONE, mobile: true, path: link.slice(base.length) });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: 10000 });
+  const title = await friend.textContent('dialog[open] h2');
+  assert.match(title, /^Join “Room \d+”$/, 'the room by its name, not its id');
+  assert.ok(!title.includes(room));
+  assert.ok((await friend.inputValue('dialog[open] [data-test=invite-name]')).length > 0, 'a name is offered');
+  await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForSelector('.hand .card', { timeout: 10000 });
+  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: 10000 });
+  await shot(friend, 'after-phone-invitee');
+  for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
+  for (const p of [zh, lobby, en, friend]) await p.context().close();
+});

@@ -1,0 +1,90 @@
+// harness.mjs - what the browser tests share: a `ddz serve` on a free port
+// with a temporary database, Debian's chromium through playwright-core,
+// bounded waits, and screenshots once animations have finished.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(HERE, '..', '..');
+export const ART = path.join(HERE, 'artifacts');
+export const DDZ = process.env.DDZ_BIN || path.join(ROOT, 'build', 'ddz');
+export const CHROMIUM = process.env.DDZ_CHROMIUM || '/usr/bin/chromium';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/* Polls fn until it is truthy, for at most ms; throws naming `what`. */
+export async function waitFor(what, fn, ms = 10000, every = 50) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      if (await fn()) return;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, every));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
+}
+
+/* Starts `ddz serve` (its log in artifacts/LOG) and chromium; returns
+ * {base, browser, stop}. */
+export async function startAll(log, serveArgs = []) {
+  fs.mkdirSync(ART, { recursive: true });
+  assert.ok(fs.existsSync(DDZ), `ddz binary not found at ${DDZ}`);
+  assert.ok(fs.existsSync(CHROMIUM), `chromium not found at ${CHROMIUM} (bash deploy/deps.sh installs it)`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-web-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const fd = fs.openSync(path.join(ART, log), 'w');
+  const server = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', path.join(tmp, 'web.db'),
+    '--web', path.join(ROOT, 'web'), ...serveArgs], { stdio: ['ignore', fd, fd] });
+  await waitFor('the server to answer /healthz', async () => (await fetch(base + '/healthz')).ok, 15000);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // playwright gives every launch a fresh temporary user-data-dir
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+      '--no-first-run', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+  });
+  const stop = async (contexts = []) => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser.close().catch(() => {});
+    if (server.exitCode === null) {
+      server.kill('SIGTERM');
+      const killer = setTimeout(() => server.kill('SIGKILL'), 5000);
+      await once(server, 'exit');
+      clearTimeout(killer);
+    }
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  return { base, browser, stop };
+}
+
+/* Lets transitions and entrance animations finish (the endless ones, a
+ * pulse, never do). */
+export async function settle(page) {
+  await page.waitForFunction(() => document.getAnimations().every((a) =>
+    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
+}
+
+export async function shot(page, name) {
+  await settle(page);
+  await page.screenshot({ path: path.join(ART, name + '.png') });
+}

@@ -1,0 +1,244 @@
+// ladder.js - the rated ladder (`ddz serve --ladder`, SPEC 12): the
+// ranking page (#/ladder: rating ± uncertainty, games, score per deal,
+// faults, online status, the tables being played) and a page per
+// participant (#/ladder/NAME: its rating history drawn as an SVG chart
+// from the data, and its recent deals, each game opening in the replay
+// viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
+import { h, replace, icon } from './dom.js';
+import { t } from './i18n.js';
+import { app, go, spectate } from './app.js';
+import { langButton } from './lobby.js';
+
+const POLL_MS = 3000;
+const SVG = 'http://www.w3.org/2000/svg';
+
+/* GET /api/ladder: the object, or null when no ladder runs. */
+export async function fetchLadder() {
+  try {
+    const res = await fetch('/api/ladder', { cache: 'no-store' });
+    const d = res.ok ? await res.json() : null;
+    return d && d.running ? d : null;
+  } catch {
+    return null;
+  }
+}
+
+/* GET /api/ladder/NAME: the object, or null (no such participant). */
+async function fetchPlayer(name) {
+  try {
+    const res = await fetch('/api/ladder/' + encodeURIComponent(name), { cache: 'no-store' });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+function fixed(x, d = 1) {
+  return typeof x === 'number' ? x.toFixed(d) : '';
+}
+
+function signedCell(x) {
+  return h('td.num' + (x > 0 ? '.plus' : x < 0 ? '.minus' : ''), (x > 0 ? '+' : '') + fixed(x, 0));
+}
+
+function status(p) {
+  if (p.suspended) return h('span.tag.st-disqualified', { title: p.suspended }, t('ladder.suspended'));
+  if (p.playing) return h('span.tag.live', t('ladder.playing'));
+  return p.connected ? h('span.tag.online', t('ladder.online')) : h('span.tag', t('ladder.offline'));
+}
+
+/* The online status as a coloured dot (the only status a phone shows). */
+function dot(p) {
+  const k = p.suspended ? 'suspended' : p.playing ? 'playing' : p.connected ? 'online' : 'offline';
+  return h('span.dot.' + k, { title: t('ladder.' + k), 'aria-label': t('ladder.' + k), role: 'img', dataset: { test: 'status-' + k } });
+}
+
+function head(title, back) {
+  return h('header.lobby-head',
+    h('div.cup-title',
+      h('button.ghost.back', { onclick: () => go(back), title: t('cup.lobby'), 'aria-label': t('cup.lobby') }, icon('back')),
+      h('h1', icon('trophy'), ' ', title)),
+    langButton());
+}
+
+class Poller {
+  mount(root) {
+    this.root = root;
+    this.data = undefined;
+    this.render();
+    this.poll();
+    this.timer = setInterval(() => { if (!document.hidden) this.poll(); }, POLL_MS);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    this.root = null;
+  }
+
+  onLang() { this.render(); }
+
+  async poll() {
+    const d = await this.fetch();
+    if (!this.root) return;
+    this.data = d;
+    this.render();
+  }
+}
+
+export class Ladder extends Poller {
+  fetch() { return fetchLadder(); }
+
+  render() {
+    if (!this.root) return;
+    const d = this.data;
+    const top = head(t('ladder.title'), '#/');
+    if (d === undefined) {
+      replace(this.root, h('div.lobby.cup.ladder', top, h('p.cup-note', t('cup.loading'))));
+      return;
+    }
+    if (d === null) {
+      replace(this.root, h('div.lobby.cup.ladder', top, h('section.panel', h('p', t('ladder.none')))));
+      return;
+    }
+    replace(this.root, h('div.lobby.cup.ladder', top,
+      h('p.cup-status', { dataset: { test: 'ladder-status' } },
+        t('ladder.rules', { rules: d.rules }), ' · ', t('ladder.players', { n: d.players.length }),
+        ' · ', t('ladder.deals', { n: d.deals })),
+      h('div.ladder-grid',
+        h('section.panel',
+          h('h2', t('ladder.ranking')),
+          this.ranking(d.players),
+          h('p.cup-note', t('ladder.explain'))),
+        h('section.panel.ladder-tables',
+          h('h2', t('ladder.tables')),
+          this.tables(d.tables)))));
+  }
+
+  ranking(players) {
+    if (!players.length) return h('p.cup-note', t('ladder.empty'));
+    return h('div.scroll', h('table.standings.ladder-table', { dataset: { test: 'ladder' } },
+      h('thead', h('tr',
+        h('th', '#'), h('th.left', t('cup.player')), h('th', t('ladder.rating')),
+        h('th', t('ladder.games')), h('th', t('ladder.perdeal')), h('th.hide-phone', t('cup.faults')),
+        h('th.left.hide-phone', t('cup.status')))),
+      h('tbody', players.map((p) => h('tr' + (p.connected ? '' : '.away'),
+        h('td.num', String(p.rank)),
+        h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), dataset: { test: 'ladder-player' } }, p.name)),
+        h('td.num', h('strong', fixed(p.rating)), h('small', ' ± ' + fixed(p.uncertainty))),
+        h('td.num', `${p.games}`, h('small.hide-phone', ' / ' + t('ladder.ndeals', { n: p.deals }))),
+        signedCell(p.score_per_deal),
+        h('td.num.hide-phone', String(p.faults)),
+        h('td.left.hide-phone', status(p)))))));
+  }
+
+  tables(tables) {
+    if (!tables.length) return h('p.cup-note', t('ladder.notables'));
+    return h('div.rooms', tables.map((tb) => h('div.room',
+      h('div.room-main',
+        h('div.room-name', t('ladder.game', { g: tb.game }), h('span.tag.live', t('cup.live'))),
+        h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), id)))),
+      tb.room ? h('div.room-actions', h('button.primary', {
+        onclick: () => { app.fromLadder = true; spectate(tb.room); },
+        dataset: { test: 'watch-table' },
+      }, t('rooms.watch'))) : null)));
+  }
+}
+
+/* The rating history as an SVG line with its ± uncertainty band. */
+function chart(hist) {
+  const el = (tag, attrs) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  };
+  // drawn at about its size on screen, so that its text stays readable on a phone
+  const W = Math.round(Math.max(300, Math.min(720, window.innerWidth - 80)));
+  const H = Math.round(W * 0.45), L = 40, R = 12, T = 12, B = 30;
+  const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'rating-chart', role: 'img', 'aria-label': t('ladder.chart') });
+  svg.dataset.test = 'rating-chart';
+  svg.dataset.points = String(hist.length);
+  if (!hist.length) return svg;
+  let lo = Infinity, hi = -Infinity;
+  for (const p of hist) {
+    lo = Math.min(lo, p.rating - p.uncertainty);
+    hi = Math.max(hi, p.rating + p.uncertainty);
+  }
+  if (hi - lo < 1) { hi += 0.5; lo -= 0.5; }
+  const n = hist.length;
+  const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+  const y = (v) => T + ((hi - v) * (H - T - B)) / (hi - lo);
+  // grid and the axis labels: five levels
+  for (let k = 0; k <= 4; k++) {
+    const v = lo + ((hi - lo) * k) / 4;
+    svg.append(el('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));
+    const lab = el('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' });
+    lab.textContent = v.toFixed(0);
+    svg.append(lab);
+  }
+  const first = el('text', { x: L, y: H - 8, class: 'axis' });
+  first.textContent = '1';
+  const last = el('text', { x: W - R, y: H - 8, 'text-anchor': 'end', class: 'axis' });
+  last.textContent = t('ladder.dealn', { n });
+  svg.append(first, last);
+  const up = hist.map((p, i) => `${x(i).toFixed(1)},${y(p.rating + p.uncertainty).toFixed(1)}`);
+  const down = hist.map((p, i) => `${x(i).toFixed(1)},${y(p.rating - p.uncertainty).toFixed(1)}`).reverse();
+  svg.append(el('polygon', { points: up.concat(down).join(' '), class: 'band' }));
+  svg.append(el('polyline', { points: hist.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(' '), class: 'line' }));
+  const end = hist[n - 1];
+  svg.append(el('circle', { cx: x(n - 1), cy: y(end.rating), r: 4, class: 'dot' }));
+  return svg;
+}
+
+export class LadderPlayer extends Poller {
+  constructor(name) {
+    super();
+    this.name = name;
+  }
+
+  fetch() { return fetchPlayer(this.name); }
+
+  render() {
+    if (!this.root) return;
+    const d = this.data;
+    const top = head(this.name, '#/ladder');
+    if (d === undefined) {
+      replace(this.root, h('div.lobby.cup.ladder', top, h('p.cup-note', t('cup.loading'))));
+      return;
+    }
+    if (d === null) {
+      replace(this.root, h('div.lobby.cup.ladder', top, h('section.panel', h('p', t('ladder.noplayer')))));
+      return;
+    }
+    replace(this.root, h('div.lobby.cup.ladder', top,
+      h('p.cup-status', { dataset: { test: 'player-status' } },
+        h('strong', fixed(d.rating)), ' ± ', fixed(d.uncertainty), ' · ',
+        t('ladder.stats', { games: d.games, deals: d.deals, faults: d.faults }), ' · ',
+        t('ladder.perdeal'), ' ', (d.score_per_deal > 0 ? '+' : '') + fixed(d.score_per_deal, 0), ' ',
+        status(d)),
+      d.suspended ? h('div.notice', { dataset: { test: 'suspended' } }, t('ladder.why', { why: d.suspended })) : null,
+      h('section.panel',
+        h('h2', t('ladder.history')),
+        d.history.length ? chart(d.history) : h('p.cup-note', t('ladder.nohistory'))),
+      h('section.panel.ladder-deals',
+        h('h2', t('ladder.recent')),
+        this.deals(d.history))));
+  }
+
+  deals(hist) {
+    if (!hist.length) return h('p.cup-note', t('ladder.nohistory'));
+    const rows = hist.slice().reverse().map((p) => h('tr',
+      h('td.left.hide-phone', new Date(p.at).toLocaleString()),
+      h('td.left.opps', p.opponents.map((o) => h('div', o))),
+      signedCell(p.score),
+      h('td.num', fixed(p.rating)),
+      h('td.left.replays', p.games.map((id, g) => id ? h('button.ghost.small', {
+        onclick: () => go('#/replay/' + id),
+        dataset: { test: 'replay-game' },
+        title: t('over.replay'),
+      }, String(g + 1)) : null))));
+    return h('div.scroll', h('table.standings.games', { dataset: { test: 'deals' } },
+      h('thead', h('tr', h('th.left.hide-phone', t('ladder.when')), h('th.left', t('ladder.opponents')),
+        h('th', t('ladder.score')), h('th', t('ladder.rating')), h('th.left', t('ladder.replays')))),
+      h('tbody', rows)));
+  }
+}

@@ -1,0 +1,96 @@
+// mygames.js - "my games" in the lobby (issue 15): this browser's recent
+// games with their results, each opening the replay viewer.
+//
+// Who "me" is: a random key this browser makes once and keeps in
+// localStorage ("ddz.me"), said in every hello as `me`. The server keeps
+// only a hash of it with each game played, and answers GET /api/my-games
+// with "Authorization: Bearer KEY" (never in the address, which ends up in
+// logs and history). Another browser, or cleared storage, is another "me".
+import { h, replace } from './dom.js';
+import { t, lang, scoreText } from './i18n.js';
+
+const STRINGS = {
+  en: {
+    title: 'My games', none: 'Games you finish here appear in this list.', error: 'Your games could not be loaded.',
+    when: 'When', result: 'Result', score: 'Score', with: 'With', replay: 'Replay',
+    win: 'Won', lose: 'Lost', nowin: 'No winner', landlord: 'landlord', farmer: 'farmer', refresh: 'Refresh',
+    note: 'Kept for this browser: another device or cleared storage has its own list.',
+  },
+  zh: {
+    title: '我的对局', none: '在这里打完的牌局会列在这里。', error: '无法读取你的对局。',
+    when: '时间', result: '结果', score: '得分', with: '牌友', replay: '回放',
+    win: '胜', lose: '负', nowin: '无胜负', landlord: '地主', farmer: '农民', refresh: '刷新',
+    note: '记录保存在本浏览器：换设备或清除存储后列表另起。',
+  },
+};
+const s = (k) => (STRINGS[lang()] || STRINGS.en)[k];
+
+/* This browser's key: 32 lower-case hex digits, made once. "" when storage
+ * is off (then there is no list to keep). */
+export function myKey() {
+  try {
+    let k = localStorage.getItem('ddz.me') || '';
+    if (!/^[0-9a-f]{32}$/.test(k)) {
+      const b = crypto.getRandomValues(new Uint8Array(16));
+      k = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+      localStorage.setItem('ddz.me', k);
+    }
+    return k;
+  } catch {
+    return '';
+  }
+}
+
+function when(ms) {
+  const d = new Date(ms);
+  return d.toLocaleString(lang() === 'zh' ? 'zh-CN' : 'en-GB', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+function row(g) {
+  const me = g.seat;
+  const mine = Array.isArray(g.scores) ? g.scores[me] : 0;
+  let result = s('nowin');
+  if (g.winner !== null && g.landlord !== null) result = (me === g.landlord) === (g.winner === g.landlord) ? s('win') : s('lose');
+  const role = g.landlord === null ? '' : ` · ${me === g.landlord ? s('landlord') : s('farmer')}`;
+  // hosted AIs by kind and seat, as the table shows them
+  const name = (n, i) => (/^ai:/.test(n || '') ? `${t('kind.ai')}·${t('seat.' + i)}` : n || '?');
+  const others = g.names.map(name).filter((_, i) => i !== me).join(', ');
+  const link = g.key ? `${g.id}-${g.key}` : String(g.id);
+  return h('tr', { dataset: { test: 'mygame', id: String(g.id) } },
+    h('td.when', when(g.finished_at)),
+    h('td', result + role),
+    h('td.num' + (mine > 0 ? '.plus' : mine < 0 ? '.minus' : ''), scoreText(mine, true)),
+    h('td.with', others),
+    h('td', h('a.button.small', { href: `#/replay/${link}`, dataset: { test: 'mygame-replay' } }, '\u25B6 ' + s('replay'))));
+}
+
+/* The lobby's "my games" panel; it loads its list at once. */
+export function myGamesPanel() {
+  const body = h('div.mygames-body');
+  const box = h('div.mygames', { dataset: { test: 'mygames' } },
+    h('div.panel-head', h('h3', s('title')),
+      h('button.ghost.small', { onclick: () => load(body), dataset: { test: 'mygames-refresh' } }, '\u21BB ' + s('refresh'))),
+    body, h('p.note', s('note')));
+  load(body);
+  return box;
+}
+
+async function load(body) {
+  const key = myKey();
+  let games = null;
+  if (key) {
+    try {
+      const r = await fetch('/api/my-games', { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
+      if (r.ok) games = (await r.json()).games;
+    } catch { /* offline: said below */ }
+  }
+  if (!games) {
+    replace(body, h('p.empty', s('error')));
+  } else if (!games.length) {
+    replace(body, h('p.empty', { dataset: { test: 'mygames-none' } }, s('none')));
+  } else {
+    replace(body, h('table',
+      h('thead', h('tr', h('th.when', s('when')), h('th', s('result')), h('th.num', s('score')), h('th', s('with')), h('th', ''))),
+      h('tbody', games.map(row))));
+  }
+}

@@ -1,0 +1,83 @@
+// sound.js - the table's sound effects, made with WebAudio on the spot (no
+// audio files): a chime for the viewer's turn, a tap for a play, a low blip
+// for a pass, a rumble for a bomb or the rocket, a rising or falling phrase
+// for a win or a loss. Muted by a switch kept in localStorage ("ddz.mute").
+// Browsers let a page sound only after a click or a key: until then the
+// context stays suspended and nothing is heard, which is harmless.
+
+let ctx = null;
+let muted = false;
+try { muted = localStorage.getItem('ddz.mute') === '1'; } catch { /* storage off */ }
+
+export const isMuted = () => muted;
+
+/* Switches the sounds off (true) or on; remembered across visits. */
+export function setMuted(on) {
+  muted = !!on;
+  try { localStorage.setItem('ddz.mute', muted ? '1' : '0'); } catch { /* storage off */ }
+}
+
+function audio() {
+  if (!ctx) {
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return null;
+    ctx = new AC();
+  }
+  if (ctx.state === 'suspended') ctx.resume().catch(() => {});
+  return ctx;
+}
+
+/* One tone: frequency f (Hz) from `at` seconds on, for d seconds, sliding
+ * to f2 when given. */
+function tone(a, { f, f2 = f, at = 0, d = 0.12, type = 'sine', gain = 0.18 }) {
+  const t0 = a.currentTime + at;
+  const o = a.createOscillator();
+  const g = a.createGain();
+  o.type = type;
+  o.frequency.setValueAtTime(f, t0);
+  if (f2 !== f) o.frequency.exponentialRampToValueAtTime(f2, t0 + d);
+  g.gain.setValueAtTime(gain, t0);
+  g.gain.exponentialRampToValueAtTime(0.001, t0 + d);
+  o.connect(g).connect(a.destination);
+  o.start(t0);
+  o.stop(t0 + d + 0.02);
+}
+
+/* A burst of noise, for the bomb. */
+function noise(a, d = 0.5) {
+  const n = Math.floor(a.sampleRate * d);
+  const buf = a.createBuffer(1, n, a.sampleRate);
+  const data = buf.getChannelData(0);
+  for (let i = 0; i < n; i++) data[i] = (Math.random() * 2 - 1) * (1 - i / n) ** 2;
+  const src = a.createBufferSource();
+  const g = a.createGain();
+  g.gain.value = 0.35;
+  src.buffer = buf;
+  src.connect(g).connect(a.destination);
+  src.start();
+}
+
+const CUES = {
+  turn: (a) => { tone(a, { f: 880, d: 0.12 }); tone(a, { f: 1320, at: 0.12, d: 0.18 }); },
+  play: (a) => tone(a, { f: 520, f2: 300, d: 0.07, type: 'triangle', gain: 0.22 }),
+  pass: (a) => tone(a, { f: 220, d: 0.1, type: 'sine', gain: 0.12 }),
+  bomb: (a) => { noise(a, 0.6); tone(a, { f: 120, f2: 40, d: 0.6, type: 'sawtooth', gain: 0.2 }); },
+  win: (a) => [523, 659, 784, 1047].forEach((f, i) => tone(a, { f, at: i * 0.11, d: 0.16, type: 'triangle' })),
+  lose: (a) => [392, 330, 262].forEach((f, i) => tone(a, { f, at: i * 0.14, d: 0.2, type: 'triangle' })),
+};
+
+/* Plays the cue `name` unless muted. Returns whether it was played. */
+export function cue(name) {
+  if (muted || !CUES[name]) return false;
+  const a = audio();
+  if (!a) return false;
+  CUES[name](a);
+  return true;
+}
+
+/* The tab's title while the page is hidden and it is the viewer's turn: a
+ * marker that a background tab shows; the usual title otherwise. */
+export function turnTitle(yourTurn, text, usual) {
+  const want = yourTurn && document.hidden ? `\u25B6 ${text} · ${usual}` : usual;
+  if (document.title !== want) document.title = want;
+}
