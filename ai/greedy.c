@@ -215,6 +215,16 @@ static int after(const ctx *x, ddz_ranks m)
            (ddz_hand_breaks_bomb(x->hand, m) ? BREAK_COST : 0);
 }
 
+/* Returns the score of leading `m` before the rules for short-handed
+ * opponents: what it leaves, a bonus per card shed and per unit of play
+ * weight, bombs and the rocket last. */
+static int lead_score(const ctx *x, const ddz_move *m)
+{
+    ddz_combo c = m->combo;
+    return after(x, m->ranks) + SHED_BONUS * (c.size - 1) + WEIGHT_BONUS * weight_of(x, c) -
+           (is_bomb(c) ? 100000 : 0);
+}
+
 static ddz_cards pick(const ddz_view *v, const ddz_move *m)
 {
     return ddz_cards_pick(v->hand, m->ranks);
@@ -241,9 +251,7 @@ static int lead(const ctx *x, const ddz_move *mv, int n)
     int best_score = NEG_INF;
     for (int i = 0; i < n; i++) {
         ddz_combo c = mv[i].combo;
-        int sc = after(x, mv[i].ranks) + SHED_BONUS * (c.size - 1) + WEIGHT_BONUS * weight_of(x, c);
-        if (is_bomb(c))
-            sc -= 100000;
+        int sc = lead_score(x, &mv[i]);
         if (x->opp_min == 1 && c.type == DDZ_SINGLE && !safe(x, c))
             sc = -50000 + c.rank; /* only singles left: the highest */
         else if (x->opp_min == 2 && c.type == DDZ_PAIR && !safe(x, c))
@@ -382,15 +390,12 @@ int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *
         n--; /* the pass: the client offers it on its own */
     ctx x;
     ctx_init(&x, v, NULL);
-    /* score every move once, in place of its combo size (not needed now) */
+    /* score every move once, as a lead (ai:greedy's lead_score) */
     int score[DDZ_MOVES_MAX];
     if (n > DDZ_MOVES_MAX)
         n = DDZ_MOVES_MAX;
-    for (int i = 0; i < n; i++) {
-        ddz_combo c = moves[i].combo;
-        score[i] =
-            after(&x, moves[i].ranks) + SHED_BONUS * (c.size - 1) - (is_bomb(c) ? 100000 : 0);
-    }
+    for (int i = 0; i < n; i++)
+        score[i] = lead_score(&x, &moves[i]);
     int k = 0;
     if (first)
         out[k++] = first;

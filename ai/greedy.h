@@ -21,8 +21,10 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
 
 /* Plays to suggest to the seat of `v` when it is asked to play (the Hint
  * button): ai:greedy's own choice first, then the other legal plays by the
- * score of the hand each leaves (ai/hand.h: keeping straights and pairs
- * whole beats breaking them), bombs and the rocket last. Writes up to `max`
+ * score greedy gives them as leads: that of the hand each leaves (ai/hand.h:
+ * keeping straights and pairs whole beats breaking them), a little more for
+ * more cards and, where the rule set weighs plays, for heavier ones, bombs
+ * and the rocket last. Writes up to `max`
  * plays to `out`, never a pass; every one is cards of v->hand. `moves` is
  * scratch space for `cap` moves. Deterministic. Returns how many it wrote
  * (0: passing is all the seat can do). */
