@@ -218,9 +218,11 @@ static const char css[] =
     "2px solid #c0392b;padding-bottom:.2em}.meta{color:#555}table{border-collapse:collapse;"
     "margin:.6em 0}th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right;"
     "vertical-align:top}th{background:#f4ecea}td.id,th.id,td.l{text-align:left}"
-    "tr:nth-child(even) td{background:#fafafa}td small{color:#666;display:block;font-size:.78em;white-space:nowrap}"
+    "tr:nth-child(even) td{background:#fafafa}td "
+    "small{color:#666;display:block;font-size:.78em;white-space:nowrap}"
     ".finalist td.id{font-weight:600}.eliminated td{color:#777}.disqualified td{color:#a00}"
-    ".bye{color:#2a6f2a}.absent{color:#a00}td.status{font-size:.85em;text-align:left}tr td.self{background:#ddd}"
+    ".bye{color:#2a6f2a}.absent{color:#a00}td.status{font-size:.85em;text-align:left}tr "
+    "td.self{background:#ddd}"
     "code{font-size:.85em}.games td{font-size:.88em}"
     /* on a phone the wide tables scroll by themselves, not the page */
     "table{display:block;overflow-x:auto;max-width:100%}.meta code{word-break:break-all}";
