@@ -409,6 +409,20 @@ static int url_decode(const char *in, char *out, size_t cap)
     return n ? 0 : -1;
 }
 
+/* Hands `rd` (may be NULL: out of memory) to the store's reader thread;
+ * the answer to `h` then waits for it. Returns false (rd freed) when it
+ * could not be submitted: the caller answers at once. */
+static bool submit_read(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
+{
+    if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
+        h->rd = rd;
+        h->ready = false;
+        return true;
+    }
+    free(rd);
+    return false;
+}
+
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     h->ready = true;
@@ -454,13 +468,8 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
             memcpy(rd->me, me, sizeof rd->me);
             rd->owner = h;
         }
-        if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
-            h->rd = rd;
-            h->ready = false;
-            return;
-        }
-        free(rd);
-        mine_answer(h, DDZ_EDB, NULL);
+        if (!submit_read(srv, h, rd))
+            mine_answer(h, DDZ_EDB, NULL);
         return;
     } else if (game_path(path, &id, key)) {
         /* The store's reader thread fetches it; the answer waits until then
@@ -472,13 +481,8 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
             memcpy(rd->key, key, sizeof rd->key);
             rd->owner = h;
         }
-        if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
-            h->rd = rd;
-            h->ready = false;
-            return;
-        }
-        free(rd);
-        game_answer(h, DDZ_EDB, NULL);
+        if (!submit_read(srv, h, rd))
+            game_answer(h, DDZ_EDB, NULL);
         return;
     } else {
         h->status = HTTP_STATUS_NOT_FOUND;
