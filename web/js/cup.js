@@ -7,8 +7,7 @@ import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
 import { app, go, spectate } from './app.js';
 import { langButton } from './lobby.js';
-
-const POLL_MS = 3000;
+import { Poller } from './poller.js';
 
 /* GET /api/tournament: the object, or null when none runs. */
 export async function fetchTournament() {
@@ -29,28 +28,8 @@ function signed(x) {
   return h('td.num' + (x > 0 ? '.plus' : x < 0 ? '.minus' : ''), (x > 0 ? '+' : '') + num(x));
 }
 
-export class Cup {
-  mount(root) {
-    this.root = root;
-    this.data = undefined;
-    this.render();
-    this.poll();
-    this.timer = setInterval(() => { if (!document.hidden) this.poll(); }, POLL_MS);
-  }
-
-  unmount() {
-    clearInterval(this.timer);
-    this.root = null;
-  }
-
-  onLang() { this.render(); }
-
-  async poll() {
-    const d = await fetchTournament();
-    if (!this.root) return;
-    this.data = d;
-    this.render();
-  }
+export class Cup extends Poller {
+  fetch() { return fetchTournament(); }
 
   watch(room) {
     app.fromCup = true; // when the table ends, come back here

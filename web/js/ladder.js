@@ -8,8 +8,8 @@ import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
 import { app, go, spectate } from './app.js';
 import { langButton } from './lobby.js';
+import { Poller } from './poller.js';
 
-const POLL_MS = 3000;
 const SVG = 'http://www.w3.org/2000/svg';
 
 /* GET /api/ladder: the object, or null when no ladder runs. */
@@ -59,30 +59,6 @@ function head(title, back) {
       h('button.ghost.back', { onclick: () => go(back), title: t('cup.lobby'), 'aria-label': t('cup.lobby') }, icon('back')),
       h('h1', icon('trophy'), ' ', title)),
     langButton());
-}
-
-class Poller {
-  mount(root) {
-    this.root = root;
-    this.data = undefined;
-    this.render();
-    this.poll();
-    this.timer = setInterval(() => { if (!document.hidden) this.poll(); }, POLL_MS);
-  }
-
-  unmount() {
-    clearInterval(this.timer);
-    this.root = null;
-  }
-
-  onLang() { this.render(); }
-
-  async poll() {
-    const d = await this.fetch();
-    if (!this.root) return;
-    this.data = d;
-    this.render();
-  }
 }
 
 export class Ladder extends Poller {
