@@ -5,6 +5,12 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config clang
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev
       libcriterion-dev
+      # the server's and the bridge's epoll loop: libev, driven by lws's
+      # event-library plugin (README "Speed")
+      libev-dev libwebsockets-evlib-ev
+      # the PostgreSQL store (--db postgres://...) and the server its tests
+      # start for themselves (tests/pg/pg.sh)
+      libpq-dev postgresql
       # openssl s_client and req for tests/service/test_attack_tls.sh
       openssl
       # the Python Botzone bot of tests/service/test_botzone.c (a bot in
