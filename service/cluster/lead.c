@@ -26,6 +26,9 @@ struct ddz_lead {
     int retry_ms;
     void (*wake)(void *ctx);
     void *ctx;
+    void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
+    void *work_ctx;
+    bool poked; /* guarded by mu: look again at once */
     job jobs[DDZ_LEAD_JOBS];
     int njobs;
     pthread_mutex_t mu;
@@ -224,6 +227,14 @@ static void *thread_main(void *arg)
             changed = lose_all(l);
         if (changed && l->wake)
             l->wake(l->ctx);
+        if (l->pg && l->work) {
+            ddz_lead_job st[DDZ_LEAD_JOBS];
+            pthread_mutex_lock(&l->mu);
+            for (int i = 0; i < l->njobs; i++)
+                st[i] = l->jobs[i].st;
+            pthread_mutex_unlock(&l->mu);
+            l->work(l->work_ctx, l->pg, st, l->njobs);
+        }
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += l->retry_ms / 1000;
@@ -231,8 +242,9 @@ static void *thread_main(void *arg)
         if (until.tv_nsec >= 1000000000L)
             until.tv_sec++, until.tv_nsec -= 1000000000L;
         pthread_mutex_lock(&l->mu);
-        while (!l->stop && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
+        while (!l->stop && !l->poked && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
             ;
+        l->poked = false;
     }
     pthread_mutex_unlock(&l->mu);
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK) {
@@ -269,6 +281,8 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
     l->retry_ms = cfg->retry_ms ? cfg->retry_ms : DDZ_LEAD_RETRY_MS;
     l->wake = cfg->wake;
     l->ctx = cfg->ctx;
+    l->work = cfg->work;
+    l->work_ctx = cfg->work_ctx;
     l->njobs = njobs;
     for (int i = 0; i < njobs; i++) {
         snprintf(l->jobs[i].name, sizeof l->jobs[i].name, "%s", jobs[i]);
@@ -299,6 +313,14 @@ int ddz_lead_state(ddz_lead *l, int i, ddz_lead_job *out)
     *out = l->jobs[i].st;
     pthread_mutex_unlock(&l->mu);
     return 0;
+}
+
+void ddz_lead_poke(ddz_lead *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->poked = true;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
 }
 
 void ddz_lead_last_error(ddz_lead *l, char *out, size_t outlen)

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libpq-fe.h>
+
 #define DDZ_LEAD_JOBS 8        /* jobs one ddz_lead contends for */
 #define DDZ_LEAD_JOB_MAX 96    /* a job's name: at most 95 bytes + NUL */
 #define DDZ_LEAD_NODE_MAX 32   /* a node id, as `--node` (at most 16) + room */
@@ -45,6 +47,15 @@
 #define DDZ_LEAD_RETRY_MS 1000 /* default ddz_lead_cfg.retry_ms */
 
 typedef struct ddz_lead ddz_lead;
+
+/* What the loop sees of one job. */
+typedef struct ddz_lead_job {
+    bool held;                         /* this node holds the job's lock now */
+    uint64_t term;                     /* times this node gained it (0: never) */
+    bool holder_known;                 /* a live holder is recorded (this node or another) */
+    char holder[DDZ_LEAD_NODE_MAX];    /* its node id */
+    char holder_url[DDZ_LEAD_URL_MAX]; /* its public_url, "" if it has none */
+} ddz_lead_job;
 
 typedef struct ddz_lead_cfg {
     const char *url;        /* PostgreSQL connection URL (postgres://...) */
@@ -56,16 +67,16 @@ typedef struct ddz_lead_cfg {
      * lws_cancel_service). May be NULL. */
     void (*wake)(void *ctx);
     void *ctx;
+    /* Work for the leader, run ON THE LEAD THREAD after every look while
+     * the session is up, with the session itself and every job's state:
+     * a transaction run on `pg` while jobs[i].held cannot commit once the
+     * lock is lost (the lock goes only with the session), so a node that
+     * lost a job without noticing yet can never act as its leader. It must
+     * not keep `pg`, nor leave a transaction open; a failure on a broken
+     * session is seen by the next look. May be NULL. */
+    void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
+    void *work_ctx;
 } ddz_lead_cfg;
-
-/* What the loop sees of one job. */
-typedef struct ddz_lead_job {
-    bool held;                         /* this node holds the job's lock now */
-    uint64_t term;                     /* times this node gained it (0: never) */
-    bool holder_known;                 /* a live holder is recorded (this node or another) */
-    char holder[DDZ_LEAD_NODE_MAX];    /* its node id */
-    char holder_url[DDZ_LEAD_URL_MAX]; /* its public_url, "" if it has none */
-} ddz_lead_job;
 
 /* Returns the advisory lock key of job `name`: the first 8 bytes of
  * BLAKE2b-128 of "ddz:" + name (big-endian), as a signed 64-bit number (the type of
@@ -84,6 +95,10 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
  * ddz_lead_start()) to *out. Returns 0, or DDZ_EINVAL for a bad index.
  * Any thread; never waits for PostgreSQL. */
 int ddz_lead_state(ddz_lead *l, int i, ddz_lead_job *out);
+
+/* Makes the thread look (and run `work`) now instead of at its next
+ * retry. Never fails; any thread. */
+void ddz_lead_poke(ddz_lead *l);
 
 /* Copies the latest failure of the session to `out` ("" if none), for
  * logs. Never fails; any thread. */
