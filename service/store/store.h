@@ -77,6 +77,7 @@
 #include "rules/record.h"
 
 #define DDZ_STORE_SCHEMA_VERSION 4
+#define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
@@ -122,6 +123,16 @@ typedef struct ddz_store_options {
  * database" or "ddz.db: schema version 7 is newer than this ddz understands
  * (1)", or "ddz.db: busy_ms must not be negative". */
 ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen);
+
+/* Returns true if `where` names a PostgreSQL database (it starts with
+ * "postgres://" or "postgresql://"): ddz_store_open() then uses PostgreSQL
+ * through libpq; anything else is a SQLite path. */
+bool ddz_store_is_url(const char *where);
+
+/* Writes to `out` (outlen bytes, always NUL-terminated) how messages name
+ * the database `where`: a SQLite path as is; a URL without its password
+ * and without its "?..." parameters (which may hold one). Never fails. */
+void ddz_store_shown(const char *where, char *out, size_t outlen);
 
 /* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
  * write (ddz_store_flush()), stops the writer thread and closes the
