@@ -796,7 +796,20 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->cfg = *cfg;
     char err[256];
     ddz_store_options so = {.max_queue = cfg->db_queue > 0 ? (size_t)cfg->db_queue : 0};
-    srv->store = ddz_store_open(cfg->db_path, &so, err, sizeof err);
+    /* LOCAL PATCH, s16-rooms only: DROP IT AT THE MERGE WITH s16-pgstore,
+     * whose store opens a postgres:// URL itself. Until then a cluster node
+     * keeps its games in a SQLite file of its own (DDZ_DEV_SQLITE, else
+     * /tmp/ddz-node-PID.db), so the cluster can be developed and tested. */
+    const char *db_path = cfg->db_path;
+    char dev_db[64];
+    if (ddz_cluster_is_pg_url(db_path)) {
+        db_path = getenv("DDZ_DEV_SQLITE");
+        if (!db_path) {
+            snprintf(dev_db, sizeof dev_db, "/tmp/ddz-node-%ld.db", (long)getpid());
+            db_path = dev_db;
+        }
+    }
+    srv->store = ddz_store_open(db_path, &so, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
         return 1;
