@@ -160,9 +160,6 @@ lines.forEach((line, i) => {
 if (nframes === 0) fail('no frames captured');
 for (const dir of coverage ? ['client', 'server'] : [])
     for (const t of documented[dir]) {
-        // TODO(s16-rooms): `redirect` needs two nodes; the cluster test
-        // (tests/service/test_cluster_rooms.c) will capture it for this check.
-        if (dir === 'server' && t === 'redirect' && !seen[dir].has(t)) continue;
         if (seen[dir].has(t)) ok();
         else fail(`the capture has no ${dir} "${t}" message: the tests do not cover it`);
     }
