@@ -455,7 +455,10 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
               0, NULL, NULL) ||
         !exec(c->pg, "DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 hour'", 0, NULL,
               NULL) ||
-        !heartbeat(c) || !session_setup(c)) {
+        !heartbeat(c) || !session_setup(c) ||
+        /* the others read the nodes again now, not at their next beat:
+         * they can send clients here at once */
+        !exec(c->pg, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, me, NULL)) {
         set_err(err, errlen, "cannot register the node", c->pg);
         goto fail;
     }

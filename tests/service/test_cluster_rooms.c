@@ -363,3 +363,65 @@ Test(cluster, a_stopped_node_leaves_at_once)
     cr_assert_geq(took, 0, "a stopped node's room is still listed after %d ms", T(3000));
     cli_free(alice);
 }
+
+Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
+{
+    cli *host = hello_on(1, "host");
+    const char *room = create_open_room(host);
+    cli *alice = hello_on(0, "alice"); /* node 1 knows of it, as a lobby would show it */
+    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    cli_free(alice);
+    char log[200];
+    snprintf(log, sizeof log, "%s/bridge.log", srv.dir);
+    /* pointed at node 1, with node 2's room */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(DDZ_BIN, "ddz", "bridge", "--url", N[0].url, "--room", room, "--seat", "0", "--turns",
+              "1", "--name", "bridgey", "--", DDZ_BIN, "engine", "--ai", "greedy", (char *)NULL);
+        _exit(127);
+    }
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    cr_assert_geq(pidfd, 0);
+    host->seat = 2;
+    /* the bridge sits down at node 2 (bounded) */
+    int64_t deadline = now_ms() + T(10000);
+    bool sat = false;
+    while (!sat && now_ms() < deadline) {
+        const ddz_event *e = cli_next(host, 100);
+        sat = e && e->type == DDZ_EVENT_SEAT && e->seat.seat == 0 && e->seat.player.seated;
+        if (e && e->type == DDZ_EVENT_TURN)
+            act_pending(host);
+    }
+    if (!sat) {
+        char *t = slurp(log);
+        cr_assert_fail("the bridge did not sit down within %d ms; its log:\n%s", T(10000), t);
+    }
+    cli *cs[] = {host};
+    cr_assert_eq(run(cs, 1, NULL, NULL, T(60000)), -1);
+    check_over(host->over);
+    /* the bridge played its turn (one game) and leaves: exit 0 */
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    poll(&p, 1, T(10000));
+    int status = -1;
+    pid_t got = waitpid(pid, &status, WNOHANG);
+    if (got != pid)
+        kill(pid, SIGKILL), waitpid(pid, &status, 0);
+    close(pidfd);
+    char *text = slurp(log);
+    cr_assert_eq(got, pid, "the bridge did not exit; its log:\n%s", text);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "bridge status %d; its log:\n%s",
+              status, text);
+    char want[160];
+    snprintf(want, sizeof want, "redirected to %s", N[1].url);
+    cr_assert(strstr(text, want), "no '%s' in the bridge's log:\n%s", want, text);
+    cr_assert(strstr(text, "seated in room"), "%s", text);
+    free(text);
+    cli_free(host);
+}
