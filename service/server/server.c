@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/cluster/cluster.h"
 #include "service/net/wire.h"
 #include "service/seats/seats.h"
 #include "service/server/budget.h"
@@ -775,6 +776,18 @@ static void reap_tick(lws_sorted_usec_list_t *sul)
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
 }
 
+/* How often our listed rooms are compared with what the cluster last got
+ * (ddz_cluster_publish hands over only a change): a room's seat taken
+ * shows in other nodes' lobbies within this plus their next read. */
+#define CLUSTER_TICK_US (500 * LWS_US_PER_MS)
+
+static void cluster_tick(lws_sorted_usec_list_t *sul)
+{
+    ddz_srv *srv = lws_container_of(sul, ddz_srv, cluster_sul);
+    ddz__lobby_cluster_publish(srv);
+    lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+}
+
 int ddz_server_run(const ddz_server_cfg *cfg)
 {
     static ddz_srv srv_storage;
@@ -888,8 +901,29 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
+    if (cfg->node && ddz_cluster_is_pg_url(cfg->db_path)) {
+        ddz_cluster_cfg cc = {.db_url = cfg->db_path,
+                              .node = cfg->node,
+                              .public_url = cfg->public_url,
+                              .heartbeat_ms = cfg->cluster_beat_ms,
+                              .dead_ms = cfg->cluster_dead_ms};
+        srv->cluster = ddz_cluster_start(&cc, err, sizeof err);
+        if (!srv->cluster) {
+            fprintf(stderr, "ddz serve: %s\n", err);
+            ddz_think_destroy(srv->think);
+            ddz_store_reader_stop(srv->store);
+            lws_context_destroy(srv->ctx);
+            ddz_listener_close(&srv->listener);
+            ddz_wire_fini();
+            store_reads_done(srv, false);
+            ddz__budget_destroy(srv);
+            ddz_store_close(srv->store);
+            return 1;
+        }
+    }
     if (cfg->tournament_dir && ddz__tsrv_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_cluster_stop(srv->cluster);
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
@@ -904,6 +938,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
     if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_cluster_stop(srv->cluster);
         ddz__tsrv_destroy(srv);
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
@@ -924,6 +959,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     signal(SIGPIPE, SIG_IGN);
     srv->reap_fn = reap_tick;
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    if (srv->cluster) {
+        lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+        ddz__log(srv, "info", NULL, "cluster node %s, reached at %s", cfg->node, cfg->public_url);
+    }
     ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
              cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
     if (budget.cap < max_conns)
@@ -955,6 +994,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     while (srv->m.connections > 0 && ddz__now_us() < until)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
+    lws_sul_cancel(&srv->cluster_sul);
+    /* the others drop our rooms at once rather than when our heartbeat
+     * stops counting */
+    ddz_cluster_stop(srv->cluster);
+    srv->cluster = NULL;
     ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
     ddz__ladder_destroy(srv);
     ddz__lobby_destroy(srv);
