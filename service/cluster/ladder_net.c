@@ -144,17 +144,6 @@ static const char *const schema_sql =
     " done_at TIMESTAMPTZ, game1 BIGINT, game2 BIGINT, game3 BIGINT);"
     "CREATE INDEX IF NOT EXISTS cluster_ladder_deals_open ON cluster_ladder_deals(rules, node)"
     " WHERE state = 'assigned';"
-    /* the store's ladder tables (store.h), if the store has not made them */
-    "CREATE TABLE IF NOT EXISTS ladder_players(rules TEXT NOT NULL, name TEXT NOT NULL,"
-    " mu DOUBLE PRECISION, sigma DOUBLE PRECISION, games BIGINT, deals BIGINT,"
-    " score DOUBLE PRECISION, faults BIGINT, suspended TEXT, updated_at BIGINT,"
-    " PRIMARY KEY(rules, name));"
-    "CREATE TABLE IF NOT EXISTS ladder_history(id BIGSERIAL PRIMARY KEY, rules TEXT NOT NULL,"
-    " name TEXT NOT NULL, finished_at BIGINT, mu DOUBLE PRECISION, sigma DOUBLE PRECISION,"
-    " score DOUBLE PRECISION, faults INTEGER, game1 BIGINT, game2 BIGINT, game3 BIGINT,"
-    " opp1 TEXT, opp2 TEXT);"
-    "CREATE TABLE IF NOT EXISTS ladder_pairs(rules TEXT NOT NULL, a TEXT NOT NULL,"
-    " b TEXT NOT NULL, deals BIGINT NOT NULL, PRIMARY KEY(rules, a, b));"
     "COMMIT;";
 
 /* ---- the loop's side ---- */

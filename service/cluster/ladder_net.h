@@ -25,8 +25,9 @@
  * session holds the lock. The event loop talks to it through two queues
  * and never waits for PostgreSQL.
  *
- * Tables (created if missing; the ladder_* ones are the store's schema,
- * store.h, which the PostgreSQL store shares):
+ * Tables (the cluster_* ones created if missing; the ladder_* ones are
+ * the store's, store.h, made by its PostgreSQL backend, which must have
+ * opened the database first):
  *
  *   cluster_ladder_presence(rules, name, node, since, PRIMARY KEY(rules, name))
  *   cluster_ladder_deals(id BIGSERIAL PRIMARY KEY, rules, node (the host),

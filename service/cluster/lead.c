@@ -247,6 +247,12 @@ static void *thread_main(void *arg)
         l->poked = false;
     }
     pthread_mutex_unlock(&l->mu);
+    if (l->pg && PQstatus(l->pg) == CONNECTION_OK && l->work) {
+        /* a last round of work as no job's holder: what the loop queued
+         * before it stopped is written, nothing is led any more */
+        ddz_lead_job st[DDZ_LEAD_JOBS] = {{0}};
+        l->work(l->work_ctx, l->pg, st, l->njobs);
+    }
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK) {
         /* hand over now rather than on the session's end alone */
         PQclear(PQexec(l->pg, "DELETE FROM cluster_leaders WHERE pid = pg_backend_pid()"));

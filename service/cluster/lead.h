@@ -73,7 +73,8 @@ typedef struct ddz_lead_cfg {
      * lock is lost (the lock goes only with the session), so a node that
      * lost a job without noticing yet can never act as its leader. It must
      * not keep `pg`, nor leave a transaction open; a failure on a broken
-     * session is seen by the next look. May be NULL. */
+     * session is seen by the next look. ddz_lead_stop() runs it a last
+     * time with no job held, before the locks go. May be NULL. */
     void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
     void *work_ctx;
 } ddz_lead_cfg;

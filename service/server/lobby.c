@@ -13,6 +13,7 @@
 #include "service/server/lobby.h"
 #include "service/server/room.h"
 #include "service/server/ladder_srv.h"
+#include "service/server/lead_srv.h"
 #include "service/server/tourney_srv.h"
 
 /* A disconnected player is kept this long for a resume even when not
@@ -440,9 +441,9 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
     case DDZ_REQ_ENLIST:
         /* no competition named: the tournament if one runs, else the ladder */
         if (strcmp(q.competition, "ladder") == 0 ||
-            (!q.competition[0] && !srv->tsrv && ddz__ladder_running(srv)))
+            (!q.competition[0] && !srv->cfg.tournament_dir && ddz__ladder_running(srv)))
             ddz__ladder_enlist(srv, p, &q);
-        else
+        else if (!ddz__lead_tourney_elsewhere(srv, p, &q)) /* several nodes: its node's */
             ddz__tsrv_enlist(srv, p, &q);
         break;
     case DDZ_REQ_LIST:

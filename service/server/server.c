@@ -31,6 +31,7 @@
 
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
+#include "service/server/lead_srv.h"
 #include "service/net/wire.h"
 #include "service/seats/seats.h"
 #include "service/server/budget.h"
@@ -182,6 +183,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
             ddz_seat_ai_done(j);
+        ddz__lead_poll(srv); /* a lock gained or lost, the ladder's news */
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -921,7 +923,22 @@ int ddz_server_run(const ddz_server_cfg *cfg)
             return 1;
         }
     }
-    if (cfg->tournament_dir && ddz__tsrv_start(srv, err, sizeof err) < 0) {
+    if (ddz__lead_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_cluster_stop(srv->cluster);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    /* several nodes: the tournament starts where its lock is (lead_srv.h) */
+    if (cfg->tournament_dir && !srv->lead && ddz__tsrv_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
         ddz_cluster_stop(srv->cluster);
         ddz__lobby_destroy(srv);
@@ -938,6 +955,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
     if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__lead_stop(srv);
+        ddz__lead_free(srv);
         ddz_cluster_stop(srv->cluster);
         ddz__tsrv_destroy(srv);
         ddz__lobby_destroy(srv);
@@ -1001,6 +1020,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->cluster = NULL;
     ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
     ddz__ladder_destroy(srv);
+    /* after the ladder queued its last results and drops: the lead thread
+     * writes them in a last round, then frees this node's locks */
+    ddz__lead_stop(srv);
+    ddz__lead_free(srv);
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;
