@@ -794,8 +794,19 @@ static void disconnected(runner *r, const char *why)
         return;
     }
     int delay = r->attempts >= 6 ? 30 : 1 << (r->attempts - 1);
-    fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting in %d s\n", why,
-            delay);
+    if (strcmp(r->url_text, r->cfg->url) != 0) {
+        /* a redirect sent us to another node, and that node is gone: its
+         * work (a tournament) moves to another node, which the entry point
+         * knows and redirects us to again */
+        ddz_url u;
+        if (ddz_url_parse(r->cfg->url, &u) == 0) {
+            r->url = u;
+            snprintf(r->url_text, sizeof r->url_text, "%s", r->cfg->url);
+            r->b.hops = 0;
+        }
+    }
+    fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting to %s in %d s\n", why,
+            r->url_text, delay);
     lws_sul_schedule(r->ctx, 0, &r->retry_sul, retry_tick, (lws_usec_t)delay * LWS_US_PER_SEC);
 }
 

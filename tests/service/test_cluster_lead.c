@@ -114,6 +114,9 @@ static bool node_healthy(const node *n)
     return status == 200;
 }
 
+/* What the nodes run besides the cluster's options (NULL-terminated). */
+static const char *node_extra[16];
+
 static void node_start(int k)
 {
     node *n = &N[k];
@@ -123,29 +126,18 @@ static void node_start(int k)
         char port[16];
         snprintf(port, sizeof port, "%d", n->port);
         snprintf(n->url, sizeof n->url, "ws://127.0.0.1:%d/ws", n->port);
-        char *argv[] = {DDZ_BIN,
-                        "serve",
-                        "--port",
-                        port,
-                        "--bind",
-                        "127.0.0.1",
-                        "--db",
-                        pg_url,
-                        "--node",
-                        (char *)n->id,
-                        "--public-url",
-                        n->url,
-                        "--web",
-                        DDZ_SOURCE_DIR "/web",
-                        "--ai-delay-ms",
-                        "0",
-                        "--ladder-ai",
-                        "greedy",
-                        "--ladder-ai",
-                        "random",
-                        "--ladder-time",
-                        "3",
-                        NULL};
+        char *argv[40] = {DDZ_BIN,         "serve",
+                          "--port",        port,
+                          "--bind",        "127.0.0.1",
+                          "--db",          pg_url,
+                          "--node",        (char *)n->id,
+                          "--public-url",  n->url,
+                          "--web",         DDZ_SOURCE_DIR "/web",
+                          "--ai-delay-ms", "0"};
+        int argc = 16;
+        for (int i = 0; node_extra[i]; i++)
+            argv[argc++] = (char *)node_extra[i];
+        argv[argc] = NULL;
         proc p;
         spawn(&p, n->log, argv);
         n->pid = p.pid;
@@ -213,6 +205,9 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
      .timeout = 300)
 {
     char sql[600], who[32];
+    const char *extra[] = {"--ladder-ai",   "greedy", "--ladder-ai", "random",
+                           "--ladder-time", "3",      NULL};
+    memcpy(node_extra, extra, sizeof extra);
     node_start(0);
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n1");
     wait_num(sql, 1, 10000, "node 1 leads the ladder");
@@ -296,4 +291,132 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
              " WHERE g.id IN (d.game1, d.game2, d.game3)) <> 3",
              1, 10000, "every done deal's three games stored");
     proc_kill(&bot);
+}
+
+/* ---- a tournament on two nodes ---- */
+
+static char cup[200];
+
+static void cup_file(const char *name, const char *text)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", cup, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* games.jsonl's lines; fails if a game (stage, turn, table, game) is
+ * there twice. */
+static int cup_games(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/games.jsonl", cup);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *l = NULL, keys[64][48];
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&l, &cap, f) > 0) {
+        json_t *j = json_loads(l, 0, NULL);
+        cr_assert_not_null(j, "a line of games.jsonl is no JSON: %s", l);
+        json_t *t = json_object_get(j, "tournament");
+        cr_assert_lt(n, 64);
+        snprintf(keys[n], sizeof keys[n], "%s/%lld/%lld/%lld",
+                 json_string_value(json_object_get(t, "stage")),
+                 json_integer_value(json_object_get(t, "turn")),
+                 json_integer_value(json_object_get(t, "table")),
+                 json_integer_value(json_object_get(t, "game")));
+        for (int k = 0; k < n; k++)
+            cr_assert_str_neq(keys[k], keys[n], "game %s recorded twice", keys[n]);
+        n++;
+        json_decref(j);
+    }
+    free(l);
+    fclose(f);
+    return n;
+}
+
+/* Node 1 runs the tournament (DIR on storage both nodes see: here the same
+ * directory); a bot enlisting at node 2 is redirected to node 1 and plays
+ * there; node 1 is killed; node 2 takes the lock, resumes from DIR, the
+ * bot (back at its entry point, node 2) plays on, and the tournament ends
+ * with every game once. */
+Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
+    cr_assert_eq(mkdir(cup, 0755), 0);
+    cup_file("players", "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
+                        "e=ai:greedy\n");
+    cup_file("options", "--format swiss --turns 3\n--games 2 --time 5 --seed "
+                        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+    const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+             " AND c.node = 'n1' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
+             " AND k.locktype = 'advisory' AND k.granted)",
+             1, 10000, "node 1 holds the tournament");
+    node_start(1);
+
+    char tok[80], cmd[700];
+    snprintf(cmd, sizeof cmd, "'%s' token add alpha --db '%s' 2>/dev/null", DDZ_BIN, pg_url);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f && fgets(tok, sizeof tok, f), "ddz token add printed nothing");
+    tok[strcspn(tok, "\r\n")] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    proc bot;
+    char log[200];
+    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--enlist",
+                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
+    spawn(&bot, log, argv);
+
+    /* it plays at node 1, sent there from node 2 */
+    int64_t deadline = now_ms() + T(60000);
+    while (cup_games() < 4) {
+        cr_assert_lt(now_ms(), deadline, "node 1 played no 4 games");
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
+    char *l = slurp(bot.log);
+    cr_assert(strstr(l, "redirected to") && strstr(l, N[0].url), "no redirect to node 1:\n%s", l);
+    free(l);
+    srv.port = N[1].port;
+    int status;
+    char *body = http_get("/api/tournament", &status);
+    cr_assert(strstr(body, "\"running\":false") || status != 200 || !strstr(body, "standings"),
+              "node 2 runs the tournament too: %s", body);
+    free(body);
+
+    /* node 1 dies mid-tournament */
+    int64_t t0 = now_ms();
+    kill(N[0].pid, SIGKILL);
+    waitpid(N[0].pid, NULL, 0);
+    N[0].pid = 0;
+    int played = cup_games();
+    cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+             " AND c.node = 'n2' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
+             " AND k.locktype = 'advisory' AND k.granted)",
+             1, 5000, "node 2 takes the tournament");
+    cr_log_warn("node 2 held the tournament %lld ms after node 1 was killed",
+                (long long)(now_ms() - t0));
+
+    /* the bot comes back through node 2 and the tournament ends there */
+    cr_assert(proc_wait(&bot, T(180000)), "the bridge did not end:\n%s", slurp(bot.log));
+    l = slurp(bot.log);
+    cr_assert_eq(bot.code, 0, "bridge exit %d:\n%s", bot.code, l);
+    cr_assert(strstr(l, "released: the tournament is over"), "%s", l);
+    char back[120];
+    snprintf(back, sizeof back, "reconnecting to %s", N[1].url);
+    cr_assert(strstr(l, back), "the bridge did not come back through node 2:\n%s", l);
+    cr_log_warn("%d of 12 games were played before the kill", played);
+    free(l);
+    cr_assert_eq(cup_games(), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
+    char verify[600];
+    snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, cup);
+    cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
 }
