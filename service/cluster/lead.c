@@ -111,10 +111,20 @@ static bool connect_pg(ddz_lead *l)
     /* The URL first, expanded; the keywords after it win. Keepalives and
      * tcp_user_timeout bound how long a cut network goes unnoticed
      * (some 10 s instead of the kernel's two hours). */
-    const char *kw[] = {"dbname",           "connect_timeout",     "keepalives",
-                        "keepalives_idle",  "keepalives_interval", "keepalives_count",
-                        "tcp_user_timeout", "application_name",    NULL};
-    const char *val[] = {l->url, "5", "1", "5", "2", "2", "10000", "ddz-lead", NULL};
+    const char *kw[] = {"dbname",
+                        "connect_timeout",
+                        "keepalives",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "application_name",
+                        "options",
+                        NULL};
+    /* options: no NOTICEs ("already exists, skipping") on the server's stderr */
+    const char *val[] = {
+        l->url, "5", "1", "5", "2", "2", "10000", "ddz-lead", "-c client_min_messages=warning",
+        NULL};
     l->pg = PQconnectdbParams(kw, val, 1);
     if (!l->pg || PQstatus(l->pg) != CONNECTION_OK) {
         set_err(l, "connect", l->pg ? PQerrorMessage(l->pg) : "out of memory");
