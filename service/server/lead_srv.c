@@ -154,8 +154,11 @@ bool ddz__lead_tourney_elsewhere(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     ddz_lead_state(srv->lead, srv->lead_tourney, &j);
     if (!j.holder_known || !j.holder_url[0] || j.held ||
         (srv->cfg.public_url && strcmp(j.holder_url, srv->cfg.public_url) == 0)) {
-        ddz__conn_error(p->conn, DDZ_EBUSY,
-                        "the tournament is between nodes (its node is gone): try again soon", q);
+        /* between nodes (just started, or its node died and no other
+         * took it yet): not an error a bot should give up on; closed,
+         * so that it reconnects and enlists again (ddz bridge does) */
+        ddz__conn_close(p->conn, LWS_CLOSE_STATUS_GOINGAWAY,
+                        "the tournament is between nodes: reconnect");
         return true;
     }
     ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = q->type}};

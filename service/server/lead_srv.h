@@ -36,7 +36,8 @@ void ddz__lead_poll(ddz_srv *srv);
 
 /* Whether the tournament is configured but runs on another node (or on
  * none yet): then `p`'s enlist (`q`) is answered here, with a redirect to
- * the holder or an error, and true is returned. */
+ * the holder, or, while no node holds it, by closing the connection
+ * (1001: a bot reconnects and enlists again), and true is returned. */
 bool ddz__lead_tourney_elsewhere(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 
 /* Stops the lead thread: every lock this node held is freed at once.
