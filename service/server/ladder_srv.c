@@ -594,6 +594,8 @@ static void net_play(ddz_ladder *l, const ddz_ladder_net_msg *m)
             why = "a participant is at a table here already";
         else if (l->p[i].kind != K_BOT && !l->p[i].configured)
             why = "a fixed participant this node is not given (--ladder-ai, --ladder-engine)";
+        else if (l->p[i].kind == K_BOT && !connected(&l->p[i]))
+            why = "its bot left this node"; /* not charged: as one node, not seated when gone */
         else
             who[k] = i;
     }
