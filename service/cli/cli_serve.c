@@ -32,7 +32,7 @@ static const char usage[] =
     "\n"
     "  --port N            TCP port (DDZ_PORT, default 8080)\n"
     "  --bind ADDR         listen on this address only (DDZ_BIND, default all)\n"
-    "  --db PATH           SQLite database (DDZ_DB, default ddz.db)\n"
+    "  --db PATH|URL       SQLite file or postgres:// URL (DDZ_DB, default ddz.db)\n"
     "  --db-queue N        games and turn results held for the database writer\n"
     "                      before new ones are dropped (DDZ_DB_QUEUE, default 10000)\n"
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"

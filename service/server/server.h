@@ -16,7 +16,7 @@
 typedef struct ddz_server_cfg {
     int port;             /* 0 = 8080 */
     const char *bind;     /* interface address, NULL = all */
-    const char *db_path;  /* SQLite file */
+    const char *db_path;  /* a SQLite path or a PostgreSQL URL (ddz_store_open()) */
     int db_queue;         /* store writes held before new ones drop, 0 = DDZ_STORE_QUEUE_MAX */
     const char *web_dir;  /* static client */
     const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
