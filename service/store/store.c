@@ -42,6 +42,8 @@ struct ddz_store {
     bool stopping;           /* close requested */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
+    uint64_t ids_past;        /* ids handed out with none in hand */
+    int64_t past_next;        /* the next of those; 0: no run started */
     char last_error[160];     /* last database message */
     /* Game ids. Without ops->id_block: the highest id reserved, added or
      * stored (one process owns the file). With it: blocks the database
@@ -386,6 +388,12 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     out->drops = s->drops;
     out->read_errors = s->read_errors;
     out->queued = s->len + s->inflight;
+    out->ids_past = s->ids_past;
+    out->ids_in_hand = UINT64_MAX;
+    if (s->ops->id_block)
+        out->ids_in_hand =
+            (uint64_t)(s->id_next <= s->id_end ? s->id_end - s->id_next + 1 : 0) +
+            (uint64_t)(s->spare_next <= s->spare_end ? s->spare_end - s->spare_next + 1 : 0);
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
     pthread_mutex_unlock(&s->lock);
 }
@@ -418,11 +426,21 @@ int64_t ddz_store_reserve_game_id(ddz_store *s)
         s->id_next = s->spare_next, s->id_end = s->spare_end;
         s->spare_next = 1, s->spare_end = 0;
     }
-    int64_t id = DDZ_EDB;
-    if (s->id_next <= s->id_end)
+    int64_t id;
+    if (s->id_next <= s->id_end) {
         id = s->id_next++;
-    else
-        s->drops++; /* the game will not be stored: no id in hand */
+    } else {
+        /* No id in hand only when the database has been unreachable for a
+         * block's worth of games (which then cannot be stored anyway). Every
+         * game needs an id (SPEC: game_id >= 1), so one comes from a run at
+         * a random place above every block: 2^28 places of 2^24 ids each
+         * between DDZ_STORE_PAST_IDS and 2^53, so two nodes' runs meet
+         * hardly ever, and never the blocks. */
+        if (!s->past_next || (s->past_next & ((INT64_C(1) << 24) - 1)) == 0)
+            s->past_next = DDZ_STORE_PAST_IDS + ((int64_t)randombytes_uniform(1u << 28) << 24);
+        id = s->past_next++;
+        s->ids_past++;
+    }
     if (s->spare_next > s->spare_end && !s->want_ids) {
         s->want_ids = true;
         pthread_cond_signal(&s->imore);

@@ -37,7 +37,7 @@ static const char pg_schema[] =
     " record TEXT NOT NULL,"
     " key TEXT);"
     "CREATE SEQUENCE games_id_blocks INCREMENT BY " ID_BLOCK_STR " MINVALUE " ID_BLOCK_STR
-    " START WITH " ID_BLOCK_STR ";"
+    " START WITH " ID_BLOCK_STR " MAXVALUE 4503599627370495;" /* DDZ_STORE_PAST_IDS - 1 */
     "CREATE TABLE turns("
     " id BIGSERIAL PRIMARY KEY,"
     " room TEXT,"
@@ -220,9 +220,11 @@ static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
             goto fail;
     }
     /* Ids added without the sequence (by hand, or an import) must not be
-     * handed out again: the sequence starts past the largest stored. */
+     * handed out again: the sequence starts past the largest stored (below
+     * DDZ_STORE_PAST_IDS: the ids of a store that had none in hand). */
     if (!exec_ok(c,
-                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games) x,"
+                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games"
+                 " WHERE id < 4503599627370496) x,"
                  " games_id_blocks q WHERE m > CASE WHEN q.is_called THEN q.last_value ELSE 0 END",
                  false, msg, sizeof msg) ||
         !exec_ok(c, "COMMIT", false, msg, sizeof msg))

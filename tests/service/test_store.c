@@ -226,18 +226,22 @@ static void read_lock_release(read_lock *l)
 
 static long now_ms(void);
 
-/* Reserves an id, waiting (bounded) if the store has none in hand yet: a
+/* Reserves an id, waiting (bounded) until the store has one in hand: a
  * PostgreSQL store fetches the next block in the background, and a loop
- * doing nothing else can outrun it. */
+ * doing nothing else can outrun it (then it would hand out ids past its
+ * block, which a test that counts them must not see). */
 static int64_t reserve_waiting(ddz_store *s)
 {
     long start = now_ms();
-    int64_t id;
-    while ((id = ddz_store_reserve_game_id(s)) < 0 && now_ms() - start < WAIT_MS) {
+    ddz_store_counters c;
+    for (ddz_store_stats(s, &c); c.ids_in_hand == 0 && now_ms() - start < WAIT_MS;
+         ddz_store_stats(s, &c)) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    cr_assert_gt(id, 0, "no game id in %d ms", WAIT_MS);
+    cr_assert_gt(c.ids_in_hand, 0, "no game id in hand after %d ms", WAIT_MS);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_gt(id, 0);
     return id;
 }
 
@@ -1735,6 +1739,20 @@ Test(store, reconnects_when_the_server_drops_it)
     cr_assert_eq(g.rc, DDZ_EDB);
     ddz_store_stats(s, &c);
     cr_assert_geq(c.read_errors, 3);
+    /* Ids go on without the database: once the blocks run out, from above
+     * every block. */
+    int64_t prev = id3, past = 0;
+    for (int i = 0; i < 250; i++) {
+        int64_t x = ddz_store_reserve_game_id(s);
+        cr_assert(x > prev || (x >= DDZ_STORE_PAST_IDS && prev < DDZ_STORE_PAST_IDS));
+        cr_assert_lt(x, INT64_C(1) << 53);
+        past += x >= DDZ_STORE_PAST_IDS;
+        prev = x;
+    }
+    ddz_store_stats(s, &c);
+    cr_assert_gt(past, 0);
+    cr_assert_eq(c.ids_past, (uint64_t)past);
+    cr_assert_eq(c.ids_in_hand, 0);
 
     /* Back. */
     allow_conns(true);
@@ -1745,7 +1763,9 @@ Test(store, reconnects_when_the_server_drops_it)
     cr_assert_eq(g.rc, 0);
     free(g.json);
     cr_assert_eq(ddz_store_token_check(s, tok, name), 0);
-    int64_t id4 = ddz_store_reserve_game_id(s);
+    ddz_store_reserve_game_id(s); /* asks for a block again */
+    int64_t id4 = reserve_waiting(s);
+    cr_assert(id4 > id3 && id4 < DDZ_STORE_PAST_IDS, "a new block: %lld", (long long)id4);
     cr_assert_eq(ddz_store_add_game(s, id4, NULL, NULL, &r, false), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
     cr_assert_eq(ddz_store_get_game(s, id4, NULL, &text), 0);
