@@ -265,7 +265,7 @@ static void fetch_ids(ddz_store *s)
     int rc = s->ops->id_block(s->be, &first, &last, msg, sizeof msg);
     pthread_mutex_lock(&s->lock);
     if (rc < 0) {
-        snprintf(s->last_error, sizeof s->last_error, "reserving game ids: %s", msg);
+        snprintf(s->last_error, sizeof s->last_error, "reserving game ids: %.130s", msg);
         s->want_ids = false; /* asked again by the next reservation */
         return;
     }
