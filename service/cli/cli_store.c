@@ -101,7 +101,7 @@ static ddz_store *open_db(const char *cmd, const char *path, int create)
     return s;
 }
 
-/* Complains about code `rc` from the store, with SQLite's message for
+/* Complains about code `rc` from the store, with the database's message for
  * DDZ_EDB; returns 1. */
 static int store_error(const char *cmd, ddz_store *s, int rc)
 {

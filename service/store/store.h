@@ -122,7 +122,7 @@ typedef struct ddz_store ddz_store;
 
 typedef struct ddz_store_counters {
     uint64_t writes;       /* queued writes committed */
-    uint64_t write_errors; /* queued writes that failed (SQLite error) */
+    uint64_t write_errors; /* queued writes that failed (database error) */
     uint64_t drops;        /* writes refused: queue full or out of memory */
     uint64_t read_errors;  /* reads that failed with DDZ_EDB */
     uint64_t queued;       /* writes waiting or in progress now */
@@ -130,7 +130,7 @@ typedef struct ddz_store_counters {
                               SQLite; with PostgreSQL what is left of this store's
                               blocks (0: the database has been away too long) */
     uint64_t ids_past;     /* game ids handed out with none in hand (PostgreSQL) */
-    char last_error[160];  /* the last SQLite error message, "" if none */
+    char last_error[160];  /* the last database error message, "" if none */
 } ddz_store_counters;
 
 /* The settings of a store. A field left 0 takes its default. */
@@ -143,7 +143,8 @@ typedef struct ddz_store_options {
      * or one turn's result. 0 = DDZ_STORE_QUEUE_MAX. */
     size_t max_queue;
     /* How long a connection waits for a lock that another connection holds
-     * before the statement fails (SQLITE_BUSY). The writer waits this long
+     * before the statement fails (SQLite: SQLITE_BUSY; PostgreSQL: its
+     * lock_timeout). The writer waits this long
      * with the batch it took, the writes queued behind it staying queued;
      * then it fails that batch (counted in write_errors, never retried) and
      * goes on with the next. 0 = DDZ_STORE_BUSY_MS; negative is refused. */
