@@ -108,6 +108,11 @@ Test(serve_pg, a_game_a_record_an_export_and_a_token, .init = pg_setup, .fini = 
     cr_assert_eq(shell(cmd, &tok), 0, "ddz token add: %s", tok);
     tok[strcspn(tok, "\n")] = '\0';
     cr_assert_eq(strlen(tok), 64, "token: %s", tok);
+    char *listed;
+    snprintf(cmd, sizeof cmd, "'%s' token list --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &listed), 0, "ddz token list: %s", listed);
+    cr_assert(strncmp(listed, "Robo\t", 5) == 0 && strstr(listed, "\tactive\n"), "%s", listed);
+    free(listed);
 
     /* A quick game against the hosted AIs: its record is served. */
     ddz_event_over o1 = quick_game("Lin");
@@ -156,6 +161,15 @@ Test(serve_pg, a_game_a_record_an_export_and_a_token, .init = pg_setup, .fini = 
     snprintf(cmd, sizeof cmd, "'%s' export --db '%s'", DDZ_BIN, srv.db);
     cr_assert_eq(shell(cmd, &out), 0, "ddz export: %s", out);
     cr_assert_str_eq(out, want);
+    free(out);
+
+    /* `ddz token revoke --db URL`. */
+    snprintf(cmd, sizeof cmd, "'%s' token revoke Robo --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &out), 0, "ddz token revoke: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' token list --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &out), 0, "ddz token list: %s", out);
+    cr_assert(strstr(out, "\trevoked\n"), "%s", out);
     free(served2);
     free(out);
     free(served);
