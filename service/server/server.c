@@ -350,6 +350,12 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
     fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
             (unsigned long long)(sc.write_errors + sc.drops));
+    fprintf(f, "# TYPE ddz_db_read_errors_total counter\nddz_db_read_errors_total %llu\n",
+            (unsigned long long)sc.read_errors);
+    /* game ids handed out while the PostgreSQL store had none in hand
+     * (store.h: the database away for a block's worth of games) */
+    fprintf(f, "# TYPE ddz_db_ids_without_db_total counter\nddz_db_ids_without_db_total %llu\n",
+            (unsigned long long)sc.ids_past);
     fprintf(f, "# TYPE ddz_action_latency_seconds histogram\n");
     long cum = 0;
     for (int b = 0; b < 11; b++) {

@@ -27,8 +27,11 @@ struct ddz_store {
     pthread_mutex_t rlock;   /* serialises use of the readers' connection */
     pthread_t thread;        /* the writer */
     bool started;            /* the writer thread is running */
+    pthread_t ithread;       /* fetches blocks of game ids (with ops->id_block) */
+    bool istarted;           /* it is running */
     pthread_mutex_t lock;    /* everything below */
-    pthread_cond_t more;     /* items queued, ids wanted, or stopping */
+    pthread_cond_t more;     /* items queued or stopping */
+    pthread_cond_t imore;    /* ids wanted or stopping */
     pthread_cond_t done;     /* the writer finished a batch */
     store_item *head, *tail; /* the queue, oldest first */
     size_t len;              /* items queued */
@@ -39,15 +42,18 @@ struct ddz_store {
     bool stopping;           /* close requested */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
+    uint64_t ids_past;        /* ids handed out with none in hand */
+    int64_t past_next;        /* the next of those; 0: no run started */
     char last_error[160];     /* last database message */
     /* Game ids. Without ops->id_block: the highest id reserved, added or
      * stored (one process owns the file). With it: blocks the database
-     * handed out, the current one [id_next, id_end] and a spare the writer
-     * fetches ahead, so reserving never waits on the network. */
+     * handed out, the current one [id_next, id_end] and a spare the ids
+     * thread fetches ahead, so reserving never waits on the network (nor
+     * for the writer, which may be stuck behind a lock). */
     _Atomic int64_t last_id;
     int64_t id_next, id_end;       /* under lock */
     int64_t spare_next, spare_end; /* under lock; spare_next > spare_end: none */
-    bool want_ids;                 /* under lock: the writer should fetch a spare */
+    bool want_ids;                 /* under lock: the ids thread should fetch a spare */
     /* the reader thread, under `lock` too */
     pthread_t rthread;                 /* runs reads on the readers' connection */
     bool rstarted, rstop;              /* running; asked to stop */
@@ -137,6 +143,7 @@ void ddz_store_shown(const char *where, char *out, size_t outlen)
 }
 
 static void *writer_main(void *arg);
+static void *ids_main(void *arg);
 
 ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen)
 {
@@ -159,6 +166,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     pthread_mutex_init(&s->rlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->more, NULL);
+    pthread_cond_init(&s->imore, NULL);
     pthread_cond_init(&s->done, NULL);
     pthread_cond_init(&s->rmore, NULL);
     s->max = o.max_queue ? o.max_queue : DDZ_STORE_QUEUE_MAX;
@@ -170,8 +178,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         goto fail;
     char msg[160] = "";
     if (s->ops->id_block) {
-        /* the first block now (the writer is not running yet), the spare
-         * as soon as it is */
+        /* the first block now, the spare as soon as the ids thread runs */
         if (s->ops->id_block(s->be, &s->id_next, &s->id_end, msg, sizeof msg) < 0) {
             ddz__store_set_err(err, errlen, "%s: reserving game ids: %s", shown, msg);
             goto fail;
@@ -198,6 +205,17 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         goto fail;
     }
     s->started = true;
+    if (s->ops->id_block) {
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rc = pthread_create(&s->ithread, NULL, ids_main, s);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0) {
+            ddz__store_set_err(err, errlen, "%s: cannot start the ids thread: %s", shown,
+                               strerror(rc));
+            goto fail;
+        }
+        s->istarted = true;
+    }
     return s;
 fail:
     ddz_store_close(s);
@@ -213,8 +231,11 @@ void ddz_store_close(ddz_store *s)
         pthread_mutex_lock(&s->lock);
         s->stopping = true; /* the writer drains the queue first */
         pthread_cond_signal(&s->more);
+        pthread_cond_signal(&s->imore);
         pthread_mutex_unlock(&s->lock);
         pthread_join(s->thread, NULL);
+        if (s->istarted)
+            pthread_join(s->ithread, NULL);
     }
     for (store_item *it = s->head, *next; it; it = next) {
         next = it->next;
@@ -225,6 +246,7 @@ void ddz_store_close(ddz_store *s)
     pthread_cond_destroy(&s->rmore);
     pthread_cond_destroy(&s->done);
     pthread_cond_destroy(&s->more);
+    pthread_cond_destroy(&s->imore);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->rlock);
     free(s);
@@ -232,26 +254,43 @@ void ddz_store_close(ddz_store *s)
 
 /* ---- the writer ------------------------------------------------------------ */
 
-/* Fetches a spare block of ids if one is wanted. Caller holds lock; drops
- * it while the database answers. */
+/* Fetches a spare block of ids. Caller holds lock; drops it while the
+ * database answers. want_ids stays set until the block is in, so no
+ * reservation meanwhile asks for another. */
 static void fetch_ids(ddz_store *s)
 {
-    s->want_ids = false;
     pthread_mutex_unlock(&s->lock);
     int64_t first = 0, last = 0;
     char msg[160] = "";
     int rc = s->ops->id_block(s->be, &first, &last, msg, sizeof msg);
     pthread_mutex_lock(&s->lock);
     if (rc < 0) {
-        snprintf(s->last_error, sizeof s->last_error, "reserving game ids: %s", msg);
-        return; /* asked again by the next reservation */
+        snprintf(s->last_error, sizeof s->last_error, "reserving game ids: %.130s", msg);
+        s->want_ids = false; /* asked again by the next reservation */
+        return;
     }
-    if (s->id_next > s->id_end) {
+    if (s->id_next > s->id_end) { /* the current one ran out meanwhile: this is it */
         s->id_next = first, s->id_end = last;
-        s->want_ids = true; /* and a spare behind it */
+        /* and want_ids stays set: a spare behind it */
     } else {
         s->spare_next = first, s->spare_end = last;
+        s->want_ids = false;
     }
+}
+
+static void *ids_main(void *arg)
+{
+    ddz_store *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->stopping && !s->want_ids)
+            pthread_cond_wait(&s->imore, &s->lock);
+        if (s->stopping)
+            break;
+        fetch_ids(s);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
 static void *writer_main(void *arg)
@@ -259,15 +298,10 @@ static void *writer_main(void *arg)
     ddz_store *s = arg;
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!s->stopping && !s->head && !s->want_ids)
+        while (!s->stopping && !s->head)
             pthread_cond_wait(&s->more, &s->lock);
-        if (s->want_ids && !s->stopping)
-            fetch_ids(s);
-        if (!s->head) {
-            if (s->stopping)
-                break; /* stopping, and nothing left */
-            continue;
-        }
+        if (!s->head)
+            break; /* stopping, and nothing left */
         store_item *batch = s->head, *last = batch;
         size_t n = 1;
         while (last->next && n < BATCH_MAX) {
@@ -354,6 +388,12 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     out->drops = s->drops;
     out->read_errors = s->read_errors;
     out->queued = s->len + s->inflight;
+    out->ids_past = s->ids_past;
+    out->ids_in_hand = UINT64_MAX;
+    if (s->ops->id_block)
+        out->ids_in_hand =
+            (uint64_t)(s->id_next <= s->id_end ? s->id_end - s->id_next + 1 : 0) +
+            (uint64_t)(s->spare_next <= s->spare_end ? s->spare_end - s->spare_next + 1 : 0);
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
     pthread_mutex_unlock(&s->lock);
 }
@@ -386,14 +426,24 @@ int64_t ddz_store_reserve_game_id(ddz_store *s)
         s->id_next = s->spare_next, s->id_end = s->spare_end;
         s->spare_next = 1, s->spare_end = 0;
     }
-    int64_t id = DDZ_EDB;
-    if (s->id_next <= s->id_end)
+    int64_t id;
+    if (s->id_next <= s->id_end) {
         id = s->id_next++;
-    else
-        s->drops++; /* the game will not be stored: no id in hand */
+    } else {
+        /* No id in hand only when the database has been unreachable for a
+         * block's worth of games (which then cannot be stored anyway). Every
+         * game needs an id (SPEC: game_id >= 1), so one comes from a run at
+         * a random place above every block: 2^28 places of 2^24 ids each
+         * between DDZ_STORE_PAST_IDS and 2^53, so two nodes' runs meet
+         * hardly ever, and never the blocks. */
+        if (!s->past_next || (s->past_next & ((INT64_C(1) << 24) - 1)) == 0)
+            s->past_next = DDZ_STORE_PAST_IDS + ((int64_t)randombytes_uniform(1u << 28) << 24);
+        id = s->past_next++;
+        s->ids_past++;
+    }
     if (s->spare_next > s->spare_end && !s->want_ids) {
         s->want_ids = true;
-        pthread_cond_signal(&s->more);
+        pthread_cond_signal(&s->imore);
     }
     pthread_mutex_unlock(&s->lock);
     return id;

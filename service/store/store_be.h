@@ -3,9 +3,10 @@
  * (store_sqlite.c, store_pg.c). Internal to service/store/.
  *
  * A backend holds two connections: the WRITER's, used only by the writer
- * thread (write_batch, id_block) and by open before that thread starts, and
- * the READERS', used by every read and by the token writes, always under
- * the store's read lock (one caller at a time). A backend never touches the
+ * thread (write_batch), and the READERS', used by every read and by the
+ * token writes, always under the store's read lock (one caller at a time);
+ * a backend with id_block a third, used only by the ids thread (and by
+ * ddz_store_open() before that thread starts). A backend never touches the
  * queue or the counters; it returns DDZ_E... codes, and after a DDZ_EDB from
  * a read, read_error() says why.
  */
@@ -67,7 +68,7 @@ typedef struct store_ops {
      * far as it goes: an item that fails is counted in res->bad and
      * skipped, the rest committed and counted in res->ok. */
     void (*write_batch)(store_be *b, store_item *batch, store_batch_result *res);
-    /* Writer connection; NULL if the backend's ids come from max_game_id
+    /* Its own connection; NULL if the backend's ids come from max_game_id
      * alone (one process per database). Reserves a block of game ids that
      * no other store sharing the database gets: sets [*first, *last].
      * Returns 0 or DDZ_EDB (msg says why). */

@@ -37,7 +37,7 @@ static const char pg_schema[] =
     " record TEXT NOT NULL,"
     " key TEXT);"
     "CREATE SEQUENCE games_id_blocks INCREMENT BY " ID_BLOCK_STR " MINVALUE " ID_BLOCK_STR
-    " START WITH " ID_BLOCK_STR ";"
+    " START WITH " ID_BLOCK_STR " MAXVALUE 4503599627370495;" /* DDZ_STORE_PAST_IDS - 1 */
     "CREATE TABLE turns("
     " id BIGSERIAL PRIMARY KEY,"
     " room TEXT,"
@@ -76,6 +76,7 @@ static const char pg_schema[] =
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
 
 struct store_be {
+    PGconn *ids;    /* the ids thread's connection (id blocks) */
     PGconn *w;      /* the writer thread's connection */
     PGconn *r;      /* the readers' connection */
     char rmsg[160]; /* why the last read failed */
@@ -105,12 +106,16 @@ static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen
 {
     /* Ours first: what the URL says overrides them (later keywords win).
      * lock_timeout is SQLite's busy timeout: how long a statement waits
-     * for a lock another connection holds. */
+     * for a lock another connection holds. A server that vanishes without
+     * closing (a host down, a partition) must not hold a thread for TCP's
+     * own timeouts, some 15 minutes: unacknowledged data fails after
+     * 10 s (tcp_user_timeout), an idle connection is probed after 30 s. */
     char options[48];
     snprintf(options, sizeof options, "-c lock_timeout=%d", busy_ms);
-    const char *keys[] = {"connect_timeout", "application_name", "client_encoding",
-                          "options",         "dbname",           NULL};
-    const char *vals[] = {"5", "ddz", "UTF8", options, url, NULL};
+    const char *keys[] = {
+        "connect_timeout",     "application_name", "client_encoding",  "options", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname",  NULL};
+    const char *vals[] = {"5", "ddz", "UTF8", options, "30", "10", "3", "10000", url, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c) {
         snprintf(msg, msglen, "out of memory");
@@ -125,10 +130,16 @@ static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen
     return c;
 }
 
+/* The SQLSTATE of the last statement that failed on this thread, "" if
+ * the connection failed rather than a statement. */
+static _Thread_local char last_state[6];
+
 /* Copies why `res` (or the connection) failed to msg. */
 static void failed(PGconn *c, const PGresult *res, char *msg, size_t msglen)
 {
     const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    snprintf(last_state, sizeof last_state, "%s", state ? state : "");
     first_line(msg, msglen, m && *m ? m : PQerrorMessage(c));
 }
 
@@ -213,9 +224,11 @@ static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
             goto fail;
     }
     /* Ids added without the sequence (by hand, or an import) must not be
-     * handed out again: the sequence starts past the largest stored. */
+     * handed out again: the sequence starts past the largest stored (below
+     * DDZ_STORE_PAST_IDS: the ids of a store that had none in hand). */
     if (!exec_ok(c,
-                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games) x,"
+                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games"
+                 " WHERE id < 4503599627370496) x,"
                  " games_id_blocks q WHERE m > CASE WHEN q.is_called THEN q.last_value ELSE 0 END",
                  false, msg, sizeof msg) ||
         !exec_ok(c, "COMMIT", false, msg, sizeof msg))
@@ -232,6 +245,8 @@ static void pg_close(store_be *b)
 {
     if (!b)
         return;
+    if (b->ids)
+        PQfinish(b->ids);
     if (b->w)
         PQfinish(b->w);
     if (b->r)
@@ -248,7 +263,8 @@ static store_be *pg_open(const char *url, const char *shown, int busy_ms, char *
         return NULL;
     }
     if (!(b->w = pg_connect(url, busy_ms, msg, sizeof msg)) ||
-        !(b->r = pg_connect(url, busy_ms, msg, sizeof msg))) {
+        !(b->r = pg_connect(url, busy_ms, msg, sizeof msg)) ||
+        !(b->ids = pg_connect(url, busy_ms, msg, sizeof msg))) {
         ddz__store_set_err(err, errlen, "%s: %s", shown, msg);
         goto fail;
     }
@@ -395,10 +411,13 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
 }
 
 /* One pass over the batch in one transaction. Without `careful`, the first
- * item that fails rolls everything back and the pass returns false (nothing
- * counted: run it again carefully). With it, each item runs under a
- * savepoint, so a failing one is counted and skipped and the rest commit.
- * A lost connection fails the whole batch. */
+ * item that fails rolls everything back; if the item itself is at fault
+ * (its data: SQLSTATE class 22 or 23, e.g. an id stored twice) the pass
+ * returns false (nothing counted: run it again carefully), otherwise (a
+ * lock not granted in lock_timeout, a lost connection) the whole batch
+ * fails at once, as SQLite's does when no transaction can start, rather
+ * than waiting for a lock per item. With `careful`, each item runs under a
+ * savepoint, so a failing one is counted and skipped and the rest commit. */
 static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch_result *res)
 {
     uint64_t n = 0, ok = 0, bad = 0;
@@ -419,7 +438,8 @@ static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch
                 goto lost;
             continue;
         }
-        if (PQstatus(b->w) != CONNECTION_OK)
+        if (PQstatus(b->w) != CONNECTION_OK ||
+            (!careful && strncmp(last_state, "22", 2) != 0 && strncmp(last_state, "23", 2) != 0))
             goto lost;
         if (!careful) {
             exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
@@ -449,7 +469,7 @@ static void pg_write_batch(store_be *b, store_item *batch, store_batch_result *r
 
 static int pg_id_block(store_be *b, int64_t *first, int64_t *last, char *msg, size_t msglen)
 {
-    PGresult *res = run(b->w, "SELECT nextval('games_id_blocks')", 0, NULL, true, msg, msglen);
+    PGresult *res = run(b->ids, "SELECT nextval('games_id_blocks')", 0, NULL, true, msg, msglen);
     if (!res)
         return DDZ_EDB;
     int64_t v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
