@@ -297,6 +297,7 @@ static void *run(void *arg)
     ddz_cluster *c = arg;
     int64_t next_beat = 0;
     bool refresh = true, up = true;
+    bool broken = false; /* the socket failed: not polled until reconnected (it would spin) */
     for (;;) {
         pthread_mutex_lock(&c->mu);
         bool stop = c->stop, fresh = c->pub_new;
@@ -320,12 +321,13 @@ static void *run(void *arg)
         int64_t now = now_ms();
         if (now >= next_beat) {
             next_beat = now + c->heartbeat_ms;
-            bool reset = PQstatus(c->pg) != CONNECTION_OK;
+            bool reset = broken || PQstatus(c->pg) != CONNECTION_OK;
             if (reset) { /* lost: connect again (blocks this thread only) */
                 PQreset(c->pg);
                 c->rewrite = true;
             }
             up = PQstatus(c->pg) == CONNECTION_OK && (!reset || session_setup(c)) && heartbeat(c);
+            broken = PQstatus(c->pg) != CONNECTION_OK;
             if (up && c->rewrite)
                 up = write_rooms(c);
             refresh = true;
@@ -342,13 +344,18 @@ static void *run(void *arg)
             }
         }
         struct pollfd fds[2] = {{.fd = c->wake[0], .events = POLLIN},
-                                {.fd = PQsocket(c->pg), .events = POLLIN}};
+                                {.fd = broken ? -1 : PQsocket(c->pg), .events = POLLIN}};
         int64_t wait = next_beat - now_ms();
         poll(fds, fds[1].fd >= 0 ? 2 : 1, wait < 0 ? 0 : (int)wait);
         char buf[64];
         while (read(c->wake[0], buf, sizeof buf) > 0)
             ;
-        if (fds[1].fd >= 0 && PQconsumeInput(c->pg)) {
+        if (fds[1].fd >= 0 && fds[1].revents) {
+            if (!PQconsumeInput(c->pg)) {
+                broken = true; /* connected again at the next beat */
+                up = false;
+                continue;
+            }
             PGnotify *n;
             while ((n = PQnotifies(c->pg))) {
                 if (strcmp(n->extra, c->node) != 0)

@@ -425,3 +425,38 @@ Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
     free(text);
     cli_free(host);
 }
+
+Test(cluster, nodes_connect_again_when_the_database_drops_them)
+{
+    cli *host = hello_on(1, "host");
+    const char *room = create_open_room(host);
+    cli *alice = hello_on(0, "alice");
+    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    /* every node's cluster connection cut by the server (as a database
+     * restart or a failover would) */
+    PGconn *pg = pg_connect(pg_admin);
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' "
+             "AND pid <> pg_backend_pid()",
+             pg_name);
+    pg_exec(pg, sql);
+    /* and what node 2 listed is gone from the table too: it must write it
+     * again once it is back */
+    PGconn *db = pg_connect(pg_url);
+    pg_exec(db, "DELETE FROM cluster_rooms");
+    PQfinish(db);
+    PQfinish(pg);
+    /* within a heartbeat or two both are back: node 1 lists node 2's room
+     * again, and a room made now on node 2 shows too */
+    cr_assert_geq(list_until(alice, has_room, room, T(8000)), 0,
+                  "node 2's room never came back after the connections were cut");
+    cli *host2 = hello_on(1, "host2");
+    const char *later = create_open_room(host2);
+    cr_assert_geq(list_until(alice, has_room, later, T(5000)), 0);
+    /* the nodes still serve their clients all along */
+    cr_assert(node_healthy(&N[0]) && node_healthy(&N[1]));
+    cli_free(alice);
+    cli_free(host);
+    cli_free(host2);
+}
