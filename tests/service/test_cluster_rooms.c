@@ -460,3 +460,73 @@ Test(cluster, nodes_connect_again_when_the_database_drops_them)
     cli_free(host);
     cli_free(host2);
 }
+
+/* Runs `ddz serve ARGS...` expecting exit `code` (2: a usage error) with
+ * `want` on stderr. */
+static void serve_exits(int code, const char *want, const char *const *args)
+{
+    char log[] = "/tmp/ddz-cluster-usage-XXXXXX";
+    int fd = mkstemp(log);
+    cr_assert_geq(fd, 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fd, 2);
+        char db[64];
+        snprintf(db, sizeof db, "%s.db", log); /* the local patch's store, if it gets that far */
+        setenv("DDZ_DEV_SQLITE", db, 1);
+        char port[16];
+        snprintf(port, sizeof port, "%d", free_port());
+        const char *argv[16] = {"ddz", "serve", "--port", port, "--bind", "127.0.0.1"};
+        int n = 6;
+        for (int i = 0; args[i] && n < 15; i++)
+            argv[n++] = args[i];
+        execv(DDZ_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    close(fd);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char *err = slurp(log);
+    const char *ext[] = {"", ".db", ".db-wal", ".db-shm"};
+    for (int i = 0; i < 4; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "%s%s", log, ext[i]);
+        unlink(p);
+    }
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %d: %s", status, err);
+    cr_assert(strstr(err, want), "'%s' not in: %s", want, err);
+    free(err);
+}
+
+static void serve_refused(const char *want, const char *const *args)
+{
+    serve_exits(2, want, args);
+}
+
+Test(cluster_cli, node_options_are_checked)
+{
+    serve_refused("--node and --public-url go together",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "n1", NULL});
+    serve_refused("--node and --public-url go together",
+                  (const char *[]){"--public-url", "ws://h/ws", NULL});
+    serve_refused(
+        "--node needs a PostgreSQL --db",
+        (const char *[]){"--db", "x.db", "--node", "n1", "--public-url", "ws://h/ws", NULL});
+    serve_refused("--node must be 1..16 of a-z and 0-9",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "N-1", "--public-url",
+                                   "ws://h/ws", NULL});
+    serve_refused("--node must be 1..16 of a-z and 0-9",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "a234567890123456x",
+                                   "--public-url", "ws://h/ws", NULL});
+    serve_refused("--public-url must be a ws:// or wss:// URL",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "n1", "--public-url",
+                                   "http://h/ws", NULL});
+    /* a database that does not answer: the node does not start (the
+     * store or the cluster says so, whichever opens it first) */
+    int port = free_port();
+    char url[64];
+    snprintf(url, sizeof url, "postgres://ddz@127.0.0.1:%d/ddz", port);
+    serve_exits(1, "ddz serve: ",
+                (const char *[]){"--db", url, "--node", "n1", "--public-url", "ws://h/ws", NULL});
+}
