@@ -369,13 +369,25 @@ static void *run(void *arg)
 
 /* ---- the loop's side ---- */
 
+/* err = "cluster: WHAT: libpq's message", on one line (libpq's runs over
+ * several, with tabs). */
 static void set_err(char *err, size_t errlen, const char *what, PGconn *pg)
 {
     const char *m = pg ? PQerrorMessage(pg) : "";
-    size_t n = strlen(m);
-    while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
-        n--;
-    snprintf(err, errlen, "cluster: %s%s%.*s", what, n ? ": " : "", (int)n, m);
+    int n = snprintf(err, errlen, "cluster: %s%s", what, *m ? ": " : "");
+    size_t at = n > 0 ? (size_t)n : 0;
+    bool space = true;
+    for (; *m && at + 1 < errlen; m++) {
+        bool ws = *m == '\n' || *m == '\t' || *m == ' ' || *m == '\r';
+        if (ws && space)
+            continue;
+        err[at++] = ws ? ' ' : *m;
+        space = ws;
+    }
+    while (at > 0 && err[at - 1] == ' ')
+        at--;
+    if (errlen)
+        err[at < errlen ? at : errlen - 1] = '\0';
 }
 
 ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t errlen)
