@@ -78,6 +78,7 @@ typedef struct node {
     const char *id;
     pid_t pid; /* 0 when not running */
     int pidfd;
+    int status; /* of the last exit, as waitpid() gives it */
     int port;
     char url[64]; /* its public URL */
     char log[160];
@@ -105,6 +106,7 @@ static bool node_reaped(node *n, int ms)
     for (;;) {
         int status;
         if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
+            n->status = status;
             n->pid = 0;
             close(n->pidfd);
             n->pidfd = -1;
@@ -357,6 +359,10 @@ Test(cluster, a_stopped_node_leaves_at_once)
     cli_close(host);
     kill(N[1].pid, SIGTERM);
     cr_assert(node_reaped(&N[1], T(10000)));
+    char *log = slurp(N[1].log);
+    cr_assert(WIFEXITED(N[1].status) && WEXITSTATUS(N[1].status) == 0,
+              "node 2 stopped with status %d; its log:\n%s", N[1].status, log);
+    free(log);
     /* SIGTERM: it removes its rooms and says so, no waiting for the
      * heartbeat to go stale */
     int64_t took = list_until(alice, lacks_room, room, T(3000));
