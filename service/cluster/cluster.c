@@ -292,10 +292,15 @@ static bool session_setup(ddz_cluster *c)
 
 /* ---- the thread ---- */
 
+/* Reads of the others' rooms are at least this far apart: with many nodes
+ * each writing a change or two a second, the notifications of a burst are
+ * served by one read. */
+#define READ_GAP_MS 100
+
 static void *run(void *arg)
 {
     ddz_cluster *c = arg;
-    int64_t next_beat = 0;
+    int64_t next_beat = 0, last_read = -READ_GAP_MS;
     bool refresh = true, up = true;
     bool broken = false; /* the socket failed: not polled until reconnected (it would spin) */
     for (;;) {
@@ -332,8 +337,9 @@ static void *run(void *arg)
                 up = write_rooms(c);
             refresh = true;
         }
-        if (refresh) {
+        if (refresh && now_ms() - last_read >= READ_GAP_MS) {
             refresh = false;
+            last_read = now_ms();
             view_buf *v = read_view(c);
             if (v) {
                 v->connected = v->connected && up;
@@ -346,6 +352,8 @@ static void *run(void *arg)
         struct pollfd fds[2] = {{.fd = c->wake[0], .events = POLLIN},
                                 {.fd = broken ? -1 : PQsocket(c->pg), .events = POLLIN}};
         int64_t wait = next_beat - now_ms();
+        if (refresh && last_read + READ_GAP_MS - now_ms() < wait)
+            wait = last_read + READ_GAP_MS - now_ms();
         poll(fds, fds[1].fd >= 0 ? 2 : 1, wait < 0 ? 0 : (int)wait);
         char buf[64];
         while (read(c->wake[0], buf, sizeof buf) > 0)
