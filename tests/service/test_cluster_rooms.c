@@ -273,6 +273,14 @@ Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played
     int64_t took = list_until(alice, has_room, room, T(5000));
     cr_assert_geq(took, 0, "node 1's lobby never listed room %s of node 2", room);
     cr_log_info("node 2's room listed on node 1 after %lld ms", (long long)took);
+    /* /metrics says what node 1 sees */
+    int status;
+    char *body;
+    cr_assert_eq(ddz_wsc_http_get("127.0.0.1", N[0].port, "/metrics", T(5000), &status, &body), 0);
+    cr_assert(strstr(body, "\nddz_cluster_up 1\n") && strstr(body, "\nddz_cluster_nodes 2\n") &&
+                  strstr(body, "\nddz_cluster_other_rooms 1\n"),
+              "%s", body);
+    free(body);
     /* as node 2 lists it: the seats too */
     cli_send(alice, json_pack("{s:s}", "type", "list"));
     const ddz_event_room *r = listed(&cli_expect(alice, DDZ_EVENT_ROOMS)->rooms, room);
