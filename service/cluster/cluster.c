@@ -212,11 +212,12 @@ static bool write_rooms(ddz_cluster *c)
         return false;
     }
     forget_written(c);
+    bool lost = false; /* out of memory: what was written is not all known */
     for (size_t i = 0; i < c->nmine; i++) {
         c->ids[i] = strdup(c->mine[i].id);
         c->texts[i] = texts[i];
-        if (!c->ids[i]) { /* out of memory: forget it, write it all next time */
-            c->rewrite = true;
+        if (!c->ids[i]) { /* forget it, write it all next time */
+            lost = true;
             free(texts[i]);
             continue;
         }
@@ -226,7 +227,7 @@ static bool write_rooms(ddz_cluster *c)
             c->texts[c->nwritten - 1] = c->texts[i];
         }
     }
-    c->rewrite = false;
+    c->rewrite = lost;
     return true;
 }
 
