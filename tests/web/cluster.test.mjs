@@ -157,6 +157,20 @@ async function followsRedirect(label, opts) {
   // the game runs at the table (the host and the AI play; we are dealt)
   await page.waitForSelector('[data-test=controls][data-seq]', { timeout: 15000 });
   await shot(page, `cluster-table-${label}`);
+  // a reload: the page's node again, the join redirected again, and node
+  // n2 resumes the same player in the same seat (its own resume token)
+  const me = frames.filter((f) => f.m.type === 'welcome' && f.url === nodes.n2.url).pop().m.you.id;
+  await page.reload();
+  await page.waitForSelector('[data-test=controls]', { timeout: 15000 });
+  await page.waitForFunction((u) => window.__frames.some((f) => f.url === u && f.m.type === 'state'),
+    nodes.n2.url, { timeout: 10000 });
+  const after = await page.evaluate(() => window.__frames);
+  const w2 = after.find((f) => f.m.type === 'welcome' && f.url === nodes.n2.url);
+  assert.equal(w2.m.you.id, me, 'node n2 knew us again');
+  const st = after.filter((f) => f.m.type === 'state' && f.url === nodes.n2.url).pop();
+  assert.equal(st.m.room.id, room);
+  assert.equal(st.m.seat, 0);
+  assert.equal(await page.evaluate(() => location.hash), `#/room/${room}`);
   assert.deepEqual(page.errors, []);
 }
 
