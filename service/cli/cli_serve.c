@@ -15,7 +15,7 @@
 #include "service/store/store.h"
 
 static const char usage[] =
-    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
+    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"

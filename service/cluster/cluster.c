@@ -212,11 +212,12 @@ static bool write_rooms(ddz_cluster *c)
         return false;
     }
     forget_written(c);
+    bool lost = false; /* out of memory: what was written is not all known */
     for (size_t i = 0; i < c->nmine; i++) {
         c->ids[i] = strdup(c->mine[i].id);
         c->texts[i] = texts[i];
-        if (!c->ids[i]) { /* out of memory: forget it, write it all next time */
-            c->rewrite = true;
+        if (!c->ids[i]) { /* forget it, write it all next time */
+            lost = true;
             free(texts[i]);
             continue;
         }
@@ -226,7 +227,7 @@ static bool write_rooms(ddz_cluster *c)
             c->texts[c->nwritten - 1] = c->texts[i];
         }
     }
-    c->rewrite = false;
+    c->rewrite = lost;
     return true;
 }
 
@@ -292,11 +293,17 @@ static bool session_setup(ddz_cluster *c)
 
 /* ---- the thread ---- */
 
+/* Reads of the others' rooms are at least this far apart: with many nodes
+ * each writing a change or two a second, the notifications of a burst are
+ * served by one read. */
+#define READ_GAP_MS 100
+
 static void *run(void *arg)
 {
     ddz_cluster *c = arg;
-    int64_t next_beat = 0;
+    int64_t next_beat = 0, last_read = -READ_GAP_MS;
     bool refresh = true, up = true;
+    bool broken = false; /* the socket failed: not polled until reconnected (it would spin) */
     for (;;) {
         pthread_mutex_lock(&c->mu);
         bool stop = c->stop, fresh = c->pub_new;
@@ -320,18 +327,20 @@ static void *run(void *arg)
         int64_t now = now_ms();
         if (now >= next_beat) {
             next_beat = now + c->heartbeat_ms;
-            bool reset = PQstatus(c->pg) != CONNECTION_OK;
+            bool reset = broken || PQstatus(c->pg) != CONNECTION_OK;
             if (reset) { /* lost: connect again (blocks this thread only) */
                 PQreset(c->pg);
                 c->rewrite = true;
             }
             up = PQstatus(c->pg) == CONNECTION_OK && (!reset || session_setup(c)) && heartbeat(c);
+            broken = PQstatus(c->pg) != CONNECTION_OK;
             if (up && c->rewrite)
                 up = write_rooms(c);
             refresh = true;
         }
-        if (refresh) {
+        if (refresh && now_ms() - last_read >= READ_GAP_MS) {
             refresh = false;
+            last_read = now_ms();
             view_buf *v = read_view(c);
             if (v) {
                 v->connected = v->connected && up;
@@ -342,13 +351,20 @@ static void *run(void *arg)
             }
         }
         struct pollfd fds[2] = {{.fd = c->wake[0], .events = POLLIN},
-                                {.fd = PQsocket(c->pg), .events = POLLIN}};
+                                {.fd = broken ? -1 : PQsocket(c->pg), .events = POLLIN}};
         int64_t wait = next_beat - now_ms();
+        if (refresh && last_read + READ_GAP_MS - now_ms() < wait)
+            wait = last_read + READ_GAP_MS - now_ms();
         poll(fds, fds[1].fd >= 0 ? 2 : 1, wait < 0 ? 0 : (int)wait);
         char buf[64];
         while (read(c->wake[0], buf, sizeof buf) > 0)
             ;
-        if (fds[1].fd >= 0 && PQconsumeInput(c->pg)) {
+        if (fds[1].fd >= 0 && fds[1].revents) {
+            if (!PQconsumeInput(c->pg)) {
+                broken = true; /* connected again at the next beat */
+                up = false;
+                continue;
+            }
             PGnotify *n;
             while ((n = PQnotifies(c->pg))) {
                 if (strcmp(n->extra, c->node) != 0)
@@ -362,13 +378,25 @@ static void *run(void *arg)
 
 /* ---- the loop's side ---- */
 
+/* err = "cluster: WHAT: libpq's message", on one line (libpq's runs over
+ * several, with tabs). */
 static void set_err(char *err, size_t errlen, const char *what, PGconn *pg)
 {
     const char *m = pg ? PQerrorMessage(pg) : "";
-    size_t n = strlen(m);
-    while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
-        n--;
-    snprintf(err, errlen, "cluster: %s%s%.*s", what, n ? ": " : "", (int)n, m);
+    int n = snprintf(err, errlen, "cluster: %s%s", what, *m ? ": " : "");
+    size_t at = n > 0 ? (size_t)n : 0;
+    bool space = true;
+    for (; *m && at + 1 < errlen; m++) {
+        bool ws = *m == '\n' || *m == '\t' || *m == ' ' || *m == '\r';
+        if (ws && space)
+            continue;
+        err[at++] = ws ? ' ' : *m;
+        space = ws;
+    }
+    while (at > 0 && err[at - 1] == ' ')
+        at--;
+    if (errlen)
+        err[at < errlen ? at : errlen - 1] = '\0';
 }
 
 ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t errlen)

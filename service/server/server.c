@@ -327,6 +327,13 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
+    if (srv->cluster) {
+        /* the cluster as this node last read it (service/cluster) */
+        ddz_cluster_view v = ddz_cluster_view_get(srv->cluster);
+        fprintf(f, "# TYPE ddz_cluster_up gauge\nddz_cluster_up %d\n", v.connected ? 1 : 0);
+        fprintf(f, "# TYPE ddz_cluster_nodes gauge\nddz_cluster_nodes %zu\n", v.nnodes);
+        fprintf(f, "# TYPE ddz_cluster_other_rooms gauge\nddz_cluster_other_rooms %zu\n", v.nrooms);
+    }
 #ifdef DDZ_HEAP_METRIC
     /* Heap bytes in use (the main arena, where the event loop allocates,
      * and chunks of their own mapping): set against the RSS it tells a leak

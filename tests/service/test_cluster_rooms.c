@@ -78,6 +78,7 @@ typedef struct node {
     const char *id;
     pid_t pid; /* 0 when not running */
     int pidfd;
+    int status; /* of the last exit, as waitpid() gives it */
     int port;
     char url[64]; /* its public URL */
     char log[160];
@@ -105,6 +106,7 @@ static bool node_reaped(node *n, int ms)
     for (;;) {
         int status;
         if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
+            n->status = status;
             n->pid = 0;
             close(n->pidfd);
             n->pidfd = -1;
@@ -271,6 +273,14 @@ Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played
     int64_t took = list_until(alice, has_room, room, T(5000));
     cr_assert_geq(took, 0, "node 1's lobby never listed room %s of node 2", room);
     cr_log_info("node 2's room listed on node 1 after %lld ms", (long long)took);
+    /* /metrics says what node 1 sees */
+    int status;
+    char *body;
+    cr_assert_eq(ddz_wsc_http_get("127.0.0.1", N[0].port, "/metrics", T(5000), &status, &body), 0);
+    cr_assert(strstr(body, "\nddz_cluster_up 1\n") && strstr(body, "\nddz_cluster_nodes 2\n") &&
+                  strstr(body, "\nddz_cluster_other_rooms 1\n"),
+              "%s", body);
+    free(body);
     /* as node 2 lists it: the seats too */
     cli_send(alice, json_pack("{s:s}", "type", "list"));
     const ddz_event_room *r = listed(&cli_expect(alice, DDZ_EVENT_ROOMS)->rooms, room);
@@ -357,6 +367,10 @@ Test(cluster, a_stopped_node_leaves_at_once)
     cli_close(host);
     kill(N[1].pid, SIGTERM);
     cr_assert(node_reaped(&N[1], T(10000)));
+    char *log = slurp(N[1].log);
+    cr_assert(WIFEXITED(N[1].status) && WEXITSTATUS(N[1].status) == 0,
+              "node 2 stopped with status %d; its log:\n%s", N[1].status, log);
+    free(log);
     /* SIGTERM: it removes its rooms and says so, no waiting for the
      * heartbeat to go stale */
     int64_t took = list_until(alice, lacks_room, room, T(3000));
@@ -424,4 +438,109 @@ Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
     cr_assert(strstr(text, "seated in room"), "%s", text);
     free(text);
     cli_free(host);
+}
+
+Test(cluster, nodes_connect_again_when_the_database_drops_them)
+{
+    cli *host = hello_on(1, "host");
+    const char *room = create_open_room(host);
+    cli *alice = hello_on(0, "alice");
+    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    /* every node's cluster connection cut by the server (as a database
+     * restart or a failover would) */
+    PGconn *pg = pg_connect(pg_admin);
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' "
+             "AND pid <> pg_backend_pid()",
+             pg_name);
+    pg_exec(pg, sql);
+    /* and what node 2 listed is gone from the table too: it must write it
+     * again once it is back */
+    PGconn *db = pg_connect(pg_url);
+    pg_exec(db, "DELETE FROM cluster_rooms");
+    PQfinish(db);
+    PQfinish(pg);
+    /* within a heartbeat or two both are back: node 1 lists node 2's room
+     * again, and a room made now on node 2 shows too */
+    cr_assert_geq(list_until(alice, has_room, room, T(8000)), 0,
+                  "node 2's room never came back after the connections were cut");
+    cli *host2 = hello_on(1, "host2");
+    const char *later = create_open_room(host2);
+    cr_assert_geq(list_until(alice, has_room, later, T(5000)), 0);
+    /* the nodes still serve their clients all along */
+    cr_assert(node_healthy(&N[0]) && node_healthy(&N[1]));
+    cli_free(alice);
+    cli_free(host);
+    cli_free(host2);
+}
+
+/* Runs `ddz serve ARGS...` expecting exit `code` (2: a usage error) with
+ * `want` on stderr. */
+static void serve_exits(int code, const char *want, const char *const *args)
+{
+    char log[] = "/tmp/ddz-cluster-usage-XXXXXX";
+    int fd = mkstemp(log);
+    cr_assert_geq(fd, 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(fd, 2);
+        char db[64];
+        snprintf(db, sizeof db, "%s.db", log); /* the local patch's store, if it gets that far */
+        setenv("DDZ_DEV_SQLITE", db, 1);
+        char port[16];
+        snprintf(port, sizeof port, "%d", free_port());
+        const char *argv[16] = {"ddz", "serve", "--port", port, "--bind", "127.0.0.1"};
+        int n = 6;
+        for (int i = 0; args[i] && n < 15; i++)
+            argv[n++] = args[i];
+        execv(DDZ_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    close(fd);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char *err = slurp(log);
+    const char *ext[] = {"", ".db", ".db-wal", ".db-shm"};
+    for (int i = 0; i < 4; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "%s%s", log, ext[i]);
+        unlink(p);
+    }
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == code, "status %d: %s", status, err);
+    cr_assert(strstr(err, want), "'%s' not in: %s", want, err);
+    free(err);
+}
+
+static void serve_refused(const char *want, const char *const *args)
+{
+    serve_exits(2, want, args);
+}
+
+Test(cluster_cli, node_options_are_checked)
+{
+    serve_refused("--node and --public-url go together",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "n1", NULL});
+    serve_refused("--node and --public-url go together",
+                  (const char *[]){"--public-url", "ws://h/ws", NULL});
+    serve_refused(
+        "--node needs a PostgreSQL --db",
+        (const char *[]){"--db", "x.db", "--node", "n1", "--public-url", "ws://h/ws", NULL});
+    serve_refused("--node must be 1..16 of a-z and 0-9",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "N-1", "--public-url",
+                                   "ws://h/ws", NULL});
+    serve_refused("--node must be 1..16 of a-z and 0-9",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "a234567890123456x",
+                                   "--public-url", "ws://h/ws", NULL});
+    serve_refused("--public-url must be a ws:// or wss:// URL",
+                  (const char *[]){"--db", "postgres://x/y", "--node", "n1", "--public-url",
+                                   "http://h/ws", NULL});
+    /* a database that does not answer: the node does not start (the
+     * store or the cluster says so, whichever opens it first) */
+    int port = free_port();
+    char url[64];
+    snprintf(url, sizeof url, "postgres://ddz@127.0.0.1:%d/ddz", port);
+    serve_exits(1, "ddz serve: ",
+                (const char *[]){"--db", url, "--node", "n1", "--public-url", "ws://h/ws", NULL});
 }
