@@ -291,6 +291,15 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
              " WHERE g.id IN (d.game1, d.game2, d.game3)) <> 3",
              1, 10000, "every done deal's three games stored");
     proc_kill(&bot);
+    /* node 2 stops cleanly (SIGTERM): exit 0 (under ASan: nothing leaked),
+     * and its locks go with it */
+    proc n2 = {.pid = N[1].pid};
+    kill(n2.pid, SIGTERM);
+    cr_assert(proc_wait(&n2, T(15000)), "node 2 did not stop on SIGTERM");
+    N[1].pid = 0;
+    cr_assert_eq(n2.code, 0, "node 2 exit %d:\n%s", n2.code, slurp(N[1].log));
+    snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
+    cr_assert_eq(pg_num(sql), 0, "a stopped node still holds the ladder");
 }
 
 /* ---- a tournament on two nodes ---- */
