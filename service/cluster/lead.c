@@ -260,7 +260,8 @@ static void *thread_main(void *arg)
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK && l->work) {
         /* a last round of work as no job's holder: what the loop queued
          * before it stopped is written, nothing is led any more */
-        ddz_lead_job st[DDZ_LEAD_JOBS] = {{0}};
+        ddz_lead_job st[DDZ_LEAD_JOBS];
+        memset(st, 0, sizeof st);
         l->work(l->work_ctx, l->pg, st, l->njobs);
     }
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK) {
@@ -302,6 +303,7 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
     l->njobs = njobs;
     for (int i = 0; i < njobs; i++) {
         snprintf(l->jobs[i].name, sizeof l->jobs[i].name, "%s", jobs[i]);
+        snprintf(l->jobs[i].st.name, sizeof l->jobs[i].st.name, "%s", jobs[i]);
         l->jobs[i].key = ddz_lead_key(jobs[i]);
     }
     pthread_mutex_init(&l->mu, NULL);
@@ -329,6 +331,11 @@ int ddz_lead_state(ddz_lead *l, int i, ddz_lead_job *out)
     *out = l->jobs[i].st;
     pthread_mutex_unlock(&l->mu);
     return 0;
+}
+
+int ddz_lead_njobs(const ddz_lead *l)
+{
+    return l->njobs;
 }
 
 void ddz_lead_poke(ddz_lead *l)

@@ -50,6 +50,7 @@ typedef struct ddz_lead ddz_lead;
 
 /* What the loop sees of one job. */
 typedef struct ddz_lead_job {
+    char name[DDZ_LEAD_JOB_MAX];       /* the job, as given to ddz_lead_start() */
     bool held;                         /* this node holds the job's lock now */
     uint64_t term;                     /* times this node gained it (0: never) */
     bool holder_known;                 /* a live holder is recorded (this node or another) */
@@ -96,6 +97,9 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
  * ddz_lead_start()) to *out. Returns 0, or DDZ_EINVAL for a bad index.
  * Any thread; never waits for PostgreSQL. */
 int ddz_lead_state(ddz_lead *l, int i, ddz_lead_job *out);
+
+/* Returns the number of jobs `l` contends for. Any thread. */
+int ddz_lead_njobs(const ddz_lead *l);
 
 /* Makes the thread look (and run `work`) now instead of at its next
  * retry. Never fails; any thread. */

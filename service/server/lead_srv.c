@@ -170,6 +170,23 @@ bool ddz__lead_tourney_elsewhere(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     return true;
 }
 
+void ddz__lead_metrics(ddz_srv *srv, FILE *f)
+{
+    if (!srv->lead)
+        return;
+    int n = ddz_lead_njobs(srv->lead);
+    ddz_lead_job j[DDZ_LEAD_JOBS];
+    for (int i = 0; i < n; i++)
+        ddz_lead_state(srv->lead, i, &j[i]);
+    fprintf(f, "# TYPE ddz_lead_held gauge\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "ddz_lead_held{job=\"%s\"} %d\n", j[i].name, j[i].held);
+    fprintf(f, "# TYPE ddz_lead_terms_total counter\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "ddz_lead_terms_total{job=\"%s\"} %llu\n", j[i].name,
+                (unsigned long long)j[i].term);
+}
+
 void ddz__lead_stop(ddz_srv *srv)
 {
     if (!srv->lead)

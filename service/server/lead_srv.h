@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "proto/msg.h"
 #include "service/server/player.h"
@@ -39,6 +40,11 @@ void ddz__lead_poll(ddz_srv *srv);
  * the holder, or, while no node holds it, by closing the connection
  * (1001: a bot reconnects and enlists again), and true is returned. */
 bool ddz__lead_tourney_elsewhere(ddz_srv *srv, ddz_player *p, const ddz_req *q);
+
+/* Writes the /metrics lines of the locks to `f`: ddz_lead_held{job} (1
+ * while this node holds it) and ddz_lead_terms_total{job} (times gained).
+ * Nothing on one node. */
+void ddz__lead_metrics(ddz_srv *srv, FILE *f);
 
 /* Stops the lead thread: every lock this node held is freed at once.
  * NULL-safe on one node. The ladder's cluster side is freed by

@@ -352,6 +352,7 @@ static char *metrics_text(ddz_srv *srv)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
     ddz__budget_metrics(srv, f);
+    ddz__lead_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);

@@ -162,6 +162,22 @@ static void node_start(int k)
     cr_assert_fail("node %s would not start; its log:\n%s", n->id, log);
 }
 
+/* Whether node k's /metrics says it holds `job` (1) or not (0). */
+static int metrics_held(int k, const char *job)
+{
+    srv.port = N[k].port;
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    char line[160];
+    snprintf(line, sizeof line, "ddz_lead_held{job=\"%s\"} ", job);
+    const char *at = strstr(body, line);
+    cr_assert_not_null(at, "no %s in node %s's /metrics", line, N[k].id);
+    int v = at[strlen(line)] - '0';
+    free(body);
+    return v;
+}
+
 static void fini(void)
 {
     for (int k = 0; k < 2; k++)
@@ -236,6 +252,9 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
                  "only the leader schedules");
     scheduler_seen_by(1, who, sizeof who);
     cr_assert_str_eq(who, "n1");
+    cr_assert_eq(metrics_held(0, "ladder:caai"), 1);
+    cr_assert_eq(metrics_held(1, "ladder:caai"), 0);
+    cr_assert_eq(metrics_held(1, "node:n2"), 1);
     long long before = pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'");
 
     /* node 1 dies */
@@ -257,6 +276,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     fprintf(stderr, "two more deals %lld ms after node 2 took over\n", (long long)(now_ms() - t1));
     scheduler_seen_by(1, who, sizeof who);
     cr_assert_str_eq(who, "n2");
+    cr_assert_eq(metrics_held(1, "ladder:caai"), 1);
     cr_assert_gt(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"), before);
     /* nothing assigned to the dead node is left hanging */
     cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n1'"
