@@ -1774,3 +1774,30 @@ Test(store, reconnects_when_the_server_drops_it)
     ddz_store_close(s);
 }
 #endif
+
+/* How messages name a database: a URL without its password. */
+Test(store, shown_names)
+{
+    static const char *const cases[][2] = {
+        {"ddz.db", "ddz.db"},
+        {"/var/lib/ddz/ddz.db", "/var/lib/ddz/ddz.db"},
+        {"postgres:x", "postgres:x"}, /* a file */
+        {"postgres://db/ddz", "postgres://db/ddz"},
+        {"postgres://ddz@db:5432/ddz", "postgres://ddz@db:5432/ddz"},
+        {"postgres://ddz:secret@db:5432/ddz", "postgres://ddz@db:5432/ddz"},
+        {"postgresql://ddz:secret@db/ddz?sslmode=require&password=secret",
+         "postgresql://ddz@db/ddz"},
+        {"postgres://ddz:se/cr@et@db/ddz", "postgres://ddz@db/ddz"},
+        {"postgres://ddz:secret@h1:1,h2:2/ddz", "postgres://ddz@h1:1,h2:2/ddz"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[128];
+        ddz_store_shown(cases[i][0], out, sizeof out);
+        cr_assert_str_eq(out, cases[i][1]);
+        cr_assert_eq(ddz_store_is_url(cases[i][0]), strncmp(cases[i][0], "postgres", 8) == 0 &&
+                                                        strstr(cases[i][0], "://") != NULL);
+    }
+    char tiny[8];
+    ddz_store_shown("postgres://ddz:secret@db/ddz", tiny, sizeof tiny);
+    cr_assert_str_eq(tiny, "postgre");
+}
