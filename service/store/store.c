@@ -128,18 +128,18 @@ void ddz_store_shown(const char *where, char *out, size_t outlen)
         return;
     }
     /* scheme://[user[:password]@]host[:port][/db][?params]: the password
-     * and the parameters (which may hold one too) are left out */
-    const char *auth = strstr(where, "://") + 3;
-    size_t alen = strcspn(auth, "/?");
-    const char *at = NULL;
-    for (const char *p = auth; p < auth + alen; p++)
+     * and the parameters (which may hold one too) are left out. The last
+     * '@' ends the user part, even if a password holds a raw '/'. */
+    size_t len = strcspn(where, "?");
+    const char *auth = strstr(where, "://") + 3, *end = where + len, *at = NULL;
+    for (const char *p = auth; p < end; p++)
         if (*p == '@')
             at = p;
     const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-    size_t plen = strcspn(auth + alen, "?");
-    snprintf(out, outlen, "%.*s%.*s%.*s%.*s", (int)(auth - where), where,
-             (int)((colon ? colon : auth) - auth), auth, (int)(auth + alen - (colon ? at : auth)),
-             colon ? at : auth, (int)plen, auth + alen);
+    if (colon)
+        snprintf(out, outlen, "%.*s%.*s", (int)(colon - where), where, (int)(end - at), at);
+    else
+        snprintf(out, outlen, "%.*s", (int)len, where);
 }
 
 static void *writer_main(void *arg);

@@ -1774,3 +1774,126 @@ Test(store, reconnects_when_the_server_drops_it)
     ddz_store_close(s);
 }
 #endif
+
+/* How messages name a database: a URL without its password. */
+Test(store, shown_names)
+{
+    static const char *const cases[][2] = {
+        {"ddz.db", "ddz.db"},
+        {"/var/lib/ddz/ddz.db", "/var/lib/ddz/ddz.db"},
+        {"postgres:x", "postgres:x"}, /* a file */
+        {"postgres://db/ddz", "postgres://db/ddz"},
+        {"postgres://ddz@db:5432/ddz", "postgres://ddz@db:5432/ddz"},
+        {"postgres://ddz:secret@db:5432/ddz", "postgres://ddz@db:5432/ddz"},
+        {"postgresql://ddz:secret@db/ddz?sslmode=require&password=secret",
+         "postgresql://ddz@db/ddz"},
+        {"postgres://ddz:se/cr@et@db/ddz", "postgres://ddz@db/ddz"},
+        {"postgres://ddz:secret@h1:1,h2:2/ddz", "postgres://ddz@h1:1,h2:2/ddz"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[128];
+        ddz_store_shown(cases[i][0], out, sizeof out);
+        cr_assert_str_eq(out, cases[i][1]);
+        cr_assert_eq(ddz_store_is_url(cases[i][0]), strncmp(cases[i][0], "postgres", 8) == 0 &&
+                                                        strstr(cases[i][0], "://") != NULL);
+    }
+    char tiny[8];
+    ddz_store_shown("postgres://ddz:secret@db/ddz", tiny, sizeof tiny);
+    cr_assert_str_eq(tiny, "postgre");
+}
+
+#if STORE_PG
+/* Sets every "finished_at" of a "my games" list to 0 (the one field that
+ * says when each store queued the write) and prints it again. */
+static char *without_times(const char *text)
+{
+    json_t *list = json_loads(text, 0, NULL);
+    cr_assert(json_is_array(list), "%s", text);
+    for (size_t i = 0; i < json_array_size(list); i++)
+        json_object_set_new(json_array_get(list, i), "finished_at", json_integer(0));
+    char *out = json_dumps(list, DDZ_RECORD_JSON_FLAGS);
+    json_decref(list);
+    return out;
+}
+
+/* The same writes to a SQLite file and to PostgreSQL read back as the same
+ * bytes: records, exports, "my games"; the ladder's doubles exactly. */
+Test(store, both_backends_answer_the_same_bytes)
+{
+    char sq_path[160];
+    snprintf(sq_path, sizeof sq_path, "%s/same.db", dir);
+    char err[256];
+    ddz_store *st[2] = {open_ok(), ddz_store_open(sq_path, NULL, err, sizeof err)};
+    cr_assert_not_null(st[1], "%s", err);
+    uint8_t me[DDZ_STORE_ME_BYTES];
+    randombytes_buf(me, sizeof me);
+    enum { N = 30 };
+    char keys[N][DDZ_STORE_KEY_HEX + 1];
+    int64_t ids[N];
+    for (int i = 0; i < N; i++) {
+        ddz_store_new_game_key(keys[i]);
+        ddz_record r;
+        gen_record((uint32_t)(100 + i), &r);
+        for (int b = 0; b < 2; b++) {
+            int64_t id = ddz_store_reserve_game_id(st[b]);
+            if (b == 0)
+                ids[i] = id;
+            cr_assert_eq(id, ids[i], "both count from 1");
+            cr_assert_eq(ddz_store_add_game(st[b], id, i % 4 ? "room" : NULL,
+                                            i % 3 ? NULL : keys[i], &r, i % 7 == 6),
+                         0);
+            cr_assert_eq(ddz_store_add_mine(st[b], id, i % 3, me), 0);
+        }
+    }
+    ddz_store_ladder_deal d = {
+        .p = {lp("p1", 25.123456789012345, 1), lp("p2", 1.0 / 3, 1), lp("p3", -0.1, 1)},
+        .score = {2.5, -1.25, -1.25},
+        .faults = {0, 1, 0},
+        .games = {1, 2, 3}};
+    static ladder_seen seen[2]; /* zeroed, and large */
+    for (int b = 0; b < 2; b++) {
+        cr_assert_eq(ddz_store_ladder_add_deal(st[b], "caai", &d), 0);
+        cr_assert_eq(ddz_store_flush(st[b]), 0);
+        cr_assert_eq(ddz_store_ladder_players(st[b], "caai", seen_player, &seen[b]), 3);
+        cr_assert_eq(ddz_store_ladder_history(st[b], "caai", "p2", 10, seen_hist, &seen[b]), 1);
+    }
+    for (int k = 0; k < 3; k++) {
+        ddz_store_ladder_player *a = &seen[0].p[k], *b = &seen[1].p[k];
+        cr_assert_str_eq(a->name, b->name);
+        cr_assert(a->mu == b->mu && a->sigma == b->sigma && a->score == b->score, "%s: %.17g %.17g",
+                  a->name, a->mu, b->mu);
+        cr_assert(a->games == b->games && a->deals == b->deals && a->faults == b->faults);
+    }
+    cr_assert_eq(seen[0].h[0].mu, 1.0 / 3);
+    cr_assert_eq(seen[0].h[0].mu, seen[1].h[0].mu);
+    cr_assert_eq(seen[0].h[0].score, seen[1].h[0].score);
+    cr_assert_str_eq(seen[0].h[0].opp[0], seen[1].h[0].opp[0]);
+
+    for (int i = 0; i < N; i++) {
+        char *text[2];
+        for (int b = 0; b < 2; b++)
+            cr_assert_eq(ddz_store_get_game(st[b], ids[i], i % 3 ? NULL : keys[i], &text[b]), 0);
+        cr_assert_str_eq(text[0], text[1], "game %lld", (long long)ids[i]);
+        free(text[0]);
+        free(text[1]);
+    }
+    char *mine[2], *bare[2], *exported[2];
+    for (int b = 0; b < 2; b++) {
+        cr_assert_eq(ddz_store_my_games(st[b], me, DDZ_STORE_MINE_MAX, &mine[b]),
+                     DDZ_STORE_MINE_MAX);
+        bare[b] = without_times(mine[b]);
+        size_t len;
+        FILE *f = open_memstream(&exported[b], &len);
+        cr_assert_eq(ddz_store_export(st[b], f, true), N);
+        fclose(f);
+    }
+    cr_assert_str_eq(bare[0], bare[1]);
+    cr_assert_str_eq(exported[0], exported[1]);
+    for (int b = 0; b < 2; b++) {
+        free(mine[b]);
+        free(bare[b]);
+        free(exported[b]);
+        ddz_store_close(st[b]);
+    }
+}
+#endif
