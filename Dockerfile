@@ -22,7 +22,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       gcc libc6-dev cmake ninja-build pkg-config \
-      libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev \
+      libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev libpq-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Only what the binary is built from (see .dockerignore), so that a change to
@@ -46,7 +46,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 # HEALTHCHECK (it also speaks HTTPS when DDZ_TLS_CERT is set).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libsodium23 libjansson4 libwebsockets17 libsqlite3-0 libssl3 ca-certificates curl \
+      libsodium23 libjansson4 libwebsockets17 libsqlite3-0 libpq5 libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 # A fixed numeric uid, so that Kubernetes can check runAsNonRoot and a host
 # directory mounted at /data can be chowned to it (chown 10001:10001 DIR).

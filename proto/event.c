@@ -25,7 +25,7 @@ enum {
 static const char *const event_names[DDZ_NEVENT] = {
     NULL,   "welcome",  "rooms",    "joined",   "state", "seat",      "game",
     "turn", "bid_made", "leftover", "played",   "over",  "turn_over", "error",
-    "bye",  "fault",    "enlisted", "released", "hint",  "phrase"};
+    "bye",  "fault",    "enlisted", "released", "hint",  "phrase",    "redirect"};
 static const char *const kind_names[] = {"human", "bot", "ai", "engine"};
 static const char *const action_names[] = {"bid", "play"};
 static const char *const phase_names[] = {"waiting", "bid", "play", "between", "turn_over"};
@@ -430,6 +430,15 @@ json_t *ddz_event_print(const ddz_event *e)
     case DDZ_EVENT_PHRASE:
         put(o, "seat", json_integer(e->phrase.seat), &ok);
         put(o, "phrase", json_integer(e->phrase.phrase), &ok);
+        break;
+    case DDZ_EVENT_REDIRECT:
+        put(o, "url", json_string(e->redirect.url), &ok);
+        put(o, "about", json_string(ddz_req_name(e->redirect.about)), &ok);
+        if (e->redirect.id[0])
+            put(o, "id", json_loads(e->redirect.id, JSON_DECODE_ANY, NULL), &ok);
+        if (e->redirect.room[0])
+            put(o, "room", json_string(e->redirect.room), &ok);
+        put(o, "reason", json_string(e->redirect.reason), &ok);
         break;
     }
     return done(o, ok);
@@ -1203,6 +1212,38 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
     return read_over(r, v, "result", &s->result);
 }
 
+/* The `about` (a request type; required when `need_about`) and `id` (a
+ * string or integer, kept as compact JSON text) of an error or redirect. */
+static int read_about_id(rd *r, const json_t *o, bool need_about, int *about_out, char *id,
+                         size_t idcap)
+{
+    const json_t *v;
+    if ((v = json_object_get(o, "about"))) {
+        const char *about = json_string_value(v);
+        for (int t = 1; about && t < DDZ_NREQ; t++)
+            if (strcmp(about, ddz_req_name(t)) == 0 && strlen(about) == json_string_length(v))
+                *about_out = t;
+        if (!*about_out)
+            return bad(r, "", "about", "must be a request type (\"hello\", ...)");
+    } else if (need_about) {
+        return bad(r, "", "about", "is missing");
+    }
+    if ((v = json_object_get(o, "id"))) {
+        if (!json_is_string(v) && !json_is_integer(v))
+            return bad(r, "", "id", "must be a string or an integer");
+        char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        if (!text)
+            return nomem(r, "", "id");
+        size_t len = strlen(text);
+        if (len < idcap)
+            memcpy(id, text, len + 1);
+        free(text);
+        if (len >= idcap)
+            return bad(r, "", "id", "must be at most %zu bytes of JSON", idcap - 1);
+    }
+    return 0;
+}
+
 static int read_error(rd *r, const json_t *o, ddz_event_error *e)
 {
     const json_t *v;
@@ -1221,28 +1262,7 @@ static int read_error(rd *r, const json_t *o, ddz_event_error *e)
         return bad(r, "", "code", "must be an error code of rules/error.h (\"EWEAK\", ...)");
     if ((rc = get_str(r, o, "", "message", e->message, sizeof e->message, 1, 0, 0)))
         return rc;
-    if ((v = json_object_get(o, "about"))) {
-        const char *about = json_string_value(v);
-        for (int t = 1; about && t < DDZ_NREQ; t++)
-            if (strcmp(about, ddz_req_name(t)) == 0 && strlen(about) == json_string_length(v))
-                e->about = t;
-        if (!e->about)
-            return bad(r, "", "about", "must be a request type (\"hello\", ...)");
-    }
-    if ((v = json_object_get(o, "id"))) {
-        if (!json_is_string(v) && !json_is_integer(v))
-            return bad(r, "", "id", "must be a string or an integer");
-        char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-        if (!text)
-            return nomem(r, "", "id");
-        size_t len = strlen(text);
-        if (len < sizeof e->id)
-            memcpy(e->id, text, len + 1);
-        free(text);
-        if (len >= sizeof e->id)
-            return bad(r, "", "id", "must be at most %zu bytes of JSON", sizeof e->id - 1);
-    }
-    return 0;
+    return read_about_id(r, o, false, &e->about, e->id, sizeof e->id);
 }
 
 static int read_fields(rd *r, const json_t *o, ddz_event *e)
@@ -1337,6 +1357,20 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         if ((rc = get_int(r, o, "", "seat", 0, 2, &e->phrase.seat)))
             return rc;
         return get_int(r, o, "", "phrase", 0, DDZ_PHRASES - 1, &e->phrase.phrase);
+    case DDZ_EVENT_REDIRECT: {
+        if ((rc = get_str(r, o, "", "url", e->redirect.url, sizeof e->redirect.url, 1, 0, TEXT)))
+            return rc;
+        if (strncmp(e->redirect.url, "ws://", 5) != 0 && strncmp(e->redirect.url, "wss://", 6) != 0)
+            return bad(r, "", "url", "must be a ws:// or wss:// URL");
+        if ((rc = read_about_id(r, o, true, &e->redirect.about, e->redirect.id,
+                                sizeof e->redirect.id)))
+            return rc;
+        if (json_object_get(o, "room") &&
+            (rc = get_str(r, o, "", "room", e->redirect.room, sizeof e->redirect.room, 1, 0, 0)))
+            return rc;
+        return get_str(r, o, "", "reason", e->redirect.reason, sizeof e->redirect.reason, 1, 0,
+                       TEXT);
+    }
     }
     return 0;
 }
@@ -1571,6 +1605,12 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
                memcmp(a->hint.plays, b->hint.plays, a->hint.n * sizeof *a->hint.plays) == 0;
     case DDZ_EVENT_PHRASE:
         return a->phrase.seat == b->phrase.seat && a->phrase.phrase == b->phrase.phrase;
+    case DDZ_EVENT_REDIRECT:
+        return strcmp(a->redirect.url, b->redirect.url) == 0 &&
+               a->redirect.about == b->redirect.about &&
+               strcmp(a->redirect.id, b->redirect.id) == 0 &&
+               strcmp(a->redirect.room, b->redirect.room) == 0 &&
+               strcmp(a->redirect.reason, b->redirect.reason) == 0;
     }
     return true; /* two events of no known type */
 }

@@ -1,7 +1,7 @@
 /* event.h - the server's messages of proto/PROTOCOL.md (welcome, rooms,
  * joined, state, seat, game, turn, bid_made, leftover, played, over,
- * turn_over, error, bye, fault, enlisted, released, hint, phrase) as values, printed as JSON and
- * parsed back.
+ * turn_over, error, bye, fault, enlisted, released, hint, phrase, redirect) as values, printed as
+ * JSON and parsed back.
  *
  * ddz_event_print() writes the keys in the order the server has always sent
  * them, so that a frame printed from a parsed frame is the same bytes:
@@ -45,7 +45,9 @@
 enum {
     DDZ_EVENT_NAME_MAX = 190,      /* a player's name, bytes with the NUL: an engine's CAAI
                                     * name of 63 GBK bytes is up to 189 bytes of UTF-8 */
-    DDZ_EVENT_ROOM_ID_MAX = 21,    /* a room id, 1..20 bytes, with the NUL */
+    DDZ_EVENT_ROOM_ID_MAX = 33,    /* a room id, 1..32 bytes, with the NUL (a cluster node's
+                                    * rooms are "NODE-XXXXXXXX": 16 + 1 + 8) */
+    DDZ_EVENT_URL_MAX = 256,       /* a redirect's URL, 1..255 bytes, with the NUL */
     DDZ_EVENT_ROOM_NAME_MAX = 161, /* a room name, 40 characters of UTF-8, with the NUL */
     DDZ_EVENT_RULES_MAX = 16,      /* a rule set name, 1..15 bytes, with the NUL */
     DDZ_EVENT_TEXT_MAX = 256,      /* an error message or a bye reason, with the NUL */
@@ -74,6 +76,7 @@ enum ddz_event_type {
     DDZ_EVENT_RELEASED,
     DDZ_EVENT_HINT,
     DDZ_EVENT_PHRASE,
+    DDZ_EVENT_REDIRECT,
     DDZ_NEVENT
 };
 
@@ -336,6 +339,17 @@ typedef struct ddz_event_phrase {
     int phrase; /* 0..DDZ_PHRASES-1 */
 } ddz_event_phrase;
 
+/* redirect: another node serves this request (a room of another node of a
+ * cluster); sent instead of its answer. The client connects to `url`, says
+ * hello there and repeats the request (PROTOCOL.md, "Many nodes"). */
+typedef struct ddz_event_redirect {
+    char url[DDZ_EVENT_URL_MAX];      /* ws://... or wss://... of the node to ask */
+    int about;                        /* enum ddz_req_type of the request redirected (> 0) */
+    char id[48];                      /* the request's id as compact JSON text, "" = absent */
+    char room[DDZ_EVENT_ROOM_ID_MAX]; /* the room the request named, "" = absent */
+    char reason[DDZ_EVENT_TEXT_MAX];  /* human text */
+} ddz_event_redirect;
+
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
     bool owned; /* the arrays were allocated by ddz_event_parse: ddz_event_clear frees them */
@@ -359,6 +373,7 @@ typedef struct ddz_event {
         ddz_event_released released;
         ddz_event_hint hint;
         ddz_event_phrase phrase;
+        ddz_event_redirect redirect;
     };
 } ddz_event;
 

@@ -216,7 +216,7 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
         return get_seat(o, &r->seat, err, errlen);
     case DDZ_REQ_JOIN:
     case DDZ_REQ_SPECTATE:
-        if ((rc = get_str(o, "room", r->room, sizeof r->room, 20, true, err, errlen)) ||
+        if ((rc = get_str(o, "room", r->room, sizeof r->room, 32, true, err, errlen)) ||
             (rc = get_str(o, "password", r->password, sizeof r->password, 64, false, err, errlen)))
             return rc;
         return r->type == DDZ_REQ_JOIN ? get_seat(o, &r->seat, err, errlen) : 0;

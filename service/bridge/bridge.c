@@ -430,8 +430,9 @@ static void choose_room(ddz_bridge *b, const ddz_event_rooms *rooms)
     ddz_req q = {.type = DDZ_REQ_JOIN, .seat = b->opts.seat};
     if (b->opts.password)
         snprintf(q.password, sizeof q.password, "%s", b->opts.password);
-    if (b->opts.room) {
-        snprintf(q.room, sizeof q.room, "%s", b->opts.room);
+    if (b->target_room[0] || b->opts.room) {
+        /* a room another node redirected us to is the one we chose there */
+        snprintf(q.room, sizeof q.room, "%s", b->target_room[0] ? b->target_room : b->opts.room);
         send_req(b, &q);
         b->joining = true;
         return;
@@ -499,6 +500,8 @@ static void on_joined(ddz_bridge *b, const ddz_event_joined *j)
     if (!b->seated)
         return;
     b->seat = j->seat;
+    b->hops = 0;
+    b->target_room[0] = '\0';
     snprintf(b->room, sizeof b->room, "%s", j->room);
     say(b, false, "seated in room %s as %c (seat %d)", b->room, seat_letter[b->seat], b->seat);
 }
@@ -519,6 +522,25 @@ static int on_error(ddz_bridge *b, const ddz_event_error *e)
             return DDZ_BRIDGE_REFUSED;
     }
     return DDZ_BRIDGE_GO;
+}
+
+static int on_redirect(ddz_bridge *b, const ddz_event_redirect *rd)
+{
+    if (++b->hops > DDZ_BRIDGE_MAX_HOPS) {
+        say(b, true, "the server redirected our %s %d times in a row: giving up",
+            ddz_req_name(rd->about), b->hops);
+        return DDZ_BRIDGE_REFUSED;
+    }
+    say(b, false, "redirected to %s for our %s%s%s: %s", rd->url, ddz_req_name(rd->about),
+        rd->room[0] ? " of room " : "", rd->room, rd->reason);
+    snprintf(b->redirect, sizeof b->redirect, "%s", rd->url);
+    snprintf(b->target_room, sizeof b->target_room, "%s", rd->room);
+    /* The token is the other node's: a hello there with it would be refused
+     * as unknown and start a new session anyway. */
+    b->resume[0] = '\0';
+    b->player[0] = '\0';
+    b->joining = false;
+    return DDZ_BRIDGE_REDIRECT;
 }
 
 void ddz_bridge_init(ddz_bridge *b, ddz_seat *adapter, const ddz_bridge_io *io,
@@ -613,6 +635,9 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
         say(b, true, "the server said bye: %s", ev.bye.reason);
         rc = DDZ_BRIDGE_BYE;
         break;
+    case DDZ_EVENT_REDIRECT:
+        rc = on_redirect(b, &ev.redirect);
+        break;
     default: /* seat: who sits where is not our program's business */
         break;
     }
@@ -631,6 +656,7 @@ typedef struct outmsg {
 typedef struct runner {
     const ddz_bridge_cfg *cfg;
     ddz_url url;
+    char url_text[256]; /* the URL connected to: cfg->url, or where a redirect sent us */
     struct lws_context *ctx;
     struct lws_vhost *vh;
     ddz_lws_loop loop;   /* the program seat's pipes and timers */
@@ -757,7 +783,7 @@ static void disconnected(runner *r, const char *why)
         return;
     }
     if (!r->welcomed) {
-        fprintf(stderr, "ddz bridge: cannot connect to %s: %s\n", r->cfg->url, why);
+        fprintf(stderr, "ddz bridge: cannot connect to %s: %s\n", r->url_text, why);
         finish(r, 3);
         return;
     }
@@ -768,9 +794,56 @@ static void disconnected(runner *r, const char *why)
         return;
     }
     int delay = r->attempts >= 6 ? 30 : 1 << (r->attempts - 1);
-    fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting in %d s\n", why,
-            delay);
+    if (strcmp(r->url_text, r->cfg->url) != 0) {
+        /* a redirect sent us to another node, and that node is gone: its
+         * work (a tournament) moves to another node, which the entry point
+         * knows and redirects us to again */
+        ddz_url u;
+        if (ddz_url_parse(r->cfg->url, &u) == 0) {
+            r->url = u;
+            snprintf(r->url_text, sizeof r->url_text, "%s", r->cfg->url);
+            r->b.hops = 0;
+        }
+    }
+    fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting to %s in %d s\n", why,
+            r->url_text, delay);
     lws_sul_schedule(r->ctx, 0, &r->retry_sul, retry_tick, (lws_usec_t)delay * LWS_US_PER_SEC);
+}
+
+/* The server redirected us (another node of the cluster serves the room):
+ * close this connection and connect to the URL it gave at once. Returns
+ * what the receive callback returns: -1 closes the old connection. */
+static int follow(runner *r)
+{
+    const char *to = r->b.redirect;
+    ddz_url u;
+    if (strcmp(to, r->url_text) == 0) {
+        fprintf(stderr, "ddz bridge: the server redirected us to where we are (%s)\n", to);
+        finish(r, 1);
+        return -1;
+    }
+    if (ddz_url_parse(to, &u) < 0) {
+        fprintf(stderr, "ddz bridge: the server redirected us to '%s', no ws:// or wss:// URL\n",
+                to);
+        finish(r, 1);
+        return -1;
+    }
+    if (u.tls && !r->url.tls) {
+        /* TLS was not set up for a plain ws:// start: lws needs it globally */
+        fprintf(stderr,
+                "ddz bridge: the server redirected us to %s, which needs TLS: start with a "
+                "wss:// URL\n",
+                to);
+        finish(r, 1);
+        return -1;
+    }
+    r->url = u;
+    snprintf(r->url_text, sizeof r->url_text, "%s", to);
+    r->ws = NULL; /* its CLOSED is not a lost connection */
+    drop_queue(r);
+    r->rxlen = 0;
+    lws_sul_schedule(r->ctx, 0, &r->retry_sul, retry_tick, 1);
+    return -1;
 }
 
 static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -825,6 +898,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             finish(r, 1);
         else if (st == DDZ_BRIDGE_BYE)
             finish(r, 3);
+        else if (st == DDZ_BRIDGE_REDIRECT)
+            return follow(r);
         return 0;
     }
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
@@ -924,6 +999,7 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     runner storage, *r = &storage;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
+    snprintf(r->url_text, sizeof r->url_text, "%s", cfg->url);
     if (ddz_url_parse(cfg->url, &r->url) < 0) {
         fprintf(stderr, "ddz bridge: '%s' is no ws:// or wss:// URL\n", cfg->url);
         return 2;

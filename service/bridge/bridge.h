@@ -145,11 +145,18 @@ typedef struct ddz_bridge_opts {
 
 /* ddz_bridge_on_frame() results. */
 enum ddz_bridge_status {
-    DDZ_BRIDGE_GO = 0,  /* carry on */
-    DDZ_BRIDGE_DONE,    /* the turns asked for are played */
-    DDZ_BRIDGE_REFUSED, /* the server refused us (token, room, seat): logged */
-    DDZ_BRIDGE_BYE,     /* the server is shutting down: logged */
+    DDZ_BRIDGE_GO = 0,   /* carry on */
+    DDZ_BRIDGE_DONE,     /* the turns asked for are played */
+    DDZ_BRIDGE_REFUSED,  /* the server refused us (token, room, seat): logged */
+    DDZ_BRIDGE_BYE,      /* the server is shutting down: logged */
+    DDZ_BRIDGE_REDIRECT, /* another node serves us: connect to b->redirect (hello, then the lobby
+                          * flow again, joining b->target_room if the redirect named one) */
 };
+
+/* Redirects followed in a row before the bridge gives up (a cluster whose
+ * nodes disagree about where a room lives must not bounce us forever);
+ * being seated starts the count again. */
+enum { DDZ_BRIDGE_MAX_HOPS = 3 };
 
 /* Failures of a seat that never answered nor said its name before giving up. */
 enum { DDZ_BRIDGE_GIVE_UP = 3 };
@@ -165,7 +172,10 @@ typedef struct ddz_bridge {
     bool seated;            /* `joined` with a seat (or `state`) since the last welcome */
     bool joining;           /* a join or create is in flight */
     int seat;               /* own seat, -1 when not seated */
-    char room[24];          /* room id */
+    char room[33];          /* room id */
+    char redirect[256];     /* the URL of the last `redirect` (DDZ_BRIDGE_REDIRECT) */
+    char target_room[33];   /* the room a redirect named: join it on the next `rooms` */
+    int hops;               /* redirects since we were last seated */
     int time;               /* the room's seconds per action (from `state`), 0 = unknown */
     const ddz_rules *rules; /* the room's rule set */
     /* the game the seat plays */
@@ -201,12 +211,14 @@ void ddz_bridge_init(ddz_bridge *b, ddz_seat *adapter, const ddz_bridge_io *io,
  * first welcome). Never fails. */
 void ddz_bridge_connected(ddz_bridge *b);
 
-/* Handles one server frame. After `welcome` it sends `list`; on `rooms`,
- * unless seated: `join` opts.room, else the first listed room that allows
- * bots, has no password and a free seat (and is not playing), else
- * `create` a room {bots: true, fill, time, games, rules} and sit in it. Game
- * events go to the seat as the table above says. Returns an enum
- * ddz_bridge_status; a frame proto/event.h does not accept is logged and
+/* Handles one server frame. A `redirect` (another node of a cluster serves
+ * the request) forgets the resume token, which only the node that gave it
+ * knows, and returns DDZ_BRIDGE_REDIRECT, or DDZ_BRIDGE_REFUSED past
+ * DDZ_BRIDGE_MAX_HOPS redirects in a row (logged). After `welcome` it sends `list`; on `rooms`,
+ * unless seated: `join` opts.room (or the room a redirect named), else the first listed room that
+ * allows bots, has no password and a free seat (and is not playing), else `create` a room {bots:
+ * true, fill, time, games, rules} and sit in it. Game events go to the seat as the table above
+ * says. Returns an enum ddz_bridge_status; a frame proto/event.h does not accept is logged and
  * ignored (DDZ_BRIDGE_GO). */
 int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len);
 

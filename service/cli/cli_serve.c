@@ -9,12 +9,13 @@
 
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
+#include "service/cluster/cluster.h"
 #include "service/seats/seats.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 
 static const char usage[] =
-    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH] [--db-queue N] [--web DIR]\n"
+    "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
@@ -24,7 +25,7 @@ static const char usage[] =
     "                 [--tournament DIR [--tournament-late S]]\n"
     "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
     "                 [--ladder-rules NAME] [--ladder-time S] [--ladder-tables N]\n"
-    "                 [--ladder-max N]\n"
+    "                 [--ladder-max N] [--node ID --public-url URL]\n"
     "\n"
     "Serves the browser client over HTTP and the JSON protocol over WebSocket at\n"
     "/ws (proto/PROTOCOL.md), game records at /api/games/ID, /healthz and\n"
@@ -32,7 +33,13 @@ static const char usage[] =
     "\n"
     "  --port N            TCP port (DDZ_PORT, default 8080)\n"
     "  --bind ADDR         listen on this address only (DDZ_BIND, default all)\n"
-    "  --db PATH           SQLite database (DDZ_DB, default ddz.db)\n"
+    "  --db PATH|URL       SQLite database, or a PostgreSQL postgres:// URL\n"
+    "                      (DDZ_DB, default ddz.db)\n"
+    "  --node ID           this node's id in a cluster, [a-z0-9]{1,16}, the prefix\n"
+    "                      of its room ids (DDZ_NODE); needs a postgres:// --db and\n"
+    "                      --public-url: every node's lobby lists every room\n"
+    "  --public-url URL    ws(s)://HOST[:PORT]/PATH where clients of other nodes\n"
+    "                      reach this one (DDZ_PUBLIC_URL)\n"
     "  --db-queue N        games and turn results held for the database writer\n"
     "                      before new ones are dropped (DDZ_DB_QUEUE, default 10000)\n"
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
@@ -144,6 +151,8 @@ int ddz_cli_serve(int argc, char **argv)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
     cfg.trusted_proxy = getenv("DDZ_TRUSTED_PROXY");
+    cfg.node = getenv("DDZ_NODE");
+    cfg.public_url = getenv("DDZ_PUBLIC_URL");
     /* the budgets: a positive number each, bytes up to 2 GB */
     const struct {
         const char *var, *flag;
@@ -272,6 +281,10 @@ int ddz_cli_serve(int argc, char **argv)
             }
         } else if (strcmp(a, "--trusted-proxy") == 0) {
             cfg.trusted_proxy = v;
+        } else if (strcmp(a, "--node") == 0) {
+            cfg.node = v;
+        } else if (strcmp(a, "--public-url") == 0) {
+            cfg.public_url = v;
         } else if (strcmp(a, "--ai") == 0) {
             cfg.default_ai = v;
         } else {
@@ -280,6 +293,16 @@ int ddz_cli_serve(int argc, char **argv)
     }
     if (!cfg.tls_cert != !cfg.tls_key)
         return ddz_cli_usage("serve", "--tls-cert and --tls-key go together");
+    if (!cfg.node != !cfg.public_url)
+        return ddz_cli_usage("serve", "--node and --public-url go together");
+    if (cfg.node && !ddz_cluster_node_valid(cfg.node))
+        return ddz_cli_usage("serve", "--node must be 1..16 of a-z and 0-9");
+    if (cfg.public_url &&
+        ((strncmp(cfg.public_url, "ws://", 5) != 0 && strncmp(cfg.public_url, "wss://", 6) != 0) ||
+         strlen(cfg.public_url) >= DDZ_EVENT_URL_MAX))
+        return ddz_cli_usage("serve", "--public-url must be a ws:// or wss:// URL");
+    if (cfg.node && !ddz_cluster_is_pg_url(cfg.db_path))
+        return ddz_cli_usage("serve", "--node needs a PostgreSQL --db (postgres://...)");
     if (cfg.default_ai && !ddz_ai_exists(cfg.default_ai))
         return ddz_cli_usage("serve", "--ai names no hosted AI");
     if (!cfg.web_dir)

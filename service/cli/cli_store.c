@@ -14,7 +14,8 @@
 #include "service/store/store.h"
 
 #define DB_HELP                                                                                    \
-    "  --db PATH   the database (default: $DDZ_DB if set, else ddz.db in the\n"                    \
+    "  --db PATH   the database: a SQLite file or a postgres:// URL (default:\n"                   \
+    "              $DDZ_DB if set, else ddz.db in the\n"                                           \
     "              working directory)\n"
 
 static const char token_usage[] =
@@ -85,7 +86,8 @@ static const char *default_db(void)
 static ddz_store *open_db(const char *cmd, const char *path, int create)
 {
     struct stat st;
-    if (!create && stat(path, &st) != 0) {
+    /* a PostgreSQL URL names a database that the server keeps */
+    if (!create && !ddz_store_is_url(path) && stat(path, &st) != 0) {
         if (errno == ENOENT)
             complain(cmd, "%s: no such database (use --db PATH or set DDZ_DB)", path);
         else
@@ -99,7 +101,7 @@ static ddz_store *open_db(const char *cmd, const char *path, int create)
     return s;
 }
 
-/* Complains about code `rc` from the store, with SQLite's message for
+/* Complains about code `rc` from the store, with the database's message for
  * DDZ_EDB; returns 1. */
 static int store_error(const char *cmd, ddz_store *s, int rc)
 {

@@ -94,7 +94,7 @@ typedef struct inflight {
 struct table {
     lconn c[3];
     int nclients; /* 3, or 1 at an engine table */
-    char room[24];
+    char room[33];
     inflight fl[INFLIGHT];
     int next_fl;
 };

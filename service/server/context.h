@@ -84,11 +84,19 @@ struct ddz_srv {
     ddz_lobby lobby;
     ddz_metrics m;
     ddz_budget budget;
-    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
-    lws_sorted_usec_list_t reap_sul; /* periodic reaping */
-    sul_cb_t reap_fn;                /* what reap_sul runs (server.c) */
-    struct ddz_tsrv *tsrv;           /* --tournament: its director and tables, or NULL */
-    struct ddz_ladder *ladder;       /* the ladder (ladder_srv.c), or NULL */
+    volatile sig_atomic_t stopping;     /* set by the signal handler: stop the loop */
+    lws_sorted_usec_list_t reap_sul;    /* periodic reaping */
+    sul_cb_t reap_fn;                   /* what reap_sul runs (server.c) */
+    struct ddz_tsrv *tsrv;              /* --tournament: its director and tables, or NULL */
+    struct ddz_ladder *ladder;          /* the ladder (ladder_srv.c), or NULL */
+    struct ddz_cluster *cluster;        /* the other nodes (service/cluster), or NULL: one node */
+    lws_sorted_usec_list_t cluster_sul; /* publishes our rooms to the cluster */
+    bool cluster_up;                    /* the cluster's last view was read (logged on change) */
+    struct ddz_lead *lead;              /* run-once jobs' locks (lead_srv.h), or NULL: one node */
+    struct ddz_ladder_net *lnet;        /* the ladder across nodes (lead_srv.h), or NULL */
+    int lead_ladder, lead_tourney;      /* their jobs' indexes in `lead`, -1 for none */
+    uint64_t tourney_term;              /* the lead term the tournament runs under, 0 = none */
+    lws_sorted_usec_list_t lead_sul;    /* follows the tournament's lock (lead_srv.c) */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

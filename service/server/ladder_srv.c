@@ -16,6 +16,8 @@
 #include "proto/text.h"
 #include "rules/error.h"
 #include "rules/ruleset.h"
+#include "service/cluster/ladder_net.h"
+#include "service/cluster/lead.h"
 #include "service/ladder/rating.h"
 #include "service/ladder/schedule.h"
 #include "service/seats/seats.h"
@@ -62,6 +64,8 @@ typedef struct ltable {
     int64_t ids[3];  /* the games' store ids */
     bool absent[3];  /* the slot's bot was not connected when this game began */
     int engines;     /* engine seats reserved in the engines budget */
+    int64_t deal;    /* clustered: the deal's id (cluster_ladder_deals), else 0 */
+    bool recorded;   /* clustered: its result went to be recorded */
 } ltable;
 
 typedef struct ddz_ladder {
@@ -74,7 +78,9 @@ typedef struct ddz_ladder {
     long *pairs; /* [max * max] deals shared */
     ltable *t;   /* [ntables] */
     int ntables;
-    long deals; /* rated since the start */
+    long deals; /* rated since the start (clustered: history rows seen / 3) */
+    long hist_rows;
+    ddz_ladder_net *net; /* clustered (ladder_net.h), else NULL */
     ddz_timer kick, tick;
 } ddz_ladder;
 
@@ -178,6 +184,12 @@ static void recent_push(part *q, bool faulted)
 
 static void put(ddz_ladder *l, const part *q)
 {
+    if (l->net) {
+        /* the rest of the standing is the database's: only the suspension */
+        if (ddz_ladder_net_suspend(l->net, q->s.name, q->s.suspended) < 0)
+            ddz__log(l->srv, "error", NULL, "ladder: cannot store %s", q->s.name);
+        return;
+    }
     if (ddz_store_ladder_put(l->srv->store, l->rules->name, &q->s) < 0)
         ddz__log(l->srv, "error", NULL, "ladder: cannot store %s", q->s.name);
 }
@@ -211,6 +223,7 @@ static void release(ddz_player *p, const char *fmt, const char *arg)
 /* ---- tables ---- */
 
 static void kick(ddz_ladder *l);
+static void net_round(ddz_ladder *l);
 
 static ddz_seat *make_seat(ltable *t, int slot, char *err, size_t errlen)
 {
@@ -328,6 +341,8 @@ static void free_table(ltable *t)
     ddz_runner_destroy(t->run);
     t->run = NULL;
     l->srv->budget.engines -= t->engines;
+    if (l->net && t->deal && !t->recorded)
+        ddz_ladder_net_drop(l->net, t->deal); /* cut short: no result, its players free again */
     for (int k = 0; k < 3; k++) {
         part *q = &l->p[t->who[k]];
         q->table = -1;
@@ -345,6 +360,21 @@ static void free_table(ltable *t)
 static void rate_deal(ltable *t)
 {
     ddz_ladder *l = t->lad;
+    if (l->net) {
+        /* rated where every node's deals are: in the database, in one
+         * transaction with the result (ladder_net.h) */
+        ddz_ladder_net_result res = {.deal = t->deal};
+        for (int k = 0; k < 3; k++) {
+            snprintf(res.names[k], sizeof res.names[k], "%s", l->p[t->who[k]].s.name);
+            res.score[k] = t->total[k];
+            res.faults[k] = t->faults[k];
+            res.games[k] = t->ids[k];
+        }
+        if (ddz_ladder_net_done(l->net, &res) < 0)
+            ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
+        t->recorded = true;
+        return;
+    }
     ddz_rating r[3];
     for (int k = 0; k < 3; k++)
         r[k] = l->p[t->who[k]].r;
@@ -450,7 +480,7 @@ static void on_log(void *ctx, int player, bool warn, const char *msg)
 
 /* Starts a table for participants `who`. Returns 0, or -1 (a budget is
  * spent: try later; or it could not start). */
-static int start_table(ddz_ladder *l, const int who[3])
+static int start_table(ddz_ladder *l, const int who[3], int64_t deal)
 {
     ltable *t = NULL;
     for (int k = 0; k < l->ntables && !t; k++)
@@ -478,6 +508,7 @@ static int start_table(ddz_ladder *l, const int who[3])
     if (!(t->run = ddz_runner_create(&srv->loop.base, &cb)))
         return -1;
     t->used = true;
+    t->deal = deal;
     t->engines = engines;
     srv->budget.engines += engines;
     memcpy(t->who, who, sizeof t->who);
@@ -493,6 +524,8 @@ static int start_table(ddz_ladder *l, const int who[3])
 
 static void schedule(ddz_ladder *l)
 {
+    if (l->net)
+        return; /* the leader node schedules (ladder_net.h) */
     int freet = 0;
     for (int k = 0; k < l->ntables; k++)
         freet += !l->t[k].used;
@@ -519,7 +552,7 @@ static void schedule(ddz_ladder *l)
     int nt = ddz_schedule(&in, out);
     free(pairs);
     for (int k = 0; k < nt; k++)
-        if (start_table(l, out[k]) < 0)
+        if (start_table(l, out[k], 0) < 0)
             break;
 }
 
@@ -527,6 +560,8 @@ static void kick_cb(ddz_timer *tm)
 {
     ddz_ladder *l = (ddz_ladder *)((char *)tm - offsetof(ddz_ladder, kick));
     bool waiting = false;
+    if (l->net)
+        net_round(l);
     for (int k = 0; k < l->ntables; k++)
         if (l->t[k].used) {
             step_table(&l->t[k]);
@@ -540,6 +575,87 @@ static void kick_cb(ddz_timer *tm)
 static void kick(ddz_ladder *l)
 {
     ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, 0);
+}
+
+/* ---- several nodes (ladder_net.h) ---- */
+
+/* Plays deal m->deal here, or gives it back (dropped). */
+static void net_play(ddz_ladder *l, const ddz_ladder_net_msg *m)
+{
+    int who[3];
+    const char *why = NULL;
+    for (int k = 0; k < 3 && !why; k++) {
+        int i = find(l, m->names[k]);
+        if (i < 0)
+            i = add(l, m->names[k]);
+        if (i < 0)
+            why = "more participants than --ladder-max";
+        else if (l->p[i].table >= 0)
+            why = "a participant is at a table here already";
+        else if (l->p[i].kind != K_BOT && !l->p[i].configured)
+            why = "a fixed participant this node is not given (--ladder-ai, --ladder-engine)";
+        else if (l->p[i].kind == K_BOT && !connected(&l->p[i]))
+            why = "its bot left this node"; /* not charged: as one node, not seated when gone */
+        else
+            who[k] = i;
+    }
+    if (!why && start_table(l, who, m->deal) < 0)
+        why = "no free table or budget";
+    if (why) {
+        ddz__log(l->srv, "warn", NULL, "ladder: deal %lld not played here: %s", (long long)m->deal,
+                 why);
+        ddz_ladder_net_drop(l->net, m->deal);
+    }
+}
+
+static void net_standing(ddz_ladder *l, const ddz_store_ladder_player *sp)
+{
+    int i = find(l, sp->name);
+    if (i < 0 && (i = add(l, sp->name)) < 0)
+        return;
+    part *q = &l->p[i];
+    bool lifted = q->s.suspended[0] && !sp->suspended[0];
+    q->s = *sp;
+    q->r = (ddz_rating){.mu = sp->mu, .sigma = sp->sigma};
+    if (!(q->r.sigma > 0))
+        q->r = ddz_rating_new(&l->rc);
+    if (lifted)
+        q->nrecent = q->recent_at = 0;
+}
+
+/* Publishes the bots connected here and takes what the cluster says. */
+static void net_round(ddz_ladder *l)
+{
+    const char *names[DDZ_SCHEDULE_MAX];
+    int n = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->p[i].kind == K_BOT && connected(&l->p[i]) && !l->p[i].s.suspended[0])
+            names[n++] = l->p[i].s.name;
+    ddz_ladder_net_present(l->net, names, n);
+    ddz_ladder_net_msg *m;
+    while ((m = ddz_ladder_net_next(l->net))) {
+        if (m->kind == DDZ_LADDER_NET_PLAY) {
+            net_play(l, m);
+        } else if (m->kind == DDZ_LADDER_NET_STANDING) {
+            net_standing(l, &m->standing);
+        } else if (m->kind == DDZ_LADDER_NET_HIST) {
+            int i = find(l, m->names[0]);
+            if (i < 0)
+                i = add(l, m->names[0]);
+            if (i >= 0)
+                hist_push(&l->p[i], &m->hist);
+            l->deals = ++l->hist_rows / 3;
+        } else {
+            ddz__log(l->srv, "warn", NULL, "%s", m->note);
+        }
+        free(m);
+    }
+}
+
+void ddz__ladder_wake(ddz_srv *srv)
+{
+    if (srv->ladder)
+        kick(srv->ladder);
 }
 
 static void tick_cb(ddz_timer *tm)
@@ -687,14 +803,17 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
             return -1;
         }
     }
-    /* then what the database knows (standings; fixed ones keep theirs) */
-    if (ddz_store_ladder_players(srv->store, l->rules->name, load_player, l) < 0) {
+    l->net = srv->lnet;
+    /* then what the database knows (standings; fixed ones keep theirs);
+     * several nodes: the cluster side reads it and tells the loop */
+    if (!l->net && ddz_store_ladder_players(srv->store, l->rules->name, load_player, l) < 0) {
         snprintf(err, errlen, "ladder: cannot read the standings from the database");
         ladder_free(l);
         return -1;
     }
-    ddz_store_ladder_pairs(srv->store, l->rules->name, load_pair, l);
-    hist_load *hl = malloc(sizeof *hl);
+    if (!l->net)
+        ddz_store_ladder_pairs(srv->store, l->rules->name, load_pair, l);
+    hist_load *hl = l->net ? NULL : malloc(sizeof *hl);
     for (int i = 0; hl && i < l->n; i++) {
         hl->n = 0;
         hl->q = &l->p[i];
@@ -870,6 +989,14 @@ char *ddz__ladder_json(ddz_srv *srv)
         }
         json_object_set_new(o, "deals", json_integer(l->deals));
         json_object_set_new(o, "max_players", json_integer(l->max));
+        if (l->net && srv->lead && srv->lead_ladder >= 0) {
+            /* several nodes: this one, and the one that schedules */
+            ddz_lead_job j;
+            ddz_lead_state(srv->lead, srv->lead_ladder, &j);
+            json_object_set_new(o, "node", json_string(srv->cfg.node));
+            json_object_set_new(o, "scheduler",
+                                j.holder_known ? json_string(j.holder) : json_null());
+        }
     }
     json_object_set_new(o, "players", players);
     json_object_set_new(o, "tables", tables);

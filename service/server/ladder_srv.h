@@ -58,6 +58,10 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen);
  * EBUSY when --ladder-max participants are known). */
 void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 
+/* Several nodes: the cluster side has news (lead_srv.h): look at once.
+ * Nothing without a ladder. */
+void ddz__ladder_wake(ddz_srv *srv);
+
 /* Returns whether the server runs a ladder. */
 bool ddz__ladder_running(const ddz_srv *srv);
 

@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "rules/error.h"
+#include "service/cluster/cluster.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
 #include "service/server/ladder_srv.h"
+#include "service/server/lead_srv.h"
 #include "service/server/tourney_srv.h"
 
 /* A disconnected player is kept this long for a resume even when not
@@ -198,6 +200,43 @@ static void leave_room(ddz_player *p)
  * reading it were 400 MB of queued output. */
 #define ROOMS_LIST_MAX 100
 
+/* Our listed rooms with a free seat (full false) or without, newest first,
+ * appended to rooms[*n..max). */
+static void local_rooms(ddz_srv *srv, bool full, ddz_event_room *rooms, size_t *n, size_t max)
+{
+    for (ddz_room *r = srv->lobby.rooms; r && *n < max; r = ddz__room_next(r))
+        if (!ddz__room_dead(r) && ddz__room_listed(r) && ddz__room_has_free_seat(r) == !full)
+            ddz__room_summary(r, &rooms[(*n)++]);
+}
+
+static bool free_seat(const ddz_event_room *r)
+{
+    return !r->seats[0].seated || !r->seats[1].seated || !r->seats[2].seated;
+}
+
+void ddz__lobby_cluster_publish(ddz_srv *srv)
+{
+    if (!srv->cluster)
+        return;
+    ddz_event_room *rooms = calloc(DDZ_CLUSTER_ROOMS_MAX, sizeof *rooms);
+    if (!rooms)
+        return; /* out of memory: the next tick tries again */
+    size_t n = 0;
+    for (int full = 0; full < 2; full++)
+        local_rooms(srv, full, rooms, &n, DDZ_CLUSTER_ROOMS_MAX);
+    ddz_cluster_publish(srv->cluster, rooms, n);
+    free(rooms);
+    ddz_cluster_view v = ddz_cluster_view_get(srv->cluster);
+    if (v.connected != srv->cluster_up) {
+        srv->cluster_up = v.connected;
+        ddz__log(srv, v.connected ? "info" : "warn", NULL,
+                 v.connected ? "cluster: %zu live nodes, %zu rooms of the others"
+                             : "cluster: the database cannot be reached (%zu nodes, %zu rooms "
+                               "of the others as last read)",
+                 v.nnodes, v.nrooms);
+    }
+}
+
 static void on_list(ddz_srv *srv, ddz_conn *c)
 {
     ddz_event_room *rooms = malloc(ROOMS_LIST_MAX * sizeof *rooms);
@@ -206,12 +245,18 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
         return;
     }
     /* rooms with a free seat first (what a client lists rooms for), each
-     * group newest first */
+     * group newest first; in a cluster, each group ours and then the other
+     * nodes' (the latest changed first) */
+    ddz_cluster_view v = {0};
+    if (srv->cluster)
+        v = ddz_cluster_view_get(srv->cluster);
     size_t n = 0;
-    for (int full = 0; full < 2; full++)
-        for (ddz_room *r = srv->lobby.rooms; r && n < ROOMS_LIST_MAX; r = ddz__room_next(r))
-            if (!ddz__room_dead(r) && ddz__room_listed(r) && ddz__room_has_free_seat(r) == !full)
-                ddz__room_summary(r, &rooms[n++]);
+    for (int full = 0; full < 2; full++) {
+        local_rooms(srv, full, rooms, &n, ROOMS_LIST_MAX);
+        for (size_t i = 0; i < v.nrooms && n < ROOMS_LIST_MAX; i++)
+            if (free_seat(&v.rooms[i]) == !full)
+                rooms[n++] = v.rooms[i];
+    }
     /* What a room may seat, so clients need not hard-code it. */
     static const char *const ai_names[] = {"strong", "greedy", "random"};
     const char *rules[8];
@@ -346,6 +391,26 @@ static bool password_check(ddz_srv *srv, ddz_conn *c, ddz_room *r, const ddz_req
     return false;
 }
 
+/* A join or spectate naming a room another live node of the cluster
+ * serves is answered with `redirect` to that node (PROTOCOL.md, "Many
+ * nodes"). Returns true if it was. */
+static bool redirect(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
+{
+    char node[DDZ_CLUSTER_NODE_MAX];
+    if (!srv->cluster || !ddz_cluster_room_node(q->room, node) || strcmp(node, srv->cfg.node) == 0)
+        return false;
+    const char *url = ddz_cluster_node_url(srv->cluster, node);
+    if (!url || strcmp(url, srv->cfg.public_url) == 0)
+        return false; /* its node is gone (or says it is us): no such room */
+    ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = q->type}};
+    snprintf(e.redirect.url, sizeof e.redirect.url, "%s", url);
+    snprintf(e.redirect.id, sizeof e.redirect.id, "%s", q->id);
+    snprintf(e.redirect.room, sizeof e.redirect.room, "%s", q->room);
+    snprintf(e.redirect.reason, sizeof e.redirect.reason, "room %s is on node %s", q->room, node);
+    ddz__conn_send(c, ddz_event_print(&e));
+    return true;
+}
+
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)
 {
     ddz_req q;
@@ -376,9 +441,9 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
     case DDZ_REQ_ENLIST:
         /* no competition named: the tournament if one runs, else the ladder */
         if (strcmp(q.competition, "ladder") == 0 ||
-            (!q.competition[0] && !srv->tsrv && ddz__ladder_running(srv)))
+            (!q.competition[0] && !srv->cfg.tournament_dir && ddz__ladder_running(srv)))
             ddz__ladder_enlist(srv, p, &q);
-        else
+        else if (!ddz__lead_tourney_elsewhere(srv, p, &q)) /* several nodes: its node's */
             ddz__tsrv_enlist(srv, p, &q);
         break;
     case DDZ_REQ_LIST:
@@ -394,7 +459,8 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
     case DDZ_REQ_SPECTATE:
         r = find_room(srv, q.room);
         if (!r) {
-            ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
+            if (!redirect(srv, c, &q))
+                ddz__conn_error(c, DDZ_ENOTFOUND, "no such room", &q);
         } else if (!password_check(srv, c, r, &q)) {
             /* answered */
         } else if (p->room == r && p->seat >= 0) {

@@ -34,6 +34,11 @@ void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer);
 /* Adds `r` to the room list (a tournament table). */
 void ddz__lobby_add_room(ddz_srv *srv, ddz_room *r);
 
+/* A cluster runs: hands it our listed rooms (the cluster writes only a
+ * change) and logs when the database is lost or found again. Called from a
+ * timer. */
+void ddz__lobby_cluster_publish(ddz_srv *srv);
+
 /* Frees players gone too long and rooms marked dead. Called from a timer. */
 void ddz__lobby_reap(ddz_srv *srv);
 

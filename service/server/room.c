@@ -46,7 +46,7 @@ typedef struct rseat {
 struct ddz_room {
     ddz_room *next;
     ddz_srv *srv;
-    char id[12];
+    char id[DDZ_EVENT_ROOM_ID_MAX]; /* NODE-XXXXXXXX in a cluster, else XXXXXXXX */
     ddz_room_opts opts;
     const ddz_rules *rules;
     rseat seats[3];
@@ -601,6 +601,20 @@ static bool on_timeout(void *ctx, int player)
     return true;
 }
 
+/* A new room id: eight random characters (2^39: an unlisted room's id is
+ * its only secret), after "NODE-" in a cluster, so that any node can tell
+ * where the room lives (PROTOCOL.md, "Many nodes"). */
+static void new_id(const ddz_srv *srv, char id[DDZ_EVENT_ROOM_ID_MAX])
+{
+    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
+    size_t n = 0;
+    if (srv->cluster)
+        n = (size_t)snprintf(id, DDZ_EVENT_ROOM_ID_MAX, "%s-", srv->cfg.node);
+    for (int i = 0; i < 8; i++)
+        id[n++] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+    id[n] = '\0';
+}
+
 ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *owner, int *err,
                            const char **why)
 {
@@ -648,9 +662,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     ddz__budget_room_open(owner);
     r->opts = *opts;
     r->rules = rules;
-    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
-    for (int i = 0; i < 8; i++)
-        r->id[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+    new_id(srv, r->id);
     if (!r->opts.name[0])
         snprintf(r->opts.name, sizeof r->opts.name, "Room %ld", ++srv->lobby.next_room);
     randombytes_buf(r->master, sizeof r->master);
@@ -1202,9 +1214,7 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
         r->rules = &ddz_rules_caai;
     r->tourney = true;
     r->run = run;
-    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
-    for (int i = 0; i < 8; i++)
-        r->id[i] = alphabet[randombytes_uniform(sizeof alphabet - 1)];
+    new_id(srv, r->id);
     for (int i = 0; i < 3; i++) {
         r->seats[i].room = r;
         r->seats[i].index = i;

@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/cluster/cluster.h"
+#include "service/server/lead_srv.h"
 #include "service/net/wire.h"
 #include "service/seats/seats.h"
 #include "service/server/budget.h"
@@ -181,6 +183,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
             ddz_seat_ai_done(j);
+        ddz__lead_poll(srv); /* a lock gained or lost, the ladder's news */
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -324,6 +327,13 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
+    if (srv->cluster) {
+        /* the cluster as this node last read it (service/cluster) */
+        ddz_cluster_view v = ddz_cluster_view_get(srv->cluster);
+        fprintf(f, "# TYPE ddz_cluster_up gauge\nddz_cluster_up %d\n", v.connected ? 1 : 0);
+        fprintf(f, "# TYPE ddz_cluster_nodes gauge\nddz_cluster_nodes %zu\n", v.nnodes);
+        fprintf(f, "# TYPE ddz_cluster_other_rooms gauge\nddz_cluster_other_rooms %zu\n", v.nrooms);
+    }
 #ifdef DDZ_HEAP_METRIC
     /* Heap bytes in use (the main arena, where the event loop allocates,
      * and chunks of their own mapping): set against the RSS it tells a leak
@@ -342,11 +352,18 @@ static char *metrics_text(ddz_srv *srv)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
     ddz__budget_metrics(srv, f);
+    ddz__lead_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
     fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
             (unsigned long long)(sc.write_errors + sc.drops));
+    fprintf(f, "# TYPE ddz_db_read_errors_total counter\nddz_db_read_errors_total %llu\n",
+            (unsigned long long)sc.read_errors);
+    /* game ids handed out while the PostgreSQL store had none in hand
+     * (store.h: the database away for a block's worth of games) */
+    fprintf(f, "# TYPE ddz_db_ids_without_db_total counter\nddz_db_ids_without_db_total %llu\n",
+            (unsigned long long)sc.ids_past);
     fprintf(f, "# TYPE ddz_action_latency_seconds histogram\n");
     long cum = 0;
     for (int b = 0; b < 11; b++) {
@@ -775,6 +792,18 @@ static void reap_tick(lws_sorted_usec_list_t *sul)
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
 }
 
+/* How often our listed rooms are compared with what the cluster last got
+ * (ddz_cluster_publish hands over only a change): a room's seat taken
+ * shows in other nodes' lobbies within this plus their next read. */
+#define CLUSTER_TICK_US (500 * LWS_US_PER_MS)
+
+static void cluster_tick(lws_sorted_usec_list_t *sul)
+{
+    ddz_srv *srv = lws_container_of(sul, ddz_srv, cluster_sul);
+    ddz__lobby_cluster_publish(srv);
+    lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+}
+
 int ddz_server_run(const ddz_server_cfg *cfg)
 {
     static ddz_srv srv_storage;
@@ -888,8 +917,44 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
-    if (cfg->tournament_dir && ddz__tsrv_start(srv, err, sizeof err) < 0) {
+    if (cfg->node && ddz_cluster_is_pg_url(cfg->db_path)) {
+        ddz_cluster_cfg cc = {.db_url = cfg->db_path,
+                              .node = cfg->node,
+                              .public_url = cfg->public_url,
+                              .heartbeat_ms = cfg->cluster_beat_ms,
+                              .dead_ms = cfg->cluster_dead_ms};
+        srv->cluster = ddz_cluster_start(&cc, err, sizeof err);
+        if (!srv->cluster) {
+            fprintf(stderr, "ddz serve: %s\n", err);
+            ddz_think_destroy(srv->think);
+            ddz_store_reader_stop(srv->store);
+            lws_context_destroy(srv->ctx);
+            ddz_listener_close(&srv->listener);
+            ddz_wire_fini();
+            store_reads_done(srv, false);
+            ddz__budget_destroy(srv);
+            ddz_store_close(srv->store);
+            return 1;
+        }
+    }
+    if (ddz__lead_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_cluster_stop(srv->cluster);
+        ddz__lobby_destroy(srv);
+        ddz_think_destroy(srv->think);
+        ddz_store_reader_stop(srv->store);
+        lws_context_destroy(srv->ctx);
+        ddz_listener_close(&srv->listener);
+        ddz_wire_fini();
+        store_reads_done(srv, false);
+        ddz__budget_destroy(srv);
+        ddz_store_close(srv->store);
+        return 1;
+    }
+    /* several nodes: the tournament starts where its lock is (lead_srv.h) */
+    if (cfg->tournament_dir && !srv->lead && ddz__tsrv_start(srv, err, sizeof err) < 0) {
+        fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_cluster_stop(srv->cluster);
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
@@ -904,6 +969,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
     if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz__lead_stop(srv);
+        ddz__lead_free(srv);
+        ddz_cluster_stop(srv->cluster);
         ddz__tsrv_destroy(srv);
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
@@ -924,6 +992,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     signal(SIGPIPE, SIG_IGN);
     srv->reap_fn = reap_tick;
     lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    if (srv->cluster) {
+        lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+        ddz__log(srv, "info", NULL, "cluster node %s, reached at %s", cfg->node, cfg->public_url);
+    }
     ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
              cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
     if (budget.cap < max_conns)
@@ -955,8 +1027,17 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     while (srv->m.connections > 0 && ddz__now_us() < until)
         lws_service(srv->ctx, 50);
     lws_sul_cancel(&srv->reap_sul);
+    lws_sul_cancel(&srv->cluster_sul);
+    /* the others drop our rooms at once rather than when our heartbeat
+     * stops counting */
+    ddz_cluster_stop(srv->cluster);
+    srv->cluster = NULL;
     ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
     ddz__ladder_destroy(srv);
+    /* after the ladder queued its last results and drops: the lead thread
+     * writes them in a last round, then frees this node's locks */
+    ddz__lead_stop(srv);
+    ddz__lead_free(srv);
     ddz__lobby_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;

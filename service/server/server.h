@@ -16,7 +16,7 @@
 typedef struct ddz_server_cfg {
     int port;             /* 0 = 8080 */
     const char *bind;     /* interface address, NULL = all */
-    const char *db_path;  /* SQLite file */
+    const char *db_path;  /* a SQLite path or a PostgreSQL URL (postgres://, postgresql://) */
     int db_queue;         /* store writes held before new ones drop, 0 = DDZ_STORE_QUEUE_MAX */
     const char *web_dir;  /* static client */
     const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
@@ -56,6 +56,12 @@ typedef struct ddz_server_cfg {
     int ladder_max;    /* participants, 0 = 100 */
     int ladder_tables; /* tables at once, 0 = 4 */
     int ladder_time_s; /* seconds per action, 0 = 10 */
+    /* A cluster (service/cluster/cluster.h): on when db_path is a
+     * PostgreSQL URL and node is set; public_url is then required. */
+    const char *node;       /* --node ID: [a-z0-9]{1,16}, the prefix of our room ids */
+    const char *public_url; /* --public-url: ws(s)://.../ws, where other nodes send clients */
+    int cluster_beat_ms;    /* heartbeat, 0 = 1000 (tests make it faster) */
+    int cluster_dead_ms;    /* a node unseen this long is dead, 0 = 5000 */
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

@@ -585,6 +585,24 @@ char *ddz__tsrv_json(ddz_srv *srv)
     return s;
 }
 
+void ddz__tsrv_abort(ddz_srv *srv, const char *reason)
+{
+    ddz_tsrv *ts = srv->tsrv;
+    if (!ts)
+        return;
+    for (int k = 0; k < DDZ_TOURNEY_MAX_TABLES; k++)
+        if (ts->room[k])
+            ddz__room_abort(ts->room[k]);
+    for (int i = 0; ts->bot && i < ts->s.n; i++) {
+        ddz_player *p = ts->bot[i];
+        if (!p || !p->conn)
+            continue;
+        ddz_event e = {.type = DDZ_EVENT_RELEASED};
+        snprintf(e.released.reason, sizeof e.released.reason, "%s", reason);
+        ddz__conn_send(p->conn, ddz_event_print(&e));
+    }
+}
+
 void ddz__tsrv_destroy(ddz_srv *srv)
 {
     if (!srv->tsrv)

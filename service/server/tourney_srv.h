@@ -52,6 +52,12 @@ void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
  * latest 200 finished games: under 100 KB. */
 char *ddz__tsrv_json(ddz_srv *srv);
 
+/* The tournament stops on this node while the server goes on (its lock
+ * was lost: lead_srv.h): the games being played are recorded as aborted
+ * and its enlisted bots are told `released` with `reason`. Call
+ * ddz__tsrv_destroy() next. Nothing without a tournament. */
+void ddz__tsrv_abort(ddz_srv *srv, const char *reason);
+
 /* Ends the tournament's tables (shutdown: the games being played are
  * recorded as aborted by the rooms first) and frees it. NULL-safe. */
 void ddz__tsrv_destroy(ddz_srv *srv);

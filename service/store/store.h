@@ -1,5 +1,30 @@
-/* store.h - the service's storage: finished games, turn results and bot
- * tokens in one SQLite database.
+/* store.h - the service's storage: finished games, turn results, bot
+ * tokens, the ladder and "my games", in one database: a SQLite file, or a
+ * PostgreSQL database (through libpq) that several nodes may share.
+ * ddz_store_open() picks the backend from its argument (ddz_store_is_url());
+ * the functions below behave the same with either, give the same JSON and
+ * the same errors (store.c holds what they share; store_sqlite.c and
+ * store_pg.c only their SQL: store_be.h).
+ *
+ * WHAT MAY BLOCK, AND ON WHAT. Never: ddz_store_add_game/turn/mine,
+ * ddz_store_ladder_add_deal/put, ddz_store_reserve_game_id,
+ * ddz_store_new_game_key, ddz_store_stats, ddz_store_read_submit/done
+ * (they take the store's own mutex, held only for list operations).
+ * Blocking, on the disk or the network (PostgreSQL: a round trip, a lock
+ * held by another node for up to busy_ms, or reconnecting, up to 5 s per
+ * attempt): ddz_store_open, ddz_store_close and ddz_store_flush (they wait
+ * for the writer), every synchronous read (get_game, my_games, export,
+ * token_*, ladder_players/pairs/history) and the token writes. The server
+ * calls those only before its loop runs or through the reader thread.
+ *
+ * SEVERAL NODES on one PostgreSQL database: game ids come from a sequence,
+ * in blocks of 100 that each store takes for itself, fetched ahead by a
+ * thread of its own (ddz_store_reserve_game_id()); tokens and ladder rows
+ * are written with single-statement upserts, each deal in one transaction,
+ * so concurrent writers neither lose nor double anything (a standing is the
+ * last one written; pair counts add up). A connection the server drops is
+ * reopened by the next statement that needs it: a read that broke with it
+ * is run again once; a write batch that broke is counted as failed.
  *
  * The online server runs one event loop that must never wait for the disk,
  * so a ddz_store has two connections:
@@ -11,9 +36,10 @@
  *     transaction per batch. A failed write is counted (ddz_store_stats()),
  *     never retried, and never stops the writer.
  *   - reads (ddz_store_get_game(), ddz_store_export(), the token functions)
- *     run on the caller's thread on a second connection; the database is in
- *     WAL mode, so they proceed while the writer writes. Reads are
- *     serialised by a mutex, so any thread may call them.
+ *     run on the caller's thread on a second connection; a SQLite database
+ *     is in WAL mode, so they proceed while the writer writes (PostgreSQL's
+ *     reads never wait for its writes). Reads are serialised by a mutex, so
+ *     any thread may call them.
  *   - a READER THREAD (ddz_store_reader_start()), for an event loop, runs
  *     the reads it is handed on that second connection and hands the
  *     answers back through a queue (see "Reads for an event loop" below).
@@ -23,7 +49,10 @@
  * the same file), not something the event loop should call. The loop
  * checks tokens (and fetches games) through the reader thread instead.
  *
- * Schema (PRAGMA user_version = DDZ_STORE_SCHEMA_VERSION):
+ * Schema (SQLite: PRAGMA user_version = DDZ_STORE_SCHEMA_VERSION;
+ * PostgreSQL: the row of store_schema(version), and the columns' types
+ * PostgreSQL's own: BIGINT, DOUBLE PRECISION, BYTEA for BLOB; the sequence
+ * games_id_blocks hands out the game ids):
  *
  *   games(id INTEGER PRIMARY KEY, room TEXT, game INTEGER,
  *         started_at INTEGER, finished_at INTEGER,       -- unix ms
@@ -63,7 +92,7 @@
  *       (version 4).
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
- * (rules/error.h). SQLite errors never abort: they give DDZ_EDB and are
+ * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
  * counted.
  */
 #ifndef DDZ_STORE_H
@@ -77,6 +106,7 @@
 #include "rules/record.h"
 
 #define DDZ_STORE_SCHEMA_VERSION 4
+#define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
@@ -84,16 +114,23 @@
 #define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
 #define DDZ_STORE_ME_BYTES 32     /* a player's hash: BLAKE2b-256 of its browser's own key */
 #define DDZ_STORE_MINE_MAX 20     /* games in a player's list ("my games") */
+/* PostgreSQL: the sequence's blocks stay below this; the ids a store hands
+ * out while it has none in hand are at or above it (JSON-safe: < 2^53). */
+#define DDZ_STORE_PAST_IDS (INT64_C(1) << 52)
 
 typedef struct ddz_store ddz_store;
 
 typedef struct ddz_store_counters {
     uint64_t writes;       /* queued writes committed */
-    uint64_t write_errors; /* queued writes that failed (SQLite error) */
+    uint64_t write_errors; /* queued writes that failed (database error) */
     uint64_t drops;        /* writes refused: queue full or out of memory */
     uint64_t read_errors;  /* reads that failed with DDZ_EDB */
     uint64_t queued;       /* writes waiting or in progress now */
-    char last_error[160];  /* the last SQLite error message, "" if none */
+    uint64_t ids_in_hand;  /* game ids reserved without the database: UINT64_MAX with
+                              SQLite; with PostgreSQL what is left of this store's
+                              blocks (0: the database has been away too long) */
+    uint64_t ids_past;     /* game ids handed out with none in hand (PostgreSQL) */
+    char last_error[160];  /* the last database error message, "" if none */
 } ddz_store_counters;
 
 /* The settings of a store. A field left 0 takes its default. */
@@ -106,7 +143,8 @@ typedef struct ddz_store_options {
      * or one turn's result. 0 = DDZ_STORE_QUEUE_MAX. */
     size_t max_queue;
     /* How long a connection waits for a lock that another connection holds
-     * before the statement fails (SQLITE_BUSY). The writer waits this long
+     * before the statement fails (SQLite: SQLITE_BUSY; PostgreSQL: its
+     * lock_timeout). The writer waits this long
      * with the batch it took, the writes queued behind it staying queued;
      * then it fails that batch (counted in write_errors, never retried) and
      * goes on with the next. 0 = DDZ_STORE_BUSY_MS; negative is refused. */
@@ -116,12 +154,28 @@ typedef struct ddz_store_options {
 /* Opens or creates the database at `path` with the settings `opt` (NULL for
  * the defaults), sets WAL mode, synchronous=NORMAL, foreign_keys=ON and the
  * busy timeout, creates the schema if the file is new (or migrates an older
- * schema version), and starts the writer thread. Returns the store, or NULL
+ * schema version), and starts the writer thread. With a PostgreSQL URL:
+ * opens three connections (writer, readers, ids; lock_timeout = busy_ms,
+ * connect_timeout 5 s unless the URL says otherwise), creates or migrates
+ * the schema under an advisory lock, reserves a first block of game ids.
+ * Messages name a URL without its password (ddz_store_shown()), e.g.
+ * "postgres://ddz@db:5432/ddz: connection to server at ... failed:
+ * Connection refused". Returns the store, or NULL
  * with a one-line message in `err` (errlen bytes, may be NULL), e.g.
  * "/x/ddz.db: unable to open database file" or "ddz.db: file is not a
  * database" or "ddz.db: schema version 7 is newer than this ddz understands
  * (1)", or "ddz.db: busy_ms must not be negative". */
 ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen);
+
+/* Returns true if `where` names a PostgreSQL database (it starts with
+ * "postgres://" or "postgresql://"): ddz_store_open() then uses PostgreSQL
+ * through libpq; anything else is a SQLite path. */
+bool ddz_store_is_url(const char *where);
+
+/* Writes to `out` (outlen bytes, always NUL-terminated) how messages name
+ * the database `where`: a SQLite path as is; a URL without its password
+ * and without its "?..." parameters (which may hold one). Never fails. */
+void ddz_store_shown(const char *where, char *out, size_t outlen);
 
 /* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
  * write (ddz_store_flush()), stops the writer thread and closes the
@@ -140,7 +194,13 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out);
 
 /* Returns a new game id, greater than every id stored when the store was
  * opened and every id reserved or added since. TOUCHES NO DISK; thread-safe.
- * Ids that are never used leave gaps. */
+ * Ids that are never used leave gaps. With PostgreSQL the id comes from a
+ * block this store alone was given (unique across the stores sharing the
+ * database; a reopened store starts a new block). If the database has been
+ * unreachable for so long that no id is in hand, the id comes from a run
+ * at a random place at or above DDZ_STORE_PAST_IDS, which no block reaches
+ * (never failing: every game needs an id; docs/decisions.md), until a new
+ * block comes. */
 int64_t ddz_store_reserve_game_id(ddz_store *s);
 
 /* Writes a new game link key to `key`: DDZ_STORE_KEY_HEX lower-case hex

@@ -460,10 +460,10 @@ static const char *cli_create(cli *c, json_t *opts, int seat)
     cli_send(c, json_pack("{s:s, s:o, s:i}", "type", "create", "options", opts, "seat", seat));
     const ddz_event *j = cli_expect(c, DDZ_EVENT_JOINED);
     cr_assert_eq(j->joined.seat, seat);
-    static char room[4][32];
+    static char room[4][DDZ_EVENT_ROOM_ID_MAX];
     static int k;
     char *id = room[k++ % 4];
-    snprintf(id, 32, "%s", j->joined.room);
+    snprintf(id, DDZ_EVENT_ROOM_ID_MAX, "%s", j->joined.room);
     cr_assert_eq(strlen(id), 8, "room id: %s", show(j));
     const ddz_event *s = cli_expect(c, DDZ_EVENT_STATE);
     cr_assert_str_eq(s->state.room, id);

@@ -533,7 +533,7 @@ Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = t
     cli *host = cli_hello("Host");
     json_t *o = opts(6, 0, 300);
     json_object_set_new(o, "password", json_string("s3cret"));
-    char room[32];
+    char room[DDZ_EVENT_ROOM_ID_MAX];
     snprintf(room, sizeof room, "%s", cli_create(host, o, 0));
 
     int guesser = raw_hello("192.0.2.1");

@@ -741,6 +741,52 @@ Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
     cr_assert_eq(feed(&e), DDZ_BRIDGE_BYE);
 }
 
+Test(bridge_xlate, follows_a_redirect_to_the_room_a_few_times_at_most, .fini = teardown)
+{
+    setup_bridge(&(ddz_bridge_opts){.token = "t", .seat = -1});
+    ddz_bridge_connected(&B);
+    ddz_event e = ev_welcome();
+    feed(&e);
+    cr_assert(B.resume[0]);
+    ddz_event_room room = {
+        .id = "n2-abcdefgh", .rules = "caai", .time = 30, .games = 6, .bots = true};
+    e = (ddz_event){.type = DDZ_EVENT_ROOMS, .rooms = {.rooms = &room, .nrooms = 1}};
+    feed(&e);
+    sent_is("{\"type\":\"join\",\"room\":\"n2-abcdefgh\"}");
+    /* the room is another node's: go there, hello without the old token,
+     * and join the same room once the lobby answers */
+    cr_assert_eq(frame("{\"type\":\"redirect\",\"url\":\"ws://127.0.0.1:9/ws\",\"about\":\"join\","
+                       "\"room\":\"n2-abcdefgh\",\"reason\":\"room n2-abcdefgh is on node n2\"}"),
+                 DDZ_BRIDGE_REDIRECT);
+    cr_assert_str_eq(B.redirect, "ws://127.0.0.1:9/ws");
+    cr_assert_str_eq(B.target_room, "n2-abcdefgh");
+    ddz_bridge_connected(&B);
+    json_t *hello = R.sent[R.nsent - 1];
+    cr_assert_str_eq(json_string_value(json_object_get(hello, "type")), "hello");
+    cr_assert_null(json_object_get(hello, "resume"), "the old node's token stays there");
+    feed(&(ddz_event){
+        .type = DDZ_EVENT_WELCOME,
+        .welcome = {.version = 1, .id = "p9", .name = "b", .resume = "0123456789abcdef"}});
+    sent_is("{\"type\":\"list\"}");
+    e = (ddz_event){.type = DDZ_EVENT_ROOMS}; /* even when not listed (yet) */
+    feed(&e);
+    sent_is("{\"type\":\"join\",\"room\":\"n2-abcdefgh\"}");
+    /* nodes that keep sending us on: the fourth redirect in a row ends it */
+    const char *rd = "{\"type\":\"redirect\",\"url\":\"ws://127.0.0.1:10/ws\",\"about\":\"join\","
+                     "\"reason\":\"elsewhere\"}";
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REFUSED);
+    cr_assert(strstr(R.log, "redirected our join 4 times"), "%s", R.log);
+    /* being seated starts the count again */
+    setup_bridge(&(ddz_bridge_opts){.room = "n2-abcdefgh", .seat = -1});
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+        feed(&(ddz_event){.type = DDZ_EVENT_JOINED, .joined = {.room = "n2-abcdefgh", .seat = 1}});
+    }
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+}
+
 Test(bridge_xlate, urls)
 {
     ddz_url u;

@@ -4,7 +4,9 @@
 #
 # Runs the service tests (tests/service/test_serve.c, built beside ddz as
 # tests/service_test_serve, two tests of test_serve_tourney.c for the
-# competition messages, and test_serve_casual.c for casual play) with
+# competition messages, test_serve_casual.c for casual play, and the
+# two-node test test_cluster_rooms.c for `redirect`, on the PostgreSQL of
+# the ctest fixture "pg", whose URL file DDZ_TEST_PG names) with
 # DDZ_FRAMES_OUT set, so that every frame the server sent and every request the clients sent is captured as JSON lines,
 # then tests/service/validate_frames.js checks them all: every server frame
 # and well-formed request validates, every request malformed on purpose does
@@ -17,6 +19,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 serve_tests=$(dirname "$DDZ")/tests/service_test_serve
 tourney_tests=$(dirname "$DDZ")/tests/service_test_serve_tourney
 casual_tests=$(dirname "$DDZ")/tests/service_test_serve_casual
+cluster_tests=$(dirname "$DDZ")/tests/service_test_cluster_rooms
 
 if [ ! -x "$serve_tests" ]; then
     echo "FAIL: $serve_tests is not built"
@@ -52,6 +55,16 @@ done
 if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$casual_tests" --jobs 1 >"$tmp/casual.out" 2>&1; then
     echo "note: some casual-play tests failed (see service/test_serve_casual):"
     grep -E '^\[(FAIL|ERR )\]' "$tmp/casual.out" | head -20
+fi
+# redirect: two nodes on PostgreSQL
+if [ -z "${DDZ_TEST_PG:-}" ]; then
+    echo "FAIL: DDZ_TEST_PG is not set: run under ctest (the \"pg\" fixture)"
+    exit 1
+fi
+if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$cluster_tests" --jobs 1 \
+    --filter 'cluster/a_room_of_node_2*' >"$tmp/cluster.out" 2>&1; then
+    echo "note: the cluster test failed (see service/test_cluster_rooms):"
+    grep -E '^\[(FAIL|ERR )\]' "$tmp/cluster.out" | head -20
 fi
 node "$src/tests/service/validate_frames.js" "$src/proto/schema" "$src/proto/PROTOCOL.md" \
     "$tmp/frames.jsonl"

@@ -121,7 +121,7 @@ static const char *bot_room(cli *c, const char *rules, const char *e0, const cha
     cli_send(c, json_pack("{s:s, s:o, s:i}", "type", "create", "options", o, "seat", 2));
     const ddz_event *j = cli_expect(c, DDZ_EVENT_JOINED);
     cr_assert_eq(j->joined.seat, 2, "%s", show(j));
-    static char room[32];
+    static char room[DDZ_EVENT_ROOM_ID_MAX];
     snprintf(room, sizeof room, "%s", j->joined.room);
     const ddz_event *st = cli_expect(c, DDZ_EVENT_STATE);
     cr_assert_str_eq(st->state.options.rules, rules);

@@ -313,7 +313,7 @@ Test(serve_tourney, two_bridges_engines_and_ais_play_it_through, .init = setup_n
     start_bridge(&b2, "robo2", t2);
     /* a spectator of the first table that has a room */
     cli *w = cli_hello("watcher");
-    char room[32] = "";
+    char room[DDZ_EVENT_ROOM_ID_MAX] = "";
     for (int64_t deadline = now_ms() + T(20000); !room[0] && now_ms() < deadline;) {
         json_t *j = api();
         json_t *tables = json_object_get(json_object_get(j, "current"), "tables");

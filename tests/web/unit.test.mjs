@@ -87,3 +87,74 @@ test('the moves cut into tricks after two passes', () => {
   assert.deepEqual(tricks(h).map((x) => x.map((p) => p.seat)), [[0, 1, 2, 0], [1, 2, 0, 1, 2], [0]]);
   assert.deepEqual(tricks([]), []);
 });
+
+/* net.js's Conn with a fake WebSocket and storage: the redirect rules of
+ * PROTOCOL.md ("Many nodes") without a browser. */
+async function fakeConn() {
+  const store = new Map();
+  globalThis.localStorage = {
+    getItem: (k) => (store.has(k) ? store.get(k) : null),
+    setItem: (k, v) => store.set(k, String(v)),
+    removeItem: (k) => store.delete(k),
+  };
+  globalThis.navigator ??= { language: 'en' };
+  globalThis.document ??= { documentElement: {} };
+  globalThis.location = { protocol: 'http:', host: 'page:1' };
+  globalThis.crypto ??= (await import('node:crypto')).webcrypto;
+  const sockets = [];
+  globalThis.WebSocket = class {
+    static OPEN = 1;
+    constructor(url) { this.url = url; this.sent = []; this.readyState = 0; sockets.push(this); }
+    send(text) { this.sent.push(JSON.parse(text)); }
+    close() { this.readyState = 3; }
+    open() { this.readyState = 1; this.onopen(); }
+    recv(m) { this.onmessage({ data: JSON.stringify(m) }); }
+  };
+  const { Conn } = await import('../../web/js/net.js');
+  const got = [];
+  const c = new Conn({ name: 'me', onMessage: (m) => got.push(m), onStatus: () => {} });
+  return { c, sockets, got, store };
+}
+
+test('a redirect: the next node gets hello with its own token and the request again; 3 hops at most', async () => {
+  const { c, sockets, got, store } = await fakeConn();
+  c.connect();
+  sockets[0].open();
+  assert.equal(sockets[0].url, 'ws://page:1/ws');
+  sockets[0].recv({ type: 'welcome', resume: 'r-home' });
+  assert.equal(store.get('ddz.resume'), 'r-home');
+  const id = c.send({ type: 'join', room: 'n2-abcdefgh', seat: 1 });
+  sockets[0].recv({ type: 'redirect', url: 'ws://n2/ws', about: 'join', id, room: 'n2-abcdefgh', reason: 'r' });
+  assert.equal(got.filter((m) => m.type === 'redirect').length, 0, 'the app never sees it');
+  assert.equal(sockets.length, 2);
+  assert.equal(sockets[1].url, 'ws://n2/ws');
+  sockets[1].open();
+  assert.deepEqual(sockets[1].sent[0].resume, undefined, 'n2 does not know the home token');
+  sockets[1].recv({ type: 'welcome', resume: 'r-n2' });
+  assert.equal(store.get('ddz.resume'), 'r-home', 'the home token is kept');
+  assert.equal(store.get('ddz.resume@ws://n2/ws'), 'r-n2');
+  assert.equal(sockets[0].readyState, 3, 'the old connection is closed');
+  const again = sockets[1].sent[1];
+  assert.equal(again.type, 'join');
+  assert.equal(again.room, 'n2-abcdefgh');
+  assert.equal(again.seat, 1);
+  // nodes that keep sending us on: the fourth in a row is an error
+  for (let hop = 2; hop <= 3; hop++) {
+    const i = c.send({ type: 'spectate', room: 'x-abcdefgh' });
+    sockets[hop - 1].recv({ type: 'redirect', url: `ws://n${hop + 1}/ws`, about: 'spectate', id: i, reason: 'r' });
+    sockets[hop].open();
+    sockets[hop].recv({ type: 'welcome', resume: 'r' + hop });
+  }
+  const i = c.send({ type: 'spectate', room: 'x-abcdefgh' });
+  sockets[3].recv({ type: 'redirect', url: 'ws://n9/ws', about: 'spectate', id: i, reason: 'far' });
+  assert.equal(sockets.length, 4, 'no fourth hop');
+  const err = got.pop();
+  assert.equal(err.type, 'error');
+  assert.equal(err.code, 'EREDIRECT');
+  assert.equal(err.about, 'spectate');
+  // a redirect to where we are is an error too
+  const k = c.send({ type: 'join', room: 'n4-abcdefgh' });
+  sockets[3].recv({ type: 'redirect', url: 'ws://n4/ws', about: 'join', id: k, reason: 'here' });
+  assert.equal(sockets.length, 4);
+  assert.equal(got.pop().code, 'EREDIRECT');
+});

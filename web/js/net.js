@@ -1,10 +1,16 @@
 // net.js - the WebSocket to /ws (proto/PROTOCOL.md): hello with the resume
 // token kept in localStorage, reconnection with back-off, request ids so
 // that an error can be matched to what was asked; and `me`, this browser's
-// own key for its list of games (mygames.js).
+// own key for its list of games (mygames.js). A `redirect` (a room of
+// another node of a cluster, PROTOCOL.md "Many nodes") is followed: this
+// connection gives way to one to the node named, which gets the request
+// again; resume tokens are kept per node, since only the node that gave one
+// knows it.
 import { myKey } from './mygames.js';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
+const MAX_HOPS = 3;       // redirects in a row before giving up (PROTOCOL.md)
+const TARGET_TRIES = 3;   // failed connections to a redirect's node before the page's own
 
 export class Conn {
   constructor({ name, onMessage, onStatus }) {
@@ -16,21 +22,55 @@ export class Conn {
     this.attempt = 0;
     this.timer = null;
     this.nextId = 1;
-    this.pending = new Map();    // id -> request type
+    this.pending = new Map();    // id -> the request sent (to repeat it after a redirect)
     this.welcomed = false;
+    this.target = null;          // a redirect's URL, null = the page's own node
+    this.hops = 0;               // redirects followed in a row
+    this.repeat = null;          // the request to send again once the new node says welcome
+  }
+
+  // One token per node: the page's own under 'ddz.resume' (as before
+  // clusters), another node's under 'ddz.resume@URL'.
+  get resumeKey() {
+    return this.target ? 'ddz.resume@' + this.target : 'ddz.resume';
   }
 
   get resume() {
-    try { return localStorage.getItem('ddz.resume') || ''; } catch { return ''; }
+    try { return localStorage.getItem(this.resumeKey) || ''; } catch { return ''; }
   }
 
   set resume(v) {
-    try { localStorage.setItem('ddz.resume', v); } catch { /* storage off */ }
+    try { localStorage.setItem(this.resumeKey, v); } catch { /* storage off */ }
+  }
+
+  home() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${proto}//${location.host}/ws`;
   }
 
   url() {
-    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${proto}//${location.host}/ws`;
+    return this.target || this.home();
+  }
+
+  /* A `redirect`: connect to its node and ask there again. Returns an
+   * error event for the app when it is not followed. */
+  follow(msg) {
+    const sent = msg.id !== undefined ? this.pending.get(msg.id) : null;
+    const fail = (message) => ({ type: 'error', code: 'EREDIRECT', about: msg.about, id: msg.id,
+      message });
+    if (msg.url === this.url()) return fail(`the server sent us back to ${msg.url}`);
+    if (++this.hops > MAX_HOPS) {
+      this.hops = 0;
+      return fail(`redirected ${MAX_HOPS} times in a row: ${msg.reason}`);
+    }
+    const req = sent ? { ...sent } : { type: msg.about };
+    if (!sent && msg.room) req.room = msg.room;
+    delete req.id;
+    this.repeat = req;
+    this.target = msg.url === this.home() ? null : msg.url;
+    this.attempt = 0;
+    this.connect();
+    return null;
   }
 
   connect() {
@@ -63,9 +103,20 @@ export class Conn {
         this.resume = msg.resume;
         if (old && old.readyState <= WebSocket.OPEN) old.close();
         this.setState('open');
+        // the redirected request goes first, so that the app's own first
+        // requests (list) find it seated
+        const again = this.repeat;
+        this.repeat = null;
+        if (again) this.send(again);
       }
+      if (msg.type === 'redirect') {
+        const err = this.follow(msg);
+        if (err) this.onMessage(err);
+        return;
+      }
+      if (msg.type === 'joined' || msg.type === 'state') this.hops = 0;
       if (msg.type === 'error' && msg.id !== undefined && this.pending.has(msg.id)) {
-        msg.about = msg.about || this.pending.get(msg.id);
+        msg.about = msg.about || this.pending.get(msg.id).type;
       }
       this.onMessage(msg);
     };
@@ -78,6 +129,9 @@ export class Conn {
         this.setState('replaced');
         return;
       }
+      // a redirect's node that cannot be reached any more (it died): back
+      // to the page's own node, whose lobby lists what is left
+      if (this.target && this.attempt >= TARGET_TRIES) this.target = null;
       this.scheduleReconnect();
     };
   }
@@ -101,7 +155,7 @@ export class Conn {
   send(msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.welcomed) return null;
     const id = this.nextId++;
-    this.pending.set(id, msg.type);
+    this.pending.set(id, msg);
     if (this.pending.size > 200) this.pending.delete(this.pending.keys().next().value);
     this.ws.send(JSON.stringify({ ...msg, id }));
     return id;

@@ -1,0 +1,130 @@
+/* ladder_net.h - the rated ladder across several nodes sharing one
+ * PostgreSQL database (docs/decisions.md, "The ladder on several nodes").
+ *
+ * Who does what:
+ *   - every node publishes the bots connected to it and enlisted in the
+ *     ladder (presence rows), and plays the deals assigned to it;
+ *   - the LEADER (the node holding the advisory lock "ladder:RULES",
+ *     lead.h) schedules: among the participants present, it forms tables
+ *     (service/ladder/schedule.h) that each group the bots of ONE node with
+ *     hosted AIs and operator engines (which every node hosts: every node
+ *     is given the same --ladder-ai/--ladder-engine options) and assigns
+ *     each deal to that node (a deal of fixed participants only goes to the
+ *     leader's node);
+ *   - the HOST plays the deal as on one node and records it in ONE
+ *     transaction: the deal's row (still assigned to it), the three
+ *     standings (rows locked, read, rated, written: two hosts may finish
+ *     deals sharing an AI at once), three history rows and the pairs. A
+ *     deal whose host died (its "node:ID" lock is gone) is dropped by the
+ *     leader: no result is recorded and its participants are free again;
+ *     a host that finishes a deal dropped meanwhile records nothing.
+ *     So a deal is recorded once or not at all.
+ *
+ * Everything here runs on the lead thread, with the lead session (lead.h,
+ * ddz_lead_cfg.work): the leader's scheduling commits only while its
+ * session holds the lock. The event loop talks to it through two queues
+ * and never waits for PostgreSQL.
+ *
+ * Tables (the cluster_* ones created if missing; the ladder_* ones are
+ * the store's, store.h, made by its PostgreSQL backend, which must have
+ * opened the database first):
+ *
+ *   cluster_ladder_presence(rules, name, node, since, PRIMARY KEY(rules, name))
+ *   cluster_ladder_deals(id BIGSERIAL PRIMARY KEY, rules, node (the host),
+ *       scheduled_by (the leader's node), p1, p2, p3,
+ *       state ('assigned' | 'done' | 'dropped'), created_at, done_at,
+ *       game1, game2, game3)
+ *   ladder_players, ladder_history, ladder_pairs (store.h)
+ */
+#ifndef DDZ_LADDER_NET_H
+#define DDZ_LADDER_NET_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "service/ladder/rating.h"
+#include "service/store/store.h"
+
+#define DDZ_LADDER_NET_FIXED 32 /* fixed participants (AIs, engines) at most */
+
+typedef struct ddz_ladder_net ddz_ladder_net;
+
+typedef struct ddz_ladder_net_cfg {
+    const char *rules;                       /* the ladder's rule set */
+    const char *node;                        /* this node's id */
+    const char *fixed[DDZ_LADDER_NET_FIXED]; /* "ai:NAME[:MS]", "engine:NAME" */
+    int nfixed;
+    int tables;        /* deals a host plays at once (the leader's own setting counts) */
+    long pair_slack;   /* schedule.h */
+    ddz_rating_cfg rc; /* the ratings' constants (the same on every node) */
+    /* Called from the lead thread when messages wait (lws_cancel_service). */
+    void (*wake)(void *ctx);
+    void *ctx;
+} ddz_ladder_net_cfg;
+
+/* What the loop is told (ddz_ladder_net_next()). */
+enum ddz_ladder_net_kind {
+    DDZ_LADDER_NET_PLAY = 1, /* play deal `deal` among names[0..2] */
+    DDZ_LADDER_NET_STANDING, /* participant `standing` changed (or is new) */
+    DDZ_LADDER_NET_HIST,     /* a history row of names[0] (any node's), oldest first */
+    DDZ_LADDER_NET_NOTE,     /* something to log: `note` */
+};
+
+typedef struct ddz_ladder_net_msg {
+    int kind;                           /* enum ddz_ladder_net_kind */
+    int64_t deal;                       /* PLAY */
+    char names[3][DDZ_LADDER_NAME_MAX]; /* PLAY; HIST: names[0] */
+    ddz_store_ladder_player standing;   /* STANDING */
+    ddz_store_ladder_hist hist;         /* HIST */
+    char note[200];                     /* NOTE */
+    struct ddz_ladder_net_msg *next;
+} ddz_ladder_net_msg;
+
+/* A deal played to the end, by participant slot (the `names` of PLAY). */
+typedef struct ddz_ladder_net_result {
+    int64_t deal;
+    char names[3][DDZ_LADDER_NAME_MAX];
+    double score[3];  /* deal totals */
+    int faults[3];    /* games of the deal each faulted in */
+    int64_t games[3]; /* the three games' ids */
+} ddz_ladder_net_result;
+
+/* Makes the ladder's cluster side. Touches no database (the lead thread
+ * does, in ddz_ladder_net_work()). Returns it, or NULL with a reason in
+ * `err` (bad configuration, out of memory). */
+ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, size_t errlen);
+
+/* One round, ON THE LEAD THREAD with its session `pg` (lead.h's work):
+ * writes what the loop queued (presence, results, suspensions, drops),
+ * schedules if `leader`, hands this node's new deals to the loop and
+ * tails the standings and the history. Failures are told as NOTEs; a
+ * result that could not be written on a broken session is tried again
+ * next round. */
+void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader);
+
+/* Sets the bots enlisted and connected here (names[0..count)): what the
+ * next round publishes. Any thread; never waits for the database. */
+void ddz_ladder_net_present(ddz_ladder_net *n, const char *const *names, int count);
+
+/* Queues deal r->deal's result for recording. Returns 0 or DDZ_ENOMEM. */
+int ddz_ladder_net_done(ddz_ladder_net *n, const ddz_ladder_net_result *r);
+
+/* Queues that deal `deal` was not played out here (a table that could not
+ * start or was cut short): dropped, nothing recorded. Returns 0 or
+ * DDZ_ENOMEM. */
+int ddz_ladder_net_drop(ddz_ladder_net *n, int64_t deal);
+
+/* Queues participant `name`'s suspension `reason` ("" lifts it). Returns 0
+ * or DDZ_ENOMEM. */
+int ddz_ladder_net_suspend(ddz_ladder_net *n, const char *name, const char *reason);
+
+/* Pops the oldest message for the loop (malloc'd: free() it), or NULL. */
+ddz_ladder_net_msg *ddz_ladder_net_next(ddz_ladder_net *n);
+
+/* Frees `n` and what is queued. The lead thread must be stopped first.
+ * NULL-safe. */
+void ddz_ladder_net_destroy(ddz_ladder_net *n);
+
+#endif

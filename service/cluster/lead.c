@@ -1,0 +1,369 @@
+/* lead.c - leadership of run-once jobs by PostgreSQL advisory locks
+ * (lead.h): one session, one thread, the loop reads copies. */
+#include "service/cluster/lead.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rules/error.h"
+
+typedef struct job {
+    char name[DDZ_LEAD_JOB_MAX];
+    int64_t key;
+    ddz_lead_job st; /* guarded by mu: what ddz_lead_state() copies */
+} job;
+
+struct ddz_lead {
+    char *url;
+    char node[DDZ_LEAD_NODE_MAX];
+    char public_url[DDZ_LEAD_URL_MAX];
+    int retry_ms;
+    void (*wake)(void *ctx);
+    void *ctx;
+    void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
+    void *work_ctx;
+    bool poked; /* guarded by mu: look again at once */
+    job jobs[DDZ_LEAD_JOBS];
+    int njobs;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;     /* guarded by mu */
+    char err[200]; /* guarded by mu: the latest failure */
+    PGconn *pg;    /* the thread's only */
+    pthread_t thread;
+};
+
+int64_t ddz_lead_key(const char *name)
+{
+    unsigned char h[crypto_generichash_BYTES_MIN];
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, NULL, 0, sizeof h);
+    crypto_generichash_update(&st, (const unsigned char *)"ddz:", 4);
+    crypto_generichash_update(&st, (const unsigned char *)name, strlen(name));
+    crypto_generichash_final(&st, h, sizeof h);
+    uint64_t k = 0;
+    for (int i = 0; i < 8; i++)
+        k = k << 8 | h[i];
+    int64_t s;
+    memcpy(&s, &k, sizeof s); /* two's complement, without an out-of-range conversion */
+    return s;
+}
+
+static void set_err(ddz_lead *l, const char *what, const char *msg)
+{
+    pthread_mutex_lock(&l->mu);
+    snprintf(l->err, sizeof l->err, "%s: %.*s", what, 150, msg ? msg : "");
+    /* libpq's messages end in a newline: one log line */
+    char *nl = strchr(l->err, '\n');
+    if (nl)
+        *nl = '\0';
+    pthread_mutex_unlock(&l->mu);
+}
+
+/* The session is gone: every job is lost. Returns whether one was held. */
+static bool lose_all(ddz_lead *l)
+{
+    bool changed = false;
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < l->njobs; i++) {
+        changed |= l->jobs[i].st.held;
+        l->jobs[i].st.held = false;
+    }
+    pthread_mutex_unlock(&l->mu);
+    if (l->pg)
+        PQfinish(l->pg);
+    l->pg = NULL;
+    return changed;
+}
+
+/* Runs `sql` with text parameters. Returns the result (PQclear it) or
+ * NULL after a failure (recorded; the session dropped if it is broken). */
+static PGresult *run(ddz_lead *l, const char *sql, int n, const char *const *params,
+                     ExecStatusType want)
+{
+    PGresult *r = PQexecParams(l->pg, sql, n, NULL, params, NULL, NULL, 0);
+    if (r && PQresultStatus(r) == want)
+        return r;
+    set_err(l, "postgresql", r ? PQresultErrorMessage(r) : PQerrorMessage(l->pg));
+    PQclear(r);
+    return NULL;
+}
+
+/* Two nodes starting at once would race on CREATE TABLE IF NOT EXISTS
+ * (it is not atomic against itself): a transaction-level advisory lock of
+ * its own serialises them. */
+static const char *const schema_sql =
+    "BEGIN;"
+    "SELECT pg_advisory_xact_lock(7205759403792793601);"
+    "CREATE TABLE IF NOT EXISTS cluster_leaders(job TEXT PRIMARY KEY, lock_key BIGINT NOT NULL,"
+    " node TEXT NOT NULL, public_url TEXT NOT NULL, pid INTEGER NOT NULL,"
+    " since TIMESTAMPTZ NOT NULL);"
+    "COMMIT;";
+
+static bool connect_pg(ddz_lead *l)
+{
+    /* The URL first, expanded; the keywords after it win. Keepalives and
+     * tcp_user_timeout bound how long a cut network goes unnoticed
+     * (some 10 s instead of the kernel's two hours). */
+    const char *kw[] = {"dbname",
+                        "connect_timeout",
+                        "keepalives",
+                        "keepalives_idle",
+                        "keepalives_interval",
+                        "keepalives_count",
+                        "tcp_user_timeout",
+                        "application_name",
+                        "options",
+                        NULL};
+    /* options: no NOTICEs ("already exists, skipping") on the server's stderr */
+    const char *val[] = {
+        l->url, "5", "1", "5", "2", "2", "10000", "ddz-lead", "-c client_min_messages=warning",
+        NULL};
+    l->pg = PQconnectdbParams(kw, val, 1);
+    if (!l->pg || PQstatus(l->pg) != CONNECTION_OK) {
+        set_err(l, "connect", l->pg ? PQerrorMessage(l->pg) : "out of memory");
+        lose_all(l);
+        return false;
+    }
+    PGresult *r = PQexec(l->pg, schema_sql);
+    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok)
+        set_err(l, "cluster_leaders", r ? PQresultErrorMessage(r) : PQerrorMessage(l->pg));
+    PQclear(r);
+    if (!ok)
+        lose_all(l);
+    return ok;
+}
+
+/* Tries job `j`'s lock. Returns 1 gained, 0 not, -1 on failure. */
+static int try_job(ddz_lead *l, job *j)
+{
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)j->key);
+    const char *p1[] = {key};
+    PGresult *r = run(l, "SELECT pg_try_advisory_lock($1::bigint)", 1, p1, PGRES_TUPLES_OK);
+    if (!r)
+        return -1;
+    bool got = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    if (!got)
+        return 0;
+    const char *p2[] = {j->name, key, l->node, l->public_url};
+    r = run(l,
+            "INSERT INTO cluster_leaders(job, lock_key, node, public_url, pid, since)"
+            " VALUES($1, $2::bigint, $3, $4, pg_backend_pid(), now())"
+            " ON CONFLICT(job) DO UPDATE SET lock_key = EXCLUDED.lock_key, node = EXCLUDED.node,"
+            " public_url = EXCLUDED.public_url, pid = EXCLUDED.pid, since = EXCLUDED.since",
+            4, p2, PGRES_COMMAND_OK);
+    /* the lock is ours even if the row could not be written: others then
+     * know no holder, and the next look writes it again */
+    PQclear(r);
+    return 1;
+}
+
+/* Reads the live holder of `j` into *st. Returns 0 or -1 on failure. */
+static int read_holder(ddz_lead *l, job *j, ddz_lead_job *st)
+{
+    const char *p[] = {j->name};
+    PGresult *r = run(l,
+                      "SELECT c.node, c.public_url FROM cluster_leaders c WHERE c.job = $1"
+                      " AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory'"
+                      " AND k.granted AND k.objsubid = 1 AND k.pid = c.pid"
+                      " AND k.classid::bigint = (c.lock_key >> 32) & 4294967295"
+                      " AND k.objid::bigint = c.lock_key & 4294967295)",
+                      1, p, PGRES_TUPLES_OK);
+    if (!r)
+        return -1;
+    st->holder_known = PQntuples(r) == 1;
+    st->holder[0] = st->holder_url[0] = '\0';
+    if (st->holder_known) {
+        snprintf(st->holder, sizeof st->holder, "%s", PQgetvalue(r, 0, 0));
+        snprintf(st->holder_url, sizeof st->holder_url, "%s", PQgetvalue(r, 0, 1));
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* One look: try what is not held, read every holder (which also proves
+ * the session alive). Returns whether anything the loop sees changed. */
+static bool look(ddz_lead *l)
+{
+    bool changed = false;
+    for (int i = 0; i < l->njobs && l->pg; i++) {
+        job *j = &l->jobs[i];
+        pthread_mutex_lock(&l->mu);
+        ddz_lead_job st = j->st;
+        pthread_mutex_unlock(&l->mu);
+        if (!st.held) {
+            int rc = try_job(l, j);
+            if (rc > 0)
+                st.held = true, st.term++;
+        }
+        if (PQstatus(l->pg) != CONNECTION_OK || read_holder(l, j, &st) < 0) {
+            if (PQstatus(l->pg) != CONNECTION_OK) {
+                changed |= lose_all(l);
+                break;
+            }
+            continue; /* a statement failed on a live session: locks stay held */
+        }
+        pthread_mutex_lock(&l->mu);
+        changed |= st.held != j->st.held || st.term != j->st.term ||
+                   st.holder_known != j->st.holder_known || strcmp(st.holder, j->st.holder) != 0 ||
+                   strcmp(st.holder_url, j->st.holder_url) != 0;
+        j->st = st;
+        pthread_mutex_unlock(&l->mu);
+    }
+    return changed;
+}
+
+static void *thread_main(void *arg)
+{
+    ddz_lead *l = arg;
+    pthread_mutex_lock(&l->mu);
+    while (!l->stop) {
+        pthread_mutex_unlock(&l->mu);
+        bool changed = false;
+        if (!l->pg)
+            connect_pg(l);
+        if (l->pg)
+            changed = look(l);
+        else
+            changed = lose_all(l);
+        if (changed && l->wake)
+            l->wake(l->ctx);
+        if (l->pg && l->work) {
+            ddz_lead_job st[DDZ_LEAD_JOBS];
+            pthread_mutex_lock(&l->mu);
+            for (int i = 0; i < l->njobs; i++)
+                st[i] = l->jobs[i].st;
+            pthread_mutex_unlock(&l->mu);
+            l->work(l->work_ctx, l->pg, st, l->njobs);
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += l->retry_ms / 1000;
+        until.tv_nsec += (long)(l->retry_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_mutex_lock(&l->mu);
+        while (!l->stop && !l->poked && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
+            ;
+        l->poked = false;
+    }
+    pthread_mutex_unlock(&l->mu);
+    if (l->pg && PQstatus(l->pg) == CONNECTION_OK && l->work) {
+        /* a last round of work as no job's holder: what the loop queued
+         * before it stopped is written, nothing is led any more */
+        ddz_lead_job st[DDZ_LEAD_JOBS];
+        memset(st, 0, sizeof st);
+        l->work(l->work_ctx, l->pg, st, l->njobs);
+    }
+    if (l->pg && PQstatus(l->pg) == CONNECTION_OK) {
+        /* hand over now rather than on the session's end alone */
+        PQclear(PQexec(l->pg, "DELETE FROM cluster_leaders WHERE pid = pg_backend_pid()"));
+        PQclear(PQexec(l->pg, "SELECT pg_advisory_unlock_all()"));
+    }
+    lose_all(l);
+    return NULL;
+}
+
+ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int njobs, char *err,
+                         size_t errlen)
+{
+    if (!cfg || !cfg->url || !cfg->node || njobs < 1 || njobs > DDZ_LEAD_JOBS ||
+        strlen(cfg->node) >= DDZ_LEAD_NODE_MAX ||
+        (cfg->public_url && strlen(cfg->public_url) >= DDZ_LEAD_URL_MAX) || cfg->retry_ms < 0) {
+        snprintf(err, errlen, "lead: bad arguments");
+        return NULL;
+    }
+    for (int i = 0; i < njobs; i++)
+        if (!jobs[i] || !jobs[i][0] || strlen(jobs[i]) >= DDZ_LEAD_JOB_MAX) {
+            snprintf(err, errlen, "lead: bad job name");
+            return NULL;
+        }
+    ddz_lead *l = calloc(1, sizeof *l);
+    if (!l || !(l->url = strdup(cfg->url))) {
+        free(l);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(l->node, sizeof l->node, "%s", cfg->node);
+    snprintf(l->public_url, sizeof l->public_url, "%s", cfg->public_url ? cfg->public_url : "");
+    l->retry_ms = cfg->retry_ms ? cfg->retry_ms : DDZ_LEAD_RETRY_MS;
+    l->wake = cfg->wake;
+    l->ctx = cfg->ctx;
+    l->work = cfg->work;
+    l->work_ctx = cfg->work_ctx;
+    l->njobs = njobs;
+    for (int i = 0; i < njobs; i++) {
+        snprintf(l->jobs[i].name, sizeof l->jobs[i].name, "%s", jobs[i]);
+        snprintf(l->jobs[i].st.name, sizeof l->jobs[i].st.name, "%s", jobs[i]);
+        l->jobs[i].key = ddz_lead_key(jobs[i]);
+    }
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&l->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&l->thread, NULL, thread_main, l) != 0) {
+        pthread_cond_destroy(&l->cv);
+        pthread_mutex_destroy(&l->mu);
+        free(l->url);
+        free(l);
+        snprintf(err, errlen, "lead: cannot start a thread");
+        return NULL;
+    }
+    return l;
+}
+
+int ddz_lead_state(ddz_lead *l, int i, ddz_lead_job *out)
+{
+    if (!l || i < 0 || i >= l->njobs)
+        return DDZ_EINVAL;
+    pthread_mutex_lock(&l->mu);
+    *out = l->jobs[i].st;
+    pthread_mutex_unlock(&l->mu);
+    return 0;
+}
+
+int ddz_lead_njobs(const ddz_lead *l)
+{
+    return l->njobs;
+}
+
+void ddz_lead_poke(ddz_lead *l)
+{
+    pthread_mutex_lock(&l->mu);
+    l->poked = true;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void ddz_lead_last_error(ddz_lead *l, char *out, size_t outlen)
+{
+    pthread_mutex_lock(&l->mu);
+    snprintf(out, outlen, "%s", l->err);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void ddz_lead_stop(ddz_lead *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->stop = true;
+    pthread_cond_signal(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    pthread_join(l->thread, NULL);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+    free(l->url);
+    free(l);
+}

@@ -1,0 +1,126 @@
+/* store_be.h - what the store's shared part (store.c: the write queue, the
+ * writer and reader threads, the JSON) asks of a database backend
+ * (store_sqlite.c, store_pg.c). Internal to service/store/.
+ *
+ * A backend holds two connections: the WRITER's, used only by the writer
+ * thread (write_batch), and the READERS', used by every read and by the
+ * token writes, always under the store's read lock (one caller at a time);
+ * a backend with id_block a third, used only by the ids thread (and by
+ * ddz_store_open() before that thread starts). A backend never touches the
+ * queue or the counters; it returns DDZ_E... codes, and after a DDZ_EDB from
+ * a read, read_error() says why.
+ */
+#ifndef DDZ_STORE_BE_H
+#define DDZ_STORE_BE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "service/store/store.h"
+
+enum store_item_kind { ITEM_GAME, ITEM_TURN, ITEM_LADDER_DEAL, ITEM_LADDER_PUT, ITEM_MINE };
+
+/* One queued write; the strings are owned by the item. */
+typedef struct store_item {
+    struct store_item *next;
+    enum store_item_kind kind;
+    int64_t id;                     /* games: the game id; mine: the game */
+    int64_t finished_ms;            /* unix ms when queued */
+    int number;                     /* games: game index; turns: turn number; mine: seat */
+    int games;                      /* turns: deals played */
+    bool aborted;                   /* games: cut short */
+    char *room;                     /* NULL allowed; ladder: the rule set */
+    char *text;                     /* games: the record line; turns: names as JSON */
+    char *totals;                   /* turns: totals as JSON */
+    char *names[3];                 /* games: players by seat, from the record */
+    char *key;                      /* games: the link key, NULL for a listed room's game */
+    ddz_store_ladder_deal *deal;    /* ladder: the deal (ITEM_LADDER_PUT: p[0] only) */
+    uint8_t me[DDZ_STORE_ME_BYTES]; /* mine: the player's hash */
+} store_item;
+
+typedef struct store_batch_result {
+    uint64_t ok, bad; /* items committed, items failed */
+    char msg[160];    /* the last error, "" if none */
+} store_batch_result;
+
+/* One row of a player's games, as the backend read it. */
+typedef struct store_mine_row {
+    int64_t id, finished_ms;
+    int seat;
+    const char *key, *room; /* NULL if none */
+    const char *names[3];   /* NULL if none */
+    const char *record;     /* the stored record line */
+} store_mine_row;
+
+#define STORE_HASH_BYTES 32 /* a token's hash */
+
+typedef struct store_be store_be;
+
+typedef struct store_ops {
+    /* Opens both connections to `where`, creates or migrates the schema.
+     * `shown` names the database in messages (no password). Returns the
+     * backend or NULL with a one-line message in err. */
+    store_be *(*open)(const char *where, const char *shown, int busy_ms, char *err, size_t errlen);
+    void (*close)(store_be *b);
+
+    /* Writer connection. Writes the batch (a list) as one transaction as
+     * far as it goes: an item that fails is counted in res->bad and
+     * skipped, the rest committed and counted in res->ok. */
+    void (*write_batch)(store_be *b, store_item *batch, store_batch_result *res);
+    /* Its own connection; NULL if the backend's ids come from max_game_id
+     * alone (one process per database). Reserves a block of game ids that
+     * no other store sharing the database gets: sets [*first, *last].
+     * Returns 0 or DDZ_EDB (msg says why). */
+    int (*id_block)(store_be *b, int64_t *first, int64_t *last, char *msg, size_t msglen);
+
+    /* Readers' connection; every one below may block on the database. */
+    const char *(*read_error)(store_be *b); /* why the last read failed */
+    /* The largest stored game id, 0 if none. */
+    int (*max_game_id)(store_be *b, int64_t *out);
+    /* Sets *record and *key (malloc'd; *key NULL if the game has none) of
+     * game `id`. Returns 0, DDZ_ENOTFOUND, DDZ_EDB or DDZ_ENOMEM. */
+    int (*get_game)(store_be *b, int64_t id, char **record, char **key);
+    /* Calls line(ctx, record) for every game in id order (the aborted too
+     * if `all`), from one snapshot, stopping at the first negative answer,
+     * which it returns. Returns the number of lines, or a negative code. */
+    int (*export_games)(store_be *b, bool all, int (*line)(void *ctx, const char *record),
+                        void *ctx);
+    /* Calls row(ctx, r) for the newest `max` games of player `me`, newest
+     * first, stopping at the first negative answer, which it returns.
+     * Returns the number of rows or a negative code. */
+    int (*my_games)(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int max,
+                    int (*row)(void *ctx, const store_mine_row *r), void *ctx);
+    /* Inserts token `name` with `hash`, or replaces a revoked one; an
+     * active one is left alone. Returns the rows changed (1 or 0) or DDZ_EDB. */
+    int (*token_add)(store_be *b, const char *name, const uint8_t hash[STORE_HASH_BYTES],
+                     int64_t now_ms);
+    /* Calls row() for every active token. Returns the count or DDZ_EDB. */
+    int (*token_active)(store_be *b,
+                        void (*row)(void *ctx, const char *name, const uint8_t *hash, size_t len),
+                        void *ctx);
+    /* Revokes the active token of `name`. Returns the rows changed or DDZ_EDB. */
+    int (*token_revoke)(store_be *b, const char *name, int64_t now_ms);
+    /* Calls row() for every token in name order (bytewise), stopping at the
+     * first negative answer, which it returns. Returns the count or a
+     * negative code. */
+    int (*token_list)(store_be *b,
+                      int (*row)(void *ctx, const char *name, int64_t created_ms, bool revoked),
+                      void *ctx);
+    /* The ladder's loads, as ddz_store_ladder_players/pairs/history. */
+    int (*ladder_players)(store_be *b, const char *rules,
+                          void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);
+    int (*ladder_pairs)(store_be *b, const char *rules,
+                        void (*cb)(void *ctx, const char *a, const char *b, long deals), void *ctx);
+    int (*ladder_history)(store_be *b, const char *rules, const char *name, int limit,
+                          void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx);
+} store_ops;
+
+extern const store_ops ddz__store_sqlite_ops;
+extern const store_ops ddz__store_pg_ops;
+
+/* Writes `fmt` to err as one line (control characters become spaces). */
+void ddz__store_set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,779 @@
+/* store_pg.c - the store's PostgreSQL backend (libpq): a writer connection
+ * and a readers' connection to one database that several nodes may share
+ * (store_be.h). Every call here may wait on the network; store.c keeps
+ * them off the event loop. A connection the server dropped is reopened by
+ * the next call that needs it; a call that fails meanwhile answers
+ * DDZ_EDB, as a SQLite error does. */
+#include <libpq-fe.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "service/store/store_be.h"
+
+/* Game ids come from the sequence games_id_blocks in blocks of ID_BLOCK:
+ * nextval() = v hands out (v - ID_BLOCK, v]. Every node takes its own
+ * blocks, so ids are unique across nodes without a round trip per game. */
+#define ID_BLOCK 100
+#define ID_BLOCK_STR "100"
+
+/* Taken (transaction-scoped) while creating or migrating the schema, so
+ * nodes starting together do it once: "ddz\0stor" as a bigint. */
+#define SCHEMA_LOCK "SELECT pg_advisory_xact_lock(7234316346693824370)"
+
+/* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
+ * columns and meaning (store.h), in PostgreSQL's types. A later version
+ * adds its migration (from the version before) to pg_migrations. */
+static const char pg_schema[] =
+    "CREATE TABLE games("
+    " id BIGINT PRIMARY KEY,"
+    " room TEXT,"
+    " game INTEGER NOT NULL,"
+    " started_at BIGINT,"
+    " finished_at BIGINT NOT NULL,"
+    " aborted INTEGER NOT NULL DEFAULT 0,"
+    " name_west TEXT, name_south TEXT, name_east TEXT,"
+    " record TEXT NOT NULL,"
+    " key TEXT);"
+    "CREATE SEQUENCE games_id_blocks INCREMENT BY " ID_BLOCK_STR " MINVALUE " ID_BLOCK_STR
+    " START WITH " ID_BLOCK_STR " MAXVALUE 4503599627370495;" /* DDZ_STORE_PAST_IDS - 1 */
+    "CREATE TABLE turns("
+    " id BIGSERIAL PRIMARY KEY,"
+    " room TEXT,"
+    " turn INTEGER NOT NULL,"
+    " games INTEGER NOT NULL,"
+    " names TEXT NOT NULL,"
+    " totals TEXT NOT NULL,"
+    " finished_at BIGINT NOT NULL);"
+    "CREATE TABLE tokens("
+    " name TEXT PRIMARY KEY,"
+    " hash BYTEA NOT NULL,"
+    " created_at BIGINT NOT NULL,"
+    " revoked_at BIGINT);"
+    "CREATE TABLE ladder_players("
+    " rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
+    " games BIGINT NOT NULL, deals BIGINT NOT NULL,"
+    " score DOUBLE PRECISION NOT NULL, faults BIGINT NOT NULL,"
+    " suspended TEXT, updated_at BIGINT NOT NULL,"
+    " PRIMARY KEY(rules, name));"
+    "CREATE TABLE ladder_history("
+    " id BIGSERIAL PRIMARY KEY,"
+    " rules TEXT NOT NULL, name TEXT NOT NULL, finished_at BIGINT NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
+    " score DOUBLE PRECISION NOT NULL, faults INTEGER NOT NULL,"
+    " game1 BIGINT, game2 BIGINT, game3 BIGINT, opp1 TEXT, opp2 TEXT);"
+    "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
+    "CREATE TABLE ladder_pairs("
+    " rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, deals BIGINT NOT NULL,"
+    " PRIMARY KEY(rules, a, b));"
+    "CREATE TABLE mine("
+    " owner BYTEA NOT NULL,"
+    " game BIGINT NOT NULL,"
+    " seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game));"
+    "CREATE TABLE store_schema(version INTEGER NOT NULL);";
+
+struct store_be {
+    PGconn *ids;    /* the ids thread's connection (id blocks) */
+    PGconn *w;      /* the writer thread's connection */
+    PGconn *r;      /* the readers' connection */
+    char rmsg[160]; /* why the last read failed */
+};
+
+/* ---- connections ---------------------------------------------------------- */
+
+static void quiet(void *arg, const char *msg)
+{
+    (void)arg; /* NOTICEs ("... already exists, skipping") are not errors */
+    (void)msg;
+}
+
+/* Copies the first line of `msg` to out, "unknown error" if it is empty. */
+static void first_line(char *out, size_t len, const char *msg)
+{
+    size_t n = msg ? strcspn(msg, "\n") : 0;
+    while (n > 0 && (msg[n - 1] == ' ' || msg[n - 1] == '\t' || msg[n - 1] == '\r'))
+        n--;
+    if (n == 0)
+        snprintf(out, len, "unknown error");
+    else
+        snprintf(out, len, "%.*s", (int)n, msg);
+}
+
+static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen)
+{
+    /* Ours first: what the URL says overrides them (later keywords win).
+     * lock_timeout is SQLite's busy timeout: how long a statement waits
+     * for a lock another connection holds. A server that vanishes without
+     * closing (a host down, a partition) must not hold a thread for TCP's
+     * own timeouts, some 15 minutes: unacknowledged data fails after
+     * 10 s (tcp_user_timeout), an idle connection is probed after 30 s. */
+    char options[48];
+    snprintf(options, sizeof options, "-c lock_timeout=%d", busy_ms);
+    const char *keys[] = {
+        "connect_timeout",     "application_name", "client_encoding",  "options", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname",  NULL};
+    const char *vals[] = {"5", "ddz", "UTF8", options, "30", "10", "3", "10000", url, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c) {
+        snprintf(msg, msglen, "out of memory");
+        return NULL;
+    }
+    if (PQstatus(c) != CONNECTION_OK) {
+        first_line(msg, msglen, PQerrorMessage(c));
+        PQfinish(c);
+        return NULL;
+    }
+    PQsetNoticeProcessor(c, quiet, NULL);
+    return c;
+}
+
+/* The SQLSTATE of the last statement that failed on this thread, "" if
+ * the connection failed rather than a statement. */
+static _Thread_local char last_state[6];
+
+/* Copies why `res` (or the connection) failed to msg. */
+static void failed(PGconn *c, const PGresult *res, char *msg, size_t msglen)
+{
+    const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    snprintf(last_state, sizeof last_state, "%s", state ? state : "");
+    first_line(msg, msglen, m && *m ? m : PQerrorMessage(c));
+}
+
+/* Runs `sql` with n text parameters on c; returns the result (the caller
+ * clears it) or NULL with the reason in msg. Reopens the connection first
+ * if the server dropped it. If `again`, a statement that failed because
+ * the connection broke under it (the server restarted, or ended this
+ * backend) is run once more on a new connection: only for statements that
+ * are safe to repeat (reads, BEGIN). */
+static PGresult *run(PGconn *c, const char *sql, int n, const char *const *v, bool again, char *msg,
+                     size_t msglen)
+{
+    for (int attempt = 0;; attempt++) {
+        if (PQstatus(c) != CONNECTION_OK) {
+            PQreset(c);
+            if (PQstatus(c) != CONNECTION_OK) {
+                first_line(msg, msglen, PQerrorMessage(c));
+                return NULL;
+            }
+        }
+        PGresult *res = PQexecParams(c, sql, n, NULL, v, NULL, NULL, 0);
+        ExecStatusType st = PQresultStatus(res);
+        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+            return res;
+        failed(c, res, msg, msglen);
+        PQclear(res);
+        if (!again || attempt > 0 || PQstatus(c) == CONNECTION_OK)
+            return NULL;
+    }
+}
+
+/* run() for a statement whose rows do not matter; returns success. */
+static bool exec_ok(PGconn *c, const char *sql, bool again, char *msg, size_t msglen)
+{
+    PGresult *res = run(c, sql, 0, NULL, again, msg, msglen);
+    PQclear(res);
+    return res != NULL;
+}
+
+/* Brings the schema to DDZ_STORE_SCHEMA_VERSION and the id sequence past
+ * every stored game, under the schema lock. */
+static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
+{
+    char msg[160] = "";
+    PGresult *res = NULL;
+    long v = 0;
+    if (!exec_ok(c, "BEGIN", false, msg, sizeof msg) ||
+        !exec_ok(c, SCHEMA_LOCK, false, msg, sizeof msg) ||
+        !(res = run(c,
+                    "SELECT CASE WHEN to_regclass('store_schema') IS NULL THEN 0"
+                    " ELSE -1 END",
+                    0, NULL, false, msg, sizeof msg)))
+        goto fail;
+    v = atol(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    res = NULL;
+    if (v < 0) {
+        if (!(res = run(c, "SELECT COALESCE(MAX(version), 0) FROM store_schema", 0, NULL, false,
+                        msg, sizeof msg)))
+            goto fail;
+        v = atol(PQgetvalue(res, 0, 0));
+        PQclear(res);
+        res = NULL;
+    }
+    if (v > DDZ_STORE_SCHEMA_VERSION) {
+        exec_ok(c, "ROLLBACK", false, msg, sizeof msg);
+        ddz__store_set_err(err, errlen,
+                           "%s: schema version %ld is newer than this ddz understands (%d)", shown,
+                           v, DDZ_STORE_SCHEMA_VERSION);
+        return DDZ_EDB;
+    }
+    if (v == 0) {
+        res = PQexec(c, pg_schema);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+            failed(c, res, msg, sizeof msg);
+            goto fail;
+        }
+        PQclear(res);
+        res = NULL;
+        if (!exec_ok(c, "INSERT INTO store_schema VALUES(" DDZ_STORE_VERSION_STR ")", false, msg,
+                     sizeof msg))
+            goto fail;
+    }
+    /* Ids added without the sequence (by hand, or an import) must not be
+     * handed out again: the sequence starts past the largest stored (below
+     * DDZ_STORE_PAST_IDS: the ids of a store that had none in hand). */
+    if (!exec_ok(c,
+                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games"
+                 " WHERE id < 4503599627370496) x,"
+                 " games_id_blocks q WHERE m > CASE WHEN q.is_called THEN q.last_value ELSE 0 END",
+                 false, msg, sizeof msg) ||
+        !exec_ok(c, "COMMIT", false, msg, sizeof msg))
+        goto fail;
+    return 0;
+fail:
+    PQclear(res);
+    ddz__store_set_err(err, errlen, "%s: creating the schema: %s", shown, msg);
+    exec_ok(c, "ROLLBACK", false, msg, sizeof msg);
+    return DDZ_EDB;
+}
+
+static void pg_close(store_be *b)
+{
+    if (!b)
+        return;
+    if (b->ids)
+        PQfinish(b->ids);
+    if (b->w)
+        PQfinish(b->w);
+    if (b->r)
+        PQfinish(b->r);
+    free(b);
+}
+
+static store_be *pg_open(const char *url, const char *shown, int busy_ms, char *err, size_t errlen)
+{
+    store_be *b = calloc(1, sizeof *b);
+    char msg[200] = "";
+    if (!b) {
+        ddz__store_set_err(err, errlen, "%s: out of memory", shown);
+        return NULL;
+    }
+    if (!(b->w = pg_connect(url, busy_ms, msg, sizeof msg)) ||
+        !(b->r = pg_connect(url, busy_ms, msg, sizeof msg)) ||
+        !(b->ids = pg_connect(url, busy_ms, msg, sizeof msg))) {
+        ddz__store_set_err(err, errlen, "%s: %s", shown, msg);
+        goto fail;
+    }
+    if (migrate(b->w, shown, err, errlen) < 0)
+        goto fail;
+    return b;
+fail:
+    pg_close(b);
+    return NULL;
+}
+
+/* ---- the writer ------------------------------------------------------------ */
+
+typedef struct params {
+    const char *v[12];
+    char buf[12][32]; /* numbers as text */
+} params;
+
+static const char *p_i64(params *p, int i, int64_t x)
+{
+    snprintf(p->buf[i], sizeof p->buf[i], "%lld", (long long)x);
+    return p->v[i] = p->buf[i];
+}
+
+static const char *p_dbl(params *p, int i, double x)
+{
+    snprintf(p->buf[i], sizeof p->buf[i], "%.17g", x); /* exact: read back as the same double */
+    return p->v[i] = p->buf[i];
+}
+
+static bool write_stmt(store_be *b, const char *sql, int n, params *p, store_batch_result *res)
+{
+    PGresult *r = run(b->w, sql, n, p->v, false, res->msg, sizeof res->msg);
+    PQclear(r);
+    return r != NULL;
+}
+
+static bool ladder_put(store_be *b, const char *rules, const ddz_store_ladder_player *pl,
+                       int64_t when, store_batch_result *res)
+{
+    params p = {.v = {rules, pl->name}};
+    p_dbl(&p, 2, pl->mu);
+    p_dbl(&p, 3, pl->sigma);
+    p_i64(&p, 4, pl->games);
+    p_i64(&p, 5, pl->deals);
+    p_dbl(&p, 6, pl->score);
+    p_i64(&p, 7, pl->faults);
+    p.v[8] = pl->suspended[0] ? pl->suspended : NULL;
+    p_i64(&p, 9, when);
+    /* an upsert: concurrent writers of one standing leave the last one */
+    return write_stmt(b,
+                      "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
+                      " faults, suspended, updated_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+                      " $10) ON CONFLICT(rules, name) DO UPDATE SET mu = EXCLUDED.mu,"
+                      " sigma = EXCLUDED.sigma, games = EXCLUDED.games, deals = EXCLUDED.deals,"
+                      " score = EXCLUDED.score, faults = EXCLUDED.faults,"
+                      " suspended = EXCLUDED.suspended, updated_at = EXCLUDED.updated_at",
+                      10, &p, res);
+}
+
+static bool ladder_deal(store_be *b, const store_item *it, store_batch_result *res)
+{
+    const ddz_store_ladder_deal *d = it->deal;
+    for (int i = 0; i < 3; i++) {
+        if (!ladder_put(b, it->room, &d->p[i], it->finished_ms, res))
+            return false;
+        params p = {.v = {it->room, d->p[i].name}};
+        p_i64(&p, 2, it->finished_ms);
+        p_dbl(&p, 3, d->p[i].mu);
+        p_dbl(&p, 4, d->p[i].sigma);
+        p_dbl(&p, 5, d->score[i]);
+        p_i64(&p, 6, d->faults[i]);
+        for (int g = 0; g < 3; g++)
+            p_i64(&p, 7 + g, d->games[g]);
+        p.v[10] = d->p[(i + 1) % 3].name;
+        p.v[11] = d->p[(i + 2) % 3].name;
+        if (!write_stmt(b,
+                        "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
+                        " faults, game1, game2, game3, opp1, opp2)"
+                        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                        12, &p, res))
+            return false;
+        const char *a = d->p[i].name, *bn = d->p[(i + 1) % 3].name;
+        if (strcmp(a, bn) > 0) {
+            const char *t = a;
+            a = bn, bn = t;
+        }
+        params q = {.v = {it->room, a, bn}};
+        /* counted in the database, so concurrent writers add up */
+        if (!write_stmt(b,
+                        "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES($1, $2, $3, 1)"
+                        " ON CONFLICT(rules, a, b) DO UPDATE SET deals = ladder_pairs.deals + 1",
+                        3, &q, res))
+            return false;
+    }
+    return true;
+}
+
+static bool write_item(store_be *b, const store_item *it, store_batch_result *res)
+{
+    params p = {0};
+    switch (it->kind) {
+    case ITEM_LADDER_DEAL:
+        return ladder_deal(b, it, res);
+    case ITEM_LADDER_PUT:
+        return ladder_put(b, it->room, &it->deal->p[0], it->finished_ms, res);
+    case ITEM_GAME:
+        p_i64(&p, 0, it->id);
+        p.v[1] = it->room;
+        p_i64(&p, 2, it->number);
+        p_i64(&p, 3, it->finished_ms);
+        p_i64(&p, 4, it->aborted);
+        for (int i = 0; i < 3; i++)
+            p.v[5 + i] = it->names[i];
+        p.v[8] = it->text;
+        p.v[9] = it->key;
+        return write_stmt(b,
+                          "INSERT INTO games(id, room, game, started_at, finished_at, aborted,"
+                          " name_west, name_south, name_east, record, key)"
+                          " VALUES($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)",
+                          10, &p, res);
+    case ITEM_MINE: {
+        char hex[2 * DDZ_STORE_ME_BYTES + 1];
+        sodium_bin2hex(hex, sizeof hex, it->me, sizeof it->me);
+        p.v[0] = hex;
+        p_i64(&p, 1, it->id);
+        p_i64(&p, 2, it->number);
+        return write_stmt(
+            b, "INSERT INTO mine(owner, game, seat) VALUES(decode($1, 'hex'), $2, $3)", 3, &p, res);
+    }
+    case ITEM_TURN:
+        break;
+    }
+    p.v[0] = it->room;
+    p_i64(&p, 1, it->number);
+    p_i64(&p, 2, it->games);
+    p.v[3] = it->text;
+    p.v[4] = it->totals;
+    p_i64(&p, 5, it->finished_ms);
+    return write_stmt(b,
+                      "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
+                      " VALUES($1, $2, $3, $4, $5, $6)",
+                      6, &p, res);
+}
+
+/* One pass over the batch in one transaction. Without `careful`, the first
+ * item that fails rolls everything back; if the item itself is at fault
+ * (its data: SQLSTATE class 22 or 23, e.g. an id stored twice) the pass
+ * returns false (nothing counted: run it again carefully), otherwise (a
+ * lock not granted in lock_timeout, a lost connection) the whole batch
+ * fails at once, as SQLite's does when no transaction can start, rather
+ * than waiting for a lock per item. With `careful`, each item runs under a
+ * savepoint, so a failing one is counted and skipped and the rest commit. */
+static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch_result *res)
+{
+    uint64_t n = 0, ok = 0, bad = 0;
+    for (store_item *it = batch; it; it = it->next)
+        n++;
+    char msg[160];
+    if (!exec_ok(b->w, "BEGIN", true, res->msg, sizeof res->msg)) {
+        res->bad += n;
+        return true;
+    }
+    for (store_item *it = batch; it; it = it->next) {
+        if (careful && !exec_ok(b->w, "SAVEPOINT item", false, res->msg, sizeof res->msg))
+            goto lost;
+        if (write_item(b, it, res)) {
+            ok++;
+            if (careful &&
+                !exec_ok(b->w, "RELEASE SAVEPOINT item", false, res->msg, sizeof res->msg))
+                goto lost;
+            continue;
+        }
+        if (PQstatus(b->w) != CONNECTION_OK ||
+            (!careful && strncmp(last_state, "22", 2) != 0 && strncmp(last_state, "23", 2) != 0))
+            goto lost;
+        if (!careful) {
+            exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
+            return false;
+        }
+        bad++;
+        if (!exec_ok(b->w, "ROLLBACK TO SAVEPOINT item", false, res->msg, sizeof res->msg))
+            goto lost;
+    }
+    if (!exec_ok(b->w, "COMMIT", false, res->msg, sizeof res->msg))
+        goto lost;
+    res->ok += ok;
+    res->bad += bad;
+    return true;
+lost:
+    if (PQstatus(b->w) == CONNECTION_OK)
+        exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
+    res->bad += n;
+    return true;
+}
+
+static void pg_write_batch(store_be *b, store_item *batch, store_batch_result *res)
+{
+    if (!batch_pass(b, batch, false, res))
+        batch_pass(b, batch, true, res);
+}
+
+static int pg_id_block(store_be *b, int64_t *first, int64_t *last, char *msg, size_t msglen)
+{
+    PGresult *res = run(b->ids, "SELECT nextval('games_id_blocks')", 0, NULL, true, msg, msglen);
+    if (!res)
+        return DDZ_EDB;
+    int64_t v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    *first = v - ID_BLOCK + 1;
+    *last = v;
+    return 0;
+}
+
+/* ---- reads ------------------------------------------------------------------ */
+
+static const char *pg_read_error(store_be *b)
+{
+    return b->rmsg;
+}
+
+/* run() on the readers' connection, repeated once if it broke. */
+static PGresult *rd(store_be *b, const char *sql, int n, const char *const *v)
+{
+    return run(b->r, sql, n, v, true, b->rmsg, sizeof b->rmsg);
+}
+
+static const char *val(const PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+static int64_t i64(const PGresult *res, int row, int col)
+{
+    return strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+static int pg_max_game_id(store_be *b, int64_t *out)
+{
+    PGresult *res = rd(b, "SELECT COALESCE(MAX(id), 0) FROM games", 0, NULL);
+    if (!res)
+        return DDZ_EDB;
+    *out = i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
+static int pg_get_game(store_be *b, int64_t id, char **record, char **key)
+{
+    *record = *key = NULL;
+    params p = {0};
+    p_i64(&p, 0, id);
+    PGresult *res = rd(b, "SELECT record, key FROM games WHERE id = $1", 1, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = DDZ_ENOTFOUND;
+    if (PQntuples(res) == 1) {
+        const char *k = val(res, 0, 1);
+        *record = strdup(PQgetvalue(res, 0, 0));
+        *key = k ? strdup(k) : NULL;
+        rc = !*record || (k && !*key) ? DDZ_ENOMEM : 0;
+        if (rc < 0) {
+            free(*record);
+            free(*key);
+            *record = *key = NULL;
+        }
+    }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_export(store_be *b, bool all, int (*line)(void *ctx, const char *record), void *ctx)
+{
+    const char *sql = all ? "SELECT record FROM games ORDER BY id"
+                          : "SELECT record FROM games WHERE aborted = 0 ORDER BY id";
+    /* One query is one snapshot; its rows come one at a time rather than
+     * all in memory. A connection the server dropped is reopened first. */
+    PGresult *res = rd(b, "SELECT 1", 0, NULL);
+    if (!res)
+        return DDZ_EDB;
+    PQclear(res);
+    if (!PQsendQueryParams(b->r, sql, 0, NULL, NULL, NULL, NULL, 0) || !PQsetSingleRowMode(b->r)) {
+        first_line(b->rmsg, sizeof b->rmsg, PQerrorMessage(b->r));
+        while ((res = PQgetResult(b->r)))
+            PQclear(res);
+        return DDZ_EDB;
+    }
+    int count = 0, rc = 0;
+    while ((res = PQgetResult(b->r))) {
+        ExecStatusType st = PQresultStatus(res);
+        if (st == PGRES_SINGLE_TUPLE && rc == 0) {
+            if ((rc = line(ctx, PQgetvalue(res, 0, 0))) == 0)
+                count++;
+        } else if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && rc == 0) {
+            failed(b->r, res, b->rmsg, sizeof b->rmsg);
+            rc = DDZ_EDB;
+        }
+        PQclear(res); /* after a failed line: the rest is read and dropped */
+    }
+    return rc < 0 ? rc : count;
+}
+
+static int pg_my_games(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int max,
+                       int (*row)(void *ctx, const store_mine_row *r), void *ctx)
+{
+    char hex[2 * DDZ_STORE_ME_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, me, DDZ_STORE_ME_BYTES);
+    params p = {.v = {hex}};
+    p_i64(&p, 1, max);
+    PGresult *res = rd(b,
+                       "SELECT g.id, g.key, g.room, g.finished_at, m.seat, g.name_west,"
+                       " g.name_south, g.name_east, g.record"
+                       " FROM mine m JOIN games g ON g.id = m.game"
+                       " WHERE m.owner = decode($1, 'hex') ORDER BY m.game DESC LIMIT $2",
+                       2, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res), rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        store_mine_row r = {
+            .id = i64(res, i, 0),
+            .key = val(res, i, 1),
+            .room = val(res, i, 2),
+            .finished_ms = i64(res, i, 3),
+            .seat = (int)i64(res, i, 4),
+            .names = {val(res, i, 5), val(res, i, 6), val(res, i, 7)},
+            .record = val(res, i, 8),
+        };
+        rc = row(ctx, &r);
+    }
+    PQclear(res);
+    return rc < 0 ? rc : n;
+}
+
+/* A write on the readers' connection (the token commands): not repeated
+ * after a broken connection, which may have run it. Returns the rows
+ * changed or DDZ_EDB. */
+static int rd_write(store_be *b, const char *sql, int n, const char *const *v)
+{
+    PGresult *res = run(b->r, sql, n, v, false, b->rmsg, sizeof b->rmsg);
+    if (!res)
+        return DDZ_EDB;
+    int changed = atoi(PQcmdTuples(res));
+    PQclear(res);
+    return changed;
+}
+
+static int pg_token_add(store_be *b, const char *name, const uint8_t hash[STORE_HASH_BYTES],
+                        int64_t now)
+{
+    char hex[2 * STORE_HASH_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, hash, STORE_HASH_BYTES);
+    params p = {.v = {name, hex}};
+    p_i64(&p, 2, now);
+    /* One statement, so concurrent adds of one name (from any node) give
+     * one token: a revoked row is replaced, an active one left alone. */
+    return rd_write(b,
+                    "INSERT INTO tokens(name, hash, created_at, revoked_at)"
+                    " VALUES($1, decode($2, 'hex'), $3, NULL)"
+                    " ON CONFLICT(name) DO UPDATE SET hash = EXCLUDED.hash,"
+                    " created_at = EXCLUDED.created_at, revoked_at = NULL"
+                    " WHERE tokens.revoked_at IS NOT NULL",
+                    3, p.v);
+}
+
+static int pg_token_active(store_be *b,
+                           void (*row)(void *ctx, const char *name, const uint8_t *hash,
+                                       size_t len),
+                           void *ctx)
+{
+    PGresult *res =
+        rd(b, "SELECT name, encode(hash, 'hex') FROM tokens WHERE revoked_at IS NULL", 0, NULL);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    for (int i = 0; i < n; i++) {
+        uint8_t h[STORE_HASH_BYTES];
+        size_t len = 0;
+        const char *hex = PQgetvalue(res, i, 1);
+        if (sodium_hex2bin(h, sizeof h, hex, strlen(hex), NULL, &len, NULL) == 0)
+            row(ctx, PQgetvalue(res, i, 0), h, len);
+    }
+    PQclear(res);
+    return n;
+}
+
+static int pg_token_revoke(store_be *b, const char *name, int64_t now)
+{
+    params p = {0};
+    p_i64(&p, 0, now);
+    p.v[1] = name;
+    return rd_write(b, "UPDATE tokens SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL",
+                    2, p.v);
+}
+
+static int pg_token_list(store_be *b,
+                         int (*row)(void *ctx, const char *name, int64_t created_ms, bool revoked),
+                         void *ctx)
+{
+    /* COLLATE "C": bytewise, as SQLite orders, whatever the database's locale */
+    PGresult *res = rd(b,
+                       "SELECT name, created_at, revoked_at IS NOT NULL FROM tokens"
+                       " ORDER BY name COLLATE \"C\"",
+                       0, NULL);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res), rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = row(ctx, PQgetvalue(res, i, 0), i64(res, i, 1), PQgetvalue(res, i, 2)[0] == 't');
+    PQclear(res);
+    return rc < 0 ? rc : n;
+}
+
+/* ---- the ladder's loads ------------------------------------------------------- */
+
+static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
+{
+    const char *t = val(res, row, col);
+    snprintf(dst, len, "%s", t ? t : "");
+}
+
+static int pg_ladder_players(store_be *b, const char *rules,
+                             void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx)
+{
+    const char *v[] = {rules};
+    PGresult *res = rd(b,
+                       "SELECT name, mu, sigma, games, deals, score, faults, suspended"
+                       " FROM ladder_players WHERE rules = $1 ORDER BY name COLLATE \"C\"",
+                       1, v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    for (int i = 0; i < n; i++) {
+        ddz_store_ladder_player p = {0};
+        copy_val(p.name, sizeof p.name, res, i, 0);
+        p.mu = strtod(PQgetvalue(res, i, 1), NULL);
+        p.sigma = strtod(PQgetvalue(res, i, 2), NULL);
+        p.games = (long)i64(res, i, 3);
+        p.deals = (long)i64(res, i, 4);
+        p.score = strtod(PQgetvalue(res, i, 5), NULL);
+        p.faults = (long)i64(res, i, 6);
+        copy_val(p.suspended, sizeof p.suspended, res, i, 7);
+        cb(ctx, &p);
+    }
+    PQclear(res);
+    return n;
+}
+
+static int pg_ladder_pairs(store_be *b, const char *rules,
+                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
+                           void *ctx)
+{
+    const char *v[] = {rules};
+    PGresult *res = rd(b, "SELECT a, b, deals FROM ladder_pairs WHERE rules = $1", 1, v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    for (int i = 0; i < n; i++)
+        cb(ctx, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), (long)i64(res, i, 2));
+    PQclear(res);
+    return n;
+}
+
+static int pg_ladder_history(store_be *b, const char *rules, const char *name, int limit,
+                             void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx)
+{
+    params p = {.v = {rules, name}};
+    p_i64(&p, 2, limit);
+    PGresult *res = rd(b,
+                       "SELECT id, finished_at, mu, sigma, score, faults, game1, game2, game3,"
+                       " opp1, opp2 FROM ladder_history WHERE rules = $1 AND name = $2"
+                       " ORDER BY id DESC LIMIT $3",
+                       3, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    for (int i = 0; i < n; i++) {
+        ddz_store_ladder_hist h = {0};
+        h.id = i64(res, i, 0);
+        h.finished_ms = i64(res, i, 1);
+        h.mu = strtod(PQgetvalue(res, i, 2), NULL);
+        h.sigma = strtod(PQgetvalue(res, i, 3), NULL);
+        h.score = strtod(PQgetvalue(res, i, 4), NULL);
+        h.faults = (int)i64(res, i, 5);
+        for (int g = 0; g < 3; g++)
+            h.games[g] = i64(res, i, 6 + g);
+        copy_val(h.opp[0], sizeof h.opp[0], res, i, 9);
+        copy_val(h.opp[1], sizeof h.opp[1], res, i, 10);
+        cb(ctx, &h);
+    }
+    PQclear(res);
+    return n;
+}
+
+const store_ops ddz__store_pg_ops = {
+    .open = pg_open,
+    .close = pg_close,
+    .write_batch = pg_write_batch,
+    .id_block = pg_id_block,
+    .read_error = pg_read_error,
+    .max_game_id = pg_max_game_id,
+    .get_game = pg_get_game,
+    .export_games = pg_export,
+    .my_games = pg_my_games,
+    .token_add = pg_token_add,
+    .token_active = pg_token_active,
+    .token_revoke = pg_token_revoke,
+    .token_list = pg_token_list,
+    .ladder_players = pg_ladder_players,
+    .ladder_pairs = pg_ladder_pairs,
+    .ladder_history = pg_ladder_history,
+};

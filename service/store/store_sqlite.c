@@ -1,0 +1,727 @@
+/* store_sqlite.c - the store's SQLite backend: one database file in WAL
+ * mode, a writer connection and a readers' connection (store_be.h). */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "service/store/store_be.h"
+
+/* Schema migrations: migrations[v] takes user_version v to v + 1. A later
+ * version appends an entry and bumps DDZ_STORE_SCHEMA_VERSION. */
+static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
+    "CREATE TABLE games("
+    " id INTEGER PRIMARY KEY,"
+    " room TEXT,"
+    " game INTEGER NOT NULL,"
+    " started_at INTEGER,"
+    " finished_at INTEGER NOT NULL,"
+    " aborted INTEGER NOT NULL DEFAULT 0,"
+    " name_west TEXT, name_south TEXT, name_east TEXT,"
+    " record TEXT NOT NULL);"
+    "CREATE TABLE turns("
+    " id INTEGER PRIMARY KEY,"
+    " room TEXT,"
+    " turn INTEGER NOT NULL,"
+    " games INTEGER NOT NULL,"
+    " names TEXT NOT NULL,"
+    " totals TEXT NOT NULL,"
+    " finished_at INTEGER NOT NULL);"
+    "CREATE TABLE tokens("
+    " name TEXT PRIMARY KEY,"
+    " hash BLOB NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " revoked_at INTEGER);",
+    /* 1 -> 2: the link key of a game of a private or password room */
+    "ALTER TABLE games ADD COLUMN key TEXT;",
+    /* 2 -> 3: the ladder */
+    "CREATE TABLE ladder_players("
+    " rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL,"
+    " games INTEGER NOT NULL, deals INTEGER NOT NULL,"
+    " score REAL NOT NULL, faults INTEGER NOT NULL,"
+    " suspended TEXT, updated_at INTEGER NOT NULL,"
+    " PRIMARY KEY(rules, name));"
+    "CREATE TABLE ladder_history("
+    " id INTEGER PRIMARY KEY,"
+    " rules TEXT NOT NULL, name TEXT NOT NULL, finished_at INTEGER NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL, score REAL NOT NULL, faults INTEGER NOT NULL,"
+    " game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT);"
+    "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
+    "CREATE TABLE ladder_pairs("
+    " rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, deals INTEGER NOT NULL,"
+    " PRIMARY KEY(rules, a, b));",
+    /* 3 -> 4: who played a game, by the hash of a browser's own key */
+    "CREATE TABLE mine("
+    " owner BLOB NOT NULL,"
+    " game INTEGER NOT NULL,"
+    " seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game)) WITHOUT ROWID;",
+};
+
+struct store_be {
+    sqlite3 *wdb;           /* the writer thread's connection */
+    sqlite3_stmt *ins_game; /* prepared on wdb */
+    sqlite3_stmt *ins_turn; /* prepared on wdb */
+    sqlite3_stmt *ins_mine; /* prepared on wdb */
+    sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
+    sqlite3_stmt *lad_hist;
+    sqlite3_stmt *lad_pair;
+    sqlite3 *rdb; /* the readers' connection */
+};
+
+/* ---- opening -------------------------------------------------------------- */
+
+/* Runs a statement that returns at most one row; sets *out to its first
+ * column as an integer (if `out`) or copies it as text (if `text`). */
+static int query1(sqlite3 *db, const char *sql, int64_t *out, char *text, size_t textlen)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (out)
+            *out = sqlite3_column_int64(st, 0);
+        if (text) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            snprintf(text, textlen, "%s", t ? (const char *)t : "");
+        }
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static sqlite3 *connect(const char *path, int busy_ms, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                                 SQLITE_OPEN_EXRESCODE,
+                             NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(db, busy_ms);
+        rc =
+            sqlite3_exec(db, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK) {
+        ddz__store_set_err(err, errlen, "%s: %s", path,
+                           db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close_v2(db);
+        return NULL;
+    }
+    return db;
+}
+
+/* Brings the schema of `db` to DDZ_STORE_SCHEMA_VERSION. */
+static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    int64_t v = 0;
+    int rc = query1(db, "PRAGMA user_version", &v, NULL, 0);
+    if (rc == SQLITE_OK && v == DDZ_STORE_SCHEMA_VERSION)
+        return 0;
+    /* Re-read under the write lock: another process may be migrating too. */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = query1(db, "PRAGMA user_version", &v, NULL, 0);
+    if (rc == SQLITE_OK && (v < 0 || v > DDZ_STORE_SCHEMA_VERSION)) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        ddz__store_set_err(err, errlen,
+                           "%s: schema version %lld is newer than this ddz understands (%d)", path,
+                           (long long)v, DDZ_STORE_SCHEMA_VERSION);
+        return DDZ_EDB;
+    }
+    for (; rc == SQLITE_OK && v < DDZ_STORE_SCHEMA_VERSION; v++) {
+        rc = sqlite3_exec(db, migrations[v], NULL, NULL, NULL);
+        if (rc == SQLITE_OK) {
+            char sql[48];
+            snprintf(sql, sizeof sql, "PRAGMA user_version=%lld", (long long)v + 1);
+            rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+        }
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        ddz__store_set_err(err, errlen, "%s: creating the schema: %s", path, sqlite3_errmsg(db));
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return DDZ_EDB;
+    }
+    return 0;
+}
+
+static void sq_close(store_be *b)
+{
+    if (!b)
+        return;
+    sqlite3_finalize(b->ins_game);
+    sqlite3_finalize(b->ins_turn);
+    sqlite3_finalize(b->ins_mine);
+    sqlite3_finalize(b->lad_put);
+    sqlite3_finalize(b->lad_hist);
+    sqlite3_finalize(b->lad_pair);
+    sqlite3_close_v2(b->rdb);
+    sqlite3_close_v2(b->wdb); /* the last close checkpoints the WAL */
+    free(b);
+}
+
+static store_be *sq_open(const char *path, const char *shown, int busy_ms, char *err, size_t errlen)
+{
+    (void)shown; /* a path has no secret in it */
+    if (!sqlite3_threadsafe()) {
+        ddz__store_set_err(err, errlen, "SQLite was built without thread support");
+        return NULL;
+    }
+    store_be *b = calloc(1, sizeof *b);
+    if (!b) {
+        ddz__store_set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    char mode[16] = "";
+    b->wdb = connect(path, busy_ms, err, errlen);
+    if (!b->wdb)
+        goto fail;
+    /* The first statement to read the file: "file is not a database" here. */
+    if (query1(b->wdb, "PRAGMA journal_mode=WAL", NULL, mode, sizeof mode) != SQLITE_OK) {
+        ddz__store_set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(b->wdb));
+        goto fail;
+    }
+    if (strcmp(mode, "wal") != 0) {
+        ddz__store_set_err(err, errlen, "%s: cannot use WAL mode (journal mode is '%s')", path,
+                           mode);
+        goto fail;
+    }
+    if (migrate(b->wdb, path, err, errlen) < 0)
+        goto fail;
+    b->rdb = connect(path, busy_ms, err, errlen);
+    if (!b->rdb)
+        goto fail;
+    if (sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO games(id, room, game, started_at, finished_at, aborted,"
+                           " name_west, name_south, name_east, record, key)"
+                           " VALUES(?1, ?2, ?3, NULL, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->ins_game, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->ins_turn, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb, "INSERT INTO mine(owner, game, seat) VALUES(?1, ?2, ?3)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &b->ins_mine, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
+                           " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                           " ?9, ?10) ON CONFLICT(rules, name) DO UPDATE SET mu = ?3, sigma = ?4,"
+                           " games = ?5, deals = ?6, score = ?7, faults = ?8, suspended = ?9,"
+                           " updated_at = ?10",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_put, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
+                           " faults, game1, game2, game3, opp1, opp2)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_hist, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES(?1, ?2, ?3, 1)"
+                           " ON CONFLICT(rules, a, b) DO UPDATE SET deals = deals + 1",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_pair, NULL) != SQLITE_OK) {
+        ddz__store_set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(b->wdb));
+        goto fail;
+    }
+    return b;
+fail:
+    sq_close(b);
+    return NULL;
+}
+
+/* ---- the writer ------------------------------------------------------------ */
+
+static int bind_text(sqlite3_stmt *st, int i, const char *t)
+{
+    return t ? sqlite3_bind_text(st, i, t, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+/* Runs `st` once (bound by the caller) and resets it. */
+static int step_reset(sqlite3_stmt *st, int rc)
+{
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
+static int ladder_put(store_be *b, const char *rules, const ddz_store_ladder_player *p,
+                      int64_t when)
+{
+    sqlite3_stmt *st = b->lad_put;
+    int rc = bind_text(st, 1, rules);
+    rc = rc ? rc : bind_text(st, 2, p->name);
+    rc = rc ? rc : sqlite3_bind_double(st, 3, p->mu);
+    rc = rc ? rc : sqlite3_bind_double(st, 4, p->sigma);
+    rc = rc ? rc : sqlite3_bind_int64(st, 5, p->games);
+    rc = rc ? rc : sqlite3_bind_int64(st, 6, p->deals);
+    rc = rc ? rc : sqlite3_bind_double(st, 7, p->score);
+    rc = rc ? rc : sqlite3_bind_int64(st, 8, p->faults);
+    rc = rc ? rc : bind_text(st, 9, p->suspended[0] ? p->suspended : NULL);
+    rc = rc ? rc : sqlite3_bind_int64(st, 10, when);
+    return step_reset(st, rc);
+}
+
+/* A deal's rows: a failure part-way leaves the rest undone, and the batch
+ * rolls back what this item wrote (write_batch). */
+static int ladder_deal(store_be *b, const store_item *it)
+{
+    const ddz_store_ladder_deal *d = it->deal;
+    const char *rules = it->room;
+    int rc = SQLITE_OK;
+    for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
+        rc = ladder_put(b, rules, &d->p[i], it->finished_ms);
+        if (rc != SQLITE_OK)
+            break;
+        sqlite3_stmt *st = b->lad_hist;
+        rc = bind_text(st, 1, rules);
+        rc = rc ? rc : bind_text(st, 2, d->p[i].name);
+        rc = rc ? rc : sqlite3_bind_int64(st, 3, it->finished_ms);
+        rc = rc ? rc : sqlite3_bind_double(st, 4, d->p[i].mu);
+        rc = rc ? rc : sqlite3_bind_double(st, 5, d->p[i].sigma);
+        rc = rc ? rc : sqlite3_bind_double(st, 6, d->score[i]);
+        rc = rc ? rc : sqlite3_bind_int(st, 7, d->faults[i]);
+        for (int g = 0; g < 3; g++)
+            rc = rc ? rc : sqlite3_bind_int64(st, 8 + g, d->games[g]);
+        rc = rc ? rc : bind_text(st, 11, d->p[(i + 1) % 3].name);
+        rc = rc ? rc : bind_text(st, 12, d->p[(i + 2) % 3].name);
+        rc = step_reset(st, rc);
+        if (rc != SQLITE_OK)
+            break;
+        const char *a = d->p[i].name, *bn = d->p[(i + 1) % 3].name;
+        if (strcmp(a, bn) > 0) {
+            const char *t = a;
+            a = bn, bn = t;
+        }
+        st = b->lad_pair;
+        rc = bind_text(st, 1, rules);
+        rc = rc ? rc : bind_text(st, 2, a);
+        rc = rc ? rc : bind_text(st, 3, bn);
+        rc = step_reset(st, rc);
+    }
+    return rc;
+}
+
+/* Executes one queued write; returns an SQLite result code. */
+static int write_item(store_be *b, const store_item *it)
+{
+    sqlite3_stmt *st;
+    int rc;
+    if (it->kind == ITEM_LADDER_DEAL)
+        return ladder_deal(b, it);
+    if (it->kind == ITEM_LADDER_PUT)
+        return ladder_put(b, it->room, &it->deal->p[0], it->finished_ms);
+    if (it->kind == ITEM_GAME) {
+        st = b->ins_game;
+        rc = sqlite3_bind_int64(st, 1, it->id);
+        rc = rc ? rc : bind_text(st, 2, it->room);
+        rc = rc ? rc : sqlite3_bind_int(st, 3, it->number);
+        rc = rc ? rc : sqlite3_bind_int64(st, 4, it->finished_ms);
+        rc = rc ? rc : sqlite3_bind_int(st, 5, it->aborted);
+        for (int i = 0; i < 3; i++)
+            rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
+        rc = rc ? rc : bind_text(st, 9, it->text);
+        rc = rc ? rc : bind_text(st, 10, it->key);
+    } else if (it->kind == ITEM_MINE) {
+        st = b->ins_mine;
+        rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
+        rc = rc ? rc : sqlite3_bind_int64(st, 2, it->id);
+        rc = rc ? rc : sqlite3_bind_int(st, 3, it->number);
+    } else {
+        st = b->ins_turn;
+        rc = bind_text(st, 1, it->room);
+        rc = rc ? rc : sqlite3_bind_int(st, 2, it->number);
+        rc = rc ? rc : sqlite3_bind_int(st, 3, it->games);
+        rc = rc ? rc : bind_text(st, 4, it->text);
+        rc = rc ? rc : bind_text(st, 5, it->totals);
+        rc = rc ? rc : sqlite3_bind_int64(st, 6, it->finished_ms);
+    }
+    return step_reset(st, rc);
+}
+
+static void batch_error(store_be *b, store_batch_result *res)
+{
+    snprintf(res->msg, sizeof res->msg, "%s", sqlite3_errmsg(b->wdb));
+}
+
+/* Writes the items of `batch` in one transaction, as far as it goes: an item
+ * that fails is counted and skipped; if its failure rolled the transaction
+ * back, the items before it are counted as failed too and a new transaction
+ * starts. If no transaction can start (the database stays locked, say), the
+ * rest of the batch fails at once rather than waiting for a lock per item. */
+static void sq_write_batch(store_be *b, store_item *batch, store_batch_result *res)
+{
+    uint64_t pending = 0; /* written in the open transaction */
+    bool txn = false;
+    for (store_item *it = batch; it; it = it->next) {
+        if (!txn) {
+            if (sqlite3_exec(b->wdb, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+                batch_error(b, res);
+                for (; it; it = it->next)
+                    res->bad++;
+                return;
+            }
+            txn = true;
+        }
+        if (write_item(b, it) == SQLITE_OK) {
+            pending++;
+            continue;
+        }
+        res->bad++;
+        batch_error(b, res);
+        if (sqlite3_get_autocommit(b->wdb)) { /* the transaction was rolled back */
+            res->bad += pending;
+            pending = 0;
+            txn = false;
+        }
+    }
+    if (!txn)
+        return;
+    if (sqlite3_exec(b->wdb, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) {
+        res->ok += pending;
+    } else {
+        batch_error(b, res);
+        sqlite3_exec(b->wdb, "ROLLBACK", NULL, NULL, NULL);
+        res->bad += pending;
+    }
+}
+
+/* ---- reads ------------------------------------------------------------------ */
+
+static const char *sq_read_error(store_be *b)
+{
+    return sqlite3_errmsg(b->rdb);
+}
+
+static int sq_max_game_id(store_be *b, int64_t *out)
+{
+    *out = 0;
+    return query1(b->rdb, "SELECT COALESCE(MAX(id), 0) FROM games", out, NULL, 0) == SQLITE_OK
+               ? 0
+               : DDZ_EDB;
+}
+
+static char *col_dup(sqlite3_stmt *st, int col, bool *oom)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    if (!t)
+        return NULL;
+    char *d = strdup(t);
+    if (!d)
+        *oom = true;
+    return d;
+}
+
+static int sq_get_game(store_be *b, int64_t id, char **record, char **key)
+{
+    *record = *key = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb, "SELECT record, key FROM games WHERE id = ?1", -1, &st, NULL) !=
+        SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st), rc;
+    if (step == SQLITE_ROW) {
+        bool oom = false;
+        *record = col_dup(st, 0, &oom);
+        *key = col_dup(st, 1, &oom);
+        rc = oom || !*record ? DDZ_ENOMEM : 0;
+    } else {
+        rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    }
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        free(*record);
+        free(*key);
+        *record = *key = NULL;
+    }
+    return rc;
+}
+
+static int sq_export(store_be *b, bool all, int (*line)(void *ctx, const char *record), void *ctx)
+{
+    const char *sql = all ? "SELECT record FROM games ORDER BY id"
+                          : "SELECT record FROM games WHERE aborted = 0 ORDER BY id";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb, sql, -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    int count = 0, step, rc = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (!t) {
+            rc = DDZ_ENOMEM;
+            break;
+        }
+        if ((rc = line(ctx, t)) < 0)
+            break;
+        count++;
+    }
+    if (rc == 0)
+        rc = step == SQLITE_DONE ? count : DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_my_games(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int max,
+                       int (*row)(void *ctx, const store_mine_row *r), void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb,
+                           "SELECT g.id, g.key, g.room, g.finished_at, m.seat, g.name_west,"
+                           " g.name_south, g.name_east, g.record"
+                           " FROM mine m JOIN games g ON g.id = m.game"
+                           " WHERE m.owner = ?1 ORDER BY m.game DESC LIMIT ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_blob(st, 1, me, DDZ_STORE_ME_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, max);
+    int step, rc = 0, n = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        store_mine_row r = {
+            .id = sqlite3_column_int64(st, 0),
+            .key = (const char *)sqlite3_column_text(st, 1),
+            .room = (const char *)sqlite3_column_text(st, 2),
+            .finished_ms = sqlite3_column_int64(st, 3),
+            .seat = sqlite3_column_int(st, 4),
+            .record = (const char *)sqlite3_column_text(st, 8),
+        };
+        for (int i = 0; i < 3; i++)
+            r.names[i] = (const char *)sqlite3_column_text(st, 5 + i);
+        if ((rc = row(ctx, &r)) < 0)
+            break;
+        n++;
+    }
+    if (rc == 0)
+        rc = step == SQLITE_DONE ? n : DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Runs the prepared write `st` on rdb; returns the number of rows changed
+ * or DDZ_EDB. Finalizes `st`. */
+static int read_conn_write(store_be *b, sqlite3_stmt *st)
+{
+    int step = sqlite3_step(st);
+    int rc = step == SQLITE_DONE ? sqlite3_changes(b->rdb) : DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_token_add(store_be *b, const char *name, const uint8_t hash[STORE_HASH_BYTES],
+                        int64_t now)
+{
+    sqlite3_stmt *st;
+    /* One statement, so a concurrent `token add` of the same name cannot
+     * slip between a check and an insert: a revoked row is replaced, an
+     * active one is left alone (no change). */
+    if (sqlite3_prepare_v2(b->rdb,
+                           "INSERT INTO tokens(name, hash, created_at, revoked_at)"
+                           " VALUES(?1, ?2, ?3, NULL)"
+                           " ON CONFLICT(name) DO UPDATE SET hash = excluded.hash,"
+                           " created_at = excluded.created_at, revoked_at = NULL"
+                           " WHERE tokens.revoked_at IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, hash, STORE_HASH_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, now);
+    return read_conn_write(b, st);
+}
+
+static int sq_token_active(store_be *b,
+                           void (*row)(void *ctx, const char *name, const uint8_t *hash,
+                                       size_t len),
+                           void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb, "SELECT name, hash FROM tokens WHERE revoked_at IS NULL", -1,
+                           &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    int step, n = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const uint8_t *h = sqlite3_column_blob(st, 1);
+        int hlen = sqlite3_column_bytes(st, 1);
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (h && name)
+            row(ctx, name, h, (size_t)hlen);
+        n++;
+    }
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? n : DDZ_EDB;
+}
+
+static int sq_token_revoke(store_be *b, const char *name, int64_t now)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(
+            b->rdb, "UPDATE tokens SET revoked_at = ?1 WHERE name = ?2 AND revoked_at IS NULL", -1,
+            &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, now);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    return read_conn_write(b, st);
+}
+
+static int sq_token_list(store_be *b,
+                         int (*row)(void *ctx, const char *name, int64_t created_ms, bool revoked),
+                         void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb,
+                           "SELECT name, created_at, revoked_at IS NOT NULL FROM tokens"
+                           " ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    int step, n = 0, rc = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if ((rc = row(ctx, name ? name : "", sqlite3_column_int64(st, 1),
+                      sqlite3_column_int(st, 2) != 0)) < 0)
+            break;
+        n++;
+    }
+    if (rc == 0)
+        rc = step == SQLITE_DONE ? n : DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- the ladder's loads ------------------------------------------------------- */
+
+static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+/* Runs `sql` bound with `rules` (and `name`, `limit` if given) on the
+ * reading connection, calling row(ctx, st) for each row. */
+static int ladder_read(store_be *b, const char *sql, const char *rules, const char *name, int limit,
+                       void (*row)(void *ctx, sqlite3_stmt *st), void *ctx)
+{
+    sqlite3_stmt *st;
+    int n = 0;
+    if (sqlite3_prepare_v2(b->rdb, sql, -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, rules, -1, SQLITE_STATIC);
+    if (name) {
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 3, limit);
+    }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        row(ctx, st);
+        n++;
+    }
+    if (rc != SQLITE_DONE)
+        n = DDZ_EDB;
+    sqlite3_finalize(st);
+    return n;
+}
+
+typedef struct ladder_cb {
+    void (*player)(void *ctx, const ddz_store_ladder_player *p);
+    void (*pair)(void *ctx, const char *a, const char *b, long deals);
+    void (*hist)(void *ctx, const ddz_store_ladder_hist *h);
+    void *ctx;
+} ladder_cb;
+
+static void player_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    ddz_store_ladder_player p = {0};
+    copy_text(p.name, sizeof p.name, st, 0);
+    p.mu = sqlite3_column_double(st, 1);
+    p.sigma = sqlite3_column_double(st, 2);
+    p.games = (long)sqlite3_column_int64(st, 3);
+    p.deals = (long)sqlite3_column_int64(st, 4);
+    p.score = sqlite3_column_double(st, 5);
+    p.faults = (long)sqlite3_column_int64(st, 6);
+    copy_text(p.suspended, sizeof p.suspended, st, 7);
+    c->player(c->ctx, &p);
+}
+
+static int sq_ladder_players(store_be *b, const char *rules,
+                             void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx)
+{
+    ladder_cb c = {.player = cb, .ctx = ctx};
+    return ladder_read(b,
+                       "SELECT name, mu, sigma, games, deals, score, faults, suspended"
+                       " FROM ladder_players WHERE rules = ?1 ORDER BY name",
+                       rules, NULL, 0, player_row, &c);
+}
+
+static void pair_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    char a[DDZ_LADDER_NAME_MAX], b[DDZ_LADDER_NAME_MAX];
+    copy_text(a, sizeof a, st, 0);
+    copy_text(b, sizeof b, st, 1);
+    c->pair(c->ctx, a, b, (long)sqlite3_column_int64(st, 2));
+}
+
+static int sq_ladder_pairs(store_be *b, const char *rules,
+                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
+                           void *ctx)
+{
+    ladder_cb c = {.pair = cb, .ctx = ctx};
+    return ladder_read(b, "SELECT a, b, deals FROM ladder_pairs WHERE rules = ?1", rules, NULL, 0,
+                       pair_row, &c);
+}
+
+static void hist_row(void *ctx, sqlite3_stmt *st)
+{
+    ladder_cb *c = ctx;
+    ddz_store_ladder_hist h = {0};
+    h.id = sqlite3_column_int64(st, 0);
+    h.finished_ms = sqlite3_column_int64(st, 1);
+    h.mu = sqlite3_column_double(st, 2);
+    h.sigma = sqlite3_column_double(st, 3);
+    h.score = sqlite3_column_double(st, 4);
+    h.faults = sqlite3_column_int(st, 5);
+    for (int g = 0; g < 3; g++)
+        h.games[g] = sqlite3_column_int64(st, 6 + g);
+    copy_text(h.opp[0], sizeof h.opp[0], st, 9);
+    copy_text(h.opp[1], sizeof h.opp[1], st, 10);
+    c->hist(c->ctx, &h);
+}
+
+static int sq_ladder_history(store_be *b, const char *rules, const char *name, int limit,
+                             void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx)
+{
+    ladder_cb c = {.hist = cb, .ctx = ctx};
+    return ladder_read(b,
+                       "SELECT id, finished_at, mu, sigma, score, faults, game1, game2, game3,"
+                       " opp1, opp2 FROM ladder_history WHERE rules = ?1 AND name = ?2"
+                       " ORDER BY id DESC LIMIT ?3",
+                       rules, name, limit, hist_row, &c);
+}
+
+const store_ops ddz__store_sqlite_ops = {
+    .open = sq_open,
+    .close = sq_close,
+    .write_batch = sq_write_batch,
+    .id_block = NULL,
+    .read_error = sq_read_error,
+    .max_game_id = sq_max_game_id,
+    .get_game = sq_get_game,
+    .export_games = sq_export,
+    .my_games = sq_my_games,
+    .token_add = sq_token_add,
+    .token_active = sq_token_active,
+    .token_revoke = sq_token_revoke,
+    .token_list = sq_token_list,
+    .ladder_players = sq_ladder_players,
+    .ladder_pairs = sq_ladder_pairs,
+    .ladder_history = sq_ladder_history,
+};

@@ -1,0 +1,250 @@
+/* test_ladder_net.c - service/cluster/ladder_net.h against a real
+ * PostgreSQL (the ctest fixture, DDZ_TEST_PG), without servers: nodes are
+ * ladder_net objects with sessions of their own, alive while their
+ * "node:ID" lock (lead.h) is held. The leader assigns a deal to the node
+ * of its bot; the host records it in one transaction; a deal whose host
+ * died is dropped and a late result for it records nothing; two hosts
+ * finishing deals that share an AI at once both count (no lost update). */
+#include <criterion/criterion.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg_fresh.h"
+#include "rules/error.h"
+#include "service/cluster/ladder_net.h"
+#include "service/cluster/lead.h"
+#include "service/store/store.h"
+
+static char url[600];
+
+/* A fresh database with the store's schema (the store makes the ladder_*
+ * tables). */
+static void fresh(void)
+{
+    pg_fresh(url, sizeof url);
+    char err[200];
+    ddz_store *s = ddz_store_open(url, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    ddz_store_close(s);
+}
+
+/* A node's liveness: its "node:ID" lock, held by a lead of its own. */
+static ddz_lead *alive(const char *id)
+{
+    char job[40];
+    snprintf(job, sizeof job, "node:%s", id);
+    const char *jobs[] = {job};
+    ddz_lead_cfg cfg = {.url = url, .node = id, .retry_ms = 50};
+    char err[200];
+    ddz_lead *l = ddz_lead_start(&cfg, jobs, 1, err, sizeof err);
+    cr_assert_not_null(l, "%s", err);
+    ddz_lead_job st = {0};
+    for (int i = 0; i < 200 && !st.holder_known; i++) {
+        ddz_lead_state(l, 0, &st);
+        poll(NULL, 0, 10);
+    }
+    cr_assert(st.held && st.holder_known, "node %s never alive", id);
+    return l;
+}
+
+static ddz_ladder_net *net(const char *node)
+{
+    ddz_ladder_net_cfg cfg = {.rules = "caai",
+                              .node = node,
+                              .fixed = {"ai:x", "ai:y"},
+                              .nfixed = 2,
+                              .tables = 4,
+                              .pair_slack = 2};
+    ddz_rating_cfg_default(&cfg.rc);
+    char err[200];
+    ddz_ladder_net *n = ddz_ladder_net_create(&cfg, err, sizeof err);
+    cr_assert_not_null(n, "%s", err);
+    return n;
+}
+
+static PGconn *conn(void)
+{
+    PGconn *c = PQconnectdb(url);
+    cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
+    PQclear(PQexec(c, "SET client_min_messages = warning")); /* as the lead session */
+    return c;
+}
+
+static long long num(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
+    long long v = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return v;
+}
+
+/* Pops messages until one of `kind`; returns it (free it) or NULL. */
+static ddz_ladder_net_msg *next_of(ddz_ladder_net *n, int kind)
+{
+    ddz_ladder_net_msg *m;
+    while ((m = ddz_ladder_net_next(n))) {
+        if (m->kind == kind)
+            return m;
+        free(m);
+    }
+    return NULL;
+}
+
+static ddz_ladder_net_result result_of(const ddz_ladder_net_msg *play, int64_t game0)
+{
+    ddz_ladder_net_result r = {.deal = play->deal};
+    for (int k = 0; k < 3; k++) {
+        snprintf(r.names[k], sizeof r.names[k], "%s", play->names[k]);
+        r.score[k] = k == 0 ? 4 : -2;
+        r.games[k] = game0 + k;
+    }
+    return r;
+}
+
+Test(ladder_net, leader_assigns_to_the_bots_node_which_records)
+{
+    fresh();
+    ddz_lead *la = alive("a"), *lb = alive("b");
+    ddz_ladder_net *a = net("a"), *b = net("b");
+    PGconn *ca = conn(), *cb = conn();
+    const char *bots[] = {"bot1"};
+    ddz_ladder_net_present(b, bots, 1);
+    ddz_ladder_net_work(b, cb, false); /* publishes bot1 */
+    ddz_ladder_net_work(a, ca, false); /* not the leader: schedules nothing */
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals"), 0);
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE node = 'b'"
+                         " AND scheduled_by = 'a' AND state = 'assigned'"
+                         " AND 'bot1' IN (p1, p2, p3)"),
+                 1);
+    ddz_ladder_net_work(a, ca, true); /* its participants are busy: no second deal */
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals"), 1);
+    cr_assert_null(next_of(a, DDZ_LADDER_NET_PLAY), "a is not the host");
+    ddz_ladder_net_work(b, cb, false);
+    ddz_ladder_net_msg *play = next_of(b, DDZ_LADDER_NET_PLAY);
+    cr_assert_not_null(play);
+    ddz_ladder_net_work(b, cb, false);
+    cr_assert_null(next_of(b, DDZ_LADDER_NET_PLAY), "a deal handed twice");
+    ddz_ladder_net_result res = result_of(play, 100);
+    cr_assert_eq(ddz_ladder_net_done(b, &res), 0);
+    ddz_ladder_net_work(b, cb, false);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
+                         " AND game1 = 100 AND game3 = 102"),
+                 1);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM ladder_history WHERE game1 = 100"), 3);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM ladder_players WHERE deals = 1 AND games = 3"), 3);
+    cr_assert_eq(num(cb, "SELECT sum(deals) FROM ladder_pairs"), 3);
+    /* the winner rose, the others fell */
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT (mu > 25)::int FROM ladder_players WHERE name = '%s'",
+             play->names[0]);
+    cr_assert_eq(num(cb, sql), 1);
+    /* every node hears of the standings and the history */
+    ddz_ladder_net_work(a, ca, false);
+    ddz_ladder_net_msg *m = next_of(a, DDZ_LADDER_NET_STANDING);
+    cr_assert_not_null(m);
+    free(m);
+    int hist = 0;
+    while ((m = ddz_ladder_net_next(a)))
+        hist += m->kind == DDZ_LADDER_NET_HIST, free(m);
+    cr_assert_eq(hist, 3, "the history rows (after the standings)");
+    free(play);
+    PQfinish(ca), PQfinish(cb);
+    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
+    ddz_lead_stop(la), ddz_lead_stop(lb);
+}
+
+Test(ladder_net, a_dead_hosts_deal_is_dropped_and_its_late_result_records_nothing)
+{
+    fresh();
+    ddz_lead *la = alive("a"), *lb = alive("b");
+    ddz_ladder_net *a = net("a"), *b = net("b");
+    PGconn *ca = conn(), *cb = conn();
+    const char *bots[] = {"bot1"};
+    ddz_ladder_net_present(b, bots, 1);
+    ddz_ladder_net_work(b, cb, false);
+    ddz_ladder_net_work(a, ca, true);
+    ddz_ladder_net_work(b, cb, false);
+    ddz_ladder_net_msg *play = next_of(b, DDZ_LADDER_NET_PLAY);
+    cr_assert_not_null(play);
+    ddz_lead_stop(lb); /* node b is gone (its lock with it) */
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'dropped'"), 1);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_presence"), 0,
+                 "a dead node's bots are not present");
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'assigned'"), 0,
+                 "the dead node's bot was scheduled again");
+    ddz_ladder_net_result res = result_of(play, 200);
+    ddz_ladder_net_done(b, &res);
+    ddz_ladder_net_work(b, cb, false);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM ladder_history"), 0);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM ladder_players"), 0);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'dropped'"), 1);
+    /* and the AIs are free again: a deal among fixed participants only
+     * needs a third, so nothing is scheduled, but none is busy */
+    free(play);
+    PQfinish(ca), PQfinish(cb);
+    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
+    ddz_lead_stop(la);
+}
+
+typedef struct racer {
+    ddz_ladder_net *n;
+    PGconn *c;
+} racer;
+
+static void *race(void *arg)
+{
+    racer *r = arg;
+    ddz_ladder_net_work(r->n, r->c, false);
+    return NULL;
+}
+
+/* Two deals sharing ai:x, hosted by a and b, recorded at the same time:
+ * ai:x's row is locked by one transaction while the other waits, so both
+ * deals count (deals 2, games 6, two history rows). */
+Test(ladder_net, two_hosts_sharing_an_ai_both_count)
+{
+    fresh();
+    ddz_lead *la = alive("a"), *lb = alive("b");
+    ddz_ladder_net *a = net("a"), *b = net("b");
+    PGconn *ca = conn(), *cb = conn();
+    ddz_ladder_net_work(a, ca, false); /* makes the tables */
+    PGresult *ins =
+        PQexec(ca, "INSERT INTO cluster_ladder_deals(id, rules, node, scheduled_by, p1, p2,"
+                   " p3, state, created_at) VALUES(1, 'caai', 'a', 'a', 'ai:x', 'ai:y', 'p', "
+                   "'assigned', now()), (2, 'caai', 'b', 'a', 'ai:x', 'q', 'r', 'assigned',"
+                   " now())");
+    cr_assert_eq(PQresultStatus(ins), PGRES_COMMAND_OK, "%s", PQerrorMessage(ca));
+    PQclear(ins);
+    ddz_ladder_net_result r1 = {.deal = 1, .names = {"ai:x", "ai:y", "p"}};
+    ddz_ladder_net_result r2 = {.deal = 2, .names = {"ai:x", "q", "r"}};
+    for (int k = 0; k < 3; k++) {
+        r1.score[k] = r2.score[k] = k == 0 ? 2 : -1;
+        r1.games[k] = 10 + k, r2.games[k] = 20 + k;
+    }
+    ddz_ladder_net_done(a, &r1);
+    ddz_ladder_net_done(b, &r2);
+    pthread_t ta, tb;
+    racer ra = {a, ca}, rb = {b, cb};
+    pthread_create(&ta, NULL, race, &ra);
+    pthread_create(&tb, NULL, race, &rb);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"), 2);
+    cr_assert_eq(num(ca, "SELECT deals FROM ladder_players WHERE name = 'ai:x'"), 2);
+    cr_assert_eq(num(ca, "SELECT games FROM ladder_players WHERE name = 'ai:x'"), 6);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM ladder_history WHERE name = 'ai:x'"), 2);
+    /* a result sent again for a done deal records nothing */
+    ddz_ladder_net_result again = {.deal = 1, .names = {"ai:x", "ai:y", "p"}};
+    ddz_ladder_net_done(a, &again);
+    ddz_ladder_net_work(a, ca, false);
+    cr_assert_eq(num(ca, "SELECT deals FROM ladder_players WHERE name = 'ai:x'"), 2);
+    PQfinish(ca), PQfinish(cb);
+    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
+    ddz_lead_stop(la), ddz_lead_stop(lb);
+}

@@ -1,0 +1,452 @@
+/* test_cluster_lead.c - the ladder on two `ddz serve` nodes sharing one
+ * PostgreSQL (the ctest fixture "pg": DDZ_TEST_PG names the file with its
+ * URL; the test makes a database of its own). Node 1 starts first and holds
+ * the ladder's lock; a bot (`ddz bridge --ladder`) enlists at node 2 and
+ * plays deals scheduled by node 1 and hosted by node 2; node 1 is killed
+ * (SIGKILL); node 2 takes the lock within a bound and scheduling goes on;
+ * nothing is lost: every deal recorded as done has its three games and its
+ * three rating rows, none is recorded twice, the standings and pair counts
+ * add up to the history, and node 1's unfinished deals are dropped, not
+ * left hanging. Every wait is bounded. */
+#include <libpq-fe.h>
+#include <sodium.h>
+
+#include "serve_harness.h"
+#include "bot_procs.h"
+
+static char pg_admin[256], pg_url[300], pg_name[32];
+static PGconn *pg; /* the test's own session, for its checks */
+
+static PGconn *pg_connect(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    cr_assert(c && PQstatus(c) == CONNECTION_OK, "cannot connect to %s: %s", url,
+              c ? PQerrorMessage(c) : "");
+    return c;
+}
+
+static void pg_setup(void)
+{
+    const char *f = getenv("DDZ_TEST_PG");
+    cr_assert(f && *f, "DDZ_TEST_PG is not set: run under ctest (the \"pg\" fixture)");
+    char *u = slurp(f);
+    size_t n = strlen(u);
+    while (n && (u[n - 1] == '\n' || u[n - 1] == ' '))
+        u[--n] = '\0';
+    cr_assert(n > 0 && n < sizeof pg_admin, "no PostgreSQL URL in %s", f);
+    snprintf(pg_admin, sizeof pg_admin, "%s", u);
+    free(u);
+    snprintf(pg_name, sizeof pg_name, "t_lead_%08x", randombytes_random());
+    char *slash = strrchr(pg_admin, '/');
+    cr_assert_not_null(slash);
+    snprintf(pg_url, sizeof pg_url, "%.*s/%s", (int)(slash - pg_admin), pg_admin, pg_name);
+    PGconn *a = pg_connect(pg_admin);
+    char sql[96];
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", pg_name);
+    PQclear(PQexec(a, sql));
+    PQfinish(a);
+    pg = pg_connect(pg_url);
+}
+
+static void pg_teardown(void)
+{
+    if (pg)
+        PQfinish(pg);
+    pg = NULL;
+    if (!pg_name[0])
+        return;
+    PGconn *a = PQconnectdb(pg_admin);
+    if (a && PQstatus(a) == CONNECTION_OK) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", pg_name);
+        PQclear(PQexec(a, sql));
+    }
+    PQfinish(a);
+    pg_name[0] = '\0';
+}
+
+/* The first column of the first row of `sql` as a number (-1 when the
+ * query fails or has no row: a table not made yet). */
+static long long pg_num(const char *sql)
+{
+    PGresult *r = PQexec(pg, sql);
+    long long v = -1;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
+        v = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return v;
+}
+
+/* Waits up to `ms` for pg_num(sql) >= want; returns the ms it took, or
+ * fails with `what`. */
+static int64_t wait_num(const char *sql, long long want, int ms, const char *what)
+{
+    int64_t t0 = now_ms();
+    long long v = -1;
+    while (now_ms() - t0 < T(ms)) {
+        if ((v = pg_num(sql)) >= want)
+            return now_ms() - t0;
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
+    cr_assert_fail("%s: not within %d ms (%lld, want %lld): %s", what, T(ms), v, want, sql);
+    return -1;
+}
+
+/* ---- the nodes ---- */
+
+typedef struct node {
+    const char *id;
+    pid_t pid;
+    int port;
+    char url[64];
+    char log[160];
+} node;
+
+static node N[2] = {{.id = "n1"}, {.id = "n2"}};
+
+static bool node_healthy(const node *n)
+{
+    int status;
+    char *body;
+    if (ddz_wsc_http_get("127.0.0.1", n->port, "/healthz", 1000, &status, &body) < 0)
+        return false;
+    free(body);
+    return status == 200;
+}
+
+/* What the nodes run besides the cluster's options (NULL-terminated). */
+static const char *node_extra[16];
+
+static void node_start(int k)
+{
+    node *n = &N[k];
+    snprintf(n->log, sizeof n->log, "%s/%s.log", srv.dir, n->id);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        n->port = free_port();
+        char port[16];
+        snprintf(port, sizeof port, "%d", n->port);
+        snprintf(n->url, sizeof n->url, "ws://127.0.0.1:%d/ws", n->port);
+        char *argv[40] = {DDZ_BIN,         "serve",
+                          "--port",        port,
+                          "--bind",        "127.0.0.1",
+                          "--db",          pg_url,
+                          "--node",        (char *)n->id,
+                          "--public-url",  n->url,
+                          "--web",         DDZ_SOURCE_DIR "/web",
+                          "--ai-delay-ms", "0"};
+        int argc = 16;
+        for (int i = 0; node_extra[i]; i++)
+            argv[argc++] = (char *)node_extra[i];
+        argv[argc] = NULL;
+        proc p;
+        spawn(&p, n->log, argv);
+        n->pid = p.pid;
+        int64_t deadline = now_ms() + T(10000);
+        while (now_ms() < deadline) {
+            if (node_healthy(n))
+                return;
+            int status;
+            if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
+                n->pid = 0;
+                break; /* the port was taken meanwhile, or it failed: see the log */
+            }
+            poll(NULL, 0, 20);
+        }
+        if (n->pid) {
+            kill(n->pid, SIGKILL);
+            waitpid(n->pid, NULL, 0);
+            n->pid = 0;
+        }
+    }
+    char *log = slurp(n->log);
+    cr_assert_fail("node %s would not start; its log:\n%s", n->id, log);
+}
+
+/* Whether node k's /metrics says it holds `job` (1) or not (0). */
+static int metrics_held(int k, const char *job)
+{
+    srv.port = N[k].port;
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    char line[160];
+    snprintf(line, sizeof line, "ddz_lead_held{job=\"%s\"} ", job);
+    const char *at = strstr(body, line);
+    cr_assert_not_null(at, "no %s in node %s's /metrics", line, N[k].id);
+    int v = at[strlen(line)] - '0';
+    free(body);
+    return v;
+}
+
+static void fini(void)
+{
+    for (int k = 0; k < 2; k++)
+        if (N[k].pid) {
+            kill(N[k].pid, SIGKILL);
+            waitpid(N[k].pid, NULL, 0);
+            N[k].pid = 0;
+        }
+    teardown();
+    pg_teardown();
+}
+
+static void init(void)
+{
+    setup_no_server();
+    pg_setup();
+}
+
+/* GET /api/ladder of node k: its "scheduler" ("" if none). */
+static void scheduler_seen_by(int k, char *out, size_t outlen)
+{
+    srv.port = N[k].port;
+    int status;
+    char *body = http_get("/api/ladder", &status);
+    cr_assert_eq(status, 200);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "%s", body);
+    json_t *s = json_object_get(j, "scheduler");
+    snprintf(out, outlen, "%s", json_is_string(s) ? json_string_value(s) : "");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "node")), N[k].id);
+    json_decref(j);
+    free(body);
+}
+
+#define LIVE_HOLDER                                                                                \
+    "SELECT count(*) FROM cluster_leaders c WHERE c.job = 'ladder:caai' AND c.node = '%s'"         \
+    " AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted"            \
+    " AND k.pid = c.pid)"
+
+Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    char sql[600], who[32];
+    const char *extra[] = {"--ladder-ai",   "greedy", "--ladder-ai", "random",
+                           "--ladder-time", "3",      NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    snprintf(sql, sizeof sql, LIVE_HOLDER, "n1");
+    wait_num(sql, 1, 10000, "node 1 leads the ladder");
+    node_start(1);
+
+    /* a bot at node 2 (its token in the shared database) */
+    char tok[80];
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "'%s' token add alpha --db '%s' 2>/dev/null", DDZ_BIN, pg_url);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f && fgets(tok, sizeof tok, f), "ddz token add printed nothing");
+    tok[strcspn(tok, "\r\n")] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    proc bot;
+    char log[200];
+    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--ladder",
+                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
+    spawn(&bot, log, argv);
+
+    /* node 1 schedules, node 2 hosts, the bot plays */
+    wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
+             " AND scheduled_by = 'n1' AND node = 'n2' AND 'alpha' IN (p1, p2, p3)",
+             2, 60000, "two deals of alpha scheduled by n1, played on n2");
+    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE scheduled_by <> 'n1'"), 0,
+                 "only the leader schedules");
+    scheduler_seen_by(1, who, sizeof who);
+    cr_assert_str_eq(who, "n1");
+    cr_assert_eq(metrics_held(0, "ladder:caai"), 1);
+    cr_assert_eq(metrics_held(1, "ladder:caai"), 0);
+    cr_assert_eq(metrics_held(1, "node:n2"), 1);
+    long long before = pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'");
+
+    /* node 1 dies */
+    int64_t t0 = now_ms();
+    kill(N[0].pid, SIGKILL);
+    waitpid(N[0].pid, NULL, 0);
+    N[0].pid = 0;
+    snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
+    wait_num(sql, 1, 5000, "node 2 takes the ladder's lock");
+    int64_t took = now_ms() - t0;
+    fprintf(stderr, "node 2 led the ladder %lld ms after node 1 was killed\n", (long long)took);
+    cr_assert_leq(took, T(5000));
+
+    /* scheduling goes on from node 2 */
+    int64_t t1 = now_ms();
+    wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
+             " AND scheduled_by = 'n2' AND node = 'n2' AND 'alpha' IN (p1, p2, p3)",
+             2, 60000, "two deals of alpha scheduled by n2 after the kill");
+    fprintf(stderr, "two more deals %lld ms after node 2 took over\n", (long long)(now_ms() - t1));
+    scheduler_seen_by(1, who, sizeof who);
+    cr_assert_str_eq(who, "n2");
+    cr_assert_eq(metrics_held(1, "ladder:caai"), 1);
+    cr_assert_gt(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"), before);
+    /* nothing assigned to the dead node is left hanging */
+    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n1'"
+                        " AND state = 'assigned'"),
+                 0);
+
+    /* nothing lost, nothing doubled */
+    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals d WHERE d.state = 'done'"
+                        " AND (SELECT count(*) FROM ladder_history h WHERE h.rules = d.rules"
+                        " AND h.game1 = d.game1 AND h.game2 = d.game2 AND h.game3 = d.game3"
+                        " AND h.name IN (d.p1, d.p2, d.p3)) <> 3"),
+                 0, "a done deal without its three rating rows");
+    cr_assert_eq(pg_num("SELECT count(*) FROM ladder_history h WHERE NOT EXISTS (SELECT 1 FROM"
+                        " cluster_ladder_deals d WHERE d.state = 'done' AND d.game1 = h.game1)"),
+                 0, "a rating row of no done deal");
+    cr_assert_eq(pg_num("SELECT count(*) FROM (SELECT game1, name FROM ladder_history"
+                        " GROUP BY game1, name HAVING count(*) > 1) x"),
+                 0, "a deal recorded twice");
+    cr_assert_eq(pg_num("SELECT count(*) FROM (SELECT game1 FROM cluster_ladder_deals"
+                        " WHERE state = 'done' GROUP BY game1 HAVING count(*) > 1) x"),
+                 0, "two deals with the same games");
+    /* the standings are the sum of the history */
+    cr_assert_eq(pg_num("SELECT count(*) FROM ladder_players p WHERE p.deals <> (SELECT count(*)"
+                        " FROM ladder_history h WHERE h.rules = p.rules AND h.name = p.name)"),
+                 0, "a standing that does not count its history");
+    cr_assert_eq(pg_num("SELECT coalesce(sum(deals), 0) FROM ladder_pairs"),
+                 3 * pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"));
+    /* every done deal's three games are stored (the hosts' store writers
+     * may lag the deal's row by a moment) */
+    wait_num("SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM cluster_ladder_deals d"
+             " WHERE d.state = 'done' AND (SELECT count(*) FROM games g"
+             " WHERE g.id IN (d.game1, d.game2, d.game3)) <> 3",
+             1, 10000, "every done deal's three games stored");
+    proc_kill(&bot);
+    /* node 2 stops cleanly (SIGTERM): exit 0 (under ASan: nothing leaked),
+     * and its locks go with it */
+    proc n2 = {.pid = N[1].pid};
+    kill(n2.pid, SIGTERM);
+    cr_assert(proc_wait(&n2, T(15000)), "node 2 did not stop on SIGTERM");
+    N[1].pid = 0;
+    cr_assert_eq(n2.code, 0, "node 2 exit %d:\n%s", n2.code, slurp(N[1].log));
+    snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
+    cr_assert_eq(pg_num(sql), 0, "a stopped node still holds the ladder");
+}
+
+/* ---- a tournament on two nodes ---- */
+
+static char cup[200];
+
+static void cup_file(const char *name, const char *text)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", cup, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* games.jsonl's lines; fails if a game (stage, turn, table, game) is
+ * there twice. */
+static int cup_games(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/games.jsonl", cup);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char *l = NULL, keys[64][48];
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&l, &cap, f) > 0) {
+        json_t *j = json_loads(l, 0, NULL);
+        cr_assert_not_null(j, "a line of games.jsonl is no JSON: %s", l);
+        json_t *t = json_object_get(j, "tournament");
+        cr_assert_lt(n, 64);
+        snprintf(keys[n], sizeof keys[n], "%s/%lld/%lld/%lld",
+                 json_string_value(json_object_get(t, "stage")),
+                 json_integer_value(json_object_get(t, "turn")),
+                 json_integer_value(json_object_get(t, "table")),
+                 json_integer_value(json_object_get(t, "game")));
+        for (int k = 0; k < n; k++)
+            cr_assert_str_neq(keys[k], keys[n], "game %s recorded twice", keys[n]);
+        n++;
+        json_decref(j);
+    }
+    free(l);
+    fclose(f);
+    return n;
+}
+
+/* Node 1 runs the tournament (DIR on storage both nodes see: here the same
+ * directory); a bot enlisting at node 2 is redirected to node 1 and plays
+ * there; node 1 is killed; node 2 takes the lock, resumes from DIR, the
+ * bot (back at its entry point, node 2) plays on, and the tournament ends
+ * with every game once. */
+Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
+    cr_assert_eq(mkdir(cup, 0755), 0);
+    cup_file("players", "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
+                        "e=ai:greedy\n");
+    cup_file("options", "--format swiss --turns 3\n--games 2 --time 5 --seed "
+                        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+    const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+             " AND c.node = 'n1' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
+             " AND k.locktype = 'advisory' AND k.granted)",
+             1, 10000, "node 1 holds the tournament");
+    node_start(1);
+
+    char tok[80], cmd[700];
+    snprintf(cmd, sizeof cmd, "'%s' token add alpha --db '%s' 2>/dev/null", DDZ_BIN, pg_url);
+    FILE *f = popen(cmd, "r");
+    cr_assert(f && fgets(tok, sizeof tok, f), "ddz token add printed nothing");
+    tok[strcspn(tok, "\r\n")] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    proc bot;
+    char log[200];
+    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--enlist",
+                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
+    spawn(&bot, log, argv);
+
+    /* it plays at node 1, sent there from node 2 */
+    int64_t deadline = now_ms() + T(60000);
+    while (cup_games() < 4) {
+        cr_assert_lt(now_ms(), deadline, "node 1 played no 4 games; the bot:\n%s\nnode 1:\n%s",
+                     slurp(bot.log), slurp(N[0].log));
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
+    char *l = slurp(bot.log);
+    cr_assert(strstr(l, "redirected to") && strstr(l, N[0].url), "no redirect to node 1:\n%s", l);
+    free(l);
+    srv.port = N[1].port;
+    int status;
+    char *body = http_get("/api/tournament", &status);
+    cr_assert(strstr(body, "\"running\":false") || status != 200 || !strstr(body, "standings"),
+              "node 2 runs the tournament too: %s", body);
+    free(body);
+
+    /* node 1 dies mid-tournament */
+    int64_t t0 = now_ms();
+    kill(N[0].pid, SIGKILL);
+    waitpid(N[0].pid, NULL, 0);
+    N[0].pid = 0;
+    int played = cup_games();
+    cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+             " AND c.node = 'n2' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
+             " AND k.locktype = 'advisory' AND k.granted)",
+             1, 5000, "node 2 takes the tournament");
+    fprintf(stderr, "node 2 held the tournament %lld ms after node 1 was killed\n",
+            (long long)(now_ms() - t0));
+
+    /* the bot comes back through node 2 and the tournament ends there */
+    cr_assert(proc_wait(&bot, T(180000)), "the bridge did not end:\n%s", slurp(bot.log));
+    l = slurp(bot.log);
+    cr_assert_eq(bot.code, 0, "bridge exit %d:\n%s", bot.code, l);
+    cr_assert(strstr(l, "released: the tournament is over"), "%s", l);
+    char back[120];
+    snprintf(back, sizeof back, "reconnecting to %s", N[1].url);
+    cr_assert(strstr(l, back), "the bridge did not come back through node 2:\n%s", l);
+    fprintf(stderr, "%d of 12 games were played before the kill\n", played);
+    free(l);
+    cr_assert_eq(cup_games(), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
+    char verify[600];
+    snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, cup);
+    cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
+}

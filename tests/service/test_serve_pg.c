@@ -1,0 +1,196 @@
+/* test_serve_pg.c - `ddz serve --db postgres://...`: a server on a fresh
+ * PostgreSQL database (pg_test.h; the ctest fixture "pg", DDZ_TEST_PG)
+ * plays a game whose record /api/games/ID serves and `ddz export --db URL`
+ * prints byte for byte, accepts a bot token made by `ddz token add --db
+ * URL`; a second server on the same database (a second node) serves that
+ * record and token too and numbers its own game apart; a URL it cannot
+ * reach keeps it from starting, with a message that names the database
+ * without its password. */
+#include "serve_harness.h"
+
+#include "pg_test.h"
+
+static void pg_setup(void)
+{
+    setup_no_server();
+    pg_db_create(srv.db, sizeof srv.db);
+    server_start();
+}
+
+static void pg_teardown(void)
+{
+    teardown();
+    pg_db_drop();
+}
+
+/* Runs the shell command `cmd`; returns its exit status, its standard
+ * output (and error, if the command says 2>&1) in *out (malloc'd). */
+static int shell(const char *cmd, char **out)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p, "%s", cmd);
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0)
+        if ((len += n) + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    buf[len] = '\0';
+    int st = pclose(p);
+    *out = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A second `ddz serve` on the same database: its port, once /healthz
+ * answers (bounded). */
+static pid_t node2_pid;
+
+static int node2_start(void)
+{
+    int port = free_port();
+    char ports[16], log[160];
+    snprintf(ports, sizeof ports, "%d", port);
+    snprintf(log, sizeof log, "%s/node2.log", srv.dir);
+    node2_pid = fork();
+    cr_assert_geq(node2_pid, 0);
+    if (node2_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(DDZ_BIN, "ddz", "serve", "--port", ports, "--bind", "127.0.0.1", "--db", srv.db,
+              "--web", DDZ_SOURCE_DIR "/web", "--ai-delay-ms", "0", "--ai", "greedy", "--quiet",
+              (char *)NULL);
+        _exit(127);
+    }
+    int64_t deadline = now_ms() + T(10000);
+    for (;;) {
+        int status;
+        char *body;
+        if (ddz_wsc_http_get("127.0.0.1", port, "/healthz", 1000, &status, &body) == 0) {
+            free(body);
+            if (status == 200)
+                return port;
+        }
+        cr_assert_lt(now_ms(), deadline, "node 2 did not answer /healthz: %s", slurp(log));
+        poll(NULL, 0, 10); /* retry interval of a bounded wait */
+    }
+}
+
+static void node2_stop(void)
+{
+    kill(node2_pid, SIGTERM);
+    int st;
+    cr_assert_eq(waitpid(node2_pid, &st, 0), node2_pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "node 2 exited with %d", st);
+}
+
+/* A quick game against the hosted AIs on the server at srv.port: its
+ * `over`, the record checked (served, verified). */
+static ddz_event_over quick_game(const char *name)
+{
+    cli *c = cli_hello(name);
+    c->bidder = true;
+    cli_send(c, json_pack("{s:s}", "type", "quick"));
+    cli_expect(c, DDZ_EVENT_JOINED);
+    cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    check_over(c->over);
+    check_record(c->over); /* /api/games/ID, and `ddz verify` accepts it */
+    return *c->over;
+}
+
+Test(serve_pg, a_game_a_record_an_export_and_a_token, .init = pg_setup, .fini = pg_teardown)
+{
+    /* A token made by the CLI against the URL, while the server runs. */
+    char cmd[512], *tok;
+    snprintf(cmd, sizeof cmd, "'%s' token add Robo --db '%s' 2>/dev/null", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &tok), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    cr_assert_eq(strlen(tok), 64, "token: %s", tok);
+    char *listed;
+    snprintf(cmd, sizeof cmd, "'%s' token list --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &listed), 0, "ddz token list: %s", listed);
+    cr_assert(strncmp(listed, "Robo\t", 5) == 0 && strstr(listed, "\tactive\n"), "%s", listed);
+    free(listed);
+
+    /* A quick game against the hosted AIs: its record is served. */
+    ddz_event_over o1 = quick_game("Lin");
+    char path[160];
+    snprintf(path, sizeof path, "/api/games/%lld-%s", (long long)o1.game_id, o1.game_key);
+    int status;
+    char *served = http_get(path, &status);
+    cr_assert_eq(status, 200, "%s", served);
+
+    /* Node 2 on the same database: it serves node 1's game, accepts the
+     * token, and numbers its own game from a block of its own. */
+    int ports[2] = {srv.port, node2_start()};
+    srv.port = ports[1];
+    char *there = http_get(path, &status);
+    cr_assert_eq(status, 200, "%s", there);
+    cr_assert_str_eq(there, served);
+    free(there);
+    for (int n = 0; n < 2; n++) {
+        srv.port = ports[n];
+        cli *bot = cli_connect();
+        snprintf(bot->name, sizeof bot->name, "Robo");
+        cli_send(bot, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                                "ignored", "token", tok));
+        const ddz_event *w = cli_expect(bot, DDZ_EVENT_WELCOME);
+        cr_assert(w->welcome.bot, "node %d: %s", n + 1, show(w));
+        cr_assert_str_eq(w->welcome.name, "Robo");
+        cli_close(bot);
+    }
+    free(tok);
+    srv.port = ports[1];
+    ddz_event_over o2 = quick_game("Mei");
+    cr_assert_neq((o2.game_id - 1) / 100, (o1.game_id - 1) / 100,
+                  "ids %lld and %lld from one block of 100", (long long)o1.game_id,
+                  (long long)o2.game_id);
+    snprintf(path, sizeof path, "/api/games/%lld-%s", (long long)o2.game_id, o2.game_key);
+    char *served2 = http_get(path, &status);
+    cr_assert_eq(status, 200, "%s", served2);
+    node2_stop();
+    srv.port = ports[0];
+    cr_assert_eq(server_stop(), 0);
+
+    /* `ddz export --db URL`: both nodes' games in id order, the very bytes
+     * served. */
+    char *out, want[16384];
+    snprintf(want, sizeof want, "%s\n%s\n", served, served2);
+    snprintf(cmd, sizeof cmd, "'%s' export --db '%s'", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &out), 0, "ddz export: %s", out);
+    cr_assert_str_eq(out, want);
+    free(out);
+
+    /* `ddz token revoke --db URL`. */
+    snprintf(cmd, sizeof cmd, "'%s' token revoke Robo --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &out), 0, "ddz token revoke: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' token list --db '%s' 2>&1", DDZ_BIN, srv.db);
+    cr_assert_eq(shell(cmd, &out), 0, "ddz token list: %s", out);
+    cr_assert(strstr(out, "\trevoked\n"), "%s", out);
+    free(served2);
+    free(out);
+    free(served);
+}
+
+Test(serve_pg, an_unreachable_database_is_refused, .init = pg_setup, .fini = pg_teardown)
+{
+    cr_assert_eq(server_stop(), 0);
+    char *out;
+    /* port 1 on loopback: nobody listens */
+    const char *cmds[] = {
+        "'" DDZ_BIN "' serve --port 1 --db 'postgres://ddz:sesame@127.0.0.1:1/x?password=sesame'"
+        " 2>&1",
+        "'" DDZ_BIN "' token list --db 'postgres://ddz:sesame@127.0.0.1:1/x' 2>&1",
+        "'" DDZ_BIN "' export --db 'postgresql://ddz:sesame@127.0.0.1:1/x' 2>&1",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cr_assert_eq(shell(cmds[i], &out), 1, "%s: %s", cmds[i], out);
+        cr_assert(strstr(out, "ddz@127.0.0.1:1/x: ") != NULL, "%s", out);
+        cr_assert_null(strstr(out, "sesame"), "the password is shown: %s", out);
+        cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line: %s", out);
+        free(out);
+    }
+}
