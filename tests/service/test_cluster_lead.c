@@ -117,6 +117,19 @@ static int metrics_held(int k, const char *job)
     return v;
 }
 
+/* Starts the bot alpha (its token added to the shared database): `ddz
+ * bridge` at node 2 with `mode` (--ladder or --enlist), its log in
+ * alpha.log. */
+static void bot_at_node_2(proc *bot, const char *mode)
+{
+    char tok[80], log[200];
+    token_add("alpha", tok);
+    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, (char *)mode,
+                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
+    spawn(bot, log, argv);
+}
+
 static void fini(void)
 {
     for (int k = 0; k < 2; k++)
@@ -173,14 +186,8 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     node_start(1);
 
     /* a bot at node 2 (its token in the shared database) */
-    char tok[80];
-    token_add("alpha", tok);
     proc bot;
-    char log[200];
-    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
-    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--ladder",
-                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
-    spawn(&bot, log, argv);
+    bot_at_node_2(&bot, "--ladder");
 
     /* node 1 schedules, node 2 hosts, the bot plays */
     wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
@@ -292,14 +299,8 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
              1, 10000, "node 1 holds the tournament");
     node_start(1);
 
-    char tok[80];
-    token_add("alpha", tok); /* in the shared database */
     proc bot;
-    char log[200];
-    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
-    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--enlist",
-                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
-    spawn(&bot, log, argv);
+    bot_at_node_2(&bot, "--enlist");
 
     /* it plays at node 1, sent there from node 2 */
     int64_t deadline = now_ms() + T(60000);
