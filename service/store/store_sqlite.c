@@ -448,6 +448,17 @@ static int sq_get_game(store_be *b, int64_t id, char **record, char **key)
     return rc;
 }
 
+/* The end of a loop over the rows of the read `st` that stopped at `step`
+ * with its callback's last return `rc` after `n` rows: finalizes `st`;
+ * returns rc if negative, else n, or DDZ_EDB when the last step failed. */
+static int rows_end(sqlite3_stmt *st, int step, int rc, int n)
+{
+    if (rc == 0)
+        rc = step == SQLITE_DONE ? n : DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int sq_export(store_be *b, bool all, int (*line)(void *ctx, const char *record), void *ctx)
 {
     const char *sql = all ? "SELECT record FROM games ORDER BY id"
@@ -466,10 +477,7 @@ static int sq_export(store_be *b, bool all, int (*line)(void *ctx, const char *r
             break;
         count++;
     }
-    if (rc == 0)
-        rc = step == SQLITE_DONE ? count : DDZ_EDB;
-    sqlite3_finalize(st);
-    return rc;
+    return rows_end(st, step, rc, count);
 }
 
 static int sq_my_games(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int max,
@@ -501,10 +509,7 @@ static int sq_my_games(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int ma
             break;
         n++;
     }
-    if (rc == 0)
-        rc = step == SQLITE_DONE ? n : DDZ_EDB;
-    sqlite3_finalize(st);
-    return rc;
+    return rows_end(st, step, rc, n);
 }
 
 /* Runs the prepared write `st` on rdb; returns the number of rows changed
@@ -590,10 +595,7 @@ static int sq_token_list(store_be *b,
             break;
         n++;
     }
-    if (rc == 0)
-        rc = step == SQLITE_DONE ? n : DDZ_EDB;
-    sqlite3_finalize(st);
-    return rc;
+    return rows_end(st, step, rc, n);
 }
 
 /* ---- the ladder's loads ------------------------------------------------------- */

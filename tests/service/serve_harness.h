@@ -41,6 +41,7 @@
 #include "rules/error.h"
 #include "wsclient.h"
 #include "test_util.h"
+#include "test_clock.h"
 
 /* More options for `ddz serve` (NULL-terminated), set by a test before
  * server_start(); setup() starts the server with none. */
@@ -50,22 +51,6 @@ static const char *serve_extra[32];
  * this, in the forked child before exec: the attack tests' descriptor
  * exhaustion. */
 static long serve_nofile;
-
-/* ---- time ---- */
-
-/* Bounds grow in the sanitizer build (DDZ_TEST_SCALE=10), which is slower. */
-static int T(int ms)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    return s && atoi(s) > 1 ? ms * 4 : ms;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- the server process ---- */
 

@@ -39,6 +39,7 @@
 #include "service/seats/seats.h"
 #include "wsclient.h"
 #include "test_util.h"
+#include "test_clock.h"
 
 /* ---- a fake seat that writes down what it is told ---- */
 
@@ -810,19 +811,6 @@ Test(bridge_xlate, urls)
 }
 
 /* ---- the translator with a real engine seat, on a poll loop ---- */
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int T(int ms)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    return s && atoi(s) > 1 ? ms * 4 : ms;
-}
 
 /* Whether the file `path` holds the line `line` (compared without its \r\n). */
 static bool file_has_line(const char *path, const char *line)

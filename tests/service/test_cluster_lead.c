@@ -8,74 +8,13 @@
  * three rating rows, none is recorded twice, the standings and pair counts
  * add up to the history, and node 1's unfinished deals are dropped, not
  * left hanging. Every wait is bounded. */
-#include <libpq-fe.h>
-#include <sodium.h>
-
 #include "serve_harness.h"
 #include "bot_procs.h"
+#include "pg_test.h"
 
-static char pg_admin[256], pg_url[300], pg_name[32];
-static PGconn *pg; /* the test's own session, for its checks */
-
-static PGconn *pg_connect(const char *url)
-{
-    PGconn *c = PQconnectdb(url);
-    cr_assert(c && PQstatus(c) == CONNECTION_OK, "cannot connect to %s: %s", url,
-              c ? PQerrorMessage(c) : "");
-    return c;
-}
-
-static void pg_setup(void)
-{
-    const char *f = getenv("DDZ_TEST_PG");
-    cr_assert(f && *f, "DDZ_TEST_PG is not set: run under ctest (the \"pg\" fixture)");
-    char *u = slurp(f);
-    size_t n = strlen(u);
-    while (n && (u[n - 1] == '\n' || u[n - 1] == ' '))
-        u[--n] = '\0';
-    cr_assert(n > 0 && n < sizeof pg_admin, "no PostgreSQL URL in %s", f);
-    snprintf(pg_admin, sizeof pg_admin, "%s", u);
-    free(u);
-    snprintf(pg_name, sizeof pg_name, "t_lead_%08x", randombytes_random());
-    char *slash = strrchr(pg_admin, '/');
-    cr_assert_not_null(slash);
-    snprintf(pg_url, sizeof pg_url, "%.*s/%s", (int)(slash - pg_admin), pg_admin, pg_name);
-    PGconn *a = pg_connect(pg_admin);
-    char sql[96];
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", pg_name);
-    PQclear(PQexec(a, sql));
-    PQfinish(a);
-    pg = pg_connect(pg_url);
-}
-
-static void pg_teardown(void)
-{
-    if (pg)
-        PQfinish(pg);
-    pg = NULL;
-    if (!pg_name[0])
-        return;
-    PGconn *a = PQconnectdb(pg_admin);
-    if (a && PQstatus(a) == CONNECTION_OK) {
-        char sql[96];
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", pg_name);
-        PQclear(PQexec(a, sql));
-    }
-    PQfinish(a);
-    pg_name[0] = '\0';
-}
-
-/* The first column of the first row of `sql` as a number (-1 when the
- * query fails or has no row: a table not made yet). */
-static long long pg_num(const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    long long v = -1;
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
-        v = atoll(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return v;
-}
+/* The test's database is srv.db (its URL); pg is the test's own session on
+ * it, for its checks. */
+static PGconn *pg;
 
 /* Waits up to `ms` for pg_num(sql) >= want; returns the ms it took, or
  * fails with `what`. */
@@ -84,7 +23,7 @@ static int64_t wait_num(const char *sql, long long want, int ms, const char *wha
     int64_t t0 = now_ms();
     long long v = -1;
     while (now_ms() - t0 < T(ms)) {
-        if ((v = pg_num(sql)) >= want)
+        if ((v = pg_num(pg, sql)) >= want)
             return now_ms() - t0;
         poll(NULL, 0, 50); /* the interval of a bounded wait */
     }
@@ -129,7 +68,7 @@ static void node_start(int k)
         char *argv[40] = {DDZ_BIN,         "serve",
                           "--port",        port,
                           "--bind",        "127.0.0.1",
-                          "--db",          pg_url,
+                          "--db",          srv.db,
                           "--node",        (char *)n->id,
                           "--public-url",  n->url,
                           "--web",         DDZ_SOURCE_DIR "/web",
@@ -178,6 +117,19 @@ static int metrics_held(int k, const char *job)
     return v;
 }
 
+/* Starts the bot alpha (its token added to the shared database): `ddz
+ * bridge` at node 2 with `mode` (--ladder or --enlist), its log in
+ * alpha.log. */
+static void bot_at_node_2(proc *bot, const char *mode)
+{
+    char tok[80], log[200];
+    token_add("alpha", tok);
+    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, (char *)mode,
+                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
+    spawn(bot, log, argv);
+}
+
 static void fini(void)
 {
     for (int k = 0; k < 2; k++)
@@ -186,14 +138,18 @@ static void fini(void)
             waitpid(N[k].pid, NULL, 0);
             N[k].pid = 0;
         }
+    if (pg)
+        PQfinish(pg);
+    pg = NULL;
     teardown();
-    pg_teardown();
+    pg_db_drop();
 }
 
 static void init(void)
 {
     setup_no_server();
-    pg_setup();
+    pg_db_create(srv.db, sizeof srv.db);
+    pg = pg_connect(srv.db);
 }
 
 /* GET /api/ladder of node k: its "scheduler" ("" if none). */
@@ -230,32 +186,21 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     node_start(1);
 
     /* a bot at node 2 (its token in the shared database) */
-    char tok[80];
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "'%s' token add alpha --db '%s' 2>/dev/null", DDZ_BIN, pg_url);
-    FILE *f = popen(cmd, "r");
-    cr_assert(f && fgets(tok, sizeof tok, f), "ddz token add printed nothing");
-    tok[strcspn(tok, "\r\n")] = '\0';
-    cr_assert_eq(pclose(f), 0);
     proc bot;
-    char log[200];
-    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
-    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--ladder",
-                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
-    spawn(&bot, log, argv);
+    bot_at_node_2(&bot, "--ladder");
 
     /* node 1 schedules, node 2 hosts, the bot plays */
     wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
              " AND scheduled_by = 'n1' AND node = 'n2' AND 'alpha' IN (p1, p2, p3)",
              2, 60000, "two deals of alpha scheduled by n1, played on n2");
-    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE scheduled_by <> 'n1'"), 0,
-                 "only the leader schedules");
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE scheduled_by <> 'n1'"),
+                 0, "only the leader schedules");
     scheduler_seen_by(1, who, sizeof who);
     cr_assert_str_eq(who, "n1");
     cr_assert_eq(metrics_held(0, "ladder:caai"), 1);
     cr_assert_eq(metrics_held(1, "ladder:caai"), 0);
     cr_assert_eq(metrics_held(1, "node:n2"), 1);
-    long long before = pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'");
+    long long before = pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'");
 
     /* node 1 dies */
     int64_t t0 = now_ms();
@@ -277,33 +222,36 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     scheduler_seen_by(1, who, sizeof who);
     cr_assert_str_eq(who, "n2");
     cr_assert_eq(metrics_held(1, "ladder:caai"), 1);
-    cr_assert_gt(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"), before);
+    cr_assert_gt(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"),
+                 before);
     /* nothing assigned to the dead node is left hanging */
-    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n1'"
-                        " AND state = 'assigned'"),
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n1'"
+                            " AND state = 'assigned'"),
                  0);
 
     /* nothing lost, nothing doubled */
-    cr_assert_eq(pg_num("SELECT count(*) FROM cluster_ladder_deals d WHERE d.state = 'done'"
-                        " AND (SELECT count(*) FROM ladder_history h WHERE h.rules = d.rules"
-                        " AND h.game1 = d.game1 AND h.game2 = d.game2 AND h.game3 = d.game3"
-                        " AND h.name IN (d.p1, d.p2, d.p3)) <> 3"),
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals d WHERE d.state = 'done'"
+                            " AND (SELECT count(*) FROM ladder_history h WHERE h.rules = d.rules"
+                            " AND h.game1 = d.game1 AND h.game2 = d.game2 AND h.game3 = d.game3"
+                            " AND h.name IN (d.p1, d.p2, d.p3)) <> 3"),
                  0, "a done deal without its three rating rows");
-    cr_assert_eq(pg_num("SELECT count(*) FROM ladder_history h WHERE NOT EXISTS (SELECT 1 FROM"
+    cr_assert_eq(pg_num(pg,
+                        "SELECT count(*) FROM ladder_history h WHERE NOT EXISTS (SELECT 1 FROM"
                         " cluster_ladder_deals d WHERE d.state = 'done' AND d.game1 = h.game1)"),
                  0, "a rating row of no done deal");
-    cr_assert_eq(pg_num("SELECT count(*) FROM (SELECT game1, name FROM ladder_history"
-                        " GROUP BY game1, name HAVING count(*) > 1) x"),
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT game1, name FROM ladder_history"
+                            " GROUP BY game1, name HAVING count(*) > 1) x"),
                  0, "a deal recorded twice");
-    cr_assert_eq(pg_num("SELECT count(*) FROM (SELECT game1 FROM cluster_ladder_deals"
-                        " WHERE state = 'done' GROUP BY game1 HAVING count(*) > 1) x"),
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT game1 FROM cluster_ladder_deals"
+                            " WHERE state = 'done' GROUP BY game1 HAVING count(*) > 1) x"),
                  0, "two deals with the same games");
     /* the standings are the sum of the history */
-    cr_assert_eq(pg_num("SELECT count(*) FROM ladder_players p WHERE p.deals <> (SELECT count(*)"
+    cr_assert_eq(pg_num(pg,
+                        "SELECT count(*) FROM ladder_players p WHERE p.deals <> (SELECT count(*)"
                         " FROM ladder_history h WHERE h.rules = p.rules AND h.name = p.name)"),
                  0, "a standing that does not count its history");
-    cr_assert_eq(pg_num("SELECT coalesce(sum(deals), 0) FROM ladder_pairs"),
-                 3 * pg_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"));
+    cr_assert_eq(pg_num(pg, "SELECT coalesce(sum(deals), 0) FROM ladder_pairs"),
+                 3 * pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"));
     /* every done deal's three games are stored (the hosts' store writers
      * may lag the deal's row by a moment) */
     wait_num("SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM cluster_ladder_deals d"
@@ -319,54 +267,12 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     N[1].pid = 0;
     cr_assert_eq(n2.code, 0, "node 2 exit %d:\n%s", n2.code, slurp(N[1].log));
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
-    cr_assert_eq(pg_num(sql), 0, "a stopped node still holds the ladder");
+    cr_assert_eq(pg_num(pg, sql), 0, "a stopped node still holds the ladder");
 }
 
 /* ---- a tournament on two nodes ---- */
 
 static char cup[200];
-
-static void cup_file(const char *name, const char *text)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/%s", cup, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* games.jsonl's lines; fails if a game (stage, turn, table, game) is
- * there twice. */
-static int cup_games(void)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/games.jsonl", cup);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char *l = NULL, keys[64][48];
-    size_t cap = 0;
-    int n = 0;
-    while (getline(&l, &cap, f) > 0) {
-        json_t *j = json_loads(l, 0, NULL);
-        cr_assert_not_null(j, "a line of games.jsonl is no JSON: %s", l);
-        json_t *t = json_object_get(j, "tournament");
-        cr_assert_lt(n, 64);
-        snprintf(keys[n], sizeof keys[n], "%s/%lld/%lld/%lld",
-                 json_string_value(json_object_get(t, "stage")),
-                 json_integer_value(json_object_get(t, "turn")),
-                 json_integer_value(json_object_get(t, "table")),
-                 json_integer_value(json_object_get(t, "game")));
-        for (int k = 0; k < n; k++)
-            cr_assert_str_neq(keys[k], keys[n], "game %s recorded twice", keys[n]);
-        n++;
-        json_decref(j);
-    }
-    free(l);
-    fclose(f);
-    return n;
-}
 
 /* Node 1 runs the tournament (DIR on storage both nodes see: here the same
  * directory); a bot enlisting at node 2 is redirected to node 1 and plays
@@ -378,10 +284,12 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
 {
     snprintf(cup, sizeof cup, "%s/cup", srv.dir);
     cr_assert_eq(mkdir(cup, 0755), 0);
-    cup_file("players", "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
-                        "e=ai:greedy\n");
-    cup_file("options", "--format swiss --turns 3\n--games 2 --time 5 --seed "
-                        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+    tourney_file(cup, "players",
+                 "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
+                 "e=ai:greedy\n");
+    tourney_file(cup, "options",
+                 "--format swiss --turns 3\n--games 2 --time 5 --seed "
+                 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
     const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
     memcpy(node_extra, extra, sizeof extra);
     node_start(0);
@@ -391,22 +299,12 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
              1, 10000, "node 1 holds the tournament");
     node_start(1);
 
-    char tok[80], cmd[700];
-    snprintf(cmd, sizeof cmd, "'%s' token add alpha --db '%s' 2>/dev/null", DDZ_BIN, pg_url);
-    FILE *f = popen(cmd, "r");
-    cr_assert(f && fgets(tok, sizeof tok, f), "ddz token add printed nothing");
-    tok[strcspn(tok, "\r\n")] = '\0';
-    cr_assert_eq(pclose(f), 0);
     proc bot;
-    char log[200];
-    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
-    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, "--enlist",
-                    "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
-    spawn(&bot, log, argv);
+    bot_at_node_2(&bot, "--enlist");
 
     /* it plays at node 1, sent there from node 2 */
     int64_t deadline = now_ms() + T(60000);
-    while (cup_games() < 4) {
+    while (tourney_games(cup) < 4) {
         cr_assert_lt(now_ms(), deadline, "node 1 played no 4 games; the bot:\n%s\nnode 1:\n%s",
                      slurp(bot.log), slurp(N[0].log));
         poll(NULL, 0, 50); /* the interval of a bounded wait */
@@ -426,7 +324,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     kill(N[0].pid, SIGKILL);
     waitpid(N[0].pid, NULL, 0);
     N[0].pid = 0;
-    int played = cup_games();
+    int played = tourney_games(cup);
     cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
     wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
              " AND c.node = 'n2' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
@@ -445,7 +343,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     cr_assert(strstr(l, back), "the bridge did not come back through node 2:\n%s", l);
     fprintf(stderr, "%d of 12 games were played before the kill\n", played);
     free(l);
-    cr_assert_eq(cup_games(), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
+    cr_assert_eq(tourney_games(cup), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
     char verify[600];
     snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, cup);
     cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");

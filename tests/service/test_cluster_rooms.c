@@ -7,70 +7,11 @@
  * serve_harness.h: every frame parses and prints back to its bytes); with
  * DDZ_FRAMES_OUT set their frames are captured for tests/service/
  * test_schema.sh, which is how `redirect` is validated against its schema. */
-#include <libpq-fe.h>
-#include <sodium.h>
-
 #include "serve_harness.h"
+#include "bot_procs.h"
+#include "pg_test.h"
 
-/* ---- the database ---- */
-
-static char pg_admin[256]; /* the fixture's database */
-static char pg_url[300];   /* this test's database */
-static char pg_name[32];
-
-static PGconn *pg_connect(const char *url)
-{
-    PGconn *pg = PQconnectdb(url);
-    cr_assert(pg && PQstatus(pg) == CONNECTION_OK, "cannot connect to %s: %s", url,
-              pg ? PQerrorMessage(pg) : "");
-    return pg;
-}
-
-static void pg_exec(PGconn *pg, const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    cr_assert(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
-              "%s: %s", sql, PQerrorMessage(pg));
-    PQclear(r);
-}
-
-/* A database of this test's own on the fixture's server: the tests share
- * the server, never tables. */
-static void pg_setup(void)
-{
-    const char *f = getenv("DDZ_TEST_PG");
-    cr_assert(f && *f, "DDZ_TEST_PG is not set: run under ctest (the \"pg\" fixture)");
-    char *u = slurp(f);
-    size_t n = strlen(u);
-    while (n && (u[n - 1] == '\n' || u[n - 1] == ' '))
-        u[--n] = '\0';
-    cr_assert(n > 0 && n < sizeof pg_admin, "no PostgreSQL URL in %s", f);
-    snprintf(pg_admin, sizeof pg_admin, "%s", u);
-    free(u);
-    snprintf(pg_name, sizeof pg_name, "t_cluster_%08x", randombytes_random());
-    char *slash = strrchr(pg_admin, '/');
-    cr_assert_not_null(slash);
-    snprintf(pg_url, sizeof pg_url, "%.*s/%s", (int)(slash - pg_admin), pg_admin, pg_name);
-    PGconn *pg = pg_connect(pg_admin);
-    char sql[96];
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", pg_name);
-    pg_exec(pg, sql);
-    PQfinish(pg);
-}
-
-static void pg_teardown(void)
-{
-    if (!pg_name[0])
-        return;
-    PGconn *pg = PQconnectdb(pg_admin);
-    if (pg && PQstatus(pg) == CONNECTION_OK) {
-        char sql[96];
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", pg_name);
-        PQclear(PQexec(pg, sql));
-    }
-    PQfinish(pg);
-    pg_name[0] = '\0';
-}
+/* The test's database: its URL is srv.db. */
 
 /* ---- the nodes ---- */
 
@@ -82,7 +23,6 @@ typedef struct node {
     int port;
     char url[64]; /* its public URL */
     char log[160];
-    char db[160]; /* its own SQLite file until the store opens postgres:// URLs */
 } node;
 
 static node N[2] = {{.id = "n1", .pidfd = -1}, {.id = "n2", .pidfd = -1}};
@@ -125,31 +65,34 @@ static void node_start(int k)
 {
     node *n = &N[k];
     snprintf(n->log, sizeof n->log, "%s/%s.log", srv.dir, n->id);
-    snprintf(n->db, sizeof n->db, "%s/%s.db", srv.dir, n->id);
     for (int attempt = 0; attempt < 5; attempt++) {
         n->port = free_port();
         char port[16];
         snprintf(port, sizeof port, "%d", n->port);
         snprintf(n->url, sizeof n->url, "ws://127.0.0.1:%d/ws", n->port);
-        pid_t pid = fork();
-        cr_assert_geq(pid, 0);
-        if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            int fd = open(n->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-            if (fd >= 0) {
-                dup2(fd, 1);
-                dup2(fd, 2);
-            }
-            /* the s16-rooms local patch's SQLite file (ignored once the
-             * store opens the postgres:// --db itself) */
-            setenv("DDZ_DEV_SQLITE", n->db, 1);
-            execl(DDZ_BIN, "ddz", "serve", "--port", port, "--bind", "127.0.0.1", "--db", pg_url,
-                  "--node", n->id, "--public-url", n->url, "--web", DDZ_SOURCE_DIR "/web",
-                  "--ai-delay-ms", "0", "--ai", "greedy", (char *)NULL);
-            _exit(127);
-        }
-        n->pid = pid;
-        n->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        char *argv[] = {DDZ_BIN,
+                        "serve",
+                        "--port",
+                        port,
+                        "--bind",
+                        "127.0.0.1",
+                        "--db",
+                        srv.db,
+                        "--node",
+                        (char *)n->id,
+                        "--public-url",
+                        n->url,
+                        "--web",
+                        DDZ_SOURCE_DIR "/web",
+                        "--ai-delay-ms",
+                        "0",
+                        "--ai",
+                        "greedy",
+                        NULL};
+        proc p;
+        spawn(&p, n->log, argv);
+        n->pid = p.pid;
+        n->pidfd = (int)syscall(SYS_pidfd_open, n->pid, 0);
         cr_assert_geq(n->pidfd, 0);
         int64_t deadline = now_ms() + T(10000);
         while (now_ms() < deadline) {
@@ -242,6 +185,18 @@ static const char *create_open_room(cli *c)
     return room;
 }
 
+/* The start of most tests: a host at node 2 with an open room, and alice
+ * at node 1, whose lobby lists that room within a bound. Returns the room. */
+static const char *room_on_2_listed_on_1(cli **host, cli **alice)
+{
+    *host = hello_on(1, "host");
+    const char *room = create_open_room(*host);
+    *alice = hello_on(0, "alice");
+    cr_assert_geq(list_until(*alice, has_room, room, T(5000)), 0,
+                  "node 1 did not list node 2's room %s", room);
+    return room;
+}
+
 static void fini(void)
 {
     for (int k = 0; k < 2; k++)
@@ -250,13 +205,13 @@ static void fini(void)
             node_reaped(&N[k], T(5000));
         }
     teardown(); /* clients, the temporary directory */
-    pg_teardown();
+    pg_db_drop();
 }
 
 static void init(void)
 {
     setup_no_server();
-    pg_setup();
+    pg_db_create(srv.db, sizeof srv.db);
     node_start(0);
     node_start(1);
 }
@@ -331,10 +286,8 @@ Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played
 
 Test(cluster, a_killed_nodes_rooms_leave_the_other_lobby_within_a_bound)
 {
-    cli *host = hello_on(1, "host");
-    const char *room = create_open_room(host);
-    cli *alice = hello_on(0, "alice");
-    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    cli *host, *alice;
+    const char *room = room_on_2_listed_on_1(&host, &alice);
     /* a room of node 1 is listed on node 2 as well */
     const char *mine = create_open_room(alice);
     assert_room_of(mine, 0);
@@ -360,10 +313,8 @@ Test(cluster, a_killed_nodes_rooms_leave_the_other_lobby_within_a_bound)
 
 Test(cluster, a_stopped_node_leaves_at_once)
 {
-    cli *host = hello_on(1, "host");
-    const char *room = create_open_room(host);
-    cli *alice = hello_on(0, "alice");
-    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    cli *host, *alice;
+    const char *room = room_on_2_listed_on_1(&host, &alice);
     cli_close(host);
     kill(N[1].pid, SIGTERM);
     cr_assert(node_reaped(&N[1], T(10000)));
@@ -380,29 +331,17 @@ Test(cluster, a_stopped_node_leaves_at_once)
 
 Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
 {
-    cli *host = hello_on(1, "host");
-    const char *room = create_open_room(host);
-    cli *alice = hello_on(0, "alice"); /* node 1 knows of it, as a lobby would show it */
-    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    cli *host, *alice; /* node 1 knows of the room, as a lobby would show it */
+    const char *room = room_on_2_listed_on_1(&host, &alice);
     cli_free(alice);
     char log[200];
     snprintf(log, sizeof log, "%s/bridge.log", srv.dir);
     /* pointed at node 1, with node 2's room */
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(DDZ_BIN, "ddz", "bridge", "--url", N[0].url, "--room", room, "--seat", "0", "--turns",
-              "1", "--name", "bridgey", "--", DDZ_BIN, "engine", "--ai", "greedy", (char *)NULL);
-        _exit(127);
-    }
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    cr_assert_geq(pidfd, 0);
+    char *argv[] = {DDZ_BIN,  "bridge", "--url",   N[0].url, "--room", (char *)room,
+                    "--seat", "0",      "--turns", "1",      "--name", "bridgey",
+                    "--",     DDZ_BIN,  "engine",  "--ai",   "greedy", NULL};
+    proc br;
+    spawn(&br, log, argv);
     host->seat = 2;
     /* the bridge sits down at node 2 (bounded) */
     int64_t deadline = now_ms() + T(10000);
@@ -421,17 +360,11 @@ Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
     cr_assert_eq(run(cs, 1, NULL, NULL, T(60000)), -1);
     check_over(host->over);
     /* the bridge played its turn (one game) and leaves: exit 0 */
-    struct pollfd p = {.fd = pidfd, .events = POLLIN};
-    poll(&p, 1, T(10000));
-    int status = -1;
-    pid_t got = waitpid(pid, &status, WNOHANG);
-    if (got != pid)
-        kill(pid, SIGKILL), waitpid(pid, &status, 0);
-    close(pidfd);
+    bool exited = proc_wait(&br, T(10000));
+    proc_kill(&br); /* if it did not */
     char *text = slurp(log);
-    cr_assert_eq(got, pid, "the bridge did not exit; its log:\n%s", text);
-    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "bridge status %d; its log:\n%s",
-              status, text);
+    cr_assert(exited, "the bridge did not exit; its log:\n%s", text);
+    cr_assert_eq(br.code, 0, "bridge exit %d; its log:\n%s", br.code, text);
     char want[160];
     snprintf(want, sizeof want, "redirected to %s", N[1].url);
     cr_assert(strstr(text, want), "no '%s' in the bridge's log:\n%s", want, text);
@@ -442,10 +375,8 @@ Test(cluster, ddz_bridge_follows_a_redirect_and_plays)
 
 Test(cluster, nodes_connect_again_when_the_database_drops_them)
 {
-    cli *host = hello_on(1, "host");
-    const char *room = create_open_room(host);
-    cli *alice = hello_on(0, "alice");
-    cr_assert_geq(list_until(alice, has_room, room, T(5000)), 0);
+    cli *host, *alice;
+    const char *room = room_on_2_listed_on_1(&host, &alice);
     /* every node's cluster connection cut by the server (as a database
      * restart or a failover would) */
     PGconn *pg = pg_connect(pg_admin);
@@ -453,11 +384,11 @@ Test(cluster, nodes_connect_again_when_the_database_drops_them)
     snprintf(sql, sizeof sql,
              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' "
              "AND pid <> pg_backend_pid()",
-             pg_name);
+             pg_db);
     pg_exec(pg, sql);
     /* and what node 2 listed is gone from the table too: it must write it
      * again once it is back */
-    PGconn *db = pg_connect(pg_url);
+    PGconn *db = pg_connect(srv.db);
     pg_exec(db, "DELETE FROM cluster_rooms");
     PQfinish(db);
     PQfinish(pg);

@@ -7,7 +7,7 @@
  * reach keeps it from starting, with a message that names the database
  * without its password. */
 #include "serve_harness.h"
-
+#include "bot_procs.h"
 #include "pg_test.h"
 
 static void pg_setup(void)
@@ -42,7 +42,7 @@ static int shell(const char *cmd, char **out)
 
 /* A second `ddz serve` on the same database: its port, once /healthz
  * answers (bounded). */
-static pid_t node2_pid;
+static proc node2;
 
 static int node2_start(void)
 {
@@ -50,20 +50,15 @@ static int node2_start(void)
     char ports[16], log[160];
     snprintf(ports, sizeof ports, "%d", port);
     snprintf(log, sizeof log, "%s/node2.log", srv.dir);
-    node2_pid = fork();
-    cr_assert_geq(node2_pid, 0);
-    if (node2_pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(DDZ_BIN, "ddz", "serve", "--port", ports, "--bind", "127.0.0.1", "--db", srv.db,
-              "--web", DDZ_SOURCE_DIR "/web", "--ai-delay-ms", "0", "--ai", "greedy", "--quiet",
-              (char *)NULL);
-        _exit(127);
-    }
+    char *argv[] = {DDZ_BIN,         "serve",
+                    "--port",        ports,
+                    "--bind",        "127.0.0.1",
+                    "--db",          srv.db,
+                    "--web",         DDZ_SOURCE_DIR "/web",
+                    "--ai-delay-ms", "0",
+                    "--ai",          "greedy",
+                    "--quiet",       NULL};
+    spawn(&node2, log, argv);
     int64_t deadline = now_ms() + T(10000);
     for (;;) {
         int status;
@@ -80,10 +75,9 @@ static int node2_start(void)
 
 static void node2_stop(void)
 {
-    kill(node2_pid, SIGTERM);
-    int st;
-    cr_assert_eq(waitpid(node2_pid, &st, 0), node2_pid);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "node 2 exited with %d", st);
+    kill(node2.pid, SIGTERM);
+    cr_assert(proc_wait(&node2, T(15000)), "node 2 did not stop on SIGTERM");
+    cr_assert_eq(node2.code, 0, "node 2 exited with %d", node2.code);
 }
 
 /* A quick game against the hosted AIs on the server at srv.port: its

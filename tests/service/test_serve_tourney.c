@@ -21,23 +21,13 @@
 
 static char cup[160]; /* the tournament's directory, in srv.dir */
 
-static void write_file(const char *name, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", cup, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* Makes DIR with `players` and `options`, and sets the server's options. */
 static void make_cup(const char *players, const char *options, const char *late)
 {
     snprintf(cup, sizeof cup, "%s/cup", srv.dir);
     cr_assert_eq(mkdir(cup, 0755), 0);
-    write_file("players", players);
-    write_file("options", options);
+    tourney_file(cup, "players", players);
+    tourney_file(cup, "options", options);
     static char engine[300];
     snprintf(engine, sizeof engine, "eng=%s engine --ai greedy", DDZ_BIN);
     const char *extra[] = {"--tournament", cup, "--tournament-late", late, "--engine",
@@ -271,33 +261,6 @@ static void check_records(json_t *j, int want)
     }
 }
 
-/* No two records of the same game (stage, turn, table, game). */
-static void check_no_game_twice(void)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/games.jsonl", cup);
-    FILE *f = fopen(path, "r");
-    char *l = NULL, keys[400][48];
-    size_t cap = 0;
-    int n = 0;
-    while (getline(&l, &cap, f) > 0) {
-        json_t *j = json_loads(l, 0, NULL);
-        json_t *t = json_object_get(j, "tournament");
-        cr_assert_lt(n, 400);
-        snprintf(keys[n], sizeof keys[n], "%s/%lld/%lld/%lld",
-                 json_string_value(json_object_get(t, "stage")),
-                 json_integer_value(json_object_get(t, "turn")),
-                 json_integer_value(json_object_get(t, "table")),
-                 json_integer_value(json_object_get(t, "game")));
-        for (int k = 0; k < n; k++)
-            cr_assert_str_neq(keys[k], keys[n], "game %s recorded twice", keys[n]);
-        n++;
-        json_decref(j);
-    }
-    free(l);
-    fclose(f);
-}
-
 /* Two bridges, an operator engine and hosted AIs: the whole tournament. */
 Test(serve_tourney, two_bridges_engines_and_ais_play_it_through, .init = setup_no_server,
      .fini = teardown, .timeout = 240)
@@ -351,7 +314,7 @@ Test(serve_tourney, two_bridges_engines_and_ais_play_it_through, .init = setup_n
     check_records(j, 8);
     json_decref(j);
     cr_assert_eq(check_twin(2, 2), 0);
-    check_no_game_twice();
+    tourney_games(cup); /* fails on a game recorded twice */
     cr_assert_eq(server_stop(), 0);
     cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");
 }
@@ -435,7 +398,7 @@ Test(serve_tourney, a_server_killed_mid_tournament_resumes, .init = setup_no_ser
     cr_assert_eq(count_lines("games.jsonl"), 24, "2 turns x 2 tables x 6 games");
     check_records(j, 24);
     json_decref(j);
-    check_no_game_twice();
+    tourney_games(cup); /* fails on a game recorded twice */
     cr_assert_eq(check_twin(2, 6), 0);
     cr_assert_eq(server_stop(), 0);
     cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");

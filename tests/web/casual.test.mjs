@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAll, settle, shot } from './harness.mjs';
+import { openPage as open, startAll, settle, shot } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -26,27 +26,8 @@ after(async () => { if (stop) await stop(contexts); });
 
 /* A fresh context with one page recording errors and every frame the
  * client received (window.__frames, read in the page). */
-async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
-  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
-  contexts.push(ctx);
-  const page = await ctx.newPage();
-  page.errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  await page.addInitScript(() => {
-    const Native = window.WebSocket;
-    window.__frames = [];
-    window.WebSocket = class extends Native {
-      constructor(...args) {
-        super(...args);
-        this.addEventListener('message', (e) => {
-          try { window.__frames.push(JSON.parse(e.data)); } catch { /* not JSON */ }
-        });
-      }
-    };
-  });
-  await page.goto(base + p);
-  return page;
+function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
+  return open(browser, contexts, base + p, { viewport, locale, mobile });
 }
 
 /* Waits for this page's next decision: 'bid', 'play', or 'over' (the

@@ -13,8 +13,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
-import { ART, CHROMIUM, DDZ, ROOT, freePort, waitFor, shot } from './harness.mjs';
+import { ART, DDZ, ROOT, freePort, launchBrowser, openPage as open, waitFor, shot } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -81,11 +80,7 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-web-cluster-'));
   await startNode('n1', dbUrl);
   await startNode('n2', dbUrl);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
-      '--no-first-run', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -106,27 +101,8 @@ after(async () => {
 
 /* A page of node n1, recording errors and every frame with the URL of the
  * socket it came on. */
-async function openPage({ viewport, mobile = false, locale = 'en-US' }) {
-  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
-  contexts.push(ctx);
-  const page = await ctx.newPage();
-  page.errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  await page.addInitScript(() => {
-    const Native = window.WebSocket;
-    window.__frames = [];
-    window.WebSocket = class extends Native {
-      constructor(...args) {
-        super(...args);
-        this.addEventListener('message', (e) => {
-          try { window.__frames.push({ url: this.url, m: JSON.parse(e.data) }); } catch { /* not JSON */ }
-        });
-      }
-    };
-  });
-  await page.goto(nodes.n1.base + '/');
-  return page;
+function openPage({ viewport, mobile = false, locale = 'en-US' }) {
+  return open(browser, contexts, nodes.n1.base + '/', { viewport, locale, mobile, withUrl: true });
 }
 
 async function followsRedirect(label, opts) {

@@ -43,6 +43,48 @@ export async function waitFor(what, fn, ms = 10000, every = 50) {
   throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
 }
 
+/* Debian's chromium, headless (playwright gives every launch a fresh
+ * temporary user-data-dir). */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+      '--no-first-run', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+  });
+}
+
+/* A fresh context of `browser` (pushed to `contexts`, for stop) with one
+ * page at `url` that records console and page errors (page.errors) and
+ * every WebSocket frame the client receives, in the page before the client
+ * sees it: window.__frames holds the parsed frames, or with withUrl
+ * {url, m}, the socket's URL and the frame. */
+export async function openPage(browser, contexts, url, { viewport, locale = 'en-US', mobile = false, withUrl = false } = {}) {
+  const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  contexts.push(ctx);
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript((withSocketUrl) => {
+    const Native = window.WebSocket;
+    window.__frames = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', (e) => {
+          try {
+            const m = JSON.parse(e.data);
+            window.__frames.push(withSocketUrl ? { url: this.url, m } : m);
+          } catch { /* not JSON */ }
+        });
+      }
+    };
+  }, withUrl);
+  await page.goto(url);
+  return page;
+}
+
 /* Starts `ddz serve` (its log in artifacts/LOG) and chromium; returns
  * {base, browser, stop}. */
 export async function startAll(log, serveArgs = []) {
@@ -56,13 +98,7 @@ export async function startAll(log, serveArgs = []) {
   const server = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', path.join(tmp, 'web.db'),
     '--web', path.join(ROOT, 'web'), ...serveArgs], { stdio: ['ignore', fd, fd] });
   await waitFor('the server to answer /healthz', async () => (await fetch(base + '/healthz')).ok, 15000);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // playwright gives every launch a fresh temporary user-data-dir
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
-      '--no-first-run', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
-  });
+  const browser = await launchBrowser();
   const stop = async (contexts = []) => {
     for (const c of contexts) await c.close().catch(() => {});
     await browser.close().catch(() => {});

@@ -11,24 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pg_fresh.h"
+#include "service/pg_test.h"
 #include "rules/error.h"
 #include "service/cluster/ladder_net.h"
 #include "service/cluster/lead.h"
 #include "service/store/store.h"
 
 static char url[600];
-
-/* A fresh database with the store's schema (the store makes the ladder_*
- * tables). */
-static void fresh(void)
-{
-    pg_fresh(url, sizeof url);
-    char err[200];
-    ddz_store *s = ddz_store_open(url, NULL, err, sizeof err);
-    cr_assert_not_null(s, "%s", err);
-    ddz_store_close(s);
-}
 
 /* A node's liveness: its "node:ID" lock, held by a lead of its own. */
 static ddz_lead *alive(const char *id)
@@ -66,20 +55,57 @@ static ddz_ladder_net *net(const char *node)
 
 static PGconn *conn(void)
 {
-    PGconn *c = PQconnectdb(url);
-    cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
-    PQclear(PQexec(c, "SET client_min_messages = warning")); /* as the lead session */
+    PGconn *c = pg_connect(url);
+    pg_exec(c, "SET client_min_messages = warning"); /* as the lead session */
     return c;
 }
 
+/* The first column of `sql`'s first row; fails the test if the query does
+ * (pg_num's -1). */
 static long long num(PGconn *c, const char *sql)
 {
-    PGresult *r = PQexec(c, sql);
-    cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
-    long long v = atoll(PQgetvalue(r, 0, 0));
-    PQclear(r);
+    long long v = pg_num(c, sql);
+    cr_assert_geq(v, 0, "%s: %s", sql, PQerrorMessage(c));
     return v;
 }
+
+/* Every test: a fresh database with the store's schema (the store makes
+ * the ladder_* tables), two live nodes a and b, their ladder_net objects
+ * and a session each; fini undoes what is left (a test may stop lb). */
+static ddz_lead *la, *lb;
+static ddz_ladder_net *a, *b;
+static PGconn *ca, *cb;
+
+static void init(void)
+{
+    pg_db_create(url, sizeof url);
+    char err[200];
+    ddz_store *s = ddz_store_open(url, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    ddz_store_close(s);
+    la = alive("a"), lb = alive("b");
+    a = net("a"), b = net("b");
+    ca = conn(), cb = conn();
+}
+
+static void fini(void)
+{
+    if (ca)
+        PQfinish(ca);
+    if (cb)
+        PQfinish(cb);
+    if (a)
+        ddz_ladder_net_destroy(a);
+    if (b)
+        ddz_ladder_net_destroy(b);
+    if (la)
+        ddz_lead_stop(la);
+    if (lb)
+        ddz_lead_stop(lb);
+    pg_db_drop();
+}
+
+TestSuite(ladder_net, .init = init, .fini = fini);
 
 /* Pops messages until one of `kind`; returns it (free it) or NULL. */
 static ddz_ladder_net_msg *next_of(ddz_ladder_net *n, int kind)
@@ -106,10 +132,6 @@ static ddz_ladder_net_result result_of(const ddz_ladder_net_msg *play, int64_t g
 
 Test(ladder_net, leader_assigns_to_the_bots_node_which_records)
 {
-    fresh();
-    ddz_lead *la = alive("a"), *lb = alive("b");
-    ddz_ladder_net *a = net("a"), *b = net("b");
-    PGconn *ca = conn(), *cb = conn();
     const char *bots[] = {"bot1"};
     ddz_ladder_net_present(b, bots, 1);
     ddz_ladder_net_work(b, cb, false); /* publishes bot1 */
@@ -152,17 +174,10 @@ Test(ladder_net, leader_assigns_to_the_bots_node_which_records)
         hist += m->kind == DDZ_LADDER_NET_HIST, free(m);
     cr_assert_eq(hist, 3, "the history rows (after the standings)");
     free(play);
-    PQfinish(ca), PQfinish(cb);
-    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
-    ddz_lead_stop(la), ddz_lead_stop(lb);
 }
 
 Test(ladder_net, a_dead_hosts_deal_is_dropped_and_its_late_result_records_nothing)
 {
-    fresh();
-    ddz_lead *la = alive("a"), *lb = alive("b");
-    ddz_ladder_net *a = net("a"), *b = net("b");
-    PGconn *ca = conn(), *cb = conn();
     const char *bots[] = {"bot1"};
     ddz_ladder_net_present(b, bots, 1);
     ddz_ladder_net_work(b, cb, false);
@@ -171,6 +186,7 @@ Test(ladder_net, a_dead_hosts_deal_is_dropped_and_its_late_result_records_nothin
     ddz_ladder_net_msg *play = next_of(b, DDZ_LADDER_NET_PLAY);
     cr_assert_not_null(play);
     ddz_lead_stop(lb); /* node b is gone (its lock with it) */
+    lb = NULL;
     ddz_ladder_net_work(a, ca, true);
     cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'dropped'"), 1);
     cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_presence"), 0,
@@ -187,9 +203,6 @@ Test(ladder_net, a_dead_hosts_deal_is_dropped_and_its_late_result_records_nothin
     /* and the AIs are free again: a deal among fixed participants only
      * needs a third, so nothing is scheduled, but none is busy */
     free(play);
-    PQfinish(ca), PQfinish(cb);
-    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
-    ddz_lead_stop(la);
 }
 
 typedef struct racer {
@@ -209,10 +222,6 @@ static void *race(void *arg)
  * deals count (deals 2, games 6, two history rows). */
 Test(ladder_net, two_hosts_sharing_an_ai_both_count)
 {
-    fresh();
-    ddz_lead *la = alive("a"), *lb = alive("b");
-    ddz_ladder_net *a = net("a"), *b = net("b");
-    PGconn *ca = conn(), *cb = conn();
     ddz_ladder_net_work(a, ca, false); /* makes the tables */
     PGresult *ins =
         PQexec(ca, "INSERT INTO cluster_ladder_deals(id, rules, node, scheduled_by, p1, p2,"
@@ -244,7 +253,4 @@ Test(ladder_net, two_hosts_sharing_an_ai_both_count)
     ddz_ladder_net_done(a, &again);
     ddz_ladder_net_work(a, ca, false);
     cr_assert_eq(num(ca, "SELECT deals FROM ladder_players WHERE name = 'ai:x'"), 2);
-    PQfinish(ca), PQfinish(cb);
-    ddz_ladder_net_destroy(a), ddz_ladder_net_destroy(b);
-    ddz_lead_stop(la), ddz_lead_stop(lb);
 }

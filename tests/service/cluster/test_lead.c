@@ -14,21 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pg_fresh.h"
+#include "service/pg_test.h"
+#include "service/test_clock.h"
 #include "service/cluster/lead.h"
-
-static int T(int ms)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    return s && atoi(s) > 1 ? ms * 4 : ms;
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static ddz_lead *start(const char *url, const char *node, const char *job)
 {
@@ -75,6 +63,9 @@ static bool wait_holder(ddz_lead *l, const char *node, int ms)
     return false;
 }
 
+/* Each test's database (if it made one) is dropped after it. */
+TestSuite(lead, .fini = pg_db_drop);
+
 Test(lead, key_is_stable_and_per_job)
 {
     cr_assert_eq(ddz_lead_key("ladder:caai"), ddz_lead_key("ladder:caai"));
@@ -116,7 +107,7 @@ Test(lead, unreachable_server_holds_nothing)
 Test(lead, one_holder_and_handover_on_stop)
 {
     char url[600];
-    pg_fresh(url, sizeof url);
+    pg_db_create(url, sizeof url);
     ddz_lead *a = start(url, "a", "ladder:caai");
     cr_assert_geq(wait_held(a, true, T(5000)), 0, "a never held the lock");
     ddz_lead *b = start(url, "b", "ladder:caai");
@@ -147,7 +138,7 @@ Test(lead, one_holder_and_handover_on_stop)
 Test(lead, handover_when_the_holder_is_killed)
 {
     char url[600];
-    pg_fresh(url, sizeof url);
+    pg_db_create(url, sizeof url);
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
     pid_t pid = fork(); /* before this process starts any thread */
@@ -195,12 +186,11 @@ Test(lead, handover_when_the_holder_is_killed)
 Test(lead, lost_session_is_noticed)
 {
     char url[600];
-    pg_fresh(url, sizeof url);
+    pg_db_create(url, sizeof url);
     ddz_lead *a = start(url, "a", "ladder:caai");
     cr_assert_geq(wait_held(a, true, T(5000)), 0);
     cr_assert_eq(state(a).term, 1);
-    PGconn *c = PQconnectdb(url);
-    cr_assert_eq(PQstatus(c), CONNECTION_OK);
+    PGconn *c = pg_connect(url);
     PGresult *r = PQexec(c, "SELECT pg_terminate_backend(pid) FROM cluster_leaders"
                             " WHERE job = 'ladder:caai'");
     cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
