@@ -70,7 +70,7 @@ px=$(free_port)
 declare -A port
 for n in n1 n2; do
     port[$n]=$(free_port)
-    DDZ_DEV_SQLITE=$tmp/$n.db "$DDZ" serve --port "${port[$n]}" --bind 127.0.0.1 --db "$url" \
+    "$DDZ" serve --port "${port[$n]}" --bind 127.0.0.1 --db "$url" \
         --node "$n" --public-url "ws://127.0.0.1:$px/n/$n/ws" --web "$src/web" \
         --ai-delay-ms 0 --ai greedy >"$tmp/$n.log" 2>&1 &
     pids+=($!)

@@ -267,13 +267,12 @@ Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played
     cr_assert_eq(run(cs, 2, NULL, NULL, T(60000)), -1);
     check_over(alice2->over);
     cr_assert(alice2->over->game_id > 0);
-    /* the record is stored by node 2 and served there */
+    /* the record is stored by node 2 and served there, and by node 1:
+     * the nodes share the store */
     srv.port = N[1].port;
     check_record(alice2->over);
-    /* TODO(s16 merge with s16-pgstore): nodes share the store, so node 1
-     * must serve the game node 2 stored: set srv.port = N[0].port and
-     * check_record(alice2->over) again; until the store opens the
-     * postgres:// --db each node has a SQLite file of its own. */
+    srv.port = N[0].port;
+    check_record(alice2->over);
 
     /* a room of node 1 is not redirected on node 1, and a room id with an
      * unknown node is no room */
@@ -417,9 +416,6 @@ static void serve_exits(int code, const char *want, const char *const *args)
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         dup2(fd, 2);
-        char db[64];
-        snprintf(db, sizeof db, "%s.db", log); /* the local patch's store, if it gets that far */
-        setenv("DDZ_DEV_SQLITE", db, 1);
         char port[16];
         snprintf(port, sizeof port, "%d", free_port());
         const char *argv[16] = {"ddz", "serve", "--port", port, "--bind", "127.0.0.1"};

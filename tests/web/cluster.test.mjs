@@ -11,14 +11,13 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ART, DDZ, ROOT, freePort, launchBrowser, openPage as open, waitFor, shot } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-let tmp, pgAdmin, dbName, browser;
+let pgAdmin, dbName, browser;
 const nodes = {};
 const hosts = [];
 const contexts = [];
@@ -35,7 +34,7 @@ async function startNode(id, dbUrl) {
   const fd = fs.openSync(path.join(ART, `serve-cluster-${id}.log`), 'w');
   const proc = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', dbUrl,
     '--node', id, '--public-url', url, '--web', path.join(ROOT, 'web'), '--ai-delay-ms', '30'],
-  { stdio: ['ignore', fd, fd], env: { ...process.env, DDZ_DEV_SQLITE: path.join(tmp, `${id}.db`) } });
+  { stdio: ['ignore', fd, fd] });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`node ${id} to answer /healthz`, async () => (await fetch(base + '/healthz')).ok, 15000);
   nodes[id] = { proc, port, url, base };
@@ -77,7 +76,6 @@ before(async () => {
   psql(pgAdmin, `CREATE DATABASE ${dbName}`);
   const dbUrl = pgAdmin.replace(/\/[^/]*$/, '/' + dbName);
   fs.mkdirSync(ART, { recursive: true });
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-web-cluster-'));
   await startNode('n1', dbUrl);
   await startNode('n2', dbUrl);
   browser = await launchBrowser();
@@ -96,7 +94,6 @@ after(async () => {
     }
   }
   if (dbName) psql(pgAdmin, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /* A page of node n1, recording errors and every frame with the URL of the
