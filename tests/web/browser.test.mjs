@@ -1017,6 +1017,9 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
     return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over');
   }), 20000);
   await shot(page, 'casual-autoplay');
+  // the AI may have played the game out: its panel is modal and never
+  // closes by itself, so close it first, as a user would
+  if (await page.isVisible('[data-test=close-over]')) await page.click('[data-test=close-over]');
   await page.click('[data-test=back]');
   await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
   assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && !f.player.custody &&
