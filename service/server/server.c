@@ -68,6 +68,19 @@ static bool origin_ok(ddz_srv *srv, struct lws *wsi)
     return false;
 }
 
+/* ERATE for the frame in c->rx, dropped unread: it is parsed (it is within
+ * DDZ_MSG_MAX, as every frame read) only so that the error names it, with
+ * `about` and `id` like every other error; one that does not parse gets an
+ * error without them, as it would have anyway. Only the errors sent (one
+ * per 20 frames dropped) pay for a parse, so a flood costs no more. */
+static void rate_error(ddz_conn *c)
+{
+    ddz_req q;
+    char err[160];
+    ddz_req_parse(c->rx, c->rxlen, &q, err, sizeof err);
+    ddz__conn_error(c, DDZ_ERATE, "too many frames: this one was dropped", &q);
+}
+
 static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                  size_t len)
 {
@@ -140,7 +153,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             if (++c->dropped > 200)
                 ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
             else if (c->dropped % 20 == 1)
-                ddz__conn_error(c, DDZ_ERATE, NULL, NULL);
+                rate_error(c);
         } else {
             srv->m.frames_in++;
             ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
@@ -321,6 +334,9 @@ static char *metrics_text(ddz_srv *srv)
             ddz_wire_unmasked_total());
     fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n",
             ddz_wire_too_large_total());
+    /* which loop runs (serve --event-loop): epoll, or poll as the fallback */
+    fprintf(f, "# TYPE ddz_event_loop_info gauge\nddz_event_loop_info{loop=\"%s\"} 1\n",
+            ddz_evloop_name(&srv->evl));
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -768,11 +784,19 @@ static void wire_unmasked(void *owner)
     ddz__conn_close(owner, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
-static void reap_tick(lws_sorted_usec_list_t *sul)
+static void reap_tick(ddz_timer *t)
 {
-    ddz_srv *srv = lws_container_of(sul, ddz_srv, reap_sul);
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, reap_timer));
     ddz__lobby_reap(srv);
-    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
+}
+
+/* Only wakes the loop while the connections drain at shutdown: a turn of
+ * the epoll loop waits for an event, with no timeout of its own. */
+static void drain_tick(ddz_timer *t)
+{
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, drain_timer));
+    ddz_loop_arm(&srv->loop.base, &srv->drain_timer, drain_tick, 50000);
 }
 
 int ddz_server_run(const ddz_server_cfg *cfg)
@@ -864,25 +888,27 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     }
     /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
      * same-origin modules only, which it allows. */
-    srv->ctx = lws_create_context(&info);
+    srv->ctx = ddz_evloop_create(&srv->evl, &info, (ddz_evloop_kind)cfg->event_loop, "ddz serve");
     if (srv->ctx)
         srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
-    if (!srv->ctx || !srv->vhost || ddz_listener_start(&srv->listener, srv->vhost) < 0) {
+    bool loop_ok = srv->vhost && ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost) == 0;
+    if (!loop_ok || ddz_listener_start(&srv->listener, srv->vhost, &srv->loop.base) < 0) {
         fprintf(stderr, "ddz serve: cannot start the event loop (TLS certificate or key?)\n");
-        if (srv->ctx)
-            lws_context_destroy(srv->ctx);
+        if (loop_ok)
+            ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
-    ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
                 srv->think ? "database reader" : "AI worker");
         ddz_think_destroy(srv->think);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         ddz_store_close(srv->store);
@@ -893,7 +919,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         store_reads_done(srv, false);
@@ -908,7 +935,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         store_reads_done(srv, false);
@@ -923,9 +951,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     srv->reap_fn = reap_tick;
-    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
-    ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
-             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
+    ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws, %s loop)",
+             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port,
+             ddz_evloop_name(&srv->evl));
     if (budget.cap < max_conns)
         ddz__log(srv, "warn", NULL,
                  "the descriptor limit (%ld) leaves room for %ld sockets, fewer than the "
@@ -933,7 +962,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                  budget.nofile, budget.cap, max_conns);
 
     while (!srv->stopping)
-        if (lws_service(srv->ctx, 0) < 0)
+        if (ddz_evloop_run_once(&srv->evl) < 0)
             break;
 
     /* From here on a second signal must not touch the context being torn
@@ -952,9 +981,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
             ddz__conn_close(p->conn, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
         }
     int64_t until = ddz__now_us() + 2000000;
+    drain_tick(&srv->drain_timer);
     while (srv->m.connections > 0 && ddz__now_us() < until)
-        lws_service(srv->ctx, 50);
-    lws_sul_cancel(&srv->reap_sul);
+        if (ddz_evloop_run_once(&srv->evl) < 0)
+            break;
+    ddz_loop_disarm(&srv->loop.base, &srv->drain_timer);
+    ddz_loop_disarm(&srv->loop.base, &srv->reap_timer);
     ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
     ddz__ladder_destroy(srv);
     ddz__lobby_destroy(srv);
@@ -967,7 +999,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* Accepting went on through the drain (a new request is answered 503
      * "stopping", a WebSocket refused); it ends with the context. */
     ddz_listener_stop(&srv->listener);
-    lws_context_destroy(srv->ctx);
+    srv->reap_fn = NULL;
+    ddz_lws_loop_fini(&srv->loop);
+    ddz_evloop_destroy(&srv->evl);
     srv->ctx = NULL;
     ddz_listener_close(&srv->listener);
     ddz_wire_fini();
