@@ -68,6 +68,49 @@ static bool origin_ok(ddz_srv *srv, struct lws *wsi)
     return false;
 }
 
+/* ---- idle connections ----
+ *
+ * lws 4.1.6's own idle pings (the retry policy's secs_since_valid_ping)
+ * are per-connection lws timers in its sorted list: each ping and each
+ * pong re-inserts one at the far end, O(connections) each, and since
+ * connections opened together are pinged together, 10,002 of them stalled
+ * the loop for up to two seconds every 20 s (p99 1.8 s instead of 2 ms).
+ * Here one ddz_timer per connection is checked lazily: a frame only
+ * stamps rx_us, and the timer, when due, pings, waits, drops or moves
+ * itself to the next deadline. */
+#define PONG_WAIT_US (10 * 1000000LL)
+
+static int64_t idle_us(const ddz_srv *srv)
+{
+    return (int64_t)(srv->cfg.idle_s > 0 ? srv->cfg.idle_s : 20) * 1000000;
+}
+
+static void idle_check(ddz_timer *t)
+{
+    ddz_conn *c = (ddz_conn *)((char *)t - offsetof(ddz_conn, idle));
+    ddz_srv *srv = c->srv;
+    int64_t now = ddz__now_us();
+    if (c->ping_us && c->rx_us < c->ping_us) {
+        if (now - c->ping_us >= PONG_WAIT_US) {
+            /* no answer: the peer is gone (a close frame would wait for
+             * a socket that takes nothing); CLOSED frees c */
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_SYNC);
+            return;
+        }
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->ping_us + PONG_WAIT_US - now);
+        return;
+    }
+    c->ping_us = 0;
+    if (now - c->rx_us < idle_us(srv)) {
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->rx_us + idle_us(srv) - now);
+        return;
+    }
+    c->ping_us = now;
+    c->ping_due = true;
+    lws_callback_on_writable(c->wsi);
+    ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, PONG_WAIT_US);
+}
+
 /* ERATE for the frame in c->rx, dropped unread: it is parsed (it is within
  * DDZ_MSG_MAX, as every frame read) only so that the error names it, with
  * `about` and `id` like every other error; one that does not parse gets an
@@ -117,6 +160,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         c->tokens_us = ddz__now_us();
         pss->conn = c;
         ddz__conn_link(c);
+        c->rx_us = ddz__now_us();
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, idle_us(srv));
         srv->m.connections++;
         srv->m.connections_total++;
         /* RFC 6455 5.1: an unmasked client frame closes the connection
@@ -126,9 +171,14 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz__conn_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
         return 0;
     }
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (c)
+            c->rx_us = ddz__now_us();
+        return 0;
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
+        c->rx_us = ddz__now_us();
         if (lws_frame_is_binary(wsi)) {
             ddz__conn_error(c, DDZ_ESYNTAX, "frames must be text (JSON)", NULL);
             ddz__conn_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
@@ -165,6 +215,15 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
+        if (c->ping_due && !c->closing) {
+            unsigned char ping[LWS_PRE + 1];
+            c->ping_due = false;
+            if (lws_write(wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+                return -1;
+            if (c->head || c->closing)
+                lws_callback_on_writable(wsi);
+            return 0;
+        }
         ddz_outmsg *m = ddz__conn_pop(c);
         if (m) {
             int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
@@ -198,6 +257,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     }
     case LWS_CALLBACK_CLOSED:
         if (c) {
+            ddz_loop_disarm(&srv->loop.base, &c->idle);
             ddz_wire_attach(pss->fd, NULL);
             ddz__lobby_on_close(srv, c);
             ddz__budget_conn_close(srv, c->addr);
@@ -853,10 +913,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                     .protocol = "ddz-http",
                                     .origin_protocol = LWSMPRO_FILE,
                                     .mountpoint_len = 1};
-    static lws_retry_bo_t retry;
-    retry = (lws_retry_bo_t){
-        .secs_since_valid_ping = (uint16_t)(cfg->idle_s > 0 ? cfg->idle_s : 20),
-        .secs_since_valid_hangup = (uint16_t)((cfg->idle_s > 0 ? cfg->idle_s : 20) + 10)};
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -865,7 +921,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     info.protocols = protocols;
     info.mounts = &m_web;
     info.user = srv;
-    info.retry_and_idle_policy = &retry;
     /* Room for any head service/net/wire.h lets through (lws stores less
      * than the raw bytes), so that it is wire.h that refuses, with 431. */
     info.max_http_header_data = DDZ_WIRE_HEAD_MAX + 1024;

@@ -70,3 +70,70 @@ Test(timers, ai_delay_fires_on_time_on_epoll)
     cr_log_info("%d AI actions, %lld..%lld ms after their turn", d.n, (long long)d.min,
                 (long long)d.max);
 }
+
+/* ---- idle connections: our ping, not lws's (service/server/server.c) ---- */
+
+/* A raw WebSocket connection that never answers: returns the socket after
+ * the handshake (the 101 read). */
+static int raw_ws(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    static const char req[] =
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n";
+    cr_assert_eq(write(fd, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+    char buf[1024];
+    size_t n = 0;
+    while (n < sizeof buf - 1) { /* byte by byte: nothing past the head */
+        struct pollfd p = {fd, POLLIN, 0};
+        cr_assert_eq(poll(&p, 1, T(5000)), 1, "no handshake answer");
+        cr_assert_eq(read(fd, buf + n, 1), 1);
+        buf[++n] = 0;
+        if (n >= 4 && strcmp(buf + n - 4, "\r\n\r\n") == 0)
+            break;
+    }
+    cr_assert(strstr(buf, " 101 "), "handshake: %s", buf);
+    return fd;
+}
+
+Test(timers, idle_connection_pinged_then_dropped)
+{
+    /* a server of its own with --idle 1 */
+    kill(srv.pid, SIGKILL);
+    reap_within(T(5000));
+    serve_extra[4] = "--idle";
+    serve_extra[5] = "1";
+    serve_extra[6] = NULL;
+    server_start();
+    int fd = raw_ws();
+    int64_t t0 = now_ms();
+    struct pollfd p = {fd, POLLIN, 0};
+    unsigned char f[2];
+    cr_assert_eq(poll(&p, 1, T(5000)), 1, "no ping");
+    cr_assert_eq(read(fd, f, 2), 2);
+    int64_t ping_ms = now_ms() - t0;
+    cr_assert(f[0] == 0x89 && f[1] == 0, "not an empty ping: %02x %02x", f[0], f[1]);
+    cr_assert(ping_ms >= 900 && ping_ms <= 1000 + T(300), "ping after %lld ms", (long long)ping_ms);
+    /* unanswered: cut 10 s later (no close frame: the peer may be gone) */
+    cr_assert_eq(poll(&p, 1, T(15000)), 1, "not dropped");
+    ssize_t n = read(fd, f, 2);
+    int64_t drop_ms = now_ms() - t0;
+    cr_assert_leq(n, 0, "a frame instead of the drop");
+    cr_assert(drop_ms >= 10900 && drop_ms <= 11000 + T(500), "dropped after %lld ms",
+              (long long)drop_ms);
+    close(fd);
+
+    /* a client that answers pings (lws answers them) stays */
+    cli *c = cli_hello("Pong");
+    int64_t until = now_ms() + T(3500);
+    while (now_ms() < until)
+        (void)cli_next(c, 50);
+    cr_assert(!ddz_wsc_closed(c->ws), "a client answering pings was dropped");
+    cli_send(c, json_pack("{s:s}", "type", "list"));
+    cli_expect(c, DDZ_EVENT_ROOMS);
+}
