@@ -26,7 +26,7 @@ typedef struct delays {
     int64_t turn_at; /* when an AI's turn arrived, 0 if none is pending */
     int ai_seat;     /* whose */
     int n;
-    int64_t min, max;
+    int64_t ms[512]; /* turn → action, as this client saw them */
 } delays;
 
 static bool time_ais(cli *c, const ddz_event *e, void *ctx)
@@ -38,15 +38,17 @@ static bool time_ais(cli *c, const ddz_event *e, void *ctx)
         d->ai_seat = e->turn.seat;
     } else if (d->turn_at && ((e->type == DDZ_EVENT_BID_MADE && e->bid_made.seat == d->ai_seat) ||
                               (e->type == DDZ_EVENT_PLAYED && e->played.seat == d->ai_seat))) {
-        int64_t ms = now - d->turn_at;
-        if (!d->n || ms < d->min)
-            d->min = ms;
-        if (!d->n || ms > d->max)
-            d->max = ms;
-        d->n++;
+        if (d->n < 512)
+            d->ms[d->n++] = now - d->turn_at;
         d->turn_at = 0;
     }
     return false;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 Test(timers, ai_delay_fires_on_time_on_epoll)
@@ -63,12 +65,18 @@ Test(timers, ai_delay_fires_on_time_on_epoll)
     delays d = {0};
     cr_assert_eq(run(&c, 1, time_ais, &d, T(60000)), -1);
     cr_assert_geq(d.n, 4, "only %d AI actions timed", d.n);
-    /* never early; late by at most what a busy 2-core machine explains
-     * (lws's sul was late by up to a second) */
-    cr_assert_geq(d.min, AI_DELAY_MS - 2, "an AI acted after %lld ms", (long long)d.min);
-    cr_assert_leq(d.max, AI_DELAY_MS + T(300), "an AI acted after %lld ms", (long long)d.max);
-    cr_log_info("%d AI actions, %lld..%lld ms after their turn", d.n, (long long)d.min,
-                (long long)d.max);
+    qsort(d.ms, (size_t)d.n, sizeof d.ms[0], cmp_i64);
+    /* Seen from this client, an interval is off by how late it read the
+     * turn and the action (on a busy machine, tens of ms either way): the
+     * median is the server's delay; the worst is bounded well below the
+     * second lws's sul was late by. */
+    int64_t median = d.ms[d.n / 2], worst = d.ms[d.n - 1];
+    cr_log_info("%d AI actions: %lld / %lld / %lld ms after their turn (min / median / max)", d.n,
+                (long long)d.ms[0], (long long)median, (long long)worst);
+    cr_assert(median >= AI_DELAY_MS - 5 && median <= AI_DELAY_MS + T(50),
+              "the median AI acted %lld ms after its turn", (long long)median);
+    cr_assert_leq(worst, AI_DELAY_MS + T(500), "an AI acted %lld ms after its turn",
+                  (long long)worst);
 }
 
 /* ---- idle connections: our ping, not lws's (service/server/server.c) ---- */
