@@ -914,8 +914,14 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                     .origin_protocol = LWSMPRO_FILE,
                                     .mountpoint_len = 1};
 
+    /* No lws idle pings (ours are in idle_check): without a policy lws
+     * applies its default one (a ping after 300 s), whose timer is inserted
+     * into its sorted list as each connection opens, O(connections) each. */
+    static const lws_retry_bo_t no_validity = {.secs_since_valid_ping = 0,
+                                               .secs_since_valid_hangup = 0};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
+    info.retry_and_idle_policy = &no_validity;
     /* ddz accepts connections itself (service/net/listener.h) */
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
