@@ -4,7 +4,8 @@
 # LOOP is serve's --event-loop (auto, epoll, poll). Prints the load test's
 # report, the server's CPU time in the window (from all connections seated
 # to the end: CPU per action) and peak RSS, and the machine's load before
-# the run (other work on the same cores moves the figures). NICE=-10 runs
+# the run (other work on the same cores moves the figures). MAXCONNS (12000)
+# is the server's connection cap and per-address budgets. NICE=-10 runs
 # both processes ahead of other work on the machine (needs root).
 set -u
 DDZ=${1:?usage: bench_serve.sh DDZ TABLES [RATE] [SECONDS] [LOOP]}
@@ -18,7 +19,8 @@ trap 'rm -rf "$dir"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cpu() { awk '{print ($14+$15)/100}' "/proc/$1/stat"; }
 ${NICE:+nice -n "$NICE"} "$DDZ" serve --port "$port" --bind 127.0.0.1 --db "$dir/bench.db" --ai-delay-ms 0 --quiet \
-    --max-conns 12000 --max-conns-per-ip 12000 --max-rooms-per-ip 12000 --event-loop "$LOOP" &
+    --max-conns "${MAXCONNS:-12000}" --max-conns-per-ip "${MAXCONNS:-12000}" \
+    --max-rooms-per-ip "${MAXCONNS:-12000}" --event-loop "$LOOP" &
 server=$!
 for _ in $(seq 100); do
     curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
