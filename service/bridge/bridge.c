@@ -8,6 +8,7 @@
 #include <libwebsockets.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "proto/msg.h"
 #include "rules/error.h"
 #include "rules/game.h"
+#include "service/net/evloop.h"
 #include "service/net/lws_loop.h"
 #include "service/seats/seats.h"
 
@@ -666,8 +668,9 @@ typedef struct runner {
     char *rx;            /* fragments of the current frame */
     size_t rxlen, rxcap;
     ddz_bridge b;
-    lws_sorted_usec_list_t retry_sul, pace_sul, leave_sul;
-    bool leaving;  /* done: stop once the `leave` is written */
+    ddz_evloop evl;                                 /* ctx's loop: epoll or poll */
+    ddz_timer retry_timer, pace_timer, leave_timer; /* on `loop`, not lws's sul */
+    bool leaving;                                   /* done: stop once the `leave` is written */
     double tokens; /* frames we may send now (below the server's rate limit) */
     int64_t tokens_us;
     int attempts;  /* reconnects since the last welcome */
@@ -753,22 +756,23 @@ static void drop_queue(runner *r)
 
 static void connect_now(runner *r);
 
-static void leave_tick(lws_sorted_usec_list_t *sul)
+#define RUNNER_OF(t, field) ((runner *)((char *)(t)-offsetof(runner, field)))
+
+static void leave_tick(ddz_timer *t)
 {
-    finish(lws_container_of(sul, runner, leave_sul), 0);
+    finish(RUNNER_OF(t, leave_timer), 0);
 }
 
-static void pace_tick(lws_sorted_usec_list_t *sul)
+static void pace_tick(ddz_timer *t)
 {
-    runner *r = lws_container_of(sul, runner, pace_sul);
+    runner *r = RUNNER_OF(t, pace_timer);
     if (r->ws && r->head)
         lws_callback_on_writable(r->ws);
 }
 
-static void retry_tick(lws_sorted_usec_list_t *sul)
+static void retry_tick(ddz_timer *t)
 {
-    runner *r = lws_container_of(sul, runner, retry_sul);
-    connect_now(r);
+    connect_now(RUNNER_OF(t, retry_timer));
 }
 
 static void disconnected(runner *r, const char *why)
@@ -807,7 +811,7 @@ static void disconnected(runner *r, const char *why)
     }
     fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting to %s in %d s\n", why,
             r->url_text, delay);
-    lws_sul_schedule(r->ctx, 0, &r->retry_sul, retry_tick, (lws_usec_t)delay * LWS_US_PER_SEC);
+    ddz_loop_arm(&r->loop.base, &r->retry_timer, retry_tick, (int64_t)delay * 1000000);
 }
 
 /* The server redirected us (another node of the cluster serves the room):
@@ -842,7 +846,7 @@ static int follow(runner *r)
     r->ws = NULL; /* its CLOSED is not a lost connection */
     drop_queue(r);
     r->rxlen = 0;
-    lws_sul_schedule(r->ctx, 0, &r->retry_sul, retry_tick, 1);
+    ddz_loop_arm(&r->loop.base, &r->retry_timer, retry_tick, 0);
     return -1;
 }
 
@@ -891,7 +895,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (st == DDZ_BRIDGE_DONE) {
             /* the `leave` goes out first; bounded by a second */
             r->leaving = true;
-            lws_sul_schedule(r->ctx, 0, &r->leave_sul, leave_tick, LWS_US_PER_SEC);
+            ddz_loop_arm(&r->loop.base, &r->leave_timer, leave_tick, 1000000);
             if (!r->head)
                 finish(r, 0);
         } else if (st == DDZ_BRIDGE_REFUSED)
@@ -914,8 +918,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             r->tokens = FRAMES_BURST;
         r->tokens_us = now;
         if (r->tokens < 1) {
-            lws_sul_schedule(r->ctx, 0, &r->pace_sul, pace_tick,
-                             (lws_usec_t)((1 - r->tokens) / FRAMES_PER_S * 1e6) + 1);
+            ddz_loop_arm(&r->loop.base, &r->pace_timer, pace_tick,
+                         (int64_t)((1 - r->tokens) / FRAMES_PER_S * 1e6) + 1);
             return 0;
         }
         r->tokens -= 1;
@@ -1013,19 +1017,18 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     if (r->url.tls)
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-    r->ctx = lws_create_context(&info);
+    r->ctx = ddz_evloop_create(&r->evl, &info, (ddz_evloop_kind)cfg->event_loop, "ddz bridge");
     if (r->ctx)
         r->vh = lws_create_vhost(r->ctx, &info);
-    if (!r->ctx || !r->vh) {
+    if (!r->vh || ddz_lws_loop_init(&r->loop, r->ctx, r->vh) < 0) {
         fprintf(stderr, "ddz bridge: cannot create the event loop\n");
-        if (r->ctx)
-            lws_context_destroy(r->ctx);
+        ddz_evloop_destroy(&r->evl);
         return 1;
     }
-    ddz_lws_loop_init(&r->loop, r->ctx, r->vh);
     r->program = make_program(r);
     if (!r->program) {
-        lws_context_destroy(r->ctx);
+        ddz_lws_loop_fini(&r->loop);
+        ddz_evloop_destroy(&r->evl);
         return 1;
     }
     ddz_bridge_io io = {.ctx = r, .server_send = r_server_send, .log = r_log, .give_up = r_give_up};
@@ -1042,7 +1045,7 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
 
     connect_now(r);
     while (!r->done && !stop_signal)
-        if (lws_service(r->ctx, 0) < 0)
+        if (ddz_evloop_run_once(&r->evl) < 0)
             break;
     if (stop_signal && !r->done) {
         fprintf(stderr, "ddz bridge: %s: stopping\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
@@ -1050,11 +1053,12 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     }
     /* the program stops while the loop it watches from still exists */
     ddz_seat_close(r->program);
-    lws_sul_cancel(&r->retry_sul);
-    lws_sul_cancel(&r->pace_sul);
-    lws_sul_cancel(&r->leave_sul);
+    ddz_loop_disarm(&r->loop.base, &r->retry_timer);
+    ddz_loop_disarm(&r->loop.base, &r->pace_timer);
+    ddz_loop_disarm(&r->loop.base, &r->leave_timer);
     drop_queue(r);
-    lws_context_destroy(r->ctx);
+    ddz_lws_loop_fini(&r->loop);
+    ddz_evloop_destroy(&r->evl);
     signal_ctx = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

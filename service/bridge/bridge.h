@@ -233,6 +233,7 @@ typedef struct ddz_bridge_cfg {
     int retries;            /* reconnect attempts after a drop (back-off 1, 2, 4 .. 30 s) */
     bool insecure;          /* wss: accept self-signed or mismatched certificates */
     bool quiet;             /* log warnings only */
+    int event_loop;         /* enum ddz_evloop_kind (service/net/evloop.h), 0 = auto */
 } ddz_bridge_cfg;
 
 /* Runs the bridge until the turns are played, the server refuses or goes

@@ -7,6 +7,7 @@
 
 #include "service/bridge/bridge.h"
 #include "service/cli/cli_args.h"
+#include "service/net/evloop.h"
 #include "service/seats/seats.h"
 
 static const char usage[] =
@@ -56,6 +57,7 @@ static const char usage[] =
     "                      1, 2, 4 ... 30 s, resuming the seat)\n"
     "  --insecure          wss: accept a self-signed certificate\n"
     "  --quiet             warnings only on stderr\n"
+    "  --event-loop K      auto (epoll, else poll()), epoll or poll (default auto)\n"
     "\n"
     "Exit status: 0 after --turns, when released (--enlist, --ladder) or on\n"
     "SIGINT/SIGTERM;\n"
@@ -173,6 +175,11 @@ int ddz_cli_bridge(int argc, char **argv)
         } else if (strcmp(a, "--retries") == 0) {
             if (ddz_cli_int(v, 0, 1000, &cfg.retries) < 0)
                 return ddz_cli_usage("bridge", "--retries must be 0..1000");
+        } else if (strcmp(a, "--event-loop") == 0) {
+            ddz_evloop_kind k;
+            if (ddz_evloop_parse(v, &k) < 0)
+                return ddz_cli_usage("bridge", "--event-loop must be auto, epoll or poll");
+            cfg.event_loop = (int)k;
         } else {
             return ddz_cli_usage("bridge", "unknown option");
         }

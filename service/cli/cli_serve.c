@@ -10,6 +10,7 @@
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
 #include "service/cluster/cluster.h"
+#include "service/net/evloop.h"
 #include "service/seats/seats.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
@@ -19,6 +20,7 @@ static const char usage[] =
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
+    "                 [--event-loop auto|epoll|poll]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
@@ -78,6 +80,8 @@ static const char usage[] =
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
     "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n"
+    "  --event-loop K      auto (epoll, or poll() if lws's libev plugin cannot be\n"
+    "                      loaded), epoll, or poll (DDZ_EVENT_LOOP, default auto)\n"
     "\n"
     "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
     "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
@@ -150,6 +154,9 @@ int ddz_cli_serve(int argc, char **argv)
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
+    ddz_evloop_kind loop_kind;
+    if ((env = getenv("DDZ_EVENT_LOOP")) && ddz_evloop_parse(env, &loop_kind) == 0)
+        cfg.event_loop = (int)loop_kind;
     cfg.trusted_proxy = getenv("DDZ_TRUSTED_PROXY");
     cfg.node = getenv("DDZ_NODE");
     cfg.public_url = getenv("DDZ_PUBLIC_URL");
@@ -264,6 +271,11 @@ int ddz_cli_serve(int argc, char **argv)
                 return ddz_cli_usage("serve", "--max-conns must be a positive number");
         } else if (strcmp(a, "--origins") == 0) {
             cfg.origins = v;
+        } else if (strcmp(a, "--event-loop") == 0) {
+            ddz_evloop_kind k;
+            if (ddz_evloop_parse(v, &k) < 0)
+                return ddz_cli_usage("serve", "--event-loop must be auto, epoll or poll");
+            cfg.event_loop = (int)k;
         } else if (strcmp(a, "--ai-delay-ms") == 0) {
             if (ddz_cli_int(v, 0, 10000, &cfg.ai_delay_ms) < 0)
                 return ddz_cli_usage("serve", "--ai-delay-ms must be 0..10000");

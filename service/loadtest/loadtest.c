@@ -16,7 +16,6 @@
 #include "service/loadtest/loadtest.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <libwebsockets.h>
@@ -27,12 +26,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
+#include <stddef.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ai/rng.h"
 #include "service/bridge/bridge.h"
+#include "service/net/evloop.h"
+#include "service/net/lws_loop.h"
 #include "proto/event.h"
 #include "proto/msg.h"
 #include "rules/error.h"
@@ -116,9 +117,11 @@ typedef struct lt {
     lconn **heap;                 /* pending actions by due time */
     int nheap;
     int64_t next_global_us; /* global pacing */
-    /* Our timers are one timerfd in the loop, not lws's own (sul): with a
+    /* Our timers are service/net/lws_loop.h's, not lws's own (sul): with a
      * foreign libev loop, lws 4.1.6 fires those late by up to a second. */
-    int tfd;                   /* timerfd, adopted into the loop */
+    ddz_evloop evl;            /* the context's loop: epoll (libev) or poll */
+    ddz_lws_loop loop;         /* our timer */
+    ddz_timer tick;            /* due at the earlier of pace_at and phase_at */
     int64_t pace_at, phase_at; /* when pace_tick / phase_tick are due, 0 = not */
     ddz_rng rng;
     int phase;               /* 0 setup, 1 window, 2 drain, 3 leaving, 4 done */
@@ -129,34 +132,6 @@ typedef struct lt {
     int seated_conns;
     double cpu0;
 } lt;
-
-/* libev, reached through dlopen so that building needs neither its header
- * nor its library: lws's own poll() loop costs O(connections) per wakeup,
- * which with thousands of connections is most of this process's CPU. lws
- * 4.1 drives a foreign libev loop (epoll) that we run one turn at a time;
- * without libev.so.4 the run falls back to poll(). */
-enum { EV_BACKEND_EPOLL = 0x4, EV_FLAG_NOSIGMASK = 0x400000, EV_RUN_ONCE = 2 };
-
-typedef struct ev_api {
-    void *lib;
-    void *(*loop_new)(unsigned int flags);
-    int (*run)(void *loop, int flags);
-    void (*loop_destroy)(void *loop);
-} ev_api;
-
-static bool ev_open(ev_api *ev)
-{
-    memset(ev, 0, sizeof *ev);
-    if (getenv("DDZ_LOADTEST_POLL"))
-        return false;
-    ev->lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
-    if (!ev->lib)
-        return false;
-    *(void **)&ev->loop_new = dlsym(ev->lib, "ev_loop_new");
-    *(void **)&ev->run = dlsym(ev->lib, "ev_run");
-    *(void **)&ev->loop_destroy = dlsym(ev->lib, "ev_loop_destroy");
-    return ev->loop_new && ev->run && ev->loop_destroy;
-}
 
 static int64_t now_us(void)
 {
@@ -353,20 +328,18 @@ static lconn *heap_pop(lt *L)
 
 static void pace_tick(lt *L);
 
-/* Arms the timerfd for the earliest of pace_at and phase_at. */
+static void on_tick(ddz_timer *t);
+
+/* Arms the timer for the earliest of pace_at and phase_at. */
 static void rearm(lt *L)
 {
     int64_t at = L->pace_at;
     if (L->phase_at && (!at || L->phase_at < at))
         at = L->phase_at;
-    struct itimerspec its = {0};
-    if (at) {
-        if (at < 1)
-            at = 1;
-        its.it_value.tv_sec = at / 1000000;
-        its.it_value.tv_nsec = (at % 1000000) * 1000 + 1; /* never 0: that disarms */
-    }
-    timerfd_settime(L->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+    if (at)
+        ddz_loop_arm(&L->loop.base, &L->tick, on_tick, at - now_us());
+    else
+        ddz_loop_disarm(&L->loop.base, &L->tick);
 }
 
 static void arm_pacer(lt *L)
@@ -958,11 +931,9 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
 }
 
 static void phase_tick(lt *L);
-static int cb_timer(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                    size_t len);
 
 static const struct lws_protocols protocols[] = {{"ddz-load", cb_client, 0, 4096, 0, NULL, 0},
-                                                 {"ddz-load-timer", cb_timer, 0, 0, 0, NULL, 0},
+                                                 DDZ_LWS_LOOP_PROTOCOL,
                                                  {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void connect_one(lt *L, lconn *c)
@@ -1181,15 +1152,9 @@ static void phase_tick(lt *L)
     }
 }
 
-static int cb_timer(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-                    size_t len)
+static void on_tick(ddz_timer *t)
 {
-    lt *L = lws_context_user(lws_get_context(wsi));
-    if (reason != LWS_CALLBACK_RAW_RX_FILE)
-        return lws_callback_http_dummy(wsi, reason, user, in, len);
-    uint64_t n;
-    if (read(L->tfd, &n, sizeof n) < 0 && errno != EAGAIN)
-        return 0;
+    lt *L = (lt *)((char *)t - offsetof(lt, tick));
     int64_t now = now_us();
     if (L->pace_at && L->pace_at <= now) {
         L->pace_at = 0;
@@ -1200,7 +1165,6 @@ static int cb_timer(struct lws *wsi, enum lws_callback_reasons reason, void *use
         phase_tick(L);
     }
     rearm(L);
-    return 0;
 }
 
 static void raise_nofile(void)
@@ -1319,38 +1283,15 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     if (L.url.tls)
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-    ev_api ev;
-    void *loop = ev_open(&ev) ? ev.loop_new(EV_BACKEND_EPOLL | EV_FLAG_NOSIGMASK) : NULL;
-    if (loop) {
-        void *loops[1] = {loop};
-        info.options |= LWS_SERVER_OPTION_LIBEV;
-        info.foreign_loops = loops;
-        L.ctx = lws_create_context(&info);
-        info.foreign_loops = NULL;
-        info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
-        if (!L.ctx) {
-            ev.loop_destroy(loop);
-            loop = NULL;
-        }
-    }
-    out->epoll = loop != NULL;
-    if (!L.ctx)
-        L.ctx = lws_create_context(&info);
+    L.ctx = ddz_evloop_create(&L.evl, &info,
+                              getenv("DDZ_LOADTEST_POLL") ? DDZ_EVLOOP_POLL : DDZ_EVLOOP_AUTO,
+                              "ddz loadtest");
+    out->epoll = L.evl.ev != NULL;
     if (L.ctx)
         L.vh = lws_create_vhost(L.ctx, &info);
-    L.tfd = L.vh ? timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) : -1;
-    lws_adopt_desc_t ad = {.vh = L.vh,
-                           .type = LWS_ADOPT_RAW_FILE_DESC,
-                           .fd = {.filefd = L.tfd},
-                           .vh_prot_name = "ddz-load-timer"};
-    if (L.tfd < 0 || !lws_adopt_descriptor_vhost_via_info(&ad)) {
+    if (!L.vh || ddz_lws_loop_init(&L.loop, L.ctx, L.vh) < 0) {
         fprintf(stderr, "ddz loadtest: cannot create the event loop\n");
-        if (L.tfd >= 0)
-            close(L.tfd);
-        if (L.ctx)
-            lws_context_destroy(L.ctx);
-        if (loop)
-            ev.loop_destroy(loop);
+        ddz_evloop_destroy(&L.evl);
         free_all(&L);
         return 1;
     }
@@ -1360,15 +1301,12 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     ramp(&L);
     L.phase_at = L.t_start + 20000;
     rearm(&L);
-    while (L.phase < 4) {
-        if (loop)
-            ev.run(loop, EV_RUN_ONCE);
-        else if (lws_service(L.ctx, 0) < 0)
+    while (L.phase < 4)
+        if (ddz_evloop_run_once(&L.evl) < 0)
             break;
-    }
-    lws_context_destroy(L.ctx); /* closes the timerfd too */
-    if (loop)
-        ev.loop_destroy(loop);
+    ddz_loop_disarm(&L.loop.base, &L.tick);
+    ddz_lws_loop_fini(&L.loop);
+    ddz_evloop_destroy(&L.evl);
     out->fds_after = fds_settled(cfg->pid, out->fds_before);
 
     out->actions_per_s = out->window_s > 0 ? (double)out->actions / out->window_s : 0;

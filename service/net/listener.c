@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -116,9 +117,9 @@ static void episode_over(ddz_listener *l)
 
 /* ---- pausing ---- */
 
-static void resume_cb(lws_sorted_usec_list_t *sul)
+static void resume_cb(ddz_timer *t)
 {
-    ddz_listener *l = lws_container_of(sul, ddz_listener, resume);
+    ddz_listener *l = (ddz_listener *)((char *)t - offsetof(ddz_listener, resume));
     l->paused = false;
     if (!l->stopped && l->wsi)
         lws_rx_flow_control(l->wsi, 1);
@@ -134,7 +135,7 @@ static void pause_accepting(ddz_listener *l)
     l->paused = true;
     l->pauses++;
     lws_rx_flow_control(l->wsi, 0);
-    lws_sul_schedule(lws_get_context(l->wsi), 0, &l->resume, resume_cb, l->backoff_us);
+    ddz_loop_arm(l->loop, &l->resume, resume_cb, l->backoff_us);
     l->backoff_us = l->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : l->backoff_us * 2;
 }
 
@@ -271,9 +272,10 @@ int ddz_listener_open(ddz_listener *l, const char *bind_addr, int port, ddz_fd_b
     return 0;
 }
 
-int ddz_listener_start(ddz_listener *l, struct lws_vhost *vh)
+int ddz_listener_start(ddz_listener *l, struct lws_vhost *vh, ddz_loop *loop)
 {
     l->vh = vh;
+    l->loop = loop;
     lws_adopt_desc_t desc = {
         .vh = vh, .type = LWS_ADOPT_RAW_FILE_DESC, .vh_prot_name = "ddz-listen", .opaque = l};
     desc.fd.filefd = l->fd;
@@ -284,7 +286,8 @@ int ddz_listener_start(ddz_listener *l, struct lws_vhost *vh)
 void ddz_listener_stop(ddz_listener *l)
 {
     l->stopped = true;
-    lws_sul_cancel(&l->resume);
+    if (l->loop)
+        ddz_loop_disarm(l->loop, &l->resume);
     if (l->wsi && !l->paused)
         lws_rx_flow_control(l->wsi, 0);
     l->paused = true;

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "service/table/loop.h"
+
 /* The lws_protocols entry (an initializer) the listening socket is adopted
  * under; list it in the vhost's protocols. */
 int ddz_listener_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -66,13 +68,14 @@ typedef void (*ddz_listener_log_fn)(void *ctx, const char *level, const char *ms
 typedef void (*ddz_listener_accept_fn)(void *ctx, int fd);
 
 typedef struct ddz_listener {
-    int fd;                        /* the listening socket, -1 when none */
-    int spare;                     /* kept open to shed a connection at EMFILE, -1 if none */
-    ddz_fd_budget budget;          /* see ddz_listener_budget() */
-    struct lws_vhost *vh;          /* connections are adopted here */
-    struct lws *wsi;               /* the listening socket in the loop, NULL if not adopted */
-    lws_sorted_usec_list_t resume; /* ends a pause */
-    int64_t backoff_us;            /* the next pause's length */
+    int fd;               /* the listening socket, -1 when none */
+    int spare;            /* kept open to shed a connection at EMFILE, -1 if none */
+    ddz_fd_budget budget; /* see ddz_listener_budget() */
+    struct lws_vhost *vh; /* connections are adopted here */
+    struct lws *wsi;      /* the listening socket in the loop, NULL if not adopted */
+    ddz_loop *loop;       /* where `resume` is armed */
+    ddz_timer resume;     /* ends a pause */
+    int64_t backoff_us;   /* the next pause's length */
     bool paused, stopped;
     bool episode;      /* shedding since the last connection that fit */
     int64_t warned_us; /* when the last warning was logged, 0 never */
@@ -91,9 +94,10 @@ int ddz_listener_open(ddz_listener *l, const char *bind, int port, ddz_fd_budget
                       size_t errlen);
 
 /* Adopts the listening socket into `vh`'s loop (whose protocols include
- * DDZ_LISTENER_PROTOCOL) and starts accepting into `vh`. Returns 0, or -1
- * if lws would not adopt it. */
-int ddz_listener_start(ddz_listener *l, struct lws_vhost *vh);
+ * DDZ_LISTENER_PROTOCOL) and starts accepting into `vh`; pauses are timed
+ * on `loop` (the same loop, as service/net/lws_loop.h sees it). Returns 0,
+ * or -1 if lws would not adopt it. */
+int ddz_listener_start(ddz_listener *l, struct lws_vhost *vh, ddz_loop *loop);
 
 /* Stops accepting for good and cancels the pause timer; call before
  * lws_context_destroy(). Connections still in the kernel's queue are reset

@@ -9,9 +9,14 @@
  * write end (a pipe's write end is never readable), calls back once more
  * with writable = false when the loop sees the pipe close (so the owner
  * reads the end of file), and is never freed inside its own callback's
- * wsi: unwatching marks it and lets the loop close its copy. Timers are lws
- * sorted-usec-list entries living inside the ddz_timer, so arming one
- * allocates nothing.
+ * wsi: unwatching marks it and lets the loop close its copy.
+ *
+ * Timers are not lws's (sul): those are a sorted linked list (O(n) to arm),
+ * and with a foreign libev loop lws 4.1.6 fires them late, by up to a
+ * second (docs/decisions.md). They are a binary min-heap (service/net/
+ * timer_heap.h) behind ONE timerfd, adopted into the context like a pipe
+ * and set for the heap's first timer; arming allocates nothing and costs a
+ * timerfd_settime() only when the timer armed becomes the first.
  *
  * The clock is CLOCK_MONOTONIC in microseconds, the same as
  * ddz_lws_loop_now_us(), so deadlines computed from it can be shown to
@@ -23,12 +28,19 @@
 #include <libwebsockets.h>
 #include <stdint.h>
 
+#include "service/net/timer_heap.h"
 #include "service/table/loop.h"
 
 typedef struct ddz_lws_loop {
     ddz_loop base;           /* what seats, runners and rooms are given */
-    struct lws_context *ctx; /* timers are scheduled here */
-    struct lws_vhost *vhost; /* pipes are adopted here */
+    struct lws_context *ctx; /* the loop */
+    struct lws_vhost *vhost; /* pipes and the timerfd are adopted here */
+    ddz_theap heap;          /* armed timers */
+    int tfd;                 /* the timerfd, -1 if none */
+    ddz_watch *tfd_watch;    /* its watch */
+    int64_t programmed_us;   /* when the timerfd goes off, 0 never */
+    ddz_watch *dead;         /* watches let go, their wsis to close */
+    ddz_timer reap;          /* closes them */
 } ddz_lws_loop;
 
 /* The protocol callback for adopted pipes. Do not call it yourself: list
@@ -42,11 +54,18 @@ int ddz_lws_loop_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
         "ddz-pipe", ddz_lws_loop_callback, 0, 0, 0, NULL, 0                                        \
     }
 
-/* Prepares `l` on `ctx`, adopting pipes into `vhost`, whose protocols
- * include DDZ_LWS_LOOP_PROTOCOL. Never fails; nothing to free. Every watch
- * must be unwatched and every timer disarmed before the context is
- * destroyed. */
-void ddz_lws_loop_init(ddz_lws_loop *l, struct lws_context *ctx, struct lws_vhost *vhost);
+/* Prepares `l` on `ctx`, adopting pipes and its timerfd into `vhost`,
+ * whose protocols include DDZ_LWS_LOOP_PROTOCOL. Returns 0, or -1 if the
+ * timerfd could not be created or adopted (out of descriptors or memory).
+ * Every watch must be unwatched before the context is destroyed, and
+ * ddz_lws_loop_fini() called before it too. */
+int ddz_lws_loop_init(ddz_lws_loop *l, struct lws_context *ctx, struct lws_vhost *vhost);
+
+/* Lets the timerfd go and forgets every timer still armed (they are
+ * disarmed); a timer armed afterwards (a close callback while the context
+ * is destroyed) never runs. Call before lws_context_destroy(). Never
+ * fails. */
+void ddz_lws_loop_fini(ddz_lws_loop *l);
 
 /* Returns the loop's clock: monotonic microseconds. Never fails. */
 int64_t ddz_lws_loop_now_us(void);

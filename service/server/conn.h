@@ -14,6 +14,7 @@
 
 #include "proto/msg.h"
 #include "service/server/player.h"
+#include "service/table/loop.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_addr ddz_addr;
@@ -41,6 +42,12 @@ struct ddz_conn {
     int64_t tokens_us;
     long dropped;          /* frames dropped for rate */
     ddz_conn *prev, *next; /* every connection (the context's budget) */
+    /* idle checks (server.c): pinged after --idle seconds without a frame,
+     * dropped 10 s after an unanswered ping */
+    ddz_timer idle;  /* due at the next check */
+    int64_t rx_us;   /* when the last frame (or pong) arrived */
+    int64_t ping_us; /* when the ping went out, 0 if none is unanswered */
+    bool ping_due;   /* a ping waits for WRITEABLE */
 };
 
 /* Counts `c` (set up by server.c) among the connections. */

@@ -40,7 +40,7 @@ void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt
 void ddz__reap_soon(ddz_srv *srv)
 {
     if (srv->ctx && srv->reap_fn)
-        lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, srv->reap_fn, 1);
+        ddz_loop_arm(&srv->loop.base, &srv->reap_timer, srv->reap_fn, 0);
 }
 
 void ddz__metrics_latency(ddz_srv *srv, int64_t us)

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "service/net/evloop.h"
 #include "service/net/listener.h"
 #include "service/net/lws_loop.h"
 #include "service/server/budget.h"
@@ -77,6 +78,7 @@ struct ddz_srv {
     ddz_server_cfg cfg;
     struct lws_context *ctx;
     struct lws_vhost *vhost;
+    ddz_evloop evl; /* the loop ctx runs on: epoll (libev) or poll */
     ddz_store *store;
     ddz_think *think;      /* hosted AI decisions, off the loop */
     ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
@@ -84,19 +86,20 @@ struct ddz_srv {
     ddz_lobby lobby;
     ddz_metrics m;
     ddz_budget budget;
-    volatile sig_atomic_t stopping;     /* set by the signal handler: stop the loop */
-    lws_sorted_usec_list_t reap_sul;    /* periodic reaping */
-    sul_cb_t reap_fn;                   /* what reap_sul runs (server.c) */
-    struct ddz_tsrv *tsrv;              /* --tournament: its director and tables, or NULL */
-    struct ddz_ladder *ladder;          /* the ladder (ladder_srv.c), or NULL */
-    struct ddz_cluster *cluster;        /* the other nodes (service/cluster), or NULL: one node */
-    lws_sorted_usec_list_t cluster_sul; /* publishes our rooms to the cluster */
-    bool cluster_up;                    /* the cluster's last view was read (logged on change) */
-    struct ddz_lead *lead;              /* run-once jobs' locks (lead_srv.h), or NULL: one node */
-    struct ddz_ladder_net *lnet;        /* the ladder across nodes (lead_srv.h), or NULL */
-    int lead_ladder, lead_tourney;      /* their jobs' indexes in `lead`, -1 for none */
-    uint64_t tourney_term;              /* the lead term the tournament runs under, 0 = none */
-    lws_sorted_usec_list_t lead_sul;    /* follows the tournament's lock (lead_srv.c) */
+    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
+    ddz_timer reap_timer;            /* periodic reaping */
+    void (*reap_fn)(ddz_timer *t);   /* what reap_timer runs (server.c), NULL before the loop */
+    ddz_timer drain_timer;           /* wakes the loop while connections drain at shutdown */
+    struct ddz_tsrv *tsrv;           /* --tournament: its director and tables, or NULL */
+    struct ddz_ladder *ladder;       /* the ladder (ladder_srv.c), or NULL */
+    struct ddz_cluster *cluster;     /* the other nodes (service/cluster), or NULL: one node */
+    ddz_timer cluster_timer;         /* publishes our rooms to the cluster */
+    bool cluster_up;                 /* the cluster's last view was read (logged on change) */
+    struct ddz_lead *lead;           /* run-once jobs' locks (lead_srv.h), or NULL: one node */
+    struct ddz_ladder_net *lnet;     /* the ladder across nodes (lead_srv.h), or NULL */
+    int lead_ladder, lead_tourney;   /* their jobs' indexes in `lead`, -1 for none */
+    uint64_t tourney_term;           /* the lead term the tournament runs under, 0 = none */
+    ddz_timer lead_timer;            /* follows the tournament's lock (lead_srv.c) */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

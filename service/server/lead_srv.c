@@ -1,6 +1,7 @@
 /* lead_srv.c - run-once work on one node of several (lead_srv.h). */
 #include "service/server/lead_srv.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,11 @@ static void work(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs)
         ddz_ladder_net_work(srv->lnet, pg, jobs[srv->lead_ladder].held);
 }
 
-static void lead_tick(lws_sorted_usec_list_t *sul)
+static void lead_tick(ddz_timer *t)
 {
-    ddz_srv *srv = lws_container_of(sul, ddz_srv, lead_sul);
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, lead_timer));
     ddz__lead_poll(srv);
-    lws_sul_schedule(srv->ctx, 0, &srv->lead_sul, lead_tick, LEAD_TICK_US);
+    ddz_loop_arm(&srv->loop.base, &srv->lead_timer, lead_tick, LEAD_TICK_US);
 }
 
 /* The tournament's name: DIR's last component. */
@@ -110,7 +111,7 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
         srv->lnet = NULL;
         return -1;
     }
-    lws_sul_schedule(srv->ctx, 0, &srv->lead_sul, lead_tick, LEAD_TICK_US);
+    ddz_loop_arm(&srv->loop.base, &srv->lead_timer, lead_tick, LEAD_TICK_US);
     return 0;
 }
 
@@ -191,7 +192,7 @@ void ddz__lead_stop(ddz_srv *srv)
 {
     if (!srv->lead)
         return;
-    lws_sul_cancel(&srv->lead_sul);
+    ddz_loop_disarm(&srv->loop.base, &srv->lead_timer);
     ddz_lead_stop(srv->lead);
     srv->lead = NULL;
 }

@@ -70,6 +70,62 @@ static bool origin_ok(ddz_srv *srv, struct lws *wsi)
     return false;
 }
 
+/* ---- idle connections ----
+ *
+ * lws 4.1.6's own idle pings (the retry policy's secs_since_valid_ping)
+ * are per-connection lws timers in its sorted list: each ping and each
+ * pong re-inserts one at the far end, O(connections) each, and since
+ * connections opened together are pinged together, 10,002 of them stalled
+ * the loop for up to two seconds every 20 s (p99 1.8 s instead of 2 ms).
+ * Here one ddz_timer per connection is checked lazily: a frame only
+ * stamps rx_us, and the timer, when due, pings, waits, drops or moves
+ * itself to the next deadline. */
+#define PONG_WAIT_US (10 * 1000000LL)
+
+static int64_t idle_us(const ddz_srv *srv)
+{
+    return (int64_t)(srv->cfg.idle_s > 0 ? srv->cfg.idle_s : 20) * 1000000;
+}
+
+static void idle_check(ddz_timer *t)
+{
+    ddz_conn *c = (ddz_conn *)((char *)t - offsetof(ddz_conn, idle));
+    ddz_srv *srv = c->srv;
+    int64_t now = ddz__now_us();
+    if (c->ping_us && c->rx_us < c->ping_us) {
+        if (now - c->ping_us >= PONG_WAIT_US) {
+            /* no answer: the peer is gone (a close frame would wait for
+             * a socket that takes nothing); CLOSED frees c */
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_SYNC);
+            return;
+        }
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->ping_us + PONG_WAIT_US - now);
+        return;
+    }
+    c->ping_us = 0;
+    if (now - c->rx_us < idle_us(srv)) {
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->rx_us + idle_us(srv) - now);
+        return;
+    }
+    c->ping_us = now;
+    c->ping_due = true;
+    lws_callback_on_writable(c->wsi);
+    ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, PONG_WAIT_US);
+}
+
+/* ERATE for the frame in c->rx, dropped unread: it is parsed (it is within
+ * DDZ_MSG_MAX, as every frame read) only so that the error names it, with
+ * `about` and `id` like every other error; one that does not parse gets an
+ * error without them, as it would have anyway. Only the errors sent (one
+ * per 20 frames dropped) pay for a parse, so a flood costs no more. */
+static void rate_error(ddz_conn *c)
+{
+    ddz_req q;
+    char err[160];
+    ddz_req_parse(c->rx, c->rxlen, &q, err, sizeof err);
+    ddz__conn_error(c, DDZ_ERATE, "too many frames: this one was dropped", &q);
+}
+
 static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                  size_t len)
 {
@@ -106,6 +162,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         c->tokens_us = ddz__now_us();
         pss->conn = c;
         ddz__conn_link(c);
+        c->rx_us = ddz__now_us();
+        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, idle_us(srv));
         srv->m.connections++;
         srv->m.connections_total++;
         /* RFC 6455 5.1: an unmasked client frame closes the connection
@@ -115,9 +173,14 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz__conn_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
         return 0;
     }
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (c)
+            c->rx_us = ddz__now_us();
+        return 0;
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
+        c->rx_us = ddz__now_us();
         if (lws_frame_is_binary(wsi)) {
             ddz__conn_error(c, DDZ_ESYNTAX, "frames must be text (JSON)", NULL);
             ddz__conn_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
@@ -142,7 +205,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             if (++c->dropped > 200)
                 ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
             else if (c->dropped % 20 == 1)
-                ddz__conn_error(c, DDZ_ERATE, NULL, NULL);
+                rate_error(c);
         } else {
             srv->m.frames_in++;
             ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
@@ -154,6 +217,15 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
+        if (c->ping_due && !c->closing) {
+            unsigned char ping[LWS_PRE + 1];
+            c->ping_due = false;
+            if (lws_write(wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+                return -1;
+            if (c->head || c->closing)
+                lws_callback_on_writable(wsi);
+            return 0;
+        }
         ddz_outmsg *m = ddz__conn_pop(c);
         if (m) {
             int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
@@ -188,6 +260,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     }
     case LWS_CALLBACK_CLOSED:
         if (c) {
+            ddz_loop_disarm(&srv->loop.base, &c->idle);
             ddz_wire_attach(pss->fd, NULL);
             ddz__lobby_on_close(srv, c);
             ddz__budget_conn_close(srv, c->addr);
@@ -324,6 +397,9 @@ static char *metrics_text(ddz_srv *srv)
             ddz_wire_unmasked_total());
     fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n",
             ddz_wire_too_large_total());
+    /* which loop runs (serve --event-loop): epoll, or poll as the fallback */
+    fprintf(f, "# TYPE ddz_event_loop_info gauge\nddz_event_loop_info{loop=\"%s\"} 1\n",
+            ddz_evloop_name(&srv->evl));
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
@@ -785,11 +861,19 @@ static void wire_unmasked(void *owner)
     ddz__conn_close(owner, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
 }
 
-static void reap_tick(lws_sorted_usec_list_t *sul)
+static void reap_tick(ddz_timer *t)
 {
-    ddz_srv *srv = lws_container_of(sul, ddz_srv, reap_sul);
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, reap_timer));
     ddz__lobby_reap(srv);
-    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
+}
+
+/* Only wakes the loop while the connections drain at shutdown: a turn of
+ * the epoll loop waits for an event, with no timeout of its own. */
+static void drain_tick(ddz_timer *t)
+{
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, drain_timer));
+    ddz_loop_arm(&srv->loop.base, &srv->drain_timer, drain_tick, 50000);
 }
 
 /* How often our listed rooms are compared with what the cluster last got
@@ -797,11 +881,11 @@ static void reap_tick(lws_sorted_usec_list_t *sul)
  * shows in other nodes' lobbies within this plus their next read. */
 #define CLUSTER_TICK_US (500 * LWS_US_PER_MS)
 
-static void cluster_tick(lws_sorted_usec_list_t *sul)
+static void cluster_tick(ddz_timer *t)
 {
-    ddz_srv *srv = lws_container_of(sul, ddz_srv, cluster_sul);
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, cluster_timer));
     ddz__lobby_cluster_publish(srv);
-    lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+    ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
 }
 
 int ddz_server_run(const ddz_server_cfg *cfg)
@@ -858,19 +942,20 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                     .protocol = "ddz-http",
                                     .origin_protocol = LWSMPRO_FILE,
                                     .mountpoint_len = 1};
-    static lws_retry_bo_t retry;
-    retry = (lws_retry_bo_t){
-        .secs_since_valid_ping = (uint16_t)(cfg->idle_s > 0 ? cfg->idle_s : 20),
-        .secs_since_valid_hangup = (uint16_t)((cfg->idle_s > 0 ? cfg->idle_s : 20) + 10)};
 
+    /* No lws idle pings (ours are in idle_check): without a policy lws
+     * applies its default one (a ping after 300 s), whose timer is inserted
+     * into its sorted list as each connection opens, O(connections) each. */
+    static const lws_retry_bo_t no_validity = {.secs_since_valid_ping = 0,
+                                               .secs_since_valid_hangup = 0};
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
+    info.retry_and_idle_policy = &no_validity;
     /* ddz accepts connections itself (service/net/listener.h) */
     info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.mounts = &m_web;
     info.user = srv;
-    info.retry_and_idle_policy = &retry;
     /* Room for any head service/net/wire.h lets through (lws stores less
      * than the raw bytes), so that it is wire.h that refuses, with 431. */
     info.max_http_header_data = DDZ_WIRE_HEAD_MAX + 1024;
@@ -893,25 +978,27 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     }
     /* HEADERS_SECURITY_BEST_PRACTICES sets a strict CSP; the client is
      * same-origin modules only, which it allows. */
-    srv->ctx = lws_create_context(&info);
+    srv->ctx = ddz_evloop_create(&srv->evl, &info, (ddz_evloop_kind)cfg->event_loop, "ddz serve");
     if (srv->ctx)
         srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
-    if (!srv->ctx || !srv->vhost || ddz_listener_start(&srv->listener, srv->vhost) < 0) {
+    bool loop_ok = srv->vhost && ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost) == 0;
+    if (!loop_ok || ddz_listener_start(&srv->listener, srv->vhost, &srv->loop.base) < 0) {
         fprintf(stderr, "ddz serve: cannot start the event loop (TLS certificate or key?)\n");
-        if (srv->ctx)
-            lws_context_destroy(srv->ctx);
+        if (loop_ok)
+            ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         ddz_store_close(srv->store);
         return 1;
     }
-    ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost);
     srv->think = ddz_think_create(2, wake_loop, srv);
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
                 srv->think ? "database reader" : "AI worker");
         ddz_think_destroy(srv->think);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         ddz_store_close(srv->store);
@@ -958,7 +1045,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         store_reads_done(srv, false);
@@ -976,7 +1064,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__lobby_destroy(srv);
         ddz_think_destroy(srv->think);
         ddz_store_reader_stop(srv->store);
-        lws_context_destroy(srv->ctx);
+        ddz_lws_loop_fini(&srv->loop);
+        ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
         ddz_wire_fini();
         store_reads_done(srv, false);
@@ -991,13 +1080,14 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     srv->reap_fn = reap_tick;
-    lws_sul_schedule(srv->ctx, 0, &srv->reap_sul, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
     if (srv->cluster) {
-        lws_sul_schedule(srv->ctx, 0, &srv->cluster_sul, cluster_tick, CLUSTER_TICK_US);
+        ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
         ddz__log(srv, "info", NULL, "cluster node %s, reached at %s", cfg->node, cfg->public_url);
     }
-    ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws)",
-             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port);
+    ddz__log(srv, "info", NULL, "listening on %s://%s:%d/ (WebSocket at /ws, %s loop)",
+             cfg->tls_cert ? "https" : "http", cfg->bind ? cfg->bind : "0.0.0.0", port,
+             ddz_evloop_name(&srv->evl));
     if (budget.cap < max_conns)
         ddz__log(srv, "warn", NULL,
                  "the descriptor limit (%ld) leaves room for %ld sockets, fewer than the "
@@ -1005,7 +1095,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                  budget.nofile, budget.cap, max_conns);
 
     while (!srv->stopping)
-        if (lws_service(srv->ctx, 0) < 0)
+        if (ddz_evloop_run_once(&srv->evl) < 0)
             break;
 
     /* From here on a second signal must not touch the context being torn
@@ -1024,10 +1114,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
             ddz__conn_close(p->conn, LWS_CLOSE_STATUS_GOINGAWAY, "shutting down");
         }
     int64_t until = ddz__now_us() + 2000000;
+    drain_tick(&srv->drain_timer);
     while (srv->m.connections > 0 && ddz__now_us() < until)
-        lws_service(srv->ctx, 50);
-    lws_sul_cancel(&srv->reap_sul);
-    lws_sul_cancel(&srv->cluster_sul);
+        if (ddz_evloop_run_once(&srv->evl) < 0)
+            break;
+    ddz_loop_disarm(&srv->loop.base, &srv->drain_timer);
+    ddz_loop_disarm(&srv->loop.base, &srv->reap_timer);
+    ddz_loop_disarm(&srv->loop.base, &srv->cluster_timer);
     /* the others drop our rooms at once rather than when our heartbeat
      * stops counting */
     ddz_cluster_stop(srv->cluster);
@@ -1048,7 +1141,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* Accepting went on through the drain (a new request is answered 503
      * "stopping", a WebSocket refused); it ends with the context. */
     ddz_listener_stop(&srv->listener);
-    lws_context_destroy(srv->ctx);
+    srv->reap_fn = NULL;
+    ddz_lws_loop_fini(&srv->loop);
+    ddz_evloop_destroy(&srv->evl);
     srv->ctx = NULL;
     ddz_listener_close(&srv->listener);
     ddz_wire_fini();

@@ -33,6 +33,7 @@ typedef struct ddz_server_cfg {
     int rate;                   /* frames per second a client may send, 0 = 20 */
     const char *default_ai;     /* hosted AI for quick play and custody, NULL = best known */
     bool quiet;                 /* no log lines */
+    int event_loop;             /* enum ddz_evloop_kind (service/net/evloop.h), 0 = auto */
     /* Budgets: what anonymous clients can make the server hold (README,
      * "Budgets"). 0 = the default given. */
     int max_engines;            /* engine seats reserved by rooms (processes), 0 = 64 */

@@ -8,8 +8,9 @@
  * interface, the way redis keeps ae_epoll.c and ae_kqueue.c behind ae.h.
  *
  * Timers are embedded in the object they belong to, so arming one
- * allocates nothing; a disarmed or never-armed timer may be disarmed again.
- * Callbacks run on the loop's thread, never inside the call that armed or
+ * allocates nothing (the lws backend keeps them in a binary min-heap of
+ * pointers, service/net/timer_heap.h, that only grows by doubling); a disarmed or never-armed timer
+ * may be disarmed again. Callbacks run on the loop's thread, never inside the call that armed or
  * watched.
  */
 #ifndef DDZ_LOOP_H
@@ -26,8 +27,9 @@ struct ddz_timer {
     void (*cb)(ddz_timer *t); /* runs on the loop when the timer is due */
     bool armed;               /* set while armed, cleared before cb runs */
     int64_t due_us;           /* when it is due (loop's monotonic clock) */
-    ddz_timer *next;          /* the backend's list link */
-    void *impl[6];            /* the backend's node (lws: a sorted usec list entry) */
+    ddz_timer *next;          /* the poll backend's list link */
+    uint64_t seq;             /* the heap backend's tie-break: arming order */
+    uint32_t heap_idx;        /* the heap backend's slot while armed */
 };
 
 /* `fd` is readable (writable = false) or writable (true); after the pipe

@@ -739,9 +739,15 @@ Test(serve, connection_abuse)
      * which can discard what this end has not read yet, errors included. */
     c = cli_hello("Flood");
     int sent = 0;
-    for (; sent < 150; sent++)
-        cr_assert_eq(ddz_wsc_send(c->ws, "{\"type\":\"list\"}"), 0, "frame %d", sent);
-    expect_error(c, DDZ_ERATE, 0);
+    for (; sent < 150; sent++) {
+        char frame[64];
+        snprintf(frame, sizeof frame, "{\"type\":\"list\",\"id\":%d}", sent);
+        cr_assert_eq(ddz_wsc_send(c->ws, frame), 0, "frame %d", sent);
+    }
+    /* the error names the frame dropped, as every error does (its request
+     * type and id): past the burst allowance of 40 */
+    const ddz_event_error *rate = expect_error(c, DDZ_ERATE, DDZ_REQ_LIST);
+    cr_assert(atoi(rate->id) >= 20 && atoi(rate->id) < 150, "ERATE names frame '%s'", rate->id);
     cr_assert(!ddz_wsc_closed(c->ws), "closed after %d frames", sent);
     for (; sent < 500; sent++)
         if (ddz_wsc_send(c->ws, "{\"type\":\"list\"}") != 0)
