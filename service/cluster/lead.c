@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "rules/error.h"
+#include "service/store/pg_conn.h"
 
 typedef struct job {
     char name[DDZ_LEAD_JOB_MAX];
@@ -108,24 +109,10 @@ static const char *const schema_sql =
 
 static bool connect_pg(ddz_lead *l)
 {
-    /* The URL first, expanded; the keywords after it win. Keepalives and
-     * tcp_user_timeout bound how long a cut network goes unnoticed
-     * (some 10 s instead of the kernel's two hours). */
-    const char *kw[] = {"dbname",
-                        "connect_timeout",
-                        "keepalives",
-                        "keepalives_idle",
-                        "keepalives_interval",
-                        "keepalives_count",
-                        "tcp_user_timeout",
-                        "application_name",
-                        "options",
-                        NULL};
-    /* options: no NOTICEs ("already exists, skipping") on the server's stderr */
-    const char *val[] = {
-        l->url, "5", "1", "5", "2", "2", "10000", "ddz-lead", "-c client_min_messages=warning",
-        NULL};
-    l->pg = PQconnectdbParams(kw, val, 1);
+    /* pg_conn.h: a cut network is noticed in some 10 s, and a session
+     * stuck inside a transaction ends after 15 s (its locks with it);
+     * a leader's statement never waits on a row lock for long */
+    l->pg = ddz_pg_connect(l->url, "ddz-lead", 2000, 10000);
     if (!l->pg || PQstatus(l->pg) != CONNECTION_OK) {
         set_err(l, "connect", l->pg ? PQerrorMessage(l->pg) : "out of memory");
         lose_all(l);
@@ -138,6 +125,25 @@ static bool connect_pg(ddz_lead *l)
     PQclear(r);
     if (!ok)
         lose_all(l);
+    return ok;
+}
+
+/* Records this session as job `j`'s holder (cluster_leaders). Returns
+ * whether the row was written. */
+static bool write_holder(ddz_lead *l, job *j)
+{
+    char key[24];
+    snprintf(key, sizeof key, "%lld", (long long)j->key);
+    const char *p[] = {j->name, key, l->node, l->public_url};
+    PGresult *r = run(l,
+                      "INSERT INTO cluster_leaders(job, lock_key, node, public_url, pid, since)"
+                      " VALUES($1, $2::bigint, $3, $4, pg_backend_pid(), now())"
+                      " ON CONFLICT(job) DO UPDATE SET lock_key = EXCLUDED.lock_key,"
+                      " node = EXCLUDED.node, public_url = EXCLUDED.public_url,"
+                      " pid = EXCLUDED.pid, since = EXCLUDED.since",
+                      4, p, PGRES_COMMAND_OK);
+    bool ok = r != NULL;
+    PQclear(r);
     return ok;
 }
 
@@ -154,16 +160,9 @@ static int try_job(ddz_lead *l, job *j)
     PQclear(r);
     if (!got)
         return 0;
-    const char *p2[] = {j->name, key, l->node, l->public_url};
-    r = run(l,
-            "INSERT INTO cluster_leaders(job, lock_key, node, public_url, pid, since)"
-            " VALUES($1, $2::bigint, $3, $4, pg_backend_pid(), now())"
-            " ON CONFLICT(job) DO UPDATE SET lock_key = EXCLUDED.lock_key, node = EXCLUDED.node,"
-            " public_url = EXCLUDED.public_url, pid = EXCLUDED.pid, since = EXCLUDED.since",
-            4, p2, PGRES_COMMAND_OK);
     /* the lock is ours even if the row could not be written: others then
-     * know no holder, and the next look writes it again */
-    PQclear(r);
+     * know no holder, and look() writes it again */
+    write_holder(l, j);
     return 1;
 }
 
@@ -211,6 +210,13 @@ static bool look(ddz_lead *l)
                 break;
             }
             continue; /* a statement failed on a live session: locks stay held */
+        }
+        /* held, but the row does not name us (its write failed): the
+         * others would think nobody holds the job, so write it again */
+        if (st.held && (!st.holder_known || strcmp(st.holder, l->node) != 0) &&
+            write_holder(l, j) && read_holder(l, j, &st) < 0 && PQstatus(l->pg) != CONNECTION_OK) {
+            changed |= lose_all(l);
+            break;
         }
         pthread_mutex_lock(&l->mu);
         changed |= st.held != j->st.held || st.term != j->st.term ||

@@ -98,6 +98,8 @@ struct table {
     char room[33];
     inflight fl[INFLIGHT];
     int next_fl;
+    int64_t fault_us;  /* the latest fault at this table (drop, bad frame, reconnect), 0 = none */
+    const char *fault; /* ... which */
 };
 
 typedef struct lt {
@@ -473,6 +475,29 @@ static const char *bad_answer(const bad_kind *b, char *buf, size_t n)
     return buf;
 }
 
+/* Keeps what the slowest sample so far had around it: its table, when it
+ * was sent, and the table's latest fault before it (a fault at the same
+ * table just before says the fault made it slow, not the server). */
+static void slowest(lt *L, const table *t, int64_t t_send, int64_t now)
+{
+    ddz_loadtest_result *r = L->res;
+    double ms = (double)(now - t_send) / 1000.0;
+    if (ms <= r->slowest.ms)
+        return;
+    r->slowest.ms = ms;
+    r->slowest.table = (int)(t - L->tables);
+    r->slowest.at_s = (double)(t_send - L->t0) / 1e6;
+    r->slowest.fault_before_ms = t->fault_us ? (double)(t_send - t->fault_us) / 1000.0 : -1;
+    snprintf(r->slowest.fault, sizeof r->slowest.fault, "%s", t->fault_us ? t->fault : "");
+}
+
+/* Marks a fault at `t` (slowest() reports the latest before a sample). */
+static void table_fault(table *t, const char *what)
+{
+    t->fault_us = now_us();
+    t->fault = what;
+}
+
 /* Writes a frame of `kind` on `c`. BAD_NOT_HELD needs `c`'s own play turn
  * with the action not yet written: the bad frame then goes first. */
 static void send_bad(lt *L, lconn *c, int kind)
@@ -538,6 +563,7 @@ static void send_bad(lt *L, lconn *c, int kind)
     queue_frame(c, text, len, kind == BAD_BINARY, false, 0);
     free(big);
     L->res->bad_sent++;
+    table_fault(c->t, "a bad frame");
     L->res->bad_kind_sent[kind]++;
 }
 
@@ -568,8 +594,10 @@ static void on_broadcast(lt *L, lconn *c, int seat, int64_t now)
         f->mask |= 1u << c->idx;
         if (f->mask == (1u << t->nclients) - 1) {
             f->used = false;
-            if (f->t_send >= L->t0 && f->t_send < L->t1 && L->phase >= 1)
+            if (f->t_send >= L->t0 && f->t_send < L->t1 && L->phase >= 1) {
                 record_latency(L, now - f->t_send);
+                slowest(L, t, f->t_send, now);
+            }
         }
         return;
     }
@@ -979,6 +1007,7 @@ static void drop_one(lt *L)
         return;
     c->dropping = true;
     L->res->drops++;
+    table_fault(c->t, "a client dropped");
     if (ddz_rng_below(&L->rng, 2)) {
         c->close_now = true;
         lws_callback_on_writable(c->wsi);
@@ -1062,6 +1091,7 @@ static void chaos_tick(lt *L, int64_t now, bool faults)
         c->reconnect_at = 0;
         c->resuming = true;
         L->res->reconnects++;
+        table_fault(c->t, "a client reconnected");
         connect_one(L, c);
     }
     if (faults && cfg->sample_seconds > 0 && now >= L->next_sample) {
@@ -1358,6 +1388,13 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
                                       "after", known(r->fds_after)));
         json_object_set_new(j, "children_end", known(r->children_end));
         json_object_set_new(j, "engine_tables", json_integer(r->engine_tables));
+        json_object_set_new(
+            j, "slowest",
+            json_pack("{s:f, s:i, s:f, s:o, s:s}", "ms", r->slowest.ms, "table", r->slowest.table,
+                      "sent_s", r->slowest.at_s, "fault_before_ms",
+                      r->slowest.fault_before_ms >= 0 ? json_real(r->slowest.fault_before_ms)
+                                                      : json_null(),
+                      "fault", r->slowest.fault));
         json_t *series = json_array();
         for (int i = 0; i < r->nsamples; i++)
             json_array_append_new(series,
@@ -1383,6 +1420,17 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
     fprintf(f, "actions         %ld (%.0f/s)\n", r->actions, r->actions_per_s);
     fprintf(f, "latency         p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms (%ld samples)\n",
             r->p50, r->p90, r->p99, r->max, r->samples);
+    if (r->samples && r->slowest.fault_before_ms >= 0)
+        fprintf(f,
+                "slowest         %.2f ms at table %d, sent %.1f s into the window, %.0f ms after "
+                "%s there\n",
+                r->slowest.ms, r->slowest.table, r->slowest.at_s, r->slowest.fault_before_ms,
+                r->slowest.fault);
+    else if (r->samples)
+        fprintf(f,
+                "slowest         %.2f ms at table %d, sent %.1f s into the window, no fault at "
+                "that table before it\n",
+                r->slowest.ms, r->slowest.table, r->slowest.at_s);
     fprintf(f, "games finished  %ld\n", r->games);
     fprintf(f, "errors          %ld%s%s\n", r->errors, r->errors ? ", first: " : "",
             r->errors ? r->first_error : "");

@@ -83,8 +83,15 @@ typedef struct ddz_loadtest_result {
     int connections;   /* handshakes completed, reconnections included */
     long actions;      /* actions written during the window */
     double actions_per_s;
-    long samples;                  /* latencies measured (actions seen by all three clients) */
-    double p50, p90, p99, max;     /* latency, milliseconds */
+    long samples;              /* latencies measured (actions seen by all three clients) */
+    double p50, p90, p99, max; /* latency, milliseconds */
+    struct {
+        double ms;              /* the slowest sample (= max) */
+        int table;              /* its table */
+        double at_s;            /* when its action was written, seconds into the window */
+        double fault_before_ms; /* the table's latest fault before that, ms; -1 = none */
+        char fault[24]; /* which ("a client dropped", "a bad frame", "a client reconnected") */
+    } slowest;
     long games;                    /* games finished during the window */
     long errors;                   /* error frames, failed or dropped connections */
     char first_error[160];         /* the first one, for the report */

@@ -117,7 +117,8 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
 
 void ddz__lead_poll(ddz_srv *srv)
 {
-    if (!srv->lead)
+    /* nothing new starts while the server drains its connections */
+    if (!srv->lead || srv->stopping)
         return;
     if (srv->lnet)
         ddz__ladder_wake(srv);

@@ -888,6 +888,30 @@ static void cluster_tick(ddz_timer *t)
     ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
 }
 
+/* ddz_server_run's failures once the loop and its threads exist: tears
+ * down whatever started (each step does nothing for what did not) in the
+ * reverse order of the start. Returns 1, the exit code. */
+static int start_failed(ddz_srv *srv)
+{
+    ddz__ladder_destroy(srv);
+    ddz__lead_stop(srv);
+    ddz__lead_free(srv);
+    ddz_cluster_stop(srv->cluster);
+    srv->cluster = NULL;
+    ddz__tsrv_destroy(srv);
+    ddz__lobby_destroy(srv);
+    ddz_think_destroy(srv->think);
+    ddz_store_reader_stop(srv->store);
+    ddz_lws_loop_fini(&srv->loop);
+    ddz_evloop_destroy(&srv->evl);
+    ddz_listener_close(&srv->listener);
+    ddz_wire_fini();
+    store_reads_done(srv, false);
+    ddz__budget_destroy(srv);
+    ddz_store_close(srv->store);
+    return 1;
+}
+
 int ddz_server_run(const ddz_server_cfg *cfg)
 {
     static ddz_srv srv_storage;
@@ -996,13 +1020,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
                 srv->think ? "database reader" : "AI worker");
-        ddz_think_destroy(srv->think);
-        ddz_lws_loop_fini(&srv->loop);
-        ddz_evloop_destroy(&srv->evl);
-        ddz_listener_close(&srv->listener);
-        ddz_wire_fini();
-        ddz_store_close(srv->store);
-        return 1;
+        return start_failed(srv);
     }
     if (cfg->node && ddz_cluster_is_pg_url(cfg->db_path)) {
         ddz_cluster_cfg cc = {.db_url = cfg->db_path,
@@ -1013,65 +1031,22 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         srv->cluster = ddz_cluster_start(&cc, err, sizeof err);
         if (!srv->cluster) {
             fprintf(stderr, "ddz serve: %s\n", err);
-            ddz_think_destroy(srv->think);
-            ddz_store_reader_stop(srv->store);
-            lws_context_destroy(srv->ctx);
-            ddz_listener_close(&srv->listener);
-            ddz_wire_fini();
-            store_reads_done(srv, false);
-            ddz__budget_destroy(srv);
-            ddz_store_close(srv->store);
-            return 1;
+            return start_failed(srv);
         }
     }
     if (ddz__lead_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
-        ddz_cluster_stop(srv->cluster);
-        ddz__lobby_destroy(srv);
-        ddz_think_destroy(srv->think);
-        ddz_store_reader_stop(srv->store);
-        lws_context_destroy(srv->ctx);
-        ddz_listener_close(&srv->listener);
-        ddz_wire_fini();
-        store_reads_done(srv, false);
-        ddz__budget_destroy(srv);
-        ddz_store_close(srv->store);
-        return 1;
+        return start_failed(srv);
     }
     /* several nodes: the tournament starts where its lock is (lead_srv.h) */
     if (cfg->tournament_dir && !srv->lead && ddz__tsrv_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
-        ddz_cluster_stop(srv->cluster);
-        ddz__lobby_destroy(srv);
-        ddz_think_destroy(srv->think);
-        ddz_store_reader_stop(srv->store);
-        ddz_lws_loop_fini(&srv->loop);
-        ddz_evloop_destroy(&srv->evl);
-        ddz_listener_close(&srv->listener);
-        ddz_wire_fini();
-        store_reads_done(srv, false);
-        ddz__budget_destroy(srv);
-        ddz_store_close(srv->store);
-        return 1;
+        return start_failed(srv);
     }
     bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
     if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
-        ddz__lead_stop(srv);
-        ddz__lead_free(srv);
-        ddz_cluster_stop(srv->cluster);
-        ddz__tsrv_destroy(srv);
-        ddz__lobby_destroy(srv);
-        ddz_think_destroy(srv->think);
-        ddz_store_reader_stop(srv->store);
-        ddz_lws_loop_fini(&srv->loop);
-        ddz_evloop_destroy(&srv->evl);
-        ddz_listener_close(&srv->listener);
-        ddz_wire_fini();
-        store_reads_done(srv, false);
-        ddz__budget_destroy(srv);
-        ddz_store_close(srv->store);
-        return 1;
+        return start_failed(srv);
     }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
@@ -1102,7 +1077,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * down: the handler finds no server and does nothing. */
     signal_srv = NULL;
 
-    /* Shutdown: tell everyone, record cut games as aborted, drain. */
+    /* Shutdown: tell everyone, record cut games as aborted, drain. Run-once
+     * work is not looked at again (a lock gained now starts nothing). */
+    ddz_loop_disarm(&srv->loop.base, &srv->lead_timer);
     ddz__log(srv, "info", NULL, "shutting down");
     for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
         ddz__room_abort(r);

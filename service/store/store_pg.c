@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rules/error.h"
+#include "service/store/pg_conn.h"
 #include "service/store/store_be.h"
 
 /* Game ids come from the sequence games_id_blocks in blocks of ID_BLOCK:
@@ -104,19 +105,9 @@ static void first_line(char *out, size_t len, const char *msg)
 
 static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen)
 {
-    /* Ours first: what the URL says overrides them (later keywords win).
-     * lock_timeout is SQLite's busy timeout: how long a statement waits
-     * for a lock another connection holds. A server that vanishes without
-     * closing (a host down, a partition) must not hold a thread for TCP's
-     * own timeouts, some 15 minutes: unacknowledged data fails after
-     * 10 s (tcp_user_timeout), an idle connection is probed after 30 s. */
-    char options[48];
-    snprintf(options, sizeof options, "-c lock_timeout=%d", busy_ms);
-    const char *keys[] = {
-        "connect_timeout",     "application_name", "client_encoding",  "options", "keepalives_idle",
-        "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname",  NULL};
-    const char *vals[] = {"5", "ddz", "UTF8", options, "30", "10", "3", "10000", url, NULL};
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    /* lock_timeout is SQLite's busy timeout: how long a statement waits
+     * for a lock another connection holds (pg_conn.h for the rest) */
+    PGconn *c = ddz_pg_connect(url, "ddz", busy_ms, 0);
     if (!c) {
         snprintf(msg, msglen, "out of memory");
         return NULL;
