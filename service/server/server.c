@@ -218,9 +218,12 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (!c)
             return 0;
         if (c->ping_due && !c->closing) {
-            unsigned char ping[LWS_PRE + 1];
+            /* not empty: lws 4.1.6 calls no RECEIVE_PONG for a pong
+             * without payload, and every client would look dead */
+            unsigned char ping[LWS_PRE + 4];
+            memcpy(ping + LWS_PRE, "ddz", 4);
             c->ping_due = false;
-            if (lws_write(wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+            if (lws_write(wsi, ping + LWS_PRE, 3, LWS_WRITE_PING) < 0)
                 return -1;
             if (c->head || c->closing)
                 lws_callback_on_writable(wsi);
