@@ -23,6 +23,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       gcc libc6-dev cmake ninja-build pkg-config \
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev libpq-dev \
+      libev-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Only what the binary is built from (see .dockerignore), so that a change to
@@ -42,11 +43,14 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDDZ_TESTS=OFF \
 # ---- run ----
 FROM ${BASE_RUN}
 ARG DEBIAN_FRONTEND=noninteractive
-# libwebsockets17 is Debian 12's libwebsockets 4.1.6. curl is only for the
-# HEALTHCHECK (it also speaks HTTPS when DDZ_TLS_CERT is set).
+# libwebsockets17 is Debian 12's libwebsockets 4.1.6; libwebsockets-evlib-ev
+# is its libev plugin, the epoll loop (without it ddz falls back to poll()
+# and says so). curl is only for the HEALTHCHECK (it also speaks HTTPS when
+# DDZ_TLS_CERT is set).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libsodium23 libjansson4 libwebsockets17 libsqlite3-0 libpq5 libssl3 ca-certificates curl \
+      libsodium23 libjansson4 libwebsockets17 libwebsockets-evlib-ev libev4 libsqlite3-0 libpq5 \
+      libssl3 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 # A fixed numeric uid, so that Kubernetes can check runAsNonRoot and a host
 # directory mounted at /data can be chowned to it (chown 10001:10001 DIR).
