@@ -25,10 +25,11 @@
  * holder's lock before the old holder knows (the server restarted, its
  * backend was terminated, the network was cut), and the old holder stops
  * only once its lead thread notices. A cut network is noticed within
- * some 10 s (lead.c: tcp_user_timeout 10 s; keepalives probe an idle
- * session after 5 s, twice 2 s apart), then up to one lead round
- * (LEAD_RETRY_MS) and one loop tick (LEAD_TICK_US) pass before it stops:
- * 15 s covers that with room. DIR/lease fences what is left (a holder
+ * some 11 s (service/store/pg_conn.c: tcp_user_timeout 10 s; keepalives
+ * probe an idle session after 5 s, three times 2 s apart), then up to one
+ * lead round (LEAD_RETRY_MS) and one loop tick (LEAD_TICK_US) pass before
+ * it stops: 12.5 s, which 15 s covers with room (a URL that sets its own
+ * keepalives or tcp_user_timeout changes that bound). DIR/lease fences what is left (a holder
  * that is slower still finds another's lease before its next append). */
 #define TOURNEY_GRACE_MS 15000
 
