@@ -299,6 +299,20 @@ static bool session_setup(ddz_cluster *c)
  * served by one read. */
 #define READ_GAP_MS 100
 
+/* Empties libpq's queue of notifications. Returns whether one came from
+ * another node (ours are our own writes). */
+static bool drain_notifies(ddz_cluster *c)
+{
+    bool others = false;
+    PGnotify *n;
+    while ((n = PQnotifies(c->pg))) {
+        if (strcmp(n->extra, c->node) != 0)
+            others = true;
+        PQfreemem(n);
+    }
+    return others;
+}
+
 static void *run(void *arg)
 {
     ddz_cluster *c = arg;
@@ -351,6 +365,11 @@ static void *run(void *arg)
                 pthread_mutex_unlock(&c->mu);
             }
         }
+        /* Notifications libpq read while our own statements ran wait in
+         * its queue, not on the socket: poll() would not say so until the
+         * next heartbeat. */
+        if (!broken && PQstatus(c->pg) == CONNECTION_OK)
+            refresh |= drain_notifies(c);
         struct pollfd fds[2] = {{.fd = c->wake[0], .events = POLLIN},
                                 {.fd = broken ? -1 : PQsocket(c->pg), .events = POLLIN}};
         int64_t wait = next_beat - now_ms();
@@ -366,12 +385,7 @@ static void *run(void *arg)
                 up = false;
                 continue;
             }
-            PGnotify *n;
-            while ((n = PQnotifies(c->pg))) {
-                if (strcmp(n->extra, c->node) != 0)
-                    refresh = true;
-                PQfreemem(n);
-            }
+            refresh |= drain_notifies(c);
         }
     }
     return NULL;

@@ -14,7 +14,9 @@
 
 #define NAME DDZ_LADDER_NAME_MAX
 #define MAXP DDZ_SCHEDULE_MAX
-#define DONE_TRIES 20 /* rounds a result is retried on failures before it is given up */
+/* Rounds a result (or a suspension) is retried on failures before it is
+ * given up; a result given up is dropped instead (write_requests()). */
+#define DONE_TRIES 20
 
 enum req_kind { R_DONE = 1, R_DROP, R_SUSPEND };
 
@@ -308,8 +310,9 @@ static void fmt_d(char *buf, size_t len, double v)
     snprintf(buf, len, "%.17g", v);
 }
 
-/* Records a played deal: returns 1 recorded, 0 not (dropped meanwhile:
- * nothing written), -1 failed (try again). */
+/* Records a played deal: returns 1 recorded, 0 not (dropped meanwhile, or
+ * now because it cannot be rated: nothing else written), -1 failed (try
+ * again). */
 static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *res)
 {
     char deal[24];
@@ -383,8 +386,22 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
             rt[k] = fresh;
     }
     if (ddz_rating_update(&n->cfg.rc, rt, res->score, 3) < 0) {
+        /* It never will be: dropped (the row is still locked, ours and
+         * assigned), so that its participants are free again and the deal
+         * is not handed to the loop again (a row left assigned would be). */
         rollback(pg);
-        note(n, "ladder (cluster): deal %s could not be rated", deal, NULL);
+        const char *pdrop[] = {deal, n->node};
+        if (!cmd(n, pg, "BEGIN", 0, NULL))
+            return -1;
+        if (!cmd(n, pg,
+                 "UPDATE cluster_ladder_deals SET state = 'dropped', done_at = now()"
+                 " WHERE id = $1 AND node = $2 AND state = 'assigned'",
+                 2, pdrop) ||
+            !cmd(n, pg, "COMMIT", 0, NULL)) {
+            rollback(pg);
+            return -1;
+        }
+        note(n, "ladder (cluster): deal %s could not be rated: dropped", deal, NULL);
         return 0;
     }
     for (int k = 0; k < 3; k++) {
@@ -479,9 +496,17 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
         if (r->kind == R_DONE) {
             rc = record(n, pg, &r->res);
             if (rc == 0)
-                note(n, "ladder (cluster): deal %s was dropped meanwhile: not recorded", deal,
-                     NULL);
-        } else if (r->kind == R_DROP) {
+                note(n, "ladder (cluster): deal %s is dropped: not recorded", deal, NULL);
+            if (rc < 0 && ++r->tries >= DONE_TRIES) {
+                /* Given up: the row is dropped instead (tried below, then
+                 * every round until written). The deal stays handed until
+                 * then: a row still assigned here is never played again. */
+                note(n, "ladder (cluster): deal %s could not be recorded: dropped", deal, NULL);
+                r->kind = R_DROP;
+                r->tries = 0;
+            }
+        }
+        if (r->kind == R_DROP) {
             const char *p[] = {deal, n->node};
             rc = cmd(n, pg,
                      "UPDATE cluster_ladder_deals SET state = 'dropped', done_at = now()"
@@ -489,7 +514,7 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
                      2, p)
                      ? 1
                      : -1;
-        } else {
+        } else if (r->kind == R_SUSPEND) {
             ddz_rating fresh = ddz_rating_new(&n->cfg.rc);
             char mu0[32], sg0[32], now[24];
             fmt_d(mu0, sizeof mu0, fresh.mu);
@@ -505,9 +530,12 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
                      ? 1
                      : -1;
         }
-        if (rc >= 0 || ++r->tries >= DONE_TRIES) {
+        /* A drop is tried until it is written (bounded: one per deal this
+         * node was handed); a suspension is given up after DONE_TRIES. */
+        if (rc >= 0 || (r->kind == R_SUSPEND && ++r->tries >= DONE_TRIES)) {
             if (rc < 0)
-                note(n, "ladder (cluster): deal %s could not be written: given up", deal, NULL);
+                note(n, "ladder (cluster): the suspension of %s could not be written: given up",
+                     r->name, NULL);
             if (r->kind != R_SUSPEND)
                 unhand(n, r->res.deal);
             free(r);

@@ -101,7 +101,10 @@ ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, 
  * schedules if `leader`, hands this node's new deals to the loop and
  * tails the standings and the history. Failures are told as NOTEs; a
  * result that could not be written on a broken session is tried again
- * next round. */
+ * next round, 20 rounds at most: then, as when it cannot be rated, the
+ * deal is dropped instead (tried every round until written), so that its
+ * participants are free again. A deal handed to the loop is never handed
+ * again. */
 void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader);
 
 /* Sets the bots enlisted and connected here (names[0..count)): what the

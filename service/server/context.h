@@ -100,6 +100,11 @@ struct ddz_srv {
     int lead_ladder, lead_tourney;   /* their jobs' indexes in `lead`, -1 for none */
     uint64_t tourney_term;           /* the lead term the tournament runs under, 0 = none */
     ddz_timer lead_timer;            /* follows the tournament's lock (lead_srv.c) */
+    char tourney_lease[96];          /* DIR/lease as this node wrote it, "" on one node */
+    uint64_t tourney_gain_term;      /* the term whose grace is counted (lead_srv.c) */
+    int64_t tourney_gain_us;         /* when this node gained it */
+    bool tourney_grace;              /* it waits: another node held DIR last */
+    uint64_t tourney_fenced_term;    /* DIR was taken over in this term: not run again in it */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

@@ -341,8 +341,12 @@ static void free_table(ltable *t)
     ddz_runner_destroy(t->run);
     t->run = NULL;
     l->srv->budget.engines -= t->engines;
-    if (l->net && t->deal && !t->recorded)
-        ddz_ladder_net_drop(l->net, t->deal); /* cut short: no result, its players free again */
+    /* cut short (or its result could not be queued): no result, its
+     * players free again */
+    if (l->net && t->deal && !t->recorded && ddz_ladder_net_drop(l->net, t->deal) < 0)
+        ddz__log(l->srv, "error", NULL,
+                 "ladder: out of memory: deal %lld stays assigned until this node stops",
+                 (long long)t->deal);
     for (int k = 0; k < 3; k++) {
         part *q = &l->p[t->who[k]];
         q->table = -1;
@@ -370,9 +374,14 @@ static void rate_deal(ltable *t)
             res.faults[k] = t->faults[k];
             res.games[k] = t->ids[k];
         }
+        /* recorded only once queued: otherwise free_table() drops the
+         * deal, so that it does not stay assigned (its players busy on
+         * every node) */
         if (ddz_ladder_net_done(l->net, &res) < 0)
-            ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
-        t->recorded = true;
+            ddz__log(l->srv, "error", NULL, "ladder: out of memory: deal %lld dropped",
+                     (long long)t->deal);
+        else
+            t->recorded = true;
         return;
     }
     ddz_rating r[3];

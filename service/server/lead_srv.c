@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "proto/event.h"
 #include "rules/error.h"
@@ -19,6 +20,18 @@
 #define LEAD_RETRY_MS 500          /* lock tries, and the ladder's rounds */
 #define LEAD_TICK_US (1000 * 1000) /* the loop looks at the locks at least this often */
 #define PAIR_SLACK 2               /* as ladder_srv.c */
+/* A node that gains a tournament's lock after ANOTHER node held it waits
+ * this long before it writes to DIR: PostgreSQL may have freed the old
+ * holder's lock before the old holder knows (the server restarted, its
+ * backend was terminated, the network was cut), and the old holder stops
+ * only once its lead thread notices. A cut network is noticed within
+ * some 11 s (service/store/pg_conn.c: tcp_user_timeout 10 s; keepalives
+ * probe an idle session after 5 s, three times 2 s apart), then up to one
+ * lead round (LEAD_RETRY_MS) and one loop tick (LEAD_TICK_US) pass before
+ * it stops: 12.5 s, which 15 s covers with room (a URL that sets its own
+ * keepalives or tcp_user_timeout changes that bound). DIR/lease fences what is left (a holder
+ * that is slower still finds another's lease before its next append). */
+#define TOURNEY_GRACE_MS 15000
 
 static void wake(void *ctx)
 {
@@ -135,8 +148,40 @@ void ddz__lead_poll(ddz_srv *srv)
         ddz__tsrv_destroy(srv);
         srv->tourney_term = 0;
     }
+    if (srv->tsrv && ddz__tsrv_fenced(srv)) {
+        /* another node wrote its lease in DIR: this one's session is gone
+         * without its lead thread knowing yet; not run again in this term */
+        ddz__tsrv_abort(srv, "the tournament moved to another node: enlist again");
+        ddz__tsrv_destroy(srv);
+        srv->tourney_fenced_term = srv->tourney_term;
+        srv->tourney_term = 0;
+    }
+    if (!srv->tsrv && j.held && j.term == srv->tourney_fenced_term)
+        return;
+    if (!srv->tsrv && j.held && j.term != srv->tourney_gain_term) {
+        /* a new term: did another node hold DIR last? */
+        char holder[DDZ_LEAD_NODE_MAX] = "";
+        srv->tourney_gain_term = j.term;
+        srv->tourney_gain_us = ddz__now_us();
+        srv->tourney_grace =
+            ddz__tsrv_lease_other(srv->cfg.tournament_dir, srv->cfg.node, holder, sizeof holder);
+        if (srv->tourney_grace)
+            ddz__log(srv, "info", NULL,
+                     "tournament: this node holds its lock; node %s held it last: waiting %d s"
+                     " for it to notice",
+                     holder, TOURNEY_GRACE_MS / 1000);
+    }
+    if (!srv->tsrv && j.held && srv->tourney_grace &&
+        ddz__now_us() - srv->tourney_gain_us < (int64_t)TOURNEY_GRACE_MS * 1000)
+        return; /* the lead tick looks again */
     if (!srv->tsrv && j.held) {
         char err[300];
+        /* the lease: who writes DIR, in which term (unique: a node's terms
+         * count up while it runs, and a restarted node starts later) */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(srv->tourney_lease, sizeof srv->tourney_lease, "%s %llu %lld", srv->cfg.node,
+                 (unsigned long long)j.term, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
         if (ddz__tsrv_start(srv, err, sizeof err) < 0) {
             if (srv->tourney_term != j.term) /* once per term */
                 ddz__log(srv, "error", NULL, "tournament: %s", err);

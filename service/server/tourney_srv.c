@@ -4,10 +4,13 @@
  * /api/tournament. */
 #include "service/server/tourney_srv.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "proto/event.h"
 #include "proto/msg.h"
@@ -40,6 +43,8 @@ struct ddz_tsrv {
     ddz_timer flush; /* syncs games.jsonl, at most once a second */
     bool released;   /* the end was announced */
     bool io_err;
+    char lease[96]; /* DIR/lease as written at the start, "" on one node */
+    bool fenced;    /* DIR/lease no longer says this node: nothing more is written */
 };
 
 /* ---- a seat nobody holds: a bot absent from a table that must be played ---- */
@@ -167,6 +172,81 @@ static void write_reports(ddz_tsrv *ts, const ddz_tourney *t)
         ddz__log(ts->srv, "error", NULL, "tournament: cannot write the standings in %s", ts->dir);
 }
 
+/* ---- the lease: which node writes DIR (lead_srv.c) ---- */
+
+/* Reads DIR/lease into out (its first line). Returns 0, or -errno. */
+static int lease_read(const char *dir, char *out, size_t outlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/lease", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    if (!fgets(out, (int)outlen, f))
+        out[0] = '\0';
+    fclose(f);
+    out[strcspn(out, "\r\n")] = '\0';
+    return 0;
+}
+
+/* Writes `text` to DIR/lease whole (a new file renamed over the old one)
+ * and syncs it. Returns 0, or -1 with errno. */
+static int lease_write(const char *dir, const char *text)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/lease", dir);
+    snprintf(tmp, sizeof tmp, "%s/.lease.tmp", dir);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(text);
+    bool ok = write(fd, text, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+bool ddz__tsrv_lease_other(const char *dir, const char *node, char *holder, size_t holderlen)
+{
+    char text[128];
+    if (lease_read(dir, text, sizeof text) < 0 || !text[0])
+        return false;
+    size_t n = strcspn(text, " ");
+    snprintf(holder, holderlen, "%.*s", (int)n, text);
+    return strlen(node) != n || strncmp(text, node, n) != 0;
+}
+
+/* Whether this node may still append to DIR: its lease is still there.
+ * Another node that took the tournament over wrote its own (after its
+ * grace: lead_srv.c); this one then stops writing at once. */
+static bool lease_ok(ddz_tsrv *ts)
+{
+    if (!ts->lease[0])
+        return true; /* one node */
+    if (ts->fenced)
+        return false;
+    char text[128];
+    int rc = lease_read(ts->dir, text, sizeof text);
+    if (rc == 0 && strcmp(text, ts->lease) == 0)
+        return true;
+    ts->fenced = true;
+    ddz__log(ts->srv, "warn", NULL,
+             "tournament: %s/lease is %s%s%s, not this node's (%s): stopping here", ts->dir,
+             rc < 0 ? "unreadable (" : "\"", rc < 0 ? strerror(-rc) : text, rc < 0 ? ")" : "\"",
+             ts->lease);
+    return false;
+}
+
+bool ddz__tsrv_fenced(ddz_srv *srv)
+{
+    return srv->tsrv && srv->tsrv->fenced;
+}
+
 /* ---- the director's callbacks ---- */
 
 static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, size_t errlen)
@@ -254,6 +334,8 @@ static int game_over(void *ctx, const ddz_tgame *w, const ddz_record *rec)
     ddz_room *r = ts->room[w->table - 1];
     ddz_tgame wc = *w;
     wc.store_id = r ? ddz__room_tourney_over(r, rec) : 0;
+    if (!lease_ok(ts))
+        return DDZ_EIO; /* the director stops; lead_srv.c ends it here */
     int line = ddz_gamelog_append(ts->log, &wc, rec);
     if (line < 0)
         return line;
@@ -277,6 +359,8 @@ static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
     ddz_tsrv *ts = ctx;
     if (ddz_gamelog_sync(ts->log) < 0)
         ts->io_err = true;
+    if (!lease_ok(ts))
+        return; /* the reports are the new holder's to write */
     write_reports(ts, t);
     if (!replayed)
         ddz__log(ts->srv, "info", NULL, "tournament: %s turn %d is over",
@@ -299,6 +383,8 @@ static bool present(void *ctx, int player)
 static int forfeit(void *ctx, const ddz_tgame *w, unsigned absent)
 {
     ddz_tsrv *ts = ctx;
+    if (!lease_ok(ts))
+        return DDZ_EIO;
     char path[4200];
     snprintf(path, sizeof path, "%s/forfeits.jsonl", ts->dir);
     return ddz_forfeits_append(path, (const char *const *)ts->s.ids, w, absent);
@@ -376,6 +462,14 @@ int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
     }
     if (ddz_tsetup_finish(&ts->s, ts->dir, why, sizeof why) < 0)
         goto fail;
+    /* Several nodes: this node's lease first, before DIR is read, so that
+     * a former holder that has not noticed yet writes nothing more. */
+    snprintf(ts->lease, sizeof ts->lease, "%s", srv->tourney_lease);
+    if (ts->lease[0] && lease_write(ts->dir, ts->lease) < 0) {
+        snprintf(why, sizeof why, "cannot write %.300s/lease: %s", ts->dir, strerror(errno));
+        goto fail;
+    }
+    int64_t t0 = ddz__now_us();
     ts->s.dc.late_ms = cfg->tournament_late_s * 1000;
     ts->bot = calloc((size_t)ts->s.n, sizeof *ts->bot);
     ddz_director_cb cb = {.ctx = ts,
@@ -408,10 +502,12 @@ int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
         goto fail;
     }
     srv->tsrv = ts;
+    /* read and replayed on the loop: the time it held the loop is said */
     ddz__log(srv, "info", NULL,
-             "tournament %s: %d players, format %s, %d games a turn, %d game%s already played",
+             "tournament %s: %d players, format %s, %d games a turn, %d game%s already played"
+             " (loaded in %lld ms)",
              ts->dir, ts->s.n, ts->s.format, ts->s.dc.opts.games, ddz_gamelog_count(ts->log),
-             ddz_gamelog_count(ts->log) == 1 ? "" : "s");
+             ddz_gamelog_count(ts->log) == 1 ? "" : "s", (long long)((ddz__now_us() - t0) / 1000));
     ddz_director_start(ts->d);
     kick(ts);
     return 0;

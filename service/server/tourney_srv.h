@@ -34,10 +34,22 @@ typedef struct ddz_tsrv ddz_tsrv;
 
 /* Starts the tournament of srv->cfg.tournament_dir on the server's loop
  * (after the loop and the think pool exist), replaying what DIR holds.
+ * With srv->tourney_lease set (several nodes) it first writes it to
+ * DIR/lease, and checks it is still there before every append: a node
+ * that finds another's stops writing (ddz__tsrv_fenced()).
  * Returns 0, or -1 with a one-line reason in `err` (a bad players or
  * options file, another tournament in DIR, an unknown engine, a records
  * file that does not fit). */
 int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen);
+
+/* Several nodes (lead_srv.c): whether DIR/lease names a node other than
+ * `node` (copied to `holder`); false when there is none or it cannot be
+ * read. Reads a small file, on the loop. */
+bool ddz__tsrv_lease_other(const char *dir, const char *node, char *holder, size_t holderlen);
+
+/* Whether the running tournament found DIR/lease taken by another node
+ * (then it has stopped writing to DIR; lead_srv.c ends it here). */
+bool ddz__tsrv_fenced(ddz_srv *srv);
 
 /* `p` (a bot) asked to enlist (`q`, for error answers): it is answered
  * `enlisted` and seated when its tables start, or an error. */

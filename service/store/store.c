@@ -10,6 +10,7 @@
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -293,6 +294,41 @@ static void *ids_main(void *arg)
     return NULL;
 }
 
+/* Closing with the database out of reach: every further batch would wait
+ * up to connect_timeout (5 s) to reconnect, 10,000 queued writes some
+ * 100 s, far past the grace a supervisor gives a stopping server. So once
+ * stopping, the first batch that failed to reconnect fails the rest of
+ * the queue at once: counted as failed writes, and said on stderr as the
+ * server's log lines are (the store has no log of its own and is being
+ * closed: ddz_store_stats() can no longer be asked). Caller holds lock. */
+static void fail_rest(ddz_store *s)
+{
+    uint64_t n = 0;
+    for (store_item *it = s->head, *next; it; it = next) {
+        next = it->next;
+        item_free(it);
+        n++;
+    }
+    s->head = s->tail = NULL;
+    s->len = 0;
+    s->write_errors += n;
+    s->finished += n;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "store: closing without the database: %llu queued writes failed (%.160s)",
+             (unsigned long long)n, s->last_error);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    json_t *j =
+        json_pack("{s:I, s:s, s:s}", "ts_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                  "level", "error", "msg", msg);
+    char *line = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (line)
+        fprintf(stderr, "%s\n", line);
+    free(line);
+    json_decref(j);
+}
+
 static void *writer_main(void *arg)
 {
     ddz_store *s = arg;
@@ -330,6 +366,9 @@ static void *writer_main(void *arg)
             memcpy(s->last_error, res.msg, sizeof s->last_error);
         s->finished += n;
         s->inflight = 0;
+        if (s->stopping && res.ok == 0 && res.bad > 0 && s->head && s->ops->writer_lost &&
+            s->ops->writer_lost(s->be))
+            fail_rest(s);
         pthread_cond_broadcast(&s->done);
     }
     pthread_mutex_unlock(&s->lock);

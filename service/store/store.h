@@ -179,7 +179,10 @@ void ddz_store_shown(const char *where, char *out, size_t outlen);
 
 /* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
  * write (ddz_store_flush()), stops the writer thread and closes the
- * database. Answered reads not yet collected are forgotten, NOT freed (they
+ * database. With PostgreSQL out of reach it waits for one reconnection at
+ * most (up to 5 s, or the batch already being written): the first batch
+ * that fails to reconnect fails every write still queued (one error line
+ * on stderr says how many). Answered reads not yet collected are forgotten, NOT freed (they
  * are the caller's: collect them first). NULL is allowed. */
 void ddz_store_close(ddz_store *s);
 

@@ -68,6 +68,9 @@ typedef struct store_ops {
      * far as it goes: an item that fails is counted in res->bad and
      * skipped, the rest committed and counted in res->ok. */
     void (*write_batch)(store_be *b, store_item *batch, store_batch_result *res);
+    /* Whether the writer connection is down now (after write_batch failed
+     * to reconnect); NULL if the backend has none to lose (a file). */
+    bool (*writer_lost)(store_be *b);
     /* Its own connection; NULL if the backend's ids come from max_game_id
      * alone (one process per database). Reserves a block of game ids that
      * no other store sharing the database gets: sets [*first, *last].

@@ -458,6 +458,11 @@ static void pg_write_batch(store_be *b, store_item *batch, store_batch_result *r
         batch_pass(b, batch, true, res);
 }
 
+static bool pg_writer_lost(store_be *b)
+{
+    return PQstatus(b->w) != CONNECTION_OK;
+}
+
 static int pg_id_block(store_be *b, int64_t *first, int64_t *last, char *msg, size_t msglen)
 {
     PGresult *res = run(b->ids, "SELECT nextval('games_id_blocks')", 0, NULL, true, msg, msglen);
@@ -754,6 +759,7 @@ const store_ops ddz__store_pg_ops = {
     .open = pg_open,
     .close = pg_close,
     .write_batch = pg_write_batch,
+    .writer_lost = pg_writer_lost,
     .id_block = pg_id_block,
     .read_error = pg_read_error,
     .max_game_id = pg_max_game_id,

@@ -120,14 +120,36 @@ static int metrics_held(int k, const char *job)
 /* Starts the bot alpha (its token added to the shared database): `ddz
  * bridge` at node 2 with `mode` (--ladder or --enlist), its log in
  * alpha.log. */
-static void bot_at_node_2(proc *bot, const char *mode)
+static void bot_at(int k, proc *bot, const char *mode)
 {
     char tok[80], log[200];
     token_add("alpha", tok);
     snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
-    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[1].url, "--token", tok, (char *)mode,
+    char *argv[] = {DDZ_BIN, "bridge", "--url",  N[k].url, "--token", tok, (char *)mode,
                     "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
     spawn(bot, log, argv);
+}
+
+static void bot_at_node_2(proc *bot, const char *mode)
+{
+    bot_at(1, bot, mode);
+}
+
+/* Waits up to `ms` for node k's log to hold `text`; fails otherwise. */
+static void wait_log(int k, const char *text, int ms)
+{
+    int64_t deadline = now_ms() + T(ms);
+    for (;;) {
+        char *l = slurp(N[k].log);
+        bool found = strstr(l, text) != NULL;
+        if (found || now_ms() >= deadline)
+            cr_assert(found, "node %s's log has no \"%s\" within %d ms:\n%s", N[k].id, text, T(ms),
+                      l);
+        free(l);
+        if (found)
+            return;
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
 }
 
 static void fini(void)
@@ -332,6 +354,25 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
              1, 5000, "node 2 takes the tournament");
     fprintf(stderr, "node 2 held the tournament %lld ms after node 1 was killed\n",
             (long long)(now_ms() - t0));
+    /* it waits out the grace (node 1 held DIR last), then writes its lease
+     * and resumes */
+    wait_log(1, "node n1 held it last: waiting", 5000);
+    wait_log(1, "tournament: this node holds its lock: running it", 30000);
+    fprintf(stderr, "node 2 ran the tournament %lld ms after node 1 was killed\n",
+            (long long)(now_ms() - t0));
+    {
+        char *l = slurp(N[1].log), *at = strstr(l, "(loaded in ");
+        cr_assert_not_null(at, "%s", l);
+        fprintf(stderr, "node 2 loaded DIR (%d games) on its loop in %d ms\n", played,
+                atoi(at + strlen("(loaded in ")));
+        free(l);
+    }
+    cr_assert_geq(now_ms() - t0, 15000, "node 2 ran it before its grace was over");
+    char lease[4300];
+    snprintf(lease, sizeof lease, "%s/lease", cup);
+    char *lt = slurp(lease);
+    cr_assert(strncmp(lt, "n2 ", 3) == 0, "DIR/lease: %s", lt);
+    free(lt);
 
     /* the bot comes back through node 2 and the tournament ends there */
     cr_assert(proc_wait(&bot, T(180000)), "the bridge did not end:\n%s", slurp(bot.log));
@@ -347,4 +388,55 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     char verify[600];
     snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, cup);
     cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
+}
+
+/* The fence: node 1 runs the tournament, which waits for the bot (nothing
+ * is played before it enlists); DIR/lease is then overwritten as another
+ * node taking over would (its lock freed by PostgreSQL before node 1
+ * noticed); the bot enlists at node 1 and plays: node 1 appends no game
+ * and stops the tournament. */
+Test(cluster_lead, a_node_whose_lease_was_taken_writes_no_more_games, .init = init, .fini = fini,
+     .timeout = 120)
+{
+    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
+    cr_assert_eq(mkdir(cup, 0755), 0);
+    tourney_file(cup, "players",
+                 "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
+                 "e=ai:greedy\n");
+    tourney_file(cup, "options",
+                 "--format swiss --turns 3\n--games 2 --time 5 --seed "
+                 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
+    const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    wait_log(0, "tournament: this node holds its lock: running it", 10000);
+    char lease[4300];
+    snprintf(lease, sizeof lease, "%s/lease", cup);
+    char *lt = slurp(lease);
+    cr_assert(strncmp(lt, "n1 1 ", 5) == 0, "DIR/lease: %s", lt);
+    free(lt);
+    cr_assert_eq(tourney_games(cup), 0, "games played without the bot");
+    tourney_file(cup, "lease", "n9 1 1\n");
+    proc bot;
+    bot_at(0, &bot, "--enlist");
+    wait_log(0, "not this node's (n1 1 ", 60000);
+    /* and it stops running it (not again in this term) */
+    srv.port = N[0].port;
+    int64_t deadline = now_ms() + T(10000);
+    for (;;) {
+        int status;
+        char *body = http_get("/api/tournament", &status);
+        bool running = status == 200 && strstr(body, "\"running\":true");
+        free(body);
+        if (!running)
+            break;
+        cr_assert_lt(now_ms(), deadline, "node 1 still runs the tournament");
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
+    cr_assert_eq(tourney_games(cup), 0, "node 1 appended after its lease was taken");
+    lt = slurp(lease);
+    cr_assert_str_eq(lt, "n9 1 1\n", "node 1 wrote DIR/lease again");
+    free(lt);
+    kill(bot.pid, SIGKILL);
+    proc_wait(&bot, T(5000));
 }

@@ -1775,6 +1775,140 @@ Test(store, reconnects_when_the_server_drops_it)
 }
 #endif
 
+#if STORE_PG
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+/* A TCP relay to the test's PostgreSQL, which the test can turn into a
+ * black hole: its connections cut, new ones accepted and never answered
+ * (a reconnection then waits its whole connect_timeout, as for a database
+ * host that does not answer). */
+static struct {
+    int listen_fd, pg_port, port;
+    atomic_bool down, stop;
+    int pair[64][2], npairs;
+    int held[64], nheld;
+    pthread_t thread;
+} relay;
+
+static int relay_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static void *relay_main(void *arg)
+{
+    (void)arg;
+    bool was_down = false;
+    while (!atomic_load(&relay.stop)) {
+        bool down = atomic_load(&relay.down);
+        if (down && !was_down) {
+            for (int i = 0; i < relay.npairs; i++)
+                close(relay.pair[i][0]), close(relay.pair[i][1]);
+            relay.npairs = 0;
+        }
+        was_down = down;
+        struct pollfd fds[1 + 128];
+        int n = 0;
+        fds[n++] = (struct pollfd){.fd = relay.listen_fd, .events = POLLIN};
+        for (int i = 0; i < relay.npairs; i++)
+            for (int k = 0; k < 2; k++)
+                fds[n++] = (struct pollfd){.fd = relay.pair[i][k], .events = POLLIN};
+        if (poll(fds, (nfds_t)n, 20) <= 0)
+            continue;
+        if (fds[0].revents & POLLIN) {
+            int c = accept4(relay.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            if (c >= 0 && down && relay.nheld < 64)
+                relay.held[relay.nheld++] = c; /* never answered */
+            else if (c >= 0 && !down && relay.npairs < 64) {
+                int p = relay_connect(relay.pg_port);
+                if (p < 0)
+                    close(c);
+                else
+                    relay.pair[relay.npairs][0] = c, relay.pair[relay.npairs++][1] = p;
+            } else if (c >= 0)
+                close(c);
+        }
+        for (int i = 0, f = 1; i < relay.npairs; i++)
+            for (int k = 0; k < 2; k++, f++) {
+                if (!fds[f].revents)
+                    continue;
+                char buf[16384];
+                ssize_t got = read(relay.pair[i][k], buf, sizeof buf);
+                if (got > 0) {
+                    for (ssize_t at = 0, w; at < got; at += w)
+                        if ((w = write(relay.pair[i][1 - k], buf + at, (size_t)(got - at))) <= 0)
+                            break;
+                }
+            }
+    }
+    return NULL;
+}
+
+/* Starts the relay; writes the test database's URL through it to out. */
+static void relay_start(char *out, size_t outlen)
+{
+    const char *colon = strrchr(db_path, ':'), *slash = strrchr(db_path, '/');
+    cr_assert(colon && slash && slash > colon, "%s", db_path);
+    relay.pg_port = atoi(colon + 1);
+    relay.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    cr_assert_eq(bind(relay.listen_fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(relay.listen_fd, 64), 0);
+    cr_assert_eq(getsockname(relay.listen_fd, (struct sockaddr *)&a, &len), 0);
+    relay.port = ntohs(a.sin_port);
+    snprintf(out, outlen, "%.*s:%d%s", (int)(colon - db_path), db_path, relay.port, slash);
+    cr_assert_eq(pthread_create(&relay.thread, NULL, relay_main, NULL), 0);
+}
+
+static void relay_stop(void)
+{
+    atomic_store(&relay.stop, true);
+    pthread_join(relay.thread, NULL);
+    for (int i = 0; i < relay.npairs; i++)
+        close(relay.pair[i][0]), close(relay.pair[i][1]);
+    for (int i = 0; i < relay.nheld; i++)
+        close(relay.held[i]);
+    close(relay.listen_fd);
+}
+
+/* Closing with the database gone and writes queued: each batch used to
+ * wait for a reconnection of its own (connect_timeout, 5 s: four batches
+ * here, some 20 s); now the first that fails to reconnect fails the rest
+ * at once. */
+Test(store, closing_without_the_database_waits_for_one_reconnection_at_most, .timeout = 120)
+{
+    char url[300];
+    relay_start(url, sizeof url);
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(url, NULL, err, sizeof err);
+    cr_assert_not_null(s, "open: %s", err);
+    ddz_record r;
+    gen_record(11, &r);
+    atomic_store(&relay.down, true);
+    for (int i = 0; i < 3 * 512 + 1; i++)
+        cr_assert_eq(ddz_store_add_game(s, ddz_store_reserve_game_id(s), NULL, NULL, &r, false), 0);
+    long t0 = now_ms();
+    ddz_store_close(s);
+    long took = now_ms() - t0;
+    const char *sc = getenv("DDZ_TEST_SCALE");
+    long bound = 12000L * (sc && atoi(sc) > 1 ? atoi(sc) : 1);
+    fprintf(stderr, "closed in %ld ms without the database\n", took);
+    cr_assert_lt(took, bound, "close waited %ld ms: a reconnection per batch?", took);
+    relay_stop();
+}
+#endif
+
 /* How messages name a database: a URL without its password. */
 Test(store, shown_names)
 {

@@ -6,6 +6,7 @@
  * died is dropped and a late result for it records nothing; two hosts
  * finishing deals that share an AI at once both count (no lost update). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -253,4 +254,61 @@ Test(ladder_net, two_hosts_sharing_an_ai_both_count)
     ddz_ladder_net_done(a, &again);
     ddz_ladder_net_work(a, ca, false);
     cr_assert_eq(num(ca, "SELECT deals FROM ladder_players WHERE name = 'ai:x'"), 2);
+}
+
+/* Deal 1 among ai:x, ai:y and p, assigned to node a (the tables made). */
+static void deal_1_assigned_to_a(void)
+{
+    ddz_ladder_net_work(a, ca, false); /* makes the tables */
+    pg_exec(ca, "INSERT INTO cluster_ladder_deals(id, rules, node, scheduled_by, p1, p2, p3,"
+                " state, created_at) VALUES(1, 'caai', 'a', 'a', 'ai:x', 'ai:y', 'p',"
+                " 'assigned', now())");
+    ddz_ladder_net_work(a, ca, false);
+    ddz_ladder_net_msg *play = next_of(a, DDZ_LADDER_NET_PLAY);
+    cr_assert_not_null(play);
+    cr_assert_eq(play->deal, 1);
+    free(play);
+}
+
+/* A result that can never be rated (a score that is not a number) is not
+ * left assigned, which would hold its participants busy on every node and
+ * hand the deal to the loop again: it is dropped, nothing recorded. */
+Test(ladder_net, a_deal_that_cannot_be_rated_is_dropped_not_played_again)
+{
+    deal_1_assigned_to_a();
+    ddz_ladder_net_result res = {.deal = 1, .names = {"ai:x", "ai:y", "p"}};
+    res.score[0] = NAN;
+    cr_assert_eq(ddz_ladder_net_done(a, &res), 0);
+    ddz_ladder_net_work(a, ca, false);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'dropped'"), 1);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM ladder_history"), 0);
+    ddz_ladder_net_work(a, ca, false);
+    cr_assert_null(next_of(a, DDZ_LADDER_NET_PLAY), "the deal was handed again");
+}
+
+/* A result whose transaction keeps failing (here a trigger refuses the
+ * history rows) is given up after some rounds: the deal is then dropped,
+ * and it is never handed to the loop again meanwhile nor after. */
+Test(ladder_net, a_result_given_up_drops_its_deal_which_is_never_played_again)
+{
+    deal_1_assigned_to_a();
+    pg_exec(ca, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
+                " $$BEGIN RAISE EXCEPTION 'refused by the test'; END$$");
+    pg_exec(ca, "CREATE TRIGGER refuse BEFORE INSERT ON ladder_history"
+                " FOR EACH ROW EXECUTE FUNCTION refuse()");
+    ddz_ladder_net_result res = {.deal = 1, .names = {"ai:x", "ai:y", "p"}};
+    for (int k = 0; k < 3; k++)
+        res.score[k] = k == 0 ? 2 : -1, res.games[k] = 10 + k;
+    cr_assert_eq(ddz_ladder_net_done(a, &res), 0);
+    int rounds = 0;
+    while (num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'dropped'") == 0) {
+        cr_assert_lt(rounds++, 100, "the result was never given up");
+        ddz_ladder_net_work(a, ca, false);
+        cr_assert_null(next_of(a, DDZ_LADDER_NET_PLAY), "the deal was handed again (round %d)",
+                       rounds);
+    }
+    cr_assert_gt(rounds, 1, "given up at the first failure");
+    cr_assert_eq(num(ca, "SELECT count(*) FROM ladder_players WHERE deals > 0"), 0);
+    ddz_ladder_net_work(a, ca, false);
+    cr_assert_null(next_of(a, DDZ_LADDER_NET_PLAY), "the deal was handed again");
 }
