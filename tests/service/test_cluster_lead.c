@@ -296,13 +296,9 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
 
 static char cup[200];
 
-/* Node 1 runs the tournament (DIR on storage both nodes see: here the same
- * directory); a bot enlisting at node 2 is redirected to node 1 and plays
- * there; node 1 is killed; node 2 takes the lock, resumes from DIR, the
- * bot (back at its entry point, node 2) plays on, and the tournament ends
- * with every game once. */
-Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
-     .timeout = 300)
+/* DIR for a Swiss tournament of one bot and five hosted AIs (three turns
+ * of two games), and node 1 started with it. */
+static void cup_on_node_1(void)
 {
     snprintf(cup, sizeof cup, "%s/cup", srv.dir);
     cr_assert_eq(mkdir(cup, 0755), 0);
@@ -315,6 +311,17 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
     memcpy(node_extra, extra, sizeof extra);
     node_start(0);
+}
+
+/* Node 1 runs the tournament (DIR on storage both nodes see: here the same
+ * directory); a bot enlisting at node 2 is redirected to node 1 and plays
+ * there; node 1 is killed; node 2 takes the lock, resumes from DIR, the
+ * bot (back at its entry point, node 2) plays on, and the tournament ends
+ * with every game once. */
+Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    cup_on_node_1();
     wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
              " AND c.node = 'n1' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
              " AND k.locktype = 'advisory' AND k.granted)",
@@ -398,17 +405,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
 Test(cluster_lead, a_node_whose_lease_was_taken_writes_no_more_games, .init = init, .fini = fini,
      .timeout = 120)
 {
-    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
-    cr_assert_eq(mkdir(cup, 0755), 0);
-    tourney_file(cup, "players",
-                 "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
-                 "e=ai:greedy\n");
-    tourney_file(cup, "options",
-                 "--format swiss --turns 3\n--games 2 --time 5 --seed "
-                 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
-    const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
-    memcpy(node_extra, extra, sizeof extra);
-    node_start(0);
+    cup_on_node_1();
     wait_log(0, "tournament: this node holds its lock: running it", 10000);
     char lease[4300];
     snprintf(lease, sizeof lease, "%s/lease", cup);
