@@ -86,25 +86,25 @@ struct ddz_srv {
     ddz_lobby lobby;
     ddz_metrics m;
     ddz_budget budget;
-    volatile sig_atomic_t stopping;  /* set by the signal handler: stop the loop */
-    ddz_timer reap_timer;            /* periodic reaping */
-    void (*reap_fn)(ddz_timer *t);   /* what reap_timer runs (server.c), NULL before the loop */
-    ddz_timer drain_timer;           /* wakes the loop while connections drain at shutdown */
-    struct ddz_tsrv *tsrv;           /* --tournament: its director and tables, or NULL */
-    struct ddz_ladder *ladder;       /* the ladder (ladder_srv.c), or NULL */
-    struct ddz_cluster *cluster;     /* the other nodes (service/cluster), or NULL: one node */
-    ddz_timer cluster_timer;         /* publishes our rooms to the cluster */
-    bool cluster_up;                 /* the cluster's last view was read (logged on change) */
-    struct ddz_lead *lead;           /* run-once jobs' locks (lead_srv.h), or NULL: one node */
-    struct ddz_ladder_net *lnet;     /* the ladder across nodes (lead_srv.h), or NULL */
-    int lead_ladder, lead_tourney;   /* their jobs' indexes in `lead`, -1 for none */
-    uint64_t tourney_term;           /* the lead term the tournament runs under, 0 = none */
-    ddz_timer lead_timer;            /* follows the tournament's lock (lead_srv.c) */
-    char tourney_lease[96];          /* DIR/lease as this node wrote it, "" on one node */
-    uint64_t tourney_gain_term;      /* the term whose grace is counted (lead_srv.c) */
-    int64_t tourney_gain_us;         /* when this node gained it */
-    bool tourney_grace;              /* it waits: another node held DIR last */
-    uint64_t tourney_fenced_term;    /* DIR was taken over in this term: not run again in it */
+    volatile sig_atomic_t stopping; /* set by the signal handler: stop the loop */
+    ddz_timer reap_timer;           /* periodic reaping */
+    void (*reap_fn)(ddz_timer *t);  /* what reap_timer runs (server.c), NULL before the loop */
+    ddz_timer drain_timer;          /* wakes the loop while connections drain at shutdown */
+    struct ddz_tsrv *tsrv;          /* --tournament: its director and tables, or NULL */
+    struct ddz_ladder *ladder;      /* the ladder (ladder_srv.c), or NULL */
+    struct ddz_cluster *cluster;    /* the other nodes (service/cluster), or NULL: one node */
+    ddz_timer cluster_timer;        /* publishes our rooms to the cluster */
+    bool cluster_up;                /* the cluster's last view was read (logged on change) */
+    struct ddz_lead *lead;          /* run-once jobs' locks (lead_srv.h), or NULL: one node */
+    struct ddz_ladder_net *lnet;    /* the ladder across nodes (lead_srv.h), or NULL */
+    int lead_ladder, lead_tourney;  /* their jobs' indexes in `lead`, -1 for none */
+    uint64_t tourney_term;          /* the lead term the tournament runs under, 0 = none */
+    ddz_timer lead_timer;           /* follows the tournament's lock (lead_srv.c) */
+    char tourney_lease[96];         /* DIR/lease as this node wrote it, "" on one node */
+    uint64_t tourney_gain_term;     /* the term whose grace is counted (lead_srv.c) */
+    int64_t tourney_gain_us;        /* when this node gained it */
+    bool tourney_grace;             /* it waits: another node held DIR last */
+    uint64_t tourney_fenced_term;   /* DIR was taken over in this term: not run again in it */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its
