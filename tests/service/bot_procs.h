@@ -15,19 +15,7 @@ typedef struct proc {
 static inline void spawn(proc *p, const char *log, char *const argv[])
 {
     snprintf(p->log, sizeof p->log, "%s", log);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    p->pid = pid;
+    p->pid = spawn_logged(log, argv);
 }
 
 /* Waits up to `ms` for `p`; returns true once it exited (p->code set). */

@@ -1184,18 +1184,7 @@ static void remove_dir(void)
 static void spawn(proc *p, const char *log, char *const argv[])
 {
     snprintf(p->log, sizeof p->log, "%s", log);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
+    pid_t pid = spawn_logged(log, argv);
     p->pid = pid;
     p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     cr_assert_geq(p->pidfd, 0, "pidfd_open: %s", strerror(errno));

@@ -22,6 +22,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Starts argv (NULL-terminated; argv[0] a path) as a child with stdout and
+ * stderr appended to `log`, killed if the test dies. Returns its pid. */
+static inline pid_t spawn_logged(const char *log, char *const argv[])
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
 /* A loopback TCP port free at the time of the call (the kernel's pick). */
 static inline int free_port(void)
 {
