@@ -337,6 +337,12 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
     window.__hidden = false;
     Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
     Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (window.__hidden ? 'hidden' : 'visible') });
+    // every title the page sets, in order: the marker may come and go
+    // between two looks, the log keeps it
+    window.__titles = [];
+    const tdesc = Object.getOwnPropertyDescriptor(Document.prototype, 'title');
+    Object.defineProperty(Document.prototype, 'title', { configurable: true, get() { return tdesc.get.call(this); },
+      set(v) { window.__titles.push(v); tdesc.set.call(this, v); } });
     window.__sounds = 0;
     for (const N of [OscillatorNode, AudioBufferSourceNode]) {
       const start = N.prototype.start;
@@ -403,16 +409,24 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
           muteChecked = true;
         }
         if (!titleChecked && muteChecked === true) {
-          // hide the tab; our next turn shows in its title; shown again, the title is back
+          // hide the tab on our turn: the marker comes; our play sent, it
+          // goes; our next turn brings it back; shown again, it goes
+          const usual = 'Dou Dizhu · ddz';
+          const marker = `▶ Your turn · ${usual}`;
           await page.click('[data-test=hint]');
           await page.evaluate(() => { window.__hidden = true; document.dispatchEvent(new Event('visibilitychange')); });
-          assert.equal(await page.title(), 'Dou Dizhu · ddz', 'our play is on its way: no marker');
-          await page.click('[data-test=play]');
-          const next = await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ? 'over' : /^▶ Your turn · Dou Dizhu · ddz$/.test(document.title) && 'title', null, { timeout: 20000 });
+          await page.waitForFunction((m) => document.title === m, marker, { timeout: 2000 });
+          // the click and the look in one task: nothing from the server between
+          const at = await page.evaluate(() => { document.querySelector('[data-test=play]').click();
+            return { title: document.title, from: window.__titles.length }; });
+          assert.equal(at.title, usual, 'our play is on its way: no marker');
+          const next = await page.waitForFunction(([from, marker]) =>
+            document.querySelector('[data-test=gameover]') ? 'over' : window.__titles.indexOf(marker, from) >= 0 && 'title',
+          [at.from, marker], { timeout: 20000 });
           if ((await next.jsonValue()) === 'title') {
             titleChecked = true;
             await page.evaluate(() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); });
-            await page.waitForFunction(() => document.title === 'Dou Dizhu · ddz', null, { timeout: 2000 });
+            await page.waitForFunction((u) => document.title === u, usual, { timeout: 2000 });
           } else {
             await page.evaluate(() => { window.__hidden = false; });
           }

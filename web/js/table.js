@@ -980,7 +980,8 @@ export class Table {
       el.classList.toggle('low', left <= 5);
     }
     this.renderOverNote();
-    turnTitle(this.myTurn(), t('title.turn'), `${t('app.title')} · ddz`);
+    // no marker once our action is on its way: the turn is as good as taken
+    turnTitle(this.myTurn() && !this.pending, t('title.turn'), `${t('app.title')} · ddz`);
   }
 
   /* ---- selecting cards: click, or drag across ---- */
