@@ -50,7 +50,7 @@ static const char usage[] =
     "                      exec:COMMAND LINE  a CAAI 1.0 engine (run with /bin/sh)\n"
     "                      botzone:COMMAND LINE  a Botzone FightTheLandlord bot\n"
     "                                         (SPEC 11; one-shot or keep-running)\n"
-    "                      ai:NAME            a hosted AI: random, greedy\n"
+    "                      ai:NAME            a hosted AI: random, greedy, strong\n"
     "  --games N         deals to play (default 6)\n"
     "  --seed HEX64      master seed; game k is dealt from\n"
     "                    BLAKE2b(key=seed, \"ddz-deal\" || le32(k)) (default: random,\n"

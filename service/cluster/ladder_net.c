@@ -135,6 +135,9 @@ static char *array_lit(const char (*names)[NAME], int count)
 
 /* ---- schema ---- */
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const char *const schema_sql =
     "BEGIN;"
     "SELECT pg_advisory_xact_lock(7205759403792793601);"
@@ -319,6 +322,19 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
     snprintf(deal, sizeof deal, "%lld", (long long)res->deal);
     if (!cmd(n, pg, "BEGIN", 0, NULL))
         return -1;
+    /* One recording at a time in the whole cluster, taken first (before any
+     * row lock, so nothing waits in the other order): the history ids this
+     * transaction draws are then above every id committed before it and
+     * below every id committed after it, so the other nodes' tail of the
+     * history (tail_history) never passes a row still to come. Recordings
+     * are a few a second at most and short. */
+    PGresult *lk = q(n, pg, "SELECT pg_advisory_xact_lock(" STR(DDZ_LADDER_NET_HIST_LOCK) ")", 0,
+                     NULL, PGRES_TUPLES_OK);
+    if (!lk) {
+        rollback(pg);
+        return -1;
+    }
+    PQclear(lk);
     const char *pd[] = {deal};
     PGresult *r = q(n, pg, "SELECT state, node FROM cluster_ladder_deals WHERE id = $1 FOR UPDATE",
                     1, pd, PGRES_TUPLES_OK);
@@ -842,9 +858,9 @@ static bool tail_standings(ddz_ladder_net *n, PGconn *pg)
 }
 
 /* Tells the loop the history rows it has not seen (any node's). Ids come
- * from a sequence: a row committed late with a lower id than one already
- * told is missed here (only the API's recent list lacks it; the database
- * has it). */
+ * from a sequence, drawn and committed under DDZ_LADDER_NET_HIST_LOCK (record), so they
+ * become visible in id order and reading past the last id told misses
+ * none. */
 static bool tail_history(ddz_ladder_net *n, PGconn *pg)
 {
     char after[24];

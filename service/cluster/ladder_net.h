@@ -14,7 +14,8 @@
  *   - the HOST plays the deal as on one node and records it in ONE
  *     transaction: the deal's row (still assigned to it), the three
  *     standings (rows locked, read, rated, written: two hosts may finish
- *     deals sharing an AI at once), three history rows and the pairs. A
+ *     deals sharing an AI at once), three history rows and the pairs,
+ *     one recording at a time (DDZ_LADDER_NET_HIST_LOCK). A
  *     deal whose host died (its "node:ID" lock is gone) is dropped by the
  *     leader: no result is recorded and its participants are free again;
  *     a host that finishes a deal dropped meanwhile records nothing.
@@ -48,6 +49,12 @@
 #include "service/store/store.h"
 
 #define DDZ_LADDER_NET_FIXED 32 /* fixed participants (AIs, engines) at most */
+
+/* The advisory transaction lock every recording takes first, so that the
+ * history's ids are committed in id order and the nodes' tail of it, which
+ * reads past the last id it told, misses no row. Anything else that
+ * writes ladder_history in a cluster must take it too. */
+#define DDZ_LADDER_NET_HIST_LOCK 7205759403792793602
 
 typedef struct ddz_ladder_net ddz_ladder_net;
 

@@ -312,3 +312,78 @@ Test(ladder_net, a_result_given_up_drops_its_deal_which_is_never_played_again)
     ddz_ladder_net_work(a, ca, false);
     cr_assert_null(next_of(a, DDZ_LADDER_NET_PLAY), "the deal was handed again");
 }
+
+typedef struct recorder {
+    ddz_ladder_net *n;
+    PGconn *c;
+    volatile int done;
+} recorder;
+
+static void *record_in_thread(void *arg)
+{
+    recorder *r = arg;
+    ddz_ladder_net_work(r->n, r->c, false);
+    __atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* Pops node n's history messages; appends their ids to ids[*k]. */
+static void history_told(ddz_ladder_net *n, long long *ids, int *k, int max)
+{
+    ddz_ladder_net_msg *m;
+    while ((m = ddz_ladder_net_next(n))) {
+        if (m->kind == DDZ_LADDER_NET_HIST && *k < max)
+            ids[(*k)++] = m->hist.id;
+        free(m);
+    }
+}
+
+/* Another recording is under way (session x drew a history id and has not
+ * committed) when node b records a deal: b waits for it, so node a, which
+ * tails the history past the last id it told, never sees b's later ids
+ * before x's earlier one, and is told every row in id order. Without the
+ * lock b commits at once, a's tail passes x's id, and x's row is never
+ * told. */
+Test(ladder_net, the_history_is_told_in_id_order_with_no_row_missed)
+{
+    ddz_ladder_net_work(a, ca, false); /* makes the tables */
+    pg_exec(ca, "INSERT INTO cluster_ladder_deals(id, rules, node, scheduled_by, p1, p2, p3,"
+                " state, created_at) VALUES(2, 'caai', 'b', 'a', 'q', 'r', 's', 'assigned',"
+                " now())");
+    PGconn *x = conn();
+    pg_exec(x, "BEGIN");
+    pg_exec(x, "SELECT pg_advisory_xact_lock(7205759403792793602)");
+    cr_assert_eq(DDZ_LADDER_NET_HIST_LOCK, 7205759403792793602, "the test's key is the lock's");
+    pg_exec(x, "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score, faults,"
+               " game1, game2, game3, opp1, opp2) VALUES('caai', 'w', 1, 25, 8, 1, 0, 1, 2, 3,"
+               " 'u', 'v')");
+    ddz_ladder_net_result r2 = {.deal = 2, .names = {"q", "r", "s"}};
+    for (int k = 0; k < 3; k++)
+        r2.score[k] = k == 0 ? 2 : -1, r2.games[k] = 20 + k;
+    cr_assert_eq(ddz_ladder_net_done(b, &r2), 0);
+    recorder rb = {b, cb, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, record_in_thread, &rb);
+    /* b is waiting for the lock, or (without it) has recorded */
+    for (int i = 0;; i++) {
+        cr_assert_lt(i, 1000, "b neither waits nor records");
+        if (__atomic_load_n(&rb.done, __ATOMIC_SEQ_CST) ||
+            num(ca, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND NOT granted") > 0)
+            break;
+        poll(NULL, 0, 10);
+    }
+    long long ids[16];
+    int k = 0;
+    ddz_ladder_net_work(a, ca, false);
+    history_told(a, ids, &k, 16);
+    pg_exec(x, "COMMIT");
+    pthread_join(t, NULL);
+    ddz_ladder_net_work(a, ca, false);
+    history_told(a, ids, &k, 16);
+    PQfinish(x);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM ladder_history"), 4);
+    cr_assert_eq(k, 4, "a was told %d of the 4 history rows", k);
+    for (int i = 1; i < k; i++)
+        cr_assert_gt(ids[i], ids[i - 1], "told out of id order");
+}
