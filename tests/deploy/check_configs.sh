@@ -14,6 +14,15 @@
 #                           refer to each other: selector and labels, the
 #                           claim, the Service's target port, the probes' port,
 #                           kustomization's list of files
+#   deploy/cluster/compose.yaml   docker-compose config (two nodes, PostgreSQL, nginx)
+#   deploy/cluster/nginx.conf     nginx -t, as the main nginx.conf (the nodes'
+#                           names resolving, as in the compose network)
+#   deploy/k8s-cluster/*.yaml     YAML, and what refers to what: the
+#                           StatefulSet's headless Service, selectors,
+#                           ports, the Secret's key, the Ingress's backends,
+#                           the node proxy's ConfigMap (nginx -t of its
+#                           server block) and that a node's public path
+#                           (/n/NODE/ws) reaches that node's pod through it
 #   deploy/*.sh, tests/deploy/*.sh   bash -n
 #
 # Not part of ctest, like check_container.sh: run it as root with podman set
@@ -114,6 +123,95 @@ env = {e["name"]: e.get("value") for e in c["env"]}
 assert env["DDZ_DB"].startswith("/data/"), "DDZ_DB on the volume"
 b = ing["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
 assert b["name"] == svc["metadata"]["name"] and b["port"]["name"] in [p["name"] for p in svc["spec"]["ports"]]
+EOF
+
+run "docker-compose config deploy/cluster/compose.yaml" \
+    docker-compose --project-directory /src/deploy/cluster -f /src/deploy/cluster/compose.yaml config -q
+
+# nginx for the cluster: the main configuration, its upstream names
+# resolving as in the compose network (here to loopback: -t resolves, it
+# does not connect); then the k8s node proxy's server block as a conf.d file
+printf '127.0.0.1 ddz1\n127.0.0.1 ddz2\n127.0.0.1 kube-dns.kube-system.svc.cluster.local\n' >>/etc/hosts
+run "nginx -t with deploy/cluster/nginx.conf" nginx -t -c /src/deploy/cluster/nginx.conf
+rm -f /etc/nginx/conf.d/ddz.conf
+python3 -c 'import yaml, sys
+for d in yaml.safe_load_all(open("/src/deploy/k8s-cluster/node-proxy.yaml")):
+    if d["kind"] == "ConfigMap":
+        sys.stdout.write(d["data"]["default.conf"])' >/etc/nginx/conf.d/node-proxy.conf
+run "nginx -t with deploy/k8s-cluster's node proxy" nginx -t
+
+run "k8s-cluster manifests: YAML and cross-references" python3 - <<'EOF'
+import glob, os, re, yaml
+d = "/src/deploy/k8s-cluster"
+objs = {}
+files = sorted(glob.glob(d + "/*.yaml"))
+for f in files:
+    for doc in yaml.safe_load_all(open(f)):
+        assert doc and doc.get("apiVersion") and doc.get("kind"), f"{f}: no apiVersion/kind"
+        objs[(doc["kind"], doc.get("metadata", {}).get("name", ""))] = doc
+kust = objs.pop(("Kustomization", ""))
+ns = kust["namespace"]
+for r in kust["resources"]:
+    assert os.path.exists(os.path.join(d, r)), f"kustomization: {r} missing"
+assert len(kust["resources"]) == len(files) - 1, "kustomization misses a file"
+def one(kind):
+    found = [o for (k, _), o in objs.items() if k == kind]
+    assert len(found) == 1, f"{len(found)} {kind}"
+    return found[0]
+def named(kind, name):
+    assert (kind, name) in objs, f"no {kind} {name}"
+    return objs[(kind, name)]
+def labels_match(sel, labels):
+    return all(labels.get(k) == v for k, v in sel.items())
+
+sts = one("StatefulSet")
+headless = named("Service", sts["spec"]["serviceName"])
+assert headless["spec"].get("clusterIP") == "None", "the StatefulSet's service is headless"
+tmpl = sts["spec"]["template"]
+assert labels_match(sts["spec"]["selector"]["matchLabels"], tmpl["metadata"]["labels"]), "selector"
+pod = tmpl["spec"]
+assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] != 0
+c = pod["containers"][0]
+ports = {p["name"] for p in c["ports"]}
+for probe in ("readinessProbe", "livenessProbe"):
+    g = c[probe]["httpGet"]
+    assert g["path"] == "/healthz" and g["port"] in ports, probe
+env = {e["name"]: e for e in c["env"]}
+ref = env["DDZ_DB"]["valueFrom"]["secretKeyRef"]
+secret = named("Secret", ref["name"])["stringData"]
+assert secret.get(ref["key"], "").startswith("postgres://"), "the DB URL's Secret and key"
+for (k, name), svc in objs.items():
+    if k != "Service":
+        continue
+    sel = svc["spec"]["selector"]
+    targets = [o for (kk, _), o in objs.items() if kk in ("StatefulSet", "Deployment")
+               and labels_match(sel, o["spec"]["template"]["metadata"]["labels"])]
+    assert targets, f"Service {name} selects nothing"
+    for t in targets:
+        tports = {p["name"] for p in t["spec"]["template"]["spec"]["containers"][0]["ports"]}
+        for p in svc["spec"]["ports"]:
+            assert p["targetPort"] in tports, f"Service {name}: targetPort {p['targetPort']}"
+ing = one("Ingress")
+for path in ing["spec"]["rules"][0]["http"]["paths"]:
+    b = path["backend"]["service"]
+    svc = named("Service", b["name"])
+    assert b["port"]["name"] in [p["name"] for p in svc["spec"]["ports"]], f"Ingress -> {b['name']}"
+proxy = named("Deployment", "ddz-node-proxy")
+vols = proxy["spec"]["template"]["spec"]["volumes"]
+cm = named("ConfigMap", [v["configMap"]["name"] for v in vols if "configMap" in v][0])
+conf = cm["data"]["default.conf"]
+# a node's public path, as the pod's command makes it, reaches that pod
+args = " ".join(c["args"])
+assert "tr -d -" in args and "/n/$node/ws" in args, "DDZ_NODE and DDZ_PUBLIC_URL as expected"
+node = f"{sts['metadata']['name']}-2".replace("-", "")
+m = re.search(r"location ~ (\S+) \{\s*proxy_pass (\S+);", conf)
+assert m, "the node proxy's location"
+got = re.match(m.group(1), f"/n/{node}/ws")
+assert got, f"/n/{node}/ws does not reach the node proxy's location"
+target = m.group(2).replace("$1", got.group(1)).replace("$2", got.group(2))
+want = f"http://{sts['metadata']['name']}-2.{headless['metadata']['name']}.{ns}.svc.cluster.local:8080/ws"
+assert target.startswith(want), f"/n/{node}/ws goes to {target}, not {want}"
+assert "/n/" in [p["path"] for p in ing["spec"]["rules"][0]["http"]["paths"]], "the Ingress sends /n/ to the node proxy"
 EOF
 
 printf '%d passed, %d failed\n' "$passed" "$failed"
