@@ -23,7 +23,10 @@ pkgs=(build-essential cmake ninja-build pkg-config clang
       valgrind
       # the browser tests (tests/web) drive Debian's chromium headless;
       # CJK glyphs so that the Chinese client renders in it
-      chromium fonts-noto-cjk)
+      chromium fonts-noto-cjk
+      # tests/deploy/test_cluster_proxy.sh: HTTP requests to the nodes
+      # through nginx (nginx-light itself: below)
+      curl)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -37,6 +40,26 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# nginx for tests/deploy/test_cluster_proxy.sh, which runs its own on a free
+# port with deploy/cluster/nginx.conf. The package's service is not wanted:
+# it is kept from starting at install (it would take port 80, and fail the
+# install if that port is taken) and from starting at boot.
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    policy=/usr/sbin/policy-rc.d
+    made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && made_policy=1
+        trap 'rm -f "$policy"' EXIT
+    fi
+    [ ${#missing[@]} -gt 0 ] || apt-get update -qq
+    apt-get install -y -qq --no-install-recommends nginx-light
+    [ -z "$made_policy" ] || rm -f "$policy"
+    if [ -d /run/systemd/system ]; then
+        systemctl disable nginx >/dev/null 2>&1 || true
+    fi
 fi
 
 # The JavaScript test tools pinned by package-lock.json (playwright-core,

@@ -14,9 +14,12 @@
 #                           refer to each other: selector and labels, the
 #                           claim, the Service's target port, the probes' port,
 #                           kustomization's list of files
-#   deploy/cluster/compose.yaml   docker-compose config (two nodes, PostgreSQL, nginx)
+#   deploy/cluster/compose.yaml   docker-compose config (two nodes, PostgreSQL,
+#                           nginx), and that each node's public path is a
+#                           location of the nginx.conf that goes to it
 #   deploy/cluster/nginx.conf     nginx -t, as the main nginx.conf (the nodes'
-#                           names resolving, as in the compose network)
+#                           names resolving, as in the compose network;
+#                           run for real by tests/deploy/test_cluster_proxy.sh)
 #   deploy/k8s-cluster/*.yaml     YAML, and what refers to what: the
 #                           StatefulSet's headless Service, selectors,
 #                           ports, the Secret's key, the Ingress's backends,
@@ -127,6 +130,21 @@ EOF
 
 run "docker-compose config deploy/cluster/compose.yaml" \
     docker-compose --project-directory /src/deploy/cluster -f /src/deploy/cluster/compose.yaml config -q
+run "deploy/cluster: each node's public path is a location of its nginx.conf" python3 - <<'EOF'
+import re, yaml
+c = yaml.safe_load(open("/src/deploy/cluster/compose.yaml"))
+conf = open("/src/deploy/cluster/nginx.conf").read()
+nodes = [n for n, s in c["services"].items() if "DDZ_NODE" in s.get("environment", {})]
+assert len(nodes) >= 2, "two nodes"
+for n in nodes:
+    env = c["services"][n]["environment"]
+    assert env["DDZ_DB"].startswith("postgres://"), f"{n}: DDZ_DB"
+    node = env["DDZ_NODE"]
+    assert env["DDZ_PUBLIC_URL"].endswith(f"/n/{node}/ws"), f"{n}: DDZ_PUBLIC_URL"
+    m = re.search(r"location /n/%s/ \{\s*proxy_pass http://([^:/]+):8080/;" % node, conf)
+    assert m and m.group(1) == n, f"nginx.conf: /n/{node}/ does not go to {n}"
+    assert re.search(r"server %s:8080" % n, conf), f"nginx.conf: {n} not in the upstream"
+EOF
 
 # nginx for the cluster: the main configuration, its upstream names
 # resolving as in the compose network (here to loopback: -t resolves, it
