@@ -588,6 +588,7 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
         on_welcome(b, &ev.welcome);
         break;
     case DDZ_EVENT_ENLISTED:
+        b->hops = 0; /* where a redirect led: the count starts again */
         say(b, false, "enlisted in the %s as %s: waiting to be seated", ev.enlisted.competition,
             ev.enlisted.player);
         break;

@@ -29,6 +29,11 @@ typedef struct req {
     struct req *next;
 } req;
 
+typedef struct told_move {
+    char name[NAME];
+    long long at; /* the order's time (unix ms): a new order is told again */
+} told_move;
+
 struct ddz_ladder_net {
     ddz_ladder_net_cfg cfg;
     char rules[64];
@@ -48,6 +53,9 @@ struct ddz_ladder_net {
     int nseen;
     int64_t hist_after; /* history rows told: ids up to this */
     unsigned long round;
+    char home[32];   /* the leader's: where it gathers the bots, "" before it chose */
+    told_move *told; /* [MAXP] move orders handed to the loop (each once) */
+    int ntold;
 };
 
 /* ---- small helpers ---- */
@@ -147,6 +155,9 @@ static const char *const schema_sql =
     " node TEXT NOT NULL, scheduled_by TEXT NOT NULL, p1 TEXT NOT NULL, p2 TEXT NOT NULL,"
     " p3 TEXT NOT NULL, state TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
     " done_at TIMESTAMPTZ, game1 BIGINT, game2 BIGINT, game3 BIGINT);"
+    "CREATE TABLE IF NOT EXISTS cluster_ladder_moves(rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " from_node TEXT NOT NULL, to_node TEXT NOT NULL, url TEXT NOT NULL,"
+    " at TIMESTAMPTZ NOT NULL, PRIMARY KEY(rules, name));"
     "CREATE INDEX IF NOT EXISTS cluster_ladder_deals_open ON cluster_ladder_deals(rules, node)"
     " WHERE state = 'assigned';"
     "COMMIT;";
@@ -156,7 +167,8 @@ static const char *const schema_sql =
 ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, size_t errlen)
 {
     if (!cfg || !cfg->rules || !cfg->node || cfg->nfixed < 0 ||
-        cfg->nfixed > DDZ_LADDER_NET_FIXED || cfg->tables < 1 || cfg->pair_slack < 0) {
+        cfg->nfixed > DDZ_LADDER_NET_FIXED || cfg->tables < 1 || cfg->pair_slack < 0 ||
+        cfg->move_wait_ms < 0) {
         snprintf(err, errlen, "ladder (cluster): bad configuration");
         return NULL;
     }
@@ -164,15 +176,18 @@ ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, 
     if (n) {
         n->present = calloc(MAXP, sizeof *n->present);
         n->seen = calloc(MAXP, sizeof *n->seen);
+        n->told = calloc(MAXP, sizeof *n->told);
     }
-    if (!n || !n->present || !n->seen) {
+    if (!n || !n->present || !n->seen || !n->told) {
         if (n)
-            free(n->present), free(n->seen);
+            free(n->present), free(n->seen), free(n->told);
         free(n);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     n->cfg = *cfg;
+    if (!n->cfg.move_wait_ms)
+        n->cfg.move_wait_ms = DDZ_LADDER_NET_MOVE_WAIT_MS;
     snprintf(n->rules, sizeof n->rules, "%s", cfg->rules);
     snprintf(n->node, sizeof n->node, "%s", cfg->node);
     for (int i = 0; i < cfg->nfixed; i++)
@@ -262,6 +277,7 @@ void ddz_ladder_net_destroy(ddz_ladder_net *n)
     pthread_mutex_destroy(&n->mu);
     free(n->present);
     free(n->seen);
+    free(n->told);
     free(n->handed);
     free(n);
 }
@@ -581,6 +597,7 @@ typedef struct cand {
     double mu;
     long deals;
     bool busy, suspended;
+    bool moving; /* ordered home, not there yet: in no deal meanwhile */
 } cand;
 
 static int cand_find(const cand *c, int nc, const char *name)
@@ -589,6 +606,116 @@ static int cand_find(const cand *c, int nc, const char *name)
         if (strcmp(c[i].name, name) == 0)
             return i;
     return -1;
+}
+
+/* Adds node `node` to nodes[0..*nn) (at most MAXP); returns its index
+ * or -1 when full. */
+static int node_index(char (*nodes)[32], int *nn, const char *node)
+{
+    int g = 0;
+    while (g < *nn && strcmp(nodes[g], node) != 0)
+        g++;
+    if (g == *nn) {
+        if (*nn >= MAXP)
+            return -1;
+        snprintf(nodes[(*nn)++], 32, "%s", node);
+    }
+    return g;
+}
+
+/* The leader gathers the bots on one node, so that every bot can meet
+ * every other (ladder_net.h): chooses HOME, orders idle bots elsewhere to
+ * move there and marks the bots on their way (`moving`). Part of the
+ * leader's transaction. Returns false on a failed statement. */
+static bool gather(ddz_ladder_net *n, PGconn *pg, cand *c, int nc)
+{
+    const char *p1[] = {n->rules};
+    /* orders whose bot left the node it was told to leave (arrived, or
+     * gone) are done */
+    if (!cmd(n, pg,
+             "DELETE FROM cluster_ladder_moves m WHERE m.rules = $1 AND NOT EXISTS (SELECT 1"
+             " FROM cluster_ladder_presence p WHERE p.rules = m.rules AND p.name = m.name"
+             " AND p.node = m.from_node)",
+             1, p1))
+        return false;
+    char nodes[MAXP][32];
+    int count[MAXP] = {0}, nn = 0;
+    for (int i = 0; i < nc; i++) {
+        int g = c[i].node[0] && !c[i].suspended ? node_index(nodes, &nn, c[i].node) : -1;
+        if (g >= 0)
+            count[g]++;
+    }
+    int home = -1;
+    for (int g = 0; g < nn; g++) {
+        if (home < 0 || count[g] > count[home]) {
+            home = g;
+            continue;
+        }
+        /* a tie: the home chosen before stays; else the lowest id */
+        bool was = strcmp(nodes[g], n->home) == 0, home_was = strcmp(nodes[home], n->home) == 0;
+        if (count[g] == count[home] && !home_was && (was || strcmp(nodes[g], nodes[home]) < 0))
+            home = g;
+    }
+    if (home < 0)
+        return true; /* no bots: the home chosen before stays */
+    snprintf(n->home, sizeof n->home, "%s", nodes[home]);
+    const char *ph[] = {n->rules, n->home};
+    if (!cmd(n, pg, "DELETE FROM cluster_ladder_moves WHERE rules = $1 AND to_node <> $2", 2, ph))
+        return false; /* orders to a home given up */
+    if (nn < 2)
+        return true;
+    char job[48];
+    snprintf(job, sizeof job, "node:%s", n->home);
+    const char *pj[] = {job};
+    PGresult *r =
+        q(n, pg, "SELECT public_url FROM cluster_leaders WHERE job = $1", 1, pj, PGRES_TUPLES_OK);
+    if (!r)
+        return false;
+    char url[DDZ_LADDER_NET_URL] = "";
+    if (PQntuples(r) == 1)
+        snprintf(url, sizeof url, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (!url[0])
+        return true; /* nowhere to send them */
+    char wait[24];
+    snprintf(wait, sizeof wait, "%d", n->cfg.move_wait_ms);
+    const char *p2[] = {n->rules, wait};
+    r = q(n, pg,
+          "SELECT name, from_node, to_node, at > now() - $2::bigint * interval '1 millisecond'"
+          " FROM cluster_ladder_moves WHERE rules = $1",
+          2, p2, PGRES_TUPLES_OK);
+    if (!r)
+        return false;
+    for (int i = 0; i < nc; i++) {
+        if (!c[i].node[0] || strcmp(c[i].node, n->home) == 0)
+            continue;
+        int row = -1;
+        for (int k = 0; k < PQntuples(r) && row < 0; k++)
+            if (strcmp(PQgetvalue(r, k, 0), c[i].name) == 0)
+                row = k;
+        bool same = row >= 0 && strcmp(PQgetvalue(r, row, 1), c[i].node) == 0 &&
+                    strcmp(PQgetvalue(r, row, 2), n->home) == 0;
+        if (same) {
+            /* on its way; or it stayed past the wait: it plays here */
+            c[i].moving = PQgetvalue(r, row, 3)[0] == 't';
+            continue;
+        }
+        if (c[i].busy || c[i].suspended)
+            continue; /* ordered once idle */
+        const char *pm[] = {n->rules, c[i].name, c[i].node, n->home, url};
+        if (!cmd(n, pg,
+                 "INSERT INTO cluster_ladder_moves(rules, name, from_node, to_node, url, at)"
+                 " VALUES($1, $2, $3, $4, $5, now()) ON CONFLICT (rules, name) DO UPDATE SET"
+                 " from_node = EXCLUDED.from_node, to_node = EXCLUDED.to_node,"
+                 " url = EXCLUDED.url, at = EXCLUDED.at",
+                 5, pm)) {
+            PQclear(r);
+            return false;
+        }
+        c[i].moving = true;
+    }
+    PQclear(r);
+    return true;
 }
 
 /* The leader's round: forget dead nodes, then schedule. One transaction:
@@ -700,6 +827,8 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
             inflight[g]++;
     }
     PQclear(r);
+    if (!gather(n, pg, c, nc))
+        goto out;
     /* the groups: every node with bots present, and this one */
     char groups[MAXP + 1][32];
     int ng = 0;
@@ -728,7 +857,7 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
             sp[i] =
                 (ddz_sched_player){.mu = c[i].mu,
                                    .deals = c[i].deals,
-                                   .available = !c[i].busy && !c[i].suspended &&
+                                   .available = !c[i].busy && !c[i].suspended && !c[i].moving &&
                                                 (!c[i].node[0] || strcmp(c[i].node, node) == 0)};
         int out[64][3];
         ddz_sched_in in = {.p = sp,
@@ -899,6 +1028,47 @@ static bool tail_history(ddz_ladder_net *n, PGconn *pg)
     return any;
 }
 
+/* Hands the loop the leader's move orders for this node's bots, each
+ * order once (ladder_net.h, MOVE). */
+static void tell_moves(ddz_ladder_net *n, PGconn *pg)
+{
+    char wait[24];
+    snprintf(wait, sizeof wait, "%d", n->cfg.move_wait_ms);
+    const char *p[] = {n->rules, n->node, wait};
+    PGresult *r =
+        q(n, pg,
+          "SELECT name, url, to_node, (extract(epoch FROM at) * 1000)::bigint"
+          " FROM cluster_ladder_moves WHERE rules = $1 AND from_node = $2"
+          " AND at > now() - $3::bigint * interval '1 millisecond' ORDER BY name LIMIT " STR(
+              DDZ_SCHEDULE_MAX),
+          3, p, PGRES_TUPLES_OK);
+    if (!r)
+        return;
+    told_move now[MAXP];
+    int nnow = 0;
+    for (int i = 0; i < PQntuples(r) && nnow < MAXP; i++) {
+        told_move t = {.at = atoll(PQgetvalue(r, i, 3))};
+        snprintf(t.name, sizeof t.name, "%s", PQgetvalue(r, i, 0));
+        now[nnow++] = t;
+        bool before = false;
+        for (int k = 0; k < n->ntold && !before; k++)
+            before = n->told[k].at == t.at && strcmp(n->told[k].name, t.name) == 0;
+        if (before)
+            continue;
+        ddz_ladder_net_msg *m = calloc(1, sizeof *m);
+        if (!m)
+            break;
+        m->kind = DDZ_LADDER_NET_MOVE;
+        snprintf(m->names[0], NAME, "%s", t.name);
+        snprintf(m->url, sizeof m->url, "%s", PQgetvalue(r, i, 1));
+        snprintf(m->home, sizeof m->home, "%s", PQgetvalue(r, i, 2));
+        push_msg(n, m);
+    }
+    PQclear(r);
+    memcpy(n->told, now, (size_t)nnow * sizeof *now);
+    n->ntold = nnow;
+}
+
 void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader)
 {
     n->round++;
@@ -920,6 +1090,7 @@ void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader)
     write_requests(n, pg);
     if (leader)
         schedule(n, pg);
+    tell_moves(n, pg);
     fetch_deals(n, pg);
     tail_standings(n, pg);
     tail_history(n, pg);

@@ -11,6 +11,13 @@
  *     is given the same --ladder-ai/--ladder-engine options) and assigns
  *     each deal to that node (a deal of fixed participants only goes to the
  *     leader's node);
+ *   - so that every bot can meet every other, the leader GATHERS the bots
+ *     on one node, HOME (the node with the most bots present; on a tie the
+ *     home it chose before, else the lowest id): an idle bot elsewhere is
+ *     ordered to move (cluster_ladder_moves), its node sends it `redirect`
+ *     to HOME's public URL (MOVE), and it is left out of deals for
+ *     move_wait_ms meanwhile. A bot that does not move is asked once per
+ *     stay and then plays where it is, with that node's bots;
  *   - the HOST plays the deal as on one node and records it in ONE
  *     transaction: the deal's row (still assigned to it), the three
  *     standings (rows locked, read, rated, written: two hosts may finish
@@ -31,6 +38,8 @@
  * opened the database first):
  *
  *   cluster_ladder_presence(rules, name, node, since, PRIMARY KEY(rules, name))
+ *   cluster_ladder_moves(rules, name, from_node, to_node, url (to_node's
+ *       public URL), at, PRIMARY KEY(rules, name)): the leader's orders
  *   cluster_ladder_deals(id BIGSERIAL PRIMARY KEY, rules, node (the host),
  *       scheduled_by (the leader's node), p1, p2, p3,
  *       state ('assigned' | 'done' | 'dropped'), created_at, done_at,
@@ -49,6 +58,11 @@
 #include "service/store/store.h"
 
 #define DDZ_LADDER_NET_FIXED 32 /* fixed participants (AIs, engines) at most */
+#define DDZ_LADDER_NET_URL 256  /* a node's public URL (lead.h's DDZ_LEAD_URL_MAX) */
+/* How long a bot ordered to move to the ladder's home node is left out of
+ * deals (it reconnects within a second or two; one that has not moved by
+ * then plays where it is). */
+#define DDZ_LADDER_NET_MOVE_WAIT_MS 30000
 
 /* The advisory transaction lock every recording takes first, so that the
  * history's ids are committed in id order and the nodes' tail of it, which
@@ -66,6 +80,8 @@ typedef struct ddz_ladder_net_cfg {
     int tables;        /* deals a host plays at once (the leader's own setting counts) */
     long pair_slack;   /* schedule.h */
     ddz_rating_cfg rc; /* the ratings' constants (the same on every node) */
+    int move_wait_ms;  /* a bot ordered to move sits out deals so long; 0 =
+                          DDZ_LADDER_NET_MOVE_WAIT_MS */
     /* Called from the lead thread when messages wait (lws_cancel_service). */
     void (*wake)(void *ctx);
     void *ctx;
@@ -77,6 +93,7 @@ enum ddz_ladder_net_kind {
     DDZ_LADDER_NET_STANDING, /* participant `standing` changed (or is new) */
     DDZ_LADDER_NET_HIST,     /* a history row of names[0] (any node's), oldest first */
     DDZ_LADDER_NET_NOTE,     /* something to log: `note` */
+    DDZ_LADDER_NET_MOVE, /* bot names[0], connected here, is to reconnect to `url` (node `home`) */
 };
 
 typedef struct ddz_ladder_net_msg {
@@ -86,6 +103,8 @@ typedef struct ddz_ladder_net_msg {
     ddz_store_ladder_player standing;   /* STANDING */
     ddz_store_ladder_hist hist;         /* HIST */
     char note[200];                     /* NOTE */
+    char url[DDZ_LADDER_NET_URL];       /* MOVE */
+    char home[32];                      /* MOVE */
     struct ddz_ladder_net_msg *next;
 } ddz_ladder_net_msg;
 
@@ -105,8 +124,9 @@ ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, 
 
 /* One round, ON THE LEAD THREAD with its session `pg` (lead.h's work):
  * writes what the loop queued (presence, results, suspensions, drops),
- * schedules if `leader`, hands this node's new deals to the loop and
- * tails the standings and the history. Failures are told as NOTEs; a
+ * schedules (and orders moves home) if `leader`, hands this node's new
+ * deals and move orders to the loop (each once) and tails the standings
+ * and the history. Failures are told as NOTEs; a
  * result that could not be written on a broken session is tried again
  * next round, 20 rounds at most: then, as when it cannot be rated, the
  * deal is dropped instead (tried every round until written), so that its

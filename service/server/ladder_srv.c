@@ -632,6 +632,25 @@ static void net_standing(ddz_ladder *l, const ddz_store_ladder_player *sp)
         q->nrecent = q->recent_at = 0;
 }
 
+/* The leader gathers the ladder's bots on one node (ladder_net.h): bot
+ * m->names[0], if it is connected here and idle, is sent `redirect` to
+ * that node; ddz bridge reconnects there and enlists again. A client that
+ * does not follow stays and plays here. */
+static void net_move(ddz_ladder *l, const ddz_ladder_net_msg *m)
+{
+    int i = find(l, m->names[0]);
+    part *q = i >= 0 ? &l->p[i] : NULL;
+    if (!q || q->kind != K_BOT || !connected(q) || q->table >= 0)
+        return;
+    ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = DDZ_REQ_ENLIST}};
+    snprintf(e.redirect.url, sizeof e.redirect.url, "%s", m->url);
+    snprintf(e.redirect.reason, sizeof e.redirect.reason, "the ladder gathers its bots on node %s",
+             m->home);
+    ddz__conn_send(q->bot->conn, ddz_event_print(&e));
+    ddz__log(l->srv, "info", NULL, "ladder: %s sent to node %s, where the ladder's bots are",
+             q->s.name, m->home);
+}
+
 /* Publishes the bots connected here and takes what the cluster says. */
 static void net_round(ddz_ladder *l)
 {
@@ -647,6 +666,8 @@ static void net_round(ddz_ladder *l)
             net_play(l, m);
         } else if (m->kind == DDZ_LADDER_NET_STANDING) {
             net_standing(l, &m->standing);
+        } else if (m->kind == DDZ_LADDER_NET_MOVE) {
+            net_move(l, m);
         } else if (m->kind == DDZ_LADDER_NET_HIST) {
             int i = find(l, m->names[0]);
             if (i < 0)

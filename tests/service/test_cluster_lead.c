@@ -117,17 +117,22 @@ static int metrics_held(int k, const char *job)
     return v;
 }
 
-/* Starts the bot alpha (its token added to the shared database): `ddz
- * bridge` at node 2 with `mode` (--ladder or --enlist), its log in
- * alpha.log. */
-static void bot_at(int k, proc *bot, const char *mode)
+/* Starts the bot `name` (its token added to the shared database): `ddz
+ * bridge` at node k with `mode` (--ladder or --enlist), its log in
+ * NAME.log. */
+static void bot_named(const char *name, int k, proc *bot, const char *mode)
 {
     char tok[80], log[200];
-    token_add("alpha", tok);
-    snprintf(log, sizeof log, "%s/alpha.log", srv.dir);
+    token_add(name, tok);
+    snprintf(log, sizeof log, "%s/%s.log", srv.dir, name);
     char *argv[] = {DDZ_BIN, "bridge", "--url",  N[k].url, "--token", tok, (char *)mode,
                     "--",    DDZ_BIN,  "engine", "--ai",   "greedy",  NULL};
     spawn(bot, log, argv);
+}
+
+static void bot_at(int k, proc *bot, const char *mode)
+{
+    bot_named("alpha", k, bot, mode);
 }
 
 static void bot_at_node_2(proc *bot, const char *mode)
@@ -152,8 +157,13 @@ static void wait_log(int k, const char *text, int ms)
     }
 }
 
+/* Bridges a test starts here are killed by fini, however the test ends. */
+static proc bots[2];
+
 static void fini(void)
 {
+    for (int i = 0; i < 2; i++)
+        proc_kill(&bots[i]);
     for (int k = 0; k < 2; k++)
         if (N[k].pid) {
             kill(N[k].pid, SIGKILL);
@@ -290,6 +300,40 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     cr_assert_eq(n2.code, 0, "node 2 exit %d:\n%s", n2.code, slurp(N[1].log));
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
     cr_assert_eq(pg_num(pg, sql), 0, "a stopped node still holds the ladder");
+}
+
+/* Bots that connect to different nodes meet: beta enlists at node 1,
+ * alpha at node 2; the leader (node 1) gathers them on node 1, where most
+ * bots are (one each: on a tie the lowest id), by sending alpha a redirect
+ * that its bridge follows; a deal of both is played there and recorded. */
+Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    char sql[600];
+    const char *extra[] = {"--ladder-ai",   "greedy", "--ladder-ai", "random",
+                           "--ladder-time", "3",      NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    snprintf(sql, sizeof sql, LIVE_HOLDER, "n1");
+    wait_num(sql, 1, 10000, "node 1 leads the ladder");
+    node_start(1);
+    proc *beta = &bots[0], *alpha = &bots[1];
+    bot_named("beta", 0, beta, "--ladder");
+    wait_num("SELECT count(*) FROM cluster_ladder_presence WHERE name = 'beta' AND node = 'n1'", 1,
+             10000, "beta present at node 1");
+    bot_named("alpha", 1, alpha, "--ladder");
+    wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done' AND node = 'n1'"
+             " AND 'alpha' IN (p1, p2, p3) AND 'beta' IN (p1, p2, p3)",
+             1, 90000, "a deal of alpha and beta, played on node 1");
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n2'"
+                            " AND state = 'done' AND 'alpha' IN (p1, p2, p3)"),
+                 0, "alpha played at node 2 before it was gathered");
+    char *l = slurp(alpha->log);
+    cr_assert(strstr(l, "the ladder gathers its bots on node n1"), "alpha's log:\n%s", l);
+    free(l);
+    wait_log(1, "ladder: alpha sent to node n1", 1000);
+    /* both still enlisted (a redirect is no reason to stop) */
+    cr_assert(!proc_wait(alpha, 0) && !proc_wait(beta, 0), "a bridge ended");
 }
 
 /* ---- a tournament on two nodes ---- */

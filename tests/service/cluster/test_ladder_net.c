@@ -26,7 +26,9 @@ static ddz_lead *alive(const char *id)
     char job[40];
     snprintf(job, sizeof job, "node:%s", id);
     const char *jobs[] = {job};
-    ddz_lead_cfg cfg = {.url = url, .node = id, .retry_ms = 50};
+    char public_url[64];
+    snprintf(public_url, sizeof public_url, "ws://%s.invalid/ws", id);
+    ddz_lead_cfg cfg = {.url = url, .node = id, .public_url = public_url, .retry_ms = 50};
     char err[200];
     ddz_lead *l = ddz_lead_start(&cfg, jobs, 1, err, sizeof err);
     cr_assert_not_null(l, "%s", err);
@@ -39,19 +41,27 @@ static ddz_lead *alive(const char *id)
     return l;
 }
 
-static ddz_ladder_net *net(const char *node)
+/* Node `node`'s ladder side: two fixed participants, or four with
+ * `move_wait_ms` set (the gathering tests: enough for two tables). */
+static ddz_ladder_net *net_with(const char *node, int move_wait_ms)
 {
     ddz_ladder_net_cfg cfg = {.rules = "caai",
                               .node = node,
-                              .fixed = {"ai:x", "ai:y"},
-                              .nfixed = 2,
+                              .fixed = {"ai:x", "ai:y", "ai:z", "ai:w"},
+                              .nfixed = move_wait_ms ? 4 : 2,
                               .tables = 4,
-                              .pair_slack = 2};
+                              .pair_slack = 2,
+                              .move_wait_ms = move_wait_ms};
     ddz_rating_cfg_default(&cfg.rc);
     char err[200];
     ddz_ladder_net *n = ddz_ladder_net_create(&cfg, err, sizeof err);
     cr_assert_not_null(n, "%s", err);
     return n;
+}
+
+static ddz_ladder_net *net(const char *node)
+{
+    return net_with(node, 0);
 }
 
 static PGconn *conn(void)
@@ -386,4 +396,126 @@ Test(ladder_net, the_history_is_told_in_id_order_with_no_row_missed)
     cr_assert_eq(k, 4, "a was told %d of the 4 history rows", k);
     for (int i = 1; i < k; i++)
         cr_assert_gt(ids[i], ids[i - 1], "told out of id order");
+}
+
+/* The bots of node a (p) and b (q, r), published; a and b remade with four
+ * fixed participants and a move wait of `wait_ms`. The fixed participants
+ * have played 10 deals each, so that tables are built around the bots,
+ * which have none (schedule.h: fewest deals first). */
+static void bots_at_a_and_b(int wait_ms)
+{
+    ddz_ladder_net_work(a, ca, false); /* makes the tables */
+    pg_exec(ca, "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score, faults,"
+                " updated_at) SELECT 'caai', x, 25, 8, 30, 10, 0, 0, 0 FROM"
+                " unnest('{ai:x,ai:y,ai:z,ai:w}'::text[]) x");
+    ddz_ladder_net_destroy(a);
+    ddz_ladder_net_destroy(b);
+    a = net_with("a", wait_ms), b = net_with("b", wait_ms);
+    const char *pa[] = {"p"}, *pb[] = {"q", "r"};
+    ddz_ladder_net_present(a, pa, 1);
+    ddz_ladder_net_present(b, pb, 2);
+    ddz_ladder_net_work(a, ca, false);
+    ddz_ladder_net_work(b, cb, false);
+}
+
+#define DEALS_OF(who) "SELECT count(*) FROM cluster_ladder_deals WHERE '" who "' IN (p1, p2, p3)"
+
+/* Every deal without q ends (q and r stay busy). */
+static void free_all_but_q(void)
+{
+    pg_exec(ca, "UPDATE cluster_ladder_deals SET state = 'done' WHERE state = 'assigned'"
+                " AND NOT ('q' IN (p1, p2, p3))");
+}
+
+/* Bots on two nodes never meet unless gathered: the leader orders node
+ * a's bot to b, where most bots are; node a is told to send it there (once)
+ * and it is in no deal meanwhile; once it is present at b the order is
+ * done and it is scheduled there with b's bots. */
+Test(ladder_net, the_leader_gathers_the_bots_on_the_node_with_most)
+{
+    bots_at_a_and_b(60000);
+    ddz_ladder_net_work(a, ca, true); /* a leads */
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
+                         " AND from_node = 'a' AND to_node = 'b' AND url = 'ws://b.invalid/ws'"),
+                 1, "p is ordered to b");
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves"), 1, "only p moves");
+    cr_assert_eq(num(ca, DEALS_OF("p")), 0, "p was given a deal on its way");
+    cr_assert_gt(num(ca, DEALS_OF("q")), 0, "b's bots play meanwhile");
+    ddz_ladder_net_msg *m = next_of(a, DDZ_LADDER_NET_MOVE);
+    cr_assert_not_null(m, "node a was not told to send p");
+    cr_assert_str_eq(m->names[0], "p");
+    cr_assert_str_eq(m->url, "ws://b.invalid/ws");
+    cr_assert_str_eq(m->home, "b");
+    free(m);
+    ddz_ladder_net_work(b, cb, false);
+    cr_assert_null(next_of(b, DDZ_LADDER_NET_MOVE), "node b told to move a bot");
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_null(next_of(a, DDZ_LADDER_NET_MOVE), "the order was told twice");
+    cr_assert_eq(num(ca, DEALS_OF("p")), 0, "p was given a deal on its way");
+
+    /* p reconnects at b (which leads now: its round forms b's tables
+     * only, so that p is not left without a fixed participant by a's) */
+    const char *pb[] = {"q", "r", "p"};
+    ddz_ladder_net_present(a, NULL, 0);
+    ddz_ladder_net_present(b, pb, 3);
+    ddz_ladder_net_work(a, ca, false);
+    free_all_but_q();
+    ddz_ladder_net_work(b, cb, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves"), 0, "the order stayed");
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE 'p' IN (p1, p2, p3)"
+                         " AND node = 'b'"),
+                 1, "p plays at b");
+}
+
+/* A bot that does not follow the order within the wait plays where it is
+ * (with that node's participants), and is not ordered again while it
+ * stays. */
+Test(ladder_net, a_bot_that_does_not_move_plays_where_it_is)
+{
+    bots_at_a_and_b(300);
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"), 1);
+    cr_assert_eq(num(ca, DEALS_OF("p")), 0);
+    /* the wait is the condition itself: past it, p is free to play at a */
+    while (num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
+                   " AND at > now() - interval '300 milliseconds'") > 0)
+        poll(NULL, 0, 20);
+    free_all_but_q();
+    ddz_ladder_net_work(a, ca, true);
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_deals WHERE 'p' IN (p1, p2, p3)"
+                         " AND node = 'a'"),
+                 1, "p did not play where it stayed");
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
+                         " AND at > now() - interval '300 milliseconds'"),
+                 0, "p was ordered again");
+}
+
+/* A tie keeps the home chosen before; with none, the lowest node id. */
+Test(ladder_net, a_tie_keeps_the_home)
+{
+    ddz_ladder_net_destroy(a);
+    ddz_ladder_net_destroy(b);
+    a = net_with("a", 60000), b = net_with("b", 60000);
+    const char *pb[] = {"q"};
+    ddz_ladder_net_present(b, pb, 1);
+    ddz_ladder_net_work(b, cb, false);
+    ddz_ladder_net_work(a, ca, true); /* home: b, its only node */
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves"), 0);
+    const char *pa[] = {"p"};
+    ddz_ladder_net_present(a, pa, 1);
+    ddz_ladder_net_work(a, ca, true); /* one each: b stays home, not a */
+    cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
+                         " AND to_node = 'b'"),
+                 1, "the home moved on a tie");
+    /* a new leader (no home chosen) takes the lowest id: the order to b
+     * is withdrawn, p stays, and q is ordered to a */
+    ddz_ladder_net_destroy(b);
+    b = net_with("b", 60000);
+    ddz_ladder_net_present(b, pb, 1);
+    ddz_ladder_net_work(b, cb, true);
+    cr_assert_eq(num(cb, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"), 0,
+                 "an order to a home given up stayed");
+    cr_assert_eq(num(cb, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'q'"
+                         " AND to_node = 'a'"),
+                 1, "a new leader's home on a tie is not the lowest id");
 }
