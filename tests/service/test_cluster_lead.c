@@ -205,10 +205,11 @@ static void scheduler_seen_by(int k, char *out, size_t outlen)
     " AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted"            \
     " AND k.pid = c.pid)"
 
-Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
-     .timeout = 300)
+/* Both nodes run the ladder with two hosted AIs; node 1, started first,
+ * leads it. */
+static void ladder_nodes_started(void)
 {
-    char sql[600], who[32];
+    char sql[600];
     const char *extra[] = {"--ladder-ai",   "greedy", "--ladder-ai", "random",
                            "--ladder-time", "3",      NULL};
     memcpy(node_extra, extra, sizeof extra);
@@ -216,6 +217,13 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n1");
     wait_num(sql, 1, 10000, "node 1 leads the ladder");
     node_start(1);
+}
+
+Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
+     .timeout = 300)
+{
+    char sql[600], who[32];
+    ladder_nodes_started();
 
     /* a bot at node 2 (its token in the shared database) */
     proc bot;
@@ -309,14 +317,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
 Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini = fini,
      .timeout = 300)
 {
-    char sql[600];
-    const char *extra[] = {"--ladder-ai",   "greedy", "--ladder-ai", "random",
-                           "--ladder-time", "3",      NULL};
-    memcpy(node_extra, extra, sizeof extra);
-    node_start(0);
-    snprintf(sql, sizeof sql, LIVE_HOLDER, "n1");
-    wait_num(sql, 1, 10000, "node 1 leads the ladder");
-    node_start(1);
+    ladder_nodes_started();
     proc *beta = &bots[0], *alpha = &bots[1];
     bot_named("beta", 0, beta, "--ladder");
     wait_num("SELECT count(*) FROM cluster_ladder_presence WHERE name = 'beta' AND node = 'n1'", 1,
