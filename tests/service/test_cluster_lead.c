@@ -323,9 +323,17 @@ Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini 
     wait_num("SELECT count(*) FROM cluster_ladder_presence WHERE name = 'beta' AND node = 'n1'", 1,
              10000, "beta present at node 1");
     bot_named("alpha", 1, alpha, "--ladder");
-    wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done' AND node = 'n1'"
-             " AND 'alpha' IN (p1, p2, p3) AND 'beta' IN (p1, p2, p3)",
-             1, 90000, "a deal of alpha and beta, played on node 1");
+    int64_t moved = wait_num("SELECT count(*) FROM cluster_ladder_presence WHERE name = 'alpha'"
+                             " AND node = 'n1'",
+                             1, 30000, "alpha present at node 1");
+    int64_t met =
+        wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
+                 " AND node = 'n1' AND 'alpha' IN (p1, p2, p3) AND 'beta' IN (p1, p2, p3)",
+                 1, 90000, "a deal of alpha and beta, played on node 1");
+    fprintf(stderr,
+            "alpha, started at node 2, was present at node 1 after %lld ms; its first deal"
+            " with beta was done %lld ms later\n",
+            (long long)moved, (long long)met);
     cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n2'"
                             " AND state = 'done' AND 'alpha' IN (p1, p2, p3)"),
                  0, "alpha played at node 2 before it was gathered");
