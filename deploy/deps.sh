@@ -42,6 +42,26 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Node.js 20 or later: playwright-core needs it, and the tests' WebSocket
+# clients use Node's own (--experimental-websocket from 20.10). Debian 12's
+# nodejs is 18; where that is all there is, Node.js 20's official binary
+# is taken from the npm registry (the package node-linux-ARCH, through the
+# machine's own npm configuration) into /opt/ddz-node, and linked from
+# /usr/local/bin, which comes first in PATH.
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major)" -lt 20 ]; then
+    case "$(dpkg --print-architecture)" in
+    amd64) arch=x64 ;;
+    arm64) arch=arm64 ;;
+    *) echo "deps.sh: Node.js 20 or later is needed; install it, then run this again" >&2; exit 1 ;;
+    esac
+    npm install --prefix /opt/ddz-node --no-save --no-audit --no-fund --loglevel=error \
+        "node-linux-$arch@20"
+    ln -sf "/opt/ddz-node/node_modules/node-linux-$arch/bin/node" /usr/local/bin/node
+    hash -r
+    [ "$(node_major)" -ge 20 ] || { echo "deps.sh: Node.js 20 was not installed" >&2; exit 1; }
+fi
+
 # nginx for tests/deploy/test_cluster_proxy.sh, which runs its own on a free
 # port with deploy/cluster/nginx.conf. The package's service is not wanted:
 # it is kept from starting at install (it would take port 80, and fail the
@@ -59,6 +79,8 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
     [ -z "$made_policy" ] || rm -f "$policy"
     if [ -d /run/systemd/system ]; then
         systemctl disable nginx >/dev/null 2>&1 || true
+    else
+        update-rc.d nginx disable >/dev/null 2>&1 || true
     fi
 fi
 

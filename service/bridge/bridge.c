@@ -569,7 +569,7 @@ void ddz_bridge_connected(ddz_bridge *b)
         snprintf(q.token, sizeof q.token, "%s", b->opts.token);
     snprintf(q.resume, sizeof q.resume, "%s", b->resume);
     b->resumed = b->resume[0] != '\0';
-    b->seated = b->joining = false;
+    b->seated = b->joining = b->enlisted = false;
     send_req(b, &q);
 }
 
@@ -589,6 +589,7 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
         break;
     case DDZ_EVENT_ENLISTED:
         b->hops = 0; /* where a redirect led: the count starts again */
+        b->enlisted = true;
         say(b, false, "enlisted in the %s as %s: waiting to be seated", ev.enlisted.competition,
             ev.enlisted.player);
         break;
@@ -891,8 +892,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         int st = ddz_bridge_on_frame(&r->b, r->rx, n);
         if (r->b.player[0] && !r->welcomed)
             r->welcomed = true;
-        if (r->b.seated)
-            r->attempts = 0;
+        if (r->b.seated || r->b.enlisted)
+            r->attempts = 0; /* where it belongs: a later drop starts a new count */
         if (st == DDZ_BRIDGE_DONE) {
             /* the `leave` goes out first; bounded by a second */
             r->leaving = true;

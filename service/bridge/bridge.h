@@ -155,7 +155,7 @@ enum ddz_bridge_status {
 
 /* Redirects followed in a row before the bridge gives up (a cluster whose
  * nodes disagree about where a room lives must not bounce us forever);
- * being seated starts the count again. */
+ * being seated or enlisted starts the count again. */
 enum { DDZ_BRIDGE_MAX_HOPS = 3 };
 
 /* Failures of a seat that never answered nor said its name before giving up. */
@@ -170,12 +170,13 @@ typedef struct ddz_bridge {
     char player[16];        /* our player id from `welcome` */
     bool resumed;           /* the current connection said hello with `resume` */
     bool seated;            /* `joined` with a seat (or `state`) since the last welcome */
+    bool enlisted;          /* `enlisted` since the last welcome */
     bool joining;           /* a join or create is in flight */
     int seat;               /* own seat, -1 when not seated */
     char room[33];          /* room id */
     char redirect[256];     /* the URL of the last `redirect` (DDZ_BRIDGE_REDIRECT) */
     char target_room[33];   /* the room a redirect named: join it on the next `rooms` */
-    int hops;               /* redirects since we were last seated */
+    int hops;               /* redirects since we were last seated or enlisted */
     int time;               /* the room's seconds per action (from `state`), 0 = unknown */
     const ddz_rules *rules; /* the room's rule set */
     /* the game the seat plays */

@@ -627,17 +627,35 @@ static int node_index(char (*nodes)[32], int *nn, const char *node)
  * every other (ladder_net.h): chooses HOME, orders idle bots elsewhere to
  * move there and marks the bots on their way (`moving`). Part of the
  * leader's transaction. Returns false on a failed statement. */
-static bool gather(ddz_ladder_net *n, PGconn *pg, cand *c, int nc)
+static bool gather(ddz_ladder_net *n, PGconn *pg, const char *live, cand *c, int nc)
 {
-    const char *p1[] = {n->rules};
-    /* orders whose bot left the node it was told to leave (arrived, or
-     * gone) are done */
+    /* An order ends when its bot is home, when the node it was to leave
+     * is gone, or after the cooldown: until then a bot that did not get
+     * there (home unreachable from it) or came back is not asked again. */
+    char cool[24];
+    snprintf(cool, sizeof cool, "%lld", (long long)n->cfg.move_wait_ms * DDZ_LADDER_NET_COOLDOWN);
+    const char *pd[] = {n->rules, cool, live};
     if (!cmd(n, pg,
-             "DELETE FROM cluster_ladder_moves m WHERE m.rules = $1 AND NOT EXISTS (SELECT 1"
+             "DELETE FROM cluster_ladder_moves m WHERE m.rules = $1 AND (EXISTS (SELECT 1"
              " FROM cluster_ladder_presence p WHERE p.rules = m.rules AND p.name = m.name"
-             " AND p.node = m.from_node)",
-             1, p1))
+             " AND p.node = m.to_node) OR m.at < now() - $2::bigint * interval '1 millisecond'"
+             " OR NOT (m.from_node = ANY($3::text[])))",
+             3, pd))
         return false;
+    if (!n->home[0]) {
+        /* a new leader: the home its predecessor chose is where its orders
+         * point (so that a tie does not swap bots between two nodes) */
+        const char *p1[] = {n->rules};
+        PGresult *r = q(n, pg,
+                        "SELECT to_node FROM cluster_ladder_moves WHERE rules = $1"
+                        " GROUP BY to_node ORDER BY count(*) DESC, to_node LIMIT 1",
+                        1, p1, PGRES_TUPLES_OK);
+        if (!r)
+            return false;
+        if (PQntuples(r) == 1)
+            snprintf(n->home, sizeof n->home, "%s", PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
     char nodes[MAXP][32];
     int count[MAXP] = {0}, nn = 0;
     for (int i = 0; i < nc; i++) {
@@ -693,11 +711,13 @@ static bool gather(ddz_ladder_net *n, PGconn *pg, cand *c, int nc)
         for (int k = 0; k < PQntuples(r) && row < 0; k++)
             if (strcmp(PQgetvalue(r, k, 0), c[i].name) == 0)
                 row = k;
-        bool same = row >= 0 && strcmp(PQgetvalue(r, row, 1), c[i].node) == 0 &&
-                    strcmp(PQgetvalue(r, row, 2), n->home) == 0;
-        if (same) {
-            /* on its way; or it stayed past the wait: it plays here */
-            c[i].moving = PQgetvalue(r, row, 3)[0] == 't';
+        if (row >= 0 && strcmp(PQgetvalue(r, row, 2), n->home) == 0) {
+            /* on its way (still where it was told to leave, within the
+             * wait); else it stayed, or came back, or went elsewhere: it
+             * plays where it is, and is not asked again before the
+             * cooldown */
+            c[i].moving =
+                strcmp(PQgetvalue(r, row, 1), c[i].node) == 0 && PQgetvalue(r, row, 3)[0] == 't';
             continue;
         }
         if (c[i].busy || c[i].suspended)
@@ -827,7 +847,7 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
             inflight[g]++;
     }
     PQclear(r);
-    if (!gather(n, pg, c, nc))
+    if (!gather(n, pg, live, c, nc))
         goto out;
     /* the groups: every node with bots present, and this one */
     char groups[MAXP + 1][32];

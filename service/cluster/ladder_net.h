@@ -16,8 +16,10 @@
  *     home it chose before, else the lowest id): an idle bot elsewhere is
  *     ordered to move (cluster_ladder_moves), its node sends it `redirect`
  *     to HOME's public URL (MOVE), and it is left out of deals for
- *     move_wait_ms meanwhile. A bot that does not move is asked once per
- *     stay and then plays where it is, with that node's bots;
+ *     move_wait_ms meanwhile. A bot that does not get there (or comes
+ *     back) plays where it is, with that node's bots, and is not asked
+ *     again for DDZ_LADDER_NET_COOLDOWN move waits. A new leader keeps
+ *     the home the orders point to;
  *   - the HOST plays the deal as on one node and records it in ONE
  *     transaction: the deal's row (still assigned to it), the three
  *     standings (rows locked, read, rated, written: two hosts may finish
@@ -63,6 +65,10 @@
  * deals (it reconnects within a second or two; one that has not moved by
  * then plays where it is). */
 #define DDZ_LADDER_NET_MOVE_WAIT_MS 30000
+/* A bot ordered home is not ordered again for this many move waits (5 min
+ * by default): one that could not get there, or came back, plays where it
+ * is meanwhile instead of being sent away at every round. */
+#define DDZ_LADDER_NET_COOLDOWN 10
 
 /* The advisory transaction lock every recording takes first, so that the
  * history's ids are committed in id order and the nodes' tail of it, which

@@ -642,6 +642,12 @@ static void net_move(ddz_ladder *l, const ddz_ladder_net_msg *m)
     part *q = i >= 0 ? &l->p[i] : NULL;
     if (!q || q->kind != K_BOT || !connected(q) || q->table >= 0)
         return;
+    if (l->srv->cfg.public_url && strcmp(m->url, l->srv->cfg.public_url) == 0) {
+        /* two nodes given one --public-url: the bot would be sent where it is */
+        ddz__log(l->srv, "warn", NULL, "ladder: %s not sent to node %s: its public URL is ours",
+                 q->s.name, m->home);
+        return;
+    }
     ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = DDZ_REQ_ENLIST}};
     snprintf(e.redirect.url, sizeof e.redirect.url, "%s", m->url);
     snprintf(e.redirect.reason, sizeof e.redirect.reason, "the ladder gathers its bots on node %s",

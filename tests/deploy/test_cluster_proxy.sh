@@ -27,7 +27,9 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-command -v nginx >/dev/null || { bad "nginx is not installed (apt-get install nginx-light)"; printf '%d passed, %d failed\n' "$passed" "$failed"; exit 1; }
+# /usr/sbin is not in every user's PATH
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$nginx" ] || { bad "nginx is not installed (apt-get install nginx-light)"; printf '%d passed, %d failed\n' "$passed" "$failed"; exit 1; }
 bash "$src/tests/pg/pg.sh" start "$tmp/pg" >/dev/null || { bad "PostgreSQL would not start"; exit 1; }
 url=$(cat "$tmp/pg/url")
 px=$(free_port)
@@ -48,13 +50,14 @@ done
 sed -e "s/ddz1:8080/127.0.0.1:${port[n1]}/g" -e "s/ddz2:8080/127.0.0.1:${port[n2]}/g" \
     -e "s/listen 80;/listen 127.0.0.1:$px;/" -e '/listen \[::\]:80;/d' \
     -e "s#pid /tmp/nginx.pid;#pid $tmp/nginx.pid;#" \
+    -e "s#^http {#http {\n    client_body_temp_path $tmp/body; proxy_temp_path $tmp/proxy; fastcgi_temp_path $tmp/fastcgi; uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;#" \
     "$src/deploy/cluster/nginx.conf" >"$tmp/nginx.conf"
-if out=$(nginx -t -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/error.log" 2>&1); then
+if out=$("$nginx" -t -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/error.log" 2>&1); then
     ok "nginx -t with deploy/cluster/nginx.conf"
 else
     bad "nginx -t"; printf '%s\n' "$out" | sed 's/^/   /'
 fi
-nginx -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/error.log" -g 'daemon on;' || bad "nginx would not start"
+"$nginx" -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/error.log" -g 'daemon on;' || bad "nginx would not start"
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$px/healthz" >/dev/null && break; sleep 0.1; done
 [ "$(curl -fs "http://127.0.0.1:$px/n/n2/healthz")" = ok ] && ok "/n/n2/healthz reaches a node" || bad "/n/n2/healthz"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$px/metrics")" = 404 ] && ok "/metrics stays inside" || bad "/metrics is public"

@@ -1751,3 +1751,39 @@ Test(bridge_e2e, hosted_ais_do_not_pause_for_a_bot, .timeout = 120)
     kill_and_reap(&server);
     remove_dir();
 }
+
+/* A ladder bot is sent, unasked, to the node that gathers the ladder's
+ * bots: it goes there and enlists again, and each `enlisted` starts the
+ * count of redirects again (so being moved now and then never ends it). */
+Test(bridge_xlate, an_enlisted_bot_follows_unasked_redirects_and_enlists_again, .fini = teardown)
+{
+    setup_bridge(
+        &(ddz_bridge_opts){.token = "t", .seat = -1, .enlist = true, .competition = "ladder"});
+    ddz_bridge_connected(&B);
+    ddz_event e = ev_welcome();
+    feed(&e);
+    sent_is("{\"type\":\"enlist\",\"competition\":\"ladder\"}");
+    const char *rd = "{\"type\":\"redirect\",\"url\":\"ws://127.0.0.1:11/ws\",\"about\":\"enlist\","
+                     "\"reason\":\"the ladder gathers its bots on node n1\"}";
+    for (int i = 0; i < 5; i++) {
+        feed(&(ddz_event){.type = DDZ_EVENT_ENLISTED,
+                          .enlisted = {.competition = "ladder", .player = "alpha"}});
+        cr_assert(B.enlisted);
+        cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT, "redirect %d", i + 1);
+        cr_assert_str_eq(B.redirect, "ws://127.0.0.1:11/ws");
+        ddz_bridge_connected(&B);
+        cr_assert(!B.enlisted, "enlisted survives a new connection");
+        json_t *hello = R.sent[R.nsent - 1];
+        cr_assert_str_eq(json_string_value(json_object_get(hello, "type")), "hello");
+        feed(&(ddz_event){
+            .type = DDZ_EVENT_WELCOME,
+            .welcome = {.version = 1, .id = "p9", .name = "b", .resume = "0123456789abcdef"}});
+        sent_is("{\"type\":\"enlist\",\"competition\":\"ladder\"}");
+    }
+    /* without `enlisted` between them (the loop's last redirect is the
+     * first), the fourth in a row ends it */
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
+    cr_assert_eq(frame(rd), DDZ_BRIDGE_REFUSED);
+    cr_assert(strstr(R.log, "redirected our enlist 4 times"), "%s", R.log);
+}
