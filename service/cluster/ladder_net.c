@@ -1007,9 +1007,9 @@ static bool tail_standings(ddz_ladder_net *n, PGconn *pg)
 }
 
 /* Tells the loop the history rows it has not seen (any node's). Ids come
- * from a sequence, drawn and committed under DDZ_LADDER_NET_HIST_LOCK (record), so they
- * become visible in id order and reading past the last id told misses
- * none. */
+ * from a sequence, drawn and committed under DDZ_LADDER_NET_HIST_LOCK
+ * (record), so they become visible in id order and reading past the last
+ * id told misses none. */
 static bool tail_history(ddz_ladder_net *n, PGconn *pg)
 {
     char after[24];
@@ -1069,20 +1069,20 @@ static void tell_moves(ddz_ladder_net *n, PGconn *pg)
     for (int i = 0; i < PQntuples(r) && nnow < MAXP; i++) {
         told_move t = {.at = atoll(PQgetvalue(r, i, 3))};
         snprintf(t.name, sizeof t.name, "%s", PQgetvalue(r, i, 0));
-        now[nnow++] = t;
         bool before = false;
         for (int k = 0; k < n->ntold && !before; k++)
             before = n->told[k].at == t.at && strcmp(n->told[k].name, t.name) == 0;
-        if (before)
-            continue;
-        ddz_ladder_net_msg *m = calloc(1, sizeof *m);
-        if (!m)
-            break;
-        m->kind = DDZ_LADDER_NET_MOVE;
-        snprintf(m->names[0], NAME, "%s", t.name);
-        snprintf(m->url, sizeof m->url, "%s", PQgetvalue(r, i, 1));
-        snprintf(m->home, sizeof m->home, "%s", PQgetvalue(r, i, 2));
-        push_msg(n, m);
+        if (!before) {
+            ddz_ladder_net_msg *m = calloc(1, sizeof *m);
+            if (!m)
+                continue; /* told at a later round */
+            m->kind = DDZ_LADDER_NET_MOVE;
+            snprintf(m->names[0], NAME, "%s", t.name);
+            snprintf(m->url, sizeof m->url, "%s", PQgetvalue(r, i, 1));
+            snprintf(m->home, sizeof m->home, "%s", PQgetvalue(r, i, 2));
+            push_msg(n, m);
+        }
+        now[nnow++] = t;
     }
     PQclear(r);
     memcpy(n->told, now, (size_t)nnow * sizeof *now);

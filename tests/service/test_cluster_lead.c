@@ -311,9 +311,10 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
 }
 
 /* Bots that connect to different nodes meet: beta enlists at node 1,
- * alpha at node 2; the leader (node 1) gathers them on node 1, where most
- * bots are (one each: on a tie the lowest id), by sending alpha a redirect
- * that its bridge follows; a deal of both is played there and recorded. */
+ * alpha at node 2; the leader (node 1) gathers them on node 1, the home
+ * it chose when beta was the only bot (one each then: a tie keeps it), by
+ * sending alpha a redirect that its bridge follows; a deal of both is
+ * played there and recorded. */
 Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini = fini,
      .timeout = 300)
 {
