@@ -11,6 +11,7 @@
 #include "serve_harness.h"
 #include "bot_procs.h"
 #include "pg_test.h"
+#include "cluster_nodes.h"
 
 /* The test's database is srv.db (its URL); pg is the test's own session on
  * it, for its checks. */
@@ -31,75 +32,7 @@ static int64_t wait_num(const char *sql, long long want, int ms, const char *wha
     return -1;
 }
 
-/* ---- the nodes ---- */
-
-typedef struct node {
-    const char *id;
-    pid_t pid;
-    int port;
-    char url[64];
-    char log[160];
-} node;
-
-static node N[2] = {{.id = "n1"}, {.id = "n2"}};
-
-static bool node_healthy(const node *n)
-{
-    int status;
-    char *body;
-    if (ddz_wsc_http_get("127.0.0.1", n->port, "/healthz", 1000, &status, &body) < 0)
-        return false;
-    free(body);
-    return status == 200;
-}
-
-/* What the nodes run besides the cluster's options (NULL-terminated). */
-static const char *node_extra[16];
-
-static void node_start(int k)
-{
-    node *n = &N[k];
-    snprintf(n->log, sizeof n->log, "%s/%s.log", srv.dir, n->id);
-    for (int attempt = 0; attempt < 5; attempt++) {
-        n->port = free_port();
-        char port[16];
-        snprintf(port, sizeof port, "%d", n->port);
-        snprintf(n->url, sizeof n->url, "ws://127.0.0.1:%d/ws", n->port);
-        char *argv[40] = {DDZ_BIN,         "serve",
-                          "--port",        port,
-                          "--bind",        "127.0.0.1",
-                          "--db",          srv.db,
-                          "--node",        (char *)n->id,
-                          "--public-url",  n->url,
-                          "--web",         DDZ_SOURCE_DIR "/web",
-                          "--ai-delay-ms", "0"};
-        int argc = 16;
-        for (int i = 0; node_extra[i]; i++)
-            argv[argc++] = (char *)node_extra[i];
-        argv[argc] = NULL;
-        proc p;
-        spawn(&p, n->log, argv);
-        n->pid = p.pid;
-        int64_t deadline = now_ms() + T(10000);
-        while (now_ms() < deadline) {
-            if (node_healthy(n))
-                return;
-            int status;
-            if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
-                n->pid = 0;
-                break; /* the port was taken meanwhile, or it failed: see the log */
-            }
-            poll(NULL, 0, 20);
-        }
-        if (n->pid) {
-            kill(n->pid, SIGKILL);
-            waitpid(n->pid, NULL, 0);
-            n->pid = 0;
-        }
-    }
-    char *log = slurp(n->log);
-    cr_assert_fail("node %s would not start; its log:\n%s", n->id, log);
-}
+/* ---- the nodes (cluster_nodes.h) ---- */
 
 /* Whether node k's /metrics says it holds `job` (1) or not (0). */
 static int metrics_held(int k, const char *job)
@@ -165,11 +98,7 @@ static void fini(void)
     for (int i = 0; i < 2; i++)
         proc_kill(&bots[i]);
     for (int k = 0; k < 2; k++)
-        if (N[k].pid) {
-            kill(N[k].pid, SIGKILL);
-            waitpid(N[k].pid, NULL, 0);
-            N[k].pid = 0;
-        }
+        node_kill(k);
     if (pg)
         PQfinish(pg);
     pg = NULL;
@@ -244,9 +173,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
 
     /* node 1 dies */
     int64_t t0 = now_ms();
-    kill(N[0].pid, SIGKILL);
-    waitpid(N[0].pid, NULL, 0);
-    N[0].pid = 0;
+    node_kill(0);
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
     wait_num(sql, 1, 5000, "node 2 takes the ladder's lock");
     int64_t took = now_ms() - t0;
@@ -301,11 +228,10 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     proc_kill(&bot);
     /* node 2 stops cleanly (SIGTERM): exit 0 (under ASan: nothing leaked),
      * and its locks go with it */
-    proc n2 = {.pid = N[1].pid};
-    kill(n2.pid, SIGTERM);
-    cr_assert(proc_wait(&n2, T(15000)), "node 2 did not stop on SIGTERM");
-    N[1].pid = 0;
-    cr_assert_eq(n2.code, 0, "node 2 exit %d:\n%s", n2.code, slurp(N[1].log));
+    kill(N[1].pid, SIGTERM);
+    cr_assert(node_reaped(&N[1], T(15000)), "node 2 did not stop on SIGTERM");
+    cr_assert(WIFEXITED(N[1].status) && WEXITSTATUS(N[1].status) == 0,
+              "node 2 stopped with %d:\n%s", N[1].status, slurp(N[1].log));
     snprintf(sql, sizeof sql, LIVE_HOLDER, "n2");
     cr_assert_eq(pg_num(pg, sql), 0, "a stopped node still holds the ladder");
 }
@@ -404,9 +330,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
 
     /* node 1 dies mid-tournament */
     int64_t t0 = now_ms();
-    kill(N[0].pid, SIGKILL);
-    waitpid(N[0].pid, NULL, 0);
-    N[0].pid = 0;
+    node_kill(0);
     int played = tourney_games(cup);
     cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
     wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
