@@ -405,12 +405,17 @@ static void bz_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
     b->asked = true;
     b->unanswered = false;
     json_array_append_new(b->requests, request(b, ev->action));
-    bool alive = b->eng && ddz_engine_alive(b->eng);
-    if (alive && b->keep) {
-        send_req(b, false); /* keep-running: only the new request */
-    } else if (alive && b->answered) {
-        /* it answered and has not exited yet: it may still print the
-         * keep-running line (on_io sends the request either way) */
+    if (b->eng && b->keep) {
+        /* keep-running: only the new request; a bot that has exited since
+         * is charged `crash` when its end of output is read */
+        send_req(b, false);
+    } else if (b->eng && b->answered) {
+        /* It answered and its end of output has not been read: whether it
+         * has exited or not, the keep-running line may still be in the
+         * pipe, and it decides how the bot is asked (on_io sends the
+         * request either way). Asking whether the process is alive here
+         * would be a race: a bot that printed the line and exited would
+         * be started afresh instead of charged. */
         b->deferred = true;
     } else {
         send_req(b, true);

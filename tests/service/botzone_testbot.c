@@ -31,6 +31,10 @@
  *   --string-bids        answer bid requests with a string ("1", not 1)
  *   --die-after-keep K   at ask K, answer, print the keep-running line, then
  *                        exit(0) (implies nothing without --keep-running)
+ *   --hold FILE          with --die-after-keep: after that answer, wait
+ *                        until FILE exists before printing the keep-running
+ *                        line (a test makes the answer and the line arrive
+ *                        apart, at a moment of its choosing)
  *   --once FILE          misbehave only if FILE does not exist, and create it
  *                        then (a failed answer keeps no globaldata, so
  *                        without it the same ask K comes again next game)
@@ -59,7 +63,7 @@ static bool string_bids;
 static long at_timeout, at_garbage, at_noresp, at_wrongtype, at_illegal, at_crash, at_diekeep;
 static bool keep_running;
 static const ddz_rules *rules = &ddz_rules_caai; /* --rules */
-static const char *log_path, *once_path;
+static const char *log_path, *once_path, *hold_path;
 
 static json_t *requests, *responses;
 static long asks; /* over the match, from globaldata */
@@ -249,6 +253,8 @@ int main(int argc, char **argv)
             rules = ddz_rules_find(argv[++i]);
         else if (IS("--once") && i + 1 < argc)
             once_path = argv[++i];
+        else if (IS("--hold") && i + 1 < argc)
+            hold_path = argv[++i];
         else if (IS("--log") && i + 1 < argc)
             log_path = argv[++i];
         else {
@@ -286,8 +292,13 @@ int main(int argc, char **argv)
         answer();
         if (!keep_running)
             return 0;
+        bool die = at(at_diekeep);
+        /* bounded: a test that never makes the file is not waited for
+         * longer than a minute */
+        for (int ms = 0; die && hold_path && access(hold_path, F_OK) != 0 && ms < 60000; ms++)
+            usleep(1000);
         say(">>>BOTZONE_REQUEST_KEEP_RUNNING<<<");
-        if (at(at_diekeep))
+        if (die)
             return 0;
         n = getline(&line, &cap, stdin);
         if (n <= 0)
