@@ -587,7 +587,7 @@ static int read_result(const json_t *j, ddz_record *r, char *err, size_t errlen)
     if ((rc = array_of(j, "scores", 3, 3, &v, err, errlen)) < 0)
         return rc;
     for (int s = 0; s < 3; s++) {
-        char path[16];
+        char path[24];
         snprintf(path, sizeof path, "scores[%d]", s);
         const json_t *e = json_array_get(v, (size_t)s);
         if (ddz_score_from_json(e, &r->scores[s]) < 0)
@@ -633,7 +633,7 @@ int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errle
     if ((rc = array_of(j, "names", 3, 3, &v, err, errlen)) < 0)
         return rc;
     for (int s = 0; s < 3; s++) {
-        char path[16];
+        char path[24];
         snprintf(path, sizeof path, "names[%d]", s);
         if ((rc = string_in(json_array_get(v, (size_t)s), path, r->names[s], DDZ_NAME_MAX, err,
                             errlen)) < 0)

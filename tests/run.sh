@@ -1,17 +1,37 @@
 #!/usr/bin/env bash
-# run.sh - builds ddz twice (optimised, and with ASan/UBSan) and runs every
-# test in both builds. The sanitizer build runs the brute-force comparisons
-# on a tenth of the positions (DDZ_TEST_SCALE=10) to stay within CI time.
+# run.sh - builds ddz twice (optimised, and with ASan/UBSan at -O1) and runs
+# every test in both builds, with a bounded libFuzzer pass between them.
+# ctest gives each test the environment of its build (tests/CMakeLists.txt:
+# the slowdown its waits are bounded by, the sanitizer build's shorter long
+# runs and sanitizer options), starts the longest first and stops a test at
+# a timeout that says what it should take. At the end (pass or fail) it
+# prints the ten slowest tests of each build and the whole run's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+t0=$(date +%s)
+logs=$(mktemp -d)
+
+# "SECONDS NAME" for each test a ctest log reports, slowest first.
+timings() {
+    sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/p' "$1" | sort -rn
+}
+summary() {
+    for build in release sanitizer; do
+        [ -s "$logs/$build.log" ] || continue
+        echo "run.sh: the ten slowest tests of the $build build (s):"
+        timings "$logs/$build.log" | head -10 | sed 's/^/    /'
+    done
+    echo "run.sh: $(($(date +%s) - t0)) s in all on $(nproc) cores"
+    rm -rf "$logs"
+}
+trap summary EXIT
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build
-(cd build && ctest --output-on-failure -j "$jobs")
-bash tests/fuzz/run.sh 20  # a bounded libFuzzer pass: each parser and the rules, 20 s per target
+(cd build && ctest --output-on-failure -j "$jobs") | tee "$logs/release.log"
+bash tests/fuzz/run.sh 20 # a bounded libFuzzer pass: each parser and the rules, 20 s per target
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDDZ_SANITIZE=ON >/dev/null
 ninja -C build-asan
-(cd build-asan && DDZ_TEST_SCALE=10 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j "$jobs")
+(cd build-asan && ctest --output-on-failure -j "$jobs") | tee "$logs/sanitizer.log"

@@ -142,6 +142,8 @@ static void unwatch(ddz_watch *w)
 
 /* ---- timers ---- */
 
+const int64_t ddz_lws_loop_late_le_us[DDZ_LATE_BUCKETS - 1] = {1000, 10000, 100000, 1000000};
+
 /* Sets the timerfd to go off at `at_us` (0: never). */
 static void program(ddz_lws_loop *ll, int64_t at_us)
 {
@@ -169,8 +171,15 @@ static void on_timerfd(void *ctx, bool writable)
     int64_t now = ddz_lws_loop_now_us();
     uint64_t turn = ll->heap.next_seq;
     ddz_timer *t;
-    while ((t = ddz_theap_pop_due(&ll->heap, now, turn)))
+    while ((t = ddz_theap_pop_due(&ll->heap, now, turn))) {
+        int64_t late = now - t->due_us;
+        int b = 0;
+        while (b < DDZ_LATE_BUCKETS - 1 && late > ddz_lws_loop_late_le_us[b])
+            b++;
+        ll->late[b]++;
+        ll->late_sum_us += late;
         t->cb(t);
+    }
     ddz_timer *top = ddz_theap_top(&ll->heap);
     if (top)
         program(ll, top->due_us);

@@ -31,6 +31,13 @@
 #include "service/net/timer_heap.h"
 #include "service/table/loop.h"
 
+/* How late timers fire, counted in ddz_lws_loop (a histogram for
+ * /metrics): the bounds of its buckets in microseconds, the last unbounded.
+ * Tests read it instead of timing the server from outside, which on a
+ * loaded machine measures the machine. */
+enum { DDZ_LATE_BUCKETS = 5 };
+extern const int64_t ddz_lws_loop_late_le_us[DDZ_LATE_BUCKETS - 1];
+
 typedef struct ddz_lws_loop {
     ddz_loop base;           /* what seats, runners and rooms are given */
     struct lws_context *ctx; /* the loop */
@@ -41,6 +48,11 @@ typedef struct ddz_lws_loop {
     int64_t programmed_us;   /* when the timerfd goes off, 0 never */
     ddz_watch *dead;         /* watches let go, their wsis to close */
     ddz_timer reap;          /* closes them */
+    /* timers fired, by how late (now - due) when the loop woke for them:
+     * late[i] counts those within ddz_lws_loop_late_le_us[i] and over the
+     * bound before (the last: over every bound) */
+    uint64_t late[DDZ_LATE_BUCKETS];
+    int64_t late_sum_us; /* their lateness in all */
 } ddz_lws_loop;
 
 /* The protocol callback for adopted pipes. Do not call it yourself: list

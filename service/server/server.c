@@ -403,6 +403,18 @@ static char *metrics_text(ddz_srv *srv)
     /* which loop runs (serve --event-loop): epoll, or poll as the fallback */
     fprintf(f, "# TYPE ddz_event_loop_info gauge\nddz_event_loop_info{loop=\"%s\"} 1\n",
             ddz_evloop_name(&srv->evl));
+    /* how late the loop's timers (clocks, AI pauses, pings) fire */
+    fprintf(f, "# TYPE ddz_timer_lateness_seconds histogram\n");
+    uint64_t fired = 0;
+    for (int b = 0; b < DDZ_LATE_BUCKETS; b++) {
+        fired += srv->loop.late[b];
+        if (b < DDZ_LATE_BUCKETS - 1)
+            fprintf(f, "ddz_timer_lateness_seconds_bucket{le=\"%g\"} %llu\n",
+                    ddz_lws_loop_late_le_us[b] / 1e6, (unsigned long long)fired);
+    }
+    fprintf(f, "ddz_timer_lateness_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)fired);
+    fprintf(f, "ddz_timer_lateness_seconds_sum %.6f\nddz_timer_lateness_seconds_count %llu\n",
+            srv->loop.late_sum_us / 1e6, (unsigned long long)fired);
     fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
     /* players kept in memory: connected, or gone but still resumable */
     fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);

@@ -15,20 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_scale.h"
 #include "ai/greedy.h"
 #include "ai/random.h"
 #include "rules/game.h"
 #include "view_fixture.h"
 
 static ddz_move moves[DDZ_MOVES_MAX];
-
-static int scaled(int n, int floor)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    int k = s ? atoi(s) : 1;
-    n /= k > 0 ? k : 1;
-    return n < floor ? floor : n;
-}
 
 static void init(void)
 {

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_scale.h"
 #include "ai/ai.h"
 #include "ai/greedy.h"
 #include "ai/random.h"
@@ -32,19 +33,6 @@
 #include "view_fixture.h"
 
 static ddz_move moves[DDZ_MOVES_MAX];
-
-static int scale(void)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    int k = s ? atoi(s) : 1;
-    return k > 0 ? k : 1;
-}
-
-static int scaled(int n, int floor)
-{
-    n /= scale();
-    return n < floor ? floor : n;
-}
 
 static void init(void)
 {
@@ -904,7 +892,7 @@ Test(strong, stays_within_a_clock_budget, .init = init)
 Test(strong, beats_greedy_in_duplicate, .init = init)
 {
     int deals = scaled(240, 24);
-    long units = scale() > 1 ? 40 : 100;
+    long units = test_scale() > 1 ? 40 : 100;
     ddz_strong *st = new_strong(99, units);
     ddz_strong_workspace *ws = new_ws();
     player sp = {STRONG, st, {{0}}, ws}, gr = {GREEDY, NULL, {{0}}, NULL};
@@ -928,7 +916,7 @@ Test(strong, beats_greedy_in_duplicate, .init = init)
                 deals, mean, 1.96 * se);
     /* the full run must be significant; the sanitizer build's few deals
      * (and smaller budget) only have to come out ahead */
-    if (scale() == 1)
+    if (test_scale() == 1)
         cr_assert_gt(mean - 1.96 * se, 0, "strong %.1f +- %.1f per deal", mean, 1.96 * se);
     else
         cr_assert_gt(mean, 0, "strong %.1f +- %.1f per deal", mean, 1.96 * se);

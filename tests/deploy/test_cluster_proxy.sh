@@ -14,6 +14,7 @@ set -uo pipefail
 DDZ=$(realpath "${1:-build/ddz}")
 src=$(cd "$(dirname "$0")/../.." && pwd)
 passed=0 failed=0
+slow=${DDZ_TEST_SLOWDOWN:-1} # waits grow with the run's slowdown (tests/test_clock.h)
 ok() { passed=$((passed + 1)); printf 'ok   %s\n' "$*"; }
 bad() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
 tmp=$(mktemp -d)
@@ -42,7 +43,7 @@ for n in n1 n2; do
     pids+=($!)
 done
 for n in n1 n2; do
-    for _ in $(seq 100); do
+    for _ in $(seq $((100 * slow))); do
         curl -fs "http://127.0.0.1:${port[$n]}/healthz" >/dev/null && break
         sleep 0.1
     done
@@ -58,7 +59,7 @@ else
     bad "nginx -t"; printf '%s\n' "$out" | sed 's/^/   /'
 fi
 "$nginx" -c "$tmp/nginx.conf" -p "$tmp" -e "$tmp/error.log" -g 'daemon on;' || bad "nginx would not start"
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$px/healthz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq $((50 * slow))); do curl -fs "http://127.0.0.1:$px/healthz" >/dev/null && break; sleep 0.1; done
 [ "$(curl -fs "http://127.0.0.1:$px/n/n2/healthz")" = ok ] && ok "/n/n2/healthz reaches a node" || bad "/n/n2/healthz"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$px/metrics")" = 404 ] && ok "/metrics stays inside" || bad "/metrics is public"
 ws=()

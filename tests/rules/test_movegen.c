@@ -11,6 +11,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include "test_scale.h"
+#include "test_clock.h"
 #include "ai/rng.h"
 #include "combo_ref.h"
 #include "rules/error.h"
@@ -33,13 +35,6 @@ static void use_rules(const ddz_rules *rs)
     free(table.v);
     ref_build(&table, rs);
     rules = rs;
-}
-
-static int scale(void)
-{
-    const char *s = getenv("DDZ_TEST_SCALE");
-    int k = s ? atoi(s) : 1;
-    return k > 0 ? k : 1;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -144,29 +139,29 @@ static long random_positions(int positions, uint64_t seed)
     return total;
 }
 
-Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout = 900)
+Test(movegen, matches_brute_force_on_random_positions, .init = setup, .timeout = HANG(900))
 {
-    random_positions(100000 / scale(), 2024);
+    random_positions(100000 / test_scale(), 2024);
 }
 
-Test(movegen, botzone_matches_brute_force_on_random_positions, .timeout = 900)
+Test(movegen, botzone_matches_brute_force_on_random_positions, .timeout = HANG(900))
 {
     use_rules(&ddz_rules_botzone_ftl);
-    random_positions(40000 / scale(), 2025);
+    random_positions(40000 / test_scale(), 2025);
     use_rules(&ddz_rules_botzone_ftl2);
-    random_positions(40000 / scale(), 2026);
+    random_positions(40000 / test_scale(), 2026);
 }
 
 /* Hands of fours in a row with wings around: every quad straight, led and
  * followed, against brute force. */
-Test(movegen, botzone_quad_straights, .timeout = 300)
+Test(movegen, botzone_quad_straights, .timeout = HANG(300))
 {
     use_rules(&ddz_rules_botzone_ftl);
     ddz_rng r;
     ddz_rng_seed(&r, 44);
     long total = 0;
     int quads = 0;
-    for (int i = 0; i < 2000 / scale() + 20; i++) {
+    for (int i = 0; i < 2000 / test_scale() + 20; i++) {
         int len = 2 + (int)ddz_rng_below(&r, 2), lo = (int)ddz_rng_below(&r, 12 - len);
         ddz_ranks hand = 0;
         for (int q = lo; q < lo + len; q++)
@@ -253,7 +248,7 @@ Test(movegen, distinct_kicker_rule_set_matches_its_brute_force)
     ref_build(&t, &distinct);
     ddz_rng r;
     ddz_rng_seed(&r, 77);
-    for (int i = 0; i < 5000 / scale() + 50; i++) {
+    for (int i = 0; i < 5000 / test_scale() + 50; i++) {
         ddz_ranks hand = random_hand(&r);
         int n = ddz_movegen(&distinct, hand, NULL, out, DDZ_MOVES_MAX);
         int m = 0;

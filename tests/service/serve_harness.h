@@ -555,6 +555,44 @@ static char *http_get(const char *path, int *status)
     return body;
 }
 
+/* The value of the sample `name` (with its labels, as printed) at
+ * /metrics; -1 if absent. */
+static double metric_value(const char *name)
+{
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    double v = -1;
+    size_t n = strlen(name);
+    for (char *line = body; line && *line;) {
+        if (strncmp(line, name, n) == 0 && line[n] == ' ') {
+            v = strtod(line + n + 1, NULL);
+            break;
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    free(body);
+    return v;
+}
+
+/* metric_value() of a counter or gauge. */
+static long metric(const char *name)
+{
+    return (long)metric_value(name);
+}
+
+/* Waits (bounded by `ms`) until metric `name` is `want`; returns the last
+ * value. */
+static long metric_becomes(const char *name, long want, int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    long v;
+    while ((v = metric(name)) != want && now_ms() < deadline)
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    return v;
+}
+
 /* The stored record of game `id`, under its link key `key` if not "" (a
  * private or password room's game): the store writes on its own thread, so
  * a game just over may take a moment to be served. Bounded. */

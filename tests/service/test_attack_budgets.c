@@ -150,37 +150,6 @@ static int raw_request(int fd, const char *request)
 
 /* ---- the server's view ---- */
 
-/* The value of the sample `name` (with its labels, as printed) at
- * /metrics; -1 if absent. */
-static long metric(const char *name)
-{
-    int status;
-    char *body = http_get("/metrics", &status);
-    cr_assert_eq(status, 200);
-    long v = -1;
-    size_t n = strlen(name);
-    for (char *line = body; line && *line;) {
-        if (strncmp(line, name, n) == 0 && line[n] == ' ') {
-            v = strtol(line + n + 1, NULL, 10);
-            break;
-        }
-        line = strchr(line, '\n');
-        line = line ? line + 1 : NULL;
-    }
-    free(body);
-    return v;
-}
-
-/* Waits (bounded) until metric `name` is `want`; returns the last value. */
-static long metric_becomes(const char *name, long want, int ms)
-{
-    int64_t deadline = now_ms() + ms;
-    long v;
-    while ((v = metric(name)) != want && now_ms() < deadline)
-        poll(NULL, 0, 20); /* the interval of a bounded wait */
-    return v;
-}
-
 /* Counts this test's descendant processes running `program` (their
  * argv[0]): a shell about to exec it does not count, a zombie neither. */
 static int count_running(const char *program)
@@ -230,7 +199,7 @@ static const char engine_room[] =
  * client-chosen grace (150 connections: 300 processes). Now the engine
  * seats of live rooms are a budget (--max-engines 6 here): three rooms,
  * then EBUSY, and never more than six processes. */
-Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardown, .timeout = 120)
+Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardown, .timeout = HANG(120))
 {
     /* a room whose player stays, to free its engines later */
     cli *host = cli_hello("Host");
@@ -289,7 +258,7 @@ static const char ai_room[] =
  * connection open). Rooms nobody is connected to are a budget: past it,
  * the one idle the longest closes. */
 Test(attack, rooms_nobody_is_connected_to_are_bounded, .init = start_idle, .fini = teardown,
-     .timeout = 120)
+     .timeout = HANG(120))
 {
     for (int i = 0; i < 20; i++) {
         int fd = raw_hello(NULL);
@@ -311,7 +280,7 @@ Test(attack, rooms_nobody_is_connected_to_are_bounded, .init = start_idle, .fini
  * nobody to play for, so no custody AI is made (the issue: 5,000 such
  * rooms made 5,000 AIs at once when their graces expired, 6.9 GB); the
  * room just closes. With someone watching, custody works as before. */
-Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown, .timeout = 120)
+Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown, .timeout = HANG(120))
 {
     static const char room[] =
         "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
@@ -355,7 +324,7 @@ static void start_per_ip(void)
  * proxy the address is the last hop of X-Forwarded-For (an earlier hop is
  * the client's own word and may be forged). */
 Test(attack, rooms_and_connections_per_address, .init = start_per_ip, .fini = teardown,
-     .timeout = 120)
+     .timeout = HANG(120))
 {
     for (int i = 0; i < 3; i++) {
         int fd = raw_hello("192.0.2.1");
@@ -404,7 +373,7 @@ static void start_untrusted(void)
 
 /* X-Forwarded-For from a peer that is not the trusted proxy is ignored. */
 Test(attack, forwarded_for_only_from_the_trusted_proxy, .init = start_untrusted, .fini = teardown,
-     .timeout = 60)
+     .timeout = HANG(60))
 {
     int a = raw_connect("192.0.2.1", 0), b = raw_connect("192.0.2.2", 0);
     cr_assert(a >= 0 && b >= 0);
@@ -421,7 +390,7 @@ static void start_ais(void)
 
 /* Hosted AIs are counted and capped (ai:strong holds about 6 MB each):
  * quick play makes two; the third quick play is refused. */
-Test(attack, hosted_ais_are_bounded, .init = start_ais, .fini = teardown, .timeout = 60)
+Test(attack, hosted_ais_are_bounded, .init = start_ais, .fini = teardown, .timeout = HANG(60))
 {
     cli *c[3];
     for (int i = 0; i < 3; i++) {
@@ -456,7 +425,7 @@ static void start_queues(void)
  * 100 rooms, each connection may queue --max-queue-per-conn, and past
  * --max-queued-bytes in all the connections with the most queued are cut
  * first; a client that reads is served throughout. */
-Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown, .timeout = 120)
+Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown, .timeout = HANG(120))
 {
     /* 110 public rooms whose creators stay (and read nothing more) */
     enum { ROOMS = 110, ATTACKERS = 16 };
@@ -540,7 +509,7 @@ static int raw_join(int fd, const char *room, const char *password)
  * --password-tries (5) wrong passwords a minute; then every password is
  * refused unchecked (ERATE) for a lockout that grows. */
 Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = teardown,
-     .timeout = 60)
+     .timeout = HANG(60))
 {
     cli *host = cli_hello("Host");
     json_t *o = opts(6, 0, 300);
@@ -550,7 +519,7 @@ Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = t
 
     int guesser = raw_hello("192.0.2.1");
     for (int i = 0; i < 5; i++) {
-        char guess[16];
+        char guess[24];
         snprintf(guess, sizeof guess, "guess%d", i);
         cr_assert_eq(raw_join(guesser, room, guess), DDZ_EAUTH, "guess %d", i);
     }
@@ -611,7 +580,7 @@ static void stop_hang(void)
  * engine that timed out and starts it afresh for the next game: exactly
  * one timeout, then normal games, and never more than two engine
  * processes at the table. */
-Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang, .timeout = 120)
+Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang, .timeout = HANG(120))
 {
     cli *c = cli_hello("Human");
     json_t *o = opts(4, 0, 3);

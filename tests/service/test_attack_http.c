@@ -13,7 +13,7 @@
 
 #include "serve_harness.h"
 
-TestSuite(attack, .init = setup_no_server, .fini = teardown, .timeout = 120);
+TestSuite(attack, .init = setup_no_server, .fini = teardown, .timeout = HANG(120));
 
 /* ---- raw sockets ---- */
 
@@ -114,23 +114,6 @@ static long server_log_lines(void)
     long n = count_of(log, "\n");
     free(log);
     return n;
-}
-
-/* The value of metric `name` (a line "NAME VALUE") in the server's
- * /metrics, or -1 if it has none. */
-static long metric(const char *name)
-{
-    int status;
-    char *m = NULL;
-    /* not http_get(): gcc 12 takes its result for a pointer to its local */
-    int rc = ddz_wsc_http_get("127.0.0.1", srv.port, "/metrics", T(5000), &status, &m);
-    cr_assert(rc == 0 && status == 200, "GET /metrics: %d %d", rc, status);
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *s = strstr(m, key);
-    long v = s ? atol(s + strlen(key)) : -1;
-    free(m);
-    return v;
 }
 
 /* Waits (bounded) until /healthz answers again. */

@@ -9,6 +9,7 @@
 set -u
 DDZ=$1
 fails=0 passes=0
+slow=${DDZ_TEST_SLOWDOWN:-1} # waits grow with the run's slowdown (tests/test_clock.h)
 tmp=$(mktemp -d)
 server=
 cleanup() {
@@ -33,17 +34,18 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert
 # s_client ARGS...: a handshake with the server (and nothing sent), bounded;
 # prints s_client's report.
 s_client() {
-    timeout 10 openssl s_client -connect "127.0.0.1:$port" "$@" </dev/null 2>&1
+    timeout $((10 * slow)) openssl s_client -connect "127.0.0.1:$port" "$@" </dev/null 2>&1
 }
 
-# Start on a free port; up when a handshake succeeds (bounded: 10 s).
+# Start on a free port; up when a handshake succeeds (bounded: 10 s on an
+# idle machine).
 up=
 for attempt in 1 2 3 4 5; do
     port=$((20000 + RANDOM % 30000))
     "$DDZ" serve --port "$port" --bind 127.0.0.1 --db "$tmp/ddz.db" --quiet \
         --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" 2>>"$tmp/serve.log" &
     server=$!
-    for _ in $(seq 200); do
+    for _ in $(seq $((200 * slow))); do
         if s_client -tls1_3 | grep -q "^New, TLSv1.3"; then
             up=1
             break
@@ -90,7 +92,7 @@ done
 # (s_client -quiet reads until the server closes, which it does after the
 # answer: one request per connection.)
 https() {
-    timeout 10 openssl s_client -quiet -alpn http/1.1 -connect "127.0.0.1:$port" 2>/dev/null
+    timeout $((10 * slow)) openssl s_client -quiet -alpn http/1.1 -connect "127.0.0.1:$port" 2>/dev/null
 }
 printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' | https | grep -q '^ok' && ok ||
     no "GET /healthz over TLS"

@@ -832,7 +832,7 @@ static bool file_has_line(const char *path, const char *line)
         (cond);                                                                                    \
     })
 
-Test(bridge_seat, a_caai_engine_plays_through_the_translator, .fini = teardown, .timeout = 60)
+Test(bridge_seat, a_caai_engine_plays_through_the_translator, .fini = teardown, .timeout = HANG(60))
 {
     char tmp[] = "/tmp/ddz-bridge-seat-XXXXXX";
     cr_assert(mkdtemp(tmp));
@@ -1064,12 +1064,12 @@ static void botzone_through_translator(bool keep)
 }
 
 Test(bridge_seat, a_one_shot_botzone_bot_plays_through_the_translator, .fini = teardown,
-     .timeout = 60)
+     .timeout = HANG(60))
 {
     botzone_through_translator(false);
 }
 
-Test(bridge_seat, a_kept_botzone_bot_plays_through_the_translator, .fini = teardown, .timeout = 60)
+Test(bridge_seat, a_kept_botzone_bot_plays_through_the_translator, .fini = teardown, .timeout = HANG(60))
 {
     botzone_through_translator(true);
 }
@@ -1085,7 +1085,7 @@ static int occurrences(const char *text, const char *needle)
 
 /* A bot that cannot even start fails every game before it ever answered:
  * at the third failure the bridge gives up (exit 1 in `ddz bridge`). */
-Test(bridge_seat, a_bot_that_cannot_start_gives_up, .fini = teardown, .timeout = 60)
+Test(bridge_seat, a_bot_that_cannot_start_gives_up, .fini = teardown, .timeout = HANG(60))
 {
     ddz_loop *loop = ddz_poll_loop_create();
     cr_assert(loop);
@@ -1377,7 +1377,7 @@ static void server_and_room(char t1[80], char t2[80], int time)
     make_room(time);
 }
 
-Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 120)
+Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = HANG(120))
 {
     char t1[80], t2[80];
     server_and_room(t1, t2, 10);
@@ -1436,7 +1436,7 @@ Test(bridge_e2e, two_bridges_and_an_ai_play_then_the_server_leaves, .timeout = 1
  * sends nothing. The bridge cannot charge its own seat, so the server's
  * clock times the seat out (the room's 3 s); the engine is started again
  * for the next game. */
-Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = 120)
+Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = HANG(120))
 {
     char t1[80], t2[80];
     server_and_room(t1, t2, 3);
@@ -1477,7 +1477,7 @@ Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = 120)
  * charging a timeout. A bot is a program: its illegal action is a fault at
  * once (SPEC 6). The engine bids 3, so it leads, and its first play is a
  * card it does not hold. */
-Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
+Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = HANG(120))
 {
     char t1[80], t2[80];
     server_and_room(t1, t2, 30);
@@ -1501,7 +1501,7 @@ Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = 120)
     cr_assert_eq(json_integer_value(json_object_get(fault, "seat")), 0, "west:\n%s", b2log);
     cr_assert_str_eq(json_string_value(json_object_get(fault, "kind")), "illegal", "west:\n%s",
                      b2log);
-    cr_assert_lt(took, T(8000), "the fault took %lld ms", (long long)took);
+    cr_assert_lt(took, BELOW(8000, 30000), "the fault took %lld ms", (long long)took);
     free(b2log);
     /* the engine hears its fault (ERROR A), as from any CAAI referee */
     int64_t deadline = now_ms() + T(5000);
@@ -1596,7 +1596,7 @@ static void no_bot_left(void)
  * crashes at its first request (its bid in game 1): its seat fails, the
  * bridge sends nothing, the room's clock charges a timeout and, under caai,
  * the game ends; the bridge plays the next games. */
-Test(bridge_e2e, botzone_bots_play_a_caai_room, .timeout = 120)
+Test(bridge_e2e, botzone_bots_play_a_caai_room, .timeout = HANG(120))
 {
     cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
     char t1[80], t2[80];
@@ -1654,7 +1654,7 @@ Test(bridge_e2e, botzone_bots_play_a_caai_room, .timeout = 120)
  * the referee plays West to the end: the game has a winner. The next game
  * is played as usual; in the next turn, with West's bot running, both
  * bridges get SIGTERM: they exit 0 and leave no bot process behind. */
-Test(bridge_e2e, botzone_bots_play_an_ftl2_room_then_sigterm, .timeout = 120)
+Test(bridge_e2e, botzone_bots_play_an_ftl2_room_then_sigterm, .timeout = HANG(120))
 {
     cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
     char t1[80], t2[80];
@@ -1727,7 +1727,7 @@ Test(bridge_e2e, botzone_bots_play_an_ftl2_room_then_sigterm, .timeout = 120)
  * people to follow (--ai-delay-ms). With 5 s a decision, a game with two
  * hosted AIs would last minutes; the bridge's one-game turn, in a room it
  * makes with --fill, is over long before that. */
-Test(bridge_e2e, hosted_ais_do_not_pause_for_a_bot, .timeout = 120)
+Test(bridge_e2e, hosted_ais_do_not_pause_for_a_bot, .timeout = HANG(120))
 {
     ai_delay_ms = "5000";
     server_start();

@@ -24,11 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_clock.h"
 #include "proto/caai.h"
 #include "rules/error.h"
 #include "rules/game.h"
 
-#define WAIT_MS 5000 /* bound on a wait for something that must happen */
+#define WAIT_MS T(5000) /* bound on a wait for something that must happen */
 #define QUIET_MS 300 /* how long "nothing happens" is watched for */
 
 typedef struct child {
@@ -40,13 +41,6 @@ typedef struct child {
     size_t n; /* bytes buffered from its stdout */
     bool eof; /* its stdout reached end of file */
 } child;
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Starts the test engine with `args` (NULL-terminated, without argv[0]). */
 static child *start(const char *const *args)

@@ -149,7 +149,7 @@ static void ladder_nodes_started(void)
 }
 
 Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
-     .timeout = 300)
+     .timeout = HANG(300))
 {
     char sql[600], who[32];
     ladder_nodes_started();
@@ -242,7 +242,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
  * sending alpha a redirect that its bridge follows; a deal of both is
  * played there and recorded. */
 Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini = fini,
-     .timeout = 300)
+     .timeout = HANG(300))
 {
     ladder_nodes_started();
     proc *beta = &bots[0], *alpha = &bots[1];
@@ -299,7 +299,7 @@ static void cup_on_node_1(void)
  * bot (back at its entry point, node 2) plays on, and the tournament ends
  * with every game once. */
 Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
-     .timeout = 300)
+     .timeout = HANG(300))
 {
     cup_on_node_1();
     wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
@@ -381,7 +381,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
  * noticed); the bot enlists at node 1 and plays: node 1 appends no game
  * and stops the tournament. */
 Test(cluster_lead, a_node_whose_lease_was_taken_writes_no_more_games, .init = init, .fini = fini,
-     .timeout = 120)
+     .timeout = HANG(120))
 {
     cup_on_node_1();
     wait_log(0, "tournament: this node holds its lock: running it", 10000);

@@ -115,7 +115,7 @@ static void init(void)
     node_start(1);
 }
 
-TestSuite(cluster, .init = init, .fini = fini, .timeout = 120);
+TestSuite(cluster, .init = init, .fini = fini, .timeout = HANG(120));
 
 Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played)
 {

@@ -18,17 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_clock.h"
 #include "rules/error.h"
 #include "service/engine/engine.h"
 
-#define WAIT_MS 5000 /* bound on any single wait; the tests take milliseconds */
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#define WAIT_MS T(5000) /* bound on any single wait; the tests take milliseconds */
 
 /* Waits for the next line, flushing queued input meanwhile. Returns what
  * ddz_engine_next_line returned (1, DDZ_ESYNTAX, DDZ_ENOSPC), or once no
@@ -178,7 +172,7 @@ static pid_t read_pid_file(const char *path)
 
 /* ---- lines ------------------------------------------------------------- */
 
-Test(engine, cat_echoes_lines_and_empty_line_is_not_no_line, .timeout = 20)
+Test(engine, cat_echoes_lines_and_empty_line_is_not_no_line, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("cat", NULL);
     char buf[16];
@@ -196,7 +190,7 @@ Test(engine, cat_echoes_lines_and_empty_line_is_not_no_line, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, quoted_command_answers_then_exits_cleanly, .timeout = 20)
+Test(engine, quoted_command_answers_then_exits_cleanly, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("sh -c 'read x; echo \"NAME $x\"'", NULL);
     cr_assert_eq(ddz_engine_send(e, "DOUDIZHUVER 1.0"), 0);
@@ -208,7 +202,7 @@ Test(engine, quoted_command_answers_then_exits_cleanly, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, crlf_and_lf_and_last_line_without_newline, .timeout = 20)
+Test(engine, crlf_and_lf_and_last_line_without_newline, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("printf 'A\\r\\nB\\n\\r\\n\\nlast\\r'", NULL);
     expect_line(e, "A");
@@ -220,7 +214,7 @@ Test(engine, crlf_and_lf_and_last_line_without_newline, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, nul_byte_is_popped_but_reported, .timeout = 20)
+Test(engine, nul_byte_is_popped_but_reported, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("printf 'a\\0b\\nok\\n'", NULL);
     char buf[16];
@@ -232,7 +226,7 @@ Test(engine, nul_byte_is_popped_but_reported, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, small_buffer_leaves_line_queued, .timeout = 20)
+Test(engine, small_buffer_leaves_line_queued, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("echo 0123456789", NULL);
     char buf[11];
@@ -243,7 +237,7 @@ Test(engine, small_buffer_leaves_line_queued, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, send_rejects_embedded_newline, .timeout = 20)
+Test(engine, send_rejects_embedded_newline, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("cat", NULL);
     cr_assert_eq(ddz_engine_send(e, "PLAY A3\nPLAY B4"), DDZ_EINVAL);
@@ -255,7 +249,7 @@ Test(engine, send_rejects_embedded_newline, .timeout = 20)
 
 /* ---- limits ------------------------------------------------------------ */
 
-Test(engine, line_of_max_line_bytes_passes_one_more_is_too_long, .timeout = 20)
+Test(engine, line_of_max_line_bytes_passes_one_more_is_too_long, .timeout = HANG(20))
 {
     ddz_engine_limits lim = {.max_line = 10};
     ddz_engine *e = spawn("printf '0123456789\\r\\n0123456789\\n01234567890\\nafter\\n'", &lim);
@@ -265,7 +259,7 @@ Test(engine, line_of_max_line_bytes_passes_one_more_is_too_long, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, default_max_line_is_4096, .timeout = 20)
+Test(engine, default_max_line_is_4096, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("printf '%4096s\\n%4097s\\n' x y", NULL);
     char buf[DDZ_ENGINE_MAX_LINE + 1];
@@ -276,7 +270,7 @@ Test(engine, default_max_line_is_4096, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, partial_line_is_too_long_before_its_newline, .timeout = 20)
+Test(engine, partial_line_is_too_long_before_its_newline, .timeout = HANG(20))
 {
     /* The engine stays alive and silent: the fault must not wait for '\n'. */
     ddz_engine_limits lim = {.max_line = 10};
@@ -286,7 +280,7 @@ Test(engine, partial_line_is_too_long_before_its_newline, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, endless_lines_are_a_flood_at_the_budget, .timeout = 20)
+Test(engine, endless_lines_are_a_flood_at_the_budget, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("yes", NULL);
     long lines;
@@ -296,7 +290,7 @@ Test(engine, endless_lines_are_a_flood_at_the_budget, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, zeros_without_newline_are_too_long_or_a_flood, .timeout = 20)
+Test(engine, zeros_without_newline_are_too_long_or_a_flood, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("head -c 2000000 /dev/zero", NULL);
     cr_assert_eq(expect_error(e, NULL), DDZ_ETOOLONG);
@@ -321,7 +315,7 @@ static long pop_lines(ddz_engine *e, long n)
     return i;
 }
 
-Test(engine, budget_reset_allows_more_output, .timeout = 20)
+Test(engine, budget_reset_allows_more_output, .timeout = HANG(20))
 {
     ddz_engine *e = spawn(BURSTS, NULL);
     cr_assert_eq(pop_lines(e, 350000), 350000);
@@ -333,7 +327,7 @@ Test(engine, budget_reset_allows_more_output, .timeout = 20)
     ddz_engine_destroy(e);
 }
 
-Test(engine, budget_without_reset_floods, .timeout = 20)
+Test(engine, budget_without_reset_floods, .timeout = HANG(20))
 {
     ddz_engine *e = spawn(BURSTS, NULL);
     cr_assert_eq(pop_lines(e, 350000), 350000);
@@ -346,7 +340,7 @@ Test(engine, budget_without_reset_floods, .timeout = 20)
 
 /* ---- exits and crashes ------------------------------------------------- */
 
-Test(engine, exit_code_is_reported, .timeout = 20)
+Test(engine, exit_code_is_reported, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("sh -c 'exit 3'", NULL);
     cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
@@ -357,7 +351,7 @@ Test(engine, exit_code_is_reported, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, death_by_signal_is_128_plus_signal, .timeout = 20)
+Test(engine, death_by_signal_is_128_plus_signal, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("sh -c 'kill -KILL $$'", NULL);
     cr_assert_eq(expect_error(e, NULL), DDZ_ECRASH);
@@ -366,7 +360,7 @@ Test(engine, death_by_signal_is_128_plus_signal, .timeout = 20)
     destroy_and_check_gone(e);
 }
 
-Test(engine, missing_program_is_a_prompt_crash_with_127, .timeout = 20)
+Test(engine, missing_program_is_a_prompt_crash_with_127, .timeout = HANG(20))
 {
     make_tmpdir();
     char log[128], text[512];
@@ -379,13 +373,13 @@ Test(engine, missing_program_is_a_prompt_crash_with_127, .timeout = 20)
     wait_exited(e);
     cr_assert_eq(ddz_engine_exit_status(e), 127);
     destroy_and_check_gone(e);
-    cr_assert_lt(now_ms() - t0, 2000);
+    cr_assert_lt(now_ms() - t0, T(2000));
     read_file(log, text, sizeof text);
     cr_assert_not_null(strstr(text, "/nonexistent/engine"), "log: %s", text);
     remove_tmpdir();
 }
 
-Test(engine, bad_arguments_and_unwritable_log, .timeout = 20)
+Test(engine, bad_arguments_and_unwritable_log, .timeout = HANG(20))
 {
     int err = 0;
     cr_assert_null(ddz_engine_spawn("", NULL, NULL, &err));
@@ -396,7 +390,7 @@ Test(engine, bad_arguments_and_unwritable_log, .timeout = 20)
     ddz_engine_destroy(NULL);
 }
 
-Test(engine, send_to_exited_engine_is_a_crash_not_sigpipe, .timeout = 20)
+Test(engine, send_to_exited_engine_is_a_crash_not_sigpipe, .timeout = HANG(20))
 {
     /* SIGPIPE at its default would kill this test process. */
     signal(SIGPIPE, SIG_DFL);
@@ -414,7 +408,7 @@ Test(engine, send_to_exited_engine_is_a_crash_not_sigpipe, .timeout = 20)
 
 /* ---- stopping ---------------------------------------------------------- */
 
-Test(engine, sigterm_ignored_means_sigkill_after_grace, .timeout = 20)
+Test(engine, sigterm_ignored_means_sigkill_after_grace, .timeout = HANG(20))
 {
     ddz_engine_limits lim = {.kill_grace_ms = 100};
     ddz_engine *e = spawn("sh -c 'trap \"\" TERM; echo ready; while :; do :; done'", &lim);
@@ -423,25 +417,25 @@ Test(engine, sigterm_ignored_means_sigkill_after_grace, .timeout = 20)
     ddz_engine_stop(e);
     long took = now_ms() - t0;
     cr_assert_geq(took, 100);
-    cr_assert_lt(took, 2000);
+    cr_assert_lt(took, T(2000));
     cr_assert_eq(ddz_engine_exit_status(e), 128 + SIGKILL);
     cr_assert_not(ddz_engine_alive(e));
     ddz_engine_stop(e); /* idempotent */
     destroy_and_check_gone(e);
 }
 
-Test(engine, sigterm_obeyed_is_quick, .timeout = 20)
+Test(engine, sigterm_obeyed_is_quick, .timeout = HANG(20))
 {
     ddz_engine_limits lim = {.kill_grace_ms = 3000};
     ddz_engine *e = spawn("cat", &lim);
     long t0 = now_ms();
     ddz_engine_stop(e);
-    cr_assert_lt(now_ms() - t0, 1000, "the grace is an upper bound, not a delay");
+    cr_assert_lt(now_ms() - t0, BELOW(1000, 3000), "the grace is an upper bound, not a delay");
     cr_assert_eq(ddz_engine_exit_status(e), 128 + SIGTERM);
     destroy_and_check_gone(e);
 }
 
-Test(engine, grandchildren_die_with_the_engine, .timeout = 20)
+Test(engine, grandchildren_die_with_the_engine, .timeout = HANG(20))
 {
     /* `trap "" TERM` is inherited by both sleep and cat: all ignore SIGTERM. */
     make_tmpdir();
@@ -460,7 +454,7 @@ Test(engine, grandchildren_die_with_the_engine, .timeout = 20)
     remove_tmpdir();
 }
 
-Test(engine, grandchild_of_an_exited_engine_dies_at_destroy, .timeout = 20)
+Test(engine, grandchild_of_an_exited_engine_dies_at_destroy, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("sh -c 'sleep 1000 >/dev/null 2>&1 & echo $!'", NULL);
     char buf[32];
@@ -477,7 +471,7 @@ Test(engine, grandchild_of_an_exited_engine_dies_at_destroy, .timeout = 20)
 
 /* ---- what the child inherits, what the parent keeps --------------------- */
 
-Test(engine, child_gets_clean_signals_and_no_extra_fds, .timeout = 20)
+Test(engine, child_gets_clean_signals_and_no_extra_fds, .timeout = HANG(20))
 {
     /* Dirty the parent: an ignored signal, a blocked one, an inheritable fd. */
     signal(SIGUSR1, SIG_IGN);
@@ -538,7 +532,7 @@ static void fd_snapshot(char *out, size_t cap)
     closedir(d);
 }
 
-Test(engine, parent_fds_are_nonblocking_cloexec_and_all_closed, .timeout = 20)
+Test(engine, parent_fds_are_nonblocking_cloexec_and_all_closed, .timeout = HANG(20))
 {
     static char before[16384], during[16384], after[16384];
     fd_snapshot(before, sizeof before);
@@ -565,7 +559,7 @@ Test(engine, parent_fds_are_nonblocking_cloexec_and_all_closed, .timeout = 20)
     cr_assert_geq(opened, 2, "the engine's pipes were seen");
 }
 
-Test(engine, stderr_is_appended_to_the_log, .timeout = 20)
+Test(engine, stderr_is_appended_to_the_log, .timeout = HANG(20))
 {
     make_tmpdir();
     char log[128], fresh[128], text[256];
@@ -599,7 +593,7 @@ Test(engine, stderr_is_appended_to_the_log, .timeout = 20)
 
 /* ---- writing ----------------------------------------------------------- */
 
-Test(engine, send_never_blocks_on_an_engine_that_does_not_read, .timeout = 20)
+Test(engine, send_never_blocks_on_an_engine_that_does_not_read, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("sh -c 'echo ready; exec sleep 1000'", NULL);
     expect_line(e, "ready");
@@ -612,11 +606,11 @@ Test(engine, send_never_blocks_on_an_engine_that_does_not_read, .timeout = 20)
     cr_assert(ddz_engine_wants_write(e));
     cr_assert_eq(ddz_engine_flush(e), 0);
     cr_assert(ddz_engine_wants_write(e));
-    cr_assert_lt(now_ms() - t0, 1000);
+    cr_assert_lt(now_ms() - t0, T(1000));
     destroy_and_check_gone(e);
 }
 
-Test(engine, queued_output_reaches_a_slow_reader, .timeout = 20)
+Test(engine, queued_output_reaches_a_slow_reader, .timeout = HANG(20))
 {
     ddz_engine *e = spawn("cat", NULL);
     char line[32];

@@ -23,7 +23,7 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null
 start_server --quiet --engine "greedy=$DDZ engine --ai greedy" || exit 1
 
 url="ws://127.0.0.1:$port/ws"
-out=$(timeout 60 "$DDZ" loadtest --url "$url" --tables 20 --seconds 5 --json --pid "$server" \
+out=$(timeout $((60 * slow)) "$DDZ" loadtest --url "$url" --tables 20 --seconds 5 --json --pid "$server" \
     2>"$tmp/lt.err")
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -49,7 +49,7 @@ fi
 # killed at engine tables. Each must be answered as specified and leave
 # nothing behind: no error, every client back in its seat, the server's
 # descriptors back where they were, one process per engine seat.
-out=$(timeout 90 "$DDZ" loadtest --url "$url" --tables 10 --engine greedy --engine-tables 3 \
+out=$(timeout $((90 * slow)) "$DDZ" loadtest --url "$url" --tables 10 --engine greedy --engine-tables 3 \
     --seconds 8 --rate 150 --reconnects 4 --bad-frames 25 --kills 1 --sample 2 --pid "$server" \
     --json 2>"$tmp/lt.err")
 rc=$?
@@ -89,7 +89,7 @@ kill -0 "$server" 2>/dev/null && [ "$(http_get /healthz)" = ok ] && ok ||
     no "the server did not survive the faults: $(tail -5 "$tmp/serve.log")"
 
 # The readable report, a short run.
-out=$(timeout 30 "$DDZ" loadtest --url "$url" --tables 2 --seconds 1 2>&1)
+out=$(timeout $((30 * slow)) "$DDZ" loadtest --url "$url" --tables 2 --seconds 1 2>&1)
 case $out in
 *"latency "*"p99"*"errors          0"*) ok ;;
 *) no "readable report: $out" ;;

@@ -29,7 +29,7 @@
 #include "rules/ruleset.h"
 #include "serve_harness.h"
 
-TestSuite(serve, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(serve, .init = setup, .fini = teardown, .timeout = HANG(300));
 
 /* ---- (a) three clients, one room, a full game ---- */
 

@@ -17,37 +17,6 @@
 
 #define TB DDZ_TESTBOT
 
-/* The value of the sample `name` (with its labels, as printed) at /metrics;
- * -1 if absent. */
-static long metric(const char *name)
-{
-    int status;
-    char *body = http_get("/metrics", &status);
-    cr_assert_eq(status, 200);
-    long v = -1;
-    size_t n = strlen(name);
-    for (char *line = body; line && *line;) {
-        if (strncmp(line, name, n) == 0 && line[n] == ' ') {
-            v = strtol(line + n + 1, NULL, 10);
-            break;
-        }
-        line = strchr(line, '\n');
-        line = line ? line + 1 : NULL;
-    }
-    free(body);
-    return v;
-}
-
-/* Waits (bounded) until metric `name` is `want`; returns the last value. */
-static long metric_becomes(const char *name, long want, int ms)
-{
-    int64_t deadline = now_ms() + ms;
-    long v;
-    while ((v = metric(name)) != want && now_ms() < deadline)
-        poll(NULL, 0, 20); /* the interval of a bounded wait */
-    return v;
-}
-
 /* Waits (bounded) until no test bot with `arg` (NULL: any) runs under this
  * test; returns how many still do. */
 static int bots_gone(const char *arg, int ms)
@@ -103,7 +72,7 @@ static void start(void)
     server_start();
 }
 
-TestSuite(serve_bz, .init = start, .fini = teardown, .timeout = 300);
+TestSuite(serve_bz, .init = start, .fini = teardown, .timeout = HANG(300));
 
 /* Creates a room under `rules` with `e0` and `e1` (engine names) at seats
  * 0 and 1 and `c` at seat 2, `games` games, `time` seconds an action.

@@ -167,7 +167,7 @@ static void ladder_options(void)
 }
 
 Test(serve_ladder, plays_ranks_survives_drops_and_restarts, .init = setup_no_server,
-     .fini = teardown, .timeout = 300)
+     .fini = teardown, .timeout = HANG(300))
 {
     char ta[80], tb[80];
     token_add("alpha", ta);
@@ -267,7 +267,7 @@ static bool suspended(json_t *j, void *ctx)
 }
 
 Test(serve_ladder, a_faulting_bot_is_suspended, .init = setup_no_server, .fini = teardown,
-     .timeout = 120)
+     .timeout = HANG(120))
 {
     char tok[80];
     token_add("faulty", tok);
@@ -286,7 +286,7 @@ Test(serve_ladder, a_faulting_bot_is_suspended, .init = setup_no_server, .fini =
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", srv.port);
     snprintf(log, sizeof log, "%s/faulty.log", srv.dir);
     char *argv[] = {DDZ_BIN,    "bridge",    "--url", url,       "--token", tok,
-                    "--ladder", "--botzone", "--",    "python3", script,    NULL};
+                    "--ladder", "--botzone", "--",    "/usr/bin/python3", script, NULL};
     proc b = {0};
     spawn(&b, log, argv);
     json_t *j = wait_ladder(suspended, "faulty", 60000, "faulty suspended");

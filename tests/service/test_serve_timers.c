@@ -3,7 +3,11 @@
  * late by up to a second; ours are a heap behind a timerfd
  * (service/net/lws_loop.h). A hosted AI's pause (--ai-delay-ms) is such a
  * timer: every AI action of a quick game must come that long after its
- * turn, and not much later. */
+ * turn, never sooner, and the server's own count of how late its timers
+ * fired (ddz_timer_lateness_seconds) must show them on time. Seen from
+ * this client the pause is also stretched by how late the client itself
+ * ran, which on a loaded machine is the machine's doing, not the
+ * server's: only the server's count decides "not late" (issue 27). */
 #include "serve_harness.h"
 
 #define AI_DELAY_MS 250
@@ -20,7 +24,7 @@ static void setup_epoll(void)
     server_start();
 }
 
-TestSuite(timers, .init = setup_epoll, .fini = teardown, .timeout = 120);
+TestSuite(timers, .init = setup_epoll, .fini = teardown, .timeout = HANG(120));
 
 typedef struct delays {
     int64_t turn_at; /* when an AI's turn arrived, 0 if none is pending */
@@ -51,6 +55,22 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The server's timers (the AI pauses among them) fired on time: at least
+ * nine in ten within 100 ms of when they were due, as the server counted
+ * (lws's sul on a foreign loop was late by up to a second, half of its
+ * timers by more than 0.4 s). */
+static void timers_on_time(void)
+{
+    double fired = metric_value("ddz_timer_lateness_seconds_count");
+    double on_time = metric_value("ddz_timer_lateness_seconds_bucket{le=\"0.1\"}");
+    double sum = metric_value("ddz_timer_lateness_seconds_sum");
+    cr_log_info("%.0f timers fired, %.0f within 100 ms of due, %.1f ms late on average", fired,
+                on_time, fired > 0 ? 1e3 * sum / fired : 0);
+    cr_assert_gt(fired, 0, "no timer counted");
+    cr_assert_geq(on_time, 0.9 * fired, "only %.0f of %.0f timers fired within 100 ms of due",
+                  on_time, fired);
+}
+
 Test(timers, ai_delay_fires_on_time_on_epoll)
 {
     int status;
@@ -73,10 +93,9 @@ Test(timers, ai_delay_fires_on_time_on_epoll)
     int64_t median = d.ms[d.n / 2], worst = d.ms[d.n - 1];
     cr_log_info("%d AI actions: %lld / %lld / %lld ms after their turn (min / median / max)", d.n,
                 (long long)d.ms[0], (long long)median, (long long)worst);
-    cr_assert(median >= AI_DELAY_MS - 5 && median <= AI_DELAY_MS + T(50),
-              "the median AI acted %lld ms after its turn", (long long)median);
-    cr_assert_leq(worst, AI_DELAY_MS + T(500), "an AI acted %lld ms after its turn",
-                  (long long)worst);
+    cr_assert_geq(d.ms[0], AI_DELAY_MS - 5, "an AI acted %lld ms after its turn",
+                  (long long)d.ms[0]);
+    timers_on_time();
 }
 
 /* ---- idle connections: our ping, not lws's (service/server/server.c) ---- */
@@ -129,6 +148,7 @@ Test(timers, idle_connection_pinged_then_dropped)
     cr_assert(f[0] == 0x89 && f[1] == 3 && memcmp(f + 2, "ddz", 3) == 0,
               "not the ping \"ddz\": %02x %02x", f[0], f[1]);
     cr_assert(ping_ms >= 900 && ping_ms <= 1000 + T(300), "ping after %lld ms", (long long)ping_ms);
+    timers_on_time();
     /* unanswered: cut 10 s later (no close frame: the peer may be gone) */
     cr_assert_eq(poll(&p, 1, T(15000)), 1, "not dropped");
     ssize_t n = read(fd, f, 2);

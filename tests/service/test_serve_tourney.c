@@ -263,7 +263,7 @@ static void check_records(json_t *j, int want)
 
 /* Two bridges, an operator engine and hosted AIs: the whole tournament. */
 Test(serve_tourney, two_bridges_engines_and_ais_play_it_through, .init = setup_no_server,
-     .fini = teardown, .timeout = 240)
+     .fini = teardown, .timeout = HANG(240))
 {
     char t1[80], t2[80];
     token_add("robo1", t1);
@@ -329,7 +329,7 @@ static bool released(cli *c, const ddz_event *e, void *ctx)
  * bot played by the test enlists, plays where it is seated and is
  * released at the end. */
 Test(serve_tourney, an_absent_bot_forfeits_with_the_seeds_points, .init = setup_no_server,
-     .fini = teardown, .timeout = 120)
+     .fini = teardown, .timeout = HANG(120))
 {
     char t1[80], t2[80];
     token_add("ghost", t1);
@@ -371,7 +371,7 @@ Test(serve_tourney, an_absent_bot_forfeits_with_the_seeds_points, .init = setup_
 /* The server killed mid-tournament and started again: it resumes, no game
  * is played twice or lost, and the bridge finds its way back. */
 Test(serve_tourney, a_server_killed_mid_tournament_resumes, .init = setup_no_server,
-     .fini = teardown, .timeout = 300)
+     .fini = teardown, .timeout = HANG(300))
 {
     char t1[80];
     token_add("robo", t1);

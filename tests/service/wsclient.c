@@ -22,8 +22,9 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "test_clock.h"
 
-#define SEND_WAIT_MS 5000  /* how long a send waits for lws to take the frame */
+#define SEND_WAIT_MS T(5000) /* how long a send waits for lws to take the frame */
 #define CLOSE_WAIT_MS 500  /* how long ddz_wsc_close() waits for the close handshake */
 #define WAIT_ANY_MAX 64    /* clients ddz_wsc_wait_any() polls at once */
 #define HTTP_MAX (8 << 20) /* largest HTTP response ddz_wsc_http_get() reads */

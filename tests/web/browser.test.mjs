@@ -2,7 +2,7 @@
 // driven by playwright-core) against a real `ddz serve` started here on a
 // free port with a temporary database.
 //
-// Run by test_browser.sh (ctest): DDZ_BIN names the ddz binary. Every
+// Run by node_test.sh (ctest): DDZ_BIN names the ddz binary. Every
 // wait is on a condition with a bound, never a fixed sleep. Screenshots
 // go to tests/web/artifacts/ (git-ignored).
 import { test, before, after } from 'node:test';
@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot } from './harness.mjs';
+import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot, T, clockS } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
@@ -61,6 +61,7 @@ after(async () => {
  * console errors, page errors and every WebSocket frame it receives. */
 async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
   const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  ctx.setDefaultTimeout(T(30000)); // clicks and navigations, as every wait
   contexts.push(ctx);
   const page = await ctx.newPage();
   page.errors = [];
@@ -163,13 +164,13 @@ async function nextDecision(page, lastSeq, ms = 45000) {
     if (document.querySelector('[data-test=bid0]')) return { what: 'bid', seq: c.dataset.seq };
     if (document.querySelector('[data-test=hint]:not(:disabled)')) return { what: 'play', seq: c.dataset.seq };
     return false;
-  }, lastSeq, { timeout: ms, polling: 30 });
+  }, lastSeq, { timeout: T(ms), polling: 30 });
   return h.jsonValue();
 }
 
 /* Waits until a hint has selected cards (it asks the server first). */
 async function hinted(page) {
-  await page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0, null, { timeout: 5000, polling: 20 });
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0, null, { timeout: T(5000), polling: 20 });
 }
 
 /* Clicks through one whole game on `page`; returns counters. `hooks.after`
@@ -274,7 +275,7 @@ test('the lobby loads in English and Chinese with no console errors', async () =
 
 test('an unknown room is reported in words', async () => {
   const page = await openPage({ path: '/#/room/nosuchroom' });
-  const t = await page.waitForSelector('.toast', { timeout: 10000 });
+  const t = await page.waitForSelector('.toast', { timeout: T(10000) });
   assert.match(await t.textContent(), /does not exist/);
   await page.waitForSelector('[data-test=quick]'); // back in the lobby
   assert.deepEqual(page.errors, []);
@@ -284,14 +285,14 @@ test('an unknown room is reported in words', async () => {
 test('quick play: a whole game by clicking, a reload mid-game, a spectator who sees no hidden card', async () => {
   const page = await openPage({ locale: 'en-US' });
   await page.click('[data-test=quick]');
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
   const room = roomOf(page);
   assert.ok(room, 'the table has its own address');
   assert.equal(await page.$$eval('.hand .card', (c) => c.length), 17);
 
   // a spectator in a second context, by the room's address
   const spec = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
-  await spec.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  await spec.waitForSelector('.table-view.spectating', { timeout: T(10000) });
   assert.equal(await spec.$$eval('.hand .card', (c) => c.length), 0, 'a spectator has no hand');
 
   let reloaded = false;
@@ -330,11 +331,11 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
         reloaded = true;
         const before = (await faceCodes(page, '.hand .card')).sort((a, b) => a - b);
         await page.reload();
-        await page.waitForSelector('.hand .card', { timeout: 10000 });
+        await page.waitForSelector('.hand .card', { timeout: T(10000) });
         assert.equal(roomOf(page), room, 'the reload is back at the same table');
         const after = (await faceCodes(page, '.hand .card')).sort((a, b) => a - b);
         assert.deepEqual(after, before, 'the same hand after the reload');
-        await page.waitForSelector('[data-test=hint]:not(:disabled)', { timeout: 10000 });
+        await page.waitForSelector('[data-test=hint]:not(:disabled)', { timeout: T(10000) });
         return true;
       },
   };
@@ -380,12 +381,12 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
     })(),
     (async () => {
       // the spectator sees every remaining hand now
-      await spec.waitForSelector('[data-test=gameover]', { timeout: 10000 });
+      await spec.waitForSelector('[data-test=gameover]', { timeout: T(10000) });
       await spec.waitForFunction(() => {
         const o = window.__frames.filter((f) => f.type === 'over').pop();
         return o && document.querySelectorAll('[data-zone=hand] .card.face').length ===
           o.hands.reduce((a, h) => a + h.length, 0);
-      }, null, { timeout: 10000 });
+      }, null, { timeout: T(10000) });
       await shot(spec, 'spectator-gameover');
     })(),
   ]);
@@ -400,7 +401,7 @@ test('the replay of the finished game steps to the end', async () => {
   assert.ok(quick, 'needs the quick-play game');
   const { over } = quick;
   const page = await openPage({ path: `/#/replay/${over.game_id}-${over.game_key}` });
-  await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
   const all = await page.$$eval('[data-zone=hand] .card.face', (c) => c.length);
   assert.equal(all, 51, 'the deal shows all three hands');
   let steps = 0;
@@ -433,18 +434,18 @@ test('two people at one table with an AI: a private room by invite link with a p
   await a.check('.create .check input[type=checkbox] >> nth=0'); // private
   await a.fill('.create input[type=password]', 'sesame');
   await a.click('[data-test=create]');
-  await a.waitForSelector('.table-view', { timeout: 10000 });
+  await a.waitForSelector('.table-view', { timeout: T(10000) });
   const room = roomOf(a);
   assert.ok(room);
   await a.waitForSelector('.center .status.big'); // waiting for players
 
   // the friend opens the invite link on a phone and types the password
   const b = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true, path: `/#/room/${room}` });
-  await b.waitForSelector('dialog[open] input', { timeout: 10000 });
+  await b.waitForSelector('dialog[open] input', { timeout: T(10000) });
   await b.fill('dialog[open] input', 'sesame');
   await b.click('dialog[open] button.primary');
-  await b.waitForSelector('.hand .card', { timeout: 10000 });
-  await a.waitForSelector('.hand .card', { timeout: 10000 });
+  await b.waitForSelector('.hand .card', { timeout: T(10000) });
+  await a.waitForSelector('.hand .card', { timeout: T(10000) });
   assert.equal(roomOf(b), room);
 
   let phoneShot = false;
@@ -460,20 +461,20 @@ test('two people at one table with an AI: a private room by invite link with a p
   await shot(b, 'gameover-phone');
 
   // one game per turn: the turn is over
-  await a.waitForSelector('[data-test=rematch]', { timeout: 10000 });
+  await a.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
   // a dropped connection: a banner, a reconnection, the same seat
   await a.evaluate(() => window.__sockets[window.__sockets.length - 1].close());
-  await a.waitForSelector('#banner:not([hidden])', { timeout: 5000 });
+  await a.waitForSelector('#banner:not([hidden])', { timeout: T(5000) });
   assert.match(await a.textContent('#banner'), /reconnect/i);
-  await a.waitForSelector('#banner', { state: 'hidden', timeout: 15000 });
+  await a.waitForSelector('#banner', { state: 'hidden', timeout: T(15000) });
   assert.equal(roomOf(a), room);
   // both ask for a rematch
-  await a.waitForSelector('[data-test=rematch]', { timeout: 10000 });
-  await b.waitForSelector('[data-test=rematch]', { timeout: 10000 });
+  await a.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
+  await b.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
   await a.click('[data-test=rematch]');
   await b.click('[data-test=rematch]');
   await Promise.all([a, b].map((p) => p.waitForFunction(() =>
-    !document.querySelector('[data-test=gameover]') && document.querySelectorAll('.hand .card').length >= 17, null, { timeout: 15000 })));
+    !document.querySelector('[data-test=gameover]') && document.querySelectorAll('.hand .card').length >= 17, null, { timeout: T(15000) })));
   assert.deepEqual(a.errors, []);
   assert.deepEqual(b.errors, []);
   await a.close();
@@ -559,7 +560,7 @@ async function createWithAIs(page, { games = 1, time = 30, pause = null, custody
   await numbers[1].fill(String(games));
   if (pause !== null) await numbers[3].fill(String(pause));
   await page.click('[data-test=create]');
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
   return roomOf(page);
 }
 
@@ -578,7 +579,7 @@ test('botzone-ftl: created through the form, played to the end, each seat\'s poi
   assert.equal((await page.innerText('[data-test=rules-chip]')).trim(), 'Botzone FTL');
   assert.equal(await page.getAttribute('[data-test=rules-chip]', 'title'), desc['botzone-ftl']);
   // no bidding: West (we) is the landlord with the leftover, 20 cards
-  await page.waitForFunction(() => document.querySelectorAll('.hand .card').length === 20, null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelectorAll('.hand .card').length === 20, null, { timeout: T(10000) });
   let tableShot = false;
   await playGame(page, { hooks: { after: async (n) => {
     if (!tableShot && n.plays >= 2) { tableShot = true; await shot(page, 'table-ftl'); }
@@ -636,7 +637,7 @@ test('botzone-ftl: created through the form, played to the end, each seat\'s poi
 
   // the lobby lists the room with its rule set
   const look = await openPage({ viewport: PHONE, locale: 'en-US', mobile: true });
-  await look.waitForSelector(`[data-room="${room}"] [data-test=room-rules]`, { timeout: 10000 });
+  await look.waitForSelector(`[data-room="${room}"] [data-test=room-rules]`, { timeout: T(10000) });
   assert.equal((await look.textContent(`[data-room="${room}"] [data-test=room-rules]`)).trim(), 'Botzone FTL');
   assert.deepEqual(page.errors, []);
   assert.deepEqual(look.errors, []);
@@ -651,10 +652,11 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   await assertFits(page, 'the create form on a phone');
   await page.$eval('.create .rules-pick', (e) => e.scrollIntoView({ block: 'start' }));
   await shot(page, 'create-rules-phone');
-  // 5 s a move: we bid and play once by clicking, then let the clock run
-  // out. 30 s between games: the next deal would close the panel. A
-  // competition room: in a casual one the clock hands the seat to an AI.
-  const room = await createWithAIs(page, { games: 3, time: 5, pause: 30, custody: 'fault' });
+  // 5 s a move (on an idle machine): we bid and play once by clicking,
+  // then let the clock run out. 30 s between games: the next deal would
+  // close the panel (30 s is the most a room allows). A competition room:
+  // in a casual one the clock hands the seat to an AI.
+  const room = await createWithAIs(page, { games: 3, time: clockS(5), pause: 30, custody: 'fault' });
   assert.ok(room);
   // notices, recorded as they come (one may be gone by the time we look)
   await page.evaluate(() => {
@@ -668,7 +670,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   await assertFits(page, 'the table on a phone');
   // a spectator on a desktop, to see the referee at work from outside
   const spec = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
-  await spec.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  await spec.waitForSelector('.table-view.spectating', { timeout: T(10000) });
   assert.equal((await spec.innerText('[data-test=rules-chip]')).trim(), 'Botzone 斗地主2');
 
   let over = null;
@@ -689,14 +691,14 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
         played++;
       } else {
         // our turn: do nothing until the server's clock charges us
-        await page.waitForFunction(() => window.__frames.some((f) => f.type === 'fault'), null, { timeout: 15000 });
+        await page.waitForFunction(() => window.__frames.some((f) => f.type === 'fault'), null, { timeout: T(15000) + clockS(5) * 1000 });
         over = 'fault';
         break;
       }
     }
     if (!over) {
       await page.click('[data-test=close-over]');
-      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: 10000 });
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(10000) });
     }
   }
   // everyone was told; our seat says the referee plays for it
@@ -717,7 +719,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   // the referee's next action for us is marked as its, at our seat and
   // the spectator's West; both look at once (the game may end soon)
   const refSeat = '[data-seat="0"] .said.referee';
-  await Promise.all([page, spec].map((p) => p.waitForSelector(`${refSeat}, [data-test=gameover]`, { timeout: 20000 })));
+  await Promise.all([page, spec].map((p) => p.waitForSelector(`${refSeat}, [data-test=gameover]`, { timeout: T(20000) })));
   await Promise.all([[page, 'table-standin-phone'], [spec, 'table-standin']].map(async ([p, name]) => {
     if (await p.$('[data-test=gameover]')) return; // over already: nothing to see at the table
     assert.match(await p.textContent(refSeat), /裁判代打/);
@@ -725,7 +727,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   }));
   // the spectator sees West marked as the referee's too
   assert.match(await spec.textContent('[data-seat="0"] [data-test=standin]'), /裁判代打/);
-  await page.waitForSelector('[data-test=gameover]', { timeout: 45000 });
+  await page.waitForSelector('[data-test=gameover]', { timeout: T(45000) });
   const end = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
   const rec = await fetchRecord(end);
   assert.equal(rec.rules, 'botzone-ftl2');
@@ -761,7 +763,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
 
   // the replay marks the referee's plays from the record's faults
   const replay = await openPage({ locale: 'en-US', path: `/#/replay/${end.game_id}` });
-  await replay.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  await replay.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
   const marked = await replay.$$eval('.logwrap li', (li) => li.filter((x) => /referee/.test(x.textContent)).length);
   assert.equal(marked, mine.length, 'one marked step per play the referee made');
   await replay.click('[data-test=replay-last]');
@@ -808,32 +810,32 @@ test('a tournament on the server: the competition page, a live table to watch, a
 
     const page = await openPage({ path: '/' });
     await page.goto(cupBase + '/');
-    await page.waitForSelector('[data-test=cup-link]', { timeout: 15000 });
+    await page.waitForSelector('[data-test=cup-link]', { timeout: T(15000) });
     await shot(page, 'tournament-lobby');
     await page.click('[data-test=cup-link] button');
-    await page.waitForSelector('[data-test=standings] tbody tr', { timeout: 10000 });
+    await page.waitForSelector('[data-test=standings] tbody tr', { timeout: T(10000) });
     assert.equal(await page.$$eval('[data-test=standings] tbody tr', (r) => r.length), 6, 'six players ranked');
     // the bot's table is being played: watch it
-    await page.waitForSelector('[data-test=watch-table]', { timeout: 20000 });
+    await page.waitForSelector('[data-test=watch-table]', { timeout: T(20000) });
     await shot(page, 'tournament');
     await page.click('[data-test=watch-table]');
-    await page.waitForURL(/#\/watch\//, { timeout: 10000 });
-    await page.waitForSelector('[data-zone=hand]', { timeout: 10000 });
+    await page.waitForURL(/#\/watch\//, { timeout: T(10000) });
+    await page.waitForSelector('[data-zone=hand]', { timeout: T(10000) });
     await assertNoHiddenCards(page, 'a tournament table');
     await shot(page, 'tournament-table');
     await assertNoHiddenCards(page, 'a tournament table, later');
     // back to the page: a finished game opens in the replay viewer
     await page.goto(cupBase + '/#/tournament');
-    await page.waitForSelector('[data-test=replay-game]', { timeout: 20000 });
+    await page.waitForSelector('[data-test=replay-game]', { timeout: T(20000) });
     await page.click('[data-test=replay-game]');
-    await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+    await page.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
     assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
     assert.deepEqual(page.errors, []);
     await page.close();
 
     const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
     await phone.goto(cupBase + '/#/tournament');
-    await phone.waitForSelector('[data-test=standings] tbody tr', { timeout: 10000 });
+    await phone.waitForSelector('[data-test=standings] tbody tr', { timeout: T(10000) });
     assert.match(await phone.textContent('h1'), /比赛/);
     await shot(phone, 'tournament-phone');
     assert.deepEqual(phone.errors, []);
@@ -885,10 +887,10 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
 
     const page = await openPage({ path: '/' });
     await page.goto(lb + '/');
-    await page.waitForSelector('[data-test=ladder-link]', { timeout: 15000 });
+    await page.waitForSelector('[data-test=ladder-link]', { timeout: T(15000) });
     await shot(page, 'ladder-lobby');
     await page.click('[data-test=ladder-link] button');
-    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: T(10000) });
     const rows = await page.$$eval('[data-test=ladder] tbody tr', (r) => r.map((x) => x.textContent));
     assert.equal(rows.length, 5, 'five participants ranked');
     assert.ok(rows.some((r) => /webbot/.test(r) && /online|playing/.test(r)), `the bot is online: ${rows}`);
@@ -899,8 +901,8 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     await shot(page, 'ladder');
     // a participant's page: the chart is drawn from its history
     await page.click('[data-test=ladder-player] >> text=webbot');
-    await page.waitForURL(/#\/ladder\/webbot/, { timeout: 10000 });
-    await page.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    await page.waitForURL(/#\/ladder\/webbot/, { timeout: T(10000) });
+    await page.waitForSelector('[data-test=rating-chart] polyline', { timeout: T(10000) });
     const hist = (await (await fetch(lb + '/api/ladder/webbot')).json()).history;
     const chart = await page.$eval('[data-test=rating-chart]', (s) => ({
       points: +s.dataset.points,
@@ -913,18 +915,18 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     await shot(page, 'ladder-player');
     // a deal's game opens in the replay viewer
     await page.click('[data-test=replay-game]');
-    await page.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+    await page.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
     assert.equal(await page.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
     assert.deepEqual(page.errors, []);
     await page.close();
 
     const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
     await phone.goto(lb + '/#/ladder');
-    await phone.waitForSelector('[data-test=ladder] tbody tr', { timeout: 10000 });
+    await phone.waitForSelector('[data-test=ladder] tbody tr', { timeout: T(10000) });
     assert.match(await phone.textContent('h1'), /天梯/);
     await shot(phone, 'ladder-phone');
     await phone.goto(lb + '/#/ladder/' + encodeURIComponent('ai:greedy'));
-    await phone.waitForSelector('[data-test=rating-chart] polyline', { timeout: 10000 });
+    await phone.waitForSelector('[data-test=rating-chart] polyline', { timeout: T(10000) });
     const fit = await phone.evaluate(() => ({
       page: document.documentElement.scrollWidth, vw: innerWidth,
       chart: document.querySelector('[data-test=rating-chart]').getBoundingClientRect().right,
@@ -969,7 +971,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
     assert.ok(game <= 5, 'five games without a play turn');
     if (game === 1) {
       await page.click('[data-test=quick]');
-      await page.waitForSelector('.hand .card', { timeout: 10000 });
+      await page.waitForSelector('.hand .card', { timeout: T(10000) });
     }
     d = await bidHigh(page);
     if (d.what === 'play') break;
@@ -977,7 +979,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
   }
   const room = roomOf(page);
   spec.page = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
-  await spec.page.waitForSelector('.table-view.spectating', { timeout: 10000 });
+  await spec.page.waitForSelector('.table-view.spectating', { timeout: T(10000) });
 
   // Hint: one request to the server, its first suggestion selected
   await page.click('[data-test=hint]');
@@ -999,17 +1001,17 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
   // A quick phrase: by our seat on our page and on the spectator's, in each one's language
   await page.click('[data-test=phrases] summary');
   await page.click('[data-test=phrase][data-phrase="1"]');
-  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: T(5000) });
   assert.match(await page.textContent('[data-test=phrase-bubble]'), /Good game!/);
-  await spec.page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  await spec.page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: T(5000) });
   assert.match(await spec.page.textContent('[data-test=phrase-bubble]'), /打得好/);
   await shot(page, 'casual-phrase');
   await shot(spec.page, 'casual-phrase-spectator');
 
   // Auto-play on request: the bar says so and offers the way back
-  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=autoplay]', { timeout: T(10000) });
   await page.click('[data-test=autoplay]');
-  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 5000 });
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: T(5000) });
   assert.match(await page.textContent('[data-test=autoplay-bar]'), /An AI is playing for you/);
   assert.match(await page.textContent('.seat.pos-me'), /AI playing/);
   await waitFor('the AI to play for us', async () => page.evaluate(() => {
@@ -1021,7 +1023,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
   // closes by itself, so close it first, as a user would
   if (await page.isVisible('[data-test=close-over]')) await page.click('[data-test=close-over]');
   await page.click('[data-test=back]');
-  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: T(5000) });
   assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && !f.player.custody &&
     window.__frames.indexOf(f) > window.__frames.findIndex((g) => g.type === 'seat' && g.player && g.player.custody))),
   'the seat is ours again');
@@ -1035,10 +1037,10 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
   await page.waitForSelector('[data-test=quick]');
   await page.click('[data-test=create-box] > summary');
-  const room = await createWithAIs(page, { games: 4, time: 3, pause: 2 });
+  const room = await createWithAIs(page, { games: 4, time: clockS(3), pause: 2 });
   assert.ok(room);
   // we do nothing: our first turn runs out of time
-  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: 20000 });
+  await page.waitForSelector('[data-test=autoplay-bar]', { timeout: T(20000) + clockS(3) * 1000 });
   assert.match(await page.textContent('[data-test=autoplay-bar]'), /电脑正在为你托管/);
   assert.match(await page.textContent('[data-test=back]'), /取消托管/);
   await assertFits(page, 'the auto-play bar on a phone');
@@ -1047,24 +1049,24 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   await page.click('[data-test=phrases] summary');
   await shot(page, 'casual-phrases-menu-phone');
   await page.click('[data-test=phrase][data-phrase="8"]');
-  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: 5000 });
+  await page.waitForSelector('[data-test=phrase-bubble][data-seat="0"]', { timeout: T(5000) });
   assert.match(await page.textContent('[data-test=phrase-bubble]'), /加油/);
   await assertFits(page, 'a phrase on a phone');
   await shot(page, 'casual-phrase-phone');
   // the AI plays the game to its end: no fault
-  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: T(60000) });
   const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
   assert.equal(over.fault, null, 'running out of time in a casual room is no fault');
-  await page.waitForSelector('[data-test=gameover]', { timeout: 5000 });
+  await page.waitForSelector('[data-test=gameover]', { timeout: T(5000) });
   assert.match(await page.textContent('[data-test=autoplay-note][data-seat="0"]'), /本局电脑为你托管代打，不算犯规/);
   assert.doesNotMatch(await page.textContent('[data-test=gameover] .over-head'), /犯规/);
   assert.equal(await page.$('[data-test=fault]'), null, 'no fault line');
   await shot(page, 'casual-autoplay-over-phone');
   // still on auto-play; close the panel (Escape: it may be gone already) and take the seat back
   await page.keyboard.press('Escape');
-  await page.waitForSelector('[data-test=back]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=back]', { timeout: T(10000) });
   await page.click('[data-test=back]');
-  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: 5000 });
+  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: T(5000) });
   // our turns are ours again: the next play turn's hint, on a phone
   let d;
   for (let game = 2; ; game++) {
@@ -1088,10 +1090,10 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
  * returns its `over` frame. */
 async function quickGameOnAutoPlay(page) {
   await page.click('[data-test=quick]');
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
-  await page.waitForSelector('[data-test=autoplay]', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.waitForSelector('[data-test=autoplay]', { timeout: T(10000) });
   await page.click('[data-test=autoplay]');
-  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: 60000 });
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: T(60000) });
   return page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
 }
 
@@ -1100,7 +1102,7 @@ async function myGameListed(page, over) {
   // the game-over panel stays until dismissed (the table behind is inert)
   if (await page.$('[data-test=close-over]')) await page.click('[data-test=close-over]');
   await page.click('[data-test=lobby]');
-  await page.waitForSelector('[data-test=mygames]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=mygames]', { timeout: T(10000) });
   await waitFor('the game in my games', async () => {
     if (await page.$(`[data-test=mygame][data-id="${over.game_id}"]`)) return true;
     await page.click('[data-test=mygames-refresh]');
@@ -1121,7 +1123,7 @@ test('my games: each browser lists the games it played, a game opens in the repl
 
   // another browser (its own key), on a phone: its own game only
   const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
-  await phone.waitForSelector('[data-test=mygames-none]', { timeout: 10000 });
+  await phone.waitForSelector('[data-test=mygames-none]', { timeout: T(10000) });
   const overPhone = await quickGameOnAutoPlay(phone);
   await myGameListed(phone, overPhone);
   // (the AI goes on playing each browser's quick games: the lists grow)
@@ -1136,13 +1138,13 @@ test('my games: each browser lists the games it played, a game opens in the repl
   const href = await phone.getAttribute('[data-test=mygame-replay]', 'href');
   assert.equal(href, `#/replay/${overPhone.game_id}-${overPhone.game_key}`);
   await phone.click('[data-test=mygame-replay]');
-  await phone.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  await phone.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
   assert.equal(await phone.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');
   await shot(phone, 'mygames-replay-phone');
 
   // the desktop's list is its own too
   await page.click('[data-test=mygames-refresh]');
-  await page.waitForSelector('[data-test=mygame]', { timeout: 10000 });
+  await page.waitForSelector('[data-test=mygame]', { timeout: T(10000) });
   const phoneGames = await overs(phone);
   for (const id of await ids(page)) assert.ok(!phoneGames.includes(id), `the phone's game ${id} is on the desktop's list`);
   assert.deepEqual(page.errors, []);

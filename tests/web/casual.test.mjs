@@ -6,11 +6,11 @@
 // `ddz serve` started here on a free port with a temporary database, on a
 // desktop and on a 390×844 phone.
 //
-// Run by test_browser.sh (ctest): DDZ_BIN names the ddz binary. Every wait
+// Run by node_test.sh (ctest): DDZ_BIN names the ddz binary. Every wait
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -40,7 +40,7 @@ async function decision(page, ms = 30000) {
     if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
     if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
     return false;
-  }, null, { timeout: ms, polling: 30 });
+  }, null, { timeout: T(ms), polling: 30 });
   return hd.jsonValue();
 }
 
@@ -66,7 +66,7 @@ async function playToOver(page, { onPlay } = {}) {
 async function quickPlay(opts) {
   const page = await openPage(opts);
   await page.click('[data-test=quick]');
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
   return page;
 }
 
@@ -78,30 +78,30 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     await playToOver(page);
     const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
     // before the next deal: when it comes
-    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: 3000 });
+    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: T(3000) });
     await shot(page, `after-${label}-gameover`);
     const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
       els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
     assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
     // the next deal comes and its turns pass; the panel is still there
-    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: 15000 });
-    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: 10000 });
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(15000) });
+    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: T(10000) });
     const note = await page.waitForFunction((g) => {
       const n = document.querySelector('[data-test=next-note]');
       return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
-    }, over.game, { timeout: 10000 });
+    }, over.game, { timeout: T(10000) });
     assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
     // on our turn the note counts down our clock
     const mine = await page.waitForFunction(() => {
       const n = document.querySelector('[data-test=next-note]');
       const m = n && /your turn, (\d+) s left/.exec(n.textContent);
       return m && +m[1];
-    }, null, { timeout: 15000 });
+    }, null, { timeout: T(15000) });
     const s1 = await mine.jsonValue();
     await page.waitForFunction((s) => {
       const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
       return m && +m[1] < s;
-    }, s1, { timeout: 3000 });
+    }, s1, { timeout: T(3000) });
     assert.match(await note.jsonValue(), /has started/);
     await shot(page, `after-${label}-gameover-behind`);
     assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
@@ -193,7 +193,7 @@ test('the phone hand: every card a 44 px target, taps select, the layout does no
       await page.click('[data-test=hint]');
       await page.click('[data-test=play]');
       await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ||
-        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: 10000 });
+        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: T(10000) });
       if (await page.$('[data-test=gameover]')) return true;
       await settle(page);
       const idle = await geometry();
@@ -270,7 +270,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   });
   assert.ok(keyed && heard);
   // the result is read out
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: 3000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: T(3000) });
   const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
   const result = (await announced(page)).filter((l) => /^Game \d+ over/.test(l)).pop();
   if (o.winner !== null && o.winner !== undefined) {
@@ -351,7 +351,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
   });
   await page.reload();
   await page.click('[data-test=quick]'); // a click: the page may sound from now on
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
   await page.evaluate(() => { window.__mySeat = window.__frames.find((f) => f.type === 'state' || f.type === 'joined')?.seat ?? 0; });
   let turns = 0;
   let muteChecked = false;
@@ -363,7 +363,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
     assert.ok(game <= 4, `four games without a long one: ${historyChecked} ${muteChecked} ${titleChecked}`);
     if (game > 1) {
       await page.click('[data-test=close-over]');
-      await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: 15000 });
+      await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: T(15000) });
     }
     await playToOver(page, {
       onPlay: async () => {
@@ -415,18 +415,18 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
           const marker = `▶ Your turn · ${usual}`;
           await page.click('[data-test=hint]');
           await page.evaluate(() => { window.__hidden = true; document.dispatchEvent(new Event('visibilitychange')); });
-          await page.waitForFunction((m) => document.title === m, marker, { timeout: 2000 });
+          await page.waitForFunction((m) => document.title === m, marker, { timeout: T(2000) });
           // the click and the look in one task: nothing from the server between
           const at = await page.evaluate(() => { document.querySelector('[data-test=play]').click();
             return { title: document.title, from: window.__titles.length }; });
           assert.equal(at.title, usual, 'our play is on its way: no marker');
           const next = await page.waitForFunction(([from, marker]) =>
             document.querySelector('[data-test=gameover]') ? 'over' : window.__titles.indexOf(marker, from) >= 0 && 'title',
-          [at.from, marker], { timeout: 20000 });
+          [at.from, marker], { timeout: T(20000) });
           if ((await next.jsonValue()) === 'title') {
             titleChecked = true;
             await page.evaluate(() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); });
-            await page.waitForFunction((u) => document.title === u, usual, { timeout: 2000 });
+            await page.waitForFunction((u) => document.title === u, usual, { timeout: T(2000) });
           } else {
             await page.evaluate(() => { window.__hidden = false; });
           }
@@ -461,7 +461,7 @@ test('seats are drawn relative to the viewer: the next to play on the right, at 
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=sitat]', '2'); // we sit at East
   await page.click('[data-test=create]');
-  await page.waitForSelector('.hand .card', { timeout: 10000 });
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
   assert.deepEqual(await drawn(page), { 2: 'me', 0: 'right', 1: 'left' });
   assert.equal(await page.textContent('.seat.pos-right [data-test=rel]'), 'next');
   assert.equal(await page.getAttribute('.seat.pos-right [data-test=rel]', 'title'), 'plays after you');
@@ -483,7 +483,7 @@ test('seats are drawn relative to the viewer: the next to play on the right, at 
   const href = await page.getAttribute('[data-test=replay-link]', 'href');
   assert.match(href, /\?from=2$/);
   const rp = await openPage({ path: '/' + href });
-  await rp.waitForSelector('[data-test=replay-next]', { timeout: 10000 });
+  await rp.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
   assert.deepEqual(await drawn(rp), { 2: 'me', 0: 'right', 1: 'left' });
   assert.match(await rp.textContent('[data-test=replay-rotate]'), /Seen from East/);
   await rp.click('[data-test=replay-rotate]');
@@ -502,7 +502,7 @@ test('a missing replay is said at once, not after seconds of 404s', async () => 
   page.on('request', (r) => { if (r.url().includes('/api/games/')) asked.push(r.url()); });
   await page.reload();
   const t0 = Date.now();
-  await page.waitForFunction(() => /was not found/.test(document.querySelector('[data-test=replay-status]')?.textContent || ''), null, { timeout: 4000 });
+  await page.waitForFunction(() => /was not found/.test(document.querySelector('[data-test=replay-status]')?.textContent || ''), null, { timeout: T(4000) });
   const took = Date.now() - t0;
   assert.ok(asked.length <= 2, `${asked.length} requests`);
   console.log(`# a missing replay: "not found" after ${took} ms and ${asked.length} requests`);
@@ -529,11 +529,11 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   // a room with the server's own name, an AI in it: translated in the lobby
   await zh.selectOption('[data-test=seat2]', 'ai:greedy');
   await zh.click('[data-test=create]');
-  await zh.waitForSelector('.table-view', { timeout: 10000 });
+  await zh.waitForSelector('.table-view', { timeout: T(10000) });
   const room = /#\/room\/([^/?]+)/.exec(zh.url())[1];
   assert.match(await zh.textContent('[data-test=room-title]'), /^房间 \d+$/, 'the generated room name in Chinese');
   const lobby = await openPage({ locale: 'zh-CN' });
-  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: 10000 });
+  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: T(10000) });
   const listed = await lobby.textContent(`[data-room="${room}"]`);
   assert.match(listed, /房间 \d+/);
   assert.match(listed, /普通（贪心）/, 'the AI by its level in Chinese');
@@ -563,15 +563,15 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   const link = await zh.evaluate(() => navigator.clipboard.readText());
   assert.match(link, new RegExp(`#/room/${room}\\?name=`));
   const friend = await openPage({ viewport: PHONE, mobile: true, path: link.slice(base.length) });
-  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: 10000 });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: T(10000) });
   const title = await friend.textContent('dialog[open] h2');
   assert.match(title, /^Join “Room \d+”$/, 'the room by its name, not its id');
   assert.ok(!title.includes(room));
   assert.ok((await friend.inputValue('dialog[open] [data-test=invite-name]')).length > 0, 'a name is offered');
   await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
   await friend.click('dialog[open] button.primary');
-  await friend.waitForSelector('.hand .card', { timeout: 10000 });
-  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: 10000 });
+  await friend.waitForSelector('.hand .card', { timeout: T(10000) });
+  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: T(10000) });
   await shot(friend, 'after-phone-invitee');
   for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
   for (const p of [zh, lobby, en, friend]) await p.context().close();

@@ -12,7 +12,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ART, DDZ, ROOT, freePort, launchBrowser, openPage as open, waitFor, shot } from './harness.mjs';
+import { ART, DDZ, ROOT, freePort, launchBrowser, openPage as open, waitFor, shot, T } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -67,7 +67,7 @@ function host(url, name) {
 }
 
 before(async () => {
-  assert.equal(typeof WebSocket, 'function', 'run node with --experimental-websocket (test_browser.sh does)');
+  assert.equal(typeof WebSocket, 'function', 'run node with --experimental-websocket (node_test.sh does)');
   const f = process.env.DDZ_TEST_PG;
   assert.ok(f, 'DDZ_TEST_PG is not set: run under ctest (the "pg" fixture)');
   pgAdmin = fs.readFileSync(f, 'utf8').trim();
@@ -108,12 +108,12 @@ async function followsRedirect(label, opts) {
   const page = await openPage(opts);
   // node n1's lobby lists node n2's room (it polls `list` every 5 s)
   const row = `[data-room="${room}"]`;
-  await page.waitForSelector(row, { timeout: 15000 });
+  await page.waitForSelector(row, { timeout: T(15000) });
   await shot(page, `cluster-lobby-${label}`);
   await page.click(`${row} [data-test=join]`);
   // n1 answers with a redirect; the client goes to n2 and sits down there
-  await page.waitForFunction((r) => location.hash === `#/room/${r}`, room, { timeout: 10000 });
-  await page.waitForSelector('[data-test=controls]', { timeout: 10000 });
+  await page.waitForFunction((r) => location.hash === `#/room/${r}`, room, { timeout: T(10000) });
+  await page.waitForSelector('[data-test=controls]', { timeout: T(10000) });
   const frames = await page.evaluate(() => window.__frames);
   const rd = frames.find((f) => f.m.type === 'redirect');
   assert.ok(rd, 'no redirect frame');
@@ -128,15 +128,15 @@ async function followsRedirect(label, opts) {
   const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('ddz.resume')).sort());
   assert.deepEqual(keys, ['ddz.resume', `ddz.resume@${nodes.n2.url}`]);
   // the game runs at the table (the host and the AI play; we are dealt)
-  await page.waitForSelector('[data-test=controls][data-seq]', { timeout: 15000 });
+  await page.waitForSelector('[data-test=controls][data-seq]', { timeout: T(15000) });
   await shot(page, `cluster-table-${label}`);
   // a reload: the page's node again, the join redirected again, and node
   // n2 resumes the same player in the same seat (its own resume token)
   const me = frames.filter((f) => f.m.type === 'welcome' && f.url === nodes.n2.url).pop().m.you.id;
   await page.reload();
-  await page.waitForSelector('[data-test=controls]', { timeout: 15000 });
+  await page.waitForSelector('[data-test=controls]', { timeout: T(15000) });
   await page.waitForFunction((u) => window.__frames.some((f) => f.url === u && f.m.type === 'state'),
-    nodes.n2.url, { timeout: 10000 });
+    nodes.n2.url, { timeout: T(10000) });
   const after = await page.evaluate(() => window.__frames);
   const w2 = after.find((f) => f.m.type === 'welcome' && f.url === nodes.n2.url);
   assert.equal(w2.m.you.id, me, 'node n2 knew us again');

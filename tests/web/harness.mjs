@@ -28,9 +28,24 @@ export function freePort() {
   });
 }
 
-/* Polls fn until it is truthy, for at most ms; throws naming `what`. */
+/* How many times longer than on an idle machine with the Release build a
+ * wait may take: DDZ_TEST_SLOWDOWN, which ctest sets for the build under
+ * test (tests/test_clock.h says how it is chosen). */
+export const SLOWDOWN = Math.max(1, Number(process.env.DDZ_TEST_SLOWDOWN) || 1);
+
+/* The bound of a wait for what takes `ms` on an idle machine: generous,
+ * since it only decides how long a broken test takes to fail. */
+export const T = (ms) => Math.round(ms * SLOWDOWN);
+
+/* A room's clock, in seconds a move, for a test that must act within it
+ * or waits for it to run out: `s` on an idle machine, grown as T() grows
+ * (a 5 s clock ran out on a loaded machine between the test seeing its
+ * turn and its click). */
+export const clockS = (s) => Math.ceil(T(s * 1000) / 1000);
+
+/* Polls fn until it is truthy, for at most T(ms); throws naming `what`. */
 export async function waitFor(what, fn, ms = 10000, every = 50) {
-  const end = Date.now() + ms;
+  const end = Date.now() + T(ms);
   let last;
   while (Date.now() < end) {
     try {
@@ -61,6 +76,7 @@ export function launchBrowser() {
  * {url, m}, the socket's URL and the frame. */
 export async function openPage(browser, contexts, url, { viewport, locale = 'en-US', mobile = false, withUrl = false } = {}) {
   const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
+  ctx.setDefaultTimeout(T(30000)); // clicks and navigations, as every wait
   contexts.push(ctx);
   const page = await ctx.newPage();
   page.errors = [];
@@ -117,7 +133,7 @@ export async function startAll(log, serveArgs = []) {
  * pulse, never do). */
 export async function settle(page) {
   await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: 3000 }).catch(() => {});
+    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: T(3000) }).catch(() => {});
 }
 
 export async function shot(page, name) {

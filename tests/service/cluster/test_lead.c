@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "service/pg_test.h"
-#include "service/test_clock.h"
+#include "test_clock.h"
 #include "service/cluster/lead.h"
 
 static ddz_lead *start(const char *url, const char *node, const char *job)

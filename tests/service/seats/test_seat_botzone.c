@@ -19,7 +19,7 @@
 
 #include "rules/error.h"
 #include "service/seats/seats.h"
-#include "service/test_clock.h"
+#include "test_clock.h"
 #include "service/test_util.h"
 
 #define TB DDZ_TESTBOT
@@ -177,7 +177,7 @@ static void fini(void)
     unlink(hold);
 }
 
-TestSuite(seat_botzone, .init = init, .fini = fini, .timeout = 120);
+TestSuite(seat_botzone, .init = init, .fini = fini, .timeout = HANG(120));
 
 static ddz_seat *make_seat(const char *cmd)
 {

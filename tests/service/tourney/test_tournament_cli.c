@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_clock.h"
 #include "service/test_util.h"
 
 #define SEED "9f9b4e5e4786c1eb000102030405060708090a0b0c0d0e0f1011121314151617"
@@ -43,13 +44,6 @@ extern char **environ;
 static char dir[64];
 static char *out, *err;
 static int status;
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *scratch(const char *name)
 {
@@ -434,7 +428,7 @@ static int engines_left(void)
 }
 
 Test(tournament, caai_20_players_killed_and_resumed_equals_uninterrupted, .init = init,
-     .fini = fini, .timeout = 120)
+     .fini = fini, .timeout = HANG(120))
 {
     const char *players = scratch("players.txt");
     write_players(players);
@@ -468,7 +462,7 @@ Test(tournament, caai_20_players_killed_and_resumed_equals_uninterrupted, .init 
     int before = count_lines(log_part);
     cr_assert_lt(before, total, "killed after the last game");
     t0 = now_ms();
-    while (engines_left() > 0 && now_ms() - t0 < 10000) {
+    while (engines_left() > 0 && now_ms() - t0 < T(10000)) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
