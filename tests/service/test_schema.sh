@@ -2,27 +2,24 @@
 # test_schema.sh - every frame of real sessions validates against the JSON
 # Schemas of proto/schema/ (PROTOCOL.md), with ajv under node.
 #
-# Runs the service tests (tests/service/test_serve.c, built beside ddz as
-# tests/service_test_serve, two tests of test_serve_tourney.c for the
-# competition messages, test_serve_casual.c for casual play, and the
-# two-node test test_cluster_rooms.c for `redirect`, on the PostgreSQL of
-# the ctest fixture "pg", whose URL file DDZ_TEST_PG names) with
-# DDZ_FRAMES_OUT set, so that every frame the server sent and every request the clients sent is captured as JSON lines,
-# then tests/service/validate_frames.js checks them all: every server frame
-# and well-formed request validates, every request malformed on purpose does
-# not, and every message type of PROTOCOL.md has a schema and occurs.
+# The frames are those the service tests captured as they ran under ctest
+# (tests/CMakeLists.txt: test_serve.c, test_serve_tourney.c for the
+# competition messages, test_serve_casual.c for casual play and the
+# two-node test_cluster_rooms.c for `redirect`, each with DDZ_FRAMES_OUT
+# set, every frame the server sent and every request the clients sent as
+# JSON lines in the directory DDZ_FRAMES_DIR names): ctest runs them
+# first, as the fixture "frames". tests/service/validate_frames.js checks
+# them all: every server frame and well-formed request validates, every
+# request malformed on purpose does not, and every message type of
+# PROTOCOL.md has a schema and occurs.
 # Node and ajv come from deploy/deps.sh (apt nodejs/npm, `npm ci`).
-# Usage: test_schema.sh PATH-TO-DDZ
+# Usage: test_schema.sh PATH-TO-DDZ (under ctest)
 set -u
 DDZ=$1
 src=$(cd "$(dirname "$0")/../.." && pwd)
-serve_tests=$(dirname "$DDZ")/tests/service_test_serve
-tourney_tests=$(dirname "$DDZ")/tests/service_test_serve_tourney
-casual_tests=$(dirname "$DDZ")/tests/service_test_serve_casual
-cluster_tests=$(dirname "$DDZ")/tests/service_test_cluster_rooms
-
-if [ ! -x "$serve_tests" ]; then
-    echo "FAIL: $serve_tests is not built"
+frames=${DDZ_FRAMES_DIR:-}
+if [ -z "$frames" ] || ! ls "$frames"/*.jsonl >/dev/null 2>&1; then
+    echo "FAIL: no captured frames in DDZ_FRAMES_DIR (\"$frames\"): run under ctest (the fixture \"frames\")"
     exit 1
 fi
 if ! command -v node >/dev/null; then
@@ -37,35 +34,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# A failing service test is reported by its own ctest entry; what it
-# captured is validated all the same, and the coverage check below catches
-# a capture left incomplete.
-if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$serve_tests" --jobs 1 >"$tmp/serve.out" 2>&1; then
-    echo "note: some service tests failed (see service/test_serve):"
-    grep -E '^\[(FAIL|ERR )\]' "$tmp/serve.out" | head -20
-fi
-# enlist, enlisted and released: a bot of the tournament tests
-for t in 'serve_tourney/an_absent_bot*' 'serve_tourney/no_tournament*'; do
-    if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$tourney_tests" --jobs 1 --filter "$t" \
-        >"$tmp/tourney.out" 2>&1; then
-        echo "note: $t failed (see service/test_serve_tourney)"
-    fi
-done
-# custody, hint, phrase and hello's `me`: the casual-play tests
-if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$casual_tests" --jobs 1 >"$tmp/casual.out" 2>&1; then
-    echo "note: some casual-play tests failed (see service/test_serve_casual):"
-    grep -E '^\[(FAIL|ERR )\]' "$tmp/casual.out" | head -20
-fi
-# redirect: two nodes on PostgreSQL
-if [ -z "${DDZ_TEST_PG:-}" ]; then
-    echo "FAIL: DDZ_TEST_PG is not set: run under ctest (the \"pg\" fixture)"
-    exit 1
-fi
-if ! DDZ_FRAMES_OUT=$tmp/frames.jsonl "$cluster_tests" --jobs 1 \
-    --filter 'cluster/a_room_of_node_2*' >"$tmp/cluster.out" 2>&1; then
-    echo "note: the cluster test failed (see service/test_cluster_rooms):"
-    grep -E '^\[(FAIL|ERR )\]' "$tmp/cluster.out" | head -20
-fi
+cat "$frames"/*.jsonl >"$tmp/frames.jsonl"
 node "$src/tests/service/validate_frames.js" "$src/proto/schema" "$src/proto/PROTOCOL.md" \
     "$tmp/frames.jsonl"
 status=$?
