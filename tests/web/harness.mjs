@@ -38,10 +38,11 @@ export const SLOWDOWN = Math.max(1, Number(process.env.DDZ_TEST_SLOWDOWN) || 1);
 export const T = (ms) => Math.round(ms * SLOWDOWN);
 
 /* A room's clock, in seconds a move, for a test that must act within it
- * or waits for it to run out: `s` on an idle machine, grown as T() grows
- * (a 5 s clock ran out on a loaded machine between the test seeing its
- * turn and its click). */
-export const clockS = (s) => Math.ceil(T(s * 1000) / 1000);
+ * or waits for it to run out: `s` on an idle machine, three times that on
+ * a slower run (a 5 s clock ran out on a loaded machine between the test
+ * seeing its turn and its click). Not T()'s factor: a test that waits for
+ * the clock to run out pays for every second of it. */
+export const clockS = (s) => s * Math.min(SLOWDOWN, 3);
 
 /* Polls fn until it is truthy, for at most T(ms); throws naming `what`. */
 export async function waitFor(what, fn, ms = 10000, every = 50) {
