@@ -971,6 +971,20 @@ async function bidHigh(page) {
   }
 }
 
+/* Takes our seat back from the AI ("I'm back"). The AI may play a game
+ * out meanwhile: its panel is modal and never closes by itself, so it is
+ * closed first, as a user would (Escape); it can also open between a look
+ * and the click (a loaded machine), so this looks again until the seat is
+ * ours. */
+async function takeSeatBack(page) {
+  await waitFor('our seat back from the AI', async () => {
+    if (!(await page.$('[data-test=autoplay-bar]'))) return true;
+    if (await page.$('[data-test=gameover]')) await page.keyboard.press('Escape');
+    await page.click('[data-test=back]', { timeout: T(1000) }).catch(() => {});
+    return false;
+  }, 10000, 100);
+}
+
 test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play asked for and taken back', async () => {
   const page = await openPage({ locale: 'en-US' });
   const spec = { page: null };
@@ -1027,11 +1041,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
     return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over');
   }), 20000);
   await shot(page, 'casual-autoplay');
-  // the AI may have played the game out: its panel is modal and never
-  // closes by itself, so close it first, as a user would
-  if (await page.isVisible('[data-test=close-over]')) await page.click('[data-test=close-over]');
-  await page.click('[data-test=back]');
-  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: T(5000) });
+  await takeSeatBack(page);
   assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && !f.player.custody &&
     window.__frames.indexOf(f) > window.__frames.findIndex((g) => g.type === 'seat' && g.player && g.player.custody))),
   'the seat is ours again');
@@ -1070,11 +1080,10 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   assert.doesNotMatch(await page.textContent('[data-test=gameover] .over-head'), /犯规/);
   assert.equal(await page.$('[data-test=fault]'), null, 'no fault line');
   await shot(page, 'casual-autoplay-over-phone');
-  // still on auto-play; close the panel (Escape: it may be gone already) and take the seat back
-  await page.keyboard.press('Escape');
+  // still on auto-play; close the panel (Escape: it may be gone already,
+  // or the next game's may open meanwhile) and take the seat back
   await page.waitForSelector('[data-test=back]', { timeout: T(10000) });
-  await page.click('[data-test=back]');
-  await page.waitForSelector('[data-test=autoplay-bar]', { state: 'detached', timeout: T(5000) });
+  await takeSeatBack(page);
   // our turns are ours again: the next play turn's hint, on a phone
   let d;
   for (let game = 2; ; game++) {
