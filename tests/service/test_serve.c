@@ -1005,11 +1005,11 @@ Test(serve, botzone_ftl2_fault_is_told_and_play_goes_on)
 /* botzone-ftl: no bidding, West is the landlord. `over` tells what each
  * seat's plays added, by type, with the rules' own weights, and the scores
  * follow from it: the winning side's 2 plus the landlord's points, or the
- * mean of the two farmers'. */
-Test(serve, botzone_ftl_over_counts_plays_by_type)
+ * mean of the two farmers'. Returns how many kinds of play the game had. */
+static int ftl_game_counts_plays_by_type(void)
 {
-    /* West plays its lowest legal play; the two greedy AIs play every
-     * kind of combination */
+    /* West plays its lowest legal play; the two greedy AIs play what
+     * their hands allow */
     cli *c = cli_hello("West");
     json_t *o = opts(1, 0, 10);
     json_object_set_new(o, "rules", json_string("botzone-ftl"));
@@ -1046,13 +1046,26 @@ Test(serve, botzone_ftl_over_counts_plays_by_type)
         }
     }
     cr_assert_gt(w[0], 0, "the landlord leads: it played");
-    cr_assert_geq(types, 2, "only one kind of play: %s", show_over(over));
     int ll_won = over->winner == 0;
     cr_assert_lt(fabs(over->scores[0] - (2 * ll_won + w[0] / 100.0)), 1e-9, "%s", show_over(over));
     for (int s = 1; s < 3; s++)
         cr_assert_lt(fabs(over->scores[s] - (2 * !ll_won + (w[1] + w[2]) / 200.0)), 1e-9,
                      "seat %d: %s", s, show_over(over));
     check_record(over);
+    cli_free(c);
+    return types;
+}
+
+/* A breakdown of one kind of play proves little: the deal is a room's own
+ * (random), and West playing singles from the bottom can win with singles
+ * alone (one run in hundreds did). A game with two kinds or more comes
+ * within a few. */
+Test(serve, botzone_ftl_over_counts_plays_by_type)
+{
+    int types = 0;
+    for (int game = 0; game < 8 && types < 2; game++)
+        types = ftl_game_counts_plays_by_type();
+    cr_assert_geq(types, 2, "eight games of one kind of play each");
 }
 
 /* ---- limits counted in characters, not bytes ---- */
