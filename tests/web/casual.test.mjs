@@ -218,57 +218,67 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   const page = await quickPlay({});
   let keyed = false;
   let heard = false;
-  await playToOver(page, {
-    onPlay: async () => {
-      // our turn is read out
-      const lines = await announced(page);
-      assert.ok(lines.some((l) => /^(Your lead|Beat it or pass)/.test(l)), `our turn is announced: ${lines.join(' | ')}`);
-      // the other seats' plays are read as the frames had them
-      const last = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played').pop());
-      if (last && last.seat !== 0) {
-        const words = last.cards.length ? new RegExp(`: .+ (\\S+ ){${last.cards.length - 1}}\\S+$`) : /: Pass$/;
-        assert.ok(lines.some((l) => words.test(l)), `the last play (${last.cards.length} cards) is announced: ${lines.join(' | ')}`);
-        heard = true;
-      }
-      if (keyed) return false;
-      keyed = true;
-      await page.keyboard.press('Escape'); // nothing selected
-      // Tab reaches the hand in one stop, as a toggle button
-      let onCard = false;
-      for (let i = 0; i < 30 && !onCard; i++) {
-        await page.keyboard.press('Tab');
-        onCard = await page.evaluate(() => !!document.activeElement.closest('.hand .card'));
-      }
-      assert.ok(onCard, 'Tab reaches a card of the hand');
-      const codes = await page.$$eval('.hand .card', (c) => c.map((e) => +e.dataset.code));
-      const focus = () => page.evaluate(() => {
-        const a = document.activeElement;
-        return { code: +a.dataset.code, role: a.getAttribute('role'), pressed: a.getAttribute('aria-pressed'), label: a.getAttribute('aria-label') };
-      });
-      let f = await focus();
-      assert.equal(f.code, codes[0], 'the first card takes the focus');
-      assert.equal(f.role, 'button');
-      assert.equal(f.pressed, 'false');
-      assert.ok(f.label && f.label.length >= 2, 'the card is named');
-      await page.keyboard.press('Space');
-      f = await focus();
-      assert.equal(f.pressed, 'true', 'Space selects, and says so');
-      await page.keyboard.press('ArrowRight');
-      await page.keyboard.press('ArrowRight');
-      f = await focus();
-      assert.equal(f.code, codes[2], 'the arrows move along the hand');
-      await page.keyboard.press('Enter');
-      const sel = await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.map((e) => +e.dataset.code));
-      assert.deepEqual(sel, [codes[0], codes[2]]);
-      assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 2);
-      assert.equal(await page.$$eval('.hand .card[tabindex="0"]', (c) => c.length), 1, 'one tab stop for the hand');
-      await page.keyboard.press('Space'); // unselect the third again
-      await page.keyboard.press('Escape');
-      assert.equal(await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.length), 0);
-      return false;
-    },
-  });
-  assert.ok(keyed && heard);
+  // Another seat's play is read on one of our turns in nearly every game;
+  // a game can end before one is (a landlord that plays out at once): then
+  // the next game is played too.
+  for (let g = 0; g < 4 && !(keyed && heard); g++) {
+    if (g > 0) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(5000) });
+    }
+    await playToOver(page, {
+      onPlay: async () => {
+        // our turn is read out
+        const lines = await announced(page);
+        assert.ok(lines.some((l) => /^(Your lead|Beat it or pass)/.test(l)), `our turn is announced: ${lines.join(' | ')}`);
+        // the other seats' plays are read as the frames had them
+        const last = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played').pop());
+        if (last && last.seat !== 0) {
+          const words = last.cards.length ? new RegExp(`: .+ (\\S+ ){${last.cards.length - 1}}\\S+$`) : /: Pass$/;
+          assert.ok(lines.some((l) => words.test(l)), `the last play (${last.cards.length} cards) is announced: ${lines.join(' | ')}`);
+          heard = true;
+        }
+        if (keyed) return false;
+        keyed = true;
+        await page.keyboard.press('Escape'); // nothing selected
+        // Tab reaches the hand in one stop, as a toggle button
+        let onCard = false;
+        for (let i = 0; i < 30 && !onCard; i++) {
+          await page.keyboard.press('Tab');
+          onCard = await page.evaluate(() => !!document.activeElement.closest('.hand .card'));
+        }
+        assert.ok(onCard, 'Tab reaches a card of the hand');
+        const codes = await page.$$eval('.hand .card', (c) => c.map((e) => +e.dataset.code));
+        const focus = () => page.evaluate(() => {
+          const a = document.activeElement;
+          return { code: +a.dataset.code, role: a.getAttribute('role'), pressed: a.getAttribute('aria-pressed'), label: a.getAttribute('aria-label') };
+        });
+        let f = await focus();
+        assert.equal(f.code, codes[0], 'the first card takes the focus');
+        assert.equal(f.role, 'button');
+        assert.equal(f.pressed, 'false');
+        assert.ok(f.label && f.label.length >= 2, 'the card is named');
+        await page.keyboard.press('Space');
+        f = await focus();
+        assert.equal(f.pressed, 'true', 'Space selects, and says so');
+        await page.keyboard.press('ArrowRight');
+        await page.keyboard.press('ArrowRight');
+        f = await focus();
+        assert.equal(f.code, codes[2], 'the arrows move along the hand');
+        await page.keyboard.press('Enter');
+        const sel = await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.map((e) => +e.dataset.code));
+        assert.deepEqual(sel, [codes[0], codes[2]]);
+        assert.equal(await page.$$eval('.hand .card.selected', (c) => c.length), 2);
+        assert.equal(await page.$$eval('.hand .card[tabindex="0"]', (c) => c.length), 1, 'one tab stop for the hand');
+        await page.keyboard.press('Space'); // unselect the third again
+        await page.keyboard.press('Escape');
+        assert.equal(await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.length), 0);
+        return false;
+      },
+    });
+  }
+  assert.ok(keyed, 'the keyboard was tried on one of our turns');
+  assert.ok(heard, 'a play of another seat was read on one of our turns, in four games');
   // the result is read out
   await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: T(3000) });
   const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
