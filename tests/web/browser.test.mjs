@@ -463,9 +463,16 @@ test('two people at one table with an AI: a private room by invite link with a p
   // one game per turn: the turn is over
   await a.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
   // a dropped connection: a banner, a reconnection, the same seat
-  await a.evaluate(() => window.__sockets[window.__sockets.length - 1].close());
-  await a.waitForSelector('#banner:not([hidden])', { timeout: T(5000) });
-  assert.match(await a.textContent('#banner'), /reconnect/i);
+  // What the banner says is recorded as it changes: the first retry comes
+  // after half a second, and a loaded machine can read it only after that.
+  await a.evaluate(() => {
+    const b = document.getElementById('banner');
+    window.__bannerSaid = [];
+    new MutationObserver(() => { if (!b.hidden) window.__bannerSaid.push(b.textContent); })
+      .observe(b, { childList: true, subtree: true, characterData: true, attributes: true });
+    window.__sockets[window.__sockets.length - 1].close();
+  });
+  await a.waitForFunction(() => window.__bannerSaid.some((s) => /reconnect/i.test(s)), null, { timeout: T(5000) });
   await a.waitForSelector('#banner', { state: 'hidden', timeout: T(15000) });
   assert.equal(roomOf(a), room);
   // both ask for a rematch
