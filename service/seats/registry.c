@@ -40,14 +40,22 @@ static ddz_seat *make_botzone(const char *arg, const ddz_seat_env *env, int *err
     return ddz_seat_botzone_create(arg, arg, env, err);
 }
 
+static ddz_seat *make_absent(const char *arg, const ddz_seat_env *env, int *err)
+{
+    return ddz_seat_absent_create(arg, false, env, err);
+}
+
+static ddz_seat *make_gone(const char *arg, const ddz_seat_env *env, int *err)
+{
+    return ddz_seat_absent_create(arg, true, env, err);
+}
+
 static const struct kind {
     const char *prefix;
     ddz_seat *(*make)(const char *arg, const ddz_seat_env *env, int *err);
 } kinds[] = {
-    {"ai:", make_ai},
-    {"exec:", make_exec},
-    {"engine:", make_engine},
-    {"botzone:", make_botzone},
+    {"ai:", make_ai},           {"exec:", make_exec},     {"engine:", make_engine},
+    {"botzone:", make_botzone}, {"absent:", make_absent}, {"gone:", make_gone},
 };
 
 const char *ddz_seat_program_parse(const char *spec, int *protocol)

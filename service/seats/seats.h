@@ -9,6 +9,9 @@
  *                    CAAI engine or a Botzone bot, as the operator said
  *     botzone:COMMAND a Botzone-protocol bot (SPEC 11, seat_botzone.c),
  *                    where `exec:` is allowed
+ *     absent:NAME    a competition's bot that is not here (seat_absent.c):
+ *                    nobody answers, the clock charges it
+ *     gone:NAME      the same, charged a crash at once when asked
  *
  * Adding a kind is a new seat_KIND.c and one line in registry.c.
  */
@@ -74,6 +77,14 @@ ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_s
  * or NULL with *err = DDZ_EINVAL (empty command) or DDZ_ENOMEM. */
 ddz_seat *ddz_seat_botzone_create(const char *cmd, const char *label, const ddz_seat_env *env,
                                   int *err);
+
+/* A seat nobody plays, shown as NAME (seat_absent.c): charged a crash
+ * when asked if `at_once`, else by the clock. Returns the seat, or NULL
+ * with *err = DDZ_ENOMEM. */
+ddz_seat *ddz_seat_absent_create(const char *name, bool at_once, const ddz_seat_env *env, int *err);
+
+/* Returns whether `s` is an absent or gone seat (NULL-safe). */
+bool ddz_seat_is_absent(const ddz_seat *s);
 
 /* Returns how often an engine seat's process was started again (0 for
  * other kinds). */

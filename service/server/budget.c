@@ -8,7 +8,6 @@
 
 #include "service/server/conn.h"
 #include "service/server/context.h"
-#include "service/server/room.h"
 
 static const char *const budget_names[DDZ_BUDGET_N] = {
     [DDZ_BUDGET_ENGINES] = "engines",
@@ -294,7 +293,7 @@ void ddz__budget_destroy(ddz_srv *srv)
 
 /* ---- metrics ---- */
 
-void ddz__budget_metrics(ddz_srv *srv, FILE *f)
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms)
 {
     const ddz_budget *b = &srv->budget;
     long most_conns = 0, most_rooms = 0; /* the address holding the most */
@@ -335,12 +334,10 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f)
         fprintf(f, "ddz_budget_refused_total{budget=\"%s\"} %ld\n", budget_names[k], b->refused[k]);
     fprintf(f, "# TYPE ddz_addresses gauge\nddz_addresses %ld\n", b->addrs.n);
     int64_t now = ddz__now_us();
-    long locked = 0;
+    long locked = locked_rooms;
     for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
         for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next)
             locked += ddz__tries_locked(&a->tries, now) > 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        locked += ddz__tries_locked(ddz__room_tries(r), now) > 0;
     fprintf(f, "# TYPE ddz_password_failures_total counter\nddz_password_failures_total %ld\n",
             b->password_failures);
     fprintf(f, "# TYPE ddz_password_lockouts_total counter\nddz_password_lockouts_total %ld\n",

@@ -123,8 +123,9 @@ void ddz__budget_destroy(ddz_srv *srv);
  * password limiter's: ddz_password_failures_total, _lockouts_total,
  * _refused_total and the gauge ddz_password_locked):
  * ddz_budget_used{budget=...}, ddz_budget_limit{budget=...} and the
- * counter ddz_budget_refused_total{budget=...}. Never fails (a write error
- * shows in `f`). */
-void ddz__budget_metrics(ddz_srv *srv, FILE *f);
+ * counter ddz_budget_refused_total{budget=...}. `locked_rooms`: the rooms
+ * refusing passwords now (the caller walks the rooms; the budgets know
+ * none). Never fails (a write error shows in `f`). */
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms);
 
 #endif

@@ -5,6 +5,7 @@
  * marked and reaped from the loop.
  *
  * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
+ * players.c, the competitions (ladder_srv.c, tourney_srv.c) -> rooms.c,
  * room.c -> seat_player.c, and all of them -> conn.c (connections) and
  * context.c (log, clock, metrics). */
 #ifndef DDZ_CONTEXT_H
@@ -19,7 +20,8 @@
 #include "service/net/lws_loop.h"
 #include "service/server/budget.h"
 #include "service/seats/think.h"
-#include "service/server/lobby.h"
+#include "service/server/players.h"
+#include "service/server/rooms.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 
@@ -83,7 +85,8 @@ struct ddz_srv {
     ddz_think *think;      /* hosted AI decisions, off the loop */
     ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
     ddz_listener listener; /* the listening socket and the descriptor budget */
-    ddz_lobby lobby;
+    ddz_players players;   /* who each client is (players.h) */
+    ddz_rooms rooms;       /* the rooms and tables this node runs (rooms.h) */
     ddz_metrics m;
     ddz_budget budget;
     volatile sig_atomic_t stopping; /* set by the signal handler: stop the loop */

@@ -24,6 +24,7 @@
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
+#include "service/server/rooms.h"
 #include "service/server/seat_player.h"
 
 #define RECENT 12      /* games looked at for a suspension */
@@ -84,49 +85,13 @@ typedef struct ddz_ladder {
     ddz_timer kick, tick;
 } ddz_ladder;
 
-/* ---- a seat whose bot is gone: it faults when asked ---- */
-
-typedef struct gone_seat {
-    ddz_seat base;
-    char name[DDZ_LADDER_NAME_MAX];
-} gone_seat;
-
-static void gone_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
-{
-    (void)ev, (void)t;
-    s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, -1, "not connected to the ladder");
-}
-
-static const char *gone_name(const ddz_seat *s)
-{
-    return ((const gone_seat *)s)->name;
-}
-
-static bool gone_connected(const ddz_seat *s)
-{
-    (void)s;
-    return false;
-}
-
-static void gone_close(ddz_seat *s)
-{
-    free(s);
-}
-
-static const ddz_seat_ops gone_ops = {.kind = "bot",
-                                      .ask = gone_ask,
-                                      .name = gone_name,
-                                      .connected = gone_connected,
-                                      .close = gone_close};
-
+/* A seat whose bot is not connected: charged a crash when asked (a deal
+ * does not wait for a bot that left). Returns it or NULL (out of memory). */
 static ddz_seat *gone_create(ddz_srv *srv, const char *name)
 {
-    gone_seat *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
-    g->base = (ddz_seat){.ops = &gone_ops, .loop = &srv->loop.base, .program = true};
-    snprintf(g->name, sizeof g->name, "%s", name);
-    return &g->base;
+    ddz_seat_env env = {.loop = &srv->loop.base};
+    int err;
+    return ddz_seat_absent_create(name, true, &env, &err);
 }
 
 /* ---- participants ---- */
@@ -308,7 +273,7 @@ static int start_game(ltable *t)
         ddz__log(l->srv, "error", NULL, "ladder: out of memory for a room");
         return -1;
     }
-    ddz__lobby_add_room(l->srv, t->room);
+    ddz__rooms_add(l->srv, t->room);
     for (int s = 0; s < 3; s++) {
         int slot = (s + t->game) % 3;
         part *q = &l->p[t->who[slot]];
@@ -900,9 +865,9 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         return;
     }
     part *me = &l->p[i];
-    ddz_player *old = me->bot;
-    me->bot = p;
+    me->bot = p; /* one token, one player (players.h): no other to release */
     p->enlisted = true;
+    p->enlisted_ladder = true;
     if (me->s.suspended[0]) {
         /* its author started it again: a new chance */
         ddz__log(srv, "info", NULL, "ladder: %s enlisted again: suspension lifted", me->s.name);
@@ -915,11 +880,8 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "ladder");
     snprintf(e.enlisted.player, sizeof e.enlisted.player, "%.32s", me->s.name);
     ddz__conn_send(p->conn, ddz_event_print(&e));
-    if (old && old != p) {
-        old->enlisted = false;
-        release(old, "%s", "another connection enlisted with this token");
-    }
-    /* at a table being played: the new connection takes the seat */
+    /* at a table being played, where a `gone` seat holds its place: it
+     * takes the seat back */
     if (me->table >= 0) {
         ltable *t = &l->t[me->table];
         for (int s = 0; s < 3 && t->room && !t->pending; s++) {
@@ -927,7 +889,7 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
             if (t->who[slot] != i)
                 continue;
             ddz_seat *cur = ddz_runner_seat_of(t->run, s);
-            if (old == p && cur && cur->ops != &gone_ops)
+            if (cur && !ddz_seat_is_absent(cur))
                 continue; /* its own seat already */
             ddz_seat *st = ddz__seat_player_create(srv, p);
             if (!st)

@@ -1,5 +1,6 @@
-/* lobby.c - players and the room registry: hello/resume, list, create,
- * join, quick play, spectate, leave; requests inside a room go to room.c. */
+/* lobby.c - a client's requests: hello goes to players.c, list, create,
+ * join, quick play, spectate, leave and enlist are answered here, requests
+ * inside a room go to room.c. */
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,167 +17,9 @@
 #include "service/server/lead_srv.h"
 #include "service/server/tourney_srv.h"
 
-/* A disconnected player is kept this long for a resume even when not
- * seated (a seated one stays while its room lives). */
-#define UNSEATED_KEEP_US (120LL * 1000000)
-
-static ddz_player *find_resume(ddz_srv *srv, const char *token)
-{
-    for (ddz_player *p = srv->lobby.players; p; p = p->next)
-        if (strlen(p->resume) == strlen(token) &&
-            sodium_memcmp(p->resume, token, strlen(token)) == 0)
-            return p;
-    return NULL;
-}
-
 static ddz_room *find_room(ddz_srv *srv, const char *id)
 {
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
-        if (!ddz__room_dead(r) && strcmp(ddz__room_id(r), id) == 0)
-            return r;
-    return NULL;
-}
-
-static void welcome(ddz_conn *c, ddz_player *p)
-{
-    ddz_event e = {
-        .type = DDZ_EVENT_WELCOME,
-        .welcome = {.version = DDZ_PROTOCOL_VERSION, .bot = p->bot, .server = "ddz 0.1"}};
-    snprintf(e.welcome.id, sizeof e.welcome.id, "%s", p->id);
-    snprintf(e.welcome.name, sizeof e.welcome.name, "%s", p->name);
-    snprintf(e.welcome.resume, sizeof e.welcome.resume, "%.64s", p->resume); /* 64 hex digits */
-    ddz__conn_send(c, ddz_event_print(&e));
-}
-
-/* A hello with a bot token needs the tokens table, and the loop must not
- * wait for SQLite: the check goes to the store's reader thread, and the
- * hello is finished when the answer comes back (ddz__lobby_token_checked).
- *
- * Meanwhile the connection is HELD (ddz__conn_hold): the server stops
- * reading it, so whatever the client sent after its hello stays in the
- * socket and lws's buffer and reaches the lobby afterwards, in order, after
- * `welcome` (or never, if the token is refused and the connection closed).
- * A client may therefore send hello and its first requests at once, with a
- * token as without one: nothing is refused for arriving early, nothing is
- * buffered here, and a second hello cannot overtake the first. */
-struct ddz_hello_check {
-    ddz_store_read rd;     /* first; rd.owner is the connection, NULL once closed */
-    ddz_req q;             /* the hello, token wiped */
-    ddz_hello_check *next; /* in srv->lobby.checks */
-};
-
-static void refuse_token(ddz_conn *c, const ddz_req *q)
-{
-    ddz__conn_error(c, DDZ_EAUTH, "unknown or revoked bot token", q);
-    ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad token");
-}
-
-/* Says hello to `c`: a new player, or the one of q->resume, named `botname`
- * if a bot token was accepted (NULL if none was given). */
-static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *botname)
-{
-    ddz_player *p = q->resume[0] ? find_resume(srv, q->resume) : NULL;
-    if (p) {
-        /* The same player from a new connection: the old one, if still
-         * open, is told and closed. */
-        if (p->conn && p->conn != c) {
-            ddz__conn_error(p->conn, DDZ_EAUTH, "this player connected again elsewhere", NULL);
-            ddz__conn_set_player(p->conn, NULL);
-            ddz__conn_close(p->conn, LWS_CLOSE_STATUS_POLICY_VIOLATION, "replaced");
-        }
-    } else {
-        p = calloc(1, sizeof *p);
-        if (!p) {
-            ddz__conn_error(c, DDZ_ENOMEM, NULL, q);
-            return;
-        }
-        snprintf(p->id, sizeof p->id, "p%ld", (++srv->lobby.next_player) % 1000000000L);
-        uint8_t raw[32];
-        randombytes_buf(raw, sizeof raw);
-        sodium_bin2hex(p->resume, sizeof p->resume, raw, sizeof raw);
-        p->seat = -1;
-        p->autopass = true;
-        p->next = srv->lobby.players;
-        srv->lobby.players = p;
-    }
-    if (botname) {
-        p->bot = true;
-        snprintf(p->name, sizeof p->name, "%s", botname);
-    } else {
-        snprintf(p->name, sizeof p->name, "%s", q->name);
-    }
-    if (p->room && ddz__room_dead(p->room)) {
-        /* its room closed while it was away and is not reaped yet */
-        p->room = NULL;
-        p->seat = -1;
-    }
-    if (q->me[0] && !p->bot) {
-        /* kept hashed: the key itself opens the player's list of games */
-        crypto_generichash(p->me, sizeof p->me, (const uint8_t *)q->me, strlen(q->me), NULL, 0);
-        p->has_me = true;
-    }
-    p->conn = c;
-    p->gone_us = 0;
-    ddz__conn_set_player(c, p);
-    welcome(c, p);
-    if (p->room) {
-        ddz__room_connection(p->room, p, true);
-        ddz__room_send_state(p->room, p);
-    }
-}
-
-static void on_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
-{
-    if (ddz__conn_player(c)) {
-        ddz__conn_error(c, DDZ_EPHASE, "hello was already said on this connection", q);
-        return;
-    }
-    if (!q->token[0]) {
-        hello_done(srv, c, q, NULL);
-        return;
-    }
-    if (strlen(q->token) > DDZ_TOKEN_HEX) { /* cannot be one, and would not fit */
-        refuse_token(c, q);
-        return;
-    }
-    ddz_hello_check *h = calloc(1, sizeof *h);
-    if (!h) {
-        ddz__conn_error(c, DDZ_ENOMEM, NULL, q);
-        return;
-    }
-    h->rd.kind = DDZ_STORE_READ_TOKEN;
-    memcpy(h->rd.token, q->token, strlen(q->token) + 1);
-    h->rd.owner = c;
-    h->q = *q;
-    sodium_memzero(h->q.token, sizeof h->q.token);
-    if (ddz_store_read_submit(srv->store, &h->rd) < 0) {
-        sodium_memzero(h->rd.token, sizeof h->rd.token);
-        free(h);
-        ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens now", q);
-        return;
-    }
-    h->next = srv->lobby.checks;
-    srv->lobby.checks = h;
-    ddz__conn_hold(c, true);
-}
-
-void ddz__lobby_token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
-{
-    ddz_hello_check *h = lws_container_of(rd, ddz_hello_check, rd);
-    for (ddz_hello_check **hp = &srv->lobby.checks; *hp; hp = &(*hp)->next)
-        if (*hp == h) {
-            *hp = h->next;
-            break;
-        }
-    ddz_conn *c = rd->owner;
-    if (answer && c) {
-        ddz__conn_hold(c, false);
-        if (rd->rc < 0)
-            refuse_token(c, &h->q);
-        else
-            hello_done(srv, c, &h->q, rd->name);
-    }
-    free(h);
+    return ddz__rooms_find(srv, id);
 }
 
 static void send_joined(ddz_player *p)
@@ -189,10 +32,7 @@ static void send_joined(ddz_player *p)
 
 static void leave_room(ddz_player *p)
 {
-    if (p->room)
-        ddz__room_leave(p->room, p);
-    p->room = NULL;
-    p->seat = -1;
+    ddz__player_leave(p);
 }
 
 /* The most rooms one `rooms` event lists (PROTOCOL.md): a list grows with
@@ -204,7 +44,7 @@ static void leave_room(ddz_player *p)
  * appended to rooms[*n..max). */
 static void local_rooms(ddz_srv *srv, bool full, ddz_event_room *rooms, size_t *n, size_t max)
 {
-    for (ddz_room *r = srv->lobby.rooms; r && *n < max; r = ddz__room_next(r))
+    for (ddz_room *r = srv->rooms.list; r && *n < max; r = ddz__room_next(r))
         if (!ddz__room_dead(r) && ddz__room_listed(r) && ddz__room_has_free_seat(r) == !full)
             ddz__room_summary(r, &rooms[(*n)++]);
 }
@@ -281,17 +121,10 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
     free(rooms);
 }
 
-void ddz__lobby_add_room(ddz_srv *srv, ddz_room *r)
-{
-    *ddz__room_nextp(r) = srv->lobby.rooms;
-    srv->lobby.rooms = r;
-}
-
-/* Sits `p` in `r` and tells it; on failure `r` is left as it was. */
-/* Sits `p` in `r` and tells it. Returns the seat or the error sent. */
+/* Sits `p` in `r` (leaving any room it was in) and tells it. Returns the
+ * seat or the error sent. */
 static int sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
 {
-    leave_room(p);
     int rc = ddz__room_sit(r, p, seat);
     if (rc < 0) {
         ddz__conn_error(p->conn, rc,
@@ -338,7 +171,7 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         ddz__room_destroy(r);
         return;
     }
-    ddz__lobby_add_room(srv, r);
+    ddz__rooms_add(srv, r);
     ddz__room_fill(r);
 }
 
@@ -411,6 +244,31 @@ static bool redirect(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
     return true;
 }
 
+/* `enlist`: no competition named is the tournament if one runs, else the
+ * ladder. A bot is in one competition at a time, and leaves the room it
+ * is in (a casual room, seat or audience) first: one table at a time. */
+static void on_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+{
+    bool ladder = strcmp(q->competition, "ladder") == 0 ||
+                  (!q->competition[0] && !srv->cfg.tournament_dir && ddz__ladder_running(srv));
+    if (p->enlisted && p->enlisted_ladder != ladder) {
+        ddz__conn_error(p->conn, DDZ_EPHASE,
+                        p->enlisted_ladder
+                            ? "you are enlisted in the ladder: one competition at a time"
+                            : "you are enlisted in the tournament: one competition at a time",
+                        q);
+        return;
+    }
+    if (!p->enlisted && p->room && p->bot) {
+        ddz__player_leave(p);
+        send_joined(p);
+    }
+    if (ladder)
+        ddz__ladder_enlist(srv, p, q);
+    else if (!ddz__lead_tourney_elsewhere(srv, p, q)) /* several nodes: its node's */
+        ddz__tsrv_enlist(srv, p, q);
+}
+
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)
 {
     ddz_req q;
@@ -422,7 +280,7 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
     }
     ddz_player *p = ddz__conn_player(c);
     if (q.type == DDZ_REQ_HELLO) {
-        on_hello(srv, c, &q);
+        ddz__players_hello(srv, c, &q);
         return;
     }
     if (!p) {
@@ -430,21 +288,20 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
         return;
     }
     ddz_room *r;
-    if (p->room && p->seat >= 0 && ddz__room_is_tourney(p->room) &&
-        (q.type == DDZ_REQ_CREATE || q.type == DDZ_REQ_QUICK || q.type == DDZ_REQ_JOIN ||
-         q.type == DDZ_REQ_SPECTATE || q.type == DDZ_REQ_LEAVE)) {
-        /* the seat is the tournament's until its table ends */
-        ddz__conn_error(c, DDZ_EPHASE, "you play at a tournament table until it ends", &q);
+    bool lobby_request = q.type == DDZ_REQ_CREATE || q.type == DDZ_REQ_QUICK ||
+                         q.type == DDZ_REQ_JOIN || q.type == DDZ_REQ_SPECTATE ||
+                         q.type == DDZ_REQ_LEAVE;
+    if (p->enlisted && lobby_request) {
+        /* one table at a time (SPEC 13): an enlisted bot sits where its
+         * competition seats it, for as long as its connection lasts */
+        ddz__conn_error(c, DDZ_EPHASE,
+                        "you are enlisted in a competition: it seats you, until you disconnect",
+                        &q);
         return;
     }
     switch (q.type) {
     case DDZ_REQ_ENLIST:
-        /* no competition named: the tournament if one runs, else the ladder */
-        if (strcmp(q.competition, "ladder") == 0 ||
-            (!q.competition[0] && !srv->cfg.tournament_dir && ddz__ladder_running(srv)))
-            ddz__ladder_enlist(srv, p, &q);
-        else if (!ddz__lead_tourney_elsewhere(srv, p, &q)) /* several nodes: its node's */
-            ddz__tsrv_enlist(srv, p, &q);
+        on_enlist(srv, p, &q);
         break;
     case DDZ_REQ_LIST:
         on_list(srv, c);
@@ -475,9 +332,9 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
             }
         } else if (q.type == DDZ_REQ_JOIN) {
             sit(r, p, q.seat, &q);
+        } else if (ddz__room_watch(r, p) < 0) {
+            ddz__conn_error(c, DDZ_ENOMEM, NULL, &q);
         } else {
-            leave_room(p);
-            ddz__room_watch(r, p);
             send_joined(p);
             ddz__room_send_state(r, p);
         }
@@ -491,82 +348,5 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
             ddz__conn_error(c, DDZ_EPHASE, "not in a room", &q);
         else
             ddz__room_request(p->room, p, &q);
-    }
-}
-
-void ddz__lobby_on_close(ddz_srv *srv, ddz_conn *c)
-{
-    for (ddz_hello_check *h = srv->lobby.checks; h; h = h->next)
-        if (h->rd.owner == c)
-            h->rd.owner = NULL; /* the answer is dropped when it comes */
-    ddz_player *p = ddz__conn_player(c);
-    if (!p)
-        return;
-    p->conn = NULL;
-    p->gone_us = ddz__now_us();
-    if (p->room)
-        ddz__room_connection(p->room, p, false);
-}
-
-static void free_player(ddz_srv *srv, ddz_player *p)
-{
-    if (p->enlisted) {
-        ddz__tsrv_forget(srv, p);
-        ddz__ladder_forget(srv, p);
-    }
-    if (p->room)
-        ddz__room_leave(p->room, p);
-    free(p);
-}
-
-void ddz__lobby_reap(ddz_srv *srv)
-{
-    ddz__budget_sweep(srv);
-    int64_t now = ddz__now_us();
-    for (ddz_player **pp = &srv->lobby.players; *pp;) {
-        ddz_player *p = *pp;
-        bool gone =
-            !p->conn && (p->room == NULL || p->seat < 0) && now - p->gone_us > UNSEATED_KEEP_US;
-        if (gone) {
-            *pp = p->next;
-            free_player(srv, p);
-        } else {
-            pp = &p->next;
-        }
-    }
-    /* nobody may still point at a room about to go: one pass over the
-     * players for all of them (a pass per room was O(rooms x players):
-     * 3,334 rooms closing among 10,002 players stalled the loop) */
-    for (ddz_player *p = srv->lobby.players; p; p = p->next)
-        if (p->room && ddz__room_dead(p->room))
-            p->room = NULL, p->seat = -1;
-    for (ddz_room **rp = &srv->lobby.rooms; *rp;) {
-        ddz_room *r = *rp;
-        if (ddz__room_dead(r)) {
-            *rp = *ddz__room_nextp(r);
-            ddz__room_destroy(r);
-        } else {
-            rp = ddz__room_nextp(r);
-        }
-    }
-}
-
-void ddz__lobby_destroy(ddz_srv *srv)
-{
-    while (srv->lobby.rooms) {
-        ddz_room *r = srv->lobby.rooms;
-        srv->lobby.rooms = *ddz__room_nextp(r);
-        ddz__room_destroy(r);
-    }
-    while (srv->lobby.players) {
-        ddz_player *p = srv->lobby.players;
-        srv->lobby.players = p->next;
-        if (p->conn)
-            ddz__conn_set_player(p->conn, NULL);
-        if (p->enlisted) {
-            ddz__tsrv_forget(srv, p);
-            ddz__ladder_forget(srv, p);
-        }
-        free(p);
     }
 }

@@ -1,6 +1,7 @@
 /* player.h - a person or bot known to the server: who it is, where it
- * sits, whether it is connected. The lobby owns players; rooms, seats and
- * connections point at them. */
+ * sits, whether it is connected. players.c owns players (and decides who
+ * is who); rooms, seats, competitions and connections point at them, and a
+ * player is in at most one room (ddz__player_leave, room.h). */
 #ifndef DDZ_PLAYER_H
 #define DDZ_PLAYER_H
 
@@ -15,18 +16,20 @@ struct ddz_player {
     char id[16];           /* public id, "p17" */
     char name[129];        /* display name: 32 characters of UTF-8 */
     char resume[68];       /* secret resume token (hex) */
-    bool bot;              /* identified with a bot token */
+    bool bot;              /* identified with a bot token: `name` is the token's */
+    uint8_t token_id[32];  /* a bot's token (DDZ_TOKEN_ID_BYTES): revoked, it ends the bot */
     ddz_conn *conn;        /* NULL while disconnected */
     ddz_room *room;        /* room joined or watched, NULL if none */
     int seat;              /* 0..2, or -1 when spectating / not in a room */
     bool autopass;         /* pass for me when I cannot beat */
     int64_t gone_us;       /* when the connection dropped, 0 if connected */
-    bool enlisted;         /* a competition seats it (tourney_srv.c knows it) */
+    bool enlisted;         /* a competition seats it (tourney_srv.c, ladder_srv.c know it) */
+    bool enlisted_ladder;  /* ... the ladder (else the tournament) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
     bool has_me;           /* it said its browser's own key in hello ("my games") */
     uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
-    ddz_player *next;      /* in the lobby's list */
+    ddz_player *next;      /* in srv->players */
 };
 
 #endif

@@ -664,7 +664,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     r->rules = rules;
     new_id(srv, r->id);
     if (!r->opts.name[0])
-        snprintf(r->opts.name, sizeof r->opts.name, "Room %ld", ++srv->lobby.next_room);
+        snprintf(r->opts.name, sizeof r->opts.name, "Room %ld", ++srv->rooms.named);
     randombytes_buf(r->master, sizeof r->master);
     ddz_runner_cb cb = {.ctx = r,
                         .event = on_event,
@@ -718,6 +718,7 @@ int ddz__room_fill(ddz_room *r)
 
 int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
 {
+    ddz__player_leave(p); /* one room at a time */
     if (p->bot && !r->opts.bots)
         return DDZ_EAUTH;
     int seat_no = -1;
@@ -751,6 +752,7 @@ int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
 
 int ddz__room_watch(ddz_room *r, ddz_player *p)
 {
+    ddz__player_leave(p); /* one room at a time */
     if (r->nwatch == r->capwatch) {
         size_t cap = r->capwatch ? 2 * r->capwatch : 4;
         ddz_player **w = realloc(r->watch, cap * sizeof *w);
@@ -876,7 +878,8 @@ static void check_dead(ddz_room *r)
         idle_update(r);
 }
 
-void ddz__room_leave(ddz_room *r, ddz_player *p)
+/* `p` leaves `r`'s audience or seat (ddz__player_leave says how). */
+static void room_leave(ddz_room *r, ddz_player *p)
 {
     for (size_t i = 0; i < r->nwatch; i++)
         if (r->watch[i] == p) {
@@ -894,7 +897,20 @@ void ddz__room_leave(ddz_room *r, ddz_player *p)
         s->away = NULL;
         bool was_custody = s->custody;
         s->custody = false;
-        if (r->phase == PH_WAITING || r->phase == PH_TURN_OVER) {
+        if (r->tourney) {
+            /* a competition's seat is played to the end: nobody holds it
+             * now, and it is charged when asked */
+            ddz_seat_env env = {.loop = &r->srv->loop.base};
+            int err;
+            ddz_seat *gone =
+                ddz_seat_absent_create(s->label[0] ? s->label : p->name, true, &env, &err);
+            if (r->run) {
+                ddz_runner_seat(r->run, i, gone);
+                ddz_runner_reask(r->run, i);
+            } else {
+                ddz_seat_close(gone);
+            }
+        } else if (r->phase == PH_WAITING || r->phase == PH_TURN_OVER) {
             ddz_runner_seat(r->run, i, NULL);
             s->spec[0] = '\0';
             if (r->phase == PH_TURN_OVER)
@@ -913,11 +929,20 @@ void ddz__room_leave(ddz_room *r, ddz_player *p)
     check_dead(r);
 }
 
+void ddz__player_leave(ddz_player *p)
+{
+    ddz_room *r = p->room;
+    p->room = NULL;
+    p->seat = -1;
+    if (r)
+        room_leave(r, p); /* a closed room not reaped yet too: it must not keep `p` */
+}
+
 void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
 {
     if (p->seat < 0) {
         if (!connected)
-            ddz__room_leave(r, p); /* a spectator that drops simply goes */
+            ddz__player_leave(p); /* a spectator that drops simply goes */
         return;
     }
     rseat *s = &r->seats[p->seat];
@@ -933,9 +958,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
             s->away = NULL;
         }
     } else if (r->phase == PH_WAITING && !r->tourney) {
-        ddz__room_leave(r, p);
-        p->room = NULL;
-        p->seat = -1;
+        ddz__player_leave(p);
         return;
     } else {
         ddz_loop_arm(&r->srv->loop.base, &s->grace, on_grace, (int64_t)r->opts.grace * 1000000);
@@ -1238,6 +1261,8 @@ void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)
     rseat *s = &r->seats[seat];
     if (s->player && s->player != p && s->player->room == r)
         s->player->room = NULL, s->player->seat = -1;
+    if (p && (p->room != r || p->seat != seat))
+        ddz__player_leave(p); /* from any other room or seat: one at a time */
     ddz_loop_disarm(&r->srv->loop.base, &s->grace);
     s->player = p;
     s->custody = false;

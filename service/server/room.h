@@ -24,16 +24,22 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
  * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
 int ddz__room_fill(ddz_room *r);
 
-/* Seats player `p` (seat -1 = any free). Returns the seat, or DDZ_EFULL,
- * DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken). */
+/* Seats player `p` (seat -1 = any free), after it left any room it was
+ * in. Returns the seat, or DDZ_EFULL, DDZ_EAUTH (bots not allowed),
+ * DDZ_EINVAL (seat taken), DDZ_ENOMEM. */
 int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
 
-/* Adds `p` as a spectator. */
+/* Adds `p` as a spectator, after it left any room it was in. Returns 0 or
+ * DDZ_ENOMEM. */
 int ddz__room_watch(ddz_room *r, ddz_player *p);
 
-/* `p` leaves (seat or spectator). A seated player leaving mid-game is
- * handed to custody at once, as if the grace had run out. */
-void ddz__room_leave(ddz_room *r, ddz_player *p);
+/* `p` leaves the room it is in, if any (its seat or the audience), and is
+ * in no room after: the one way out of a room, which every path takes
+ * (leave, a join or create elsewhere, enlisting, a competition seating it,
+ * revocation, reaping), so that a player is never in two rooms. A casual
+ * room's seat left mid-turn is played on by a hosted AI; a competition's
+ * seat is held by a `gone` seat, charged when asked. Never fails. */
+void ddz__player_leave(ddz_player *p);
 
 /* `p` dropped (true) or came back (false). */
 void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected);
@@ -74,8 +80,8 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
 /* Seat `seat` of tournament room `r` is shown as `label` (the player's ID). */
 void ddz__room_label(ddz_room *r, int seat, const char *label);
 
-/* `p` (a bot, or NULL) holds seat `seat` of tournament room `r`: it is
- * told `joined` and `state`. */
+/* `p` (a bot, or NULL) holds seat `seat` of tournament room `r`, after it
+ * left any other room or seat: it is told `joined` and `state`. */
 void ddz__room_bind(ddz_room *r, int seat, ddz_player *p);
 
 /* An event of the table, and the end of a game. Returns the game's id in

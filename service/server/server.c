@@ -38,6 +38,8 @@
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/lobby.h"
+#include "service/server/players.h"
+#include "service/server/rooms.h"
 #include "service/server/room.h"
 
 typedef struct ws_pss {
@@ -265,7 +267,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (c) {
             ddz_loop_disarm(&srv->loop.base, &c->idle);
             ddz_wire_attach(pss->fd, NULL);
-            ddz__lobby_on_close(srv, c);
+            ddz__players_on_close(srv, c);
             ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
             ddz__conn_free(c);
@@ -376,9 +378,13 @@ static char *metrics_text(ddz_srv *srv)
         return NULL;
     ddz_metrics *m = &srv->m;
     long rooms = 0, players = 0;
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+    long locked_rooms = 0; /* rooms refusing passwords now */
+    int64_t now = ddz__now_us();
+    for (ddz_room *r = srv->rooms.list; r; r = ddz__room_next(r)) {
         rooms++;
-    for (ddz_player *p = srv->lobby.players; p; p = p->next)
+        locked_rooms += ddz__tries_locked(ddz__room_tries(r), now) > 0;
+    }
+    for (ddz_player *p = srv->players.list; p; p = p->next)
         players++;
     ddz_store_counters sc = {0};
     if (srv->store)
@@ -442,7 +448,7 @@ static char *metrics_text(ddz_srv *srv)
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
-    ddz__budget_metrics(srv, f);
+    ddz__budget_metrics(srv, f, locked_rooms);
     ddz__lead_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
@@ -764,8 +770,8 @@ static void store_reads_done(ddz_srv *srv, bool answer)
 {
     ddz_store_read *rd;
     while (srv->store && (rd = ddz_store_read_done(srv->store))) {
-        if (rd->kind == DDZ_STORE_READ_TOKEN)
-            ddz__lobby_token_checked(srv, rd, answer);
+        if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
+            ddz__players_read_done(srv, rd, answer);
         else
             game_read_done(rd, answer);
     }
@@ -879,7 +885,9 @@ static void wire_unmasked(void *owner)
 static void reap_tick(ddz_timer *t)
 {
     ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, reap_timer));
-    ddz__lobby_reap(srv);
+    ddz__budget_sweep(srv);
+    ddz__players_reap(srv);
+    ddz__rooms_reap(srv);
     ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
 }
 
@@ -914,7 +922,8 @@ static int start_failed(ddz_srv *srv)
     ddz_cluster_stop(srv->cluster);
     srv->cluster = NULL;
     ddz__tsrv_destroy(srv);
-    ddz__lobby_destroy(srv);
+    ddz__rooms_destroy(srv);
+    ddz__players_destroy(srv);
     ddz_think_destroy(srv->think);
     ddz_store_reader_stop(srv->store);
     ddz_lws_loop_fini(&srv->loop);
@@ -1071,6 +1080,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     signal(SIGPIPE, SIG_IGN);
     srv->reap_fn = reap_tick;
     ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
+    ddz__players_start(srv); /* revoked tokens are looked for */
     if (srv->cluster) {
         ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
         ddz__log(srv, "info", NULL, "cluster node %s, reached at %s", cfg->node, cfg->public_url);
@@ -1096,9 +1106,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * work is not looked at again (a lock gained now starts nothing). */
     ddz_loop_disarm(&srv->loop.base, &srv->lead_timer);
     ddz__log(srv, "info", NULL, "shutting down");
-    for (ddz_room *r = srv->lobby.rooms; r; r = ddz__room_next(r))
+    for (ddz_room *r = srv->rooms.list; r; r = ddz__room_next(r))
         ddz__room_abort(r);
-    for (ddz_player *p = srv->lobby.players; p; p = p->next)
+    for (ddz_player *p = srv->players.list; p; p = p->next)
         if (p->conn) {
             ddz_event bye = {.type = DDZ_EVENT_BYE,
                              .bye = {.reason = "the server is shutting down"}};
@@ -1123,7 +1133,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * writes them in a last round, then frees this node's locks */
     ddz__lead_stop(srv);
     ddz__lead_free(srv);
-    ddz__lobby_destroy(srv);
+    ddz__rooms_destroy(srv);
+    ddz__players_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;
     /* The reader wakes the loop: stopped before the loop goes. The reads

@@ -31,6 +31,7 @@ typedef struct ddz_server_cfg {
     int ai_delay_ms;            /* pause before a hosted AI acts in rooms with humans */
     int idle_s;                 /* ping after this many idle seconds, 0 = 20 */
     int rate;                   /* frames per second a client may send, 0 = 20 */
+    int resume_keep_s;          /* a dropped player at no table is kept for a resume, 0 = 120 */
     const char *default_ai;     /* hosted AI for quick play and custody, NULL = best known */
     bool quiet;                 /* no log lines */
     int event_loop;             /* enum ddz_evloop_kind (service/net/evloop.h), 0 = auto */

@@ -20,6 +20,7 @@
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
+#include "service/server/rooms.h"
 #include "service/server/seat_player.h"
 #include "service/tourney/director.h"
 #include "service/tourney/gamelog.h"
@@ -47,48 +48,14 @@ struct ddz_tsrv {
     bool fenced;    /* DIR/lease no longer says this node: nothing more is written */
 };
 
-/* ---- a seat nobody holds: a bot absent from a table that must be played ---- */
-
-typedef struct absent_seat {
-    ddz_seat base;
-    char name[40];
-} absent_seat;
-
-static void absent_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
-{
-    (void)s, (void)ev, (void)t; /* nobody answers: the clock charges the seat */
-}
-
-static const char *absent_name(const ddz_seat *s)
-{
-    return ((const absent_seat *)s)->name;
-}
-
-static bool absent_connected(const ddz_seat *s)
-{
-    (void)s;
-    return false;
-}
-
-static void absent_close(ddz_seat *s)
-{
-    free(s);
-}
-
-static const ddz_seat_ops absent_ops = {.kind = "bot",
-                                        .ask = absent_ask,
-                                        .name = absent_name,
-                                        .connected = absent_connected,
-                                        .close = absent_close};
-
+/* A seat nobody holds: a bot absent from a table that must be played;
+ * the clock charges it (it may still come). Returns it or NULL (out of
+ * memory). */
 static ddz_seat *absent_create(ddz_srv *srv, const char *name)
 {
-    absent_seat *a = calloc(1, sizeof *a);
-    if (!a)
-        return NULL;
-    a->base = (ddz_seat){.ops = &absent_ops, .loop = &srv->loop.base, .program = true};
-    snprintf(a->name, sizeof a->name, "%s", name);
-    return &a->base;
+    ddz_seat_env env = {.loop = &srv->loop.base};
+    int err;
+    return ddz_seat_absent_create(name, false, &env, &err);
 }
 
 /* ---- helpers ---- */
@@ -310,12 +277,12 @@ static void table_start(void *ctx, const ddz_tgame *w)
         return;
     }
     ts->room[w->table - 1] = r;
-    ddz__lobby_add_room(ts->srv, r);
+    ddz__rooms_add(ts->srv, r);
     for (int s = 0; s < 3; s++) {
         int who = w->player[s];
         const ddz_seat *st = ddz_runner_seat_of(run, s);
         ddz__room_label(r, s, ts->s.ids[who]);
-        if (is_bot(ts, who) && ts->bot[who] && st && st->ops != &absent_ops)
+        if (is_bot(ts, who) && ts->bot[who] && st && !ddz_seat_is_absent(st))
             ddz__room_bind(r, s, ts->bot[who]);
     }
 }
@@ -543,24 +510,15 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         enlist_error(p, DDZ_EAUTH, "this token's name is no player of the tournament", q);
         return;
     }
-    ddz_player *old = ts->bot[i];
-    ts->bot[i] = p;
+    ts->bot[i] = p; /* one token, one player (players.h): no other to release */
     p->enlisted = true;
+    p->enlisted_ladder = false;
     ddz_event e = {.type = DDZ_EVENT_ENLISTED};
     snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "tournament");
     snprintf(e.enlisted.player, sizeof e.enlisted.player, "%s", ts->s.ids[i]);
     ddz__conn_send(p->conn, ddz_event_print(&e));
-    if (old && old != p) {
-        old->enlisted = false;
-        if (old->conn) {
-            ddz_event rel = {.type = DDZ_EVENT_RELEASED};
-            snprintf(rel.released.reason, sizeof rel.released.reason,
-                     "another connection enlisted with this token");
-            ddz__conn_send(old->conn, ddz_event_print(&rel));
-        }
-    }
-    /* at a table being played (it came back, or another connection took
-     * over): the new connection takes the seat, and is asked what is open */
+    /* at a table being played (it came back, on a new connection): it
+     * takes its seat back, and is asked what is open */
     const ddz_tourney *t = ddz_director_state(ts->d);
     for (int k = 0; k < t->ntables && !ddz_director_done(ts->d); k++)
         for (int s = 0; s < 3; s++) {
@@ -568,7 +526,7 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
             if (t->table[k].player[s] != i || !run || !ts->room[k])
                 continue;
             ddz_seat *cur = ddz_runner_seat_of(run, s);
-            if (old == p && cur && cur->ops != &absent_ops)
+            if (cur && !ddz_seat_is_absent(cur))
                 continue; /* its own seat already */
             ddz_seat *st = ddz__seat_player_create(srv, p);
             if (!st)

@@ -769,8 +769,10 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
     } else if (r->kind == DDZ_STORE_READ_MINE) {
         r->rc = ddz_store_my_games(s, r->me, DDZ_STORE_MINE_MAX, &r->json);
+    } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
+        r->rc = ddz_store_token_ids(s, &r->ids);
     } else {
-        r->rc = ddz_store_token_check(s, r->token, r->name);
+        r->rc = ddz_store_token_check(s, r->token, r->name, r->token_id);
         sodium_memzero(r->token, sizeof r->token);
     }
 }
@@ -832,10 +834,11 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN &&
-        r->kind != DDZ_STORE_READ_MINE)
+        r->kind != DDZ_STORE_READ_MINE && r->kind != DDZ_STORE_READ_TOKEN_IDS)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
+    r->ids = NULL;
     r->name[0] = '\0';
     r->next = NULL;
     pthread_mutex_lock(&s->lock);
@@ -943,8 +946,10 @@ static void match_token(void *ctx, const char *name, const uint8_t *hash, size_t
     }
 }
 
-int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX])
+int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
+                          uint8_t id_out[DDZ_TOKEN_ID_BYTES])
 {
+    _Static_assert(DDZ_TOKEN_ID_BYTES == STORE_HASH_BYTES, "a token's id is its hash");
     if (name_out)
         name_out[0] = '\0';
     unsigned char raw[TOKEN_BYTES], hash[STORE_HASH_BYTES];
@@ -967,7 +972,57 @@ int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOK
         return DDZ_EAUTH;
     if (name_out)
         memcpy(name_out, m.name, sizeof m.name);
+    if (id_out)
+        memcpy(id_out, hash, STORE_HASH_BYTES);
     return 0;
+}
+
+typedef struct token_ids {
+    uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];
+    size_t n, cap;
+    bool nomem;
+} token_ids;
+
+static void keep_id(void *ctx, const char *name, const uint8_t *hash, size_t len)
+{
+    token_ids *t = ctx;
+    (void)name;
+    if (len != STORE_HASH_BYTES || t->nomem)
+        return;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        uint8_t(*more)[DDZ_TOKEN_ID_BYTES] = realloc(t->ids, cap * sizeof *more);
+        if (!more) {
+            t->nomem = true;
+            return;
+        }
+        t->ids = more, t->cap = cap;
+    }
+    memcpy(t->ids[t->n++], hash, STORE_HASH_BYTES);
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, DDZ_TOKEN_ID_BYTES);
+}
+
+int ddz_store_token_ids(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES])
+{
+    *ids = NULL;
+    token_ids t = {0};
+    pthread_mutex_lock(&s->rlock);
+    int rc = read_result(s, s->ops->token_active(s->be, keep_id, &t));
+    pthread_mutex_unlock(&s->rlock);
+    if (rc >= 0 && t.nomem)
+        rc = DDZ_ENOMEM;
+    if (rc < 0) {
+        free(t.ids);
+        return rc;
+    }
+    if (t.n)
+        qsort(t.ids, t.n, sizeof *t.ids, id_cmp);
+    *ids = t.ids;
+    return (int)t.n;
 }
 
 int ddz_store_token_revoke(ddz_store *s, const char *name)

@@ -111,6 +111,7 @@
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
 #define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
+#define DDZ_TOKEN_ID_BYTES 32     /* a token's id: the hash the store keeps of it */
 #define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
 #define DDZ_STORE_ME_BYTES 32     /* a player's hash: BLAKE2b-256 of its browser's own key */
 #define DDZ_STORE_MINE_MAX 20     /* games in a player's list ("my games") */
@@ -283,9 +284,16 @@ int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN
 
 /* Checks `token` (64 hex digits, either case) against every active token,
  * comparing hashes in constant time. Returns 0 and copies the bot's name to
- * `name_out` (may be NULL), DDZ_EAUTH if the token is malformed, unknown or
- * revoked, or DDZ_EDB. */
-int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX]);
+ * `name_out` and the token's id to `id_out` (each may be NULL), DDZ_EAUTH
+ * if the token is malformed, unknown or revoked, or DDZ_EDB. The id names
+ * this token and no later one of the same name (ddz_store_token_ids()). */
+int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
+                          uint8_t id_out[DDZ_TOKEN_ID_BYTES]);
+
+/* The ids of every active token, sorted (memcmp order) in a malloc'd array
+ * the caller frees: what a server holds its bots' ids against to learn of a
+ * revocation. Returns the count (*ids NULL when 0), DDZ_EDB or DDZ_ENOMEM. */
+int ddz_store_token_ids(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES]);
 
 /* Revokes the active token of `name`. WRITES SYNCHRONOUSLY. Returns 0,
  * DDZ_ENOTFOUND if `name` has no active token (never had one, or it is
@@ -381,9 +389,10 @@ int ddz_store_ladder_history(ddz_store *s, const char *rules, const char *name, 
  * answer when it comes. The store never frees a request. */
 
 enum ddz_store_read_kind {
-    DDZ_STORE_READ_GAME = 1, /* ddz_store_get_game(id) */
-    DDZ_STORE_READ_TOKEN,    /* ddz_store_token_check(token) */
-    DDZ_STORE_READ_MINE,     /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
+    DDZ_STORE_READ_GAME = 1,  /* ddz_store_get_game(id) */
+    DDZ_STORE_READ_TOKEN,     /* ddz_store_token_check(token) */
+    DDZ_STORE_READ_TOKEN_IDS, /* ddz_store_token_ids() */
+    DDZ_STORE_READ_MINE,      /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
 };
 
 typedef struct ddz_store_read {
@@ -396,7 +405,9 @@ typedef struct ddz_store_read {
     int rc;                          /* answer: as the synchronous function returns */
     char *json;                      /* GAME, MINE answer, malloc'd (the caller frees it) or NULL */
     char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
-    struct ddz_store_read *next;     /* the store's queue link */
+    uint8_t token_id[DDZ_TOKEN_ID_BYTES]; /* TOKEN answer: the token's id */
+    uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];   /* TOKEN_IDS answer: malloc'd (the caller frees it) */
+    struct ddz_store_read *next;          /* the store's queue link */
 } ddz_store_read;
 
 /* Starts the reader thread. `wake(ctx)` is called from it after each answer

@@ -1244,6 +1244,13 @@ Test(serve, the_loop_never_waits_for_the_database)
     json_t *hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
                               "ignored", "token", tok);
     free(tok);
+    /* the quitter is another bot: a second hello with Robo's token would be
+     * Robo taking itself over (one token, one player) */
+    cr_assert_eq(run_ddz(&tok, "token", "add", "Quitter", NULL), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    json_t *quit_hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                                   "ignored", "token", tok);
+    free(tok);
 
     wal_lock lock = wal_lock_hold(srv.db);
     int get = http_start("/api/games/987654321");
@@ -1254,7 +1261,7 @@ Test(serve, the_loop_never_waits_for_the_database)
     cli_send(bot, json_pack("{s:s, s:s}", "type", "list", "id", "after-hello"));
     cli *quitter = cli_connect();
     snprintf(quitter->name, sizeof quitter->name, "Quitter");
-    cli_send(quitter, json_incref(hello));
+    cli_send(quitter, quit_hello);
     json_decref(hello);
 
     for (int i = 0; i < 3; i++)

@@ -788,34 +788,34 @@ Test(store, tokens)
     cr_assert_eq(ddz_store_token_add(s, "bob", bob), 0);
     cr_assert_str_neq(alice, bob);
 
-    cr_assert_eq(ddz_store_token_check(s, alice, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, alice, name, NULL), 0);
     cr_assert_str_eq(name, "alice");
-    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, bob, name, NULL), 0);
     cr_assert_str_eq(name, "bob");
-    cr_assert_eq(ddz_store_token_check(s, bob, NULL), 0);
+    cr_assert_eq(ddz_store_token_check(s, bob, NULL, NULL), 0);
     char upper[DDZ_TOKEN_HEX + 1];
     for (int i = 0; i <= DDZ_TOKEN_HEX; i++)
         upper[i] = (char)(alice[i] >= 'a' ? alice[i] - 32 : alice[i]);
-    cr_assert_eq(ddz_store_token_check(s, upper, name), 0, "hex digits in either case");
+    cr_assert_eq(ddz_store_token_check(s, upper, name, NULL), 0, "hex digits in either case");
 
     /* Wrong, malformed and absent tokens. */
     char wrong[DDZ_TOKEN_HEX + 1];
     strcpy(wrong, alice);
     wrong[10] = wrong[10] == '0' ? '1' : '0';
-    cr_assert_eq(ddz_store_token_check(s, wrong, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, wrong, name, NULL), DDZ_EAUTH);
     cr_assert_str_empty(name);
-    cr_assert_eq(ddz_store_token_check(s, "", name), DDZ_EAUTH);
-    cr_assert_eq(ddz_store_token_check(s, NULL, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, "", name, NULL), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, NULL, name, NULL), DDZ_EAUTH);
     char shorter[DDZ_TOKEN_HEX];
     memcpy(shorter, alice, DDZ_TOKEN_HEX - 1);
     shorter[DDZ_TOKEN_HEX - 1] = '\0';
-    cr_assert_eq(ddz_store_token_check(s, shorter, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, shorter, name, NULL), DDZ_EAUTH);
     char longer[DDZ_TOKEN_HEX + 3];
     snprintf(longer, sizeof longer, "%s00", alice);
-    cr_assert_eq(ddz_store_token_check(s, longer, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, longer, name, NULL), DDZ_EAUTH);
     strcpy(wrong, alice);
     wrong[5] = 'g';
-    cr_assert_eq(ddz_store_token_check(s, wrong, name), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, wrong, name, NULL), DDZ_EAUTH);
 
     /* Names: taken, empty, too long, control characters. */
     char t[DDZ_TOKEN_HEX + 1];
@@ -828,16 +828,36 @@ Test(store, tokens)
     cr_assert_eq(ddz_store_token_add(s, longname, t), DDZ_EINVAL);
     longname[DDZ_TOKEN_NAME_MAX - 1] = '\0'; /* 63 bytes: fine */
     cr_assert_eq(ddz_store_token_add(s, longname, t), 0);
-    cr_assert_eq(ddz_store_token_check(s, t, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, t, name, NULL), 0);
     cr_assert_str_eq(name, longname);
     cr_assert_eq(ddz_store_token_add(s, "tab\there", t), DDZ_EINVAL);
     cr_assert_eq(ddz_store_token_add(s, "del\x7f", t), DDZ_EINVAL);
     cr_assert(ddz_store_token_name_valid("机器人 1"));
 
+    /* Ids: one a token, the active ones listed, sorted. */
+    uint8_t id_alice[DDZ_TOKEN_ID_BYTES], id_bob[DDZ_TOKEN_ID_BYTES];
+    cr_assert_eq(ddz_store_token_check(s, alice, NULL, id_alice), 0);
+    cr_assert_eq(ddz_store_token_check(s, bob, NULL, id_bob), 0);
+    cr_assert_neq(memcmp(id_alice, id_bob, sizeof id_bob), 0);
+    uint8_t(*ids)[DDZ_TOKEN_ID_BYTES];
+    cr_assert_eq(ddz_store_token_ids(s, &ids), 3);
+    cr_assert_lt(memcmp(ids[0], ids[1], DDZ_TOKEN_ID_BYTES), 0);
+    cr_assert_lt(memcmp(ids[1], ids[2], DDZ_TOKEN_ID_BYTES), 0);
+    int seen = 0;
+    for (int i = 0; i < 3; i++)
+        seen += memcmp(ids[i], id_alice, DDZ_TOKEN_ID_BYTES) == 0 ||
+                memcmp(ids[i], id_bob, DDZ_TOKEN_ID_BYTES) == 0;
+    cr_assert_eq(seen, 2);
+    free(ids);
+
     /* Revoking. */
     cr_assert_eq(ddz_store_token_revoke(s, "alice"), 0);
-    cr_assert_eq(ddz_store_token_check(s, alice, name), DDZ_EAUTH);
-    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    cr_assert_eq(ddz_store_token_ids(s, &ids), 2, "a revoked token's id is listed");
+    for (int i = 0; i < 2; i++)
+        cr_assert_neq(memcmp(ids[i], id_alice, DDZ_TOKEN_ID_BYTES), 0);
+    free(ids);
+    cr_assert_eq(ddz_store_token_check(s, alice, name, NULL), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, bob, name, NULL), 0);
     cr_assert_eq(ddz_store_token_revoke(s, "alice"), DDZ_ENOTFOUND);
     cr_assert_eq(ddz_store_token_revoke(s, "nobody"), DDZ_ENOTFOUND);
 
@@ -855,15 +875,15 @@ Test(store, tokens)
     /* A revoked name can be given a new token; the old one stays dead. */
     char alice2[DDZ_TOKEN_HEX + 1];
     cr_assert_eq(ddz_store_token_add(s, "alice", alice2), 0);
-    cr_assert_eq(ddz_store_token_check(s, alice, name), DDZ_EAUTH);
-    cr_assert_eq(ddz_store_token_check(s, alice2, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, alice, name, NULL), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_token_check(s, alice2, name, NULL), 0);
     cr_assert_str_eq(name, "alice");
     ddz_store_close(s);
 
     /* Tokens persist, and only their hashes are on disk. */
     s = open_ok();
-    cr_assert_eq(ddz_store_token_check(s, alice2, name), 0);
-    cr_assert_eq(ddz_store_token_check(s, bob, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, alice2, name, NULL), 0);
+    cr_assert_eq(ddz_store_token_check(s, bob, name, NULL), 0);
     l.n = 0;
     cr_assert_eq(ddz_store_token_list(s, collect, &l), 3);
     cr_assert_not(l.revoked[0]);
@@ -1714,7 +1734,7 @@ Test(store, reconnects_when_the_server_drops_it)
     cr_assert(c.last_error[0], "a message");
     cr_assert_eq(ddz_store_get_game(s, id, NULL, &text), DDZ_EDB);
     cr_assert_null(text);
-    cr_assert_eq(ddz_store_token_check(s, tok, name), DDZ_EDB);
+    cr_assert_eq(ddz_store_token_check(s, tok, name, NULL), DDZ_EDB);
     start_reader(s);
     ddz_store_read g = game_read(id);
     long t0 = now_ms();
@@ -1748,7 +1768,7 @@ Test(store, reconnects_when_the_server_drops_it)
     cr_assert_eq(ddz_store_read_done(s), &g);
     cr_assert_eq(g.rc, 0);
     free(g.json);
-    cr_assert_eq(ddz_store_token_check(s, tok, name), 0);
+    cr_assert_eq(ddz_store_token_check(s, tok, name, NULL), 0);
     ddz_store_reserve_game_id(s); /* asks for a block again */
     int64_t id4 = reserve_waiting(s);
     cr_assert(id4 > id3 && id4 < DDZ_STORE_PAST_IDS, "a new block: %lld", (long long)id4);

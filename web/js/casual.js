@@ -8,7 +8,7 @@
 // fixed list of proto/PROTOCOL.md).
 import { h } from './dom.js';
 import { lang } from './i18n.js';
-import { app, toast } from './app.js';
+import { app, toast } from './shell.js';
 import { rankKey } from './cards.js';
 
 const STRINGS = {

@@ -5,8 +5,7 @@
 // It polls GET /api/tournament every few seconds while shown.
 import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
-import { app, go, spectate } from './app.js';
-import { langButton } from './lobby.js';
+import { app, go, spectate, langButton } from './shell.js';
 import { Poller } from './poller.js';
 
 /* GET /api/tournament: the object, or null when none runs. */

@@ -6,8 +6,7 @@
 // viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
 import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
-import { app, go, spectate } from './app.js';
-import { langButton } from './lobby.js';
+import { app, go, spectate, langButton } from './shell.js';
 import { Poller } from './poller.js';
 
 const SVG = 'http://www.w3.org/2000/svg';

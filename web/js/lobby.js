@@ -3,7 +3,7 @@
 // ID or invite link, and opening a replay.
 import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
-import { app, go, join, spectate, toast, toggleLang, playerName, setPlayerName } from './app.js';
+import { app, go, join, spectate, toast, playerName, setPlayerName, langButton } from './shell.js';
 import { fetchTournament } from './cup.js';
 import { fetchLadder } from './ladder.js';
 import { myGamesPanel } from './mygames.js';
@@ -18,10 +18,6 @@ function brand() {
     h('div', h('h1', t('app.title')), h('p.sub', t('app.sub'))));
 }
 
-export function langButton() {
-  return h('button.lang.ghost', { title: t('lang.switch'), 'aria-label': t('lang.switch'), onclick: toggleLang,
-    dataset: { test: 'lang' } }, t('lang.other'));
-}
 
 function field(label, input, cls = '') {
   return h('label.field' + (cls ? '.' + cls : ''), h('span', label), input);

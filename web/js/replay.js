@@ -8,8 +8,7 @@
 import { h, replace, icon } from './dom.js';
 import { t, bidText, scoreText } from './i18n.js';
 import { cardEl, backEl, cardRow, sortHand, sortPlay } from './cards.js';
-import { go } from './app.js';
-import { langButton } from './lobby.js';
+import { go, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
 
 const SPEEDS = [0.5, 1, 2, 4];

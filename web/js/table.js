@@ -18,8 +18,7 @@
 import { h, replace, icon } from './dom.js';
 import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
-import { app, go, leave, toast, ask, dismissNotices } from './app.js';
-import { langButton } from './lobby.js';
+import { app, go, leave, toast, ask, dismissNotices, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';

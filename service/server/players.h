@@ -1,0 +1,65 @@
+/* players.h - who each client is (SPEC 13, "Identity"): the players the
+ * server knows, a `hello` turned into one of them, and the players let go.
+ *
+ * A person is whoever holds its resume token; its name is only shown (it
+ * may change it with a new hello). A bot is its token: its name is the
+ * token's, one token is one player (a second connection with it takes the
+ * player over), a resume of a bot needs the token again, and a revoked
+ * token ends the bot at once: its connection, its enlistments, its seat.
+ * The server learns of a revocation (`ddz token revoke` writes the
+ * database, from another process) by reading the active tokens' ids every
+ * DDZ_REVOKE_POLL_US, off the loop. */
+#ifndef DDZ_PLAYERS_H
+#define DDZ_PLAYERS_H
+
+#include "proto/msg.h"
+#include "service/server/player.h"
+#include "service/store/store.h"
+#include "service/table/loop.h"
+
+typedef struct ddz_srv ddz_srv;
+typedef struct ddz_conn ddz_conn;
+
+/* How often the active tokens are read to find revoked ones. */
+#define DDZ_REVOKE_POLL_US (2LL * 1000000)
+
+typedef struct ddz_hello_check ddz_hello_check; /* players.c */
+
+/* Every player the server holds: connected, seated, or gone but still
+ * resumable (--resume-keep). */
+typedef struct ddz_players {
+    ddz_player *list;
+    ddz_hello_check *checks; /* hellos whose bot token the store is checking */
+    long next_id;
+    ddz_store_read ids;  /* the active tokens' ids, read for revocations */
+    bool ids_pending;    /* `ids` is with the store */
+    ddz_timer ids_timer; /* the next read */
+} ddz_players;
+
+/* A `hello` on `c` (no player yet). A token is checked off the loop: the
+ * connection is held until the answer (ddz__players_token_checked). On a
+ * refusal the client gets EAUTH and the connection closes. */
+void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q);
+
+/* The store's reader answered a read the players submitted (a hello's
+ * token, or the active tokens' ids). With `answer` false (shutdown: the
+ * loop is gone) it is only let go. */
+void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer);
+
+/* `c` closed: its player (if any) is now disconnected, and a token check
+ * it waits for is orphaned. */
+void ddz__players_on_close(ddz_srv *srv, ddz_conn *c);
+
+/* Starts reading the active tokens' ids every DDZ_REVOKE_POLL_US (after
+ * the store's reader started). Never fails. */
+void ddz__players_start(ddz_srv *srv);
+
+/* Frees the players gone longer than --resume-keep that sit at no table.
+ * Called from a timer. */
+void ddz__players_reap(ddz_srv *srv);
+
+/* Frees every player (shutdown, after the rooms); connections keep no
+ * pointers to them. */
+void ddz__players_destroy(ddz_srv *srv);
+
+#endif
