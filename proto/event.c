@@ -96,6 +96,12 @@ static json_t *int_or_null(int v)
     return v >= 0 ? json_integer(v) : json_null();
 }
 
+/* A multiplier: 0 (none) is null. */
+static json_t *mult_or_null(int v)
+{
+    return v > 0 ? json_integer(v) : json_null();
+}
+
 static json_t *hex_json(const uint8_t b[DDZ_SEED_BYTES])
 {
     char hex[65];
@@ -318,11 +324,13 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     put(o, "leftover", cards_or_null(s->has_leftover, s->leftover), ok);
     put(o, "landlord", int_or_null(s->landlord), ok);
     put(o, "bid", int_or_null(s->bid), ok);
+    put(o, "multiplier", mult_or_null(s->multiplier), ok);
     json_t *history = json_array();
     for (int i = 0; i < s->nhistory; i++) {
         json_t *p = json_object();
         put(p, "seat", json_integer(s->history[i].seat), ok);
         put(p, "cards", cards_json(s->history[i].cards), ok);
+        put(p, "combo", json_string(ddz_type_name(s->history[i].combo)), ok);
         put(p, "auto", json_boolean(s->history[i].autopass), ok);
         add(history, p, ok);
     }
@@ -394,6 +402,7 @@ json_t *ddz_event_print(const ddz_event *e)
         put(o, "combo", json_string(ddz_type_name(e->played.combo)), &ok);
         put(o, "auto", json_boolean(e->played.autopass), &ok);
         put(o, "left", json_integer(e->played.left), &ok);
+        put(o, "multiplier", mult_or_null(e->played.multiplier), &ok);
         break;
     case DDZ_EVENT_OVER:
         over_json(o, &e->over, &ok);
@@ -553,6 +562,15 @@ static int get_int_or_null(rd *r, const json_t *o, const char *at, const char *k
         return bad(r, at, key, "must be null or an integer from %d to %d", lo, hi);
     *out = (int)json_integer_value(v);
     return 0;
+}
+
+/* A multiplier: a positive integer, or null (stored as 0: none). */
+static int get_mult(rd *r, const json_t *o, int *out)
+{
+    int rc = get_int_or_null(r, o, "", "multiplier", 1, DDZ_EVENT_MULTIPLIER_MAX, out);
+    if (rc == 0 && *out < 0)
+        *out = 0;
+    return rc;
 }
 
 static int get_bool(rd *r, const json_t *o, const char *at, const char *key, bool *out)
@@ -1121,16 +1139,18 @@ static int read_history(rd *r, const json_t *o, ddz_event_state *s, ddz_event *e
     for (size_t i = 0; i < n; i++) {
         const json_t *v = json_array_get(a, i);
         char p[PATH];
-        int seat = 0;
+        int seat = 0, combo = 0;
         bool autopass = false;
         sub(p, sizeof p, "", "history", i);
         if (!json_is_object(v))
             return bad(r, p, "", "must be an object");
         if ((rc = get_int(r, v, p, "seat", 0, 2, &seat)) ||
             (rc = get_cards(r, v, p, "cards", 0, DDZ_HAND_MAX, &plays[i].cards)) ||
+            (rc = get_combo(r, v, p, "combo", &combo)) ||
             (rc = get_bool(r, v, p, "auto", &autopass)))
             return rc;
         plays[i].seat = (uint8_t)seat;
+        plays[i].combo = (uint8_t)combo;
         plays[i].autopass = autopass;
     }
     return 0;
@@ -1186,7 +1206,8 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
     if ((rc = get_cards_or_null(r, o, "", "hand", 0, DDZ_HAND_MAX, &s->has_hand, &s->hand)) ||
         (rc = get_cards_or_null(r, o, "", "leftover", 3, 3, &s->has_leftover, &s->leftover)) ||
         (rc = get_int_or_null(r, o, "", "landlord", 0, 2, &s->landlord)) ||
-        (rc = get_int_or_null(r, o, "", "bid", 1, 3, &s->bid)) || (rc = read_history(r, o, s, e)) ||
+        (rc = get_int_or_null(r, o, "", "bid", 1, 3, &s->bid)) ||
+        (rc = get_mult(r, o, &s->multiplier)) || (rc = read_history(r, o, s, e)) ||
         (rc = member(r, o, "", "turn", &v)))
         return rc;
     s->has_turn = !json_is_null(v);
@@ -1305,9 +1326,10 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         if ((rc = get_int(r, o, "", "seat", 0, 2, &e->played.seat)) ||
             (rc = get_cards(r, o, "", "cards", 0, DDZ_HAND_MAX, &e->played.cards)) ||
             (rc = get_combo(r, o, "", "combo", &e->played.combo)) ||
-            (rc = get_bool(r, o, "", "auto", &e->played.autopass)))
+            (rc = get_bool(r, o, "", "auto", &e->played.autopass)) ||
+            (rc = get_int(r, o, "", "left", 0, DDZ_HAND_MAX, &e->played.left)))
             return rc;
-        return get_int(r, o, "", "left", 0, DDZ_HAND_MAX, &e->played.left);
+        return get_mult(r, o, &e->played.multiplier);
     case DDZ_EVENT_OVER:
         return read_over(r, o, "", &e->over);
     case DDZ_EVENT_TURN_OVER:
@@ -1535,11 +1557,13 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
             return false;
     if (a->has_hand != b->has_hand || (a->has_hand && a->hand != b->hand) ||
         a->has_leftover != b->has_leftover || (a->has_leftover && a->leftover != b->leftover) ||
-        a->landlord != b->landlord || a->bid != b->bid || a->nhistory != b->nhistory)
+        a->landlord != b->landlord || a->bid != b->bid || a->multiplier != b->multiplier ||
+        a->nhistory != b->nhistory)
         return false;
     for (int i = 0; i < a->nhistory; i++)
         if (a->history[i].seat != b->history[i].seat ||
             a->history[i].cards != b->history[i].cards ||
+            a->history[i].combo != b->history[i].combo ||
             !a->history[i].autopass != !b->history[i].autopass)
             return false;
     if (a->has_turn != b->has_turn || (a->has_turn && !turn_eq(&a->turn, &b->turn)))
@@ -1582,7 +1606,7 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
     case DDZ_EVENT_PLAYED:
         return a->played.seat == b->played.seat && a->played.cards == b->played.cards &&
                a->played.combo == b->played.combo && a->played.autopass == b->played.autopass &&
-               a->played.left == b->played.left;
+               a->played.left == b->played.left && a->played.multiplier == b->played.multiplier;
     case DDZ_EVENT_OVER:
         return over_eq(&a->over, &b->over);
     case DDZ_EVENT_TURN_OVER:

@@ -54,6 +54,7 @@ enum {
     DDZ_EVENT_LIST_MAX = 64,       /* names in one of the rooms event's lists */
     DDZ_EVENT_GAME_KEY_HEX = 32,   /* an over's game_key: lower-case hex digits */
     DDZ_EVENT_HINTS_MAX = 8,       /* plays in a hint */
+    DDZ_EVENT_MULTIPLIER_MAX = 1 << 20, /* a multiplier so far (botzone-ftl2: 2^14 at most) */
 };
 
 enum ddz_event_type {
@@ -207,6 +208,8 @@ typedef struct ddz_event_played {
     int combo;       /* enum ddz_type, DDZ_ROCKET..DDZ_PASS */
     bool autopass;   /* "auto": the server passed for the seat */
     int left;        /* cards the seat still holds, 0..20 */
+    int multiplier;  /* the bombs and rocket so far (the rules' multiplier_so_far);
+                        0 = null: the rule set has none */
 } ddz_event_played;
 
 /* One seat's plays as botzone-ftl scores them (SPEC 8): per combination
@@ -277,6 +280,9 @@ typedef struct ddz_event_state {
     ddz_cards leftover;                      /* the three leftover cards */
     int landlord;                            /* seat, -1 = null */
     int bid;                                 /* the landlord's bid 1..3, -1 = null */
+    int multiplier;                          /* the bombs and rocket so far, once the
+                                                landlord is known; 0 = null (none yet,
+                                                or the rule set has none) */
     const ddz_record_play *history;          /* this game's plays, in order */
     int nhistory;                            /* 0..DDZ_RECORD_MAX_PLAYS */
     bool has_turn;                           /* false: null */

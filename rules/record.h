@@ -22,6 +22,9 @@ typedef struct ddz_record_play {
     uint8_t seat;     /* who played */
     uint8_t autopass; /* 1 if the referee made the play: a pass for a seat that could
                          not beat, or the stand-in of a seat that faulted (botzone-ftl2) */
+    uint8_t combo;    /* enum ddz_type as the referee classified it (DDZ_PASS for a
+                         pass); records read from text leave it DDZ_INVALID (0): it is
+                         no part of a record's text, and ddz_record_verify classifies */
     ddz_cards cards;  /* 0 for a pass */
 } ddz_record_play;
 

@@ -22,6 +22,12 @@ static int32_t caai_multiplier(const ddz_game *g)
     return mult;
 }
 
+/* SPEC 5 during a game: x(1 + bombs) if any bomb, x2 rocket. */
+static int32_t caai_so_far(const ddz_game *g)
+{
+    return (g->bombs ? 1 + g->bombs : 1) * (g->rocket ? 2 : 1);
+}
+
 /* SPEC 5: the landlord wins or loses 2 x 100 x bid x multiplier, each
  * farmer half that with the other sign. */
 static void caai_score(const ddz_game *g, double out[3])
@@ -69,6 +75,7 @@ const ddz_rules ddz_rules_caai = {
     .score_unit = 100,
     .play_weight = NULL,
     .multiplier = caai_multiplier,
+    .multiplier_so_far = caai_so_far,
     .score = caai_score,
     .penalty = caai_penalty,
 };
@@ -113,6 +120,12 @@ static int32_t ftl_multiplier(const ddz_game *g)
     return 1;
 }
 
+static int32_t ftl_so_far(const ddz_game *g)
+{
+    (void)g;
+    return 0;
+}
+
 /* 2 for the winning side, 0 for the other, plus weight / 100; the farmers
  * get the mean of their two: (400 x won + w1 + w2) / 200. Each score is one
  * division of whole numbers (see DDZ_SCORE_DENOM). */
@@ -137,6 +150,12 @@ static int32_t ftl2_multiplier(const ddz_game *g)
 {
     int32_t base = g->bid > 1 ? g->bid : 1;
     return base << (g->bombs + g->rocket + g->spring + g->anti_spring);
+}
+
+/* x2 for every bomb and the rocket, so far (the bid is the stake's base). */
+static int32_t ftl2_so_far(const ddz_game *g)
+{
+    return (int32_t)1 << (g->bombs + g->rocket);
 }
 
 /* The landlord wins or loses 2m, each farmer m with the other sign. */
@@ -170,6 +189,7 @@ const ddz_rules ddz_rules_botzone_ftl = {
     .score_unit = 1,
     .play_weight = ftl_weight,
     .multiplier = ftl_multiplier,
+    .multiplier_so_far = ftl_so_far,
     .score = ftl_score,
     .penalty = ftl_penalty,
 };
@@ -188,6 +208,7 @@ const ddz_rules ddz_rules_botzone_ftl2 = {
     .score_unit = 1,
     .play_weight = NULL,
     .multiplier = ftl2_multiplier,
+    .multiplier_so_far = ftl2_so_far,
     .score = ftl2_score,
     .penalty = ftl2_penalty,
 };

@@ -72,6 +72,11 @@ typedef struct ddz_rules {
     /* The multiplier of a won game: g->winner, g->spring, g->anti_spring,
      * g->bombs and g->rocket are set. Returns it (at least 1). */
     int32_t (*multiplier)(const struct ddz_game *g);
+    /* The multiplier the bombs and the rocket played so far give (spring is
+     * not known before the end; the bid is not in it): what a table shows
+     * during a game. Returns it (at least 1), or 0 where the rule set has
+     * none (its scores count plays). */
+    int32_t (*multiplier_so_far)(const struct ddz_game *g);
     /* Writes the scores of a won game to out[3]: g->multiplier is set too. */
     void (*score)(const struct ddz_game *g, double out[3]);
     /* Writes the scores of a game that faults ended to out[3]: under

@@ -838,30 +838,24 @@ bool ddz__ladder_running(const ddz_srv *srv)
     return srv->ladder != NULL;
 }
 
-static void enlist_error(ddz_player *p, int code, const char *msg, const ddz_req *q)
-{
-    if (p->conn)
-        ddz__conn_error(p->conn, code, msg, q);
-}
-
 void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     ddz_ladder *l = srv->ladder;
     if (!l) {
-        enlist_error(p, DDZ_ENOTFOUND, "no ladder is running on this server", q);
+        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "no ladder is running on this server", q);
         return;
     }
     if (!p->bot) {
-        enlist_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        ddz__conn_error(p->conn, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
         return;
     }
     if (kind_of(p->name) != K_BOT || strlen(p->name) >= DDZ_LADDER_NAME_MAX) {
-        enlist_error(p, DDZ_EAUTH, "a ladder bot's name cannot start with ai: or engine:", q);
+        ddz__conn_error(p->conn, DDZ_EAUTH, "a ladder bot's name cannot start with ai: or engine:", q);
         return;
     }
     int i = find(l, p->name);
     if (i < 0 && (i = add(l, p->name)) < 0) {
-        enlist_error(p, DDZ_EBUSY, "the ladder is full (--ladder-max)", q);
+        ddz__conn_error(p->conn, DDZ_EBUSY, "the ladder is full (--ladder-max)", q);
         return;
     }
     part *me = &l->p[i];

@@ -310,12 +310,14 @@ static void count_plays(const ddz_rules *rs, const ddz_record *rec, ddz_event_ov
     o->has_plays = rs->play_weight != NULL;
     for (int i = 0; o->has_plays && i < rec->nplays; i++) {
         const ddz_record_play *p = &rec->plays[i];
-        ddz_combo c = ddz_combo_classify(rs, ddz_cards_ranks(p->cards));
-        if (!p->cards || c.type <= DDZ_INVALID || c.type >= DDZ_PASS || p->seat > 2)
+        if (!p->cards || p->combo <= DDZ_INVALID || p->combo >= DDZ_PASS || p->seat > 2)
             continue;
-        o->plays[p->seat].count[c.type]++;
-        o->plays[p->seat].weight[c.type] =
-            (int16_t)(o->plays[p->seat].weight[c.type] + rs->play_weight(&c));
+        /* the weight needs the whole combination (its length), which the
+         * record keeps as cards: the type is the referee's */
+        ddz_combo c = ddz_combo_classify(rs, ddz_cards_ranks(p->cards));
+        o->plays[p->seat].count[p->combo]++;
+        o->plays[p->seat].weight[p->combo] =
+            (int16_t)(o->plays[p->seat].weight[p->combo] + rs->play_weight(&c));
     }
 }
 
@@ -414,17 +416,16 @@ static void on_event(void *ctx, const ddz_tev *ev)
                         .leftover = {.landlord = ev->seat, .cards = ev->cards, .bid = g->bid}};
         broadcast(r, &e);
         break;
-    case DDZ_TEV_PLAY: {
-        ddz_combo c = ddz_combo_classify(g->rules, ddz_cards_ranks(ev->cards));
+    case DDZ_TEV_PLAY: /* the rules classified it: the event says how */
         e = (ddz_event){.type = DDZ_EVENT_PLAYED,
                         .played = {.seat = ev->seat,
                                    .cards = ev->cards,
-                                   .combo = c.type,
+                                   .combo = ev->combo,
                                    .autopass = ev->autopass,
-                                   .left = ddz_cards_count(g->hand[ev->seat])}};
+                                   .left = ddz_cards_count(g->hand[ev->seat]),
+                                   .multiplier = g->rules->multiplier_so_far(g)}};
         broadcast(r, &e);
         break;
-    }
     case DDZ_TEV_FAULT: /* only where the game goes on (botzone-ftl2) */
         e = (ddz_event){.type = DDZ_EVENT_FAULT,
                         .fault = {.seat = ev->fault_seat, .kind = ev->fault_kind}};
@@ -1131,7 +1132,7 @@ static void last_play(const ddz_room *r, int s, ddz_event_player *p)
         if (rec->plays[i].seat == s) {
             p->has_last = true;
             p->last = rec->plays[i].cards;
-            p->last_combo = ddz_combo_classify(r->rules, ddz_cards_ranks(p->last)).type;
+            p->last_combo = rec->plays[i].combo; /* as the referee classified it */
             return;
         }
 }
@@ -1203,6 +1204,7 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     st->leftover = g->deal.leftover;
     st->landlord = dealt ? g->landlord : -1;
     st->bid = dealt ? g->bid : -1;
+    st->multiplier = dealt ? g->rules->multiplier_so_far(g) : 0;
     st->history = rec->plays;
     st->nhistory = in_game ? rec->nplays : 0;
     st->has_turn = is_live && r->asking;

@@ -485,21 +485,15 @@ fail:
     return -1;
 }
 
-static void enlist_error(ddz_player *p, int code, const char *msg, const ddz_req *q)
-{
-    if (p->conn)
-        ddz__conn_error(p->conn, code, msg, q);
-}
-
 void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     ddz_tsrv *ts = srv->tsrv;
     if (!ts) {
-        enlist_error(p, DDZ_ENOTFOUND, "no tournament is running on this server", q);
+        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "no tournament is running on this server", q);
         return;
     }
     if (!p->bot) {
-        enlist_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        ddz__conn_error(p->conn, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
         return;
     }
     int i = -1;
@@ -507,7 +501,7 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         if (is_bot(ts, k) && strcmp(ts->s.specs[k] + 4, p->name) == 0)
             i = k;
     if (i < 0) {
-        enlist_error(p, DDZ_EAUTH, "this token's name is no player of the tournament", q);
+        ddz__conn_error(p->conn, DDZ_EAUTH, "this token's name is no player of the tournament", q);
         return;
     }
     ts->bot[i] = p; /* one token, one player (players.h): no other to release */

@@ -70,11 +70,16 @@ static void bid_made(ddz_referee *ref, int seat, int bid)
 /* Records and announces a play the rules accepted. */
 static void play_made(ddz_referee *ref, int seat, ddz_cards cards, int autopass)
 {
+    /* the rules classified it to accept it: g->last is the play (a pass
+     * leaves it as it was) */
+    uint8_t combo = (uint8_t)(cards ? ref->game.last.type : DDZ_PASS);
     ddz_record_play *p = &ref->rec.plays[ref->rec.nplays++];
-    *p = (ddz_record_play){.seat = (uint8_t)seat, .autopass = (uint8_t)autopass, .cards = cards};
+    *p = (ddz_record_play){
+        .seat = (uint8_t)seat, .autopass = (uint8_t)autopass, .combo = combo, .cards = cards};
     push(ref, (ddz_ev){.kind = DDZ_EV_PLAY,
                        .seat = (int8_t)seat,
                        .autopass = (uint8_t)autopass,
+                       .combo = combo,
                        .cards = cards});
 }
 

@@ -54,6 +54,7 @@ typedef struct ddz_ev {
     int8_t seat;        /* the seat the event is about (see the kinds) */
     uint8_t bid;        /* DDZ_EV_BID */
     uint8_t autopass;   /* DDZ_EV_PLAY */
+    uint8_t combo;      /* DDZ_EV_PLAY: enum ddz_type as the rules classified it (DDZ_PASS) */
     int8_t fault_seat;  /* DDZ_EV_OVER (-1 if none), DDZ_EV_FAULT */
     uint8_t fault_kind; /* DDZ_EV_OVER, DDZ_EV_FAULT: enum ddz_fault */
     uint32_t seq;       /* DDZ_EV_ASK_*: the number the answer must carry */

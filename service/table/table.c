@@ -102,6 +102,7 @@ static void drain(ddz_table *t, int64_t now_ms)
             o.kind = DDZ_TEV_PLAY;
             o.cards = ev.cards;
             o.autopass = ev.autopass;
+            o.combo = ev.combo;
             break;
         case DDZ_EV_FAULT:
             o.kind = DDZ_TEV_FAULT;

@@ -54,6 +54,7 @@ typedef struct ddz_tev {
     uint8_t action;      /* DDZ_TEV_ASK: DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
     uint8_t bid;         /* DDZ_TEV_BID */
     uint8_t autopass;    /* DDZ_TEV_PLAY: the referee passed for the seat */
+    uint8_t combo;       /* DDZ_TEV_PLAY: enum ddz_type, as the rules classified it */
     int8_t fault_seat;   /* DDZ_TEV_OVER (the first fault, -1 if none), DDZ_TEV_FAULT */
     uint8_t fault_kind;  /* DDZ_TEV_OVER, DDZ_TEV_FAULT: enum ddz_fault */
     uint32_t seq;        /* DDZ_TEV_ASK: the number the answer must carry */

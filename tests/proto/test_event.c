@@ -181,7 +181,11 @@ Test(event, stack_values_print_without_allocation_by_the_caller)
         .played = {.seat = 1, .cards = 0, .combo = DDZ_PASS, .autopass = true, .left = 9}};
     assert_prints(&e,
                   "{\"type\":\"played\",\"seat\":1,\"cards\":[],\"combo\":\"pass\",\"auto\":true,"
-                  "\"left\":9}");
+                  "\"left\":9,\"multiplier\":null}"); /* 0: the rule set has none */
+    e.played.multiplier = 4;
+    assert_prints(&e,
+                  "{\"type\":\"played\",\"seat\":1,\"cards\":[],\"combo\":\"pass\",\"auto\":true,"
+                  "\"left\":9,\"multiplier\":4}");
 
     e = (ddz_event){
         .type = DDZ_EVENT_TURN,
@@ -289,7 +293,8 @@ Test(event, rooms_and_state_from_caller_arrays)
                       "\"engines\":[],\"rules\":[\"caai\"]}");
 
     /* a state's history is a record's plays, used in place */
-    ddz_record_play plays[2] = {{.seat = 0, .cards = 1ULL << 3}, {.seat = 1, .autopass = 1}};
+    ddz_record_play plays[2] = {{.seat = 0, .cards = 1ULL << 3, .combo = DDZ_SINGLE},
+                                {.seat = 1, .autopass = 1, .combo = DDZ_PASS}};
     e = (ddz_event){.type = DDZ_EVENT_STATE};
     ddz_event_state *s = &e.state;
     snprintf(s->room, sizeof s->room, "k7m2qx");
@@ -320,14 +325,16 @@ Test(event, rooms_and_state_from_caller_arrays)
     s->players[1].last_combo = DDZ_PASS;
     s->landlord = 0;
     s->bid = 1;
+    s->multiplier = 2;
     s->history = plays;
     s->nhistory = 2;
     s->has_turn = true;
     s->turn = (ddz_event_turn){.seat = 2, .action = DDZ_EVENT_ACT_PLAY, .seq = 5};
     char *text = dump(ddz_event_print(&e));
     cr_assert_not_null(text);
-    cr_assert(strstr(text, "\"history\":[{\"seat\":0,\"cards\":[3],\"auto\":false},"
-                           "{\"seat\":1,\"cards\":[],\"auto\":true}],") != NULL,
+    cr_assert(strstr(text, "\"bid\":1,\"multiplier\":2,\"history\":[{\"seat\":0,\"cards\":[3],"
+                           "\"combo\":\"single\",\"auto\":false},"
+                           "{\"seat\":1,\"cards\":[],\"combo\":\"pass\",\"auto\":true}],") != NULL,
               "%s", text);
     cr_assert(strstr(text, "\"last\":{\"cards\":[],\"combo\":\"pass\"}") != NULL, "%s", text);
     cr_assert(strstr(text, "\"turn\":{\"type\":\"turn\",\"seat\":2,") != NULL, "%s", text);

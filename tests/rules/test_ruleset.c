@@ -162,6 +162,25 @@ Test(ruleset, botzone_ftl_scores_count_the_plays)
     }
 }
 
+/* What a table shows during a game: the bombs and the rocket so far, no
+ * bid, no spring; nothing where scores count plays. */
+Test(ruleset, multiplier_so_far_counts_bombs_and_rocket)
+{
+    ddz_game g = {0};
+    g.bid = 3;
+    g.spring = 1; /* not known during a game: never counted */
+    cr_assert_eq(ddz_rules_caai.multiplier_so_far(&g), 1);
+    cr_assert_eq(ddz_rules_botzone_ftl2.multiplier_so_far(&g), 1);
+    cr_assert_eq(ddz_rules_botzone_ftl.multiplier_so_far(&g), 0);
+    g.bombs = 2;
+    cr_assert_eq(ddz_rules_caai.multiplier_so_far(&g), 3);
+    cr_assert_eq(ddz_rules_botzone_ftl2.multiplier_so_far(&g), 4);
+    g.rocket = 1;
+    cr_assert_eq(ddz_rules_caai.multiplier_so_far(&g), 6);
+    cr_assert_eq(ddz_rules_botzone_ftl2.multiplier_so_far(&g), 8);
+    cr_assert_eq(ddz_rules_botzone_ftl.multiplier_so_far(&g), 0);
+}
+
 Test(ruleset, early_penalty_is_maxscore_over_games)
 {
     const ddz_rules *rs = &ddz_rules_caai;

@@ -562,9 +562,10 @@ Test(bridge_xlate, garbage_frames_are_logged_and_ignored, .fini = teardown)
 static ddz_event state_in_play(int extra, int turn_seat, uint32_t seq)
 {
     static ddz_record_play hist[8];
-    const ddz_record_play plays[] = {{0, 0, CARDS(0)},  {1, 1, 0}, {2, 0, CARDS(30)},
-                                     {0, 0, CARDS(17)}, {1, 0, 0}, {2, 0, CARDS(34)},
-                                     {0, 0, 0}};
+    const ddz_record_play plays[] = {
+        {0, 0, DDZ_SINGLE, CARDS(0)},  {1, 1, DDZ_PASS, 0}, {2, 0, DDZ_SINGLE, CARDS(30)},
+        {0, 0, DDZ_SINGLE, CARDS(17)}, {1, 0, DDZ_PASS, 0}, {2, 0, DDZ_SINGLE, CARDS(34)},
+        {0, 0, DDZ_PASS, 0}};
     memcpy(hist, plays, sizeof plays);
     ddz_event e = ev_state(DDZ_EVENT_PH_PLAY);
     ddz_event_state *s = &e.state;

@@ -335,7 +335,8 @@ async function counterCheck(page) {
     const shown = Object.fromEntries([...document.querySelectorAll('[data-test=counter] [data-rank]')].map((e) => [+e.dataset.rank, +e.dataset.left]));
     const bombs = played.filter((p) => p.combo === 'bomb').length;
     const rocket = played.some((p) => p.combo === 'rocket');
-    return { left, shown, m: (1 + bombs) * (rocket ? 2 : 1), chip: +document.querySelector('[data-test=mult]')?.dataset.m,
+    const sent = played.length ? played[played.length - 1].multiplier : null;
+    return { left, shown, m: (1 + bombs) * (rocket ? 2 : 1), sent, chip: +document.querySelector('[data-test=mult]')?.dataset.m,
       moves: played.length, last: played[played.length - 1] || null };
   });
 }
@@ -382,6 +383,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
         assert.deepEqual(Object.keys(c.shown).length, 15, 'the counter shows 15 ranks');
         assert.deepEqual(c.left.map((x, r) => c.shown[r]), c.left, `the counter after ${c.moves} plays`);
         assert.equal(c.chip, c.m, 'the multiplier chip counts the bombs and the rocket played');
+        if (c.sent !== null) assert.equal(c.chip, c.sent, 'the multiplier chip is the one the server sent');
         lastCheck = c;
         if (!historyChecked && c.moves >= 4) {
           historyChecked = true;

@@ -54,7 +54,7 @@ test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
   }
 });
 
-import { remaining, multiplier, tricks, isBomb, isRocket } from '../../web/js/tracker.js';
+import { remaining, tricks } from '../../web/js/tracker.js';
 
 test('the card counter counts the deck less my hand and every card played', () => {
   const full = remaining(null, []);
@@ -67,18 +67,6 @@ test('the card counter counts the deck less my hand and every card played', () =
   assert.equal(left[13], 0);
   assert.equal(left[14], 0);
   assert.equal(left.reduce((a, b) => a + b, 0), 54 - 5 - 3);
-});
-
-test('the multiplier so far: caai adds one a bomb, botzone-ftl2 doubles, the rocket doubles, ftl has none', () => {
-  const bomb = { cards: [4, 5, 6, 7] };
-  const rocket = { cards: [52, 53] };
-  assert.ok(isBomb(bomb.cards) && !isBomb([4, 5, 6, 8]) && !isBomb([4, 5, 6, 7, 8, 9]));
-  assert.ok(isRocket(rocket.cards) && !isRocket([52, 0]));
-  assert.equal(multiplier('caai', []).m, 1);
-  assert.equal(multiplier('caai', [bomb, bomb]).m, 3);
-  assert.equal(multiplier('caai', [bomb, bomb, rocket]).m, 6);
-  assert.equal(multiplier('botzone-ftl2', [bomb, bomb, rocket]).m, 8);
-  assert.equal(multiplier('botzone-ftl', [bomb]), null);
 });
 
 test('the moves cut into tricks after two passes', () => {

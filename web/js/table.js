@@ -22,7 +22,7 @@ import { app, go, leave, toast, ask, dismissNotices, langButton } from './shell.
 import { commitMatches } from './blake2b.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';
-import { remaining, multiplier, tricks, isBomb, isRocket } from './tracker.js';
+import { remaining, tricks } from './tracker.js';
 import { cue, isMuted, setMuted, turnTitle } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
 
@@ -145,6 +145,7 @@ export class Table {
     g.leftover = m.leftover;
     g.landlord = m.landlord;
     g.bid = m.bid;
+    g.multiplier = m.multiplier;
     g.history = m.history || [];
     g.turn = m.turn ? { ...m.turn, deadline: now() + m.turn.deadline_ms } : null;
     if (m.phase === 'between' && this.g.over && this.g.game === m.game) {
@@ -218,7 +219,8 @@ export class Table {
       case 'played': {
         // after its fault every action of a seat is the referee's (`auto`)
         const referee = m.auto && g.faulted.has(m.seat);
-        g.history.push({ seat: m.seat, cards: m.cards, auto: m.auto, referee });
+        g.history.push({ seat: m.seat, cards: m.cards, combo: m.combo, auto: m.auto, referee });
+        g.multiplier = m.multiplier; // the server's: the rules' count of the bombs and the rocket
         g.last[m.seat] = { cards: m.cards, combo: m.combo, auto: m.auto, referee };
         g.counts[m.seat] = m.left;
         this.announce(t('a11y.said', { name: this.sayName(m.seat),
@@ -231,7 +233,7 @@ export class Table {
           g.freshCards.clear();
         }
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
-        cue(isBomb(m.cards) || isRocket(m.cards) ? 'bomb' : m.cards.length ? 'play' : 'pass');
+        cue(m.combo === 'bomb' || m.combo === 'rocket' ? 'bomb' : m.cards.length ? 'play' : 'pass');
         this.render();
         return;
       }
@@ -477,11 +479,15 @@ export class Table {
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
     // botzone-ftl has no bidding: its landlord's base of 1 is no bid
     if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
-    const mult = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? multiplier(this.rules, g.history) : null;
-    if (mult) {
-      chips.push(h('span.chip.mult' + (mult.m > 1 ? '.gold' : ''), { dataset: { test: 'mult', m: String(mult.m) },
-        title: t('table.bombs', { n: mult.bombs }) + (mult.rocket ? ' · ' + t('combo.rocket') : '') },
-        h('span.long', `${t('over.mult')} `), `×${mult.m}`));
+    // the multiplier so far is the server's (null where the rule set has
+    // none); the bombs and the rocket in its title are the plays it named
+    const m = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? g.multiplier : null;
+    if (m) {
+      const bombs = g.history.filter((p) => p.combo === 'bomb').length;
+      const rocket = g.history.some((p) => p.combo === 'rocket');
+      chips.push(h('span.chip.mult' + (m > 1 ? '.gold' : ''), { dataset: { test: 'mult', m: String(m) },
+        title: t('table.bombs', { n: bombs }) + (rocket ? ' · ' + t('combo.rocket') : '') },
+        h('span.long', `${t('over.mult')} `), `×${m}`));
     }
     if (this.seat === null) chips.push(h('span.chip.watch', t('table.watching')));
     replace(this.el.top,
