@@ -292,8 +292,9 @@ Test(serve_ladder, a_faulting_bot_is_suspended, .init = setup_no_server, .fini =
     fclose(f);
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", srv.port);
     snprintf(log, sizeof log, "%s/faulty.log", srv.dir);
-    char *argv[] = {DDZ_BIN,    "bridge",    "--url", url,       "--token", tok,
-                    "--ladder", "--botzone", "--",    "/usr/bin/python3", script, NULL};
+    char *argv[] = {DDZ_BIN, "bridge",   "--url",     url,  "--token",
+                    tok,     "--ladder", "--botzone", "--", "/usr/bin/python3",
+                    script,  NULL};
     proc b = {0};
     spawn(&b, log, argv);
     json_t *j = wait_ladder(suspended, "faulty", 60000, "faulty suspended");
