@@ -43,17 +43,17 @@
 #include "rules/record.h"
 
 enum {
-    DDZ_EVENT_NAME_MAX = 190,      /* a player's name, bytes with the NUL: an engine's CAAI
-                                    * name of 63 GBK bytes is up to 189 bytes of UTF-8 */
-    DDZ_EVENT_ROOM_ID_MAX = 33,    /* a room id, 1..32 bytes, with the NUL (a cluster node's
-                                    * rooms are "NODE-XXXXXXXX": 16 + 1 + 8) */
-    DDZ_EVENT_URL_MAX = 256,       /* a redirect's URL, 1..255 bytes, with the NUL */
-    DDZ_EVENT_ROOM_NAME_MAX = 161, /* a room name, 40 characters of UTF-8, with the NUL */
-    DDZ_EVENT_RULES_MAX = 16,      /* a rule set name, 1..15 bytes, with the NUL */
-    DDZ_EVENT_TEXT_MAX = 256,      /* an error message or a bye reason, with the NUL */
-    DDZ_EVENT_LIST_MAX = 64,       /* names in one of the rooms event's lists */
-    DDZ_EVENT_GAME_KEY_HEX = 32,   /* an over's game_key: lower-case hex digits */
-    DDZ_EVENT_HINTS_MAX = 8,       /* plays in a hint */
+    DDZ_EVENT_NAME_MAX = 190,           /* a player's name, bytes with the NUL: an engine's CAAI
+                                         * name of 63 GBK bytes is up to 189 bytes of UTF-8 */
+    DDZ_EVENT_ROOM_ID_MAX = 33,         /* a room id, 1..32 bytes, with the NUL (a cluster node's
+                                         * rooms are "NODE-XXXXXXXX": 16 + 1 + 8) */
+    DDZ_EVENT_URL_MAX = 256,            /* a redirect's URL, 1..255 bytes, with the NUL */
+    DDZ_EVENT_ROOM_NAME_MAX = 161,      /* a room name, 40 characters of UTF-8, with the NUL */
+    DDZ_EVENT_RULES_MAX = 16,           /* a rule set name, 1..15 bytes, with the NUL */
+    DDZ_EVENT_TEXT_MAX = 256,           /* an error message or a bye reason, with the NUL */
+    DDZ_EVENT_LIST_MAX = 64,            /* names in one of the rooms event's lists */
+    DDZ_EVENT_GAME_KEY_HEX = 32,        /* an over's game_key: lower-case hex digits */
+    DDZ_EVENT_HINTS_MAX = 8,            /* plays in a hint */
     DDZ_EVENT_MULTIPLIER_MAX = 1 << 20, /* a multiplier so far (botzone-ftl2: 2^14 at most) */
 };
 

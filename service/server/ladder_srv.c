@@ -850,7 +850,8 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         return;
     }
     if (kind_of(p->name) != K_BOT || strlen(p->name) >= DDZ_LADDER_NAME_MAX) {
-        ddz__conn_error(p->conn, DDZ_EAUTH, "a ladder bot's name cannot start with ai: or engine:", q);
+        ddz__conn_error(p->conn, DDZ_EAUTH,
+                        "a ladder bot's name cannot start with ai: or engine:", q);
         return;
     }
     int i = find(l, p->name);

@@ -434,7 +434,8 @@ Test(event, state_password_may_be_absent)
         "\"time\":30,\"games\":6,\"private\":false,\"bots\":false,\"autopass\":true,\"grace\":60,"
         "\"custody\":\"ai\",\"pause\":3}},\"seat\":null,\"phase\":\"waiting\",\"game\":1,"
         "\"games\":6,\"commit\":null,\"players\":[null,null,null],\"hand\":null,"
-        "\"leftover\":null,\"landlord\":null,\"bid\":null,\"multiplier\":null,\"history\":[],\"turn\":null,"
+        "\"leftover\":null,\"landlord\":null,\"bid\":null,\"multiplier\":null,\"history\":[],"
+        "\"turn\":null,"
         "\"totals\":[0,0,0],\"autopass\":true,\"result\":null}";
     ddz_event e = parse_ok(text);
     cr_assert_not(e.state.password);

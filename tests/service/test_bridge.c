@@ -562,10 +562,13 @@ Test(bridge_xlate, garbage_frames_are_logged_and_ignored, .fini = teardown)
 static ddz_event state_in_play(int extra, int turn_seat, uint32_t seq)
 {
     static ddz_record_play hist[8];
-    const ddz_record_play plays[] = {
-        {0, 0, DDZ_SINGLE, CARDS(0)},  {1, 1, DDZ_PASS, 0}, {2, 0, DDZ_SINGLE, CARDS(30)},
-        {0, 0, DDZ_SINGLE, CARDS(17)}, {1, 0, DDZ_PASS, 0}, {2, 0, DDZ_SINGLE, CARDS(34)},
-        {0, 0, DDZ_PASS, 0}};
+    const ddz_record_play plays[] = {{0, 0, DDZ_SINGLE, CARDS(0)},
+                                     {1, 1, DDZ_PASS, 0},
+                                     {2, 0, DDZ_SINGLE, CARDS(30)},
+                                     {0, 0, DDZ_SINGLE, CARDS(17)},
+                                     {1, 0, DDZ_PASS, 0},
+                                     {2, 0, DDZ_SINGLE, CARDS(34)},
+                                     {0, 0, DDZ_PASS, 0}};
     memcpy(hist, plays, sizeof plays);
     ddz_event e = ev_state(DDZ_EVENT_PH_PLAY);
     ddz_event_state *s = &e.state;
@@ -1070,7 +1073,8 @@ Test(bridge_seat, a_one_shot_botzone_bot_plays_through_the_translator, .fini = t
     botzone_through_translator(false);
 }
 
-Test(bridge_seat, a_kept_botzone_bot_plays_through_the_translator, .fini = teardown, .timeout = HANG(60))
+Test(bridge_seat, a_kept_botzone_bot_plays_through_the_translator, .fini = teardown,
+     .timeout = HANG(60))
 {
     botzone_through_translator(true);
 }
