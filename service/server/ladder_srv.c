@@ -25,7 +25,7 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 #include "service/server/rooms.h"
-#include "service/server/seat_player.h"
+#include "service/server/seating.h"
 
 #define RECENT 12      /* games looked at for a suspension */
 #define RECENT_MIN 3   /* ... at least this many */
@@ -84,15 +84,6 @@ typedef struct ddz_ladder {
     ddz_ladder_net *net; /* clustered (ladder_net.h), else NULL */
     ddz_timer kick, tick;
 } ddz_ladder;
-
-/* A seat whose bot is not connected: charged a crash when asked (a deal
- * does not wait for a bot that left). Returns it or NULL (out of memory). */
-static ddz_seat *gone_create(ddz_srv *srv, const char *name)
-{
-    ddz_seat_env env = {.loop = &srv->loop.base};
-    int err;
-    return ddz_seat_absent_create(name, true, &env, &err);
-}
 
 /* ---- participants ---- */
 
@@ -193,41 +184,22 @@ static void net_round(ddz_ladder *l);
 static ddz_seat *make_seat(ltable *t, int slot, char *err, size_t errlen)
 {
     ddz_ladder *l = t->lad;
-    ddz_srv *srv = l->srv;
     part *q = &l->p[t->who[slot]];
-    t->absent[slot] = false;
-    if (q->kind == K_BOT) {
-        if (q->bot && q->bot->conn)
-            return ddz__seat_player_create(srv, q->bot);
-        t->absent[slot] = true;
-        return gone_create(srv, q->s.name);
-    }
-    const ddz_server_cfg *cfg = &srv->cfg;
-    uint64_t seed;
-    randombytes_buf(&seed, sizeof seed);
-    ddz_seat_env env = {
-        .loop = &srv->loop.base,
-        .think = srv->think,
-        .nengines = cfg->nengines,
-        .engine_name = (const char *const *)cfg->engine_name,
-        .engine_cmd = (const char *const *)cfg->engine_cmd,
-        .engine_protocol = cfg->engine_protocol,
+    char log_name[300];
+    snprintf(log_name, sizeof log_name, "ladder-%s", q->kind == K_ENGINE ? q->spec + 7 : "");
+    ddz_seat_want w = {
+        .spec = q->kind == K_BOT ? NULL : q->spec,
+        .player = q->bot,
+        .name = q->s.name,
+        .charge_at_once = true, /* a deal does not wait for a bot that left */
         .time_ms = l->time_ms,
-        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
-        .engines_running = &srv->m.engines,
-        .ais_alive = &srv->budget.ais,
-        .ais_created = &srv->budget.ais_created,
-        .ai_seed = seed,
         .ai_budget_ms = q->budget_ms,
+        .log_name = q->kind == K_ENGINE ? log_name : NULL,
     };
-    char log_path[4300];
-    if (cfg->engine_log_dir && q->kind == K_ENGINE) {
-        snprintf(log_path, sizeof log_path, "%s/ladder-%s.stderr.log", cfg->engine_log_dir,
-                 q->spec + 7);
-        env.stderr_log = log_path;
-    }
     int e = 0;
-    return ddz_seat_create(q->spec, &env, &e, err, errlen);
+    ddz_seat *st = ddz__seat_make(l->srv, &w, &e, err, errlen);
+    t->absent[slot] = st && ddz_seat_is_absent(st);
+    return st;
 }
 
 /* Room and seats of game t->game, and its start. Returns 0 or -1 (the
@@ -268,19 +240,19 @@ static int start_game(ltable *t)
     o.custody = DDZ_CUSTODY_FAULT;
     o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
     o.pause = 0;
-    t->room = ddz__room_create_tourney(l->srv, &o, t->run);
+    const char *labels[3];
+    ddz_player *bots[3];
+    for (int s = 0; s < 3; s++) {
+        part *q = &l->p[t->who[(s + t->game) % 3]];
+        labels[s] = q->s.name;
+        bots[s] = q->kind == K_BOT ? q->bot : NULL;
+    }
+    t->room = ddz__room_open_table(l->srv, &o, t->run, labels, bots);
     if (!t->room) {
         ddz__log(l->srv, "error", NULL, "ladder: out of memory for a room");
         return -1;
     }
     ddz__rooms_add(l->srv, t->room);
-    for (int s = 0; s < 3; s++) {
-        int slot = (s + t->game) % 3;
-        part *q = &l->p[t->who[slot]];
-        ddz__room_label(t->room, s, q->s.name);
-        if (q->kind == K_BOT && !t->absent[slot])
-            ddz__room_bind(t->room, s, q->bot);
-    }
     rc = ddz_runner_start(t->run);
     if (rc < 0) {
         ddz__log(l->srv, "error", NULL, "ladder: cannot start a game: %s", ddz_strerror(rc));
@@ -881,18 +853,8 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         ltable *t = &l->t[me->table];
         for (int s = 0; s < 3 && t->room && !t->pending; s++) {
             int slot = (s + t->game) % 3;
-            if (t->who[slot] != i)
-                continue;
-            ddz_seat *cur = ddz_runner_seat_of(t->run, s);
-            if (cur && !ddz_seat_is_absent(cur))
-                continue; /* its own seat already */
-            ddz_seat *st = ddz__seat_player_create(srv, p);
-            if (!st)
-                continue;
-            ddz_runner_seat(t->run, s, st);
-            t->absent[slot] = false;
-            ddz__room_bind(t->room, s, p);
-            ddz_runner_reask(t->run, s);
+            if (t->who[slot] == i && ddz__room_reseat(t->room, s, p))
+                t->absent[slot] = false;
         }
     }
     kick(l);

@@ -22,6 +22,7 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 #include "service/server/seat_player.h"
+#include "service/server/seating.h"
 #include "ai/greedy.h"
 #include "service/table/runner.h"
 
@@ -220,37 +221,18 @@ static void seat_event(ddz_room *r, int s)
 
 static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err)
 {
-    const ddz_server_cfg *cfg = &r->srv->cfg;
-    char log_path[600];
-    if (cfg->engine_log_dir && strncmp(spec, "engine:", 7) == 0)
-        snprintf(log_path, sizeof log_path, "%s/%s-%s-%d.stderr.log", cfg->engine_log_dir, spec + 7,
-                 r->id, index);
-    uint64_t seed;
-    randombytes_buf(&seed, sizeof seed);
-    if (strncmp(spec, "ai:", 3) == 0 && r->srv->budget.ais >= ddz__budget_max_ais(r->srv)) {
-        ddz__budget_refused(r->srv, DDZ_BUDGET_AIS);
-        *err = DDZ_EBUSY;
-        return NULL;
-    }
-    ddz_seat_env env = {
-        .loop = &r->srv->loop.base,
-        .think = r->srv->think,
-        .nengines = cfg->nengines,
-        .engine_name = (const char *const *)cfg->engine_name,
-        .engine_cmd = (const char *const *)cfg->engine_cmd,
-        .engine_protocol = cfg->engine_protocol,
-        .stderr_log = cfg->engine_log_dir && strncmp(spec, "engine:", 7) == 0 ? log_path : NULL,
+    char log_name[300], msg[200];
+    snprintf(log_name, sizeof log_name, "%s-%s-%d",
+             strncmp(spec, "engine:", 7) == 0 ? spec + 7 : spec, r->id, index);
+    ddz_seat_want w = {
+        .spec = spec,
+        .ai_budget = true,
         .time_ms = r->opts.time * 1000,
-        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
-        .engines_running = &r->srv->m.engines,
-        .ais_alive = &r->srv->budget.ais,
-        .ais_created = &r->srv->budget.ais_created,
-        .ai_seed = seed,
         /* a quarter of the table's time limit, at most a second */
         .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
+        .log_name = log_name,
     };
-    char msg[200];
-    return ddz_seat_create(spec, &env, err, msg, sizeof msg);
+    return ddz__seat_make(r->srv, &w, err, msg, sizeof msg);
 }
 
 /* A hosted AI in seat `s`, for good (spec) or in custody of its player. */
@@ -1112,11 +1094,8 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         return;
     }
     ddz_seat *st = ddz_runner_seat_of(r->run, p->seat);
-    int rc =
-        !st || r->seats[p->seat].custody
-            ? DDZ_ETURN
-            : ddz_runner_act(r->run, st, q->type == DDZ_REQ_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY,
-                             q->seq, q->bid, q->cards);
+    int rc = ddz__seat_player_act(st, p, q->type == DDZ_REQ_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY,
+                                  q->seq, q->bid, q->cards);
     if (rc < 0) {
         ddz__conn_error(p->conn, rc, NULL, q);
         return;
@@ -1227,7 +1206,7 @@ bool ddz__room_is_tourney(const ddz_room *r)
 
 /* ---- tournament tables (service/server/tourney_srv.c) ---- */
 
-ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run)
+static ddz_room *create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run)
 {
     ddz_room *r = calloc(1, sizeof *r);
     if (!r)
@@ -1253,12 +1232,7 @@ ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_
     return r;
 }
 
-void ddz__room_label(ddz_room *r, int seat, const char *label)
-{
-    snprintf(r->seats[seat].label, sizeof r->seats[seat].label, "%s", label);
-}
-
-void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)
+static void bind_seat(ddz_room *r, int seat, ddz_player *p)
 {
     rseat *s = &r->seats[seat];
     if (s->player && s->player != p && s->player->room == r)
@@ -1281,6 +1255,40 @@ void ddz__room_bind(ddz_room *r, int seat, ddz_player *p)
         ddz__room_send_state(r, p);
     }
     seat_event(r, seat);
+}
+
+ddz_room *ddz__room_open_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run,
+                               const char *const labels[3], ddz_player *const bots[3])
+{
+    ddz_room *r = create_table(srv, opts, run);
+    if (!r)
+        return NULL;
+    for (int s = 0; s < 3; s++) {
+        const ddz_seat *st = ddz_runner_seat_of(run, s);
+        snprintf(r->seats[s].label, sizeof r->seats[s].label, "%s", labels[s]);
+        if (bots[s] && st && !ddz_seat_is_absent(st))
+            bind_seat(r, s, bots[s]);
+    }
+    return r;
+}
+
+bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p)
+{
+    if (!r->run || r->dead)
+        return false;
+    ddz_seat *cur = ddz_runner_seat_of(r->run, seat);
+    if (!cur || !ddz_seat_is_absent(cur))
+        return false; /* its own seat already, or a program's */
+    ddz_seat_want w = {.player = p};
+    char msg[100];
+    int err = 0;
+    ddz_seat *st = ddz__seat_make(r->srv, &w, &err, msg, sizeof msg);
+    if (!st)
+        return false;
+    ddz_runner_seat(r->run, seat, st);
+    bind_seat(r, seat, p);
+    ddz_runner_reask(r->run, seat);
+    return true;
 }
 
 void ddz__room_tourney_event(ddz_room *r, const ddz_tev *ev)

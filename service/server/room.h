@@ -73,16 +73,20 @@ ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
  * the grace of a dropped bot with custody "fault". It never closes by
  * itself; ddz__room_detach() ends it when its table ends. */
 
-/* Returns a tournament room around `run` with `opts` (name, rules, time,
- * games, grace), not yet in the lobby's list, or NULL when out of memory. */
-ddz_room *ddz__room_create_tourney(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run);
+/* Opens the room of a competition table around `run` (its seats already
+ * made through seating.h), not yet in the server's rooms (rooms.h: the
+ * caller adds it), shows seat s as
+ * labels[s] (the participant's name or ID) and seats bots[s] (NULL: none)
+ * where its seat is its own, not an absent one. Returns the room or NULL
+ * when out of memory. */
+ddz_room *ddz__room_open_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run,
+                               const char *const labels[3], ddz_player *const bots[3]);
 
-/* Seat `seat` of tournament room `r` is shown as `label` (the player's ID). */
-void ddz__room_label(ddz_room *r, int seat, const char *label);
-
-/* `p` (a bot, or NULL) holds seat `seat` of tournament room `r`, after it
- * left any other room or seat: it is told `joined` and `state`. */
-void ddz__room_bind(ddz_room *r, int seat, ddz_player *p);
+/* Competition bot `p` came back while seat `seat` of table `r` is held by
+ * an absent seat: it takes the seat back and is asked what is open.
+ * Returns true if it did; false if the seat is already its own (or a
+ * program's) or when out of memory (the absent seat stays, charged). */
+bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p);
 
 /* An event of the table, and the end of a game. Returns the game's id in
  * the store. */

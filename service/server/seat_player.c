@@ -123,6 +123,15 @@ static const ddz_seat_ops bot_ops = {
     .close = player_close,
 };
 
+int ddz__seat_player_act(ddz_seat *s, const ddz_player *p, int action, uint32_t seq, int bid,
+                         ddz_cards cards)
+{
+    if (!s || (s->ops != &human_ops && s->ops != &bot_ops) || ((player_seat *)s)->player != p ||
+        !s->host.act)
+        return DDZ_ETURN;
+    return s->host.act(s->host.ctx, s, action, seq, bid, cards);
+}
+
 ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p)
 {
     player_seat *ps = calloc(1, sizeof *ps);

@@ -13,6 +13,15 @@ typedef struct ddz_srv ddz_srv;
  * memory. */
 ddz_seat *ddz__seat_player_create(ddz_srv *srv, ddz_player *p);
 
+/* Player `p` answers the open request of seat `s`: the answer goes where
+ * every seat's answer goes, to the table through the seat's host, and only
+ * if `s` is `p`'s own seat (not an AI in custody of it, nor an absent
+ * seat). Returns the table's verdict (0 or a DDZ_E... code: a bot's
+ * illegal answer is then charged as a fault; a person may try again), or
+ * DDZ_ETURN when `s` (NULL-safe) is not `p`'s seat or is at no table. */
+int ddz__seat_player_act(ddz_seat *s, const ddz_player *p, int action, uint32_t seq, int bid,
+                         ddz_cards cards);
+
 /* Fills `out` with the `turn` event for `ask` (the deadline counted from
  * now), with the legal answers if `with_legal`: the bids, or the plays
  * (pass last when following) in an array allocated here. Returns that

@@ -21,7 +21,7 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 #include "service/server/rooms.h"
-#include "service/server/seat_player.h"
+#include "service/server/seating.h"
 #include "service/tourney/director.h"
 #include "service/tourney/gamelog.h"
 #include "service/tourney/report.h"
@@ -47,16 +47,6 @@ struct ddz_tsrv {
     char lease[96]; /* DIR/lease as written at the start, "" on one node */
     bool fenced;    /* DIR/lease no longer says this node: nothing more is written */
 };
-
-/* A seat nobody holds: a bot absent from a table that must be played;
- * the clock charges it (it may still come). Returns it or NULL (out of
- * memory). */
-static ddz_seat *absent_create(ddz_srv *srv, const char *name)
-{
-    ddz_seat_env env = {.loop = &srv->loop.base};
-    int err;
-    return ddz_seat_absent_create(name, false, &env, &err);
-}
 
 /* ---- helpers ---- */
 
@@ -219,39 +209,20 @@ bool ddz__tsrv_fenced(ddz_srv *srv)
 static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, size_t errlen)
 {
     ddz_tsrv *ts = ctx;
-    ddz_srv *srv = ts->srv;
-    if (is_bot(ts, player)) {
-        ddz_player *p = ts->bot[player];
-        ddz_seat *s = p && p->conn ? ddz__seat_player_create(srv, p)
-                                   : absent_create(srv, ts->s.specs[player] + 4);
-        if (!s)
-            snprintf(err, errlen, "out of memory");
-        return s;
-    }
-    const ddz_server_cfg *cfg = &srv->cfg;
-    ddz_seat_env env = {
-        .loop = &srv->loop.base,
-        .think = srv->think,
-        .allow_exec = true, /* the operator's players file */
-        .nengines = cfg->nengines,
-        .engine_name = (const char *const *)cfg->engine_name,
-        .engine_cmd = (const char *const *)cfg->engine_cmd,
-        .engine_protocol = cfg->engine_protocol,
+    bool bot = is_bot(ts, player);
+    char log_name[300];
+    snprintf(log_name, sizeof log_name, "tournament-%s", ts->s.ids[player]);
+    ddz_seat_want w = {
+        .spec = bot ? NULL : ts->s.specs[player],
+        .player = bot ? ts->bot[player] : NULL,
+        .name = ts->s.specs[player] + 4, /* "bot:NAME" */
+        .allow_exec = true,              /* the operator's players file */
         .time_ms = ts->s.dc.time_ms,
-        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
-        .engines_running = &srv->m.engines,
-        .ais_alive = &srv->budget.ais,
-        .ais_created = &srv->budget.ais_created,
         .ai_seed = ai_seed,
+        .log_name = log_name,
     };
-    char log_path[4300];
-    if (cfg->engine_log_dir && strncmp(ts->s.specs[player], "ai:", 3) != 0) {
-        snprintf(log_path, sizeof log_path, "%s/tournament-%s.stderr.log", cfg->engine_log_dir,
-                 ts->s.ids[player]);
-        env.stderr_log = log_path;
-    }
     int e = 0;
-    return ddz_seat_create(ts->s.specs[player], &env, &e, err, errlen);
+    return ddz__seat_make(ts->srv, &w, &e, err, errlen);
 }
 
 static void table_start(void *ctx, const ddz_tgame *w)
@@ -270,7 +241,13 @@ static void table_start(void *ctx, const ddz_tgame *w)
     o.bots = true;
     o.custody = DDZ_CUSTODY_FAULT; /* a competition: a bot gone past the grace is charged */
     o.pause = 0;
-    ddz_room *r = ddz__room_create_tourney(ts->srv, &o, run);
+    const char *labels[3];
+    ddz_player *bots[3];
+    for (int s = 0; s < 3; s++) {
+        labels[s] = ts->s.ids[w->player[s]];
+        bots[s] = is_bot(ts, w->player[s]) ? ts->bot[w->player[s]] : NULL;
+    }
+    ddz_room *r = ddz__room_open_table(ts->srv, &o, run, labels, bots);
     if (!r) {
         ddz__log(ts->srv, "error", NULL, "tournament: out of memory for the room of table %d",
                  w->table);
@@ -278,13 +255,6 @@ static void table_start(void *ctx, const ddz_tgame *w)
     }
     ts->room[w->table - 1] = r;
     ddz__rooms_add(ts->srv, r);
-    for (int s = 0; s < 3; s++) {
-        int who = w->player[s];
-        const ddz_seat *st = ddz_runner_seat_of(run, s);
-        ddz__room_label(r, s, ts->s.ids[who]);
-        if (is_bot(ts, who) && ts->bot[who] && st && !ddz_seat_is_absent(st))
-            ddz__room_bind(r, s, ts->bot[who]);
-    }
 }
 
 static void table_event(void *ctx, const ddz_tgame *w, const ddz_tev *ev)
@@ -515,20 +485,9 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
      * takes its seat back, and is asked what is open */
     const ddz_tourney *t = ddz_director_state(ts->d);
     for (int k = 0; k < t->ntables && !ddz_director_done(ts->d); k++)
-        for (int s = 0; s < 3; s++) {
-            ddz_runner *run = ddz_director_runner(ts->d, k);
-            if (t->table[k].player[s] != i || !run || !ts->room[k])
-                continue;
-            ddz_seat *cur = ddz_runner_seat_of(run, s);
-            if (cur && !ddz_seat_is_absent(cur))
-                continue; /* its own seat already */
-            ddz_seat *st = ddz__seat_player_create(srv, p);
-            if (!st)
-                continue;
-            ddz_runner_seat(run, s, st);
-            ddz__room_bind(ts->room[k], s, p);
-            ddz_runner_reask(run, s);
-        }
+        for (int s = 0; s < 3; s++)
+            if (t->table[k].player[s] == i && ts->room[k])
+                ddz__room_reseat(ts->room[k], s, p);
     if (ddz_director_done(ts->d)) {
         ddz_event rel = {.type = DDZ_EVENT_RELEASED};
         snprintf(rel.released.reason, sizeof rel.released.reason, "the tournament is over");
