@@ -883,10 +883,10 @@ static void room_leave(ddz_room *r, ddz_player *p)
         if (r->tourney) {
             /* a competition's seat is played to the end: nobody holds it
              * now, and it is charged when asked */
-            ddz_seat_env env = {.loop = &r->srv->loop.base};
+            ddz_seat_want w = {.name = s->label[0] ? s->label : p->name, .charge_at_once = true};
+            char msg[100];
             int err;
-            ddz_seat *gone =
-                ddz_seat_absent_create(s->label[0] ? s->label : p->name, true, &env, &err);
+            ddz_seat *gone = ddz__seat_make(r->srv, &w, &err, msg, sizeof msg);
             if (r->run) {
                 ddz_runner_seat(r->run, i, gone);
                 ddz_runner_reask(r->run, i);
