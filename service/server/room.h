@@ -73,6 +73,12 @@ ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
  * the grace of a dropped bot with custody "fault". It never closes by
  * itself; ddz__room_detach() ends it when its table ends. */
 
+/* Returns a competition table's room around `run` with `opts`, its
+ * seats shown as their seats' names and held by nobody yet, not in the
+ * server's rooms; NULL when out of memory. ddz__room_open_table() is the
+ * way in from outside the room's files. */
+ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run);
+
 /* Opens the room of a competition table around `run` (its seats already
  * made through seating.h), not yet in the server's rooms (rooms.h: the
  * caller adds it), shows seat s as

@@ -1,0 +1,80 @@
+/* room_fields.h - the fields of a room, shared by its files (room.c and
+ * room_*.c); everyone else goes through room.h.
+ *
+ * One object for every table the server runs: a casual room owns its
+ * runner and decides its series (rematch, pause, custody by a hosted AI
+ * for a person away); a competition table (`tourney`: the ladder's or a
+ * tournament's) borrows the competition's runner, which starts its games,
+ * and a seat its bot leaves is held by an absent seat, charged when asked.
+ */
+#ifndef DDZ_ROOM_FIELDS_H
+#define DDZ_ROOM_FIELDS_H
+
+#include "service/seats/seats.h"
+#include "service/server/budget.h"
+#include "service/server/conn.h"
+#include "service/server/context.h"
+#include "service/server/room.h"
+#include "service/server/seat_player.h"
+#include "service/server/seating.h"
+#include "service/table/runner.h"
+
+enum room_phase { PH_WAITING = 0, PH_PLAYING, PH_BETWEEN, PH_TURN_OVER };
+
+typedef struct rseat {
+    ddz_room *room;
+    int index;
+    ddz_player *player; /* the person or bot holding the seat; NULL for programs */
+    ddz_seat *away;     /* the player's own seat while an AI plays for it */
+    char spec[48];      /* program seats: "ai:NAME" or "engine:NAME" */
+    bool custody;       /* a hosted AI plays for the absent player */
+    bool rematch;       /* voted for another turn */
+    char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
+    ddz_timer grace;    /* custody timer of a dropped player */
+} rseat;
+
+struct ddz_room {
+    ddz_room *next;
+    ddz_srv *srv;
+    char id[DDZ_EVENT_ROOM_ID_MAX]; /* NODE-XXXXXXXX in a cluster, else XXXXXXXX */
+    ddz_room_opts opts;
+    const ddz_rules *rules;
+    rseat seats[3];
+    ddz_player **watch; /* spectators */
+    size_t nwatch, capwatch;
+    ddz_runner *run;
+    int phase; /* enum room_phase */
+    int turn_no;
+    uint8_t master[DDZ_SEED_BYTES];
+    uint32_t dealt;           /* games dealt from the master seed before this turn */
+    int64_t game_id;          /* store id of the current game */
+    ddz_tev ask;              /* the open request, while `asking` */
+    bool asking;              /* a request is open */
+    ddz_timer pause;          /* between games, and the start after seating */
+    ddz_event_over last_over; /* the last `over` event, for players who come back */
+    bool has_last_over;       /* a game of the room has ended */
+    bool dead;
+    int engines;         /* engine seats it reserved (the engines budget) */
+    ddz_addr *owner;     /* the address that created it (rooms per address), or NULL */
+    bool idle;           /* nobody is connected to it: in the idle list */
+    ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
+    ddz_room *idle_next;
+    ddz_tries tries;                      /* wrong passwords sent to it */
+    char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
+    bool tourney; /* a competition table (ladder, tournament): the runner is the
+                     competition's, which starts the games */
+};
+
+/* Returns the room's table (its runner's). */
+static inline const ddz_table *room_table(const ddz_room *r)
+{
+    return ddz_runner_table(r->run);
+}
+
+/* Returns whether a game of the room is being played. */
+static inline bool room_live(const ddz_room *r)
+{
+    return r->run && r->phase == PH_PLAYING && ddz_table_running(room_table(r));
+}
+
+#endif

@@ -1,0 +1,386 @@
+/* room_seats.c - who sits where in a room: seating and watching, the one
+ * way out (ddz__player_leave), a player who drops and comes back, the
+ * grace, custody by a hosted AI (托管), and when a room nobody can come
+ * back to closes. Every seat is made through seating.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "service/server/room_fields.h"
+#include "service/server/room_seats.h"
+#include "service/server/room_series.h"
+#include "service/server/room_view.h"
+
+static void check_dead(ddz_room *r);
+static void idle_update(ddz_room *r);
+static bool anyone_may_come(const ddz_room *r, int skip);
+
+static const char *default_ai(const ddz_room *r)
+{
+    if (r->srv->cfg.default_ai)
+        return r->srv->cfg.default_ai;
+    return ddz_ai_exists("strong") ? "strong" : "greedy";
+}
+
+static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err)
+{
+    char log_name[300], msg[200];
+    snprintf(log_name, sizeof log_name, "%s-%s-%d",
+             strncmp(spec, "engine:", 7) == 0 ? spec + 7 : spec, r->id, index);
+    ddz_seat_want w = {
+        .spec = spec,
+        .ai_budget = true,
+        .time_ms = r->opts.time * 1000,
+        /* a quarter of the table's time limit, at most a second */
+        .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
+        .log_name = log_name,
+    };
+    return ddz__seat_make(r->srv, &w, err, msg, sizeof msg);
+}
+
+/* A hosted AI in seat `s`, for good (spec) or in custody of its player. */
+int ddz__room_seat_ai(ddz_room *r, rseat *s, const char *spec)
+{
+    int err = 0;
+    ddz_seat *ai = make_program(r, s->index, spec, &err);
+    if (!ai)
+        return err;
+    ddz_runner_seat(r->run, s->index, ai);
+    return 0;
+}
+
+/* Puts seat `s` in the custody of a hosted AI (its player's own seat kept
+ * aside), without asking it anything: the caller asks it the open request
+ * or lets the runner do so. Returns 0, or DDZ_EBUSY when the AI budget is
+ * spent (the seat then stays its player's). */
+int ddz__room_take_custody(ddz_room *r, rseat *s)
+{
+    char spec[48];
+    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
+    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
+    int rc = ddz__room_seat_ai(r, s, spec);
+    if (rc < 0) {
+        /* no AI to be had (the AI budget is spent): the seat stays its
+         * player's, and the clock charges it as it would an absent one */
+        ddz_runner_seat(r->run, s->index, mine);
+        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
+        return rc;
+    }
+    s->away = mine;
+    s->custody = true;
+    return 0;
+}
+
+/* Gives seat `s` back to its player (the custody AI goes) and asks it the
+ * open request, if it is its turn. */
+void ddz__room_end_custody(ddz_room *r, rseat *s)
+{
+    if (!s->custody)
+        return;
+    s->custody = false;
+    ddz_runner_seat(r->run, s->index, s->away);
+    s->away = NULL;
+    ddz_runner_reask(r->run, s->index);
+}
+
+static void on_grace(ddz_timer *t)
+{
+    rseat *s = (rseat *)((char *)t - offsetof(rseat, grace));
+    ddz_room *r = s->room;
+    if (!s->player || s->player->conn)
+        return;
+    if (s->custody) {
+        /* an AI already plays the seat (its time ran out first) */
+        check_dead(r);
+        return;
+    }
+    if (!r->tourney && !anyone_may_come(r, s->index)) {
+        /* Nobody will see the seat played: a custody AI would only be
+         * made to be freed with the room (5,000 abandoned rooms made
+         * 5,000 AIs at once). The room closes. */
+        check_dead(r);
+        return;
+    }
+    if (r->opts.custody == DDZ_CUSTODY_FAULT) {
+        if (room_live(r))
+            ddz_runner_fault(r->run, s->index, DDZ_FAULT_CRASH, "player gone past the grace");
+        check_dead(r);
+        return;
+    }
+    if (ddz__room_take_custody(r, s) < 0)
+        return;
+    ddz_runner_reask(r->run, s->index);
+    ddz__log(r->srv, "info", r->id, "seat %d: a hosted AI takes over", s->index);
+    ddz__room_seat_event(r, s->index);
+    check_dead(r);
+}
+
+/* The runner's clock found `player`'s request overdue. In a casual room
+ * (custody "ai") a person is not charged a fault: a hosted AI takes the
+ * seat over (托管) until the player takes it back, and the runner asks it
+ * the request afresh. Bots are programs and keep the SPEC 6 timeout, as
+ * does every seat of a competition room (custody "fault"). */
+bool ddz__room_on_timeout(void *ctx, int player)
+{
+    ddz_room *r = ctx;
+    rseat *s = &r->seats[player];
+    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || !s->player || s->player->bot ||
+        s->custody || ddz__room_take_custody(r, s) < 0)
+        return false;
+    ddz__log(r->srv, "info", r->id, "seat %d: out of time, a hosted AI plays for it", player);
+    ddz__room_seat_event(r, player);
+    return true;
+}
+
+int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
+{
+    ddz__player_leave(p); /* one room at a time */
+    if (p->bot && !r->opts.bots)
+        return DDZ_EAUTH;
+    int seat_no = -1;
+    if (want >= 0) {
+        if (ddz_runner_seat_of(r->run, want))
+            return DDZ_EINVAL;
+        seat_no = want;
+    } else {
+        for (int i = 0; i < 3 && seat_no < 0; i++)
+            if (!ddz_runner_seat_of(r->run, i))
+                seat_no = i;
+        if (seat_no < 0)
+            return DDZ_EFULL;
+    }
+    ddz_seat *st = ddz__seat_player_create(r->srv, p);
+    if (!st)
+        return DDZ_ENOMEM;
+    rseat *s = &r->seats[seat_no];
+    s->player = p;
+    s->custody = false;
+    ddz_runner_seat(r->run, seat_no, st);
+    p->room = r;
+    p->seat = seat_no;
+    p->autopass = r->opts.autopass;
+    ddz_runner_set_autopass(r->run, seat_no, p->autopass);
+    ddz__room_seat_event(r, seat_no);
+    idle_update(r);
+    ddz__room_maybe_start(r);
+    return seat_no;
+}
+
+int ddz__room_watch(ddz_room *r, ddz_player *p)
+{
+    ddz__player_leave(p); /* one room at a time */
+    if (r->nwatch == r->capwatch) {
+        size_t cap = r->capwatch ? 2 * r->capwatch : 4;
+        ddz_player **w = realloc(r->watch, cap * sizeof *w);
+        if (!w)
+            return DDZ_ENOMEM;
+        r->watch = w;
+        r->capwatch = cap;
+    }
+    r->watch[r->nwatch++] = p;
+    p->room = r;
+    p->seat = -1;
+    idle_update(r);
+    return 0;
+}
+
+void ddz__room_abort(ddz_room *r)
+{
+    if (!room_live(r))
+        return;
+    ddz_record rec;
+    ddz_runner_abort(r->run, &rec);
+    ddz__room_name_seats(r, &rec);
+    r->asking = false;
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
+                       true);
+    r->srv->m.games_aborted++;
+    r->phase = PH_WAITING;
+}
+
+/* Whether anyone but seat `skip` (-1: none) is connected to `r`, watches
+ * it, or may still come back (a dropped player within the grace period). */
+static bool anyone_may_come(const ddz_room *r, int skip)
+{
+    bool anyone = r->nwatch > 0;
+    int64_t now = ddz__now_us(), grace = (int64_t)r->opts.grace * 1000000;
+    for (int i = 0; i < 3; i++) {
+        const rseat *s = &r->seats[i];
+        if (!s->player || i == skip)
+            continue;
+        if (s->player->conn || (r->phase != PH_WAITING && now - s->player->gone_us < grace))
+            anyone = true;
+    }
+    return anyone;
+}
+
+/* Whether anyone is connected to `r` (seated or watching). */
+static bool anyone_connected(const ddz_room *r)
+{
+    if (r->nwatch > 0)
+        return true;
+    for (int i = 0; i < 3; i++)
+        if (r->seats[i].player && r->seats[i].player->conn)
+            return true;
+    return false;
+}
+
+/* Closes `r`: its game is recorded as aborted, it is reaped on the loop's
+ * next turn (its engines and AIs go then, not at the next tick). */
+static void close_room(ddz_room *r, const char *why)
+{
+    if (r->dead)
+        return;
+    r->dead = true;
+    ddz__reap_soon(r->srv);
+    ddz_loop_disarm(&r->srv->loop.base, &r->pause);
+    ddz__room_abort(r);
+    ddz__log(r->srv, "info", r->id, "room closed%s", why);
+}
+
+void ddz__room_idle_unlink(ddz_room *r)
+{
+    ddz_budget *b = &r->srv->budget;
+    if (!r->idle)
+        return;
+    *(r->idle_prev ? &r->idle_prev->idle_next : &b->idle_head) = r->idle_next;
+    *(r->idle_next ? &r->idle_next->idle_prev : &b->idle_tail) = r->idle_prev;
+    r->idle_prev = r->idle_next = NULL;
+    r->idle = false;
+    b->idle_rooms--;
+}
+
+/* Keeps `r` in the idle list while it lives and nobody is connected to it.
+ * Past --max-idle-rooms, the room idle the longest closes: rooms kept for
+ * absent players are what an attacker can pile up without holding a
+ * connection (5,000 create-and-drop: 0.69 GB), and under that pressure the
+ * oldest is the least likely to see its players back. */
+static void idle_update(ddz_room *r)
+{
+    ddz_budget *b = &r->srv->budget;
+    bool idle = !r->dead && !r->tourney && !anyone_connected(r);
+    if (idle == r->idle)
+        return;
+    if (!idle) {
+        ddz__room_idle_unlink(r);
+        return;
+    }
+    r->idle = true;
+    r->idle_prev = b->idle_tail;
+    *(b->idle_tail ? &b->idle_tail->idle_next : &b->idle_head) = r;
+    b->idle_tail = r;
+    b->idle_rooms++;
+    while (b->idle_rooms > ddz__budget_max_idle_rooms(r->srv)) {
+        ddz_room *oldest = b->idle_head;
+        ddz__budget_refused(r->srv, DDZ_BUDGET_IDLE_ROOMS);
+        close_room(oldest, ": too many rooms nobody is connected to");
+        ddz__room_idle_unlink(oldest);
+    }
+}
+
+/* A room lives while someone is connected to it, watches it, or may still
+ * come back (a dropped player within the grace period). A room left to
+ * hosted AIs and absent players closes; a game cut that way is recorded as
+ * aborted. */
+static void check_dead(ddz_room *r)
+{
+    if (r->tourney)
+        return; /* it lives as long as its table: the director ends it */
+    if (!anyone_may_come(r, -1))
+        close_room(r, "");
+    if (r->dead)
+        ddz__room_idle_unlink(r);
+    else
+        idle_update(r);
+}
+
+/* `p` leaves `r`'s audience or seat (ddz__player_leave says how). */
+static void room_leave(ddz_room *r, ddz_player *p)
+{
+    for (size_t i = 0; i < r->nwatch; i++)
+        if (r->watch[i] == p) {
+            r->watch[i] = r->watch[--r->nwatch];
+            check_dead(r);
+            return;
+        }
+    for (int i = 0; i < 3; i++) {
+        rseat *s = &r->seats[i];
+        if (s->player != p)
+            continue;
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        s->player = NULL;
+        ddz_seat_close(s->away);
+        s->away = NULL;
+        bool was_custody = s->custody;
+        s->custody = false;
+        if (r->tourney) {
+            /* a competition's seat is played to the end: nobody holds it
+             * now, and it is charged when asked */
+            ddz_seat_want w = {.name = s->label[0] ? s->label : p->name, .charge_at_once = true};
+            char msg[100];
+            int err;
+            ddz_seat *gone = ddz__seat_make(r->srv, &w, &err, msg, sizeof msg);
+            if (r->run) {
+                ddz_runner_seat(r->run, i, gone);
+                ddz_runner_reask(r->run, i);
+            } else {
+                ddz_seat_close(gone);
+            }
+        } else if (r->phase == PH_WAITING || r->phase == PH_TURN_OVER) {
+            ddz_runner_seat(r->run, i, NULL);
+            s->spec[0] = '\0';
+            if (r->phase == PH_TURN_OVER)
+                r->phase = PH_WAITING;
+        } else {
+            /* mid-turn: a hosted AI finishes the turn in this seat, if
+             * anyone is left to see it (else the room closes below) */
+            snprintf(s->spec, sizeof s->spec, "ai:%s", default_ai(r));
+            if (!was_custody && (!anyone_may_come(r, i) || ddz__room_seat_ai(r, s, s->spec) < 0))
+                ddz_runner_seat(r->run, i, NULL);
+            ddz_runner_reask(r->run, i);
+        }
+        ddz__room_seat_event(r, i);
+        break;
+    }
+    check_dead(r);
+}
+
+void ddz__player_leave(ddz_player *p)
+{
+    ddz_room *r = p->room;
+    p->room = NULL;
+    p->seat = -1;
+    if (r)
+        room_leave(r, p); /* a closed room not reaped yet too: it must not keep `p` */
+}
+
+void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
+{
+    if (p->seat < 0) {
+        if (!connected)
+            ddz__player_leave(p); /* a spectator that drops simply goes */
+        return;
+    }
+    rseat *s = &r->seats[p->seat];
+    if (s->player != p)
+        return;
+    if (connected) {
+        ddz_loop_disarm(&r->srv->loop.base, &s->grace);
+        /* the player takes the seat back: the AI goes (the state snapshot
+         * that follows the resume carries the open request) */
+        if (s->custody) {
+            s->custody = false;
+            ddz_runner_seat(r->run, s->index, s->away);
+            s->away = NULL;
+        }
+    } else if (r->phase == PH_WAITING && !r->tourney) {
+        ddz__player_leave(p);
+        return;
+    } else {
+        ddz_loop_arm(&r->srv->loop.base, &s->grace, on_grace, (int64_t)r->opts.grace * 1000000);
+    }
+    ddz__room_seat_event(r, p->seat);
+    check_dead(r);
+}
