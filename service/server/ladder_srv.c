@@ -69,6 +69,14 @@ typedef struct ltable {
     bool recorded;   /* clustered: its result went to be recorded */
 } ltable;
 
+/* The participant slot (index into who[]) at seat `seat` in the table's
+ * current game: the deal is played three times, each slot at every seat
+ * once (SPEC: duplicate rotation). The one place the rotation is decided. */
+static int slot_at(const ltable *t, int seat)
+{
+    return (seat + t->game) % 3;
+}
+
 typedef struct ddz_ladder {
     ddz_srv *srv;
     const ddz_rules *rules;
@@ -215,7 +223,7 @@ static int start_game(ltable *t)
     int rc = ddz_runner_series(t->run, &tc);
     char why[300] = "";
     for (int s = 0; s < 3 && rc == 0; s++) {
-        ddz_seat *st = make_seat(t, (s + t->game) % 3, why, sizeof why);
+        ddz_seat *st = make_seat(t, slot_at(t, s), why, sizeof why);
         if (!st)
             rc = DDZ_ENOMEM;
         else
@@ -243,7 +251,7 @@ static int start_game(ltable *t)
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {
-        part *q = &l->p[t->who[(s + t->game) % 3]];
+        part *q = &l->p[t->who[slot_at(t, s)]];
         labels[s] = q->s.name;
         bots[s] = q->kind == K_BOT ? q->bot : NULL;
     }
@@ -390,7 +398,7 @@ static void on_over(void *ctx, const ddz_record *rec)
     if (rec->fault_seat >= 0)
         faulted |= 1u << (rec->fault_seat % 3), kind[rec->fault_seat % 3] = rec->fault_kind;
     for (int s = 0; s < 3; s++) {
-        int slot = (s + t->game) % 3;
+        int slot = slot_at(t, s);
         part *q = &l->p[t->who[slot]];
         bool f = faulted >> s & 1;
         t->total[slot] = ddz_score_add(t->total[slot], rec->scores[s]);
@@ -419,7 +427,7 @@ static void on_log(void *ctx, int player, bool warn, const char *msg)
 {
     ltable *t = ctx;
     ddz_ladder *l = t->lad;
-    const char *who = player >= 0 && player < 3 ? l->p[t->who[(player + t->game) % 3]].s.name : "";
+    const char *who = player >= 0 && player < 3 ? l->p[t->who[slot_at(t, player)]].s.name : "";
     ddz__log(l->srv, warn ? "warn" : "info", t->room ? ddz__room_id(t->room) : NULL,
              "ladder %s: %s", who, msg);
 }
@@ -852,7 +860,7 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     if (me->table >= 0) {
         ltable *t = &l->t[me->table];
         for (int s = 0; s < 3 && t->room && !t->pending; s++) {
-            int slot = (s + t->game) % 3;
+            int slot = slot_at(t, s);
             if (t->who[slot] == i && ddz__room_reseat(t->room, s, p))
                 t->absent[slot] = false;
         }
@@ -933,7 +941,7 @@ char *ddz__ladder_json(ddz_srv *srv)
                 continue;
             json_t *e = json_object(), *who = json_array();
             for (int s = 0; s < 3; s++)
-                json_array_append_new(who, json_string(l->p[t->who[(s + t->game) % 3]].s.name));
+                json_array_append_new(who, json_string(l->p[t->who[slot_at(t, s)]].s.name));
             json_object_set_new(e, "players", who);
             json_object_set_new(e, "game", json_integer(t->game + 1));
             json_object_set_new(e, "room",
