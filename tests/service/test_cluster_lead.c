@@ -274,21 +274,21 @@ Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini 
 
 /* ---- a tournament on two nodes ---- */
 
-static char cup[200];
+static char tdir[200];
 
 /* DIR for a Swiss tournament of one bot and five hosted AIs (three turns
  * of two games), and node 1 started with it. */
-static void cup_on_node_1(void)
+static void tournament_on_node_1(void)
 {
-    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
-    cr_assert_eq(mkdir(cup, 0755), 0);
-    tourney_file(cup, "players",
+    snprintf(tdir, sizeof tdir, "%s/tournament", srv.dir);
+    cr_assert_eq(mkdir(tdir, 0755), 0);
+    tourney_file(tdir, "players",
                  "x=bot:alpha\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\n"
                  "e=ai:greedy\n");
-    tourney_file(cup, "options",
+    tourney_file(tdir, "options",
                  "--format swiss --turns 3\n--games 2 --time 5 --seed "
                  "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n");
-    const char *extra[] = {"--tournament", cup, "--tournament-late", "60", NULL};
+    const char *extra[] = {"--tournament", tdir, "--tournament-late", "60", NULL};
     memcpy(node_extra, extra, sizeof extra);
     node_start(0);
 }
@@ -301,8 +301,8 @@ static void cup_on_node_1(void)
 Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .fini = fini,
      .timeout = HANG(300))
 {
-    cup_on_node_1();
-    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+    tournament_on_node_1();
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tdir'"
              " AND c.node = 'n1' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
              " AND k.locktype = 'advisory' AND k.granted)",
              1, 10000, "node 1 holds the tournament");
@@ -313,7 +313,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
 
     /* it plays at node 1, sent there from node 2 */
     int64_t deadline = now_ms() + T(60000);
-    while (tourney_games(cup) < 4) {
+    while (tourney_games(tdir) < 4) {
         cr_assert_lt(now_ms(), deadline, "node 1 played no 4 games; the bot:\n%s\nnode 1:\n%s",
                      slurp(bot.log), slurp(N[0].log));
         poll(NULL, 0, 50); /* the interval of a bounded wait */
@@ -331,9 +331,9 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     /* node 1 dies mid-tournament */
     int64_t t0 = now_ms();
     node_kill(0);
-    int played = tourney_games(cup);
+    int played = tourney_games(tdir);
     cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
-    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:cup'"
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tdir'"
              " AND c.node = 'n2' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
              " AND k.locktype = 'advisory' AND k.granted)",
              1, 5000, "node 2 takes the tournament");
@@ -354,7 +354,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     }
     cr_assert_geq(now_ms() - t0, 15000, "node 2 ran it before its grace was over");
     char lease[4300];
-    snprintf(lease, sizeof lease, "%s/lease", cup);
+    snprintf(lease, sizeof lease, "%s/lease", tdir);
     char *lt = slurp(lease);
     cr_assert(strncmp(lt, "n2 ", 3) == 0, "DIR/lease: %s", lt);
     free(lt);
@@ -369,9 +369,9 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     cr_assert(strstr(l, back), "the bridge did not come back through node 2:\n%s", l);
     fprintf(stderr, "%d of 12 games were played before the kill\n", played);
     free(l);
-    cr_assert_eq(tourney_games(cup), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
+    cr_assert_eq(tourney_games(tdir), 3 * 2 * 2, "3 turns x 2 tables x 2 games, each once");
     char verify[600];
-    snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, cup);
+    snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, tdir);
     cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
 }
 
@@ -383,15 +383,15 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
 Test(cluster_lead, a_node_whose_lease_was_taken_writes_no_more_games, .init = init, .fini = fini,
      .timeout = HANG(120))
 {
-    cup_on_node_1();
+    tournament_on_node_1();
     wait_log(0, "tournament: this node holds its lock: running it", 10000);
     char lease[4300];
-    snprintf(lease, sizeof lease, "%s/lease", cup);
+    snprintf(lease, sizeof lease, "%s/lease", tdir);
     char *lt = slurp(lease);
     cr_assert(strncmp(lt, "n1 1 ", 5) == 0, "DIR/lease: %s", lt);
     free(lt);
-    cr_assert_eq(tourney_games(cup), 0, "games played without the bot");
-    tourney_file(cup, "lease", "n9 1 1\n");
+    cr_assert_eq(tourney_games(tdir), 0, "games played without the bot");
+    tourney_file(tdir, "lease", "n9 1 1\n");
     proc bot;
     bot_at(0, &bot, "--enlist");
     wait_log(0, "not this node's (n1 1 ", 60000);
@@ -408,7 +408,7 @@ Test(cluster_lead, a_node_whose_lease_was_taken_writes_no_more_games, .init = in
         cr_assert_lt(now_ms(), deadline, "node 1 still runs the tournament");
         poll(NULL, 0, 50); /* the interval of a bounded wait */
     }
-    cr_assert_eq(tourney_games(cup), 0, "node 1 appended after its lease was taken");
+    cr_assert_eq(tourney_games(tdir), 0, "node 1 appended after its lease was taken");
     lt = slurp(lease);
     cr_assert_str_eq(lt, "n9 1 1\n", "node 1 wrote DIR/lease again");
     free(lt);

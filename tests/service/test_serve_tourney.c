@@ -19,18 +19,18 @@
 
 #define SEED "0000000000000000000000000000000000000000000000000000000000000005"
 
-static char cup[160]; /* the tournament's directory, in srv.dir */
+static char tdir[160]; /* the tournament's directory, in srv.dir */
 
 /* Makes DIR with `players` and `options`, and sets the server's options. */
 static void make_cup(const char *players, const char *options, const char *late)
 {
-    snprintf(cup, sizeof cup, "%s/cup", srv.dir);
-    cr_assert_eq(mkdir(cup, 0755), 0);
-    tourney_file(cup, "players", players);
-    tourney_file(cup, "options", options);
+    snprintf(tdir, sizeof tdir, "%s/tournament", srv.dir);
+    cr_assert_eq(mkdir(tdir, 0755), 0);
+    tourney_file(tdir, "players", players);
+    tourney_file(tdir, "options", options);
     static char engine[300];
     snprintf(engine, sizeof engine, "eng=%s engine --ai greedy", DDZ_BIN);
-    const char *extra[] = {"--tournament", cup, "--tournament-late", late, "--engine",
+    const char *extra[] = {"--tournament", tdir, "--tournament-late", late, "--engine",
                            engine,         NULL};
     memcpy(serve_extra, extra, sizeof extra);
 }
@@ -76,7 +76,7 @@ static json_t *wait_done(int ms)
 static int count_lines(const char *name)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", cup, name);
+    snprintf(path, sizeof path, "%s/%s", tdir, name);
     char *s = slurp(path);
     int n = 0;
     for (char *p = s; *p; p++)
@@ -125,7 +125,7 @@ static int check_twin(int turns, int games)
     char path[256];
     memset(tw, 0, sizeof tw);
     tw_n = 0;
-    snprintf(path, sizeof path, "%s/players", cup);
+    snprintf(path, sizeof path, "%s/players", tdir);
     FILE *f = fopen(path, "r");
     char line[512];
     uint8_t seed[32];
@@ -153,7 +153,7 @@ static int check_twin(int turns, int games)
     for (int t = 0; t < 24; t++)
         for (int i = 0; i < NP_MAX; i++)
             seat[t][i] = -1, role[t][i] = 0, small[t][i] = 0;
-    snprintf(path, sizeof path, "%s/games.jsonl", cup);
+    snprintf(path, sizeof path, "%s/games.jsonl", tdir);
     f = fopen(path, "r");
     cr_assert_not_null(f);
     char *l = NULL;
@@ -171,7 +171,7 @@ static int check_twin(int turns, int games)
     }
     fclose(f);
     int nforfeits = 0;
-    snprintf(path, sizeof path, "%s/forfeits.jsonl", cup);
+    snprintf(path, sizeof path, "%s/forfeits.jsonl", tdir);
     f = fopen(path, "r");
     while (f && getline(&l, &lcap, f) > 0) {
         json_t *j = json_loads(l, 0, NULL);
@@ -223,7 +223,7 @@ static int check_twin(int turns, int games)
     for (int i = 0; i < tw_n; i++)
         order[i] = i;
     qsort(order, (size_t)tw_n, sizeof *order, tw_cmp);
-    snprintf(path, sizeof path, "%s/standings.json", cup);
+    snprintf(path, sizeof path, "%s/standings.json", tdir);
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     cr_assert_not_null(j, "standings.json: %s", je.text);
@@ -248,7 +248,7 @@ static int check_twin(int turns, int games)
 static void check_records(json_t *j, int want)
 {
     char *out, path[256];
-    snprintf(path, sizeof path, "%s/games.jsonl", cup);
+    snprintf(path, sizeof path, "%s/games.jsonl", tdir);
     cr_assert_eq(run_ddz(&out, "verify", path, NULL, NULL), 0, "ddz verify: %s", out);
     free(out);
     json_t *games = json_object_get(j, "games");
@@ -314,7 +314,7 @@ Test(serve_tourney, two_bridges_engines_and_ais_play_it_through, .init = setup_n
     check_records(j, 8);
     json_decref(j);
     cr_assert_eq(check_twin(2, 2), 0);
-    tourney_games(cup); /* fails on a game recorded twice */
+    tourney_games(tdir); /* fails on a game recorded twice */
     cr_assert_eq(server_stop(), 0);
     cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");
 }
@@ -398,7 +398,7 @@ Test(serve_tourney, a_server_killed_mid_tournament_resumes, .init = setup_no_ser
     cr_assert_eq(count_lines("games.jsonl"), 24, "2 turns x 2 tables x 6 games");
     check_records(j, 24);
     json_decref(j);
-    tourney_games(cup); /* fails on a game recorded twice */
+    tourney_games(tdir); /* fails on a game recorded twice */
     cr_assert_eq(check_twin(2, 6), 0);
     cr_assert_eq(server_stop(), 0);
     cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");

@@ -791,35 +791,35 @@ test('a tournament on the server: the competition page, a live table to watch, a
   // A second server runs a small Swiss tournament: five hosted AIs and a
   // remote bot through `ddz bridge --enlist` (its table is the slow one,
   // paced by the bridge, so there is a live table to watch).
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-cup-'));
-  const db = path.join(dir, 'cup.db');
-  const cup = path.join(dir, 'cup');
-  fs.mkdirSync(cup);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-tournament-'));
+  const db = path.join(dir, 'tournament.db');
+  const tdir = path.join(dir, 'tournament');
+  fs.mkdirSync(tdir);
   const tok = await new Promise((resolve, reject) => {
     const p = spawn(DDZ, ['token', 'add', 'webbot', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
     p.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error('ddz token add: ' + code))));
   });
-  fs.writeFileSync(path.join(cup, 'players'),
+  fs.writeFileSync(path.join(tdir, 'players'),
     'webbot=bot:webbot\nalpha=ai:greedy\nbeta=ai:random\ngamma=ai:greedy\ndelta=ai:random\nomega=ai:greedy\n');
-  fs.writeFileSync(path.join(cup, 'options'), `--format swiss --turns 2 --games 12 --time 5 --seed ${'07'.repeat(32)}\n`);
+  fs.writeFileSync(path.join(tdir, 'options'), `--format swiss --turns 2 --games 12 --time 5 --seed ${'07'.repeat(32)}\n`);
   const port = await freePort();
-  const cupBase = `http://127.0.0.1:${port}`;
-  const log = fs.openSync(path.join(ART, 'serve-cup.log'), 'w');
+  const tBase = `http://127.0.0.1:${port}`;
+  const log = fs.openSync(path.join(ART, 'serve-tdir.log'), 'w');
   const srv = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', db,
-    '--web', path.join(ROOT, 'web'), '--tournament', cup], { stdio: ['ignore', log, log] });
+    '--web', path.join(ROOT, 'web'), '--tournament', tdir], { stdio: ['ignore', log, log] });
   let bot;
   try {
-    await waitFor('the tournament server', async () => (await fetch(cupBase + '/healthz')).ok, 15000);
+    await waitFor('the tournament server', async () => (await fetch(tBase + '/healthz')).ok, 15000);
     bot = spawn(DDZ, ['bridge', '--url', `ws://127.0.0.1:${port}/ws`, '--token', tok, '--enlist', '--quiet',
       '--', DDZ, 'engine', '--ai', 'greedy'], { stdio: ['ignore', log, log] });
 
     const page = await openPage({ path: '/' });
-    await page.goto(cupBase + '/');
-    await page.waitForSelector('[data-test=cup-link]', { timeout: T(15000) });
+    await page.goto(tBase + '/');
+    await page.waitForSelector('[data-test=tdir-link]', { timeout: T(15000) });
     await shot(page, 'tournament-lobby');
-    await page.click('[data-test=cup-link] button');
+    await page.click('[data-test=tdir-link] button');
     await page.waitForSelector('[data-test=standings] tbody tr', { timeout: T(10000) });
     assert.equal(await page.$$eval('[data-test=standings] tbody tr', (r) => r.length), 6, 'six players ranked');
     // the bot's table is being played: watch it
@@ -831,7 +831,7 @@ test('a tournament on the server: the competition page, a live table to watch, a
     await waitFor('a live table watched', async () => {
       const url = page.url();
       if (/#\/watch\//.test(url)) return !!(await page.$('[data-zone=hand]'));
-      if (!/#\/tournament/.test(url)) await page.goto(cupBase + '/#/tournament');
+      if (!/#\/tournament/.test(url)) await page.goto(tBase + '/#/tournament');
       const watch = await page.$('[data-test=watch-table]');
       if (watch) await watch.click().catch(() => {}); // it may be gone by now
       return false;
@@ -840,7 +840,7 @@ test('a tournament on the server: the competition page, a live table to watch, a
     await shot(page, 'tournament-table');
     await assertNoHiddenCards(page, 'a tournament table, later');
     // back to the page: a finished game opens in the replay viewer
-    await page.goto(cupBase + '/#/tournament');
+    await page.goto(tBase + '/#/tournament');
     await page.waitForSelector('[data-test=replay-game]', { timeout: T(20000) });
     await page.click('[data-test=replay-game]');
     await page.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
@@ -849,7 +849,7 @@ test('a tournament on the server: the competition page, a live table to watch, a
     await page.close();
 
     const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
-    await phone.goto(cupBase + '/#/tournament');
+    await phone.goto(tBase + '/#/tournament');
     await phone.waitForSelector('[data-test=standings] tbody tr', { timeout: T(10000) });
     assert.match(await phone.textContent('h1'), /比赛/);
     await shot(phone, 'tournament-phone');

@@ -2,7 +2,7 @@
 // (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
 // #/tournament the competition page, #/ladder the rated ladder and
 // #/ladder/NAME a participant's page) and the server's events. Views live
-// in lobby.js, table.js, replay.js, cup.js and ladder.js; what they share
+// in lobby.js, table.js, replay.js, tournament.js and ladder.js; what they share
 // (the state, toasts, dialogs, navigation) is shell.js, which imports no
 // page. What is legal always comes from the server.
 import { Conn } from './net.js';
@@ -12,7 +12,7 @@ import { app, playerName, setPlayerName, nameChosen, chooseName, showBanner, ask
 import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
-import { Cup } from './cup.js';
+import { Tournament } from './tournament.js';
 import { Ladder, LadderPlayer } from './ladder.js';
 
 const root = document.getElementById('app');
@@ -40,7 +40,7 @@ function mount(view) {
 function route() {
   const r = parseRoute();
   if (r.name === 'tournament') {
-    if (!(app.view instanceof Cup)) mount(new Cup());
+    if (!(app.view instanceof Tournament)) mount(new Tournament());
     return;
   }
   if (r.name === 'ladder') {
@@ -181,10 +181,10 @@ function onMessage(m) {
         if (app.table) app.table.destroy();
         app.table = null;
         // a tournament table that ended takes its spectators back to the page they came from
-        const back = app.fromCup ? '#/tournament' : app.fromLadder ? '#/ladder' : '#/';
-        app.fromCup = false;
+        const back = app.fromTournament ? '#/tournament' : app.fromLadder ? '#/ladder' : '#/';
+        app.fromTournament = false;
         app.fromLadder = false;
-        const page = app.view instanceof Replay || app.view instanceof Cup ||
+        const page = app.view instanceof Replay || app.view instanceof Tournament ||
           app.view instanceof Ladder || app.view instanceof LadderPlayer;
         if (!page) go(back, { replaceState: parseRoute().name !== 'lobby' });
       } else {

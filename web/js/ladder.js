@@ -54,8 +54,8 @@ function dot(p) {
 
 function head(title, back) {
   return h('header.lobby-head',
-    h('div.cup-title',
-      h('button.ghost.back', { onclick: () => go(back), title: t('cup.lobby'), 'aria-label': t('cup.lobby') }, icon('back')),
+    h('div.competition-title',
+      h('button.ghost.back', { onclick: () => go(back), title: t('competition.lobby'), 'aria-label': t('competition.lobby') }, icon('back')),
       h('h1', icon('trophy'), ' ', title)),
     langButton());
 }
@@ -68,34 +68,34 @@ export class Ladder extends Poller {
     const d = this.data;
     const top = head(t('ladder.title'), '#/');
     if (d === undefined) {
-      replace(this.root, h('div.lobby.cup.ladder', top, h('p.cup-note', t('cup.loading'))));
+      replace(this.root, h('div.lobby.competition.ladder', top, h('p.competition-note', t('competition.loading'))));
       return;
     }
     if (d === null) {
-      replace(this.root, h('div.lobby.cup.ladder', top, h('section.panel', h('p', t('ladder.none')))));
+      replace(this.root, h('div.lobby.competition.ladder', top, h('section.panel', h('p', t('ladder.none')))));
       return;
     }
-    replace(this.root, h('div.lobby.cup.ladder', top,
-      h('p.cup-status', { dataset: { test: 'ladder-status' } },
+    replace(this.root, h('div.lobby.competition.ladder', top,
+      h('p.competition-status', { dataset: { test: 'ladder-status' } },
         t('ladder.rules', { rules: d.rules }), ' · ', t('ladder.players', { n: d.players.length }),
         ' · ', t('ladder.deals', { n: d.deals })),
       h('div.ladder-grid',
         h('section.panel',
           h('h2', t('ladder.ranking')),
           this.ranking(d.players),
-          h('p.cup-note', t('ladder.explain'))),
+          h('p.competition-note', t('ladder.explain'))),
         h('section.panel.ladder-tables',
           h('h2', t('ladder.tables')),
           this.tables(d.tables)))));
   }
 
   ranking(players) {
-    if (!players.length) return h('p.cup-note', t('ladder.empty'));
+    if (!players.length) return h('p.competition-note', t('ladder.empty'));
     return h('div.scroll', h('table.standings.ladder-table', { dataset: { test: 'ladder' } },
       h('thead', h('tr',
-        h('th', '#'), h('th.left', t('cup.player')), h('th', t('ladder.rating')),
-        h('th', t('ladder.games')), h('th', t('ladder.perdeal')), h('th.hide-phone', t('cup.faults')),
-        h('th.left.hide-phone', t('cup.status')))),
+        h('th', '#'), h('th.left', t('competition.player')), h('th', t('ladder.rating')),
+        h('th', t('ladder.games')), h('th', t('ladder.perdeal')), h('th.hide-phone', t('competition.faults')),
+        h('th.left.hide-phone', t('competition.status')))),
       h('tbody', players.map((p) => h('tr' + (p.connected ? '' : '.away'),
         h('td.num', String(p.rank)),
         h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), dataset: { test: 'ladder-player' } }, p.name)),
@@ -107,10 +107,10 @@ export class Ladder extends Poller {
   }
 
   tables(tables) {
-    if (!tables.length) return h('p.cup-note', t('ladder.notables'));
+    if (!tables.length) return h('p.competition-note', t('ladder.notables'));
     return h('div.rooms', tables.map((tb) => h('div.room',
       h('div.room-main',
-        h('div.room-name', t('ladder.game', { g: tb.game }), h('span.tag.live', t('cup.live'))),
+        h('div.room-name', t('ladder.game', { g: tb.game }), h('span.tag.live', t('competition.live'))),
         h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), id)))),
       tb.room ? h('div.room-actions', h('button.primary', {
         onclick: () => { app.fromLadder = true; spectate(tb.room); },
@@ -177,15 +177,15 @@ export class LadderPlayer extends Poller {
     const d = this.data;
     const top = head(this.name, '#/ladder');
     if (d === undefined) {
-      replace(this.root, h('div.lobby.cup.ladder', top, h('p.cup-note', t('cup.loading'))));
+      replace(this.root, h('div.lobby.competition.ladder', top, h('p.competition-note', t('competition.loading'))));
       return;
     }
     if (d === null) {
-      replace(this.root, h('div.lobby.cup.ladder', top, h('section.panel', h('p', t('ladder.noplayer')))));
+      replace(this.root, h('div.lobby.competition.ladder', top, h('section.panel', h('p', t('ladder.noplayer')))));
       return;
     }
-    replace(this.root, h('div.lobby.cup.ladder', top,
-      h('p.cup-status', { dataset: { test: 'player-status' } },
+    replace(this.root, h('div.lobby.competition.ladder', top,
+      h('p.competition-status', { dataset: { test: 'player-status' } },
         h('strong', fixed(d.rating)), ' ± ', fixed(d.uncertainty), ' · ',
         t('ladder.stats', { games: d.games, deals: d.deals, faults: d.faults }), ' · ',
         t('ladder.perdeal'), ' ', (d.score_per_deal > 0 ? '+' : '') + fixed(d.score_per_deal, 0), ' ',
@@ -193,14 +193,14 @@ export class LadderPlayer extends Poller {
       d.suspended ? h('div.notice', { dataset: { test: 'suspended' } }, t('ladder.why', { why: d.suspended })) : null,
       h('section.panel',
         h('h2', t('ladder.history')),
-        d.history.length ? chart(d.history) : h('p.cup-note', t('ladder.nohistory'))),
+        d.history.length ? chart(d.history) : h('p.competition-note', t('ladder.nohistory'))),
       h('section.panel.ladder-deals',
         h('h2', t('ladder.recent')),
         this.deals(d.history))));
   }
 
   deals(hist) {
-    if (!hist.length) return h('p.cup-note', t('ladder.nohistory'));
+    if (!hist.length) return h('p.competition-note', t('ladder.nohistory'));
     const rows = hist.slice().reverse().map((p) => h('tr',
       h('td.left.hide-phone', new Date(p.at).toLocaleString()),
       h('td.left.opps', p.opponents.map((o) => h('div', o))),

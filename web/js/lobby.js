@@ -4,7 +4,7 @@
 import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
 import { app, go, join, spectate, toast, playerName, setPlayerName, langButton } from './shell.js';
-import { fetchTournament } from './cup.js';
+import { fetchTournament } from './tournament.js';
 import { fetchLadder } from './ladder.js';
 import { myGamesPanel } from './mygames.js';
 
@@ -32,16 +32,16 @@ function roomIdFrom(text) {
 export class Lobby {
   mount(root) {
     this.root = root;
-    this.cup = null; // the name of the tournament the server runs, if any
+    this.tournamentName = null; // the name of the tournament the server runs, if any
     this.ladder = null; // how many take part in the server's ladder, if it runs one
     this.render();
     app.conn && app.conn.send({ type: 'list' });
-    this.checkCup();
+    this.checkTournament();
     this.checkLadder();
     this.timer = setInterval(() => {
       if (document.hidden) return;
       app.conn.send({ type: 'list' });
-      this.checkCup();
+      this.checkTournament();
       this.checkLadder();
     }, 5000);
   }
@@ -56,11 +56,11 @@ export class Lobby {
   }
 
   // A tournament runs here: the lobby links to its page.
-  async checkCup() {
+  async checkTournament() {
     const d = await fetchTournament();
     const name = d ? d.name : null;
-    if (!this.root || name === this.cup) return;
-    this.cup = name;
+    if (!this.root || name === this.tournamentName) return;
+    this.tournamentName = name;
     this.render();
   }
 
@@ -78,9 +78,9 @@ export class Lobby {
       h('header.lobby-head', brand(), langButton()),
       seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
-      this.cup ? h('div.notice.cup-notice', { dataset: { test: 'cup-link' } }, h('span', t('lobby.cup', { name: this.cup })),
-        h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.cupopen'))) : null,
-      this.ladder !== null ? h('div.notice.cup-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
+      this.tournamentName ? h('div.notice.competition-notice', { dataset: { test: 'competition-link' } }, h('span', t('lobby.tournament', { name: this.tournamentName })),
+        h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.tournamentopen'))) : null,
+      this.ladder !== null ? h('div.notice.competition-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
         h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),

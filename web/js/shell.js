@@ -19,7 +19,7 @@ export const app = {
   listed: false,      // the first `rooms` after a welcome came back
   pendingRoute: null, // an invite link to act on once connected
   lastJoin: null,     // the last join/spectate asked, for password retries
-  fromCup: false,     // watching a tournament table opened from the competition page
+  fromTournament: false,     // watching a tournament table opened from the competition page
   fromLadder: false,  // watching a ladder table opened from the ladder page
 };
 
