@@ -84,6 +84,11 @@ Test(casual, timeout_puts_the_seat_on_auto_play)
     const ddz_event *t = ddz_wsc_event(c[0]->ws, ddz_wsc_nread(c[0]->ws) - 1);
     cr_assert_eq(c[0]->game->game, 2);
     cr_assert_not(t->turn.has_legal, "a turn with legal plays while on auto-play: %s", show(t));
+    /* the seat is the AI's now: West's own answer to its turn is refused,
+     * whatever it says (its seat is not the one at the table) */
+    cli_send(c[0], json_pack("{s:s, s:I, s:[]}", "type", "play", "seq", (json_int_t)t->turn.seq,
+                             "cards"));
+    expect_error(c[0], DDZ_ETURN, DDZ_REQ_PLAY);
     /* ... until it says it is back */
     cli_send(c[0], json_pack("{s:s, s:b}", "type", "custody", "on", 0));
     l = (custody_log){.seat = 0};
@@ -172,7 +177,8 @@ Test(casual, custody_request)
     cr_assert_eq(run(&c, 1, log_custody, &l, T(30000)), -1);
     cr_assert_eq(l.on, 1);
     cr_assert(l.connected);
-    cr_assert_lt(now_ms() - t0, BELOW(25000, 30000), "the AI played at once, not at the 30 s clock");
+    cr_assert_lt(now_ms() - t0, BELOW(25000, 30000),
+                 "the AI played at once, not at the 30 s clock");
     cr_assert_lt(c->over->fault_seat, 0, "%s", show_over(c->over));
     check_record(c->over);
 }
