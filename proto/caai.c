@@ -4,24 +4,13 @@
 #include <errno.h>
 #include <iconv.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "rules/error.h"
 #include "text.h"
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static bool is_blank(char c)
 {
@@ -119,11 +108,11 @@ static int parse_seat(const char **pp, const char *what, int8_t *seat, char *err
 {
     const char *p = *pp;
     if (*p == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: missing seat letter", what);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: missing seat letter", what);
     if (*p < 'A' || *p > 'C') {
         char q[32];
         quote(p, 1, q, sizeof q);
-        return fail(DDZ_ESEAT, err, errlen, "%s: seat letter '%s' is not A, B or C", what, q);
+        return ddz_fail(DDZ_ESEAT, err, errlen, "%s: seat letter '%s' is not A, B or C", what, q);
     }
     *seat = (int8_t)(*p - 'A');
     *pp = skip_blanks(p + 1);
@@ -135,14 +124,14 @@ static int parse_list(const char *p, const char *what, int want, ddz_cards *out,
                       size_t errlen)
 {
     if (*p == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: empty card list", what);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: empty card list", what);
     char why[128];
     int rc = ddz_text_parse_cards(p, out, why, sizeof why);
     if (rc < 0)
-        return fail(rc, err, errlen, "%s: %s", what, why);
+        return ddz_fail(rc, err, errlen, "%s: %s", what, why);
     int n = ddz_cards_count(*out);
     if (want && n != want)
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: %d cards, expected %d", what, n, want);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: %d cards, expected %d", what, n, want);
     return 0;
 }
 
@@ -152,24 +141,24 @@ static int parse_info(const char *p, ddz_caai_info *info, char *err, size_t errl
     for (int i = 0; i < 7; i++) {
         p = skip_blanks(p);
         if (*p < '0' || *p > '9')
-            return fail(DDZ_ESYNTAX, err, errlen,
-                        "INFO: field %d is not a non-negative integer (need 7 fields)", i + 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "INFO: field %d is not a non-negative integer (need 7 fields)", i + 1);
         long x = 0;
         while (*p >= '0' && *p <= '9') {
             x = x * 10 + (*p++ - '0');
             if (x > INT_MAX)
-                return fail(DDZ_ESYNTAX, err, errlen, "INFO: field %d is too large", i + 1);
+                return ddz_fail(DDZ_ESYNTAX, err, errlen, "INFO: field %d is too large", i + 1);
         }
         v[i] = (int)x;
         p = skip_blanks(p);
         if (i < 6 && *p != ',')
-            return fail(DDZ_ESYNTAX, err, errlen, "INFO: %d fields, expected 7 separated by ','",
-                        i + 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "INFO: %d fields, expected 7 separated by ','", i + 1);
         if (i < 6)
             p++;
     }
     if (*p != '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "INFO: unexpected text after the 7th field");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "INFO: unexpected text after the 7th field");
     *info = (ddz_caai_info){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     return 0;
 }
@@ -183,7 +172,7 @@ static int parse_what(const char *arg, const char *what, char *err, size_t errle
         return 0;
     if (arg[4] == '\0')
         return 1;
-    return fail(DDZ_ESYNTAX, err, errlen, "%s WHAT: unexpected text after WHAT", what);
+    return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s WHAT: unexpected text after WHAT", what);
 }
 
 static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, size_t errlen)
@@ -194,9 +183,9 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
     case DDZ_CAAI_VERSION: {
         size_t n = strlen(arg);
         if (n >= sizeof m->version || strspn(arg, "0123456789.") != n)
-            return fail(DDZ_ESYNTAX, err, errlen,
-                        "DOUDIZHUVER: version must be digits and dots, at most %zu bytes",
-                        sizeof m->version - 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "DOUDIZHUVER: version must be digits and dots, at most %zu bytes",
+                            sizeof m->version - 1);
         memcpy(m->version, arg, n + 1);
         return 0;
     }
@@ -228,7 +217,7 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
         if ((rc = parse_seat(&arg, kw, &m->seat, err, errlen)) < 0)
             return rc;
         if (arg[0] < '0' || arg[0] > '3' || arg[1] != '\0')
-            return fail(DDZ_ESYNTAX, err, errlen, "BID: the bid must be one digit 0..3");
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "BID: the bid must be one digit 0..3");
         m->bid = (int8_t)(arg[0] - '0');
         return 0;
     case DDZ_CAAI_PLAY:
@@ -240,8 +229,8 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
             return rc;
         if (arg[0] == '-') {
             if (strcmp(arg, "-1") != 0)
-                return fail(DDZ_ESYNTAX, err, errlen,
-                            "PLAY: a pass is written -1 and nothing else");
+                return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                                "PLAY: a pass is written -1 and nothing else");
             m->cards = 0;
             return 0;
         }
@@ -251,20 +240,22 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
         if ((rc = parse_seat(&arg, kw, &m->seat, err, errlen)) < 0)
             return rc;
         if (*arg != '\0')
-            return fail(DDZ_ESYNTAX, err, errlen, "%s: unexpected text after the seat letter", kw);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: unexpected text after the seat letter",
+                            kw);
         return 0;
     case DDZ_CAAI_OK: {
         int of = kind_of_word(arg, strlen(arg));
         if (!ackable(of)) {
             char q[128];
             quote(arg, strlen(arg), q, sizeof q);
-            return fail(DDZ_ESYNTAX, err, errlen, "OK: '%s' is not a message one acknowledges", q);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "OK: '%s' is not a message one acknowledges",
+                            q);
         }
         m->ok_of = (uint8_t)of;
         return 0;
     }
     }
-    return fail(DDZ_ESYNTAX, err, errlen, "internal: unhandled kind %d", kind);
+    return ddz_fail(DDZ_ESYNTAX, err, errlen, "internal: unhandled kind %d", kind);
 }
 
 int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, size_t errlen)
@@ -276,21 +267,21 @@ int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, s
     if (n > 0 && line[n - 1] == '\r')
         n--;
     if (n > DDZ_CAAI_LINE_MAX)
-        return fail(DDZ_ETOOLONG, err, errlen, "line of %zu bytes, the limit is %d", n,
-                    DDZ_CAAI_LINE_MAX);
+        return ddz_fail(DDZ_ETOOLONG, err, errlen, "line of %zu bytes, the limit is %d", n,
+                        DDZ_CAAI_LINE_MAX);
     /* A NUL or line break inside means the caller framed lines wrongly or
      * the engine is sending binary: never guess which part was meant. */
     for (size_t i = 0; i < n; i++)
         if (line[i] == '\0' || line[i] == '\r' || line[i] == '\n')
-            return fail(DDZ_ESYNTAX, err, errlen, "%s at byte %zu inside the line",
-                        line[i] ? "line break" : "NUL byte", i);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s at byte %zu inside the line",
+                            line[i] ? "line break" : "NUL byte", i);
     size_t a = 0;
     while (a < n && is_blank(line[a]))
         a++;
     while (n > a && is_blank(line[n - 1]))
         n--;
     if (a == n)
-        return fail(DDZ_ESYNTAX, err, errlen, "empty line");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "empty line");
 
     char buf[DDZ_CAAI_LINE_MAX + 1];
     memcpy(buf, line + a, n - a);
@@ -301,11 +292,11 @@ int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, s
     if (kind == DDZ_CAAI_NONE) {
         char q[128];
         quote(buf, wlen, q, sizeof q);
-        return fail(DDZ_EUNKNOWN, err, errlen, "unknown keyword '%s'", q);
+        return ddz_fail(DDZ_EUNKNOWN, err, errlen, "unknown keyword '%s'", q);
     }
     const char *arg = skip_blanks(buf + wlen);
     if (*arg == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: missing argument", keywords[kind]);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: missing argument", keywords[kind]);
 
     memset(out, 0, sizeof *out);
     out->kind = (uint8_t)kind;

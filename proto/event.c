@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "proto/record_json.h"
 #include "proto/text.h"
 #include "rules/combo.h"
@@ -464,15 +465,18 @@ typedef struct rd {
     size_t errlen;
 } rd;
 
+/* ddz_failv() after the path: "at.key: message". */
+static int failv(rd *r, int code, const char *at, const char *key, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 static int failv(rd *r, int code, const char *at, const char *key, const char *fmt, va_list ap)
 {
-    if (r->err && r->errlen) {
-        int n = 0;
-        if (at[0] || key[0])
-            n = snprintf(r->err, r->errlen, "%s%s%s: ", at, at[0] && key[0] ? "." : "", key);
-        if (n >= 0 && (size_t)n < r->errlen)
-            vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-    }
+    if (!r->err || !r->errlen)
+        return code;
+    int n = 0;
+    if (at[0] || key[0])
+        n = snprintf(r->err, r->errlen, "%s%s%s: ", at, at[0] && key[0] ? "." : "", key);
+    if (n >= 0 && (size_t)n < r->errlen)
+        ddz_failv(code, r->err + n, r->errlen - (size_t)n, fmt, ap);
     return code;
 }
 

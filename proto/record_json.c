@@ -2,11 +2,11 @@
 #include "record_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "proto/text.h"
 #include "rules/error.h"
 
@@ -205,18 +205,7 @@ json_t *ddz_record_to_json(const ddz_record *r)
 
 /* ---- reading ---------------------------------------------------------- */
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-#define BAD(...) fail(DDZ_EFIELD, err, errlen, __VA_ARGS__)
+#define BAD(...) ddz_fail(DDZ_EFIELD, err, errlen, __VA_ARGS__)
 
 static const char *type_name(const json_t *v)
 {
@@ -604,8 +593,8 @@ int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errle
     json_t *v;
     int rc;
     if (!json_is_object(j))
-        return fail(DDZ_ESYNTAX, err, errlen, "record: expected an object, got %s",
-                    j ? type_name(j) : "nothing");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "record: expected an object, got %s",
+                        j ? type_name(j) : "nothing");
     memset(r, 0, sizeof *r);
 
     if ((rc = key_int(j, "game", 0, INT32_MAX, &x, err, errlen)) < 0)

@@ -1,23 +1,12 @@
 /* text.c - card-list and seed codecs; display width of UTF-8 text. */
 #include "text.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "rules/error.h"
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static int is_space(char c)
 {
@@ -38,7 +27,8 @@ int ddz_text_parse_cards(const char *s, ddz_cards *out, char *err, size_t errlen
         while (is_space(*p))
             p++;
         if (*p < '0' || *p > '9')
-            return fail(DDZ_ESYNTAX, err, errlen, "item %d of the card list is not a number", item);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "item %d of the card list is not a number",
+                            item);
         long v = 0;
         while (*p >= '0' && *p <= '9') {
             v = v * 10 + (*p++ - '0');
@@ -46,17 +36,17 @@ int ddz_text_parse_cards(const char *s, ddz_cards *out, char *err, size_t errlen
                 break;
         }
         if (v >= DDZ_NCARDS)
-            return fail(DDZ_ECARD, err, errlen, "card code %s%ld is outside 0..53",
-                        v > 1000 ? ">" : "", v > 1000 ? 1000 : v);
+            return ddz_fail(DDZ_ECARD, err, errlen, "card code %s%ld is outside 0..53",
+                            v > 1000 ? ">" : "", v > 1000 ? 1000 : v);
         if (set & (1ULL << v))
-            return fail(DDZ_EDUP, err, errlen, "card %ld appears twice", v);
+            return ddz_fail(DDZ_EDUP, err, errlen, "card %ld appears twice", v);
         set |= 1ULL << v;
         while (is_space(*p))
             p++;
         if (*p == '\0')
             break;
         if (*p != ',')
-            return fail(DDZ_ESYNTAX, err, errlen, "unexpected '%c' in card list", *p);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "unexpected '%c' in card list", *p);
         p++;
     }
     *out = set;
