@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "proto/fail.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 #include "text.h"
 
@@ -412,42 +413,6 @@ int ddz_caai_format_len(const ddz_caai_msg *m)
 
 /* ---- names: UTF-8 validation, GB18030 conversion, replacement ---- */
 
-/* Returns the length (1..4) of the valid UTF-8 character at s (n bytes
- * available) and stores its code point, or 0 if the bytes there are not
- * valid UTF-8 (overlong forms, surrogates and code points above U+10FFFF
- * are invalid, as RFC 3629 says). */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    if (n == 0)
-        return 0;
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t k;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2, v = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        k = 3, v = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        k = 4, v = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n < k)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return k;
-}
-
 typedef struct sink {
     char *out;
     size_t cap; /* bytes of out, including room for the NUL */
@@ -461,22 +426,8 @@ static void sink_put(sink *s, uint32_t cp)
      * something was there instead of dropping it silently. */
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
         cp = 0xFFFD;
-    unsigned char b[4];
-    size_t k;
-    if (cp < 0x80) {
-        b[0] = (unsigned char)cp, k = 1;
-    } else if (cp < 0x800) {
-        b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), k = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (unsigned char)(0xE0 | cp >> 12);
-        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (unsigned char)(0x80 | (cp & 0x3F)), k = 3;
-    } else {
-        b[0] = (unsigned char)(0xF0 | cp >> 18);
-        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (unsigned char)(0x80 | (cp & 0x3F)), k = 4;
-    }
+    char b[4];
+    size_t k = ddz_utf8_encode(cp, b);
     if (s->full || s->n + k + 1 > s->cap) {
         s->full = true;
         return;
@@ -490,31 +441,17 @@ static void sink_put(sink *s, uint32_t cp)
  * U+FFFD. Returns false if any byte was invalid. */
 static bool sink_utf8(sink *s, const char *text, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)text;
     bool clean = true;
     while (n > 0) {
         uint32_t cp;
-        size_t k = utf8_next(p, n, &cp);
+        size_t k = ddz_utf8_next(text, n, &cp);
         if (k == 0) {
             cp = 0xFFFD, k = 1, clean = false;
         }
         sink_put(s, cp);
-        p += k, n -= k;
+        text += k, n -= k;
     }
     return clean;
-}
-
-static bool valid_utf8(const char *text, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    uint32_t cp;
-    while (n > 0) {
-        size_t k = utf8_next(p, n, &cp);
-        if (k == 0)
-            return false;
-        p += k, n -= k;
-    }
-    return true;
 }
 
 /* Converts raw from GB18030 into the sink. Returns false (sink contents
@@ -557,7 +494,7 @@ int ddz_caai_name_utf8(const char *raw, char *out, size_t outlen)
     sink s = {out, outlen, 0, outlen == 0};
     if (outlen > 0)
         out[0] = '\0';
-    if (valid_utf8(raw, n)) {
+    if (ddz_utf8_valid(raw, n)) {
         sink_utf8(&s, raw, n);
     } else if (!sink_gb18030(&s, raw, n)) {
         s = (sink){out, outlen, 0, outlen == 0};

@@ -7,6 +7,7 @@
 #include "proto/fail.h"
 #include "proto/record_json.h"
 #include "proto/text.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 
 static const char *const req_names[DDZ_NREQ] = {
@@ -30,15 +31,6 @@ void ddz_room_opts_default(ddz_room_opts *o)
     o->pause = 3;
 }
 
-/* Counts UTF-8 characters; jansson has already rejected invalid UTF-8. */
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 /* Field readers: each returns 0, or DDZ_EFIELD with err set. `need` says
  * whether a missing field is an error (else the output is left as is). */
 static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t maxchars, bool need,
@@ -51,17 +43,12 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t max
         return ddz_fail(DDZ_EFIELD, err, errlen, "%s: must be a string", key);
     const char *s = json_string_value(v);
     size_t len = json_string_length(v);
-    if (len >= cap || utf8_chars(s) > maxchars || strlen(s) != len)
+    /* characters counted as valid UTF-8: jansson rejects any other */
+    if (len >= cap || ddz_utf8_chars(s) > maxchars || strlen(s) != len)
         return ddz_fail(DDZ_EFIELD, err, errlen, "%s: at most %zu characters", key, maxchars);
-    /* C0, DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F), as the CAAI
-     * name codec does */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bool c1 = c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
-                  (unsigned char)s[i + 1] <= 0x9F;
-        if (c < 0x20 || c == 0x7f || c1)
-            return ddz_fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
-    }
+    /* C0, DEL and C1, as the CAAI name codec does */
+    if (ddz_utf8_has_controls(s, len))
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
     memcpy(out, s, len + 1);
     return 0;
 }
