@@ -342,11 +342,12 @@ static void *run(void *arg)
     bool refresh = true, up = true;
     bool broken = false; /* the socket failed: not polled until reconnected (it would spin) */
     for (;;) {
-        ddz_mail *set = ddz_mailbox_get(c->pub); /* the loop's latest set; reads the pipe */
+        /* the loop's latest set (get reads the pipe too) */
+        room_set *set = DDZ_MAIL_ITEM(ddz_mailbox_get(c->pub), room_set, mail);
         bool stop = ddz_mailbox_closed(c->pub), fresh = set != NULL;
         if (fresh) {
             free(c->mine);
-            c->mine = DDZ_MAIL_ITEM(set, room_set, mail);
+            c->mine = set;
         }
         if (fresh && !stop) {
             if (up)
@@ -556,10 +557,10 @@ void ddz_cluster_publish(ddz_cluster *c, const ddz_event_room *rooms, size_t n)
 
 ddz_cluster_view ddz_cluster_view_get(ddz_cluster *c)
 {
-    ddz_mail *m = ddz_mailbox_get(c->views);
-    if (m) {
+    view_buf *newer = DDZ_MAIL_ITEM(ddz_mailbox_get(c->views), view_buf, mail);
+    if (newer) {
         view_free(c->cur);
-        c->cur = DDZ_MAIL_ITEM(m, view_buf, mail);
+        c->cur = newer;
     }
     ddz_cluster_view v = {0};
     if (c->cur)

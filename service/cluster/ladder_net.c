@@ -242,8 +242,7 @@ int ddz_ladder_net_suspend(ddz_ladder_net *n, const char *name, const char *reas
 
 ddz_ladder_net_msg *ddz_ladder_net_next(ddz_ladder_net *n)
 {
-    ddz_mail *m = ddz_mailbox_get(n->out);
-    return m ? DDZ_MAIL_ITEM(m, ddz_ladder_net_msg, mail) : NULL;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(n->out), ddz_ladder_net_msg, mail);
 }
 
 void ddz_ladder_net_destroy(ddz_ladder_net *n)

@@ -112,8 +112,7 @@ int ddz_think_submit(ddz_think *t, ddz_think_job *job)
 
 ddz_think_job *ddz_think_done(ddz_think *t)
 {
-    ddz_mail *m = ddz_mailbox_get(t->done);
-    return m ? DDZ_MAIL_ITEM(m, ddz_think_job, mail) : NULL;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(t->done), ddz_think_job, mail);
 }
 
 /* Frees every job of the chain `m`. */

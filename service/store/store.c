@@ -148,6 +148,19 @@ void ddz_store_shown(const char *where, char *out, size_t outlen)
         snprintf(out, outlen, "%.*s", (int)len, where);
 }
 
+/* Starts `fn(s)` on a thread of the store's. Signals go to the threads
+ * that handle them, never to the store's: they are blocked in it. Returns
+ * pthread_create's 0 or error number. */
+static int spawn(pthread_t *th, void *(*fn)(void *), ddz_store *s)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(th, NULL, fn, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 static void *writer_main(void *arg);
 static void *ids_main(void *arg);
 
@@ -201,12 +214,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         atomic_store(&s->last_id, last);
     }
 
-    /* Signals go to the threads that handle them, never to the writer. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&s->thread, NULL, writer_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = spawn(&s->thread, writer_main, s);
     if (rc != 0) {
         ddz__store_set_err(err, errlen, "%s: cannot start the writer thread: %s", shown,
                            strerror(rc));
@@ -214,9 +222,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     }
     s->started = true;
     if (s->ops->id_block) {
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        rc = pthread_create(&s->ithread, NULL, ids_main, s);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        rc = spawn(&s->ithread, ids_main, s);
         if (rc != 0) {
             ddz__store_set_err(err, errlen, "%s: cannot start the ids thread: %s", shown,
                                strerror(rc));
@@ -765,13 +771,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
     s->rstop = false;
     if (!(s->reads = ddz_mailbox_create(0, false)))
         return DDZ_ENOMEM;
-    /* Signals go to the threads that handle them, never to the reader. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&s->rthread, NULL, reader_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
+    if (spawn(&s->rthread, reader_main, s) != 0) {
         ddz_mailbox_destroy(s->reads);
         s->reads = NULL;
         return DDZ_ENOMEM;
@@ -801,8 +801,7 @@ int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 
 ddz_store_read *ddz_store_read_done(ddz_store *s)
 {
-    ddz_mail *m = ddz_mailbox_get(s->answers);
-    return m ? DDZ_MAIL_ITEM(m, ddz_store_read, mail) : NULL;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(s->answers), ddz_store_read, mail);
 }
 
 void ddz_store_reader_stop(ddz_store *s)

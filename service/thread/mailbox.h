@@ -42,9 +42,14 @@ typedef struct ddz_mail {
     struct ddz_mail *next;
 } ddz_mail;
 
-/* The item of type `type` whose ddz_mail member `field` is at `m` (not
- * NULL). */
-#define DDZ_MAIL_ITEM(m, type, field) ((type *)(void *)((char *)(m)-offsetof(type, field)))
+/* The item of type `type` whose ddz_mail member `field` is at `m`, or
+ * NULL if m is NULL (what a get of an empty box returns). */
+#define DDZ_MAIL_ITEM(m, type, field) ((type *)ddz__mail_item((m), offsetof(type, field)))
+
+static inline void *ddz__mail_item(ddz_mail *m, size_t offset)
+{
+    return m ? (void *)((char *)m - offset) : NULL;
+}
 
 typedef struct ddz_mailbox ddz_mailbox;
 

@@ -79,6 +79,8 @@ Test(mailbox, fifo_order_through_get_take_and_batches)
     cr_assert_null(m);
     cr_assert_null(ddz_mailbox_get(mb));
     cr_assert_null(ddz_mailbox_get_all(mb));
+    cr_assert_null(DDZ_MAIL_ITEM(ddz_mailbox_get(mb), item, mail), "NULL stays NULL");
+    cr_assert_eq(DDZ_MAIL_ITEM(&it[3].mail, item, mail), &it[3]);
     cr_assert_eq(ddz_mailbox_count(mb), 0);
     ddz_mailbox_destroy(mb);
 }
