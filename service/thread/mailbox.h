@@ -2,9 +2,9 @@
  * its lock, its wakeup, its bound and its end, in one place.
  *
  * The think pool, the store's writer, reader and ids threads, the cluster's
- * and the lead's threads and the ladder's queues each hand items over one
- * of these. An item embeds a ddz_mail (so putting allocates nothing, as a
- * ddz_timer is embedded in what it times); DDZ_MAIL_ITEM() finds the item
+ * thread and the ladder's queues hand items over these; the lead thread
+ * and the store's ids thread sleep on one as a doorbell. An item embeds a ddz_mail (so putting
+ * allocates nothing, as a ddz_timer is embedded in what it times); DDZ_MAIL_ITEM() finds the item
  * again.
  *
  * Who waits how:
