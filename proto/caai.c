@@ -4,24 +4,14 @@
 #include <errno.h>
 #include <iconv.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 #include "text.h"
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static bool is_blank(char c)
 {
@@ -119,11 +109,11 @@ static int parse_seat(const char **pp, const char *what, int8_t *seat, char *err
 {
     const char *p = *pp;
     if (*p == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: missing seat letter", what);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: missing seat letter", what);
     if (*p < 'A' || *p > 'C') {
         char q[32];
         quote(p, 1, q, sizeof q);
-        return fail(DDZ_ESEAT, err, errlen, "%s: seat letter '%s' is not A, B or C", what, q);
+        return ddz_fail(DDZ_ESEAT, err, errlen, "%s: seat letter '%s' is not A, B or C", what, q);
     }
     *seat = (int8_t)(*p - 'A');
     *pp = skip_blanks(p + 1);
@@ -135,14 +125,14 @@ static int parse_list(const char *p, const char *what, int want, ddz_cards *out,
                       size_t errlen)
 {
     if (*p == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: empty card list", what);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: empty card list", what);
     char why[128];
     int rc = ddz_text_parse_cards(p, out, why, sizeof why);
     if (rc < 0)
-        return fail(rc, err, errlen, "%s: %s", what, why);
+        return ddz_fail(rc, err, errlen, "%s: %s", what, why);
     int n = ddz_cards_count(*out);
     if (want && n != want)
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: %d cards, expected %d", what, n, want);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: %d cards, expected %d", what, n, want);
     return 0;
 }
 
@@ -152,24 +142,24 @@ static int parse_info(const char *p, ddz_caai_info *info, char *err, size_t errl
     for (int i = 0; i < 7; i++) {
         p = skip_blanks(p);
         if (*p < '0' || *p > '9')
-            return fail(DDZ_ESYNTAX, err, errlen,
-                        "INFO: field %d is not a non-negative integer (need 7 fields)", i + 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "INFO: field %d is not a non-negative integer (need 7 fields)", i + 1);
         long x = 0;
         while (*p >= '0' && *p <= '9') {
             x = x * 10 + (*p++ - '0');
             if (x > INT_MAX)
-                return fail(DDZ_ESYNTAX, err, errlen, "INFO: field %d is too large", i + 1);
+                return ddz_fail(DDZ_ESYNTAX, err, errlen, "INFO: field %d is too large", i + 1);
         }
         v[i] = (int)x;
         p = skip_blanks(p);
         if (i < 6 && *p != ',')
-            return fail(DDZ_ESYNTAX, err, errlen, "INFO: %d fields, expected 7 separated by ','",
-                        i + 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "INFO: %d fields, expected 7 separated by ','", i + 1);
         if (i < 6)
             p++;
     }
     if (*p != '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "INFO: unexpected text after the 7th field");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "INFO: unexpected text after the 7th field");
     *info = (ddz_caai_info){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     return 0;
 }
@@ -183,7 +173,7 @@ static int parse_what(const char *arg, const char *what, char *err, size_t errle
         return 0;
     if (arg[4] == '\0')
         return 1;
-    return fail(DDZ_ESYNTAX, err, errlen, "%s WHAT: unexpected text after WHAT", what);
+    return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s WHAT: unexpected text after WHAT", what);
 }
 
 static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, size_t errlen)
@@ -194,9 +184,9 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
     case DDZ_CAAI_VERSION: {
         size_t n = strlen(arg);
         if (n >= sizeof m->version || strspn(arg, "0123456789.") != n)
-            return fail(DDZ_ESYNTAX, err, errlen,
-                        "DOUDIZHUVER: version must be digits and dots, at most %zu bytes",
-                        sizeof m->version - 1);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                            "DOUDIZHUVER: version must be digits and dots, at most %zu bytes",
+                            sizeof m->version - 1);
         memcpy(m->version, arg, n + 1);
         return 0;
     }
@@ -228,7 +218,7 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
         if ((rc = parse_seat(&arg, kw, &m->seat, err, errlen)) < 0)
             return rc;
         if (arg[0] < '0' || arg[0] > '3' || arg[1] != '\0')
-            return fail(DDZ_ESYNTAX, err, errlen, "BID: the bid must be one digit 0..3");
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "BID: the bid must be one digit 0..3");
         m->bid = (int8_t)(arg[0] - '0');
         return 0;
     case DDZ_CAAI_PLAY:
@@ -240,8 +230,8 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
             return rc;
         if (arg[0] == '-') {
             if (strcmp(arg, "-1") != 0)
-                return fail(DDZ_ESYNTAX, err, errlen,
-                            "PLAY: a pass is written -1 and nothing else");
+                return ddz_fail(DDZ_ESYNTAX, err, errlen,
+                                "PLAY: a pass is written -1 and nothing else");
             m->cards = 0;
             return 0;
         }
@@ -251,20 +241,22 @@ static int parse_args(int kind, const char *arg, ddz_caai_msg *m, char *err, siz
         if ((rc = parse_seat(&arg, kw, &m->seat, err, errlen)) < 0)
             return rc;
         if (*arg != '\0')
-            return fail(DDZ_ESYNTAX, err, errlen, "%s: unexpected text after the seat letter", kw);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: unexpected text after the seat letter",
+                            kw);
         return 0;
     case DDZ_CAAI_OK: {
         int of = kind_of_word(arg, strlen(arg));
         if (!ackable(of)) {
             char q[128];
             quote(arg, strlen(arg), q, sizeof q);
-            return fail(DDZ_ESYNTAX, err, errlen, "OK: '%s' is not a message one acknowledges", q);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "OK: '%s' is not a message one acknowledges",
+                            q);
         }
         m->ok_of = (uint8_t)of;
         return 0;
     }
     }
-    return fail(DDZ_ESYNTAX, err, errlen, "internal: unhandled kind %d", kind);
+    return ddz_fail(DDZ_ESYNTAX, err, errlen, "internal: unhandled kind %d", kind);
 }
 
 int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, size_t errlen)
@@ -276,21 +268,21 @@ int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, s
     if (n > 0 && line[n - 1] == '\r')
         n--;
     if (n > DDZ_CAAI_LINE_MAX)
-        return fail(DDZ_ETOOLONG, err, errlen, "line of %zu bytes, the limit is %d", n,
-                    DDZ_CAAI_LINE_MAX);
+        return ddz_fail(DDZ_ETOOLONG, err, errlen, "line of %zu bytes, the limit is %d", n,
+                        DDZ_CAAI_LINE_MAX);
     /* A NUL or line break inside means the caller framed lines wrongly or
      * the engine is sending binary: never guess which part was meant. */
     for (size_t i = 0; i < n; i++)
         if (line[i] == '\0' || line[i] == '\r' || line[i] == '\n')
-            return fail(DDZ_ESYNTAX, err, errlen, "%s at byte %zu inside the line",
-                        line[i] ? "line break" : "NUL byte", i);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s at byte %zu inside the line",
+                            line[i] ? "line break" : "NUL byte", i);
     size_t a = 0;
     while (a < n && is_blank(line[a]))
         a++;
     while (n > a && is_blank(line[n - 1]))
         n--;
     if (a == n)
-        return fail(DDZ_ESYNTAX, err, errlen, "empty line");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "empty line");
 
     char buf[DDZ_CAAI_LINE_MAX + 1];
     memcpy(buf, line + a, n - a);
@@ -301,11 +293,11 @@ int ddz_caai_parse(const char *line, size_t len, ddz_caai_msg *out, char *err, s
     if (kind == DDZ_CAAI_NONE) {
         char q[128];
         quote(buf, wlen, q, sizeof q);
-        return fail(DDZ_EUNKNOWN, err, errlen, "unknown keyword '%s'", q);
+        return ddz_fail(DDZ_EUNKNOWN, err, errlen, "unknown keyword '%s'", q);
     }
     const char *arg = skip_blanks(buf + wlen);
     if (*arg == '\0')
-        return fail(DDZ_ESYNTAX, err, errlen, "%s: missing argument", keywords[kind]);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "%s: missing argument", keywords[kind]);
 
     memset(out, 0, sizeof *out);
     out->kind = (uint8_t)kind;
@@ -421,42 +413,6 @@ int ddz_caai_format_len(const ddz_caai_msg *m)
 
 /* ---- names: UTF-8 validation, GB18030 conversion, replacement ---- */
 
-/* Returns the length (1..4) of the valid UTF-8 character at s (n bytes
- * available) and stores its code point, or 0 if the bytes there are not
- * valid UTF-8 (overlong forms, surrogates and code points above U+10FFFF
- * are invalid, as RFC 3629 says). */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    if (n == 0)
-        return 0;
-    unsigned c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t k;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2, v = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        k = 3, v = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        k = 4, v = c & 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n < k)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return k;
-}
-
 typedef struct sink {
     char *out;
     size_t cap; /* bytes of out, including room for the NUL */
@@ -470,22 +426,8 @@ static void sink_put(sink *s, uint32_t cp)
      * something was there instead of dropping it silently. */
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
         cp = 0xFFFD;
-    unsigned char b[4];
-    size_t k;
-    if (cp < 0x80) {
-        b[0] = (unsigned char)cp, k = 1;
-    } else if (cp < 0x800) {
-        b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), k = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (unsigned char)(0xE0 | cp >> 12);
-        b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (unsigned char)(0x80 | (cp & 0x3F)), k = 3;
-    } else {
-        b[0] = (unsigned char)(0xF0 | cp >> 18);
-        b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        b[3] = (unsigned char)(0x80 | (cp & 0x3F)), k = 4;
-    }
+    char b[4];
+    size_t k = ddz_utf8_encode(cp, b);
     if (s->full || s->n + k + 1 > s->cap) {
         s->full = true;
         return;
@@ -499,31 +441,17 @@ static void sink_put(sink *s, uint32_t cp)
  * U+FFFD. Returns false if any byte was invalid. */
 static bool sink_utf8(sink *s, const char *text, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)text;
     bool clean = true;
     while (n > 0) {
         uint32_t cp;
-        size_t k = utf8_next(p, n, &cp);
+        size_t k = ddz_utf8_next(text, n, &cp);
         if (k == 0) {
             cp = 0xFFFD, k = 1, clean = false;
         }
         sink_put(s, cp);
-        p += k, n -= k;
+        text += k, n -= k;
     }
     return clean;
-}
-
-static bool valid_utf8(const char *text, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)text;
-    uint32_t cp;
-    while (n > 0) {
-        size_t k = utf8_next(p, n, &cp);
-        if (k == 0)
-            return false;
-        p += k, n -= k;
-    }
-    return true;
 }
 
 /* Converts raw from GB18030 into the sink. Returns false (sink contents
@@ -566,7 +494,7 @@ int ddz_caai_name_utf8(const char *raw, char *out, size_t outlen)
     sink s = {out, outlen, 0, outlen == 0};
     if (outlen > 0)
         out[0] = '\0';
-    if (valid_utf8(raw, n)) {
+    if (ddz_utf8_valid(raw, n)) {
         sink_utf8(&s, raw, n);
     } else if (!sink_gb18030(&s, raw, n)) {
         s = (sink){out, outlen, 0, outlen == 0};

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "proto/record_json.h"
 #include "proto/text.h"
+#include "proto/utf8.h"
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "rules/game.h"
@@ -464,15 +466,18 @@ typedef struct rd {
     size_t errlen;
 } rd;
 
+/* ddz_failv() after the path: "at.key: message". */
+static int failv(rd *r, int code, const char *at, const char *key, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 static int failv(rd *r, int code, const char *at, const char *key, const char *fmt, va_list ap)
 {
-    if (r->err && r->errlen) {
-        int n = 0;
-        if (at[0] || key[0])
-            n = snprintf(r->err, r->errlen, "%s%s%s: ", at, at[0] && key[0] ? "." : "", key);
-        if (n >= 0 && (size_t)n < r->errlen)
-            vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-    }
+    if (!r->err || !r->errlen)
+        return code;
+    int n = 0;
+    if (at[0] || key[0])
+        n = snprintf(r->err, r->errlen, "%s%s%s: ", at, at[0] && key[0] ? "." : "", key);
+    if (n >= 0 && (size_t)n < r->errlen)
+        ddz_failv(code, r->err + n, r->errlen - (size_t)n, fmt, ap);
     return code;
 }
 
@@ -585,28 +590,6 @@ static int get_bool(rd *r, const json_t *o, const char *at, const char *key, boo
     return 0;
 }
 
-/* Counts UTF-8 characters; jansson has already rejected invalid UTF-8. */
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
-/* C0, DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F), as ddz_req_parse */
-static bool has_controls(const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f ||
-            (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
-             (unsigned char)s[i + 1] <= 0x9F))
-            return true;
-    }
-    return false;
-}
-
 enum str_flags { TEXT = 1 }; /* no control characters */
 
 /* A string of min..cap-1 bytes (and at most maxchars characters, 0 = any),
@@ -620,10 +603,11 @@ static int val_str(rd *r, const json_t *v, const char *at, const char *key, char
     size_t len = json_string_length(v);
     if (strlen(s) != len)
         return bad(r, at, key, "must not hold NUL");
-    if (len < min || len >= cap || (maxchars && utf8_chars(s) > maxchars))
+    /* characters counted as valid UTF-8: jansson rejects any other */
+    if (len < min || len >= cap || (maxchars && ddz_utf8_chars(s) > maxchars))
         return maxchars ? bad(r, at, key, "must be %zu to %zu characters", min, maxchars)
                         : bad(r, at, key, "must be %zu to %zu bytes", min, cap - 1);
-    if ((flags & TEXT) && has_controls(s, len))
+    if ((flags & TEXT) && ddz_utf8_has_controls(s, len))
         return bad(r, at, key, "control characters are not allowed");
     memcpy(out, s, len + 1);
     return 0;

@@ -1,12 +1,13 @@
 /* msg.c - requests in and out, card arrays. */
 #include "msg.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "proto/record_json.h"
 #include "proto/text.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 
 static const char *const req_names[DDZ_NREQ] = {
@@ -30,26 +31,6 @@ void ddz_room_opts_default(ddz_room_opts *o)
     o->pause = 3;
 }
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-/* Counts UTF-8 characters; jansson has already rejected invalid UTF-8. */
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 /* Field readers: each returns 0, or DDZ_EFIELD with err set. `need` says
  * whether a missing field is an error (else the output is left as is). */
 static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t maxchars, bool need,
@@ -57,22 +38,17 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t max
 {
     json_t *v = json_object_get(o, key);
     if (!v)
-        return need ? fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
+        return need ? ddz_fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
     if (!json_is_string(v))
-        return fail(DDZ_EFIELD, err, errlen, "%s: must be a string", key);
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: must be a string", key);
     const char *s = json_string_value(v);
     size_t len = json_string_length(v);
-    if (len >= cap || utf8_chars(s) > maxchars || strlen(s) != len)
-        return fail(DDZ_EFIELD, err, errlen, "%s: at most %zu characters", key, maxchars);
-    /* C0, DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F), as the CAAI
-     * name codec does */
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bool c1 = c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
-                  (unsigned char)s[i + 1] <= 0x9F;
-        if (c < 0x20 || c == 0x7f || c1)
-            return fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
-    }
+    /* characters counted as valid UTF-8: jansson rejects any other */
+    if (len >= cap || ddz_utf8_chars(s) > maxchars || strlen(s) != len)
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: at most %zu characters", key, maxchars);
+    /* C0, DEL and C1, as the CAAI name codec does */
+    if (ddz_utf8_has_controls(s, len))
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
     memcpy(out, s, len + 1);
     return 0;
 }
@@ -82,9 +58,10 @@ static int get_int(json_t *o, const char *key, int lo, int hi, int *out, bool ne
 {
     json_t *v = json_object_get(o, key);
     if (!v)
-        return need ? fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
+        return need ? ddz_fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return fail(DDZ_EFIELD, err, errlen, "%s: must be an integer from %d to %d", key, lo, hi);
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: must be an integer from %d to %d", key, lo,
+                        hi);
     *out = (int)json_integer_value(v);
     return 0;
 }
@@ -93,9 +70,9 @@ static int get_bool(json_t *o, const char *key, bool *out, bool need, char *err,
 {
     json_t *v = json_object_get(o, key);
     if (!v)
-        return need ? fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
+        return need ? ddz_fail(DDZ_EFIELD, err, errlen, "%s: missing", key) : 0;
     if (!json_is_boolean(v))
-        return fail(DDZ_EFIELD, err, errlen, "%s: must be true or false", key);
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: must be true or false", key);
     *out = json_is_true(v);
     return 0;
 }
@@ -119,8 +96,8 @@ static int get_player_spec(json_t *v, char *out, size_t cap, const char *what, c
     const char *s = json_string_value(v);
     if (!s || json_string_length(v) >= cap ||
         (strncmp(s, "ai:", 3) != 0 && strncmp(s, "engine:", 7) != 0) || !s[s[0] == 'a' ? 3 : 7])
-        return fail(DDZ_EFIELD, err, errlen, "%s: must be null, \"ai:NAME\" or \"engine:NAME\"",
-                    what);
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: must be null, \"ai:NAME\" or \"engine:NAME\"",
+                        what);
     snprintf(out, cap, "%s", s);
     return 0;
 }
@@ -131,7 +108,7 @@ static int get_opts(json_t *o, ddz_room_opts *opts, char *err, size_t errlen)
     if (!o)
         return 0;
     if (!json_is_object(o))
-        return fail(DDZ_EFIELD, err, errlen, "options: must be an object");
+        return ddz_fail(DDZ_EFIELD, err, errlen, "options: must be an object");
     int rc;
     char custody[8] = "";
     if ((rc = get_str(o, "name", opts->name, sizeof opts->name, 40, false, err, errlen)) ||
@@ -148,17 +125,17 @@ static int get_opts(json_t *o, ddz_room_opts *opts, char *err, size_t errlen)
         (rc = get_str(o, "custody", custody, sizeof custody, 5, false, err, errlen)))
         return rc;
     if (custody[0] && strcmp(custody, "ai") != 0 && strcmp(custody, "fault") != 0)
-        return fail(DDZ_EFIELD, err, errlen, "options.custody: must be \"ai\" or \"fault\"");
+        return ddz_fail(DDZ_EFIELD, err, errlen, "options.custody: must be \"ai\" or \"fault\"");
     opts->custody = strcmp(custody, "fault") == 0 ? DDZ_CUSTODY_FAULT : DDZ_CUSTODY_AI;
     json_t *fill = json_object_get(o, "fill");
     if ((rc = get_player_spec(fill, opts->fill, sizeof opts->fill, "options.fill", err, errlen)))
         return rc;
     if (opts->fill[0] && strncmp(opts->fill, "ai:", 3) != 0)
-        return fail(DDZ_EFIELD, err, errlen, "options.fill: must be null or \"ai:NAME\"");
+        return ddz_fail(DDZ_EFIELD, err, errlen, "options.fill: must be null or \"ai:NAME\"");
     json_t *seats = json_object_get(o, "seats");
     if (seats && !json_is_null(seats)) {
         if (!json_is_array(seats) || json_array_size(seats) != 3)
-            return fail(DDZ_EFIELD, err, errlen, "options.seats: must be an array of 3");
+            return ddz_fail(DDZ_EFIELD, err, errlen, "options.seats: must be an array of 3");
         for (int s = 0; s < 3; s++)
             if ((rc = get_player_spec(json_array_get(seats, (size_t)s), opts->seats[s],
                                       sizeof opts->seats[s], "options.seats[]", err, errlen)))
@@ -171,20 +148,20 @@ static int get_cards(json_t *o, ddz_cards *out, char *err, size_t errlen)
 {
     json_t *a = json_object_get(o, "cards");
     if (!json_is_array(a))
-        return fail(DDZ_EFIELD, err, errlen, "cards: must be an array of card codes");
+        return ddz_fail(DDZ_EFIELD, err, errlen, "cards: must be an array of card codes");
     if (json_array_size(a) > DDZ_HAND_MAX)
-        return fail(DDZ_EFIELD, err, errlen, "cards: at most %d cards", DDZ_HAND_MAX);
+        return ddz_fail(DDZ_EFIELD, err, errlen, "cards: at most %d cards", DDZ_HAND_MAX);
     ddz_cards c = 0;
     size_t i;
     json_t *v;
     json_array_foreach(a, i, v)
     {
         if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= DDZ_NCARDS)
-            return fail(DDZ_EFIELD, err, errlen, "cards[%zu]: must be a card code 0..53", i);
+            return ddz_fail(DDZ_EFIELD, err, errlen, "cards[%zu]: must be a card code 0..53", i);
         ddz_cards bit = 1ULL << json_integer_value(v);
         if (c & bit)
-            return fail(DDZ_EFIELD, err, errlen, "cards[%zu]: card %lld repeated", i,
-                        (long long)json_integer_value(v));
+            return ddz_fail(DDZ_EFIELD, err, errlen, "cards[%zu]: card %lld repeated", i,
+                            (long long)json_integer_value(v));
         c |= bit;
     }
     *out = c;
@@ -203,12 +180,12 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
             (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))
             return rc;
         if (r->me[0] && strspn(r->me, "0123456789abcdef") != 32)
-            return fail(DDZ_EFIELD, err, errlen, "me: must be 32 lower-case hex digits");
+            return ddz_fail(DDZ_EFIELD, err, errlen, "me: must be 32 lower-case hex digits");
         if (!r->name[0])
-            return fail(DDZ_EFIELD, err, errlen, "name: must not be empty");
+            return ddz_fail(DDZ_EFIELD, err, errlen, "name: must not be empty");
         if (r->version != DDZ_PROTOCOL_VERSION)
-            return fail(DDZ_EFIELD, err, errlen, "version: this server speaks version %d",
-                        DDZ_PROTOCOL_VERSION);
+            return ddz_fail(DDZ_EFIELD, err, errlen, "version: this server speaks version %d",
+                            DDZ_PROTOCOL_VERSION);
         return 0;
     case DDZ_REQ_CREATE:
         if ((rc = get_opts(json_object_get(o, "options"), &r->opts, err, errlen)))
@@ -245,7 +222,7 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
             return rc;
         if (r->competition[0] && strcmp(r->competition, "tournament") != 0 &&
             strcmp(r->competition, "ladder") != 0)
-            return fail(DDZ_EFIELD, err, errlen, "competition: \"tournament\" or \"ladder\"");
+            return ddz_fail(DDZ_EFIELD, err, errlen, "competition: \"tournament\" or \"ladder\"");
         return 0;
     default:
         return 0; /* list, leave, rematch, hint: no fields */
@@ -257,14 +234,14 @@ int ddz_req_parse(const char *text, size_t len, ddz_req *r, char *err, size_t er
     memset(r, 0, sizeof *r);
     r->seat = -1;
     if (len > DDZ_MSG_MAX)
-        return fail(DDZ_ETOOLONG, err, errlen, "frame over %d bytes", DDZ_MSG_MAX);
+        return ddz_fail(DDZ_ETOOLONG, err, errlen, "frame over %d bytes", DDZ_MSG_MAX);
     json_error_t je;
     json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!o)
-        return fail(DDZ_ESYNTAX, err, errlen, "not JSON: %s", je.text);
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "not JSON: %s", je.text);
     int rc = 0;
     if (!json_is_object(o)) {
-        rc = fail(DDZ_ESYNTAX, err, errlen, "a message must be a JSON object");
+        rc = ddz_fail(DDZ_ESYNTAX, err, errlen, "a message must be a JSON object");
         goto out;
     }
     json_t *id = json_object_get(o, "id");
@@ -276,7 +253,7 @@ int ddz_req_parse(const char *text, size_t len, ddz_req *r, char *err, size_t er
     }
     const char *type = json_string_value(json_object_get(o, "type"));
     if (!type) {
-        rc = fail(DDZ_ESYNTAX, err, errlen, "a message needs a string \"type\"");
+        rc = ddz_fail(DDZ_ESYNTAX, err, errlen, "a message needs a string \"type\"");
         goto out;
     }
     for (int t = 1; t < DDZ_NREQ; t++)
@@ -286,7 +263,7 @@ int ddz_req_parse(const char *text, size_t len, ddz_req *r, char *err, size_t er
         /* echoed to the client as JSON text: a cut character would make
          * the error itself invalid UTF-8 */
         int n = (int)ddz_text_fit_width(type, 40, NULL);
-        rc = fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.*s\"", n, type);
+        rc = ddz_fail(DDZ_EUNKNOWN, err, errlen, "unknown message type \"%.*s\"", n, type);
         goto out;
     }
     rc = parse_fields(o, r, err, errlen);

@@ -2,12 +2,13 @@
 #include "record_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
 #include "proto/text.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 
 enum {
@@ -32,34 +33,6 @@ static json_t *cards_json(ddz_cards c)
     return a;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 if it is not one. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t len;
-    unsigned min;
-    unsigned cp;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2, min = 0x80, cp = s[0] & 0x1f;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3, min = 0x800, cp = s[0] & 0x0f;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4, min = 0x10000, cp = s[0] & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* A JSON string of the first bytes of `s` up to its NUL or `max` bytes,
  * with every byte that is not part of valid UTF-8 replaced by '?'. */
 static json_t *string_json(const char *s, size_t max)
@@ -69,7 +42,8 @@ static json_t *string_json(const char *s, size_t max)
     memcpy(buf, s, n);
     buf[n] = '\0';
     for (size_t i = 0; i < n;) {
-        size_t len = utf8_seq((const unsigned char *)buf + i, n - i);
+        uint32_t cp;
+        size_t len = ddz_utf8_next(buf + i, n - i, &cp);
         if (len == 0)
             buf[i++] = '?';
         else
@@ -205,18 +179,7 @@ json_t *ddz_record_to_json(const ddz_record *r)
 
 /* ---- reading ---------------------------------------------------------- */
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-#define BAD(...) fail(DDZ_EFIELD, err, errlen, __VA_ARGS__)
+#define BAD(...) ddz_fail(DDZ_EFIELD, err, errlen, __VA_ARGS__)
 
 static const char *type_name(const json_t *v)
 {
@@ -604,8 +567,8 @@ int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errle
     json_t *v;
     int rc;
     if (!json_is_object(j))
-        return fail(DDZ_ESYNTAX, err, errlen, "record: expected an object, got %s",
-                    j ? type_name(j) : "nothing");
+        return ddz_fail(DDZ_ESYNTAX, err, errlen, "record: expected an object, got %s",
+                        j ? type_name(j) : "nothing");
     memset(r, 0, sizeof *r);
 
     if ((rc = key_int(j, "game", 0, INT32_MAX, &x, err, errlen)) < 0)

@@ -1,23 +1,13 @@
 /* text.c - card-list and seed codecs; display width of UTF-8 text. */
 #include "text.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "proto/fail.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
-
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 static int is_space(char c)
 {
@@ -38,7 +28,8 @@ int ddz_text_parse_cards(const char *s, ddz_cards *out, char *err, size_t errlen
         while (is_space(*p))
             p++;
         if (*p < '0' || *p > '9')
-            return fail(DDZ_ESYNTAX, err, errlen, "item %d of the card list is not a number", item);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "item %d of the card list is not a number",
+                            item);
         long v = 0;
         while (*p >= '0' && *p <= '9') {
             v = v * 10 + (*p++ - '0');
@@ -46,17 +37,17 @@ int ddz_text_parse_cards(const char *s, ddz_cards *out, char *err, size_t errlen
                 break;
         }
         if (v >= DDZ_NCARDS)
-            return fail(DDZ_ECARD, err, errlen, "card code %s%ld is outside 0..53",
-                        v > 1000 ? ">" : "", v > 1000 ? 1000 : v);
+            return ddz_fail(DDZ_ECARD, err, errlen, "card code %s%ld is outside 0..53",
+                            v > 1000 ? ">" : "", v > 1000 ? 1000 : v);
         if (set & (1ULL << v))
-            return fail(DDZ_EDUP, err, errlen, "card %ld appears twice", v);
+            return ddz_fail(DDZ_EDUP, err, errlen, "card %ld appears twice", v);
         set |= 1ULL << v;
         while (is_space(*p))
             p++;
         if (*p == '\0')
             break;
         if (*p != ',')
-            return fail(DDZ_ESYNTAX, err, errlen, "unexpected '%c' in card list", *p);
+            return ddz_fail(DDZ_ESYNTAX, err, errlen, "unexpected '%c' in card list", *p);
         p++;
     }
     *out = set;
@@ -270,41 +261,13 @@ static int char_width(uint32_t cp)
     return in_table(cp, wide, sizeof wide / sizeof wide[0]) ? 2 : 1;
 }
 
-/* Decodes the character at `s` (not at its end): sets *cp and returns its
- * length, 1 to 4, or returns 0 if the bytes there are not valid UTF-8. */
-static int utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    int len;
-    uint32_t min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        len = 2, min = 0x80, *cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3, min = 0x800, *cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4, min = 0x10000, *cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) /* also stops at the NUL */
-            return 0;
-        *cp = *cp << 6 | (s[i] & 0x3F);
-    }
-    if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-/* The length and width of the character at `s`: an invalid byte is a
- * character of its own, one column wide. */
+/* The length and width of the character at `s` (not at its end): an
+ * invalid byte is a character of its own, one column wide. */
 static int next_char(const char *s, int *width)
 {
     uint32_t cp;
-    int len = utf8_decode((const unsigned char *)s, &cp);
+    /* a character is at most 4 bytes, and the NUL ends a cut one */
+    int len = (int)ddz_utf8_next(s, strnlen(s, 4), &cp);
     if (len == 0) {
         *width = 1;
         return 1;

@@ -2,7 +2,6 @@
 #include "service/cluster/cluster.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <libpq-fe.h>
 #include <poll.h>
@@ -12,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "rules/error.h"
 #include "service/store/pg_conn.h"
+#include "service/thread/mailbox.h"
 
 /* A view: what the thread read, handed to the loop whole. */
 typedef struct view_buf {
@@ -24,7 +23,15 @@ typedef struct view_buf {
     ddz_cluster_node nodes[DDZ_CLUSTER_NODES_MAX];
     size_t nnodes;
     bool connected;
+    ddz_mail mail; /* in c->views */
 } view_buf;
+
+/* A set of our rooms, handed to the thread whole (one allocation). */
+typedef struct room_set {
+    ddz_mail mail; /* in c->pub */
+    size_t n;
+    ddz_event_room rooms[];
+} room_set;
 
 struct ddz_cluster {
     char node[DDZ_CLUSTER_NODE_MAX];
@@ -32,14 +39,10 @@ struct ddz_cluster {
     int heartbeat_ms, dead_ms;
     PGconn *pg; /* the thread's, after start */
     pthread_t thread;
-    int wake[2]; /* the loop wakes the thread: a byte on wake[1] */
-    pthread_mutex_t mu;
-    /* under mu */
-    bool stop;
-    ddz_event_room *pub; /* the rooms handed over and not yet taken (NULL: none) */
-    size_t npub;
-    bool pub_new;   /* pub holds a new set (it may be empty) */
-    view_buf *next; /* a view the loop has not taken yet */
+    /* The loop's latest room_set, not yet taken (only the newest is kept),
+     * with the pipe the thread polls beside its socket; closed to stop it. */
+    ddz_mailbox *pub;
+    ddz_mailbox *views; /* the thread's latest view_buf, not yet taken */
     /* the loop's */
     ddz_event_room last[DDZ_CLUSTER_ROOMS_MAX]; /* what was last handed over */
     size_t nlast;
@@ -49,9 +52,8 @@ struct ddz_cluster {
     char *ids[DDZ_CLUSTER_ROOMS_MAX];
     char *texts[DDZ_CLUSTER_ROOMS_MAX];
     size_t nwritten;
-    ddz_event_room *mine; /* the latest set, to write again after a reconnection */
-    size_t nmine;
-    bool rewrite; /* the connection was lost: write every room again */
+    room_set *mine; /* the latest set, to write again after a reconnection */
+    bool rewrite;   /* the connection was lost: write every room again */
 };
 
 bool ddz_cluster_is_pg_url(const char *db)
@@ -163,6 +165,8 @@ static void forget_written(ddz_cluster *c)
  * statement failed (the whole set is written again next time). */
 static bool write_rooms(ddz_cluster *c)
 {
+    const ddz_event_room *mine = c->mine ? c->mine->rooms : NULL;
+    size_t nmine = c->mine ? c->mine->n : 0;
     char *texts[DDZ_CLUSTER_ROOMS_MAX] = {0};
     bool ok = exec(c->pg, "BEGIN", 0, NULL, NULL);
     if (ok && c->rewrite) {
@@ -171,18 +175,18 @@ static bool write_rooms(ddz_cluster *c)
         forget_written(c);
     }
     bool changed = c->rewrite;
-    for (size_t i = 0; ok && i < c->nmine; i++) {
-        texts[i] = room_text(&c->mine[i]);
+    for (size_t i = 0; ok && i < nmine; i++) {
+        texts[i] = room_text(&mine[i]);
         if (!texts[i]) {
             ok = false;
             break;
         }
         size_t k = 0;
-        while (k < c->nwritten && strcmp(c->ids[k], c->mine[i].id) != 0)
+        while (k < c->nwritten && strcmp(c->ids[k], mine[i].id) != 0)
             k++;
         if (k < c->nwritten && strcmp(c->texts[k], texts[i]) == 0)
             continue;
-        const char *p[] = {c->mine[i].id, c->node, texts[i]};
+        const char *p[] = {mine[i].id, c->node, texts[i]};
         ok = exec(c->pg,
                   "INSERT INTO cluster_rooms (id, node, summary, updated_at) "
                   "VALUES ($1, $2, $3::jsonb, now()) ON CONFLICT (id) DO UPDATE SET "
@@ -192,9 +196,9 @@ static bool write_rooms(ddz_cluster *c)
     }
     for (size_t k = 0; ok && k < c->nwritten; k++) {
         size_t i = 0;
-        while (i < c->nmine && strcmp(c->ids[k], c->mine[i].id) != 0)
+        while (i < nmine && strcmp(c->ids[k], mine[i].id) != 0)
             i++;
-        if (i < c->nmine)
+        if (i < nmine)
             continue;
         const char *p[] = {c->ids[k], c->node};
         ok = exec(c->pg, "DELETE FROM cluster_rooms WHERE id = $1 AND node = $2", 2, p, NULL);
@@ -207,15 +211,15 @@ static bool write_rooms(ddz_cluster *c)
     ok = ok && exec(c->pg, "COMMIT", 0, NULL, NULL);
     if (!ok) {
         exec(c->pg, "ROLLBACK", 0, NULL, NULL);
-        for (size_t i = 0; i < c->nmine; i++)
+        for (size_t i = 0; i < nmine; i++)
             free(texts[i]);
         c->rewrite = true;
         return false;
     }
     forget_written(c);
     bool lost = false; /* out of memory: what was written is not all known */
-    for (size_t i = 0; i < c->nmine; i++) {
-        c->ids[i] = strdup(c->mine[i].id);
+    for (size_t i = 0; i < nmine; i++) {
+        c->ids[i] = strdup(mine[i].id);
         c->texts[i] = texts[i];
         if (!c->ids[i]) { /* forget it, write it all next time */
             lost = true;
@@ -285,6 +289,24 @@ static void view_free(view_buf *v)
     }
 }
 
+/* Frees the views of the chain `m`. */
+static void views_free(ddz_mail *m)
+{
+    for (ddz_mail *next; m; m = next) {
+        next = m->next;
+        view_free(DDZ_MAIL_ITEM(m, view_buf, mail));
+    }
+}
+
+/* Frees the room sets of the chain `m`. */
+static void sets_free(ddz_mail *m)
+{
+    for (ddz_mail *next; m; m = next) {
+        next = m->next;
+        free(DDZ_MAIL_ITEM(m, room_set, mail));
+    }
+}
+
 /* Connection-level setup, again after every reconnection. */
 static bool session_setup(ddz_cluster *c)
 {
@@ -320,17 +342,13 @@ static void *run(void *arg)
     bool refresh = true, up = true;
     bool broken = false; /* the socket failed: not polled until reconnected (it would spin) */
     for (;;) {
-        pthread_mutex_lock(&c->mu);
-        bool stop = c->stop, fresh = c->pub_new;
-        if (fresh) { /* take the loop's latest set */
+        /* the loop's latest set (get reads the pipe too) */
+        room_set *set = DDZ_MAIL_ITEM(ddz_mailbox_get(c->pub), room_set, mail);
+        bool stop = ddz_mailbox_closed(c->pub), fresh = set != NULL;
+        if (fresh) {
             free(c->mine);
-            c->mine = c->pub;
-            c->nmine = c->npub;
-            c->pub = NULL;
-            c->npub = 0;
-            c->pub_new = false;
+            c->mine = set;
         }
-        pthread_mutex_unlock(&c->mu);
         if (fresh && !stop) {
             if (up)
                 up = write_rooms(c);
@@ -359,10 +377,7 @@ static void *run(void *arg)
             view_buf *v = read_view(c);
             if (v) {
                 v->connected = v->connected && up;
-                pthread_mutex_lock(&c->mu);
-                view_free(c->next);
-                c->next = v;
-                pthread_mutex_unlock(&c->mu);
+                views_free(ddz_mailbox_replace(c->views, &v->mail)); /* one the loop missed */
             }
         }
         /* Notifications libpq read while our own statements ran wait in
@@ -370,15 +385,12 @@ static void *run(void *arg)
          * next heartbeat. */
         if (!broken && PQstatus(c->pg) == CONNECTION_OK)
             refresh |= drain_notifies(c);
-        struct pollfd fds[2] = {{.fd = c->wake[0], .events = POLLIN},
+        struct pollfd fds[2] = {{.fd = ddz_mailbox_fd(c->pub), .events = POLLIN},
                                 {.fd = broken ? -1 : PQsocket(c->pg), .events = POLLIN}};
         int64_t wait = next_beat - now_ms();
         if (refresh && last_read + READ_GAP_MS - now_ms() < wait)
             wait = last_read + READ_GAP_MS - now_ms();
         poll(fds, fds[1].fd >= 0 ? 2 : 1, wait < 0 ? 0 : (int)wait);
-        char buf[64];
-        while (read(c->wake[0], buf, sizeof buf) > 0)
-            ;
         if (fds[1].fd >= 0 && fds[1].revents) {
             if (!PQconsumeInput(c->pg)) {
                 broken = true; /* connected again at the next beat */
@@ -439,7 +451,6 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
     snprintf(c->url, sizeof c->url, "%s", cfg->public_url);
     c->heartbeat_ms = cfg->heartbeat_ms > 0 ? cfg->heartbeat_ms : 1000;
     c->dead_ms = cfg->dead_ms > 0 ? cfg->dead_ms : 5000;
-    c->wake[0] = c->wake[1] = -1;
     /* pg_conn.h: the start gives up on a database that does not answer
      * after 5 s, and a cut network is noticed in some 10 s (the view then
      * says so) rather than TCP's 15 minutes */
@@ -504,22 +515,18 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
         set_err(err, errlen, "cannot register the node", c->pg);
         goto fail;
     }
-    if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-        snprintf(err, errlen, "cluster: pipe: %s", strerror(errno));
+    if (!(c->pub = ddz_mailbox_create(0, true)) || !(c->views = ddz_mailbox_create(0, false))) {
+        snprintf(err, errlen, "cluster: cannot make its mailboxes: %s", strerror(errno));
         goto fail;
     }
-    pthread_mutex_init(&c->mu, NULL);
     if (pthread_create(&c->thread, NULL, run, c) != 0) {
         snprintf(err, errlen, "cluster: cannot start the thread");
-        pthread_mutex_destroy(&c->mu);
         goto fail;
     }
     return c;
 fail:
-    if (c->wake[0] >= 0) {
-        close(c->wake[0]);
-        close(c->wake[1]);
-    }
+    ddz_mailbox_destroy(c->pub);
+    ddz_mailbox_destroy(c->views);
     PQfinish(c->pg);
     free(c);
     return NULL;
@@ -533,34 +540,28 @@ void ddz_cluster_publish(ddz_cluster *c, const ddz_event_room *rooms, size_t n)
     ddz_event b = {.type = DDZ_EVENT_ROOMS, .rooms = {.rooms = c->last, .nrooms = c->nlast}};
     if (c->handed && ddz_event_equal(&a, &b))
         return;
-    ddz_event_room *copy = n ? malloc(n * sizeof *copy) : NULL;
-    if (n && !copy)
+    room_set *set = malloc(sizeof *set + n * sizeof set->rooms[0]);
+    if (!set)
         return;
+    set->n = n;
     if (n) {
-        memcpy(copy, rooms, n * sizeof *copy);
-        memcpy(c->last, rooms, n * sizeof *copy);
+        memcpy(set->rooms, rooms, n * sizeof *rooms);
+        memcpy(c->last, rooms, n * sizeof *rooms);
     }
     c->nlast = n;
     c->handed = true;
-    pthread_mutex_lock(&c->mu);
-    free(c->pub);
-    c->pub = copy;
-    c->npub = n;
-    c->pub_new = true;
-    pthread_mutex_unlock(&c->mu);
-    ssize_t w = write(c->wake[1], "", 1);
-    (void)w; /* a full pipe already wakes it */
+    /* only the newest set matters: one the thread has not taken yet goes;
+     * the replace wakes the thread through the pipe */
+    sets_free(ddz_mailbox_replace(c->pub, &set->mail));
 }
 
 ddz_cluster_view ddz_cluster_view_get(ddz_cluster *c)
 {
-    pthread_mutex_lock(&c->mu);
-    if (c->next) {
+    view_buf *newer = DDZ_MAIL_ITEM(ddz_mailbox_get(c->views), view_buf, mail);
+    if (newer) {
         view_free(c->cur);
-        c->cur = c->next;
-        c->next = NULL;
+        c->cur = newer;
     }
-    pthread_mutex_unlock(&c->mu);
     ddz_cluster_view v = {0};
     if (c->cur)
         v = (ddz_cluster_view){.rooms = c->cur->rooms,
@@ -584,11 +585,7 @@ void ddz_cluster_stop(ddz_cluster *c)
 {
     if (!c)
         return;
-    pthread_mutex_lock(&c->mu);
-    c->stop = true;
-    pthread_mutex_unlock(&c->mu);
-    ssize_t w = write(c->wake[1], "", 1);
-    (void)w;
+    ddz_mailbox_close(c->pub, DDZ_MAILBOX_DROP); /* wakes the thread through the pipe */
     pthread_join(c->thread, NULL);
     const char *me[] = {c->node};
     if (PQstatus(c->pg) == CONNECTION_OK) {
@@ -599,11 +596,10 @@ void ddz_cluster_stop(ddz_cluster *c)
     PQfinish(c->pg);
     forget_written(c);
     free(c->mine);
-    free(c->pub);
-    view_free(c->next);
+    sets_free(ddz_mailbox_get_all(c->pub));
+    views_free(ddz_mailbox_get_all(c->views));
     view_free(c->cur);
-    close(c->wake[0]);
-    close(c->wake[1]);
-    pthread_mutex_destroy(&c->mu);
+    ddz_mailbox_destroy(c->pub);
+    ddz_mailbox_destroy(c->views);
     free(c);
 }

@@ -11,6 +11,7 @@
 #include "rules/error.h"
 #include "rules/ruleset.h"
 #include "service/ladder/schedule.h"
+#include "service/thread/mailbox.h"
 
 #define NAME DDZ_LADDER_NAME_MAX
 #define MAXP DDZ_SCHEDULE_MAX
@@ -26,7 +27,7 @@ typedef struct req {
     ddz_ladder_net_result res; /* R_DONE; R_DROP: res.deal */
     char name[NAME];           /* R_SUSPEND */
     char reason[160];
-    struct req *next;
+    ddz_mail mail; /* the queue's link */
 } req;
 
 typedef struct told_move {
@@ -39,10 +40,10 @@ struct ddz_ladder_net {
     char rules[64];
     char node[32];
     char fixed[DDZ_LADDER_NET_FIXED][NAME];
+    ddz_mailbox *reqs; /* the loop's requests, for the lead thread */
+    ddz_mailbox *out;  /* messages for the loop */
     pthread_mutex_t mu;
     /* guarded by mu: */
-    req *reqs, *reqs_tail;
-    ddz_ladder_net_msg *out, *out_tail;
     char (*present)[NAME]; /* [MAXP] */
     int npresent;
     /* the lead thread's own: */
@@ -69,14 +70,7 @@ static int64_t now_unix_ms(void)
 
 static void push_msg(ddz_ladder_net *n, ddz_ladder_net_msg *m)
 {
-    m->next = NULL;
-    pthread_mutex_lock(&n->mu);
-    if (n->out_tail)
-        n->out_tail->next = m;
-    else
-        n->out = m;
-    n->out_tail = m;
-    pthread_mutex_unlock(&n->mu);
+    ddz_mailbox_put(n->out, &m->mail); /* unbounded, never closed */
 }
 
 static void note(ddz_ladder_net *n, const char *fmt, const char *a, const char *b)
@@ -177,10 +171,15 @@ ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, 
         n->present = calloc(MAXP, sizeof *n->present);
         n->seen = calloc(MAXP, sizeof *n->seen);
         n->told = calloc(MAXP, sizeof *n->told);
+        n->reqs = ddz_mailbox_create(0, false);
+        n->out = ddz_mailbox_create(0, false);
     }
-    if (!n || !n->present || !n->seen || !n->told) {
-        if (n)
+    if (!n || !n->present || !n->seen || !n->told || !n->reqs || !n->out) {
+        if (n) {
             free(n->present), free(n->seen), free(n->told);
+            ddz_mailbox_destroy(n->reqs);
+            ddz_mailbox_destroy(n->out);
+        }
         free(n);
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -207,15 +206,7 @@ void ddz_ladder_net_present(ddz_ladder_net *n, const char *const *names, int cou
 
 static int push_req(ddz_ladder_net *n, req *r)
 {
-    r->next = NULL;
-    pthread_mutex_lock(&n->mu);
-    if (n->reqs_tail)
-        n->reqs_tail->next = r;
-    else
-        n->reqs = r;
-    n->reqs_tail = r;
-    pthread_mutex_unlock(&n->mu);
-    return 0;
+    return ddz_mailbox_put(n->reqs, &r->mail); /* 0: unbounded, never closed */
 }
 
 int ddz_ladder_net_done(ddz_ladder_net *n, const ddz_ladder_net_result *res)
@@ -251,29 +242,22 @@ int ddz_ladder_net_suspend(ddz_ladder_net *n, const char *name, const char *reas
 
 ddz_ladder_net_msg *ddz_ladder_net_next(ddz_ladder_net *n)
 {
-    pthread_mutex_lock(&n->mu);
-    ddz_ladder_net_msg *m = n->out;
-    if (m) {
-        n->out = m->next;
-        if (!n->out)
-            n->out_tail = NULL;
-    }
-    pthread_mutex_unlock(&n->mu);
-    return m;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(n->out), ddz_ladder_net_msg, mail);
 }
 
 void ddz_ladder_net_destroy(ddz_ladder_net *n)
 {
     if (!n)
         return;
-    while (n->reqs) {
-        req *r = n->reqs;
-        n->reqs = r->next;
-        free(r);
+    for (ddz_mail *m = ddz_mailbox_get_all(n->reqs), *next; m; m = next) {
+        next = m->next;
+        free(DDZ_MAIL_ITEM(m, req, mail));
     }
     ddz_ladder_net_msg *m;
     while ((m = ddz_ladder_net_next(n)))
         free(m);
+    ddz_mailbox_destroy(n->reqs);
+    ddz_mailbox_destroy(n->out);
     pthread_mutex_destroy(&n->mu);
     free(n->present);
     free(n->seen);
@@ -513,15 +497,11 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
 /* Writes what the loop queued. Failed results stay queued (bounded). */
 static void write_requests(ddz_ladder_net *n, PGconn *pg)
 {
-    pthread_mutex_lock(&n->mu);
-    req *list = n->reqs;
-    n->reqs = n->reqs_tail = NULL;
-    pthread_mutex_unlock(&n->mu);
-    req *again = NULL, *last = NULL;
+    ddz_mail *list = ddz_mailbox_get_all(n->reqs);
+    ddz_mail *again = NULL, **last = &again;
     while (list) {
-        req *r = list;
-        list = r->next;
-        r->next = NULL;
+        req *r = DDZ_MAIL_ITEM(list, req, mail);
+        list = list->next;
         int rc = 1;
         char deal[24];
         snprintf(deal, sizeof deal, "%lld", (long long)r->res.deal);
@@ -572,21 +552,12 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
                 unhand(n, r->res.deal);
             free(r);
         } else {
-            if (last)
-                last->next = r;
-            else
-                again = r;
-            last = r;
+            *last = &r->mail;
+            last = &r->mail.next;
         }
     }
-    if (again) { /* before what was queued meanwhile */
-        pthread_mutex_lock(&n->mu);
-        last->next = n->reqs;
-        if (!n->reqs)
-            n->reqs_tail = last;
-        n->reqs = again;
-        pthread_mutex_unlock(&n->mu);
-    }
+    *last = NULL;
+    ddz_mailbox_put_front(n->reqs, again); /* before what was queued meanwhile */
 }
 
 /* ---- the leader ---- */
@@ -1114,9 +1085,7 @@ void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader)
     fetch_deals(n, pg);
     tail_standings(n, pg);
     tail_history(n, pg);
-    pthread_mutex_lock(&n->mu);
-    bool waiting = n->out != NULL;
-    pthread_mutex_unlock(&n->mu);
+    bool waiting = ddz_mailbox_count(n->out) > 0;
     if (waiting && n->cfg.wake)
         n->cfg.wake(n->cfg.ctx);
 }

@@ -58,6 +58,7 @@
 
 #include "service/ladder/rating.h"
 #include "service/store/store.h"
+#include "service/thread/mailbox.h"
 
 #define DDZ_LADDER_NET_FIXED 32 /* fixed participants (AIs, engines) at most */
 #define DDZ_LADDER_NET_URL 256  /* a node's public URL (lead.h's DDZ_LEAD_URL_MAX) */
@@ -111,7 +112,7 @@ typedef struct ddz_ladder_net_msg {
     char note[200];                     /* NOTE */
     char url[DDZ_LADDER_NET_URL];       /* MOVE */
     char home[32];                      /* MOVE */
-    struct ddz_ladder_net_msg *next;
+    ddz_mail mail;                      /* the queue's link */
 } ddz_ladder_net_msg;
 
 /* A deal played to the end, by participant slot (the `names` of PLAY). */

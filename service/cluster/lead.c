@@ -2,17 +2,16 @@
  * (lead.h): one session, one thread, the loop reads copies. */
 #include "service/cluster/lead.h"
 
-#include <errno.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rules/error.h"
 #include "service/store/pg_conn.h"
+#include "service/thread/mailbox.h"
 
 typedef struct job {
     char name[DDZ_LEAD_JOB_MAX];
@@ -29,12 +28,11 @@ struct ddz_lead {
     void *ctx;
     void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
     void *work_ctx;
-    bool poked; /* guarded by mu: look again at once */
     job jobs[DDZ_LEAD_JOBS];
     int njobs;
+    /* the thread's doorbell: poked to look again at once, closed to stop */
+    ddz_mailbox *bell;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool stop;     /* guarded by mu */
     char err[200]; /* guarded by mu: the latest failure */
     PGconn *pg;    /* the thread's only */
     pthread_t thread;
@@ -231,9 +229,7 @@ static bool look(ddz_lead *l)
 static void *thread_main(void *arg)
 {
     ddz_lead *l = arg;
-    pthread_mutex_lock(&l->mu);
-    while (!l->stop) {
-        pthread_mutex_unlock(&l->mu);
+    while (!ddz_mailbox_closed(l->bell)) {
         bool changed = false;
         if (!l->pg)
             connect_pg(l);
@@ -251,18 +247,8 @@ static void *thread_main(void *arg)
             pthread_mutex_unlock(&l->mu);
             l->work(l->work_ctx, l->pg, st, l->njobs);
         }
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += l->retry_ms / 1000;
-        until.tv_nsec += (long)(l->retry_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L)
-            until.tv_sec++, until.tv_nsec -= 1000000000L;
-        pthread_mutex_lock(&l->mu);
-        while (!l->stop && !l->poked && pthread_cond_timedwait(&l->cv, &l->mu, &until) != ETIMEDOUT)
-            ;
-        l->poked = false;
+        ddz_mailbox_wait(l->bell, l->retry_ms);
     }
-    pthread_mutex_unlock(&l->mu);
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK && l->work) {
         /* a last round of work as no job's holder: what the loop queued
          * before it stopped is written, nothing is led any more */
@@ -312,14 +298,15 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
         snprintf(l->jobs[i].st.name, sizeof l->jobs[i].st.name, "%s", jobs[i]);
         l->jobs[i].key = ddz_lead_key(jobs[i]);
     }
+    if (!(l->bell = ddz_mailbox_create(0, false))) {
+        free(l->url);
+        free(l);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&l->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&l->cv, &ca);
-    pthread_condattr_destroy(&ca);
     if (pthread_create(&l->thread, NULL, thread_main, l) != 0) {
-        pthread_cond_destroy(&l->cv);
+        ddz_mailbox_destroy(l->bell);
         pthread_mutex_destroy(&l->mu);
         free(l->url);
         free(l);
@@ -346,10 +333,7 @@ int ddz_lead_njobs(const ddz_lead *l)
 
 void ddz_lead_poke(ddz_lead *l)
 {
-    pthread_mutex_lock(&l->mu);
-    l->poked = true;
-    pthread_cond_signal(&l->cv);
-    pthread_mutex_unlock(&l->mu);
+    ddz_mailbox_poke(l->bell);
 }
 
 void ddz_lead_last_error(ddz_lead *l, char *out, size_t outlen)
@@ -363,12 +347,9 @@ void ddz_lead_stop(ddz_lead *l)
 {
     if (!l)
         return;
-    pthread_mutex_lock(&l->mu);
-    l->stop = true;
-    pthread_cond_signal(&l->cv);
-    pthread_mutex_unlock(&l->mu);
+    ddz_mailbox_close(l->bell, DDZ_MAILBOX_DROP); /* after the round under way */
     pthread_join(l->thread, NULL);
-    pthread_cond_destroy(&l->cv);
+    ddz_mailbox_destroy(l->bell);
     pthread_mutex_destroy(&l->mu);
     free(l->url);
     free(l);

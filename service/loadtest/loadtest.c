@@ -34,6 +34,7 @@
 #include "service/bridge/bridge.h"
 #include "service/net/evloop.h"
 #include "service/net/lws_loop.h"
+#include "service/net/timer_heap.h"
 #include "proto/event.h"
 #include "proto/msg.h"
 #include "rules/error.h"
@@ -79,8 +80,9 @@ typedef struct lconn {
     /* the action waiting for its send time */
     json_t *pending; /* request to send, NULL if none */
     uint32_t pending_seq;
-    int heap_pos;   /* index in the heap, -1 if not there */
-    int64_t due_us; /* earliest send time allowed for this connection */
+    /* its entry in the heap of actions waiting for their send time, armed
+     * while there; pace.due_us: the earliest send time allowed */
+    ddz_timer pace;
     int64_t last_send_us;
 } lconn;
 
@@ -116,9 +118,8 @@ typedef struct lt {
     double drop_acc, bad_acc, kill_acc; /* fault events owed */
     int64_t chaos_last, next_sample;
     int next_connect, connecting; /* connection ramp */
-    lconn **heap;                 /* pending actions by due time */
-    int nheap;
-    int64_t next_global_us; /* global pacing */
+    ddz_theap heap;               /* pending actions by due time: lconn.pace */
+    int64_t next_global_us;       /* global pacing */
     /* Our timers are service/net/lws_loop.h's, not lws's own (sul): with a
      * foreign libev loop, lws 4.1.6 fires those late by up to a second. */
     ddz_evloop evl;            /* the context's loop: epoll (libev) or poll */
@@ -282,50 +283,10 @@ static void queue_req(lconn *c, const ddz_req *q)
 
 /* ---- the heap of actions waiting for their send time ---- */
 
-static bool earlier(const lconn *a, const lconn *b)
+/* The connection whose pace entry is `t`. */
+static lconn *paced(ddz_timer *t)
 {
-    return a->due_us < b->due_us;
-}
-
-static void heap_swap(lt *L, int i, int j)
-{
-    lconn *t = L->heap[i];
-    L->heap[i] = L->heap[j];
-    L->heap[j] = t;
-    L->heap[i]->heap_pos = i;
-    L->heap[j]->heap_pos = j;
-}
-
-static void heap_up(lt *L, int i)
-{
-    while (i > 0 && earlier(L->heap[i], L->heap[(i - 1) / 2])) {
-        heap_swap(L, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-}
-
-static void heap_down(lt *L, int i)
-{
-    for (;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < L->nheap && earlier(L->heap[l], L->heap[m]))
-            m = l;
-        if (r < L->nheap && earlier(L->heap[r], L->heap[m]))
-            m = r;
-        if (m == i)
-            return;
-        heap_swap(L, i, m);
-        i = m;
-    }
-}
-
-static lconn *heap_pop(lt *L)
-{
-    lconn *top = L->heap[0];
-    heap_swap(L, 0, --L->nheap);
-    heap_down(L, 0);
-    top->heap_pos = -1;
-    return top;
+    return (lconn *)(void *)((char *)t - offsetof(lconn, pace));
 }
 
 static void pace_tick(lt *L);
@@ -346,9 +307,10 @@ static void rearm(lt *L)
 
 static void arm_pacer(lt *L)
 {
-    if (!L->nheap)
+    const ddz_timer *top = ddz_theap_top(&L->heap);
+    if (!top)
         return;
-    int64_t at = L->heap[0]->due_us;
+    int64_t at = top->due_us;
     if (L->cfg->rate > 0 && L->next_global_us > at)
         at = L->next_global_us;
     L->pace_at = at;
@@ -373,7 +335,8 @@ static void pace_tick(lt *L)
 {
     int64_t now = now_us();
     double gap = L->cfg->rate > 0 ? 1e6 / L->cfg->rate : 0;
-    while (L->nheap && L->heap[0]->due_us <= now) {
+    ddz_timer *top;
+    while ((top = ddz_theap_top(&L->heap)) && top->due_us <= now) {
         if (gap > 0) {
             if (L->next_global_us > now)
                 break;
@@ -383,7 +346,8 @@ static void pace_tick(lt *L)
             L->next_global_us =
                 (L->next_global_us > floor ? L->next_global_us : floor) + (int64_t)gap;
         }
-        lconn *c = heap_pop(L);
+        ddz_theap_remove(&L->heap, top);
+        lconn *c = paced(top);
         if (c->pending)
             send_action(L, c);
     }
@@ -402,15 +366,9 @@ static void want_action(lt *L, lconn *c, json_t *req, uint32_t seq)
         return;
     }
     double cr = L->cfg->client_rate > 0 ? L->cfg->client_rate : 10;
-    c->due_us = c->last_send_us + (int64_t)(1e6 / cr);
-    if (c->heap_pos < 0) {
-        c->heap_pos = L->nheap;
-        L->heap[L->nheap++] = c;
-        heap_up(L, c->heap_pos);
-    } else {
-        heap_up(L, c->heap_pos);
-        heap_down(L, c->heap_pos);
-    }
+    /* armed or moved; never fails: the heap has a slot for every
+     * connection (ddz_loadtest_run) */
+    ddz_theap_push(&L->heap, &c->pace, c->last_send_us + (int64_t)(1e6 / cr));
     arm_pacer(L);
 }
 
@@ -1236,7 +1194,7 @@ static void free_all(lt *L)
     }
     free(L->lat);
     free(L->tables);
-    free(L->heap);
+    ddz_theap_free(&L->heap);
     free(L->conns);
     free(L->waiting);
 }
@@ -1283,10 +1241,10 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     raise_nofile();
     ddz_rng_seed(&L.rng, cfg->seed ? cfg->seed : 1);
     L.tables = calloc((size_t)ntables, sizeof *L.tables);
-    L.heap = calloc((size_t)ntables * 3, sizeof *L.heap);
     L.conns = calloc((size_t)ntables * 3, sizeof *L.conns);
     L.waiting = calloc((size_t)ntables * 3, sizeof *L.waiting);
-    if (!L.tables || !L.heap || !L.conns || !L.waiting) {
+    if (!L.tables || ddz_theap_reserve(&L.heap, (uint32_t)ntables * 3) < 0 || !L.conns ||
+        !L.waiting) {
         free_all(&L);
         return 1;
     }
@@ -1298,7 +1256,6 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
             c->t = t;
             c->idx = k;
             c->seat = -1;
-            c->heap_pos = -1;
             c->bad = -1;
             L.conns[L.nconns++] = c;
         }

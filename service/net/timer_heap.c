@@ -38,6 +38,18 @@ static void sift(ddz_theap *h, uint32_t i, ddz_timer *t)
     place(h, i, t);
 }
 
+int ddz_theap_reserve(ddz_theap *h, uint32_t n)
+{
+    if (n <= h->cap)
+        return 0;
+    ddz_timer **v = realloc(h->v, n * sizeof *v);
+    if (!v)
+        return DDZ_ENOMEM;
+    h->v = v;
+    h->cap = n;
+    return 0;
+}
+
 int ddz_theap_push(ddz_theap *h, ddz_timer *t, int64_t due_us)
 {
     if (t->armed && t->heap_idx < h->n && h->v[t->heap_idx] == t) {
@@ -46,14 +58,8 @@ int ddz_theap_push(ddz_theap *h, ddz_timer *t, int64_t due_us)
         sift(h, t->heap_idx, t);
         return 0;
     }
-    if (h->n == h->cap) {
-        uint32_t cap = h->cap ? h->cap * 2 : 64;
-        ddz_timer **v = realloc(h->v, cap * sizeof *v);
-        if (!v)
-            return DDZ_ENOMEM;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (h->n == h->cap && ddz_theap_reserve(h, h->cap ? h->cap * 2 : 64) < 0)
+        return DDZ_ENOMEM;
     t->armed = true;
     t->due_us = due_us;
     t->seq = h->next_seq++;

@@ -1,6 +1,8 @@
 /* timer_heap.h - a binary min-heap of armed ddz_timers (service/table/
- * loop.h), ordered by due time and then by arming order, for the lws loop
- * (service/net/lws_loop.c).
+ * loop.h), ordered by due time and then by arming order: the lws loop's
+ * timers (service/net/lws_loop.c), and the load test's actions waiting
+ * for their send time (service/loadtest/loadtest.c), which embed a
+ * ddz_timer as the heap's entry.
  *
  * lws's own timers (sul) are a sorted linked list: arming one walks the
  * list, O(n) per re-armed room clock, and with a foreign libev loop lws
@@ -28,6 +30,11 @@ typedef struct ddz_theap {
     {                                                                                              \
         NULL, 0, 0, 0                                                                              \
     }
+
+/* Makes room for `n` timers at least, so that arming up to that many
+ * never allocates (nor fails). Returns 0, or DDZ_ENOMEM (the heap is left
+ * as it was). */
+int ddz_theap_reserve(ddz_theap *h, uint32_t n);
 
 /* Arms `t` at `due_us` (re-arming moves it if it is in `h` already: its
  * `armed` flag says so). Returns 0, or DDZ_ENOMEM if the array could not

@@ -7,12 +7,11 @@
 #include "service/seats/think.h"
 
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "service/table/referee.h"
-#include "rules/error.h"
+#include "service/thread/mailbox.h"
 
 enum { THREADS_MAX = 8 };
 
@@ -24,12 +23,9 @@ typedef struct worker {
 } worker;
 
 struct ddz_think {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    ddz_think_job *todo, *todo_tail; /* FIFO */
-    ddz_think_job *done;             /* LIFO is fine: jobs are independent */
-    bool stop;
-    int nthreads; /* workers running: w[0..nthreads) */
+    ddz_mailbox *todo; /* jobs for the workers; closed (dropping) to stop them */
+    ddz_mailbox *done; /* finished jobs for the loop */
+    int nthreads;      /* workers running: w[0..nthreads) */
     worker w[THREADS_MAX];
     void (*wake)(void *ctx);
     void *ctx;
@@ -46,17 +42,10 @@ static void *work(void *arg)
 {
     worker *w = arg;
     ddz_think *t = w->pool;
-    pthread_mutex_lock(&t->mu);
-    for (;;) {
-        while (!t->todo && !t->stop)
-            pthread_cond_wait(&t->cv, &t->mu);
-        if (t->stop)
-            break;
-        ddz_think_job *j = t->todo;
-        t->todo = j->next;
-        if (!t->todo)
-            t->todo_tail = NULL;
-        pthread_mutex_unlock(&t->mu);
+    ddz_mail *m;
+    /* NULL once the pool stops: the jobs still queued are not run */
+    while ((m = ddz_mailbox_take(t->todo, 1, NULL))) {
+        ddz_think_job *j = DDZ_MAIL_ITEM(m, ddz_think_job, mail);
 
         /* A job cancelled while it waited (the game ended, the seat was
          * given back) is not worked on: it only goes back to be freed. */
@@ -69,16 +58,12 @@ static void *work(void *arg)
             j->cards = ddz_ai_play(j->ai, &j->view, w->ws);
         j->think_us = now_us() - t0;
 
-        pthread_mutex_lock(&t->mu);
-        j->next = t->done;
-        t->done = j;
-        /* Woken without the lock held: `wake` may take locks of its own
-         * (lws's), and the loop it wakes takes ours in ddz_think_done(). */
-        pthread_mutex_unlock(&t->mu);
+        ddz_mailbox_put(t->done, &j->mail); /* unbounded and never closed */
+        /* Woken after the put, which holds no lock of ours any more: `wake`
+         * may take locks of its own (lws's). */
         t->wake(t->ctx);
-        pthread_mutex_lock(&t->mu);
+        ddz_mailbox_done(t->todo, 1);
     }
-    pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
@@ -87,8 +72,12 @@ ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx)
     ddz_think *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->cv, NULL);
+    t->todo = ddz_mailbox_create(0, false);
+    t->done = ddz_mailbox_create(0, false);
+    if (!t->todo || !t->done) {
+        ddz_think_destroy(t);
+        return NULL;
+    }
     t->wake = wake;
     t->ctx = ctx;
     if (threads < 1)
@@ -117,39 +106,27 @@ ddz_think *ddz_think_create(int threads, void (*wake)(void *ctx), void *ctx)
 
 int ddz_think_submit(ddz_think *t, ddz_think_job *job)
 {
-    job->next = NULL;
-    pthread_mutex_lock(&t->mu);
-    if (t->todo_tail)
-        t->todo_tail->next = job;
-    else
-        t->todo = job;
-    t->todo_tail = job;
-    pthread_cond_signal(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-    return 0;
+    /* never refused: unbounded, and closed only by ddz_think_destroy */
+    return ddz_mailbox_put(t->todo, &job->mail);
 }
 
 ddz_think_job *ddz_think_done(ddz_think *t)
 {
-    pthread_mutex_lock(&t->mu);
-    ddz_think_job *j = t->done;
-    if (j)
-        t->done = j->next;
-    pthread_mutex_unlock(&t->mu);
-    return j;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(t->done), ddz_think_job, mail);
 }
 
-static void free_list(ddz_think_job *j)
+/* Frees every job of the chain `m`. */
+static void free_list(ddz_mail *m)
 {
-    while (j) {
-        ddz_think_job *n = j->next;
+    while (m) {
+        ddz_think_job *j = DDZ_MAIL_ITEM(m, ddz_think_job, mail);
+        m = m->next;
         if (j->own_ai) {
             ddz_ai_destroy(j->ai);
             if (j->ai_count)
                 --*j->ai_count;
         }
         free(j);
-        j = n;
     }
 }
 
@@ -157,17 +134,17 @@ void ddz_think_destroy(ddz_think *t)
 {
     if (!t)
         return;
-    pthread_mutex_lock(&t->mu);
-    t->stop = true;
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
+    if (t->todo) /* the workers stop after their current job */
+        ddz_mailbox_close(t->todo, DDZ_MAILBOX_DROP);
     for (int i = 0; i < t->nthreads; i++) {
         pthread_join(t->w[i].th, NULL);
         ddz_ai_workspace_destroy(t->w[i].ws);
     }
-    free_list(t->todo);
-    free_list(t->done);
-    pthread_mutex_destroy(&t->mu);
-    pthread_cond_destroy(&t->cv);
+    if (t->todo)
+        free_list(ddz_mailbox_get_all(t->todo));
+    if (t->done)
+        free_list(ddz_mailbox_get_all(t->done));
+    ddz_mailbox_destroy(t->todo);
+    ddz_mailbox_destroy(t->done);
     free(t);
 }

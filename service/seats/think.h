@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ai/ai.h"
+#include "service/thread/mailbox.h"
 
 typedef struct ddz_think_job {
     ddz_ai *ai;    /* the AI to ask; in flight: owned by the job */
@@ -29,7 +30,7 @@ typedef struct ddz_think_job {
     atomic_int cancel; /* set by the owner: the answer is no longer wanted */
     int own_ai;        /* the owner let go of the AI: free it when done */
     long *ai_count;    /* with own_ai: the count to take the AI off when freed, or NULL */
-    struct ddz_think_job *next;
+    ddz_mail mail;     /* the pool's queue link */
 } ddz_think_job;
 
 typedef struct ddz_think ddz_think;

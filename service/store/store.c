@@ -18,29 +18,26 @@
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/store/store_be.h"
+#include "service/thread/mailbox.h"
 
 #define BATCH_MAX 512 /* queued writes committed in one transaction, at most */
 #define TOKEN_BYTES 32
 
 struct ddz_store {
-    const store_ops *ops;    /* the backend */
-    store_be *be;            /* its connections */
-    pthread_mutex_t rlock;   /* serialises use of the readers' connection */
-    pthread_t thread;        /* the writer */
-    bool started;            /* the writer thread is running */
-    pthread_t ithread;       /* fetches blocks of game ids (with ops->id_block) */
-    bool istarted;           /* it is running */
-    pthread_mutex_t lock;    /* everything below */
-    pthread_cond_t more;     /* items queued or stopping */
-    pthread_cond_t imore;    /* ids wanted or stopping */
-    pthread_cond_t done;     /* the writer finished a batch */
-    store_item *head, *tail; /* the queue, oldest first */
-    size_t len;              /* items queued */
-    size_t inflight;         /* items taken by the writer, not yet done */
-    size_t max;              /* bound on len + inflight */
-    uint64_t enqueued;       /* items ever queued */
-    uint64_t finished;       /* items ever written or failed */
-    bool stopping;           /* close requested */
+    const store_ops *ops;  /* the backend */
+    store_be *be;          /* its connections */
+    pthread_mutex_t rlock; /* serialises use of the readers' connection */
+    pthread_t thread;      /* the writer */
+    bool started;          /* the writer thread is running */
+    pthread_t ithread;     /* fetches blocks of game ids (with ops->id_block) */
+    bool istarted;         /* it is running */
+    /* The write queue: bounded by max_queue, counting the batch the writer
+     * holds (as much in memory as the queued items), drained on close. */
+    ddz_mailbox *wq;
+    ddz_mailbox *idq;     /* the ids thread's doorbell: a spare is wanted, or closing */
+    ddz_mailbox *answers; /* reads answered, for ddz_store_read_done() */
+    ddz_mailbox *reads;   /* reads for the reader thread, while it runs */
+    pthread_mutex_t lock; /* everything below */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t errors_at_flush; /* write_errors at the last flush */
     uint64_t ids_past;        /* ids handed out with none in hand */
@@ -56,12 +53,9 @@ struct ddz_store {
     int64_t spare_next, spare_end; /* under lock; spare_next > spare_end: none */
     bool want_ids;                 /* under lock: the ids thread should fetch a spare */
     /* the reader thread, under `lock` too */
-    pthread_t rthread;                 /* runs reads on the readers' connection */
-    bool rstarted, rstop;              /* running; asked to stop */
-    pthread_cond_t rmore;              /* reads queued or stopping */
-    ddz_store_read *rq_head, *rq_tail; /* reads queued, oldest first */
-    ddz_store_read *rd_head, *rd_tail; /* reads answered, oldest first */
-    void (*wake)(void *ctx);           /* tells the reads' owner of an answer */
+    pthread_t rthread;       /* runs reads on the readers' connection */
+    bool rstarted, rstop;    /* running; asked to stop */
+    void (*wake)(void *ctx); /* tells the reads' owner of an answer */
     void *wake_ctx;
 };
 
@@ -97,6 +91,17 @@ static void item_free(store_item *it)
     free(it->key);
     free(it->deal);
     free(it);
+}
+
+/* Frees the queued writes of the chain `m`. Returns how many. */
+static uint64_t free_items(ddz_mail *m)
+{
+    uint64_t n = 0;
+    for (ddz_mail *next; m; m = next, n++) {
+        next = m->next;
+        item_free(DDZ_MAIL_ITEM(m, store_item, mail));
+    }
+    return n;
 }
 
 /* Counts a read's result: a DDZ_EDB is counted with the backend's message.
@@ -143,6 +148,19 @@ void ddz_store_shown(const char *where, char *out, size_t outlen)
         snprintf(out, outlen, "%.*s", (int)len, where);
 }
 
+/* Starts `fn(s)` on a thread of the store's. Signals go to the threads
+ * that handle them, never to the store's: they are blocked in it. Returns
+ * pthread_create's 0 or error number. */
+static int spawn(pthread_t *th, void *(*fn)(void *), ddz_store *s)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(th, NULL, fn, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 static void *writer_main(void *arg);
 static void *ids_main(void *arg);
 
@@ -166,12 +184,14 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     }
     pthread_mutex_init(&s->rlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->more, NULL);
-    pthread_cond_init(&s->imore, NULL);
-    pthread_cond_init(&s->done, NULL);
-    pthread_cond_init(&s->rmore, NULL);
-    s->max = o.max_queue ? o.max_queue : DDZ_STORE_QUEUE_MAX;
     s->ops = ddz_store_is_url(path) ? &ddz__store_pg_ops : &ddz__store_sqlite_ops;
+    s->wq = ddz_mailbox_create(o.max_queue ? o.max_queue : DDZ_STORE_QUEUE_MAX, false);
+    s->idq = ddz_mailbox_create(0, false);
+    s->answers = ddz_mailbox_create(0, false);
+    if (!s->wq || !s->idq || !s->answers) {
+        ddz__store_set_err(err, errlen, "%s: out of memory", shown);
+        goto fail;
+    }
     s->spare_next = 1, s->spare_end = 0;
     s->id_next = 1, s->id_end = 0;
     s->be = s->ops->open(path, shown, o.busy_ms ? o.busy_ms : DDZ_STORE_BUSY_MS, err, errlen);
@@ -194,12 +214,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         atomic_store(&s->last_id, last);
     }
 
-    /* Signals go to the threads that handle them, never to the writer. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&s->thread, NULL, writer_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = spawn(&s->thread, writer_main, s);
     if (rc != 0) {
         ddz__store_set_err(err, errlen, "%s: cannot start the writer thread: %s", shown,
                            strerror(rc));
@@ -207,9 +222,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     }
     s->started = true;
     if (s->ops->id_block) {
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        rc = pthread_create(&s->ithread, NULL, ids_main, s);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        rc = spawn(&s->ithread, ids_main, s);
         if (rc != 0) {
             ddz__store_set_err(err, errlen, "%s: cannot start the ids thread: %s", shown,
                                strerror(rc));
@@ -229,25 +242,19 @@ void ddz_store_close(ddz_store *s)
         return;
     ddz_store_reader_stop(s);
     if (s->started) {
-        pthread_mutex_lock(&s->lock);
-        s->stopping = true; /* the writer drains the queue first */
-        pthread_cond_signal(&s->more);
-        pthread_cond_signal(&s->imore);
-        pthread_mutex_unlock(&s->lock);
+        ddz_mailbox_close(s->idq, DDZ_MAILBOX_DROP);
+        ddz_mailbox_close(s->wq, DDZ_MAILBOX_DRAIN); /* the writer drains the queue first */
         pthread_join(s->thread, NULL);
         if (s->istarted)
             pthread_join(s->ithread, NULL);
     }
-    for (store_item *it = s->head, *next; it; it = next) {
-        next = it->next;
-        item_free(it);
-    }
+    if (s->wq) /* a writer that never started */
+        free_items(ddz_mailbox_get_all(s->wq));
     if (s->be)
         s->ops->close(s->be);
-    pthread_cond_destroy(&s->rmore);
-    pthread_cond_destroy(&s->done);
-    pthread_cond_destroy(&s->more);
-    pthread_cond_destroy(&s->imore);
+    ddz_mailbox_destroy(s->wq);
+    ddz_mailbox_destroy(s->idq);
+    ddz_mailbox_destroy(s->answers);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->rlock);
     free(s);
@@ -279,18 +286,21 @@ static void fetch_ids(ddz_store *s)
     }
 }
 
+/* Fetches while want_ids is set (a block that came in as the current one
+ * leaves it set: the spare behind it is fetched at once), else sleeps until
+ * a reservation rings or the store closes. */
 static void *ids_main(void *arg)
 {
     ddz_store *s = arg;
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (!s->stopping && !s->want_ids)
-            pthread_cond_wait(&s->imore, &s->lock);
-        if (s->stopping)
-            break;
-        fetch_ids(s);
+    while (!ddz_mailbox_closed(s->idq)) {
+        pthread_mutex_lock(&s->lock);
+        bool want = s->want_ids;
+        if (want)
+            fetch_ids(s);
+        pthread_mutex_unlock(&s->lock);
+        if (!want)
+            ddz_mailbox_wait(s->idq, -1); /* a ring between the look and here counts */
     }
-    pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
@@ -303,16 +313,8 @@ static void *ids_main(void *arg)
  * closed: ddz_store_stats() can no longer be asked). Caller holds lock. */
 static void fail_rest(ddz_store *s)
 {
-    uint64_t n = 0;
-    for (store_item *it = s->head, *next; it; it = next) {
-        next = it->next;
-        item_free(it);
-        n++;
-    }
-    s->head = s->tail = NULL;
-    s->len = 0;
+    uint64_t n = free_items(ddz_mailbox_get_all(s->wq));
     s->write_errors += n;
-    s->finished += n;
     char msg[300];
     snprintf(msg, sizeof msg,
              "store: closing without the database: %llu queued writes failed (%.160s)",
@@ -332,25 +334,16 @@ static void fail_rest(ddz_store *s)
 static void *writer_main(void *arg)
 {
     ddz_store *s = arg;
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (!s->stopping && !s->head)
-            pthread_cond_wait(&s->more, &s->lock);
-        if (!s->head)
-            break; /* stopping, and nothing left */
-        store_item *batch = s->head, *last = batch;
-        size_t n = 1;
-        while (last->next && n < BATCH_MAX) {
-            last = last->next;
-            n++;
+    ddz_mail *chain;
+    size_t n;
+    /* NULL once closed and empty: what was queued is written first */
+    while ((chain = ddz_mailbox_take(s->wq, BATCH_MAX, &n))) {
+        store_item *batch = NULL, **tail = &batch;
+        for (ddz_mail *m = chain; m; m = m->next) {
+            *tail = DDZ_MAIL_ITEM(m, store_item, mail);
+            tail = &(*tail)->next;
         }
-        s->head = last->next;
-        if (!s->head)
-            s->tail = NULL;
-        last->next = NULL;
-        s->len -= n;
-        s->inflight = n;
-        pthread_mutex_unlock(&s->lock);
+        *tail = NULL;
 
         store_batch_result res = {0};
         s->ops->write_batch(s->be, batch, &res);
@@ -359,43 +352,20 @@ static void *writer_main(void *arg)
             item_free(it);
         }
 
+        /* Counted under lock before the batch is done: ddz_store_flush(),
+         * woken by the done, then reads them under lock. */
         pthread_mutex_lock(&s->lock);
         s->writes += res.ok;
         s->write_errors += res.bad;
         if (res.msg[0])
             memcpy(s->last_error, res.msg, sizeof s->last_error);
-        s->finished += n;
-        s->inflight = 0;
-        if (s->stopping && res.ok == 0 && res.bad > 0 && s->head && s->ops->writer_lost &&
-            s->ops->writer_lost(s->be))
+        ddz_mailbox_done(s->wq, n);
+        if (ddz_mailbox_closed(s->wq) && res.ok == 0 && res.bad > 0 &&
+            ddz_mailbox_count(s->wq) > 0 && s->ops->writer_lost && s->ops->writer_lost(s->be))
             fail_rest(s);
-        pthread_cond_broadcast(&s->done);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
-}
-
-/* Queues `it` (taking it) or drops it. The items the writer holds count
- * against the bound too: they are as much in memory as the queued ones. */
-static int enqueue(ddz_store *s, store_item *it)
-{
-    pthread_mutex_lock(&s->lock);
-    if (s->len + s->inflight >= s->max) {
-        s->drops++;
         pthread_mutex_unlock(&s->lock);
-        item_free(it);
-        return DDZ_EDB;
     }
-    if (s->tail)
-        s->tail->next = it;
-    else
-        s->head = it;
-    s->tail = it;
-    s->len++;
-    s->enqueued++;
-    pthread_cond_signal(&s->more);
-    pthread_mutex_unlock(&s->lock);
-    return 0;
+    return NULL;
 }
 
 static int dropped(ddz_store *s, store_item *it, int code)
@@ -407,12 +377,16 @@ static int dropped(ddz_store *s, store_item *it, int code)
     return code;
 }
 
+/* Queues `it` (taking it), or drops it when the queue is full. */
+static int enqueue(ddz_store *s, store_item *it)
+{
+    return ddz_mailbox_put(s->wq, &it->mail) == 0 ? 0 : dropped(s, it, DDZ_EDB);
+}
+
 int ddz_store_flush(ddz_store *s)
 {
+    ddz_mailbox_flush(s->wq);
     pthread_mutex_lock(&s->lock);
-    uint64_t target = s->enqueued;
-    while (s->finished < target)
-        pthread_cond_wait(&s->done, &s->lock);
     int rc = s->write_errors > s->errors_at_flush ? DDZ_EDB : 0;
     s->errors_at_flush = s->write_errors;
     pthread_mutex_unlock(&s->lock);
@@ -426,7 +400,7 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     out->write_errors = s->write_errors;
     out->drops = s->drops;
     out->read_errors = s->read_errors;
-    out->queued = s->len + s->inflight;
+    out->queued = ddz_mailbox_count(s->wq);
     out->ids_past = s->ids_past;
     out->ids_in_hand = UINT64_MAX;
     if (s->ops->id_block)
@@ -482,7 +456,7 @@ int64_t ddz_store_reserve_game_id(ddz_store *s)
     }
     if (s->spare_next > s->spare_end && !s->want_ids) {
         s->want_ids = true;
-        pthread_cond_signal(&s->imore);
+        ddz_mailbox_poke(s->idq);
     }
     pthread_mutex_unlock(&s->lock);
     return id;
@@ -752,17 +726,6 @@ int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted)
 
 /* ---- the reader thread -------------------------------------------------------- */
 
-/* Appends `r` to the answered list. Caller holds lock. */
-static void answered(ddz_store *s, ddz_store_read *r)
-{
-    r->next = NULL;
-    if (s->rd_tail)
-        s->rd_tail->next = r;
-    else
-        s->rd_head = r;
-    s->rd_tail = r;
-}
-
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind == DDZ_STORE_READ_GAME) {
@@ -780,28 +743,17 @@ static void run_read(ddz_store *s, ddz_store_read *r)
 static void *reader_main(void *arg)
 {
     ddz_store *s = arg;
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (!s->rstop && !s->rq_head)
-            pthread_cond_wait(&s->rmore, &s->lock);
-        if (s->rstop)
-            break; /* ddz_store_reader_stop() answers what is left */
-        ddz_store_read *r = s->rq_head;
-        s->rq_head = r->next;
-        if (!s->rq_head)
-            s->rq_tail = NULL;
-        pthread_mutex_unlock(&s->lock);
-
+    ddz_mail *m;
+    /* NULL once stopping: ddz_store_reader_stop() answers what is left */
+    while ((m = ddz_mailbox_take(s->reads, 1, NULL))) {
+        ddz_store_read *r = DDZ_MAIL_ITEM(m, ddz_store_read, mail);
         run_read(s, r);
-
-        pthread_mutex_lock(&s->lock);
-        answered(s, r);
-        /* Woken without the lock: the owner takes it in ddz_store_read_done(). */
-        pthread_mutex_unlock(&s->lock);
+        ddz_mailbox_put(s->answers, &r->mail); /* unbounded, never closed */
+        /* Woken after the put, which holds no lock: the owner takes it in
+         * ddz_store_read_done(). */
         s->wake(s->wake_ctx);
-        pthread_mutex_lock(&s->lock);
+        ddz_mailbox_done(s->reads, 1);
     }
-    pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
@@ -817,14 +769,13 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
     s->wake = wake;
     s->wake_ctx = ctx;
     s->rstop = false;
-    /* Signals go to the threads that handle them, never to the reader. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&s->rthread, NULL, reader_main, s);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0)
+    if (!(s->reads = ddz_mailbox_create(0, false)))
         return DDZ_ENOMEM;
+    if (spawn(&s->rthread, reader_main, s) != 0) {
+        ddz_mailbox_destroy(s->reads);
+        s->reads = NULL;
+        return DDZ_ENOMEM;
+    }
     pthread_mutex_lock(&s->lock);
     s->rstarted = true;
     pthread_mutex_unlock(&s->lock);
@@ -840,34 +791,17 @@ int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
     r->json = NULL;
     r->ids = NULL;
     r->name[0] = '\0';
-    r->next = NULL;
+    /* rstop, set before the queue is closed, refuses a read first: the
+     * put itself never fails (unbounded) */
     pthread_mutex_lock(&s->lock);
-    if (!s->rstarted || s->rstop) {
-        pthread_mutex_unlock(&s->lock);
-        return DDZ_EINVAL;
-    }
-    if (s->rq_tail)
-        s->rq_tail->next = r;
-    else
-        s->rq_head = r;
-    s->rq_tail = r;
-    pthread_cond_signal(&s->rmore);
+    int rc = !s->rstarted || s->rstop ? DDZ_EINVAL : ddz_mailbox_put(s->reads, &r->mail);
     pthread_mutex_unlock(&s->lock);
-    return 0;
+    return rc;
 }
 
 ddz_store_read *ddz_store_read_done(ddz_store *s)
 {
-    pthread_mutex_lock(&s->lock);
-    ddz_store_read *r = s->rd_head;
-    if (r) {
-        s->rd_head = r->next;
-        if (!s->rd_head)
-            s->rd_tail = NULL;
-        r->next = NULL;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return r;
+    return DDZ_MAIL_ITEM(ddz_mailbox_get(s->answers), ddz_store_read, mail);
 }
 
 void ddz_store_reader_stop(ddz_store *s)
@@ -880,20 +814,23 @@ void ddz_store_reader_stop(ddz_store *s)
         return;
     }
     s->rstop = true;
-    pthread_cond_signal(&s->rmore);
     pthread_mutex_unlock(&s->lock);
+    ddz_mailbox_close(s->reads, DDZ_MAILBOX_DROP); /* after the read it is running */
     pthread_join(s->rthread, NULL);
 
-    pthread_mutex_lock(&s->lock);
-    s->rstarted = false;
-    while (s->rq_head) { /* never run: answered as a database error */
-        ddz_store_read *r = s->rq_head;
-        s->rq_head = r->next;
+    /* never run: answered as a database error, without a wake (the owner
+     * takes them once this returns, store.h) */
+    for (ddz_mail *m = ddz_mailbox_get_all(s->reads), *next; m; m = next) {
+        next = m->next;
+        ddz_store_read *r = DDZ_MAIL_ITEM(m, ddz_store_read, mail);
         sodium_memzero(r->token, sizeof r->token);
         r->rc = DDZ_EDB;
-        answered(s, r);
+        ddz_mailbox_put(s->answers, &r->mail);
     }
-    s->rq_tail = NULL;
+    ddz_mailbox_destroy(s->reads);
+    s->reads = NULL;
+    pthread_mutex_lock(&s->lock);
+    s->rstarted = false;
     pthread_mutex_unlock(&s->lock);
 }
 

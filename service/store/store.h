@@ -104,6 +104,7 @@
 #include <stdio.h>
 
 #include "rules/record.h"
+#include "service/thread/mailbox.h"
 
 #define DDZ_STORE_SCHEMA_VERSION 4
 #define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
@@ -407,7 +408,7 @@ typedef struct ddz_store_read {
     char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
     uint8_t token_id[DDZ_TOKEN_ID_BYTES]; /* TOKEN answer: the token's id */
     uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];   /* TOKEN_IDS answer: malloc'd (the caller frees it) */
-    struct ddz_store_read *next;          /* the store's queue link */
+    ddz_mail mail;                        /* the store's queue link */
 } ddz_store_read;
 
 /* Starts the reader thread. `wake(ctx)` is called from it after each answer

@@ -23,7 +23,8 @@ enum store_item_kind { ITEM_GAME, ITEM_TURN, ITEM_LADDER_DEAL, ITEM_LADDER_PUT, 
 
 /* One queued write; the strings are owned by the item. */
 typedef struct store_item {
-    struct store_item *next;
+    ddz_mail mail;           /* the write queue's link (store.c's) */
+    struct store_item *next; /* the batch handed to write_batch */
     enum store_item_kind kind;
     int64_t id;                     /* games: the game id; mine: the game */
     int64_t finished_ms;            /* unix ms when queued */

@@ -1,6 +1,7 @@
-/* test_timer_heap.c - the lws loop's timer heap against a slow obvious twin
- * (a plain array scanned for its minimum): ordering, ties in arming order,
- * re-arming, disarming the top and the middle, many timers. */
+/* test_timer_heap.c - the timer heap against a slow obvious twin (a plain
+ * array scanned for its minimum): ordering, ties in arming order,
+ * re-arming, disarming the top and the middle, reserving room, many
+ * timers. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -70,6 +71,28 @@ Test(timer_heap, rearm_moves_without_growing)
     cr_assert_eq(ddz_theap_top(&h), &t[2]);
     ddz_theap_free(&h);
     cr_assert_not(t[0].armed);
+}
+
+/* The load test reserves a slot for each of its connections up front:
+ * arming that many then never reallocates (so never fails). */
+Test(timer_heap, reserve_makes_room_once)
+{
+    ddz_theap h = DDZ_THEAP_INIT;
+    enum { N = 300 }; /* past the first doubling's 64 and 128 */
+    static ddz_timer t[N];
+    cr_assert_eq(ddz_theap_reserve(&h, N), 0);
+    ddz_timer **v = h.v;
+    cr_assert_eq(h.cap, N);
+    cr_assert_eq(ddz_theap_reserve(&h, 10), 0, "a smaller reserve keeps the room");
+    cr_assert_eq(h.cap, N);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(ddz_theap_push(&h, &t[i], (i * 7919) % N), 0);
+    cr_assert_eq(h.v, v, "no reallocation");
+    cr_assert_eq(h.cap, N);
+    check(&h);
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(ddz_theap_pop_due(&h, N, UINT64_MAX)->due_us, i);
+    ddz_theap_free(&h);
 }
 
 Test(timer_heap, disarm_top_middle_and_twice)

@@ -1,0 +1,37 @@
+/* utf8.h - UTF-8 as the codecs read and write it: one decoder, strict as
+ * RFC 3629 (overlong forms, surrogates U+D800..U+DFFF and code points above
+ * U+10FFFF are invalid, as is a sequence cut short), and the checks built
+ * on it. Every proto/ module that looks inside text uses these, so a name
+ * is judged the same way in a CAAI line, a record and a JSON frame.
+ */
+#ifndef DDZ_UTF8_H
+#define DDZ_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes the character at `s`, of which `n` bytes may be read (a NUL is
+ * a byte like any other: it ends no sequence but its own). Returns its
+ * length, 1 to 4, and sets *cp; or returns 0, *cp untouched, if the bytes
+ * there are not valid UTF-8 or n is 0. */
+size_t ddz_utf8_next(const char *s, size_t n, uint32_t *cp);
+
+/* Returns whether the n bytes at `s` are valid UTF-8 throughout. */
+bool ddz_utf8_valid(const char *s, size_t n);
+
+/* Writes code point `cp` (at most U+10FFFF, not a surrogate: THE CALLER
+ * CHECKS) as UTF-8 into out. Returns its length, 1 to 4. */
+size_t ddz_utf8_encode(uint32_t cp, char out[4]);
+
+/* Returns the number of characters of the NUL-terminated string `s`,
+ * which must be valid UTF-8 (jansson's strings are): the bytes that are
+ * not continuation bytes. On invalid text the count means nothing. */
+size_t ddz_utf8_chars(const char *s);
+
+/* Returns whether the len bytes at `s` hold a control character: C0
+ * (U+0000..U+001F), DEL, or C1 (U+0080..U+009F, the bytes C2 80..C2 9F).
+ * The names the protocol accepts hold none. */
+bool ddz_utf8_has_controls(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,178 @@
+/* test_utf8.c - the one UTF-8 decoder (proto/utf8.h): every 2- and 3-byte
+ * sequence against the counts RFC 3629 gives, the 4-byte range, the
+ * invalid forms one by one, and the checks built on it. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "proto/utf8.h"
+
+/* Decodes the n bytes of `b` as one character. */
+static size_t next(const char *b, size_t n, uint32_t *cp)
+{
+    *cp = 0xDEADBEEF;
+    return ddz_utf8_next(b, n, cp);
+}
+
+Test(utf8, one_character_of_each_length)
+{
+    uint32_t cp;
+    cr_assert_eq(next("A", 1, &cp), 1);
+    cr_assert_eq(cp, 'A');
+    cr_assert_eq(next("\x7F", 1, &cp), 1);
+    cr_assert_eq(cp, 0x7F);
+    cr_assert_eq(next("\xC2\x80", 2, &cp), 2);
+    cr_assert_eq(cp, 0x80);
+    cr_assert_eq(next("\xDF\xBF", 2, &cp), 2);
+    cr_assert_eq(cp, 0x7FF);
+    cr_assert_eq(next("\xE4\xB8\xAD", 3, &cp), 3); /* 中 */
+    cr_assert_eq(cp, 0x4E2D);
+    cr_assert_eq(next("\xEF\xBF\xBF", 3, &cp), 3);
+    cr_assert_eq(cp, 0xFFFF);
+    cr_assert_eq(next("\xF0\x9F\x82\xA1", 4, &cp), 4); /* a playing card */
+    cr_assert_eq(cp, 0x1F0A1);
+    cr_assert_eq(next("\xF4\x8F\xBF\xBF", 4, &cp), 4);
+    cr_assert_eq(cp, 0x10FFFF);
+    /* a NUL is a character of its own when it is within n */
+    cr_assert_eq(next("\0x", 2, &cp), 1);
+    cr_assert_eq(cp, 0);
+    /* only the first character is read */
+    cr_assert_eq(next("ab", 2, &cp), 1);
+}
+
+Test(utf8, invalid_forms_are_refused_and_leave_cp)
+{
+    static const struct {
+        const char *b;
+        size_t n;
+        const char *why;
+    } bad[] = {
+        {"\xC0\x80", 2, "overlong NUL"},
+        {"\xC1\xBF", 2, "overlong 2-byte"},
+        {"\xE0\x80\x80", 3, "overlong 3-byte"},
+        {"\xE0\x9F\xBF", 3, "overlong U+07FF"},
+        {"\xF0\x80\x80\x80", 4, "overlong 4-byte"},
+        {"\xF0\x8F\xBF\xBF", 4, "overlong U+FFFF"},
+        {"\xED\xA0\x80", 3, "surrogate U+D800"},
+        {"\xED\xBF\xBF", 3, "surrogate U+DFFF"},
+        {"\xF4\x90\x80\x80", 4, "U+110000"},
+        {"\xF5\x80\x80\x80", 4, "lead F5"},
+        {"\xFF", 1, "lead FF"},
+        {"\x80", 1, "lone continuation"},
+        {"\xBF", 1, "lone continuation"},
+        {"\xC2\x41", 2, "continuation missing"},
+        {"\xE4\xB8\x41", 3, "third byte not a continuation"},
+        {"\xC2\x80", 1, "cut by n"},
+        {"\xE4\xB8\xAD", 2, "cut by n"},
+        {"\xF0\x9F\x82\xA1", 3, "cut by n"},
+        {"\xE4\xB8", 3, "cut by the NUL"},
+        {"", 0, "nothing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t cp = 77;
+        cr_assert_eq(ddz_utf8_next(bad[i].b, bad[i].n, &cp), 0, "%s", bad[i].why);
+        cr_assert_eq(cp, 77, "%s: cp untouched", bad[i].why);
+        cr_assert(!ddz_utf8_valid(bad[i].b, bad[i].n) || bad[i].n == 0, "%s", bad[i].why);
+    }
+}
+
+/* Every 2- and 3-byte sequence: exactly the encodings of U+0080..U+FFFF
+ * but the surrogates are valid (RFC 3629), and each decodes to the code
+ * point whose encoding it is. */
+Test(utf8, every_two_and_three_byte_sequence)
+{
+    size_t valid2 = 0, valid3 = 0;
+    char b[4], e[4];
+    uint32_t cp;
+    for (unsigned x = 0; x < 0x10000; x++) {
+        b[0] = (char)(x >> 8), b[1] = (char)x;
+        if (ddz_utf8_next(b, 2, &cp) != 2)
+            continue;
+        valid2++;
+        cr_assert(cp >= 0x80 && cp < 0x800);
+        cr_assert_eq(ddz_utf8_encode(cp, e), 2);
+        cr_assert_eq(memcmp(b, e, 2), 0);
+    }
+    cr_assert_eq(valid2, 0x800 - 0x80);
+    for (unsigned x = 0; x < 0x1000000; x++) {
+        b[0] = (char)(x >> 16), b[1] = (char)(x >> 8), b[2] = (char)x;
+        if (ddz_utf8_next(b, 3, &cp) != 3)
+            continue;
+        valid3++;
+        cr_assert(cp >= 0x800 && cp <= 0xFFFF && (cp < 0xD800 || cp > 0xDFFF));
+        cr_assert_eq(ddz_utf8_encode(cp, e), 3);
+        cr_assert_eq(memcmp(b, e, 3), 0);
+    }
+    cr_assert_eq(valid3, 0x10000 - 0x800 - 0x800);
+}
+
+/* Every pair of first two bytes of a 4-byte sequence, with the last two
+ * continuations at their ends or just outside: 256 pairs start a valid
+ * character (F0 90..BF, F1..F3 80..BF, F4 80..8F). */
+Test(utf8, four_byte_range)
+{
+    static const unsigned char tail[] = {0x80, 0xBF, 0x7F, 0xC0};
+    size_t valid = 0;
+    char b[4];
+    uint32_t cp;
+    for (unsigned x = 0; x < 0x10000; x++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                b[0] = (char)(x >> 8), b[1] = (char)x;
+                b[2] = (char)tail[i], b[3] = (char)tail[j];
+                size_t k = ddz_utf8_next(b, 4, &cp);
+                if (k != 4)
+                    continue;
+                valid++;
+                cr_assert(i < 2 && j < 2);
+                cr_assert(cp >= 0x10000 && cp <= 0x10FFFF);
+            }
+    cr_assert_eq(valid, 256 * 4);
+}
+
+Test(utf8, encode_decode_round_trip_of_every_code_point)
+{
+    char e[4];
+    uint32_t cp;
+    for (uint32_t c = 0; c <= 0x10FFFF; c++) {
+        if (c >= 0xD800 && c <= 0xDFFF)
+            continue;
+        size_t k = ddz_utf8_encode(c, e);
+        cr_assert_eq(k, c < 0x80 ? 1u : c < 0x800 ? 2u : c < 0x10000 ? 3u : 4u);
+        cr_assert_eq(ddz_utf8_next(e, k, &cp), k);
+        cr_assert_eq(cp, c);
+    }
+}
+
+Test(utf8, valid_walks_the_whole_text)
+{
+    const char *s = "ab\xE4\xB8\xAD\xC3\xA9\xF0\x9F\x82\xA1z";
+    cr_assert(ddz_utf8_valid(s, strlen(s)));
+    cr_assert(ddz_utf8_valid("", 0));
+    cr_assert(!ddz_utf8_valid(s, strlen(s) - 2), "cut inside the last 4-byte character");
+    cr_assert(!ddz_utf8_valid("ok\xED\xA0\x80ok", 7), "a surrogate in the middle");
+    cr_assert(!ddz_utf8_valid("abc\x80", 4), "a stray byte at the end");
+}
+
+Test(utf8, chars_counts_characters_not_bytes)
+{
+    cr_assert_eq(ddz_utf8_chars(""), 0);
+    cr_assert_eq(ddz_utf8_chars("abc"), 3);
+    cr_assert_eq(ddz_utf8_chars("\xE4\xB8\xAD\xE6\x96\x87"), 2);
+    cr_assert_eq(ddz_utf8_chars("a\xC3\xA9\xF0\x9F\x82\xA1"), 3);
+}
+
+Test(utf8, controls_are_c0_del_and_c1)
+{
+    cr_assert(!ddz_utf8_has_controls("plain text ~", 12));
+    cr_assert(ddz_utf8_has_controls("a\tb", 3));
+    cr_assert(ddz_utf8_has_controls("\x1F", 1));
+    cr_assert(!ddz_utf8_has_controls(" ", 1));
+    cr_assert(ddz_utf8_has_controls("\x7F", 1));
+    cr_assert(ddz_utf8_has_controls("x\xC2\x80", 3), "U+0080");
+    cr_assert(ddz_utf8_has_controls("\xC2\x9F", 2), "U+009F");
+    cr_assert(!ddz_utf8_has_controls("\xC2\xA0", 2), "U+00A0 is not one");
+    cr_assert(!ddz_utf8_has_controls("\xC2\x80", 1), "C2 cut by len");
+    cr_assert(!ddz_utf8_has_controls("\xE4\xB8\x80", 3), "80 after another lead");
+    cr_assert(ddz_utf8_has_controls("a\0b", 3), "a NUL within len");
+    cr_assert(!ddz_utf8_has_controls("a\0b", 1));
+}
