@@ -37,6 +37,7 @@
 
 #include "proto/event.h"
 #include "proto/record_json.h"
+#include "proto/terms.h"
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "wsclient.h"
@@ -300,6 +301,17 @@ static bool over_equal(const ddz_event_over *a, const ddz_event_over *b)
 {
     ddz_event x = {.type = DDZ_EVENT_OVER, .over = *a}, y = {.type = DDZ_EVENT_OVER, .over = *b};
     return ddz_event_equal(&x, &y);
+}
+
+/* The first term of `kind` in o's breakdown (about `seat`, or any seat
+ * when -1); fails the test when there is none. */
+static const ddz_term *over_term(const ddz_event_over *o, int kind, int seat)
+{
+    for (int i = 0; i < o->nterms; i++)
+        if (o->terms[i].kind == kind && (seat < 0 || o->terms[i].seat == seat))
+            return &o->terms[i];
+    cr_assert_fail("no term %s (seat %d): %s", ddz_term_name(kind), seat, show_over(o));
+    return NULL;
 }
 
 static json_t *cards_json(uint64_t b)
