@@ -669,6 +669,13 @@ static void check_record(const ddz_event_over *over)
     }
     cr_assert_eq(r.deal.leftover, over->leftover);
     cr_assert_null(json_object_get(rec, "aborted"));
+    /* served with the terms of its `over`, computed again from the record */
+    ddz_term terms[DDZ_TERMS_MAX];
+    int nterms = 0;
+    cr_assert_eq(ddz_terms_parse(json_object_get(rec, "terms"), terms, &nterms, err, sizeof err), 0,
+                 "record %lld: terms: %s", id, err);
+    cr_assert(ddz_terms_equal(terms, nterms, over->terms, over->nterms),
+              "record %lld: its terms are not the over's: %s", id, show_over(over));
     char path[160];
     snprintf(path, sizeof path, "%s/rec-%lld.jsonl", srv.dir, id);
     cr_assert_eq(json_dump_file(rec, path, JSON_COMPACT), 0);
