@@ -12,6 +12,7 @@
 
 #include "proto/fail.h"
 #include "proto/record_json.h"
+#include "proto/terms.h"
 #include "proto/text.h"
 #include "proto/utf8.h"
 #include "rules/combo.h"
@@ -226,28 +227,6 @@ static json_t *turn_json(json_t *o, const ddz_event_turn *t, bool *ok)
     return o;
 }
 
-/* breakdown.plays: per seat, [{combo, count, points}] in the type order,
- * the types the seat played only */
-static json_t *plays_json(const ddz_event_points p[3])
-{
-    json_t *a = json_array();
-    bool ok = true;
-    for (int s = 0; s < 3; s++) {
-        json_t *seat = json_array();
-        for (int t = DDZ_ROCKET; t < DDZ_PASS; t++) {
-            if (!p[s].count[t])
-                continue;
-            json_t *e = json_object();
-            put(e, "combo", json_string(ddz_type_name(t)), &ok);
-            put(e, "count", json_integer(p[s].count[t]), &ok);
-            put(e, "points", ddz_score_json(p[s].weight[t] / 100.0), &ok);
-            add(seat, e, &ok);
-        }
-        add(a, seat, &ok);
-    }
-    return done(a, ok);
-}
-
 static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
 {
     put(o, "game", json_integer(v->game), ok);
@@ -268,8 +247,7 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
     put(b, "spring", json_boolean(v->spring), ok);
     put(b, "anti_spring", json_boolean(v->anti_spring), ok);
     put(b, "multiplier", json_integer(v->multiplier), ok);
-    if (v->has_plays)
-        put(b, "plays", plays_json(v->plays), ok);
+    put(b, "terms", ddz_terms_json(v->terms, v->nterms), ok);
     put(o, "breakdown", b, ok);
     json_t *hands = json_array(), *dealt = json_array();
     for (int s = 0; s < 3; s++) {
@@ -285,6 +263,32 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
     put(o, "game_key", v->game_key[0] ? json_string(v->game_key) : json_null(), ok);
     put(o, "totals", three(v->totals), ok);
     return o;
+}
+
+void ddz_event_over_fill(ddz_event_over *o, const ddz_game *g, const ddz_record *rec)
+{
+    *o = (ddz_event_over){
+        .game = rec->game + 1,
+        .winner = g->winner,
+        .landlord = g->landlord,
+        .fault_seat = rec->fault_seat,
+        .fault_kind = rec->fault_kind,
+        .bid = g->bid,
+        .bombs = g->bombs,
+        .rocket = g->rocket,
+        .spring = g->spring,
+        .anti_spring = g->anti_spring,
+        .multiplier = g->multiplier,
+        .leftover = g->deal.leftover,
+    };
+    for (int s = 0; s < 3; s++) {
+        o->scores[s] = rec->scores[s];
+        o->hands[s] = g->hand[s];
+        o->dealt[s] = g->deal.hand[s];
+    }
+    o->nterms = ddz_record_explain(rec, g, o->terms);
+    memcpy(o->seed, rec->seed, sizeof o->seed);
+    memcpy(o->commit, rec->commit, sizeof o->commit);
 }
 
 /* A nested event (a state's turn or result): {"type": name, ...}. */
@@ -397,6 +401,7 @@ json_t *ddz_event_print(const ddz_event *e)
         put(o, "landlord", json_integer(e->leftover.landlord), &ok);
         put(o, "cards", cards_json(e->leftover.cards), &ok);
         put(o, "bid", json_integer(e->leftover.bid), &ok);
+        put(o, "multiplier", mult_or_null(e->leftover.multiplier), &ok);
         break;
     case DDZ_EVENT_PLAYED:
         put(o, "seat", json_integer(e->played.seat), &ok);
@@ -1009,43 +1014,19 @@ static int read_turn(rd *r, const json_t *o, const char *at, ddz_event_turn *t, 
     return 0;
 }
 
-/* breakdown.plays at `at` (the breakdown's path): three arrays of
- * {combo, count, points}, each seat's types in the type order, once each,
- * passes never; points a multiple of 0.01 (a weight). */
-static int read_plays(rd *r, const json_t *b, const char *at, ddz_event_over *v)
+/* breakdown.terms at `at` (the breakdown's path) */
+static int read_terms(rd *r, const json_t *b, const char *at, ddz_event_over *v)
 {
     const json_t *a;
-    int rc = get_array(r, b, at, "plays", 3, 3, &a);
+    char e[160];
+    int rc = member(r, b, at, "terms", &a);
     if (rc)
         return rc;
-    v->has_plays = true;
-    for (size_t s = 0; s < 3; s++) {
-        char p[2 * PATH], q[3 * PATH]; /* p: breakdown.plays[s] of `at`; q: an item of p */
-        const json_t *seat = json_array_get(a, s);
-        sub(p, sizeof p, at, "plays", s);
-        if (!json_is_array(seat) || json_array_size(seat) >= DDZ_PASS)
-            return bad(r, p, "", "must be an array of at most %d types", DDZ_PASS - 1);
-        int prev = DDZ_INVALID;
-        for (size_t i = 0; i < json_array_size(seat); i++) {
-            const json_t *e = json_array_get(seat, i);
-            int type = 0, count = 0;
-            double points = 0;
-            sub(q, sizeof q, p, "", i);
-            if (!json_is_object(e))
-                return bad(r, q, "", "must be an object");
-            if ((rc = get_combo(r, e, q, "combo", &type)) ||
-                (rc = get_int(r, e, q, "count", 1, DDZ_HAND_MAX, &count)))
-                return rc;
-            if (type == DDZ_PASS || type <= prev)
-                return bad(r, q, "combo", "must be a play type after the one before");
-            double w = 0;
-            if (ddz_score_from_json(json_object_get(e, "points"), &points) < 0 ||
-                fabs((w = round(points * 100)) - points * 100) > 1e-6 || w < 0 || w > INT16_MAX)
-                return bad(r, q, "points", "must be a number >= 0 in steps of 0.01");
-            prev = type;
-            v->plays[s].count[type] = (uint8_t)count;
-            v->plays[s].weight[type] = (int16_t)w;
-        }
+    if (ddz_terms_parse(a, v->terms, &v->nterms, e, sizeof e) < 0) {
+        /* e is "[2].count: ..." for a term, else the list's own problem */
+        char p[PATH];
+        return bad(r, "", "", "%s%s%s", child(p, sizeof p, at, "terms"), e[0] == '[' ? "" : ": ",
+                   e);
     }
     return 0;
 }
@@ -1086,8 +1067,7 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         (rc = get_bool(r, b, p, "spring", &v->spring)) ||
         (rc = get_bool(r, b, p, "anti_spring", &v->anti_spring)) ||
         (rc = get_int(r, b, p, "multiplier", 0, MAX_FACTOR, &v->multiplier)) ||
-        (json_object_get(b, "plays") && (rc = read_plays(r, b, p, v))) ||
-        (rc = get_array(r, o, at, "hands", 3, 3, &hands)) ||
+        (rc = read_terms(r, b, p, v)) || (rc = get_array(r, o, at, "hands", 3, 3, &hands)) ||
         (rc = get_array(r, o, at, "dealt", 3, 3, &dealt)))
         return rc;
     for (size_t s = 0; s < 3; s++)
@@ -1305,7 +1285,9 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         if ((rc = get_int(r, o, "", "landlord", 0, 2, &e->leftover.landlord)) ||
             (rc = get_cards(r, o, "", "cards", 3, 3, &e->leftover.cards)))
             return rc;
-        return get_int(r, o, "", "bid", 1, 3, &e->leftover.bid);
+        if ((rc = get_int(r, o, "", "bid", 1, 3, &e->leftover.bid)))
+            return rc;
+        return get_mult(r, o, &e->leftover.multiplier);
     case DDZ_EVENT_PLAYED:
         if ((rc = get_int(r, o, "", "seat", 0, 2, &e->played.seat)) ||
             (rc = get_cards(r, o, "", "cards", 0, DDZ_HAND_MAX, &e->played.cards)) ||
@@ -1514,8 +1496,8 @@ static bool over_eq(const ddz_event_over *a, const ddz_event_over *b)
            (a->fault_seat < 0 || a->fault_kind == b->fault_kind) && same3(a->scores, b->scores) &&
            a->bid == b->bid && a->bombs == b->bombs && a->rocket == b->rocket &&
            a->spring == b->spring && a->anti_spring == b->anti_spring &&
-           a->multiplier == b->multiplier && a->has_plays == b->has_plays &&
-           (!a->has_plays || memcmp(a->plays, b->plays, sizeof a->plays) == 0) &&
+           a->multiplier == b->multiplier &&
+           ddz_terms_equal(a->terms, a->nterms, b->terms, b->nterms) &&
            memcmp(a->hands, b->hands, sizeof a->hands) == 0 &&
            memcmp(a->dealt, b->dealt, sizeof a->dealt) == 0 && a->leftover == b->leftover &&
            memcmp(a->seed, b->seed, sizeof a->seed) == 0 &&
@@ -1586,7 +1568,8 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
         return a->bid_made.seat == b->bid_made.seat && a->bid_made.bid == b->bid_made.bid;
     case DDZ_EVENT_LEFTOVER:
         return a->leftover.landlord == b->leftover.landlord &&
-               a->leftover.cards == b->leftover.cards && a->leftover.bid == b->leftover.bid;
+               a->leftover.cards == b->leftover.cards && a->leftover.bid == b->leftover.bid &&
+               a->leftover.multiplier == b->leftover.multiplier;
     case DDZ_EVENT_PLAYED:
         return a->played.seat == b->played.seat && a->played.cards == b->played.cards &&
                a->played.combo == b->played.combo && a->played.autopass == b->played.autopass &&

@@ -41,6 +41,7 @@
 #include "rules/combo.h"
 #include "rules/deal.h"
 #include "rules/record.h"
+#include "rules/ruleset.h"
 
 enum {
     DDZ_EVENT_NAME_MAX = 190,           /* a player's name, bytes with the NUL: an engine's CAAI
@@ -199,6 +200,8 @@ typedef struct ddz_event_leftover {
     int landlord;    /* 0..2 */
     ddz_cards cards; /* three cards */
     int bid;         /* the landlord's bid, 1..3 */
+    int multiplier;  /* the rules' multiplier before any play (what `played` then
+                        carries on); 0 = null: the rule set has none */
 } ddz_event_leftover;
 
 /* played: a seat played or passed */
@@ -211,13 +214,6 @@ typedef struct ddz_event_played {
     int multiplier;  /* the bombs and rocket so far (the rules' multiplier_so_far);
                         0 = null: the rule set has none */
 } ddz_event_played;
-
-/* One seat's plays as botzone-ftl scores them (SPEC 8): per combination
- * type, how many plays and what they weigh together (points x 100). */
-typedef struct ddz_event_points {
-    uint8_t count[DDZ_NTYPES];  /* plays of each enum ddz_type (passes are not counted) */
-    int16_t weight[DDZ_NTYPES]; /* their summed weight: the points they add, x 100 */
-} ddz_event_points;
 
 /* over: a game ended; also a state's `result` */
 typedef struct ddz_event_over {
@@ -233,9 +229,9 @@ typedef struct ddz_event_over {
     bool spring;                    /* breakdown.spring */
     bool anti_spring;               /* breakdown.anti_spring */
     int multiplier;                 /* breakdown.multiplier, 0..1000000 */
-    bool has_plays;                 /* breakdown.plays is sent: the rule set's scores count
-                                     * plays (botzone-ftl) */
-    ddz_event_points plays[3];      /* breakdown.plays: each seat's plays by type */
+    int nterms;                     /* breakdown.terms: how many, 0..DDZ_TERMS_MAX */
+    ddz_term terms[DDZ_TERMS_MAX];  /* breakdown.terms: how the scores came about, as
+                                     * the rule set explains them (proto/terms.h) */
     ddz_cards hands[3];             /* cards held at the end */
     ddz_cards dealt[3];             /* hands as dealt, 17 cards each */
     ddz_cards leftover;             /* the three leftover cards */
@@ -247,6 +243,13 @@ typedef struct ddz_event_over {
                                                 * /api/games/ID-KEY */
     double totals[3];                          /* the turn's totals so far */
 } ddz_event_over;
+
+/* Fills what `o` says about the game `g` has ended, `rec` its record
+ * (ddz_record_finish'ed): game (rec->game + 1), winner, landlord, fault,
+ * scores, the breakdown with its terms (ddz_record_explain), hands, dealt,
+ * leftover, seed and commit. The room's own fields (game_id, game_key,
+ * totals) are zeroed, for the caller to set. Never fails. */
+void ddz_event_over_fill(ddz_event_over *o, const ddz_game *g, const ddz_record *rec);
 
 /* a state's room options (the password itself is never sent) */
 typedef struct ddz_event_options {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto/fail.h"
+#include "proto/terms.h"
 #include "proto/text.h"
 #include "proto/utf8.h"
 #include "rules/error.h"
@@ -602,5 +603,25 @@ int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errle
                             errlen)) < 0)
             return rc;
     }
+    return 0;
+}
+
+int ddz_record_json_explain(json_t *j, char *err, size_t errlen)
+{
+    ddz_record r;
+    int rc = ddz_record_from_json(j, &r, err, errlen);
+    if (rc < 0)
+        return rc;
+    const ddz_rules *rs = ddz_rules_find(r.rules);
+    if (!rs)
+        return ddz_fail(DDZ_ERULESET, err, errlen, "rules: no rule set \"%s\"", r.rules);
+    ddz_game g;
+    if ((rc = ddz_record_replay(&r, rs, &g, err, errlen)) < 0)
+        return rc;
+    ddz_term terms[DDZ_TERMS_MAX];
+    int n = ddz_record_explain(&r, &g, terms);
+    json_t *a = ddz_terms_json(terms, n);
+    if (!a || json_object_set_new(j, "terms", a) < 0)
+        return ddz_fail(DDZ_ENOMEM, err, errlen, "out of memory");
     return 0;
 }

@@ -97,4 +97,15 @@ int ddz_score_from_json(const json_t *v, double *out);
  * `r` holds a partly filled record: do not use it. */
 int ddz_record_from_json(const json_t *j, ddz_record *r, char *err, size_t errlen);
 
+/* Adds to the record `j` (an object ddz_record_from_json reads) the key
+ * "terms": how its scores came about, as its rule set explains them
+ * (proto/terms.h), computed by replaying its actions (ddz_record_replay).
+ * This is what GET /api/games/ID serves: stored records do not hold the
+ * terms, so that every record, however old, is explained by the rules as
+ * they are. Returns 0, or, with `j` unchanged and `err` (errlen bytes, may
+ * be NULL) saying why: DDZ_ESYNTAX or DDZ_EFIELD (not a record),
+ * DDZ_ERULESET (an unknown rule set), DDZ_EVERIFY (its actions do not
+ * replay to the end), DDZ_ENOMEM. */
+int ddz_record_json_explain(json_t *j, char *err, size_t errlen);
+
 #endif

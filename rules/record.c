@@ -123,11 +123,11 @@ static int charge(const ddz_record *r, ddz_game *g, int *next, int at, int bids,
     return 0;
 }
 
-int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_t errlen)
+int ddz_record_replay(const ddz_record *r, const ddz_rules *rs, ddz_game *g, char *err,
+                      size_t errlen)
 {
-    int rc = check_deal(r, err, errlen);
-    if (rc < 0)
-        return rc;
+    int rc;
+    ddz_game_start(g, rs, &r->deal, r->early_penalty);
     if (r->nbids < 0 || r->nbids > 3)
         return fail(err, errlen, "bids: %d bids", r->nbids);
     if (r->nplays < 0 || r->nplays > DDZ_RECORD_MAX_PLAYS)
@@ -140,44 +140,63 @@ int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_
         if (r->faults[i].at < -1 || r->faults[i].at > r->nplays || r->faults[i].bids > r->nbids)
             return fail(err, errlen, "faults[%d]: not between the recorded actions", i);
 
-    ddz_game g;
     int next = 0; /* the next fault to charge */
-    ddz_game_start(&g, rs, &r->deal, r->early_penalty);
     for (int i = 0; i <= r->nbids; i++) {
-        if ((rc = charge(r, &g, &next, -1, i, err, errlen)) < 0)
+        if ((rc = charge(r, g, &next, -1, i, err, errlen)) < 0)
             return rc;
         if (i == r->nbids)
             break;
-        rc = ddz_game_bid(&g, i, r->bids[i]);
+        rc = ddz_game_bid(g, i, r->bids[i]);
         if (rc < 0)
             return fail(err, errlen, "bids[%d]: %s", i, ddz_strerror(rc));
     }
     for (int i = 0; i <= r->nplays; i++) {
-        if ((rc = charge(r, &g, &next, i, 0, err, errlen)) < 0)
+        if ((rc = charge(r, g, &next, i, 0, err, errlen)) < 0)
             return rc;
         if (i == r->nplays)
             break;
         const ddz_record_play *p = &r->plays[i];
-        if (g.phase != DDZ_PHASE_PLAY)
+        if (g->phase != DDZ_PHASE_PLAY)
             return fail(err, errlen, "plays[%d]: no play is possible now", i);
-        if (p->seat != g.turn)
+        if (p->seat != g->turn)
             return fail(err, errlen, "plays[%d]: seat %d played, it was seat %d's turn", i, p->seat,
-                        g.turn);
-        bool standin = ddz_game_standin_due(&g);
+                        g->turn);
+        bool standin = ddz_game_standin_due(g);
         if (standin && !p->autopass)
             return fail(err, errlen, "plays[%d]: the seat has faulted: the referee plays for it",
                         i);
-        if (p->autopass && !standin && (p->cards || !ddz_game_must_pass(&g)))
+        if (p->autopass && !standin && (p->cards || !ddz_game_must_pass(g)))
             return fail(err, errlen, "plays[%d]: auto-pass, but the seat could beat the last play",
                         i);
-        rc = ddz_game_play(&g, p->seat, p->cards);
+        rc = ddz_game_play(g, p->seat, p->cards);
         if (rc < 0)
             return fail(err, errlen, "plays[%d]: %s", i, ddz_strerror(rc));
     }
     if (next < r->nfaults)
         return fail(err, errlen, "faults[%d]: not between the recorded actions", next);
-    if (g.phase != DDZ_PHASE_OVER)
+    if (g->phase != DDZ_PHASE_OVER)
         return fail(err, errlen, "plays: the game is not over and no fault ended it");
+    return 0;
+}
+
+int ddz_record_explain(const ddz_record *r, const ddz_game *g, ddz_term out[DDZ_TERMS_MAX])
+{
+    if (g->phase != DDZ_PHASE_OVER)
+        return 0;
+    int nplays = r->nplays < 0                      ? 0
+                 : r->nplays > DDZ_RECORD_MAX_PLAYS ? DDZ_RECORD_MAX_PLAYS
+                                                    : r->nplays;
+    return g->rules->explain(g, r->plays, nplays, out);
+}
+
+int ddz_record_verify(const ddz_record *r, const ddz_rules *rs, char *err, size_t errlen)
+{
+    int rc = check_deal(r, err, errlen);
+    if (rc < 0)
+        return rc;
+    ddz_game g;
+    if ((rc = ddz_record_replay(r, rs, &g, err, errlen)) < 0)
+        return rc;
     if ((rc = check_faults(r, &g, err, errlen)) < 0)
         return rc;
     return check_result(r, &g, err, errlen);

@@ -55,6 +55,22 @@ typedef struct ddz_record {
  * `g`. Never fails. */
 void ddz_record_finish(ddz_record *r, const ddz_game *g);
 
+/* Replays the actions of `r` (its bids, plays and faults) under rule set
+ * `rs` into `g`, checking each as ddz_record_verify() does, but neither the
+ * deal against the seed nor the recorded result. Returns 0 with `g` the game
+ * at its end (phase DDZ_PHASE_OVER), or DDZ_EVERIFY with `err` (errlen
+ * bytes, may be NULL) naming the first action that does not replay; `g` is
+ * then the game up to it. */
+int ddz_record_replay(const ddz_record *r, const ddz_rules *rs, ddz_game *g, char *err,
+                      size_t errlen);
+
+/* Writes to out[] the terms that say how the scores of `g` came about
+ * (ddz_rules.explain of g->rules, SPEC 5, 6, 8), `g` being the game of `r`
+ * at its end: the game the referee played, or ddz_record_replay()'s.
+ * Returns how many (0..DDZ_TERMS_MAX); 0 when `g` is not over or nothing
+ * was scored (all passed). */
+int ddz_record_explain(const ddz_record *r, const ddz_game *g, ddz_term out[DDZ_TERMS_MAX]);
+
 /* Replays `r` under rule set `rs` and checks every field: the faults are
  * charged where they say they were (`at`, or `bids` while bidding), every
  * play of a seat after its fault is its stand-in's and marked auto, and

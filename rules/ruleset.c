@@ -6,6 +6,41 @@
 
 #include "combo.h"
 #include "game.h"
+#include "record.h"
+
+/* Appends the term {kind, seat, value} to out[*n]; the callers stay within
+ * DDZ_TERMS_MAX by construction (see its comment). Returns the term, for
+ * the fields its kind has besides. */
+static ddz_term *term(ddz_term *out, int *n, int kind, int seat, double value)
+{
+    ddz_term *t = &out[(*n)++];
+    *t = (ddz_term){.kind = (uint8_t)kind, .seat = (int8_t)seat, .value = value};
+    return t;
+}
+
+/* The factors spring and anti-spring and the rocket give, each x2 in every
+ * rule set that has a multiplier, and the bombs' (`bombs`, counted). */
+static void doublings(const ddz_game *g, double bombs, ddz_term *out, int *n)
+{
+    if (g->bombs)
+        term(out, n, DDZ_TERM_BOMBS, -1, bombs)->count = g->bombs;
+    if (g->rocket)
+        term(out, n, DDZ_TERM_ROCKET, -1, 2);
+    if (g->spring)
+        term(out, n, DDZ_TERM_SPRING, -1, 2);
+    if (g->anti_spring)
+        term(out, n, DDZ_TERM_ANTI_SPRING, -1, 2);
+}
+
+/* What a side wins or loses, read off the scores the rules gave: the
+ * landlord's and a farmer's, as amounts (> 0). */
+static void shares(const ddz_game *g, ddz_term *out, int *n)
+{
+    int ll = g->landlord;
+    double f = g->score[(ll + 1) % 3];
+    term(out, n, DDZ_TERM_FARMER, -1, f < 0 ? -f : f);
+    term(out, n, DDZ_TERM_LANDLORD, -1, g->score[ll] < 0 ? -g->score[ll] : g->score[ll]);
+}
 
 /* SPEC 5: x(1 + bombs) if any bomb, x2 rocket, x2 spring, x2 anti-spring. */
 static int32_t caai_multiplier(const ddz_game *g)
@@ -61,6 +96,32 @@ static void caai_penalty(const ddz_game *g, int seat, double out[3])
     }
 }
 
+/* SPEC 5: bid x multiplier (from 1: the bombs, the rocket, spring,
+ * anti-spring) x 100, twice for the landlord; SPEC 6: a fault's penalty
+ * unit, the early penalty before the leftover. */
+static int caai_explain(const ddz_game *g, const ddz_record_play *plays, int nplays,
+                        ddz_term out[DDZ_TERMS_MAX])
+{
+    (void)plays, (void)nplays;
+    int n = 0, seat = g->fault_seat;
+    if (seat >= 0) {
+        /* one unit is what a seat that is neither the faulty one nor the
+         * landlord gets (SPEC 6), read off the penalty's own scores */
+        int other = (seat + 1) % 3 == g->landlord ? (seat + 2) % 3 : (seat + 1) % 3;
+        term(out, &n, DDZ_TERM_PENALTY, seat, g->score[other])->fault = g->fault_kind;
+        return n;
+    }
+    if (g->winner < 0)
+        return 0; /* all passed: nothing scored */
+    term(out, &n, DDZ_TERM_BID, -1, g->bid);
+    term(out, &n, DDZ_TERM_START, -1, 1);
+    doublings(g, 1 + g->bombs, out, &n);
+    term(out, &n, DDZ_TERM_MULTIPLIER, -1, g->multiplier);
+    term(out, &n, DDZ_TERM_UNIT, -1, (double)g->bid * g->multiplier);
+    shares(g, out, &n);
+    return n;
+}
+
 const ddz_rules ddz_rules_caai = {
     .name = "caai",
     .version = 1,
@@ -78,6 +139,7 @@ const ddz_rules ddz_rules_caai = {
     .multiplier_so_far = caai_so_far,
     .score = caai_score,
     .penalty = caai_penalty,
+    .explain = caai_explain,
 };
 
 /* ---- Botzone (SPEC 8, seed 002) ---- */
@@ -126,6 +188,8 @@ static int32_t ftl_so_far(const ddz_game *g)
     return 0;
 }
 
+enum { FTL_WIN = 2 }; /* what the winning side scores before its plays */
+
 /* 2 for the winning side, 0 for the other, plus weight / 100; the farmers
  * get the mean of their two: (400 x won + w1 + w2) / 200. Each score is one
  * division of whole numbers (see DDZ_SCORE_DENOM). */
@@ -133,8 +197,8 @@ static void ftl_score(const ddz_game *g, double out[3])
 {
     int ll = g->landlord, f1 = (ll + 1) % 3, f2 = (ll + 2) % 3;
     int ll_won = g->winner == ll;
-    out[ll] = (400 * ll_won + 2 * g->weight[ll]) / 200.0;
-    out[f1] = out[f2] = (400 * !ll_won + g->weight[f1] + g->weight[f2]) / 200.0;
+    out[ll] = (200 * FTL_WIN * ll_won + 2 * g->weight[ll]) / 200.0;
+    out[f1] = out[f2] = (200 * FTL_WIN * !ll_won + g->weight[f1] + g->weight[f2]) / 200.0;
 }
 
 /* The faulty side -1, the other side 2.5. */
@@ -143,6 +207,53 @@ static void ftl_penalty(const ddz_game *g, int seat, double out[3])
     int ll = g->landlord;
     for (int s = 0; s < 3; s++)
         out[s] = (seat == ll) == (s == ll) ? -1.0 : 2.5;
+}
+
+/* A fault: the faulty side's score and the other's. A won game: for the
+ * landlord, then each farmer, its side's win points, its plays by type with
+ * their points (weighed as ftl_weight does, the type as the classifier
+ * reads the cards) and their sum; then the mean of the farmers' sums, which
+ * each of them scores besides its win points. */
+static int ftl_explain(const ddz_game *g, const ddz_record_play *plays, int nplays,
+                       ddz_term out[DDZ_TERMS_MAX])
+{
+    int n = 0, ll = g->landlord;
+    if (g->fault_seat >= 0) {
+        int seat = g->fault_seat, other = seat == ll ? (ll + 1) % 3 : ll;
+        term(out, &n, DDZ_TERM_FORFEIT, seat, g->score[seat])->fault = g->fault_kind;
+        term(out, &n, DDZ_TERM_AWARD, -1, g->score[other]);
+        return n;
+    }
+    if (g->winner < 0 || ll < 0)
+        return 0;
+    uint8_t count[3][DDZ_NTYPES] = {{0}};
+    int weight[3][DDZ_NTYPES] = {{0}};
+    for (int i = 0; i < nplays; i++) {
+        const ddz_record_play *p = &plays[i];
+        if (!p->cards || p->seat > 2)
+            continue;
+        /* the weight needs the whole combination (a quad straight's
+         * length), so the cards are read again, not a stored type */
+        ddz_combo c = ddz_combo_classify(g->rules, ddz_cards_ranks(p->cards));
+        if (c.type == DDZ_INVALID || c.type == DDZ_PASS)
+            continue;
+        count[p->seat][c.type]++;
+        weight[p->seat][c.type] += ftl_weight(&c);
+    }
+    for (int k = 0; k < 3; k++) {
+        int s = (ll + k) % 3;
+        term(out, &n, DDZ_TERM_WIN, s, (g->winner == ll) == (s == ll) ? FTL_WIN : 0);
+        for (int t = DDZ_ROCKET; t < DDZ_PASS; t++) {
+            if (!count[s][t])
+                continue;
+            ddz_term *x = term(out, &n, DDZ_TERM_PLAYS, s, weight[s][t] / 100.0);
+            x->combo = (uint8_t)t;
+            x->count = count[s][t];
+        }
+        term(out, &n, DDZ_TERM_POINTS, s, g->weight[s] / 100.0);
+    }
+    term(out, &n, DDZ_TERM_MEAN, -1, (g->weight[(ll + 1) % 3] + g->weight[(ll + 2) % 3]) / 200.0);
+    return n;
 }
 
 /* max(bid, 1) x 2^(bombs + rocket + spring + anti-spring). */
@@ -175,6 +286,29 @@ static void ftl2_penalty(const ddz_game *g, int seat, double out[3])
         out[s] = -1.0;
 }
 
+/* Each fault (the referee played on), then the stake m = max(bid, 1) x 2
+ * for each bomb, the rocket, spring and anti-spring, 2m for the landlord;
+ * or, once all three faulted, the score they all get. */
+static int ftl2_explain(const ddz_game *g, const ddz_record_play *plays, int nplays,
+                        ddz_term out[DDZ_TERMS_MAX])
+{
+    (void)plays, (void)nplays;
+    int n = 0;
+    if (g->nfaults == 3) {
+        term(out, &n, DDZ_TERM_ALL_FAULTED, -1, g->score[0]);
+        return n;
+    }
+    for (int i = 0; i < g->nfaults; i++)
+        term(out, &n, DDZ_TERM_STANDIN, g->faults[i].seat, 0)->fault = g->faults[i].kind;
+    if (g->winner < 0 || g->landlord < 0)
+        return n;
+    term(out, &n, DDZ_TERM_BASE, -1, g->bid > 1 ? g->bid : 1);
+    doublings(g, (double)((int32_t)1 << g->bombs), out, &n);
+    term(out, &n, DDZ_TERM_STAKE, -1, g->multiplier);
+    shares(g, out, &n);
+    return n;
+}
+
 const ddz_rules ddz_rules_botzone_ftl = {
     .name = "botzone-ftl",
     .version = 1,
@@ -192,6 +326,7 @@ const ddz_rules ddz_rules_botzone_ftl = {
     .multiplier_so_far = ftl_so_far,
     .score = ftl_score,
     .penalty = ftl_penalty,
+    .explain = ftl_explain,
 };
 
 const ddz_rules ddz_rules_botzone_ftl2 = {
@@ -211,6 +346,7 @@ const ddz_rules ddz_rules_botzone_ftl2 = {
     .multiplier_so_far = ftl2_so_far,
     .score = ftl2_score,
     .penalty = ftl2_penalty,
+    .explain = ftl2_explain,
 };
 
 static const ddz_rules *const known[] = {&ddz_rules_caai, &ddz_rules_botzone_ftl,
@@ -232,6 +368,53 @@ const ddz_rules *ddz_rules_find(const char *name)
 const char *ddz_rules_names(void)
 {
     return "caai, botzone-ftl, botzone-ftl2";
+}
+
+/* Each kind's JSON name and fields, in enum ddz_term_kind's order. */
+static const struct {
+    const char *name;
+    unsigned fields;
+} term_kinds[DDZ_NTERM_KINDS] = {
+    [DDZ_TERM_BID] = {"bid", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_START] = {"start", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_BASE] = {"base", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_BOMBS] = {"bombs", DDZ_TERM_HAS_COUNT | DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_ROCKET] = {"rocket", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_SPRING] = {"spring", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_ANTI_SPRING] = {"anti_spring", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_MULTIPLIER] = {"multiplier", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_UNIT] = {"unit", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_STAKE] = {"stake", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_FARMER] = {"farmer", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_LANDLORD] = {"landlord", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_WIN] = {"win", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_PLAYS] = {"plays", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_COMBO | DDZ_TERM_HAS_COUNT |
+                                     DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_POINTS] = {"points", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_MEAN] = {"mean", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_PENALTY] = {"penalty", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_FAULT | DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_FORFEIT] = {"forfeit", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_FAULT | DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_AWARD] = {"award", DDZ_TERM_HAS_VALUE},
+    [DDZ_TERM_STANDIN] = {"standin", DDZ_TERM_HAS_SEAT | DDZ_TERM_HAS_FAULT},
+    [DDZ_TERM_ALL_FAULTED] = {"all_faulted", DDZ_TERM_HAS_VALUE},
+};
+
+const char *ddz_term_name(int kind)
+{
+    return kind > 0 && kind < DDZ_NTERM_KINDS ? term_kinds[kind].name : "invalid";
+}
+
+int ddz_term_from_name(const char *name)
+{
+    for (int k = 1; k < DDZ_NTERM_KINDS; k++)
+        if (strcmp(name, term_kinds[k].name) == 0)
+            return k;
+    return -1;
+}
+
+unsigned ddz_term_fields(int kind)
+{
+    return kind > 0 && kind < DDZ_NTERM_KINDS ? term_kinds[kind].fields : 0;
 }
 
 double ddz_score_add(double a, double b)

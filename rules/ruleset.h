@@ -14,8 +14,9 @@
 
 #include <stdint.h>
 
-struct ddz_game;  /* game.h */
-struct ddz_combo; /* combo.h */
+struct ddz_game;        /* game.h */
+struct ddz_combo;       /* combo.h */
+struct ddz_record_play; /* record.h */
 
 enum ddz_bidding {
     DDZ_BIDDING_LADDER, /* West, South, East bid once each: 0, or higher than every
@@ -47,6 +48,65 @@ enum { DDZ_NBIDS_MAX = 4 };
  * them back gives the same double. Sums of scores (a series' totals) stay
  * exact with ddz_score_add(). */
 #define DDZ_SCORE_DENOM 1000
+
+/* How a finished game's scores came about, as its rule set counts them: an
+ * ordered list of terms (ddz_rules.explain), each one number with what it
+ * is. The list reads as the computation does: the factors of the stake and
+ * their product, what a side wins; or each seat's win points and its plays
+ * by type; or the fault and what it cost. Which fields a kind has is
+ * ddz_term_fields(); the names are the JSON ones (proto/PROTOCOL.md). */
+enum ddz_term_kind {
+    DDZ_TERM_BID = 1,     /* value: the landlord's bid, the stake's base outside the
+                             multiplier (caai) */
+    DDZ_TERM_START,       /* value: 1, where the multiplier starts (caai) */
+    DDZ_TERM_BASE,        /* value: the bid (at least 1), where the stake m starts (ftl2) */
+    DDZ_TERM_BOMBS,       /* count: bombs played; value: the factor they give */
+    DDZ_TERM_ROCKET,      /* value: the rocket's factor */
+    DDZ_TERM_SPRING,      /* value: spring's factor */
+    DDZ_TERM_ANTI_SPRING, /* value: anti-spring's factor */
+    DDZ_TERM_MULTIPLIER,  /* value: the product of the factors from START on (caai) */
+    DDZ_TERM_UNIT,        /* value: bid x multiplier (caai) */
+    DDZ_TERM_STAKE,       /* value: the stake m, the product of the factors from BASE on */
+    DDZ_TERM_FARMER,      /* value: what each farmer wins or loses (> 0) */
+    DDZ_TERM_LANDLORD,    /* value: what the landlord wins or loses (> 0) */
+    DDZ_TERM_WIN,         /* seat; value: the win points of its side (botzone-ftl: 2 or 0) */
+    DDZ_TERM_PLAYS,       /* seat, combo, count: its plays of one type; value: their points */
+    DDZ_TERM_POINTS,      /* seat; value: the points of all its plays */
+    DDZ_TERM_MEAN,        /* value: the mean of the farmers' points, which each farmer
+                             scores (botzone-ftl) */
+    DDZ_TERM_PENALTY,     /* seat, fault: the seat faulted and pays the penalty; value:
+                             its unit (caai SPEC 6: what it pays each farmer, or each
+                             other seat before the leftover) */
+    DDZ_TERM_FORFEIT,     /* seat, fault: the seat faulted; value: its side's score */
+    DDZ_TERM_AWARD,       /* value: the other side's score after a FORFEIT */
+    DDZ_TERM_STANDIN,     /* seat, fault: the seat faulted, the referee played on for it
+                             and the game was scored as usual (ftl2); no value */
+    DDZ_TERM_ALL_FAULTED, /* value: every seat's score once all three faulted (ftl2) */
+    DDZ_NTERM_KINDS
+};
+
+/* The fields a term kind has besides its kind (ddz_term_fields). */
+enum {
+    DDZ_TERM_HAS_SEAT = 1,
+    DDZ_TERM_HAS_COMBO = 2,
+    DDZ_TERM_HAS_COUNT = 4,
+    DDZ_TERM_HAS_FAULT = 8,
+    DDZ_TERM_HAS_VALUE = 16,
+};
+
+/* At most 3 x 12 PLAYS, 3 WIN, 3 POINTS and a MEAN (botzone-ftl); the
+ * others write fewer. */
+enum { DDZ_TERMS_MAX = 48 };
+
+typedef struct ddz_term {
+    uint8_t kind;  /* enum ddz_term_kind */
+    int8_t seat;   /* the seat it is about, -1 for none */
+    uint8_t combo; /* PLAYS: enum ddz_type; else 0 */
+    uint8_t count; /* BOMBS, PLAYS: how many; else 0 */
+    uint8_t fault; /* PENALTY, FORFEIT, STANDIN: enum ddz_fault; else 0 */
+    double value;  /* its number, on the scores' grid (DDZ_SCORE_DENOM); 0 where the
+                      kind has none */
+} ddz_term;
 
 typedef struct ddz_rules {
     const char *name;       /* stable identifier used in rooms and records */
@@ -84,6 +144,12 @@ typedef struct ddz_rules {
      * the third seat's fault (`seat` faulted last). g->phase is still the
      * phase the fault happened in (bid or play). */
     void (*penalty)(const struct ddz_game *g, int seat, double out[3]);
+    /* Writes to out[] the terms that say how the scores of g, a game over,
+     * came about, in the order they are computed; plays[0..nplays) are its
+     * plays, passes included (only seat and cards are read). Returns how
+     * many (0..DDZ_TERMS_MAX): 0 where nothing was scored (all passed). */
+    int (*explain)(const struct ddz_game *g, const struct ddz_record_play *plays, int nplays,
+                   ddz_term out[DDZ_TERMS_MAX]);
 } ddz_rules;
 
 /* The CAAI 1.0 competition rules (SPEC 3-6), the default everywhere. */
@@ -99,6 +165,17 @@ extern const ddz_rules ddz_rules_botzone_ftl;
  * 2^(bombs + rocket + spring + anti-spring); after a fault the referee plays
  * for the faulty seat, and three faulty seats end the game at -1 each. */
 extern const ddz_rules ddz_rules_botzone_ftl2;
+
+/* Returns the JSON name of term kind `kind` ("bid", "bombs", "plays", ...),
+ * or "invalid" for a value outside enum ddz_term_kind. Never NULL. */
+const char *ddz_term_name(int kind);
+
+/* Returns the term kind named `name`, or -1. */
+int ddz_term_from_name(const char *name);
+
+/* Returns the DDZ_TERM_HAS_... bits of the fields term kind `kind` has, 0
+ * for a value outside enum ddz_term_kind. */
+unsigned ddz_term_fields(int kind);
 
 /* Returns the rule set called `name`, or NULL if there is none. */
 const ddz_rules *ddz_rules_find(const char *name);

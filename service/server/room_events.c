@@ -28,25 +28,6 @@ static void turn_over(ddz_room *r)
     ddz__room_broadcast(r, &e);
 }
 
-/* What each seat's plays add to its score where the rule set counts plays
- * (botzone-ftl), by type: the `over` event shows how a score came about,
- * and the weights are the rules' own (rs->play_weight), not a copy. */
-static void count_plays(const ddz_rules *rs, const ddz_record *rec, ddz_event_over *o)
-{
-    o->has_plays = rs->play_weight != NULL;
-    for (int i = 0; o->has_plays && i < rec->nplays; i++) {
-        const ddz_record_play *p = &rec->plays[i];
-        if (!p->cards || p->combo <= DDZ_INVALID || p->combo >= DDZ_PASS || p->seat > 2)
-            continue;
-        /* the weight needs the whole combination (its length), which the
-         * record keeps as cards: the type is the referee's */
-        ddz_combo c = ddz_combo_classify(rs, ddz_cards_ranks(p->cards));
-        o->plays[p->seat].count[p->combo]++;
-        o->plays[p->seat].weight[p->combo] =
-            (int16_t)(o->plays[p->seat].weight[p->combo] + rs->play_weight(&c));
-    }
-}
-
 void ddz__room_on_over(void *ctx, const ddz_record *record)
 {
     ddz_room *r = ctx;
@@ -62,34 +43,12 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
 
-    const ddz_game *g = ddz_table_state(room_table(r));
     ddz_event e = {.type = DDZ_EVENT_OVER};
     ddz_event_over *o = &e.over;
-    *o = (ddz_event_over){
-        .game = rec.game + 1,
-        .winner = g->winner,
-        .landlord = g->landlord,
-        .fault_seat = rec.fault_seat,
-        .fault_kind = rec.fault_kind,
-        .bid = g->bid,
-        .bombs = g->bombs,
-        .rocket = g->rocket,
-        .spring = g->spring,
-        .anti_spring = g->anti_spring,
-        .multiplier = g->multiplier,
-        .leftover = g->deal.leftover,
-        .game_id = r->game_id,
-    };
+    ddz_event_over_fill(o, ddz_table_state(room_table(r)), &rec);
+    o->game_id = r->game_id;
     _Static_assert(sizeof o->game_key == sizeof r->game_key, "one key, two modules");
     memcpy(o->game_key, r->game_key, sizeof o->game_key);
-    for (int s = 0; s < 3; s++) {
-        o->scores[s] = rec.scores[s];
-        o->hands[s] = g->hand[s];
-        o->dealt[s] = g->deal.hand[s];
-    }
-    count_plays(g->rules, &rec, o);
-    memcpy(o->seed, rec.seed, sizeof o->seed);
-    memcpy(o->commit, rec.commit, sizeof o->commit);
     ddz__room_totals(r, o->totals);
     r->last_over = *o;
     r->has_last_over = true;
@@ -140,7 +99,10 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
         break;
     case DDZ_TEV_LEFTOVER:
         e = (ddz_event){.type = DDZ_EVENT_LEFTOVER,
-                        .leftover = {.landlord = ev->seat, .cards = ev->cards, .bid = g->bid}};
+                        .leftover = {.landlord = ev->seat,
+                                     .cards = ev->cards,
+                                     .bid = g->bid,
+                                     .multiplier = g->rules->multiplier_so_far(g)}};
         ddz__room_broadcast(r, &e);
         break;
     case DDZ_TEV_PLAY: /* the rules classified it: the event says how */

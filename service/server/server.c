@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
 #include "service/server/lead_srv.h"
@@ -311,13 +312,30 @@ static bool is_h1(struct lws *wsi)
     return lws_get_network_wsi(wsi) == wsi;
 }
 
+/* The stored record `json` (taken) as it is served: with the terms that
+ * explain its scores (ddz_record_json_explain), which the replay page
+ * shows; as stored when they cannot be computed (a record that does not
+ * replay, or no memory), since the record itself is still worth serving.
+ * Returns the text, or NULL when `json` is NULL. */
+static char *explained(char *json)
+{
+    json_t *j = json ? json_loads(json, 0, NULL) : NULL;
+    char *out =
+        j && ddz_record_json_explain(j, NULL, 0) == 0 ? json_dumps(j, DDZ_RECORD_JSON_FLAGS) : NULL;
+    json_decref(j);
+    if (!out)
+        return json;
+    free(json);
+    return out;
+}
+
 /* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
  * (taken). */
 static void game_answer(http_pss *h, int rc, char *json)
 {
     h->ready = true;
     h->status = HTTP_STATUS_OK;
-    h->body = json;
+    h->body = rc < 0 ? json : explained(json);
     if (rc == DDZ_ENOTFOUND) {
         h->status = HTTP_STATUS_NOT_FOUND;
         h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");

@@ -37,6 +37,7 @@
 
 #include "proto/event.h"
 #include "proto/record_json.h"
+#include "proto/terms.h"
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "wsclient.h"
@@ -300,6 +301,17 @@ static bool over_equal(const ddz_event_over *a, const ddz_event_over *b)
 {
     ddz_event x = {.type = DDZ_EVENT_OVER, .over = *a}, y = {.type = DDZ_EVENT_OVER, .over = *b};
     return ddz_event_equal(&x, &y);
+}
+
+/* The first term of `kind` in o's breakdown (about `seat`, or any seat
+ * when -1); fails the test when there is none. */
+static const ddz_term *over_term(const ddz_event_over *o, int kind, int seat)
+{
+    for (int i = 0; i < o->nterms; i++)
+        if (o->terms[i].kind == kind && (seat < 0 || o->terms[i].seat == seat))
+            return &o->terms[i];
+    cr_assert_fail("no term %s (seat %d): %s", ddz_term_name(kind), seat, show_over(o));
+    return NULL;
 }
 
 static json_t *cards_json(uint64_t b)
@@ -657,6 +669,13 @@ static void check_record(const ddz_event_over *over)
     }
     cr_assert_eq(r.deal.leftover, over->leftover);
     cr_assert_null(json_object_get(rec, "aborted"));
+    /* served with the terms of its `over`, computed again from the record */
+    ddz_term terms[DDZ_TERMS_MAX];
+    int nterms = 0;
+    cr_assert_eq(ddz_terms_parse(json_object_get(rec, "terms"), terms, &nterms, err, sizeof err), 0,
+                 "record %lld: terms: %s", id, err);
+    cr_assert(ddz_terms_equal(terms, nterms, over->terms, over->nterms),
+              "record %lld: its terms are not the over's: %s", id, show_over(over));
     char path[160];
     snprintf(path, sizeof path, "%s/rec-%lld.jsonl", srv.dir, id);
     cr_assert_eq(json_dump_file(rec, path, JSON_COMPACT), 0);

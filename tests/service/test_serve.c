@@ -78,7 +78,12 @@ Test(serve, three_players_full_game)
     cr_assert_eq(over->landlord, 0, "the bidder is the landlord");
     cr_assert_geq(over->winner, 0, "no winner: %s", show_over(over));
     cr_assert_lt(over->fault_seat, 0, "a fault: %s", show_over(over));
-    cr_assert_not(over->has_plays, "caai counts no plays: %s", show_over(over));
+    /* the breakdown's terms: bid x multiplier x 100 for each farmer */
+    cr_assert_eq(over->terms[0].kind, DDZ_TERM_BID, "%s", show_over(over));
+    cr_assert_eq(over_term(over, DDZ_TERM_BID, -1)->value, over->bid);
+    cr_assert_eq(over_term(over, DDZ_TERM_MULTIPLIER, -1)->value, over->multiplier);
+    cr_assert_eq(over_term(over, DDZ_TERM_FARMER, -1)->value, 100.0 * over->bid * over->multiplier);
+    cr_assert_eq(fabs(over->scores[1]), over_term(over, DDZ_TERM_FARMER, -1)->value);
     for (int s = 0; s < 3; s++)
         cr_assert_eq(over->totals[s], over->scores[s], "totals are not the scores: %s",
                      show_over(over));
@@ -977,8 +982,13 @@ Test(serve, botzone_ftl2_fault_is_told_and_play_goes_on)
     cr_assert(over->fault_seat == 0 && over->fault_kind == DDZ_FAULT_TIMEOUT, "%s",
               show_over(over));
     cr_assert_geq(over->winner, 0, "the game was played to its end: %s", show_over(over));
-    cr_assert_not(over->has_plays, "botzone-ftl2 counts no plays: %s", show_over(over));
     int ll = over->landlord, m = over->multiplier;
+    /* the terms: West's fault (the referee played on), then the stake m */
+    const ddz_term *standin = over_term(over, DDZ_TERM_STANDIN, 0);
+    cr_assert_eq(standin->fault, DDZ_FAULT_TIMEOUT, "%s", show_over(over));
+    cr_assert_eq(over->terms[0].kind, DDZ_TERM_STANDIN, "%s", show_over(over));
+    cr_assert_eq(over_term(over, DDZ_TERM_STAKE, -1)->value, m, "%s", show_over(over));
+    cr_assert_eq(over_term(over, DDZ_TERM_LANDLORD, -1)->value, 2 * m, "%s", show_over(over));
     cr_assert_gt(m, 0, "%s", show_over(over));
     for (int s = 0; s < 3; s++) {
         int won = (over->winner == ll) == (s == ll) ? 1 : -1;
@@ -1019,10 +1029,9 @@ static int ftl_game_counts_plays_by_type(void)
     const ddz_event_over *over = c->over;
     cr_assert(over->landlord == 0 && over->winner >= 0 && over->fault_seat < 0, "%s",
               show_over(over));
-    cr_assert(over->has_plays, "no breakdown.plays: %s", show_over(over));
 
     /* the plays everyone saw, weighed by the rule set itself */
-    ddz_event_points want[3] = {0};
+    int count[3][DDZ_NTYPES] = {{0}}, weight[3][DDZ_NTYPES] = {{0}};
     const ddz_rules *rs = &ddz_rules_botzone_ftl;
     int types = 0;
     for (size_t i = 0; i < ddz_wsc_nread(c->ws); i++) {
@@ -1031,20 +1040,31 @@ static int ftl_game_counts_plays_by_type(void)
             continue;
         ddz_combo cb = ddz_combo_classify(rs, ddz_cards_ranks(e->played.cards));
         cr_assert_eq(cb.type, e->played.combo, "%s", show(e));
-        types += !want[0].count[cb.type] && !want[1].count[cb.type] && !want[2].count[cb.type];
-        want[e->played.seat].count[cb.type]++;
-        want[e->played.seat].weight[cb.type] += (int16_t)rs->play_weight(&cb);
+        types += !count[0][cb.type] && !count[1][cb.type] && !count[2][cb.type];
+        count[e->played.seat][cb.type]++;
+        weight[e->played.seat][cb.type] += rs->play_weight(&cb);
     }
-    int w[3] = {0};
+    /* the breakdown's `plays` terms say the same, one per seat and type */
+    int w[3] = {0}, listed = 0;
+    for (int i = 0; i < over->nterms; i++) {
+        const ddz_term *t = &over->terms[i];
+        if (t->kind != DDZ_TERM_PLAYS)
+            continue;
+        listed++;
+        cr_assert_eq(t->count, count[t->seat][t->combo], "seat %d, %s: %s", t->seat,
+                     ddz_type_name(t->combo), show_over(over));
+        cr_assert_eq(t->value, weight[t->seat][t->combo] / 100.0, "seat %d, %s: %s", t->seat,
+                     ddz_type_name(t->combo), show_over(over));
+    }
     for (int s = 0; s < 3; s++) {
         for (int t = 0; t < DDZ_NTYPES; t++) {
-            cr_assert_eq(over->plays[s].count[t], want[s].count[t], "seat %d, %s: %s", s,
-                         ddz_type_name(t), show_over(over));
-            cr_assert_eq(over->plays[s].weight[t], want[s].weight[t], "seat %d, %s: %s", s,
-                         ddz_type_name(t), show_over(over));
-            w[s] += want[s].weight[t];
+            listed -= count[s][t] > 0;
+            w[s] += weight[s][t];
         }
+        cr_assert_eq(over_term(over, DDZ_TERM_POINTS, s)->value, w[s] / 100.0, "%s",
+                     show_over(over));
     }
+    cr_assert_eq(listed, 0, "a type played is not listed, or the reverse: %s", show_over(over));
     cr_assert_gt(w[0], 0, "the landlord leads: it played");
     int ll_won = over->winner == 0;
     cr_assert_lt(fabs(over->scores[0] - (2 * ll_won + w[0] / 100.0)), 1e-9, "%s", show_over(over));

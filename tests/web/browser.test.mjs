@@ -622,7 +622,7 @@ test('botzone-ftl: created through the form, played to the end, each seat\'s poi
   assert.deepEqual(got, want, 'the plays by type are the record\'s');
   // win points + play points = the record's score: the landlord's own, the
   // farmers' mean
-  const sides = await page.$$eval('[data-test=ftl-side]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  const sides = await page.$$eval('[data-test=side]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
   assert.equal(sides.length, 2);
   const llWon = rec.winner === rec.landlord;
   for (const side of sides) {
@@ -751,8 +751,12 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   }
   if (rec.winner !== null) {
     const m = rec.multiplier;
-    const bd = await page.$eval('[data-test=breakdown]', (e) => ({ ...e.dataset, text: e.textContent }));
-    assert.equal(bd.rules, 'botzone-ftl2');
+    // the server's terms, shown: the stake m and the bid it starts from
+    const bd = await page.$eval('[data-test=breakdown]', (e) => ({
+      text: e.textContent,
+      m: e.querySelector('b[data-term=stake]')?.dataset.value,
+      bid: e.querySelector('li[data-term=base]')?.dataset.value,
+    }));
     assert.equal(+bd.m, m, 'the stake m is the record\'s multiplier');
     assert.equal(+bd.bid, Math.max(1, ...rec.bids.map((b) => b.bid)), 'the bid (West at 1 if everyone passed)');
     assert.ok(bd.text.includes(`2m = ${2 * m}`) && bd.text.includes(`m = ${m}`), bd.text);

@@ -146,3 +146,115 @@ test('a redirect: the next node gets hello with its own token and the request ag
   assert.equal(sockets.length, 4);
   assert.equal(got.pop().code, 'EREDIRECT');
 });
+
+/* ---- terms.js: how a score came about, from the server's terms ---- */
+
+/* The over frames of tests/proto/events.txt (the event codec's cases:
+ * real frames, and hand-edited ones for the Botzone faults), by the
+ * comment above each. */
+async function overFrames() {
+  const { readFile } = await import('node:fs/promises');
+  const lines = (await readFile(new URL('../proto/events.txt', import.meta.url), 'utf8')).split('\n');
+  const out = new Map();
+  lines.forEach((l, i) => { if (l.startsWith('{"type":"over"')) out.set(lines[i - 1], JSON.parse(l)); });
+  return out;
+}
+
+async function termsModule() {
+  globalThis.localStorage ??= { getItem: () => null, setItem: () => {}, removeItem: () => {} };
+  globalThis.navigator ??= { language: 'en' };
+  globalThis.document ??= { documentElement: {} };
+  const i18n = await import('../../web/js/i18n.js');
+  return { ...i18n, ...(await import('../../web/js/terms.js')) };
+}
+
+const NAMES = ['West', 'South', 'East'];
+const explainOver = (m, o) => m.explainTerms(o.breakdown.terms,
+  { landlord: o.landlord, scores: o.scores, name: (s) => NAMES[s] });
+
+test('the page knows every kind of term the protocol has, and words each shown kind in both languages', async () => {
+  const m = await termsModule();
+  const { readFile } = await import('node:fs/promises');
+  const defs = JSON.parse(await readFile(new URL('../../proto/schema/defs.json', import.meta.url), 'utf8'));
+  assert.deepEqual([...m.TERM_KINDS].sort(), [...defs.$defs.term.properties.term.enum].sort());
+  // a kind that is shown has words; the numbers quoted by others need none
+  const quoted = new Set(['bid', 'farmer', 'landlord', 'award', 'win', 'points']);
+  for (const lang of ['en', 'zh']) {
+    m.setLang(lang);
+    for (const k of m.TERM_KINDS) {
+      if (quoted.has(k)) continue;
+      const key = k === 'win' ? 'term.win.say' : k === 'points' ? 'term.points.landlord' : 'term.' + k;
+      assert.notEqual(m.t(key), key, `${lang}: ${key}`);
+    }
+  }
+  m.setLang('en');
+});
+
+test('caai: bid x multiplier x 100, the multiplier\'s factors listed', async () => {
+  const m = await termsModule();
+  m.setLang('en');
+  const frames = await overFrames();
+  let e = explainOver(m, frames.get('# over: the landlord won'));
+  assert.equal(e.say.text, 'Bid 3 × multiplier 1 = 3: the landlord wins or loses 2 × 100 × 3 = 600, each farmer 100 × 3 = 300.');
+  assert.equal(e.head.text, 'Multiplier ×1');
+  assert.deepEqual(e.factors.map((f) => f.text), ['starts at ×1']);
+  assert.deepEqual([e.faults, e.sides], [[], []]);
+  e = explainOver(m, frames.get('# over: a spring with the rocket (edited from a won game; scores not recomputed)'));
+  assert.deepEqual(e.factors.map((f) => f.text), ['starts at ×1', 'rocket: ×2', 'spring (farmers never played): ×2']);
+  assert.equal(e.head.text, 'Multiplier ×4');
+  // a fault: its line only
+  e = explainOver(m, frames.get('# over: a timeout fault in play (winner null)'));
+  assert.deepEqual(e.faults, [{ seat: 2, text: 'East committed a fault (out of time) and pays the penalty' }]);
+  assert.deepEqual([e.say, e.head, e.factors], [null, null, []]);
+  // all passed: nothing
+  e = explainOver(m, frames.get('# over: everybody passed (winner and landlord null)'));
+  assert.deepEqual(e, { faults: [], say: null, head: null, factors: [], sides: [] });
+  m.setLang('zh');
+  e = explainOver(m, frames.get('# over: the landlord won'));
+  assert.equal(e.say.text, '底分 3 × 倍数 1 = 3：地主输赢 2 × 100 × 3 = 600，每个农民 100 × 3 = 300。');
+  m.setLang('en');
+});
+
+test('botzone-ftl: each side\'s win points and plays, the farmers\' mean; a fault\'s -1 and 2.5', async () => {
+  const m = await termsModule();
+  m.setLang('en');
+  const frames = await overFrames();
+  let e = explainOver(m, frames.get('# over: botzone-ftl, a game with breakdown.plays: what each seat\'s plays added, by type'));
+  assert.match(e.say.text, /^The winning side scores 2/);
+  assert.equal(e.head, null);
+  assert.equal(e.sides.length, 2);
+  const [ll, fs] = e.sides;
+  assert.deepEqual([ll.seats, ll.win, ll.plays, ll.text], [[0], 0, 0.13, 'West (landlord): 0 + 0.13 = 0.13']);
+  assert.deepEqual(ll.members[0].plays.map((p) => [p.text, p.shown]), [['Single ×11', '0.11'], ['Pair ×1', '0.02']]);
+  assert.deepEqual([fs.seats, fs.win, fs.plays, fs.text], [[1, 2], 2, 0.1, 'Farmers: 2 + (0.16 + 0.04) ÷ 2 = 2.1 each']);
+  assert.deepEqual(fs.members.map((x) => [x.name, x.points, x.plays.length]), [['South', '0.16', 3], ['East', '0.04', 2]]);
+  e = explainOver(m, frames.get('# over: botzone-ftl, a fault ends the game: -1 for its side, 2.5 for the other (edited)'));
+  assert.deepEqual(e.faults, [{ seat: 1, text: 'South committed a fault (left or crashed): that side scores −1, the other side 2.5' }]);
+  assert.deepEqual([e.say, e.sides], [null, []]);
+  m.setLang('zh');
+  e = explainOver(m, frames.get('# over: botzone-ftl, a fault ends the game: -1 for its side, 2.5 for the other (edited)'));
+  assert.equal(e.faults[0].text, 'South 犯规（退出或崩溃）：犯规方 −1 分，另一方 2.5 分');
+  m.setLang('en');
+});
+
+test('botzone-ftl2: the faults the referee played on, the stake m and its factors; all three faulted', async () => {
+  const m = await termsModule();
+  m.setLang('en');
+  const frames = await overFrames();
+  let e = explainOver(m, frames.get('# over: botzone-ftl2, West timed out and the referee played on; the stake m (edited from a won game)'));
+  assert.deepEqual(e.faults.map((f) => f.text), ['West faulted (out of time): the referee played for this seat from then on, and the game was scored as usual']);
+  assert.equal(e.head.text, 'm = 3');
+  assert.deepEqual(e.factors.map((f) => f.text), ['bid 3']);
+  assert.equal(e.say.text, 'Stake m = 3: the landlord wins or loses 2m = 6, each farmer m = 3.');
+  e = explainOver(m, frames.get('# over: botzone-ftl2, all three seats faulted: every score -1 (edited)'));
+  assert.deepEqual(e.faults, [{ seat: undefined, text: 'All three seats faulted: the game ended there, every score −1' }]);
+  assert.deepEqual([e.say, e.head], [null, null]);
+  m.setLang('zh');
+  e = explainOver(m, frames.get('# over: botzone-ftl2, West timed out and the referee played on; the stake m (edited from a won game)'));
+  assert.equal(e.say.text, '倍数 m = 3：地主输赢 2m = 6，每个农民 m = 3。');
+  assert.equal(e.faults[0].text, 'West 犯规（超时）：此后由裁判代打，本局照常计分');
+  m.setLang('en');
+  // a list without terms (an old client's frame, a record that did not replay) explains nothing
+  assert.deepEqual(m.explainTerms(undefined, { landlord: 0, scores: [0, 0, 0], name: String }),
+    { faults: [], say: null, head: null, factors: [], sides: [] });
+});

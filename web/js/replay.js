@@ -2,14 +2,17 @@
 // GET /api/games/ID, the SPEC 10 record; a private or password room's game
 // is /#/replay/ID-KEY, its link from the `over` event): every hand face up, stepped
 // through bid by bid and play by play. The record already holds the
-// outcome; the viewer only moves cards from hands to the table. Under
-// botzone-ftl2 the record's `faults` tell which bids and plays the referee
-// made for a seat that faulted, and those are marked.
+// outcome, and the server adds the terms that explain its scores (`terms`,
+// as the over event's): the viewer only moves cards from hands to the table
+// and says what the terms say (terms.js), whatever the rule set. The
+// record's `faults` tell which bids and plays the referee made for a seat
+// that faulted, and those are marked.
 import { h, replace, icon } from './dom.js';
 import { t, bidText, scoreText } from './i18n.js';
 import { cardEl, backEl, cardRow, sortHand, sortPlay } from './cards.js';
 import { go, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
+import { faultLines, sayLine } from './terms.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
 
@@ -71,10 +74,13 @@ export class Replay {
 
   buildSteps(r) {
     // a fault's `at` is the number of plays before it (-1: while bidding,
-    // after `bids` bids); from then on the referee acts for the seat
-    const faults = r.rules === 'botzone-ftl2' && Array.isArray(r.faults) ? r.faults : [];
+    // after `bids` bids, all of them if it does not say); from then on the
+    // referee acts for the seat. Where a fault ends the game nothing comes
+    // after it, so nothing is marked.
+    const faults = Array.isArray(r.faults) ? r.faults : [];
+    const nbids = (r.bids || []).length;
     const byReferee = (seat, bids, plays) => faults.some((f) => f.seat === seat &&
-      (f.at < 0 ? (plays > 0 || bids >= (f.bids ?? 0)) : plays >= f.at));
+      (f.at < 0 ? (plays > 0 || bids >= (f.bids ?? nbids)) : plays >= f.at));
     const steps = [{ kind: 'deal' }];
     (r.bids || []).forEach((b, k) => steps.push({ kind: 'bid', seat: b.seat, bid: b.bid, referee: byReferee(b.seat, k, -1) }));
     if (r.landlord !== null && r.landlord !== undefined) steps.push({ kind: 'landlord', seat: r.landlord });
@@ -281,25 +287,11 @@ export class Replay {
       h('p.' + (ok ? 'ok' : 'bad'), ok ? t('over.hash.ok') : t('over.hash.bad')));
   }
 
-  /* Faults and how the scores came about, as the record's rule set has
-   * them (the record has no per-type points: botzone-ftl gets its rule). */
+  /* Faults and how the scores came about, in the terms the server added
+   * to the record (none when it could not replay it). */
   resultWhy() {
     const r = this.rec;
-    const won = r.landlord !== null && r.landlord !== undefined && r.winner !== null && r.winner !== undefined;
-    const fault = (key, f) => h('p.fault', t(key, { name: this.name(f.seat), kind: t('fault.' + f.kind) }));
-    if (r.rules === 'botzone-ftl2') {
-      if (!won && r.fault) return h('p.fault', t('over.fault.all'));
-      const m = r.multiplier;
-      return [(r.faults || (r.fault ? [r.fault] : [])).map((f) => fault('over.fault.standin', f)),
-        won ? h('p', t('over.ftl2.explain', { m, ll: 2 * m, f: m })) : null];
-    }
-    if (r.rules === 'botzone-ftl') {
-      if (r.fault) return fault('over.fault.ftl', r.fault);
-      return won ? h('p', t('over.ftl.explain')) : null;
-    }
-    if (r.fault) return fault('over.fault', r.fault);
-    const bid = r.landlord !== null && r.bids ? Math.max(0, ...r.bids.map((b) => b.bid)) : 0;
-    const unit = bid * (r.multiplier || 1);
-    return r.landlord !== null && bid ? h('p', t('over.explain', { bid, mult: r.multiplier, unit, ll: 200 * unit, f: 100 * unit })) : null;
+    const ctx = { landlord: r.landlord, scores: r.scores, name: (s) => this.name(s) };
+    return [...faultLines(r.terms, ctx), sayLine(r.terms, ctx)];
   }
 }

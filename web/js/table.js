@@ -2,10 +2,10 @@
 // around the felt, the hand, bidding and playing, the clock, the game-over
 // explanation and the end of a turn.
 //
-// The room's rule set (caai, botzone-ftl, botzone-ftl2) is shown in the top
-// bar; the game-over panel explains each rule set's score from what the
-// server sent (`over.breakdown`), and under botzone-ftl2 the plays the
-// referee makes for a seat that faulted are marked as its.
+// The room's rule set is shown in the top bar, as a label only; the
+// game-over panel explains the score from the terms the server's rules sent
+// (`over.breakdown.terms`, terms.js), and the plays the referee makes for a
+// seat that faulted (after a `fault` event) are marked as its.
 //
 // Casual play (issue 15) lives in modules of its own: layout.js (the phone
 // hand in rows), a11y.js (the live region, the modal panel), tracker.js
@@ -20,6 +20,7 @@ import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabe
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
 import { app, go, leave, toast, ask, dismissNotices, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
+import { explainEl, faultLines } from './terms.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { remaining, tricks } from './tracker.js';
@@ -38,8 +39,8 @@ function emptyGame() {
     counts: [null, null, null], bids: [null, null, null], last: [null, null, null],
     landlord: null, bid: null, leftover: null, history: [], turn: null, hand: null,
     over: null, reveal: null, turnOver: null, freshCards: new Set(),
-    // botzone-ftl2: seats that faulted in this game, the referee acting for
-    // them (seat -> fault kind, null when only a snapshot told it)
+    // seats that faulted in this game, the referee acting for them after a
+    // `fault` event (seat -> fault kind, null when only a snapshot told it)
     faulted: new Map(), bidByReferee: [false, false, false],
   };
 }
@@ -208,6 +209,7 @@ export class Table {
         g.landlord = m.landlord;
         g.leftover = m.cards;
         g.bid = m.bid;
+        g.multiplier = m.multiplier; // the server's, from the start of play
         g.counts[m.landlord] = (g.counts[m.landlord] ?? 17) + m.cards.length;
         this.announce(t('a11y.landlord', { name: this.sayName(m.landlord), cards: m.cards.map(cardLabel).join(' ') }));
         if (m.landlord === this.seat && g.hand) {
@@ -238,7 +240,7 @@ export class Table {
         return;
       }
       case 'fault':
-        // botzone-ftl2: the game goes on, the referee acting for the seat
+        // the game goes on, the referee acting for the seat
         g.faulted.set(m.seat, m.kind);
         if (g.turn && g.turn.seat === m.seat) g.turn = null;
         if (m.seat === this.seat) this.pending = false;
@@ -246,7 +248,6 @@ export class Table {
         this.render();
         return;
       case 'over':
-        m.faultedSeats = new Map(g.faulted); // the panel names them after the next deal too
         g.over = m;
         g.reveal = m.hands;
         g.turn = null;
@@ -477,8 +478,9 @@ export class Table {
     const chips = [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
       h('span.long', rulesName(this.rules)), h('span.short', rulesShort(this.rules)))];
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
-    // botzone-ftl has no bidding: its landlord's base of 1 is no bid
-    if (g.bid && this.rules !== 'botzone-ftl') chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
+    // the bid, once someone made one: where nobody bids (the rule set
+    // names the landlord) its base of 1 is no bid
+    if (g.bid && g.bids.some((b) => b !== null && b !== undefined)) chips.push(h('span.chip.gold', t('table.base', { bid: g.bid })));
     // the multiplier so far is the server's (null where the rule set has
     // none); the bombs and the rocket in its title are the plays it named
     const m = g.landlord !== null && g.landlord !== undefined && g.phase !== 'turn_over' ? g.multiplier : null;
@@ -831,15 +833,18 @@ export class Table {
       const llWin = over.winner === over.landlord;
       headline = llWin ? t('over.landlord.win') : t('over.farmers.win');
       if (me !== null) {
-        // the side of the seat that emptied its hand won (under botzone-ftl
-        // the losing side scores too: a positive score is no win)
+        // the side of the seat that emptied its hand won (where plays
+        // score, the losing side scores too: a positive score is no win)
         const won = (me === over.landlord) === llWin;
         cls = won ? 'win' : 'lose';
         headline = (won ? t('over.you.win') : t('over.you.lose')) + ' — ' + headline;
       }
     }
     out.push(h('div.over-head.' + (cls || 'neutral'), h('small', t('over.title', { game: over.game })), h('h2', { id: 'over-title' }, headline)));
-    out.push(...this.faultLines(over));
+    // how the score came about, in the terms the server's rules sent
+    const terms = (over.breakdown && over.breakdown.terms) || [];
+    const ctx = { landlord: over.landlord, scores: over.scores, name: (s) => this.name(s) };
+    out.push(...faultLines(terms, ctx));
     out.push(...autoPlayLines(this, over));
     // scores
     out.push(h('table.scores', h('thead', h('tr', h('th', ''), h('th', t('over.score')), h('th', t('over.total')))),
@@ -847,23 +852,8 @@ export class Table {
         h('td', this.name(s), over.landlord === s ? h('span.badge.landlord', t('role.landlord')) : null),
         h('td.num' + (over.scores[s] > 0 ? '.plus' : over.scores[s] < 0 ? '.minus' : ''), { dataset: { test: 'score' } }, scoreText(over.scores[s], true)),
         h('td.num', scoreText(over.totals ? over.totals[s] : this.totals[s])))))));
-    // how the score came about, as the room's rule set counts it
-    const b = over.breakdown || {};
-    if (this.rules === 'botzone-ftl') {
-      if (hasWinner && Array.isArray(b.plays)) out.push(this.ftlExplain(over));
-    } else if (this.rules === 'botzone-ftl2') {
-      if (hasWinner) out.push(this.ftl2Explain(over));
-    } else if (hasLandlord && !over.fault) {
-      const unit = b.bid * b.multiplier;
-      const factors = [h('li', t('over.mult.base'))];
-      if (b.bombs) factors.push(h('li', t('over.mult.bombs', { n: b.bombs, x: b.bombs + 1 })));
-      if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
-      if (b.spring) factors.push(h('li', t('over.mult.spring')));
-      if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
-      out.push(h('div.explain', { dataset: { test: 'breakdown' } },
-        h('p', t('over.explain', { bid: b.bid, mult: b.multiplier, unit, ll: 200 * unit, f: 100 * unit })),
-        h('div.mult', h('b', `${t('over.mult')} ×${b.multiplier}`), h('ul', factors))));
-    }
+    const why = explainEl(terms, ctx);
+    if (why) out.push(why);
     // every hand
     if (over.hands) {
       out.push(h('div.reveal', h('h3', t('over.hands')), [0, 1, 2].map((s) => h('div.rhand',
@@ -890,68 +880,6 @@ export class Table {
           (over.game_id ? `curl -s ${host}/api/games/${gameLink(over)} > game.json\nddz verify game.json` : ''))));
     }
     return out;
-  }
-
-  /* Who faulted and what it cost, as the room's rule set has it. */
-  faultLines(over) {
-    const kindText = (k) => t('fault.' + k);
-    if (this.rules === 'botzone-ftl2') {
-      if (over.fault && (over.winner === null || over.winner === undefined)) {
-        return [h('p.fault', { dataset: { test: 'fault' } }, t('over.fault.all'))];
-      }
-      // every seat that faulted: the referee played on for it
-      const seats = new Map(over.faultedSeats || []);
-      if (over.fault) seats.set(over.fault.seat, over.fault.kind);
-      return [...seats].sort((x, y) => x[0] - y[0]).map(([s, kind]) => h('p.fault', { dataset: { test: 'fault', seat: String(s) } },
-        kind ? t('over.fault.standin', { name: this.name(s), kind: kindText(kind) })
-          : t('over.fault.standin.nokind', { name: this.name(s) })));
-    }
-    if (!over.fault) return [];
-    const key = this.rules === 'botzone-ftl' ? 'over.fault.ftl' : 'over.fault';
-    return [h('p.fault', { dataset: { test: 'fault', seat: String(over.fault.seat) } },
-      t(key, { name: this.name(over.fault.seat), kind: kindText(over.fault.kind) }))];
-  }
-
-  /* botzone-ftl: the side's win points plus each seat's plays by type
-   * (over.breakdown.plays, weighed by the server); the farmers share the
-   * mean of theirs. The win points are what the score has beyond the plays. */
-  ftlExplain(over) {
-    const plays = over.breakdown.plays;
-    const ll = over.landlord;
-    const [f1, f2] = [(ll + 1) % 3, (ll + 2) % 3];
-    const pts = (s) => (plays[s] || []).reduce((a, e) => a + e.points, 0);
-    const types = (s) => ((plays[s] || []).length
-      ? h('ul.ptypes', plays[s].map((e) => h('li',
-        { dataset: { test: 'ptype', seat: String(s), combo: e.combo, count: String(e.count), points: String(e.points) } },
-        `${t('combo.' + e.combo).replace(/[!！]$/, '')} ×${e.count} `, h('b', scoreText(e.points)))))
-      : h('span.noplays', t('over.ftl.noplays')));
-    const llPlays = pts(ll);
-    const fPlays = (pts(f1) + pts(f2)) / 2;
-    const llWin = over.scores[ll] - llPlays;
-    const fWin = over.scores[f1] - fPlays;
-    return h('div.explain.ftl', { dataset: { test: 'breakdown', rules: 'botzone-ftl' } },
-      h('p', t('over.ftl.explain')),
-      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: String(ll), win: scoreText(llWin), plays: scoreText(llPlays) } },
-        h('p', t('over.ftl.landlord', { name: this.name(ll), win: scoreText(llWin), plays: scoreText(llPlays), score: scoreText(over.scores[ll]) })),
-        types(ll)),
-      h('div.ftl-side', { dataset: { test: 'ftl-side', seats: `${f1},${f2}`, win: scoreText(fWin), plays: scoreText(fPlays) } },
-        h('p', t('over.ftl.farmers', { win: scoreText(fWin), a: scoreText(pts(f1)), b: scoreText(pts(f2)), score: scoreText(over.scores[f1]) })),
-        [f1, f2].map((s) => h('div.ftl-farmer', h('span.rname', this.name(s)), h('b.fpts', scoreText(pts(s))), types(s)))));
-  }
-
-  /* botzone-ftl2: the stake m from the bid and what doubled it; the
-   * landlord wins or loses 2m, each farmer m. */
-  ftl2Explain(over) {
-    const b = over.breakdown;
-    const m = b.multiplier;
-    const factors = [h('li', t('over.ftl2.base', { bid: b.bid }))];
-    if (b.bombs) factors.push(h('li', t('over.ftl2.bombs', { n: b.bombs, x: 2 ** b.bombs })));
-    if (b.rocket) factors.push(h('li', t('over.mult.rocket')));
-    if (b.spring) factors.push(h('li', t('over.mult.spring')));
-    if (b.anti_spring) factors.push(h('li', t('over.mult.anti')));
-    return h('div.explain.ftl2', { dataset: { test: 'breakdown', rules: 'botzone-ftl2', m: String(m), bid: String(b.bid) } },
-      h('p', t('over.ftl2.explain', { m, ll: 2 * m, f: m })),
-      h('div.mult', h('b', `m = ${m}`), h('ul', factors)));
   }
 
   turnOverContent(to) {
