@@ -65,6 +65,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "proto/score.h"
 #include "rules/record.h"
 
 /* Returns a new JSON object for `r` (the caller owns the reference), or NULL
@@ -79,16 +80,6 @@ json_t *ddz_record_to_json(const ddz_record *r);
  * 1/DDZ_SCORE_DENOM) in its shortest decimal form and read back as the same
  * double. */
 #define DDZ_RECORD_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
-
-/* Returns a new JSON number for score `x`: an integer when `x` is whole,
- * else a real. NULL when out of memory. */
-json_t *ddz_score_json(double x);
-
-/* Reads a score written by ddz_score_json (any JSON number): returns 0 and
- * sets *out to the nearest multiple of 1/DDZ_SCORE_DENOM (exactly the double
- * the rules compute for it), or DDZ_EFIELD when `v` is no number, not
- * finite, outside int32's range or not such a multiple (0.0005). */
-int ddz_score_from_json(const json_t *v, double *out);
 
 /* Fills `r` from the JSON object `j`. Returns 0, or DDZ_ESYNTAX if `j` is
  * not an object, or DDZ_EFIELD for a missing key, a value of the wrong type

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proto/record_json.h"
+#include "proto/score.h"
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "rules/game.h"
