@@ -11,6 +11,10 @@
 #include "service/server/room_seats.h"
 #include "service/server/room_view.h"
 
+/* `p` (a bot, or NULL: nobody) holds seat `seat` of competition table
+ * `r`, after it left any other room or seat (one table at a time): it is
+ * told `joined` and `state`, and everyone at the table who holds the seat
+ * now. The seat's player whom `p` replaces no longer points at `r`. */
 static void bind_seat(ddz_room *r, int seat, ddz_player *p)
 {
     rseat *s = &r->seats[seat];

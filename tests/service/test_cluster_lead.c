@@ -302,7 +302,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
      .timeout = HANG(300))
 {
     tournament_on_node_1();
-    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tdir'"
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tournament'"
              " AND c.node = 'n1' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
              " AND k.locktype = 'advisory' AND k.granted)",
              1, 10000, "node 1 holds the tournament");
@@ -333,7 +333,7 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     node_kill(0);
     int played = tourney_games(tdir);
     cr_assert_lt(played, 12, "the tournament was over before the kill: make it longer");
-    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tdir'"
+    wait_num("SELECT count(*) FROM cluster_leaders c WHERE c.job = 'tournament:tournament'"
              " AND c.node = 'n2' AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.pid = c.pid"
              " AND k.locktype = 'advisory' AND k.granted)",
              1, 5000, "node 2 takes the tournament");

@@ -94,6 +94,15 @@ static ddz_event_over quick_game(const char *name)
     return *c->over;
 }
 
+/* Cuts the `terms` the server adds to a served record (its last key),
+ * leaving the record as stored. */
+static void without_terms(char *json)
+{
+    char *t = strstr(json, ",\"terms\":");
+    cr_assert_not_null(t, "a served record without terms: %s", json);
+    strcpy(t, "}");
+}
+
 Test(serve_pg, a_game_a_record_an_export_and_a_token, .init = pg_setup, .fini = pg_teardown)
 {
     /* A token made by the CLI against the URL, while the server runs. */
@@ -149,8 +158,11 @@ Test(serve_pg, a_game_a_record_an_export_and_a_token, .init = pg_setup, .fini = 
     cr_assert_eq(server_stop(), 0);
 
     /* `ddz export --db URL`: both nodes' games in id order, the very bytes
-     * served. */
+     * stored, which are the bytes served less the `terms` the server adds
+     * last (docs/decisions.md: records stay as stored). */
     char *out, want[16384];
+    without_terms(served);
+    without_terms(served2);
     snprintf(want, sizeof want, "%s\n%s\n", served, served2);
     snprintf(cmd, sizeof cmd, "'%s' export --db '%s'", DDZ_BIN, srv.db);
     cr_assert_eq(shell(cmd, &out), 0, "ddz export: %s", out);
