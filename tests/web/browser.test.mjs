@@ -810,7 +810,7 @@ test('a tournament on the server: the competition page, a live table to watch, a
   fs.writeFileSync(path.join(tdir, 'options'), `--format swiss --turns 2 --games 12 --time 5 --seed ${'07'.repeat(32)}\n`);
   const port = await freePort();
   const tBase = `http://127.0.0.1:${port}`;
-  const log = fs.openSync(path.join(ART, 'serve-tdir.log'), 'w');
+  const log = fs.openSync(path.join(ART, 'serve-tournament.log'), 'w');
   const srv = spawn(DDZ, ['serve', '--port', String(port), '--bind', '127.0.0.1', '--db', db,
     '--web', path.join(ROOT, 'web'), '--tournament', tdir], { stdio: ['ignore', log, log] });
   let bot;
@@ -821,9 +821,9 @@ test('a tournament on the server: the competition page, a live table to watch, a
 
     const page = await openPage({ path: '/' });
     await page.goto(tBase + '/');
-    await page.waitForSelector('[data-test=tdir-link]', { timeout: T(15000) });
+    await page.waitForSelector('[data-test=tournament-link]', { timeout: T(15000) });
     await shot(page, 'tournament-lobby');
-    await page.click('[data-test=tdir-link] button');
+    await page.click('[data-test=tournament-link] button');
     await page.waitForSelector('[data-test=standings] tbody tr', { timeout: T(10000) });
     assert.equal(await page.$$eval('[data-test=standings] tbody tr', (r) => r.length), 6, 'six players ranked');
     // the bot's table is being played: watch it

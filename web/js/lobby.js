@@ -78,7 +78,7 @@ export class Lobby {
       h('header.lobby-head', brand(), langButton()),
       seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
-      this.tournamentName ? h('div.notice.competition-notice', { dataset: { test: 'competition-link' } }, h('span', t('lobby.tournament', { name: this.tournamentName })),
+      this.tournamentName ? h('div.notice.competition-notice', { dataset: { test: 'tournament-link' } }, h('span', t('lobby.tournament', { name: this.tournamentName })),
         h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.tournamentopen'))) : null,
       this.ladder !== null ? h('div.notice.competition-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
         h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
