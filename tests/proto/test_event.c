@@ -422,7 +422,8 @@ Test(event, parse_canonicalises_order)
     cr_assert_str_eq(text, "{\"type\":\"turn\",\"seat\":0,\"action\":\"bid\",\"seq\":1,"
                            "\"deadline_ms\":9,\"legal\":[0,3]}");
     free(text);
-    e = parse_ok("{\"type\":\"leftover\",\"landlord\":1,\"cards\":[53,4,17],\"bid\":2,\"multiplier\":1}");
+    e = parse_ok(
+        "{\"type\":\"leftover\",\"landlord\":1,\"cards\":[53,4,17],\"bid\":2,\"multiplier\":1}");
     cr_assert_eq(e.leftover.cards, (1ULL << 4) | (1ULL << 17) | (1ULL << 53));
 }
 
