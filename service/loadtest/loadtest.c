@@ -1193,8 +1193,9 @@ static void free_all(lt *L)
         free(c->rx);
     }
     free(L->lat);
-    free(L->tables);
+    /* The heap's entries are timers inside the tables: empty it first. */
     ddz_theap_free(&L->heap);
+    free(L->tables);
     free(L->conns);
     free(L->waiting);
 }

@@ -95,6 +95,17 @@ case $out in
 *) no "readable report: $out" ;;
 esac
 
+# A global rate below what the tables ask for: actions still wait in the
+# pacer when the window ends, and the client frees them cleanly (it once
+# freed the tables before the pacer's heap that points into them: a use
+# after free that the sanitizer build reports and the release build
+# crashed on at 3,334 tables).
+out=$(timeout $((30 * slow)) "$DDZ" loadtest --url "$url" --tables 20 --seconds 2 --rate 5 --json \
+    2>"$tmp/lt.err")
+rc=$?
+[ $rc -eq 0 ] && [ "$(field errors "$out")" = 0 ] && ok ||
+    no "a paced run with actions still waiting: exit $rc: $out $(tail -5 "$tmp/lt.err")"
+
 # The clients closed their connections and left their rooms.
 gone=
 for _ in $(seq 200); do # 10 s
