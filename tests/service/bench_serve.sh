@@ -6,7 +6,9 @@
 # to the end: CPU per action) and peak RSS, and the machine's load before
 # the run (other work on the same cores moves the figures). MAXCONNS (12000)
 # is the server's connection cap and per-address budgets. NICE=-10 runs
-# both processes ahead of other work on the machine (needs root).
+# both processes ahead of other work on the machine (needs root). CLIENT
+# is the `ddz` that runs the load test (DDZ by default): one client for a
+# before-and-after comparison of two servers.
 set -u
 DDZ=${1:?usage: bench_serve.sh DDZ TABLES [RATE] [SECONDS] [LOOP]}
 TABLES=${2:?tables}
@@ -32,7 +34,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
         != $((3 * TABLES)) ]; do sleep 0.05; done
     cpu "$server" >"$dir/cpu0"
 ) &
-${NICE:+nice -n "$NICE"} "$DDZ" loadtest --url "ws://127.0.0.1:$port/ws" --tables "$TABLES" --seconds "$SECONDS_" \
+${NICE:+nice -n "$NICE"} "${CLIENT:-$DDZ}" loadtest --url "ws://127.0.0.1:$port/ws" --tables "$TABLES" --seconds "$SECONDS_" \
     --rate "$RATE" --pid "$server"
 curl -s "http://127.0.0.1:$port/metrics" | grep -E '^ddz_(event_loop_info|heap_bytes) '
 cpu1=$(cpu "$server")
