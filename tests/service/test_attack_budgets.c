@@ -150,6 +150,30 @@ static int raw_request(int fd, const char *request)
 
 /* ---- the server's view ---- */
 
+/* The values of the samples `names` (NULL-terminated) at /metrics, read
+ * at once (one request), into out; -1 for one absent. */
+static void metrics_of(const char *const *names, long *out)
+{
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    for (size_t k = 0; names[k]; k++) {
+        out[k] = -1;
+        size_t n = strlen(names[k]);
+        for (char *line = body; line && *line;) {
+            if (strncmp(line, names[k], n) == 0 && line[n] == ' ') {
+                out[k] = strtol(line + n + 1, NULL, 10);
+                break;
+            }
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+    }
+    free(body);
+}
+
+#define CLOSED(reason) "ddz_ws_receive_closed_total{reason=\"" reason "\"}"
+
 /* Counts this test's descendant processes running `program` (their
  * argv[0]): a shell about to exec it does not count, a zombie neither. */
 static int count_running(const char *program)
@@ -449,33 +473,70 @@ Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown
     cr_assert_eq(e->rooms.nrooms, 100, "a list of %zu rooms", e->rooms.nrooms);
 
     int att[ATTACKERS];
+    bool live[ATTACKERS];
     for (int i = 0; i < ATTACKERS; i++) {
         att[i] = raw_connect(NULL, 4096);
         cr_assert_geq(att[i], 0);
         cr_assert(raw_send(att[i], "{\"type\":\"hello\",\"version\":1,\"name\":\"sink\"}"));
+        live[i] = true;
     }
-    /* Each sends `list` until enough of them are cut. How many it takes
-     * is the kernel's affair as much as ours: the server queues output
-     * only once a connection's socket buffer is full, and on loopback
-     * that buffer grows (to a few MB) while it fills, faster or slower as
-     * the server runs (the sanitizer build had cut 3 of 16 after 40 lists
-     * each). So the attackers go on, and what the server counted decides,
-     * within a bound. */
-    long most = 0, cut = 0;
-    for (int64_t until = now_ms() + T(60000); now_ms() < until;) {
-        for (int i = 0; i < ATTACKERS; i++)
-            raw_send(att[i], "{\"type\":\"list\"}"); /* fails once cut: fine */
-        long q = metric("ddz_budget_used{budget=\"queued_bytes\"}");
-        if (q > most)
-            most = q;
-        cut = metric("ddz_budget_refused_total{budget=\"queued_bytes\"}") +
-              metric("ddz_budget_refused_total{budget=\"queue_per_conn\"}");
-        if (cut >= ATTACKERS / 2)
+    /* Each sends `list` until enough of them are cut. How many lists that
+     * takes is the kernel's affair as much as ours: the server queues
+     * output only once a connection's socket buffer is full, and on
+     * loopback that buffer grows while it fills (tens of lists each, more
+     * or fewer as the server runs). So what the server did decides, not
+     * the time it took (the sanitizer build, in a full run, had cut
+     * nobody when a 60 s bound ran out): the attackers go on until the
+     * server has cut half of them (its counters), or has answered LISTS
+     * lists each (30 MB, far past any socket buffer) and cut fewer, which
+     * is the failure. They send in step with the server, a few lists
+     * ahead of what it has read (ddz_frames_received_total): lists sent
+     * faster than the server reads pile up in the socket, then arrive
+     * together, past the --rate burst, and close their sender for
+     * flooding instead. */
+    enum { LISTS = 1000, AHEAD = 4 };
+    static const char *const names[] = {"ddz_budget_used{budget=\"queued_bytes\"}",
+                                        "ddz_budget_refused_total{budget=\"queued_bytes\"}",
+                                        "ddz_budget_refused_total{budget=\"queue_per_conn\"}",
+                                        "ddz_frames_received_total",
+                                        CLOSED("flooding"),
+                                        NULL};
+    long v[5];
+    metrics_of(names, v);
+    long base = v[3], sent = 0, done = 0, most = 0, cut = 0;
+    int64_t progress_ms = now_ms(); /* when the server last read a list */
+    for (;;) {
+        metrics_of(names, v);
+        if (v[0] > most)
+            most = v[0];
+        cut = v[1] + v[2];
+        if (cut >= ATTACKERS / 2 || v[3] - base >= LISTS * ATTACKERS)
             break;
+        cr_assert_eq(v[4], 0, "an attacker was closed for flooding, not cut");
+        if (v[3] - base > done) {
+            done = v[3] - base;
+            progress_ms = now_ms();
+        }
+        if (sent - done >= AHEAD * ATTACKERS) {
+            /* the server is behind: wait for it to read, within a bound;
+             * lists sent to a connection it has just cut are never read */
+            if (now_ms() - progress_ms > T(5000)) {
+                cr_assert_gt(done, 0, "the server reads no list at all");
+                sent = done;
+            }
+            poll(NULL, 0, 5); /* the interval of a bounded wait */
+            continue;
+        }
+        for (int i = 0; i < ATTACKERS; i++)
+            if (live[i] && (live[i] = raw_send(att[i], "{\"type\":\"list\"}")))
+                sent++; /* a send fails once the connection is cut: fine */
     }
+    cr_log_info("%ld connections cut after %ld lists answered, %ld bytes queued at most", cut,
+                v[3] - base, most);
     /* bounded by the budget (a frame may pass it before the cut) */
     cr_assert_leq(most, 1000000 + 64 * 1024, "queued output reached %ld bytes", most);
-    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut", cut);
+    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut after %ld lists answered", cut,
+                  v[3] - base);
     /* the reader is still served, and the attackers' queues are gone */
     cli_send(reader, json_pack("{s:s}", "type", "list"));
     cli_expect(reader, DDZ_EVENT_ROOMS);
@@ -616,8 +677,6 @@ static int raw_close_status(int fd, int ms)
         len += (size_t)n;
     }
 }
-
-#define CLOSED(reason) "ddz_ws_receive_closed_total{reason=\"" reason "\"}"
 
 /* A message may come in fragments: one that does is served whole. */
 Test(attack, a_fragmented_message_is_served, .init = setup, .fini = teardown, .timeout = HANG(60))
