@@ -485,15 +485,15 @@ Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown
      * output only once a connection's socket buffer is full, and on
      * loopback that buffer grows while it fills (tens of lists each, more
      * or fewer as the server runs). So what the server did decides, not
-     * the time it took (the sanitizer build, in a full run, had cut
-     * nobody when a 60 s bound ran out): the attackers go on until the
+     * the time it took (the sanitizer build, in a full run, once cut
+     * nobody within its wall-clock bound): the attackers go on until the
      * server has cut half of them (its counters), or has answered LISTS
      * lists each (30 MB, far past any socket buffer) and cut fewer, which
      * is the failure. They send in step with the server, a few lists
      * ahead of what it has read (ddz_frames_received_total): lists sent
-     * faster than the server reads pile up in the socket, then arrive
-     * together, past the --rate burst, and close their sender for
-     * flooding instead. */
+     * faster than the server reads would pile up in the socket and could
+     * arrive together, past the --rate burst, closing their sender for
+     * flooding instead (which fails the test, saying so). */
     enum { LISTS = 1000, AHEAD = 4 };
     static const char *const names[] = {"ddz_budget_used{budget=\"queued_bytes\"}",
                                         "ddz_budget_refused_total{budget=\"queued_bytes\"}",
