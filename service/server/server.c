@@ -2,9 +2,10 @@
  * connection limits, timers, signals and shutdown.
  *
  * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
- * frame may arrive in fragments), its send queue (lws writes one message
- * per WRITEABLE callback), its rate limiter and its player. Frames go to the
- * lobby as whole texts; everything game-related happens there and in rooms.
+ * message may arrive in fragments, each counted as it comes: rx_chunk),
+ * its send queue (lws writes one message per WRITEABLE callback), its rate
+ * limiter and its player. Messages go to the lobby as whole texts;
+ * everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
 #include "service/server/ladder_srv.h"
@@ -146,11 +147,12 @@ static void idle_check(ddz_timer *t)
     arm_idle(c, PONG_WAIT_US);
 }
 
-/* ERATE for the frame in c->rx, dropped unread: it is parsed (it is within
- * DDZ_MSG_MAX, as every frame read) only so that the error names it, with
- * `about` and `id` like every other error; one that does not parse gets an
- * error without them, as it would have anyway. Only the errors sent (one
- * per 20 frames dropped) pay for a parse, so a flood costs no more. */
+/* ERATE for the message in c->rx, dropped unread: it is parsed (it is
+ * within DDZ_MSG_MAX, as every message read) only so that the error names
+ * it, with `about` and `id` like every other error; one that does not
+ * parse gets an error without them, as it would have anyway. Only the
+ * errors sent (one per 20 frames dropped) pay for a parse, so a flood
+ * costs no more. */
 static void rate_error(ddz_conn *c)
 {
     ddz_req q;
@@ -176,6 +178,7 @@ static void rate_error(ddz_conn *c)
  *   its frames keep coming (checked here) or stop (checked by the idle
  *   timer, idle_check); past it the connection is closed (1008).
  * Browsers send every message as one frame, so none of this costs them. */
+
 /* Takes the `len` bytes at `in`, the next chunk of the current frame of
  * `c`'s current message; `frame_starts` when it is a new frame's first.
  * Hands a complete message to the lobby, or drops it, or closes `c`. */
