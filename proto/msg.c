@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proto/fail.h"
 #include "proto/record_json.h"
@@ -50,6 +51,52 @@ static int get_str(json_t *o, const char *key, char *out, size_t cap, size_t max
     if (ddz_utf8_has_controls(s, len))
         return ddz_fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", key);
     memcpy(out, s, len + 1);
+    return 0;
+}
+
+/* Names the server gives its own players and tables, which nobody may
+ * take as a display name (`who`) or a room's name (`room`): what the
+ * browser shows as a hosted AI or an engine ("ai:strong", "电脑·西", "AI·
+ * West"), a seat kind of the registry, and a competition table's name
+ * ("Tournament: final 1, table 2", "Ladder 1/3: …"). Prefixes, compared
+ * without regard to ASCII case. */
+static const char *const reserved_who[] = {
+    "ai:", "engine:", "exec:", "botzone:", "absent:", "gone:", "ai\u00b7", "\u7535\u8111", NULL};
+static const char *const reserved_room[] = {"tournament", "ladder", NULL};
+
+/* Returns the entry of `list` that `s` begins with, or NULL. */
+static const char *reserved_prefix(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strncasecmp(s, *list, strlen(*list)) == 0)
+            return *list;
+    return NULL;
+}
+
+/* Whether `s` is "Room N", the name the server gives a room that was given
+ * none (the browser shows it in the viewer's language). */
+static bool server_room_name(const char *s)
+{
+    return strncmp(s, "Room ", 5) == 0 && s[5] && strspn(s + 5, "0123456789") == strlen(s + 5);
+}
+
+/* get_str for a name people read: a display name (`room` false) or a
+ * room's name (true). Returns 0, DDZ_EFIELD as get_str, or DDZ_ENAME with
+ * err set for a name utf8.h's ddz_utf8_name_flaw refuses or one of the
+ * server's own (above). */
+static int get_name(json_t *o, const char *key, char *out, size_t cap, size_t maxchars, bool need,
+                    bool room, char *err, size_t errlen)
+{
+    int rc = get_str(o, key, out, cap, maxchars, need, err, errlen);
+    if (rc || !out[0])
+        return rc;
+    uint32_t cp;
+    const char *flaw = ddz_utf8_name_flaw(out, strlen(out), &cp);
+    if (flaw)
+        return ddz_fail(DDZ_ENAME, err, errlen, "%s: U+%04X is %s", key, (unsigned)cp, flaw);
+    const char *r = reserved_prefix(out, room ? reserved_room : reserved_who);
+    if (r || (room && server_room_name(out)))
+        return ddz_fail(DDZ_ENAME, err, errlen, "%s: names like this are the server's own", key);
     return 0;
 }
 
@@ -111,7 +158,7 @@ static int get_opts(json_t *o, ddz_room_opts *opts, char *err, size_t errlen)
         return ddz_fail(DDZ_EFIELD, err, errlen, "options: must be an object");
     int rc;
     char custody[8] = "";
-    if ((rc = get_str(o, "name", opts->name, sizeof opts->name, 40, false, err, errlen)) ||
+    if ((rc = get_name(o, "name", opts->name, sizeof opts->name, 40, false, true, err, errlen)) ||
         (rc = get_str(o, "rules", opts->rules, sizeof opts->rules, 15, false, err, errlen)) ||
         (rc = get_int(o, "time", 3, 300, &opts->time, false, err, errlen)) ||
         (rc = get_int(o, "games", 1, 100, &opts->games, false, err, errlen)) ||
@@ -174,7 +221,7 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
     switch (r->type) {
     case DDZ_REQ_HELLO:
         if ((rc = get_int(o, "version", 1, 1000, &r->version, true, err, errlen)) ||
-            (rc = get_str(o, "name", r->name, sizeof r->name, 32, true, err, errlen)) ||
+            (rc = get_name(o, "name", r->name, sizeof r->name, 32, true, false, err, errlen)) ||
             (rc = get_str(o, "resume", r->resume, sizeof r->resume, 64, false, err, errlen)) ||
             (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)) ||
             (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))

@@ -92,3 +92,83 @@ bool ddz_utf8_has_controls(const char *s, size_t len)
     }
     return false;
 }
+
+/* ---- names people read ---- */
+
+typedef struct cp_range {
+    uint32_t lo, hi;
+} cp_range;
+
+static bool in_ranges(uint32_t cp, const cp_range *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cp >= r[i].lo && cp <= r[i].hi)
+            return true;
+    return false;
+}
+
+#define NRANGES(a) (sizeof(a) / sizeof(a)[0])
+
+/* can reorder the text around them (UTS #55) */
+static const cp_range bidi_controls[] = {
+    {0x061C, 0x061C}, {0x200E, 0x200F}, {0x202A, 0x202E}, {0x2066, 0x2069}};
+
+/* show nothing, or nothing of their own: Default_Ignorable_Code_Point and
+ * the format characters (Cf) that are not bidirectional controls, with
+ * U+2800 (a blank braille pattern, a favourite invisible name) */
+static const cp_range invisible[] = {
+    {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x0600, 0x0605},   {0x06DD, 0x06DD},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x115F, 0x1160},
+    {0x17B4, 0x17B5},   {0x180B, 0x180F},   {0x200B, 0x200D},   {0x2060, 0x2065},
+    {0x206A, 0x206F},   {0x2800, 0x2800},   {0x3164, 0x3164},   {0xFE00, 0xFE0F},
+    {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFFB},   {0x110BD, 0x110BD},
+    {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+    {0xE0000, 0xE0FFF}};
+
+/* White_Space but U+0020 and the controls (which are refused as such) */
+static const cp_range other_spaces[] = {{0x00A0, 0x00A0}, {0x1680, 0x1680}, {0x2000, 0x200A},
+                                        {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}};
+
+/* the blocks of combining diacritical marks */
+static const cp_range combining[] = {
+    {0x0300, 0x036F}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF}, {0x20D0, 0x20FF}, {0xFE20, 0xFE2F}};
+
+const char *ddz_utf8_name_flaw(const char *s, size_t len, uint32_t *cp)
+{
+    int marks = 0; /* combining marks in a row so far */
+    for (size_t i = 0; i < len;) {
+        uint32_t c;
+        size_t k = ddz_utf8_next(s + i, len - i, &c);
+        if (!k) { /* not the caller's promise: refuse rather than guess */
+            *cp = (unsigned char)s[i];
+            return "invalid UTF-8";
+        }
+        *cp = c;
+        if (c < 0x20 || (c >= 0x7F && c <= 0x9F))
+            return "a control character";
+        if (in_ranges(c, bidi_controls, NRANGES(bidi_controls)))
+            return "a bidirectional control";
+        if (c == 0x2028 || c == 0x2029)
+            return "a line or paragraph separator";
+        if (in_ranges(c, invisible, NRANGES(invisible)))
+            return "an invisible or formatting character";
+        if (in_ranges(c, other_spaces, NRANGES(other_spaces)))
+            return "a space other than U+0020";
+        if (c == 0x20 && (i == 0 || i + 1 == len))
+            return "a space at either end";
+        if ((c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000)
+            return "a private-use character";
+        if ((c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE)
+            return "a noncharacter";
+        if (in_ranges(c, combining, NRANGES(combining))) {
+            if (i == 0)
+                return "a combining mark with nothing to combine with";
+            if (++marks > 3)
+                return "more than 3 combining marks in a row";
+        } else {
+            marks = 0;
+        }
+        i += k;
+    }
+    return NULL;
+}

@@ -34,4 +34,24 @@ size_t ddz_utf8_chars(const char *s);
  * The names the protocol accepts hold none. */
 bool ddz_utf8_has_controls(const char *s, size_t len);
 
+/* Why the `len` bytes at `s` (valid UTF-8: THE CALLER CHECKS) would not
+ * do as a name that other people read (a display name, a room's name).
+ * Returns NULL when they would; else a phrase saying what is wrong ("a
+ * bidirectional control"), with *cp set to the character at fault. What
+ * is refused, after Unicode's guidance on identifiers (UTS #39's
+ * restrictions, UTS #55 on bidirectional text), is what makes a name read
+ * other than it is written: C0 and C1 controls and DEL; the bidirectional
+ * controls (U+061C, U+200E/200F, U+202A..202E, U+2066..2069), which can
+ * reorder what follows them; line and paragraph separators (U+2028/2029);
+ * every other default-ignorable or format character, which shows nothing
+ * (zero-width U+200B..200D, U+2060.., U+FEFF, soft hyphen, variation
+ * selectors, tags, Hangul fillers, U+2800) and so lets two names that
+ * differ look the same; spaces other than U+0020, and U+0020 at either
+ * end; private-use characters and noncharacters, which show what a font
+ * wants; a combining mark with nothing before it to combine with, and more
+ * than 3 in a row (text that spills over its neighbours). Confusable
+ * letters (Cyrillic "а" for Latin "a") and unassigned code points are not
+ * judged: that needs Unicode's tables, which proto/ does not carry. */
+const char *ddz_utf8_name_flaw(const char *s, size_t len, uint32_t *cp);
+
 #endif

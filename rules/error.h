@@ -33,6 +33,7 @@
     X(ESEAT, 23, "wrong seat letter")                                                              \
     X(EFIELD, 24, "missing or invalid field")                                                      \
     X(ESTALE, 25, "action answers an old state")                                                   \
+    X(ENAME, 26, "name not allowed")                                                               \
     /* service: processes, I/O, storage, limits */                                                 \
     X(ENOMEM, 40, "out of memory")                                                                 \
     X(EIO, 41, "input/output error")                                                               \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "proto/event.h"
+#include "proto/fail.h"
 #include "proto/msg.h"
 #include "rules/error.h"
 #include "rules/game.h"
@@ -67,6 +68,19 @@ int ddz_url_parse(const char *url, ddz_url *out)
     snprintf(out->path, sizeof out->path, "%s", *p ? p : "/");
     snprintf(out->hostport, sizeof out->hostport, strchr(out->host, ':') ? "[%s]:%d" : "%s:%d",
              out->host, out->port);
+    return 0;
+}
+
+int ddz_bridge_redirect_ok(const ddz_url *from, const ddz_url *to, char *err, size_t errlen)
+{
+    if (from->tls && !to->tls)
+        return ddz_fail(DDZ_EINVAL, err, errlen,
+                        "refused: it would take us from wss:// to ws://, and our token "
+                        "would go in clear");
+    if (to->tls && !from->tls)
+        return ddz_fail(DDZ_EINVAL, err, errlen,
+                        "refused: it needs TLS, which is set up only for a wss:// start: start "
+                        "with a wss:// URL");
     return 0;
 }
 
@@ -834,12 +848,10 @@ static int follow(runner *r)
         finish(r, 1);
         return -1;
     }
-    if (u.tls && !r->url.tls) {
-        /* TLS was not set up for a plain ws:// start: lws needs it globally */
-        fprintf(stderr,
-                "ddz bridge: the server redirected us to %s, which needs TLS: start with a "
-                "wss:// URL\n",
-                to);
+    char why[160];
+    if (ddz_bridge_redirect_ok(&r->url, &u, why, sizeof why) < 0) {
+        fprintf(stderr, "ddz bridge: the server at %s redirected us to %s: %s\n", r->url_text, to,
+                why);
         finish(r, 1);
         return -1;
     }

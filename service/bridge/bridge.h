@@ -108,6 +108,17 @@ typedef struct ddz_url {
  * empty host, a bad port, a part too long). */
 int ddz_url_parse(const char *url, ddz_url *out);
 
+/* Whether a bridge connected at `from` may follow a `redirect` to `to`.
+ * Returns 0, or DDZ_EINVAL with err set (a sentence to print) for a
+ * redirect from wss:// to ws://, which would send our bot token in clear
+ * (REFUSED: a server, or whoever can write into its connection, must not
+ * be able to lower the scheme the operator chose), or from ws:// to
+ * wss:// (TLS is set up for a wss:// start only). A redirect to another
+ * host or port is followed: the nodes of a cluster each have their own
+ * --public-url, and over wss:// the certificate is checked against the
+ * new host as it was against the first (docs/decisions.md). */
+int ddz_bridge_redirect_ok(const ddz_url *from, const ddz_url *to, char *err, size_t errlen);
+
 /* ---- the translator ---- */
 
 /* What the translator asks of its driver. */

@@ -30,9 +30,13 @@ struct ddz_conn {
     ddz_srv *srv;
     ddz_player *player;
     ddz_addr *addr; /* the client's address and what it holds (budget.h) */
-    char *rx;       /* fragments of the current frame */
+    char *rx;       /* the current message, its frames (fragments) so far */
     size_t rxlen;
-    bool rx_overflow;        /* the current frame is over the limit */
+    bool rx_open;            /* a message has begun and not ended (no FIN yet) */
+    bool rx_in_frame;        /* lws has more of the current frame to hand over */
+    bool rx_dropped;         /* a frame of the current message was over the rate */
+    int64_t rx_start_us;     /* when the current message began */
+    long next_rate_error;    /* `dropped` at which the next ERATE is sent */
     ddz_outmsg *head, *tail; /* send queue */
     size_t queued;           /* bytes in the queue */
     bool closing;            /* close once the queue is sent */
@@ -40,7 +44,7 @@ struct ddz_conn {
     char close_reason[64];
     double tokens; /* rate limiter */
     int64_t tokens_us;
-    long dropped;          /* frames dropped for rate */
+    long dropped;          /* frames over the rate (their messages dropped) */
     ddz_conn *prev, *next; /* every connection (the context's budget) */
     /* idle checks (server.c): pinged after --idle seconds without a frame,
      * dropped 10 s after an unanswered ping */

@@ -38,6 +38,10 @@ typedef struct ddz_metrics {
     long faults[5]; /* by enum ddz_fault */
     long engines;   /* engine processes running */
     long frames_in, frames_out, errors_sent;
+    /* WebSocket connections closed by the receive limits (server.c): a
+     * message over 16 KiB (1009), one unfinished in time, too many frames
+     * over the rate (1008) */
+    long ws_too_large, ws_unfinished, ws_flooding;
     long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
     double latency_sum_s;
     long latency_count;

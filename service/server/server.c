@@ -2,9 +2,10 @@
  * connection limits, timers, signals and shutdown.
  *
  * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
- * frame may arrive in fragments), its send queue (lws writes one message
- * per WRITEABLE callback), its rate limiter and its player. Frames go to the
- * lobby as whole texts; everything game-related happens there and in rooms.
+ * message may arrive in fragments, each counted as it comes: rx_chunk),
+ * its send queue (lws writes one message per WRITEABLE callback), its rate
+ * limiter and its player. Messages go to the lobby as whole texts;
+ * everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
 #include "service/server/ladder_srv.h"
@@ -90,11 +91,41 @@ static int64_t idle_us(const ddz_srv *srv)
     return (int64_t)(srv->cfg.idle_s > 0 ? srv->cfg.idle_s : 20) * 1000000;
 }
 
+static void idle_check(ddz_timer *t);
+
+/* how long a message may stay unfinished (rx_chunk, below) */
+#define RX_MSG_TIME_US (10 * 1000000LL)
+
+/* Arms `c`'s idle timer `delay_us` from now, or sooner if a message is
+ * open and its time runs out first. */
+static void arm_idle(ddz_conn *c, int64_t delay_us)
+{
+    if (c->rx_open) {
+        int64_t left = c->rx_start_us + RX_MSG_TIME_US - ddz__now_us();
+        if (left < delay_us)
+            delay_us = left;
+    }
+    ddz_loop_arm(&c->srv->loop.base, &c->idle, idle_check, delay_us);
+}
+
+/* Closes `c` for a message left unfinished too long. A client that still
+ * reads gets the close frame; lws's own timeout ends one that does not. */
+static void rx_too_slow(ddz_conn *c)
+{
+    c->srv->m.ws_unfinished++;
+    ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "message unfinished");
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, 5);
+}
+
 static void idle_check(ddz_timer *t)
 {
     ddz_conn *c = (ddz_conn *)((char *)t - offsetof(ddz_conn, idle));
     ddz_srv *srv = c->srv;
     int64_t now = ddz__now_us();
+    if (c->rx_open && !c->closing && now - c->rx_start_us >= RX_MSG_TIME_US) {
+        rx_too_slow(c); /* a message begun, then nothing more of it */
+        return;
+    }
     if (c->ping_us && c->rx_us < c->ping_us) {
         if (now - c->ping_us >= PONG_WAIT_US) {
             /* no answer: the peer is gone (a close frame would wait for
@@ -102,31 +133,110 @@ static void idle_check(ddz_timer *t)
             lws_set_timeout(c->wsi, PENDING_TIMEOUT_KILLED_BY_PARENT, LWS_TO_KILL_SYNC);
             return;
         }
-        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->ping_us + PONG_WAIT_US - now);
+        arm_idle(c, c->ping_us + PONG_WAIT_US - now);
         return;
     }
     c->ping_us = 0;
     if (now - c->rx_us < idle_us(srv)) {
-        ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, c->rx_us + idle_us(srv) - now);
+        arm_idle(c, c->rx_us + idle_us(srv) - now);
         return;
     }
     c->ping_us = now;
     c->ping_due = true;
     lws_callback_on_writable(c->wsi);
-    ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, PONG_WAIT_US);
+    arm_idle(c, PONG_WAIT_US);
 }
 
-/* ERATE for the frame in c->rx, dropped unread: it is parsed (it is within
- * DDZ_MSG_MAX, as every frame read) only so that the error names it, with
- * `about` and `id` like every other error; one that does not parse gets an
- * error without them, as it would have anyway. Only the errors sent (one
- * per 20 frames dropped) pay for a parse, so a flood costs no more. */
+/* ERATE for the message in c->rx, dropped unread: it is parsed (it is
+ * within DDZ_MSG_MAX, as every message read) only so that the error names
+ * it, with `about` and `id` like every other error; one that does not
+ * parse gets an error without them, as it would have anyway. Only the
+ * errors sent (one per 20 frames dropped) pay for a parse, so a flood
+ * costs no more. */
 static void rate_error(ddz_conn *c)
 {
     ddz_req q;
     char err[160];
     ddz_req_parse(c->rx, c->rxlen, &q, err, sizeof err);
     ddz__conn_error(c, DDZ_ERATE, "too many frames: this one was dropped", &q);
+}
+
+/* ---- messages as their frames arrive ----
+ *
+ * A message may come as many frames (fragments), and lws hands a frame
+ * over in chunks as it reads them. Every limit applies as the bytes come,
+ * not at the message's end (which an attacker need never send):
+ * - each frame, a fragment as much as a whole message, takes one token of
+ *   the --rate bucket when it begins; a message with a frame over the rate
+ *   is dropped whole at its end (ERATE), and past 200 frames over the rate
+ *   the connection is closed (1008). The rate is in frames because that is
+ *   what a client spends our work on: a frame's bytes are bounded anyway,
+ *   since no frame is larger than the message that holds it;
+ * - a message's bytes are counted as they arrive: past DDZ_MSG_MAX it is
+ *   ETOOLONG and the connection is closed (1009) at once;
+ * - a message must end within RX_MSG_TIME_US of its first byte, whether
+ *   its frames keep coming (checked here) or stop (checked by the idle
+ *   timer, idle_check); past it the connection is closed (1008).
+ * Browsers send every message as one frame, so none of this costs them. */
+
+/* Takes the `len` bytes at `in`, the next chunk of the current frame of
+ * `c`'s current message; `frame_starts` when it is a new frame's first.
+ * Hands a complete message to the lobby, or drops it, or closes `c`. */
+static void rx_chunk(ddz_conn *c, const void *in, size_t len, bool frame_starts)
+{
+    ddz_srv *srv = c->srv;
+    struct lws *wsi = c->wsi;
+    int64_t now = c->rx_us;
+    bool opens = !c->rx_open;
+    if (opens) {
+        c->rx_open = true;
+        c->rx_start_us = now;
+    }
+    if (frame_starts && !ddz__conn_rate_ok(c)) {
+        c->rx_dropped = true;
+        if (++c->dropped > 200) {
+            srv->m.ws_flooding++;
+            ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
+            return;
+        }
+    }
+    c->rx_in_frame = lws_remaining_packet_payload(wsi) != 0;
+    bool end = !c->rx_in_frame && lws_is_final_fragment(wsi);
+    if (c->rxlen + len > DDZ_MSG_MAX) {
+        srv->m.ws_too_large++;
+        ddz__conn_error(c, DDZ_ETOOLONG, "message over 16 KiB", NULL);
+        ddz__conn_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+        return;
+    }
+    if (len) {
+        char *nb = realloc(c->rx, c->rxlen + len + 1);
+        if (!nb) {
+            ddz__conn_close(c, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
+            return;
+        }
+        c->rx = nb;
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+    }
+    if (!end) {
+        if (now - c->rx_start_us >= RX_MSG_TIME_US)
+            rx_too_slow(c);
+        else if (opens && c->idle.armed) /* due no later than the message's time */
+            arm_idle(c, c->idle.due_us - ddz_loop_now_us(&srv->loop.base));
+        return;
+    }
+    if (c->rx_dropped) {
+        if (c->dropped >= c->next_rate_error) { /* one ERATE per 20 frames dropped */
+            rate_error(c);
+            c->next_rate_error = c->dropped + 20;
+        }
+    } else {
+        srv->m.frames_in++;
+        ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
+    }
+    c->rxlen = 0;
+    c->rx_open = false;
+    c->rx_dropped = false;
 }
 
 static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -183,38 +293,14 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_RECEIVE: {
         if (!c || c->closing)
             return 0;
-        c->rx_us = ddz__now_us();
+        int64_t now = ddz__now_us();
+        c->rx_us = now;
         if (lws_frame_is_binary(wsi)) {
             ddz__conn_error(c, DDZ_ESYNTAX, "frames must be text (JSON)", NULL);
             ddz__conn_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
             return 0;
         }
-        if (!c->rx_overflow && c->rxlen + len <= DDZ_MSG_MAX) {
-            char *nb = realloc(c->rx, c->rxlen + len + 1);
-            if (!nb)
-                return -1;
-            c->rx = nb;
-            memcpy(c->rx + c->rxlen, in, len);
-            c->rxlen += len;
-        } else {
-            c->rx_overflow = true;
-        }
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
-            return 0;
-        if (c->rx_overflow) {
-            ddz__conn_error(c, DDZ_ETOOLONG, "frame over 16 KiB", NULL);
-            ddz__conn_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "frame too large");
-        } else if (!ddz__conn_rate_ok(c)) {
-            if (++c->dropped > 200)
-                ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "flooding");
-            else if (c->dropped % 20 == 1)
-                rate_error(c);
-        } else {
-            srv->m.frames_in++;
-            ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
-        }
-        c->rxlen = 0;
-        c->rx_overflow = false;
+        rx_chunk(c, in, len, !c->rx_in_frame);
         return 0;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
@@ -471,6 +557,11 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);
     fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
+    /* connections closed by the receive limits (server.c, rx_chunk) */
+    fprintf(f, "# TYPE ddz_ws_receive_closed_total counter\n");
+    fprintf(f, "ddz_ws_receive_closed_total{reason=\"too_large\"} %ld\n", m->ws_too_large);
+    fprintf(f, "ddz_ws_receive_closed_total{reason=\"unfinished\"} %ld\n", m->ws_unfinished);
+    fprintf(f, "ddz_ws_receive_closed_total{reason=\"flooding\"} %ld\n", m->ws_flooding);
     fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
             (unsigned long long)(sc.write_errors + sc.drops));
     fprintf(f, "# TYPE ddz_db_read_errors_total counter\nddz_db_read_errors_total %llu\n",

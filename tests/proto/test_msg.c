@@ -80,3 +80,57 @@ Test(msg, enlist_competition)
     cr_expect_str_eq(err, "competition: \"tournament\" or \"ladder\"");
     cr_expect_eq(parse("{\"type\":\"enlist\",\"competition\":7}", &r, err, sizeof err), DDZ_EFIELD);
 }
+
+/* A display name or a room's name that would read other than it is
+ * written, or that is one of the server's own, is ENAME, saying why. */
+Test(msg, names_people_read_are_checked)
+{
+    ddz_req r;
+    char err[200];
+    char f[300];
+    static const struct {
+        const char *name; /* JSON string contents */
+        const char *says;
+    } who[] = {
+        {"Mei\\u202e", "U+202E is a bidirectional control"},
+        {"\\u200bMei", "U+200B is an invisible"},
+        {"Mei\\u2028Lee", "U+2028 is a line or paragraph separator"},
+        {"ai:strong", "the server's own"},
+        {"AI:strong", "the server's own"},
+        {"Engine:x", "the server's own"},
+        {"gone:x", "the server's own"},
+        {"AI\\u00b7West", "the server's own"},
+        {"\\u7535\\u8111\\u00b7\\u897f", "the server's own"}, /* 电脑·西 */
+        {" ai:strong", "a space at either end"},
+    };
+    for (size_t i = 0; i < sizeof who / sizeof who[0]; i++) {
+        snprintf(f, sizeof f, "{\"type\":\"hello\",\"version\":1,\"name\":\"%s\"}", who[i].name);
+        cr_assert_eq(parse(f, &r, err, sizeof err), DDZ_ENAME, "%s", f);
+        cr_assert(strstr(err, who[i].says), "%s: %s", who[i].name, err);
+        cr_assert_eq(strncmp(err, "name: ", 6), 0, "%s", err);
+    }
+    static const char *const rooms[] = {"Tournament: final 1, table 2",
+                                        "tournament practice",
+                                        "LADDER 1/3: a, b, c",
+                                        "Room 3",
+                                        "\\u202eTournament",
+                                        "Tournament\\u200b"};
+    for (size_t i = 0; i < sizeof rooms / sizeof rooms[0]; i++) {
+        snprintf(f, sizeof f, "{\"type\":\"create\",\"options\":{\"name\":\"%s\"}}", rooms[i]);
+        cr_assert_eq(parse(f, &r, err, sizeof err), DDZ_ENAME, "%s", f);
+    }
+    /* names that are people's and rooms' own */
+    cr_assert_eq(
+        parse("{\"type\":\"hello\",\"version\":1,\"name\":\"ai fan\"}", &r, err, sizeof err), 0,
+        "%s", err);
+    cr_assert_str_eq(r.name, "ai fan");
+    cr_assert_eq(parse("{\"type\":\"hello\",\"version\":1,\"name\":\"\\u5c0f\\u660e\"}", &r, err,
+                       sizeof err),
+                 0, "%s", err);
+    static const char *const fine[] = {"Room 3b", "My tournament", "Friday night", "Room"};
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        snprintf(f, sizeof f, "{\"type\":\"create\",\"options\":{\"name\":\"%s\"}}", fine[i]);
+        cr_assert_eq(parse(f, &r, err, sizeof err), 0, "%s: %s", fine[i], err);
+        cr_assert_str_eq(r.opts.name, fine[i]);
+    }
+}

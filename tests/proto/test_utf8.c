@@ -176,3 +176,72 @@ Test(utf8, controls_are_c0_del_and_c1)
     cr_assert(ddz_utf8_has_controls("a\0b", 3), "a NUL within len");
     cr_assert(!ddz_utf8_has_controls("a\0b", 1));
 }
+
+/* Names people read (ddz_utf8_name_flaw): each character refused, alone
+ * and inside a name, with the code point it reports; and names that pass. */
+Test(utf8, names_refuse_what_reads_other_than_written)
+{
+    static const struct {
+        uint32_t cp;
+        const char *why;
+    } bad[] = {
+        {0x0000, "control"},       {0x0009, "control"},       {0x007F, "control"},
+        {0x0085, "control"},       {0x009F, "control"},       {0x061C, "bidirectional"},
+        {0x200E, "bidirectional"}, {0x200F, "bidirectional"}, {0x202A, "bidirectional"},
+        {0x202E, "bidirectional"}, {0x2066, "bidirectional"}, {0x2069, "bidirectional"},
+        {0x2028, "separator"},     {0x2029, "separator"},     {0x200B, "invisible"},
+        {0x200C, "invisible"},     {0x200D, "invisible"},     {0x2060, "invisible"},
+        {0x2064, "invisible"},     {0xFEFF, "invisible"},     {0x00AD, "invisible"},
+        {0x034F, "invisible"},     {0x115F, "invisible"},     {0x3164, "invisible"},
+        {0xFFA0, "invisible"},     {0x2800, "invisible"},     {0xFE0F, "invisible"},
+        {0xE0041, "invisible"},    {0x180E, "invisible"},     {0x0600, "invisible"},
+        {0x00A0, "space"},         {0x2003, "space"},         {0x3000, "space"},
+        {0x202F, "space"},         {0xE000, "private"},       {0xF8FF, "private"},
+        {0xF0000, "private"},      {0x10FFFD, "private"},     {0xFDD0, "noncharacter"},
+        {0xFFFE, "noncharacter"},  {0x1FFFF, "noncharacter"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char s[16] = "ab";
+        size_t n = 2 + ddz_utf8_encode(bad[i].cp, s + 2);
+        s[n++] = 'c';
+        uint32_t cp = 0;
+        const char *why = ddz_utf8_name_flaw(s, n, &cp);
+        cr_assert_not_null(why, "U+%04X passed", (unsigned)bad[i].cp);
+        cr_assert(strstr(why, bad[i].why), "U+%04X: %s", (unsigned)bad[i].cp, why);
+        cr_assert_eq(cp, bad[i].cp);
+        /* alone too */
+        n = ddz_utf8_encode(bad[i].cp, s);
+        cr_assert_not_null(ddz_utf8_name_flaw(s, n, &cp), "U+%04X alone", (unsigned)bad[i].cp);
+    }
+    uint32_t cp;
+    /* the room: a bidi override that turns the rest around */
+    const char *rlo = "Room \xE2\x80\xAE"
+                      "elbat ,1 lanif :tnemanruoT";
+    cr_assert_str_eq(ddz_utf8_name_flaw(rlo, strlen(rlo), &cp), "a bidirectional control");
+    cr_assert_eq(cp, 0x202E);
+    cr_assert_not_null(ddz_utf8_name_flaw(" Mei", 4, &cp), "a space in front");
+    cr_assert_not_null(ddz_utf8_name_flaw("Mei ", 4, &cp), "a space behind");
+    cr_assert_not_null(ddz_utf8_name_flaw("\xCC\x81"
+                                          "a",
+                                          3, &cp),
+                       "a mark on nothing");
+    cr_assert_null(ddz_utf8_name_flaw("e\xCC\x81\xCC\x82\xCC\x83", 7, &cp), "3 marks");
+    cr_assert_not_null(ddz_utf8_name_flaw("e\xCC\x81\xCC\x82\xCC\x83\xCC\x84", 9, &cp), "4 marks");
+    cr_assert_not_null(ddz_utf8_name_flaw("a\xFF", 2, &cp), "invalid UTF-8 is refused too");
+    /* what people are called */
+    static const char *const good[] = {
+        "Mei",
+        "Ann Lee",
+        "\xE5\xB0\x8F\xE6\x98\x8E",                         /* 小明 */
+        "Jos\xC3\xA9",                                      /* José */
+        "Jose\xCC\x81",                                     /* José, decomposed */
+        "\xD0\x9C\xD0\xB0\xD1\x88\xD0\xB0",                 /* Маша */
+        "\xD8\xB9\xD9\x84\xD9\x8A",                         /* علي: right to left, no control */
+        "\xF0\x9F\x83\x8F joker",                           /* 🃏 joker */
+        "\xE0\xA4\xA8\xE0\xA4\xBF\xE0\xA4\xA4\xE0\xA4\xBF", /* निति: Devanagari marks */
+        "a  b",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        cr_assert_null(ddz_utf8_name_flaw(good[i], strlen(good[i]), &cp), "%s refused: %s", good[i],
+                       ddz_utf8_name_flaw(good[i], strlen(good[i]), &cp));
+}

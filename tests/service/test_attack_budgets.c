@@ -150,6 +150,30 @@ static int raw_request(int fd, const char *request)
 
 /* ---- the server's view ---- */
 
+/* The values of the samples `names` (NULL-terminated) at /metrics, read
+ * at once (one request), into out; -1 for one absent. */
+static void metrics_of(const char *const *names, long *out)
+{
+    int status;
+    char *body = http_get("/metrics", &status);
+    cr_assert_eq(status, 200);
+    for (size_t k = 0; names[k]; k++) {
+        out[k] = -1;
+        size_t n = strlen(names[k]);
+        for (char *line = body; line && *line;) {
+            if (strncmp(line, names[k], n) == 0 && line[n] == ' ') {
+                out[k] = strtol(line + n + 1, NULL, 10);
+                break;
+            }
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+    }
+    free(body);
+}
+
+#define CLOSED(reason) "ddz_ws_receive_closed_total{reason=\"" reason "\"}"
+
 /* Counts this test's descendant processes running `program` (their
  * argv[0]): a shell about to exec it does not count, a zombie neither. */
 static int count_running(const char *program)
@@ -199,7 +223,8 @@ static const char engine_room[] =
  * client-chosen grace (150 connections: 300 processes). Now the engine
  * seats of live rooms are a budget (--max-engines 6 here): three rooms,
  * then EBUSY, and never more than six processes. */
-Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardown, .timeout = HANG(120))
+Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardown,
+     .timeout = HANG(120))
 {
     /* a room whose player stays, to free its engines later */
     cli *host = cli_hello("Host");
@@ -280,7 +305,8 @@ Test(attack, rooms_nobody_is_connected_to_are_bounded, .init = start_idle, .fini
  * nobody to play for, so no custody AI is made (the issue: 5,000 such
  * rooms made 5,000 AIs at once when their graces expired, 6.9 GB); the
  * room just closes. With someone watching, custody works as before. */
-Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown, .timeout = HANG(120))
+Test(attack, no_custody_ai_for_an_abandoned_room, .init = setup, .fini = teardown,
+     .timeout = HANG(120))
 {
     static const char room[] =
         "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"ai:random\",\"ai:random\",null],"
@@ -425,7 +451,8 @@ static void start_queues(void)
  * 100 rooms, each connection may queue --max-queue-per-conn, and past
  * --max-queued-bytes in all the connections with the most queued are cut
  * first; a client that reads is served throughout. */
-Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown, .timeout = HANG(120))
+Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown,
+     .timeout = HANG(120))
 {
     /* 110 public rooms whose creators stay (and read nothing more) */
     enum { ROOMS = 110, ATTACKERS = 16 };
@@ -446,33 +473,70 @@ Test(attack, non_reading_clients_are_cut, .init = start_queues, .fini = teardown
     cr_assert_eq(e->rooms.nrooms, 100, "a list of %zu rooms", e->rooms.nrooms);
 
     int att[ATTACKERS];
+    bool live[ATTACKERS];
     for (int i = 0; i < ATTACKERS; i++) {
         att[i] = raw_connect(NULL, 4096);
         cr_assert_geq(att[i], 0);
         cr_assert(raw_send(att[i], "{\"type\":\"hello\",\"version\":1,\"name\":\"sink\"}"));
+        live[i] = true;
     }
-    /* Each sends `list` until enough of them are cut. How many it takes
-     * is the kernel's affair as much as ours: the server queues output
-     * only once a connection's socket buffer is full, and on loopback
-     * that buffer grows (to a few MB) while it fills, faster or slower as
-     * the server runs (the sanitizer build had cut 3 of 16 after 40 lists
-     * each). So the attackers go on, and what the server counted decides,
-     * within a bound. */
-    long most = 0, cut = 0;
-    for (int64_t until = now_ms() + T(60000); now_ms() < until;) {
-        for (int i = 0; i < ATTACKERS; i++)
-            raw_send(att[i], "{\"type\":\"list\"}"); /* fails once cut: fine */
-        long q = metric("ddz_budget_used{budget=\"queued_bytes\"}");
-        if (q > most)
-            most = q;
-        cut = metric("ddz_budget_refused_total{budget=\"queued_bytes\"}") +
-              metric("ddz_budget_refused_total{budget=\"queue_per_conn\"}");
-        if (cut >= ATTACKERS / 2)
+    /* Each sends `list` until enough of them are cut. How many lists that
+     * takes is the kernel's affair as much as ours: the server queues
+     * output only once a connection's socket buffer is full, and on
+     * loopback that buffer grows while it fills (tens of lists each, more
+     * or fewer as the server runs). So what the server did decides, not
+     * the time it took (the sanitizer build, in a full run, once cut
+     * nobody within its wall-clock bound): the attackers go on until the
+     * server has cut half of them (its counters), or has answered LISTS
+     * lists each (30 MB, far past any socket buffer) and cut fewer, which
+     * is the failure. They send in step with the server, a few lists
+     * ahead of what it has read (ddz_frames_received_total): lists sent
+     * faster than the server reads would pile up in the socket and could
+     * arrive together, past the --rate burst, closing their sender for
+     * flooding instead (which fails the test, saying so). */
+    enum { LISTS = 1000, AHEAD = 4 };
+    static const char *const names[] = {"ddz_budget_used{budget=\"queued_bytes\"}",
+                                        "ddz_budget_refused_total{budget=\"queued_bytes\"}",
+                                        "ddz_budget_refused_total{budget=\"queue_per_conn\"}",
+                                        "ddz_frames_received_total",
+                                        CLOSED("flooding"),
+                                        NULL};
+    long v[5];
+    metrics_of(names, v);
+    long base = v[3], sent = 0, done = 0, most = 0, cut = 0;
+    int64_t progress_ms = now_ms(); /* when the server last read a list */
+    for (;;) {
+        metrics_of(names, v);
+        if (v[0] > most)
+            most = v[0];
+        cut = v[1] + v[2];
+        if (cut >= ATTACKERS / 2 || v[3] - base >= LISTS * ATTACKERS)
             break;
+        cr_assert_eq(v[4], 0, "an attacker was closed for flooding, not cut");
+        if (v[3] - base > done) {
+            done = v[3] - base;
+            progress_ms = now_ms();
+        }
+        if (sent - done >= AHEAD * ATTACKERS) {
+            /* the server is behind: wait for it to read, within a bound;
+             * lists sent to a connection it has just cut are never read */
+            if (now_ms() - progress_ms > T(5000)) {
+                cr_assert_gt(done, 0, "the server reads no list at all");
+                sent = done;
+            }
+            poll(NULL, 0, 5); /* the interval of a bounded wait */
+            continue;
+        }
+        for (int i = 0; i < ATTACKERS; i++)
+            if (live[i] && (live[i] = raw_send(att[i], "{\"type\":\"list\"}")))
+                sent++; /* a send fails once the connection is cut: fine */
     }
+    cr_log_info("%ld connections cut after %ld lists answered, %ld bytes queued at most", cut,
+                v[3] - base, most);
     /* bounded by the budget (a frame may pass it before the cut) */
     cr_assert_leq(most, 1000000 + 64 * 1024, "queued output reached %ld bytes", most);
-    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut", cut);
+    cr_assert_geq(cut, ATTACKERS / 2, "only %ld connections cut after %ld lists answered", cut,
+                  v[3] - base);
     /* the reader is still served, and the attackers' queues are gone */
     cli_send(reader, json_pack("{s:s}", "type", "list"));
     cli_expect(reader, DDZ_EVENT_ROOMS);
@@ -542,6 +606,165 @@ Test(attack, password_guessing_is_locked_out, .init = start_passwords, .fini = t
     close(other);
 }
 
+/* ---- 7. messages in fragments ---- */
+
+/* Sends one masked frame (mask zero) with opcode `op` (1 text, 0
+ * continuation), FIN if `fin`, and `len` bytes of `payload`. Returns false
+ * if the socket would not take it in 5 s or is closed. */
+static bool raw_frame(int fd, int op, bool fin, const char *payload, size_t len)
+{
+    unsigned char hdr[8] = {(unsigned char)((fin ? 0x80 : 0) | op)};
+    size_t h = 2;
+    if (len < 126) {
+        hdr[1] = (unsigned char)(0x80 | len);
+    } else {
+        hdr[1] = 0x80 | 126;
+        hdr[2] = (unsigned char)(len >> 8);
+        hdr[3] = (unsigned char)len;
+        h = 4;
+    }
+    memset(hdr + h, 0, 4); /* mask key */
+    h += 4;
+    struct iovec iov[2] = {{hdr, h}, {(void *)payload, len}};
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    if (poll(&p, 1, T(5000)) <= 0)
+        return false;
+    return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)(h + len);
+}
+
+/* Reads the server's frames until its close frame (or the end of the
+ * stream), within `ms`, setting *seen (if not NULL) when a frame before it
+ * holds `needle`: one reader for both, since a frame and the close behind
+ * it may come in one read. Returns the close status, 0 for an end without
+ * a close frame, -1 if the connection was still open at the bound. */
+static int raw_close_status(int fd, int ms, const char *needle, bool *seen)
+{
+    static unsigned char buf[1 << 16];
+    size_t len = 0;
+    int64_t deadline = now_ms() + ms;
+    for (;;) {
+        /* whole frames at the front of buf (the server's are unmasked) */
+        size_t at = 0;
+        while (len - at >= 2) {
+            size_t n = buf[at + 1] & 0x7f, h = 2;
+            if (n == 126) {
+                if (len - at < 4)
+                    break;
+                n = (size_t)buf[at + 2] << 8 | buf[at + 3];
+                h = 4;
+            } else if (n == 127) {
+                if (len - at < 10)
+                    break;
+                n = 0;
+                for (int i = 2; i < 10; i++)
+                    n = n << 8 | buf[at + i];
+                h = 10;
+            }
+            if (len - at < h + n)
+                break;
+            if ((buf[at] & 0x0f) == 8)
+                return n >= 2 ? buf[at + h] << 8 | buf[at + h + 1] : 0;
+            if (seen && memmem(buf + at + h, n, needle, strlen(needle)))
+                *seen = true;
+            at += h + n;
+        }
+        memmove(buf, buf + at, len - at);
+        len -= at;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int64_t left = deadline - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return -1;
+        ssize_t n = recv(fd, buf + len, sizeof buf - len, 0);
+        if (n <= 0)
+            return 0;
+        len += (size_t)n;
+    }
+}
+
+/* A message may come in fragments: one that does is served whole. */
+Test(attack, a_fragmented_message_is_served, .init = setup, .fini = teardown, .timeout = HANG(60))
+{
+    int fd = raw_connect(NULL, 0);
+    cr_assert_geq(fd, 0);
+    const char *parts[] = {"{\"type\":\"hel", "lo\",\"version\":1,", "", "\"name\":\"frag\"}"};
+    for (int i = 0; i < 4; i++)
+        cr_assert(raw_frame(fd, i ? 0 : 1, i == 3, parts[i], strlen(parts[i])));
+    static const char *const welcome[] = {"\"type\":\"welcome\"", NULL};
+    cr_assert_eq(raw_wait(fd, welcome), 0, "no welcome for a fragmented hello");
+    close(fd);
+}
+
+/* Before: the 16 KiB limit was checked when a message ended, so a message
+ * that never ended was taken and dropped byte after byte, for ever. Now the
+ * bytes count as they come: past 16 KiB it is ETOOLONG and a close (1009),
+ * with no FIN ever sent. */
+Test(attack, a_message_over_the_limit_is_closed_before_its_end, .init = setup, .fini = teardown,
+     .timeout = HANG(60))
+{
+    int fd = raw_hello(NULL);
+    static char kib[1024];
+    memset(kib, ' ', sizeof kib);
+    cr_assert(raw_frame(fd, 1, false, "{", 1));
+    for (int i = 0; i < 17; i++)
+        if (!raw_frame(fd, 0, false, kib, sizeof kib))
+            break; /* the server may close before the last */
+    bool toolong = false;
+    cr_assert_eq(raw_close_status(fd, T(5000), "\"code\":\"ETOOLONG\"", &toolong), 1009);
+    cr_assert(toolong, "no ETOOLONG before the close");
+    cr_assert_eq(metric(CLOSED("too_large")), 1);
+    close(fd);
+}
+
+/* Before: the rate was counted once a message, at its end, so fragments
+ * that never end were never counted, and the server took them as fast as
+ * a client could send. Now every frame takes a token: past the burst they
+ * are dropped, and 200 frames over the rate close the connection. Zero-
+ * byte fragments cost a client nothing to send, so they are sent here. */
+Test(attack, endless_fragments_are_counted_against_the_rate, .init = setup, .fini = teardown,
+     .timeout = HANG(60))
+{
+    int fd = raw_hello(NULL);
+    cr_assert(raw_frame(fd, 1, false, "{", 1));
+    int64_t until = now_ms() + T(10000);
+    long sent = 0;
+    while (now_ms() < until && metric(CLOSED("flooding")) < 1) {
+        bool ok = true;
+        for (int i = 0; i < 100 && ok; i++)
+            ok = raw_frame(fd, 0, false, "", 0);
+        if (!ok)
+            break; /* closed */
+        sent += 100;
+    }
+    cr_assert_eq(metric_becomes(CLOSED("flooding"), 1, T(5000)), 1,
+                 "not closed after %ld fragments", sent);
+    cr_assert_eq(raw_close_status(fd, T(5000), NULL, NULL), 1008);
+    close(fd);
+}
+
+/* A message must end within 10 s of its first byte (a client sends one in
+ * a few milliseconds): one begun and left open is closed (1008), whether
+ * its frames stop or trickle in under the rate. */
+Test(attack, an_unfinished_message_is_closed_in_time, .init = setup, .fini = teardown,
+     .timeout = HANG(90))
+{
+    int silent = raw_hello(NULL), trickle = raw_hello(NULL);
+    cr_assert(raw_frame(silent, 1, false, "{", 1));
+    cr_assert(raw_frame(trickle, 1, false, "{", 1));
+    int64_t start = now_ms();
+    /* one byte a second, under any rate */
+    while (now_ms() - start < T(30000) && metric(CLOSED("unfinished")) < 2) {
+        raw_frame(trickle, 0, false, " ", 1);
+        poll(NULL, 0, 1000); /* the trickle's own pace, not a wait for the server */
+    }
+    cr_assert_eq(metric(CLOSED("unfinished")), 2);
+    cr_assert_geq(now_ms() - start, 9000, "closed before its 10 s");
+    cr_assert_eq(raw_close_status(silent, T(5000), NULL, NULL), 1008);
+    cr_assert_eq(raw_close_status(trickle, T(5000), NULL, NULL), 1008);
+    close(silent);
+    close(trickle);
+}
+
 /* ---- 6. a hung engine ---- */
 
 static char hang_dir[64];
@@ -577,7 +800,8 @@ static void stop_hang(void)
  * engine that timed out and starts it afresh for the next game: exactly
  * one timeout, then normal games, and never more than two engine
  * processes at the table. */
-Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang, .timeout = HANG(120))
+Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang,
+     .timeout = HANG(120))
 {
     cli *c = cli_hello("Human");
     json_t *o = opts(4, 0, 3);

@@ -792,6 +792,27 @@ Test(bridge_xlate, follows_a_redirect_to_the_room_a_few_times_at_most, .fini = t
     cr_assert_eq(frame(rd), DDZ_BRIDGE_REDIRECT);
 }
 
+/* A redirect may not lower the scheme: from wss:// to ws:// our token
+ * would go in clear (before, the bridge followed it and said hello with
+ * the token to the ws:// address). Another host is followed, over the
+ * scheme we came by. */
+Test(bridge_xlate, a_redirect_never_lowers_the_scheme)
+{
+    ddz_url wss, ws, other_wss, other_ws;
+    cr_assert_eq(ddz_url_parse("wss://ddz.example.org/n/n1/ws", &wss), 0);
+    cr_assert_eq(ddz_url_parse("ws://ddz.example.org/n/n2/ws", &ws), 0);
+    cr_assert_eq(ddz_url_parse("wss://n2.example.org:8443/ws", &other_wss), 0);
+    cr_assert_eq(ddz_url_parse("ws://127.0.0.1:9/ws", &other_ws), 0);
+    char err[160];
+    cr_assert_eq(ddz_bridge_redirect_ok(&wss, &ws, err, sizeof err), DDZ_EINVAL);
+    cr_assert(strstr(err, "in clear"), "%s", err);
+    cr_assert_eq(ddz_bridge_redirect_ok(&wss, &other_ws, err, sizeof err), DDZ_EINVAL);
+    cr_assert_eq(ddz_bridge_redirect_ok(&ws, &wss, err, sizeof err), DDZ_EINVAL);
+    cr_assert(strstr(err, "start with a wss:// URL"), "%s", err);
+    cr_assert_eq(ddz_bridge_redirect_ok(&wss, &other_wss, err, sizeof err), 0);
+    cr_assert_eq(ddz_bridge_redirect_ok(&ws, &other_ws, err, sizeof err), 0);
+}
+
 Test(bridge_xlate, urls)
 {
     ddz_url u;

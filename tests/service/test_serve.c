@@ -1156,6 +1156,42 @@ Test(serve, text_limits_in_characters)
     cr_assert_eq(len, 0, "refused within PROTOCOL.md's limits:%s", failed);
 }
 
+/* A name that reads other than it is written, or one of the server's own,
+ * is refused over the wire with ENAME (proto/utf8.h, PROTOCOL.md "Names"):
+ * the issue's room, named to pass for a tournament table with a
+ * right-to-left override, and a person named as the table names an AI. */
+Test(serve, names_that_deceive_are_refused)
+{
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "Deceiver");
+    cli_send(c, json_pack("{s:s, s:i, s:s}", "type", "hello", "version", 1, "name",
+                          "\xE7\x94\xB5\xE8\x84\x91\xC2\xB7\xE8\xA5\xBF")); /* 电脑·西 */
+    const ddz_event_error *e = expect_error(c, DDZ_ENAME, DDZ_REQ_HELLO);
+    cr_assert(strstr(e->message, "the server's own"), "%s", e->message);
+    cli_send(c, json_pack("{s:s, s:i, s:s}", "type", "hello", "version", 1, "name",
+                          "Mei\xE2\x80\x8B")); /* a zero-width space behind */
+    e = expect_error(c, DDZ_ENAME, DDZ_REQ_HELLO);
+    cr_assert(strstr(e->message, "U+200B"), "%s", e->message);
+
+    c = cli_hello("Host");
+    json_t *o = opts(1, 0, 30);
+    json_object_set_new(o, "name",
+                        json_string("Room 7 \xE2\x80\xAE"
+                                    "2 elbat ,1 lanif :tnemanruoT"));
+    cli_send(c, json_pack("{s:s, s:o, s:i}", "type", "create", "options", o, "seat", 0));
+    e = expect_error(c, DDZ_ENAME, DDZ_REQ_CREATE);
+    cr_assert(strstr(e->message, "U+202E is a bidirectional control"), "%s", e->message);
+    o = opts(1, 0, 30);
+    json_object_set_new(o, "name", json_string("Tournament: final 1, table 2"));
+    cli_send(c, json_pack("{s:s, s:o, s:i}", "type", "create", "options", o, "seat", 0));
+    expect_error(c, DDZ_ENAME, DDZ_REQ_CREATE);
+    /* nothing was made; a plain name is fine */
+    o = opts(1, 0, 30);
+    json_object_set_new(o, "name", json_string("Friday night"));
+    cli_send(c, json_pack("{s:s, s:o, s:i}", "type", "create", "options", o, "seat", 0));
+    cli_expect(c, DDZ_EVENT_JOINED);
+}
+
 /* ---- HTTP routes ---- */
 
 Test(serve, http_routes)
