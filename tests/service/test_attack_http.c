@@ -57,9 +57,9 @@ typedef struct raw_reply {
     bool eof; /* the server closed (FIN or reset), rather than the wait ending */
 } raw_reply;
 
-/* Reads from `fd` until the server closes it or `ms` pass, whichever is
- * first. Returns what came. */
-static raw_reply raw_read(int fd, int ms)
+/* Reads from `fd` until the server closes it, `until` (if not NULL) has
+ * come, or `ms` pass, whichever is first. Returns what came. */
+static raw_reply raw_read_until(int fd, int ms, const char *until)
 {
     raw_reply r = {.buf = malloc(4096)};
     size_t cap = 4096;
@@ -80,9 +80,16 @@ static raw_reply raw_read(int fd, int ms)
             break;
         }
         r.len += (size_t)n;
+        if (until && memmem(r.buf, r.len, until, strlen(until)))
+            break;
     }
     r.buf[r.len] = '\0';
     return r;
+}
+
+static raw_reply raw_read(int fd, int ms)
+{
+    return raw_read_until(fd, ms, NULL);
 }
 
 /* Whether `r` holds `needle` (frames hold NUL bytes: no strstr). */
@@ -324,12 +331,12 @@ Test(attack, unmasked_client_frame)
             } else {
                 raw_send(fd, ws_upgrade, sizeof ws_upgrade - 1);
                 /* the handshake's answer first, as a client must wait */
-                raw_reply hs = raw_read(fd, T(1000));
+                raw_reply hs = raw_read_until(fd, T(1000), "\r\n\r\n");
                 cr_assert_not_null(strstr(hs.buf, "101 Switching Protocols"), "%s", hs.buf);
                 free(hs.buf);
                 raw_send(fd, frame, n);
             }
-            raw_reply r = raw_read(fd, T(1000));
+            raw_reply r = raw_read_until(fd, T(1000), "\"type\":\"welcome\"");
             close(fd);
             const char *how = together ? "with the handshake" : "after the handshake";
             cr_assert(has(&r, "\"type\":\"welcome\""), "a%s hello (%s) is not welcomed: %.300s",
@@ -341,10 +348,10 @@ Test(attack, unmasked_client_frame)
     /* a ping is a frame too: answered with its pong */
     int fd = raw_connect();
     raw_send(fd, ws_upgrade, sizeof ws_upgrade - 1);
-    free(raw_read(fd, T(1000)).buf);
+    free(raw_read_until(fd, T(1000), "\r\n\r\n").buf);
     static const unsigned char ping[] = {0x89, 0x02, 'h', 'i'};
     raw_send(fd, ping, sizeof ping);
-    raw_reply r = raw_read(fd, T(1000));
+    raw_reply r = raw_read_until(fd, T(1000), "\x8a\x02hi");
     close(fd);
     static const unsigned char pong[] = {0x8a, 0x02, 'h', 'i'};
     cr_assert_not_null(memmem(r.buf, r.len, pong, sizeof pong), "no pong to an unmasked ping");
@@ -658,7 +665,7 @@ Test(attack, sockets_counted_per_address_at_accept)
     for (int i = 0; i < 5; i++) {
         ws[i] = raw_connect_from("127.0.0.2");
         raw_send(ws[i], ws_upgrade, sizeof ws_upgrade - 1);
-        raw_reply r = raw_read(ws[i], T(1000));
+        raw_reply r = raw_read_until(ws[i], T(1000), "\r\n\r\n");
         cr_assert_not_null(strstr(r.buf, "101 Switching Protocols"), "%s", r.buf);
         free(r.buf);
     }
@@ -725,7 +732,7 @@ Test(attack, long_forwarded_for_counts_its_last_hop)
                  ws_upgrade, xff);
         fds[i] = raw_connect();
         raw_send(fds[i], req, strlen(req));
-        raw_reply r = raw_read(fds[i], T(1000));
+        raw_reply r = raw_read_until(fds[i], T(1000), "\r\n\r\n");
         bool upgraded = strstr(r.buf, "101 Switching Protocols") != NULL;
         free(r.buf);
         if (i < 4)
