@@ -283,7 +283,9 @@ static void shed_heaviest(ddz_gate *g)
             worst = s;
         }
     }
-    if (worst) {
+    /* an address with one socket is nobody's crowd: its head waits for
+     * its (short) deadline */
+    if (worst && most > 1) {
         g->shed++;
         drop(worst);
     }
