@@ -677,6 +677,33 @@ Test(attack, sockets_counted_per_address_at_accept)
         close(ws[i]);
 }
 
+/* With few descriptors, one address's half-sent heads used to hold every
+ * socket the budget allows (lws keeps each about 10 s) while everyone
+ * else's connections were shed at the door. Near the cap, each new socket
+ * now closes the oldest held head of the address holding the most
+ * sockets: another address is served at once. */
+Test(attack, heaviest_address_shed_first_near_the_cap)
+{
+    serve_nofile = 256; /* about 176 client sockets */
+    static const char *const o[] = {"--max-conns-per-ip", "1000", NULL};
+    memcpy(serve_extra, o, sizeof o);
+    server_start();
+    enum { N = 220 };
+    int fds[N];
+    for (int i = 0; i < N; i++)
+        fds[i] = half_head("127.0.0.2", "GET /healthz HTTP/1.1\r\nHo");
+    /* every one taken in: held, or closed as the heaviest's oldest */
+    int64_t deadline = now_ms() + T(5000);
+    long shed;
+    while ((shed = metric("ddz_heads_shed_total")) < N - 176)
+        cr_assert_lt(now_ms(), deadline, "only %ld heads shed", shed);
+    cr_assert(served_from("127.0.0.3"), "another address is not served beside the crowd");
+    cr_assert(served_from("127.0.0.4"));
+    cr_assert_eq(metric("ddz_connections_shed_total"), 0, "shed at the door, not by weight");
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+}
+
 /* HTTP/2 in clear serves nothing here (HTTP/2 is had through TLS, with
  * ALPN): an Upgrade to h2c is refused with 400 and the close, and the
  * prior-knowledge preface is answered with the server's preface (an empty
