@@ -170,9 +170,12 @@ static bool asks_h2c(const ddz_gate_sock *s)
         }
         p += sizeof name - 1;
         const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        /* the token h2c in the header's comma-separated list */
         for (const char *q = p; q + 3 <= eol; q++)
-            if (strncasecmp(q, "h2c", 3) == 0 && (q == p || strchr(" \t,", q[-1])) &&
-                (q + 3 == eol || strchr(" \t,\r", q[3])))
+            if (strncasecmp(q, "h2c", 3) == 0 && (q == p || memchr(" \t,", q[-1], 3)) &&
+                (q + 3 == eol || memchr(" \t,\r", q[3], 4)))
                 return true;
         p = eol;
     }
