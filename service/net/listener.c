@@ -156,23 +156,25 @@ static void shed_with_spare(ddz_listener *l)
     begin_episode(l, "out of descriptors");
 }
 
-static void admit(ddz_listener *l, int fd)
+static void admit(ddz_listener *l, int fd, const struct sockaddr *peer, socklen_t len)
 {
     int one = 1;
     /* what lws sets on the sockets it accepts itself: small WebSocket
      * frames must not wait for Nagle */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (l->on_accept)
-        l->on_accept(l->ctx, fd);
-    /* On failure lws has closed the descriptor; nothing to undo. */
-    if (lws_adopt_socket_vhost(l->vh, fd))
+    /* On failure the gate or lws has closed the descriptor; nothing to
+     * undo. */
+    if (l->gate ? ddz_gate_admit(l->gate, fd, peer, len) == 0
+                : lws_adopt_socket_vhost(l->vh, fd) != NULL)
         episode_over(l);
 }
 
 static void accept_some(ddz_listener *l)
 {
     for (int i = 0; i < ACCEPTS_PER_WAKEUP && !l->paused && !l->stopped; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage peer;
+        socklen_t plen = sizeof peer;
+        int fd = accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return;
@@ -190,7 +192,7 @@ static void accept_some(ddz_listener *l)
             shed_fd(l, fd, "descriptor budget reached");
             continue;
         }
-        admit(l, fd);
+        admit(l, fd, (struct sockaddr *)&peer, plen);
     }
 }
 

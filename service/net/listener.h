@@ -10,8 +10,9 @@
  * sent, so the process runs out first. The vhost is therefore created with
  * CONTEXT_PORT_NO_LISTEN_SERVER and this module owns the listening socket:
  * it is adopted into the loop as a raw descriptor, and each connection it
- * accepts is handed to lws with lws_adopt_socket_vhost() (HTTP, TLS, the
- * WebSocket upgrade: all as if lws had accepted it).
+ * accepts and keeps goes to the gate (gate.h: counted against its address,
+ * its first request head read by ddz), which hands it to lws (HTTP, TLS,
+ * the WebSocket upgrade: all as if lws had accepted it).
  *
  * The descriptor budget (ddz_listener_budget()): the soft RLIMIT_NOFILE is
  * raised towards the hard limit (as far as the connection cap needs), and a
@@ -35,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "service/net/gate.h"
 #include "service/table/loop.h"
 
 /* The lws_protocols entry (an initializer) the listening socket is adopted
@@ -64,9 +66,6 @@ ddz_fd_budget ddz_listener_budget(long conns);
  * sentence. */
 typedef void (*ddz_listener_log_fn)(void *ctx, const char *level, const char *msg);
 
-/* Called for each connection accepted and kept, before lws adopts it. */
-typedef void (*ddz_listener_accept_fn)(void *ctx, int fd);
-
 typedef struct ddz_listener {
     int fd;               /* the listening socket, -1 when none */
     int spare;            /* kept open to shed a connection at EMFILE, -1 if none */
@@ -82,7 +81,7 @@ typedef struct ddz_listener {
     long episode_shed; /* connections shed in this episode */
     long shed, pauses; /* totals, for /metrics */
     ddz_listener_log_fn log;
-    ddz_listener_accept_fn on_accept; /* NULL: none */
+    ddz_gate *gate; /* takes each socket kept (counts it, reads its head); NULL: lws at once */
     void *ctx;
 } ddz_listener;
 

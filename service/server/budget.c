@@ -137,26 +137,42 @@ static bool normalise(const char *text, size_t len, char out[DDZ_ADDR_MAX])
     return true;
 }
 
-void ddz__budget_client_addr(const ddz_srv *srv, struct lws *wsi, char out[DDZ_ADDR_MAX])
+/* Whether `key` (as counted) is the --trusted-proxy's address. */
+static bool is_proxy(const ddz_srv *srv, const char *key)
+{
+    char proxy[DDZ_ADDR_MAX];
+    const char *tp = srv->cfg.trusted_proxy;
+    return tp && normalise(tp, strlen(tp), proxy) && strcmp(proxy, key) == 0;
+}
+
+bool ddz__budget_client_addr(const ddz_srv *srv, struct lws *wsi, char out[DDZ_ADDR_MAX])
 {
     char peer[128];
     snprintf(out, DDZ_ADDR_MAX, "?");
     if (!lws_get_peer_simple(wsi, peer, sizeof peer) || !normalise(peer, strlen(peer), out))
-        return;
-    char proxy[DDZ_ADDR_MAX];
-    const char *tp = srv->cfg.trusted_proxy;
-    if (!tp || !normalise(tp, strlen(tp), proxy) || strcmp(proxy, out) != 0)
-        return;
-    /* The trusted proxy appends the address it saw: the last hop. */
-    char xff[512];
-    int n = lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR);
-    if (n <= 0)
-        return; /* none: the proxy's own request, counted as the proxy */
-    const char *last = strrchr(xff, ',');
+        return true;
+    if (!is_proxy(srv, out))
+        return true;
+    /* The trusted proxy appends the address it saw: the last hop. The
+     * header is read whole, however long the client made the part before
+     * it (a fixed buffer used to fail on 512 bytes and count the client
+     * as the proxy). lws joins repeated headers with commas. */
+    int total = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+    if (total <= 0)
+        return true;                  /* none: the proxy's own request, counted as the proxy */
+    size_t cap = (size_t)total + 256; /* and a comma between fragments */
+    char *xff = malloc(cap);
+    if (!xff)
+        return false;
+    int n = lws_hdr_copy(wsi, xff, (int)cap, WSI_TOKEN_X_FORWARDED_FOR);
+    const char *last = n > 0 ? strrchr(xff, ',') : NULL;
     last = last ? last + 1 : xff;
     char client[DDZ_ADDR_MAX];
-    if (normalise(last, strlen(last), client))
+    bool ok = n > 0 && normalise(last, strlen(last), client);
+    if (ok)
         snprintf(out, DDZ_ADDR_MAX, "%s", client);
+    free(xff);
+    return ok;
 }
 
 static unsigned hash(const char *key)
@@ -178,7 +194,7 @@ static ddz_addr *find(ddz_addrs *t, const char *key)
 /* Frees `a` if it holds nothing and remembers no wrong password. */
 static void maybe_free(ddz_addrs *t, ddz_addr *a)
 {
-    if (a->conns > 0 || a->rooms > 0 || ddz__tries_active(&a->tries, ddz__now_us()))
+    if (a->socks > 0 || a->conns > 0 || a->rooms > 0 || ddz__tries_active(&a->tries, ddz__now_us()))
         return;
     for (ddz_addr **p = &t->bucket[hash(a->key)]; *p; p = &(*p)->next)
         if (*p == a) {
@@ -197,7 +213,8 @@ static void sweep(ddz_addrs *t, bool forget)
     for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
         for (ddz_addr **p = &t->bucket[i]; *p;) {
             ddz_addr *a = *p;
-            if (a->conns == 0 && a->rooms == 0 && (forget || !ddz__tries_active(&a->tries, now))) {
+            if (a->socks == 0 && a->conns == 0 && a->rooms == 0 &&
+                (forget || !ddz__tries_active(&a->tries, now))) {
                 *p = a->next;
                 t->n--;
                 free(a);
@@ -222,7 +239,10 @@ bool ddz__budget_conn_allowed(ddz_srv *srv, const char *key)
     return true;
 }
 
-ddz_addr *ddz__budget_conn_open(ddz_srv *srv, const char *key)
+/* The entry of `key`, made if need be. Returns NULL if no memory, or if
+ * the table is full (DDZ_ADDRS_MAX) even after forgetting every address
+ * that only remembers wrong passwords. */
+static ddz_addr *entry(ddz_srv *srv, const char *key)
 {
     ddz_addrs *t = &srv->budget.addrs;
     ddz_addr *a = find(t, key);
@@ -244,8 +264,49 @@ ddz_addr *ddz__budget_conn_open(ddz_srv *srv, const char *key)
         t->bucket[h] = a;
         t->n++;
     }
-    a->conns++;
     return a;
+}
+
+ddz_addr *ddz__budget_conn_open(ddz_srv *srv, const char *key)
+{
+    ddz_addr *a = entry(srv, key);
+    if (a)
+        a->conns++;
+    return a;
+}
+
+ddz_addr *ddz__budget_sock_open(ddz_srv *srv, const struct sockaddr *peer, socklen_t len,
+                                bool *busy)
+{
+    char text[INET6_ADDRSTRLEN], key[DDZ_ADDR_MAX] = "?";
+    const void *bytes = NULL;
+    if (peer->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in))
+        bytes = &((const struct sockaddr_in *)peer)->sin_addr;
+    else if (peer->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6))
+        bytes = &((const struct sockaddr_in6 *)peer)->sin6_addr;
+    if (bytes && inet_ntop(peer->sa_family, bytes, text, sizeof text))
+        normalise(text, strlen(text), key);
+    *busy = false;
+    ddz_addr *a = find(&srv->budget.addrs, key);
+    long max = max_conns_per_ip(srv);
+    bool proxy = is_proxy(srv, key);
+    if (a && !proxy && a->socks >= max) {
+        ddz__budget_refused(srv, DDZ_BUDGET_CONNS_PER_IP);
+        return NULL;
+    }
+    if (!a && !(a = entry(srv, key)))
+        return NULL;
+    a->socks++;
+    *busy = !proxy && 2L * a->socks > max;
+    return a;
+}
+
+void ddz__budget_sock_close(ddz_srv *srv, ddz_addr *a)
+{
+    if (!a)
+        return;
+    a->socks--;
+    maybe_free(&srv->budget.addrs, a);
 }
 
 void ddz__budget_conn_close(ddz_srv *srv, ddz_addr *a)
@@ -301,6 +362,9 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms)
         for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next) {
             if (a->conns > most_conns)
                 most_conns = a->conns;
+            /* the proxy's sockets carry many clients, counted each */
+            if (a->socks > most_conns && !is_proxy(srv, a->key))
+                most_conns = a->socks;
             if (a->rooms > most_rooms)
                 most_rooms = a->rooms;
         }

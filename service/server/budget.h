@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 typedef struct ddz_srv ddz_srv;
 
@@ -58,7 +59,8 @@ bool ddz__tries_active(const ddz_tries *t, int64_t now);
  * nothing. */
 typedef struct ddz_addr {
     struct ddz_addr *next; /* hash chain */
-    int conns;             /* WebSocket connections open from it */
+    int socks;             /* sockets accepted from it, not yet closed (counted at accept) */
+    int conns;             /* WebSocket connections open from it (its forwarded address too) */
     int rooms;             /* live rooms created from it */
     ddz_tries tries;       /* wrong passwords sent from it */
     char key[DDZ_ADDR_MAX];
@@ -83,8 +85,26 @@ void ddz__budget_refused(ddz_srv *srv, int kind);
 /* Writes the client address of `wsi` as counted to `out`: the peer's, or,
  * when the peer is the --trusted-proxy, the last hop of its
  * X-Forwarded-For header (the address the proxy itself saw; earlier hops
- * are the client's word). Never fails: "?" if the address is unknown. */
-void ddz__budget_client_addr(const ddz_srv *srv, struct lws *wsi, char out[DDZ_ADDR_MAX]);
+ * are the client's word), read whole whatever its length. Returns true,
+ * or false when the proxy sent a header whose last hop cannot be read
+ * (not an address, or no memory): refuse the request, which is never
+ * charged to the proxy itself. "?" if the peer's address is unknown. */
+bool ddz__budget_client_addr(const ddz_srv *srv, struct lws *wsi, char out[DDZ_ADDR_MAX]);
+
+/* A socket was accepted from `peer` (the TCP peer: the forwarded address
+ * is not known before the request head). Counts it against its address
+ * and returns the address's entry, or NULL (the socket is to be closed at
+ * once) when the address holds --max-conns-per-ip sockets already (a
+ * refusal counted), or no memory or room in the table. The --trusted-proxy
+ * is counted but never refused here: it carries many clients, each
+ * counted at its WebSocket handshake under its forwarded address. Sets
+ * *busy when the address holds more than half its budget. */
+ddz_addr *ddz__budget_sock_open(ddz_srv *srv, const struct sockaddr *peer, socklen_t len,
+                                bool *busy);
+
+/* Counts the socket of `a` closed (NULL-safe); frees the entry once it
+ * holds nothing. */
+void ddz__budget_sock_close(ddz_srv *srv, ddz_addr *a);
 
 /* Returns true if address `key` may open one more connection
  * (--max-conns-per-ip); counts a refusal otherwise. */

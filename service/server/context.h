@@ -89,6 +89,7 @@ struct ddz_srv {
     ddz_think *think;      /* hosted AI decisions, off the loop */
     ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
     ddz_listener listener; /* the listening socket and the descriptor budget */
+    ddz_gate gate;         /* every client socket counted; plain HTTP heads read (gate.h) */
     ddz_players players;   /* who each client is (players.h) */
     ddz_rooms rooms;       /* the rooms and tables this node runs (rooms.h) */
     ddz_metrics m;

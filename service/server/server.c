@@ -34,7 +34,6 @@
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
 #include "service/server/lead_srv.h"
-#include "service/net/wire.h"
 #include "service/seats/seats.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
@@ -46,7 +45,6 @@
 
 typedef struct ws_pss {
     ddz_conn *conn;
-    int fd; /* its socket, for service/net/wire.h */
 } ws_pss;
 
 /* The only way a signal reaches the context. volatile: the handler reads it
@@ -55,6 +53,8 @@ static ddz_srv *volatile signal_srv;
 
 static void store_reads_done(ddz_srv *srv, bool answer);
 static int filter_request(struct lws *wsi);
+static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                   size_t len);
 
 static bool origin_ok(ddz_srv *srv, struct lws *wsi)
 {
@@ -255,7 +255,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (srv->stopping || srv->m.connections >= max_conns || !origin_ok(srv, wsi))
             return -1;
         char addr[DDZ_ADDR_MAX];
-        ddz__budget_client_addr(srv, wsi, addr);
+        if (!ddz__budget_client_addr(srv, wsi, addr))
+            return -1;
         return ddz__budget_conn_allowed(srv, addr) ? 0 : -1;
     }
     case LWS_CALLBACK_ESTABLISHED: {
@@ -263,8 +264,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (!c)
             return -1;
         char addr[DDZ_ADDR_MAX];
-        ddz__budget_client_addr(srv, wsi, addr);
-        c->addr = ddz__budget_conn_open(srv, addr);
+        c->addr = ddz__budget_client_addr(srv, wsi, addr) ? ddz__budget_conn_open(srv, addr) : NULL;
         if (!c->addr) {
             free(c);
             return -1;
@@ -279,11 +279,6 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         ddz_loop_arm(&srv->loop.base, &c->idle, idle_check, idle_us(srv));
         srv->m.connections++;
         srv->m.connections_total++;
-        /* RFC 6455 5.1: an unmasked client frame closes the connection
-         * (1002); lws 4.1 does not check, service/net/wire.h does */
-        pss->fd = lws_get_socket_fd(wsi);
-        if (ddz_wire_attach(pss->fd, c))
-            ddz__conn_close(c, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
         return 0;
     }
     case LWS_CALLBACK_RECEIVE_PONG:
@@ -353,7 +348,6 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLOSED:
         if (c) {
             ddz_loop_disarm(&srv->loop.base, &c->idle);
-            ddz_wire_attach(pss->fd, NULL);
             ddz__players_on_close(srv, c);
             ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
@@ -361,6 +355,15 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             pss->conn = NULL;
         }
         return 0;
+    case LWS_CALLBACK_WSI_DESTROY: {
+        /* every wsi of the vhost, to protocols[0]: a client socket's (a
+         * WebSocket, or an HTTP request's, bound or not) gives its count
+         * back to the gate, whatever it became */
+        const struct lws_protocols *p = lws_get_protocol(wsi);
+        if (p && (p->callback == cb_ws || p->callback == cb_http))
+            ddz_gate_wsi_destroyed(&srv->gate, wsi);
+        return 0;
+    }
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     }
@@ -504,12 +507,19 @@ static char *metrics_text(ddz_srv *srv)
             srv->listener.shed);
     fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
             srv->listener.pauses);
-    /* unmasked client frames refused, request heads answered 431
-     * (service/net/wire.h) */
-    fprintf(f, "# TYPE ddz_ws_unmasked_frames_total counter\nddz_ws_unmasked_frames_total %ld\n",
-            ddz_wire_unmasked_total());
-    fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n",
-            ddz_wire_too_large_total());
+    /* the sockets at the door (service/net/gate.h): counted now, heads
+     * being read, and what was refused there */
+    const ddz_gate *g = &srv->gate;
+    fprintf(f, "# TYPE ddz_sockets gauge\nddz_sockets %ld\n", g->open);
+    fprintf(f, "# TYPE ddz_heads_pending gauge\nddz_heads_pending %ld\n", g->nheld);
+    fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n", g->too_large);
+    fprintf(f, "# TYPE ddz_heads_timed_out_total counter\nddz_heads_timed_out_total %ld\n",
+            g->timed_out);
+    fprintf(f, "# TYPE ddz_heads_shed_total counter\nddz_heads_shed_total %ld\n", g->shed);
+    fprintf(f,
+            "# TYPE ddz_http2_cleartext_refused_total counter\n"
+            "ddz_http2_cleartext_refused_total %ld\n",
+            g->h2c);
     /* which loop runs (serve --event-loop): epoll, or poll as the fallback */
     fprintf(f, "# TYPE ddz_event_loop_info gauge\nddz_event_loop_info{loop=\"%s\"} 1\n",
             ddz_evloop_name(&srv->evl));
@@ -953,6 +963,7 @@ static const struct lws_protocols protocols[] = {
     {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
     DDZ_LWS_LOOP_PROTOCOL,
     DDZ_LISTENER_PROTOCOL,
+    DDZ_GATE_PROTOCOL,
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void on_signal(int sig)
@@ -977,18 +988,22 @@ static void listener_log(void *ctx, const char *level, const char *msg)
     ddz__log(ctx, level, NULL, "%s", msg);
 }
 
-static void listener_accepted(void *ctx, int fd)
+/* The gate's view of the address table (service/net/gate.h): each socket
+ * is counted against its peer's address from its accept to its close. */
+static void *gate_admit(void *ctx, const struct sockaddr *peer, socklen_t len, bool *busy)
 {
-    (void)ctx;
-    ddz_wire_track(fd);
+    return ddz__budget_sock_open(ctx, peer, len, busy);
 }
 
-/* service/net/wire.h found an unmasked frame on `owner`'s connection, in
- * lws's read of it: closed with 1002 once what is queued is sent (the frame
- * itself, parsed next, is dropped since the connection is closing). */
-static void wire_unmasked(void *owner)
+static long gate_weight(void *ctx, void *tag)
 {
-    ddz__conn_close(owner, LWS_CLOSE_STATUS_PROTOCOL_ERR, "unmasked frame");
+    (void)ctx;
+    return ((ddz_addr *)tag)->socks;
+}
+
+static void gate_release(void *ctx, void *tag)
+{
+    ddz__budget_sock_close(ctx, tag);
 }
 
 static void reap_tick(ddz_timer *t)
@@ -1035,10 +1050,10 @@ static int start_failed(ddz_srv *srv)
     ddz__players_destroy(srv);
     ddz_think_destroy(srv->think);
     ddz_store_reader_stop(srv->store);
+    ddz_gate_fini(&srv->gate);
     ddz_lws_loop_fini(&srv->loop);
     ddz_evloop_destroy(&srv->evl);
     ddz_listener_close(&srv->listener);
-    ddz_wire_fini();
     store_reads_done(srv, false);
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
@@ -1058,7 +1073,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         fprintf(stderr, "ddz serve: %s\n", err);
         return 1;
     }
-    lws_set_log_level(LLL_ERR, NULL);
+    lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
 
     /* Before the context: lws sizes its tables by the descriptor limit. */
     int max_conns = cfg->max_conns > 0 ? cfg->max_conns : 5000;
@@ -1070,10 +1085,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->listener.log = listener_log;
-    srv->listener.on_accept = listener_accepted;
     srv->listener.ctx = srv;
-    if (ddz_wire_init(budget.nofile, wire_unmasked) < 0)
-        fprintf(stderr, "ddz serve: out of memory for the wire checks; going on without\n");
 
     static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
                                                     .origin = "ddz-http",
@@ -1113,9 +1125,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     info.protocols = protocols;
     info.mounts = &m_web;
     info.user = srv;
-    /* Room for any head service/net/wire.h lets through (lws stores less
-     * than the raw bytes), so that it is wire.h that refuses, with 431. */
-    info.max_http_header_data = DDZ_WIRE_HEAD_MAX + 1024;
+    /* Room for any head the gate lets through (lws stores less than the
+     * raw bytes), so that on plain HTTP it is the gate that refuses, with
+     * 431; under TLS, where the gate cannot read heads, this is the limit
+     * (lws closes without an answer past it: docs/decisions.md). */
+    info.max_http_header_data = DDZ_GATE_HEAD_MAX + 1024;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE |
                    LWS_SERVER_OPTION_VALIDATE_UTF8;
     if (cfg->tls_cert && cfg->tls_key) {
@@ -1139,13 +1153,20 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     if (srv->ctx)
         srv->vhost = lws_get_vhost_by_name(srv->ctx, "default");
     bool loop_ok = srv->vhost && ddz_lws_loop_init(&srv->loop, srv->ctx, srv->vhost) == 0;
+    static const ddz_gate_ops gate_ops = {gate_admit, gate_weight, gate_release};
+    if (loop_ok && ddz_gate_init(&srv->gate, srv->vhost, &srv->loop.base,
+                                 cfg->tls_cert && cfg->tls_key, budget.cap, &gate_ops, srv) < 0)
+        fprintf(stderr, "ddz serve: the gate's epoll set cannot be made: request heads go to "
+                        "lws unread\n");
+    srv->listener.gate = &srv->gate;
     if (!loop_ok || ddz_listener_start(&srv->listener, srv->vhost, &srv->loop.base) < 0) {
         fprintf(stderr, "ddz serve: cannot start the event loop (TLS certificate or key?)\n");
         if (loop_ok)
             ddz_lws_loop_fini(&srv->loop);
+        ddz_gate_fini(&srv->gate);
         ddz_evloop_destroy(&srv->evl);
         ddz_listener_close(&srv->listener);
-        ddz_wire_fini();
+        ddz__budget_destroy(srv);
         ddz_store_close(srv->store);
         return 1;
     }
@@ -1253,12 +1274,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* Accepting went on through the drain (a new request is answered 503
      * "stopping", a WebSocket refused); it ends with the context. */
     ddz_listener_stop(&srv->listener);
+    ddz_gate_fini(&srv->gate); /* the heads still held; lws's sockets release as they go */
     srv->reap_fn = NULL;
     ddz_lws_loop_fini(&srv->loop);
     ddz_evloop_destroy(&srv->evl);
     srv->ctx = NULL;
     ddz_listener_close(&srv->listener);
-    ddz_wire_fini();
     store_reads_done(srv, false);
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);

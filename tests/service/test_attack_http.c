@@ -17,16 +17,29 @@ TestSuite(attack, .init = setup_no_server, .fini = teardown, .timeout = HANG(120
 
 /* ---- raw sockets ---- */
 
-/* A blocking TCP connection to the server (loopback). */
-static int raw_connect(void)
+/* A blocking TCP connection to the server (loopback) from the local
+ * address `from` (a 127.0.0.0/8 address: each is a client address of its
+ * own to the server), or from 127.0.0.1 if NULL. */
+static int raw_connect_from(const char *from)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+    if (from) {
+        struct sockaddr_in b = {.sin_family = AF_INET};
+        cr_assert_eq(inet_pton(AF_INET, from, &b.sin_addr), 1);
+        cr_assert_eq(bind(fd, (struct sockaddr *)&b, sizeof b), 0, "bind %s: %s", from,
+                     strerror(errno));
+    }
     struct sockaddr_in a = {.sin_family = AF_INET,
                             .sin_port = htons((uint16_t)srv.port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
     return fd;
+}
+
+static int raw_connect(void)
+{
+    return raw_connect_from(NULL);
 }
 
 static void raw_send(int fd, const void *data, size_t len)
@@ -44,9 +57,9 @@ typedef struct raw_reply {
     bool eof; /* the server closed (FIN or reset), rather than the wait ending */
 } raw_reply;
 
-/* Reads from `fd` until the server closes it or `ms` pass, whichever is
- * first. Returns what came. */
-static raw_reply raw_read(int fd, int ms)
+/* Reads from `fd` until the server closes it, `until` (if not NULL) has
+ * come, or `ms` pass, whichever is first. Returns what came. */
+static raw_reply raw_read_until(int fd, int ms, const char *until)
 {
     raw_reply r = {.buf = malloc(4096)};
     size_t cap = 4096;
@@ -67,9 +80,16 @@ static raw_reply raw_read(int fd, int ms)
             break;
         }
         r.len += (size_t)n;
+        if (until && memmem(r.buf, r.len, until, strlen(until)))
+            break;
     }
     r.buf[r.len] = '\0';
     return r;
+}
+
+static raw_reply raw_read(int fd, int ms)
+{
+    return raw_read_until(fd, ms, NULL);
 }
 
 /* Whether `r` holds `needle` (frames hold NUL bytes: no strstr). */
@@ -137,6 +157,10 @@ static void wait_healthy(int ms)
 Test(attack, descriptor_exhaustion)
 {
     serve_nofile = 256;
+    /* every connection comes from one address: its own budget (tested
+     * below) out of the way */
+    static const char *const o[] = {"--max-conns-per-ip", "1000", NULL};
+    memcpy(serve_extra, o, sizeof o);
     server_start();
     enum { N = 400 };
     int fds[N];
@@ -183,7 +207,9 @@ Test(attack, descriptor_exhaustion)
     cli *c = cli_hello("After");
     cli_send(c, json_pack("{s:s}", "type", "list"));
     cli_expect(c, DDZ_EVENT_ROOMS);
-    cr_assert_geq(metric("ddz_connections_shed_total"), N - 256);
+    /* shed at the descriptor budget, or as heads held while the process
+     * neared it (the gate closes the heaviest address's first) */
+    cr_assert_geq(metric("ddz_connections_shed_total") + metric("ddz_heads_shed_total"), N - 256);
     cr_assert_eq(metric("ddz_descriptor_limit"), 256);
 }
 
@@ -277,42 +303,16 @@ static size_t ws_frame(const char *text, const unsigned char *key, unsigned char
     return len;
 }
 
-/* The status of the close frame among the frames of `r` (after the
- * handshake's answer if `r` starts with it), or -1 if there is none
- * (frames from the server are never masked). */
-static int close_status(const raw_reply *r)
-{
-    const unsigned char *p = (const unsigned char *)r->buf,
-                        *lim = (const unsigned char *)r->buf + r->len;
-    if (strncmp(r->buf, "HTTP/", 5) == 0) {
-        const char *end = strstr(r->buf, "\r\n\r\n");
-        if (!end)
-            return -1;
-        p = (const unsigned char *)end + 4;
-    }
-    while (lim - p >= 2) {
-        size_t n = p[1] & 0x7f, hdr = 2;
-        if (n == 126) {
-            if (lim - p < 4)
-                return -1;
-            n = (size_t)p[2] << 8 | p[3];
-            hdr = 4;
-        }
-        if ((p[0] & 0x0f) == 0x8)
-            return n >= 2 && (size_t)(lim - p) >= hdr + 2 ? p[hdr] << 8 | p[hdr + 1] : 1005;
-        if ((size_t)(lim - p) < hdr + n)
-            return -1;
-        p += hdr + n;
-    }
-    return -1;
-}
-
-/* RFC 6455 5.1: a server MUST close the connection on an unmasked client
- * frame. lws 4.1 does not check; the server (service/net/wire.h) does,
- * on the bytes as lws reads them: a raw client that completes the
- * handshake and sends an unmasked hello is closed with 1002 and gets no
- * welcome, whether the frame comes after the handshake's answer or in the
- * same write as the handshake; the same hello masked is welcomed. */
+/* RFC 6455 5.1 asks a server to close the connection on an unmasked
+ * client frame. lws 4.1.6 does not check, and offers no supported way to
+ * see the mask bit; the check the server made by interposing recv() and
+ * SSL_read() process-wide is gone (issue 24), and the decision is written
+ * in docs/decisions.md and proto/PROTOCOL.md: an unmasked frame is read as
+ * a frame masked with the all-zero key, which a conforming client may
+ * send and which is the same bytes on the wire. So an unmasked hello is
+ * welcomed like a masked one, whether it comes after the handshake's
+ * answer or in the same write; an unmasked ping is answered; no metric
+ * claims a check that is not made. */
 Test(attack, unmasked_client_frame)
 {
     server_start();
@@ -331,39 +331,35 @@ Test(attack, unmasked_client_frame)
             } else {
                 raw_send(fd, ws_upgrade, sizeof ws_upgrade - 1);
                 /* the handshake's answer first, as a client must wait */
-                raw_reply hs = raw_read(fd, 300);
+                raw_reply hs = raw_read_until(fd, T(1000), "\r\n\r\n");
                 cr_assert_not_null(strstr(hs.buf, "101 Switching Protocols"), "%s", hs.buf);
                 free(hs.buf);
                 raw_send(fd, frame, n);
             }
-            raw_reply r = raw_read(fd, T(masked ? 1000 : 3000));
+            raw_reply r = raw_read_until(fd, T(1000), "\"type\":\"welcome\"");
             close(fd);
             const char *how = together ? "with the handshake" : "after the handshake";
-            if (masked) {
-                cr_assert(has(&r, "\"type\":\"welcome\""),
-                          "a masked hello (%s) is not welcomed: %.300s", how, r.buf);
-                cr_assert_not(r.eof);
-            } else {
-                cr_assert_not(has(&r, "welcome"), "an unmasked hello (%s) is welcomed", how);
-                cr_assert_eq(close_status(&r), 1002, "unmasked hello (%s): close status %d", how,
-                             close_status(&r));
-                cr_assert(r.eof, "unmasked hello (%s): the connection stays open", how);
-            }
+            cr_assert(has(&r, "\"type\":\"welcome\""), "a%s hello (%s) is not welcomed: %.300s",
+                      masked ? " masked" : "n unmasked", how, r.buf);
+            cr_assert_not(r.eof, "%s hello (%s): closed", masked ? "masked" : "unmasked", how);
             free(r.buf);
         }
     }
-    cr_assert_eq(metric("ddz_ws_unmasked_frames_total"), 2);
-    /* a ping is a frame too */
+    /* a ping is a frame too: answered with its pong */
     int fd = raw_connect();
     raw_send(fd, ws_upgrade, sizeof ws_upgrade - 1);
-    free(raw_read(fd, 300).buf);
+    free(raw_read_until(fd, T(1000), "\r\n\r\n").buf);
     static const unsigned char ping[] = {0x89, 0x02, 'h', 'i'};
     raw_send(fd, ping, sizeof ping);
-    raw_reply r = raw_read(fd, T(3000));
+    raw_reply r = raw_read_until(fd, T(1000), "\x8a\x02hi");
     close(fd);
-    cr_assert_eq(close_status(&r), 1002, "unmasked ping: close status %d", close_status(&r));
-    cr_assert(r.eof);
+    static const unsigned char pong[] = {0x8a, 0x02, 'h', 'i'};
+    cr_assert_not_null(memmem(r.buf, r.len, pong, sizeof pong), "no pong to an unmasked ping");
+    cr_assert_not(r.eof);
     free(r.buf);
+    char *m = http_get("/metrics", &(int){0});
+    cr_assert_null(strstr(m, "ddz_ws_unmasked_frames_total"), "a metric for a check not made");
+    free(m);
 }
 
 /* ---- item 9: methods, HEAD, oversized request heads ---- */
@@ -549,4 +545,273 @@ Test(attack, private_games_need_their_link)
         }
         cli_free(c);
     }
+}
+
+/* ---- issue 24: the door ---- */
+
+/* Sends `head` (an incomplete request head, or nothing if "") on a new
+ * connection from `from`; returns the socket. */
+static int half_head(const char *from, const char *head)
+{
+    int fd = raw_connect_from(from);
+    if (*head)
+        raw_send(fd, head, strlen(head));
+    return fd;
+}
+
+/* Whether the server closed `fd` within `ms` (what it sent before the
+ * close is dropped). */
+static bool closed_within(int fd, int ms)
+{
+    raw_reply r = raw_read(fd, ms);
+    free(r.buf);
+    return r.eof;
+}
+
+/* GET /healthz from `from` on a raw socket: whether it got 200 "ok". */
+static bool served_from(const char *from)
+{
+    int fd = raw_connect_from(from);
+    static const char get[] = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    raw_send(fd, get, sizeof get - 1);
+    raw_reply r = raw_read(fd, T(3000));
+    close(fd);
+    bool ok = strncmp(r.buf, "HTTP/1.1 200 ", 13) == 0 && has(&r, "\r\n\r\nok\n");
+    free(r.buf);
+    return ok;
+}
+
+/* A socket closed with its head half sent, then one answered 431: the
+ * descriptor numbers they freed are taken by the next sockets, which are
+ * served whole, HTTP and WebSocket alike (the interposed recv() kept a
+ * state per descriptor number that outlived the socket). */
+Test(attack, descriptor_numbers_reused_after_refused_heads)
+{
+    server_start();
+    enum { K = 8 };
+    char *big = malloc(12000);
+    cr_assert_not_null(big);
+    int n = snprintf(big, 12000, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ");
+    memset(big + n, 'a', 10000);
+    memcpy(big + n + 10000, "\r\n\r\n", 5);
+    for (int round = 0; round < 3; round++) {
+        int fds[K];
+        for (int i = 0; i < K; i++)
+            fds[i] = half_head(NULL, i % 2 ? "GET /healthz HTTP/1.1\r\nHo" : "");
+        for (int i = 0; i < K; i++)
+            close(fds[i]);
+        for (int i = 0; i < K; i++)
+            fds[i] = raw_connect();
+        for (int i = 0; i < K; i++)
+            raw_send(fds[i], big, strlen(big));
+        for (int i = 0; i < K; i++) {
+            raw_reply r = raw_read(fds[i], T(3000));
+            cr_assert_eq(strncmp(r.buf, "HTTP/1.1 431 ", 13), 0, "round %d: %.200s", round, r.buf);
+            cr_assert(r.eof);
+            free(r.buf);
+            close(fds[i]);
+        }
+        for (int i = 0; i < K; i++)
+            cr_assert(served_from(NULL), "round %d: socket %d after the refused heads", round, i);
+        cli *c = cli_hello("Reuse");
+        cli_send(c, json_pack("{s:s}", "type", "list"));
+        cli_expect(c, DDZ_EVENT_ROOMS);
+        cli_free(c);
+    }
+    free(big);
+    cr_assert_eq(metric("ddz_http_431_total"), 3 * K);
+}
+
+/* --max-conns-per-ip was checked only at the WebSocket handshake: one
+ * address could hold any number of silent or half-sent heads (lws keeps
+ * each about 10 s) and crowd everyone else out. Every socket is now
+ * counted against its address when it is accepted: past the budget the
+ * next is closed at once, another address is still served, and a head
+ * held while its address is past half its budget gets the short deadline
+ * (DDZ_GATE_BUSY_DEADLINE_US, 2 s) rather than the full one (10 s). */
+Test(attack, sockets_counted_per_address_at_accept)
+{
+    static const char *const o[] = {"--max-conns-per-ip", "5", NULL};
+    memcpy(serve_extra, o, sizeof o);
+    server_start();
+    static const char half[] = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-";
+    int held[5];
+    for (int i = 0; i < 5; i++)
+        held[i] = half_head("127.0.0.2", i % 2 ? half : "");
+    cr_assert_eq(metric_becomes("ddz_heads_pending", 5, T(3000)), 5);
+    /* the sixth from that address: closed at once, unread */
+    int sixth = half_head("127.0.0.2", half);
+    cr_assert(closed_within(sixth, T(1000)), "a 6th socket from one address is held");
+    close(sixth);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"conns_per_ip\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_used{budget=\"conns_per_ip\"}"), 5);
+    /* another address is served meanwhile */
+    cr_assert(served_from("127.0.0.3"));
+    /* the heads held past half the budget (the 3rd, 4th, 5th) go after the
+     * short deadline; the first two wait for the full one */
+    cr_assert_eq(metric_becomes("ddz_heads_timed_out_total", 3, T(6000)), 3);
+    for (int i = 2; i < 5; i++)
+        cr_assert(closed_within(held[i], T(500)), "held head %d is still open", i);
+    for (int i = 0; i < 2; i++)
+        cr_assert_not(closed_within(held[i], 0), "held head %d closed with the busy ones", i);
+    /* closing gives the count back: that address is served again */
+    for (int i = 0; i < 5; i++)
+        close(held[i]);
+    /* (the metrics request's own socket, from 127.0.0.1, is the 1) */
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"conns_per_ip\"}", 1, T(3000)), 1);
+    cr_assert(served_from("127.0.0.2"));
+    /* and a WebSocket's socket counts until it closes */
+    int ws[5];
+    for (int i = 0; i < 5; i++) {
+        ws[i] = raw_connect_from("127.0.0.2");
+        raw_send(ws[i], ws_upgrade, sizeof ws_upgrade - 1);
+        raw_reply r = raw_read_until(ws[i], T(1000), "\r\n\r\n");
+        cr_assert_not_null(strstr(r.buf, "101 Switching Protocols"), "%s", r.buf);
+        free(r.buf);
+    }
+    cr_assert_not(served_from("127.0.0.2"), "a 6th socket beside 5 WebSockets");
+    close(ws[0]);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"conns_per_ip\"}", 4, T(3000)), 4);
+    cr_assert(served_from("127.0.0.2"));
+    for (int i = 1; i < 5; i++)
+        close(ws[i]);
+}
+
+/* With few descriptors, one address's half-sent heads used to hold every
+ * socket the budget allows (lws keeps each about 10 s) while everyone
+ * else's connections were shed at the door. Near the cap, each new socket
+ * now closes the oldest held head of the address holding the most
+ * sockets: another address is served at once. */
+Test(attack, heaviest_address_shed_first_near_the_cap)
+{
+    serve_nofile = 256; /* about 176 client sockets */
+    static const char *const o[] = {"--max-conns-per-ip", "1000", NULL};
+    memcpy(serve_extra, o, sizeof o);
+    server_start();
+    enum { N = 220 };
+    int fds[N];
+    for (int i = 0; i < N; i++)
+        fds[i] = half_head("127.0.0.2", "GET /healthz HTTP/1.1\r\nHo");
+    /* every one taken in: held, or closed as the heaviest's oldest */
+    int64_t deadline = now_ms() + T(5000);
+    long shed;
+    while ((shed = metric("ddz_heads_shed_total")) < N - 176)
+        cr_assert_lt(now_ms(), deadline, "only %ld heads shed", shed);
+    cr_assert(served_from("127.0.0.3"), "another address is not served beside the crowd");
+    cr_assert(served_from("127.0.0.4"));
+    cr_assert_eq(metric("ddz_connections_shed_total"), 0, "shed at the door, not by weight");
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+}
+
+/* HTTP/2 in clear serves nothing here (HTTP/2 is had through TLS, with
+ * ALPN): an Upgrade to h2c is refused with 400 and the close, and the
+ * prior-knowledge preface is answered with the server's preface (an empty
+ * SETTINGS frame) and GOAWAY HTTP_1_1_REQUIRED, then the close. Plain
+ * HTTP/1.1 is served beside them. */
+Test(attack, http2_in_clear_is_refused)
+{
+    server_start();
+    static const char *const upgrades[] = {
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+        "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUPGRADE: foo/2, H2C\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof upgrades / sizeof upgrades[0]; i++) {
+        raw_reply r = exchange(upgrades[i]);
+        cr_assert_eq(strncmp(r.buf, "HTTP/1.1 400 ", 13), 0, "h2c upgrade %zu: %.300s", i, r.buf);
+        cr_assert_null(strstr(r.buf, "101"), "%.300s", r.buf);
+        free(r.buf);
+    }
+    static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    raw_reply r = exchange(preface);
+    static const unsigned char goaway[] = {0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d};
+    cr_assert(r.len >= 9 && r.buf[3] == 4, "no SETTINGS frame first (%zu bytes)", r.len);
+    cr_assert_not_null(memmem(r.buf, r.len, goaway, sizeof goaway), "no GOAWAY HTTP_1_1_REQUIRED");
+    free(r.buf);
+    cr_assert_eq(metric("ddz_http2_cleartext_refused_total"), 3);
+    cr_assert(served_from(NULL));
+}
+
+/* An X-Forwarded-For longer than 511 bytes from the trusted proxy was
+ * charged to the proxy itself: three such clients filled the proxy's
+ * budget and locked its own requests out. Now the header is read whole
+ * and its last hop counts; a last hop that is not an address is refused,
+ * never charged to the proxy. */
+Test(attack, long_forwarded_for_counts_its_last_hop)
+{
+    static const char *const o[] = {"--max-conns-per-ip", "2", "--trusted-proxy", "127.0.0.1",
+                                    NULL};
+    memcpy(serve_extra, o, sizeof o);
+    server_start();
+    int fds[5];
+    for (int i = 0; i < 5; i++) {
+        char req[2048], xff[1200];
+        int n = 0;
+        for (int h = 0; h < 60; h++) /* the client's own hops, any it likes */
+            n += snprintf(xff + n, sizeof xff - (size_t)n, "10.%d.0.1, ", h);
+        if (i < 4)
+            snprintf(xff + n, sizeof xff - (size_t)n, "192.0.2.%d", 10 + i);
+        else
+            snprintf(xff + n, sizeof xff - (size_t)n, "not-an-address");
+        cr_assert_gt(strlen(xff), 511);
+        snprintf(req, sizeof req, "%.*sX-Forwarded-For: %s\r\n\r\n", (int)sizeof ws_upgrade - 3,
+                 ws_upgrade, xff);
+        fds[i] = raw_connect();
+        raw_send(fds[i], req, strlen(req));
+        raw_reply r = raw_read_until(fds[i], T(1000), "\r\n\r\n");
+        bool upgraded = strstr(r.buf, "101 Switching Protocols") != NULL;
+        free(r.buf);
+        if (i < 4)
+            cr_assert(upgraded, "client %d (last hop 192.0.2.%d) refused", i, 10 + i);
+        else
+            cr_assert_not(upgraded, "a last hop that is no address was let in");
+    }
+    /* the proxy's own requests are not locked out */
+    cli *c = cli_hello("Proxy");
+    cli_send(c, json_pack("{s:s}", "type", "list"));
+    cli_expect(c, DDZ_EVENT_ROOMS);
+    cr_assert(healthy());
+    for (int i = 0; i < 5; i++)
+        close(fds[i]);
+}
+
+/* The server defines no function of libc or OpenSSL: `recv` and `SSL_read`
+ * were defined in the binary (ELF interposition), so libpq's reads on
+ * other threads went through the server's table. `nm -D` of the binary
+ * shows those it uses as imports (U) only. */
+Test(attack, no_libc_or_openssl_function_is_defined)
+{
+    server_start(); /* not needed; the suite's fini stops it */
+    FILE *p = popen("nm -D --defined-only '" DDZ_BIN "'", "r");
+    cr_assert_not_null(p);
+    static const char *const banned[] = {
+        "recv",  "recvfrom", "recvmsg",  "read",      "readv",       "send",     "sendmsg",
+        "write", "writev",   "SSL_read", "SSL_write", "SSL_read_ex", "SSL_peek", "SSL_write_ex"};
+    char line[512];
+    int lines = 0;
+    while (fgets(line, sizeof line, p)) {
+        lines++;
+        char type[8], name[256];
+        if (sscanf(line, "%*s %7s %255s", type, name) != 2)
+            continue;
+        char *at = strchr(name, '@');
+        if (at)
+            *at = '\0';
+        for (size_t i = 0; i < sizeof banned / sizeof banned[0]; i++)
+            cr_assert_str_neq(name, banned[i], "the binary defines %s (%s)", name, line);
+    }
+    cr_assert_eq(pclose(p), 0, "nm -D failed");
+    cr_assert_gt(lines, 0, "nm -D listed nothing");
+    FILE *u = popen("nm -D --undefined-only '" DDZ_BIN "'", "r");
+    cr_assert_not_null(u);
+    bool imports_recv = false;
+    while (fgets(line, sizeof line, u)) {
+        /* "U recv@GLIBC_2.2.5", or "U recv" under ASan (its runtime's) */
+        char name[256];
+        imports_recv |= sscanf(line, " U %255s", name) == 1 &&
+                        (strcmp(name, "recv") == 0 || strncmp(name, "recv@", 5) == 0);
+    }
+    pclose(u);
+    cr_assert(imports_recv, "recv is not even imported: is this the binary?");
 }

@@ -4,7 +4,9 @@
 # forward secrecy (ECDHE) with AEAD only, TLS 1.3 its default suites, and
 # nothing older than 1.2. Before, TLS 1.2 accepted RSA key exchange
 # (AES128/256-SHA, -SHA256, -GCM) and CBC with SHA-1 (ECDHE-RSA-AES128-SHA).
-# Over TLS the server also refuses an oversized request head with 431.
+# Over TLS lws reads the request head (ddz's gate cannot: docs/decisions.md):
+# an oversized head is closed unanswered by lws's own header limit, and the
+# server goes on serving.
 # Usage: test_attack_tls.sh PATH-TO-DDZ
 set -u
 DDZ=$1
@@ -88,7 +90,8 @@ for v in -tls1 -tls1_1; do
         no "accepted $v" || ok
 done
 
-# HTTPS still serves; an oversized request head gets 431 over TLS too.
+# HTTPS still serves; an oversized request head is closed, unserved (lws's
+# header table; the 431 is the plain-HTTP gate's), and HTTPS serves after.
 # (s_client -quiet reads until the server closes, which it does after the
 # answer: one request per connection.)
 https() {
@@ -98,7 +101,9 @@ printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' | https | grep -q '^ok
     no "GET /healthz over TLS"
 pad=$(head -c 12000 /dev/zero | tr '\0' a)
 printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: %s\r\n\r\n' "$pad" | https |
-    grep -q '^HTTP/1.1 431 ' && ok || no "no 431 over TLS"
+    grep -q '^ok' && no "an oversized head was served over TLS" || ok
+printf 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' | https | grep -q '^ok' && ok ||
+    no "GET /healthz over TLS after an oversized head"
 
 kill "$server" && wait "$server"
 rc=$?

@@ -5,10 +5,14 @@
  * URL`; a second server on the same database (a second node) serves that
  * record and token too and numbers its own game apart; a URL it cannot
  * reach keeps it from starting, with a message that names the database
- * without its password. */
+ * without its password; the database's connections and the clients'
+ * sockets take each other's descriptor numbers unharmed. */
 #include "serve_harness.h"
 #include "bot_procs.h"
 #include "pg_test.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
 
 static void pg_setup(void)
 {
@@ -199,4 +203,150 @@ Test(serve_pg, an_unreachable_database_is_refused, .init = pg_setup, .fini = pg_
         cr_assert_eq(strchr(out, '\n'), out + strlen(out) - 1, "one line: %s", out);
         free(out);
     }
+}
+
+/* The server's open descriptor numbers (from /proc): sets in[fd]. */
+enum { FD_MAX = 4096 };
+static void server_fds(bool in[FD_MAX])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)srv.pid);
+    memset(in, 0, FD_MAX);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s: %s", path, strerror(errno));
+    for (struct dirent *e; (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] != '.' && fd >= 0 && fd < FD_MAX)
+            in[fd] = true;
+    }
+    closedir(d);
+}
+
+/* A raw connection to the server, with `head` sent on it. */
+static int raw_head(const char *head, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)srv.port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    for (size_t off = 0; off < len;) {
+        ssize_t n = send(fd, head + off, len - off, MSG_NOSIGNAL);
+        cr_assert_gt(n, 0, "send: %s", strerror(errno));
+        off += (size_t)n;
+    }
+    return fd;
+}
+
+/* Reads `fd` until the server closes it (bounded); returns the first bytes
+ * read, NUL-terminated, in `out`. */
+static void read_to_close(int fd, char *out, size_t cap)
+{
+    size_t len = 0;
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        cr_assert_gt(left, 0, "the server did not close: %.*s", (int)len, out);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, (int)left) != 1)
+            continue;
+        char sink[4096];
+        ssize_t n = recv(fd, sink, sizeof sink, 0);
+        if (n <= 0)
+            break;
+        size_t take = (size_t)n < cap - 1 - len ? (size_t)n : cap - 1 - len;
+        memcpy(out + len, sink, take);
+        len += take;
+    }
+    out[len] = '\0';
+}
+
+/* The interposed recv() kept a state per descriptor number that outlived
+ * the socket: a socket answered 431 left its number marked, and a database
+ * connection that took that number when it reconnected read end-of-stream
+ * for ever; every libpq read also went through the server's table. Here
+ * the server's database sessions are ended from outside while the database
+ * refuses new ones (the reader, asked for a game, fails), client sockets
+ * are answered 431 or closed mid-head, the database lets connections in
+ * again, and the store reconnects: games are read, played, stored and
+ * served, and HTTP and WebSocket clients served. (libpq closes its broken
+ * socket and opens the new one at once, so it takes a client's former
+ * number only when one below its own is free; the test logs which numbers
+ * the database holds afterwards rather than depend on it. That no libpq
+ * read goes through the server at all is test_attack_http's
+ * no_libc_or_openssl_function_is_defined.) */
+Test(serve_pg, the_database_and_clients_reuse_descriptor_numbers, .init = pg_setup,
+     .fini = pg_teardown)
+{
+    enum { K = 8 };
+    static bool before[FD_MAX], during[FD_MAX], after[FD_MAX];
+    char sql[256];
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s ALLOW_CONNECTIONS false", pg_db);
+    pg_admin_run(sql);
+    PGconn *admin = pg_connect(pg_admin);
+    snprintf(sql, sizeof sql,
+             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '%s'",
+             pg_db);
+    long long ended = pg_num(admin, sql);
+    PQfinish(admin);
+    cr_assert_geq(ended, 1, "no session of the server to end");
+    /* the reader finds its connection gone and cannot open another */
+    int status;
+    free(http_get("/api/games/1", &status));
+    cr_assert_eq(status, 500, "the reader still reads");
+    server_fds(before);
+    char *big = malloc(12000);
+    cr_assert_not_null(big);
+    int n = snprintf(big, 12000, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: ");
+    memset(big + n, 'a', 10000);
+    memcpy(big + n + 10000, "\r\n\r\n", 5);
+    int fds[K];
+    for (int i = 0; i < K; i++)
+        fds[i] = raw_head("", 0);
+    /* the server's numbers for these sockets, for the log (it may not
+     * have accepted them all yet; waiting longer would let their heads'
+     * deadline pass) */
+    server_fds(during);
+    for (int i = 0; i < K; i++) {
+        const char *head = i < K - 2 ? big : "GET / HTTP/1.1\r\nHo";
+        for (size_t off = 0, len = strlen(head); off < len;) {
+            ssize_t sent = send(fds[i], head + off, len - off, MSG_NOSIGNAL);
+            cr_assert_gt(sent, 0, "send: %s", strerror(errno));
+            off += (size_t)sent;
+        }
+    }
+    char answer[256];
+    for (int i = 0; i < K - 2; i++) {
+        read_to_close(fds[i], answer, sizeof answer);
+        cr_assert_eq(strncmp(answer, "HTTP/1.1 431 ", 13), 0, "%s", answer);
+    }
+    for (int i = 0; i < K; i++)
+        close(fds[i]);
+    free(big);
+    char held[256] = "";
+    for (int fd = 0, len = 0; fd < FD_MAX; fd++)
+        if (during[fd] && !before[fd])
+            len += snprintf(held + len, sizeof held - (size_t)len, " %d", fd);
+    cr_log_info("the clients' numbers:%s", held);
+    /* the database lets the server in again: the reader reconnects (the
+     * request's own socket takes the lowest free number, the reader's
+     * connection the next) */
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s ALLOW_CONNECTIONS true", pg_db);
+    pg_admin_run(sql);
+    free(http_get("/api/games/1", &status));
+    cr_assert_eq(status, 404, "the reader did not read again after reconnecting");
+    server_fds(after);
+    char reused[256] = "";
+    for (int fd = 0, len = 0; fd < FD_MAX; fd++)
+        if (after[fd] && during[fd] && !before[fd])
+            len += snprintf(reused + len, sizeof reused - (size_t)len, " %d", fd);
+    cr_log_info("the clients' numbers held after the reconnection:%s", reused);
+    for (int g = 0; g < 2; g++)
+        quick_game("Reuse"); /* played, stored (check_record), served */
+    cr_assert(healthy());
+    cli *c = cli_hello("After");
+    cli_send(c, json_pack("{s:s}", "type", "list"));
+    cli_expect(c, DDZ_EVENT_ROOMS);
+    cli_free(c);
 }

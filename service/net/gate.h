@@ -1,0 +1,130 @@
+/* gate.h - every client socket from its accept to its close: counted
+ * against its client's address at the door, and, on plain HTTP, held by
+ * ddz until its first request head is whole, then handed to libwebsockets
+ * with that head.
+ *
+ * Why ddz reads the head itself: lws 4.1.6 drops a connection without a
+ * word when a request head overflows its header table, keeps a socket that
+ * sends nothing for about 10 s, and gives no hook before it parses. The
+ * listener (listener.h) accepts every socket itself, so a socket can stay
+ * ddz's until its head is read: the gate watches the sockets it holds in
+ * an epoll set of its own (one descriptor, adopted into lws's loop like the
+ * listening socket: the sockets themselves are never in lws's loop twice,
+ * and leaving the set is an explicit EPOLL_CTL_DEL on a live descriptor),
+ * reads the head into a bounded buffer (DDZ_GATE_HEAD_MAX bytes,
+ * DDZ_GATE_HEAD_LINES lines), and then either
+ *  - hands the socket to lws with lws_adopt_socket_vhost_readbuf() (public
+ *    API: lws 4.1's adopt.c appends the bytes to the new wsi's buflist, of
+ *    any length, and services them at once), so lws parses the same bytes
+ *    it would have read;
+ *  - answers "431 Request Header Fields Too Large" and closes, lingering
+ *    to let the client's excess go (a close with unread input would reset
+ *    the connection before the client reads the answer);
+ *  - refuses HTTP/2 in clear (the prior-knowledge preface, or an Upgrade
+ *    naming h2c): nothing here is served over HTTP/2 without TLS;
+ *  - closes it when the head does not come in time: DDZ_GATE_DEADLINE_US,
+ *    or DDZ_GATE_BUSY_DEADLINE_US when its address is near its budget or
+ *    the process near its socket cap.
+ * Under TLS lws does the handshake, so the head cannot be read here: the
+ * socket is counted and handed over at once (lws's own header table and
+ * timeouts apply; docs/decisions.md).
+ *
+ * Each socket is counted from its accept to its close, whatever it became
+ * (a request, a WebSocket, refused, timed out): the owner's admit() says
+ * whether it may be had and under what tag it is counted, and release()
+ * is called exactly once for it; after the handover, when lws destroys
+ * its wsi (the owner forwards LWS_CALLBACK_WSI_DESTROY to
+ * ddz_gate_wsi_destroyed()).
+ *
+ * Everything here runs on the loop thread.
+ */
+#ifndef DDZ_GATE_H
+#define DDZ_GATE_H
+
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "service/table/loop.h"
+
+#define DDZ_GATE_HEAD_MAX 8192                /* bytes of a request head, request line included */
+#define DDZ_GATE_HEAD_LINES 64                /* lines of a request head */
+#define DDZ_GATE_DEADLINE_US (10 * 1000000LL) /* for a whole head, from the accept */
+#define DDZ_GATE_BUSY_DEADLINE_US (2 * 1000000LL) /* the same under pressure */
+
+/* The lws_protocols entry (an initializer) the gate's epoll descriptor is
+ * adopted under; list it in the vhost's protocols. */
+int ddz_gate_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                      size_t len);
+#define DDZ_GATE_PROTOCOL                                                                          \
+    {                                                                                              \
+        "ddz-gate", ddz_gate_callback, 0, 0, 0, NULL, 0                                            \
+    }
+
+typedef struct ddz_gate_ops {
+    /* A socket from `peer` was accepted. Returns the tag it is counted
+     * under, or NULL to refuse it (the gate closes it at once). Sets *busy
+     * when the tag is near its budget: its head gets the short deadline. */
+    void *(*admit)(void *ctx, const struct sockaddr *peer, socklen_t len, bool *busy);
+    /* How many sockets `tag` holds: when the process nears its cap, the
+     * pending heads of the heaviest tag are closed first. */
+    long (*weight)(void *ctx, void *tag);
+    /* The socket counted under `tag` is closed. */
+    void (*release)(void *ctx, void *tag);
+} ddz_gate_ops;
+
+typedef struct ddz_gate_sock ddz_gate_sock;
+
+typedef struct ddz_gate {
+    int epfd;             /* the epoll set of held sockets, -1 if none */
+    struct lws *wsi;      /* epfd in lws's loop */
+    struct lws_vhost *vh; /* sockets are handed over here */
+    ddz_loop *loop;       /* deadlines */
+    bool tls;             /* lws does TLS: nothing is held */
+    long cap;             /* client sockets the process may hold */
+    ddz_gate_ops ops;
+    void *ctx;
+    ddz_gate_sock *held; /* sockets held (reading a head, or lingering), oldest first */
+    ddz_gate_sock *held_tail;
+    long open; /* sockets counted and not yet released */
+    long nheld;
+    /* totals, for /metrics */
+    long refused;   /* admit() said no */
+    long too_large; /* answered 431 */
+    long timed_out; /* closed for a head that did not come in time */
+    long shed;      /* pending heads closed because the process neared its cap */
+    long h2c;       /* HTTP/2 in clear refused */
+} ddz_gate;
+
+/* Prepares `g` to hand sockets to `vh` (whose protocols include
+ * DDZ_GATE_PROTOCOL), with deadlines on `loop`; `tls`: lws does TLS on
+ * this vhost; `cap`: client sockets the process may hold. Returns 0, or -1
+ * if the epoll set could not be made or adopted (then ddz_gate_admit()
+ * still counts, and hands every socket over at once). */
+int ddz_gate_init(ddz_gate *g, struct lws_vhost *vh, ddz_loop *loop, bool tls, long cap,
+                  const ddz_gate_ops *ops, void *ctx);
+
+/* Takes socket `fd`, just accepted from `peer` (non-blocking): counts it
+ * and holds it for its head, or hands it to lws, or closes it (refused).
+ * Returns 0 if the socket is kept (held or handed over), -1 if it was
+ * closed. */
+int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t len);
+
+/* Forward LWS_CALLBACK_WSI_DESTROY here (it reaches protocols[0] for every
+ * wsi of the vhost): releases the count of a socket the gate handed over.
+ * Does nothing for any other wsi. */
+void ddz_gate_wsi_destroyed(ddz_gate *g, struct lws *wsi);
+
+/* An lws log emitter (for lws_set_log_level()): lws 4.1.6 logs every
+ * adoption with bytes already read, the gate's handover, as an error
+ * ("adopt_socket_readbuf: calling service"), which it is not; those lines
+ * are dropped, every other is written as lwsl_emit_stderr() writes it. */
+void ddz_gate_lws_log(int level, const char *line);
+
+/* Closes every socket still held (releasing each) and lets the epoll set
+ * go; call before lws_context_destroy(). Sockets handed over are released
+ * as lws destroys them. Never fails. */
+void ddz_gate_fini(ddz_gate *g);
+
+#endif
