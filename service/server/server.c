@@ -425,9 +425,14 @@ static void game_answer(http_pss *h, int rc, char *json)
     if (rc == DDZ_ENOTFOUND) {
         h->status = HTTP_STATUS_NOT_FOUND;
         h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
+    } else if (rc == DDZ_EDB) {
+        /* the database away and the game not in the journal: it may well
+         * be stored, so not "no such game" but "ask again" */
+        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
     } else if (rc < 0) {
         h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
     }
     if (rc < 0)
         free(json);
