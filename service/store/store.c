@@ -562,12 +562,8 @@ static void replay(ddz_store *s)
             pthread_mutex_unlock(&s->lock);
             return;
         }
-        if (ddz_journal_remove(s->journal, b.last_seq) < 0) {
-            /* written but still there: replayed again later, which writes
-             * nothing twice */
-            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
-            return;
-        }
+        /* Counted before they leave the journal, and ddz_store_stats()
+         * reads the journal first: whoever sees it empty sees them counted. */
         pthread_mutex_lock(&s->lock);
         s->writes += res.ok;
         s->replayed += res.ok;
@@ -575,6 +571,12 @@ static void replay(ddz_store *s)
         if (res.msg[0])
             memcpy(s->last_error, res.msg, sizeof s->last_error);
         pthread_mutex_unlock(&s->lock);
+        if (ddz_journal_remove(s->journal, b.last_seq) < 0) {
+            /* written but still there: replayed again later, which writes
+             * nothing twice (and counts them twice) */
+            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
+            return;
+        }
     }
 }
 
@@ -676,6 +678,10 @@ int ddz_store_flush(ddz_store *s)
 
 void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
 {
+    /* the journal first (replay()): an empty journal's writes are counted */
+    ddz_journal_counters js = {0};
+    if (s->journal)
+        ddz_journal_stats(s->journal, &js);
     pthread_mutex_lock(&s->lock);
     out->writes = s->writes;
     out->write_errors = s->write_errors;
@@ -691,15 +697,10 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
     out->journal_replayed = s->replayed;
     pthread_mutex_unlock(&s->lock);
-    out->journal_pending = out->journal_bytes = out->journal_appended = out->journal_dropped = 0;
-    if (s->journal) {
-        ddz_journal_counters js;
-        ddz_journal_stats(s->journal, &js);
-        out->journal_pending = js.pending;
-        out->journal_bytes = js.bytes;
-        out->journal_appended = js.appended;
-        out->journal_dropped = js.dropped;
-    }
+    out->journal_pending = js.pending;
+    out->journal_bytes = js.bytes;
+    out->journal_appended = js.appended;
+    out->journal_dropped = js.dropped;
 }
 
 /* ---- games and turns ------------------------------------------------------ */
