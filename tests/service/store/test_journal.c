@@ -131,7 +131,7 @@ Test(journal, bound_in_entries_drops_the_oldest_and_counts_them)
     }
     /* one append larger than the bound: the oldest of it go too */
     ddz_journal_entry many[7];
-    char bodies[7][8];
+    char bodies[7][16];
     for (int i = 0; i < 7; i++) {
         snprintf(bodies[i], sizeof bodies[i], "h%d", i);
         many[i] = (ddz_journal_entry){.game = 100 + i, .body = bodies[i]};
