@@ -24,7 +24,8 @@
  * so concurrent writers neither lose nor double anything (a standing is the
  * last one written; pair counts add up). A connection the server drops is
  * reopened by the next statement that needs it: a read that broke with it
- * is run again once; a write batch that broke is counted as failed.
+ * is run again once; a write batch that broke goes to the journal (if the
+ * store has one: ddz_store_options.journal), else is counted as failed.
  *
  * The online server runs one event loop that must never wait for the disk,
  * so a ddz_store has two connections:
@@ -159,7 +160,8 @@ typedef struct ddz_store_options {
      * before the statement fails (SQLite: SQLITE_BUSY; PostgreSQL: its
      * lock_timeout). The writer waits this long
      * with the batch it took, the writes queued behind it staying queued;
-     * then it fails that batch (counted in write_errors, never retried) and
+     * then it fails that batch (SQLite: counted in write_errors, never
+     * retried; PostgreSQL with a journal: kept there and replayed) and
      * goes on with the next. 0 = DDZ_STORE_BUSY_MS; negative is refused. */
     int busy_ms;
     /* The on-disk journal (journal.h) of a PostgreSQL store, NULL for
@@ -211,8 +213,8 @@ void ddz_store_shown(const char *where, char *out, size_t outlen);
  * are the caller's: collect them first). NULL is allowed. */
 void ddz_store_close(ddz_store *s);
 
-/* Blocks until every write queued before the call is committed or has
- * failed. Returns 0, or DDZ_EDB if any queued write failed since the store
+/* Blocks until every write queued before the call is committed, kept in
+ * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any queued write failed since the store
  * was opened or since the previous ddz_store_flush() (see ddz_store_stats()
  * for how many). */
 int ddz_store_flush(ddz_store *s);
