@@ -410,17 +410,23 @@ static char *dup_field(json_t *j, const char *name, bool *bad)
     return d;
 }
 
+/* The string `name` of object j, "" if it has none. */
+static const char *str_of(json_t *j, const char *name)
+{
+    const char *t = json_string_value(json_object_get(j, name));
+    return t ? t : "";
+}
+
 static void player_from(json_t *j, ddz_store_ladder_player *p)
 {
-    snprintf(p->name, sizeof p->name, "%s", json_string_value(json_object_get(j, "name")) ?: "");
+    snprintf(p->name, sizeof p->name, "%s", str_of(j, "name"));
     p->mu = json_number_value(json_object_get(j, "mu"));
     p->sigma = json_number_value(json_object_get(j, "sigma"));
     p->games = (long)json_integer_value(json_object_get(j, "games"));
     p->deals = (long)json_integer_value(json_object_get(j, "deals"));
     p->score = json_number_value(json_object_get(j, "score"));
     p->faults = (long)json_integer_value(json_object_get(j, "faults"));
-    snprintf(p->suspended, sizeof p->suspended, "%s",
-             json_string_value(json_object_get(j, "suspended")) ?: "");
+    snprintf(p->suspended, sizeof p->suspended, "%s", str_of(j, "suspended"));
 }
 
 /* A journal entry's body back as a write to replay. Returns it, or NULL

@@ -214,9 +214,9 @@ void ddz_store_shown(const char *where, char *out, size_t outlen);
 void ddz_store_close(ddz_store *s);
 
 /* Blocks until every write queued before the call is committed, kept in
- * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any queued write failed since the store
- * was opened or since the previous ddz_store_flush() (see ddz_store_stats()
- * for how many). */
+ * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any
+ * queued write failed since the store was opened or since the previous
+ * ddz_store_flush() (see ddz_store_stats() for how many). */
 int ddz_store_flush(ddz_store *s);
 
 /* Fills `out` with the counters. Never fails. */
