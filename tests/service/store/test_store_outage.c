@@ -151,7 +151,9 @@ Test(store_outage, every_write_waits_in_the_journal_and_is_written_once)
     /* a pending game is read from the journal, under its key only */
     char *json = NULL;
     cr_assert_eq(ddz_store_get_game(s, g2, key, &json), 0);
-    char *want = json_dumps(ddz_record_to_json(r), DDZ_RECORD_JSON_FLAGS);
+    json_t *rj = ddz_record_to_json(r);
+    char *want = json_dumps(rj, DDZ_RECORD_JSON_FLAGS);
+    json_decref(rj);
     cr_assert_str_eq(json, want);
     free(json);
     free(want);
