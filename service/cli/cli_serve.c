@@ -13,6 +13,7 @@
 #include "service/net/evloop.h"
 #include "service/seats/seats.h"
 #include "service/server/server.h"
+#include "service/store/journal.h"
 #include "service/store/store.h"
 
 static const char usage[] =
@@ -121,6 +122,8 @@ static const char usage[] =
 #define DB_JOURNAL_MB 1048576   /* --db-journal-mb: 1 TiB */
 
 _Static_assert(DDZ_STORE_QUEUE_MAX == 10000, "the usage and README give --db-queue's default");
+_Static_assert(DDZ_JOURNAL_MAX_ENTRIES == 100000 && DDZ_JOURNAL_MAX_BYTES == (INT64_C(256) << 20),
+               "the usage and README give --db-journal-max's and --db-journal-mb's defaults");
 
 static bool is_dir(const char *p)
 {
