@@ -125,8 +125,11 @@ Test(serve_outage, every_game_finished_while_the_database_is_away_is_kept)
     served(&o[4]);
     cr_assert_geq(metric("ddz_db_journal_pending"), 2);
     pg_proxy_restore(&px);
+    int64_t back = now_ms();
     cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0,
                  "the journal was not replayed when the database came back");
+    cr_log_info("the journal was empty %lld ms after the database came back",
+                (long long)(now_ms() - back));
 
     /* every game by id, and in the database once */
     for (int i = 0; i < 5; i++) {
