@@ -537,17 +537,23 @@ static int take_entry(void *ctx, const ddz_journal_entry *e)
     return 0;
 }
 
+#define REPLAY_BATCHES 8 /* batches replayed before the writer looks at its queue again */
+
 /* Writes the journal's entries, oldest first, a batch at a time, while the
- * database takes them: a batch the database was away for stays, and the
- * database is not tried again before DDZ_STORE_RETRY_MS. Called on the
- * writer thread only. */
-static void replay(ddz_store *s)
+ * database takes them, REPLAY_BATCHES at most (so that a long journal does
+ * not keep new writes waiting in the bounded queue meanwhile): a batch the
+ * database was away for stays, and the database is not tried again before
+ * DDZ_STORE_RETRY_MS. Returns true if more could be replayed now. Called on
+ * the writer thread only. */
+static bool replay(ddz_store *s)
 {
-    for (;;) {
+    for (int round = 0;; round++) {
         ddz_journal_counters js;
         ddz_journal_stats(s->journal, &js);
         if (js.pending == 0 || mono_ms() < s->retry_at)
-            return;
+            return false;
+        if (round == REPLAY_BATCHES)
+            return true;
         replay_batch b = {.tail = &b.head};
         int rc = ddz_journal_peek(s->journal, BATCH_MAX, take_entry, &b);
         *b.tail = NULL;
@@ -566,7 +572,7 @@ static void replay(ddz_store *s)
             else if (res.msg[0])
                 memcpy(s->last_error, res.msg, sizeof s->last_error);
             pthread_mutex_unlock(&s->lock);
-            return;
+            return false;
         }
         /* Counted before they leave the journal, and ddz_store_stats()
          * reads the journal first: whoever sees it empty sees them counted. */
@@ -581,7 +587,7 @@ static void replay(ddz_store *s)
             /* written but still there: replayed again later, which writes
              * nothing twice (and counts them twice) */
             s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
-            return;
+            return false;
         }
     }
 }
@@ -604,10 +610,13 @@ static void *writer_main(void *arg)
         /* While the journal holds writes, wake to replay it at least every
          * DDZ_STORE_RETRY_MS, whether or not anything new comes; it may
          * hold some from before the store was opened. */
-        bool pending = journal_pending(s);
+        bool pending = journal_pending(s), more = false;
         if (pending && !ddz_mailbox_closed(s->wq))
-            replay(s);
-        chain = ddz_mailbox_take_for(s->wq, BATCH_MAX, &n, pending ? DDZ_STORE_RETRY_MS : -1);
+            more = replay(s);
+        chain = ddz_mailbox_take_for(s->wq, BATCH_MAX, &n,
+                                     more      ? 0
+                                     : pending ? DDZ_STORE_RETRY_MS
+                                               : -1);
         if (!chain) {
             if (ddz_mailbox_closed(s->wq))
                 break;
@@ -652,8 +661,8 @@ static void *writer_main(void *arg)
     /* Closed and empty: one last go at the journal (if the database was
      * not just found away); what stays there is replayed by the next store
      * opened on it. */
-    if (journal_pending(s))
-        replay(s);
+    while (journal_pending(s) && replay(s))
+        ;
     return NULL;
 }
 
