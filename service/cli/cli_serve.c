@@ -13,10 +13,12 @@
 #include "service/net/evloop.h"
 #include "service/seats/seats.h"
 #include "service/server/server.h"
+#include "service/store/journal.h"
 #include "service/store/store.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"
+    "                 [--db-journal PATH] [--db-journal-max N] [--db-journal-mb N]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
@@ -45,6 +47,14 @@ static const char usage[] =
     "                      reach this one (DDZ_PUBLIC_URL)\n"
     "  --db-queue N        games and turn results held for the database writer\n"
     "                      before new ones are dropped (DDZ_DB_QUEUE, default 10000)\n"
+    "  --db-journal PATH   with a postgres:// --db, the file that keeps the writes\n"
+    "                      the database could not take while away, replayed when\n"
+    "                      it is back and at the next start (DDZ_DB_JOURNAL,\n"
+    "                      default ./ddz-journal-HASH.db: HASH of --db and --node)\n"
+    "  --db-journal-max N  writes the journal keeps before it drops the oldest\n"
+    "                      (DDZ_DB_JOURNAL_MAX, default 100000)\n"
+    "  --db-journal-mb N   megabytes it keeps before it drops the oldest\n"
+    "                      (DDZ_DB_JOURNAL_MB, default 256)\n"
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
@@ -107,9 +117,13 @@ static const char usage[] =
     "                      then a lockout of 1 min doubling up to 1 h\n"
     "                      (DDZ_PASSWORD_TRIES, default 5)\n";
 
-#define DB_QUEUE_MAX 1000000 /* --db-queue: a million games' records are some 2 GB */
+#define DB_QUEUE_MAX 1000000    /* --db-queue: a million games' records are some 2 GB */
+#define DB_JOURNAL_MAX 10000000 /* --db-journal-max: ten million writes, some 20 GB */
+#define DB_JOURNAL_MB 1048576   /* --db-journal-mb: 1 TiB */
 
 _Static_assert(DDZ_STORE_QUEUE_MAX == 10000, "the usage and README give --db-queue's default");
+_Static_assert(DDZ_JOURNAL_MAX_ENTRIES == 100000 && DDZ_JOURNAL_MAX_BYTES == (INT64_C(256) << 20),
+               "the usage and README give --db-journal-max's and --db-journal-mb's defaults");
 
 static bool is_dir(const char *p)
 {
@@ -148,6 +162,13 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.default_ai = getenv("DDZ_AI");
     if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
         return ddz_cli_usage("serve", "DDZ_DB_QUEUE must be 1..1000000");
+    cfg.db_journal = getenv("DDZ_DB_JOURNAL");
+    if ((env = getenv("DDZ_DB_JOURNAL_MAX")) &&
+        ddz_cli_int(env, 1, DB_JOURNAL_MAX, &cfg.db_journal_max) < 0)
+        return ddz_cli_usage("serve", "DDZ_DB_JOURNAL_MAX must be 1..10000000");
+    if ((env = getenv("DDZ_DB_JOURNAL_MB")) &&
+        ddz_cli_int(env, 1, DB_JOURNAL_MB, &cfg.db_journal_mb) < 0)
+        return ddz_cli_usage("serve", "DDZ_DB_JOURNAL_MB must be 1..1048576");
     if ((env = getenv("DDZ_MAX_CONNS")) && ddz_cli_int(env, 1, 1000000, &cfg.max_conns) < 0)
         return ddz_cli_usage("serve", "DDZ_MAX_CONNS must be a positive number");
     if ((env = getenv("DDZ_AI_DELAY_MS")) && ddz_cli_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
@@ -218,6 +239,14 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--db-queue") == 0) {
             if (ddz_cli_int(v, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
                 return ddz_cli_usage("serve", "--db-queue must be 1..1000000");
+        } else if (strcmp(a, "--db-journal") == 0) {
+            cfg.db_journal = v;
+        } else if (strcmp(a, "--db-journal-max") == 0) {
+            if (ddz_cli_int(v, 1, DB_JOURNAL_MAX, &cfg.db_journal_max) < 0)
+                return ddz_cli_usage("serve", "--db-journal-max must be 1..10000000");
+        } else if (strcmp(a, "--db-journal-mb") == 0) {
+            if (ddz_cli_int(v, 1, DB_JOURNAL_MB, &cfg.db_journal_mb) < 0)
+                return ddz_cli_usage("serve", "--db-journal-mb must be 1..1048576");
         } else if (strcmp(a, "--web") == 0) {
             cfg.web_dir = v;
         } else if (strcmp(a, "--tls-cert") == 0) {

@@ -16,7 +16,8 @@
 #define NAME DDZ_LADDER_NAME_MAX
 #define MAXP DDZ_SCHEDULE_MAX
 /* Rounds a result (or a suspension) is retried on failures before it is
- * given up; a result given up is dropped instead (write_requests()). */
+ * given up; a result given up is dropped instead (write_requests()). A
+ * round in which the database could not be reached does not count. */
 #define DONE_TRIES 20
 
 enum req_kind { R_DONE = 1, R_DROP, R_SUSPEND };
@@ -509,7 +510,10 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
             rc = record(n, pg, &r->res);
             if (rc == 0)
                 note(n, "ladder (cluster): deal %s is dropped: not recorded", deal, NULL);
-            if (rc < 0 && ++r->tries >= DONE_TRIES) {
+            /* A round without the database is no try: the result waits
+             * for it (bounded: one per deal handed to this node), as the
+             * store's journal keeps the deal's games meanwhile. */
+            if (rc < 0 && PQstatus(pg) == CONNECTION_OK && ++r->tries >= DONE_TRIES) {
                 /* Given up: the row is dropped instead (tried below, then
                  * every round until written). The deal stays handed until
                  * then: a row still assigned here is never played again. */
@@ -544,7 +548,8 @@ static void write_requests(ddz_ladder_net *n, PGconn *pg)
         }
         /* A drop is tried until it is written (bounded: one per deal this
          * node was handed); a suspension is given up after DONE_TRIES. */
-        if (rc >= 0 || (r->kind == R_SUSPEND && ++r->tries >= DONE_TRIES)) {
+        if (rc >= 0 ||
+            (r->kind == R_SUSPEND && PQstatus(pg) == CONNECTION_OK && ++r->tries >= DONE_TRIES)) {
             if (rc < 0)
                 note(n, "ladder (cluster): the suspension of %s could not be written: given up",
                      r->name, NULL);

@@ -428,9 +428,14 @@ static void game_answer(http_pss *h, int rc, char *json)
     if (rc == DDZ_ENOTFOUND) {
         h->status = HTTP_STATUS_NOT_FOUND;
         h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
+    } else if (rc == DDZ_EDB) {
+        /* the database away and the game not in the journal: it may well
+         * be stored, so not "no such game" but "ask again" */
+        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
     } else if (rc < 0) {
         h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
     }
     if (rc < 0)
         free(json);
@@ -572,8 +577,21 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "ddz_ws_receive_closed_total{reason=\"too_large\"} %ld\n", m->ws_too_large);
     fprintf(f, "ddz_ws_receive_closed_total{reason=\"unfinished\"} %ld\n", m->ws_unfinished);
     fprintf(f, "ddz_ws_receive_closed_total{reason=\"flooding\"} %ld\n", m->ws_flooding);
+    /* every write lost: failed for its data, refused (queue full), or
+     * dropped by the journal past its bound (also counted alone below) */
     fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
-            (unsigned long long)(sc.write_errors + sc.drops));
+            (unsigned long long)(sc.write_errors + sc.drops + sc.journal_dropped));
+    /* the journal (store.h): writes kept while the database is away */
+    fprintf(f, "# TYPE ddz_db_journal_pending gauge\nddz_db_journal_pending %llu\n",
+            (unsigned long long)sc.journal_pending);
+    fprintf(f, "# TYPE ddz_db_journal_pending_bytes gauge\nddz_db_journal_pending_bytes %llu\n",
+            (unsigned long long)sc.journal_bytes);
+    fprintf(f, "# TYPE ddz_db_journal_appended_total counter\nddz_db_journal_appended_total %llu\n",
+            (unsigned long long)sc.journal_appended);
+    fprintf(f, "# TYPE ddz_db_journal_replayed_total counter\nddz_db_journal_replayed_total %llu\n",
+            (unsigned long long)sc.journal_replayed);
+    fprintf(f, "# TYPE ddz_db_journal_dropped_total counter\nddz_db_journal_dropped_total %llu\n",
+            (unsigned long long)sc.journal_dropped);
     fprintf(f, "# TYPE ddz_db_read_errors_total counter\nddz_db_read_errors_total %llu\n",
             (unsigned long long)sc.read_errors);
     /* game ids handed out while the PostgreSQL store had none in hand
@@ -1067,7 +1085,26 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
-    ddz_store_options so = {.max_queue = cfg->db_queue > 0 ? (size_t)cfg->db_queue : 0};
+    /* A PostgreSQL store keeps what the database cannot take meanwhile in
+     * a journal: one per database and node, so the default's name says
+     * which (a node restarted with the same --db and --node finds it). */
+    char journal[64];
+    char shown[256];
+    ddz_store_shown(cfg->db_path, shown, sizeof shown);
+    uint8_t h[4];
+    crypto_generichash_state hs;
+    crypto_generichash_init(&hs, NULL, 0, sizeof h);
+    crypto_generichash_update(&hs, (const uint8_t *)shown, strlen(shown) + 1);
+    if (cfg->node)
+        crypto_generichash_update(&hs, (const uint8_t *)cfg->node, strlen(cfg->node));
+    crypto_generichash_final(&hs, h, sizeof h);
+    snprintf(journal, sizeof journal, "ddz-journal-%02x%02x%02x%02x.db", h[0], h[1], h[2], h[3]);
+    ddz_store_options so = {
+        .max_queue = cfg->db_queue > 0 ? (size_t)cfg->db_queue : 0,
+        .journal = cfg->db_journal ? cfg->db_journal : journal,
+        .journal_max = cfg->db_journal_max > 0 ? (size_t)cfg->db_journal_max : 0,
+        .journal_max_bytes = cfg->db_journal_mb > 0 ? (int64_t)cfg->db_journal_mb << 20 : 0,
+    };
     srv->store = ddz_store_open(cfg->db_path, &so, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);

@@ -14,12 +14,15 @@
 #define DDZ_SERVER_MAX_ENGINES 16
 
 typedef struct ddz_server_cfg {
-    int port;             /* 0 = 8080 */
-    const char *bind;     /* interface address, NULL = all */
-    const char *db_path;  /* a SQLite path or a PostgreSQL URL (postgres://, postgresql://) */
-    int db_queue;         /* store writes held before new ones drop, 0 = DDZ_STORE_QUEUE_MAX */
-    const char *web_dir;  /* static client */
-    const char *tls_cert; /* PEM; with tls_key, serve HTTPS/WSS */
+    int port;               /* 0 = 8080 */
+    const char *bind;       /* interface address, NULL = all */
+    const char *db_path;    /* a SQLite path or a PostgreSQL URL (postgres://, postgresql://) */
+    int db_queue;           /* store writes held before new ones drop, 0 = DDZ_STORE_QUEUE_MAX */
+    const char *db_journal; /* the store's journal (PostgreSQL), NULL = ddz-journal-HASH.db */
+    int db_journal_max;     /* its bound in writes, 0 = DDZ_JOURNAL_MAX_ENTRIES */
+    int db_journal_mb;      /* its bound in MiB, 0 = DDZ_JOURNAL_MAX_BYTES */
+    const char *web_dir;    /* static client */
+    const char *tls_cert;   /* PEM; with tls_key, serve HTTPS/WSS */
     const char *tls_key;
     const char *engine_name[DDZ_SERVER_MAX_ENGINES]; /* --engine NAME=[exec:|botzone:]COMMAND */
     const char *engine_cmd[DDZ_SERVER_MAX_ENGINES];  /* COMMAND */

@@ -1,7 +1,41 @@
 /* pg_conn.c - one way to open a PostgreSQL session (pg_conn.h). */
 #include "service/store/pg_conn.h"
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What the server says outside an answer (a WARNING, or the FATAL of
+ * "terminating connection due to administrator command" when it shuts
+ * down) would go to stderr as plain text among the JSON log lines: one
+ * JSON line instead, as the server's log writes them (ts_ms, level, msg),
+ * naming the session (`app`). Called on the thread using the connection;
+ * the line is one fprintf, so lines from threads do not interleave. */
+static void notice(void *arg, const PGresult *res)
+{
+    const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    const char *text = primary ? primary : PQresultErrorMessage(res);
+    char msg[400];
+    snprintf(msg, sizeof msg, "postgres (%s): %s: %s", (const char *)arg, sev ? sev : "NOTICE",
+             text ? text : "");
+    msg[strcspn(msg, "\n")] = '\0';
+    bool err = sev && (strcmp(sev, "FATAL") == 0 || strcmp(sev, "PANIC") == 0 ||
+                       strcmp(sev, "ERROR") == 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    json_t *j =
+        json_pack("{s:I, s:s, s:s}", "ts_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                  "level", err ? "error" : "warning", "msg", msg);
+    char *line = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (line)
+        fprintf(stderr, "%s\n", line);
+    free(line);
+    json_decref(j);
+}
 
 PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                        int statement_timeout_ms)
@@ -26,5 +60,10 @@ PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                                 "dbname",
                                 NULL};
     const char *const vals[] = {"5", app, "UTF8", options, "1", "5", "2", "3", "10000", url, NULL};
-    return PQconnectdbParams(keys, vals, 1);
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    /* `app` is a string literal of the caller's (it outlives c); the
+     * receiver stays through PQreset(), which keeps the PGconn */
+    if (c)
+        PQsetNoticeReceiver(c, notice, (void *)app);
+    return c;
 }

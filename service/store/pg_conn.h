@@ -11,7 +11,11 @@
  *     and ends a session idle inside a transaction for 15 s, so a node cut
  *     off in the middle of a transaction does not keep its row locks (and
  *     its advisory locks) for the kernel's two hours;
- *   - lock_timeout / statement_timeout as the caller asks, and no NOTICEs.
+ *   - lock_timeout / statement_timeout as the caller asks, and no NOTICEs;
+ *   - what the server still says outside an answer (WARNINGs, the FATAL
+ *     of a shutdown or of pg_terminate_backend) goes to stderr as a JSON
+ *     log line ({"ts_ms", "level", "msg": "postgres (APP): FATAL: ..."}),
+ *     never as libpq's plain text among the server's JSON lines.
  *
  * What the URL says wins over all of these (its keywords come last). */
 #ifndef DDZ_PG_CONN_H
@@ -20,7 +24,8 @@
 #include <libpq-fe.h>
 
 /* Opens a session on `url` (postgres:// or postgresql://) named `app`
- * (application_name, seen in pg_stat_activity). `lock_timeout_ms` bounds
+ * (application_name, seen in pg_stat_activity; `app` must outlive the
+ * connection: a string literal). `lock_timeout_ms` bounds
  * how long a statement waits for a lock another session holds, and
  * `statement_timeout_ms` how long any statement runs; 0 = no limit.
  * Returns what PQconnectdbParams returns: a connection whose PQstatus()

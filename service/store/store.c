@@ -17,6 +17,7 @@
 
 #include "proto/record_json.h"
 #include "rules/error.h"
+#include "service/store/journal.h"
 #include "service/store/store_be.h"
 #include "service/thread/mailbox.h"
 
@@ -37,8 +38,15 @@ struct ddz_store {
     ddz_mailbox *idq;     /* the ids thread's doorbell: a spare is wanted, or closing */
     ddz_mailbox *answers; /* reads answered, for ddz_store_read_done() */
     ddz_mailbox *reads;   /* reads for the reader thread, while it runs */
+    /* Writes the database could not take, in order (journal.h); NULL
+     * without one. While it holds any, every batch goes there first and
+     * the writer replays from it, so nothing overtakes an older write (a
+     * standing replayed after a newer one would undo it). */
+    ddz_journal *journal;
+    int64_t retry_at; /* the writer's alone: monotonic ms before which the database is not tried */
     pthread_mutex_t lock; /* everything below */
     uint64_t writes, write_errors, drops, read_errors;
+    uint64_t replayed;        /* writes from the journal written */
     uint64_t errors_at_flush; /* write_errors at the last flush */
     uint64_t ids_past;        /* ids handed out with none in hand */
     int64_t past_next;        /* the next of those; 0: no run started */
@@ -194,6 +202,10 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     }
     s->spare_next = 1, s->spare_end = 0;
     s->id_next = 1, s->id_end = 0;
+    if (o.journal && ddz_store_is_url(path) &&
+        !(s->journal =
+              ddz_journal_open(o.journal, o.journal_max, o.journal_max_bytes, err, errlen)))
+        goto fail;
     s->be = s->ops->open(path, shown, o.busy_ms ? o.busy_ms : DDZ_STORE_BUSY_MS, err, errlen);
     if (!s->be)
         goto fail;
@@ -252,6 +264,7 @@ void ddz_store_close(ddz_store *s)
         free_items(ddz_mailbox_get_all(s->wq));
     if (s->be)
         s->ops->close(s->be);
+    ddz_journal_close(s->journal);
     ddz_mailbox_destroy(s->wq);
     ddz_mailbox_destroy(s->idq);
     ddz_mailbox_destroy(s->answers);
@@ -331,13 +344,284 @@ static void fail_rest(ddz_store *s)
     json_decref(j);
 }
 
+/* ---- the journal ---------------------------------------------------------- */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static json_t *str_or_null(const char *t)
+{
+    return t ? json_string(t) : json_null();
+}
+
+static json_t *player_json(const ddz_store_ladder_player *p)
+{
+    return json_pack("{s:s, s:f, s:f, s:I, s:I, s:f, s:I, s:s}", "name", p->name, "mu", p->mu,
+                     "sigma", p->sigma, "games", (json_int_t)p->games, "deals",
+                     (json_int_t)p->deals, "score", p->score, "faults", (json_int_t)p->faults,
+                     "suspended", p->suspended);
+}
+
+/* A queued write as a journal entry's body: every field it holds, as
+ * JSON (doubles as %.17g: read back exactly). Returns the text
+ * (malloc'd) or NULL when out of memory. */
+static char *item_encode(const store_item *it)
+{
+    char me[2 * DDZ_STORE_ME_BYTES + 1];
+    sodium_bin2hex(me, sizeof me, it->me, sizeof it->me);
+    json_t *j = json_pack("{s:i, s:I, s:I, s:i, s:i, s:b, s:o, s:o, s:o, s:[o,o,o], s:o, s:s}",
+                          "kind", (int)it->kind, "id", (json_int_t)it->id, "at",
+                          (json_int_t)it->finished_ms, "number", it->number, "games", it->games,
+                          "aborted", it->aborted, "room", str_or_null(it->room), "text",
+                          str_or_null(it->text), "totals", str_or_null(it->totals), "names",
+                          str_or_null(it->names[0]), str_or_null(it->names[1]),
+                          str_or_null(it->names[2]), "key", str_or_null(it->key), "me", me);
+    if (j && it->deal) {
+        const ddz_store_ladder_deal *d = it->deal;
+        json_t *p = json_array(), *sc = json_array(), *f = json_array(), *g = json_array();
+        for (int i = 0; i < 3; i++) {
+            json_array_append_new(p, player_json(&d->p[i]));
+            json_array_append_new(sc, json_real(d->score[i]));
+            json_array_append_new(f, json_integer(d->faults[i]));
+            json_array_append_new(g, json_integer(d->games[i]));
+        }
+        json_object_set_new(
+            j, "deal",
+            json_pack("{s:o, s:o, s:o, s:o}", "p", p, "score", sc, "faults", f, "games", g));
+    }
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(j);
+    return text;
+}
+
+static char *dup_field(json_t *j, const char *name, bool *bad)
+{
+    json_t *v = json_object_get(j, name);
+    if (!v || json_is_null(v))
+        return NULL;
+    const char *t = json_string_value(v);
+    char *d = t ? strdup(t) : NULL;
+    if (!d)
+        *bad = true;
+    return d;
+}
+
+/* The string `name` of object j, "" if it has none. */
+static const char *str_of(json_t *j, const char *name)
+{
+    const char *t = json_string_value(json_object_get(j, name));
+    return t ? t : "";
+}
+
+static void player_from(json_t *j, ddz_store_ladder_player *p)
+{
+    snprintf(p->name, sizeof p->name, "%s", str_of(j, "name"));
+    p->mu = json_number_value(json_object_get(j, "mu"));
+    p->sigma = json_number_value(json_object_get(j, "sigma"));
+    p->games = (long)json_integer_value(json_object_get(j, "games"));
+    p->deals = (long)json_integer_value(json_object_get(j, "deals"));
+    p->score = json_number_value(json_object_get(j, "score"));
+    p->faults = (long)json_integer_value(json_object_get(j, "faults"));
+    snprintf(p->suspended, sizeof p->suspended, "%s", str_of(j, "suspended"));
+}
+
+/* A journal entry's body back as a write to replay. Returns it, or NULL
+ * when it does not decode (or out of memory). */
+static store_item *item_decode(const char *body)
+{
+    json_t *j = json_loads(body, 0, NULL);
+    store_item *it = j ? calloc(1, sizeof *it) : NULL;
+    if (!it) {
+        json_decref(j);
+        return NULL;
+    }
+    bool bad = false;
+    it->kind = (enum store_item_kind)json_integer_value(json_object_get(j, "kind"));
+    it->id = json_integer_value(json_object_get(j, "id"));
+    it->finished_ms = json_integer_value(json_object_get(j, "at"));
+    it->number = (int)json_integer_value(json_object_get(j, "number"));
+    it->games = (int)json_integer_value(json_object_get(j, "games"));
+    it->aborted = json_is_true(json_object_get(j, "aborted"));
+    it->replay = true;
+    it->room = dup_field(j, "room", &bad);
+    it->text = dup_field(j, "text", &bad);
+    it->totals = dup_field(j, "totals", &bad);
+    it->key = dup_field(j, "key", &bad);
+    json_t *names = json_object_get(j, "names");
+    for (int i = 0; i < 3; i++) {
+        const char *t = json_string_value(json_array_get(names, (size_t)i));
+        if (t && !(it->names[i] = strdup(t)))
+            bad = true;
+    }
+    const char *me = json_string_value(json_object_get(j, "me"));
+    size_t len = 0;
+    if (!me || sodium_hex2bin(it->me, sizeof it->me, me, strlen(me), NULL, &len, NULL) != 0 ||
+        len != sizeof it->me)
+        bad = true;
+    json_t *d = json_object_get(j, "deal");
+    if (d && (it->deal = calloc(1, sizeof *it->deal))) {
+        for (int i = 0; i < 3; i++) {
+            player_from(json_array_get(json_object_get(d, "p"), (size_t)i), &it->deal->p[i]);
+            it->deal->score[i] =
+                json_number_value(json_array_get(json_object_get(d, "score"), (size_t)i));
+            it->deal->faults[i] =
+                (int)json_integer_value(json_array_get(json_object_get(d, "faults"), (size_t)i));
+            it->deal->games[i] =
+                json_integer_value(json_array_get(json_object_get(d, "games"), (size_t)i));
+        }
+    } else if (d) {
+        bad = true;
+    }
+    bool known = it->kind == ITEM_GAME || it->kind == ITEM_TURN || it->kind == ITEM_MINE ||
+                 ((it->kind == ITEM_LADDER_DEAL || it->kind == ITEM_LADDER_PUT) && it->deal);
+    if (it->kind == ITEM_GAME && !it->text)
+        known = false;
+    json_decref(j);
+    if (bad || !known) {
+        item_free(it);
+        return NULL;
+    }
+    return it;
+}
+
+/* Puts the batch in the journal, in order. Returns 0, or a negative code
+ * when it could not (then the batch is lost: counted as failed). */
+static int journal_batch(ddz_store *s, store_item *batch, size_t n)
+{
+    ddz_journal_entry *e = calloc(n ? n : 1, sizeof *e);
+    size_t k = 0;
+    int rc = e ? 0 : DDZ_ENOMEM;
+    for (store_item *it = batch; it && rc == 0; it = it->next, k++) {
+        e[k].game = it->kind == ITEM_GAME ? it->id : 0;
+        if (!(e[k].body = item_encode(it)))
+            rc = DDZ_ENOMEM;
+    }
+    if (rc == 0)
+        rc = ddz_journal_append(s->journal, e, k);
+    for (size_t i = 0; e && i < k; i++)
+        free((char *)e[i].body);
+    free(e);
+    if (rc < 0) {
+        pthread_mutex_lock(&s->lock);
+        s->write_errors += n;
+        if (rc == DDZ_EIO)
+            ddz_journal_error(s->journal, s->last_error, sizeof s->last_error);
+        pthread_mutex_unlock(&s->lock);
+    }
+    return rc;
+}
+
+typedef struct replay_batch {
+    store_item *head, **tail;
+    int64_t last_seq; /* the newest entry taken */
+    uint64_t n;       /* entries taken */
+    uint64_t undecodable;
+} replay_batch;
+
+static int take_entry(void *ctx, const ddz_journal_entry *e)
+{
+    replay_batch *b = ctx;
+    store_item *it = item_decode(e->body);
+    b->last_seq = e->seq;
+    b->n++;
+    if (!it) {
+        b->undecodable++; /* never writable: counted as failed, removed */
+        return 0;
+    }
+    *b->tail = it;
+    b->tail = &it->next;
+    return 0;
+}
+
+#define REPLAY_BATCHES 8 /* batches replayed before the writer looks at its queue again */
+
+/* Writes the journal's entries, oldest first, a batch at a time, while the
+ * database takes them, REPLAY_BATCHES at most (so that a long journal does
+ * not keep new writes waiting in the bounded queue meanwhile): a batch the
+ * database was away for stays, and the database is not tried again before
+ * DDZ_STORE_RETRY_MS. Returns true if more could be replayed now. Called on
+ * the writer thread only. */
+static bool replay(ddz_store *s)
+{
+    for (int round = 0;; round++) {
+        ddz_journal_counters js;
+        ddz_journal_stats(s->journal, &js);
+        if (js.pending == 0 || mono_ms() < s->retry_at)
+            return false;
+        if (round == REPLAY_BATCHES)
+            return true;
+        replay_batch b = {.tail = &b.head};
+        int rc = ddz_journal_peek(s->journal, BATCH_MAX, take_entry, &b);
+        *b.tail = NULL;
+        store_batch_result res = {0};
+        if (rc >= 0 && b.head)
+            s->ops->write_batch(s->be, b.head, &res);
+        for (store_item *it = b.head, *next; it; it = next) {
+            next = it->next;
+            item_free(it);
+        }
+        if (rc < 0 || res.lost) {
+            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
+            pthread_mutex_lock(&s->lock);
+            if (rc < 0)
+                ddz_journal_error(s->journal, s->last_error, sizeof s->last_error);
+            else if (res.msg[0])
+                memcpy(s->last_error, res.msg, sizeof s->last_error);
+            pthread_mutex_unlock(&s->lock);
+            return false;
+        }
+        /* Counted before they leave the journal, and ddz_store_stats()
+         * reads the journal first: whoever sees it empty sees them counted. */
+        pthread_mutex_lock(&s->lock);
+        s->writes += res.ok;
+        s->replayed += res.ok;
+        s->write_errors += res.bad + b.undecodable;
+        if (res.msg[0])
+            memcpy(s->last_error, res.msg, sizeof s->last_error);
+        pthread_mutex_unlock(&s->lock);
+        if (ddz_journal_remove(s->journal, b.last_seq) < 0) {
+            /* written but still there: replayed again later, which writes
+             * nothing twice (and counts them twice) */
+            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
+            return false;
+        }
+    }
+}
+
+static bool journal_pending(ddz_store *s)
+{
+    if (!s->journal)
+        return false;
+    ddz_journal_counters js;
+    ddz_journal_stats(s->journal, &js);
+    return js.pending > 0;
+}
+
 static void *writer_main(void *arg)
 {
     ddz_store *s = arg;
     ddz_mail *chain;
     size_t n;
-    /* NULL once closed and empty: what was queued is written first */
-    while ((chain = ddz_mailbox_take(s->wq, BATCH_MAX, &n))) {
+    for (;;) {
+        /* While the journal holds writes, wake to replay it at least every
+         * DDZ_STORE_RETRY_MS, whether or not anything new comes; it may
+         * hold some from before the store was opened. */
+        bool pending = journal_pending(s), more = false;
+        if (pending && !ddz_mailbox_closed(s->wq))
+            more = replay(s);
+        chain = ddz_mailbox_take_for(s->wq, BATCH_MAX, &n,
+                                     more      ? 0
+                                     : pending ? DDZ_STORE_RETRY_MS
+                                               : -1);
+        if (!chain) {
+            if (ddz_mailbox_closed(s->wq))
+                break;
+            continue;
+        }
         store_item *batch = NULL, **tail = &batch;
         for (ddz_mail *m = chain; m; m = m->next) {
             *tail = DDZ_MAIL_ITEM(m, store_item, mail);
@@ -346,7 +630,16 @@ static void *writer_main(void *arg)
         *tail = NULL;
 
         store_batch_result res = {0};
-        s->ops->write_batch(s->be, batch, &res);
+        if (journal_pending(s)) {
+            journal_batch(s, batch, n); /* behind what waits there: in order */
+        } else {
+            s->ops->write_batch(s->be, batch, &res);
+            if (res.lost && s->journal) {
+                s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
+                journal_batch(s, batch, n);
+                res.bad = 0; /* kept, or counted as failed by journal_batch */
+            }
+        }
         for (store_item *it = batch, *next; it; it = next) {
             next = it->next;
             item_free(it);
@@ -360,11 +653,16 @@ static void *writer_main(void *arg)
         if (res.msg[0])
             memcpy(s->last_error, res.msg, sizeof s->last_error);
         ddz_mailbox_done(s->wq, n);
-        if (ddz_mailbox_closed(s->wq) && res.ok == 0 && res.bad > 0 &&
+        if (!s->journal && ddz_mailbox_closed(s->wq) && res.ok == 0 && res.bad > 0 &&
             ddz_mailbox_count(s->wq) > 0 && s->ops->writer_lost && s->ops->writer_lost(s->be))
             fail_rest(s);
         pthread_mutex_unlock(&s->lock);
     }
+    /* Closed and empty: one last go at the journal (if the database was
+     * not just found away); what stays there is replayed by the next store
+     * opened on it. */
+    while (journal_pending(s) && replay(s))
+        ;
     return NULL;
 }
 
@@ -395,6 +693,10 @@ int ddz_store_flush(ddz_store *s)
 
 void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
 {
+    /* the journal first (replay()): an empty journal's writes are counted */
+    ddz_journal_counters js = {0};
+    if (s->journal)
+        ddz_journal_stats(s->journal, &js);
     pthread_mutex_lock(&s->lock);
     out->writes = s->writes;
     out->write_errors = s->write_errors;
@@ -408,7 +710,12 @@ void ddz_store_stats(ddz_store *s, ddz_store_counters *out)
             (uint64_t)(s->id_next <= s->id_end ? s->id_end - s->id_next + 1 : 0) +
             (uint64_t)(s->spare_next <= s->spare_end ? s->spare_end - s->spare_next + 1 : 0);
     memcpy(out->last_error, s->last_error, sizeof out->last_error);
+    out->journal_replayed = s->replayed;
     pthread_mutex_unlock(&s->lock);
+    out->journal_pending = js.pending;
+    out->journal_bytes = js.bytes;
+    out->journal_appended = js.appended;
+    out->journal_dropped = js.dropped;
 }
 
 /* ---- games and turns ------------------------------------------------------ */
@@ -682,13 +989,35 @@ int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int m
     return rc;
 }
 
+/* A game waiting in the journal: its record and key as the database will
+ * hold them. Returns 0, DDZ_ENOTFOUND, or DDZ_ENOMEM; a journal that
+ * cannot be read is as good as empty here (the database is asked). */
+static int journal_game(ddz_store *s, int64_t id, char **record, char **key)
+{
+    char *body = NULL;
+    int rc = ddz_journal_find_game(s->journal, id, &body);
+    if (rc < 0)
+        return rc == DDZ_ENOMEM ? rc : DDZ_ENOTFOUND;
+    store_item *it = item_decode(body);
+    free(body);
+    if (!it)
+        return DDZ_ENOTFOUND;
+    *record = it->text, *key = it->key;
+    it->text = it->key = NULL;
+    item_free(it);
+    return 0;
+}
+
 int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
 {
     *json = NULL;
     char *record = NULL, *stored = NULL;
-    pthread_mutex_lock(&s->rlock);
-    int rc = read_result(s, s->ops->get_game(s->be, id, &record, &stored));
-    pthread_mutex_unlock(&s->rlock);
+    int rc = s->journal ? journal_game(s, id, &record, &stored) : DDZ_ENOTFOUND;
+    if (rc == DDZ_ENOTFOUND) {
+        pthread_mutex_lock(&s->rlock);
+        rc = read_result(s, s->ops->get_game(s->be, id, &record, &stored));
+        pthread_mutex_unlock(&s->rlock);
+    }
     if (rc == 0) {
         /* a keyed game is as absent as a missing one without its key;
          * compared in constant time, the lengths being fixed */

@@ -24,7 +24,8 @@
  * so concurrent writers neither lose nor double anything (a standing is the
  * last one written; pair counts add up). A connection the server drops is
  * reopened by the next statement that needs it: a read that broke with it
- * is run again once; a write batch that broke is counted as failed.
+ * is run again once; a write batch that broke goes to the journal (if the
+ * store has one: ddz_store_options.journal), else is counted as failed.
  *
  * The online server runs one event loop that must never wait for the disk,
  * so a ddz_store has two connections:
@@ -33,8 +34,11 @@
  *     queue (ddz_store_options.max_queue). ddz_store_add_game() and
  *     ddz_store_add_turn() only encode their arguments and queue them; they
  *     never touch the disk. The writer commits whatever is queued in one
- *     transaction per batch. A failed write is counted (ddz_store_stats()),
- *     never retried, and never stops the writer.
+ *     transaction per batch. A write that fails for its own data is counted
+ *     (ddz_store_stats()) and never retried; one that fails because a
+ *     PostgreSQL database is away goes to the store's journal, when it has
+ *     one (ddz_store_options.journal), and is written when the database is
+ *     back. Neither stops the writer.
  *   - reads (ddz_store_get_game(), ddz_store_export(), the token functions)
  *     run on the caller's thread on a second connection; a SQLite database
  *     is in WAL mode, so they proceed while the writer writes (PostgreSQL's
@@ -110,12 +114,14 @@
 #define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
-#define DDZ_TOKEN_HEX 64          /* a token as shown: 64 hex digits */
-#define DDZ_TOKEN_NAME_MAX 64     /* a token name: at most 63 bytes + NUL */
-#define DDZ_TOKEN_ID_BYTES 32     /* a token's id: the hash the store keeps of it */
-#define DDZ_STORE_KEY_HEX 32      /* a game's link key: 128 random bits in hex */
-#define DDZ_STORE_ME_BYTES 32     /* a player's hash: BLAKE2b-256 of its browser's own key */
-#define DDZ_STORE_MINE_MAX 20     /* games in a player's list ("my games") */
+#define DDZ_STORE_RETRY_MS                                                                         \
+    500                  /* the journal's replay: a try this often while the database is away */
+#define DDZ_TOKEN_HEX 64 /* a token as shown: 64 hex digits */
+#define DDZ_TOKEN_NAME_MAX 64 /* a token name: at most 63 bytes + NUL */
+#define DDZ_TOKEN_ID_BYTES 32 /* a token's id: the hash the store keeps of it */
+#define DDZ_STORE_KEY_HEX 32  /* a game's link key: 128 random bits in hex */
+#define DDZ_STORE_ME_BYTES 32 /* a player's hash: BLAKE2b-256 of its browser's own key */
+#define DDZ_STORE_MINE_MAX 20 /* games in a player's list ("my games") */
 /* PostgreSQL: the sequence's blocks stay below this; the ids a store hands
  * out while it has none in hand are at or above it (JSON-safe: < 2^53). */
 #define DDZ_STORE_PAST_IDS (INT64_C(1) << 52)
@@ -132,7 +138,13 @@ typedef struct ddz_store_counters {
                               SQLite; with PostgreSQL what is left of this store's
                               blocks (0: the database has been away too long) */
     uint64_t ids_past;     /* game ids handed out with none in hand (PostgreSQL) */
-    char last_error[160];  /* the last database error message, "" if none */
+    /* The journal (ddz_store_options.journal; all 0 without one). */
+    uint64_t journal_pending;  /* writes kept in it now, waiting for the database */
+    uint64_t journal_bytes;    /* their bytes */
+    uint64_t journal_appended; /* writes put in it since opened */
+    uint64_t journal_replayed; /* writes taken out of it since opened, written */
+    uint64_t journal_dropped;  /* oldest writes dropped past its bound since opened (LOST) */
+    char last_error[160];      /* the last database error message, "" if none */
 } ddz_store_counters;
 
 /* The settings of a store. A field left 0 takes its default. */
@@ -148,9 +160,22 @@ typedef struct ddz_store_options {
      * before the statement fails (SQLite: SQLITE_BUSY; PostgreSQL: its
      * lock_timeout). The writer waits this long
      * with the batch it took, the writes queued behind it staying queued;
-     * then it fails that batch (counted in write_errors, never retried) and
+     * then it fails that batch (SQLite: counted in write_errors, never
+     * retried; PostgreSQL with a journal: kept there and replayed) and
      * goes on with the next. 0 = DDZ_STORE_BUSY_MS; negative is refused. */
     int busy_ms;
+    /* The on-disk journal (journal.h) of a PostgreSQL store, NULL for
+     * none: a batch that fails for want of the database (the connection
+     * lost or refused, a lock not granted: never for its own data) is kept
+     * there instead of failing, and so is every write after it, in order,
+     * until the writer has replayed them all (idempotently) once the
+     * database is back: a try every DDZ_STORE_RETRY_MS meanwhile. What is
+     * in it when the store closes stays there and is replayed by the next
+     * store opened on it. A SQLite store ignores it (its database is a
+     * local file: a journal beside it would fail with it). */
+    const char *journal;
+    size_t journal_max;        /* its bound in writes, 0 = DDZ_JOURNAL_MAX_ENTRIES */
+    int64_t journal_max_bytes; /* and in bytes, 0 = DDZ_JOURNAL_MAX_BYTES */
 } ddz_store_options;
 
 /* Opens or creates the database at `path` with the settings `opt` (NULL for
@@ -188,10 +213,10 @@ void ddz_store_shown(const char *where, char *out, size_t outlen);
  * are the caller's: collect them first). NULL is allowed. */
 void ddz_store_close(ddz_store *s);
 
-/* Blocks until every write queued before the call is committed or has
- * failed. Returns 0, or DDZ_EDB if any queued write failed since the store
- * was opened or since the previous ddz_store_flush() (see ddz_store_stats()
- * for how many). */
+/* Blocks until every write queued before the call is committed, kept in
+ * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any
+ * queued write failed since the store was opened or since the previous
+ * ddz_store_flush() (see ddz_store_stats() for how many). */
 int ddz_store_flush(ddz_store *s);
 
 /* Fills `out` with the counters. Never fails. */
@@ -253,8 +278,10 @@ int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int m
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
  * it): the compact SPEC 10 line, without a newline. A game stored with a
  * key is found only if `key` is that key (compared in constant time); one
- * stored without, only if `key` is NULL or "". Only committed writes are
- * seen: a game still queued is not found. Returns 0, DDZ_ENOTFOUND (also
+ * stored without, only if `key` is NULL or "". Committed writes are seen,
+ * and a game waiting in the journal (the database away: the record the
+ * database will hold, looked up there first, so it answers while the
+ * database does not); a game still queued in memory is not found. Returns 0, DDZ_ENOTFOUND (also
  * for a missing or wrong key: no different from no such game), DDZ_EDB or
  * DDZ_ENOMEM; *json is NULL on error. */
 int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json);

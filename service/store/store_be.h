@@ -31,6 +31,7 @@ typedef struct store_item {
     int number;                     /* games: game index; turns: turn number; mine: seat */
     int games;                      /* turns: deals played */
     bool aborted;                   /* games: cut short */
+    bool replay;                    /* from the journal: written idempotently (it may be stored) */
     char *room;                     /* NULL allowed; ladder: the rule set */
     char *text;                     /* games: the record line; turns: names as JSON */
     char *totals;                   /* turns: totals as JSON */
@@ -42,7 +43,12 @@ typedef struct store_item {
 
 typedef struct store_batch_result {
     uint64_t ok, bad; /* items committed, items failed */
-    char msg[160];    /* the last error, "" if none */
+    /* The batch failed as a whole for want of the database (a connection
+     * lost or not made, a lock not granted), not for its data: it may be
+     * written later (the journal, journal.h). Then ok is 0 and bad counts
+     * the whole batch. */
+    bool lost;
+    char msg[160]; /* the last error, "" if none */
 } store_batch_result;
 
 /* One row of a player's games, as the backend read it. */
@@ -67,7 +73,10 @@ typedef struct store_ops {
 
     /* Writer connection. Writes the batch (a list) as one transaction as
      * far as it goes: an item that fails is counted in res->bad and
-     * skipped, the rest committed and counted in res->ok. */
+     * skipped, the rest committed and counted in res->ok. An item with
+     * `replay` set that is stored already (by an earlier attempt whose
+     * commit was lost with its connection) is counted in res->ok and not
+     * written again: a record written twice is one record. */
     void (*write_batch)(store_be *b, store_item *batch, store_batch_result *res);
     /* Whether the writer connection is down now (after write_batch failed
      * to reconnect); NULL if the backend has none to lose (a file). */

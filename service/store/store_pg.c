@@ -85,12 +85,6 @@ struct store_be {
 
 /* ---- connections ---------------------------------------------------------- */
 
-static void quiet(void *arg, const char *msg)
-{
-    (void)arg; /* NOTICEs ("... already exists, skipping") are not errors */
-    (void)msg;
-}
-
 /* Copies the first line of `msg` to out, "unknown error" if it is empty. */
 static void first_line(char *out, size_t len, const char *msg)
 {
@@ -117,7 +111,6 @@ static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen
         PQfinish(c);
         return NULL;
     }
-    PQsetNoticeProcessor(c, quiet, NULL);
     return c;
 }
 
@@ -319,6 +312,25 @@ static bool ladder_put(store_be *b, const char *rules, const ddz_store_ladder_pl
 static bool ladder_deal(store_be *b, const store_item *it, store_batch_result *res)
 {
     const ddz_store_ladder_deal *d = it->deal;
+    if (it->replay) {
+        /* The deal's rows are one transaction: its first history row
+         * (player, time, games) says whether an earlier attempt committed
+         * them all, and the pair counts are not added twice. */
+        params q = {.v = {it->room, d->p[0].name}};
+        p_i64(&q, 2, it->finished_ms);
+        for (int g = 0; g < 3; g++)
+            p_i64(&q, 3 + g, d->games[g]);
+        PGresult *r = run(b->w,
+                          "SELECT 1 FROM ladder_history WHERE rules = $1 AND name = $2 AND"
+                          " finished_at = $3 AND game1 = $4 AND game2 = $5 AND game3 = $6",
+                          6, q.v, false, res->msg, sizeof res->msg);
+        if (!r)
+            return false;
+        bool there = PQntuples(r) > 0;
+        PQclear(r);
+        if (there)
+            return true;
+    }
     for (int i = 0; i < 3; i++) {
         if (!ladder_put(b, it->room, &d->p[i], it->finished_ms, res))
             return false;
@@ -372,10 +384,16 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
             p.v[5 + i] = it->names[i];
         p.v[8] = it->text;
         p.v[9] = it->key;
+        /* a replay: the id is the record's key (an earlier attempt may
+         * have committed it) */
         return write_stmt(b,
-                          "INSERT INTO games(id, room, game, started_at, finished_at, aborted,"
-                          " name_west, name_south, name_east, record, key)"
-                          " VALUES($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)",
+                          it->replay ? "INSERT INTO games(id, room, game, started_at, finished_at,"
+                                       " aborted, name_west, name_south, name_east, record, key)"
+                                       " VALUES($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)"
+                                       " ON CONFLICT(id) DO NOTHING"
+                                     : "INSERT INTO games(id, room, game, started_at, finished_at,"
+                                       " aborted, name_west, name_south, name_east, record, key)"
+                                       " VALUES($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10)",
                           10, &p, res);
     case ITEM_MINE: {
         char hex[2 * DDZ_STORE_ME_BYTES + 1];
@@ -383,8 +401,10 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
         p.v[0] = hex;
         p_i64(&p, 1, it->id);
         p_i64(&p, 2, it->number);
-        return write_stmt(
-            b, "INSERT INTO mine(owner, game, seat) VALUES(decode($1, 'hex'), $2, $3)", 3, &p, res);
+        return write_stmt(b,
+                          "INSERT INTO mine(owner, game, seat) VALUES(decode($1, 'hex'), $2, $3)"
+                          " ON CONFLICT(owner, game) DO NOTHING",
+                          3, &p, res);
     }
     case ITEM_TURN:
         break;
@@ -395,10 +415,35 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
     p.v[3] = it->text;
     p.v[4] = it->totals;
     p_i64(&p, 5, it->finished_ms);
+    /* turns has no key but its serial id: a replay writes the row unless
+     * the same result (room, turn, time, names, totals) is there */
     return write_stmt(b,
-                      "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
-                      " VALUES($1, $2, $3, $4, $5, $6)",
+                      it->replay
+                          ? "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
+                            " SELECT $1, $2, $3, $4, $5, $6 WHERE NOT EXISTS(SELECT 1 FROM"
+                            " turns WHERE room IS NOT DISTINCT FROM $1 AND turn = $2 AND"
+                            " finished_at = $6 AND names = $4 AND totals = $5)"
+                          : "INSERT INTO turns(room, turn, games, names, totals, finished_at)"
+                            " VALUES($1, $2, $3, $4, $5, $6)",
                       6, &p, res);
+}
+
+/* Whether the statement that just failed on `c` failed for want of the
+ * database rather than for what it asked: the connection is gone, or
+ * SQLSTATE class 08 (connection), 40 (rolled back: serialization, deadlock),
+ * 53 (insufficient resources), 55 (a lock not granted), 57 (shut down,
+ * cancelled), 58 (system error). Such a batch goes to the journal; any
+ * other failure (a wrong table, a permission) would fail again however
+ * often it were tried, and is counted as failed. */
+static bool away(PGconn *c)
+{
+    static const char transient[][3] = {"08", "40", "53", "55", "57", "58"};
+    if (PQstatus(c) != CONNECTION_OK || !last_state[0])
+        return true;
+    for (size_t i = 0; i < sizeof transient / sizeof transient[0]; i++)
+        if (strncmp(last_state, transient[i], 2) == 0)
+            return true;
+    return false;
 }
 
 /* One pass over the batch in one transaction. Without `careful`, the first
@@ -417,6 +462,7 @@ static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch
     char msg[160];
     if (!exec_ok(b->w, "BEGIN", true, res->msg, sizeof res->msg)) {
         res->bad += n;
+        res->lost = away(b->w);
         return true;
     }
     for (store_item *it = batch; it; it = it->next) {
@@ -446,6 +492,7 @@ static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch
     res->bad += bad;
     return true;
 lost:
+    res->lost = away(b->w);
     if (PQstatus(b->w) == CONNECTION_OK)
         exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
     res->bad += n;

@@ -177,13 +177,32 @@ ddz_mail *ddz_mailbox_replace(ddz_mailbox *mb, ddz_mail *m)
     return old;
 }
 
-ddz_mail *ddz_mailbox_take(ddz_mailbox *mb, size_t max, size_t *n)
+/* The deadline `timeout_ms` from now on the monotonic clock. */
+static struct timespec deadline(int timeout_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    if (timeout_ms > 0) {
+        until.tv_sec += timeout_ms / 1000;
+        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+    }
+    return until;
+}
+
+ddz_mail *ddz_mailbox_take_for(ddz_mailbox *mb, size_t max, size_t *n, int timeout_ms)
 {
     size_t k = 0;
     ddz_mail *first = NULL;
+    struct timespec until = deadline(timeout_ms);
     pthread_mutex_lock(&mb->mu);
-    while (!mb->head && !mb->closed)
-        pthread_cond_wait(&mb->more, &mb->mu);
+    while (!mb->head && !mb->closed) {
+        if (timeout_ms < 0)
+            pthread_cond_wait(&mb->more, &mb->mu);
+        else if (pthread_cond_timedwait(&mb->more, &mb->mu, &until) == ETIMEDOUT)
+            break;
+    }
     if (!mb->closed || mb->drain) {
         first = unlink_front(mb, max ? max : 1, &k);
         mb->in_hand += k;
@@ -192,6 +211,11 @@ ddz_mail *ddz_mailbox_take(ddz_mailbox *mb, size_t max, size_t *n)
     if (n)
         *n = k;
     return first;
+}
+
+ddz_mail *ddz_mailbox_take(ddz_mailbox *mb, size_t max, size_t *n)
+{
+    return ddz_mailbox_take_for(mb, max, n, -1);
 }
 
 void ddz_mailbox_done(ddz_mailbox *mb, size_t n)
@@ -256,14 +280,7 @@ void ddz_mailbox_poke(ddz_mailbox *mb)
 bool ddz_mailbox_wait(ddz_mailbox *mb, int timeout_ms)
 {
     /* one deadline for the whole wait, however often it wakes for nothing */
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    if (timeout_ms > 0) {
-        until.tv_sec += timeout_ms / 1000;
-        until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L)
-            until.tv_sec++, until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = deadline(timeout_ms);
     pthread_mutex_lock(&mb->mu);
     while (!mb->closed && !mb->poked) {
         if (timeout_ms < 0)

@@ -94,6 +94,12 @@ ddz_mail *ddz_mailbox_replace(ddz_mailbox *mb, ddz_mail *m);
  * DDZ_MAILBOX_DROP, when it is empty with DDZ_MAILBOX_DRAIN. */
 ddz_mail *ddz_mailbox_take(ddz_mailbox *mb, size_t max, size_t *n);
 
+/* ddz_mailbox_take() that waits at most `timeout_ms` (< 0: no limit) for
+ * an item. Returns NULL (and *n = 0) when the time ran out with nothing
+ * queued, or once the box is closed as ddz_mailbox_take() does:
+ * ddz_mailbox_closed() tells the two apart. */
+ddz_mail *ddz_mailbox_take_for(ddz_mailbox *mb, size_t max, size_t *n, int timeout_ms);
+
 /* Says that `n` items taken with ddz_mailbox_take() are finished: they no
  * longer count against the bound, and ddz_mailbox_flush() waits no more
  * for them. */

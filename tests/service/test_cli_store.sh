@@ -128,6 +128,18 @@ expect_fail "serve --engine twice" 2 "a NAME may be given once" \
     timeout 10 "$DDZ" serve --engine x=cat --engine x=botzone:cat
 expect_fail "DDZ_DB_QUEUE not a number" 2 "DDZ_DB_QUEUE must be" \
     env DDZ_DB_QUEUE=lots timeout 10 "$DDZ" serve
+# the journal of writes a PostgreSQL database could not take (its bounds)
+"$DDZ" serve --help | grep -q -- '--db-journal PATH' && ok || no "serve --help lists --db-journal"
+"$DDZ" serve --help | grep -q 'DDZ_DB_JOURNAL_MAX, default 100000' && ok ||
+    no "serve --help: DDZ_DB_JOURNAL_MAX"
+"$DDZ" serve --help | grep -q 'DDZ_DB_JOURNAL_MB, default 256' && ok ||
+    no "serve --help: DDZ_DB_JOURNAL_MB"
+expect_fail "serve --db-journal-max 0" 2 "--db-journal-max must be 1..10000000" \
+    timeout 10 "$DDZ" serve --db-journal-max 0
+expect_fail "serve --db-journal-mb too big" 2 "--db-journal-mb must be 1..1048576" \
+    timeout 10 "$DDZ" serve --db-journal-mb 1048577
+expect_fail "DDZ_DB_JOURNAL_MAX not a number" 2 "DDZ_DB_JOURNAL_MAX must be" \
+    env DDZ_DB_JOURNAL_MAX=lots timeout 10 "$DDZ" serve
 
 echo "test_cli_store: $passes passed, $fails failed"
 [ $fails -eq 0 ]

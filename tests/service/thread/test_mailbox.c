@@ -411,3 +411,31 @@ Test(mailbox, put_front_goes_before_what_came_meanwhile)
     cr_assert_eq(ddz_mailbox_get(mb), &it[0].mail);
     ddz_mailbox_destroy(mb);
 }
+
+/* The timed take (the store's writer, which must also wake to replay its
+ * journal): nothing within the time is NULL on an open box, an item is
+ * taken at once, a close ends it as the untimed take does. */
+Test(mailbox, a_timed_take_ends_with_the_time_an_item_or_the_close)
+{
+    ddz_mailbox *mb = ddz_mailbox_create(0, false);
+    cr_assert_not_null(mb);
+    size_t n = 7;
+    int64_t t0 = now_ms();
+    cr_assert_null(ddz_mailbox_take_for(mb, 4, &n, 30));
+    cr_assert_geq(now_ms() - t0, 29, "it gave up before its time");
+    cr_assert_eq(n, 0);
+    cr_assert_not(ddz_mailbox_closed(mb));
+    cr_assert_null(ddz_mailbox_take_for(mb, 4, &n, 0), "0: a look, no wait");
+    item it[2] = {{.v = 1}, {.v = 2}};
+    ddz_mailbox_put(mb, &it[0].mail);
+    ddz_mailbox_put(mb, &it[1].mail);
+    ddz_mail *m = ddz_mailbox_take_for(mb, 4, &n, T(1000));
+    cr_assert_eq(n, 2);
+    cr_assert_eq(val(m), 1);
+    cr_assert_eq(val(m->next), 2);
+    ddz_mailbox_done(mb, n);
+    ddz_mailbox_close(mb, DDZ_MAILBOX_DRAIN);
+    cr_assert_null(ddz_mailbox_take_for(mb, 4, &n, -1), "closed and empty: at once");
+    cr_assert(ddz_mailbox_closed(mb));
+    ddz_mailbox_destroy(mb);
+}

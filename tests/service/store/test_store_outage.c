@@ -1,0 +1,225 @@
+/* test_store_outage.c - the PostgreSQL store with its journal while the
+ * database is away (service/store/store.h, journal.h): the fixture's server
+ * (pg_test.h) reached through a proxy the test cuts (pg_proxy.h). Every
+ * kind of write the store queues (a game, "my games", a turn result, a
+ * ladder deal and a standing) waits in the journal, a pending game is read
+ * from it, the store is closed and opened again in the middle of the
+ * outage, and when the database is back each is written exactly once:
+ * replaying the same journal a second time (an earlier replay whose commit
+ * was lost with its connection) adds nothing. */
+#include <criterion/criterion.h>
+
+#include <poll.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/pg_test.h"
+#include "service/pg_proxy.h"
+#include "proto/record_json.h"
+#include "rules/error.h"
+#include "service/store/store.h"
+#include "test_clock.h"
+#include "tests/rules/record_gen.h"
+
+static char dir[64], real_url[256], url[256], journal[128];
+static pg_proxy px;
+
+static void setup(void)
+{
+    cr_assert_geq(sodium_init(), 0);
+    strcpy(dir, "/tmp/ddz-outage-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(journal, sizeof journal, "%s/journal.db", dir);
+    pg_db_create(real_url, sizeof real_url);
+    pg_proxy_start(&px, real_url, url, sizeof url);
+}
+
+static void teardown(void)
+{
+    pg_proxy_stop(&px);
+    pg_db_drop();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(store_outage, .init = setup, .fini = teardown);
+
+static ddz_store *open_journaled(const char *path)
+{
+    ddz_store_options o = {.journal = path};
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(url, &o, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+static ddz_store_counters stats(ddz_store *s)
+{
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    return c;
+}
+
+/* Waits (bounded) until nothing is pending in the store's journal. */
+static void replayed(ddz_store *s)
+{
+    int64_t deadline = now_ms() + T(10000);
+    while (stats(s).journal_pending > 0) {
+        cr_assert_lt(now_ms(), deadline, "the journal still holds %llu: %s",
+                     (unsigned long long)stats(s).journal_pending, stats(s).last_error);
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+}
+
+static ddz_store_ladder_player lp(const char *name, double mu, long deals)
+{
+    ddz_store_ladder_player p = {.mu = mu,
+                                 .sigma = 8.25 - deals,
+                                 .games = 3 * deals,
+                                 .deals = deals,
+                                 .score = 2.5 * deals,
+                                 .faults = deals / 2};
+    snprintf(p.name, sizeof p.name, "%s", name);
+    return p;
+}
+
+static long long num(PGconn *c, const char *sql)
+{
+    long long v = pg_num(c, sql);
+    cr_assert_geq(v, 0, "%s: %s", sql, PQerrorMessage(c));
+    return v;
+}
+
+/* Every row the writes below make, once. */
+static void check_once(PGconn *c, int64_t g1, int64_t g2)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM games WHERE id IN (%lld, %lld)", (long long)g1,
+             (long long)g2);
+    cr_assert_eq(num(c, sql), 2);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM games"), 2);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM mine"), 1);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM turns WHERE room = 'final' AND turn = 3"), 1);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM turns"), 1);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_history"), 3);
+    cr_assert_eq(num(c, "SELECT SUM(deals) FROM ladder_pairs"), 3, "a pair counted twice");
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_players"), 3);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_players WHERE name = 'a' AND"
+                        " suspended = 'faulted' AND mu = 25.5"),
+                 1, "the standing written after the deal is the one kept");
+}
+
+Test(store_outage, every_write_waits_in_the_journal_and_is_written_once)
+{
+    ddz_store *s = open_journaled(journal);
+    ddz_record *r = malloc(sizeof *r);
+    gen_record(1, r);
+    int64_t g1 = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, g1, "room-1", NULL, r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_eq(stats(s).journal_pending, 0, "nothing pending while the database is there");
+
+    /* away: every kind of write goes to the journal, none is lost */
+    pg_proxy_cut(&px);
+    gen_record(2, r);
+    int64_t g2 = ddz_store_reserve_game_id(s);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    cr_assert_eq(ddz_store_add_game(s, g2, "room-2", key, r, false), 0);
+    uint8_t me[DDZ_STORE_ME_BYTES] = {1, 2, 3};
+    cr_assert_eq(ddz_store_add_mine(s, g2, 1, me), 0);
+    const char *names[3] = {"west", "南", "east"};
+    const double totals[3] = {-700, 350, 350};
+    cr_assert_eq(ddz_store_add_turn(s, "final", 3, 6, names, totals), 0);
+    ddz_store_ladder_deal d = {.p = {lp("b", 26.125, 1), lp("ai:greedy", 24, 1), lp("a", 25, 1)},
+                               .score = {4, -2, -2},
+                               .faults = {0, 1, 0},
+                               .games = {g1, g2, g2}};
+    cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
+    ddz_store_ladder_player susp = lp("a", 25.5, 1);
+    snprintf(susp.suspended, sizeof susp.suspended, "faulted");
+    cr_assert_eq(ddz_store_ladder_put(s, "caai", &susp), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "a write kept in the journal is no error");
+    ddz_store_counters c = stats(s);
+    cr_assert_eq(c.journal_pending, 5, "pending: %llu", (unsigned long long)c.journal_pending);
+    cr_assert_gt(c.journal_bytes, 0);
+    cr_assert_eq(c.write_errors + c.drops + c.journal_dropped, 0);
+
+    /* a pending game is read from the journal, under its key only */
+    char *json = NULL;
+    cr_assert_eq(ddz_store_get_game(s, g2, key, &json), 0);
+    json_t *rj = ddz_record_to_json(r);
+    char *want = json_dumps(rj, DDZ_RECORD_JSON_FLAGS);
+    json_decref(rj);
+    cr_assert_str_eq(json, want);
+    free(json);
+    free(want);
+    cr_assert_eq(ddz_store_get_game(s, g2, NULL, &json), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, g1, NULL, &json), DDZ_EDB, "the database is away");
+
+    /* closed in the middle of the outage: the journal keeps it all */
+    ddz_store_close(s);
+    char copy[160], cmd[400];
+    snprintf(copy, sizeof copy, "%s/journal-copy.db", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", journal, copy);
+    cr_assert_eq(system(cmd), 0);
+
+    /* back: a store opened on the journal replays it */
+    pg_proxy_restore(&px);
+    s = open_journaled(journal);
+    cr_assert_eq(stats(s).journal_pending, 5, "the journal was found again");
+    replayed(s);
+    c = stats(s);
+    cr_assert_eq(c.journal_replayed, 5);
+    cr_assert_eq(c.write_errors, 0, "%s", c.last_error);
+    cr_assert_eq(ddz_store_get_game(s, g2, key, &json), 0);
+    free(json);
+    ddz_store_close(s);
+    PGconn *db = pg_connect(real_url);
+    check_once(db, g1, g2);
+
+    /* the same journal replayed again: nothing twice */
+    s = open_journaled(copy);
+    replayed(s);
+    c = stats(s);
+    cr_assert_eq(c.write_errors, 0, "a second replay failed: %s", c.last_error);
+    ddz_store_close(s);
+    check_once(db, g1, g2);
+    PQfinish(db);
+    free(r);
+}
+
+Test(store_outage, a_journal_past_its_bound_drops_the_oldest)
+{
+    ddz_store_options o = {.journal = journal, .journal_max = 3};
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(url, &o, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    pg_proxy_cut(&px);
+    ddz_record *r = malloc(sizeof *r);
+    int64_t ids[5];
+    for (int k = 0; k < 5; k++) {
+        gen_record((uint32_t)k, r);
+        ids[k] = ddz_store_reserve_game_id(s);
+        cr_assert_eq(ddz_store_add_game(s, ids[k], NULL, NULL, r, false), 0);
+        cr_assert_eq(ddz_store_flush(s), 0);
+    }
+    ddz_store_counters c = stats(s);
+    cr_assert_eq(c.journal_pending, 3);
+    cr_assert_eq(c.journal_dropped, 2);
+    cr_assert_eq(c.journal_appended, 5);
+    pg_proxy_restore(&px);
+    replayed(s);
+    ddz_store_close(s);
+    PGconn *db = pg_connect(real_url);
+    for (int k = 0; k < 5; k++) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM games WHERE id = %lld", (long long)ids[k]);
+        cr_assert_eq(num(db, sql), k < 2 ? 0 : 1, "game %d", k);
+    }
+    PQfinish(db);
+    free(r);
+}

@@ -1,0 +1,221 @@
+/* test_serve_outage.c - `ddz serve --db postgres://...` while the database
+ * is away (issue 24, item 6): the server reaches the fixture's PostgreSQL
+ * (pg_test.h) through a proxy this test owns (pg_proxy.h), which it cuts
+ * as a stopped database would cut it, without touching the server the
+ * other tests share. Games finished meanwhile are served at /api/games/ID
+ * from the store's journal at once, survive a restart of the node in the
+ * middle of the outage, and are all in the database, once each, when it is
+ * back, with nothing pending and no write counted as lost; a journal past
+ * its bound (--db-journal-max) drops the oldest writes and counts them. */
+#include "serve_harness.h"
+#include "pg_test.h"
+#include "pg_proxy.h"
+
+static pg_proxy px;
+static char real_url[256]; /* the test's database, not through the proxy */
+static char journal[128];
+
+static void outage_setup(void)
+{
+    setup_no_server();
+    pg_db_create(real_url, sizeof real_url);
+    pg_proxy_start(&px, real_url, srv.db, sizeof srv.db);
+    snprintf(journal, sizeof journal, "%s/journal.db", srv.dir);
+}
+
+static void outage_teardown(void)
+{
+    teardown();
+    pg_proxy_stop(&px);
+    pg_db_drop();
+}
+
+TestSuite(serve_outage, .init = outage_setup, .fini = outage_teardown);
+
+/* A quick game against the hosted AIs: its `over` (its record not checked
+ * yet: it may still be on its way to the journal). */
+static ddz_event_over quick_game(const char *name)
+{
+    cli *c = cli_hello(name);
+    c->bidder = true;
+    cli_send(c, json_pack("{s:s}", "type", "quick"));
+    cli_expect(c, DDZ_EVENT_JOINED);
+    cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    check_over(c->over);
+    ddz_event_over o = *c->over;
+    cli_close(c);
+    return o;
+}
+
+/* GET /api/games/ID[-KEY]: its status (the body dropped). */
+static int game_status(const ddz_event_over *o)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/api/games/%lld%s%s", (long long)o->game_id,
+             o->game_key[0] ? "-" : "", o->game_key);
+    int status;
+    free(http_get(path, &status));
+    return status;
+}
+
+/* Waits (bounded) until the record of `o` is served: a game just over is
+ * with the store's writer for a moment (404), or the database read fails
+ * while it is away (503); then it is served from the journal. The record
+ * is then checked as any (check_record: the over's, and `ddz verify`). */
+static void served(const ddz_event_over *o)
+{
+    int64_t deadline = now_ms() + T(10000);
+    int status;
+    while ((status = game_status(o)) != 200) {
+        cr_assert(status == 404 || status == 503, "game %lld: status %d", (long long)o->game_id,
+                  status);
+        cr_assert_lt(now_ms(), deadline, "game %lld still %d after %d ms: lost",
+                     (long long)o->game_id, status, T(10000));
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+    check_record(o);
+}
+
+/* How many rows of games hold game `id` (in the database, not through the
+ * proxy or the server). */
+static long long stored(PGconn *c, long long id)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM games WHERE id = %lld", id);
+    return pg_num(c, sql);
+}
+
+Test(serve_outage, every_game_finished_while_the_database_is_away_is_kept)
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = NULL;
+    server_start();
+    ddz_event_over o[5];
+    o[0] = quick_game("Before");
+    served(&o[0]);
+
+    /* the database goes away; games go on, and are served at once */
+    pg_proxy_cut(&px);
+    o[1] = quick_game("During1");
+    o[2] = quick_game("During2");
+    for (int i = 1; i <= 2; i++)
+        served(&o[i]);
+    cr_assert_geq(metric("ddz_db_journal_pending"), 2, "the outage's games are pending");
+    cr_assert_eq(metric("ddz_db_write_errors_total"), 0);
+
+    /* the node restarts in the middle of the outage, then the database
+     * comes back: the node finds its journal and replays it */
+    cr_assert_eq(server_stop(), 0);
+    PGconn *db = pg_connect(real_url);
+    for (int i = 1; i <= 2; i++)
+        cr_assert_eq(stored(db, o[i].game_id), 0, "game %lld reached the database while away",
+                     (long long)o[i].game_id);
+    pg_proxy_restore(&px);
+    server_start();
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0,
+                 "the journal was not replayed after the restart");
+    cr_assert_geq(metric("ddz_db_journal_replayed_total"), 2);
+
+    /* away again, back again, the node running all along */
+    pg_proxy_cut(&px);
+    o[3] = quick_game("During3");
+    o[4] = quick_game("During4");
+    served(&o[3]);
+    served(&o[4]);
+    cr_assert_geq(metric("ddz_db_journal_pending"), 2);
+    pg_proxy_restore(&px);
+    int64_t back = now_ms();
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0,
+                 "the journal was not replayed when the database came back");
+    cr_log_info("the journal was empty %lld ms after the database came back",
+                (long long)(now_ms() - back));
+
+    /* every game by id, and in the database once */
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(game_status(&o[i]), 200, "game %lld", (long long)o[i].game_id);
+        cr_assert_eq(stored(db, o[i].game_id), 1, "game %lld: stored %lld times",
+                     (long long)o[i].game_id, stored(db, o[i].game_id));
+    }
+    cr_assert_eq(pg_num(db, "SELECT COUNT(*) FROM games WHERE aborted = 0"), 5);
+    cr_assert_eq(metric("ddz_db_write_errors_total"), 0, "a write was lost");
+    cr_assert_eq(metric("ddz_db_journal_dropped_total"), 0);
+    PQfinish(db);
+    cr_assert_eq(server_stop(), 0);
+}
+
+Test(serve_outage, a_journal_past_its_bound_drops_the_oldest_and_counts_them)
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-journal-max";
+    serve_extra[3] = "2";
+    serve_extra[4] = NULL;
+    server_start();
+    pg_proxy_cut(&px);
+    ddz_event_over o[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "Away%d", i);
+        o[i] = quick_game(name);
+    }
+    served(&o[2]); /* the newest is kept */
+    long dropped = metric_becomes("ddz_db_journal_pending", 2, T(5000)) == 2
+                       ? metric("ddz_db_journal_dropped_total")
+                       : -1;
+    cr_assert_geq(dropped, 1, "past its bound the journal kept %ld",
+                  metric("ddz_db_journal_pending"));
+    cr_assert_eq(metric("ddz_db_journal_pending"), 2, "the bound");
+    cr_assert_eq(metric("ddz_db_journal_appended_total") - dropped, 2);
+    cr_assert_geq(metric("ddz_db_write_errors_total"), dropped, "a dropped write is a lost one");
+
+    pg_proxy_restore(&px);
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0);
+    PGconn *db = pg_connect(real_url);
+    cr_assert_eq(stored(db, o[2].game_id), 1, "the newest game was not replayed");
+    cr_assert_eq(stored(db, o[0].game_id), 0, "the oldest game was not dropped");
+    cr_assert_eq(game_status(&o[0]), 404, "a dropped game is lost: not found");
+    PQfinish(db);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* libpq's own notices (the FATAL a backend sends when it is terminated,
+ * read by the cluster's LISTENing session between statements) are JSON
+ * log lines like every other line the server writes, not plain text. */
+Test(serve_outage, database_notices_are_json_log_lines)
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--node";
+    serve_extra[3] = "n1";
+    serve_extra[4] = "--public-url";
+    serve_extra[5] = "ws://127.0.0.1:1/ws";
+    serve_extra[6] = NULL;
+    server_start();
+    PGconn *db = pg_connect(real_url);
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(5000)), 1);
+    pg_exec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    PQfinish(db);
+    int64_t deadline = now_ms() + T(10000);
+    char *log;
+    while (!strstr(log = slurp(srv.log), "terminating connection")) {
+        free(log);
+        cr_assert_lt(now_ms(), deadline, "no session of the server heard it was terminated");
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *j = json_loads(line, 0, NULL);
+        cr_assert(json_is_string(json_object_get(j, "msg")) &&
+                      json_is_integer(json_object_get(j, "ts_ms")) &&
+                      json_is_string(json_object_get(j, "level")),
+                  "not a JSON log line: %s", line);
+        json_decref(j);
+    }
+    free(log);
+    /* and the server is back on the database: a game is stored */
+    ddz_event_over o = quick_game("After");
+    served(&o);
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(5000)), 1);
+    cr_assert_eq(server_stop(), 0);
+}
