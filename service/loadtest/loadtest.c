@@ -305,10 +305,15 @@ static void rearm(lt *L)
         ddz_loop_disarm(&L->loop.base, &L->tick);
 }
 
+/* Arms the pacer for the first action due. Not during the setup: tables
+ * seated early wait for the window rather than play while the rest are
+ * still connecting, so the setup measures seating 3 x N connections, not
+ * that and as much play as the rate allows beside it (at 5,000 actions/s
+ * the play took more of both processes' CPU than the seating did). */
 static void arm_pacer(lt *L)
 {
     const ddz_timer *top = ddz_theap_top(&L->heap);
-    if (!top)
+    if (!top || L->phase == 0)
         return;
     int64_t at = top->due_us;
     if (L->cfg->rate > 0 && L->next_global_us > at)
@@ -922,6 +927,15 @@ static const struct lws_protocols protocols[] = {{"ddz-load", cb_client, 0, 4096
                                                  DDZ_LWS_LOOP_PROTOCOL,
                                                  {NULL, NULL, 0, 0, 0, NULL, 0}};
 
+/* No lws idle pings, as in the server (server.c): lws 4.1.6's default
+ * policy gives every connection a timer in its sorted list, inserted at
+ * the far end as each connection opens and again as frames arrive,
+ * O(connections) each; at 10,002 connections that list took 28% of the
+ * client's CPU (perf) and the ramp slowed as it grew. The load test pings
+ * nobody and needs no such timer. */
+static const lws_retry_bo_t no_validity = {.secs_since_valid_ping = 0,
+                                           .secs_since_valid_hangup = 0};
+
 static void connect_one(lt *L, lconn *c)
 {
     struct lws_client_connect_info ci;
@@ -935,6 +949,7 @@ static void connect_one(lt *L, lconn *c)
     ci.origin = L->url.hostport;
     ci.local_protocol_name = "ddz-load";
     ci.opaque_user_data = c;
+    ci.retry_and_idle_policy = &no_validity;
     ci.ssl_connection = L->url.tls ? LCCSCF_USE_SSL : 0;
     if (L->url.tls && L->cfg->insecure)
         ci.ssl_connection |= LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK;
@@ -1108,6 +1123,7 @@ static void phase_tick(lt *L)
         if (chaos)
             chaos_tick(L, now, true);
         L->phase_at = chaos && now + 20000 < L->t1 ? now + 20000 : L->t1;
+        arm_pacer(L); /* the actions that waited for the window */
     } else if (L->phase == 1) {
         if (now < L->t1) {
             chaos_tick(L, now, true);
@@ -1265,6 +1281,7 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     lws_set_log_level(LLL_ERR, NULL);
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
+    info.retry_and_idle_policy = &no_validity;
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.protocols = protocols;
     info.user = &L;
