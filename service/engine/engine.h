@@ -68,7 +68,7 @@ typedef struct ddz_engine ddz_engine;
  *
  * Returns the engine, or NULL with *err (if `err` is not NULL) set to
  * DDZ_EINVAL (empty cmdline or bad limits), DDZ_EIO (log file cannot be
- * opened), DDZ_ESPAWN (pipe, fork or exec of /bin/sh failed) or DDZ_ENOMEM. */
+ * opened), DDZ_ESPAWN (pipe, clone or exec of /bin/sh failed) or DDZ_ENOMEM. */
 ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
                              const ddz_engine_limits *lim, int *err);
 
