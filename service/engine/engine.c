@@ -257,8 +257,8 @@ ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
     pthread_sigmask(SIG_SETMASK, &all, &old);
     /* Returns once the child has exec'd or exited (CLONE_VFORK). SIGCHLD:
      * it is reaped like a forked child. The stack grows down. */
-    pid_t pid = clone(child_main, (char *)stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                      &args);
+    pid_t pid =
+        clone(child_main, (char *)stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
     int clone_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     munmap(stack, CHILD_STACK);
