@@ -63,6 +63,11 @@ typedef struct ddz_engine ddz_engine;
  * other open fds, all signals at their default action and none blocked, its
  * own process group. `lim` NULL means all defaults.
  *
+ * The calling thread is suspended until the child has exec'd /bin/sh (a
+ * clone that shares the memory, then the kernel's half of one execve: tens
+ * of microseconds whatever the caller's size; the caller's memory is not
+ * copied or write-protected). Nothing is read from the child.
+ *
  * A program that does not exist is NOT reported here: the shell exits 127
  * and the caller sees DDZ_ECRASH on the first read.
  *
