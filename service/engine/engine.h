@@ -64,9 +64,9 @@ typedef struct ddz_engine ddz_engine;
  * own process group. `lim` NULL means all defaults.
  *
  * The calling thread is suspended until the child has exec'd /bin/sh (a
- * clone that shares the memory, then the kernel's half of one execve: tens
- * of microseconds whatever the caller's size; the caller's memory is not
- * copied or write-protected). Nothing is read from the child.
+ * clone that shares the memory, then the kernel's half of one execve,
+ * whatever the caller's size; the caller's memory is not copied or
+ * write-protected). Nothing is read from the child.
  *
  * A program that does not exist is NOT reported here: the shell exits 127
  * and the caller sees DDZ_ECRASH on the first read.
