@@ -27,6 +27,7 @@ static const char usage[] =
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
+    "                 [--spawn-rate N] [--spawn-rate-room N]\n"
     "                 [--tournament DIR [--tournament-late S]]\n"
     "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
     "                 [--ladder-rules NAME] [--ladder-time S] [--ladder-tables N]\n"
@@ -115,7 +116,13 @@ static const char usage[] =
     "                      (DDZ_MAX_QUEUE_PER_CONN, default 262144: 256 KiB)\n"
     "  --password-tries N  wrong room passwords a minute per room and per address,\n"
     "                      then a lockout of 1 min doubling up to 1 h\n"
-    "                      (DDZ_PASSWORD_TRIES, default 5)\n";
+    "                      (DDZ_PASSWORD_TRIES, default 5)\n"
+    "  --spawn-rate N      engine processes started a second in all; a Botzone\n"
+    "                      bot's start waits for it within the turn's time, a room\n"
+    "                      with engine seats is refused EBUSY while it is spent\n"
+    "                      (DDZ_SPAWN_RATE, default 50)\n"
+    "  --spawn-rate-room N  engine processes one room starts a second\n"
+    "                      (DDZ_SPAWN_RATE_ROOM, default 10)\n";
 
 #define DB_QUEUE_MAX 1000000    /* --db-queue: a million games' records are some 2 GB */
 #define DB_JOURNAL_MAX 10000000 /* --db-journal-max: ten million writes, some 20 GB */
@@ -200,6 +207,8 @@ int ddz_cli_serve(int argc, char **argv)
         {"DDZ_MAX_QUEUED_BYTES", "--max-queued-bytes", &cfg.max_queued_bytes, 2000000000},
         {"DDZ_MAX_QUEUE_PER_CONN", "--max-queue-per-conn", &cfg.max_queue_per_conn, 2000000000},
         {"DDZ_PASSWORD_TRIES", "--password-tries", &cfg.password_tries, 1000000},
+        {"DDZ_SPAWN_RATE", "--spawn-rate", &cfg.spawn_rate, 1000000},
+        {"DDZ_SPAWN_RATE_ROOM", "--spawn-rate-room", &cfg.spawn_rate_room, 1000000},
     };
     const size_t nlimits = sizeof limits / sizeof limits[0];
     for (size_t k = 0; k < nlimits; k++)

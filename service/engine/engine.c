@@ -1,10 +1,20 @@
 /* engine.c - a CAAI engine child process: spawn, pipes, limits, stop.
  *
- * The child is started with fork + exec rather than posix_spawn because it
- * needs PR_SET_PDEATHSIG, which posix_spawn cannot set: an engine that
- * spins on EOF (SPEC 7) would otherwise outlive a crashed server forever.
- * Between fork and exec the child calls only async-signal-safe functions,
- * since the parent may have other threads.
+ * The child needs PR_SET_PDEATHSIG, which posix_spawn cannot set: an engine
+ * that spins on EOF (SPEC 7) would otherwise outlive a crashed server
+ * forever. It is started the way glibc's posix_spawn starts one, with
+ * clone(CLONE_VM | CLONE_VFORK) on a small stack of its own, not with fork:
+ * fork copied the server's page tables and write-protected every page of
+ * its heap (each later write by any thread then faulted), and took the
+ * address space's lock for as long, all on the event loop (issue 24). The
+ * child shares the parent's memory until it execs, so between clone and
+ * exec it makes system calls only (no malloc, no lock, nothing another
+ * thread may hold), reports an error through its argument block instead of
+ * a pipe, and runs unsanitized (an ASan stack switch would confuse the
+ * runtime). The calling thread is suspended until the child has exec'd
+ * /bin/sh or died: a few system calls and the kernel's half of one execve,
+ * whatever the size of the server; docs/decisions.md weighs this against a
+ * spawner thread.
  *
  * Input buffer layout: ibuf[ihead, iline) holds complete lines not yet
  * popped (each ends in '\n' and was checked against max_line when read),
@@ -16,10 +26,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -62,38 +74,53 @@ struct ddz_engine {
     int status;  /* see ddz_engine_exit_status(), -1 unknown */
 };
 
-/* ---- the child, between fork and exec ---------------------------------- */
+/* ---- the child, between clone and exec --------------------------------- */
 
-/* Reports errno to the parent through the status pipe and dies. */
-static _Noreturn void child_fail(int status_fd)
+/* Its stack: execve's arguments live in the parent's memory, so the child
+ * needs only room for a few frames of system call wrappers. */
+#define CHILD_STACK (64u * 1024u)
+
+/* What the child is given. It lives on the parent's stack, which the child
+ * may read and write since it shares the memory (CLONE_VM) while the parent
+ * is suspended (CLONE_VFORK). */
+typedef struct child_args {
+    int in_fd, out_fd, log_fd; /* the engine's stdin, stdout and stderr, all above 2 */
+    pid_t parent;              /* the process that must be alive after prctl */
+    char *const *argv;         /* /bin/sh's arguments */
+    int err;                   /* set by the child: errno of what failed before exec */
+} child_args;
+
+#define CHILD_CODE __attribute__((no_sanitize_address, noinline))
+
+/* Reports errno to the parent and dies. */
+CHILD_CODE static _Noreturn void child_fail(child_args *a)
 {
-    int e = errno;
-    ssize_t n = write(status_fd, &e, sizeof e);
-    (void)n; /* nothing more to do if even that fails: the parent sees 127 */
+    a->err = errno ? errno : EINVAL;
     _exit(127);
 }
 
-/* Marks every fd from `from` up close-on-exec. Closing them outright would
- * also close the status pipe, which must stay open until exec succeeds. */
-static void child_cloexec_from(int from)
+/* Marks every fd from 3 up close-on-exec (the engine keeps 0..2 only). */
+CHILD_CODE static void child_cloexec_from_3(void)
 {
-    if (close_range((unsigned)from, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+    if (close_range(3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
         return;
     /* Kernels before 5.11: try every fd number the process may hold. */
     struct rlimit rl;
     long max = 65536;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         max = (long)rl.rlim_cur;
-    for (long fd = from; fd < max; fd++)
+    for (long fd = 3; fd < max; fd++)
         fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 }
 
-static _Noreturn void child_exec(int in_fd, int out_fd, int log_fd, int status_fd, pid_t parent,
-                                 char *const argv[])
+CHILD_CODE static int child_main(void *arg)
 {
-    /* The parent blocked every signal around fork, so no handler inherited
-     * from it can run here before the dispositions are reset. sigaction
-     * fails harmlessly for SIGKILL, SIGSTOP and libc's internal signals. */
+    child_args *a = arg;
+    /* The parent blocked every signal around clone, so no handler inherited
+     * from it (which would run on shared memory) can run here before the
+     * dispositions are reset; without CLONE_SIGHAND they are the child's own
+     * copy. sigaction fails harmlessly for SIGKILL, SIGSTOP and libc's
+     * internal signals. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
@@ -105,22 +132,22 @@ static _Noreturn void child_exec(int in_fd, int out_fd, int log_fd, int status_f
      * before exec, which the parent waits for, so the group always exists
      * by the time the parent may signal it. */
     if (setpgid(0, 0) < 0)
-        child_fail(status_fd);
+        child_fail(a);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-        child_fail(status_fd);
-    if (getppid() != parent) /* the parent died before prctl took effect */
+        child_fail(a);
+    if (getppid() != a->parent) /* the parent died before prctl took effect */
         _exit(127);
 
     /* The parent moved these fds above 2, so no dup2 clobbers another. */
-    if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(log_fd, 2) < 0)
-        child_fail(status_fd);
-    child_cloexec_from(3);
+    if (dup2(a->in_fd, 0) < 0 || dup2(a->out_fd, 1) < 0 || dup2(a->log_fd, 2) < 0)
+        child_fail(a);
+    child_cloexec_from_3();
 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    execv("/bin/sh", argv);
-    child_fail(status_fd);
+    execv("/bin/sh", a->argv);
+    child_fail(a);
 }
 
 /* ---- spawning ---------------------------------------------------------- */
@@ -178,7 +205,8 @@ ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
     int rc = 0;
     ddz_engine *e = NULL;
     char *script = NULL;
-    int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, st_p[2] = {-1, -1}, log_fd = -1;
+    int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, log_fd = -1;
+    void *stack = MAP_FAILED;
 
     if (!cmdline || !*cmdline) {
         rc = DDZ_EINVAL;
@@ -204,9 +232,9 @@ ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
     }
     /* All ends close-on-exec: the child's ends lose the flag in dup2, and
      * no other child spawned meanwhile by another thread inherits any. */
-    if (pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 || pipe2(st_p, O_CLOEXEC) < 0 ||
+    if (pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0 ||
         move_above_stdio(&in_p[0]) < 0 || move_above_stdio(&out_p[1]) < 0 ||
-        move_above_stdio(&log_fd) < 0 || move_above_stdio(&st_p[1]) < 0 ||
+        move_above_stdio(&log_fd) < 0 ||
         /* Our ends only: each pipe end is its own open file description,
          * so the engine's ends stay blocking as programs expect. */
         set_nonblock(in_p[1]) < 0 || set_nonblock(out_p[0]) < 0) {
@@ -214,34 +242,38 @@ ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
         goto fail;
     }
 
+    stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (stack == MAP_FAILED) {
+        rc = DDZ_ESPAWN;
+        goto fail;
+    }
+
     char sh[] = "sh", dash_c[] = "-c";
     char *argv[] = {sh, dash_c, script, NULL};
+    child_args args = {in_p[0], out_p[1], log_fd, getpid(), argv, 0};
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(in_p[0], out_p[1], log_fd, st_p[1], parent, argv);
+    /* Returns once the child has exec'd or exited (CLONE_VFORK). SIGCHLD:
+     * it is reaped like a forked child. The stack grows down. */
+    pid_t pid =
+        clone(child_main, (char *)stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+    int clone_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    munmap(stack, CHILD_STACK);
+    stack = MAP_FAILED;
     if (pid < 0) {
+        errno = clone_errno;
         rc = DDZ_ESPAWN;
         goto fail;
     }
     close_fd(&in_p[0]);
     close_fd(&out_p[1]);
-    close_fd(&st_p[1]);
     close_fd(&log_fd);
 
-    /* EOF on the status pipe means exec closed it: /bin/sh is running.
-     * Bounded: the child only makes a few system calls before exec. */
-    int child_errno;
-    ssize_t n;
-    do
-        n = read(st_p[0], &child_errno, sizeof child_errno);
-    while (n < 0 && errno == EINTR);
-    close_fd(&st_p[0]);
-    if (n != 0) {
+    /* The child's report is final: it has exec'd /bin/sh (0) or failed. */
+    if (__atomic_load_n(&args.err, __ATOMIC_ACQUIRE) != 0) {
         /* The child has _exit'ed or is about to: reap it. */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
@@ -262,9 +294,9 @@ fail:
     close_fd(&in_p[1]);
     close_fd(&out_p[0]);
     close_fd(&out_p[1]);
-    close_fd(&st_p[0]);
-    close_fd(&st_p[1]);
     close_fd(&log_fd);
+    if (stack != MAP_FAILED)
+        munmap(stack, CHILD_STACK);
     free(script);
     free(e);
     if (err)

@@ -63,12 +63,17 @@ typedef struct ddz_engine ddz_engine;
  * other open fds, all signals at their default action and none blocked, its
  * own process group. `lim` NULL means all defaults.
  *
+ * The calling thread is suspended until the child has exec'd /bin/sh (a
+ * clone that shares the memory, then the kernel's half of one execve,
+ * whatever the caller's size; the caller's memory is not copied or
+ * write-protected). Nothing is read from the child.
+ *
  * A program that does not exist is NOT reported here: the shell exits 127
  * and the caller sees DDZ_ECRASH on the first read.
  *
  * Returns the engine, or NULL with *err (if `err` is not NULL) set to
  * DDZ_EINVAL (empty cmdline or bad limits), DDZ_EIO (log file cannot be
- * opened), DDZ_ESPAWN (pipe, fork or exec of /bin/sh failed) or DDZ_ENOMEM. */
+ * opened), DDZ_ESPAWN (pipe, clone or exec of /bin/sh failed) or DDZ_ENOMEM. */
 ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
                              const ddz_engine_limits *lim, int *err);
 

@@ -14,6 +14,12 @@
  * does not answer in time is charged by the table and its process ended
  * when the request is cancelled. A keep-running bot lives for one game at
  * most: it is ended when the game is over. docs/decisions.md says why.
+ *
+ * Every start is taken from the spawn budget (service/engine/spawn_budget.h)
+ * of the room and of the server. A start the budget puts off waits on a
+ * timer for the tokens, within the request's time: the table's clock keeps
+ * running, and a bot still waiting when it runs out is charged a timeout as
+ * for any late answer (README, "Budgets").
  */
 #include <errno.h>
 #include <jansson.h>
@@ -49,6 +55,9 @@ typedef struct botzone_seat {
     bool deferred;               /* the open request waits for the bot to exit or keep running */
     ddz_engine *grave[BZ_GRAVE]; /* ended, freed from `reap` (never inside a callback) */
     ddz_timer reap;
+    ddz_spawn_budget *spawns_room;  /* the room's start budget, or NULL */
+    ddz_spawn_budget *spawns_total; /* the server's, or NULL */
+    ddz_timer spawn_wait;           /* armed while a start waits for the budget */
     /* the open request */
     bool asked;      /* waiting for the bot's answer */
     bool unanswered; /* the last request was cancelled: its move comes as an event */
@@ -89,6 +98,7 @@ static void on_reap(ddz_timer *t)
  * loop later: this may run inside the process's own callbacks. */
 static void stop(botzone_seat *b)
 {
+    ddz_loop_disarm(b->base.loop, &b->spawn_wait); /* a start waiting for the budget */
     if (!b->eng)
         return;
     const ddz_loop_ops *l = b->base.loop->ops;
@@ -363,8 +373,18 @@ static int start(botzone_seat *b)
     return 0;
 }
 
+/* The spawn budget has a token again: start the bot for the request that
+ * waited (a cancel or the game's end disarmed this otherwise). */
+static void on_spawn_wait(ddz_timer *t)
+{
+    botzone_seat *b = (botzone_seat *)((char *)t - offsetof(botzone_seat, spawn_wait));
+    if (b->asked)
+        send_req(b, true);
+}
+
 /* Sends the open request: to a fresh process in one-shot form, or alone
- * to a bot that asked to keep running. */
+ * to a bot that asked to keep running. A fresh process whose start the
+ * budget puts off is sent it from on_spawn_wait. */
 static void send_req(botzone_seat *b, bool fresh)
 {
     json_t *msg;
@@ -372,6 +392,13 @@ static void send_req(botzone_seat *b, bool fresh)
         msg = json_incref(json_array_get(b->requests, json_array_size(b->requests) - 1));
     } else {
         stop(b);
+        ddz_loop *loop = b->base.loop;
+        int64_t wait =
+            ddz_spawn_budget_take(b->spawns_room, b->spawns_total, ddz_loop_now_us(loop));
+        if (wait > 0) {
+            ddz_loop_arm(loop, &b->spawn_wait, on_spawn_wait, wait);
+            return;
+        }
         int rc = start(b);
         if (rc < 0) {
             fail(b, DDZ_FAULT_CRASH, "cannot start the bot: %s", ddz_strerror(rc));
@@ -536,6 +563,8 @@ ddz_seat *ddz_seat_botzone_create(const char *cmd, const char *label, const ddz_
     b->lim = (ddz_engine_limits){
         .max_line = BZ_MAX_LINE, .max_output = BZ_MAX_OUTPUT, .kill_grace_ms = env->kill_grace_ms};
     b->running = env->engines_running;
+    b->spawns_room = env->spawns_room;
+    b->spawns_total = env->spawns_total;
     b->game = -1;
     b->landlord = -1;
     b->requests = json_array();

@@ -18,6 +18,7 @@
 #ifndef DDZ_SEATS_H
 #define DDZ_SEATS_H
 
+#include "service/engine/spawn_budget.h"
 #include "service/seats/think.h"
 #include "service/table/seat.h"
 
@@ -42,6 +43,8 @@ typedef struct ddz_seat_env {
     int time_ms;                    /* per action (engines' acknowledgements too) */
     int kill_grace_ms;              /* engines: SIGTERM -> SIGKILL; 0 = default, < 0 = at once */
     long *engines_running;          /* counts engine processes; NULL = not counted */
+    ddz_spawn_budget *spawns_room;  /* starts of this room's engines; NULL = no bound */
+    ddz_spawn_budget *spawns_total; /* starts of every engine; NULL = no bound */
     long *ais_alive;                /* counts hosted AI objects until freed; NULL = not counted */
     long *ais_created;              /* counts hosted AIs made; NULL = not counted */
     uint64_t ai_seed;               /* hosted AIs' random stream */

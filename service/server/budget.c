@@ -17,6 +17,8 @@ static const char *const budget_names[DDZ_BUDGET_N] = {
     [DDZ_BUDGET_CONNS_PER_IP] = "conns_per_ip",
     [DDZ_BUDGET_QUEUED_BYTES] = "queued_bytes",
     [DDZ_BUDGET_QUEUE_PER_CONN] = "queue_per_conn",
+    [DDZ_BUDGET_SPAWNS] = "spawns",
+    [DDZ_BUDGET_SPAWNS_PER_ROOM] = "spawns_per_room",
 };
 
 static long pick(long option, long dflt)
@@ -57,6 +59,28 @@ static long max_rooms_per_ip(const ddz_srv *srv)
 static long max_conns_per_ip(const ddz_srv *srv)
 {
     return pick(srv->cfg.max_conns_per_ip, DDZ_BUDGET_CONNS_PER_IP_DEFAULT);
+}
+
+int ddz__budget_spawn_rate_room(const ddz_srv *srv)
+{
+    return (int)pick(srv->cfg.spawn_rate_room, DDZ_SPAWN_RATE_ROOM_DEFAULT);
+}
+
+ddz_spawn_budget *ddz__budget_spawns(ddz_srv *srv)
+{
+    ddz_budget *b = &srv->budget;
+    if (!b->spawns_ready) {
+        ddz_spawn_budget_init(&b->spawns, (int)pick(srv->cfg.spawn_rate, DDZ_SPAWN_RATE_DEFAULT),
+                              ddz__now_us(), &b->refused[DDZ_BUDGET_SPAWNS]);
+        b->spawns_ready = true;
+    }
+    return &b->spawns;
+}
+
+void ddz__budget_room_spawns(ddz_srv *srv, ddz_spawn_budget *room)
+{
+    ddz_spawn_budget_init(room, ddz__budget_spawn_rate_room(srv), ddz__now_us(),
+                          &srv->budget.refused[DDZ_BUDGET_SPAWNS_PER_ROOM]);
 }
 
 void ddz__budget_refused(ddz_srv *srv, int kind)
@@ -354,7 +378,7 @@ void ddz__budget_destroy(ddz_srv *srv)
 
 /* ---- metrics ---- */
 
-void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms)
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used)
 {
     const ddz_budget *b = &srv->budget;
     long most_conns = 0, most_rooms = 0; /* the address holding the most */
@@ -373,10 +397,15 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms)
         if (c->queued > biggest)
             biggest = c->queued;
     long used[DDZ_BUDGET_N] = {
-        [DDZ_BUDGET_QUEUED_BYTES] = (long)b->queued, [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest,
-        [DDZ_BUDGET_ENGINES] = b->engines,           [DDZ_BUDGET_AIS] = b->ais,
-        [DDZ_BUDGET_IDLE_ROOMS] = b->idle_rooms,     [DDZ_BUDGET_ROOMS_PER_IP] = most_rooms,
+        [DDZ_BUDGET_QUEUED_BYTES] = (long)b->queued,
+        [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest,
+        [DDZ_BUDGET_ENGINES] = b->engines,
+        [DDZ_BUDGET_AIS] = b->ais,
+        [DDZ_BUDGET_IDLE_ROOMS] = b->idle_rooms,
+        [DDZ_BUDGET_ROOMS_PER_IP] = most_rooms,
         [DDZ_BUDGET_CONNS_PER_IP] = most_conns,
+        [DDZ_BUDGET_SPAWNS] = ddz_spawn_budget_used(ddz__budget_spawns(srv), ddz__now_us()),
+        [DDZ_BUDGET_SPAWNS_PER_ROOM] = room_spawns_used,
     };
     long limit[DDZ_BUDGET_N] = {
         [DDZ_BUDGET_ENGINES] = ddz__budget_max_engines(srv),
@@ -386,6 +415,8 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms)
         [DDZ_BUDGET_CONNS_PER_IP] = max_conns_per_ip(srv),
         [DDZ_BUDGET_QUEUED_BYTES] = (long)ddz__budget_max_queued(srv),
         [DDZ_BUDGET_QUEUE_PER_CONN] = (long)ddz__budget_max_queue_per_conn(srv),
+        [DDZ_BUDGET_SPAWNS] = ddz__budget_spawns(srv)->rate,
+        [DDZ_BUDGET_SPAWNS_PER_ROOM] = ddz__budget_spawn_rate_room(srv),
     };
     fprintf(f, "# TYPE ddz_budget_used gauge\n");
     for (int k = 0; k < DDZ_BUDGET_N; k++)

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "service/engine/spawn_budget.h"
+
 typedef struct ddz_srv ddz_srv;
 
 /* Defaults for one node (README, "Budgets", has the arithmetic). */
@@ -77,6 +79,17 @@ long ddz__budget_max_ais(const ddz_srv *srv);
 long ddz__budget_max_idle_rooms(const ddz_srv *srv);
 size_t ddz__budget_max_queued(const ddz_srv *srv);
 size_t ddz__budget_max_queue_per_conn(const ddz_srv *srv);
+
+/* The engine starts budget of the server (--spawn-rate), set up at its
+ * first use; never NULL. */
+ddz_spawn_budget *ddz__budget_spawns(ddz_srv *srv);
+
+/* The starts a second one room may make (--spawn-rate-room). */
+int ddz__budget_spawn_rate_room(const ddz_srv *srv);
+
+/* Fills a new room's start budget `room` (--spawn-rate-room), counting
+ * what it puts off as refused{spawns_per_room}. */
+void ddz__budget_room_spawns(ddz_srv *srv, ddz_spawn_budget *room);
 
 /* Counts a request refused because budget `kind` (enum ddz_budget_kind)
  * was spent. */
@@ -144,8 +157,9 @@ void ddz__budget_destroy(ddz_srv *srv);
  * _refused_total and the gauge ddz_password_locked):
  * ddz_budget_used{budget=...}, ddz_budget_limit{budget=...} and the
  * counter ddz_budget_refused_total{budget=...}. `locked_rooms`: the rooms
- * refusing passwords now (the caller walks the rooms; the budgets know
- * none). Never fails (a write error shows in `f`). */
-void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms);
+ * refusing passwords now and `room_spawns_used` the most starts of the
+ * last second's burst one room used (the caller walks the rooms; the
+ * budgets know none). Never fails (a write error shows in `f`). */
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used);
 
 #endif

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "service/engine/spawn_budget.h"
 #include "service/net/evloop.h"
 #include "service/net/listener.h"
 #include "service/net/lws_loop.h"
@@ -60,6 +61,8 @@ enum ddz_budget_kind {
     DDZ_BUDGET_CONNS_PER_IP,
     DDZ_BUDGET_QUEUED_BYTES,
     DDZ_BUDGET_QUEUE_PER_CONN,
+    DDZ_BUDGET_SPAWNS,          /* engine starts a second, in all */
+    DDZ_BUDGET_SPAWNS_PER_ROOM, /* engine starts a second, per room */
     DDZ_BUDGET_N
 };
 
@@ -77,6 +80,8 @@ typedef struct ddz_budget {
     long password_lockouts;     /* lockouts of a room or an address they started */
     long password_refused;      /* passwords refused unchecked during a lockout (ERATE) */
     long refused[DDZ_BUDGET_N]; /* requests refused because a budget was spent */
+    ddz_spawn_budget spawns;    /* engine starts (ddz__budget_spawns() sets it up) */
+    bool spawns_ready;          /* `spawns` was set up */
 } ddz_budget;
 
 /* ---- the context ---- */

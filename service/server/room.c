@@ -44,6 +44,11 @@ bool ddz__room_has_password(const ddz_room *r)
     return r->opts.password[0] != '\0';
 }
 
+ddz_spawn_budget *ddz__room_spawns(ddz_room *r)
+{
+    return &r->spawns;
+}
+
 ddz_tries *ddz__room_tries(ddz_room *r)
 {
     return &r->tries;
@@ -120,6 +125,14 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
         *why = "the server is at its limit for hosted AIs: try again later";
         return NULL;
     }
+    /* Its engines will start when its game does, and a CAAI engine's start
+     * does not wait for the spawn budget (seat_engine.c): the room waits at
+     * the door instead, while the server's budget is spent. */
+    if (engines && !ddz_spawn_budget_has(ddz__budget_spawns(srv), ddz__now_us())) {
+        ddz__budget_refused(srv, DDZ_BUDGET_SPAWNS);
+        *why = "the server is starting engines as fast as it may: try again in a second";
+        return NULL;
+    }
     if (!ddz__budget_room_allowed(srv, owner)) {
         *why = "too many rooms from your address: leave one first";
         return NULL;
@@ -132,6 +145,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     r->srv = srv;
     r->engines = engines;
     srv->budget.engines += engines;
+    ddz__budget_room_spawns(srv, &r->spawns);
     r->owner = owner;
     ddz__budget_room_open(owner);
     r->opts = *opts;

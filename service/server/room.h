@@ -4,6 +4,7 @@
 
 #include "proto/event.h"
 #include "proto/msg.h"
+#include "service/engine/spawn_budget.h"
 #include "service/server/player.h"
 #include "service/table/runner.h"
 
@@ -61,7 +62,8 @@ bool ddz__room_password_ok(const ddz_room *r, const char *password);
 bool ddz__room_dead(const ddz_room *r);
 bool ddz__room_has_free_seat(const ddz_room *r);
 bool ddz__room_has_password(const ddz_room *r);
-ddz_tries *ddz__room_tries(ddz_room *r); /* wrong passwords sent to it */
+ddz_tries *ddz__room_tries(ddz_room *r);         /* wrong passwords sent to it */
+ddz_spawn_budget *ddz__room_spawns(ddz_room *r); /* its engines' start budget */
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 

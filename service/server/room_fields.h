@@ -54,10 +54,11 @@ struct ddz_room {
     ddz_event_over last_over; /* the last `over` event, for players who come back */
     bool has_last_over;       /* a game of the room has ended */
     bool dead;
-    int engines;         /* engine seats it reserved (the engines budget) */
-    ddz_addr *owner;     /* the address that created it (rooms per address), or NULL */
-    bool idle;           /* nobody is connected to it: in the idle list */
-    ddz_room *idle_prev; /* the idle list (context's budget), longest idle first */
+    int engines;             /* engine seats it reserved (the engines budget) */
+    ddz_spawn_budget spawns; /* its engines' starts a second (the spawns_per_room budget) */
+    ddz_addr *owner;         /* the address that created it (rooms per address), or NULL */
+    bool idle;               /* nobody is connected to it: in the idle list */
+    ddz_room *idle_prev;     /* the idle list (context's budget), longest idle first */
     ddz_room *idle_next;
     ddz_tries tries;                      /* wrong passwords sent to it */
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */

@@ -36,6 +36,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         /* a quarter of the table's time limit, at most a second */
         .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
         .log_name = log_name,
+        .spawns_room = &r->spawns,
     };
     return ddz__seat_make(r->srv, &w, err, msg, sizeof msg);
 }

@@ -56,6 +56,8 @@ ddz_seat *ddz__seat_make(ddz_srv *srv, const ddz_seat_want *w, int *err, char *m
         .time_ms = w->time_ms,
         .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
         .engines_running = &srv->m.engines,
+        .spawns_room = w->spawns_room,
+        .spawns_total = ddz__budget_spawns(srv),
         .ais_alive = &srv->budget.ais,
         .ais_created = &srv->budget.ais_created,
         .ai_seed = seed,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "service/engine/spawn_budget.h"
 #include "service/server/player.h"
 #include "service/table/seat.h"
 
@@ -18,19 +19,20 @@ typedef struct ddz_srv ddz_srv;
 /* What seat a table wants. Either `spec` (a program) or `bot` (a seat for
  * a player who may not be here). */
 typedef struct ddz_seat_want {
-    const char *spec;     /* "ai:NAME", "engine:NAME", and with allow_exec "exec:CMD" or
-                             "botzone:CMD"; NULL: the seat of `player` */
-    ddz_player *player;   /* spec NULL: its own seat when connected, else an absent seat */
-    const char *name;     /* spec NULL: the absent seat's name (the participant's) */
-    bool charge_at_once;  /* an absent seat is charged a crash when asked (the ladder:
-                             a deal does not wait), else by the clock (a tournament) */
-    bool allow_exec;      /* the operator's own list (a tournament's players file) */
-    bool ai_budget;       /* a client's room: a hosted AI counts against its budget */
-    int time_ms;          /* the table's time per action */
-    int ai_budget_ms;     /* a hosted AI's time per decision; 0 = the AI's default */
-    uint64_t ai_seed;     /* a hosted AI's random stream; 0 = a fresh random one */
-    const char *log_name; /* an engine's stderr goes to DIR/LOG_NAME.stderr.log under
-                             --engine-log-dir; NULL = discarded */
+    const char *spec;              /* "ai:NAME", "engine:NAME", and with allow_exec "exec:CMD" or
+                                      "botzone:CMD"; NULL: the seat of `player` */
+    ddz_player *player;            /* spec NULL: its own seat when connected, else an absent seat */
+    const char *name;              /* spec NULL: the absent seat's name (the participant's) */
+    bool charge_at_once;           /* an absent seat is charged a crash when asked (the ladder:
+                                      a deal does not wait), else by the clock (a tournament) */
+    bool allow_exec;               /* the operator's own list (a tournament's players file) */
+    bool ai_budget;                /* a client's room: a hosted AI counts against its budget */
+    int time_ms;                   /* the table's time per action */
+    int ai_budget_ms;              /* a hosted AI's time per decision; 0 = the AI's default */
+    uint64_t ai_seed;              /* a hosted AI's random stream; 0 = a fresh random one */
+    const char *log_name;          /* an engine's stderr goes to DIR/LOG_NAME.stderr.log under
+                                      --engine-log-dir; NULL = discarded */
+    ddz_spawn_budget *spawns_room; /* the room's engine start budget; NULL = none */
 } ddz_seat_want;
 
 /* Makes the seat `w` describes (not yet placed at a table). Returns it, or

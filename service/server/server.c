@@ -490,11 +490,14 @@ static char *metrics_text(ddz_srv *srv)
         return NULL;
     ddz_metrics *m = &srv->m;
     long rooms = 0, players = 0;
-    long locked_rooms = 0; /* rooms refusing passwords now */
+    long locked_rooms = 0;     /* rooms refusing passwords now */
+    long room_spawns_used = 0; /* the most of its start budget a room used */
     int64_t now = ddz__now_us();
     for (ddz_room *r = srv->rooms.list; r; r = ddz__room_next(r)) {
         rooms++;
         locked_rooms += ddz__tries_locked(ddz__room_tries(r), now) > 0;
+        long used = ddz_spawn_budget_used(ddz__room_spawns(r), now);
+        room_spawns_used = used > room_spawns_used ? used : room_spawns_used;
     }
     for (ddz_player *p = srv->players.list; p; p = p->next)
         players++;
@@ -567,7 +570,7 @@ static char *metrics_text(ddz_srv *srv)
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
-    ddz__budget_metrics(srv, f, locked_rooms);
+    ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used);
     ddz__lead_metrics(srv, f);
     fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
             m->frames_in);

@@ -48,6 +48,8 @@ typedef struct ddz_server_cfg {
     const char *trusted_proxy;  /* peer whose X-Forwarded-For names the client, NULL = none */
     int max_queued_bytes;       /* unsent output over all connections, 0 = 64 MiB */
     int max_queue_per_conn;     /* unsent output of one connection, 0 = 256 KiB */
+    int spawn_rate;             /* engine starts a second in all, 0 = 50 */
+    int spawn_rate_room;        /* engine starts a second per room, 0 = 10 */
     int password_tries;         /* wrong passwords per minute for a room or an address, 0 = 5 */
     const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */
     int tournament_late_s;      /* seconds a table waits for an absent bot */

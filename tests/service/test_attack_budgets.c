@@ -266,6 +266,42 @@ Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardo
     cr_assert(healthy());
 }
 
+/* ---- engine starts a second (issue 24) ---- */
+
+static void start_spawns(void)
+{
+    static const char *const o[] = {"--engine", ENGINE_OPT, "--spawn-rate", "1", NULL};
+    start_with(o);
+}
+
+/* Rooms with engine seats made and dropped start processes as fast as a
+ * client sends: the server's start budget (--spawn-rate 1 here, a burst of
+ * one) admits a room with engine seats only while it holds a token. The
+ * first room's two CAAI engines start at once (charged: the budget then
+ * owes a token, two seconds to pay), the next room is refused EBUSY and
+ * counted, and no third engine starts. */
+Test(attack, engine_starts_a_second_are_bounded, .init = start_spawns, .fini = teardown,
+     .timeout = HANG(120))
+{
+    int fd = raw_hello(NULL);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(raw_request(fd, engine_room), 0, "the first room was refused");
+    int64_t deadline = now_ms() + T(5000);
+    while (count_running(DDZ_TESTENGINE) < 2 && now_ms() < deadline)
+        poll(NULL, 0, 20);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 2, "its engines did not start");
+    int fd2 = raw_hello(NULL);
+    cr_assert_geq(fd2, 0);
+    cr_assert_eq(raw_request(fd2, engine_room), DDZ_EBUSY, "a room was made past the budget");
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"spawns\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_limit{budget=\"spawns\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_limit{budget=\"spawns_per_room\"}"), 10);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 2);
+    close(fd2);
+    close(fd);
+    cr_assert(healthy());
+}
+
 /* ---- 3. rooms nobody is connected to, addresses, hosted AIs ---- */
 
 static void start_idle(void)

@@ -11,10 +11,13 @@
  * fault_keep_running_then_dying counted no fault. Here that order is made
  * every time. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rules/error.h"
@@ -63,11 +66,13 @@ static void hl_unwatch(ddz_watch *w)
         w->live = false;
 }
 
+static int64_t hl_now_us(ddz_loop *l);
+
 static void hl_arm(ddz_loop *l, ddz_timer *t, int64_t delay_us)
 {
     hand_loop *h = (hand_loop *)l;
-    (void)delay_us;
     t->armed = true;
+    t->due_us = hl_now_us(l) + delay_us;
     for (int i = 0; i < MAX_TIMERS; i++)
         if (h->timers[i] == t || !h->timers[i]) {
             h->timers[i] = t;
@@ -109,6 +114,8 @@ static int turn(hand_loop *h, int wait_ms)
         p[n] = (struct pollfd){w->fd, w->for_write ? POLLOUT : POLLIN, 0};
         of[n++] = w;
     }
+    if (!n)
+        poll(NULL, 0, 1); /* only timers: let the clock move */
     if (n && poll(p, (nfds_t)n, wait_ms) > 0)
         for (int i = 0; i < n; i++)
             if (p[i].revents && of[i]->live) {
@@ -118,7 +125,7 @@ static int turn(hand_loop *h, int wait_ms)
             }
     for (int i = 0; i < MAX_TIMERS; i++) {
         ddz_timer *t = h->timers[i];
-        if (t && t->armed) {
+        if (t && t->armed && t->due_us <= hl_now_us(&h->base)) {
             h->timers[i] = NULL;
             t->armed = false;
             t->cb(t);
@@ -179,15 +186,21 @@ static void fini(void)
 
 TestSuite(seat_botzone, .init = init, .fini = fini, .timeout = HANG(120));
 
-static ddz_seat *make_seat(const char *cmd)
+static ddz_seat *make_seat_budget(const char *cmd, ddz_spawn_budget *room)
 {
-    ddz_seat_env env = {.loop = &loop.base, .time_ms = 3000, .engines_running = &running};
+    ddz_seat_env env = {
+        .loop = &loop.base, .time_ms = 3000, .engines_running = &running, .spawns_room = room};
     int err = 0;
     ddz_seat *s = ddz_seat_botzone_create(cmd, "bz", &env, &err);
     cr_assert_not_null(s, "create: %d", err);
     s->host = (ddz_seat_host){.ctx = &hlog, .act = h_act, .fault = h_fault, .note = h_note};
     s->player = 0;
     return s;
+}
+
+static ddz_seat *make_seat(const char *cmd)
+{
+    return make_seat_budget(cmd, NULL);
 }
 
 static void ask(ddz_seat *s, uint32_t seq)
@@ -282,4 +295,109 @@ Test(seat_botzone, kept_bot_that_exits_between_requests_is_charged_at_once)
     cr_assert_eq(hlog.faults, 1);
     cr_assert_eq(hlog.fault_kind, DDZ_FAULT_CRASH);
     ddz_seat_close(s);
+}
+
+/* ---- the spawn budget (issue 24) ---- */
+
+/* Descriptors this process holds now. */
+static int open_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) >= 0;
+    return n;
+}
+
+/* The armed timer of this seat's that is due last: the budget's wait. */
+static ddz_timer *latest_timer(void)
+{
+    ddz_timer *last = NULL;
+    for (int i = 0; i < MAX_TIMERS; i++)
+        if (loop.timers[i] && loop.timers[i]->armed &&
+            (!last || loop.timers[i]->due_us > last->due_us))
+            last = loop.timers[i];
+    return last;
+}
+
+/* A room that may start one bot a second: the second request of a
+ * one-shot bot, asked at once, is put off (no process, no fault, one
+ * refusal counted) until the budget has a token, then answered. */
+Test(seat_botzone, a_start_the_budget_puts_off_waits_for_its_token)
+{
+    long refused = 0;
+    ddz_spawn_budget room;
+    ddz_spawn_budget_init(&room, 1, now_ms() * 1000, &refused);
+    int fds = open_fds();
+    ddz_seat *s = make_seat_budget(TB, &room);
+    start_game(s);
+    ask(s, 1);
+    TURN_UNTIL(hlog.acts == 1, "the first answer");
+    wait_bot_exited();
+    TURN_UNTIL(running == 0, "the first bot to be reaped");
+    ask(s, 2);
+    cr_assert_eq(refused, 1, "the second start was not put off");
+    cr_assert_eq(running, 0, "a bot was started past the budget");
+    cr_assert_eq(count_descendants("botzone_testbot"), 0);
+    ddz_timer *wait = latest_timer();
+    cr_assert_not_null(wait, "nothing waits for the budget");
+    int64_t left = wait->due_us - now_ms() * 1000;
+    cr_assert(left > 0 && left <= 1000001, "waits %lld us for a token at 1/s", (long long)left);
+    TURN_UNTIL(hlog.acts == 2 || hlog.faults > 0, "the second answer");
+    cr_assert_eq(hlog.faults, 0, "charged: %s", hlog.why);
+    cr_assert_eq(room.taken, 2);
+    ddz_seat_close(s);
+    cr_assert_eq(running, 0);
+    wait_bot_exited();
+    cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a bot is left to reap");
+    cr_assert_eq(open_fds(), fds, "a descriptor leaked");
+}
+
+/* A start still waiting when the table's clock runs out (the request is
+ * cancelled) never happens: no process, no fault from the seat (the table
+ * charges the timeout), nothing left armed. */
+Test(seat_botzone, a_start_waiting_for_the_budget_is_dropped_with_its_request)
+{
+    long refused = 0;
+    ddz_spawn_budget room;
+    ddz_spawn_budget_init(&room, 1, now_ms() * 1000, &refused);
+    ddz_seat *s = make_seat_budget(TB, &room);
+    start_game(s);
+    ask(s, 1);
+    TURN_UNTIL(hlog.acts == 1, "the first answer");
+    wait_bot_exited();
+    TURN_UNTIL(running == 0, "the first bot to be reaped");
+    ask(s, 2);
+    cr_assert_eq(refused, 1);
+    s->ops->cancel(s);
+    cr_assert_null(latest_timer(), "the wait for the budget is still armed");
+    for (int i = 0; i < 5; i++)
+        turn(&loop, 1);
+    cr_assert_eq(hlog.acts, 1);
+    cr_assert_eq(hlog.faults, 0);
+    cr_assert_eq(room.taken, 1, "a start was made for a cancelled request");
+    cr_assert_eq(count_descendants("botzone_testbot"), 0);
+    ddz_seat_close(s);
+    cr_assert_eq(running, 0);
+}
+
+/* A bot whose start fails (the exec of /bin/sh, here with an argument over
+ * the kernel's 128 KiB) is charged a crash for the request, as before. */
+Test(seat_botzone, a_start_that_fails_reaches_the_seat_as_a_crash)
+{
+    size_t n = 200 * 1024;
+    char *cmd = malloc(n + 1);
+    cr_assert_not_null(cmd);
+    memcpy(cmd, "true ", 5);
+    memset(cmd + 5, 'x', n - 5);
+    cmd[n] = '\0';
+    ddz_seat *s = make_seat(cmd);
+    free(cmd);
+    start_game(s);
+    ask(s, 1);
+    TURN_UNTIL(hlog.faults > 0, "the fault");
+    cr_assert_eq(hlog.fault_kind, DDZ_FAULT_CRASH);
+    cr_assert(strstr(hlog.why, "cannot start the bot"), "%s", hlog.why);
+    cr_assert_eq(running, 0);
+    ddz_seat_close(s);
+    cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child is left to reap");
 }
