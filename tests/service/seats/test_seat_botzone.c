@@ -205,7 +205,11 @@ static ddz_seat *make_seat(const char *cmd)
 
 static void ask(ddz_seat *s, uint32_t seq)
 {
-    ddz_tev ev = {.kind = DDZ_TEV_ASK, .to = 0, .seat = 0, .action = DDZ_EV_ASK_BID, .seq = seq,
+    ddz_tev ev = {.kind = DDZ_TEV_ASK,
+                  .to = 0,
+                  .seat = 0,
+                  .action = DDZ_EV_ASK_BID,
+                  .seq = seq,
                   .deadline_ms = now_ms() + 3000};
     s->ops->ask(s, &ev, NULL);
 }
