@@ -31,12 +31,15 @@ static void check_request(const uint8_t *data, size_t size)
     char err[160] = "";
     int rc = ddz_req_parse((const char *)data, size, &r, err, sizeof err);
     if (rc < 0) {
+        /* ENAME: a display or room name that reads other than written
+         * (PROTOCOL.md, "Names") */
         FUZZ_CHECK(rc == DDZ_ESYNTAX || rc == DDZ_EUNKNOWN || rc == DDZ_EFIELD ||
-                       rc == DDZ_ETOOLONG,
+                       rc == DDZ_ETOOLONG || rc == DDZ_ENAME,
                    "undocumented error %d (%s)", rc, ddz_errname(rc));
         FUZZ_CHECK(err[0] != '\0', "error %d without a message", rc);
-        if (rc == DDZ_EFIELD)
-            FUZZ_CHECK(r.type > 0 && r.type < DDZ_NREQ, "EFIELD without the type: %d", r.type);
+        if (rc == DDZ_EFIELD || rc == DDZ_ENAME)
+            FUZZ_CHECK(r.type > 0 && r.type < DDZ_NREQ, "%s without the type: %d", ddz_errname(rc),
+                       r.type);
         return;
     }
     FUZZ_CHECK(rc == 0, "parse returned %d", rc);
