@@ -128,6 +128,7 @@ typedef struct lt {
     int64_t pace_at, phase_at; /* when pace_tick / phase_tick are due, 0 = not */
     ddz_rng rng;
     int phase;               /* 0 setup, 1 window, 2 drain, 3 leaving, 4 done */
+    int64_t warm_until;      /* in phase 0, once seated: play unmeasured until then */
     int64_t t_start, t0, t1; /* run start, window start and end */
     uint32_t *lat;           /* latencies in the window, microseconds */
     size_t nlat, caplat;
@@ -305,15 +306,18 @@ static void rearm(lt *L)
         ddz_loop_disarm(&L->loop.base, &L->tick);
 }
 
+#define WARMUP_US (2 * 1000000LL) /* play before the window, not measured */
+
 /* Arms the pacer for the first action due. Not during the setup: tables
- * seated early wait for the window rather than play while the rest are
- * still connecting, so the setup measures seating 3 x N connections, not
- * that and as much play as the rate allows beside it (at 5,000 actions/s
- * the play took more of both processes' CPU than the seating did). */
+ * seated early wait until every table is seated rather than play while
+ * the rest are still connecting, so the setup measures seating 3 x N
+ * connections, not that and as much play as the rate allows beside it (at
+ * 5,000 actions/s the play took more of both processes' CPU than the
+ * seating did). Play then warms up, unmeasured, before the window. */
 static void arm_pacer(lt *L)
 {
     const ddz_timer *top = ddz_theap_top(&L->heap);
-    if (!top || L->phase == 0)
+    if (!top || (L->phase == 0 && !L->warm_until))
         return;
     int64_t at = top->due_us;
     if (L->cfg->rate > 0 && L->next_global_us > at)
@@ -1097,7 +1101,7 @@ static void phase_tick(lt *L)
     const ddz_loadtest_cfg *cfg = L->cfg;
     bool chaos = cfg->reconnect_rate > 0 || cfg->bad_rate > 0 || cfg->kill_rate > 0 ||
                  cfg->sample_seconds > 0;
-    if (L->phase == 0) {
+    if (L->phase == 0 && !L->warm_until) {
         bool all = L->seated_conns == L->nconns;
         double setup = cfg->setup_seconds > 0 ? cfg->setup_seconds : 10 + L->ntables / 50.0;
         if (!all && now - L->t_start < (int64_t)(setup * 1e6)) {
@@ -1114,6 +1118,17 @@ static void phase_tick(lt *L)
             error_seen(L, "setup: only %d of %d connections seated after %.0f s", L->seated_conns,
                        L->nconns, setup);
         L->res->setup_s = (double)(now - L->t_start) / 1e6;
+        /* Seated: play begins, unmeasured, for WARMUP_US, so that the
+         * window sees the tables in steady play, their games at every
+         * stage, and not the burst of every table's first bid at once. */
+        L->warm_until = now + WARMUP_US;
+        arm_pacer(L);
+        L->phase_at = L->warm_until;
+    } else if (L->phase == 0) {
+        if (now < L->warm_until) {
+            L->phase_at = L->warm_until;
+            return;
+        }
         L->phase = 1;
         L->t0 = L->chaos_last = L->next_sample = now;
         L->t1 = now + (int64_t)(cfg->seconds * 1e6);
@@ -1123,7 +1138,6 @@ static void phase_tick(lt *L)
         if (chaos)
             chaos_tick(L, now, true);
         L->phase_at = chaos && now + 20000 < L->t1 ? now + 20000 : L->t1;
-        arm_pacer(L); /* the actions that waited for the window */
     } else if (L->phase == 1) {
         if (now < L->t1) {
             chaos_tick(L, now, true);
