@@ -85,7 +85,6 @@ typedef struct ddz_ladder_net_cfg {
     const char *fixed[DDZ_LADDER_NET_FIXED]; /* "ai:NAME[:MS]", "engine:NAME" */
     int nfixed;
     int tables;        /* deals a host plays at once (the leader's own setting counts) */
-    long pair_slack;   /* schedule.h */
     ddz_rating_cfg rc; /* the ratings' constants (the same on every node) */
     int move_wait_ms;  /* a bot ordered to move sits out deals so long; 0 =
                           DDZ_LADDER_NET_MOVE_WAIT_MS */
@@ -104,25 +103,36 @@ enum ddz_ladder_net_kind {
 };
 
 typedef struct ddz_ladder_net_msg {
-    int kind;                           /* enum ddz_ladder_net_kind */
-    int64_t deal;                       /* PLAY */
-    char names[3][DDZ_LADDER_NAME_MAX]; /* PLAY; HIST: names[0] */
-    ddz_store_ladder_player standing;   /* STANDING */
-    ddz_store_ladder_hist hist;         /* HIST */
-    char note[200];                     /* NOTE */
-    char url[DDZ_LADDER_NET_URL];       /* MOVE */
-    char home[32];                      /* MOVE */
-    ddz_mail mail;                      /* the queue's link */
+    int kind;     /* enum ddz_ladder_net_kind */
+    int64_t deal; /* PLAY */
+    int tables;   /* PLAY: 2..DDZ_STORE_LADDER_TABLES */
+    /* PLAY: the participant at table t, hand s (deal_plan.h); MOVE: names[0][0] */
+    char names[DDZ_STORE_LADDER_TABLES][3][DDZ_LADDER_NAME_MAX];
+    ddz_store_ladder_player standing; /* STANDING */
+    ddz_store_ladder_hist hist;       /* HIST (hist.name: whose) */
+    char note[200];                   /* NOTE */
+    char url[DDZ_LADDER_NET_URL];     /* MOVE */
+    char home[32];                    /* MOVE */
+    ddz_mail mail;                    /* the queue's link */
 } ddz_ladder_net_msg;
 
-/* A deal played to the end, by participant slot (the `names` of PLAY). */
+/* A deal played to the end: the PLAY's plan and each seat's result. */
 typedef struct ddz_ladder_net_result {
     int64_t deal;
-    char names[3][DDZ_LADDER_NAME_MAX];
-    double score[3];  /* deal totals */
-    int faults[3];    /* games of the deal each faulted in */
-    int64_t games[3]; /* the three games' ids */
+    int tables;
+    char names[DDZ_STORE_LADDER_TABLES][3][DDZ_LADDER_NAME_MAX];
+    double score[DDZ_STORE_LADDER_TABLES][3]; /* table t, hand s: its game's score */
+    int faults[DDZ_STORE_LADDER_TABLES][3];   /* ... 1 if it faulted */
+    int64_t games[DDZ_STORE_LADDER_TABLES];   /* table t's game id */
 } ddz_ladder_net_result;
+
+/* A deal being played at some node, as of the latest round. */
+typedef struct ddz_ladder_net_live {
+    int64_t deal;
+    char node[32]; /* its host */
+    int tables;
+    char names[DDZ_STORE_LADDER_TABLES][3][DDZ_LADDER_NAME_MAX];
+} ddz_ladder_net_live;
 
 /* Makes the ladder's cluster side. Touches no database (the lead thread
  * does, in ddz_ladder_net_work()). Returns it, or NULL with a reason in
@@ -156,6 +166,18 @@ int ddz_ladder_net_drop(ddz_ladder_net *n, int64_t deal);
 /* Queues participant `name`'s suspension `reason` ("" lifts it). Returns 0
  * or DDZ_ENOMEM. */
 int ddz_ladder_net_suspend(ddz_ladder_net *n, const char *name, const char *reason);
+
+/* What the cluster knew at the latest round (any thread; copies under a
+ * lock, never waits for the database): whether bot `name` is enlisted and
+ * connected at some node (its id to `node`, may be NULL) and whether it
+ * is in a deal being played (*playing, may be NULL). Returns false for a
+ * bot present nowhere. */
+bool ddz_ladder_net_where(ddz_ladder_net *n, const char *name, bool *playing, char *node,
+                          size_t nodelen);
+
+/* Copies up to `max` of the deals being played at any node (as of the
+ * latest round, oldest first) to `out`. Returns how many. */
+int ddz_ladder_net_deals(ddz_ladder_net *n, ddz_ladder_net_live *out, int max);
 
 /* Pops the oldest message for the loop (malloc'd: free() it), or NULL. */
 ddz_ladder_net_msg *ddz_ladder_net_next(ddz_ladder_net *n);
