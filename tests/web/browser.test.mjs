@@ -931,6 +931,12 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     assert.ok(chart.points >= 4 && chart.points <= hist.length + 3, `chart of ${chart.points} deals vs ${hist.length}`);
     assert.equal(chart.vertices, chart.points, 'one vertex a deal');
     assert.ok(chart.width > 500, `the chart is ${chart.width}px wide`);
+    // each deal row says the hand held and whom the result was compared with
+    // (the same hand at the other tables: never the bot itself)
+    const hands = await page.$$eval('[data-test=hand]', (c) => c.map((x) => x.textContent));
+    assert.ok(hands.length >= 4 && hands.every((x) => /^(West|South|East)$/.test(x)), `hands: ${hands}`);
+    const compared = await page.$$eval('[data-test=compared]', (c) => c.map((x) => x.textContent));
+    assert.ok(compared.every((x) => x.length > 0 && !/webbot/.test(x)), `compared with: ${compared}`);
     await shot(page, 'ladder-player');
     // a deal's game opens in the replay viewer
     await page.click('[data-test=replay-game]');
