@@ -113,8 +113,8 @@
 #include "rules/record.h"
 #include "service/thread/mailbox.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 4
-#define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 5
+#define DDZ_STORE_VERSION_STR "5" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -397,8 +397,12 @@ typedef struct ddz_store_ladder_deal {
 } ddz_store_ladder_deal;
 
 /* Queues deal `d` under rule set `rules` (its standings upserted, its
- * history rows added). Returns 0 when queued, DDZ_EINVAL for an empty name
- * or rules or counts out of range, DDZ_EDB if the queue is full (DROPPED
+ * history rows added: a row's id and finished_ms are the store's, a row
+ * of hand -1 is written in the old format, its three games and no deal,
+ * hand or comparisons). Returns 0 when queued, DDZ_EINVAL for an empty
+ * name or rules or a count out of range (nplayers 1..DDZ_STORE_LADDER_SEATS,
+ * nrows 0..DDZ_STORE_LADDER_SEATS, a row's hand -1..2 and ncmp
+ * 0..DDZ_STORE_LADDER_TABLES - 1), DDZ_EDB if the queue is full (DROPPED
  * and counted) or DDZ_ENOMEM. */
 int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_ladder_deal *d);
 
