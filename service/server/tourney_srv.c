@@ -1,7 +1,7 @@
 /* tourney_srv.c - the tournament director (service/tourney/) inside
  * `ddz serve`: seats from the players file and enlisted bots, a room per
- * table being played, games.jsonl and the reports in DIR, GET
- * /api/tournament. */
+ * table being played (held: publish_ready()), games.jsonl and the reports
+ * in DIR, GET /api/tournament. */
 #include "service/server/tourney_srv.h"
 
 #include <errno.h>
