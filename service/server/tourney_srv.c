@@ -366,6 +366,7 @@ static void table_end(void *ctx, const ddz_tgame *w)
 static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
 {
     ddz_tsrv *ts = ctx;
+    publish_ready(ts); /* the turn is over: all its games */
     if (ddz_gamelog_sync(ts->log) < 0)
         ts->io_err = true;
     if (!lease_ok(ts))
@@ -621,7 +622,8 @@ char *ddz__tsrv_json(ddz_srv *srv)
             json_object_set_new(e, "games_done", json_integer(tb->done));
             int held = 0;
             for (int g = ts->first_held; g < ts->ngames; g++)
-                held += !ts->pub[g] && ts->games[g].w.table == k + 1;
+                held += !ts->pub[g] && ts->games[g].w.table == k + 1 &&
+                        ts->games[g].w.stage == t->stage && ts->games[g].w.turn == t->turn;
             json_object_set_new(e, "held", json_integer(held));
             json_object_set_new(e, "room",
                                 ts->room[k] && !ddz__room_dead(ts->room[k])
