@@ -634,6 +634,7 @@ static store_item *item_decode(const char *body)
         bad = true;
     }
     bool known = it->kind == ITEM_GAME || it->kind == ITEM_TURN || it->kind == ITEM_MINE ||
+                 (it->kind == ITEM_PUBLISH && it->id > 0) ||
                  ((it->kind == ITEM_LADDER_DEAL || it->kind == ITEM_LADDER_PUT) && it->deal);
     if (it->kind == ITEM_GAME && !it->text)
         known = false;
@@ -1037,6 +1038,25 @@ int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DD
     it->number = seat;
     memcpy(it->me, me, sizeof it->me);
     return enqueue(s, it);
+}
+
+int ddz_store_publish_games(ddz_store *s, const int64_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] < 1)
+            return DDZ_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        store_item *it = calloc(1, sizeof *it);
+        if (!it)
+            return dropped(s, NULL, DDZ_ENOMEM);
+        it->kind = ITEM_PUBLISH;
+        it->id = ids[i];
+        it->finished_ms = now_ms();
+        int rc = enqueue(s, it);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 static int ladder_item(ddz_store *s, enum store_item_kind kind, const char *rules,

@@ -7,6 +7,7 @@
  * store_pg.c only their SQL: store_be.h).
  *
  * WHAT MAY BLOCK, AND ON WHAT. Never: ddz_store_add_game/turn/mine,
+ * ddz_store_publish_games,
  * ddz_store_ladder_add_deal/put, ddz_store_reserve_game_id,
  * ddz_store_new_game_key, ddz_store_stats, ddz_store_read_submit/done
  * (they take the store's own mutex, held only for list operations).
@@ -254,6 +255,19 @@ void ddz_store_new_game_key(char key[DDZ_STORE_KEY_HEX + 1]);
  * fail. */
 int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *key,
                        const ddz_record *r, bool aborted);
+
+/* Queues the publication of the `n` games `ids` (each queued with
+ * ddz_store_add_game() before, under a key): their keys are cleared, so
+ * that from then on anyone reads them by their ids alone. A HELD game (a
+ * competition's, stored under a fresh key told to nobody until every
+ * table has played its deal: docs/decisions.md) is published so. Through
+ * the journal like every write while a PostgreSQL database is away (a
+ * published game still waiting there is served under its key until the
+ * journal is replayed). Idempotent: an id already published, or stored
+ * nowhere, changes nothing. Returns 0 when every one is queued, DDZ_EINVAL
+ * for an id < 1 (nothing is queued), DDZ_EDB if the queue is full (the
+ * rest are DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_publish_games(ddz_store *s, const int64_t *ids, size_t n);
 
 /* Queues the result of turn `turn` of `room` (may be NULL): `games` deals,
  * the players' names by seat (UTF-8) and their totals, with finished_at =

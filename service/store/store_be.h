@@ -19,14 +19,21 @@
 
 #include "service/store/store.h"
 
-enum store_item_kind { ITEM_GAME, ITEM_TURN, ITEM_LADDER_DEAL, ITEM_LADDER_PUT, ITEM_MINE };
+enum store_item_kind {
+    ITEM_GAME,
+    ITEM_TURN,
+    ITEM_LADDER_DEAL,
+    ITEM_LADDER_PUT,
+    ITEM_MINE,
+    ITEM_PUBLISH /* games: the game `id` is read by its id alone from now on (its key cleared) */
+};
 
 /* One queued write; the strings are owned by the item. */
 typedef struct store_item {
     ddz_mail mail;           /* the write queue's link (store.c's) */
     struct store_item *next; /* the batch handed to write_batch */
     enum store_item_kind kind;
-    int64_t id;                     /* games: the game id; mine: the game */
+    int64_t id;                     /* games, publish: the game id; mine: the game */
     int64_t finished_ms;            /* unix ms when queued */
     int number;                     /* games: game index; turns: turn number; mine: seat */
     int games;                      /* turns: deals played */

@@ -452,6 +452,10 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
                           " ON CONFLICT(owner, game) DO NOTHING",
                           3, &p, res);
     }
+    case ITEM_PUBLISH:
+        p_i64(&p, 0, it->id);
+        /* idempotent: a replay writes it again */
+        return write_stmt(b, "UPDATE games SET key = NULL WHERE id = $1", 1, &p, res);
     case ITEM_TURN:
         break;
     }

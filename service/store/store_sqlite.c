@@ -71,6 +71,7 @@ struct store_be {
     sqlite3_stmt *ins_game; /* prepared on wdb */
     sqlite3_stmt *ins_turn; /* prepared on wdb */
     sqlite3_stmt *ins_mine; /* prepared on wdb */
+    sqlite3_stmt *pub_game; /* prepared on wdb */
     sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
     sqlite3_stmt *lad_hist;
     sqlite3 *rdb; /* the readers' connection */
@@ -167,6 +168,7 @@ static void sq_close(store_be *b)
     sqlite3_finalize(b->ins_game);
     sqlite3_finalize(b->ins_turn);
     sqlite3_finalize(b->ins_mine);
+    sqlite3_finalize(b->pub_game);
     sqlite3_finalize(b->lad_put);
     sqlite3_finalize(b->lad_hist);
     sqlite3_close_v2(b->rdb);
@@ -216,6 +218,8 @@ static store_be *sq_open(const char *path, const char *shown, int busy_ms, char 
                            -1, SQLITE_PREPARE_PERSISTENT, &b->ins_turn, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb, "INSERT INTO mine(owner, game, seat) VALUES(?1, ?2, ?3)", -1,
                            SQLITE_PREPARE_PERSISTENT, &b->ins_mine, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb, "UPDATE games SET key = NULL WHERE id = ?1", -1,
+                           SQLITE_PREPARE_PERSISTENT, &b->pub_game, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
                            " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
@@ -335,6 +339,9 @@ static int write_item(store_be *b, const store_item *it)
             rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
         rc = rc ? rc : bind_text(st, 9, it->text);
         rc = rc ? rc : bind_text(st, 10, it->key);
+    } else if (it->kind == ITEM_PUBLISH) {
+        st = b->pub_game; /* idempotent: a replay writes it again */
+        rc = sqlite3_bind_int64(st, 1, it->id);
     } else if (it->kind == ITEM_MINE) {
         st = b->ins_mine;
         rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);

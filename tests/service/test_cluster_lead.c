@@ -433,6 +433,19 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     char verify[600];
     snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, tdir);
     cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
+    /* the games node 1 stored held are published by node 2 too: every
+     * game is listed and none stays held in the database */
+    wait_num("SELECT count(*) FROM games WHERE key IS NOT NULL AND aborted = 0", 0, 5000,
+             "every game of the tournament published");
+    srv.port = N[1].port;
+    body = http_get("/api/tournament", &status);
+    cr_assert_eq(status, 200, "%s", body);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "%s", body);
+    cr_assert_eq(json_integer_value(json_object_get(j, "held_games")), 0, "%s", body);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 12, "%s", body);
+    json_decref(j);
+    free(body);
 }
 
 /* The fence: node 1 runs the tournament, which waits for the bot (nothing

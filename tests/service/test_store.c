@@ -1302,6 +1302,46 @@ Test(store, bad_arguments)
     ddz_store_close(s);
 }
 
+/* A held game (a competition's: stored under a fresh key told to nobody)
+ * is read by nobody until it is published; publishing clears its key, so
+ * that from then on its id alone reads it. Publishing is a queued write,
+ * idempotent, and an id stored nowhere changes nothing. */
+Test(store, held_games_are_read_once_published)
+{
+    ddz_store *s = open_ok();
+    ddz_record r;
+    gen_record(9, &r);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    int64_t held = ddz_store_reserve_game_id(s), other = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, held, "table", key, &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, other, "table", key, &r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, held, "", &text), DDZ_ENOTFOUND);
+    int64_t bad[] = {held, 0};
+    cr_assert_eq(ddz_store_publish_games(s, bad, 2), DDZ_EINVAL, "an id < 1: nothing queued");
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), DDZ_ENOTFOUND);
+    int64_t ids[] = {held, held, other + 1000};
+    cr_assert_eq(ddz_store_publish_games(s, ids, 3), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "twice, and a game stored nowhere: no error");
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), 0);
+    json_t *j = json_loads(text, 0, NULL);
+    cr_assert_not_null(j, "%s", text);
+    json_decref(j);
+    free(text);
+    cr_assert_eq(ddz_store_get_game(s, other, NULL, &text), DDZ_ENOTFOUND, "not published");
+    cr_assert_eq(ddz_store_get_game(s, other, key, &text), 0);
+    free(text);
+    cr_assert_eq(ddz_store_publish_games(s, NULL, 0), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.write_errors + c.drops, 0);
+    ddz_store_close(s);
+}
+
 /* A game stored with a link key (a private or password room's) is read
  * only with that key: without it, or with another, it is as absent as a
  * game never stored. A listed room's game is read by its id alone, and not

@@ -841,6 +841,11 @@ test('a tournament on the server: the competition page, a live table to watch, a
       return false;
     }, 30000, 200);
     await assertNoHiddenCards(page, 'a tournament table');
+    // its games are held (every table plays the same deals): the spectator
+    // is told so, and is sent none of their plays
+    await page.waitForSelector('[data-test=held]', { timeout: T(5000) });
+    assert.equal(await page.$$eval('[data-zone=play] .card.face, [data-zone=leftover] .card.face, [data-test=counter]', (c) => c.length), 0,
+      'no plays of a held game');
     await shot(page, 'tournament-table');
     await assertNoHiddenCards(page, 'a tournament table, later');
     // back to the page: a finished game opens in the replay viewer

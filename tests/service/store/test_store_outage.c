@@ -332,3 +332,42 @@ Test(store_outage, a_journal_past_its_bound_drops_the_oldest)
     PQfinish(db);
     free(r);
 }
+
+/* A held game (a competition's, under a key told to nobody) published
+ * while the database is away: the publication waits in the journal behind
+ * the game, the game stays unreadable by its id alone meanwhile, and once
+ * the journal is replayed the game is read by its id alone. */
+Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
+{
+    ddz_store *s = open_journaled(journal);
+    ddz_record *r = malloc(sizeof *r);
+    gen_record(3, r);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    int64_t before = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, before, "table-1", key, r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+
+    pg_proxy_cut(&px);
+    int64_t during = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, during, "table-2", key, r, false), 0);
+    int64_t ids[] = {before, during};
+    cr_assert_eq(ddz_store_publish_games(s, ids, 2), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "a write kept in the journal is no error");
+    cr_assert_eq(stats(s).journal_pending, 3);
+    char *json = NULL;
+    cr_assert_eq(ddz_store_get_game(s, during, NULL, &json), DDZ_ENOTFOUND,
+                 "still held while its publication waits");
+    ddz_store_close(s);
+
+    pg_proxy_restore(&px);
+    s = open_journaled(journal);
+    replayed(s);
+    cr_assert_eq(stats(s).write_errors, 0, "%s", stats(s).last_error);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ddz_store_get_game(s, ids[i], NULL, &json), 0, "game %d", i);
+        free(json);
+    }
+    ddz_store_close(s);
+    free(r);
+}
