@@ -266,6 +266,7 @@ static int start_game(ltab *t)
     o.custody = DDZ_CUSTODY_FAULT;
     o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
     o.pause = 0;
+    o.held = true; /* nothing of the deal shown before every table has played it (SPEC 13) */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {
@@ -296,10 +297,26 @@ static void end_room(ltab *t)
         ddz_runner_seat(t->run, s, NULL); /* engines stop */
 }
 
+/* Publishes the games of deal `d` that were played to the end: held until
+ * now (SPEC 13), as every table has played the deal, or none ever will
+ * (a deal given up is never dealt again: each deal has a fresh seed). */
+static void publish(ldeal *d)
+{
+    int64_t ids[DDZ_DEAL_TABLES];
+    size_t n = 0;
+    for (int k = 0; k < d->plan.tables; k++)
+        if (d->tab[k].id > 0)
+            ids[n++] = d->tab[k].id;
+    if (n && ddz_store_publish_games(d->lad->srv->store, ids, n) < 0)
+        ddz__log(d->lad->srv, "error", NULL, "ladder: deal %ld: its games could not be published",
+                 d->number);
+}
+
 /* Frees deal `d` (rated, or given up: then nothing is rated). */
 static void free_deal(ldeal *d)
 {
     ddz_ladder *l = d->lad;
+    publish(d);
     for (int k = 0; k < d->plan.tables; k++) {
         ltab *t = &d->tab[k];
         end_room(t);
