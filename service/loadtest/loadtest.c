@@ -102,6 +102,10 @@ struct table {
     int next_fl;
     int64_t fault_us;  /* the latest fault at this table (drop, bad frame, reconnect), 0 = none */
     const char *fault; /* ... which */
+    /* When a client of the table last went away or came back (0 = never):
+     * an action in flight across that instant waited for the client's own
+     * reconnection, not for the server, and is not sampled. */
+    int64_t away_us;
 };
 
 typedef struct lt {
@@ -562,8 +566,12 @@ static void on_broadcast(lt *L, lconn *c, int seat, int64_t now)
         if (f->mask == (1u << t->nclients) - 1) {
             f->used = false;
             if (f->t_send >= L->t0 && f->t_send < L->t1 && L->phase >= 1) {
-                record_latency(L, now - f->t_send);
-                slowest(L, t, f->t_send, now);
+                if (t->away_us >= f->t_send) {
+                    L->res->cut_samples++;
+                } else {
+                    record_latency(L, now - f->t_send);
+                    slowest(L, t, f->t_send, now);
+                }
             }
         }
         return;
@@ -819,6 +827,8 @@ static void conn_gone(lt *L, lconn *c, const char *why)
     }
     if (c->state == C_SEATED)
         L->seated_conns--;
+    if (c->t)
+        c->t->away_us = now_us();
     c->state = C_CLOSED;
     c->wsi = NULL;
     c->bad = -1;
@@ -1069,6 +1079,7 @@ static void chaos_tick(lt *L, int64_t now, bool faults)
         c->resuming = true;
         L->res->reconnects++;
         table_fault(c->t, "a client reconnected");
+        c->t->away_us = now_us();
         connect_one(L, c);
     }
     if (faults && cfg->sample_seconds > 0 && now >= L->next_sample) {
@@ -1358,6 +1369,7 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
             (json_int_t)r->samples, "seconds", r->window_s, "setup_s", r->setup_s, "rate", r->rate,
             "tables_seated", r->tables_seated, "client_cpu_s", r->client_cpu_s, "first_error",
             r->first_error, "client_loop", r->epoll ? "epoll" : "poll");
+        json_object_set_new(j, "cut_samples", json_integer(r->cut_samples));
         json_object_set_new(
             j, "faults",
             json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "overtaken",
@@ -1409,6 +1421,11 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
     fprintf(f, "actions         %ld (%.0f/s)\n", r->actions, r->actions_per_s);
     fprintf(f, "latency         p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms (%ld samples)\n",
             r->p50, r->p90, r->p99, r->max, r->samples);
+    if (r->cut_samples)
+        fprintf(f,
+                "not sampled     %ld actions in flight while a client of their table was away "
+                "(they waited for its reconnection)\n",
+                r->cut_samples);
     if (r->samples && r->slowest.fault_before_ms >= 0)
         fprintf(f,
                 "slowest         %.2f ms at table %d, sent %.1f s into the window, %.0f ms after "

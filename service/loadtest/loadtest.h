@@ -84,6 +84,8 @@ typedef struct ddz_loadtest_result {
     long actions;      /* actions written during the window */
     double actions_per_s;
     long samples;              /* latencies measured (actions seen by all three clients) */
+    long cut_samples;          /* actions not measured: in flight while a client of their
+                                  table was away (its reconnection is the test's own delay) */
     double p50, p90, p99, max; /* latency, milliseconds */
     struct {
         double ms;              /* the slowest sample (= max) */
