@@ -555,7 +555,9 @@ static bool old_deal_from(json_t *j, ddz_store_ladder_deal *d)
         player_from(json_array_get(p, i), &d->p[i]);
     for (int i = 0; i < 3; i++) {
         ddz_store_ladder_hist *h = &d->rows[i];
-        snprintf(h->name, sizeof h->name, "%s", d->p[i].name);
+        /* memcpy: the names are arrays of one size (gcc's -Wrestrict
+         * cannot tell the rows from the standings apart under snprintf) */
+        memcpy(h->name, d->p[i].name, sizeof h->name);
         h->mu = d->p[i].mu;
         h->sigma = d->p[i].sigma;
         h->score = json_number_value(json_array_get(json_object_get(j, "score"), (size_t)i));
@@ -564,8 +566,8 @@ static bool old_deal_from(json_t *j, ddz_store_ladder_deal *d)
         h->hand = -1;
         for (size_t g = 0; g < 3; g++)
             h->games[g] = json_integer_value(json_array_get(games, g));
-        snprintf(h->opp[0], sizeof h->opp[0], "%s", d->p[(i + 1) % 3].name);
-        snprintf(h->opp[1], sizeof h->opp[1], "%s", d->p[(i + 2) % 3].name);
+        memcpy(h->opp[0], d->p[(i + 1) % 3].name, sizeof h->opp[0]);
+        memcpy(h->opp[1], d->p[(i + 2) % 3].name, sizeof h->opp[1]);
     }
     return true;
 }
