@@ -960,8 +960,11 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     const fit = await phone.evaluate(() => ({
       page: document.documentElement.scrollWidth, vw: innerWidth,
       chart: document.querySelector('[data-test=rating-chart]').getBoundingClientRect().right,
+      deals: document.querySelector('[data-test=deals]').getBoundingClientRect().right,
     }));
     assert.ok(fit.page <= fit.vw && fit.chart <= fit.vw, `the player page fits the phone: ${JSON.stringify(fit)}`);
+    // the deals' table too: hand, score, the comparisons and the game, no sideways scrolling
+    assert.ok(fit.deals <= fit.vw, `the deals fit the phone: ${JSON.stringify(fit)}`);
     await shot(phone, 'ladder-player-phone');
     assert.deepEqual(phone.errors, []);
     await phone.close();

@@ -214,17 +214,17 @@ export class LadderPlayer extends Poller {
     const rows = hist.slice().reverse().map((p) => h('tr',
       h('td.left.hide-phone', new Date(p.at).toLocaleString()),
       h('td.left', { dataset: { test: 'hand' } }, p.hand ? t('seat.' + hands[p.hand]) : t('ladder.old')),
-      h('td.left.opps', p.opponents.map((o) => h('div', o))),
+      h('td.left.opps.hide-phone', p.opponents.map((o) => h('div', o))),
       signedCell(p.score),
       h('td.left.opps', { dataset: { test: 'compared' } }, (p.compared || []).map((c) => h('div',
         c.name, ' ', h('small', (c.score > 0 ? '+' : '') + fixed(c.score, 0)),
         c.game ? ' ' : null, c.game ? replay(c.game, '▶') : null))),
-      h('td.num', fixed(p.rating)),
+      h('td.num.hide-phone', fixed(p.rating)),
       h('td.left.replays', p.games.map((id, g) => id ? replay(id, String(g + 1)) : null))));
     return h('div.scroll', h('table.standings.games', { dataset: { test: 'deals' } },
       h('thead', h('tr', h('th.left.hide-phone', t('ladder.when')), h('th.left', t('ladder.hand')),
-        h('th.left', t('ladder.opponents')), h('th', t('ladder.score')), h('th.left', t('ladder.compared')),
-        h('th', t('ladder.rating')), h('th.left', t('ladder.replays')))),
+        h('th.left.hide-phone', t('ladder.opponents')), h('th', t('ladder.score')), h('th.left', t('ladder.compared')),
+        h('th.hide-phone', t('ladder.rating')), h('th.left', t('ladder.replays')))),
       h('tbody', rows)));
   }
 }
