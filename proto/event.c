@@ -346,6 +346,8 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     put(o, "autopass", json_boolean(s->autopass), ok);
     put(o, "result", s->has_result ? over_json(nested("over", ok), &s->result, ok) : json_null(),
         ok);
+    if (s->held)
+        put(o, "held", json_true(), ok);
     return o;
 }
 
@@ -1154,8 +1156,12 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
     s->has_commit = !json_is_null(v);
     if (s->has_commit && (rc = val_hex(r, v, "", "commit", s->commit)))
         return rc;
-    bool in_game = s->phase == DDZ_EVENT_PH_BID || s->phase == DDZ_EVENT_PH_PLAY ||
-                   s->phase == DDZ_EVENT_PH_BETWEEN;
+    /* optional: printed only when true */
+    if (json_object_get(o, "held") && (rc = get_bool(r, o, "", "held", &s->held)))
+        return rc;
+    bool in_game = (s->phase == DDZ_EVENT_PH_BID || s->phase == DDZ_EVENT_PH_PLAY ||
+                    s->phase == DDZ_EVENT_PH_BETWEEN) &&
+                   !s->held;
     if ((rc = get_array(r, o, "", "players", 3, 3, &players)))
         return rc;
     for (size_t i = 0; i < 3; i++) {
@@ -1534,7 +1540,7 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
             return false;
     if (a->has_turn != b->has_turn || (a->has_turn && !turn_eq(&a->turn, &b->turn)))
         return false;
-    return same3(a->totals, b->totals) && a->autopass == b->autopass &&
+    return same3(a->totals, b->totals) && a->autopass == b->autopass && a->held == b->held &&
            a->has_result == b->has_result && (!a->has_result || over_eq(&a->result, &b->result));
 }
 

@@ -79,7 +79,7 @@ static const char usage[] =
     "  --ladder-rules NAME the ladder's rule set (DDZ_LADDER_RULES, default caai)\n"
     "  --ladder-time S     seconds per bid or play at the ladder (DDZ_LADDER_TIME,\n"
     "                      default 10)\n"
-    "  --ladder-tables N   ladder tables played at once (DDZ_LADDER_TABLES, default 4)\n"
+    "  --ladder-tables N   ladder tables played at once, 2..64 (DDZ_LADDER_TABLES, default 4)\n"
     "  --ladder-max N      ladder participants known at most (DDZ_LADDER_MAX,\n"
     "                      default 100)\n"
     "  --max-conns N       connection cap (DDZ_MAX_CONNS, default 5000)\n"
@@ -161,8 +161,8 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.ladder_rules = getenv("DDZ_LADDER_RULES");
     if ((env = getenv("DDZ_LADDER_TIME")) && ddz_cli_int(env, 3, 300, &cfg.ladder_time_s) < 0)
         return ddz_cli_usage("serve", "DDZ_LADDER_TIME must be 3..300");
-    if ((env = getenv("DDZ_LADDER_TABLES")) && ddz_cli_int(env, 1, 64, &cfg.ladder_tables) < 0)
-        return ddz_cli_usage("serve", "DDZ_LADDER_TABLES must be 1..64");
+    if ((env = getenv("DDZ_LADDER_TABLES")) && ddz_cli_int(env, 2, 64, &cfg.ladder_tables) < 0)
+        return ddz_cli_usage("serve", "DDZ_LADDER_TABLES must be 2..64");
     if ((env = getenv("DDZ_LADDER_MAX")) && ddz_cli_int(env, 3, 256, &cfg.ladder_max) < 0)
         return ddz_cli_usage("serve", "DDZ_LADDER_MAX must be 3..256");
     cfg.origins = getenv("DDZ_ORIGINS");
@@ -304,8 +304,9 @@ int ddz_cli_serve(int argc, char **argv)
             if (ddz_cli_int(v, 3, 300, &cfg.ladder_time_s) < 0)
                 return ddz_cli_usage("serve", "--ladder-time must be 3..300 seconds");
         } else if (strcmp(a, "--ladder-tables") == 0) {
-            if (ddz_cli_int(v, 1, 64, &cfg.ladder_tables) < 0)
-                return ddz_cli_usage("serve", "--ladder-tables must be 1..64");
+            if (ddz_cli_int(v, 2, 64, &cfg.ladder_tables) < 0)
+                return ddz_cli_usage("serve", "--ladder-tables must be 2..64 (a deal is played at "
+                                              "two tables at least)");
         } else if (strcmp(a, "--ladder-max") == 0) {
             if (ddz_cli_int(v, 3, 256, &cfg.ladder_max) < 0)
                 return ddz_cli_usage("serve", "--ladder-max must be 3..256");

@@ -1,8 +1,10 @@
 /* ladder_net.c - the ladder across nodes (ladder_net.h): presence,
- * the leader's scheduling, hosts' results in one transaction. */
+ * the leader's plans, hosts' results in one transaction, the live view. */
 #include "service/cluster/ladder_net.h"
 
+#include <jansson.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +12,16 @@
 
 #include "rules/error.h"
 #include "rules/ruleset.h"
-#include "service/ladder/schedule.h"
+#include "service/ladder/deal_plan.h"
 #include "service/thread/mailbox.h"
 
 #define NAME DDZ_LADDER_NAME_MAX
-#define MAXP DDZ_SCHEDULE_MAX
+#define MAXP DDZ_DEAL_CANDIDATES /* participants the leader considers, at most */
+#define TABLES DDZ_STORE_LADDER_TABLES
+/* Deals being played that the live view keeps, at most (every node's). */
+#define MAX_LIVE 1024
+
+_Static_assert(TABLES == DDZ_DEAL_TABLES, "a stored deal is a plan");
 /* Rounds a result (or a suspension) is retried on failures before it is
  * given up; a result given up is dropped instead (write_requests()). A
  * round in which the database could not be reached does not count. */
@@ -30,6 +37,11 @@ typedef struct req {
     char reason[160];
     ddz_mail mail; /* the queue's link */
 } req;
+
+typedef struct view_bot {
+    char name[NAME];
+    char node[32];
+} view_bot;
 
 typedef struct told_move {
     char name[NAME];
@@ -47,6 +59,10 @@ struct ddz_ladder_net {
     /* guarded by mu: */
     char (*present)[NAME]; /* [MAXP] */
     int npresent;
+    view_bot *vbots; /* [MAXP] the live view: who is present where */
+    int nvbots;
+    ddz_ladder_net_live *vdeals; /* [MAX_LIVE] ... and the deals being played */
+    int nvdeals;
     /* the lead thread's own: */
     bool schema;
     int64_t *handed; /* deals given to the loop, not yet done or dropped */
@@ -147,9 +163,19 @@ static const char *const schema_sql =
     "CREATE TABLE IF NOT EXISTS cluster_ladder_presence(rules TEXT NOT NULL, name TEXT NOT NULL,"
     " node TEXT NOT NULL, since TIMESTAMPTZ NOT NULL, PRIMARY KEY(rules, name));"
     "CREATE TABLE IF NOT EXISTS cluster_ladder_deals(id BIGSERIAL PRIMARY KEY, rules TEXT NOT NULL,"
-    " node TEXT NOT NULL, scheduled_by TEXT NOT NULL, p1 TEXT NOT NULL, p2 TEXT NOT NULL,"
-    " p3 TEXT NOT NULL, state TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
-    " done_at TIMESTAMPTZ, game1 BIGINT, game2 BIGINT, game3 BIGINT);"
+    " node TEXT NOT NULL, scheduled_by TEXT NOT NULL, state TEXT NOT NULL,"
+    " created_at TIMESTAMPTZ NOT NULL, done_at TIMESTAMPTZ, tables INTEGER, names TEXT[],"
+    " games BIGINT[]);"
+    /* a table of the old format (p1, p2, p3 NOT NULL; game1..3): the plan's
+     * columns added, the old ones left (nullable) with their rows, and a
+     * deal of the old format still assigned dropped (no node plays it) */
+    "ALTER TABLE cluster_ladder_deals ADD COLUMN IF NOT EXISTS tables INTEGER,"
+    " ADD COLUMN IF NOT EXISTS names TEXT[], ADD COLUMN IF NOT EXISTS games BIGINT[];"
+    "DO $$BEGIN ALTER TABLE cluster_ladder_deals ALTER COLUMN p1 DROP NOT NULL,"
+    " ALTER COLUMN p2 DROP NOT NULL, ALTER COLUMN p3 DROP NOT NULL;"
+    " EXCEPTION WHEN undefined_column THEN NULL; END$$;"
+    "UPDATE cluster_ladder_deals SET state = 'dropped', done_at = now()"
+    " WHERE state = 'assigned' AND names IS NULL;"
     "CREATE TABLE IF NOT EXISTS cluster_ladder_moves(rules TEXT NOT NULL, name TEXT NOT NULL,"
     " from_node TEXT NOT NULL, to_node TEXT NOT NULL, url TEXT NOT NULL,"
     " at TIMESTAMPTZ NOT NULL, PRIMARY KEY(rules, name));"
@@ -162,8 +188,7 @@ static const char *const schema_sql =
 ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, size_t errlen)
 {
     if (!cfg || !cfg->rules || !cfg->node || cfg->nfixed < 0 ||
-        cfg->nfixed > DDZ_LADDER_NET_FIXED || cfg->tables < 1 || cfg->pair_slack < 0 ||
-        cfg->move_wait_ms < 0) {
+        cfg->nfixed > DDZ_LADDER_NET_FIXED || cfg->tables < 1 || cfg->move_wait_ms < 0) {
         snprintf(err, errlen, "ladder (cluster): bad configuration");
         return NULL;
     }
@@ -172,12 +197,16 @@ ddz_ladder_net *ddz_ladder_net_create(const ddz_ladder_net_cfg *cfg, char *err, 
         n->present = calloc(MAXP, sizeof *n->present);
         n->seen = calloc(MAXP, sizeof *n->seen);
         n->told = calloc(MAXP, sizeof *n->told);
+        n->vbots = calloc(MAXP, sizeof *n->vbots);
+        n->vdeals = calloc(MAX_LIVE, sizeof *n->vdeals);
         n->reqs = ddz_mailbox_create(0, false);
         n->out = ddz_mailbox_create(0, false);
     }
-    if (!n || !n->present || !n->seen || !n->told || !n->reqs || !n->out) {
+    if (!n || !n->present || !n->seen || !n->told || !n->vbots || !n->vdeals || !n->reqs ||
+        !n->out) {
         if (n) {
             free(n->present), free(n->seen), free(n->told);
+            free(n->vbots), free(n->vdeals);
             ddz_mailbox_destroy(n->reqs);
             ddz_mailbox_destroy(n->out);
         }
@@ -246,6 +275,41 @@ ddz_ladder_net_msg *ddz_ladder_net_next(ddz_ladder_net *n)
     return DDZ_MAIL_ITEM(ddz_mailbox_get(n->out), ddz_ladder_net_msg, mail);
 }
 
+bool ddz_ladder_net_where(ddz_ladder_net *n, const char *name, bool *playing, char *node,
+                          size_t nodelen)
+{
+    bool present = false, in_deal = false;
+    pthread_mutex_lock(&n->mu);
+    for (int i = 0; i < n->nvbots && !present; i++)
+        if (strcmp(n->vbots[i].name, name) == 0) {
+            present = true;
+            if (node && nodelen)
+                snprintf(node, nodelen, "%s", n->vbots[i].node);
+        }
+    for (int d = 0; d < n->nvdeals && !in_deal; d++) {
+        const ddz_ladder_net_live *l = &n->vdeals[d];
+        for (int t = 0; t < l->tables && !in_deal; t++)
+            for (int s = 0; s < 3 && !in_deal; s++)
+                in_deal = strcmp(l->names[t][s], name) == 0;
+    }
+    pthread_mutex_unlock(&n->mu);
+    if (!present && node && nodelen)
+        node[0] = '\0';
+    if (playing)
+        *playing = in_deal;
+    return present;
+}
+
+int ddz_ladder_net_deals(ddz_ladder_net *n, ddz_ladder_net_live *out, int max)
+{
+    pthread_mutex_lock(&n->mu);
+    int k = n->nvdeals < max ? n->nvdeals : max;
+    if (k > 0)
+        memcpy(out, n->vdeals, (size_t)k * sizeof *out);
+    pthread_mutex_unlock(&n->mu);
+    return k > 0 ? k : 0;
+}
+
 void ddz_ladder_net_destroy(ddz_ladder_net *n)
 {
     if (!n)
@@ -263,6 +327,8 @@ void ddz_ladder_net_destroy(ddz_ladder_net *n)
     free(n->present);
     free(n->seen);
     free(n->told);
+    free(n->vbots);
+    free(n->vdeals);
     free(n->handed);
     free(n);
 }
@@ -314,6 +380,93 @@ static void fmt_d(char *buf, size_t len, double v)
     snprintf(buf, len, "%.17g", v);
 }
 
+/* The distinct participants of `res`, sorted bytewise (the order their
+ * standings are locked in), to names[0..*np), and its plan over them to
+ * `plan`. Returns false for a result that is no plan (tables out of
+ * range, an empty name). */
+static bool plan_of(const ddz_ladder_net_result *res, char (*names)[NAME], int *np,
+                    ddz_deal_plan *plan)
+{
+    if (res->tables < 2 || res->tables > TABLES)
+        return false;
+    int k = 0;
+    for (int t = 0; t < res->tables; t++)
+        for (int s = 0; s < 3; s++) {
+            const char *x = res->names[t][s];
+            if (!x[0])
+                return false;
+            int i = 0;
+            while (i < k && strcmp(names[i], x) < 0)
+                i++;
+            if (i < k && strcmp(names[i], x) == 0)
+                continue;
+            memmove(names[i + 1], names[i], (size_t)(k - i) * sizeof *names);
+            snprintf(names[i], NAME, "%s", x);
+            k++;
+        }
+    memset(plan, 0, sizeof *plan);
+    plan->tables = res->tables;
+    for (int t = 0; t < res->tables; t++)
+        for (int s = 0; s < 3; s++) {
+            int i = 0;
+            while (strcmp(names[i], res->names[t][s]) != 0)
+                i++;
+            plan->who[t][s] = i;
+        }
+    *np = k;
+    return true;
+}
+
+/* The JSON array of those who held hand s at the tables other than t:
+ * [{"name", "score", "game"}] (store.h, ladder_history.compared), a new
+ * string (free() it), or NULL when out of memory or a name is not UTF-8. */
+static char *compared_json(const ddz_ladder_net_result *res, int t, int s)
+{
+    json_t *a = json_array();
+    bool ok = a != NULL;
+    for (int u = 0; u < res->tables && ok; u++) {
+        if (u == t)
+            continue;
+        json_t *o = json_object();
+        ok = o && json_array_append_new(a, o) == 0 &&
+             json_object_set_new(o, "name", json_string(res->names[u][s])) == 0 &&
+             json_object_set_new(o, "score", json_real(res->score[u][s])) == 0 &&
+             json_object_set_new(o, "game", json_integer(res->games[u])) == 0;
+    }
+    char *out = ok ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return out;
+}
+
+/* Writes `v[0..count)` as a PostgreSQL bigint array literal ({1,2}). */
+static void int_array_lit(char *buf, size_t len, const int64_t *v, int count)
+{
+    size_t k = (size_t)snprintf(buf, len, "{");
+    for (int i = 0; i < count && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "", (long long)v[i]);
+    if (k < len)
+        snprintf(buf + k, len - k, "}");
+}
+
+/* Marks deal `deal`, ours and still assigned, dropped in a transaction of
+ * its own (the recording's was rolled back). Returns 0, or -1 (try again). */
+static int drop_unrated(ddz_ladder_net *n, PGconn *pg, const char *deal)
+{
+    const char *p[] = {deal, n->node};
+    if (!cmd(n, pg, "BEGIN", 0, NULL))
+        return -1;
+    if (!cmd(n, pg,
+             "UPDATE cluster_ladder_deals SET state = 'dropped', done_at = now()"
+             " WHERE id = $1 AND node = $2 AND state = 'assigned'",
+             2, p) ||
+        !cmd(n, pg, "COMMIT", 0, NULL)) {
+        rollback(pg);
+        return -1;
+    }
+    note(n, "ladder (cluster): deal %s could not be rated: dropped", deal, NULL);
+    return 0;
+}
+
 /* Records a played deal: returns 1 recorded, 0 not (dropped meanwhile, or
  * now because it cannot be rated: nothing else written), -1 failed (try
  * again). */
@@ -321,8 +474,19 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
 {
     char deal[24];
     snprintf(deal, sizeof deal, "%lld", (long long)res->deal);
-    if (!cmd(n, pg, "BEGIN", 0, NULL))
+    char(*names)[NAME] = calloc(DDZ_STORE_LADDER_SEATS, sizeof *names);
+    char *plan_arr = NULL;
+    ddz_deal_plan plan;
+    int np = 0, rc = -1;
+    if (!names)
         return -1;
+    bool is_plan = plan_of(res, names, &np, &plan);
+    /* the result's plan, table-major, to be compared with the row's */
+    plan_arr = array_lit((const char(*)[NAME])res->names, is_plan ? 3 * res->tables : 0);
+    if (!plan_arr)
+        goto out;
+    if (!cmd(n, pg, "BEGIN", 0, NULL))
+        goto out;
     /* One recording at a time in the whole cluster, taken first (before any
      * row lock, so nothing waits in the other order): the history ids this
      * transaction draws are then above every id committed before it and
@@ -331,65 +495,63 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
      * are a few a second at most and short. */
     PGresult *lk = q(n, pg, "SELECT pg_advisory_xact_lock(" STR(DDZ_LADDER_NET_HIST_LOCK) ")", 0,
                      NULL, PGRES_TUPLES_OK);
-    if (!lk) {
-        rollback(pg);
-        return -1;
-    }
+    if (!lk)
+        goto fail;
     PQclear(lk);
-    const char *pd[] = {deal};
-    PGresult *r = q(n, pg, "SELECT state, node FROM cluster_ladder_deals WHERE id = $1 FOR UPDATE",
-                    1, pd, PGRES_TUPLES_OK);
-    if (!r) {
-        rollback(pg);
-        return -1;
-    }
+    char tables[16];
+    snprintf(tables, sizeof tables, "%d", res->tables);
+    const char *pd[] = {deal, tables, plan_arr};
+    PGresult *r = q(n, pg,
+                    "SELECT state, node, coalesce(tables = $2::int AND names = $3::text[], false)"
+                    " FROM cluster_ladder_deals WHERE id = $1 FOR UPDATE",
+                    3, pd, PGRES_TUPLES_OK);
+    if (!r)
+        goto fail;
     bool mine = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "assigned") == 0 &&
                 strcmp(PQgetvalue(r, 0, 1), n->node) == 0;
+    bool same = mine && PQgetvalue(r, 0, 2)[0] == 't';
     PQclear(r);
     if (!mine) {
         rollback(pg);
-        return 0;
+        rc = 0;
+        goto out;
+    }
+    if (!is_plan || !same) {
+        /* not what was assigned (the row is locked, ours and assigned):
+         * it never will be rated, so it is dropped as below */
+        rollback(pg);
+        rc = drop_unrated(n, pg, deal);
+        goto out;
     }
     ddz_rating fresh = ddz_rating_new(&n->cfg.rc);
     char mu0[32], sg0[32], now[24];
     fmt_d(mu0, sizeof mu0, fresh.mu);
     fmt_d(sg0, sizeof sg0, fresh.sigma);
     snprintf(now, sizeof now, "%lld", (long long)now_unix_ms());
-    /* Lock the three standings in name order (two hosts sharing an AI
-     * then wait for each other instead of deadlocking). */
-    int order[3] = {0, 1, 2};
-    for (int a = 0; a < 3; a++)
-        for (int b = a + 1; b < 3; b++)
-            if (strcmp(res->names[order[b]], res->names[order[a]]) < 0) {
-                int t = order[a];
-                order[a] = order[b], order[b] = t;
-            }
-    ddz_store_ladder_player st[3];
-    ddz_rating rt[3];
-    for (int o = 0; o < 3; o++) {
-        int k = order[o];
-        const char *p[] = {n->rules, res->names[k], mu0, sg0, now};
+    /* Lock the standings in name order (two hosts sharing an AI then wait
+     * for each other instead of deadlocking). */
+    ddz_store_ladder_player st[DDZ_STORE_LADDER_SEATS];
+    ddz_rating rt[DDZ_STORE_LADDER_SEATS];
+    for (int k = 0; k < np; k++) {
+        const char *p[] = {n->rules, names[k], mu0, sg0, now};
         if (!cmd(n, pg,
                  "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score, faults,"
                  " suspended, updated_at) VALUES($1, $2, $3::float8, $4::float8, 0, 0, 0, 0, NULL,"
                  " $5::bigint) ON CONFLICT (rules, name) DO NOTHING",
-                 5, p)) {
-            rollback(pg);
-            return -1;
-        }
-        const char *p2[] = {n->rules, res->names[k]};
+                 5, p))
+            goto fail;
+        const char *p2[] = {n->rules, names[k]};
         r = q(n, pg,
               "SELECT mu, sigma, games, deals, score, faults, coalesce(suspended, '')"
               " FROM ladder_players WHERE rules = $1 AND name = $2 FOR UPDATE",
               2, p2, PGRES_TUPLES_OK);
         if (!r || PQntuples(r) != 1) {
             PQclear(r);
-            rollback(pg);
-            return -1;
+            goto fail;
         }
         ddz_store_ladder_player *s = &st[k];
         memset(s, 0, sizeof *s);
-        snprintf(s->name, sizeof s->name, "%s", res->names[k]);
+        snprintf(s->name, sizeof s->name, "%s", names[k]);
         s->mu = atof(PQgetvalue(r, 0, 0));
         s->sigma = atof(PQgetvalue(r, 0, 1));
         s->games = atol(PQgetvalue(r, 0, 2));
@@ -402,97 +564,97 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
         if (!(rt[k].sigma > 0))
             rt[k] = fresh;
     }
-    if (ddz_rating_update(&n->cfg.rc, rt, res->score, 3) < 0) {
+    if (ddz_deal_rate(&n->cfg.rc, &plan, rt, np, res->score) < 0) {
         /* It never will be: dropped (the row is still locked, ours and
          * assigned), so that its participants are free again and the deal
          * is not handed to the loop again (a row left assigned would be). */
         rollback(pg);
-        const char *pdrop[] = {deal, n->node};
-        if (!cmd(n, pg, "BEGIN", 0, NULL))
-            return -1;
-        if (!cmd(n, pg,
-                 "UPDATE cluster_ladder_deals SET state = 'dropped', done_at = now()"
-                 " WHERE id = $1 AND node = $2 AND state = 'assigned'",
-                 2, pdrop) ||
-            !cmd(n, pg, "COMMIT", 0, NULL)) {
-            rollback(pg);
-            return -1;
-        }
-        note(n, "ladder (cluster): deal %s could not be rated: dropped", deal, NULL);
-        return 0;
+        rc = drop_unrated(n, pg, deal);
+        goto out;
     }
-    for (int k = 0; k < 3; k++) {
+    /* the standings: a participant counts every seat it held */
+    for (int k = 0; k < np; k++) {
         ddz_store_ladder_player *s = &st[k];
         s->mu = rt[k].mu, s->sigma = rt[k].sigma;
-        s->games += 3;
-        s->deals++;
-        s->score = ddz_score_add(s->score, res->score[k]);
-        s->faults += res->faults[k];
-        char mu[32], sg[32], games[24], deals[24], score[32], faults[24], dscore[32], df[16];
-        char g[3][24];
+        for (int t = 0; t < plan.tables; t++)
+            for (int h = 0; h < 3; h++)
+                if (plan.who[t][h] == k) {
+                    s->games++;
+                    s->deals++;
+                    s->score = ddz_score_add(s->score, res->score[t][h]);
+                    s->faults += res->faults[t][h];
+                }
+        char mu[32], sg[32], games[24], deals[24], score[32], faults[24];
         fmt_d(mu, sizeof mu, s->mu);
         fmt_d(sg, sizeof sg, s->sigma);
         snprintf(games, sizeof games, "%ld", s->games);
         snprintf(deals, sizeof deals, "%ld", s->deals);
         fmt_d(score, sizeof score, s->score);
         snprintf(faults, sizeof faults, "%ld", s->faults);
-        fmt_d(dscore, sizeof dscore, res->score[k]);
-        snprintf(df, sizeof df, "%d", res->faults[k]);
-        for (int i = 0; i < 3; i++)
-            snprintf(g[i], sizeof g[i], "%lld", (long long)res->games[i]);
         const char *pu[] = {n->rules, s->name, mu, sg, games, deals, score, faults, now};
-        const char *ph[] = {n->rules,
-                            s->name,
-                            now,
-                            mu,
-                            sg,
-                            dscore,
-                            df,
-                            g[0],
-                            g[1],
-                            g[2],
-                            res->names[(k + 1) % 3],
-                            res->names[(k + 2) % 3]};
         if (!cmd(n, pg,
                  "UPDATE ladder_players SET mu = $3::float8, sigma = $4::float8,"
                  " games = $5::bigint, deals = $6::bigint, score = $7::float8,"
                  " faults = $8::bigint, updated_at = $9::bigint WHERE rules = $1 AND name = $2",
-                 9, pu) ||
-            !cmd(n, pg,
-                 "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score, faults,"
-                 " game1, game2, game3, opp1, opp2) VALUES($1, $2, $3::bigint, $4::float8,"
-                 " $5::float8, $6::float8, $7::int, $8::bigint, $9::bigint, $10::bigint, $11, $12)",
-                 12, ph)) {
-            rollback(pg);
-            return -1;
-        }
-        const char *a = res->names[k], *b = res->names[(k + 1) % 3];
-        if (strcmp(a, b) > 0) {
-            const char *t = a;
-            a = b, b = t;
-        }
-        const char *pp[] = {n->rules, a, b};
-        if (!cmd(n, pg,
-                 "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES($1, $2, $3, 1)"
-                 " ON CONFLICT (rules, a, b) DO UPDATE SET deals = ladder_pairs.deals + 1",
-                 3, pp)) {
-            rollback(pg);
-            return -1;
-        }
+                 9, pu))
+            goto fail;
     }
-    char g[3][24];
-    for (int i = 0; i < 3; i++)
-        snprintf(g[i], sizeof g[i], "%lld", (long long)res->games[i]);
-    const char *pe[] = {deal, g[0], g[1], g[2]};
+    /* one history row per seat, table by table, West first */
+    char dealid[24];
+    snprintf(dealid, sizeof dealid, "%lld", (long long)res->games[0]);
+    for (int t = 0; t < plan.tables; t++)
+        for (int h = 0; h < 3; h++) {
+            const ddz_store_ladder_player *s = &st[plan.who[t][h]];
+            char mu[32], sg[32], score[32], faults[16], game[24], hand[16];
+            fmt_d(mu, sizeof mu, s->mu);
+            fmt_d(sg, sizeof sg, s->sigma);
+            fmt_d(score, sizeof score, res->score[t][h]);
+            snprintf(faults, sizeof faults, "%d", res->faults[t][h]);
+            snprintf(game, sizeof game, "%lld", (long long)res->games[t]);
+            snprintf(hand, sizeof hand, "%d", h);
+            char *cmp = compared_json(res, t, h);
+            if (!cmp)
+                goto fail;
+            const char *ph[] = {n->rules,
+                                s->name,
+                                now,
+                                mu,
+                                sg,
+                                score,
+                                faults,
+                                game,
+                                res->names[t][(h + 1) % 3],
+                                res->names[t][(h + 2) % 3],
+                                dealid,
+                                hand,
+                                cmp};
+            bool ok = cmd(n, pg,
+                          "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
+                          " faults, game1, opp1, opp2, deal, hand, compared) VALUES($1, $2,"
+                          " $3::bigint, $4::float8, $5::float8, $6::float8, $7::int, $8::bigint,"
+                          " $9, $10, $11::bigint, $12::int, $13)",
+                          13, ph);
+            free(cmp);
+            if (!ok)
+                goto fail;
+        }
+    char games[TABLES * 24 + 4];
+    int_array_lit(games, sizeof games, res->games, plan.tables);
+    const char *pe[] = {deal, games};
     if (!cmd(n, pg,
              "UPDATE cluster_ladder_deals SET state = 'done', done_at = now(),"
-             " game1 = $2::bigint, game2 = $3::bigint, game3 = $4::bigint WHERE id = $1",
-             4, pe) ||
-        !cmd(n, pg, "COMMIT", 0, NULL)) {
-        rollback(pg);
-        return -1;
-    }
-    return 1;
+             " games = $2::bigint[] WHERE id = $1",
+             2, pe) ||
+        !cmd(n, pg, "COMMIT", 0, NULL))
+        goto fail;
+    rc = 1;
+    goto out;
+fail:
+    rollback(pg);
+out:
+    free(names);
+    free(plan_arr);
+    return rc;
 }
 
 /* Writes what the loop queued. Failed results stay queued (bounded). */
@@ -714,6 +876,80 @@ static bool gather(ddz_ladder_net *n, PGconn *pg, const char *live, cand *c, int
     return true;
 }
 
+/* Whether fixed participant `name` is a hosted AI ("ai:NAME[:MS]"): it may
+ * hold several seats of a deal (deal_plan.h). */
+static bool is_ai(const char *name)
+{
+    return strncmp(name, "ai:", 3) == 0;
+}
+
+/* Node `node`'s deals: plans deals among the participants c[0..nc) that
+ * are free and either fixed or present there, while it has two free
+ * tables (`cap`), and assigns them to it (inserted in the leader's
+ * transaction; their participants marked busy). A deal without a bot goes
+ * to this (the leader's) node only; `ais_alone`: no program is present
+ * anywhere. Returns false on a failed statement. */
+static bool plan_node(ddz_ladder_net *n, PGconn *pg, const char *node, int cap, bool ais_alone,
+                      cand *c, int nc)
+{
+    bool here = strcmp(node, n->node) == 0;
+    ddz_deal_cand *dc = calloc((size_t)(nc > 0 ? nc : 1), sizeof *dc);
+    if (!dc)
+        return true; /* out of memory: no deal this round */
+    bool ok = true;
+    /* every deal takes two tables at least: bounded */
+    while (cap >= 2) {
+        for (int i = 0; i < nc; i++)
+            dc[i] = (ddz_deal_cand){.mu = c[i].mu,
+                                    .deals = c[i].deals,
+                                    .available = !c[i].busy && !c[i].suspended && !c[i].moving &&
+                                                 (!c[i].node[0] || strcmp(c[i].node, node) == 0),
+                                    .ai = !c[i].node[0] && is_ai(c[i].name)};
+        ddz_deal_in in = {.c = dc,
+                          .n = nc,
+                          .max_tables = cap,
+                          .ais_alone = ais_alone && here,
+                          .spin = randombytes_random()};
+        ddz_deal_plan plan;
+        int m = ddz_deal_plan_make(&in, &plan);
+        if (m <= 0)
+            break;
+        bool bots = false;
+        for (int t = 0; t < m; t++)
+            for (int s = 0; s < 3; s++)
+                bots |= c[plan.who[t][s]].node[0] != '\0';
+        if (!bots && !here)
+            break; /* fixed participants only: the leader's node hosts it */
+        char(*names)[NAME] = malloc((size_t)(3 * m) * sizeof *names);
+        char *arr = NULL;
+        if (names) {
+            for (int t = 0; t < m; t++)
+                for (int s = 0; s < 3; s++)
+                    snprintf(names[3 * t + s], NAME, "%s", c[plan.who[t][s]].name);
+            arr = array_lit((const char(*)[NAME])names, 3 * m);
+        }
+        free(names);
+        if (!arr)
+            break;
+        char tables[16];
+        snprintf(tables, sizeof tables, "%d", m);
+        const char *pi[] = {n->rules, node, n->node, tables, arr};
+        ok = cmd(n, pg,
+                 "INSERT INTO cluster_ladder_deals(rules, node, scheduled_by, state, created_at,"
+                 " tables, names) VALUES($1, $2, $3, 'assigned', now(), $4::int, $5::text[])",
+                 5, pi);
+        free(arr);
+        if (!ok)
+            break;
+        for (int t = 0; t < m; t++)
+            for (int s = 0; s < 3; s++)
+                c[plan.who[t][s]].busy = true;
+        cap -= m;
+    }
+    free(dc);
+    return ok;
+}
+
 /* The leader's round: forget dead nodes, then schedule. One transaction:
  * it commits only while this session holds the ladder's lock. */
 static void schedule(ddz_ladder_net *n, PGconn *pg)
@@ -735,9 +971,8 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
     char *live = strdup(PQgetvalue(r, 0, 0));
     PQclear(r);
     cand *c = calloc(MAXP, sizeof *c);
-    long *pairs = calloc((size_t)MAXP * MAXP, sizeof *pairs);
     int nc = 0;
-    if (!live || !c || !pairs)
+    if (!live || !c)
         goto out;
     const char *p2[] = {n->rules, live};
     r = q(n, pg,
@@ -789,43 +1024,41 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
         c[k].suspended = PQgetvalue(r, i, 3)[0] == 't';
     }
     PQclear(r);
-    r = q(n, pg, "SELECT a, b, deals FROM ladder_pairs WHERE rules = $1", 1, p1, PGRES_TUPLES_OK);
-    if (!r)
-        goto out;
-    for (int i = 0; i < PQntuples(r); i++) {
-        int a = cand_find(c, nc, PQgetvalue(r, i, 0)), b = cand_find(c, nc, PQgetvalue(r, i, 1));
-        if (a >= 0 && b >= 0)
-            pairs[a * nc + b] = pairs[b * nc + a] = atol(PQgetvalue(r, i, 2));
-    }
-    PQclear(r);
-    /* busy participants, and deals in flight per node */
-    char nodes[MAXP + 1][32];
-    int inflight[MAXP + 1] = {0}, nn = 0;
+    /* busy participants: in any deal being played */
     r = q(n, pg,
-          "SELECT p1, p2, p3, node FROM cluster_ladder_deals WHERE rules = $1"
+          "SELECT DISTINCT unnest(names) FROM cluster_ladder_deals WHERE rules = $1"
           " AND state = 'assigned'",
           1, p1, PGRES_TUPLES_OK);
     if (!r)
         goto out;
     for (int i = 0; i < PQntuples(r); i++) {
-        for (int k = 0; k < 3; k++) {
-            int x = cand_find(c, nc, PQgetvalue(r, i, k));
-            if (x >= 0)
-                c[x].busy = true;
-        }
-        const char *node = PQgetvalue(r, i, 3);
-        int g = 0;
-        while (g < nn && strcmp(nodes[g], node) != 0)
-            g++;
-        if (g == nn && nn <= MAXP)
-            snprintf(nodes[nn++], sizeof nodes[0], "%s", node);
-        if (g < nn)
-            inflight[g]++;
+        int x = cand_find(c, nc, PQgetvalue(r, i, 0));
+        if (x >= 0)
+            c[x].busy = true;
+    }
+    PQclear(r);
+    /* the tables in use per node */
+    char nodes[MAXP + 1][32];
+    int inuse[MAXP + 1] = {0}, nn = 0;
+    r = q(n, pg,
+          "SELECT node, sum(coalesce(tables, 1)) FROM cluster_ladder_deals WHERE rules = $1"
+          " AND state = 'assigned' GROUP BY node",
+          1, p1, PGRES_TUPLES_OK);
+    if (!r)
+        goto out;
+    for (int i = 0; i < PQntuples(r) && nn <= MAXP; i++) {
+        snprintf(nodes[nn], sizeof nodes[0], "%s", PQgetvalue(r, i, 0));
+        inuse[nn++] = atoi(PQgetvalue(r, i, 1));
     }
     PQclear(r);
     if (!gather(n, pg, live, c, nc))
         goto out;
-    /* the groups: every node with bots present, and this one */
+    /* hosted AIs play alone only while no program (a bot or an operator
+     * engine, not suspended) is present anywhere */
+    bool ais_alone = true;
+    for (int i = 0; i < nc && ais_alone; i++)
+        ais_alone = c[i].suspended || (!c[i].node[0] && is_ai(c[i].name));
+    /* the hosts: every node with bots present, and this one */
     char groups[MAXP + 1][32];
     int ng = 0;
     snprintf(groups[ng++], sizeof groups[0], "%s", n->node);
@@ -838,76 +1071,76 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
         if (g == ng && ng <= MAXP)
             snprintf(groups[ng++], sizeof groups[0], "%s", c[i].node);
     }
-    int made = 0;
     for (int gi = 0; gi < ng; gi++) {
-        /* a different node first every round: the AIs are shared */
+        /* a different node first every round: the fixed participants are
+         * shared */
         const char *node = groups[(gi + n->round) % (unsigned long)ng];
         int f = 0;
         while (f < nn && strcmp(nodes[f], node) != 0)
             f++;
-        int cap = n->cfg.tables - (f < nn ? inflight[f] : 0);
-        if (cap <= 0)
-            continue;
-        ddz_sched_player sp[MAXP];
-        for (int i = 0; i < nc; i++)
-            sp[i] =
-                (ddz_sched_player){.mu = c[i].mu,
-                                   .deals = c[i].deals,
-                                   .available = !c[i].busy && !c[i].suspended && !c[i].moving &&
-                                                (!c[i].node[0] || strcmp(c[i].node, node) == 0)};
-        int out[64][3];
-        ddz_sched_in in = {.p = sp,
-                           .n = nc,
-                           .pairs = pairs,
-                           .max_tables = cap < 64 ? cap : 64,
-                           .pair_slack = n->cfg.pair_slack};
-        int nt = ddz_schedule(&in, out);
-        for (int t = 0; t < nt; t++) {
-            /* fixed participants only: any node can host; this one does */
-            bool bots = false;
-            for (int k = 0; k < 3; k++)
-                bots |= c[out[t][k]].node[0] != '\0';
-            if (!bots && strcmp(node, n->node) != 0)
-                continue;
-            const char *pi[] = {
-                n->rules, node, n->node, c[out[t][0]].name, c[out[t][1]].name, c[out[t][2]].name};
-            if (!cmd(n, pg,
-                     "INSERT INTO cluster_ladder_deals(rules, node, scheduled_by, p1, p2, p3,"
-                     " state, created_at) VALUES($1, $2, $3, $4, $5, $6, 'assigned', now())",
-                     6, pi))
-                goto out;
-            for (int k = 0; k < 3; k++)
-                c[out[t][k]].busy = true;
-            made++;
-        }
+        int cap = n->cfg.tables - (f < nn ? inuse[f] : 0);
+        if (cap >= 2 && !plan_node(n, pg, node, cap, ais_alone, c, nc))
+            goto out;
     }
     cmd(n, pg, "COMMIT", 0, NULL);
     goto done;
 out:
     rollback(pg);
 done:
-    (void)made;
     free(live);
     free(c);
-    free(pairs);
 }
 
 /* ---- the host and the views ---- */
 
-/* Hands this node's new deals to the loop. */
-static bool fetch_deals(ddz_ladder_net *n, PGconn *pg)
+/* Reads every deal being played (any node's) and who is present where:
+ * hands this node's new deals to the loop, and copies both to the live
+ * view (ddz_ladder_net_where, _deals). A failed read leaves the view as
+ * it was. */
+static void read_deals(ddz_ladder_net *n, PGconn *pg)
 {
-    const char *p[] = {n->rules, n->node};
+    const char *p[] = {n->rules};
     PGresult *r = q(n, pg,
-                    "SELECT id, p1, p2, p3 FROM cluster_ladder_deals WHERE rules = $1"
-                    " AND node = $2 AND state = 'assigned' ORDER BY id",
-                    2, p, PGRES_TUPLES_OK);
+                    "SELECT d.id, d.node, d.tables, x.name FROM cluster_ladder_deals d"
+                    " CROSS JOIN LATERAL unnest(d.names) WITH ORDINALITY x(name, i)"
+                    " WHERE d.rules = $1 AND d.state = 'assigned' ORDER BY d.id, x.i",
+                    1, p, PGRES_TUPLES_OK);
     if (!r)
-        return false;
-    bool any = false;
-    for (int i = 0; i < PQntuples(r); i++) {
+        return;
+    ddz_ladder_net_live *live = calloc(MAX_LIVE, sizeof *live);
+    view_bot *bots = calloc(MAXP, sizeof *bots);
+    int nlive = 0, nbots = 0;
+    if (!live || !bots)
+        goto out;
+    /* the rows of one deal are its names, table-major */
+    for (int i = 0, first = 0; i < PQntuples(r); i = first) {
         int64_t id = atoll(PQgetvalue(r, i, 0));
-        if (handed(n, id))
+        while (first < PQntuples(r) && atoll(PQgetvalue(r, first, 0)) == id)
+            first++;
+        int tables = atoi(PQgetvalue(r, i, 2));
+        if (tables < 2 || tables > TABLES || first - i != 3 * tables || nlive == MAX_LIVE)
+            continue; /* not a plan: no node plays it */
+        ddz_ladder_net_live *l = &live[nlive++];
+        l->deal = id;
+        snprintf(l->node, sizeof l->node, "%s", PQgetvalue(r, i, 1));
+        l->tables = tables;
+        for (int k = 0; k < 3 * tables; k++)
+            snprintf(l->names[k / 3][k % 3], NAME, "%s", PQgetvalue(r, i + k, 3));
+    }
+    PQclear(r);
+    r = q(n, pg, "SELECT name, node FROM cluster_ladder_presence WHERE rules = $1 ORDER BY name", 1,
+          p, PGRES_TUPLES_OK);
+    if (!r)
+        goto out;
+    for (int i = 0; i < PQntuples(r) && nbots < MAXP; i++) {
+        snprintf(bots[nbots].name, NAME, "%s", PQgetvalue(r, i, 0));
+        snprintf(bots[nbots].node, sizeof bots[nbots].node, "%s", PQgetvalue(r, i, 1));
+        nbots++;
+    }
+    /* this node's new deals, to the loop (each once) */
+    for (int d = 0; d < nlive; d++) {
+        const ddz_ladder_net_live *l = &live[d];
+        if (strcmp(l->node, n->node) != 0 || handed(n, l->deal))
             continue;
         if (n->nhanded == n->cap_handed) {
             int cap = n->cap_handed ? 2 * n->cap_handed : 16;
@@ -920,15 +1153,23 @@ static bool fetch_deals(ddz_ladder_net *n, PGconn *pg)
         if (!m)
             break;
         m->kind = DDZ_LADDER_NET_PLAY;
-        m->deal = id;
-        for (int k = 0; k < 3; k++)
-            snprintf(m->names[k], NAME, "%s", PQgetvalue(r, i, 1 + k));
-        n->handed[n->nhanded++] = id;
+        m->deal = l->deal;
+        m->tables = l->tables;
+        memcpy(m->names, l->names, sizeof m->names);
+        n->handed[n->nhanded++] = l->deal;
         push_msg(n, m);
-        any = true;
     }
+    pthread_mutex_lock(&n->mu);
+    view_bot *ob = n->vbots;
+    ddz_ladder_net_live *ol = n->vdeals;
+    n->vbots = bots, n->nvbots = nbots;
+    n->vdeals = live, n->nvdeals = nlive;
+    pthread_mutex_unlock(&n->mu);
+    bots = ob, live = ol; /* freed below */
+out:
     PQclear(r);
-    return any;
+    free(live);
+    free(bots);
 }
 
 static bool same_standing(const ddz_store_ladder_player *a, const ddz_store_ladder_player *b)
@@ -982,19 +1223,46 @@ static bool tail_standings(ddz_ladder_net *n, PGconn *pg)
     return any;
 }
 
+/* Reads ladder_history.compared (store.h: [{"name", "score", "game"}])
+ * into h->cmp; what is not such an array is no comparison. */
+static void read_compared(ddz_store_ladder_hist *h, const char *text)
+{
+    h->ncmp = 0;
+    json_t *a = text[0] ? json_loads(text, 0, NULL) : NULL;
+    size_t i;
+    json_t *o;
+    json_array_foreach(a, i, o)
+    {
+        if (h->ncmp == TABLES - 1)
+            break;
+        const char *name = json_string_value(json_object_get(o, "name"));
+        if (!name)
+            continue;
+        ddz_store_ladder_cmp *c = &h->cmp[h->ncmp++];
+        snprintf(c->name, sizeof c->name, "%s", name);
+        c->score = json_number_value(json_object_get(o, "score"));
+        json_t *g = json_object_get(o, "game");
+        c->game = json_is_integer(g) ? json_integer_value(g) : 0;
+    }
+    json_decref(a);
+}
+
 /* Tells the loop the history rows it has not seen (any node's). Ids come
  * from a sequence, drawn and committed under DDZ_LADDER_NET_HIST_LOCK
  * (record), so they become visible in id order and reading past the last
- * id told misses none. */
+ * id told misses none. A row of the old format (store.h) has hand -1,
+ * deal 0, its three games and no comparison. */
 static bool tail_history(ddz_ladder_net *n, PGconn *pg)
 {
     char after[24];
     snprintf(after, sizeof after, "%lld", (long long)n->hist_after);
     const char *p[] = {n->rules, after};
     PGresult *r = q(n, pg,
-                    "SELECT id, name, finished_at, mu, sigma, score, faults, game1, game2, game3,"
-                    " opp1, opp2 FROM ladder_history WHERE rules = $1 AND id > $2::bigint"
-                    " ORDER BY id LIMIT 2000",
+                    "SELECT id, name, finished_at, mu, sigma, score, faults, coalesce(game1, 0),"
+                    " coalesce(game2, 0), coalesce(game3, 0), coalesce(opp1, ''),"
+                    " coalesce(opp2, ''), coalesce(deal, 0), coalesce(hand, -1),"
+                    " coalesce(compared, '') FROM ladder_history WHERE rules = $1"
+                    " AND id > $2::bigint ORDER BY id LIMIT 2000",
                     2, p, PGRES_TUPLES_OK);
     if (!r)
         return false;
@@ -1006,7 +1274,7 @@ static bool tail_history(ddz_ladder_net *n, PGconn *pg)
         m->kind = DDZ_LADDER_NET_HIST;
         ddz_store_ladder_hist *h = &m->hist;
         h->id = atoll(PQgetvalue(r, i, 0));
-        snprintf(m->names[0], NAME, "%s", PQgetvalue(r, i, 1));
+        snprintf(h->name, NAME, "%s", PQgetvalue(r, i, 1));
         h->finished_ms = atoll(PQgetvalue(r, i, 2));
         h->mu = atof(PQgetvalue(r, i, 3));
         h->sigma = atof(PQgetvalue(r, i, 4));
@@ -1016,6 +1284,14 @@ static bool tail_history(ddz_ladder_net *n, PGconn *pg)
             h->games[g] = atoll(PQgetvalue(r, i, 7 + g));
         snprintf(h->opp[0], NAME, "%s", PQgetvalue(r, i, 10));
         snprintf(h->opp[1], NAME, "%s", PQgetvalue(r, i, 11));
+        h->deal = atoll(PQgetvalue(r, i, 12));
+        h->hand = atoi(PQgetvalue(r, i, 13));
+        if (h->hand < 0 || h->hand > 2) {
+            h->hand = -1; /* the old format */
+            h->deal = 0;
+        } else {
+            read_compared(h, PQgetvalue(r, i, 14));
+        }
         n->hist_after = h->id;
         push_msg(n, m);
         any = true;
@@ -1035,8 +1311,7 @@ static void tell_moves(ddz_ladder_net *n, PGconn *pg)
         q(n, pg,
           "SELECT name, url, to_node, (extract(epoch FROM at) * 1000)::bigint"
           " FROM cluster_ladder_moves WHERE rules = $1 AND from_node = $2"
-          " AND at > now() - $3::bigint * interval '1 millisecond' ORDER BY name LIMIT " STR(
-              DDZ_SCHEDULE_MAX),
+          " AND at > now() - $3::bigint * interval '1 millisecond' ORDER BY name LIMIT " STR(MAXP),
           3, p, PGRES_TUPLES_OK);
     if (!r)
         return;
@@ -1053,7 +1328,7 @@ static void tell_moves(ddz_ladder_net *n, PGconn *pg)
             if (!m)
                 continue; /* told at a later round */
             m->kind = DDZ_LADDER_NET_MOVE;
-            snprintf(m->names[0], NAME, "%s", t.name);
+            snprintf(m->names[0][0], NAME, "%s", t.name);
             snprintf(m->url, sizeof m->url, "%s", PQgetvalue(r, i, 1));
             snprintf(m->home, sizeof m->home, "%s", PQgetvalue(r, i, 2));
             push_msg(n, m);
@@ -1087,7 +1362,7 @@ void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader)
     if (leader)
         schedule(n, pg);
     tell_moves(n, pg);
-    fetch_deals(n, pg);
+    read_deals(n, pg);
     tail_standings(n, pg);
     tail_history(n, pg);
     bool waiting = ddz_mailbox_count(n->out) > 0;

@@ -1,6 +1,6 @@
 /* ladder_srv.c - the continuous rated ladder inside `ddz serve`
- * (ladder_srv.h): participants, tables of one duplicate deal, ratings,
- * the store, GET /api/ladder. */
+ * (ladder_srv.h): participants, deals played at several tables at once,
+ * ratings, the store, GET /api/ladder. */
 #include "service/server/ladder_srv.h"
 
 #include <jansson.h>
@@ -13,13 +13,12 @@
 #include "ai/ai.h"
 #include "proto/event.h"
 #include "proto/record_json.h"
-#include "proto/text.h"
 #include "rules/error.h"
 #include "rules/ruleset.h"
 #include "service/cluster/ladder_net.h"
 #include "service/cluster/lead.h"
+#include "service/ladder/deal_plan.h"
 #include "service/ladder/rating.h"
-#include "service/ladder/schedule.h"
 #include "service/seats/seats.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -29,8 +28,10 @@
 
 #define RECENT 12      /* games looked at for a suspension */
 #define RECENT_MIN 3   /* ... at least this many */
-#define PAIR_SLACK 2   /* the scheduler's pair bound (schedule.h, rule 2) */
 #define TICK_US 500000 /* the scheduler looks again (bots come back unannounced) */
+#define DDZ_SCHEDULE_MAX DDZ_DEAL_CANDIDATES /* participants, at most */
+
+_Static_assert(DDZ_DEAL_TABLES == DDZ_STORE_LADDER_TABLES, "a deal's tables, two modules");
 
 enum kind { K_BOT, K_ENGINE, K_AI };
 
@@ -42,40 +43,44 @@ typedef struct part {
     bool configured;           /* K_ENGINE, K_AI: named by this server's options */
     ddz_rating r;
     ddz_player *bot;        /* K_BOT: the enlisted player, NULL if none */
-    int table;              /* the table it plays at, -1 if idle */
+    int deal;               /* a program: the deal it plays (index into l->d), -1 if idle */
+    int seats;              /* K_AI: seats it holds at deals being played */
     uint8_t recent[RECENT]; /* faulted (1) or not, the latest games, a ring */
     int nrecent, recent_at;
     int last_fault;      /* enum ddz_fault of its latest fault */
     bool tell_suspended; /* a bot to be told `released` when its deal ends */
-    ddz_store_ladder_hist hist[DDZ_LADDER_HISTORY]; /* a ring, the latest deals */
+    ddz_store_ladder_hist hist[DDZ_LADDER_HISTORY]; /* a ring, its latest seats */
     int nhist, hist_at;
 } part;
 
-typedef struct ltable {
+typedef struct ldeal ldeal;
+
+/* One table of a deal: seat s holds hand s. */
+typedef struct ltab {
+    ldeal *d;
+    int index; /* table index in the deal */
+    ddz_runner *run;
+    ddz_room *room;
+    bool pending;    /* its game ended: close it once the runner is idle */
+    bool done;       /* ... closed */
+    double score[3]; /* by seat */
+    int faulted[3];  /* 1 if the seat faulted */
+    bool absent[3];  /* the seat's bot was not connected when the game began */
+    int64_t id;      /* its game's store id */
+} ltab;
+
+/* One deal, played at plan.tables tables at once. */
+struct ldeal {
     struct ddz_ladder *lad;
     bool used;
-    int who[3];                     /* participants; game g seats who[(s + g) % 3] at seat s */
-    uint8_t master[DDZ_SEED_BYTES]; /* the deal */
-    int game;                       /* 0..2: the game being played */
-    ddz_runner *run;
-    ddz_room *room;  /* the current game's room */
-    bool pending;    /* a game ended: go on once the runner is idle */
-    double total[3]; /* by participant slot 0..2 */
-    int faults[3];   /* games of the deal each faulted in */
-    int64_t ids[3];  /* the games' store ids */
-    bool absent[3];  /* the slot's bot was not connected when this game began */
-    int engines;     /* engine seats reserved in the engines budget */
-    int64_t deal;    /* clustered: the deal's id (cluster_ladder_deals), else 0 */
-    bool recorded;   /* clustered: its result went to be recorded */
-} ltable;
-
-/* The participant slot (index into who[]) at seat `seat` in the table's
- * current game: the deal is played three times, each slot at every seat
- * once (SPEC: duplicate rotation). The one place the rotation is decided. */
-static int slot_at(const ltable *t, int seat)
-{
-    return (seat + t->game) % 3;
-}
+    ddz_deal_plan plan; /* participant indices */
+    uint8_t master[DDZ_SEED_BYTES];
+    ltab tab[DDZ_DEAL_TABLES];
+    long number;   /* shown in the rooms' names and /api/ladder */
+    int engines;   /* engine seats reserved in the engines budget */
+    int64_t net;   /* several nodes: the deal's id (cluster_ladder_deals), else 0 */
+    bool recorded; /* several nodes: its result went to be recorded */
+};
 
 typedef struct ddz_ladder {
     ddz_srv *srv;
@@ -84,18 +89,27 @@ typedef struct ddz_ladder {
     int time_ms;
     part *p; /* [max] */
     int n, max;
-    long *pairs; /* [max * max] deals shared */
-    ltable *t;   /* [ntables] */
-    int ntables;
-    long deals; /* rated since the start (clustered: history rows seen / 3) */
-    long hist_rows;
-    ddz_ladder_net *net; /* clustered (ladder_net.h), else NULL */
+    ldeal *d; /* [ndeals]: ntables / 2, a deal having two tables at least */
+    int ndeals;
+    int ntables, tables_used;
+    long deals;          /* rated since the start (several nodes: deals seen in the history) */
+    long numbered;       /* deals started here */
+    long hist_rows;      /* history rows made or seen */
+    int64_t last_deal;   /* several nodes: the deal of the latest history row seen */
+    ddz_ladder_net *net; /* several nodes (ladder_net.h), else NULL */
     ddz_timer kick, tick;
 } ddz_ladder;
 
 /* ---- participants ---- */
 
-static bool connected(const part *q)
+/* A program plays one deal at a time (and each deal once); a hosted AI
+ * holds any number of seats at once (deal_plan.h). */
+static bool is_program(const part *q)
+{
+    return q->kind != K_AI;
+}
+
+static bool connected_here(const part *q)
 {
     return q->kind == K_BOT ? q->bot && q->bot->conn : q->configured;
 }
@@ -126,7 +140,7 @@ static int add(ddz_ladder *l, const char *name)
     q->kind = kind_of(name);
     q->r = ddz_rating_new(&l->rc);
     q->s.mu = q->r.mu, q->s.sigma = q->r.sigma;
-    q->table = -1;
+    q->deal = -1;
     return l->n++;
 }
 
@@ -184,15 +198,21 @@ static void release(ddz_player *p, const char *fmt, const char *arg)
     ddz__conn_send(p->conn, ddz_event_print(&e));
 }
 
-/* ---- tables ---- */
+/* ---- a deal's tables ---- */
 
 static void kick(ddz_ladder *l);
 static void net_round(ddz_ladder *l);
 
-static ddz_seat *make_seat(ltable *t, int slot, char *err, size_t errlen)
+/* The participant at seat `s` of table `t`. */
+static part *at(const ltab *t, int s)
 {
-    ddz_ladder *l = t->lad;
-    part *q = &l->p[t->who[slot]];
+    return &t->d->lad->p[t->d->plan.who[t->index][s]];
+}
+
+static ddz_seat *make_seat(ltab *t, int s, char *err, size_t errlen)
+{
+    ddz_ladder *l = t->d->lad;
+    part *q = at(t, s);
     char log_name[300];
     snprintf(log_name, sizeof log_name, "ladder-%s", q->kind == K_ENGINE ? q->spec + 7 : "");
     ddz_seat_want w = {
@@ -206,24 +226,25 @@ static ddz_seat *make_seat(ltable *t, int slot, char *err, size_t errlen)
     };
     int e = 0;
     ddz_seat *st = ddz__seat_make(l->srv, &w, &e, err, errlen);
-    t->absent[slot] = st && ddz_seat_is_absent(st);
+    t->absent[s] = st && ddz_seat_is_absent(st);
     return st;
 }
 
-/* Room and seats of game t->game, and its start. Returns 0 or -1 (the
- * table is given up: logged). */
-static int start_game(ltable *t)
+/* Room and seats of table `t`, and its game's start. Returns 0 or -1
+ * (the deal is given up: logged). */
+static int start_game(ltab *t)
 {
-    ddz_ladder *l = t->lad;
+    ldeal *d = t->d;
+    ddz_ladder *l = d->lad;
     ddz_table_cfg tc = {
         .rules = l->rules, .deals = 1, .time_ms = l->time_ms, .turn = 1, .turns = 1};
-    memcpy(tc.master, t->master, sizeof tc.master);
+    memcpy(tc.master, d->master, sizeof tc.master); /* one deal at every table */
     for (int s = 0; s < 3; s++)
         tc.autopass[s] = 1; /* as on the CAAI platform */
     int rc = ddz_runner_series(t->run, &tc);
     char why[300] = "";
     for (int s = 0; s < 3 && rc == 0; s++) {
-        ddz_seat *st = make_seat(t, slot_at(t, s), why, sizeof why);
+        ddz_seat *st = make_seat(t, s, why, sizeof why);
         if (!st)
             rc = DDZ_ENOMEM;
         else
@@ -236,11 +257,8 @@ static int start_game(ltable *t)
     }
     ddz_room_opts o;
     ddz_room_opts_default(&o);
-    char names[3 * DDZ_LADDER_NAME_MAX + 8];
-    snprintf(names, sizeof names, "%s, %s, %s", l->p[t->who[0]].s.name, l->p[t->who[1]].s.name,
-             l->p[t->who[2]].s.name);
-    size_t fit = ddz_text_fit_width(names, 28, NULL);
-    snprintf(o.name, sizeof o.name, "Ladder %d/3: %.*s", t->game + 1, (int)fit, names);
+    snprintf(o.name, sizeof o.name, "Ladder deal %ld, table %d/%d", d->number, t->index + 1,
+             d->plan.tables);
     snprintf(o.rules, sizeof o.rules, "%s", l->rules->name);
     o.time = (l->time_ms + 999) / 1000;
     o.games = 1;
@@ -248,10 +266,11 @@ static int start_game(ltable *t)
     o.custody = DDZ_CUSTODY_FAULT;
     o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
     o.pause = 0;
+    o.held = true; /* nothing of the deal shown before every table has played it (SPEC 13) */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {
-        part *q = &l->p[t->who[slot_at(t, s)]];
+        part *q = at(t, s);
         labels[s] = q->s.name;
         bots[s] = q->kind == K_BOT ? q->bot : NULL;
     }
@@ -269,127 +288,192 @@ static int start_game(ltable *t)
     return 0;
 }
 
-static void end_room(ltable *t)
+static void end_room(ltab *t)
 {
     if (t->room)
         ddz__room_detach(t->room);
     t->room = NULL;
-    for (int s = 0; s < 3; s++)
-        ddz_runner_seat(t->run, s, NULL); /* engines stop: the next game seats anew */
+    for (int s = 0; t->run && s < 3; s++)
+        ddz_runner_seat(t->run, s, NULL); /* engines stop */
 }
 
-/* Frees table `t` (its deal is rated or given up). */
-static void free_table(ltable *t)
+/* Publishes the games of deal `d` that were played to the end: held until
+ * now (SPEC 13), as every table has played the deal, or none ever will
+ * (a deal given up is never dealt again: each deal has a fresh seed). */
+static void publish(ldeal *d)
 {
-    ddz_ladder *l = t->lad;
-    end_room(t);
-    ddz_runner_destroy(t->run);
-    t->run = NULL;
-    l->srv->budget.engines -= t->engines;
+    int64_t ids[DDZ_DEAL_TABLES];
+    size_t n = 0;
+    for (int k = 0; k < d->plan.tables; k++)
+        if (d->tab[k].id > 0)
+            ids[n++] = d->tab[k].id;
+    if (n && ddz_store_publish_games(d->lad->srv->store, ids, n) < 0)
+        ddz__log(d->lad->srv, "error", NULL, "ladder: deal %ld: its games could not be published",
+                 d->number);
+}
+
+/* Frees deal `d` (rated, or given up: then nothing is rated). */
+static void free_deal(ldeal *d)
+{
+    ddz_ladder *l = d->lad;
+    publish(d);
+    for (int k = 0; k < d->plan.tables; k++) {
+        ltab *t = &d->tab[k];
+        end_room(t);
+        ddz_runner_destroy(t->run);
+        t->run = NULL;
+    }
+    l->srv->budget.engines -= d->engines;
+    l->tables_used -= d->plan.tables;
     /* cut short (or its result could not be queued): no result, its
      * players free again */
-    if (l->net && t->deal && !t->recorded && ddz_ladder_net_drop(l->net, t->deal) < 0)
+    if (l->net && d->net && !d->recorded && ddz_ladder_net_drop(l->net, d->net) < 0)
         ddz__log(l->srv, "error", NULL,
                  "ladder: out of memory: deal %lld stays assigned until this node stops",
-                 (long long)t->deal);
-    for (int k = 0; k < 3; k++) {
-        part *q = &l->p[t->who[k]];
-        q->table = -1;
-        if (q->tell_suspended) {
-            q->tell_suspended = false;
-            release(q->bot, "suspended: %s", q->s.suspended);
-            if (q->bot)
-                q->bot->enlisted = false, q->bot = NULL;
+                 (long long)d->net);
+    for (int k = 0; k < d->plan.tables; k++)
+        for (int s = 0; s < 3; s++) {
+            part *q = &l->p[d->plan.who[k][s]];
+            if (q->kind == K_AI)
+                q->seats--;
+            else
+                q->deal = -1;
+            if (q->tell_suspended) {
+                q->tell_suspended = false;
+                release(q->bot, "suspended: %s", q->s.suspended);
+                if (q->bot)
+                    q->bot->enlisted = false, q->bot = NULL;
+            }
         }
-    }
-    t->used = false;
+    d->used = false;
 }
 
-/* The deal is played: rate it, store it, remember it. */
-static void rate_deal(ltable *t)
+/* Row `h` of table k's seat s, with its comparisons (the same hand at the
+ * other tables) and its table mates. */
+static void seat_row(const ldeal *d, int k, int s, ddz_store_ladder_hist *h)
 {
-    ddz_ladder *l = t->lad;
+    const ddz_ladder *l = d->lad;
+    const ddz_deal_plan *p = &d->plan;
+    memset(h, 0, sizeof *h);
+    const part *q = &l->p[p->who[k][s]];
+    snprintf(h->name, sizeof h->name, "%s", q->s.name);
+    h->mu = q->r.mu, h->sigma = q->r.sigma;
+    h->score = d->tab[k].score[s];
+    h->faults = d->tab[k].faulted[s];
+    h->deal = d->tab[0].id;
+    h->hand = s;
+    h->games[0] = d->tab[k].id;
+    snprintf(h->opp[0], sizeof h->opp[0], "%s", l->p[p->who[k][(s + 1) % 3]].s.name);
+    snprintf(h->opp[1], sizeof h->opp[1], "%s", l->p[p->who[k][(s + 2) % 3]].s.name);
+    for (int o = 0; o < p->tables; o++) {
+        if (o == k || p->who[o][s] == p->who[k][s])
+            continue; /* itself, or a hosted AI holding the hand twice */
+        ddz_store_ladder_cmp *c = &h->cmp[h->ncmp++];
+        snprintf(c->name, sizeof c->name, "%s", l->p[p->who[o][s]].s.name);
+        c->score = d->tab[o].score[s];
+        c->game = d->tab[o].id;
+    }
+}
+
+/* The deal is played at every table: rate it, store it, remember it. */
+static void rate_deal(ldeal *d)
+{
+    ddz_ladder *l = d->lad;
+    const ddz_deal_plan *p = &d->plan;
     if (l->net) {
         /* rated where every node's deals are: in the database, in one
          * transaction with the result (ladder_net.h) */
-        ddz_ladder_net_result res = {.deal = t->deal};
-        for (int k = 0; k < 3; k++) {
-            snprintf(res.names[k], sizeof res.names[k], "%s", l->p[t->who[k]].s.name);
-            res.score[k] = t->total[k];
-            res.faults[k] = t->faults[k];
-            res.games[k] = t->ids[k];
+        ddz_ladder_net_result res = {.deal = d->net, .tables = p->tables};
+        for (int k = 0; k < p->tables; k++) {
+            res.games[k] = d->tab[k].id;
+            for (int s = 0; s < 3; s++) {
+                snprintf(res.names[k][s], sizeof res.names[k][s], "%s", l->p[p->who[k][s]].s.name);
+                res.score[k][s] = d->tab[k].score[s];
+                res.faults[k][s] = d->tab[k].faulted[s];
+            }
         }
-        /* recorded only once queued: otherwise free_table() drops the
+        /* recorded only once queued: otherwise free_deal() drops the
          * deal, so that it does not stay assigned (its players busy on
          * every node) */
         if (ddz_ladder_net_done(l->net, &res) < 0)
             ddz__log(l->srv, "error", NULL, "ladder: out of memory: deal %lld dropped",
-                     (long long)t->deal);
+                     (long long)d->net);
         else
-            t->recorded = true;
+            d->recorded = true;
         return;
     }
-    ddz_rating r[3];
-    for (int k = 0; k < 3; k++)
-        r[k] = l->p[t->who[k]].r;
-    if (ddz_rating_update(&l->rc, r, t->total, 3) < 0) {
+    ddz_rating r[DDZ_SCHEDULE_MAX];
+    double score[DDZ_DEAL_TABLES][3];
+    for (int i = 0; i < l->n; i++)
+        r[i] = l->p[i].r;
+    for (int k = 0; k < p->tables; k++)
+        for (int s = 0; s < 3; s++)
+            score[k][s] = d->tab[k].score[s];
+    if (ddz_deal_rate(&l->rc, p, r, l->n, score) < 0) {
         ddz__log(l->srv, "error", NULL, "ladder: a deal could not be rated");
         return;
     }
-    ddz_store_ladder_deal d = {0};
-    for (int k = 0; k < 3; k++) {
-        part *q = &l->p[t->who[k]];
-        q->r = r[k];
-        q->s.mu = r[k].mu, q->s.sigma = r[k].sigma;
-        q->s.deals++;
-        q->s.score = ddz_score_add(q->s.score, t->total[k]);
-        d.p[k] = q->s;
-        d.score[k] = t->total[k];
-        d.faults[k] = t->faults[k];
-        d.games[k] = t->ids[k];
+    ddz_store_ladder_deal *sd = calloc(1, sizeof *sd);
+    if (!sd) {
+        ddz__log(l->srv, "error", NULL, "ladder: out of memory: a deal not stored");
+        return;
     }
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            if (a != b)
-                l->pairs[t->who[a] * l->max + t->who[b]]++;
-    if (ddz_store_ladder_add_deal(l->srv->store, l->rules->name, &d) < 0)
+    bool seen[DDZ_SCHEDULE_MAX] = {0};
+    for (int k = 0; k < p->tables; k++)
+        for (int s = 0; s < 3; s++) {
+            int i = p->who[k][s];
+            part *q = &l->p[i];
+            q->r = r[i];
+            q->s.mu = r[i].mu, q->s.sigma = r[i].sigma;
+            q->s.deals++;
+            q->s.score = ddz_score_add(q->s.score, d->tab[k].score[s]);
+            seen[i] = true;
+        }
+    for (int i = 0; i < l->n; i++)
+        if (seen[i])
+            sd->p[sd->nplayers++] = l->p[i].s;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    l->deals++;
+    for (int k = 0; k < p->tables; k++)
+        for (int s = 0; s < 3; s++) {
+            ddz_store_ladder_hist *h = &sd->rows[sd->nrows++];
+            seat_row(d, k, s, h);
+            h->id = ++l->hist_rows;
+            h->finished_ms = now;
+            hist_push(&l->p[p->who[k][s]], h);
+        }
+    if (ddz_store_ladder_add_deal(l->srv->store, l->rules->name, sd) < 0)
         ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
-    ddz_store_ladder_hist h = {.id = ++l->deals};
-    for (int k = 0; k < 3; k++) {
-        part *q = &l->p[t->who[k]];
-        h.mu = q->r.mu, h.sigma = q->r.sigma, h.score = t->total[k], h.faults = t->faults[k];
-        memcpy(h.games, t->ids, sizeof h.games);
-        snprintf(h.opp[0], sizeof h.opp[0], "%s", l->p[t->who[(k + 1) % 3]].s.name);
-        snprintf(h.opp[1], sizeof h.opp[1], "%s", l->p[t->who[(k + 2) % 3]].s.name);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        h.finished_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-        hist_push(q, &h);
-    }
+    free(sd);
 }
 
-static void step_table(ltable *t)
+/* Goes on with deal `d`: closes the tables whose game ended (once their
+ * runner is idle) and, when every table has, rates the deal. */
+static void step_deal(ldeal *d)
 {
-    if (!t->pending || !ddz_runner_idle(t->run))
-        return;
-    t->pending = false;
-    end_room(t);
-    if (t->game < 2) {
-        t->game++;
-        if (start_game(t) < 0)
-            free_table(t);
-        return;
+    int done = 0;
+    for (int k = 0; k < d->plan.tables; k++) {
+        ltab *t = &d->tab[k];
+        if (t->pending && ddz_runner_idle(t->run)) {
+            t->pending = false;
+            t->done = true;
+            end_room(t);
+        }
+        done += t->done;
     }
-    rate_deal(t);
-    free_table(t);
+    if (done < d->plan.tables)
+        return;
+    rate_deal(d);
+    free_deal(d);
 }
 
 static void on_over(void *ctx, const ddz_record *rec)
 {
-    ltable *t = ctx;
-    ddz_ladder *l = t->lad;
-    int64_t id = t->room ? ddz__room_tourney_over(t->room, rec) : 0;
-    t->ids[t->game] = id;
+    ltab *t = ctx;
+    ddz_ladder *l = t->d->lad;
+    t->id = t->room ? ddz__room_tourney_over(t->room, rec) : 0;
     unsigned faulted = 0;
     int kind[3] = {0};
     for (int i = 0; i < rec->nfaults; i++)
@@ -398,16 +482,15 @@ static void on_over(void *ctx, const ddz_record *rec)
     if (rec->fault_seat >= 0)
         faulted |= 1u << (rec->fault_seat % 3), kind[rec->fault_seat % 3] = rec->fault_kind;
     for (int s = 0; s < 3; s++) {
-        int slot = slot_at(t, s);
-        part *q = &l->p[t->who[slot]];
+        part *q = at(t, s);
         bool f = faulted >> s & 1;
-        t->total[slot] = ddz_score_add(t->total[slot], rec->scores[s]);
-        t->faults[slot] += f;
+        t->score[s] = rec->scores[s];
+        t->faulted[s] = f;
         q->s.games++;
         q->s.faults += f;
         if (f)
             q->last_fault = kind[s];
-        if (!t->absent[slot]) {
+        if (!t->absent[s]) {
             recent_push(q, f);
             check_suspension(l, q);
         }
@@ -418,36 +501,37 @@ static void on_over(void *ctx, const ddz_record *rec)
 
 static void on_event(void *ctx, const ddz_tev *ev)
 {
-    ltable *t = ctx;
+    ltab *t = ctx;
     if (t->room)
         ddz__room_tourney_event(t->room, ev);
 }
 
 static void on_log(void *ctx, int player, bool warn, const char *msg)
 {
-    ltable *t = ctx;
-    ddz_ladder *l = t->lad;
-    const char *who = player >= 0 && player < 3 ? l->p[t->who[slot_at(t, player)]].s.name : "";
-    ddz__log(l->srv, warn ? "warn" : "info", t->room ? ddz__room_id(t->room) : NULL,
+    ltab *t = ctx;
+    const char *who = player >= 0 && player < 3 ? at(t, player)->s.name : "";
+    ddz__log(t->d->lad->srv, warn ? "warn" : "info", t->room ? ddz__room_id(t->room) : NULL,
              "ladder %s: %s", who, msg);
 }
 
-/* Starts a table for participants `who`. Returns 0, or -1 (a budget is
- * spent: try later; or it could not start). */
-static int start_table(ddz_ladder *l, const int who[3], int64_t deal)
+/* Starts deal `plan` (participant indices; `net`: its id on several
+ * nodes, else 0). Returns 0, or -1 (a budget is spent: try later; or it
+ * could not start: logged). */
+static int start_deal(ddz_ladder *l, const ddz_deal_plan *plan, int64_t net)
 {
-    ltable *t = NULL;
-    for (int k = 0; k < l->ntables && !t; k++)
-        if (!l->t[k].used)
-            t = &l->t[k];
-    if (!t)
+    ldeal *d = NULL;
+    for (int k = 0; k < l->ndeals && !d; k++)
+        if (!l->d[k].used)
+            d = &l->d[k];
+    if (!d || l->tables_used + plan->tables > l->ntables)
         return -1;
     ddz_srv *srv = l->srv;
     int engines = 0, ais = 0;
-    for (int k = 0; k < 3; k++) {
-        engines += l->p[who[k]].kind == K_ENGINE;
-        ais += l->p[who[k]].kind == K_AI;
-    }
+    for (int k = 0; k < plan->tables; k++)
+        for (int s = 0; s < 3; s++) {
+            engines += l->p[plan->who[k][s]].kind == K_ENGINE;
+            ais += l->p[plan->who[k][s]].kind == K_AI;
+        }
     if (engines && srv->budget.engines + engines > ddz__budget_max_engines(srv)) {
         ddz__budget_refused(srv, DDZ_BUDGET_ENGINES);
         return -1;
@@ -456,58 +540,81 @@ static int start_table(ddz_ladder *l, const int who[3], int64_t deal)
         ddz__budget_refused(srv, DDZ_BUDGET_AIS);
         return -1;
     }
-    memset(t, 0, sizeof *t);
-    t->lad = l;
-    ddz_runner_cb cb = {.ctx = t, .event = on_event, .over = on_over, .log = on_log};
-    if (!(t->run = ddz_runner_create(&srv->loop.base, &cb)))
-        return -1;
-    t->used = true;
-    t->deal = deal;
-    t->engines = engines;
+    memset(d, 0, sizeof *d);
+    d->lad = l;
+    d->plan = *plan;
+    d->used = true;
+    d->net = net;
+    d->number = ++l->numbered;
+    d->engines = engines;
     srv->budget.engines += engines;
-    memcpy(t->who, who, sizeof t->who);
-    randombytes_buf(t->master, sizeof t->master);
-    for (int k = 0; k < 3; k++)
-        l->p[who[k]].table = (int)(t - l->t);
-    if (start_game(t) < 0) {
-        free_table(t);
-        return -1;
+    l->tables_used += plan->tables;
+    randombytes_buf(d->master, sizeof d->master);
+    for (int k = 0; k < plan->tables; k++)
+        for (int s = 0; s < 3; s++) {
+            part *q = &l->p[plan->who[k][s]];
+            if (q->kind == K_AI)
+                q->seats++;
+            else
+                q->deal = (int)(d - l->d);
+        }
+    for (int k = 0; k < plan->tables; k++) {
+        ltab *t = &d->tab[k];
+        t->d = d;
+        t->index = k;
+        ddz_runner_cb cb = {.ctx = t, .event = on_event, .over = on_over, .log = on_log};
+        if (!(t->run = ddz_runner_create(&srv->loop.base, &cb)) || start_game(t) < 0) {
+            free_deal(d);
+            return -1;
+        }
     }
     return 0;
+}
+
+/* Whether a program is connected at some node (several nodes: the
+ * cluster's latest round) and, into *playing, whether it plays there. */
+static bool connected_anywhere(const ddz_ladder *l, const part *q, bool *playing)
+{
+    bool here = connected_here(q);
+    *playing = q->kind == K_AI ? q->seats > 0 : q->deal >= 0;
+    if (l->net && q->kind == K_BOT && !here) {
+        bool there = false;
+        here = ddz_ladder_net_where(l->net, q->s.name, &there, NULL, 0);
+        *playing |= there;
+    }
+    return here;
 }
 
 static void schedule(ddz_ladder *l)
 {
     if (l->net)
         return; /* the leader node schedules (ladder_net.h) */
-    int freet = 0;
-    for (int k = 0; k < l->ntables; k++)
-        freet += !l->t[k].used;
-    if (!freet)
-        return;
-    ddz_sched_player sp[DDZ_SCHEDULE_MAX];
+    ddz_deal_cand c[DDZ_SCHEDULE_MAX];
+    bool programs = false;
     for (int i = 0; i < l->n; i++) {
         const part *q = &l->p[i];
-        sp[i] = (ddz_sched_player){.mu = q->r.mu,
-                                   .deals = q->s.deals,
-                                   .available = connected(q) && q->table < 0 && !q->s.suspended[0]};
+        bool live = connected_here(q) && !q->s.suspended[0];
+        c[i] = (ddz_deal_cand){.mu = q->r.mu,
+                               .deals = q->s.deals,
+                               .available = live && (q->kind == K_AI || q->deal < 0),
+                               .ai = q->kind == K_AI};
+        programs |= live && is_program(q);
     }
-    /* the pair matrix is l->max wide: give the scheduler an n-wide copy */
-    long *pairs = malloc((size_t)l->n * (size_t)l->n * sizeof *pairs);
-    if (!pairs)
-        return;
-    for (int i = 0; i < l->n; i++)
-        for (int j = 0; j < l->n; j++)
-            pairs[i * l->n + j] = l->pairs[i * l->max + j];
-    int out[DDZ_LADDER_DEFAULT_MAX > 64 ? 64 : DDZ_LADDER_DEFAULT_MAX][3];
-    int cap = freet < 64 ? freet : 64;
-    ddz_sched_in in = {
-        .p = sp, .n = l->n, .pairs = pairs, .max_tables = cap, .pair_slack = PAIR_SLACK};
-    int nt = ddz_schedule(&in, out);
-    free(pairs);
-    for (int k = 0; k < nt; k++)
-        if (start_table(l, out[k], 0) < 0)
-            break;
+    for (;;) {
+        /* hosted AIs play alone only while no program is here to play */
+        ddz_deal_in in = {.c = c,
+                          .n = l->n,
+                          .max_tables = l->ntables - l->tables_used,
+                          .ais_alone = !programs,
+                          .spin = randombytes_random()};
+        ddz_deal_plan plan;
+        if (ddz_deal_plan_make(&in, &plan) <= 0 || start_deal(l, &plan, 0) < 0)
+            return;
+        for (int k = 0; k < plan.tables; k++)
+            for (int s = 0; s < 3; s++)
+                if (!c[plan.who[k][s]].ai)
+                    c[plan.who[k][s]].available = false;
+    }
 }
 
 static void kick_cb(ddz_timer *tm)
@@ -516,10 +623,11 @@ static void kick_cb(ddz_timer *tm)
     bool waiting = false;
     if (l->net)
         net_round(l);
-    for (int k = 0; k < l->ntables; k++)
-        if (l->t[k].used) {
-            step_table(&l->t[k]);
-            waiting |= l->t[k].used && l->t[k].pending;
+    for (int k = 0; k < l->ndeals; k++)
+        if (l->d[k].used) {
+            step_deal(&l->d[k]);
+            for (int t = 0; l->d[k].used && t < l->d[k].plan.tables; t++)
+                waiting |= l->d[k].tab[t].pending;
         }
     schedule(l);
     if (waiting) /* an engine still acknowledging the end */
@@ -536,24 +644,29 @@ static void kick(ddz_ladder *l)
 /* Plays deal m->deal here, or gives it back (dropped). */
 static void net_play(ddz_ladder *l, const ddz_ladder_net_msg *m)
 {
-    int who[3];
-    const char *why = NULL;
-    for (int k = 0; k < 3 && !why; k++) {
-        int i = find(l, m->names[k]);
-        if (i < 0)
-            i = add(l, m->names[k]);
-        if (i < 0)
-            why = "more participants than --ladder-max";
-        else if (l->p[i].table >= 0)
-            why = "a participant is at a table here already";
-        else if (l->p[i].kind != K_BOT && !l->p[i].configured)
-            why = "a fixed participant this node is not given (--ladder-ai, --ladder-engine)";
-        else if (l->p[i].kind == K_BOT && !connected(&l->p[i]))
-            why = "its bot left this node"; /* not charged: as one node, not seated when gone */
-        else
-            who[k] = i;
-    }
-    if (!why && start_table(l, who, m->deal) < 0)
+    ddz_deal_plan plan = {.tables = m->tables};
+    const char *why = m->tables < 2 || m->tables > DDZ_DEAL_TABLES ? "a bad plan" : NULL;
+    for (int k = 0; k < m->tables && !why; k++)
+        for (int s = 0; s < 3 && !why; s++) {
+            int i = find(l, m->names[k][s]);
+            if (i < 0)
+                i = add(l, m->names[k][s]);
+            if (i < 0)
+                why = "more participants than --ladder-max";
+            else if (l->p[i].kind != K_AI && l->p[i].deal >= 0)
+                why = "a program is at a deal here already";
+            else if (l->p[i].kind != K_BOT && !l->p[i].configured)
+                why = "a fixed participant this node is not given (--ladder-ai, --ladder-engine)";
+            else if (l->p[i].kind == K_BOT && !connected_here(&l->p[i]))
+                why = "its bot left this node"; /* not charged: as one node, not seated when gone */
+            else
+                plan.who[k][s] = i;
+            /* a program twice in one plan would be at two tables at once */
+            for (int o = 0; o < k * 3 + s && !why; o++)
+                if (l->p[i].kind != K_AI && plan.who[o / 3][o % 3] == i)
+                    why = "a program twice in one deal";
+        }
+    if (!why && start_deal(l, &plan, m->deal) < 0)
         why = "no free table or budget";
     if (why) {
         ddz__log(l->srv, "warn", NULL, "ladder: deal %lld not played here: %s", (long long)m->deal,
@@ -578,14 +691,14 @@ static void net_standing(ddz_ladder *l, const ddz_store_ladder_player *sp)
 }
 
 /* The leader gathers the ladder's bots on one node (ladder_net.h): bot
- * m->names[0], if it is connected here and idle, is sent `redirect` to
+ * m->names[0][0], if it is connected here and idle, is sent `redirect` to
  * that node; ddz bridge reconnects there and enlists again. A client that
  * does not follow stays and plays here. */
 static void net_move(ddz_ladder *l, const ddz_ladder_net_msg *m)
 {
-    int i = find(l, m->names[0]);
+    int i = find(l, m->names[0][0]);
     part *q = i >= 0 ? &l->p[i] : NULL;
-    if (!q || q->kind != K_BOT || !connected(q) || q->table >= 0)
+    if (!q || q->kind != K_BOT || !connected_here(q) || q->deal >= 0)
         return;
     if (l->srv->cfg.public_url && strcmp(m->url, l->srv->cfg.public_url) == 0) {
         /* two nodes given one --public-url: the bot would be sent where it is */
@@ -602,33 +715,42 @@ static void net_move(ddz_ladder *l, const ddz_ladder_net_msg *m)
              q->s.name, m->home);
 }
 
+/* A history row of any node's: kept for /api/ladder/NAME; the deals are
+ * counted as their rows come (a deal's rows are consecutive). */
+static void net_hist(ddz_ladder *l, const ddz_store_ladder_hist *h)
+{
+    int i = find(l, h->name);
+    if (i < 0)
+        i = add(l, h->name);
+    if (i >= 0)
+        hist_push(&l->p[i], h);
+    l->hist_rows++;
+    if (h->deal ? h->deal != l->last_deal : l->hist_rows % 3 == 0) /* old rows: three a deal */
+        l->deals++;
+    l->last_deal = h->deal;
+}
+
 /* Publishes the bots connected here and takes what the cluster says. */
 static void net_round(ddz_ladder *l)
 {
     const char *names[DDZ_SCHEDULE_MAX];
     int n = 0;
     for (int i = 0; i < l->n; i++)
-        if (l->p[i].kind == K_BOT && connected(&l->p[i]) && !l->p[i].s.suspended[0])
+        if (l->p[i].kind == K_BOT && connected_here(&l->p[i]) && !l->p[i].s.suspended[0])
             names[n++] = l->p[i].s.name;
     ddz_ladder_net_present(l->net, names, n);
     ddz_ladder_net_msg *m;
     while ((m = ddz_ladder_net_next(l->net))) {
-        if (m->kind == DDZ_LADDER_NET_PLAY) {
+        if (m->kind == DDZ_LADDER_NET_PLAY)
             net_play(l, m);
-        } else if (m->kind == DDZ_LADDER_NET_STANDING) {
+        else if (m->kind == DDZ_LADDER_NET_STANDING)
             net_standing(l, &m->standing);
-        } else if (m->kind == DDZ_LADDER_NET_MOVE) {
+        else if (m->kind == DDZ_LADDER_NET_MOVE)
             net_move(l, m);
-        } else if (m->kind == DDZ_LADDER_NET_HIST) {
-            int i = find(l, m->names[0]);
-            if (i < 0)
-                i = add(l, m->names[0]);
-            if (i >= 0)
-                hist_push(&l->p[i], &m->hist);
-            l->deals = ++l->hist_rows / 3;
-        } else {
+        else if (m->kind == DDZ_LADDER_NET_HIST)
+            net_hist(l, &m->hist);
+        else
             ddz__log(l->srv, "warn", NULL, "%s", m->note);
-        }
         free(m);
     }
 }
@@ -661,14 +783,6 @@ static void load_player(void *ctx, const ddz_store_ladder_player *sp)
     q->r = (ddz_rating){.mu = sp->mu, .sigma = sp->sigma};
     if (!(q->r.sigma > 0))
         q->r = ddz_rating_new(&l->rc);
-}
-
-static void load_pair(void *ctx, const char *a, const char *b, long deals)
-{
-    ddz_ladder *l = ctx;
-    int i = find(l, a), j = find(l, b);
-    if (i >= 0 && j >= 0)
-        l->pairs[i * l->max + j] = l->pairs[j * l->max + i] = deals;
 }
 
 typedef struct hist_load {
@@ -726,14 +840,13 @@ static void ladder_free(ddz_ladder *l)
         return;
     ddz_loop_disarm(&l->srv->loop.base, &l->kick);
     ddz_loop_disarm(&l->srv->loop.base, &l->tick);
-    for (int k = 0; l->t && k < l->ntables; k++)
-        if (l->t[k].used)
-            free_table(&l->t[k]);
+    for (int k = 0; l->d && k < l->ndeals; k++)
+        if (l->d[k].used)
+            free_deal(&l->d[k]);
     for (int i = 0; i < l->n; i++)
         if (l->p[i].bot)
             l->p[i].bot->enlisted = false;
-    free(l->t);
-    free(l->pairs);
+    free(l->d);
     free(l->p);
     free(l);
 }
@@ -759,10 +872,17 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
     if (l->max > DDZ_SCHEDULE_MAX)
         l->max = DDZ_SCHEDULE_MAX;
     l->ntables = cfg->ladder_tables > 0 ? cfg->ladder_tables : DDZ_LADDER_DEFAULT_TABLES;
+    if (l->ntables < 2) {
+        snprintf(err, errlen,
+                 "ladder: --ladder-tables must be 2 or more (a deal is played at two "
+                 "tables at least)");
+        free(l);
+        return -1;
+    }
+    l->ndeals = l->ntables / 2;
     l->p = calloc((size_t)l->max, sizeof *l->p);
-    l->pairs = calloc((size_t)l->max * (size_t)l->max, sizeof *l->pairs);
-    l->t = calloc((size_t)l->ntables, sizeof *l->t);
-    if (!l->p || !l->pairs || !l->t) {
+    l->d = calloc((size_t)l->ndeals, sizeof *l->d);
+    if (!l->p || !l->d) {
         snprintf(err, errlen, "out of memory");
         ladder_free(l);
         return -1;
@@ -792,8 +912,6 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
         ladder_free(l);
         return -1;
     }
-    if (!l->net)
-        ddz_store_ladder_pairs(srv->store, l->rules->name, load_pair, l);
     hist_load *hl = l->net ? NULL : malloc(sizeof *hl);
     for (int i = 0; hl && i < l->n; i++) {
         hl->n = 0;
@@ -802,13 +920,15 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
                                  load_hist, hl);
         for (int k = hl->n - 1; k >= 0; k--) /* oldest first into the ring */
             hist_push(&l->p[i], &hl->h[k]);
+        for (int k = 0; k < hl->n; k++)
+            if (hl->h[k].id > l->hist_rows)
+                l->hist_rows = hl->h[k].id;
     }
     free(hl);
     srv->ladder = l;
     ddz__log(srv, "info", NULL,
-             "ladder: rules %s, %d participant%s known, %d table%s at once, %d s per action",
-             l->rules->name, l->n, l->n == 1 ? "" : "s", l->ntables, l->ntables == 1 ? "" : "s",
-             l->time_ms / 1000);
+             "ladder: rules %s, %d participant%s known, %d tables at once, %d s per action",
+             l->rules->name, l->n, l->n == 1 ? "" : "s", l->ntables, l->time_ms / 1000);
     ddz_loop_arm(&srv->loop.base, &l->tick, tick_cb, 0);
     return 0;
 }
@@ -857,12 +977,13 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     ddz__conn_send(p->conn, ddz_event_print(&e));
     /* at a table being played, where a `gone` seat holds its place: it
      * takes the seat back */
-    if (me->table >= 0) {
-        ltable *t = &l->t[me->table];
-        for (int s = 0; s < 3 && t->room && !t->pending; s++) {
-            int slot = slot_at(t, s);
-            if (t->who[slot] == i && ddz__room_reseat(t->room, s, p))
-                t->absent[slot] = false;
+    if (me->deal >= 0) {
+        ldeal *d = &l->d[me->deal];
+        for (int k = 0; k < d->plan.tables; k++) {
+            ltab *t = &d->tab[k];
+            for (int s = 0; s < 3 && t->room && !t->pending; s++)
+                if (d->plan.who[k][s] == i && ddz__room_reseat(t->room, s, p))
+                    t->absent[s] = false;
         }
     }
     kick(l);
@@ -893,12 +1014,94 @@ static json_t *player_json(const ddz_ladder *l, const part *q)
     json_object_set_new(o, "score_per_deal",
                         json_real(q->s.deals ? q->s.score / (double)q->s.deals : 0.0));
     json_object_set_new(o, "faults", json_integer(q->s.faults));
-    json_object_set_new(o, "connected", json_boolean(connected(q)));
-    json_object_set_new(o, "playing", json_boolean(q->table >= 0));
+    bool playing = false;
+    json_object_set_new(o, "connected", json_boolean(connected_anywhere(l, q, &playing)));
+    json_object_set_new(o, "playing", json_boolean(playing));
     json_object_set_new(o, "suspended",
                         q->s.suspended[0] ? json_string(q->s.suspended) : json_null());
-    (void)l;
     return o;
+}
+
+static const char *const hand_names[3] = {"west", "south", "east"};
+
+/* A deal's tables being played here, into `tables`. */
+static void deal_tables(const ddz_ladder *l, const ldeal *d, json_t *tables)
+{
+    for (int k = 0; k < d->plan.tables; k++) {
+        const ltab *t = &d->tab[k];
+        json_t *e = json_object(), *who = json_array();
+        for (int s = 0; s < 3; s++)
+            json_array_append_new(who, json_string(l->p[d->plan.who[k][s]].s.name));
+        json_object_set_new(e, "players", who);
+        json_object_set_new(e, "deal", json_integer(d->number));
+        json_object_set_new(e, "table", json_integer(k + 1));
+        json_object_set_new(e, "tables", json_integer(d->plan.tables));
+        json_object_set_new(e, "over", json_boolean(t->pending || t->done));
+        json_object_set_new(e, "room",
+                            t->room && !ddz__room_dead(t->room) ? json_string(ddz__room_id(t->room))
+                                                                : json_null());
+        if (l->net)
+            json_object_set_new(e, "node", json_string(l->srv->cfg.node));
+        json_array_append_new(tables, e);
+    }
+}
+
+/* Several nodes: the deals the other nodes play (the cluster's latest
+ * round), into `tables`; their rooms are theirs (no room id here). */
+static void net_tables(const ddz_ladder *l, json_t *tables)
+{
+    ddz_ladder_net_live *live = calloc(16, sizeof *live);
+    int n = live ? ddz_ladder_net_deals(l->net, live, 16) : 0;
+    for (int i = 0; i < n; i++) {
+        bool ours = false;
+        for (int k = 0; k < l->ndeals && !ours; k++)
+            ours = l->d[k].used && l->d[k].net == live[i].deal;
+        if (ours)
+            continue;
+        for (int k = 0; k < live[i].tables && k < DDZ_DEAL_TABLES; k++) {
+            json_t *e = json_object(), *who = json_array();
+            for (int s = 0; s < 3; s++)
+                json_array_append_new(who, json_string(live[i].names[k][s]));
+            json_object_set_new(e, "players", who);
+            json_object_set_new(e, "deal", json_null());
+            json_object_set_new(e, "table", json_integer(k + 1));
+            json_object_set_new(e, "tables", json_integer(live[i].tables));
+            json_object_set_new(e, "over", json_false());
+            json_object_set_new(e, "room", json_null());
+            json_object_set_new(e, "node", json_string(live[i].node));
+            json_array_append_new(tables, e);
+        }
+    }
+    free(live);
+}
+
+/* One row of /api/ladder/NAME's history: a seat of a deal (or, from
+ * before schema 5, a deal played three times at one table). */
+static json_t *hist_json(const ddz_store_ladder_hist *h)
+{
+    json_t *e = json_object(), *games = json_array(), *mates = json_array(), *cmp = json_array();
+    for (int g = 0; g < 3; g++)
+        if (h->games[g] > 0)
+            json_array_append_new(games, json_integer(h->games[g]));
+    json_array_append_new(mates, json_string(h->opp[0]));
+    json_array_append_new(mates, json_string(h->opp[1]));
+    for (int c = 0; c < h->ncmp; c++)
+        json_array_append_new(
+            cmp, json_pack("{s:s, s:o, s:o}", "name", h->cmp[c].name, "score",
+                           ddz_score_json(h->cmp[c].score), "game",
+                           h->cmp[c].game > 0 ? json_integer(h->cmp[c].game) : json_null()));
+    json_object_set_new(e, "at", json_integer(h->finished_ms));
+    json_object_set_new(e, "rating", json_real(h->mu));
+    json_object_set_new(e, "uncertainty", json_real(h->sigma));
+    json_object_set_new(e, "score", ddz_score_json(h->score));
+    json_object_set_new(e, "faults", json_integer(h->faults));
+    json_object_set_new(e, "deal", h->deal > 0 ? json_integer(h->deal) : json_null());
+    json_object_set_new(
+        e, "hand", h->hand >= 0 && h->hand < 3 ? json_string(hand_names[h->hand]) : json_null());
+    json_object_set_new(e, "games", games);
+    json_object_set_new(e, "opponents", mates);
+    json_object_set_new(e, "compared", cmp);
+    return e;
 }
 
 static int by_rating(const void *a, const void *b)
@@ -935,21 +1138,11 @@ char *ddz__ladder_json(ddz_srv *srv)
             json_array_append_new(players, pj);
         }
         free(order);
-        for (int k = 0; k < l->ntables; k++) {
-            const ltable *t = &l->t[k];
-            if (!t->used)
-                continue;
-            json_t *e = json_object(), *who = json_array();
-            for (int s = 0; s < 3; s++)
-                json_array_append_new(who, json_string(l->p[t->who[slot_at(t, s)]].s.name));
-            json_object_set_new(e, "players", who);
-            json_object_set_new(e, "game", json_integer(t->game + 1));
-            json_object_set_new(e, "room",
-                                t->room && !ddz__room_dead(t->room)
-                                    ? json_string(ddz__room_id(t->room))
-                                    : json_null());
-            json_array_append_new(tables, e);
-        }
+        for (int k = 0; k < l->ndeals; k++)
+            if (l->d[k].used)
+                deal_tables(l, &l->d[k], tables);
+        if (l->net)
+            net_tables(l, tables);
         json_object_set_new(o, "deals", json_integer(l->deals));
         json_object_set_new(o, "max_players", json_integer(l->max));
         if (l->net && srv->lead && srv->lead_ladder >= 0) {
@@ -975,23 +1168,12 @@ char *ddz__ladder_player_json(ddz_srv *srv, const char *name)
     const part *q = &l->p[i];
     json_t *o = player_json(l, q);
     json_object_set_new(o, "rules", json_string(l->rules->name));
+    json_object_set_new(o, "history_max", json_integer(DDZ_LADDER_HISTORY));
     json_t *hist = json_array();
     for (int k = 0; k < q->nhist; k++) { /* oldest first */
         const ddz_store_ladder_hist *h =
             &q->hist[(q->hist_at - q->nhist + k + DDZ_LADDER_HISTORY) % DDZ_LADDER_HISTORY];
-        json_t *e = json_object(), *games = json_array(), *opp = json_array();
-        for (int g = 0; g < 3; g++)
-            json_array_append_new(games, h->games[g] > 0 ? json_integer(h->games[g]) : json_null());
-        json_array_append_new(opp, json_string(h->opp[0]));
-        json_array_append_new(opp, json_string(h->opp[1]));
-        json_object_set_new(e, "at", json_integer(h->finished_ms));
-        json_object_set_new(e, "rating", json_real(h->mu));
-        json_object_set_new(e, "uncertainty", json_real(h->sigma));
-        json_object_set_new(e, "score", ddz_score_json(h->score));
-        json_object_set_new(e, "faults", json_integer(h->faults));
-        json_object_set_new(e, "games", games);
-        json_object_set_new(e, "opponents", opp);
-        json_array_append_new(hist, e);
+        json_array_append_new(hist, hist_json(h));
     }
     json_object_set_new(o, "history", hist);
     return dump(o);

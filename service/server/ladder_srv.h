@@ -3,15 +3,16 @@
  * Participants: bots enlisted with `ddz bridge --ladder` (the protocol's
  * `enlist` with competition "ladder"), operator engines (--ladder-engine
  * NAME: `engine:NAME`) and hosted AIs (--ladder-ai NAME[:MS]: `ai:NAME`,
- * MS the per-decision budget). The scheduler (service/ladder/schedule.h)
- * forms tables of three idle participants; a table plays one deal three
- * times with the seats rotated (duplicate), each game a room of its own
- * (room.h, "tournament tables": the same borrowed-runner room), so a bot
- * is told its seat by `joined` before every game, as at tournament tables.
- * After the third game the three are rated on their deal totals
- * (service/ladder/rating.h), and the deal goes to the store in one write
- * (standings, history, pair counts); the games were stored as every
- * room's, so /api/games/ID replays them.
+ * MS the per-decision budget). A deal is played the seed's way (SPEC 12):
+ * at 2..6 tables at once, seat s of every table holding hand s, each
+ * program (a bot or an engine) once, hosted AIs in the seats left
+ * (service/ladder/deal_plan.h says who sits where). Each table's game is
+ * a room of its own (room.h, "tournament tables": the same borrowed-runner
+ * room), so a bot is told its seat by `joined`. When every table has
+ * played, each hand's holders are rated against each other (deal_plan.h,
+ * rating.h), and the deal goes to the store in one write (the standings
+ * and one history row per seat); the games were stored as every room's,
+ * so /api/games/ID replays them.
  *
  * Faults. A fault costs what the rule set says, in the scores. A bot that
  * drops in a deal is charged at once (the room's grace is 0, custody
@@ -24,11 +25,12 @@
  * the server starts again.
  *
  * Bounds: --ladder-max participants (default 100; those stored count too:
- * past the bound the rest are not loaded, and a new bot is refused), --ladder-tables tables at once
- * (default 4), each holding a room, its seats and, for engines, processes counted against
- * --max-engines (hosted AIs against --max-ais); a table that would pass a
- * budget waits. Each participant keeps its latest 100 deals in memory for
- * GET /api/ladder/NAME.
+ * past the bound the rest are not loaded, and a new bot is refused),
+ * --ladder-tables tables at once (default 4, at least 2: a deal needs two),
+ * each holding a room, its seats and, for engines, processes counted
+ * against --max-engines (hosted AIs against --max-ais); a deal that would
+ * pass a budget waits. Each participant keeps its latest 100 seats (rows
+ * of some 0.8 kB) in memory for GET /api/ladder/NAME.
  */
 #ifndef DDZ_LADDER_SRV_H
 #define DDZ_LADDER_SRV_H
@@ -70,13 +72,15 @@ void ddz__ladder_forget(ddz_srv *srv, ddz_player *p);
 
 /* Returns GET /api/ladder's body (malloc'd JSON; {"running": false, ...}
  * without a ladder), or NULL when out of memory. At most --ladder-max
- * players of some 250 bytes each, and the tables being played. */
+ * players of some 250 bytes each, and the tables being played (several
+ * nodes: at every node, as of the cluster's latest round, and each
+ * player's `connected` and `playing` at any node). */
 char *ddz__ladder_json(ddz_srv *srv);
 
 /* Returns GET /api/ladder/NAME's body for the participant `name` (URL
  * decoded), or NULL if there is none (or out of memory). At most the
- * latest DDZ_LADDER_HISTORY deals, each with its three game ids: under
- * 40 KB. */
+ * latest DDZ_LADDER_HISTORY seats it held, each with its hand, game,
+ * table mates and the same hand's holders elsewhere: under 100 KB. */
 char *ddz__ladder_player_json(ddz_srv *srv, const char *name);
 
 /* Ends the ladder's tables (the games being played were recorded as

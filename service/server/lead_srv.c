@@ -19,7 +19,6 @@
 
 #define LEAD_RETRY_MS 500          /* lock tries, and the ladder's rounds */
 #define LEAD_TICK_US (1000 * 1000) /* the loop looks at the locks at least this often */
-#define PAIR_SLACK 2               /* as ladder_srv.c */
 /* A node that gains a tournament's lock after ANOTHER node held it waits
  * this long before it writes to DIR: PostgreSQL may have freed the old
  * holder's lock before the old holder knows (the server restarted, its
@@ -88,7 +87,6 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
                                  .node = cfg->node,
                                  .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables
                                                                   : DDZ_LADDER_DEFAULT_TABLES,
-                                 .pair_slack = PAIR_SLACK,
                                  .wake = wake,
                                  .ctx = srv};
         ddz_rating_cfg_default(&lc.rc);

@@ -34,8 +34,8 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     ddz_record rec = *record;
     ddz__room_name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
-                       false);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, room_store_key(r, key), &rec, false);
     for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
         if (r->seats[i].player && r->seats[i].player->has_me)
             ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);

@@ -72,6 +72,20 @@ static inline const ddz_table *room_table(const ddz_room *r)
     return ddz_runner_table(r->run);
 }
 
+/* The key the room's current game is stored under (ddz_store_add_game()):
+ * a held game's (opts.held) is a fresh one written to `buf` and told to
+ * nobody, so that nobody reads the game before the competition publishes
+ * it (ddz_store_publish_games()); else the room's link key, or NULL for a
+ * listed room's game. */
+static inline const char *room_store_key(const ddz_room *r, char buf[DDZ_STORE_KEY_HEX + 1])
+{
+    if (r->opts.held) {
+        ddz_store_new_game_key(buf);
+        return buf;
+    }
+    return r->game_key[0] ? r->game_key : NULL;
+}
+
 /* Returns whether a game of the room is being played. */
 static inline bool room_live(const ddz_room *r)
 {

@@ -195,8 +195,8 @@ void ddz__room_abort(ddz_room *r)
     ddz_runner_abort(r->run, &rec);
     ddz__room_name_seats(r, &rec);
     r->asking = false;
-    ddz_store_add_game(r->srv->store, r->game_id, r->id, r->game_key[0] ? r->game_key : NULL, &rec,
-                       true);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_add_game(r->srv->store, r->game_id, r->id, room_store_key(r, key), &rec, true);
     r->srv->m.games_aborted++;
     r->phase = PH_WAITING;
 }

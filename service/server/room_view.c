@@ -56,10 +56,25 @@ void ddz__room_totals(const ddz_room *r, double out[3])
         out[s] = ddz_table_total(room_table(r), s);
 }
 
+/* Whether a spectator of a held room (opts.held: a competition's table,
+ * whose deal other tables may still have to play) is sent an event of
+ * type `type`: who holds the seats, that a game starts (a spectator's
+ * `game` has no cards) and the quick phrases; never a bid, a play, the
+ * leftover, a fault, a result or a total, since a faster table's plays
+ * and results tell the hands of the same deal (docs/decisions.md). */
+static bool held_shows(int type)
+{
+    return type == DDZ_EVENT_SEAT || type == DDZ_EVENT_GAME || type == DDZ_EVENT_PHRASE;
+}
+
 /* Sends `e`, serialised once, to every spectator and, if `seated`, to
- * every seated player but `skip` (NULL-safe: it is sent its own version). */
+ * every seated player but `skip` (NULL-safe: it is sent its own version).
+ * A held room's spectators get only what held_shows() allows. */
 void ddz__room_send_event(ddz_room *r, const ddz_event *e, bool seated, const ddz_player *skip)
 {
+    bool watchers = r->nwatch > 0 && (!r->opts.held || held_shows(e->type));
+    if (!watchers && !seated)
+        return;
     char *text = ddz_msg_dump(ddz_event_print(e));
     if (!text)
         return;
@@ -69,7 +84,7 @@ void ddz__room_send_event(ddz_room *r, const ddz_event *e, bool seated, const dd
         if (p && p != skip && p->conn)
             ddz__conn_send_text(p->conn, text, len);
     }
-    for (size_t i = 0; i < r->nwatch; i++)
+    for (size_t i = 0; watchers && i < r->nwatch; i++)
         ddz__conn_send_text(r->watch[i]->conn, text, len);
     free(text);
 }
@@ -133,7 +148,10 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     const ddz_record *rec = ddz_table_record(t);
     bool in_game = r->phase == PH_PLAYING || r->phase == PH_BETWEEN;
     bool is_live = room_live(r);
-    bool dealt = in_game && g->landlord >= 0; /* the leftover is revealed */
+    /* a spectator of a held room sees who sits and that a game is on,
+     * nothing of its cards (held_shows()) */
+    bool held = r->opts.held && p->seat < 0;
+    bool dealt = in_game && g->landlord >= 0 && !held; /* the leftover is revealed */
     ddz_event e = {.type = DDZ_EVENT_STATE};
     ddz_event_state *st = &e.state;
     snprintf(st->room, sizeof st->room, "%s", r->id);
@@ -151,15 +169,17 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     };
     snprintf(st->options.rules, sizeof st->options.rules, "%s", r->opts.rules);
     st->seat = p->seat;
-    st->phase = is_live && g->phase == DDZ_PHASE_BID ? DDZ_EVENT_PH_BID : state_phase[r->phase];
+    st->phase =
+        is_live && g->phase == DDZ_PHASE_BID && !held ? DDZ_EVENT_PH_BID : state_phase[r->phase];
     st->game = state_game(r);
     st->games = r->opts.games;
+    st->held = held;
     st->has_commit = is_live;
     memcpy(st->commit, rec->commit, sizeof st->commit);
     for (int s = 0; s < 3; s++) {
         ddz_event_player *pl = &st->players[s];
         seat_player(&r->seats[s], pl);
-        if (!pl->seated || !in_game)
+        if (!pl->seated || !in_game || held)
             continue;
         pl->in_game = true;
         pl->left = ddz_cards_count(g->hand[s]);
@@ -178,15 +198,16 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     st->bid = dealt ? g->bid : -1;
     st->multiplier = dealt ? g->rules->multiplier_so_far(g) : 0;
     st->history = rec->plays;
-    st->nhistory = in_game ? rec->nplays : 0;
-    st->has_turn = is_live && r->asking;
+    st->nhistory = in_game && !held ? rec->nplays : 0;
+    st->has_turn = is_live && r->asking && !held;
     bool mine = st->has_turn && p->seat == r->ask.seat && !r->seats[p->seat].custody;
     ddz_cards *plays = st->has_turn ? ddz__turn_event(t, &r->ask, mine, &st->turn) : NULL;
-    ddz__room_totals(r, st->totals);
+    if (!held)
+        ddz__room_totals(r, st->totals);
     st->autopass = p->autopass;
     /* between games or after a turn, the last result (a player who comes
      * back then still sees how the game ended and its replay id) */
-    st->has_result = !is_live && r->has_last_over;
+    st->has_result = !is_live && r->has_last_over && !held;
     st->result = r->last_over;
     ddz__conn_send(p->conn, ddz_event_print(&e));
     free(plays);

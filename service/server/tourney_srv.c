@@ -1,7 +1,7 @@
 /* tourney_srv.c - the tournament director (service/tourney/) inside
  * `ddz serve`: seats from the players file and enlisted bots, a room per
- * table being played, games.jsonl and the reports in DIR, GET
- * /api/tournament. */
+ * table being played (held: publish_ready()), games.jsonl and the reports
+ * in DIR, GET /api/tournament. */
 #include "service/server/tourney_srv.h"
 
 #include <errno.h>
@@ -30,6 +30,15 @@
 /* The most finished games GET /api/tournament lists (newest first). */
 #define API_GAMES_MAX 200
 
+/* A batch of ids handed to ddz_store_publish_games() at once. */
+#define PUBLISH_BATCH 64
+
+/* What GET /api/tournament says of the games it does not list yet. */
+static const char held_rule[] =
+    "a game is published (listed here, /api/games/ID, its plays to spectators) only when every "
+    "table of its turn has finished that game, or the turn is over: every table plays the same "
+    "deals";
+
 struct ddz_tsrv {
     ddz_srv *srv;
     ddz_tsetup s;
@@ -39,7 +48,9 @@ struct ddz_tsrv {
     ddz_player **bot;                       /* [n]: the enlisted player of a bot: player */
     ddz_room *room[DDZ_TOURNEY_MAX_TABLES]; /* the room of each table being played */
     ddz_report_game *games;                 /* every game, for the reports and the API */
+    uint8_t *pub;                           /* [cap]: game i is published (not held) */
     int ngames, cap;
+    int first_held;  /* games before it are all published */
     ddz_timer kick;  /* runs the director after a game ended or a bot came */
     ddz_timer flush; /* syncs games.jsonl, at most once a second */
     bool released;   /* the end was announced */
@@ -55,10 +66,65 @@ static bool is_bot(const ddz_tsrv *ts, int i)
     return strncmp(ts->s.specs[i], "bot:", 4) == 0;
 }
 
+/* Whether game `g` may be shown to everyone: its turn is over, or every
+ * table of its turn has finished that game (a forfeited table plays
+ * none). Until then someone who has yet to play its deal may ask. */
+static bool game_public(const ddz_tourney *t, const ddz_report_game *g)
+{
+    if (t->done || g->w.stage != t->stage || g->w.turn != t->turn)
+        return true; /* turns only move on: an earlier turn is over */
+    for (int k = 0; k < t->ntables; k++)
+        if (!t->table[k].absent && !t->table[k].played[g->w.game - 1])
+            return false;
+    return true;
+}
+
+static void publish_ids(ddz_tsrv *ts, const int64_t *ids, size_t n)
+{
+    int rc = n ? ddz_store_publish_games(ts->srv->store, ids, n) : 0;
+    if (rc < 0)
+        ddz__log(ts->srv, "error", NULL,
+                 "tournament: cannot queue the publication of %zu games (%s): they stay held "
+                 "in the store until a restart publishes them",
+                 n, ddz_strerror(rc));
+}
+
+/* Publishes the held games that game_public() now allows: listed by GET
+ * /api/tournament, and their records read by their ids alone
+ * (ddz_store_publish_games(), idempotent: after a resume the games of
+ * games.jsonl are published again, the store having perhaps lost the
+ * queued write). */
+static void publish_ready(ddz_tsrv *ts)
+{
+    const ddz_tourney *t = ddz_director_state(ts->d);
+    int64_t ids[PUBLISH_BATCH];
+    size_t n = 0;
+    int first = ts->ngames;
+    for (int i = ts->first_held; i < ts->ngames; i++) {
+        if (ts->pub[i])
+            continue;
+        if (!game_public(t, &ts->games[i])) {
+            if (first == ts->ngames)
+                first = i;
+            continue;
+        }
+        ts->pub[i] = 1;
+        if (ts->games[i].w.store_id > 0)
+            ids[n++] = ts->games[i].w.store_id;
+        if (n == PUBLISH_BATCH) {
+            publish_ids(ts, ids, n);
+            n = 0;
+        }
+    }
+    publish_ids(ts, ids, n);
+    ts->first_held = first;
+}
+
 static void kick_cb(ddz_timer *t)
 {
     ddz_tsrv *ts = (ddz_tsrv *)((char *)t - offsetof(ddz_tsrv, kick));
     ddz_director_step(ts->d);
+    publish_ready(ts);
     if (ddz_director_done(ts->d) && !ts->released) {
         ts->released = true;
         const char *msg;
@@ -100,8 +166,13 @@ static int keep_game(ddz_tsrv *ts, const ddz_tgame *w, const ddz_record *rec, in
         ddz_report_game *g = realloc(ts->games, (size_t)cap * sizeof *g);
         if (!g)
             return DDZ_ENOMEM;
-        ts->games = g, ts->cap = cap;
+        ts->games = g;
+        uint8_t *pub = realloc(ts->pub, (size_t)cap);
+        if (!pub)
+            return DDZ_ENOMEM;
+        ts->pub = pub, ts->cap = cap;
     }
+    ts->pub[ts->ngames] = 0; /* held until publish_ready() says otherwise */
     ddz_report_game *g = &ts->games[ts->ngames++];
     g->w = *w;
     memcpy(g->scores, rec->scores, sizeof g->scores);
@@ -241,6 +312,7 @@ static void table_start(void *ctx, const ddz_tgame *w)
     o.bots = true;
     o.custody = DDZ_CUSTODY_FAULT; /* a competition: a bot gone past the grace is charged */
     o.pause = 0;
+    o.held = true; /* every table plays the same deals: publish_ready() says when */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {
@@ -294,6 +366,7 @@ static void table_end(void *ctx, const ddz_tgame *w)
 static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
 {
     ddz_tsrv *ts = ctx;
+    publish_ready(ts); /* the turn is over: all its games */
     if (ddz_gamelog_sync(ts->log) < 0)
         ts->io_err = true;
     if (!lease_ok(ts))
@@ -324,6 +397,7 @@ static int forfeit(void *ctx, const ddz_tgame *w, unsigned absent)
         return DDZ_EIO;
     char path[4200];
     snprintf(path, sizeof path, "%s/forfeits.jsonl", ts->dir);
+    kick(ts); /* a table that plays none may be the last one a game waited for */
     return ddz_forfeits_append(path, (const char *const *)ts->s.ids, w, absent);
 }
 
@@ -364,6 +438,7 @@ static void tsrv_free(ddz_tsrv *ts)
             ts->bot[i]->enlisted = false;
     free(ts->bot);
     free(ts->games);
+    free(ts->pub);
     ddz_tsetup_free(&ts->s);
     free(ts);
 }
@@ -545,6 +620,11 @@ char *ddz__tsrv_json(ddz_srv *srv)
             json_object_set_new(e, "table", json_integer(k + 1));
             json_object_set_new(e, "players", ids3(ts, tb->player));
             json_object_set_new(e, "games_done", json_integer(tb->done));
+            int held = 0;
+            for (int g = ts->first_held; g < ts->ngames; g++)
+                held += !ts->pub[g] && ts->games[g].w.table == k + 1 &&
+                        ts->games[g].w.stage == t->stage && ts->games[g].w.turn == t->turn;
+            json_object_set_new(e, "held", json_integer(held));
             json_object_set_new(e, "room",
                                 ts->room[k] && !ddz__room_dead(ts->room[k])
                                     ? json_string(ddz__room_id(ts->room[k]))
@@ -566,7 +646,13 @@ char *ddz__tsrv_json(ddz_srv *srv)
     }
     json_object_set_new(o, "current", cur);
     json_t *games = json_array();
-    for (int g = ts->ngames - 1; g >= 0 && g >= ts->ngames - API_GAMES_MAX; g--) {
+    int listed = 0, held = 0;
+    for (int g = ts->first_held; g < ts->ngames; g++)
+        held += !ts->pub[g];
+    for (int g = ts->ngames - 1; g >= 0 && listed < API_GAMES_MAX; g--) {
+        if (!ts->pub[g])
+            continue; /* held: someone may still have its deal to play */
+        listed++;
         const ddz_report_game *rg = &ts->games[g];
         json_t *e = json_object(), *ps = json_array(), *sc = json_array();
         for (int s = 0; s < 3; s++) {
@@ -587,6 +673,8 @@ char *ddz__tsrv_json(ddz_srv *srv)
     }
     json_object_set_new(o, "games", games);
     json_object_set_new(o, "games_played", json_integer(ts->ngames));
+    json_object_set_new(o, "held_games", json_integer(held));
+    json_object_set_new(o, "held_rule", json_string(held_rule));
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15));
     json_decref(o);
     return s;

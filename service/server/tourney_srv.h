@@ -7,8 +7,18 @@
  * the command writes (games.jsonl, forfeits.jsonl, standings.json,
  * standings.html, tournament.json) with the same code, and resumes the
  * same way after a restart. Each table being played is a room (room.h,
- * "tournament tables") that people can watch; its games are stored as
- * every room's, so /api/games/ID replays them. Remote bots say `enlist`
+ * "tournament tables") that people can watch.
+ *
+ * HELD GAMES. Every table of a turn plays the same deals, so a game is
+ * published only when every table of its turn has finished that game (a
+ * forfeited table plays none), or the turn is over: until then its room
+ * (opened with ddz_room_opts.held) has stored it under a key told to
+ * nobody (/api/games/ID: 404) and shown its spectators nothing of its
+ * cards, and GET /api/tournament does not list it (it says how many it
+ * holds back). Publishing clears the key (ddz_store_publish_games()), so
+ * that /api/games/ID replays it; it is checked after each step of the
+ * director and after a resume, which publishes again what its state
+ * allows (docs/decisions.md, "Held games"). Remote bots say `enlist`
  * (proto/PROTOCOL.md) and are seated table after table; a bot not
  * connected when its table starts is waited for --tournament-late seconds,
  * then forfeits the table (seed 000 六).
@@ -60,8 +70,9 @@ void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
 
 /* Returns GET /api/tournament's body (malloc'd JSON), or NULL when no
  * tournament runs (or out of memory). Its size is bounded: the standings
- * (at most 243 players), the current turn's tables (at most 81) and the
- * latest 200 finished games: under 100 KB. */
+ * (at most 243 players), the current turn's tables (at most 81, each with
+ * the count of its games held back) and the latest 200 published games,
+ * with held_games (the count held back) and held_rule: under 100 KB. */
 char *ddz__tsrv_json(ddz_srv *srv);
 
 /* The tournament stops on this node while the server goes on (its lock

@@ -366,6 +366,79 @@ static json_t *player_json(const ddz_store_ladder_player *p)
                      "suspended", p->suspended);
 }
 
+/* The string `name` of object j, "" if it has none. */
+static const char *str_of(json_t *j, const char *name)
+{
+    const char *t = json_string_value(json_object_get(j, name));
+    return t ? t : "";
+}
+
+/* A history row's comparisons as JSON: [{name, score, game}, ...], or
+ * NULL when out of memory (never a list cut short). */
+static json_t *cmp_json(const ddz_store_ladder_hist *h)
+{
+    json_t *a = json_array();
+    for (int k = 0; a && k < h->ncmp; k++)
+        if (json_array_append_new(a, json_pack("{s:s, s:f, s:I}", "name", h->cmp[k].name, "score",
+                                               h->cmp[k].score, "game",
+                                               (json_int_t)h->cmp[k].game)) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
+/* A history row as the writer needs it (the store sets id and
+ * finished_ms: they are not carried). */
+static json_t *hist_json(const ddz_store_ladder_hist *h)
+{
+    return json_pack("{s:s, s:f, s:f, s:f, s:i, s:I, s:i, s:[I,I,I], s:[s,s], s:o}", "name",
+                     h->name, "mu", h->mu, "sigma", h->sigma, "score", h->score, "faults",
+                     h->faults, "deal", (json_int_t)h->deal, "hand", h->hand, "games",
+                     (json_int_t)h->games[0], (json_int_t)h->games[1], (json_int_t)h->games[2],
+                     "opp", h->opp[0], h->opp[1], "compared", cmp_json(h));
+}
+
+char *ddz__store_cmp_text(const ddz_store_ladder_hist *h)
+{
+    json_t *a = cmp_json(h);
+    char *text = a ? json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(a);
+    return text;
+}
+
+/* Fills h's comparisons from the array `a`; false if it is not one of
+ * at most DDZ_STORE_LADDER_TABLES - 1 objects. */
+static bool cmp_from(json_t *a, ddz_store_ladder_hist *h)
+{
+    h->ncmp = 0;
+    if (!json_is_array(a) || json_array_size(a) > DDZ_STORE_LADDER_TABLES - 1)
+        return false;
+    for (size_t k = 0; k < json_array_size(a); k++) {
+        json_t *c = json_array_get(a, k);
+        if (!json_is_object(c))
+            return false;
+        ddz_store_ladder_cmp *m = &h->cmp[h->ncmp++];
+        snprintf(m->name, sizeof m->name, "%s", str_of(c, "name"));
+        m->score = json_number_value(json_object_get(c, "score"));
+        m->game = json_integer_value(json_object_get(c, "game"));
+    }
+    return true;
+}
+
+int ddz__store_cmp_parse(const char *text, ddz_store_ladder_hist *h)
+{
+    h->ncmp = 0;
+    if (!text)
+        return 0;
+    json_t *a = json_loads(text, 0, NULL);
+    bool ok = cmp_from(a, h);
+    json_decref(a);
+    if (!ok)
+        h->ncmp = 0;
+    return ok ? 0 : DDZ_EINVAL;
+}
+
 /* A queued write as a journal entry's body: every field it holds, as
  * JSON (doubles as %.17g: read back exactly). Returns the text
  * (malloc'd) or NULL when out of memory. */
@@ -382,16 +455,20 @@ static char *item_encode(const store_item *it)
                           str_or_null(it->names[2]), "key", str_or_null(it->key), "me", me);
     if (j && it->deal) {
         const ddz_store_ladder_deal *d = it->deal;
-        json_t *p = json_array(), *sc = json_array(), *f = json_array(), *g = json_array();
-        for (int i = 0; i < 3; i++) {
-            json_array_append_new(p, player_json(&d->p[i]));
-            json_array_append_new(sc, json_real(d->score[i]));
-            json_array_append_new(f, json_integer(d->faults[i]));
-            json_array_append_new(g, json_integer(d->games[i]));
+        json_t *p = json_array(), *rows = json_array();
+        bool ok = p && rows; /* out of memory: no entry rather than a deal cut short */
+        for (int i = 0; ok && i < d->nplayers; i++)
+            ok = json_array_append_new(p, player_json(&d->p[i])) == 0;
+        for (int i = 0; ok && i < d->nrows; i++)
+            ok = json_array_append_new(rows, hist_json(&d->rows[i])) == 0;
+        if (!ok || json_object_set_new(j, "deal", json_pack("{s:o, s:o}", "p", p, "rows", rows))) {
+            if (!ok) {
+                json_decref(p);
+                json_decref(rows);
+            }
+            json_decref(j);
+            j = NULL;
         }
-        json_object_set_new(
-            j, "deal",
-            json_pack("{s:o, s:o, s:o, s:o}", "p", p, "score", sc, "faults", f, "games", g));
     }
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(j);
@@ -410,13 +487,6 @@ static char *dup_field(json_t *j, const char *name, bool *bad)
     return d;
 }
 
-/* The string `name` of object j, "" if it has none. */
-static const char *str_of(json_t *j, const char *name)
-{
-    const char *t = json_string_value(json_object_get(j, name));
-    return t ? t : "";
-}
-
 static void player_from(json_t *j, ddz_store_ladder_player *p)
 {
     snprintf(p->name, sizeof p->name, "%s", str_of(j, "name"));
@@ -427,6 +497,99 @@ static void player_from(json_t *j, ddz_store_ladder_player *p)
     p->score = json_number_value(json_object_get(j, "score"));
     p->faults = (long)json_integer_value(json_object_get(j, "faults"));
     snprintf(p->suspended, sizeof p->suspended, "%s", str_of(j, "suspended"));
+}
+
+/* Whether `d` is a deal the store can write: every count in range, every
+ * name there. */
+static bool deal_ok(const ddz_store_ladder_deal *d)
+{
+    if (d->nplayers < 1 || d->nplayers > DDZ_STORE_LADDER_SEATS || d->nrows < 0 ||
+        d->nrows > DDZ_STORE_LADDER_SEATS)
+        return false;
+    for (int i = 0; i < d->nplayers; i++)
+        if (!d->p[i].name[0])
+            return false;
+    for (int i = 0; i < d->nrows; i++) {
+        const ddz_store_ladder_hist *h = &d->rows[i];
+        if (!h->name[0] || h->hand < -1 || h->hand > 2 || h->ncmp < 0 ||
+            h->ncmp > DDZ_STORE_LADDER_TABLES - 1)
+            return false;
+        for (int k = 0; k < h->ncmp; k++)
+            if (!h->cmp[k].name[0])
+                return false;
+    }
+    return true;
+}
+
+static bool hist_from(json_t *j, ddz_store_ladder_hist *h)
+{
+    if (!json_is_object(j))
+        return false;
+    snprintf(h->name, sizeof h->name, "%s", str_of(j, "name"));
+    h->mu = json_number_value(json_object_get(j, "mu"));
+    h->sigma = json_number_value(json_object_get(j, "sigma"));
+    h->score = json_number_value(json_object_get(j, "score"));
+    h->faults = (int)json_integer_value(json_object_get(j, "faults"));
+    h->deal = json_integer_value(json_object_get(j, "deal"));
+    h->hand = (int)json_integer_value(json_object_get(j, "hand"));
+    for (int g = 0; g < 3; g++)
+        h->games[g] = json_integer_value(json_array_get(json_object_get(j, "games"), (size_t)g));
+    for (int k = 0; k < 2; k++) {
+        const char *t = json_string_value(json_array_get(json_object_get(j, "opp"), (size_t)k));
+        snprintf(h->opp[k], sizeof h->opp[k], "%s", t ? t : "");
+    }
+    return cmp_from(json_object_get(j, "compared"), h);
+}
+
+/* A deal journaled before schema 5 (one deal played three times at one
+ * table: p, score, faults and games of three) as three standings and
+ * three rows of the old format (hand -1), so a journal kept across the
+ * upgrade still replays. */
+static bool old_deal_from(json_t *j, ddz_store_ladder_deal *d)
+{
+    json_t *p = json_object_get(j, "p"), *games = json_object_get(j, "games");
+    if (json_array_size(p) != 3 || json_array_size(games) != 3)
+        return false;
+    d->nplayers = d->nrows = 3;
+    for (size_t i = 0; i < 3; i++)
+        player_from(json_array_get(p, i), &d->p[i]);
+    for (int i = 0; i < 3; i++) {
+        ddz_store_ladder_hist *h = &d->rows[i];
+        /* memcpy: the names are arrays of one size (gcc's -Wrestrict
+         * cannot tell the rows from the standings apart under snprintf) */
+        memcpy(h->name, d->p[i].name, sizeof h->name);
+        h->mu = d->p[i].mu;
+        h->sigma = d->p[i].sigma;
+        h->score = json_number_value(json_array_get(json_object_get(j, "score"), (size_t)i));
+        h->faults =
+            (int)json_integer_value(json_array_get(json_object_get(j, "faults"), (size_t)i));
+        h->hand = -1;
+        for (size_t g = 0; g < 3; g++)
+            h->games[g] = json_integer_value(json_array_get(games, g));
+        memcpy(h->opp[0], d->p[(i + 1) % 3].name, sizeof h->opp[0]);
+        memcpy(h->opp[1], d->p[(i + 2) % 3].name, sizeof h->opp[1]);
+    }
+    return true;
+}
+
+/* A journaled deal back; false if its counts are out of range. */
+static bool deal_from(json_t *j, ddz_store_ladder_deal *d)
+{
+    json_t *p = json_object_get(j, "p"), *rows = json_object_get(j, "rows");
+    if (!rows && json_object_get(j, "games"))
+        return old_deal_from(j, d);
+    size_t np = json_array_size(p), nr = json_array_size(rows);
+    if (!json_is_array(p) || !json_is_array(rows) || np < 1 || np > DDZ_STORE_LADDER_SEATS ||
+        nr > DDZ_STORE_LADDER_SEATS)
+        return false;
+    d->nplayers = (int)np;
+    d->nrows = (int)nr;
+    for (size_t i = 0; i < np; i++)
+        player_from(json_array_get(p, i), &d->p[i]);
+    for (size_t i = 0; i < nr; i++)
+        if (!hist_from(json_array_get(rows, i), &d->rows[i]))
+            return false;
+    return true;
 }
 
 /* A journal entry's body back as a write to replay. Returns it, or NULL
@@ -464,19 +627,16 @@ static store_item *item_decode(const char *body)
         bad = true;
     json_t *d = json_object_get(j, "deal");
     if (d && (it->deal = calloc(1, sizeof *it->deal))) {
-        for (int i = 0; i < 3; i++) {
-            player_from(json_array_get(json_object_get(d, "p"), (size_t)i), &it->deal->p[i]);
-            it->deal->score[i] =
-                json_number_value(json_array_get(json_object_get(d, "score"), (size_t)i));
-            it->deal->faults[i] =
-                (int)json_integer_value(json_array_get(json_object_get(d, "faults"), (size_t)i));
-            it->deal->games[i] =
-                json_integer_value(json_array_get(json_object_get(d, "games"), (size_t)i));
-        }
+        bool read = deal_from(d, it->deal);
+        if (it->kind == ITEM_LADDER_PUT) /* one standing (of three, before schema 5) */
+            it->deal->nplayers = 1, it->deal->nrows = 0;
+        if (!read || !deal_ok(it->deal))
+            bad = true;
     } else if (d) {
         bad = true;
     }
     bool known = it->kind == ITEM_GAME || it->kind == ITEM_TURN || it->kind == ITEM_MINE ||
+                 (it->kind == ITEM_PUBLISH && it->id > 0) ||
                  ((it->kind == ITEM_LADDER_DEAL || it->kind == ITEM_LADDER_PUT) && it->deal);
     if (it->kind == ITEM_GAME && !it->text)
         known = false;
@@ -882,14 +1042,30 @@ int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DD
     return enqueue(s, it);
 }
 
+int ddz_store_publish_games(ddz_store *s, const int64_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] < 1)
+            return DDZ_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        store_item *it = calloc(1, sizeof *it);
+        if (!it)
+            return dropped(s, NULL, DDZ_ENOMEM);
+        it->kind = ITEM_PUBLISH;
+        it->id = ids[i];
+        it->finished_ms = now_ms();
+        int rc = enqueue(s, it);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int ladder_item(ddz_store *s, enum store_item_kind kind, const char *rules,
                        const ddz_store_ladder_deal *d)
 {
-    if (!rules || !*rules)
+    if (!rules || !*rules || !deal_ok(d))
         return DDZ_EINVAL;
-    for (int i = 0; i < (kind == ITEM_LADDER_DEAL ? 3 : 1); i++)
-        if (!d->p[i].name[0])
-            return DDZ_EINVAL;
     store_item *it = calloc(1, sizeof *it);
     if (!it)
         return dropped(s, NULL, DDZ_ENOMEM);
@@ -908,8 +1084,16 @@ int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_l
 
 int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder_player *p)
 {
-    ddz_store_ladder_deal d = {.p = {*p}};
-    return ladder_item(s, ITEM_LADDER_PUT, rules, &d);
+    /* a deal of one standing and no rows (large: not on the stack) */
+    ddz_store_ladder_deal *d = malloc(sizeof *d);
+    if (!d)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    d->nplayers = 1;
+    d->p[0] = *p;
+    d->nrows = 0;
+    int rc = ladder_item(s, ITEM_LADDER_PUT, rules, d);
+    free(d);
+    return rc;
 }
 
 /* ---- the ladder's loads ------------------------------------------------------- */
@@ -919,16 +1103,6 @@ int ddz_store_ladder_players(ddz_store *s, const char *rules,
 {
     pthread_mutex_lock(&s->rlock);
     int rc = read_result(s, s->ops->ladder_players(s->be, rules, cb, ctx));
-    pthread_mutex_unlock(&s->rlock);
-    return rc;
-}
-
-int ddz_store_ladder_pairs(ddz_store *s, const char *rules,
-                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
-                           void *ctx)
-{
-    pthread_mutex_lock(&s->rlock);
-    int rc = read_result(s, s->ops->ladder_pairs(s->be, rules, cb, ctx));
     pthread_mutex_unlock(&s->rlock);
     return rc;
 }

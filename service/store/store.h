@@ -7,6 +7,7 @@
  * store_pg.c only their SQL: store_be.h).
  *
  * WHAT MAY BLOCK, AND ON WHAT. Never: ddz_store_add_game/turn/mine,
+ * ddz_store_publish_games,
  * ddz_store_ladder_add_deal/put, ddz_store_reserve_game_id,
  * ddz_store_new_game_key, ddz_store_stats, ddz_store_read_submit/done
  * (they take the store's own mutex, held only for list operations).
@@ -79,17 +80,20 @@
  *         deals INTEGER, score REAL, faults INTEGER, suspended TEXT,
  *         updated_at INTEGER, PRIMARY KEY(rules, name))       -- version 3
  *       a ladder participant's standing under one rule set, as of its last
- *       deal (`score`: the sum of its deal totals; `suspended`: the reason,
+ *       deal (`score`: the sum of its games' scores; `suspended`: the reason,
  *       NULL if it is not).
  *   ladder_history(id INTEGER PRIMARY KEY, rules TEXT, name TEXT,
  *         finished_at INTEGER, mu REAL, sigma REAL, score REAL, faults INTEGER,
- *         game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT)
- *       one row per participant and deal: its rating after the deal, the
- *       deal's total and faults, the three games' ids (games(id)) and the
- *       two opponents.
- *   ladder_pairs(rules TEXT, a TEXT, b TEXT, deals INTEGER,
- *         PRIMARY KEY(rules, a, b))
- *       deals two participants shared (a < b bytewise), for the scheduler.
+ *         game1 INTEGER, game2 INTEGER, game3 INTEGER, opp1 TEXT, opp2 TEXT,
+ *         deal INTEGER, hand INTEGER, compared TEXT)
+ *       one row per seat of a deal (ddz_store_ladder_hist): the rating
+ *       after the deal, the seat's score and faults, its game (game1), its
+ *       table mates, the deal (its first table's game id), the hand held
+ *       (0..2) and `compared`, a JSON array of {name, score, game}: those
+ *       who held the same hand at the other tables (version 5; rows from
+ *       before have deal, hand and compared NULL and the old deal's three
+ *       games). ladder_pairs, the old scheduler's pair counts, is dropped
+ *       in version 5.
  *   mine(owner BLOB, game INTEGER, seat INTEGER, PRIMARY KEY(owner, game))
  *       who played game `game` in seat `seat`: owner is BLAKE2b-256 of the
  *       key a browser keeps for itself ("my games"), never the key
@@ -110,8 +114,8 @@
 #include "rules/record.h"
 #include "service/thread/mailbox.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 4
-#define DDZ_STORE_VERSION_STR "4" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 5
+#define DDZ_STORE_VERSION_STR "5" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -252,6 +256,19 @@ void ddz_store_new_game_key(char key[DDZ_STORE_KEY_HEX + 1]);
 int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *key,
                        const ddz_record *r, bool aborted);
 
+/* Queues the publication of the `n` games `ids` (each queued with
+ * ddz_store_add_game() before, under a key): their keys are cleared, so
+ * that from then on anyone reads them by their ids alone. A HELD game (a
+ * competition's, stored under a fresh key told to nobody until every
+ * table has played its deal: docs/decisions.md) is published so. Through
+ * the journal like every write while a PostgreSQL database is away (a
+ * published game still waiting there is served under its key until the
+ * journal is replayed). Idempotent: an id already published, or stored
+ * nowhere, changes nothing. Returns 0 when every one is queued, DDZ_EINVAL
+ * for an id < 1 (nothing is queued), DDZ_EDB if the queue is full (the
+ * rest are DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_publish_games(ddz_store *s, const int64_t *ids, size_t n);
+
 /* Queues the result of turn `turn` of `room` (may be NULL): `games` deals,
  * the players' names by seat (UTF-8) and their totals, with finished_at =
  * now. Returns 0 when queued, DDZ_EINVAL if a name is NULL or not UTF-8,
@@ -339,42 +356,68 @@ int ddz_store_token_list(ddz_store *s,
 /* ---- The ladder (service/server/ladder_srv.c) ------------------------------
  *
  * Every deal's outcome is one queued write (one transaction with the rest
- * of its batch): the three players' standings, their history rows and the
- * pair counts, so a restart finds them all or none. The loads are
- * synchronous reads for the server's start, before its loop runs. */
+ * of its batch): the standings of everyone who played it and one history
+ * row per seat, so a restart finds them all or none. The loads are
+ * synchronous reads for the server's start, before its loop runs.
+ *
+ * A deal is played at 2..DDZ_STORE_LADDER_TABLES tables at once (SPEC 12,
+ * service/ladder/deal_plan.h); each seat's row says the hand it held, its
+ * game, its table mates and those who held the same hand at the other
+ * tables (what its result was compared with). Rows written before schema
+ * version 5 are of the old format (one deal played three times at one
+ * table with the seats rotated): hand -1, games[0..2] its three games, no
+ * comparisons. */
 
-#define DDZ_LADDER_NAME_MAX 80 /* a participant's name: at most 79 bytes + NUL */
+#define DDZ_LADDER_NAME_MAX 80    /* a participant's name: at most 79 bytes + NUL */
+#define DDZ_STORE_LADDER_TABLES 6 /* tables of one deal, at most */
+#define DDZ_STORE_LADDER_SEATS (3 * DDZ_STORE_LADDER_TABLES)
 
 typedef struct ddz_store_ladder_player {
     char name[DDZ_LADDER_NAME_MAX];
     double mu, sigma;    /* rating and uncertainty */
-    long games, deals;   /* played */
-    double score;        /* sum of its deal totals */
+    long games, deals;   /* played (a hosted AI at two seats of a deal: two of each) */
+    double score;        /* sum of its games' scores */
     long faults;         /* games it faulted in */
     char suspended[160]; /* why it is suspended, "" if it is not */
 } ddz_store_ladder_player;
 
-typedef struct ddz_store_ladder_deal {
-    ddz_store_ladder_player p[3]; /* the three standings after the deal */
-    double score[3];              /* the deal's totals */
-    int faults[3];                /* games of the deal each faulted in */
-    int64_t games[3];             /* the deal's three games (ids in games) */
-} ddz_store_ladder_deal;
+/* Another holder of the same hand of the same deal. */
+typedef struct ddz_store_ladder_cmp {
+    char name[DDZ_LADDER_NAME_MAX];
+    double score; /* its game's score */
+    int64_t game; /* its game (ids in games) */
+} ddz_store_ladder_cmp;
 
 typedef struct ddz_store_ladder_hist {
-    int64_t id;          /* increasing with time */
-    int64_t finished_ms; /* unix ms */
-    double mu, sigma;    /* after the deal */
-    double score;        /* the deal's total */
-    int faults;          /* games of the deal it faulted in */
-    int64_t games[3];    /* its three games */
-    char opp[2][DDZ_LADDER_NAME_MAX];
+    int64_t id;                       /* increasing with time (set by the store) */
+    int64_t finished_ms;              /* unix ms (set by the store on writes) */
+    char name[DDZ_LADDER_NAME_MAX];   /* whose row */
+    double mu, sigma;                 /* its rating after the deal */
+    double score;                     /* its game's score (old rows: the deal's total) */
+    int faults;                       /* games of the deal it faulted in (0 or 1) */
+    int64_t deal;                     /* the deal: its first table's game id; 0 in old rows */
+    int hand;                         /* 0..2 (West, South, East); -1 in old rows */
+    int64_t games[3];                 /* games[0]: its game (old rows: the three) */
+    char opp[2][DDZ_LADDER_NAME_MAX]; /* its table mates: hands hand+1, hand+2 */
+    int ncmp;                         /* 0..DDZ_STORE_LADDER_TABLES - 1 */
+    ddz_store_ladder_cmp cmp[DDZ_STORE_LADDER_TABLES - 1]; /* the same hand elsewhere */
 } ddz_store_ladder_hist;
 
-/* Queues deal `d` under rule set `rules` (standings upserted, three history
- * rows, the three pairs counted). Returns 0 when queued, DDZ_EINVAL for an
- * empty name or rules, DDZ_EDB if the queue is full (DROPPED and counted)
- * or DDZ_ENOMEM. */
+typedef struct ddz_store_ladder_deal {
+    int nplayers;                                       /* 1..DDZ_STORE_LADDER_SEATS */
+    ddz_store_ladder_player p[DDZ_STORE_LADDER_SEATS];  /* each participant's standing after it */
+    int nrows;                                          /* 0..DDZ_STORE_LADDER_SEATS */
+    ddz_store_ladder_hist rows[DDZ_STORE_LADDER_SEATS]; /* one per seat */
+} ddz_store_ladder_deal;
+
+/* Queues deal `d` under rule set `rules` (its standings upserted, its
+ * history rows added: a row's id and finished_ms are the store's, a row
+ * of hand -1 is written in the old format, its three games and no deal,
+ * hand or comparisons). Returns 0 when queued, DDZ_EINVAL for an empty
+ * name or rules or a count out of range (nplayers 1..DDZ_STORE_LADDER_SEATS,
+ * nrows 0..DDZ_STORE_LADDER_SEATS, a row's hand -1..2 and ncmp
+ * 0..DDZ_STORE_LADDER_TABLES - 1), DDZ_EDB if the queue is full (DROPPED
+ * and counted) or DDZ_ENOMEM. */
 int ddz_store_ladder_add_deal(ddz_store *s, const char *rules, const ddz_store_ladder_deal *d);
 
 /* Queues the standing `p` under `rules` (a suspension set or lifted).
@@ -385,12 +428,6 @@ int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder
  * READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */
 int ddz_store_ladder_players(ddz_store *s, const char *rules,
                              void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);
-
-/* Calls cb for every stored pair under `rules`. READS SYNCHRONOUSLY.
- * Returns the count, or DDZ_EDB. */
-int ddz_store_ladder_pairs(ddz_store *s, const char *rules,
-                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
-                           void *ctx);
 
 /* Calls cb for the latest `limit` history rows of `name` under `rules`,
  * newest first. READS SYNCHRONOUSLY. Returns the count, or DDZ_EDB. */

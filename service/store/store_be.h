@@ -19,14 +19,21 @@
 
 #include "service/store/store.h"
 
-enum store_item_kind { ITEM_GAME, ITEM_TURN, ITEM_LADDER_DEAL, ITEM_LADDER_PUT, ITEM_MINE };
+enum store_item_kind {
+    ITEM_GAME,
+    ITEM_TURN,
+    ITEM_LADDER_DEAL,
+    ITEM_LADDER_PUT,
+    ITEM_MINE,
+    ITEM_PUBLISH /* games: the game `id` is read by its id alone from now on (its key cleared) */
+};
 
 /* One queued write; the strings are owned by the item. */
 typedef struct store_item {
     ddz_mail mail;           /* the write queue's link (store.c's) */
     struct store_item *next; /* the batch handed to write_batch */
     enum store_item_kind kind;
-    int64_t id;                     /* games: the game id; mine: the game */
+    int64_t id;                     /* games, publish: the game id; mine: the game */
     int64_t finished_ms;            /* unix ms when queued */
     int number;                     /* games: game index; turns: turn number; mine: seat */
     int games;                      /* turns: deals played */
@@ -37,7 +44,7 @@ typedef struct store_item {
     char *totals;                   /* turns: totals as JSON */
     char *names[3];                 /* games: players by seat, from the record */
     char *key;                      /* games: the link key, NULL for a listed room's game */
-    ddz_store_ladder_deal *deal;    /* ladder: the deal (ITEM_LADDER_PUT: p[0] only) */
+    ddz_store_ladder_deal *deal;    /* ladder: the deal (ITEM_LADDER_PUT: one standing, no rows) */
     uint8_t me[DDZ_STORE_ME_BYTES]; /* mine: the player's hash */
 } store_item;
 
@@ -120,17 +127,24 @@ typedef struct store_ops {
     int (*token_list)(store_be *b,
                       int (*row)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                       void *ctx);
-    /* The ladder's loads, as ddz_store_ladder_players/pairs/history. */
+    /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);
-    int (*ladder_pairs)(store_be *b, const char *rules,
-                        void (*cb)(void *ctx, const char *a, const char *b, long deals), void *ctx);
     int (*ladder_history)(store_be *b, const char *rules, const char *name, int limit,
                           void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx);
 } store_ops;
 
 extern const store_ops ddz__store_sqlite_ops;
 extern const store_ops ddz__store_pg_ops;
+
+/* A history row's comparisons as the column `compared` holds them: a
+ * compact JSON array of {name, score, game} (doubles exact). Returns the
+ * text (malloc'd) or NULL when out of memory. */
+char *ddz__store_cmp_text(const ddz_store_ladder_hist *h);
+/* Sets h->ncmp and h->cmp from the column's text; NULL (a row from before
+ * schema version 5) is no comparisons. Returns 0, or DDZ_EINVAL (and no
+ * comparisons) for text that is not such an array. */
+int ddz__store_cmp_parse(const char *text, ddz_store_ladder_hist *h);
 
 /* Writes `fmt` to err as one line (control characters become spaces). */
 void ddz__store_set_err(char *err, size_t errlen, const char *fmt, ...)

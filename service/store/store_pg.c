@@ -25,7 +25,8 @@
 
 /* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
  * columns and meaning (store.h), in PostgreSQL's types. A later version
- * adds its migration (from the version before) to pg_migrations. */
+ * changes it and adds its migration (from the version before) to
+ * pg_migrations. */
 static const char pg_schema[] =
     "CREATE TABLE games("
     " id BIGINT PRIMARY KEY,"
@@ -64,17 +65,26 @@ static const char pg_schema[] =
     " rules TEXT NOT NULL, name TEXT NOT NULL, finished_at BIGINT NOT NULL,"
     " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL,"
     " score DOUBLE PRECISION NOT NULL, faults INTEGER NOT NULL,"
-    " game1 BIGINT, game2 BIGINT, game3 BIGINT, opp1 TEXT, opp2 TEXT);"
+    " game1 BIGINT, game2 BIGINT, game3 BIGINT, opp1 TEXT, opp2 TEXT,"
+    " deal BIGINT, hand INTEGER, compared TEXT);"
     "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
-    "CREATE TABLE ladder_pairs("
-    " rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL, deals BIGINT NOT NULL,"
-    " PRIMARY KEY(rules, a, b));"
     "CREATE TABLE mine("
     " owner BYTEA NOT NULL,"
     " game BIGINT NOT NULL,"
     " seat INTEGER NOT NULL,"
     " PRIMARY KEY(owner, game));"
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
+
+/* pg_migrations[v] takes a database of version v to v + 1. PostgreSQL
+ * support began at version 4: a database older than that was never made
+ * by this backend. */
+#define PG_FIRST_VERSION 4
+static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
+    /* 4 -> 5: the ladder's deal at several tables (store_sqlite.c's 4 -> 5) */
+    [4] = "ALTER TABLE ladder_history ADD COLUMN deal BIGINT, ADD COLUMN hand INTEGER,"
+          " ADD COLUMN compared TEXT;"
+          "DROP TABLE ladder_pairs;",
+};
 
 struct store_be {
     PGconn *ids;    /* the ids thread's connection (id blocks) */
@@ -207,6 +217,23 @@ static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
                      sizeof msg))
             goto fail;
     }
+    for (; v > 0 && v < DDZ_STORE_SCHEMA_VERSION; v++) {
+        if (v < PG_FIRST_VERSION || !pg_migrations[v]) {
+            snprintf(msg, sizeof msg, "no migration from schema version %ld", v);
+            goto fail;
+        }
+        res = PQexec(c, pg_migrations[v]);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+            failed(c, res, msg, sizeof msg);
+            goto fail;
+        }
+        PQclear(res);
+        res = NULL;
+        char sql[64];
+        snprintf(sql, sizeof sql, "UPDATE store_schema SET version = %ld", v + 1);
+        if (!exec_ok(c, sql, false, msg, sizeof msg))
+            goto fail;
+    }
     /* Ids added without the sequence (by hand, or an import) must not be
      * handed out again: the sequence starts past the largest stored (below
      * DDZ_STORE_PAST_IDS: the ids of a store that had none in hand). */
@@ -263,8 +290,8 @@ fail:
 /* ---- the writer ------------------------------------------------------------ */
 
 typedef struct params {
-    const char *v[12];
-    char buf[12][32]; /* numbers as text */
+    const char *v[16];
+    char buf[16][32]; /* numbers as text */
 } params;
 
 static const char *p_i64(params *p, int i, int64_t x)
@@ -309,20 +336,65 @@ static bool ladder_put(store_be *b, const char *rules, const ddz_store_ladder_pl
                       10, &p, res);
 }
 
+/* A history row's insert. A row of hand -1 (the old format, from a
+ * journal written before schema 5) is written as such rows were: its
+ * three games, deal, hand and compared NULL; any other its game alone. */
+static bool ladder_row(store_be *b, const store_item *it, const ddz_store_ladder_hist *h,
+                       store_batch_result *res)
+{
+    char *cmp = ddz__store_cmp_text(h);
+    if (!cmp) {
+        snprintf(res->msg, sizeof res->msg, "out of memory");
+        return false;
+    }
+    params p = {.v = {it->room, h->name}};
+    p_i64(&p, 2, it->finished_ms);
+    p_dbl(&p, 3, h->mu);
+    p_dbl(&p, 4, h->sigma);
+    p_dbl(&p, 5, h->score);
+    p_i64(&p, 6, h->faults);
+    bool old = h->hand < 0;
+    for (int g = 0; g < (old ? 3 : 1); g++)
+        p_i64(&p, 7 + g, h->games[g]);
+    p.v[10] = h->opp[0][0] ? h->opp[0] : NULL;
+    p.v[11] = h->opp[1][0] ? h->opp[1] : NULL;
+    if (!old) {
+        p_i64(&p, 12, h->deal);
+        p_i64(&p, 13, h->hand);
+        p.v[14] = cmp;
+    }
+    bool ok = write_stmt(b,
+                         "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
+                         " faults, game1, game2, game3, opp1, opp2, deal, hand, compared)"
+                         " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
+                         " $15)",
+                         15, &p, res);
+    free(cmp);
+    return ok;
+}
+
 static bool ladder_deal(store_be *b, const store_item *it, store_batch_result *res)
 {
     const ddz_store_ladder_deal *d = it->deal;
-    if (it->replay) {
+    if (it->replay && d->nrows > 0) {
         /* The deal's rows are one transaction: its first history row
-         * (player, time, games) says whether an earlier attempt committed
-         * them all, and the pair counts are not added twice. */
-        params q = {.v = {it->room, d->p[0].name}};
+         * (player, time, deal, hand, game; NULL deal and hand for an old
+         * row) says whether an earlier attempt committed them all; then
+         * its standings are not written again either (a later standing
+         * may have been written since). A deal without rows only sets
+         * standings: writing them again is harmless. */
+        const ddz_store_ladder_hist *h = &d->rows[0];
+        params q = {.v = {it->room, h->name}};
         p_i64(&q, 2, it->finished_ms);
-        for (int g = 0; g < 3; g++)
-            p_i64(&q, 3 + g, d->games[g]);
+        if (h->hand >= 0) {
+            p_i64(&q, 3, h->deal);
+            p_i64(&q, 4, h->hand);
+        }
+        p_i64(&q, 5, h->games[0]);
         PGresult *r = run(b->w,
                           "SELECT 1 FROM ladder_history WHERE rules = $1 AND name = $2 AND"
-                          " finished_at = $3 AND game1 = $4 AND game2 = $5 AND game3 = $6",
+                          " finished_at = $3 AND deal IS NOT DISTINCT FROM $4::BIGINT AND"
+                          " hand IS NOT DISTINCT FROM $5::INTEGER AND game1 = $6",
                           6, q.v, false, res->msg, sizeof res->msg);
         if (!r)
             return false;
@@ -331,38 +403,12 @@ static bool ladder_deal(store_be *b, const store_item *it, store_batch_result *r
         if (there)
             return true;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < d->nplayers; i++)
         if (!ladder_put(b, it->room, &d->p[i], it->finished_ms, res))
             return false;
-        params p = {.v = {it->room, d->p[i].name}};
-        p_i64(&p, 2, it->finished_ms);
-        p_dbl(&p, 3, d->p[i].mu);
-        p_dbl(&p, 4, d->p[i].sigma);
-        p_dbl(&p, 5, d->score[i]);
-        p_i64(&p, 6, d->faults[i]);
-        for (int g = 0; g < 3; g++)
-            p_i64(&p, 7 + g, d->games[g]);
-        p.v[10] = d->p[(i + 1) % 3].name;
-        p.v[11] = d->p[(i + 2) % 3].name;
-        if (!write_stmt(b,
-                        "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
-                        " faults, game1, game2, game3, opp1, opp2)"
-                        " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-                        12, &p, res))
+    for (int i = 0; i < d->nrows; i++)
+        if (!ladder_row(b, it, &d->rows[i], res))
             return false;
-        const char *a = d->p[i].name, *bn = d->p[(i + 1) % 3].name;
-        if (strcmp(a, bn) > 0) {
-            const char *t = a;
-            a = bn, bn = t;
-        }
-        params q = {.v = {it->room, a, bn}};
-        /* counted in the database, so concurrent writers add up */
-        if (!write_stmt(b,
-                        "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES($1, $2, $3, 1)"
-                        " ON CONFLICT(rules, a, b) DO UPDATE SET deals = ladder_pairs.deals + 1",
-                        3, &q, res))
-            return false;
-    }
     return true;
 }
 
@@ -406,6 +452,10 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
                           " ON CONFLICT(owner, game) DO NOTHING",
                           3, &p, res);
     }
+    case ITEM_PUBLISH:
+        p_i64(&p, 0, it->id);
+        /* idempotent: a replay writes it again */
+        return write_stmt(b, "UPDATE games SET key = NULL WHERE id = $1", 1, &p, res);
     case ITEM_TURN:
         break;
     }
@@ -756,21 +806,7 @@ static int pg_ladder_players(store_be *b, const char *rules,
     return n;
 }
 
-static int pg_ladder_pairs(store_be *b, const char *rules,
-                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
-                           void *ctx)
-{
-    const char *v[] = {rules};
-    PGresult *res = rd(b, "SELECT a, b, deals FROM ladder_pairs WHERE rules = $1", 1, v);
-    if (!res)
-        return DDZ_EDB;
-    int n = PQntuples(res);
-    for (int i = 0; i < n; i++)
-        cb(ctx, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), (long)i64(res, i, 2));
-    PQclear(res);
-    return n;
-}
-
+/* Rows of either format, as store_sqlite.c's hist_row reads them. */
 static int pg_ladder_history(store_be *b, const char *rules, const char *name, int limit,
                              void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx)
 {
@@ -778,8 +814,8 @@ static int pg_ladder_history(store_be *b, const char *rules, const char *name, i
     p_i64(&p, 2, limit);
     PGresult *res = rd(b,
                        "SELECT id, finished_at, mu, sigma, score, faults, game1, game2, game3,"
-                       " opp1, opp2 FROM ladder_history WHERE rules = $1 AND name = $2"
-                       " ORDER BY id DESC LIMIT $3",
+                       " opp1, opp2, deal, hand, compared, name FROM ladder_history"
+                       " WHERE rules = $1 AND name = $2 ORDER BY id DESC LIMIT $3",
                        3, p.v);
     if (!res)
         return DDZ_EDB;
@@ -796,6 +832,11 @@ static int pg_ladder_history(store_be *b, const char *rules, const char *name, i
             h.games[g] = i64(res, i, 6 + g);
         copy_val(h.opp[0], sizeof h.opp[0], res, i, 9);
         copy_val(h.opp[1], sizeof h.opp[1], res, i, 10);
+        h.deal = i64(res, i, 11);
+        h.hand = PQgetisnull(res, i, 12) ? -1 : (int)i64(res, i, 12);
+        /* text that does not parse (written by hand) shows no comparisons */
+        ddz__store_cmp_parse(val(res, i, 13), &h);
+        copy_val(h.name, sizeof h.name, res, i, 14);
         cb(ctx, &h);
     }
     PQclear(res);
@@ -818,6 +859,5 @@ const store_ops ddz__store_pg_ops = {
     .token_revoke = pg_token_revoke,
     .token_list = pg_token_list,
     .ladder_players = pg_ladder_players,
-    .ladder_pairs = pg_ladder_pairs,
     .ladder_history = pg_ladder_history,
 };

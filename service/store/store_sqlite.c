@@ -57,6 +57,13 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " game INTEGER NOT NULL,"
     " seat INTEGER NOT NULL,"
     " PRIMARY KEY(owner, game)) WITHOUT ROWID;",
+    /* 4 -> 5: the ladder's deal at several tables: a row per seat says the
+     * deal, the hand held and those it was compared with; the old
+     * scheduler's pair counts go */
+    "ALTER TABLE ladder_history ADD COLUMN deal INTEGER;"
+    "ALTER TABLE ladder_history ADD COLUMN hand INTEGER;"
+    "ALTER TABLE ladder_history ADD COLUMN compared TEXT;"
+    "DROP TABLE ladder_pairs;",
 };
 
 struct store_be {
@@ -64,9 +71,9 @@ struct store_be {
     sqlite3_stmt *ins_game; /* prepared on wdb */
     sqlite3_stmt *ins_turn; /* prepared on wdb */
     sqlite3_stmt *ins_mine; /* prepared on wdb */
+    sqlite3_stmt *pub_game; /* prepared on wdb */
     sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
     sqlite3_stmt *lad_hist;
-    sqlite3_stmt *lad_pair;
     sqlite3 *rdb; /* the readers' connection */
 };
 
@@ -161,9 +168,9 @@ static void sq_close(store_be *b)
     sqlite3_finalize(b->ins_game);
     sqlite3_finalize(b->ins_turn);
     sqlite3_finalize(b->ins_mine);
+    sqlite3_finalize(b->pub_game);
     sqlite3_finalize(b->lad_put);
     sqlite3_finalize(b->lad_hist);
-    sqlite3_finalize(b->lad_pair);
     sqlite3_close_v2(b->rdb);
     sqlite3_close_v2(b->wdb); /* the last close checkpoints the WAL */
     free(b);
@@ -211,6 +218,8 @@ static store_be *sq_open(const char *path, const char *shown, int busy_ms, char 
                            -1, SQLITE_PREPARE_PERSISTENT, &b->ins_turn, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb, "INSERT INTO mine(owner, game, seat) VALUES(?1, ?2, ?3)", -1,
                            SQLITE_PREPARE_PERSISTENT, &b->ins_mine, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(b->wdb, "UPDATE games SET key = NULL WHERE id = ?1", -1,
+                           SQLITE_PREPARE_PERSISTENT, &b->pub_game, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
                            " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
@@ -220,13 +229,10 @@ static store_be *sq_open(const char *path, const char *shown, int busy_ms, char 
                            -1, SQLITE_PREPARE_PERSISTENT, &b->lad_put, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score,"
-                           " faults, game1, game2, game3, opp1, opp2)"
-                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_hist, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(b->wdb,
-                           "INSERT INTO ladder_pairs(rules, a, b, deals) VALUES(?1, ?2, ?3, 1)"
-                           " ON CONFLICT(rules, a, b) DO UPDATE SET deals = deals + 1",
-                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_pair, NULL) != SQLITE_OK) {
+                           " faults, game1, game2, game3, opp1, opp2, deal, hand, compared)"
+                           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+                           " ?15)",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->lad_hist, NULL) != SQLITE_OK) {
         ddz__store_set_err(err, errlen, "%s: %s", path, sqlite3_errmsg(b->wdb));
         goto fail;
     }
@@ -272,42 +278,43 @@ static int ladder_put(store_be *b, const char *rules, const ddz_store_ladder_pla
     return step_reset(st, rc);
 }
 
-/* A deal's rows: a failure part-way leaves the rest undone, and the batch
- * rolls back what this item wrote (write_batch). */
+/* A deal's standings and rows: a failure part-way leaves the rest undone,
+ * and the batch rolls back what this item wrote (write_batch). A row of
+ * hand -1 (the old format, from a journal written before schema 5) is
+ * written as such rows were: its three games, deal, hand and compared
+ * NULL; any other its game alone. */
 static int ladder_deal(store_be *b, const store_item *it)
 {
     const ddz_store_ladder_deal *d = it->deal;
     const char *rules = it->room;
     int rc = SQLITE_OK;
-    for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
+    for (int i = 0; i < d->nplayers && rc == SQLITE_OK; i++)
         rc = ladder_put(b, rules, &d->p[i], it->finished_ms);
-        if (rc != SQLITE_OK)
-            break;
+    for (int i = 0; i < d->nrows && rc == SQLITE_OK; i++) {
+        const ddz_store_ladder_hist *h = &d->rows[i];
+        char *cmp = ddz__store_cmp_text(h);
+        if (!cmp)
+            return SQLITE_NOMEM;
         sqlite3_stmt *st = b->lad_hist;
         rc = bind_text(st, 1, rules);
-        rc = rc ? rc : bind_text(st, 2, d->p[i].name);
+        rc = rc ? rc : bind_text(st, 2, h->name);
         rc = rc ? rc : sqlite3_bind_int64(st, 3, it->finished_ms);
-        rc = rc ? rc : sqlite3_bind_double(st, 4, d->p[i].mu);
-        rc = rc ? rc : sqlite3_bind_double(st, 5, d->p[i].sigma);
-        rc = rc ? rc : sqlite3_bind_double(st, 6, d->score[i]);
-        rc = rc ? rc : sqlite3_bind_int(st, 7, d->faults[i]);
-        for (int g = 0; g < 3; g++)
-            rc = rc ? rc : sqlite3_bind_int64(st, 8 + g, d->games[g]);
-        rc = rc ? rc : bind_text(st, 11, d->p[(i + 1) % 3].name);
-        rc = rc ? rc : bind_text(st, 12, d->p[(i + 2) % 3].name);
-        rc = step_reset(st, rc);
-        if (rc != SQLITE_OK)
-            break;
-        const char *a = d->p[i].name, *bn = d->p[(i + 1) % 3].name;
-        if (strcmp(a, bn) > 0) {
-            const char *t = a;
-            a = bn, bn = t;
+        rc = rc ? rc : sqlite3_bind_double(st, 4, h->mu);
+        rc = rc ? rc : sqlite3_bind_double(st, 5, h->sigma);
+        rc = rc ? rc : sqlite3_bind_double(st, 6, h->score);
+        rc = rc ? rc : sqlite3_bind_int(st, 7, h->faults);
+        bool old = h->hand < 0;
+        for (int g = 0; g < (old ? 3 : 1); g++)
+            rc = rc ? rc : sqlite3_bind_int64(st, 8 + g, h->games[g]);
+        rc = rc ? rc : bind_text(st, 11, h->opp[0][0] ? h->opp[0] : NULL);
+        rc = rc ? rc : bind_text(st, 12, h->opp[1][0] ? h->opp[1] : NULL);
+        if (!old) {
+            rc = rc ? rc : sqlite3_bind_int64(st, 13, h->deal);
+            rc = rc ? rc : sqlite3_bind_int(st, 14, h->hand);
+            rc = rc ? rc : bind_text(st, 15, cmp);
         }
-        st = b->lad_pair;
-        rc = bind_text(st, 1, rules);
-        rc = rc ? rc : bind_text(st, 2, a);
-        rc = rc ? rc : bind_text(st, 3, bn);
         rc = step_reset(st, rc);
+        free(cmp);
     }
     return rc;
 }
@@ -332,6 +339,9 @@ static int write_item(store_be *b, const store_item *it)
             rc = rc ? rc : bind_text(st, 6 + i, it->names[i]);
         rc = rc ? rc : bind_text(st, 9, it->text);
         rc = rc ? rc : bind_text(st, 10, it->key);
+    } else if (it->kind == ITEM_PUBLISH) {
+        st = b->pub_game; /* idempotent: a replay writes it again */
+        rc = sqlite3_bind_int64(st, 1, it->id);
     } else if (it->kind == ITEM_MINE) {
         st = b->ins_mine;
         rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
@@ -633,7 +643,6 @@ static int ladder_read(store_be *b, const char *sql, const char *rules, const ch
 
 typedef struct ladder_cb {
     void (*player)(void *ctx, const ddz_store_ladder_player *p);
-    void (*pair)(void *ctx, const char *a, const char *b, long deals);
     void (*hist)(void *ctx, const ddz_store_ladder_hist *h);
     void *ctx;
 } ladder_cb;
@@ -663,24 +672,8 @@ static int sq_ladder_players(store_be *b, const char *rules,
                        rules, NULL, 0, player_row, &c);
 }
 
-static void pair_row(void *ctx, sqlite3_stmt *st)
-{
-    ladder_cb *c = ctx;
-    char a[DDZ_LADDER_NAME_MAX], b[DDZ_LADDER_NAME_MAX];
-    copy_text(a, sizeof a, st, 0);
-    copy_text(b, sizeof b, st, 1);
-    c->pair(c->ctx, a, b, (long)sqlite3_column_int64(st, 2));
-}
-
-static int sq_ladder_pairs(store_be *b, const char *rules,
-                           void (*cb)(void *ctx, const char *a, const char *b, long deals),
-                           void *ctx)
-{
-    ladder_cb c = {.pair = cb, .ctx = ctx};
-    return ladder_read(b, "SELECT a, b, deals FROM ladder_pairs WHERE rules = ?1", rules, NULL, 0,
-                       pair_row, &c);
-}
-
+/* A row of either format: one from before schema version 5 has deal,
+ * hand and compared NULL and its deal's three games. */
 static void hist_row(void *ctx, sqlite3_stmt *st)
 {
     ladder_cb *c = ctx;
@@ -695,6 +688,11 @@ static void hist_row(void *ctx, sqlite3_stmt *st)
         h.games[g] = sqlite3_column_int64(st, 6 + g);
     copy_text(h.opp[0], sizeof h.opp[0], st, 9);
     copy_text(h.opp[1], sizeof h.opp[1], st, 10);
+    h.deal = sqlite3_column_int64(st, 11);
+    h.hand = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 12);
+    /* text that does not parse (written by hand) shows no comparisons */
+    ddz__store_cmp_parse((const char *)sqlite3_column_text(st, 13), &h);
+    copy_text(h.name, sizeof h.name, st, 14);
     c->hist(c->ctx, &h);
 }
 
@@ -704,8 +702,8 @@ static int sq_ladder_history(store_be *b, const char *rules, const char *name, i
     ladder_cb c = {.hist = cb, .ctx = ctx};
     return ladder_read(b,
                        "SELECT id, finished_at, mu, sigma, score, faults, game1, game2, game3,"
-                       " opp1, opp2 FROM ladder_history WHERE rules = ?1 AND name = ?2"
-                       " ORDER BY id DESC LIMIT ?3",
+                       " opp1, opp2, deal, hand, compared, name FROM ladder_history"
+                       " WHERE rules = ?1 AND name = ?2 ORDER BY id DESC LIMIT ?3",
                        rules, name, limit, hist_row, &c);
 }
 
@@ -724,6 +722,5 @@ const store_ops ddz__store_sqlite_ops = {
     .token_revoke = sq_token_revoke,
     .token_list = sq_token_list,
     .ladder_players = sq_ladder_players,
-    .ladder_pairs = sq_ladder_pairs,
     .ladder_history = sq_ladder_history,
 };

@@ -4,10 +4,11 @@
  * the ladder's lock; a bot (`ddz bridge --ladder`) enlists at node 2 and
  * plays deals scheduled by node 1 and hosted by node 2; node 1 is killed
  * (SIGKILL); node 2 takes the lock within a bound and scheduling goes on;
- * nothing is lost: every deal recorded as done has its three games and its
- * three rating rows, none is recorded twice, the standings and pair counts
- * add up to the history, and node 1's unfinished deals are dropped, not
- * left hanging. Every wait is bounded. */
+ * nothing is lost: every deal recorded as done has its games and one
+ * rating row per seat, none is recorded twice, no program plays a deal
+ * twice, the standings add up to the history, and node 1's unfinished
+ * deals are dropped, not left hanging; both nodes' /api/ladder show the bot
+ * playing at node 2. Every wait is bounded. */
 #include "serve_harness.h"
 #include "bot_procs.h"
 #include "pg_test.h"
@@ -129,6 +130,37 @@ static void scheduler_seen_by(int k, char *out, size_t outlen)
     free(body);
 }
 
+/* Whether node k's /api/ladder shows bot `name` connected and playing
+ * and lists a table of node `host` (issue 23: the live fields are the
+ * cluster's, the same at every node, not the answering node's). */
+static bool ladder_sees(int k, const char *name, const char *host)
+{
+    srv.port = N[k].port;
+    int status;
+    char *body = http_get("/api/ladder", &status);
+    cr_assert_eq(status, 200);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "%s", body);
+    bool bot = false, table = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(j, "players"), i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "name"));
+        if (n && strcmp(n, name) == 0)
+            bot = json_is_true(json_object_get(e, "connected")) &&
+                  json_is_true(json_object_get(e, "playing"));
+    }
+    json_array_foreach(json_object_get(j, "tables"), i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        table |= n && strcmp(n, host) == 0;
+    }
+    json_decref(j);
+    free(body);
+    return bot && table;
+}
+
 #define LIVE_HOLDER                                                                                \
     "SELECT count(*) FROM cluster_leaders c WHERE c.job = 'ladder:caai' AND c.node = '%s'"         \
     " AND EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted"            \
@@ -160,7 +192,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
 
     /* node 1 schedules, node 2 hosts, the bot plays */
     wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
-             " AND scheduled_by = 'n1' AND node = 'n2' AND 'alpha' IN (p1, p2, p3)",
+             " AND scheduled_by = 'n1' AND node = 'n2' AND 'alpha' = ANY(names)",
              2, 60000, "two deals of alpha scheduled by n1, played on n2");
     cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE scheduled_by <> 'n1'"),
                  0, "only the leader schedules");
@@ -169,6 +201,17 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     cr_assert_eq(metrics_held(0, "ladder:caai"), 1);
     cr_assert_eq(metrics_held(1, "ladder:caai"), 0);
     cr_assert_eq(metrics_held(1, "node:n2"), 1);
+    /* node 1, where alpha is not, says what node 2 does: alpha connected
+     * and playing, its table at n2 (between two deals it is idle a
+     * moment: a bounded wait) */
+    for (int k = 0; k < 2; k++) {
+        int64_t t = now_ms();
+        while (!ladder_sees(k, "alpha", "n2")) {
+            cr_assert_lt(now_ms() - t, T(10000), "node %s never shows alpha playing at n2",
+                         N[k].id);
+            poll(NULL, 0, 50); /* the interval of a bounded wait */
+        }
+    }
     long long before = pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'");
 
     /* node 1 dies */
@@ -183,7 +226,7 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
     /* scheduling goes on from node 2 */
     int64_t t1 = now_ms();
     wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
-             " AND scheduled_by = 'n2' AND node = 'n2' AND 'alpha' IN (p1, p2, p3)",
+             " AND scheduled_by = 'n2' AND node = 'n2' AND 'alpha' = ANY(names)",
              2, 60000, "two deals of alpha scheduled by n2 after the kill");
     fprintf(stderr, "two more deals %lld ms after node 2 took over\n", (long long)(now_ms() - t1));
     scheduler_seen_by(1, who, sizeof who);
@@ -196,35 +239,53 @@ Test(cluster_lead, ladder_moves_to_node_2_when_node_1_dies, .init = init, .fini 
                             " AND state = 'assigned'"),
                  0);
 
-    /* nothing lost, nothing doubled */
-    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals d WHERE d.state = 'done'"
-                            " AND (SELECT count(*) FROM ladder_history h WHERE h.rules = d.rules"
-                            " AND h.game1 = d.game1 AND h.game2 = d.game2 AND h.game3 = d.game3"
-                            " AND h.name IN (d.p1, d.p2, d.p3)) <> 3"),
-                 0, "a done deal without its three rating rows");
+    /* nothing lost, nothing doubled: every seat of a done deal (table t,
+     * hand s: names[3t + s + 1], its game games[t + 1]) has one rating row,
+     * and there is no other */
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals d,"
+                            " generate_series(0, d.tables - 1) t, generate_series(0, 2) s"
+                            " WHERE d.state = 'done' AND (SELECT count(*) FROM ladder_history h"
+                            " WHERE h.rules = d.rules AND h.deal = d.games[1]"
+                            " AND h.game1 = d.games[t + 1] AND h.hand = s"
+                            " AND h.name = d.names[3 * t + s + 1]) <> 1"),
+                 0, "a done deal's seat without its one rating row");
+    /* (one statement: one snapshot, while node 2 records more deals) */
+    cr_assert_eq(pg_num(pg, "SELECT ((SELECT count(*) FROM ladder_history) = (SELECT"
+                            " coalesce(sum(3 * tables), 0) FROM cluster_ladder_deals"
+                            " WHERE state = 'done'))::int"),
+                 1, "rating rows of no seat");
     cr_assert_eq(pg_num(pg,
                         "SELECT count(*) FROM ladder_history h WHERE NOT EXISTS (SELECT 1 FROM"
-                        " cluster_ladder_deals d WHERE d.state = 'done' AND d.game1 = h.game1)"),
+                        " cluster_ladder_deals d WHERE d.state = 'done' AND d.games[1] = h.deal)"),
                  0, "a rating row of no done deal");
-    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT game1, name FROM ladder_history"
-                            " GROUP BY game1, name HAVING count(*) > 1) x"),
-                 0, "a deal recorded twice");
-    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT game1 FROM cluster_ladder_deals"
-                            " WHERE state = 'done' GROUP BY game1 HAVING count(*) > 1) x"),
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT game1, hand FROM ladder_history"
+                            " GROUP BY game1, hand HAVING count(*) > 1) x"),
+                 0, "a seat recorded twice");
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT games[1] FROM cluster_ladder_deals"
+                            " WHERE state = 'done' GROUP BY games[1] HAVING count(*) > 1) x"),
                  0, "two deals with the same games");
-    /* the standings are the sum of the history */
-    cr_assert_eq(pg_num(pg,
-                        "SELECT count(*) FROM ladder_players p WHERE p.deals <> (SELECT count(*)"
-                        " FROM ladder_history h WHERE h.rules = p.rules AND h.name = p.name)"),
+    /* no program (here alpha) played a deal twice; hosted AIs may */
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM (SELECT d.id, x FROM cluster_ladder_deals d,"
+                            " unnest(d.names) x WHERE x NOT LIKE 'ai:%' GROUP BY d.id, x"
+                            " HAVING count(*) > 1) y"),
+                 0, "a program played a deal twice");
+    /* alpha's results were compared with the same hand at the other tables */
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM ladder_history h JOIN cluster_ladder_deals d"
+                            " ON d.games[1] = h.deal WHERE h.name = 'alpha'"
+                            " AND json_array_length(h.compared::json) <> d.tables - 1"),
+                 0, "alpha's result not compared with the other tables'");
+    /* the standings are the sum of the history (a seat is a game and a
+     * deal of its holder) */
+    cr_assert_eq(pg_num(pg, "SELECT count(*) FROM ladder_players p WHERE (p.deals, p.games) <>"
+                            " (SELECT count(*), count(*) FROM ladder_history h"
+                            " WHERE h.rules = p.rules AND h.name = p.name)"),
                  0, "a standing that does not count its history");
-    cr_assert_eq(pg_num(pg, "SELECT coalesce(sum(deals), 0) FROM ladder_pairs"),
-                 3 * pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"));
-    /* every done deal's three games are stored (the hosts' store writers
-     * may lag the deal's row by a moment) */
+    /* every done deal's games are stored (the hosts' store writers may lag
+     * the deal's row by a moment) */
     wait_num("SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM cluster_ladder_deals d"
              " WHERE d.state = 'done' AND (SELECT count(*) FROM games g"
-             " WHERE g.id IN (d.game1, d.game2, d.game3)) <> 3",
-             1, 10000, "every done deal's three games stored");
+             " WHERE g.id = ANY(d.games)) <> d.tables",
+             1, 10000, "every done deal's games stored");
     proc_kill(&bot);
     /* node 2 stops cleanly (SIGTERM): exit 0 (under ASan: nothing leaked),
      * and its locks go with it */
@@ -253,16 +314,15 @@ Test(cluster_lead, bots_at_two_nodes_are_gathered_and_meet, .init = init, .fini 
     int64_t moved = wait_num("SELECT count(*) FROM cluster_ladder_presence WHERE name = 'alpha'"
                              " AND node = 'n1'",
                              1, 30000, "alpha present at node 1");
-    int64_t met =
-        wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
-                 " AND node = 'n1' AND 'alpha' IN (p1, p2, p3) AND 'beta' IN (p1, p2, p3)",
-                 1, 90000, "a deal of alpha and beta, played on node 1");
+    int64_t met = wait_num("SELECT count(*) FROM cluster_ladder_deals WHERE state = 'done'"
+                           " AND node = 'n1' AND 'alpha' = ANY(names) AND 'beta' = ANY(names)",
+                           1, 90000, "a deal of alpha and beta, played on node 1");
     fprintf(stderr,
             "alpha, started at node 2, was present at node 1 after %lld ms; its first deal"
             " with beta was done %lld ms later\n",
             (long long)moved, (long long)met);
     cr_assert_eq(pg_num(pg, "SELECT count(*) FROM cluster_ladder_deals WHERE node = 'n2'"
-                            " AND state = 'done' AND 'alpha' IN (p1, p2, p3)"),
+                            " AND state = 'done' AND 'alpha' = ANY(names)"),
                  0, "alpha played at node 2 before it was gathered");
     char *l = slurp(alpha->log);
     cr_assert(strstr(l, "the ladder gathers its bots on node n1"), "alpha's log:\n%s", l);
@@ -373,6 +433,19 @@ Test(cluster_lead, tournament_moves_to_node_2_when_node_1_dies, .init = init, .f
     char verify[600];
     snprintf(verify, sizeof verify, "'%s' verify '%s/games.jsonl' >/dev/null 2>&1", DDZ_BIN, tdir);
     cr_assert_eq(system(verify), 0, "ddz verify rejects games.jsonl");
+    /* the games node 1 stored held are published by node 2 too: every
+     * game is listed and none stays held in the database */
+    wait_num("SELECT count(*) FROM games WHERE key IS NOT NULL AND aborted = 0", 0, 5000,
+             "every game of the tournament published");
+    srv.port = N[1].port;
+    body = http_get("/api/tournament", &status);
+    cr_assert_eq(status, 200, "%s", body);
+    json_t *j = json_loads(body, 0, NULL);
+    cr_assert_not_null(j, "%s", body);
+    cr_assert_eq(json_integer_value(json_object_get(j, "held_games")), 0, "%s", body);
+    cr_assert_eq(json_array_size(json_object_get(j, "games")), 12, "%s", body);
+    json_decref(j);
+    free(body);
 }
 
 /* The fence: node 1 runs the tournament, which waits for the bot (nothing

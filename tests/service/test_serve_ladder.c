@@ -1,12 +1,15 @@
 /* test_serve_ladder.c - `ddz serve`'s rated ladder (SPEC 12) with real
  * remote bots: two `ddz bridge --ladder` processes (a greedy and a random
  * `ddz engine`), an operator engine (greedy) and two hosted AIs (greedy,
- * random). It must play on its own, rank the greedy players above the
- * random ones within a bounded time, serve every deal's games at
- * /api/games/ID (and `ddz verify` them), take out a bot that drops and
- * seat it again when it comes back, keep its ratings across a restart,
- * and leave no engine process behind. A bot that faults in most of its
- * games is suspended with a reason and told `released`. */
+ * random). It must play on its own, each deal at two tables, each program
+ * once, rank the greedy players above the random ones within a bounded
+ * time, serve every deal's games at /api/games/ID (and `ddz verify` them)
+ * with each result compared with the same hand of the same deal, take out
+ * a bot that drops and seat it again when it comes back, keep its
+ * ratings across a restart, and leave no engine process behind. A bot
+ * that faults in most of its games is suspended with a reason and told
+ * `released`. A bot that keeps every hand it sees never sees a hand
+ * before it plays it. */
 #include <math.h>
 #include <sys/stat.h>
 
@@ -118,7 +121,28 @@ static bool deals_over(json_t *j, void *ctx)
     return num(j, "deals") > *(double *)ctx;
 }
 
-/* The games of `name`'s latest deal are served and verify. */
+/* A game's seed, from its stored record (verified with `ddz verify`)
+ * into `seed`. */
+static void verified_seed(long long id, char seed[65])
+{
+    char path[200];
+    json_t *rec = fetch_game(id, "");
+    const char *s = json_string_value(json_object_get(rec, "seed"));
+    cr_assert_not_null(s);
+    snprintf(seed, 65, "%.64s", s);
+    snprintf(path, sizeof path, "%s/rec-%lld.jsonl", srv.dir, id);
+    cr_assert_eq(json_dump_file(rec, path, JSON_COMPACT), 0);
+    json_decref(rec);
+    char *out;
+    int rc = run_ddz(&out, "verify", path, NULL, NULL);
+    cr_assert_eq(rc, 0, "ddz verify game %lld: %s", id, out);
+    free(out);
+}
+
+/* `name`'s latest deal: the hand it held, its game, served and verified,
+ * and those it was compared with: others who held the same hand of the
+ * same deal (the same seed) at other tables. A program never plays one
+ * deal twice: its history has each deal once. */
 static void check_latest_deal(const char *name)
 {
     char path[200];
@@ -130,27 +154,28 @@ static void check_latest_deal(const char *name)
     cr_assert_gt(n, 0, "%s has no history", name);
     json_t *last = json_array_get(hist, n - 1);
     cr_assert_eq(num(last, "rating"), num(j, "rating"), "history ends at the rating");
+    const char *hand = json_string_value(json_object_get(last, "hand"));
+    cr_assert(hand && (!strcmp(hand, "west") || !strcmp(hand, "south") || !strcmp(hand, "east")),
+              "%s: hand %s", name, hand ? hand : "(none)");
     json_t *games = json_object_get(last, "games");
-    cr_assert_eq(json_array_size(games), 3);
-    uint8_t seed[3][64];
-    for (int g = 0; g < 3; g++) {
-        long long id = json_integer_value(json_array_get(games, (size_t)g));
-        cr_assert_gt(id, 0);
-        json_t *rec = fetch_game(id, "");
-        const char *s = json_string_value(json_object_get(rec, "seed"));
-        cr_assert_not_null(s);
-        snprintf((char *)seed[g], sizeof seed[g], "%.63s", s);
-        snprintf(path, sizeof path, "%s/rec-%lld.jsonl", srv.dir, id);
-        cr_assert_eq(json_dump_file(rec, path, JSON_COMPACT), 0);
-        json_decref(rec);
-        char *out;
-        int rc = run_ddz(&out, "verify", path, NULL, NULL);
-        cr_assert_eq(rc, 0, "ddz verify game %lld: %s", id, out);
-        free(out);
+    cr_assert_eq(json_array_size(games), 1, "one game a deal");
+    char seed[65], other[65];
+    verified_seed(json_integer_value(json_array_get(games, 0)), seed);
+    json_t *cmp = json_object_get(last, "compared");
+    cr_assert_gt(json_array_size(cmp), 0, "%s compared with nobody", name);
+    for (size_t i = 0; i < json_array_size(cmp); i++) {
+        json_t *c = json_array_get(cmp, i);
+        cr_assert_str_neq(json_string_value(json_object_get(c, "name")), name);
+        verified_seed(json_integer_value(json_object_get(c, "game")), other);
+        cr_expect_str_eq(seed, other, "compared with another deal");
     }
-    /* duplicate: the three games are one deal */
-    cr_expect_str_eq((char *)seed[0], (char *)seed[1]);
-    cr_expect_str_eq((char *)seed[0], (char *)seed[2]);
+    json_t *mates = json_object_get(last, "opponents");
+    cr_assert_eq(json_array_size(mates), 2);
+    if (strncmp(name, "ai:", 3) != 0)
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = a + 1; b < n; b++)
+                cr_assert_neq(num(json_array_get(hist, a), "deal"),
+                              num(json_array_get(hist, b), "deal"), "%s played a deal twice", name);
     json_decref(j);
 }
 
@@ -192,9 +217,10 @@ Test(serve_ladder, plays_ranks_survives_drops_and_restarts, .init = setup_no_ser
         json_t *p = json_array_get(ps, i);
         cr_assert_gt(num(p, "uncertainty"), 0);
         cr_assert_lt(num(p, "uncertainty"), 25.0 / 3);
-        /* three games a deal, and at most two more of a deal being played */
-        cr_assert_geq(num(p, "games"), 3 * num(p, "deals"));
-        cr_assert_lt(num(p, "games"), 3 * num(p, "deals") + 3);
+        /* one game a seat of a deal, and those of the deal being played
+         * (a hosted AI may hold several seats of it) */
+        cr_assert_geq(num(p, "games"), num(p, "deals"));
+        cr_assert_leq(num(p, "games"), num(p, "deals") + 6);
         cr_assert_eq(num(p, "faults"), 0, "%s faulted",
                      json_string_value(json_object_get(p, "name")));
     }
@@ -320,5 +346,132 @@ Test(serve_ladder, a_faulting_bot_is_suspended, .init = setup_no_server, .fini =
     j = get_json("/api/ladder");
     cr_assert_eq(num(player(j, "faulty"), "games"), games);
     json_decref(j);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* ---- a bot that wants to win by any means (issue 23) ---- */
+
+/* What a spy remembers: every hand it ever saw, as card sets. */
+typedef struct spy {
+    uint64_t seen[4096];
+    int nseen;
+    long long max_id; /* the highest game id it has read */
+} spy;
+
+static bool spy_saw(const spy *s, uint64_t hand)
+{
+    for (int i = 0; i < s->nseen; i++)
+        if (s->seen[i] == hand)
+            return true;
+    return false;
+}
+
+static void spy_keep(spy *s, uint64_t hand)
+{
+    if (hand && !spy_saw(s, hand) && s->nseen < (int)(sizeof s->seen / sizeof s->seen[0]))
+        s->seen[s->nseen++] = hand;
+}
+
+/* The three hands a record (SPEC 10) was dealt. */
+static void record_hands(json_t *rec, uint64_t out[3])
+{
+    json_t *hands = json_object_get(rec, "hands");
+    for (int s = 0; s < 3; s++) {
+        out[s] = 0;
+        json_t *h = json_array_get(hands, (size_t)s);
+        for (size_t i = 0; i < json_array_size(h); i++)
+            out[s] |= 1ull << json_integer_value(json_array_get(h, i));
+    }
+}
+
+/* Reads every game the server will serve past the highest id the spy
+ * knows (ids are handed out in order: the games of the tables that play
+ * its deal beside it are the next ones), keeping every hand it finds.
+ * Returns whether one of them is `mine`. */
+static bool spy_probe(spy *s, uint64_t mine)
+{
+    bool leak = false;
+    for (long long id = s->max_id > 8 ? s->max_id - 8 : 1; id <= s->max_id + 8; id++) {
+        char path[64];
+        snprintf(path, sizeof path, "/api/games/%lld", id);
+        int status;
+        char *body = http_get(path, &status);
+        json_t *rec = status == 200 ? json_loads(body, 0, NULL) : NULL;
+        free(body);
+        if (!rec)
+            continue;
+        uint64_t h[3];
+        record_hands(rec, h);
+        for (int k = 0; k < 3; k++) {
+            leak |= h[k] == mine;
+            spy_keep(s, h[k]);
+        }
+        if (id > s->max_id)
+            s->max_id = id;
+        json_decref(rec);
+    }
+    return leak;
+}
+
+/* A ladder bot (a token, enlisted) that keeps every hand it sees: its own
+ * at each game, every hand of each `over`, and every game it can read
+ * from the API, before each game and at each of its turns. It must never
+ * be dealt a hand it saw before, nor read its own hand of the game it is
+ * playing anywhere. With the deal played three times at one table (the
+ * ladder before issue 23), the second game of every deal gave it a hand
+ * from the first one's `over`. */
+Test(serve_ladder, a_bot_never_sees_a_hand_before_it_plays_it, .init = setup_no_server,
+     .fini = teardown, .timeout = HANG(180))
+{
+    char tok[80];
+    token_add("spy", tok);
+    const char *extra[] = {
+        "--ladder-ai", "greedy",          "--ladder-ai", "random", "--ladder-time",
+        "3",           "--ladder-tables", "4",           NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+    server_start();
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "spy");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
+                          "token", tok));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
+    cli_expect(c, DDZ_EVENT_ENLISTED);
+    spy s = {0};
+    int games = 0, probes = 0;
+    int64_t deadline = now_ms() + T(120000);
+    while (games < 6) {
+        int64_t left = deadline - now_ms();
+        cr_assert_gt(left, 0, "6 games not played within %d ms (%d played)", T(120000), games);
+        const ddz_event *e = cli_next(c, (int)left);
+        cr_assert_not_null(e, "the spy's connection closed:%s", tail_of(c));
+        if (e->type == DDZ_EVENT_JOINED && e->joined.seat >= 0) {
+            /* before the game: read what the API serves */
+            spy_probe(&s, 0);
+            probes++;
+        } else if (e->type == DDZ_EVENT_GAME) {
+            cr_assert(e->game.has_hand);
+            cr_assert_not(spy_saw(&s, e->game.hand),
+                          "game %d: the spy was dealt a hand it had seen before (%d hands seen)",
+                          games + 1, s.nseen);
+        } else if (e->type == DDZ_EVENT_TURN && my_turn(c, &e->turn)) {
+            /* while playing: its own hand must be nowhere to read */
+            cr_assert_not(spy_probe(&s, c->game->hand),
+                          "game %d: the spy read its own hand in a game served during it",
+                          games + 1);
+            probes++;
+            act(c, &e->turn);
+        } else if (e->type == DDZ_EVENT_OVER) {
+            for (int k = 0; k < 3; k++)
+                spy_keep(&s, e->over.dealt[k]);
+            if (e->over.game_id > s.max_id)
+                s.max_id = e->over.game_id;
+            games++;
+        }
+    }
+    cr_log_info("the spy played %d games, probed the API %d times, saw %d hands", games, probes,
+                s.nseen);
+    cr_assert_geq(s.nseen, 3 * games, "it saw every hand of its own games at least");
+    cli_free(c);
     cr_assert_eq(server_stop(), 0);
 }

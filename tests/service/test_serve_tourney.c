@@ -12,6 +12,7 @@
  * tests/service/test_schema.sh (DDZ_FRAMES_OUT). */
 #include <math.h>
 #include <sodium.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include "serve_harness.h"
@@ -244,7 +245,41 @@ static int check_twin(int turns, int games)
     return nforfeits;
 }
 
-/* `ddz verify` accepts games.jsonl; every game listed by the API is served. */
+/* Games of the store still held (a key, not aborted): read in the
+ * database itself, beside the server (WAL). */
+static long long held_in_store(void)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open_v2(srv.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 2000);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(db,
+                                    "SELECT COUNT(*) FROM games WHERE key IS NOT NULL AND"
+                                    " aborted = 0",
+                                    -1, &st, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sqlite3_errmsg(db));
+    long long n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Waits (bounded) until the store holds no game back: the tournament is
+ * over, so every game of it is published (a resumed one too, whose games
+ * the server before stored held). */
+static void none_held_in_store(void)
+{
+    int64_t deadline = now_ms() + T(5000);
+    long long n;
+    while ((n = held_in_store()) > 0) {
+        cr_assert_lt(now_ms(), deadline, "%lld games still held in the store", n);
+        poll(NULL, 0, 20); /* retry interval of a bounded wait */
+    }
+}
+
+/* `ddz verify` accepts games.jsonl; every game listed by the API is served;
+ * none is held any more. */
 static void check_records(json_t *j, int want)
 {
     char *out, path[256];
@@ -253,6 +288,9 @@ static void check_records(json_t *j, int want)
     free(out);
     json_t *games = json_object_get(j, "games");
     cr_assert_eq(json_integer_value(json_object_get(j, "games_played")), want);
+    cr_assert_eq(json_integer_value(json_object_get(j, "held_games")), 0);
+    cr_assert_eq(json_array_size(games), (size_t)want, "every game is listed at the end");
+    none_held_in_store();
     for (size_t k = 0; k < json_array_size(games) && k < 4; k++) {
         json_t *g = json_array_get(games, k);
         cr_assert(json_is_integer(json_object_get(g, "id")), "a game without its store id");
@@ -402,6 +440,290 @@ Test(serve_tourney, a_server_killed_mid_tournament_resumes, .init = setup_no_ser
     cr_assert_eq(check_twin(2, 6), 0);
     cr_assert_eq(server_stop(), 0);
     cr_assert_eq(count_descendants("engine --ai"), 0, "an engine process outlived the server");
+}
+
+/* ---- issue 23: no hand revealed to anyone who may still play it ---- */
+
+enum { SPY_DEALS = 64 };
+
+/* A bot that wants to win by any means: before each of its games it reads
+ * GET /api/tournament, every /api/games/ID it can find (the ids are
+ * numbers: it tries them all up to past the newest it knows), and what an
+ * anonymous connection of its program watching the other table was sent. */
+typedef struct spy {
+    cli *bot;     /* enlisted, seated: plays its games */
+    cli *peek[2]; /* anonymous spectators: of the other table, of the bot's own */
+    char peek_room[2][DDZ_EVENT_ROOM_ID_MAX];        /* the rooms they watch, "" for none */
+    char learned[SPY_DEALS][2 * DDZ_SEED_BYTES + 1]; /* commits of deals it read a hand of */
+    int nlearned;
+    int card_frames; /* frames of a held game's cards the spectator was sent */
+    char first_card_frame[300];
+    bool saw_held; /* the spectator's state said the games are held */
+    int not_held;  /* states of a tournament table that did not say so */
+    char first_not_held[300];
+    long long last_id; /* the bot's newest game id */
+    int games;         /* the bot's games played */
+} spy;
+
+static void spy_learn(spy *s, const char *commit)
+{
+    for (int i = 0; i < s->nlearned; i++)
+        if (strcmp(s->learned[i], commit) == 0)
+            return;
+    if (s->nlearned < SPY_DEALS)
+        snprintf(s->learned[s->nlearned++], sizeof s->learned[0], "%s", commit);
+}
+
+/* Reads game `id` as anyone may; learns its deal if it is served. Returns
+ * whether it was. */
+static bool spy_read_game(spy *s, long long id)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/games/%lld", id);
+    int status;
+    char *body = http_get(path, &status);
+    bool got = status == 200;
+    if (got) {
+        json_t *rec = json_loads(body, 0, NULL);
+        cr_assert_not_null(rec, "GET %s: %s", path, body);
+        const char *commit = json_string_value(json_object_get(rec, "commit"));
+        cr_assert_not_null(commit, "GET %s: no commit: %s", path, body);
+        spy_learn(s, commit);
+        json_decref(rec);
+    } else {
+        cr_assert_eq(status, 404, "GET %s: %d %s", path, status, body);
+    }
+    free(body);
+    return got;
+}
+
+/* What the spectator was sent so far: a card, a bid, a play, a result or a
+ * total of a held game is a leak (a faster table's plays tell the hands of
+ * the deal the bot is about to play). */
+static void spy_seen(spy *s, int w, const ddz_event *e)
+{
+    {
+        bool cards = false;
+        switch (e->type) {
+        case DDZ_EVENT_BID_MADE:
+        case DDZ_EVENT_LEFTOVER:
+        case DDZ_EVENT_PLAYED:
+        case DDZ_EVENT_FAULT:
+        case DDZ_EVENT_TURN_OVER:
+            cards = true;
+            break;
+        case DDZ_EVENT_OVER: {
+            char hex[2 * DDZ_SEED_BYTES + 1];
+            sodium_bin2hex(hex, sizeof hex, e->over.commit, sizeof e->over.commit);
+            spy_learn(s, hex);
+            cards = true;
+            break;
+        }
+        case DDZ_EVENT_STATE:
+            s->saw_held |= e->state.held;
+            cards = e->state.nhistory > 0 || e->state.has_result || e->state.has_leftover ||
+                    e->state.landlord >= 0;
+            for (int i = 0; i < 3; i++)
+                cards |= e->state.players[i].in_game;
+            if (e->state.has_result) {
+                char hex[2 * DDZ_SEED_BYTES + 1];
+                sodium_bin2hex(hex, sizeof hex, e->state.result.commit, DDZ_SEED_BYTES);
+                spy_learn(s, hex);
+            }
+            break;
+        case DDZ_EVENT_JOINED:
+            if (!e->joined.room[0])
+                s->peek_room[w][0] = '\0'; /* its table ended */
+            break;
+        default:
+            break;
+        }
+        if (cards && !s->card_frames++)
+            snprintf(s->first_card_frame, sizeof s->first_card_frame, "%.299s", show(e));
+    }
+}
+
+static void spy_drain_peek(spy *s, int w)
+{
+    const ddz_event *e;
+    while ((e = cli_next(s->peek[w], 0)))
+        spy_seen(s, w, e);
+}
+
+/* Spectator `w` watches the table of the current turn that is (w = 1)
+ * or is not (w = 0) the bot's (the one with `me` among its players), if
+ * it has a room (a table of hosted AIs may be over before it is seen). */
+static void spy_watch(spy *s, int w, json_t *api_now, const char *me)
+{
+    json_t *tables = json_object_get(json_object_get(api_now, "current"), "tables");
+    for (size_t k = 0; k < json_array_size(tables); k++) {
+        json_t *t = json_array_get(tables, k), *ps = json_object_get(t, "players");
+        bool mine = false;
+        for (size_t i = 0; i < json_array_size(ps); i++)
+            mine |= json_is_string(json_array_get(ps, i)) &&
+                    strcmp(json_string_value(json_array_get(ps, i)), me) == 0;
+        const char *room = json_string_value(json_object_get(t, "room"));
+        if (mine != (w == 1) || !room || strcmp(room, s->peek_room[w]) == 0)
+            continue;
+        spy_drain_peek(s, w); /* what came before */
+        cli_send(s->peek[w], json_pack("{s:s, s:s}", "type", "spectate", "room", room));
+        const ddz_event *e;
+        do {
+            e = cli_next(s->peek[w], T(5000));
+            cr_assert_not_null(e, "no answer to spectate");
+            spy_seen(s, w, e);
+            if (e->type == DDZ_EVENT_JOINED && e->joined.room[0])
+                snprintf(s->peek_room[w], sizeof s->peek_room[w], "%s", e->joined.room);
+        } while (e->type != DDZ_EVENT_JOINED && e->type != DDZ_EVENT_ERROR);
+        if (e->type == DDZ_EVENT_JOINED && e->joined.room[0]) {
+            e = cli_expect(s->peek[w], DDZ_EVENT_STATE);
+            spy_seen(s, w, e); /* checked with the rest */
+            if (!e->state.held && !s->not_held++)
+                snprintf(s->first_not_held, sizeof s->first_not_held, "%.299s", show(e));
+        }
+        return;
+    }
+}
+
+/* Before game `g` (its commit `commit`, hex) of the bot: what it can read. */
+static void spy_look(spy *s, const char *me, const char *commit, int g)
+{
+    json_t *j = api();
+    spy_watch(s, 0, j, me);
+    spy_watch(s, 1, j, me);
+    /* the games the API lists, and every id up to past the newest known */
+    long long top = s->last_id;
+    json_t *games = json_object_get(j, "games");
+    for (size_t k = 0; k < json_array_size(games); k++) {
+        json_t *id = json_object_get(json_array_get(games, k), "id");
+        if (json_is_integer(id)) {
+            spy_read_game(s, json_integer_value(id));
+            if (json_integer_value(id) > top)
+                top = json_integer_value(id);
+        }
+    }
+    for (long long id = 1; id <= top + 14; id++)
+        spy_read_game(s, id);
+    spy_drain_peek(s, 0);
+    spy_drain_peek(s, 1);
+    for (int i = 0; i < s->nlearned; i++)
+        cr_assert_str_neq(s->learned[i], commit,
+                          "before its game %d the bot read the hands of that deal", g);
+    cr_assert_eq(s->card_frames, 0, "a spectator of a held table was sent %d card frames: %s",
+                 s->card_frames, s->first_card_frame);
+    cr_assert_eq(s->not_held, 0, "a spectator of a tournament table is told it is held: %s",
+                 s->first_not_held);
+    /* the API lists a game of the current turn only once every table of
+     * the turn has played it, and says how many it holds back */
+    json_t *cur = json_object_get(j, "current");
+    if (json_is_object(cur)) {
+        long long turn = json_integer_value(json_object_get(cur, "turn"));
+        const char *stage = json_string_value(json_object_get(cur, "stage"));
+        json_t *tables = json_object_get(cur, "tables");
+        long long low = 1000, held = 0;
+        for (size_t k = 0; k < json_array_size(tables); k++) {
+            json_t *t = json_array_get(tables, k);
+            long long done = json_integer_value(json_object_get(t, "games_done"));
+            if (json_array_size(json_object_get(t, "forfeited")) == 0 && done < low)
+                low = done;
+            held += json_integer_value(json_object_get(t, "held"));
+        }
+        for (size_t k = 0; k < json_array_size(games); k++) {
+            json_t *x = json_array_get(games, k);
+            if (json_integer_value(json_object_get(x, "turn")) == turn && stage &&
+                strcmp(json_string_value(json_object_get(x, "stage")), stage) == 0)
+                cr_assert_leq(json_integer_value(json_object_get(x, "game")), low,
+                              "game %lld of the turn is listed; a table has played %lld",
+                              json_integer_value(json_object_get(x, "game")), low);
+        }
+        cr_assert(json_is_integer(json_object_get(j, "held_games")), "the API says what it holds");
+        cr_assert_eq(json_integer_value(json_object_get(j, "held_games")), held);
+    }
+    json_decref(j);
+}
+
+/* Plays the tournament as the spy until it is released. */
+static void spy_play(spy *s, const char *me)
+{
+    cli *b = s->bot;
+    b->act = true;
+    uint64_t dealt = 0;
+    int64_t deadline = now_ms() + T(240000);
+    for (;;) {
+        cr_assert_lt(now_ms(), deadline, "the spy was not released within %d ms", T(240000));
+        const ddz_event *e = cli_next(b, T(30000));
+        cr_assert_not_null(e, "the spy heard nothing for %d ms:%s", T(30000), tail_of(b));
+        if (e->type == DDZ_EVENT_RELEASED)
+            return;
+        if (e->type == DDZ_EVENT_GAME && e->game.has_hand) {
+            char hex[2 * DDZ_SEED_BYTES + 1];
+            sodium_bin2hex(hex, sizeof hex, e->game.commit, sizeof e->game.commit);
+            dealt = e->game.hand;
+            spy_look(s, me, hex, e->game.game);
+        } else if (e->type == DDZ_EVENT_OVER) {
+            /* the seated bot itself gets the game's end whole, as today */
+            cr_assert_eq(e->over.dealt[b->seat], dealt, "its own over has its dealt hand");
+            s->last_id = e->over.game_id;
+            s->games++;
+        } else if (e->type == DDZ_EVENT_TURN || e->type == DDZ_EVENT_STATE) {
+            act_pending(b);
+        }
+    }
+}
+
+/* The attack of issue 23: a bot at a table with hosted AIs, the other
+ * table all hosted AIs (its six games over in milliseconds), both played
+ * at once (`tables` tables at a time). Before each of its games the bot
+ * reads everything it can; it must never hold a hand of a deal it has yet
+ * to play. At the end every game is published. */
+static void spy_cup(int tables)
+{
+    char t1[80];
+    token_add("spy", t1);
+    char options[200];
+    snprintf(options, sizeof options,
+             "--format swiss --turns 2 --games 6 --time 20 --tables %d --seed " SEED "\n", tables);
+    make_cup("s=bot:spy\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\ne=ai:greedy\n",
+             options, "60");
+    server_start();
+    spy sp = {0};
+    sp.bot = cli_connect();
+    snprintf(sp.bot->name, sizeof sp.bot->name, "spy");
+    cli_send(sp.bot, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
+                               "token", t1));
+    cli_expect(sp.bot, DDZ_EVENT_WELCOME);
+    sp.peek[0] = cli_hello("anonymous");
+    sp.peek[1] = cli_hello("anonymous2");
+    cli_send(sp.bot, json_pack("{s:s}", "type", "enlist"));
+    cr_assert_str_eq(cli_expect(sp.bot, DDZ_EVENT_ENLISTED)->enlisted.player, "s");
+    spy_play(&sp, "s");
+    cr_assert_eq(sp.games, 12, "2 turns x 6 games");
+    cr_assert(sp.saw_held, "the spectator was told the games are held");
+    /* the end: every game published, listed and served */
+    json_t *j = wait_done(10000);
+    cr_assert_eq(json_integer_value(json_object_get(j, "held_games")), 0);
+    json_t *games = json_object_get(j, "games");
+    cr_assert_eq(json_array_size(games), 24);
+    for (size_t k = 0; k < json_array_size(games); k++) {
+        json_t *rec =
+            fetch_game(json_integer_value(json_object_get(json_array_get(games, k), "id")), "");
+        json_decref(rec);
+    }
+    json_decref(j);
+    none_held_in_store();
+    cr_assert_eq(server_stop(), 0);
+}
+
+Test(serve_tourney, a_bot_reads_no_hand_before_it_plays_it_tables_at_once, .init = setup_no_server,
+     .fini = teardown, .timeout = HANG(300))
+{
+    spy_cup(2);
+}
+
+Test(serve_tourney, a_bot_reads_no_hand_before_it_plays_it_one_table_at_a_time,
+     .init = setup_no_server, .fini = teardown, .timeout = HANG(300))
+{
+    spy_cup(1);
 }
 
 /* Without --tournament: no API, and enlisting is refused. */

@@ -91,8 +91,7 @@ static ddz_store *open_ok(void)
 /* SQL that takes the lock the store's writer needs, until ROLLBACK. */
 #if STORE_PG
 #define DB_WRITE_LOCK                                                                              \
-    "BEGIN; LOCK TABLE games, turns, mine, ladder_players, ladder_history, ladder_pairs"           \
-    " IN EXCLUSIVE MODE"
+    "BEGIN; LOCK TABLE games, turns, mine, ladder_players, ladder_history IN EXCLUSIVE MODE"
 #else
 #define DB_WRITE_LOCK "BEGIN IMMEDIATE"
 #endif
@@ -1303,6 +1302,46 @@ Test(store, bad_arguments)
     ddz_store_close(s);
 }
 
+/* A held game (a competition's: stored under a fresh key told to nobody)
+ * is read by nobody until it is published; publishing clears its key, so
+ * that from then on its id alone reads it. Publishing is a queued write,
+ * idempotent, and an id stored nowhere changes nothing. */
+Test(store, held_games_are_read_once_published)
+{
+    ddz_store *s = open_ok();
+    ddz_record r;
+    gen_record(9, &r);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    int64_t held = ddz_store_reserve_game_id(s), other = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, held, "table", key, &r, false), 0);
+    cr_assert_eq(ddz_store_add_game(s, other, "table", key, &r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    char *text;
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), DDZ_ENOTFOUND);
+    cr_assert_eq(ddz_store_get_game(s, held, "", &text), DDZ_ENOTFOUND);
+    int64_t bad[] = {held, 0};
+    cr_assert_eq(ddz_store_publish_games(s, bad, 2), DDZ_EINVAL, "an id < 1: nothing queued");
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), DDZ_ENOTFOUND);
+    int64_t ids[] = {held, held, other + 1000};
+    cr_assert_eq(ddz_store_publish_games(s, ids, 3), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "twice, and a game stored nowhere: no error");
+    cr_assert_eq(ddz_store_get_game(s, held, NULL, &text), 0);
+    json_t *j = json_loads(text, 0, NULL);
+    cr_assert_not_null(j, "%s", text);
+    json_decref(j);
+    free(text);
+    cr_assert_eq(ddz_store_get_game(s, other, NULL, &text), DDZ_ENOTFOUND, "not published");
+    cr_assert_eq(ddz_store_get_game(s, other, key, &text), 0);
+    free(text);
+    cr_assert_eq(ddz_store_publish_games(s, NULL, 0), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_assert_eq(c.write_errors + c.drops, 0);
+    ddz_store_close(s);
+}
+
 /* A game stored with a link key (a private or password room's) is read
  * only with that key: without it, or with another, it is as absent as a
  * game never stored. A listed room's game is read by its id alone, and not
@@ -1464,9 +1503,6 @@ Test(store, my_games)
 typedef struct ladder_seen {
     ddz_store_ladder_player p[8];
     int np;
-    char pa[8][2][DDZ_LADDER_NAME_MAX];
-    long pd[8];
-    int npairs;
     ddz_store_ladder_hist h[8];
     int nh;
 } ladder_seen;
@@ -1476,16 +1512,6 @@ static void seen_player(void *ctx, const ddz_store_ladder_player *p)
     ladder_seen *s = ctx;
     if (s->np < 8)
         s->p[s->np++] = *p;
-}
-
-static void seen_pair(void *ctx, const char *a, const char *b, long deals)
-{
-    ladder_seen *s = ctx;
-    if (s->npairs < 8) {
-        snprintf(s->pa[s->npairs][0], DDZ_LADDER_NAME_MAX, "%s", a);
-        snprintf(s->pa[s->npairs][1], DDZ_LADDER_NAME_MAX, "%s", b);
-        s->pd[s->npairs++] = deals;
-    }
 }
 
 static void seen_hist(void *ctx, const ddz_store_ladder_hist *h)
@@ -1499,7 +1525,7 @@ static ddz_store_ladder_player lp(const char *name, double mu, long deals)
 {
     ddz_store_ladder_player p = {.mu = mu,
                                  .sigma = 8 - deals,
-                                 .games = 3 * deals,
+                                 .games = deals,
                                  .deals = deals,
                                  .score = 2.5 * deals,
                                  .faults = deals / 2};
@@ -1507,59 +1533,307 @@ static ddz_store_ladder_player lp(const char *name, double mu, long deals)
     return p;
 }
 
-/* Deals survive closing the store: standings (the latest), history newest
- * first, pair counts; rule sets are kept apart; a suspension is stored. */
+/* The seat of `who` holding hand `hand` at table `t` of deal `deal` (the
+ * table's game deal + t): its rating after, its score, its table mates
+ * (the names at hands hand+1, hand+2) and, from the other table of `other`,
+ * the same hand's holder and score. */
+static ddz_store_ladder_hist seat_row(const char *who, int64_t deal, int t, int hand,
+                                      const char *const table[3], const char *const other[3],
+                                      double mu, double score, double other_score)
+{
+    ddz_store_ladder_hist h = {
+        .mu = mu, .sigma = 7.5, .score = score, .faults = score < 0, .deal = deal, .hand = hand};
+    snprintf(h.name, sizeof h.name, "%s", who);
+    h.games[0] = deal + t;
+    snprintf(h.opp[0], sizeof h.opp[0], "%s", table[(hand + 1) % 3]);
+    snprintf(h.opp[1], sizeof h.opp[1], "%s", table[(hand + 2) % 3]);
+    if (other) {
+        h.ncmp = 1;
+        snprintf(h.cmp[0].name, sizeof h.cmp[0].name, "%s", other[hand]);
+        h.cmp[0].score = other_score;
+        h.cmp[0].game = deal + 1 - t;
+    }
+    return h;
+}
+
+/* A deal at two tables (games deal and deal + 1) with ai:greedy at two
+ * seats, one of them at each table:
+ *   table 0: a, ai:greedy, b    table 1: c, d, ai:greedy
+ * Each seat's row compares it with the same hand at the other table. */
+static void two_table_deal(ddz_store_ladder_deal *d, int64_t deal, long n)
+{
+    static const char *const t0[3] = {"a", "ai:greedy", "b"};
+    static const char *const t1[3] = {"c", "d", "ai:greedy"};
+    const double s0[3] = {2, 1.0 / 3, -2.25}, s1[3] = {-1, 4, 0.5};
+    memset(d, 0, sizeof *d);
+    const char *names[5] = {"a", "ai:greedy", "b", "c", "d"};
+    d->nplayers = 5;
+    for (int i = 0; i < 5; i++)
+        d->p[i] = lp(names[i], 20 + i + 0.125 * (double)n, i == 1 ? 2 * n : n);
+    d->nrows = 6;
+    for (int hand = 0; hand < 3; hand++) {
+        d->rows[hand] = seat_row(t0[hand], deal, 0, hand, t0, t1, 30 + hand, s0[hand], s1[hand]);
+        d->rows[3 + hand] =
+            seat_row(t1[hand], deal, 1, hand, t1, t0, 40 + hand, s1[hand], s0[hand]);
+    }
+}
+
+/* Deals survive closing the store: every standing (the latest), one
+ * history row per seat, newest first, with the hand held, its game, its
+ * table mates and those it was compared with; rule sets are kept apart; a
+ * suspension is stored; a deal out of range is refused. */
 Test(store, ladder_round_trip)
 {
     ddz_store *s = open_ok();
-    ddz_store_ladder_deal d = {.p = {lp("b", 26, 1), lp("ai:greedy", 24, 1), lp("a", 25, 1)},
-                               .score = {4, -2, -2},
-                               .faults = {0, 1, 0},
-                               .games = {10, 11, 12}};
+    static ddz_store_ladder_deal d; /* large */
+    two_table_deal(&d, 10, 1);
     cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
-    d.p[0] = lp("b", 27, 2), d.p[1] = lp("ai:greedy", 23, 2), d.p[2] = lp("a", 25.5, 2);
-    d.games[0] = 13, d.games[1] = 14, d.games[2] = 15;
+    two_table_deal(&d, 20, 2);
     cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
     cr_assert_eq(ddz_store_ladder_add_deal(s, "botzone-ftl", &d), 0);
     ddz_store_ladder_player susp = lp("a", 25.5, 2);
     snprintf(susp.suspended, sizeof susp.suspended, "faulted in 4 of its last 6 games");
     cr_assert_eq(ddz_store_ladder_put(s, "caai", &susp), 0);
-    d.p[0].name[0] = '\0';
-    cr_expect_eq(ddz_store_ladder_add_deal(s, "caai", &d), DDZ_EINVAL);
+
+    /* refused: nothing of it is queued */
     cr_expect_eq(ddz_store_ladder_put(s, "", &susp), DDZ_EINVAL);
+    susp.name[0] = '\0';
+    cr_expect_eq(ddz_store_ladder_put(s, "caai", &susp), DDZ_EINVAL);
+    cr_expect_eq(ddz_store_ladder_add_deal(s, "", &d), DDZ_EINVAL);
+    static ddz_store_ladder_deal bad;
+#define REFUSED(change)                                                                            \
+    do {                                                                                           \
+        bad = d;                                                                                   \
+        change;                                                                                    \
+        cr_expect_eq(ddz_store_ladder_add_deal(s, "caai", &bad), DDZ_EINVAL, "%s", #change);       \
+    } while (0)
+    REFUSED(bad.nplayers = 0);
+    REFUSED(bad.nplayers = DDZ_STORE_LADDER_SEATS + 1);
+    REFUSED(bad.nrows = -1);
+    REFUSED(bad.nrows = DDZ_STORE_LADDER_SEATS + 1);
+    REFUSED(bad.rows[4].hand = -2);
+    REFUSED(bad.rows[4].hand = 3);
+    REFUSED(bad.rows[5].ncmp = -1);
+    REFUSED(bad.rows[5].ncmp = DDZ_STORE_LADDER_TABLES);
+    REFUSED(bad.p[4].name[0] = '\0');
+    REFUSED(bad.rows[5].name[0] = '\0');
+    REFUSED(bad.rows[0].cmp[0].name[0] = '\0');
+#undef REFUSED
+    /* the bounds themselves are accepted: one standing and a row of the
+     * old format (hand -1: its three games, no deal, hand or comparisons) */
+    bad = d;
+    bad.nplayers = 1, bad.nrows = 1;
+    bad.rows[0].hand = -1, bad.rows[0].ncmp = 0;
+    bad.rows[0].games[0] = 5, bad.rows[0].games[1] = 6, bad.rows[0].games[2] = 7;
+    cr_expect_eq(ddz_store_ladder_add_deal(s, "other", &bad), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_counters c;
+    ddz_store_stats(s, &c);
+    cr_expect_eq(c.writes, 5, "writes: %llu", (unsigned long long)c.writes);
+    cr_expect_eq(c.write_errors + c.drops, 0);
     ddz_store_close(s);
 
     s = open_ok();
     ladder_seen seen = {0};
-    cr_assert_eq(ddz_store_ladder_players(s, "caai", seen_player, &seen), 3);
+    cr_assert_eq(ddz_store_ladder_players(s, "caai", seen_player, &seen), 5);
     cr_expect_str_eq(seen.p[0].name, "a"); /* name order */
     cr_expect_str_eq(seen.p[0].suspended, "faulted in 4 of its last 6 games");
+    cr_expect_eq(seen.p[0].mu, 25.5, "the standing written last is kept");
     cr_expect_str_eq(seen.p[1].name, "ai:greedy");
-    cr_expect_eq(seen.p[2].mu, 27);
-    cr_expect_eq(seen.p[2].deals, 2);
-    cr_expect_eq(seen.p[2].games, 6);
-    cr_expect_str_eq(seen.p[2].suspended, "");
-    cr_assert_eq(ddz_store_ladder_pairs(s, "caai", seen_pair, &seen), 3);
-    for (int i = 0; i < 3; i++) {
-        cr_expect_lt(strcmp(seen.pa[i][0], seen.pa[i][1]), 0);
-        cr_expect_eq(seen.pd[i], 2);
+    cr_expect_eq(seen.p[1].games, 4, "two seats a deal");
+    cr_expect_eq(seen.p[1].mu, 21.25);
+    cr_expect_str_eq(seen.p[4].name, "d");
+    cr_expect_eq(seen.p[4].deals, 2);
+    cr_expect_str_eq(seen.p[4].suspended, "");
+
+    /* ai:greedy: hand 2 at table 1 and hand 1 at table 0, of each deal */
+    cr_assert_eq(ddz_store_ladder_history(s, "caai", "ai:greedy", 8, seen_hist, &seen), 4);
+    const ddz_store_ladder_hist *h = seen.h;
+    for (int k = 0; k < 4; k++) {
+        cr_expect_str_eq(h[k].name, "ai:greedy");
+        cr_expect_eq(h[k].deal, k < 2 ? 20 : 10, "row %d", k);
+        cr_expect_eq(h[k].hand, k % 2 ? 1 : 2, "row %d: newest first", k);
+        cr_expect_eq(h[k].games[0], h[k].deal + (k % 2 ? 0 : 1));
+        cr_expect_eq(h[k].games[1], 0);
+        cr_expect_eq(h[k].games[2], 0);
+        cr_expect_eq(h[k].ncmp, 1);
+        cr_expect_eq(h[k].sigma, 7.5);
+        cr_expect_gt(h[k].finished_ms, 1600000000000);
+        if (k > 0)
+            cr_expect_lt(h[k].id, h[k - 1].id);
     }
-    cr_assert_eq(ddz_store_ladder_history(s, "caai", "ai:greedy", 5, seen_hist, &seen), 2);
-    cr_expect_eq(seen.h[0].mu, 23); /* newest first */
-    cr_expect_eq(seen.h[1].mu, 24);
-    cr_expect_eq(seen.h[1].faults, 1);
-    cr_expect_eq(seen.h[1].score, -2);
-    cr_expect_eq(seen.h[0].games[2], 15);
-    cr_expect_str_eq(seen.h[0].opp[0], "a");
-    cr_expect_str_eq(seen.h[0].opp[1], "b");
-    cr_expect_gt(seen.h[0].id, seen.h[1].id);
+    cr_expect_eq(h[0].finished_ms, h[1].finished_ms, "one deal, one time");
+    cr_expect_geq(h[0].finished_ms, h[2].finished_ms);
+    /* hand 2 at table 1 (c, d, ai:greedy), compared with b at table 0 */
+    cr_expect_eq(h[0].mu, 42);
+    cr_expect_eq(h[0].score, 0.5);
+    cr_expect_eq(h[0].faults, 0);
+    cr_expect_str_eq(h[0].opp[0], "c");
+    cr_expect_str_eq(h[0].opp[1], "d");
+    cr_expect_str_eq(h[0].cmp[0].name, "b");
+    cr_expect_eq(h[0].cmp[0].score, -2.25);
+    cr_expect_eq(h[0].cmp[0].game, 20);
+    /* hand 1 at table 0 (a, ai:greedy, b), compared with d at table 1 */
+    cr_expect_eq(h[1].mu, 31);
+    cr_expect_eq(h[1].score, 1.0 / 3, "exact: %.17g", h[1].score);
+    cr_expect_str_eq(h[1].opp[0], "b");
+    cr_expect_str_eq(h[1].opp[1], "a");
+    cr_expect_str_eq(h[1].cmp[0].name, "d");
+    cr_expect_eq(h[1].cmp[0].score, 4);
+    cr_expect_eq(h[1].cmp[0].game, 21);
+
+    seen.nh = 0;
+    cr_assert_eq(ddz_store_ladder_history(s, "caai", "c", 8, seen_hist, &seen), 2);
+    cr_expect_eq(seen.h[0].hand, 0);
+    cr_expect_eq(seen.h[0].faults, 1);
+    cr_expect_str_eq(seen.h[0].cmp[0].name, "a");
+    cr_expect_eq(seen.h[0].cmp[0].game, 20);
     seen.nh = 0;
     cr_expect_eq(ddz_store_ladder_history(s, "caai", "ai:greedy", 1, seen_hist, &seen), 1);
+    cr_expect_eq(seen.h[0].deal, 20);
+    seen.nh = 0;
+    cr_expect_eq(ddz_store_ladder_history(s, "botzone-ftl", "ai:greedy", 8, seen_hist, &seen), 2);
+    seen.nh = 0;
+    cr_expect_eq(ddz_store_ladder_history(s, "other", "a", 8, seen_hist, &seen), 1);
+    cr_expect_eq(seen.h[0].hand, -1);
+    cr_expect_eq(seen.h[0].deal, 0);
+    cr_expect_eq(seen.h[0].ncmp, 0);
+    cr_expect(seen.h[0].games[0] == 5 && seen.h[0].games[1] == 6 && seen.h[0].games[2] == 7);
     seen.np = 0;
-    cr_expect_eq(ddz_store_ladder_players(s, "botzone-ftl", seen_player, &seen), 3);
+    cr_expect_eq(ddz_store_ladder_players(s, "botzone-ftl", seen_player, &seen), 5);
+    cr_expect_eq(ddz_store_ladder_players(s, "other", seen_player, &seen), 1);
     cr_expect_eq(ddz_store_ladder_players(s, "botzone-ftl2", seen_player, &seen), 0);
     ddz_store_close(s);
+
+    /* the column as written: a compact JSON array, one object per table */
+    qres q = db_query("SELECT compared, game2, game3 FROM ladder_history WHERE rules = 'caai'"
+                      " AND name = 'ai:greedy' AND deal = 10 AND hand = 1");
+    cr_assert_eq(q.rows, 1);
+    cr_expect_str_eq(q.cell[0][0], "[{\"name\":\"d\",\"score\":4.0,\"game\":11}]");
+    cr_expect_null(q.cell[0][1]);
+    cr_expect_null(q.cell[0][2]);
+    qres_free(&q);
+    q = db_query("SELECT COUNT(*) FROM ladder_history WHERE rules = 'other' AND hand IS NULL"
+                 " AND deal IS NULL AND compared IS NULL AND game3 = 7");
+    cr_expect_str_eq(q.cell[0][0], "1");
+    qres_free(&q);
+}
+
+/* A version-4 database (the ladder of one deal played three times at one
+ * table, with pair counts) is migrated: its rows read as the old format
+ * (hand -1, deal 0, the three games, no comparisons), its standings stay,
+ * ladder_pairs goes, and new deals are written beside the old rows. */
+static const char *const schema4 =
+#if STORE_PG
+    "CREATE TABLE games(id BIGINT PRIMARY KEY, room TEXT, game INTEGER NOT NULL,"
+    " started_at BIGINT, finished_at BIGINT NOT NULL, aborted INTEGER NOT NULL DEFAULT 0,"
+    " name_west TEXT, name_south TEXT, name_east TEXT, record TEXT NOT NULL, key TEXT);"
+    "CREATE SEQUENCE games_id_blocks INCREMENT BY 100 MINVALUE 100 START WITH 100"
+    " MAXVALUE 4503599627370495;"
+    "CREATE TABLE turns(id BIGSERIAL PRIMARY KEY, room TEXT, turn INTEGER NOT NULL,"
+    " games INTEGER NOT NULL, names TEXT NOT NULL, totals TEXT NOT NULL,"
+    " finished_at BIGINT NOT NULL);"
+    "CREATE TABLE tokens(name TEXT PRIMARY KEY, hash BYTEA NOT NULL, created_at BIGINT NOT NULL,"
+    " revoked_at BIGINT);"
+    "CREATE TABLE ladder_players(rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, games BIGINT NOT NULL,"
+    " deals BIGINT NOT NULL, score DOUBLE PRECISION NOT NULL, faults BIGINT NOT NULL,"
+    " suspended TEXT, updated_at BIGINT NOT NULL, PRIMARY KEY(rules, name));"
+    "CREATE TABLE ladder_history(id BIGSERIAL PRIMARY KEY, rules TEXT NOT NULL,"
+    " name TEXT NOT NULL, finished_at BIGINT NOT NULL, mu DOUBLE PRECISION NOT NULL,"
+    " sigma DOUBLE PRECISION NOT NULL, score DOUBLE PRECISION NOT NULL,"
+    " faults INTEGER NOT NULL, game1 BIGINT, game2 BIGINT, game3 BIGINT, opp1 TEXT,"
+    " opp2 TEXT);"
+    "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
+    "CREATE TABLE ladder_pairs(rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,"
+    " deals BIGINT NOT NULL, PRIMARY KEY(rules, a, b));"
+    "CREATE TABLE mine(owner BYTEA NOT NULL, game BIGINT NOT NULL, seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game));"
+    "CREATE TABLE store_schema(version INTEGER NOT NULL);"
+    "INSERT INTO store_schema VALUES(4);"
+#else
+    "CREATE TABLE games(id INTEGER PRIMARY KEY, room TEXT, game INTEGER NOT NULL,"
+    " started_at INTEGER, finished_at INTEGER NOT NULL, aborted INTEGER NOT NULL DEFAULT 0,"
+    " name_west TEXT, name_south TEXT, name_east TEXT, record TEXT NOT NULL, key TEXT);"
+    "CREATE TABLE turns(id INTEGER PRIMARY KEY, room TEXT, turn INTEGER NOT NULL,"
+    " games INTEGER NOT NULL, names TEXT NOT NULL, totals TEXT NOT NULL,"
+    " finished_at INTEGER NOT NULL);"
+    "CREATE TABLE tokens(name TEXT PRIMARY KEY, hash BLOB NOT NULL,"
+    " created_at INTEGER NOT NULL, revoked_at INTEGER);"
+    "CREATE TABLE ladder_players(rules TEXT NOT NULL, name TEXT NOT NULL,"
+    " mu REAL NOT NULL, sigma REAL NOT NULL, games INTEGER NOT NULL, deals INTEGER NOT NULL,"
+    " score REAL NOT NULL, faults INTEGER NOT NULL, suspended TEXT,"
+    " updated_at INTEGER NOT NULL, PRIMARY KEY(rules, name));"
+    "CREATE TABLE ladder_history(id INTEGER PRIMARY KEY, rules TEXT NOT NULL,"
+    " name TEXT NOT NULL, finished_at INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,"
+    " score REAL NOT NULL, faults INTEGER NOT NULL, game1 INTEGER, game2 INTEGER,"
+    " game3 INTEGER, opp1 TEXT, opp2 TEXT);"
+    "CREATE INDEX ladder_history_player ON ladder_history(rules, name, id);"
+    "CREATE TABLE ladder_pairs(rules TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,"
+    " deals INTEGER NOT NULL, PRIMARY KEY(rules, a, b));"
+    "CREATE TABLE mine(owner BLOB NOT NULL, game INTEGER NOT NULL, seat INTEGER NOT NULL,"
+    " PRIMARY KEY(owner, game)) WITHOUT ROWID;"
+    "PRAGMA user_version = 4;"
+#endif
+    /* what the old ladder wrote for one deal (three games at one table) */
+    "INSERT INTO ladder_players VALUES('caai', 'a', 26.5, 7, 3, 1, 4, 0, NULL, 1700000000000);"
+    "INSERT INTO ladder_history(rules, name, finished_at, mu, sigma, score, faults, game1,"
+    " game2, game3, opp1, opp2) VALUES('caai', 'a', 1700000000000, 26.5, 7, 4, 1, 7, 8, 9,"
+    " 'b', 'c');"
+    "INSERT INTO ladder_pairs VALUES('caai', 'a', 'b', 1);";
+
+Test(store, version_4_ladder_is_migrated)
+{
+#if STORE_PG
+    dbconn db = db_open();
+#else
+    dbconn db; /* db_open() opens only a file that is there */
+    cr_assert_eq(sqlite3_open(db_path, &db.sq), SQLITE_OK);
+#endif
+    db_run(&db, schema4);
+    db_close(&db);
+
+    ddz_store *s = open_ok();
+    static ddz_store_ladder_deal d;
+    two_table_deal(&d, 30, 2);
+    cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ladder_seen seen = {0};
+    cr_assert_eq(ddz_store_ladder_history(s, "caai", "a", 8, seen_hist, &seen), 2);
+    const ddz_store_ladder_hist *now = &seen.h[0], *old = &seen.h[1];
+    cr_expect_eq(now->hand, 0);
+    cr_expect_eq(now->deal, 30);
+    cr_expect_eq(now->games[0], 30);
+    cr_expect_eq(now->ncmp, 1);
+    cr_expect_str_eq(now->cmp[0].name, "c");
+    cr_expect_gt(now->id, old->id);
+    cr_expect_str_eq(old->name, "a");
+    cr_expect_eq(old->hand, -1, "a row of the old format");
+    cr_expect_eq(old->deal, 0);
+    cr_expect_eq(old->ncmp, 0);
+    cr_expect(old->games[0] == 7 && old->games[1] == 8 && old->games[2] == 9);
+    cr_expect_eq(old->finished_ms, 1700000000000);
+    cr_expect_eq(old->mu, 26.5);
+    cr_expect_eq(old->score, 4);
+    cr_expect_eq(old->faults, 1);
+    cr_expect_str_eq(old->opp[0], "b");
+    cr_expect_str_eq(old->opp[1], "c");
+    ddz_store_close(s);
+
+#if STORE_PG
+    qres q = db_query("SELECT (SELECT version FROM store_schema),"
+                      " to_regclass('ladder_pairs') IS NULL");
+    cr_assert_eq(q.rows, 1);
+    cr_expect_str_eq(q.cell[0][0], "5");
+    cr_expect_str_eq(q.cell[0][1], "t", "ladder_pairs is dropped");
+#else
+    qres q = db_query("SELECT (SELECT user_version FROM pragma_user_version),"
+                      " (SELECT COUNT(*) FROM sqlite_master WHERE name = 'ladder_pairs')");
+    cr_assert_eq(q.rows, 1);
+    cr_expect_str_eq(q.cell[0][0], "5");
+    cr_expect_str_eq(q.cell[0][1], "0", "ladder_pairs is dropped");
+#endif
+    qres_free(&q);
 }
 
 /* ---- several stores on one database (several nodes) ---- */
@@ -1579,14 +1853,14 @@ static void *add_robo(void *arg)
     return NULL;
 }
 
-static void count_pair(void *ctx, const char *a, const char *b, long deals)
+static void count_hist(void *ctx, const ddz_store_ladder_hist *h)
 {
-    if (strcmp(a, "p1") == 0 && strcmp(b, "p2") == 0)
-        *(long *)ctx = deals;
+    (void)h;
+    (*(int *)ctx)++;
 }
 
 /* Two stores writing at once: a name gets one token, whoever asks; the
- * ladder's pair counts add up. */
+ * ladder's rows of both are all there. */
 Test(store, two_stores_write_one_database)
 {
     ddz_store *s[2] = {open_ok(), open_ok()};
@@ -1605,14 +1879,16 @@ Test(store, two_stores_write_one_database)
         cr_assert_eq(ddz_store_token_revoke(s[round % 2], "robo"), 0);
     }
 
-    ddz_store_ladder_deal d = {.p = {lp("p1", 25, 1), lp("p2", 24, 1), lp("p3", 23, 1)}};
-    for (int i = 0; i < 20; i++)
+    static ddz_store_ladder_deal d;
+    for (int i = 0; i < 20; i++) {
+        two_table_deal(&d, 100 + 2 * i, i + 1);
         cr_assert_eq(ddz_store_ladder_add_deal(s[i % 2], "caai", &d), 0);
+    }
     cr_assert_eq(ddz_store_flush(s[0]), 0);
     cr_assert_eq(ddz_store_flush(s[1]), 0);
-    long deals = 0;
-    cr_assert_eq(ddz_store_ladder_pairs(s[0], "caai", count_pair, &deals), 3);
-    cr_assert_eq(deals, 20);
+    int rows = 0;
+    cr_assert_eq(ddz_store_ladder_history(s[0], "caai", "ai:greedy", 100, count_hist, &rows), 40);
+    cr_assert_eq(rows, 40);
     ddz_store_close(s[0]);
     ddz_store_close(s[1]);
 }
@@ -1984,29 +2260,41 @@ Test(store, both_backends_answer_the_same_bytes)
             cr_assert_eq(ddz_store_add_mine(st[b], id, i % 3, me), 0);
         }
     }
-    ddz_store_ladder_deal d = {
-        .p = {lp("p1", 25.123456789012345, 1), lp("p2", 1.0 / 3, 1), lp("p3", -0.1, 1)},
-        .score = {2.5, -1.25, -1.25},
-        .faults = {0, 1, 0},
-        .games = {1, 2, 3}};
+    static ddz_store_ladder_deal d;
+    two_table_deal(&d, 1, 1);
+    d.p[0].mu = 25.123456789012345;
+    d.p[1].sigma = 1.0 / 3;
+    d.p[2].score = -0.1;
+    d.rows[1].cmp[0].score = 0.1 + 0.2;
     static ladder_seen seen[2]; /* zeroed, and large */
     for (int b = 0; b < 2; b++) {
         cr_assert_eq(ddz_store_ladder_add_deal(st[b], "caai", &d), 0);
         cr_assert_eq(ddz_store_flush(st[b]), 0);
-        cr_assert_eq(ddz_store_ladder_players(st[b], "caai", seen_player, &seen[b]), 3);
-        cr_assert_eq(ddz_store_ladder_history(st[b], "caai", "p2", 10, seen_hist, &seen[b]), 1);
+        cr_assert_eq(ddz_store_ladder_players(st[b], "caai", seen_player, &seen[b]), 5);
+        cr_assert_eq(ddz_store_ladder_history(st[b], "caai", "ai:greedy", 10, seen_hist, &seen[b]),
+                     2);
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 5; k++) {
         ddz_store_ladder_player *a = &seen[0].p[k], *b = &seen[1].p[k];
         cr_assert_str_eq(a->name, b->name);
         cr_assert(a->mu == b->mu && a->sigma == b->sigma && a->score == b->score, "%s: %.17g %.17g",
                   a->name, a->mu, b->mu);
         cr_assert(a->games == b->games && a->deals == b->deals && a->faults == b->faults);
     }
-    cr_assert_eq(seen[0].h[0].mu, 1.0 / 3);
-    cr_assert_eq(seen[0].h[0].mu, seen[1].h[0].mu);
-    cr_assert_eq(seen[0].h[0].score, seen[1].h[0].score);
-    cr_assert_str_eq(seen[0].h[0].opp[0], seen[1].h[0].opp[0]);
+    cr_assert_eq(seen[0].p[0].mu, 25.123456789012345);
+    for (int k = 0; k < 2; k++) {
+        ddz_store_ladder_hist *a = &seen[0].h[k], *b = &seen[1].h[k];
+        cr_assert(a->mu == b->mu && a->score == b->score && a->sigma == b->sigma);
+        cr_assert(a->deal == b->deal && a->hand == b->hand && a->games[0] == b->games[0]);
+        cr_assert_str_eq(a->opp[0], b->opp[0]);
+        cr_assert_str_eq(a->opp[1], b->opp[1]);
+        cr_assert_eq(a->ncmp, 1);
+        cr_assert_eq(b->ncmp, 1);
+        cr_assert_str_eq(a->cmp[0].name, b->cmp[0].name);
+        cr_assert(a->cmp[0].score == b->cmp[0].score && a->cmp[0].game == b->cmp[0].game);
+    }
+    cr_assert_eq(seen[0].h[1].score, 1.0 / 3);
+    cr_assert_eq(seen[0].h[1].cmp[0].score, 0.1 + 0.2, "%.17g", seen[0].h[1].cmp[0].score);
 
     for (int i = 0; i < N; i++) {
         char *text[2];

@@ -841,6 +841,11 @@ test('a tournament on the server: the competition page, a live table to watch, a
       return false;
     }, 30000, 200);
     await assertNoHiddenCards(page, 'a tournament table');
+    // its games are held (every table plays the same deals): the spectator
+    // is told so, and is sent none of their plays
+    await page.waitForSelector('[data-test=held]', { timeout: T(5000) });
+    assert.equal(await page.$$eval('[data-zone=play] .card.face, [data-zone=leftover] .card.face, [data-test=counter]', (c) => c.length), 0,
+      'no plays of a held game');
     await shot(page, 'tournament-table');
     await assertNoHiddenCards(page, 'a tournament table, later');
     // back to the page: a finished game opens in the replay viewer
@@ -931,6 +936,12 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     assert.ok(chart.points >= 4 && chart.points <= hist.length + 3, `chart of ${chart.points} deals vs ${hist.length}`);
     assert.equal(chart.vertices, chart.points, 'one vertex a deal');
     assert.ok(chart.width > 500, `the chart is ${chart.width}px wide`);
+    // each deal row says the hand held and whom the result was compared with
+    // (the same hand at the other tables: never the bot itself)
+    const hands = await page.$$eval('[data-test=hand]', (c) => c.map((x) => x.textContent));
+    assert.ok(hands.length >= 4 && hands.every((x) => /^(West|South|East)$/.test(x)), `hands: ${hands}`);
+    const compared = await page.$$eval('[data-test=compared]', (c) => c.map((x) => x.textContent));
+    assert.ok(compared.every((x) => x.length > 0 && !/webbot/.test(x)), `compared with: ${compared}`);
     await shot(page, 'ladder-player');
     // a deal's game opens in the replay viewer
     await page.click('[data-test=replay-game]');
@@ -949,8 +960,11 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     const fit = await phone.evaluate(() => ({
       page: document.documentElement.scrollWidth, vw: innerWidth,
       chart: document.querySelector('[data-test=rating-chart]').getBoundingClientRect().right,
+      deals: document.querySelector('[data-test=deals]').getBoundingClientRect().right,
     }));
     assert.ok(fit.page <= fit.vw && fit.chart <= fit.vw, `the player page fits the phone: ${JSON.stringify(fit)}`);
+    // the deals' table too: hand, score, the comparisons and the game, no sideways scrolling
+    assert.ok(fit.deals <= fit.vw, `the deals fit the phone: ${JSON.stringify(fit)}`);
     await shot(phone, 'ladder-player-phone');
     assert.deepEqual(phone.errors, []);
     await phone.close();

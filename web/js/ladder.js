@@ -2,8 +2,9 @@
 // ranking page (#/ladder: rating ± uncertainty, games, score per deal,
 // faults, online status, the tables being played) and a page per
 // participant (#/ladder/NAME: its rating history drawn as an SVG chart
-// from the data, and its recent deals, each game opening in the replay
-// viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
+// from the data, and its recent deals: the hand it held, its table mates,
+// its score and those it was compared with (the same hand at the other
+// tables), each game opening in the replay viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
 import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
 import { app, go, spectate, langButton } from './shell.js';
@@ -110,7 +111,10 @@ export class Ladder extends Poller {
     if (!tables.length) return h('p.competition-note', t('ladder.notables'));
     return h('div.rooms', tables.map((tb) => h('div.room',
       h('div.room-main',
-        h('div.room-name', t('ladder.game', { g: tb.game }), h('span.tag.live', t('competition.live'))),
+        h('div.room-name',
+          tb.deal == null ? t('ladder.tablenode', { t: tb.table, n: tb.tables, node: tb.node || '' })
+            : t('ladder.table', { d: tb.deal, t: tb.table, n: tb.tables }),
+          tb.over ? h('span.tag', t('ladder.tabledone')) : h('span.tag.live', t('competition.live'))),
         h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), id)))),
       tb.room ? h('div.room-actions', h('button.primary', {
         onclick: () => { app.fromLadder = true; spectate(tb.room); },
@@ -201,19 +205,26 @@ export class LadderPlayer extends Poller {
 
   deals(hist) {
     if (!hist.length) return h('p.competition-note', t('ladder.nohistory'));
+    const hands = { west: 0, south: 1, east: 2 };
+    const replay = (id, label) => h('button.ghost.small', {
+      onclick: () => go('#/replay/' + id),
+      dataset: { test: 'replay-game' },
+      title: t('over.replay'),
+    }, label);
     const rows = hist.slice().reverse().map((p) => h('tr',
       h('td.left.hide-phone', new Date(p.at).toLocaleString()),
-      h('td.left.opps', p.opponents.map((o) => h('div', o))),
+      h('td.left', { dataset: { test: 'hand' } }, p.hand ? t('seat.' + hands[p.hand]) : t('ladder.old')),
+      h('td.left.opps.hide-phone', p.opponents.map((o) => h('div', o))),
       signedCell(p.score),
-      h('td.num', fixed(p.rating)),
-      h('td.left.replays', p.games.map((id, g) => id ? h('button.ghost.small', {
-        onclick: () => go('#/replay/' + id),
-        dataset: { test: 'replay-game' },
-        title: t('over.replay'),
-      }, String(g + 1)) : null))));
+      h('td.left.opps', { dataset: { test: 'compared' } }, (p.compared || []).map((c) => h('div',
+        c.name, ' ', h('small', (c.score > 0 ? '+' : '') + fixed(c.score, 0)),
+        c.game ? ' ' : null, c.game ? replay(c.game, '▶') : null))),
+      h('td.num.hide-phone', fixed(p.rating)),
+      h('td.left.replays', p.games.map((id, g) => id ? replay(id, String(g + 1)) : null))));
     return h('div.scroll', h('table.standings.games', { dataset: { test: 'deals' } },
-      h('thead', h('tr', h('th.left.hide-phone', t('ladder.when')), h('th.left', t('ladder.opponents')),
-        h('th', t('ladder.score')), h('th', t('ladder.rating')), h('th.left', t('ladder.replays')))),
+      h('thead', h('tr', h('th.left.hide-phone', t('ladder.when')), h('th.left', t('ladder.hand')),
+        h('th.left.hide-phone', t('ladder.opponents')), h('th', t('ladder.score')), h('th.left', t('ladder.compared')),
+        h('th.hide-phone', t('ladder.rating')), h('th.left', t('ladder.replays')))),
       h('tbody', rows)));
   }
 }

@@ -120,6 +120,7 @@ export class Table {
     this.seat = m.seat;
     this.totals = m.totals;
     this.autopass = m.autopass;
+    this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
     const g = emptyGame();
     g.phase = m.phase;
     g.game = m.game;
@@ -614,7 +615,8 @@ export class Table {
         ? h('div.cards.leftover', { dataset: { zone: 'leftover' } }, sortPlay(g.leftover).map((c) => cardEl(c)))
         : h('div.cards.leftover', { dataset: { zone: 'leftover' } }, [backEl(), backEl(), backEl()]);
       parts.push(h('div.bottom-cards', h('span.label', t('table.leftover')), left));
-      if (g.phase === 'bid' || g.phase === 'play') {
+      if (this.held) parts.push(h('div.status.held', { dataset: { test: 'held' } }, t('table.held')));
+      if ((g.phase === 'bid' || g.phase === 'play') && !this.held) {
         parts.push(this.counterEl(), h('button.ghost.small.history-btn', { 'aria-expanded': this.showHistory ? 'true' : 'false', dataset: { test: 'history-btn' },
           onclick: () => { this.showHistory = !this.showHistory; this.renderCenter(); this.renderHistory(); } }, icon('list'), t('table.history')));
       }

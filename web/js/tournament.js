@@ -1,7 +1,10 @@
 // tournament.js - the competition page (#/tournament): live standings of the
 // tournament the server runs (`ddz serve --tournament`), the tables of the
 // turn being played (click: watch it in the table view, hidden cards hidden
-// as for any spectator) and the finished games (click: the replay viewer).
+// as for any spectator; a tournament's plays are held, see below) and the
+// finished games (click: the replay viewer). A game is listed only once
+// every table of its turn has played it (the server holds it back until
+// then: `held_games`), so the page says how many are held.
 // It polls GET /api/tournament every few seconds while shown.
 import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
@@ -69,7 +72,8 @@ export class Tournament extends Poller {
           this.tables(cur)),
         h('section.panel.competition-games',
           h('h2', t('tournament.finished'), h('small', ' ' + t('tournament.count', { n: d.games_played }))),
-          this.games(d.games)))));
+          d.held_games ? h('p.competition-note', { dataset: { test: 'held' }, title: d.held_rule }, t('tournament.held', { n: d.held_games })) : null,
+          this.games(d.games, d.held_games)))));
   }
 
   standings(st) {
@@ -99,7 +103,8 @@ export class Tournament extends Poller {
       return h('div.room',
         h('div.room-main',
           h('div.room-name', t('tournament.table', { k: tb.table }), state),
-          h('div.room-meta', t('tournament.progress', { done: tb.games_done })),
+          h('div.room-meta', t('tournament.progress', { done: tb.games_done }),
+            tb.held ? ' · ' + t('tournament.tableheld', { n: tb.held }) : ''),
           players),
         action ? h('div.room-actions', action) : null);
     });
@@ -107,8 +112,8 @@ export class Tournament extends Poller {
       cur.byes.length ? h('p.competition-note', t('tournament.byeslist', { who: cur.byes.join(', ') })) : null);
   }
 
-  games(games) {
-    if (!games.length) return h('p.competition-note', t('tournament.nogames'));
+  games(games, held) {
+    if (!games.length) return held ? null : h('p.competition-note', t('tournament.nogames'));
     return h('div.scroll', h('table.standings.games', { dataset: { test: 'games' } },
       h('thead', h('tr', h('th.left', t('tournament.where')), h('th.left', t('tournament.players')), h('th', t('tournament.scores')), h('th'))),
       h('tbody', games.map((g) => h('tr',

@@ -6,7 +6,8 @@
  * from it, the store is closed and opened again in the middle of the
  * outage, and when the database is back each is written exactly once:
  * replaying the same journal a second time (an earlier replay whose commit
- * was lost with its connection) adds nothing. */
+ * was lost with its connection) adds nothing. A journal written before
+ * schema 5 (the ladder's old deal) replays too. */
 #include <criterion/criterion.h>
 
 #include <poll.h>
@@ -19,6 +20,7 @@
 #include "service/pg_proxy.h"
 #include "proto/record_json.h"
 #include "rules/error.h"
+#include "service/store/journal.h"
 #include "service/store/store.h"
 #include "test_clock.h"
 #include "tests/rules/record_gen.h"
@@ -86,6 +88,11 @@ static ddz_store_ladder_player lp(const char *name, double mu, long deals)
     return p;
 }
 
+static void keep_hist(void *ctx, const ddz_store_ladder_hist *h)
+{
+    *(ddz_store_ladder_hist *)ctx = *h;
+}
+
 static long long num(PGconn *c, const char *sql)
 {
     long long v = pg_num(c, sql);
@@ -104,9 +111,21 @@ static void check_once(PGconn *c, int64_t g1, int64_t g2)
     cr_assert_eq(num(c, "SELECT COUNT(*) FROM mine"), 1);
     cr_assert_eq(num(c, "SELECT COUNT(*) FROM turns WHERE room = 'final' AND turn = 3"), 1);
     cr_assert_eq(num(c, "SELECT COUNT(*) FROM turns"), 1);
-    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_history"), 3);
-    cr_assert_eq(num(c, "SELECT SUM(deals) FROM ladder_pairs"), 3, "a pair counted twice");
-    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_players"), 3);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_history"), 6, "a seat's row twice");
+    cr_assert_eq(num(c, "SELECT COUNT(DISTINCT (name, hand, game1)) FROM ladder_history"), 6);
+    for (int t = 0; t < 2; t++) {
+        snprintf(sql, sizeof sql,
+                 "SELECT COUNT(*) FROM ladder_history WHERE deal = %lld AND"
+                 " game1 = %lld",
+                 (long long)g1, (long long)(t ? g2 : g1));
+        cr_assert_eq(num(c, sql), 3, "table %d: every seat's row, with its game", t);
+    }
+    /* the comparisons as queued, doubles exact through the journal */
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_history WHERE name = 'c' AND hand = 0"
+                        " AND score = 0.30000000000000004 AND compared LIKE"
+                        " '[{\"name\":\"a\",\"score\":0.33333333333333331,\"game\":%}]'"),
+                 1);
+    cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_players"), 5);
     cr_assert_eq(num(c, "SELECT COUNT(*) FROM ladder_players WHERE name = 'a' AND"
                         " suspended = 'faulted' AND mu = 25.5"),
                  1, "the standing written after the deal is the one kept");
@@ -134,10 +153,29 @@ Test(store_outage, every_write_waits_in_the_journal_and_is_written_once)
     const char *names[3] = {"west", "南", "east"};
     const double totals[3] = {-700, 350, 350};
     cr_assert_eq(ddz_store_add_turn(s, "final", 3, 6, names, totals), 0);
-    ddz_store_ladder_deal d = {.p = {lp("b", 26.125, 1), lp("ai:greedy", 24, 1), lp("a", 25, 1)},
-                               .score = {4, -2, -2},
-                               .faults = {0, 1, 0},
-                               .games = {g1, g2, g2}};
+    /* a deal at two tables (games g1, g2): a, ai:greedy, b and c, ai:greedy, d; every
+     * seat compared with the same hand at the other table */
+    static ddz_store_ladder_deal d;
+    const char *who[5] = {"b", "ai:greedy", "a", "c", "d"};
+    d.nplayers = 5;
+    for (int i = 0; i < 5; i++)
+        d.p[i] = lp(who[i], 24 + 0.125 * i, 1);
+    const char *tables[2][3] = {{"a", "ai:greedy", "b"}, {"c", "ai:greedy", "d"}};
+    const double scores[2][3] = {{1.0 / 3, -2, 4}, {0.1 + 0.2, 1, -1}};
+    d.nrows = 6;
+    for (int t = 0; t < 2; t++)
+        for (int hand = 0; hand < 3; hand++) {
+            ddz_store_ladder_hist *h = &d.rows[3 * t + hand];
+            snprintf(h->name, sizeof h->name, "%s", tables[t][hand]);
+            h->mu = 25 + hand, h->sigma = 7, h->score = scores[t][hand];
+            h->deal = g1, h->hand = hand, h->games[0] = t ? g2 : g1;
+            snprintf(h->opp[0], sizeof h->opp[0], "%s", tables[t][(hand + 1) % 3]);
+            snprintf(h->opp[1], sizeof h->opp[1], "%s", tables[t][(hand + 2) % 3]);
+            h->ncmp = 1;
+            snprintf(h->cmp[0].name, sizeof h->cmp[0].name, "%s", tables[1 - t][hand]);
+            h->cmp[0].score = scores[1 - t][hand];
+            h->cmp[0].game = t ? g1 : g2;
+        }
     cr_assert_eq(ddz_store_ladder_add_deal(s, "caai", &d), 0);
     ddz_store_ladder_player susp = lp("a", 25.5, 1);
     snprintf(susp.suspended, sizeof susp.suspended, "faulted");
@@ -192,6 +230,77 @@ Test(store_outage, every_write_waits_in_the_journal_and_is_written_once)
     free(r);
 }
 
+/* What the store journaled for a ladder deal and a standing before schema
+ * 5 (one deal played three times at one table): item_encode's old shape. */
+#define OLD_PLAYER(name, mu, susp)                                                                 \
+    "{\"name\":\"" name "\",\"mu\":" mu ",\"sigma\":7.25,\"games\":3,\"deals\":1,\"score\":4.0,"   \
+    "\"faults\":0,\"suspended\":\"" susp "\"}"
+#define OLD_ITEM(kind, deal)                                                                       \
+    "{\"kind\":" kind ",\"id\":0,\"at\":1700000000000,\"number\":0,\"games\":0,"                   \
+    "\"aborted\":false,\"room\":\"caai\",\"text\":null,\"totals\":null,"                           \
+    "\"names\":[null,null,null],\"key\":null,\"me\":\"" ZEROS64 "\",\"deal\":" deal "}"
+#define ZEROS64 "0000000000000000000000000000000000000000000000000000000000000000"
+#define OLD_THREE                                                                                  \
+    OLD_PLAYER("a", "26.5", "")                                                                    \
+    "," OLD_PLAYER("b", "24.0", "") "," OLD_PLAYER("c", "0.33333333333333331", "")
+#define OLD_SUSPENDED                                                                              \
+    OLD_PLAYER("a", "27.0", "faulted") "," OLD_PLAYER("", "0.0", "") "," OLD_PLAYER("", "0.0", "")
+static const char old_deal[] = OLD_ITEM(
+    "2", "{\"p\":[" OLD_THREE "],\"score\":[4.0,-2.0,-2.0],\"faults\":[0,1,0],\"games\":[7,8,9]}");
+static const char old_put[] =
+    OLD_ITEM("3", "{\"p\":[" OLD_SUSPENDED
+                  "],\"score\":[0.0,0.0,0.0],\"faults\":[0,0,0],\"games\":[0,0,0]}");
+
+/* A journal kept across the upgrade to schema 5 still replays: an old
+ * deal's rows are written as rows of the old format (hand, deal, compared
+ * NULL; the three games), read back as hand -1, and a second replay adds
+ * nothing. */
+Test(store_outage, a_journal_from_before_schema_5_replays)
+{
+    char err[256] = "";
+    ddz_journal *jn = ddz_journal_open(journal, 100, 1 << 20, err, sizeof err);
+    cr_assert_not_null(jn, "%s", err);
+    ddz_journal_entry e[2] = {{.body = old_deal}, {.body = old_put}};
+    cr_assert_eq(ddz_journal_append(jn, e, 2), 0);
+    ddz_journal_close(jn);
+    char copy[160], cmd[400];
+    snprintf(copy, sizeof copy, "%s/journal-copy.db", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", journal, copy);
+    cr_assert_eq(system(cmd), 0);
+
+    PGconn *db = pg_connect(real_url);
+    for (int pass = 0; pass < 2; pass++) {
+        ddz_store *s = open_journaled(pass ? copy : journal);
+        replayed(s);
+        ddz_store_counters c = stats(s);
+        cr_assert_eq(c.journal_replayed, 2, "pass %d", pass);
+        cr_assert_eq(c.write_errors, 0, "pass %d: %s", pass, c.last_error);
+        ddz_store_close(s);
+        cr_assert_eq(num(db, "SELECT COUNT(*) FROM ladder_history"), 3, "pass %d", pass);
+        cr_assert_eq(num(db, "SELECT COUNT(*) FROM ladder_history WHERE hand IS NULL AND deal IS"
+                             " NULL AND compared IS NULL AND game1 = 7 AND game2 = 8 AND"
+                             " game3 = 9 AND finished_at = 1700000000000"),
+                     3);
+        cr_assert_eq(num(db, "SELECT COUNT(*) FROM ladder_history WHERE name = 'b' AND"
+                             " opp1 = 'c' AND opp2 = 'a' AND score = -2 AND faults = 1"),
+                     1);
+        cr_assert_eq(num(db, "SELECT COUNT(*) FROM ladder_players"), 3);
+        cr_assert_eq(num(db, "SELECT COUNT(*) FROM ladder_players WHERE name = 'a' AND"
+                             " suspended = 'faulted' AND mu = 27"),
+                     1);
+    }
+    PQfinish(db);
+
+    ddz_store *s = open_journaled(journal);
+    ddz_store_ladder_hist h[2];
+    cr_assert_eq(ddz_store_ladder_history(s, "caai", "c", 5, keep_hist, h), 1);
+    cr_assert_eq(h[0].hand, -1);
+    cr_assert_eq(h[0].mu, 1.0 / 3);
+    cr_assert(h[0].games[0] == 7 && h[0].games[1] == 8 && h[0].games[2] == 9);
+    cr_assert_eq(h[0].ncmp, 0);
+    ddz_store_close(s);
+}
+
 Test(store_outage, a_journal_past_its_bound_drops_the_oldest)
 {
     ddz_store_options o = {.journal = journal, .journal_max = 3};
@@ -221,5 +330,44 @@ Test(store_outage, a_journal_past_its_bound_drops_the_oldest)
         cr_assert_eq(num(db, sql), k < 2 ? 0 : 1, "game %d", k);
     }
     PQfinish(db);
+    free(r);
+}
+
+/* A held game (a competition's, under a key told to nobody) published
+ * while the database is away: the publication waits in the journal behind
+ * the game, the game stays unreadable by its id alone meanwhile, and once
+ * the journal is replayed the game is read by its id alone. */
+Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
+{
+    ddz_store *s = open_journaled(journal);
+    ddz_record *r = malloc(sizeof *r);
+    gen_record(3, r);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    int64_t before = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, before, "table-1", key, r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+
+    pg_proxy_cut(&px);
+    int64_t during = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, during, "table-2", key, r, false), 0);
+    int64_t ids[] = {before, during};
+    cr_assert_eq(ddz_store_publish_games(s, ids, 2), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "a write kept in the journal is no error");
+    cr_assert_eq(stats(s).journal_pending, 3);
+    char *json = NULL;
+    cr_assert_eq(ddz_store_get_game(s, during, NULL, &json), DDZ_ENOTFOUND,
+                 "still held while its publication waits");
+    ddz_store_close(s);
+
+    pg_proxy_restore(&px);
+    s = open_journaled(journal);
+    replayed(s);
+    cr_assert_eq(stats(s).write_errors, 0, "%s", stats(s).last_error);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ddz_store_get_game(s, ids[i], NULL, &json), 0, "game %d", i);
+        free(json);
+    }
+    ddz_store_close(s);
     free(r);
 }
