@@ -486,6 +486,13 @@ static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
 
 static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
 
+/* Writes one sample of metric `name` with its `# TYPE` line ("gauge" or
+ * "counter") to `f`. */
+static void metric(FILE *f, const char *type, const char *name, long long v)
+{
+    fprintf(f, "# TYPE %s %s\n%s %lld\n", name, type, name, v);
+}
+
 static char *metrics_text(ddz_srv *srv)
 {
     static const char *const fault_names[] = {"none", "timeout", "illegal", "protocol", "crash"};
@@ -510,26 +517,21 @@ static char *metrics_text(ddz_srv *srv)
     ddz_store_counters sc = {0};
     if (srv->store)
         ddz_store_stats(srv->store, &sc);
-    fprintf(f, "# TYPE ddz_connections gauge\nddz_connections %ld\n", m->connections);
-    fprintf(f, "# TYPE ddz_connections_total counter\nddz_connections_total %ld\n",
-            m->connections_total);
+    metric(f, "gauge", "ddz_connections", m->connections);
+    metric(f, "counter", "ddz_connections_total", m->connections_total);
     /* the descriptor budget (service/net/listener.h): connections shed at
      * it, and the times accepting paused because none could be accepted */
-    fprintf(f, "# TYPE ddz_descriptor_limit gauge\nddz_descriptor_limit %ld\n",
-            srv->listener.budget.nofile);
-    fprintf(f, "# TYPE ddz_connections_shed_total counter\nddz_connections_shed_total %ld\n",
-            srv->listener.shed);
-    fprintf(f, "# TYPE ddz_accept_pauses_total counter\nddz_accept_pauses_total %ld\n",
-            srv->listener.pauses);
+    metric(f, "gauge", "ddz_descriptor_limit", srv->listener.budget.nofile);
+    metric(f, "counter", "ddz_connections_shed_total", srv->listener.shed);
+    metric(f, "counter", "ddz_accept_pauses_total", srv->listener.pauses);
     /* the sockets at the door (service/net/gate.h): counted now, heads
      * being read, and what was refused there */
     const ddz_gate *g = &srv->gate;
-    fprintf(f, "# TYPE ddz_sockets gauge\nddz_sockets %ld\n", g->open);
-    fprintf(f, "# TYPE ddz_heads_pending gauge\nddz_heads_pending %ld\n", g->nheld);
-    fprintf(f, "# TYPE ddz_http_431_total counter\nddz_http_431_total %ld\n", g->too_large);
-    fprintf(f, "# TYPE ddz_heads_timed_out_total counter\nddz_heads_timed_out_total %ld\n",
-            g->timed_out);
-    fprintf(f, "# TYPE ddz_heads_shed_total counter\nddz_heads_shed_total %ld\n", g->shed);
+    metric(f, "gauge", "ddz_sockets", g->open);
+    metric(f, "gauge", "ddz_heads_pending", g->nheld);
+    metric(f, "counter", "ddz_http_431_total", g->too_large);
+    metric(f, "counter", "ddz_heads_timed_out_total", g->timed_out);
+    metric(f, "counter", "ddz_heads_shed_total", g->shed);
     fprintf(f,
             "# TYPE ddz_http2_cleartext_refused_total counter\n"
             "ddz_http2_cleartext_refused_total %ld\n",
@@ -549,38 +551,34 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "ddz_timer_lateness_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)fired);
     fprintf(f, "ddz_timer_lateness_seconds_sum %.6f\nddz_timer_lateness_seconds_count %llu\n",
             srv->loop.late_sum_us / 1e6, (unsigned long long)fired);
-    fprintf(f, "# TYPE ddz_rooms gauge\nddz_rooms %ld\n", rooms);
+    metric(f, "gauge", "ddz_rooms", rooms);
     /* players kept in memory: connected, or gone but still resumable */
-    fprintf(f, "# TYPE ddz_players gauge\nddz_players %ld\n", players);
+    metric(f, "gauge", "ddz_players", players);
     if (srv->cluster) {
         /* the cluster as this node last read it (service/cluster) */
         ddz_cluster_view v = ddz_cluster_view_get(srv->cluster);
-        fprintf(f, "# TYPE ddz_cluster_up gauge\nddz_cluster_up %d\n", v.connected ? 1 : 0);
-        fprintf(f, "# TYPE ddz_cluster_nodes gauge\nddz_cluster_nodes %zu\n", v.nnodes);
-        fprintf(f, "# TYPE ddz_cluster_other_rooms gauge\nddz_cluster_other_rooms %zu\n", v.nrooms);
+        metric(f, "gauge", "ddz_cluster_up", (long long)(v.connected ? 1 : 0));
+        metric(f, "gauge", "ddz_cluster_nodes", v.nnodes);
+        metric(f, "gauge", "ddz_cluster_other_rooms", v.nrooms);
     }
 #ifdef DDZ_HEAP_METRIC
     /* Heap bytes in use (the main arena, where the event loop allocates,
      * and chunks of their own mapping): set against the RSS it tells a leak
      * (this grows too) from fragmentation (it does not). */
     struct mallinfo2 mi = mallinfo2();
-    fprintf(f, "# TYPE ddz_heap_bytes gauge\nddz_heap_bytes %zu\n", mi.uordblks + mi.hblkhd);
+    metric(f, "gauge", "ddz_heap_bytes", (long long)(mi.uordblks + mi.hblkhd));
 #endif
-    fprintf(f, "# TYPE ddz_games_started_total counter\nddz_games_started_total %ld\n",
-            m->games_started);
-    fprintf(f, "# TYPE ddz_games_finished_total counter\nddz_games_finished_total %ld\n",
-            m->games_finished);
-    fprintf(f, "# TYPE ddz_games_aborted_total counter\nddz_games_aborted_total %ld\n",
-            m->games_aborted);
+    metric(f, "counter", "ddz_games_started_total", m->games_started);
+    metric(f, "counter", "ddz_games_finished_total", m->games_finished);
+    metric(f, "counter", "ddz_games_aborted_total", m->games_aborted);
     fprintf(f, "# TYPE ddz_faults_total counter\n");
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
-    fprintf(f, "# TYPE ddz_engine_processes gauge\nddz_engine_processes %ld\n", m->engines);
+    metric(f, "gauge", "ddz_engine_processes", m->engines);
     ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used);
     ddz__lead_metrics(srv, f);
-    fprintf(f, "# TYPE ddz_frames_received_total counter\nddz_frames_received_total %ld\n",
-            m->frames_in);
-    fprintf(f, "# TYPE ddz_frames_sent_total counter\nddz_frames_sent_total %ld\n", m->frames_out);
+    metric(f, "counter", "ddz_frames_received_total", m->frames_in);
+    metric(f, "counter", "ddz_frames_sent_total", m->frames_out);
     /* connections closed by the receive limits (server.c, rx_chunk) */
     fprintf(f, "# TYPE ddz_ws_receive_closed_total counter\n");
     fprintf(f, "ddz_ws_receive_closed_total{reason=\"too_large\"} %ld\n", m->ws_too_large);
@@ -588,25 +586,18 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "ddz_ws_receive_closed_total{reason=\"flooding\"} %ld\n", m->ws_flooding);
     /* every write lost: failed for its data, refused (queue full), or
      * dropped by the journal past its bound (also counted alone below) */
-    fprintf(f, "# TYPE ddz_db_write_errors_total counter\nddz_db_write_errors_total %llu\n",
-            (unsigned long long)(sc.write_errors + sc.drops + sc.journal_dropped));
+    metric(f, "counter", "ddz_db_write_errors_total",
+           (long long)(sc.write_errors + sc.drops + sc.journal_dropped));
     /* the journal (store.h): writes kept while the database is away */
-    fprintf(f, "# TYPE ddz_db_journal_pending gauge\nddz_db_journal_pending %llu\n",
-            (unsigned long long)sc.journal_pending);
-    fprintf(f, "# TYPE ddz_db_journal_pending_bytes gauge\nddz_db_journal_pending_bytes %llu\n",
-            (unsigned long long)sc.journal_bytes);
-    fprintf(f, "# TYPE ddz_db_journal_appended_total counter\nddz_db_journal_appended_total %llu\n",
-            (unsigned long long)sc.journal_appended);
-    fprintf(f, "# TYPE ddz_db_journal_replayed_total counter\nddz_db_journal_replayed_total %llu\n",
-            (unsigned long long)sc.journal_replayed);
-    fprintf(f, "# TYPE ddz_db_journal_dropped_total counter\nddz_db_journal_dropped_total %llu\n",
-            (unsigned long long)sc.journal_dropped);
-    fprintf(f, "# TYPE ddz_db_read_errors_total counter\nddz_db_read_errors_total %llu\n",
-            (unsigned long long)sc.read_errors);
+    metric(f, "gauge", "ddz_db_journal_pending", sc.journal_pending);
+    metric(f, "gauge", "ddz_db_journal_pending_bytes", sc.journal_bytes);
+    metric(f, "counter", "ddz_db_journal_appended_total", sc.journal_appended);
+    metric(f, "counter", "ddz_db_journal_replayed_total", sc.journal_replayed);
+    metric(f, "counter", "ddz_db_journal_dropped_total", sc.journal_dropped);
+    metric(f, "counter", "ddz_db_read_errors_total", sc.read_errors);
     /* game ids handed out while the PostgreSQL store had none in hand
      * (store.h: the database away for a block's worth of games) */
-    fprintf(f, "# TYPE ddz_db_ids_without_db_total counter\nddz_db_ids_without_db_total %llu\n",
-            (unsigned long long)sc.ids_past);
+    metric(f, "counter", "ddz_db_ids_without_db_total", sc.ids_past);
     fprintf(f, "# TYPE ddz_action_latency_seconds histogram\n");
     long cum = 0;
     for (int b = 0; b < 11; b++) {
