@@ -2,7 +2,6 @@
  * the leader's plans, hosts' results in one transaction, the live view. */
 #include "service/cluster/ladder_net.h"
 
-#include <jansson.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -417,25 +416,21 @@ static bool plan_of(const ddz_ladder_net_result *res, char (*names)[NAME], int *
     return true;
 }
 
-/* The JSON array of those who held hand s at the tables other than t:
- * [{"name", "score", "game"}] (store.h, ladder_history.compared), a new
- * string (free() it), or NULL when out of memory or a name is not UTF-8. */
+/* The column `compared` of table t's seat s: those who held hand s at
+ * the other tables (ddz_store_ladder_cmp_text()), a new string (free()
+ * it), or NULL when out of memory. */
 static char *compared_json(const ddz_ladder_net_result *res, int t, int s)
 {
-    json_t *a = json_array();
-    bool ok = a != NULL;
-    for (int u = 0; u < res->tables && ok; u++) {
+    ddz_store_ladder_hist h = {.ncmp = 0};
+    for (int u = 0; u < res->tables; u++) {
         if (u == t)
             continue;
-        json_t *o = json_object();
-        ok = o && json_array_append_new(a, o) == 0 &&
-             json_object_set_new(o, "name", json_string(res->names[u][s])) == 0 &&
-             json_object_set_new(o, "score", json_real(res->score[u][s])) == 0 &&
-             json_object_set_new(o, "game", json_integer(res->games[u])) == 0;
+        ddz_store_ladder_cmp *c = &h.cmp[h.ncmp++];
+        snprintf(c->name, sizeof c->name, "%s", res->names[u][s]);
+        c->score = res->score[u][s];
+        c->game = res->games[u];
     }
-    char *out = ok ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    return out;
+    return ddz_store_ladder_cmp_text(&h);
 }
 
 /* Writes `v[0..count)` as a PostgreSQL bigint array literal ({1,2}). */
@@ -1223,30 +1218,6 @@ static bool tail_standings(ddz_ladder_net *n, PGconn *pg)
     return any;
 }
 
-/* Reads ladder_history.compared (store.h: [{"name", "score", "game"}])
- * into h->cmp; what is not such an array is no comparison. */
-static void read_compared(ddz_store_ladder_hist *h, const char *text)
-{
-    h->ncmp = 0;
-    json_t *a = text[0] ? json_loads(text, 0, NULL) : NULL;
-    size_t i;
-    json_t *o;
-    json_array_foreach(a, i, o)
-    {
-        if (h->ncmp == TABLES - 1)
-            break;
-        const char *name = json_string_value(json_object_get(o, "name"));
-        if (!name)
-            continue;
-        ddz_store_ladder_cmp *c = &h->cmp[h->ncmp++];
-        snprintf(c->name, sizeof c->name, "%s", name);
-        c->score = json_number_value(json_object_get(o, "score"));
-        json_t *g = json_object_get(o, "game");
-        c->game = json_is_integer(g) ? json_integer_value(g) : 0;
-    }
-    json_decref(a);
-}
-
 /* Tells the loop the history rows it has not seen (any node's). Ids come
  * from a sequence, drawn and committed under DDZ_LADDER_NET_HIST_LOCK
  * (record), so they become visible in id order and reading past the last
@@ -1290,7 +1261,7 @@ static bool tail_history(ddz_ladder_net *n, PGconn *pg)
             h->hand = -1; /* the old format */
             h->deal = 0;
         } else {
-            read_compared(h, PQgetvalue(r, i, 14));
+            ddz_store_ladder_cmp_parse(PQgetvalue(r, i, 14), h);
         }
         n->hist_after = h->id;
         push_msg(n, m);

@@ -399,7 +399,7 @@ static json_t *hist_json(const ddz_store_ladder_hist *h)
                      "opp", h->opp[0], h->opp[1], "compared", cmp_json(h));
 }
 
-char *ddz__store_cmp_text(const ddz_store_ladder_hist *h)
+char *ddz_store_ladder_cmp_text(const ddz_store_ladder_hist *h)
 {
     json_t *a = cmp_json(h);
     char *text = a ? json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
@@ -426,10 +426,10 @@ static bool cmp_from(json_t *a, ddz_store_ladder_hist *h)
     return true;
 }
 
-int ddz__store_cmp_parse(const char *text, ddz_store_ladder_hist *h)
+int ddz_store_ladder_cmp_parse(const char *text, ddz_store_ladder_hist *h)
 {
     h->ncmp = 0;
-    if (!text)
+    if (!text || !text[0])
         return 0;
     json_t *a = json_loads(text, 0, NULL);
     bool ok = cmp_from(a, h);

@@ -410,6 +410,18 @@ typedef struct ddz_store_ladder_deal {
     ddz_store_ladder_hist rows[DDZ_STORE_LADDER_SEATS]; /* one per seat */
 } ddz_store_ladder_deal;
 
+/* A history row's comparisons as the column ladder_history.compared holds
+ * them: a compact JSON array of {name, score, game} (doubles exact).
+ * Returns the text (malloc'd) or NULL when out of memory. The one encoding
+ * of the column: the backends and service/cluster/ladder_net.c (which
+ * writes and reads ladder_history in its own transactions) use it. */
+char *ddz_store_ladder_cmp_text(const ddz_store_ladder_hist *h);
+
+/* Sets h->ncmp and h->cmp from the column's text; NULL or "" (a row from
+ * before schema version 5) is no comparisons. Returns 0, or DDZ_EINVAL
+ * (and no comparisons) for text that is not such an array. */
+int ddz_store_ladder_cmp_parse(const char *text, ddz_store_ladder_hist *h);
+
 /* Queues deal `d` under rule set `rules` (its standings upserted, its
  * history rows added: a row's id and finished_ms are the store's, a row
  * of hand -1 is written in the old format, its three games and no deal,

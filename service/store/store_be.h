@@ -137,15 +137,6 @@ typedef struct store_ops {
 extern const store_ops ddz__store_sqlite_ops;
 extern const store_ops ddz__store_pg_ops;
 
-/* A history row's comparisons as the column `compared` holds them: a
- * compact JSON array of {name, score, game} (doubles exact). Returns the
- * text (malloc'd) or NULL when out of memory. */
-char *ddz__store_cmp_text(const ddz_store_ladder_hist *h);
-/* Sets h->ncmp and h->cmp from the column's text; NULL (a row from before
- * schema version 5) is no comparisons. Returns 0, or DDZ_EINVAL (and no
- * comparisons) for text that is not such an array. */
-int ddz__store_cmp_parse(const char *text, ddz_store_ladder_hist *h);
-
 /* Writes `fmt` to err as one line (control characters become spaces). */
 void ddz__store_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -342,7 +342,7 @@ static bool ladder_put(store_be *b, const char *rules, const ddz_store_ladder_pl
 static bool ladder_row(store_be *b, const store_item *it, const ddz_store_ladder_hist *h,
                        store_batch_result *res)
 {
-    char *cmp = ddz__store_cmp_text(h);
+    char *cmp = ddz_store_ladder_cmp_text(h);
     if (!cmp) {
         snprintf(res->msg, sizeof res->msg, "out of memory");
         return false;
@@ -835,7 +835,7 @@ static int pg_ladder_history(store_be *b, const char *rules, const char *name, i
         h.deal = i64(res, i, 11);
         h.hand = PQgetisnull(res, i, 12) ? -1 : (int)i64(res, i, 12);
         /* text that does not parse (written by hand) shows no comparisons */
-        ddz__store_cmp_parse(val(res, i, 13), &h);
+        ddz_store_ladder_cmp_parse(val(res, i, 13), &h);
         copy_val(h.name, sizeof h.name, res, i, 14);
         cb(ctx, &h);
     }

@@ -292,7 +292,7 @@ static int ladder_deal(store_be *b, const store_item *it)
         rc = ladder_put(b, rules, &d->p[i], it->finished_ms);
     for (int i = 0; i < d->nrows && rc == SQLITE_OK; i++) {
         const ddz_store_ladder_hist *h = &d->rows[i];
-        char *cmp = ddz__store_cmp_text(h);
+        char *cmp = ddz_store_ladder_cmp_text(h);
         if (!cmp)
             return SQLITE_NOMEM;
         sqlite3_stmt *st = b->lad_hist;
@@ -691,7 +691,7 @@ static void hist_row(void *ctx, sqlite3_stmt *st)
     h.deal = sqlite3_column_int64(st, 11);
     h.hand = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 12);
     /* text that does not parse (written by hand) shows no comparisons */
-    ddz__store_cmp_parse((const char *)sqlite3_column_text(st, 13), &h);
+    ddz_store_ladder_cmp_parse((const char *)sqlite3_column_text(st, 13), &h);
     copy_text(h.name, sizeof h.name, st, 14);
     c->hist(c->ctx, &h);
 }
