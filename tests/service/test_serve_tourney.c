@@ -251,7 +251,7 @@ static long long held_in_store(void)
 {
     sqlite3 *db;
     cr_assert_eq(sqlite3_open_v2(srv.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(db, 2000);
+    sqlite3_busy_timeout(db, T(2000)); /* scaled, as every bounded wait here */
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_prepare_v2(db,
                                     "SELECT COUNT(*) FROM games WHERE key IS NOT NULL AND"
