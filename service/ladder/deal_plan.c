@@ -104,6 +104,16 @@ int ddz_deal_plan_make(const ddz_deal_in *in, ddz_deal_plan *out)
             next++;
         }
     }
+    /* rule 7: each hand's holders turned round the tables by their own
+     * offset, so that who sits with whom changes from deal to deal */
+    uint32_t mix = in->spin * 2654435761u; /* Knuth's multiplicative hash */
+    for (int s = 0; s < 3; s++) {
+        int col[DDZ_DEAL_TABLES], rot = (int)((mix >> (8 + 8 * s)) % (uint32_t)m);
+        for (int t = 0; t < m; t++)
+            col[t] = out->who[t][s];
+        for (int t = 0; t < m; t++)
+            out->who[t][s] = col[(t + rot) % m];
+    }
     out->tables = m;
     return m;
 }

@@ -27,7 +27,15 @@
  *      three, six at least (the rest wait for the next deal);
  *   6. without a program, a deal of hosted AIs alone (when `ais_alone`):
  *      min(max_tables, AIs) tables, two at least, the AIs in a Latin
- *      square (table t, hand s: AI (t + s + spin) mod AIs).
+ *      square (table t, hand s: AI (t + s + spin) mod AIs);
+ *   7. (with programs) each hand's holders are turned round the tables
+ *      by an offset of their own, drawn from `spin`: a result is compared
+ *      across tables whose other seats differ, and without this the
+ *      layout of rule 3 put the lowest-rated program at the highest-rated
+ *      one's table in every deal, its comparison against a holder facing
+ *      weaker players; the bias kept a greedy engine below a random bot
+ *      for 345 deals. Turned, each program meets every table's company
+ *      alike over the deals.
  *
  * So a field of N programs needs 3 x max(2, ceil(N / 3)) seats, of which
  * the hosted AIs fill the rest: 3 programs, two tables (one program-vs-

@@ -285,3 +285,28 @@ Test(deal_rate, bad_input_changes_nothing)
     for (int i = 0; i < 5; i++)
         cr_expect_eq(r[i].mu, 25);
 }
+
+/* Who sits with whom changes from deal to deal (rule 7): with three
+ * programs and two AIs, the lowest-rated program shares a table with the
+ * highest-rated one in some deals, not in all (it did in every deal
+ * before, and its comparisons then always faced stronger company than
+ * the holder it was compared with). */
+Test(deal_plan, table_company_turns)
+{
+    ddz_deal_cand c[N];
+    int n = field(c, 3, 2); /* programs 0 (lowest rating), 1, 2 (highest) */
+    int together = 0, deals = 600;
+    for (int k = 0; k < deals; k++) {
+        ddz_deal_plan p;
+        cr_assert_eq(plan(c, n, 4, true, (uint32_t)k * 7919u + 13u, &p), 2);
+        check(c, n, &p);
+        for (int t = 0; t < p.tables; t++) {
+            bool lo = false, hi = false;
+            for (int s = 0; s < 3; s++)
+                lo |= p.who[t][s] == 0, hi |= p.who[t][s] == 2;
+            together += lo && hi;
+        }
+    }
+    cr_expect(together > deals / 4 && together < 3 * deals / 4,
+              "the lowest and highest programs shared a table in %d of %d deals", together, deals);
+}
