@@ -21,6 +21,8 @@ typedef struct player_seat {
     ddz_player *player;
 } player_seat;
 
+#define TURN_MOVES_FEW 256 /* plays generated on the stack (4 KiB) */
+
 ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
                            ddz_event_turn *out)
 {
@@ -42,15 +44,25 @@ ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_leg
             out->legal_bids |= (uint8_t)(1u << bids[i]);
         return NULL;
     }
-    ddz_move *moves = malloc(DDZ_MOVES_MAX * sizeof *moves);
-    if (!moves)
-        return NULL;
-    int n = ddz_movegen(g->rules, ddz_cards_ranks(g->hand[ask->seat]),
-                        ddz_game_leading(g) ? NULL : &g->last, moves, DDZ_MOVES_MAX);
+    /* Almost every hand has far fewer plays than DDZ_MOVES_MAX: they are
+     * generated on the stack first, and on the heap only when they do not
+     * fit. (A 64 KiB malloc at every turn made glibc consolidate its free
+     * lists each time: 5% of the loop's time at 10,000 connections.) */
+    ddz_move few[TURN_MOVES_FEW], *moves = few;
+    ddz_ranks hand = ddz_cards_ranks(g->hand[ask->seat]);
+    const ddz_combo *last = ddz_game_leading(g) ? NULL : &g->last;
+    int n = ddz_movegen(g->rules, hand, last, few, TURN_MOVES_FEW);
+    if (n == DDZ_ENOSPC) {
+        moves = malloc(DDZ_MOVES_MAX * sizeof *moves);
+        if (!moves)
+            return NULL;
+        n = ddz_movegen(g->rules, hand, last, moves, DDZ_MOVES_MAX);
+    }
     ddz_cards *plays = n > 0 ? malloc((size_t)n * sizeof *plays) : NULL;
     for (int i = 0; plays && i < n; i++)
         plays[i] = ddz_cards_pick(g->hand[ask->seat], moves[i].ranks);
-    free(moves);
+    if (moves != few)
+        free(moves);
     out->legal = plays;
     out->nlegal = plays ? (size_t)n : 0;
     return plays;
