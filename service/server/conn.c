@@ -92,6 +92,7 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
     m->next = NULL;
     m->len = len;
     memcpy(m->buf + LWS_PRE, text, len);
+    bool was_empty = !c->head;
     if (c->tail)
         c->tail->next = m;
     else
@@ -100,7 +101,10 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
     c->queued += len;
     c->srv->budget.queued += len;
     c->srv->m.frames_out++;
-    lws_callback_on_writable(c->wsi);
+    /* A queue that was not empty has its writeable callback asked for
+     * already (here, or by the callback that left messages behind). */
+    if (was_empty)
+        lws_callback_on_writable(c->wsi);
     within_budget(c->srv);
 }
 
