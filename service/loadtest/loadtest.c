@@ -258,12 +258,14 @@ static void queue_frame(lconn *c, const char *s, size_t len, bool binary, bool a
     m->slot = slot;
     m->len = len;
     memcpy(m->buf + LWS_PRE, s, len);
+    bool was_empty = !c->head;
     if (c->tail)
         c->tail->next = m;
     else
         c->head = m;
     c->tail = m;
-    lws_callback_on_writable(c->wsi);
+    if (was_empty) /* else asked for already */
+        lws_callback_on_writable(c->wsi);
 }
 
 static void queue_text(lconn *c, const char *s, bool action, int slot)
@@ -908,26 +910,29 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
             lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)"reload", 6);
             return -1;
         }
-        outmsg *m = c->head;
-        if (!m)
-            return 0;
-        c->head = m->next;
-        if (!c->head)
-            c->tail = NULL;
-        int n =
-            lws_write(wsi, m->buf + LWS_PRE, m->len, m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
-        if (m->action) {
-            int64_t t = now_us();
-            c->last_send_us = t;
-            c->t->fl[m->slot].t_send = t;
-            if (L->phase == 1 && t >= L->t0)
-                L->res->actions++;
+        /* every queued frame the socket takes, as the server does */
+        outmsg *m;
+        while ((m = c->head)) {
+            c->head = m->next;
+            if (!c->head)
+                c->tail = NULL;
+            int n = lws_write(wsi, m->buf + LWS_PRE, m->len,
+                              m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+            if (m->action) {
+                int64_t t = now_us();
+                c->last_send_us = t;
+                c->t->fl[m->slot].t_send = t;
+                if (L->phase == 1 && t >= L->t0)
+                    L->res->actions++;
+            }
+            free(m);
+            if (n < 0)
+                return -1;
+            if (c->head && lws_partial_buffered(wsi)) {
+                lws_callback_on_writable(wsi);
+                return 0;
+            }
         }
-        free(m);
-        if (n < 0)
-            return -1;
-        if (c->head)
-            lws_callback_on_writable(wsi);
         return 0;
     }
     default:
