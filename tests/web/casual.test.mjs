@@ -122,6 +122,37 @@ test('the game-over panel stays over the next deal with a countdown, and the las
   }
 });
 
+/* ---- issue 25, item 1: a replay never takes the player's seat ---- */
+
+test('the replay opened from the game-over panel does not take the seat of the tab that plays', async () => {
+  for (const [label, opts] of [['desktop', {}], ['phone', { viewport: PHONE, mobile: true }]]) {
+    const page = await quickPlay(opts);
+    await playToOver(page);
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    // the panel's link opens a new tab of the same browser (its storage,
+    // so the same resume token)
+    const sockets = [];
+    page.context().on('page', (p) => p.on('websocket', (ws) => sockets.push(ws.url())));
+    const [rp] = await Promise.all([page.context().waitForEvent('page'), page.click('[data-test=replay-link]')]);
+    await rp.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
+    // the player's tab keeps its connection and its seat: the next game
+    // comes to it with its own hand and legal plays on its turns
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1 && f.hand), over.game, { timeout: T(30000) });
+    await page.waitForFunction((g) => {
+      const fr = window.__frames;
+      const at = fr.findIndex((f) => f.type === 'game' && f.game === g + 1);
+      return fr.slice(at).some((f) => f.type === 'turn' && f.legal);
+    }, over.game, { timeout: T(60000) });
+    assert.equal(await page.isVisible('#banner'), false, `${label}: the playing tab shows a banner: ${await page.textContent('#banner').catch(() => '')}`);
+    assert.equal(await page.evaluate(() => window.__frames.filter((f) => f.type === 'error' && f.code === 'EAUTH').length), 0);
+    assert.deepEqual(sockets, [], `${label}: the replay tab opened a WebSocket`);
+    await shot(rp, `i25-1-replay-tab-${label}`);
+    await shot(page, `i25-1-table-tab-${label}`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
 /* ---- 3: the phone hand, laid out for touch ---- */
 
 /* For each card of the hand: the largest square of it that is the topmost

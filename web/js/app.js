@@ -254,7 +254,20 @@ function start() {
   setRouter(route);
   window.addEventListener('hashchange', route);
   route();
-  app.conn.connect();
+  // A page opened on a replay (the game-over panel opens one in a new tab)
+  // reads the record over HTTP and needs no connection. Connecting would
+  // resume this browser's session and take it, with its seat, from the
+  // tab that is playing (issue 25). It connects once it leaves the replay.
+  if (parseRoute().name === 'replay') {
+    const later = () => {
+      if (parseRoute().name === 'replay') return;
+      window.removeEventListener('hashchange', later);
+      app.conn.connect();
+    };
+    window.addEventListener('hashchange', later);
+  } else {
+    app.conn.connect();
+  }
 }
 
 start();
