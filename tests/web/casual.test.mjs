@@ -304,6 +304,26 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
         await page.keyboard.press('Space'); // unselect the third again
         await page.keyboard.press('Escape');
         assert.equal(await page.$$eval('.hand .card[aria-pressed=true]', (c) => c.length), 0);
+        // Enter and Space on a focused button are the button's own: on the
+        // hint button they select a hint, and never play it (issue 25, item 2)
+        await page.focus('[data-test=hint]');
+        const hinted = () => page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0 &&
+          !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(10000) });
+        await page.keyboard.press('Enter');
+        await hinted(); // the hint comes from the server
+        await page.keyboard.press('Space');
+        await page.waitForFunction(() => !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(10000) });
+        const still = await page.evaluate(() => {
+          const fr = window.__frames;
+          const turn = fr.map((f) => f.type).lastIndexOf('turn');
+          return { focus: document.activeElement.dataset.test, turn: fr[turn],
+            after: fr.slice(turn + 1).filter((f) => f.type === 'played').length };
+        });
+        assert.equal(still.focus, 'hint', 'the hint button keeps the focus across the controls\' rebuild');
+        assert.equal(still.turn.seat, 0, 'still our turn: ' + JSON.stringify(await page.evaluate(() => [document.activeElement.outerHTML.slice(0, 100), window.__frames.slice(-5).map((f) => ({ ...f, legal: undefined }))])));
+        assert.equal(still.after, 0, 'Enter or Space on a focused button played the selection');
+        await shot(page, 'i25-2-keyboard-hint-focused');
+        await page.keyboard.press('Escape');
         return false;
       },
     });

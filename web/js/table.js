@@ -681,6 +681,13 @@ export class Table {
     c.dataset.pending = this.pending ? '1' : '';
     const ap = h('input', { type: 'checkbox', checked: this.autopass, dataset: { test: 'autopass' } });
     ap.addEventListener('change', () => this.setAutopass(ap.checked));
+    // The controls are rebuilt; a focused button keeps the focus in its
+    // new self (kept across a rebuild where it is disabled, while a
+    // request is out), or a keyboard player is dropped on the page, where
+    // Space plays the selection.
+    const active = document.activeElement;
+    const keep = c.contains(active) && active.dataset.test ? active.dataset.test
+      : !active || active === document.body ? this.ctlFocus : null;
     replace(c,
       h('span.keys', t('keys.help')),
       h('div.actions', row),
@@ -688,6 +695,10 @@ export class Table {
         this.sel.size ? h('button.ghost.small', { onclick: () => this.clearSel() }, t('act.clear')) : null,
         autoPlayButton(this), phraseMenu(this),
         h('label.toggle', { title: t('act.autopass') }, ap, h('span', t('act.autopass')))));
+    this.ctlFocus = null;
+    const again = keep && c.querySelector(`[data-test="${keep}"]`);
+    if (again && !again.disabled) again.focus();
+    else if (again) this.ctlFocus = keep;
     this.tick();
   }
 
@@ -1005,6 +1016,11 @@ export class Table {
     }
     if (this.seat === null || panelOpen) return; // the game's keys wait behind the panel
     if (this.onCardKey(e)) return;
+    // The game's shortcuts only from the hand or the page itself: a focused
+    // button, link or switch keeps its own Enter and Space (Enter on a
+    // focused Pass played the selected cards, issue 25).
+    if (e.target && e.target.closest && e.target !== document.body &&
+        e.target.closest('button, a[href], summary, [role=button], [role=switch], [role=tab], [contenteditable]')) return;
     if ((k === ' ' || k === 'Enter') && this.myTurn('play')) {
       e.preventDefault();
       this.play();
