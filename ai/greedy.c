@@ -377,6 +377,23 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
     return pick(v, &moves[i]);
 }
 
+/* Returns whether plays `a` and `b` are the same shape: the same kind of
+ * combination on the same main rank and length, with the same kind of
+ * kicker (which kickers, is what differs). */
+static bool same_shape(ddz_combo a, ddz_combo b)
+{
+    return a.type == b.type && a.rank == b.rank && a.length == b.length && a.kicker == b.kicker;
+}
+
+/* The order hints are cycled in: the smallest first (by main rank, then
+ * the shorter, then the fewer cards), bombs after every other play and the
+ * rocket last. */
+static int hint_order(ddz_combo c)
+{
+    int tier = c.type == DDZ_ROCKET ? 2 : c.type == DDZ_BOMB ? 1 : 0;
+    return ((tier * 16 + c.rank) * 16 + c.length) * 32 + c.size;
+}
+
 int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *out, int max)
 {
     if (max <= 0)
@@ -388,28 +405,39 @@ int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *
         n = (int)cap;
     if (n > 0 && moves[n - 1].ranks == 0)
         n--; /* the pass: the client offers it on its own */
-    ctx x;
-    ctx_init(&x, v, NULL);
-    /* score every move once, as a lead (ai:greedy's lead_score) */
-    int score[DDZ_MOVES_MAX];
     if (n > DDZ_MOVES_MAX)
         n = DDZ_MOVES_MAX;
-    for (int i = 0; i < n; i++)
-        score[i] = lead_score(&x, &moves[i]);
+    ctx x;
+    ctx_init(&x, v, NULL);
+    ddz_combo first_combo = ddz_combo_classify(v->rules, ddz_cards_ranks(first));
+    /* One play per shape: the kicker choice greedy scores best as a lead
+     * (ai:greedy's lead_score); the shape of greedy's own choice is that. */
+    int rep[DDZ_MOVES_MAX], score[DDZ_MOVES_MAX], nrep = 0;
+    for (int i = 0; i < n; i++) {
+        if (first && same_shape(moves[i].combo, first_combo))
+            continue;
+        int sc = lead_score(&x, &moves[i]), r = 0;
+        while (r < nrep && !same_shape(moves[rep[r]].combo, moves[i].combo))
+            r++;
+        if (r == nrep) {
+            rep[nrep] = i;
+            score[nrep++] = sc;
+        } else if (sc > score[r]) {
+            rep[r] = i;
+            score[r] = sc;
+        }
+    }
     int k = 0;
     if (first)
         out[k++] = first;
-    ddz_ranks first_ranks = ddz_cards_ranks(first);
-    while (k < max) {
-        int best = -1;
-        for (int i = 0; i < n; i++)
-            if (score[i] > NEG_INF && moves[i].ranks != first_ranks &&
-                (best < 0 || score[i] > score[best]))
-                best = i;
-        if (best < 0)
-            break;
-        out[k++] = pick(v, &moves[best]);
-        score[best] = NEG_INF;
+    /* then the shapes from the smallest (a selection sort: max is small) */
+    while (k < max && nrep > 0) {
+        int best = 0;
+        for (int r = 1; r < nrep; r++)
+            if (hint_order(moves[rep[r]].combo) < hint_order(moves[rep[best]].combo))
+                best = r;
+        out[k++] = pick(v, &moves[rep[best]]);
+        rep[best] = rep[--nrep];
     }
     return k;
 }

@@ -20,12 +20,12 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
                                  ddz_hand_cache *cache);
 
 /* Plays to suggest to the seat of `v` when it is asked to play (the Hint
- * button): ai:greedy's own choice first, then the other legal plays by the
- * score greedy gives them as leads: that of the hand each leaves (ai/hand.h:
- * keeping straights and pairs whole beats breaking them), a little more for
- * more cards and, where the rule set weighs plays, for heavier ones, bombs
- * and the rocket last. Writes up to `max`
- * plays to `out`, never a pass; every one is cards of v->hand. `moves` is
+ * button, pressed again for the next): ai:greedy's own choice first, then
+ * one play of each other shape (a kind of combination on a main rank and
+ * length, with a kind of kicker: of its kicker choices the one greedy
+ * scores best as a lead, so an airplane is not offered once per kicker),
+ * from the smallest, bombs and the rocket last. Writes up to `max` plays
+ * to `out`, never a pass; every one is cards of v->hand. `moves` is
  * scratch space for `cap` moves. Deterministic. Returns how many it wrote
  * (0: passing is all the seat can do). */
 int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *out, int max);

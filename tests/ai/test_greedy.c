@@ -397,9 +397,10 @@ Test(greedy, hints_keep_a_straight_whole)
         cr_assert(hint_at(h, n, straight) < i, "hint %d before the straight", i);
 }
 
-/* Following a single: a card that breaks nothing (K, A) is suggested before
- * one taken out of the straight or the pair. */
-Test(greedy, hints_follow_without_breaking)
+/* Following a single: greedy's own choice, a card that breaks nothing (K,
+ * A), comes first; the rest from the smallest up (issue 25: the Hint
+ * button cycles plays from the smallest). */
+Test(greedy, hints_follow_greedy_first_then_from_the_smallest)
 {
     const int left[3] = {17, 9, 17};
     ddz_view v = table(1, 0, "56789 JJ K A", "", left);
@@ -407,11 +408,62 @@ Test(greedy, hints_follow_without_breaking)
     ddz_cards h[8];
     int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
     assert_hints(&v, h, n, 8);
-    cr_assert_geq(n, 2);
-    for (int i = 0; i < 2; i++) {
-        int r = ddz_combo_classify(v.rules, ddz_cards_ranks(h[i])).rank;
-        cr_assert(r == DDZ_RANK_A || r == 10, "hint %d: rank %d breaks a combination", i, r);
+    cr_assert_eq(n, 8);
+    int r0 = ddz_combo_classify(v.rules, ddz_cards_ranks(h[0])).rank;
+    cr_assert(r0 == DDZ_RANK_A || r0 == 10, "hint 0: rank %d breaks a combination", r0);
+    int prev = -1;
+    for (int i = 1; i < n; i++) {
+        ddz_combo c = ddz_combo_classify(v.rules, ddz_cards_ranks(h[i]));
+        cr_assert_eq(c.type, DDZ_SINGLE);
+        cr_assert_gt(c.rank, prev, "hint %d (rank %d) after rank %d", i, c.rank, prev);
+        cr_assert_neq(c.rank, r0, "hint %d repeats the first hint's rank", i);
+        prev = c.rank;
     }
+    cr_assert_eq(ddz_combo_classify(v.rules, ddz_cards_ranks(h[1])).rank, 2, "the 5 second");
+}
+
+/* An airplane with kickers: its shape is offered once, whatever the
+ * kickers (the tester saw the same 666555 airplane five times in a row);
+ * no two hints are the same shape, and bombs come after every other play. */
+Test(greedy, hints_one_play_per_shape)
+{
+    const int left[3] = {20, 17, 17};
+    ddz_view v = table(0, 0, "555666 3 4 8 9 T J 7777 QQ K A", "", left);
+    ddz_cards h[64];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 64);
+    assert_hints(&v, h, n, 64);
+    int planes = 0;
+    bool bomb_seen = false;
+    for (int i = 0; i < n; i++) {
+        ddz_combo c = ddz_combo_classify(v.rules, ddz_cards_ranks(h[i]));
+        if (c.type == DDZ_PLANE && c.kicker == DDZ_KICK_SINGLE && c.length == 2 && c.rank == 3)
+            planes++; /* 555666 + two singles */
+        if (i > 0) {
+            cr_assert(!(bomb_seen && c.type != DDZ_BOMB && c.type != DDZ_ROCKET),
+                      "hint %d: a play that is no bomb after a bomb", i);
+            bomb_seen |= c.type == DDZ_BOMB;
+        }
+        for (int j = 0; j < i; j++) {
+            ddz_combo d = ddz_combo_classify(v.rules, ddz_cards_ranks(h[j]));
+            cr_assert(!(c.type == d.type && c.rank == d.rank && c.length == d.length &&
+                        c.kicker == d.kicker),
+                      "hints %d and %d are the same shape", j, i);
+        }
+    }
+    cr_assert_eq(planes, 1, "the 555666 airplane with two singles offered %d times", planes);
+}
+
+/* A forced play (only the rocket beats QQQQ): it is the one hint, and the
+ * client pre-selects a play that is the only one. */
+Test(greedy, hints_a_forced_play_alone)
+{
+    const int left[3] = {17, 6, 13};
+    ddz_view v = table(1, 0, "345 8 wW", "", left);
+    opp_plays(&v, 0, "QQQQ");
+    ddz_cards h[8];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(h[0], ranks_in(&v, "wW"));
 }
 
 /* Nothing beats the last play: no hint (the client offers the pass). */

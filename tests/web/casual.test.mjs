@@ -153,6 +153,43 @@ test('the replay opened from the game-over panel does not take the seat of the t
   }
 });
 
+/* ---- issue 25, item 4: the only play that beats is selected ---- */
+
+test('a follow with one play that beats has it selected; hints never offer one shape twice', async () => {
+  const page = await quickPlay({});
+  let forced = 0, hinted = 0;
+  for (let g = 0; g < 10 && forced === 0; g++) {
+    if (g > 0) {
+      await page.click('[data-test=close-over]');
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(10000) });
+    }
+    await playToOver(page, {
+      onPlay: async () => {
+        const turn = await page.evaluate(() => window.__frames.filter((f) => f.type === 'turn').pop());
+        const plays = turn.legal.filter((p) => p.length);
+        if (plays.length === 1 && turn.legal.some((p) => p.length === 0)) {
+          const sel = await page.$$eval('.hand .card.selected', (c) => c.map((e) => +e.dataset.code).sort((a, b) => a - b));
+          assert.deepEqual(sel, [...plays[0]].sort((a, b) => a - b), 'the only play that beats is selected');
+          assert.ok(await page.isEnabled('[data-test=play]'), 'and can be played at once');
+          if (!forced++) await shot(page, 'i25-4-forced-play-selected');
+        } else if (plays.length > 1 && !hinted) {
+          // the hints, pressed through: no shape twice (the server's list)
+          await page.click('[data-test=hint]');
+          await page.waitForFunction(() => window.__frames.some((f) => f.type === 'hint'), null, { timeout: T(10000) });
+          const h = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
+          const shape = (cards) => cards.map((c) => (c >= 52 ? c - 39 : c >> 2)).sort((a, b) => a - b).join(',');
+          assert.equal(new Set(h.plays.map(shape)).size, h.plays.length, 'no play offered twice');
+          hinted++;
+        }
+        return false;
+      },
+    });
+  }
+  assert.ok(forced > 0, 'a turn with one play that beats came in ten games');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 /* ---- 3: the phone hand, laid out for touch ---- */
 
 /* For each card of the hand: the largest square of it that is the topmost

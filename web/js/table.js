@@ -196,6 +196,12 @@ export class Table {
         // the game-over panel stays until dismissed: its note counts down
         // this turn's clock instead (issue 15)
         if (m.seat === this.seat) this.pending = false;
+        // A follow with a single play that beats (the rocket on a bomb, say):
+        // it is selected, so one tap on Play or Pass decides (issue 25)
+        if (m.seat === this.seat && m.action === 'play' && this.canPass() && this.legalPlays().length === 1) {
+          this.sel.clear();
+          for (const c of this.legalPlays()[0]) this.setSel(c, true);
+        }
         this.render();
         return;
       case 'bid_made':
