@@ -278,6 +278,8 @@ const STRINGS = {
     'report.1': 'Last card!', 'report.2': 'Two cards left!',
     'fx.spring': 'Spring!', 'fx.anti_spring': 'Anti-spring!',
     'seat.me': 'me',
+    // a hosted AI's name at a player's table (AI·prev): short, to fit a phone
+    'seat.next.short': 'next', 'seat.prev.short': 'prev',
     'over.next.in': 'The next game is dealt in {s} s — this panel stays until you close it.',
     'over.started': 'Game {game} has started behind this panel.',
     'over.started.you': 'Game {game} has started behind this panel: your turn, {s} s left.',
@@ -620,6 +622,7 @@ const STRINGS = {
     'report.1': '报单！', 'report.2': '报双！',
     'fx.spring': '春天！', 'fx.anti_spring': '反春！',
     'seat.me': '我',
+    'seat.next.short': '下家', 'seat.prev.short': '上家',
     'over.next.in': '{s} 秒后发下一局的牌——本窗口会一直保留，直到你关闭它。',
     'over.started': '第 {game} 局已在本窗口后面开始。',
     'over.started.you': '第 {game} 局已在本窗口后面开始：轮到你了，还剩 {s} 秒。',

@@ -90,25 +90,26 @@ export class Table {
   name(s) {
     const p = this.players[s];
     if (!p) return t('seat.' + s);
-    if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s)}`;
+    if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
     return p.name;
   }
 
   /* A seat as the players at the table say it (issue 25): 上家 (the seat
    * that plays before ours), 下家 (after ours), 我; a spectator, who has no
    * seat to count from, keeps the compass (西, 南, 东). */
-  seatWord(s) {
+  seatWord(s, short = false) {
     if (this.seat === null) return t('seat.' + s);
     const pos = this.pos(s);
-    return t(pos === 'me' ? 'seat.me' : pos === 'right' ? 'seat.next' : 'seat.prev');
+    return t(pos === 'me' ? 'seat.me' : (pos === 'right' ? 'seat.next' : 'seat.prev') + (short ? '.short' : ''));
   }
 
   /* Who a seat is, for a screen reader: its name, and for a player its
-   * place at the table where the name does not say it. */
+   * place at the table where the name does not say it (a hosted AI's
+   * does). */
   who(s) {
+    const p = this.players[s];
     const name = this.name(s);
-    const word = this.seatWord(s);
-    return name.includes(word) ? name : `${name} (${word})`;
+    return this.seat === null || !p || (p.kind === 'ai' && /^ai:/.test(p.name)) ? name : `${name} (${this.seatWord(s)})`;
   }
 
   myTurn(action) {
