@@ -936,6 +936,10 @@ test('a ladder on the server: the ranking, a participant\'s rating chart, a deal
     assert.ok(chart.points >= 4 && chart.points <= hist.length + 3, `chart of ${chart.points} deals vs ${hist.length}`);
     assert.equal(chart.vertices, chart.points, 'one vertex a deal');
     assert.ok(chart.width > 500, `the chart is ${chart.width}px wide`);
+    // a screen reader is told what the chart shows (issue 25)
+    const said = await page.$eval('[data-test=rating-chart]', (s) => [s.getAttribute('role'), s.getAttribute('aria-label')]);
+    assert.equal(said[0], 'img');
+    assert.match(said[1], new RegExp(`^Rating after each of ${chart.points} deals: from -?[\\d.]+ to -?[\\d.]+ ± [\\d.]+; lowest -?[\\d.]+, highest -?[\\d.]+$`), said[1]);
     // each deal row says the hand held and whom the result was compared with
     // (the same hand at the other tables: never the bot itself)
     const hands = await page.$$eval('[data-test=hand]', (c) => c.map((x) => x.textContent));

@@ -676,3 +676,98 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
   for (const p of [zh, lobby, en, friend]) await p.context().close();
 });
+
+/* ---- issue 25, items 11 and 12: seats as players say them, what a screen
+ * reader is told, a focused card, 报单/报双 called, the effects ---- */
+
+test('seats are 上家/下家/我, counts and the clock have words, the clock warns, a focused card is distinct, 报单/报双 are called', async () => {
+  const runs = [
+    ['desktop-en', { locale: 'en-US' }, false],
+    ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, true],
+  ];
+  for (const [label, opts, reduce] of runs) {
+    const zh = label.endsWith('zh');
+    const page = await openPage(opts);
+    if (reduce) await page.emulateMedia({ reducedMotion: 'reduce' });
+    // a voice that records what it is asked to say, and every effect shown
+    await page.addInitScript(() => {
+      window.__spoken = [];
+      window.__fx = [];
+      const fake = { getVoices: () => [{ lang: 'zh-CN' }, { lang: 'en-US' }], speak: (u) => window.__spoken.push(u.text), cancel: () => {} };
+      Object.defineProperty(window, 'speechSynthesis', { value: fake, configurable: true });
+      window.SpeechSynthesisUtterance = class { constructor(text) { this.text = text; } };
+      new MutationObserver((rs) => rs.forEach((r) => window.__fx.push(r.target.dataset.fx)))
+        .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-fx'] });
+    });
+    await page.reload();
+    await page.waitForSelector('[data-test=quick]');
+    await page.click('[data-test=create-box] > summary');
+    await page.fill('.create input[name=name]', 'Words');
+    await page.fill('.create input[type=number] >> nth=0', '8'); // seconds a move: the warning comes at 4
+    await page.selectOption('[data-test=seat0]', 'ai:greedy');
+    await page.selectOption('[data-test=seat1]', 'ai:greedy');
+    await page.selectOption('[data-test=sitat]', '2');
+    await page.click('[data-test=create]');
+    await page.waitForSelector('.hand .card', { timeout: T(10000) });
+    // the seats as players say them, no compass for a player
+    const rel = async (pos) => page.textContent(`.seat.pos-${pos} [data-test=rel]`);
+    assert.deepEqual([await rel('me'), await rel('right'), await rel('left')], zh ? ['我', '下家', '上家'] : ['me', 'next', 'previous']);
+    assert.equal(await page.$$eval('.felt .seat .dir:not(.rel)', (e) => e.length), 0, `${label}: a compass label at a player's table`);
+    // an opponent's count in words: whose, and how many
+    for (const [pos, who] of [['right', zh ? '电脑·下家' : 'AI·next'], ['left', zh ? '电脑·上家' : 'AI·prev']]) {
+      const n = await page.textContent(`.seat.pos-${pos} [data-test=count] b`);
+      assert.equal(await page.getAttribute(`.seat.pos-${pos} [data-test=count]`, 'aria-label'), zh ? `${who} 剩 ${n} 张` : `${who}: ${n} cards left`, label);
+      assert.equal(await page.getAttribute(`.seat.pos-${pos} [data-test=count]`, 'role'), 'img');
+    }
+    // our first turn: the clock has words, and warns once before it runs out
+    // (an AI that bids 3 before us ends the bidding: then it is a play)
+    const first = await decision(page);
+    assert.ok(first === 'bid' || first === 'play', first);
+    const clock = await page.getAttribute('.clock.mine', 'aria-label');
+    assert.match(clock, zh ? /^还剩 \d+ 秒$/ : /^\d+ seconds left$/, `${label}: clock ${clock}`);
+    assert.equal(await page.getAttribute('.clock.mine', 'role'), 'timer');
+    const warn = zh ? '超时将自动出牌' : 'then the table plays for you';
+    await page.waitForFunction((w) => document.querySelector('[data-test=announce]').textContent.includes(w), warn, { timeout: T(10000), polling: 50 });
+    // a second later (the clock ticks five times a second) it was still said once
+    const at = +(await page.textContent('.clock.mine'));
+    await page.waitForFunction((s) => +document.querySelector('.clock.mine').textContent < s, at, { timeout: T(3000), polling: 50 });
+    assert.equal(await page.$$eval('[data-test=announce] p', (ps, w) => ps.filter((p) => p.textContent.includes(w)).length, warn), 1, 'one warning a turn');
+    if (first === 'bid') {
+      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      await page.click(`[data-test=${bids.sort().pop()}]`);
+    } else {
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+    // a card focused from the keyboard: a dashed amber outline, not the blue
+    // glow of a newly dealt bottom card
+    await page.focus('.hand .card');
+    await page.keyboard.press('ArrowRight');
+    const focus = await page.evaluate(() => {
+      const s = getComputedStyle(document.activeElement);
+      return { card: document.activeElement.matches('.hand .card:focus-visible'), style: s.outlineStyle, color: s.outlineColor };
+    });
+    assert.deepEqual(focus, { card: true, style: 'dashed', color: 'rgb(255, 210, 63)' }, label);
+    await shot(page, `i25-12-focus-${label}`);
+    // games until a seat is down to two cards or one (报双, 报单)
+    for (let games = 0; games < 4; games++) {
+      await playToOver(page);
+      const n = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).length);
+      if (n) break;
+      await page.click('[data-test=close-over]');
+    }
+    const got = await page.evaluate(() => ({
+      reports: window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).map((f) => f.left),
+      fxPlays: window.__frames.filter((f) => f.type === 'played' && /^(straight|pair_straight|trio_straight|plane)$/.test(f.combo)).length,
+      spoken: window.__spoken, fx: window.__fx.filter((x) => x !== 'boom'),
+    }));
+    assert.ok(got.reports.length > 0, `${label}: nobody came down to two cards or one in four games`);
+    const say = zh ? { 1: '报单', 2: '报双' } : { 1: 'Last card', 2: 'Two cards left' };
+    assert.deepEqual(got.spoken, got.reports.map((n) => say[n]), `${label}: the calls`);
+    // a straight or an airplane has its effect, unless the viewer asked for less motion
+    assert.equal(got.fx.filter((x) => x === 'straight' || x === 'plane').length, reduce ? 0 : got.fxPlays, `${label}: effects ${got.fx} for ${got.fxPlays} plays`);
+    await shot(page, `i25-11-over-${label}`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});

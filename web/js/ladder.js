@@ -123,6 +123,17 @@ export class Ladder extends Poller {
   }
 }
 
+/* What the chart shows, in words for a screen reader (issue 25): the
+ * number of deals, the first and the latest rating with its uncertainty,
+ * the lowest and the highest. Just the chart's title without a history. */
+export function chartSummary(hist) {
+  if (!hist.length) return t('ladder.chart');
+  const r = hist.map((p) => p.rating);
+  const end = hist[hist.length - 1];
+  return t('a11y.chart', { n: hist.length, first: fixed(r[0]), last: fixed(end.rating), u: fixed(end.uncertainty),
+    lo: fixed(Math.min(...r)), hi: fixed(Math.max(...r)) });
+}
+
 /* The rating history as an SVG line with its ± uncertainty band. */
 function chart(hist) {
   const el = (tag, attrs) => {
@@ -133,7 +144,7 @@ function chart(hist) {
   // drawn at about its size on screen, so that its text stays readable on a phone
   const W = Math.round(Math.max(300, Math.min(720, window.innerWidth - 80)));
   const H = Math.round(W * 0.45), L = 40, R = 12, T = 12, B = 30;
-  const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'rating-chart', role: 'img', 'aria-label': t('ladder.chart') });
+  const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'rating-chart', role: 'img', 'aria-label': chartSummary(hist) });
   svg.dataset.test = 'rating-chart';
   svg.dataset.points = String(hist.length);
   if (!hist.length) return svg;

@@ -24,10 +24,14 @@ import { explainEl, faultLines } from './terms.js';
 import { handRows } from './layout.js';
 import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { remaining, tricks } from './tracker.js';
-import { cue, isMuted, setMuted, turnTitle } from './sound.js';
+import { cue, isMuted, setMuted, turnTitle, speak, calm } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
 
 const now = () => performance.now();
+
+// The plays that get an effect of their own besides the bomb and the rocket
+// (issue 25): combo -> its cue in sound.js and its look (.flash.fx-KIND)
+const FX = { straight: 'straight', pair_straight: 'straight', trio_straight: 'plane', plane: 'plane' };
 
 // A stored game's link: ID for a listed room's game, ID-KEY for a private or
 // password room's, which the server serves under its key only.
@@ -86,8 +90,26 @@ export class Table {
   name(s) {
     const p = this.players[s];
     if (!p) return t('seat.' + s);
-    if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${t('seat.' + s)}`;
+    if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
     return p.name;
+  }
+
+  /* A seat as the players at the table say it (issue 25): 上家 (the seat
+   * that plays before ours), 下家 (after ours), 我; a spectator, who has no
+   * seat to count from, keeps the compass (西, 南, 东). */
+  seatWord(s, short = false) {
+    if (this.seat === null) return t('seat.' + s);
+    const pos = this.pos(s);
+    return t(pos === 'me' ? 'seat.me' : (pos === 'right' ? 'seat.next' : 'seat.prev') + (short ? '.short' : ''));
+  }
+
+  /* Who a seat is, for a screen reader: its name, and for a player its
+   * place at the table where the name does not say it (a hosted AI's
+   * does). */
+  who(s) {
+    const p = this.players[s];
+    const name = this.name(s);
+    return this.seat === null || !p || (p.kind === 'ai' && /^ai:/.test(p.name)) ? name : `${name} (${this.seatWord(s)})`;
   }
 
   myTurn(action) {
@@ -242,7 +264,9 @@ export class Table {
           g.freshCards.clear();
         }
         if (m.combo === 'bomb' || m.combo === 'rocket') this.flash(t('combo.' + m.combo));
-        cue(m.combo === 'bomb' || m.combo === 'rocket' ? 'bomb' : m.cards.length ? 'play' : 'pass');
+        else if (FX[m.combo] && !calm()) this.flash(t('combo.' + m.combo), FX[m.combo]);
+        cue(m.combo === 'bomb' || m.combo === 'rocket' ? 'bomb' : FX[m.combo] || (m.cards.length ? 'play' : 'pass'));
+        if (m.cards.length && (m.left === 1 || m.left === 2)) this.report(m.seat, m.left);
         this.render();
         return;
       }
@@ -268,7 +292,14 @@ export class Table {
         this.sel.clear();
         dismissNotices();
         this.announceOver(m);
-        if (this.seat !== null && m.winner !== null && m.winner !== undefined) {
+        const b = m.breakdown || {};
+        if (b.spring || b.anti_spring) {
+          // spring is the game's big moment: its chime stands for the win's
+          const k = b.spring ? 'fx.spring' : 'fx.anti_spring';
+          if (!calm()) this.flash(t(k), 'spring');
+          this.announce(t(k));
+          cue('spring');
+        } else if (this.seat !== null && m.winner !== null && m.winner !== undefined) {
           cue((this.seat === m.landlord) === (m.winner === m.landlord) ? 'win' : 'lose');
         }
         this.render();
@@ -340,6 +371,15 @@ export class Table {
   sayName(s) { return s === this.seat ? t('table.you') : this.name(s); }
 
   announce(text) { if (this.el) say(this.el.live, text); }
+
+  /* A seat down to two cards or one calls it (报双, 报单), as at a real
+   * table: in a voice where the browser has one, else a beep; and in
+   * writing for a screen reader. */
+  report(s, n) {
+    const text = t('report.' + n);
+    this.announce(t('a11y.said', { name: this.sayName(s), what: text }));
+    speak(text.replace(/[!！]$/, ''), lang(), 'report' + n);
+  }
 
   announceTurn(m) {
     if (m.action === 'bid') this.announce(t('table.your.bid'));
@@ -549,16 +589,21 @@ export class Table {
         g.landlord === s ? h('span.crown', { 'aria-hidden': 'true' }, '\u265B\uFE0E') : null),
       h('div.who',
         h('div.name', this.name(s), s === this.seat ? h('span.you', ' (' + t('table.you') + ')') : null),
-        h('div.badges', h('span.dir', t('seat.' + s)),
-          pos !== 'me' ? h('span.dir.rel', { dataset: { test: 'rel' }, title: t(pos === 'right' ? 'seat.next.long' : 'seat.prev.long') },
-            t(pos === 'right' ? 'seat.next' : 'seat.prev')) : null,
+        h('div.badges',
+          // a player's seats as players say them (上家, 下家, 我); a
+          // spectator's by the compass, with their order from the bottom seat
+          this.seat === null ? h('span.dir', t('seat.' + s)) : null,
+          this.seat !== null || pos !== 'me' ? h('span.dir.rel', { dataset: { test: 'rel' },
+            title: pos === 'me' ? null : t(pos === 'right' ? 'seat.next.long' : 'seat.prev.long') }, this.seat !== null ? this.seatWord(s)
+            : t(pos === 'right' ? 'seat.next' : 'seat.prev')) : null,
           this.seatBadges(s)),
         h('div.total' + (total > 0 ? '.plus' : total < 0 ? '.minus' : ''), h('small', t('table.score')), scoreText(total, true))),
       count !== null && count !== undefined && pos !== 'me'
-        ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }) },
+        ? h('div.count' + (count <= 2 && count > 0 ? '.alarm' : ''), { title: t('table.cards', { n: count }), role: 'img',
+          'aria-label': t('a11y.count', { name: this.who(s), n: count }), dataset: { test: 'count' } },
           h('span.mini-back'), h('b', String(count)))
         : null,
-      turn ? h('div.clock', { dataset: { clock: '1' } }, '') : null);
+      turn ? h('div.clock', { dataset: { clock: '1' }, role: 'timer' }, '') : null);
 
     // What the seat says: its bid while bidding, else its last play.
     let said = null;
@@ -595,7 +640,8 @@ export class Table {
           h('div.cards', sortHand(g.reveal[s]).map((c) => cardEl(c))));
       } else if (count) {
         hand = h('div.oppo-hand.bottom', { dataset: { zone: 'hand', seat: String(s) } },
-          h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())), h('b.bcount', String(count)));
+          h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())),
+          h('b.bcount', { role: 'img', 'aria-label': t('a11y.count', { name: this.who(s), n: count }) }, String(count)));
       }
     }
     // only a new action drops onto the table; a re-render does not replay it
@@ -662,7 +708,7 @@ export class Table {
     if (onAutoPlay(this)) {
       row.push(autoPlayBar(this));
     } else if (this.myTurn('bid')) {
-      row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' } }));
+      row.push(h('span.prompt', t('table.your.bid')), h('span.clock.mine', { dataset: { clock: '1' }, role: 'timer' }));
       for (let n = 0; n <= 3; n++) {
         row.push(h('button.bid' + (n === 0 ? '' : '.primary'), {
           disabled: this.pending || !tu.legal.includes(n), dataset: { test: 'bid' + n },
@@ -671,7 +717,7 @@ export class Table {
       }
     } else if (this.myTurn('play')) {
       const lead = !this.canPass();
-      row.push(h('span.prompt', lead ? t('table.your.lead') : t('table.your.follow')), h('span.clock.mine', { dataset: { clock: '1' } }));
+      row.push(h('span.prompt', lead ? t('table.your.lead') : t('table.your.follow')), h('span.clock.mine', { dataset: { clock: '1' }, role: 'timer' }));
       row.push(
         h('button.pass', { disabled: this.pending || lead, dataset: { test: 'pass' }, onclick: () => this.pass() }, t('act.pass')),
         h('button.hint', { disabled: this.pending || !this.legalPlays().length, dataset: { test: 'hint' }, onclick: () => this.hintNext() }, t('act.hint')),
@@ -909,12 +955,15 @@ export class Table {
           scoreText(to.totals[s], true))))));
   }
 
-  flash(text) {
+  /* Shows `text` big over the table for a moment; `kind` (a key of FX, or
+   * 'spring') gives it that effect's look. */
+  flash(text, kind) {
     if (!this.root) return;
     const f = this.el.flash;
     f.textContent = text;
     f.hidden = false;
-    f.classList.remove('go');
+    f.className = 'flash' + (kind ? ' fx-' + kind : '');
+    f.dataset.fx = kind || 'boom';
     void f.offsetWidth; // restart the animation
     f.classList.add('go');
     clearTimeout(this.flashTimer);
@@ -927,13 +976,31 @@ export class Table {
     if (!this.root) return;
     const tu = this.g.turn;
     const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
+    const said = t('a11y.clock', { s: left });
     for (const el of this.root.querySelectorAll('[data-clock]')) {
       el.textContent = String(left);
       el.classList.toggle('low', left <= 5);
+      // the number alone means nothing to a screen reader (a timer is not
+      // read out as it changes: the warning below is)
+      if (el.getAttribute('aria-label') !== said) el.setAttribute('aria-label', said);
     }
+    this.warnClock(tu, left);
     this.renderOverNote();
     // no marker once our action is on its way: the turn is as good as taken
     turnTitle(this.myTurn() && !this.pending, t('title.turn'), `${t('app.title')} · ddz`);
+  }
+
+  /* Once a turn, when our own clock is nearly out, a screen reader is told
+   * what happens then (auto-play, or a fault where the room says so): at
+   * 10 s left, or half the turn where turns are shorter than 20 s. */
+  warnClock(tu, left) {
+    if (!tu || !this.myTurn() || this.pending || onAutoPlay(this)) return;
+    const key = `${this.g.game}|${tu.seq}`;
+    const at = Math.min(10, Math.floor(tu.deadline_ms / 2000));
+    if (left > at || left <= 0 || this.clockWarned === key) return;
+    this.clockWarned = key;
+    const fault = (this.room.options || {}).custody === 'fault';
+    this.announce(t(fault ? 'a11y.clock.warn.fault' : 'a11y.clock.warn', { s: left }));
   }
 
   /* ---- selecting cards: click, or drag across ---- */
