@@ -717,7 +717,9 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   const notices = await page.evaluate(() => window.__toasts);
   assert.ok(notices.some((n) => /超时.*裁判代打/.test(n)), `a notice of the fault: ${JSON.stringify(notices)}`);
   // our seat's mark, and (while the game lasts) the note in our controls,
-  // read in one look: the game may end any moment
+  // read in one look: the game may end any moment; the mark is drawn a
+  // frame after the notice, late on a loaded machine
+  await page.waitForSelector('.seat.pos-me [data-test=standin], [data-test=gameover]', { timeout: T(15000) });
   const look = await page.evaluate(() => ({
     over: !!document.querySelector('[data-test=gameover]'),
     badge: document.querySelector('.seat.pos-me [data-test=standin]')?.textContent,

@@ -1,0 +1,132 @@
+// pages.test.mjs - issue 25, second round of casual play: watching the
+// ladder as a channel, the competition pages and the client's words in
+// both languages, and what must not overlap on the table, on a desktop
+// (1280x800) and a phone (390x844, touch).
+//
+// Run by node_test.sh (ctest): DDZ_BIN names the ddz binary. Every wait is
+// on a condition with a bound (harness T()), never a fixed sleep.
+// Screenshots go to tests/web/artifacts/, named after the issue's items.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage as open, startAll, shot, T, waitFor } from './harness.mjs';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+const servers = [];
+after(async () => { for (const s of servers) await s.stop(s.contexts); });
+
+/* A server with `args` (its log in artifacts/LOG); {base, page(path, opts)}. */
+async function serve(log, args = []) {
+  const s = await startAll(log, args);
+  s.contexts = [];
+  servers.push(s);
+  s.page = (p, { viewport = DESKTOP, locale = 'en-US', mobile = false } = {}) =>
+    open(s.browser, s.contexts, s.base + p, { viewport, locale, mobile });
+  return s;
+}
+
+/* A server running a ladder of hosted AIs only: a deal every second or
+ * two when nobody watches. One for the file. */
+let ladder = null;
+function ladderServer() {
+  ladder ??= serve('serve-pages-ladder.log', ['--ladder-ai', 'greedy', '--ladder-ai', 'random',
+    '--ladder-ai', 'strong:20', '--ladder-time', '3', '--ai-delay-ms', '100']);
+  return ladder;
+}
+
+/* ---- item 5: watching the ladder ---- */
+
+test('item 5: watching the ladder follows a table to its end and moves on to the next, a closed table leads to a live one, seats say who plays', async () => {
+  const s = await ladderServer();
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const page = await s.page('/#/ladder', opts);
+    // The page's list is a little old: its first table is one that closed
+    // already (a room that no longer exists), as a click 3 s after the
+    // list was fetched finds it.
+    await page.route('**/api/ladder', async (route) => {
+      const res = await route.fetch();
+      const d = await res.json();
+      if (d.tables && d.tables.length) d.tables.unshift({ ...d.tables[0], room: 'zzclosed', over: false });
+      await route.fulfill({ response: res, json: d });
+    });
+    await page.waitForSelector('[data-test=watch-table]', { timeout: T(30000) });
+    const before = await page.evaluate(() => location.hash);
+    await page.click('[data-test=watch-table] >> nth=0');
+    // not an error and the lobby: a live table instead
+    await page.waitForFunction(() => /^#\/watch\//.test(location.hash), null, { timeout: T(30000) });
+    assert.equal(before, '#/ladder');
+    const first = await page.evaluate(() => location.hash);
+    assert.notEqual(first, '#/watch/zzclosed');
+    assert.equal(await page.$('.toast'), null, `${label}: no error toast`);
+    // the seats carry the programs' names, never "AI · seat"
+    await page.waitForSelector('.felt .seat .name, .felt .seat [data-test=name], .felt .seat', { timeout: T(30000) });
+    const text = await page.$eval('.felt', (e) => e.textContent);
+    const zh = label.endsWith('zh');
+    assert.ok(!/电脑·|AI·/.test(text), `${label}: seats named by seat, not by program: ${text}`);
+    assert.match(text, zh ? /普通（贪心）/ : /Normal \(greedy\)/, `${label}: the greedy AI is named`);
+    assert.match(text, zh ? /强（搜索） 20 ms/ : /Strong \(search\) 20 ms/, `${label}: the strong AI is named with its budget`);
+    await shot(page, `i25-5-ladder-watch-${label}`);
+    // the table's game ends and its room closes: the page moves to another
+    // live table, never to the lobby or the ladder page
+    const seen = [first];
+    await waitFor('two more ladder tables watched in turn', async () => {
+      const h = await page.evaluate(() => location.hash);
+      assert.ok(/^#\/watch\//.test(h), `${label}: left the channel for ${h}`);
+      if (h !== seen[seen.length - 1]) seen.push(h);
+      return seen.length >= 3;
+    }, 90000, 100);
+    assert.equal(await page.$('.toast'), null, `${label}: no error toast while moving on`);
+    assert.deepEqual(page.errors, []);
+    // leaving on purpose goes back to the ladder page, and stays there
+    await page.click('[data-test=lobby]');
+    await page.waitForFunction(() => location.hash === '#/ladder', null, { timeout: T(30000) });
+    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: T(30000) });
+    await page.close();
+  }
+});
+
+/* ---- item 7: words in the viewer's language ---- */
+
+test('item 7: the default AI, competition rooms, the ladder\'s rule set and the jokers are named in words, in both languages', async () => {
+  const s = await ladderServer();
+  const words = {
+    en: { strong: 'Strong (search)', room: /^Ladder · deal \d+ · table \d\/3$/, rules: /rules CAAI 1\.0/, big: 'Big joker', small: 'Small joker' },
+    zh: { strong: '强（搜索）', room: /^天梯 · 第 \d+ 副 · \d\/3 桌$/, rules: /规则 CAAI 1\.0/, big: '大王', small: '小王' },
+  };
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const w = words[label.slice(-2)];
+    const page = await s.page('/', opts);
+    // the quick-play opponents name the default, and the room form offers it
+    await page.waitForSelector('[data-test=quick-ai]', { timeout: T(30000) });
+    const quick = await page.$$eval('[data-test=quick-ai] option', (o) => o.map((x) => x.textContent));
+    assert.ok(quick[0].includes(w.strong), `${label}: the default opponent is named: ${quick[0]}`);
+    assert.ok(!quick.slice(1).some((x) => x.includes(w.strong)), `${label}: the default is offered once`);
+    // a ladder table in the room list: in words, whole
+    await page.waitForFunction(() => [...document.querySelectorAll('.room-name')].some((e) => /Ladder|天梯/.test(e.textContent)), null, { timeout: T(30000) });
+    const names = await page.$$eval('.room-name', (els) => els.map((e) => ({ text: e.firstChild.textContent, cut: e.scrollWidth > e.clientWidth + 1 })));
+    const lad = names.filter((n) => /Ladder|天梯/.test(n.text));
+    for (const n of lad) {
+      assert.match(n.text, w.room, `${label}: a ladder room's name`);
+      assert.ok(!n.cut, `${label}: ${n.text} is cut`);
+    }
+    const seats = await page.$$eval('.room-seats', (els) => els.map((e) => e.textContent).join(' '));
+    assert.ok(!/\bai:/.test(seats), `${label}: raw AI names in the room list: ${seats}`);
+    await shot(page, `i25-7-lobby-${label}`);
+    // the jokers' accessible names
+    const jokers = await page.evaluate(async () => {
+      const { cardEl } = await import('/js/cards.js');
+      return [53, 52].map((c) => cardEl(c).getAttribute('aria-label'));
+    });
+    assert.deepEqual(jokers, [w.big, w.small], `${label}: the jokers' names`);
+    // the ladder page names its rule set
+    await page.goto(s.base + '/#/ladder');
+    await page.waitForSelector('[data-test=ladder-status]', { timeout: T(30000) });
+    assert.match(await page.textContent('[data-test=ladder-status]'), w.rules, `${label}: the ladder's rules`);
+    const tables = await page.textContent('.ladder-tables');
+    assert.ok(!/\bai:/.test(tables), `${label}: raw AI names on the ladder page: ${tables}`);
+    await shot(page, `i25-7-ladder-${label}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
