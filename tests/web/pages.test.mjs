@@ -7,6 +7,9 @@
 // on a condition with a bound (harness T()), never a fixed sleep.
 // Screenshots go to tests/web/artifacts/, named after the issue's items.
 import { test, after } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { openPage as open, startAll, shot, T, waitFor } from './harness.mjs';
 
@@ -128,5 +131,52 @@ test('item 7: the default AI, competition rooms, the ladder\'s rule set and the 
     await shot(page, `i25-7-ladder-${label}`);
     assert.deepEqual(page.errors, []);
     await page.close();
+  }
+});
+
+/* ---- item 9: the tournament page after the end ---- */
+
+test('item 9: a finished tournament marks its winner and nobody as still playing; a phone shows every finished game\'s score and replay without sideways scrolling', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-pages-t-'));
+  fs.writeFileSync(path.join(dir, 'players'),
+    'alpha=ai:greedy\nbeta=ai:random\ngamma=ai:greedy\ndelta=ai:random\nomega=ai:greedy\nsigma=ai:random\n');
+  fs.writeFileSync(path.join(dir, 'options'), `--format swiss --turns 1 --games 3 --time 5 --seed ${'09'.repeat(32)}\n`);
+  try {
+    const s = await serve('serve-pages-tournament.log', ['--tournament', dir]);
+    await waitFor('the tournament to finish', async () => {
+      const d = await (await fetch(s.base + '/api/tournament')).json();
+      return d.done;
+    }, 120000, 200);
+    const words = { en: { winner: 'winner', active: 'active' }, zh: { winner: '冠军', active: '参赛中' } };
+    for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }],
+      ['phone-en', { viewport: PHONE, mobile: true }]]) {
+      const w = words[label.slice(-2)];
+      const page = await s.page('/#/tournament', opts);
+      await page.waitForSelector('[data-test=standings] tbody tr', { timeout: T(30000) });
+      const rows = await page.$$eval('[data-test=standings] tbody tr', (rs) => rs.map((r) => ({
+        rank: r.querySelector('td').textContent, status: r.querySelector('[data-test=player-status]').textContent })));
+      assert.ok(!rows.some((r) => r.status === w.active), `${label}: nobody is still playing: ${JSON.stringify(rows)}`);
+      assert.deepEqual(rows.filter((r) => r.status === w.winner).map((r) => r.rank), ['1'], `${label}: the first is the winner`);
+      await page.waitForSelector('[data-test=replay-game]', { timeout: T(30000) });
+      if (opts.mobile) {
+        // every game's score and button on screen, nothing to scroll sideways
+        const off = await page.$$eval('[data-test=games] td', (tds) => tds.filter((e) => {
+          const r = e.getBoundingClientRect();
+          return r.width && (r.right > innerWidth || r.left < 0);
+        }).map((e) => e.textContent));
+        assert.deepEqual(off, [], `${label}: cells past the screen's edge`);
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `${label}: the page scrolls sideways`);
+        const wide = await page.$$eval('.competition .scroll', (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).length);
+        assert.equal(wide, 0, `${label}: a table scrolls sideways`);
+      }
+      await page.$eval('[data-test=games]', (e) => e.scrollIntoView());
+      await shot(page, `i25-9-tournament-${label}`);
+      await page.click('[data-test=replay-game] >> nth=0');
+      await page.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
