@@ -180,3 +180,102 @@ test('item 9: a finished tournament marks its winner and nobody as still playing
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/* ---- item 6: nothing on the table covers anything else ---- */
+
+/* Pairs of elements of the page whose boxes intersect (each selector may
+ * match several; hidden ones have no box). */
+function overlaps(page, pairs) {
+  return page.evaluate((pairs) => {
+    const boxes = (sel) => [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect()).filter((r) => r.width && r.height);
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const out = [];
+    for (const [x, y] of pairs) {
+      for (const a of boxes(x)) for (const b of boxes(y)) if (hit(a, b)) out.push(`${x} × ${y}`);
+    }
+    return [...new Set(out)];
+  }, pairs);
+}
+
+const TABLE_PAIRS = [
+  ['.seat.pos-left .said', '.counter'], ['.seat.pos-right .said', '.counter'],
+  ['.history:not([hidden])', '.hand .card'], ['.history:not([hidden])', '.controls .side'],
+  ['.history:not([hidden])', '.controls .actions'],
+  ['.seat.pos-me .said', '.commit'], ['.seat.pos-me .said', '.counter'],
+];
+
+/* Waits for this page's next decision: 'bid', 'play' or 'over'. */
+async function decision(page) {
+  const hd = await page.waitForFunction(() => {
+    if (document.querySelector('[data-test=gameover]')) return 'over';
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
+    return false;
+  }, null, { timeout: T(60000), polling: 30 });
+  return hd.jsonValue();
+}
+
+test('item 6 and 13: passes, the card counter, the moves panel, the hand, the controls and the commitment line never cover each other; the opponents\' boxes match on a phone', async () => {
+  const s = await serve('serve-pages-table.log', ['--ai-delay-ms', '30']);
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const page = await s.page('/', opts);
+    await page.click('[data-test=quick]');
+    await page.waitForSelector('.hand .card', { timeout: T(30000) });
+    const found = new Set();
+    let shotPass = false, shotMoves = false, passes = 0, checks = 0;
+    for (let guard = 0; guard < 120; guard++) {
+      const d = await decision(page);
+      if (d === 'over') break;
+      if (d === 'bid') {
+        const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+        await page.click(`[data-test=${bids.sort().pop()}]`);
+        continue;
+      }
+      // our turn to play: look with the moves panel closed, then open
+      for (const open of [false, true]) {
+        const shown = await page.$('.history:not([hidden])');
+        if (!!shown !== open) await page.click('[data-test=history-btn]');
+        await page.waitForFunction((o) => !!document.querySelector('.history:not([hidden])') === o, open, { timeout: T(10000) });
+        for (const o of await overlaps(page, TABLE_PAIRS)) found.add(o);
+        checks++;
+      }
+      await page.click('[data-test=history-btn]'); // closed again
+      const sidePass = await page.$('.seat.pos-left .said.pass, .seat.pos-right .said.pass');
+      if (sidePass) passes++;
+      if (sidePass && !shotPass) { shotPass = true; await shot(page, `i25-6-pass-${label}`); }
+      if (!opts.mobile) {
+        // the two opponents' boxes: the same height (item 13, on a phone below)
+      } else {
+        const hs = await page.$$eval('.seat.pos-left .info, .seat.pos-right .info', (els) => els.map((e) => Math.round(e.getBoundingClientRect().height)));
+        if (hs.length === 2 && Math.abs(hs[0] - hs[1]) > 1) found.add(`opponents' boxes ${hs.join(' and ')} px high`);
+      }
+      if (opts.mobile && checks === 4) {
+        // one box with a badge more than the other (a stand-in, custody):
+        // still the same height
+        const hs = await page.evaluate(() => {
+          const b = document.querySelector('.seat.pos-left .info .badges');
+          for (let i = 0; i < 4; i++) { const x = document.createElement('span'); x.className = 'badge'; x.textContent = '托管中'; b.append(x); }
+          return [...document.querySelectorAll('.seat.pos-left .info, .seat.pos-right .info')].map((e) => Math.round(e.getBoundingClientRect().height));
+        });
+        if (Math.abs(hs[0] - hs[1]) > 1) found.add(`opponents' boxes ${hs.join(' and ')} px high with a badge more`);
+        await shot(page, `i25-13-boxes-${label}`);
+      }
+      if (!shotMoves && checks > 6) {
+        shotMoves = true;
+        await page.click('[data-test=history-btn]');
+        await page.waitForSelector('.history:not([hidden])', { timeout: T(10000) });
+        await shot(page, `i25-6-moves-${label}`);
+        await page.click('[data-test=history-btn]');
+      }
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+    assert.ok(checks > 0, `${label}: looked at the table on our turns`);
+    assert.deepEqual([...found], [], `${label}: elements that cover each other`);
+    await shot(page, `i25-6-end-${label}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});

@@ -469,6 +469,7 @@ export class Table {
     const el = this.el.history;
     const g = this.g;
     el.hidden = !this.showHistory || g.phase === 'waiting';
+    this.root.firstChild.classList.toggle('history-open', !el.hidden); // the table makes room for it (app.css)
     if (el.hidden) { replace(el); return; }
     const all = tricks(g.history);
     const title = (i) => (i === all.length - 1 ? t('table.trick.now') : i === all.length - 2 ? t('table.trick.prev') : t('table.trick.n', { n: i + 1 }));
