@@ -192,6 +192,7 @@ function overlaps(page, pairs) {
     const out = [];
     for (const [x, y] of pairs) {
       for (const a of boxes(x)) for (const b of boxes(y)) if (hit(a, b)) out.push(`${x} × ${y}`);
+      // (the boxes, rounded, name where they met when one fails)
     }
     return [...new Set(out)];
   }, pairs);
@@ -203,6 +204,13 @@ const TABLE_PAIRS = [
   ['.history:not([hidden])', '.controls .actions'],
   ['.seat.pos-me .said', '.commit'], ['.seat.pos-me .said', '.counter'],
 ];
+
+/* Opens the moves panel with its button, or closes it with its own ✕ (on a
+ * phone the open panel lies over the button, as a sheet does). */
+async function toggleMoves(page, open) {
+  if (open) await page.click('[data-test=history-btn]');
+  else if (await page.$('.history:not([hidden])')) await page.click('.history h3 button');
+}
 
 /* Waits for this page's next decision: 'bid', 'play' or 'over'. */
 async function decision(page) {
@@ -236,12 +244,15 @@ test('item 6 and 13: passes, the card counter, the moves panel, the hand, the co
       // our turn to play: look with the moves panel closed, then open
       for (const open of [false, true]) {
         const shown = await page.$('.history:not([hidden])');
-        if (!!shown !== open) await page.click('[data-test=history-btn]');
+        if (!!shown !== open) await toggleMoves(page, open);
         await page.waitForFunction((o) => !!document.querySelector('.history:not([hidden])') === o, open, { timeout: T(10000) });
-        for (const o of await overlaps(page, TABLE_PAIRS)) found.add(o);
+        for (const o of await overlaps(page, TABLE_PAIRS)) {
+          if (!found.has(o)) await shot(page, `i25-6-overlap-${label}`); // what it looked like
+          found.add(o);
+        }
         checks++;
       }
-      await page.click('[data-test=history-btn]'); // closed again
+      await toggleMoves(page, false); // closed again
       const sidePass = await page.$('.seat.pos-left .said.pass, .seat.pos-right .said.pass');
       if (sidePass) passes++;
       if (sidePass && !shotPass) { shotPass = true; await shot(page, `i25-6-pass-${label}`); }
@@ -264,10 +275,10 @@ test('item 6 and 13: passes, the card counter, the moves panel, the hand, the co
       }
       if (!shotMoves && checks > 6) {
         shotMoves = true;
-        await page.click('[data-test=history-btn]');
+        await toggleMoves(page, true);
         await page.waitForSelector('.history:not([hidden])', { timeout: T(10000) });
         await shot(page, `i25-6-moves-${label}`);
-        await page.click('[data-test=history-btn]');
+        await toggleMoves(page, false);
       }
       await page.click('[data-test=hint]');
       await page.click('[data-test=play]');
@@ -276,6 +287,21 @@ test('item 6 and 13: passes, the card counter, the moves panel, the hand, the co
     assert.deepEqual([...found], [], `${label}: elements that cover each other`);
     await shot(page, `i25-6-end-${label}`);
     assert.deepEqual(page.errors, []);
+    // the game's replay at its end: the result box beside the last plays
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    const rp = await s.page(`/#/replay/${over.game_id}-${over.game_key}`, opts);
+    await rp.waitForSelector('[data-test=replay-last]', { timeout: T(30000) });
+    await rp.click('[data-test=replay-last]');
+    await rp.waitForSelector('[data-test=replay-result]', { timeout: T(30000) });
+    const rOver = await overlaps(rp, [['[data-test=replay-result]', '.seat .said'], ['[data-test=replay-result]', '.seat .info'],
+      ['[data-test=replay-result]', '.seat .oppo-hand']]);
+    await shot(rp, `i25-6-replay-end-${label}`);
+    // the replay's boxes are as high as what they hold (no stretching to match)
+    const tall = await rp.$$eval('.seat .info', (els) => els.map((e) => e.getBoundingClientRect().height).filter((x) => x > 120));
+    assert.deepEqual(tall, [], `${label}: a replay's seat box stretched`);
+    assert.deepEqual(rOver, [], `${label}: the replay's result box covers the table`);
+    assert.deepEqual(rp.errors, []);
+    await rp.close();
     await page.close();
   }
 });
