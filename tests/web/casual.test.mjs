@@ -66,7 +66,7 @@ async function playToOver(page, { onPlay } = {}) {
 async function quickPlay(opts) {
   const page = await openPage(opts);
   await page.click('[data-test=quick]');
-  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.waitForSelector('.hand .card', { timeout: T(30000) });
   return page;
 }
 
@@ -78,18 +78,18 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     await playToOver(page);
     const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
     // before the next deal: when it comes
-    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: T(3000) });
+    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: T(10000) });
     await shot(page, `after-${label}-gameover`);
     const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
       els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
     assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
     // the next deal comes and its turns pass; the panel is still there
     await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(15000) });
-    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: T(10000) });
+    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: T(30000) });
     const note = await page.waitForFunction((g) => {
       const n = document.querySelector('[data-test=next-note]');
       return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
-    }, over.game, { timeout: T(10000) });
+    }, over.game, { timeout: T(30000) });
     assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
     // on our turn the note counts down our clock
     const mine = await page.waitForFunction(() => {
@@ -101,7 +101,7 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     await page.waitForFunction((s) => {
       const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
       return m && +m[1] < s;
-    }, s1, { timeout: T(3000) });
+    }, s1, { timeout: T(10000) });
     assert.match(await note.jsonValue(), /has started/);
     await shot(page, `after-${label}-gameover-behind`);
     assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
@@ -161,7 +161,7 @@ test('a follow with one play that beats has it selected; hints never offer one s
   for (let g = 0; g < 10 && forced === 0; g++) {
     if (g > 0) {
       await page.click('[data-test=close-over]');
-      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(10000) });
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(30000) });
     }
     await playToOver(page, {
       onPlay: async () => {
@@ -175,7 +175,7 @@ test('a follow with one play that beats has it selected; hints never offer one s
         } else if (plays.length > 1 && !hinted) {
           // the hints, pressed through: no shape twice (the server's list)
           await page.click('[data-test=hint]');
-          await page.waitForFunction(() => window.__frames.some((f) => f.type === 'hint'), null, { timeout: T(10000) });
+          await page.waitForFunction(() => window.__frames.some((f) => f.type === 'hint'), null, { timeout: T(30000) });
           const h = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
           const shape = (cards) => cards.map((c) => (c >= 52 ? c - 39 : c >> 2)).sort((a, b) => a - b).join(',');
           assert.equal(new Set(h.plays.map(shape)).size, h.plays.length, 'no play offered twice');
@@ -261,7 +261,7 @@ test('the phone hand: every card a 44 px target, taps select, the layout does no
       await page.click('[data-test=hint]');
       await page.click('[data-test=play]');
       await page.waitForFunction(() => document.querySelector('[data-test=gameover]') ||
-        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: T(10000) });
+        (!document.querySelector('[data-test=controls] .actions button') && !document.querySelector('[data-test=controls]').dataset.pending), null, { timeout: T(30000) });
       if (await page.$('[data-test=gameover]')) return true;
       await settle(page);
       const idle = await geometry();
@@ -292,7 +292,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   for (let g = 0; g < 4 && !(keyed && heard); g++) {
     if (g > 0) {
       await page.click('[data-test=close-over]');
-      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(5000) });
+      await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(15000) });
     }
     await playToOver(page, {
       onPlay: async () => {
@@ -345,11 +345,11 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
         // hint button they select a hint, and never play it (issue 25, item 2)
         await page.focus('[data-test=hint]');
         const hinted = () => page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length > 0 &&
-          !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(10000) });
+          !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(30000) });
         await page.keyboard.press('Enter');
         await hinted(); // the hint comes from the server
         await page.keyboard.press('Space');
-        await page.waitForFunction(() => !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(10000) });
+        await page.waitForFunction(() => !document.querySelector('[data-test=controls]').dataset.pending, null, { timeout: T(30000) });
         const still = await page.evaluate(() => {
           const fr = window.__frames;
           const turn = fr.map((f) => f.type).lastIndexOf('turn');
@@ -368,7 +368,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   assert.ok(keyed, 'the keyboard was tried on one of our turns');
   assert.ok(heard, 'a play of another seat was read on one of our turns, in four games');
   // the result is read out
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: T(3000) });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-test=announce] p')].some((p) => /^Game \d+ over/.test(p.textContent)), null, { timeout: T(10000) });
   const o = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
   const result = (await announced(page)).filter((l) => /^Game \d+ over/.test(l)).pop();
   if (o.winner !== null && o.winner !== undefined) {
@@ -450,7 +450,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
   });
   await page.reload();
   await page.click('[data-test=quick]'); // a click: the page may sound from now on
-  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.waitForSelector('.hand .card', { timeout: T(30000) });
   await page.evaluate(() => { window.__mySeat = window.__frames.find((f) => f.type === 'state' || f.type === 'joined')?.seat ?? 0; });
   let turns = 0;
   let muteChecked = false;
@@ -515,7 +515,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
           const marker = `▶ Your turn · ${usual}`;
           await page.click('[data-test=hint]');
           await page.evaluate(() => { window.__hidden = true; document.dispatchEvent(new Event('visibilitychange')); });
-          await page.waitForFunction((m) => document.title === m, marker, { timeout: T(2000) });
+          await page.waitForFunction((m) => document.title === m, marker, { timeout: T(10000) });
           // the click and the look in one task: nothing from the server between
           const at = await page.evaluate(() => { document.querySelector('[data-test=play]').click();
             return { title: document.title, from: window.__titles.length }; });
@@ -526,7 +526,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
           if ((await next.jsonValue()) === 'title') {
             titleChecked = true;
             await page.evaluate(() => { window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); });
-            await page.waitForFunction((u) => document.title === u, usual, { timeout: T(2000) });
+            await page.waitForFunction((u) => document.title === u, usual, { timeout: T(10000) });
           } else {
             await page.evaluate(() => { window.__hidden = false; });
           }
@@ -561,7 +561,7 @@ test('seats are drawn relative to the viewer: the next to play on the right, at 
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=sitat]', '2'); // we sit at East
   await page.click('[data-test=create]');
-  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.waitForSelector('.hand .card', { timeout: T(30000) });
   assert.deepEqual(await drawn(page), { 2: 'me', 0: 'right', 1: 'left' });
   assert.equal(await page.textContent('.seat.pos-right [data-test=rel]'), 'next');
   assert.equal(await page.getAttribute('.seat.pos-right [data-test=rel]', 'title'), 'plays after you');
@@ -583,7 +583,7 @@ test('seats are drawn relative to the viewer: the next to play on the right, at 
   const href = await page.getAttribute('[data-test=replay-link]', 'href');
   assert.match(href, /\?from=2$/);
   const rp = await openPage({ path: '/' + href });
-  await rp.waitForSelector('[data-test=replay-next]', { timeout: T(10000) });
+  await rp.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
   assert.deepEqual(await drawn(rp), { 2: 'me', 0: 'right', 1: 'left' });
   assert.match(await rp.textContent('[data-test=replay-rotate]'), /Seen from East/);
   await rp.click('[data-test=replay-rotate]');
@@ -629,11 +629,11 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   // a room with the server's own name, an AI in it: translated in the lobby
   await zh.selectOption('[data-test=seat2]', 'ai:greedy');
   await zh.click('[data-test=create]');
-  await zh.waitForSelector('.table-view', { timeout: T(10000) });
+  await zh.waitForSelector('.table-view', { timeout: T(30000) });
   const room = /#\/room\/([^/?]+)/.exec(zh.url())[1];
   assert.match(await zh.textContent('[data-test=room-title]'), /^房间 \d+$/, 'the generated room name in Chinese');
   const lobby = await openPage({ locale: 'zh-CN' });
-  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: T(10000) });
+  await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: T(30000) });
   const listed = await lobby.textContent(`[data-room="${room}"]`);
   assert.match(listed, /房间 \d+/);
   assert.match(listed, /普通（贪心）/, 'the AI by its level in Chinese');
@@ -663,15 +663,15 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   const link = await zh.evaluate(() => navigator.clipboard.readText());
   assert.match(link, new RegExp(`#/room/${room}\\?name=`));
   const friend = await openPage({ viewport: PHONE, mobile: true, path: link.slice(base.length) });
-  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: T(10000) });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: T(30000) });
   const title = await friend.textContent('dialog[open] h2');
   assert.match(title, /^Join “Room \d+”$/, 'the room by its name, not its id');
   assert.ok(!title.includes(room));
   assert.ok((await friend.inputValue('dialog[open] [data-test=invite-name]')).length > 0, 'a name is offered');
   await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
   await friend.click('dialog[open] button.primary');
-  await friend.waitForSelector('.hand .card', { timeout: T(10000) });
-  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: T(10000) });
+  await friend.waitForSelector('.hand .card', { timeout: T(30000) });
+  await zh.waitForFunction(() => [...document.querySelectorAll('.who .name')].some((e) => e.textContent === 'Mei'), null, { timeout: T(30000) });
   await shot(friend, 'after-phone-invitee');
   for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
   for (const p of [zh, lobby, en, friend]) await p.context().close();

@@ -33,9 +33,20 @@ export function freePort() {
  * test (tests/test_clock.h says how it is chosen). */
 export const SLOWDOWN = Math.max(1, Number(process.env.DDZ_TEST_SLOWDOWN) || 1);
 
+/* How much slower than idle the machine is right now: the one-minute load
+ * per core, between 1 and 4. Read at every wait, since other builds come
+ * and go during a run: a quick-play game, its replay and a phone's
+ * botzone-ftl2 game ran out of a fixed 10 s while two other builds shared
+ * the two cores, and DDZ_TEST_SLOWDOWN is only set under ctest. */
+export function loadFactor() {
+  const perCore = os.loadavg()[0] / Math.max(1, os.cpus().length);
+  return Math.min(4, Math.max(1, perCore));
+}
+
 /* The bound of a wait for what takes `ms` on an idle machine: generous,
- * since it only decides how long a broken test takes to fail. */
-export const T = (ms) => Math.round(ms * SLOWDOWN);
+ * since it only decides how long a broken test takes to fail; scaled by
+ * DDZ_TEST_SLOWDOWN and by the load of the moment. */
+export const T = (ms) => Math.round(ms * SLOWDOWN * loadFactor());
 
 /* A room's clock, in seconds a move, for a test that must act within it
  * or waits for it to run out: `s` on an idle machine, three times that on
@@ -44,8 +55,10 @@ export const T = (ms) => Math.round(ms * SLOWDOWN);
  * the clock to run out pays for every second of it. */
 export const clockS = (s) => s * Math.min(SLOWDOWN, 3);
 
-/* Polls fn until it is truthy, for at most T(ms); throws naming `what`. */
-export async function waitFor(what, fn, ms = 10000, every = 50) {
+/* Polls fn until it is truthy, for at most T(ms); throws naming `what`.
+ * The default is for a server round trip or a page's render, with room
+ * for a loaded machine; a wait for a whole game passes its own. */
+export async function waitFor(what, fn, ms = 30000, every = 50) {
   const end = Date.now() + T(ms);
   let last;
   while (Date.now() < end) {
@@ -134,7 +147,7 @@ export async function startAll(log, serveArgs = []) {
  * pulse, never do). */
 export async function settle(page) {
   await page.waitForFunction(() => document.getAnimations().every((a) =>
-    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: T(3000) }).catch(() => {});
+    a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity), null, { timeout: T(10000) }).catch(() => {});
 }
 
 export async function shot(page, name) {

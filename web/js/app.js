@@ -13,7 +13,7 @@ import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
 import { Tournament } from './tournament.js';
-import { Ladder, LadderPlayer } from './ladder.js';
+import { Ladder, LadderPlayer, nextLadderGame } from './ladder.js';
 
 const root = document.getElementById('app');
 
@@ -177,7 +177,14 @@ function onMessage(m) {
       break;
     case 'joined':
       app.lastJoin = null;
+      if (m.room === null && app.fromLadder && !app.leaving && app.table && app.table.seat === null && app.view === app.table) {
+        // the ladder table we watched closed with its game: on to the next
+        // one, this one staying on screen until it comes
+        nextLadderGame(app.table.roomId);
+        break;
+      }
       if (m.room === null) {
+        app.leaving = false;
         if (app.table) app.table.destroy();
         app.table = null;
         // a tournament table that ended takes its spectators back to the page they came from
@@ -211,6 +218,13 @@ function onMessage(m) {
       break;
     }
     case 'error': {
+      if (m.about === 'spectate' && m.code === 'ENOTFOUND' && app.fromLadder && app.lastJoin) {
+        // a ladder table that closed while the page showed it
+        const gone = app.lastJoin.room;
+        app.lastJoin = null;
+        nextLadderGame(gone);
+        break;
+      }
       if ((m.about === 'join' || m.about === 'spectate') && app.lastJoin) {
         onJoinError(m).then((handled) => {
           if (!handled) {

@@ -32,9 +32,11 @@ export function sortPlay(codes) {
     count.get(rankOf(b)) - count.get(rankOf(a)) || rankOf(a) - rankOf(b) || a - b);
 }
 
+/* A card's accessible name: "Big joker", "♠A"; the face itself only has
+ * room for "Big". */
 export function cardLabel(c) {
-  if (c === 52) return t('joker.small');
-  if (c === 53) return t('joker.big');
+  if (c === 52) return t('joker.small.long');
+  if (c === 53) return t('joker.big.long');
   return `${SUITS[suitOf(c)].charAt(0)}${RANKS[rankOf(c)]}`;
 }
 

@@ -17,7 +17,8 @@ const STRINGS = {
     'quick.desc': 'You against two computer players, right now.',
     'quick.button': 'Play vs AI',
     'quick.ai': 'Opponents',
-    'ai.default': 'Best available',
+    'ai.default': 'Best available: Strong (search)',
+    'ai.strong': 'Strong (search)',
     'ai.greedy': 'Normal (greedy)',
     'ai.random': 'Easy (random)',
     'rooms.title': 'Rooms',
@@ -129,6 +130,7 @@ const STRINGS = {
     'tournament.byes': 'Byes', 'competition.faults': 'Faults',
     'tournament.st.active': 'active', 'tournament.st.eliminated': 'eliminated', 'tournament.st.disqualified': 'disqualified',
     'tournament.st.finalist': 'finalist',
+    'tournament.st.winner': 'winner', 'tournament.st.finished': 'finished',
     'tournament.tables': 'Tables of this turn',
     'tournament.notables': 'No turn is being played.',
     'tournament.table': 'Table {k}',
@@ -147,7 +149,7 @@ const STRINGS = {
     'tournament.where': 'Game', 'tournament.players': 'Players (W · S · E)', 'tournament.scores': 'Scores',
     'lobby.fair': 'Every deal is fixed by a secret seed whose BLAKE2b-256 hash is shown before bidding; the seed is revealed after the game so anyone can check it with “ddz verify”.',
     'table.lobby': 'Lobby',
-    'table.held': 'A tournament game: its cards and plays are shown once every table has played this deal (then as a replay).',
+    'table.held': 'A competition game: its cards and plays are shown once every table has played this deal (then as a replay).',
     'table.leave': 'Leave',
     'table.leave.confirm': 'Leave the table? A computer player will finish this turn for you.',
     'table.invite': 'Invite',
@@ -204,6 +206,7 @@ const STRINGS = {
     'combo.bomb': 'Bomb!', 'combo.rocket': 'Rocket!', 'combo.pass': 'Pass',
     'combo.quad_straight': 'Quad straight',
     'joker.small': 'Small', 'joker.big': 'Big',
+    'joker.small.long': 'Small joker', 'joker.big.long': 'Big joker',
     'over.landlord.win': 'The landlord wins',
     'over.farmers.win': 'The farmers win',
     'over.you.win': 'You win!',
@@ -252,6 +255,8 @@ const STRINGS = {
     'seat.next': 'next', 'seat.prev': 'previous',
     'seat.next.long': 'plays after you', 'seat.prev.long': 'plays before you',
     'room.n': 'Room {n}', 'room.vsai': '{name} vs AI',
+    'room.ladder': 'Ladder · deal {d} · table {t}/{n}',
+    'room.tournament': '{stage} turn {turn} · table {t}',
     'invite.title': 'Join “{room}”',
     'invite.name': 'You were invited to a table. Which name shall the others see?',
     'invite.join': 'Take a seat',
@@ -364,7 +369,8 @@ const STRINGS = {
     'quick.desc': '立即和两个电脑玩家对战。',
     'quick.button': '人机对战',
     'quick.ai': '对手',
-    'ai.default': '最强可用',
+    'ai.default': '最强可用：强（搜索）',
+    'ai.strong': '强（搜索）',
     'ai.greedy': '普通（贪心）',
     'ai.random': '简单（随机）',
     'rooms.title': '房间',
@@ -476,6 +482,7 @@ const STRINGS = {
     'tournament.byes': '轮空', 'competition.faults': '犯规',
     'tournament.st.active': '参赛中', 'tournament.st.eliminated': '已淘汰', 'tournament.st.disqualified': '取消资格',
     'tournament.st.finalist': '决赛选手',
+    'tournament.st.winner': '冠军', 'tournament.st.finished': '已完赛',
     'tournament.tables': '本轮牌桌',
     'tournament.notables': '当前没有进行中的轮次。',
     'tournament.table': '第 {k} 桌',
@@ -494,7 +501,7 @@ const STRINGS = {
     'tournament.where': '对局', 'tournament.players': '选手（西 · 南 · 东）', 'tournament.scores': '得分',
     'lobby.fair': '每副牌由一个秘密种子决定，叫分前公布其 BLAKE2b-256 哈希；对局结束后公开种子，任何人都可以用 “ddz verify” 验证。',
     'table.lobby': '大厅',
-    'table.held': '比赛对局：所有牌桌都打完这副牌后才公开其牌与出牌（届时可看回放）。',
+    'table.held': '比赛对局：所有牌桌都打完这副牌后才公开其牌与出牌（届时可看录像）。',
     'table.leave': '离开',
     'table.leave.confirm': '离开牌桌？本轮剩下的牌局将由电脑代打。',
     'table.invite': '邀请',
@@ -551,6 +558,7 @@ const STRINGS = {
     'combo.bomb': '炸弹！', 'combo.rocket': '王炸！', 'combo.pass': '不出',
     'combo.quad_straight': '航天飞机',
     'joker.small': '小王', 'joker.big': '大王',
+    'joker.small.long': '小王', 'joker.big.long': '大王',
     'over.landlord.win': '地主获胜',
     'over.farmers.win': '农民获胜',
     'over.you.win': '你赢了！',
@@ -596,6 +604,8 @@ const STRINGS = {
     'seat.next': '下家', 'seat.prev': '上家',
     'seat.next.long': '在你之后出牌', 'seat.prev.long': '在你之前出牌',
     'room.n': '房间 {n}', 'room.vsai': '{name} 对战电脑',
+    'room.ladder': '天梯 · 第 {d} 副 · {t}/{n} 桌',
+    'room.tournament': '{stage}第 {turn} 轮 · {t} 号桌',
     'invite.title': '加入“{room}”',
     'invite.name': '你被邀请到一张牌桌。其他玩家会看到你的名字是：',
     'invite.join': '入座',
@@ -732,13 +742,18 @@ export function bidText(n) {
 }
 
 /* A room's name as shown: the server's generated names ("Room 3", "Mei vs
- * AI") in the viewer's language, a name someone typed as it is. */
+ * AI", "Ladder deal 4, table 2/3") in the viewer's language, a name someone typed as it is. */
 export function roomLabel(name) {
   if (typeof name !== 'string') return '';
   let m = /^Room (\d+)$/.exec(name);
   if (m) return t('room.n', { n: m[1] });
   m = /^(.+) vs AI$/.exec(name);
   if (m) return t('room.vsai', { name: m[1] });
+  // competition tables (service/server/ladder_srv.c, tourney_srv.c)
+  m = /^Ladder deal (\d+), table (\d+)\/(\d+)$/.exec(name);
+  if (m) return t('room.ladder', { d: m[1], t: m[2], n: m[3] });
+  m = /^Tournament: (\w+) (\d+), table (\d+)$/.exec(name);
+  if (m) return t('room.tournament', { stage: has('tournament.stage.' + m[1]) ? t('tournament.stage.' + m[1]) : m[1], turn: m[2], t: m[3] });
   return name;
 }
 
@@ -749,6 +764,9 @@ export function playerLabel(name) {
   const m = /^(ai|engine):(.*)$/.exec(name || '');
   if (!m) return name || '';
   if (m[1] === 'ai' && has('ai.' + m[2])) return t('ai.' + m[2]);
+  // a ladder's AI with its budget per decision ("ai:strong:20")
+  const b = /^(\w+):(\d+)$/.exec(m[2]);
+  if (m[1] === 'ai' && b && has('ai.' + b[1])) return `${t('ai.' + b[1])} ${b[2]} ms`;
   return m[2];
 }
 

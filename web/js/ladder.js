@@ -6,7 +6,7 @@
 // its score and those it was compared with (the same hand at the other
 // tables), each game opening in the replay viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
 import { h, replace, icon } from './dom.js';
-import { t } from './i18n.js';
+import { t, rulesName, playerLabel } from './i18n.js';
 import { app, go, spectate, langButton } from './shell.js';
 import { Poller } from './poller.js';
 
@@ -21,6 +21,29 @@ export async function fetchLadder() {
   } catch {
     return null;
   }
+}
+
+/* Watching the ladder as a TV channel (issue 25): a ladder table lives
+ * for one game, a second or two past its end, so the viewer of one that
+ * closed, or who asked for one that had just closed, is taken to another
+ * live table of the ladder (not `prev`). Tries for some 30 s while deals
+ * are being set up, then gives up and shows the ladder page. Returns
+ * nothing; the spectate it sends is answered as any other. */
+export async function nextLadderGame(prev) {
+  for (let i = 0; i < 30; i++) {
+    if (!app.fromLadder) return; // the viewer went elsewhere meanwhile
+    const d = await fetchLadder();
+    const tb = d && d.tables.find((x) => x.room && !x.over && x.room !== prev);
+    if (tb) {
+      if (app.fromLadder) spectate(tb.room);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  if (!app.fromLadder) return;
+  app.fromLadder = false;
+  if (app.table) { app.table.destroy(); app.table = null; }
+  go('#/ladder');
 }
 
 /* GET /api/ladder/NAME: the object, or null (no such participant). */
@@ -78,7 +101,7 @@ export class Ladder extends Poller {
     }
     replace(this.root, h('div.lobby.competition.ladder', top,
       h('p.competition-status', { dataset: { test: 'ladder-status' } },
-        t('ladder.rules', { rules: d.rules }), ' · ', t('ladder.players', { n: d.players.length }),
+        t('ladder.rules', { rules: rulesName(d.rules) }), ' · ', t('ladder.players', { n: d.players.length }),
         ' · ', t('ladder.deals', { n: d.deals })),
       h('div.ladder-grid',
         h('section.panel',
@@ -99,7 +122,7 @@ export class Ladder extends Poller {
         h('th.left.hide-phone', t('competition.status')))),
       h('tbody', players.map((p) => h('tr' + (p.connected ? '' : '.away'),
         h('td.num', String(p.rank)),
-        h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), dataset: { test: 'ladder-player' } }, p.name)),
+        h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), dataset: { test: 'ladder-player' } }, playerLabel(p.name))),
         h('td.num', h('strong', fixed(p.rating)), h('small', ' ± ' + fixed(p.uncertainty))),
         h('td.num', `${p.games}`, h('small.hide-phone', ' / ' + t('ladder.ndeals', { n: p.deals }))),
         signedCell(p.score_per_deal),
@@ -115,7 +138,7 @@ export class Ladder extends Poller {
           tb.deal == null ? t('ladder.tablenode', { t: tb.table, n: tb.tables, node: tb.node || '' })
             : t('ladder.table', { d: tb.deal, t: tb.table, n: tb.tables }),
           tb.over ? h('span.tag', t('ladder.tabledone')) : h('span.tag.live', t('competition.live'))),
-        h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), id)))),
+        h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), playerLabel(id))))),
       tb.room ? h('div.room-actions', h('button.primary', {
         onclick: () => { app.fromLadder = true; spectate(tb.room); },
         dataset: { test: 'watch-table' },

@@ -10,7 +10,7 @@ import { myGamesPanel } from './mygames.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
-const AIS = ['greedy', 'random'];
+const AIS = ['strong', 'greedy', 'random'];
 
 function brand() {
   return h('div.brand',
@@ -112,7 +112,7 @@ export class Lobby {
   quickForm() {
     const sel = h('select', { dataset: { test: 'quick-ai' } },
       h('option', { value: '' }, t('ai.default')),
-      AIS.map((a) => h('option', { value: a }, t('ai.' + a))));
+      AIS.filter((a) => a !== 'strong').map((a) => h('option', { value: a }, t('ai.' + a))));
     return h('div.quick',
       h('h2', t('quick.title')),
       h('p', t('quick.desc')),

@@ -21,6 +21,7 @@ export const app = {
   lastJoin: null,     // the last join/spectate asked, for password retries
   fromTournament: false,     // watching a tournament table opened from the competition page
   fromLadder: false,  // watching a ladder table opened from the ladder page
+  leaving: false,     // this page asked to leave its room (not the room that closed)
 };
 
 /* ---- names ---- */
@@ -153,12 +154,14 @@ export function join(room, { password, seat } = {}) {
 
 export function spectate(room, { password } = {}) {
   app.lastJoin = { type: 'spectate', room, password };
+  app.leaving = false;
   const msg = { type: 'spectate', room };
   if (password) msg.password = password;
   app.conn.send(msg);
 }
 
 export function leave() {
+  app.leaving = true;
   app.conn.send({ type: 'leave' });
 }
 

@@ -17,6 +17,7 @@
 // those plays by its multiset of ranks (card coding, SPEC 1).
 import { h, replace, icon } from './dom.js';
 import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
+import { playerLabel } from './i18n.js'; // competition seats (issue 25, item 5)
 import { cardEl, backEl, cardRow, handRow, rankKey, sortHand, sortPlay, cardLabel } from './cards.js';
 import { app, go, leave, toast, ask, dismissNotices, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
@@ -90,6 +91,8 @@ export class Table {
   name(s) {
     const p = this.players[s];
     if (!p) return t('seat.' + s);
+    // a competition's table: its programs by their names, as its page lists them
+    if (this.held) return playerLabel(p.name);
     if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
     return p.name;
   }
@@ -506,6 +509,7 @@ export class Table {
     const el = this.el.history;
     const g = this.g;
     el.hidden = !this.showHistory || g.phase === 'waiting';
+    this.root.firstChild.classList.toggle('history-open', !el.hidden); // the table makes room for it (app.css)
     if (el.hidden) { replace(el); return; }
     const all = tricks(g.history);
     const title = (i) => (i === all.length - 1 ? t('table.trick.now') : i === all.length - 2 ? t('table.trick.prev') : t('table.trick.n', { n: i + 1 }));

@@ -66,7 +66,7 @@ export class Tournament extends Poller {
       h('div.competition-grid',
         h('section.panel.competition-standings',
           h('h2', t('tournament.standings'), st.turn ? h('small', ' ' + t('tournament.after', { stage: t('tournament.stage.' + st.stage), turn: st.turn })) : null),
-          this.standings(st)),
+          this.standings(st, d.done && !d.error)),
         h('section.panel.competition-tables',
           h('h2', t('tournament.tables')),
           this.tables(cur)),
@@ -76,15 +76,20 @@ export class Tournament extends Poller {
           this.games(d.games, d.held_games)))));
   }
 
-  standings(st) {
+  /* `over`: the tournament has finished, so nobody is still playing: the
+   * first (ties share it) is the winner, the others have finished. */
+  standings(st, over) {
+    const shown = (p) => (!over || (p.status !== 'active' && p.status !== 'finalist') ? p.status
+      : p.rank === 1 ? 'winner' : 'finished');
     return h('div.scroll', h('table.standings', { dataset: { test: 'standings' } },
       h('thead', h('tr',
         h('th', '#'), h('th.left', t('competition.player')), h('th', t('tournament.points')), h('th', t('tournament.small')),
-        h('th.left', t('competition.status')), h('th', t('tournament.byes')), h('th', t('competition.faults')))),
-      h('tbody', st.players.map((p) => h('tr.' + p.status,
-        h('td.num', String(p.rank)), h('td.left.id', p.id), h('td.num', num(p.points)), signed(p.small),
-        h('td.left', h('span.tag.st-' + p.status, t('tournament.st.' + p.status))),
-        h('td.num', String(p.byes)), h('td.num', String(p.faults)))))));
+        h('th.left', t('competition.status')), h('th.hide-phone', t('tournament.byes')), h('th', t('competition.faults')))),
+      h('tbody', st.players.map((p) => h('tr.' + shown(p),
+        h('td.num', String(p.rank)), h('td.left.id', shown(p) === 'winner' ? h('span.trophy', { 'aria-hidden': 'true' }, icon('trophy'), ' ') : null, p.id),
+        h('td.num', num(p.points)), signed(p.small),
+        h('td.left', h('span.tag.st-' + shown(p), { dataset: { test: 'player-status' } }, t('tournament.st.' + shown(p)))),
+        h('td.num.hide-phone', String(p.byes)), h('td.num', String(p.faults)))))));
   }
 
   tables(cur) {

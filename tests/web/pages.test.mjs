@@ -1,0 +1,307 @@
+// pages.test.mjs - issue 25, second round of casual play: watching the
+// ladder as a channel, the competition pages and the client's words in
+// both languages, and what must not overlap on the table, on a desktop
+// (1280x800) and a phone (390x844, touch).
+//
+// Run by node_test.sh (ctest): DDZ_BIN names the ddz binary. Every wait is
+// on a condition with a bound (harness T()), never a fixed sleep.
+// Screenshots go to tests/web/artifacts/, named after the issue's items.
+import { test, after } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { openPage as open, startAll, shot, T, waitFor } from './harness.mjs';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+const servers = [];
+after(async () => { for (const s of servers) await s.stop(s.contexts); });
+
+/* A server with `args` (its log in artifacts/LOG); {base, page(path, opts)}. */
+async function serve(log, args = []) {
+  const s = await startAll(log, args);
+  s.contexts = [];
+  servers.push(s);
+  s.page = (p, { viewport = DESKTOP, locale = 'en-US', mobile = false } = {}) =>
+    open(s.browser, s.contexts, s.base + p, { viewport, locale, mobile });
+  return s;
+}
+
+/* A server running a ladder of hosted AIs only: a deal every second or
+ * two when nobody watches. One for the file. */
+let ladder = null;
+function ladderServer() {
+  ladder ??= serve('serve-pages-ladder.log', ['--ladder-ai', 'greedy', '--ladder-ai', 'random',
+    '--ladder-ai', 'strong:20', '--ladder-time', '3', '--ai-delay-ms', '100']);
+  return ladder;
+}
+
+/* ---- item 5: watching the ladder ---- */
+
+test('item 5: watching the ladder follows a table to its end and moves on to the next, a closed table leads to a live one, seats say who plays', async () => {
+  const s = await ladderServer();
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const page = await s.page('/#/ladder', opts);
+    // The page's list is a little old: its first table is one that closed
+    // already (a room that no longer exists), as a click 3 s after the
+    // list was fetched finds it.
+    await page.route('**/api/ladder', async (route) => {
+      const res = await route.fetch();
+      const d = await res.json();
+      if (d.tables && d.tables.length) d.tables.unshift({ ...d.tables[0], room: 'zzclosed', over: false });
+      await route.fulfill({ response: res, json: d });
+    });
+    await page.waitForSelector('[data-test=watch-table]', { timeout: T(30000) });
+    const before = await page.evaluate(() => location.hash);
+    await page.click('[data-test=watch-table] >> nth=0');
+    // not an error and the lobby: a live table instead
+    await page.waitForFunction(() => /^#\/watch\//.test(location.hash), null, { timeout: T(30000) });
+    assert.equal(before, '#/ladder');
+    const first = await page.evaluate(() => location.hash);
+    assert.notEqual(first, '#/watch/zzclosed');
+    assert.equal(await page.$('.toast'), null, `${label}: no error toast`);
+    // the seats carry the programs' names, never "AI · seat"
+    await page.waitForSelector('.felt .seat .name, .felt .seat [data-test=name], .felt .seat', { timeout: T(30000) });
+    const text = await page.$eval('.felt', (e) => e.textContent);
+    const zh = label.endsWith('zh');
+    assert.ok(!/电脑·|AI·/.test(text), `${label}: seats named by seat, not by program: ${text}`);
+    assert.match(text, zh ? /普通（贪心）/ : /Normal \(greedy\)/, `${label}: the greedy AI is named`);
+    assert.match(text, zh ? /强（搜索） 20 ms/ : /Strong \(search\) 20 ms/, `${label}: the strong AI is named with its budget`);
+    await shot(page, `i25-5-ladder-watch-${label}`);
+    // the table's game ends and its room closes: the page moves to another
+    // live table, never to the lobby or the ladder page
+    const seen = [first];
+    await waitFor('two more ladder tables watched in turn', async () => {
+      const h = await page.evaluate(() => location.hash);
+      assert.ok(/^#\/watch\//.test(h), `${label}: left the channel for ${h}`);
+      if (h !== seen[seen.length - 1]) seen.push(h);
+      return seen.length >= 3;
+    }, 90000, 100);
+    assert.equal(await page.$('.toast'), null, `${label}: no error toast while moving on`);
+    assert.deepEqual(page.errors, []);
+    // leaving on purpose goes back to the ladder page, and stays there
+    await page.click('[data-test=lobby]');
+    await page.waitForFunction(() => location.hash === '#/ladder', null, { timeout: T(30000) });
+    await page.waitForSelector('[data-test=ladder] tbody tr', { timeout: T(30000) });
+    await page.close();
+  }
+});
+
+/* ---- item 7: words in the viewer's language ---- */
+
+test('item 7: the default AI, competition rooms, the ladder\'s rule set and the jokers are named in words, in both languages', async () => {
+  const s = await ladderServer();
+  const words = {
+    en: { strong: 'Strong (search)', room: /^Ladder · deal \d+ · table \d\/3$/, rules: /rules CAAI 1\.0/, big: 'Big joker', small: 'Small joker' },
+    zh: { strong: '强（搜索）', room: /^天梯 · 第 \d+ 副 · \d\/3 桌$/, rules: /规则 CAAI 1\.0/, big: '大王', small: '小王' },
+  };
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const w = words[label.slice(-2)];
+    const page = await s.page('/', opts);
+    // the quick-play opponents name the default, and the room form offers it
+    await page.waitForSelector('[data-test=quick-ai]', { timeout: T(30000) });
+    const quick = await page.$$eval('[data-test=quick-ai] option', (o) => o.map((x) => x.textContent));
+    assert.ok(quick[0].includes(w.strong), `${label}: the default opponent is named: ${quick[0]}`);
+    assert.ok(!quick.slice(1).some((x) => x.includes(w.strong)), `${label}: the default is offered once`);
+    // a ladder table in the room list: in words, whole
+    await page.waitForFunction(() => [...document.querySelectorAll('.room-name')].some((e) => /Ladder|天梯/.test(e.textContent)), null, { timeout: T(30000) });
+    const names = await page.$$eval('.room-name', (els) => els.map((e) => ({ text: e.firstChild.textContent, cut: e.scrollWidth > e.clientWidth + 1 })));
+    const lad = names.filter((n) => /Ladder|天梯/.test(n.text));
+    for (const n of lad) {
+      assert.match(n.text, w.room, `${label}: a ladder room's name`);
+      assert.ok(!n.cut, `${label}: ${n.text} is cut`);
+    }
+    const seats = await page.$$eval('.room-seats', (els) => els.map((e) => e.textContent).join(' '));
+    assert.ok(!/\bai:/.test(seats), `${label}: raw AI names in the room list: ${seats}`);
+    await shot(page, `i25-7-lobby-${label}`);
+    // the jokers' accessible names
+    const jokers = await page.evaluate(async () => {
+      const { cardEl } = await import('/js/cards.js');
+      return [53, 52].map((c) => cardEl(c).getAttribute('aria-label'));
+    });
+    assert.deepEqual(jokers, [w.big, w.small], `${label}: the jokers' names`);
+    // the ladder page names its rule set
+    await page.goto(s.base + '/#/ladder');
+    await page.waitForSelector('[data-test=ladder-status]', { timeout: T(30000) });
+    assert.match(await page.textContent('[data-test=ladder-status]'), w.rules, `${label}: the ladder's rules`);
+    const tables = await page.textContent('.ladder-tables');
+    assert.ok(!/\bai:/.test(tables), `${label}: raw AI names on the ladder page: ${tables}`);
+    await shot(page, `i25-7-ladder-${label}`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+/* ---- item 9: the tournament page after the end ---- */
+
+test('item 9: a finished tournament marks its winner and nobody as still playing; a phone shows every finished game\'s score and replay without sideways scrolling', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ddz-pages-t-'));
+  fs.writeFileSync(path.join(dir, 'players'),
+    'alpha=ai:greedy\nbeta=ai:random\ngamma=ai:greedy\ndelta=ai:random\nomega=ai:greedy\nsigma=ai:random\n');
+  fs.writeFileSync(path.join(dir, 'options'), `--format swiss --turns 1 --games 3 --time 5 --seed ${'09'.repeat(32)}\n`);
+  try {
+    const s = await serve('serve-pages-tournament.log', ['--tournament', dir]);
+    await waitFor('the tournament to finish', async () => {
+      const d = await (await fetch(s.base + '/api/tournament')).json();
+      return d.done;
+    }, 120000, 200);
+    const words = { en: { winner: 'winner', active: 'active' }, zh: { winner: '冠军', active: '参赛中' } };
+    for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }],
+      ['phone-en', { viewport: PHONE, mobile: true }]]) {
+      const w = words[label.slice(-2)];
+      const page = await s.page('/#/tournament', opts);
+      await page.waitForSelector('[data-test=standings] tbody tr', { timeout: T(30000) });
+      const rows = await page.$$eval('[data-test=standings] tbody tr', (rs) => rs.map((r) => ({
+        rank: r.querySelector('td').textContent, status: r.querySelector('[data-test=player-status]').textContent })));
+      assert.ok(!rows.some((r) => r.status === w.active), `${label}: nobody is still playing: ${JSON.stringify(rows)}`);
+      assert.deepEqual(rows.filter((r) => r.status === w.winner).map((r) => r.rank), ['1'], `${label}: the first is the winner`);
+      await page.waitForSelector('[data-test=replay-game]', { timeout: T(30000) });
+      if (opts.mobile) {
+        // every game's score and button on screen, nothing to scroll sideways
+        const off = await page.$$eval('[data-test=games] td', (tds) => tds.filter((e) => {
+          const r = e.getBoundingClientRect();
+          return r.width && (r.right > innerWidth || r.left < 0);
+        }).map((e) => e.textContent));
+        assert.deepEqual(off, [], `${label}: cells past the screen's edge`);
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `${label}: the page scrolls sideways`);
+        const wide = await page.$$eval('.competition .scroll', (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).length);
+        assert.equal(wide, 0, `${label}: a table scrolls sideways`);
+      }
+      await page.$eval('[data-test=games]', (e) => e.scrollIntoView());
+      await shot(page, `i25-9-tournament-${label}`);
+      await page.click('[data-test=replay-game] >> nth=0');
+      await page.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/* ---- item 6: nothing on the table covers anything else ---- */
+
+/* Pairs of elements of the page whose boxes intersect (each selector may
+ * match several; hidden ones have no box). */
+function overlaps(page, pairs) {
+  return page.evaluate((pairs) => {
+    const boxes = (sel) => [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect()).filter((r) => r.width && r.height);
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const out = [];
+    for (const [x, y] of pairs) {
+      for (const a of boxes(x)) for (const b of boxes(y)) if (hit(a, b)) out.push(`${x} × ${y}`);
+      // (the boxes, rounded, name where they met when one fails)
+    }
+    return [...new Set(out)];
+  }, pairs);
+}
+
+const TABLE_PAIRS = [
+  ['.seat.pos-left .said', '.counter'], ['.seat.pos-right .said', '.counter'],
+  ['.history:not([hidden])', '.hand .card'], ['.history:not([hidden])', '.controls .side'],
+  ['.history:not([hidden])', '.controls .actions'],
+  ['.seat.pos-me .said', '.commit'], ['.seat.pos-me .said', '.counter'],
+];
+
+/* Opens the moves panel with its button, or closes it with its own ✕ (on a
+ * phone the open panel lies over the button, as a sheet does). */
+async function toggleMoves(page, open) {
+  if (open) await page.click('[data-test=history-btn]');
+  else if (await page.$('.history:not([hidden])')) await page.click('.history h3 button');
+}
+
+/* Waits for this page's next decision: 'bid', 'play' or 'over'. */
+async function decision(page) {
+  const hd = await page.waitForFunction(() => {
+    if (document.querySelector('[data-test=gameover]')) return 'over';
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
+    return false;
+  }, null, { timeout: T(60000), polling: 30 });
+  return hd.jsonValue();
+}
+
+test('item 6 and 13: passes, the card counter, the moves panel, the hand, the controls and the commitment line never cover each other; the opponents\' boxes match on a phone', async () => {
+  const s = await serve('serve-pages-table.log', ['--ai-delay-ms', '30']);
+  for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
+    const page = await s.page('/', opts);
+    await page.click('[data-test=quick]');
+    await page.waitForSelector('.hand .card', { timeout: T(30000) });
+    const found = new Set();
+    let shotPass = false, shotMoves = false, passes = 0, checks = 0;
+    for (let guard = 0; guard < 120; guard++) {
+      const d = await decision(page);
+      if (d === 'over') break;
+      if (d === 'bid') {
+        const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+        await page.click(`[data-test=${bids.sort().pop()}]`);
+        continue;
+      }
+      // our turn to play: look with the moves panel closed, then open
+      for (const open of [false, true]) {
+        const shown = await page.$('.history:not([hidden])');
+        if (!!shown !== open) await toggleMoves(page, open);
+        await page.waitForFunction((o) => !!document.querySelector('.history:not([hidden])') === o, open, { timeout: T(10000) });
+        for (const o of await overlaps(page, TABLE_PAIRS)) {
+          if (!found.has(o)) await shot(page, `i25-6-overlap-${label}`); // what it looked like
+          found.add(o);
+        }
+        checks++;
+      }
+      await toggleMoves(page, false); // closed again
+      const sidePass = await page.$('.seat.pos-left .said.pass, .seat.pos-right .said.pass');
+      if (sidePass) passes++;
+      if (sidePass && !shotPass) { shotPass = true; await shot(page, `i25-6-pass-${label}`); }
+      if (!opts.mobile) {
+        // the two opponents' boxes: the same height (item 13, on a phone below)
+      } else {
+        const hs = await page.$$eval('.seat.pos-left .info, .seat.pos-right .info', (els) => els.map((e) => Math.round(e.getBoundingClientRect().height)));
+        if (hs.length === 2 && Math.abs(hs[0] - hs[1]) > 1) found.add(`opponents' boxes ${hs.join(' and ')} px high`);
+      }
+      if (opts.mobile && checks === 4) {
+        // one box with a badge more than the other (a stand-in, custody):
+        // still the same height
+        const hs = await page.evaluate(() => {
+          const b = document.querySelector('.seat.pos-left .info .badges');
+          for (let i = 0; i < 4; i++) { const x = document.createElement('span'); x.className = 'badge'; x.textContent = '托管中'; b.append(x); }
+          return [...document.querySelectorAll('.seat.pos-left .info, .seat.pos-right .info')].map((e) => Math.round(e.getBoundingClientRect().height));
+        });
+        if (Math.abs(hs[0] - hs[1]) > 1) found.add(`opponents' boxes ${hs.join(' and ')} px high with a badge more`);
+        await shot(page, `i25-13-boxes-${label}`);
+      }
+      if (!shotMoves && checks > 6) {
+        shotMoves = true;
+        await toggleMoves(page, true);
+        await page.waitForSelector('.history:not([hidden])', { timeout: T(10000) });
+        await shot(page, `i25-6-moves-${label}`);
+        await toggleMoves(page, false);
+      }
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+    assert.ok(checks > 0, `${label}: looked at the table on our turns`);
+    assert.deepEqual([...found], [], `${label}: elements that cover each other`);
+    await shot(page, `i25-6-end-${label}`);
+    assert.deepEqual(page.errors, []);
+    // the game's replay at its end: the result box beside the last plays
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    const rp = await s.page(`/#/replay/${over.game_id}-${over.game_key}`, opts);
+    await rp.waitForSelector('[data-test=replay-last]', { timeout: T(30000) });
+    await rp.click('[data-test=replay-last]');
+    await rp.waitForSelector('[data-test=replay-result]', { timeout: T(30000) });
+    const rOver = await overlaps(rp, [['[data-test=replay-result]', '.seat .said'], ['[data-test=replay-result]', '.seat .info'],
+      ['[data-test=replay-result]', '.seat .oppo-hand']]);
+    await shot(rp, `i25-6-replay-end-${label}`);
+    // the replay's boxes are as high as what they hold (no stretching to match)
+    const tall = await rp.$$eval('.seat .info', (els) => els.map((e) => e.getBoundingClientRect().height).filter((x) => x > 120));
+    assert.deepEqual(tall, [], `${label}: a replay's seat box stretched`);
+    assert.deepEqual(rOver, [], `${label}: the replay's result box covers the table`);
+    assert.deepEqual(rp.errors, []);
+    await rp.close();
+    await page.close();
+  }
+});
