@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -70,46 +70,44 @@ async function quickPlay(opts) {
   return page;
 }
 
-/* ---- 2: the game-over panel stays until dismissed ---- */
+/* ---- 2: the game-over panel stays until dismissed; issue 25, item 3:
+ * the next game waits for 继续 ---- */
 
-test('the game-over panel stays over the next deal with a countdown, and the last game stays reachable', async () => {
-  for (const [label, opts] of [['desktop', {}], ['phone', { viewport: PHONE, mobile: true }]]) {
-    const page = await quickPlay(opts);
+test('the next game waits for Continue under a ready clock that warns and ticks, then auto-play; 取消托管 stays above the panel', async () => {
+  for (const [label, opts, lang] of [['desktop', {}, 'en'], ['phone', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, 'zh']]) {
+    const page = await openPage(opts);
+    await page.addInitScript(() => {
+      window.__sounds = 0; // every sound started
+      const start = OscillatorNode.prototype.start;
+      OscillatorNode.prototype.start = function (...a) { window.__sounds++; return start.apply(this, a); };
+    });
+    await page.reload();
+    await page.click('[data-test=quick]');
+    await page.waitForSelector('.hand .card', { timeout: T(10000) });
+    const mySeat = await page.evaluate(() => window.__frames.find((f) => f.type === 'joined').seat);
     await playToOver(page);
     const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
-    // before the next deal: when it comes
-    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: T(3000) });
-    await shot(page, `after-${label}-gameover`);
+    const readyRe = lang === 'en' ? /Press Continue within (\d+) s/ : /请在 (\d+) 秒内点“继续”/;
+    const left = async () => page.evaluate((re) => {
+      const m = new RegExp(re).exec(document.querySelector('[data-test=next-note]')?.textContent || '');
+      return m ? +m[1] : null;
+    }, readyRe.source);
+    await waitFor('the ready clock in the panel', async () => (await left()) !== null, 5000);
+    const s1 = await left();
+    assert.ok(s1 > 10 && s1 <= 20, `${label}: the ready clock says ${s1} s`);
+    assert.equal((await page.textContent('[data-test=continue]')).trim(), lang === 'en' ? 'Continue' : '继续');
+    await shot(page, `i25-3-continue-${label}-${lang}`);
     const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
       els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
     assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
-    // the next deal comes and its turns pass; the panel is still there
-    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(15000) });
-    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: T(10000) });
-    const note = await page.waitForFunction((g) => {
-      const n = document.querySelector('[data-test=next-note]');
-      return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
-    }, over.game, { timeout: T(10000) });
-    assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
-    // on our turn the note counts down our clock
-    const mine = await page.waitForFunction(() => {
-      const n = document.querySelector('[data-test=next-note]');
-      const m = n && /your turn, (\d+) s left/.exec(n.textContent);
-      return m && +m[1];
-    }, null, { timeout: T(15000) });
-    const s1 = await mine.jsonValue();
-    await page.waitForFunction((s) => {
-      const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
-      return m && +m[1] < s;
-    }, s1, { timeout: T(3000) });
-    assert.match(await note.jsonValue(), /has started/);
-    await shot(page, `after-${label}-gameover-behind`);
-    assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
-    // the seed of the game it shows is still the old game's
-    await page.click('[data-test=verify] summary');
-    assert.equal(await page.textContent('[data-test=seed]'), over.seed);
-    await page.click('[data-test=close-over]');
+    // past the room's pause (3 s) the next game still waits for us
+    await waitFor('4 s of the ready clock', async () => (await left()) <= s1 - 4, 10000);
+    assert.ok(!(await page.evaluate((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game)),
+      `${label}: the next game started without our Continue`);
+    // Continue: the panel closes and the game starts at once
+    await page.click('[data-test=continue]');
     await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(5000) });
     // reachable again from the top bar
     await page.click('[data-test=lastgame]');
     await page.waitForSelector('[data-test=gameover]');
@@ -117,6 +115,25 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     assert.equal(await page.textContent('[data-test=seed]'), over.seed, `${label}: the last game's result again`);
     await page.keyboard.press('Escape');
     await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+
+    // the next game: nobody presses Continue; the clock warns, ticks, and runs out
+    await playToOver(page);
+    await page.waitForSelector('[data-test=next-note].urgent', { timeout: T(25000) });
+    const sounds0 = await page.evaluate(() => window.__sounds);
+    await shot(page, `i25-3-warning-${label}-${lang}`);
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 2), over.game, { timeout: T(15000) });
+    const ticks = (await page.evaluate(() => window.__sounds)) - sounds0;
+    assert.ok(ticks >= 3, `${label}: ${ticks} ticks in the last seconds`);
+    await page.waitForFunction((s) => window.__frames.some((f) => f.type === 'seat' && f.seat === s && f.player && f.player.custody), mySeat, { timeout: T(5000) });
+    // the panel stays, the table behind it inert: 取消托管 is on the panel
+    const back = await page.waitForSelector('[data-test=back-over]', { timeout: T(5000) });
+    assert.equal((await back.textContent()).trim(), lang === 'en' ? "I'm back" : '取消托管');
+    await shot(page, `i25-3-custody-${label}-${lang}`);
+    await back.click();
+    await page.waitForFunction((s) => {
+      const f = window.__frames.filter((x) => x.type === 'seat' && x.seat === s).pop();
+      return f && f.player && !f.player.custody;
+    }, mySeat, { timeout: T(5000) });
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
@@ -160,7 +177,7 @@ test('a follow with one play that beats has it selected; hints never offer one s
   let forced = 0, hinted = 0;
   for (let g = 0; g < 10 && forced === 0; g++) {
     if (g > 0) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(10000) });
     }
     await playToOver(page, {
@@ -291,7 +308,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   // the next game is played too.
   for (let g = 0; g < 4 && !(keyed && heard); g++) {
     if (g > 0) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(5000) });
     }
     await playToOver(page, {
@@ -392,7 +409,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
       seen.add(where.what);
     }
   }
-  assert.ok(seen.has('close-over') && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
+  assert.ok((seen.has('close-over') || seen.has('continue')) && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
   await shot(page, 'after-desktop-gameover-focus');
   // keys of the game do nothing behind the panel; Escape closes it
   await page.keyboard.press('Escape');
@@ -461,7 +478,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
   for (let game = 1; !(historyChecked && muteChecked === true && titleChecked); game++) {
     assert.ok(game <= 4, `four games without a long one: ${historyChecked} ${muteChecked} ${titleChecked}`);
     if (game > 1) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: T(15000) });
     }
     await playToOver(page, {

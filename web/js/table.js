@@ -155,6 +155,8 @@ export class Table {
       g.reveal = this.g.reveal;
     }
     if (m.phase === 'turn_over') g.turnOver = this.g.turnOver || { totals: m.totals, games: m.games };
+    // between games of a casual room: who is ready, and the ready clock (issue 25)
+    this.ready = m.ready ? { seats: m.ready.seats, deadline: now() + m.ready.ms } : null;
     if (m.phase === 'turn_over' && !this.showOver) this.showOver = true;
     this.g = g;
     for (const c of [...this.sel]) if (!g.hand || !g.hand.includes(c)) this.sel.delete(c);
@@ -184,6 +186,7 @@ export class Table {
         this.hint = -1;
         this.pending = false;
         this.rematchAsked = false;
+        this.ready = null;
         if (this.lastOverIsTurnOver) { this.showOver = false; this.lastOverIsTurnOver = false; } // a new turn began
         this.render();
         return;
@@ -764,7 +767,8 @@ export class Table {
     }
     // Rebuilt only when what it says changes: a rebuild would replay its
     // animation, scroll it back up and fold the details a reader opened.
-    const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
+    const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang(),
+      this.mustReady(), onAutoPlay(this)]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
     const opening = o.hidden;
@@ -782,9 +786,22 @@ export class Table {
           this.rematchAsked ? t('turnover.waiting') : t('turnover.rematch')));
       }
       buttons.append(h('button', { onclick: () => (this.seat === null ? leave() : leave()) }, t('turnover.lobby')));
+    } else if (this.mustReady()) {
+      // 继续: this seat is ready for the next game, which waits for it (issue 25)
+      buttons.append(h('button.primary', { dataset: { test: 'continue' }, onclick: () => {
+        app.conn.send({ type: 'ready' });
+        this.ready.seats[this.seat] = true;
+        this.showOver = false;
+        this.renderOver();
+      } }, t('over.continue')));
     } else {
       buttons.append(h('button.primary', { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
         g.phase === 'between' ? t('over.next') : t('over.close')));
+    }
+    // 取消托管 stays at hand above the panel, which makes the table inert
+    if (onAutoPlay(this)) {
+      buttons.append(h('button', { dataset: { test: 'back-over' },
+        onclick: () => app.conn.send({ type: 'custody', on: false }) }, ct('custody.back')));
     }
     panel.append(buttons);
     if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
@@ -821,7 +838,11 @@ export class Table {
     let text = '';
     let urgent = false;
     const next = this.el.over.querySelector('[data-test=close-over]');
-    if (g.phase === 'between' && g.over) {
+    if (this.mustReady()) {
+      const s = this.readyLeft();
+      text = t('over.ready.in', { s });
+      urgent = s <= 5;
+    } else if (g.phase === 'between' && g.over) {
       const pause = Number(this.room.options && this.room.options.pause);
       const s = Number.isFinite(pause) ? Math.max(0, Math.ceil(pause - (now() - (this.lastOverAt || now())) / 1000)) : null;
       text = s ? t('over.next.in', { s }) : t('table.between');
@@ -923,14 +944,29 @@ export class Table {
 
   /* ---- the clock ---- */
 
+  /* Whether the room waits for this seat's 继续 between games. */
+  mustReady() {
+    return !!(this.ready && this.seat !== null && this.g.phase === 'between' && !this.ready.seats[this.seat]);
+  }
+
+  /* Whole seconds left on the ready clock. */
+  readyLeft() {
+    return this.ready ? Math.max(0, Math.ceil((this.ready.deadline - now()) / 1000)) : 0;
+  }
+
   tick() {
     if (!this.root) return;
     const tu = this.g.turn;
     const left = tu ? Math.max(0, Math.ceil((tu.deadline - now()) / 1000)) : 0;
     for (const el of this.root.querySelectorAll('[data-clock]')) {
       el.textContent = String(left);
+      el.classList.toggle('warn', left <= 10 && left > 5); // an earlier warning (issue 25)
       el.classList.toggle('low', left <= 5);
     }
+    // a tick each second of the last five, on this seat's own clocks only
+    const mine = this.myTurn() && !this.pending ? left : this.mustReady() ? this.readyLeft() : null;
+    if (mine !== null && mine > 0 && mine <= 5 && mine !== this.lastTick) cue('tick');
+    this.lastTick = mine;
     this.renderOverNote();
     // no marker once our action is on its way: the turn is as good as taken
     turnTitle(this.myTurn() && !this.pending, t('title.turn'), `${t('app.title')} · ddz`);
