@@ -693,3 +693,41 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   for (const p of [zh, lobby, en, friend]) assert.deepEqual(p.errors, []);
   for (const p of [zh, lobby, en, friend]) await p.context().close();
 });
+
+/* ---- issue 25, item 8: leaving is said; quick play asks as 离开 does ---- */
+
+test('a friend who leaves is named in the room; quick play from a running table asks first', async () => {
+  // the host, on a desktop in Chinese, with an AI and a free seat
+  const host = await openPage({ locale: 'zh-CN' });
+  await host.waitForSelector('[data-test=quick]');
+  await host.click('[data-test=create-box] > summary');
+  await host.selectOption('[data-test=seat2]', 'ai:greedy');
+  await host.click('[data-test=create]');
+  await host.waitForSelector('.table-view', { timeout: T(10000) });
+  const room = /#\/room\/([^/?]+)/.exec(host.url())[1];
+  // the friend, on a phone in English, through an invite
+  const friend = await openPage({ viewport: PHONE, mobile: true, path: `/#/room/${room}?name=x` });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: T(10000) });
+  await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForSelector('.hand .card', { timeout: T(10000) });
+  await host.waitForSelector('.hand .card', { timeout: T(10000) });
+  // the friend goes to the lobby (still seated) and asks for quick play: asked first
+  await friend.click('[data-test=lobby]');
+  await friend.click('[data-test=quick]');
+  await friend.waitForSelector('dialog[open]', { timeout: T(5000) });
+  assert.match(await friend.textContent('dialog[open]'), /Leave the table\? A computer player will finish this turn for you\./);
+  await shot(friend, 'i25-8-quick-confirm-phone-en');
+  // Cancel: still seated, nothing sent
+  await friend.click('dialog[open] button:not(.primary)');
+  assert.ok(!(await friend.evaluate(() => window.__frames.some((f) => f.type === 'joined' && f.room === null))), 'cancel left the table');
+  await friend.click('[data-test=quick]');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForFunction(() => window.__frames.filter((f) => f.type === 'joined').length >= 2, null, { timeout: T(10000) });
+  // the host is told who left, by name
+  const notice = await host.waitForFunction(() => [...document.querySelectorAll('.toast')].map((e) => e.textContent).find((x) => /Mei 离开了，电脑接替。/.test(x)), null, { timeout: T(10000) });
+  assert.ok(await notice.jsonValue());
+  await shot(host, 'i25-8-left-desktop-zh');
+  for (const p of [host, friend]) assert.deepEqual(p.errors, []);
+  for (const p of [host, friend]) await p.context().close();
+});

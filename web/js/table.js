@@ -167,13 +167,19 @@ export class Table {
   onEvent(m) {
     const g = this.g;
     switch (m.type) {
-      case 'seat':
+      case 'seat': {
+        // a person who left mid-turn: said in the room, not only a renamed seat (issue 25)
+        const was = this.players[m.seat];
+        if (was && was.kind === 'human' && m.seat !== this.seat && (!m.player || m.player.kind !== 'human')) {
+          toast(m.player ? t('table.left.ai', { name: was.name }) : t('table.left', { name: was.name }), 'info');
+        }
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         noteAutoPlay(this, m);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
         return;
+      }
       case 'game': {
         const keep = { over: g.over };
         this.g = emptyGame();
@@ -374,13 +380,18 @@ export class Table {
   }
 
   async leaveTable() {
+    if (await this.confirmLeave()) leave();
+  }
+
+  /* Asks whether to leave a seat at a running table (its turn is handed to
+   * a computer player). Resolves true to go ahead: at once when there is
+   * nothing to hand over. The lobby's quick play asks it too (issue 25). */
+  async confirmLeave() {
     const g = this.g;
-    if (this.seat !== null && (g.phase === 'bid' || g.phase === 'play' || g.phase === 'between')) {
-      const r = await ask({ title: t('table.leave'), text: t('table.leave.confirm'),
-        buttons: [{ label: t('join.cancel'), value: null }, { label: t('table.leave'), value: 'leave', primary: true }] });
-      if (r.value !== 'leave') return;
-    }
-    leave();
+    if (this.seat === null || !(g.phase === 'bid' || g.phase === 'play' || g.phase === 'between')) return true;
+    const r = await ask({ title: t('table.leave'), text: t('table.leave.confirm'),
+      buttons: [{ label: t('join.cancel'), value: null }, { label: t('table.leave'), value: 'leave', primary: true }] });
+    return r.value === 'leave';
   }
 
   async invite() {
