@@ -731,3 +731,58 @@ test('a friend who leaves is named in the room; quick play from a running table 
   for (const p of [host, friend]) assert.deepEqual(p.errors, []);
   for (const p of [host, friend]) await p.context().close();
 });
+
+/* ---- issue 25, item 10: the round's scores, kept over a reload; a new
+ * round starts at zero; my games keeps its words whole ---- */
+
+test('the round game by game survives a reload with 上一局; a new round starts at zero; my games on a phone breaks no word', async () => {
+  const page = await openPage({});
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=seat2]', 'ai:greedy');
+  const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
+  await numbers[1].fill('2');
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await playToOver(page);
+  const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  await page.click('[data-test=continue]');
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'game' && f.game === 2), null, { timeout: T(10000) });
+  // a reload in game 2: 上一局 is still there, and the list with game 1
+  await page.reload();
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.click('[data-test=lastgame]', { timeout: T(5000) });
+  await page.click('[data-test=round-scores] summary');
+  const row = await page.$$eval('[data-test=round-scores] tbody tr', (rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.equal(row.length, 1);
+  assert.equal(row[0][0], '1');
+  const signed = (v) => (v > 0 ? '+' : '') + String(v);
+  assert.deepEqual(row[0].slice(4), over.scores.map(signed), 'each seat\'s score of game 1');
+  await shot(page, 'i25-10-scores-desktop-en');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+  // game 2 ends the round: two rows; 再来一轮 starts at zero
+  await playToOver(page);
+  await page.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
+  await page.click('[data-test=round-scores] summary');
+  assert.equal((await page.$$('[data-test=round-scores] tbody tr')).length, 2);
+  const games0 = await page.evaluate(() => window.__frames.filter((f) => f.type === 'game').length);
+  await page.click('[data-test=rematch]');
+  await page.waitForFunction((n) => window.__frames.filter((f) => f.type === 'game').length > n, games0, { timeout: T(10000) });
+  await page.waitForFunction(() => [...document.querySelectorAll('.seat .total')].length === 3 &&
+    [...document.querySelectorAll('.seat .total')].every((e) => /Score\s*0$/.test(e.textContent)), null, { timeout: T(5000) });
+  await shot(page, 'i25-10-newround-desktop-en');
+  // my games, on a phone's width in Chinese: 负 · 地主 is never broken inside a word
+  await page.setViewportSize(PHONE);
+  await page.click('[data-test=lang]');
+  await page.click('[data-test=lobby]');
+  await page.waitForSelector('[data-test=mygame]', { timeout: T(10000) });
+  const broken = await page.$$eval('[data-test=mygames] .word', (ws) => ws.filter((w) => w.getClientRects().length > 1).map((w) => w.textContent));
+  assert.deepEqual(broken, [], 'words broken in my games');
+  assert.ok((await page.$$('[data-test=mygames] .word')).length >= 4);
+  await page.locator('[data-test=mygames]').scrollIntoViewIfNeeded();
+  await shot(page, 'i25-10-mygames-phone-zh');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

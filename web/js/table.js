@@ -119,6 +119,7 @@ export class Table {
     this.room = m.room;
     this.seat = m.seat;
     this.totals = m.totals;
+    this.restoreScores(m);
     this.autopass = m.autopass;
     this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
     const g = emptyGame();
@@ -188,6 +189,7 @@ export class Table {
           counts: [17, 17, 17], hand: m.hand ? sortHand(m.hand) : null,
         });
         this.lastOver = keep.over || this.lastOver;
+        if (m.game === 1) { this.totals = [0, 0, 0]; this.scores = []; this.saveScores(); } // a new round (再来一轮) starts at zero
         this.sel.clear();
         this.hint = -1;
         this.pending = false;
@@ -272,6 +274,7 @@ export class Table {
         this.totals = m.totals;
         this.lastOver = m;
         this.lastOverAt = now();
+        this.noteScore(m);
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
@@ -760,6 +763,56 @@ export class Table {
     if (!!clear !== this.sel.size > 0) this.renderControls();
   }
 
+  /* ---- the round's game-by-game scores (issue 25) ----
+   * Kept per room in the tab's sessionStorage, with the last game, so that
+   * a reload keeps 上一局 and the list (docs/decisions.md). */
+
+  scoresKey() { return `ddz.scores.${this.roomId}`; }
+
+  restoreScores(m) {
+    if (this.scores && this.scoresFor === this.roomId) return;
+    this.scoresFor = this.roomId;
+    this.scores = [];
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(this.scoresKey()) || 'null');
+      // only the round the room is in: a game number past the room's is a past round
+      if (saved && Array.isArray(saved.scores) && saved.scores.every((x) => x.game <= m.game)) {
+        this.scores = saved.scores;
+        if (!this.lastOver && saved.last && (m.phase === 'bid' || m.phase === 'play')) this.lastOver = saved.last;
+      }
+    } catch { /* storage off */ }
+    if (m.result && !this.lastOver) this.lastOver = m.result;
+  }
+
+  noteScore(o) {
+    this.scores = (this.scores || []).filter((x) => x.game < o.game);
+    this.scores.push({ game: o.game, landlord: o.landlord, winner: o.winner, multiplier: o.breakdown ? o.breakdown.multiplier : null,
+      bid: o.breakdown ? o.breakdown.bid : null, scores: o.scores });
+    this.saveScores(o);
+  }
+
+  saveScores(last) {
+    try {
+      sessionStorage.setItem(this.scoresKey(), JSON.stringify({ scores: this.scores || [], last: last || this.lastOver || null }));
+    } catch { /* storage off */ }
+  }
+
+  /* The round so far, a row per game: result, landlord, multiplier, each seat's score. */
+  scoresTable() {
+    const list = this.scores || [];
+    if (!list.length) return null;
+    const who = (x) => (x.landlord === null || x.landlord === undefined ? t('over.allpass')
+      : x.winner === x.landlord ? t('over.landlord.win') : t('over.farmers.win'));
+    return h('details.round-scores', { dataset: { test: 'round-scores' } },
+      h('summary', t('table.round.scores')),
+      h('table.scores', h('thead', h('tr', h('th', '#'), h('th', t('table.round.result')), h('th', t('table.round.landlord')), h('th.num', t('over.mult')),
+        [0, 1, 2].map((s) => h('th.num', this.name(s))))),
+      h('tbody', list.map((x) => h('tr', { dataset: { game: String(x.game) } }, h('td', String(x.game)), h('td.word', who(x)),
+        h('td.word', x.landlord === null || x.landlord === undefined ? '—' : this.name(x.landlord)),
+        h('td.num', x.multiplier ? `×${x.multiplier}` : '—'),
+        [0, 1, 2].map((s) => h('td.num', scoreText(x.scores[s], true))))))));
+  }
+
   /* ---- the game-over and turn-over panel ---- */
 
   renderOver() {
@@ -787,6 +840,8 @@ export class Table {
     const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
+    const rs = this.scoresTable();
+    if (rs) panel.append(rs);
     const buttons = h('div.buttons');
     if (over && over.game_id) {
       buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
