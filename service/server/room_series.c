@@ -54,6 +54,8 @@ void ddz__room_begin_between(ddz_room *r)
         r->ready_until_us = ddz__now_us() + delay_us;
     }
     ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, delay_us);
+    if (r->readying) /* the ready clock, and who is waited for */
+        ddz__room_send_states(r);
 }
 
 bool ddz__room_mark_ready(ddz_room *r, int s)

@@ -871,10 +871,13 @@ export class Table {
     }
     panel.append(buttons);
     if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
+    // a rebuild (the ready state arriving, say) keeps the focus in the panel
+    const had = !opening && o.contains(document.activeElement) ? (document.activeElement.dataset.test || '') : null;
     replace(o, panel);
     this.renderTop();
     this.renderOverNote();
     this.modal(true, opening);
+    if (had !== null) ((had && panel.querySelector(`[data-test="${had}"]`)) || panel).focus();
   }
 
   /* The panel is modal: what is behind it is inert while it shows; it
