@@ -821,6 +821,12 @@ export class Table {
     const g = this.g;
     const over = g.over || this.lastOver;
     if (!this.showOver || (!over && !g.turnOver)) {
+      // closed any way (Escape, 上一局's panel) while the room waits for us:
+      // back at the table is ready, not left to the clock's 托管 (issue 25)
+      if (!this.showOver && this.mustReady()) {
+        app.conn.send({ type: 'ready' });
+        this.ready.seats[this.seat] = true;
+      }
       const was = !o.hidden;
       o.hidden = true;
       replace(o);
