@@ -154,6 +154,8 @@ export class Table {
     if (m.phase === 'between' && this.g.over && this.g.game === m.game) {
       g.over = this.g.over;
       g.reveal = this.g.reveal;
+      // the state sent at a game's end (the ready clock) keeps who the referee played for
+      for (const [k, v] of this.g.faulted) if (!g.faulted.has(k)) g.faulted.set(k, v);
     }
     if (m.phase === 'turn_over') g.turnOver = this.g.turnOver || { totals: m.totals, games: m.games };
     // between games of a casual room: who is ready, and the ready clock (issue 25)
