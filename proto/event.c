@@ -346,6 +346,14 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     put(o, "autopass", json_boolean(s->autopass), ok);
     put(o, "result", s->has_result ? over_json(nested("over", ok), &s->result, ok) : json_null(),
         ok);
+    if (s->has_ready) { /* printed only while a casual room waits for its players */
+        json_t *ready = json_object(), *seats = json_array();
+        for (int i = 0; i < 3; i++)
+            add(seats, json_boolean(s->ready[i]), ok);
+        put(ready, "seats", seats, ok);
+        put(ready, "ms", json_integer(s->ready_ms), ok);
+        put(o, "ready", ready, ok);
+    }
     if (s->held)
         put(o, "held", json_true(), ok);
     return o;
@@ -1159,6 +1167,22 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
     /* optional: printed only when true */
     if (json_object_get(o, "held") && (rc = get_bool(r, o, "", "held", &s->held)))
         return rc;
+    /* optional: printed only while a casual room waits for its players */
+    if ((v = json_object_get(o, "ready"))) {
+        const json_t *seats;
+        if (!json_is_object(v))
+            return bad(r, "", "ready", "must be an object");
+        if ((rc = get_array(r, v, "ready", "seats", 3, 3, &seats)) ||
+            (rc = get_int(r, v, "ready", "ms", 0, 600000, &s->ready_ms)))
+            return rc;
+        for (size_t i = 0; i < 3; i++) {
+            const json_t *b = json_array_get(seats, i);
+            if (!json_is_boolean(b))
+                return bad(r, "ready", "seats", "must hold three booleans");
+            s->ready[i] = json_is_true(b);
+        }
+        s->has_ready = true;
+    }
     bool in_game = (s->phase == DDZ_EVENT_PH_BID || s->phase == DDZ_EVENT_PH_PLAY ||
                     s->phase == DDZ_EVENT_PH_BETWEEN) &&
                    !s->held;
@@ -1539,6 +1563,10 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
             !a->history[i].autopass != !b->history[i].autopass)
             return false;
     if (a->has_turn != b->has_turn || (a->has_turn && !turn_eq(&a->turn, &b->turn)))
+        return false;
+    if (a->has_ready != b->has_ready ||
+        (a->has_ready && (a->ready_ms != b->ready_ms || a->ready[0] != b->ready[0] ||
+                          a->ready[1] != b->ready[1] || a->ready[2] != b->ready[2])))
         return false;
     return same3(a->totals, b->totals) && a->autopass == b->autopass && a->held == b->held &&
            a->has_result == b->has_result && (!a->has_result || over_eq(&a->result, &b->result));

@@ -294,9 +294,12 @@ typedef struct ddz_event_state {
     bool autopass;                           /* this connection's auto-pass */
     bool has_result;                         /* false: null */
     ddz_event_over result;                   /* the last game's over event */
-    bool held; /* a spectator of a competition table whose games are held (printed only when
-                  true): no cards, bids, plays, totals or result, and the players' game fields
-                  (left, bid, role, last, faulted) absent while a game is on */
+    bool has_ready;                          /* false: no `ready` (no wait between games) */
+    bool ready[3];                           /* ready: the seats that are ready for the next game */
+    int ready_ms; /* ready: milliseconds left on the ready clock, 0..600000 */
+    bool held;    /* a spectator of a competition table whose games are held (printed only when
+                     true): no cards, bids, plays, totals or result, and the players' game fields
+                     (left, bid, role, last, faulted) absent while a game is on */
 } ddz_event_state;
 
 /* turn_over: the last game of the turn is over */

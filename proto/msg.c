@@ -12,8 +12,8 @@
 #include "rules/error.h"
 
 static const char *const req_names[DDZ_NREQ] = {
-    NULL,  "hello", "list",     "create",  "join",   "quick",   "spectate", "leave",
-    "bid", "play",  "autopass", "rematch", "enlist", "custody", "hint",     "phrase"};
+    NULL,   "hello",    "list",    "create", "join",    "quick", "spectate", "leave", "bid",
+    "play", "autopass", "rematch", "enlist", "custody", "hint",  "phrase",   "ready"};
 
 const char *ddz_req_name(int type)
 {
@@ -272,7 +272,7 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
             return ddz_fail(DDZ_EFIELD, err, errlen, "competition: \"tournament\" or \"ladder\"");
         return 0;
     default:
-        return 0; /* list, leave, rematch, hint: no fields */
+        return 0; /* list, leave, rematch, hint, ready: no fields */
     }
 }
 

@@ -35,6 +35,7 @@ enum ddz_req_type {
     DDZ_REQ_CUSTODY, /* a person hands its seat to a hosted AI (托管) or takes it back */
     DDZ_REQ_HINT,    /* the seat to move asks for suggested plays */
     DDZ_REQ_PHRASE,  /* a quick phrase from the fixed list, by number */
+    DDZ_REQ_READY,   /* between games of a casual room: the person is ready for the next */
     DDZ_NREQ
 };
 

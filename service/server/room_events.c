@@ -56,9 +56,7 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     if (r->tourney) {
         r->phase = PH_BETWEEN; /* the director starts the next game */
     } else if (!ddz_table_done(room_table(r))) {
-        r->phase = PH_BETWEEN;
-        ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause,
-                     (int64_t)r->opts.pause * 1000000);
+        ddz__room_begin_between(r);
     }
 }
 

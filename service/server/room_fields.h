@@ -29,6 +29,7 @@ typedef struct rseat {
     char spec[48];      /* program seats: "ai:NAME" or "engine:NAME" */
     bool custody;       /* a hosted AI plays for the absent player */
     bool rematch;       /* voted for another turn */
+    bool ready;         /* between games, while the room waits (readying): ready for the next */
     char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
     ddz_timer grace;    /* custody timer of a dropped player */
 } rseat;
@@ -50,7 +51,10 @@ struct ddz_room {
     int64_t game_id;          /* store id of the current game */
     ddz_tev ask;              /* the open request, while `asking` */
     bool asking;              /* a request is open */
-    ddz_timer pause;          /* between games, and the start after seating */
+    ddz_timer pause;          /* between games (the ready clock while readying), and the start
+                                 after seating */
+    bool readying;            /* between games: waiting for every person's `ready` */
+    int64_t ready_until_us;   /* when the ready clock runs out, while readying */
     ddz_event_over last_over; /* the last `over` event, for players who come back */
     bool has_last_over;       /* a game of the room has ended */
     bool dead;
@@ -91,5 +95,10 @@ static inline bool room_live(const ddz_room *r)
 {
     return r->run && r->phase == PH_PLAYING && ddz_table_running(room_table(r));
 }
+
+/* Seconds a casual room waits between games for a person's `ready`
+ * before it starts the next game anyway, the person's seat in the custody
+ * of a hosted AI (docs/decisions.md). */
+#define DDZ_READY_S 20
 
 #endif

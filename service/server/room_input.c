@@ -133,6 +133,13 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         on_phrase(r, p, q);
         return;
     }
+    if (q->type == DDZ_REQ_READY) {
+        /* Late (the clock already started the game) or early: nothing to
+         * do, and no error, since a client cannot know the race's winner. */
+        if (r->phase == PH_BETWEEN && ddz__room_mark_ready(r, p->seat))
+            ddz__room_send_states(r);
+        return;
+    }
     if (q->type == DDZ_REQ_REMATCH) {
         if (r->tourney) {
             ddz__conn_error(p->conn, DDZ_EPHASE, "a tournament table: the director seats you", q);

@@ -341,6 +341,8 @@ static void room_leave(ddz_room *r, ddz_player *p)
             if (!was_custody && (!anyone_may_come(r, i) || ddz__room_seat_ai(r, s, s->spec) < 0))
                 ddz_runner_seat(r->run, i, NULL);
             ddz_runner_reask(r->run, i);
+            if (r->phase == PH_BETWEEN) /* nobody to wait for in this seat now */
+                (void)ddz__room_mark_ready(r, i);
         }
         ddz__room_seat_event(r, i);
         break;

@@ -6,13 +6,69 @@
 
 #include "rules/error.h"
 #include "service/server/room_fields.h"
+#include "service/server/room_seats.h"
 #include "service/server/room_series.h"
+#include "service/server/room_view.h"
+
+/* Whether seat `s` is waited for between games: a person (not a bot, not
+ * a program) holds it. One in custody or away is waited for too: the clock
+ * decides for them, so that the AI playing for an absent person does not
+ * run through the series while nobody watches. */
+static bool waits_for(const rseat *s)
+{
+    return s->player && !s->player->bot;
+}
 
 void ddz__room_on_pause(ddz_timer *t)
 {
     ddz_room *r = (ddz_room *)((char *)t - offsetof(ddz_room, pause));
+    if (r->readying) {
+        /* The ready clock ran out: whoever did not answer is treated as a
+         * turn clock's timeout is, a hosted AI plays for them (托管). */
+        r->readying = false;
+        for (int s = 0; s < 3; s++) {
+            rseat *st = &r->seats[s];
+            if (!st->ready && waits_for(st) && !st->custody && r->opts.custody == DDZ_CUSTODY_AI)
+                if (ddz__room_take_custody(r, st) == 0) /* none free: it stays its player's */
+                    ddz__room_seat_event(r, s);
+        }
+    }
     if (r->phase == PH_BETWEEN || r->phase == PH_WAITING)
         ddz__room_start_game(r);
+}
+
+void ddz__room_begin_between(ddz_room *r)
+{
+    r->phase = PH_BETWEEN;
+    bool wait = false;
+    for (int s = 0; s < 3; s++) {
+        r->seats[s].ready = !waits_for(&r->seats[s]);
+        wait |= !r->seats[s].ready;
+    }
+    /* A room made with no pause (load tests, scripts) and a competition's
+     * held games keep the automatic start. */
+    r->readying = wait && r->opts.pause > 0 && !r->opts.held;
+    int64_t delay_us = (int64_t)r->opts.pause * 1000000;
+    if (r->readying) {
+        delay_us = (int64_t)DDZ_READY_S * 1000000;
+        r->ready_until_us = ddz__now_us() + delay_us;
+    }
+    ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, delay_us);
+    if (r->readying) /* the ready clock, and who is waited for */
+        ddz__room_send_states(r);
+}
+
+bool ddz__room_mark_ready(ddz_room *r, int s)
+{
+    if (!r->readying)
+        return false;
+    r->seats[s].ready = true;
+    for (int i = 0; i < 3; i++)
+        if (!r->seats[i].ready)
+            return true;
+    r->readying = false;
+    ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, 0);
+    return false;
 }
 
 void ddz__room_new_series(ddz_room *r)
@@ -33,6 +89,7 @@ void ddz__room_new_series(ddz_room *r)
 
 void ddz__room_start_game(ddz_room *r)
 {
+    r->readying = false;
     for (int s = 0; s < 3; s++)
         if (!ddz_runner_seat_of(r->run, s)) {
             r->phase = PH_WAITING;

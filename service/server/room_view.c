@@ -209,8 +209,24 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
      * back then still sees how the game ended and its replay id) */
     st->has_result = !is_live && r->has_last_over && !held;
     st->result = r->last_over;
+    st->has_ready = r->readying && r->phase == PH_BETWEEN;
+    if (st->has_ready) {
+        int64_t left = (r->ready_until_us - ddz__now_us()) / 1000;
+        st->ready_ms = left < 0 ? 0 : left > 600000 ? 600000 : (int)left;
+        for (int s = 0; s < 3; s++)
+            st->ready[s] = r->seats[s].ready;
+    }
     ddz__conn_send(p->conn, ddz_event_print(&e));
     free(plays);
+}
+
+void ddz__room_send_states(ddz_room *r)
+{
+    for (int s = 0; s < 3; s++)
+        if (r->seats[s].player) /* one in custody watches its AI: told as well */
+            ddz__room_send_state(r, r->seats[s].player);
+    for (size_t i = 0; i < r->nwatch; i++)
+        ddz__room_send_state(r, r->watch[i]);
 }
 
 void ddz__room_summary(const ddz_room *r, ddz_event_room *out)

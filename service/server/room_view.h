@@ -19,6 +19,10 @@ void ddz__room_broadcast(ddz_room *r, const ddz_event *e);
 void ddz__room_seat_event(ddz_room *r, int s);
 
 /* Names as the room knows them: a person in custody keeps its name. */
+/* Sends everyone in the room (seats, then spectators) its state: after a
+ * change the events do not tell, such as who is ready between games. */
+void ddz__room_send_states(ddz_room *r);
+
 void ddz__room_name_seats(const ddz_room *r, ddz_record *rec);
 
 #endif

@@ -407,3 +407,91 @@ Test(casual, my_games)
                       "\"NOT-HEX-NOT-HEX-NOT-HEX-NOT-HEX!\"}");
     expect_error(bad, DDZ_EFIELD, DDZ_REQ_HELLO);
 }
+
+/* ---- between games: every person says `ready` (issue 25, item 3) ---- */
+
+/* Reads `c`'s events until a `state` carrying `ready`; NULL if none came
+ * within `ms`. */
+static const ddz_event_state *ready_state(cli *c, int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    for (;;) {
+        int64_t left = deadline - now_ms();
+        const ddz_event *e = cli_next(c, left > 0 ? (int)left : 0);
+        if (!e)
+            return NULL;
+        if (e->type == DDZ_EVENT_STATE && e->state.has_ready)
+            return &e->state;
+    }
+}
+
+static bool game_started(cli *c, const ddz_event *e, void *ctx)
+{
+    return c == ctx && e->type == DDZ_EVENT_GAME;
+}
+
+/* A casual room with a pause of 1 s: after game 1 it does not start game 2
+ * on its own, it waits for every person's `ready` under a 20 s clock; the
+ * state says who is ready, and the last `ready` starts the game at once. */
+Test(casual, next_game_waits_for_ready)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    const char *room = cli_create(c[0], opts(3, 1, 30), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    cli_send(c[0], json_pack("{s:s}", "type", "ready"));
+    cli_send(c[1], json_pack("{s:s}", "type", "ready"));
+    /* the states: at the game's end (nobody ready), then after each ready */
+    const ddz_event_state *st;
+    do {
+        st = ready_state(c[2], T(10000));
+        cr_assert_not_null(st, "no state with West and South ready");
+        cr_assert_not(st->ready[2], "East ready before it said so");
+    } while (!(st->ready[0] && st->ready[1]));
+    cr_assert_gt(st->ready_ms, 10000, "the ready clock (20 s), not the 1 s pause: %d",
+                 st->ready_ms);
+    /* three times the pause: the old automatic start would have come */
+    const ddz_event *e;
+    while ((e = cli_next(c[2], 3000)))
+        cr_assert_neq(e->type, DDZ_EVENT_GAME, "game 2 started before East was ready");
+    int64_t t0 = now_ms();
+    cli_send(c[2], json_pack("{s:s}", "type", "ready"));
+    reset_over(c, 3);
+    cr_assert_eq(run(c, 3, game_started, c[2], T(10000)), 2);
+    cr_assert_lt(now_ms() - t0, T(5000), "the last ready starts the game at once");
+    /* a late or early ready is no error */
+    cli_send(c[0], json_pack("{s:s}", "type", "ready"));
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    for (size_t i = 0; i < ddz_wsc_nread(c[0]->ws); i++) {
+        const ddz_event *f = ddz_wsc_event(c[0]->ws, i);
+        cr_assert(!f || f->type != DDZ_EVENT_ERROR, "an error: %s", show(f));
+    }
+}
+
+/* Nobody answers for East: when the ready clock runs out the next game
+ * starts, East's seat in the custody of a hosted AI (托管), as a turn's
+ * timeout does. */
+Test(casual, ready_clock_runs_out_to_custody)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    const char *room = cli_create(c[0], opts(2, 1, 30), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    int64_t t0 = now_ms();
+    cli_send(c[0], json_pack("{s:s}", "type", "ready"));
+    cli_send(c[1], json_pack("{s:s}", "type", "ready"));
+    reset_over(c, 3);
+    custody_log l = {.seat = 2, .stop_on_on = true};
+    cr_assert_geq(run(c, 3, log_custody, &l, T(40000)), 0, "East was never put on auto-play");
+    cr_assert_geq(now_ms() - t0, 15000, "custody before the 20 s ready clock ran out");
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1, "game 2 did not end");
+    cr_assert_eq(c[2]->game->game, 2);
+}

@@ -349,7 +349,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
     for (const k of Object.keys(counts)) counts[k] += c[k];
     if (reloaded && counts.manual > 0 && c.plays + c.passes > 0) break;
     assert.ok(game < 6, 'five games without a chance to reload');
-    await page.click('[data-test=close-over]');
+    await page.click('[data-test=continue], [data-test=close-over]');
   }
   assert.ok(counts.plays + counts.passes > 0, 'we played');
   assert.ok(counts.hints > 0 && counts.manual > 0);
@@ -706,7 +706,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
       }
     }
     if (!over) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(30000) });
     }
   }
@@ -1030,7 +1030,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
     }
     d = await bidHigh(page);
     if (d.what === 'play') break;
-    await page.click('[data-test=close-over]');
+    await page.click('[data-test=continue], [data-test=close-over]');
   }
   const room = roomOf(page);
   spec.page = await openPage({ locale: 'zh-CN', path: `/#/watch/${room}` });
@@ -1150,7 +1150,7 @@ async function quickGameOnAutoPlay(page) {
 /* Back in the lobby, waits (refreshing) for the game in "my games". */
 async function myGameListed(page, over) {
   // the game-over panel stays until dismissed (the table behind is inert)
-  if (await page.$('[data-test=close-over]')) await page.click('[data-test=close-over]');
+  if (await page.$('[data-test=continue], [data-test=close-over]')) await page.click('[data-test=continue], [data-test=close-over]');
   await page.click('[data-test=lobby]');
   await page.waitForSelector('[data-test=mygames]', { timeout: T(30000) });
   await waitFor('the game in my games', async () => {

@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -70,46 +70,44 @@ async function quickPlay(opts) {
   return page;
 }
 
-/* ---- 2: the game-over panel stays until dismissed ---- */
+/* ---- 2: the game-over panel stays until dismissed; issue 25, item 3:
+ * the next game waits for 继续 ---- */
 
-test('the game-over panel stays over the next deal with a countdown, and the last game stays reachable', async () => {
-  for (const [label, opts] of [['desktop', {}], ['phone', { viewport: PHONE, mobile: true }]]) {
-    const page = await quickPlay(opts);
+test('the next game waits for Continue under a ready clock that warns and ticks, then auto-play; 取消托管 stays above the panel', async () => {
+  for (const [label, opts, lang] of [['desktop', {}, 'en'], ['phone', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, 'zh']]) {
+    const page = await openPage(opts);
+    await page.addInitScript(() => {
+      window.__sounds = 0; // every sound started
+      const start = OscillatorNode.prototype.start;
+      OscillatorNode.prototype.start = function (...a) { window.__sounds++; return start.apply(this, a); };
+    });
+    await page.reload();
+    await page.click('[data-test=quick]');
+    await page.waitForSelector('.hand .card', { timeout: T(10000) });
+    const mySeat = await page.evaluate(() => window.__frames.find((f) => f.type === 'joined').seat);
     await playToOver(page);
     const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
-    // before the next deal: when it comes
-    await page.waitForFunction(() => /next game is dealt in \d+ s/.test(document.querySelector('[data-test=next-note]')?.textContent || ''), null, { timeout: T(10000) });
-    await shot(page, `after-${label}-gameover`);
+    const readyRe = lang === 'en' ? /Press Continue within (\d+) s/ : /请在 (\d+) 秒内点“继续”/;
+    const left = async () => page.evaluate((re) => {
+      const m = new RegExp(re).exec(document.querySelector('[data-test=next-note]')?.textContent || '');
+      return m ? +m[1] : null;
+    }, readyRe.source);
+    await waitFor('the ready clock in the panel', async () => (await left()) !== null, 5000);
+    const s1 = await left();
+    assert.ok(s1 > 10 && s1 <= 20, `${label}: the ready clock says ${s1} s`);
+    assert.equal((await page.textContent('[data-test=continue]')).trim(), lang === 'en' ? 'Continue' : '继续');
+    await shot(page, `i25-3-continue-${label}-${lang}`);
     const cutNames = await page.$$eval('[data-test=gameover] .rname, [data-test=gameover] td:first-child', (els) =>
       els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent));
     assert.deepEqual(cutNames, [], `${label}: names cut in the game-over panel`);
-    // the next deal comes and its turns pass; the panel is still there
-    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(15000) });
-    await page.waitForFunction(() => window.__frames.some((f, i, a) => f.type === 'turn' && a.slice(0, i).some((x) => x.type === 'game')), null, { timeout: T(30000) });
-    const note = await page.waitForFunction((g) => {
-      const n = document.querySelector('[data-test=next-note]');
-      return n && new RegExp(`Game ${g + 1} has started behind this panel`).test(n.textContent) && n.textContent;
-    }, over.game, { timeout: T(30000) });
-    assert.ok(await page.isVisible('[data-test=gameover]'), `${label}: the panel is still open after the next deal`);
-    // on our turn the note counts down our clock
-    const mine = await page.waitForFunction(() => {
-      const n = document.querySelector('[data-test=next-note]');
-      const m = n && /your turn, (\d+) s left/.exec(n.textContent);
-      return m && +m[1];
-    }, null, { timeout: T(15000) });
-    const s1 = await mine.jsonValue();
-    await page.waitForFunction((s) => {
-      const m = /your turn, (\d+) s left/.exec(document.querySelector('[data-test=next-note]')?.textContent || '');
-      return m && +m[1] < s;
-    }, s1, { timeout: T(10000) });
-    assert.match(await note.jsonValue(), /has started/);
-    await shot(page, `after-${label}-gameover-behind`);
-    assert.equal((await page.textContent('[data-test=close-over]')).trim(), 'Back to the table');
-    // the seed of the game it shows is still the old game's
-    await page.click('[data-test=verify] summary');
-    assert.equal(await page.textContent('[data-test=seed]'), over.seed);
-    await page.click('[data-test=close-over]');
+    // past the room's pause (3 s) the next game still waits for us
+    await waitFor('4 s of the ready clock', async () => (await left()) <= s1 - 4, 10000);
+    assert.ok(!(await page.evaluate((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game)),
+      `${label}: the next game started without our Continue`);
+    // Continue: the panel closes and the game starts at once
+    await page.click('[data-test=continue]');
     await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1), over.game, { timeout: T(5000) });
     // reachable again from the top bar
     await page.click('[data-test=lastgame]');
     await page.waitForSelector('[data-test=gameover]');
@@ -117,6 +115,25 @@ test('the game-over panel stays over the next deal with a countdown, and the las
     assert.equal(await page.textContent('[data-test=seed]'), over.seed, `${label}: the last game's result again`);
     await page.keyboard.press('Escape');
     await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+
+    // the next game: nobody presses Continue; the clock warns, ticks, and runs out
+    await playToOver(page);
+    await page.waitForSelector('[data-test=next-note].urgent', { timeout: T(25000) });
+    const sounds0 = await page.evaluate(() => window.__sounds);
+    await shot(page, `i25-3-warning-${label}-${lang}`);
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 2), over.game, { timeout: T(15000) });
+    const ticks = (await page.evaluate(() => window.__sounds)) - sounds0;
+    assert.ok(ticks >= 3, `${label}: ${ticks} ticks in the last seconds`);
+    await page.waitForFunction((s) => window.__frames.some((f) => f.type === 'seat' && f.seat === s && f.player && f.player.custody), mySeat, { timeout: T(5000) });
+    // the panel stays, the table behind it inert: 取消托管 is on the panel
+    const back = await page.waitForSelector('[data-test=back-over]', { timeout: T(5000) });
+    assert.equal((await back.textContent()).trim(), lang === 'en' ? "I'm back" : '取消托管');
+    await shot(page, `i25-3-custody-${label}-${lang}`);
+    await back.click();
+    await page.waitForFunction((s) => {
+      const f = window.__frames.filter((x) => x.type === 'seat' && x.seat === s).pop();
+      return f && f.player && !f.player.custody;
+    }, mySeat, { timeout: T(5000) });
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
@@ -135,8 +152,11 @@ test('the replay opened from the game-over panel does not take the seat of the t
     page.context().on('page', (p) => p.on('websocket', (ws) => sockets.push(ws.url())));
     const [rp] = await Promise.all([page.context().waitForEvent('page'), page.click('[data-test=replay-link]')]);
     await rp.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
-    // the player's tab keeps its connection and its seat: the next game
-    // comes to it with its own hand and legal plays on its turns
+    // the player's tab keeps its connection and its seat: Continue there
+    // starts the next game, which comes to it with its own hand and legal
+    // plays on its turns
+    await page.bringToFront();
+    await page.click('[data-test=continue]');
     await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 1 && f.hand), over.game, { timeout: T(30000) });
     await page.waitForFunction((g) => {
       const fr = window.__frames;
@@ -160,7 +180,7 @@ test('a follow with one play that beats has it selected; hints never offer one s
   let forced = 0, hinted = 0;
   for (let g = 0; g < 10 && forced === 0; g++) {
     if (g > 0) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(30000) });
     }
     await playToOver(page, {
@@ -291,7 +311,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
   // the next game is played too.
   for (let g = 0; g < 4 && !(keyed && heard); g++) {
     if (g > 0) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction(() => !document.querySelector('[data-test=gameover]'), null, { timeout: T(15000) });
     }
     await playToOver(page, {
@@ -392,7 +412,7 @@ test('keyboard and screen reader: cards take focus and say their state, turns, p
       seen.add(where.what);
     }
   }
-  assert.ok(seen.has('close-over') && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
+  assert.ok((seen.has('close-over') || seen.has('continue')) && seen.has('replay-link'), `Tab went round the panel: ${[...seen]}`);
   await shot(page, 'after-desktop-gameover-focus');
   // keys of the game do nothing behind the panel; Escape closes it
   await page.keyboard.press('Escape');
@@ -461,7 +481,7 @@ test('the card counter, the multiplier and the moves from public plays; sounds w
   for (let game = 1; !(historyChecked && muteChecked === true && titleChecked); game++) {
     assert.ok(game <= 4, `four games without a long one: ${historyChecked} ${muteChecked} ${titleChecked}`);
     if (game > 1) {
-      await page.click('[data-test=close-over]');
+      await page.click('[data-test=continue], [data-test=close-over]');
       await page.waitForFunction((g) => window.__frames.filter((f) => f.type === 'game').length >= g, game, { timeout: T(15000) });
     }
     await playToOver(page, {
@@ -770,4 +790,97 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
+});
+
+/* ---- issue 25, item 8: leaving is said; quick play asks as 离开 does ---- */
+
+test('a friend who leaves is named in the room; quick play from a running table asks first', async () => {
+  // the host, on a desktop in Chinese, with an AI and a free seat
+  const host = await openPage({ locale: 'zh-CN' });
+  await host.waitForSelector('[data-test=quick]');
+  await host.click('[data-test=create-box] > summary');
+  await host.selectOption('[data-test=seat2]', 'ai:greedy');
+  await host.click('[data-test=create]');
+  await host.waitForSelector('.table-view', { timeout: T(10000) });
+  const room = /#\/room\/([^/?]+)/.exec(host.url())[1];
+  // the friend, on a phone in English, through an invite
+  const friend = await openPage({ viewport: PHONE, mobile: true, path: `/#/room/${room}?name=x` });
+  await friend.waitForSelector('dialog[open] [data-test=invite-name]', { timeout: T(10000) });
+  await friend.fill('dialog[open] [data-test=invite-name]', 'Mei');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForSelector('.hand .card', { timeout: T(10000) });
+  await host.waitForSelector('.hand .card', { timeout: T(10000) });
+  // the friend goes to the lobby (still seated) and asks for quick play: asked first
+  await friend.click('[data-test=lobby]');
+  await friend.click('[data-test=quick]');
+  await friend.waitForSelector('dialog[open]', { timeout: T(5000) });
+  assert.match(await friend.textContent('dialog[open]'), /Leave the table\? A computer player will finish this turn for you\./);
+  await shot(friend, 'i25-8-quick-confirm-phone-en');
+  // Cancel: still seated, nothing sent
+  await friend.click('dialog[open] button:not(.primary)');
+  assert.ok(!(await friend.evaluate(() => window.__frames.some((f) => f.type === 'joined' && f.room === null))), 'cancel left the table');
+  await friend.click('[data-test=quick]');
+  await friend.click('dialog[open] button.primary');
+  await friend.waitForFunction(() => window.__frames.filter((f) => f.type === 'joined').length >= 2, null, { timeout: T(10000) });
+  // the host is told who left, by name
+  const notice = await host.waitForFunction(() => [...document.querySelectorAll('.toast')].map((e) => e.textContent).find((x) => /Mei 离开了，电脑接替。/.test(x)), null, { timeout: T(10000) });
+  assert.ok(await notice.jsonValue());
+  await shot(host, 'i25-8-left-desktop-zh');
+  for (const p of [host, friend]) assert.deepEqual(p.errors, []);
+  for (const p of [host, friend]) await p.context().close();
+});
+
+/* ---- issue 25, item 10: the round's scores, kept over a reload; a new
+ * round starts at zero; my games keeps its words whole ---- */
+
+test('the round game by game survives a reload with 上一局; a new round starts at zero; my games on a phone breaks no word', async () => {
+  const page = await openPage({});
+  await page.waitForSelector('[data-test=quick]');
+  await page.click('[data-test=create-box] > summary');
+  await page.selectOption('[data-test=seat1]', 'ai:greedy');
+  await page.selectOption('[data-test=seat2]', 'ai:greedy');
+  const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
+  await numbers[1].fill('2');
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await playToOver(page);
+  const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+  await page.click('[data-test=continue]');
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'game' && f.game === 2), null, { timeout: T(10000) });
+  // a reload in game 2: 上一局 is still there, and the list with game 1
+  await page.reload();
+  await page.waitForSelector('.hand .card', { timeout: T(10000) });
+  await page.click('[data-test=lastgame]', { timeout: T(5000) });
+  await page.click('[data-test=round-scores] summary');
+  const row = await page.$$eval('[data-test=round-scores] tbody tr', (rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.equal(row.length, 1);
+  assert.equal(row[0][0], '1');
+  const signed = (v) => (v > 0 ? '+' : '') + String(v);
+  assert.deepEqual(row[0].slice(4), over.scores.map(signed), 'each seat\'s score of game 1');
+  await shot(page, 'i25-10-scores-desktop-en');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+  // game 2 ends the round: two rows; 再来一轮 starts at zero
+  await playToOver(page);
+  await page.waitForSelector('[data-test=rematch]', { timeout: T(10000) });
+  await page.click('[data-test=round-scores] summary');
+  assert.equal((await page.$$('[data-test=round-scores] tbody tr')).length, 2);
+  const games0 = await page.evaluate(() => window.__frames.filter((f) => f.type === 'game').length);
+  await page.click('[data-test=rematch]');
+  await page.waitForFunction((n) => window.__frames.filter((f) => f.type === 'game').length > n, games0, { timeout: T(10000) });
+  await page.waitForFunction(() => [...document.querySelectorAll('.seat .total')].length === 3 &&
+    [...document.querySelectorAll('.seat .total')].every((e) => /Score\s*0$/.test(e.textContent)), null, { timeout: T(5000) });
+  await shot(page, 'i25-10-newround-desktop-en');
+  // my games, on a phone's width in Chinese: 负 · 地主 is never broken inside a word
+  await page.setViewportSize(PHONE);
+  await page.click('[data-test=lang]');
+  await page.click('[data-test=lobby]');
+  await page.waitForSelector('[data-test=mygame]', { timeout: T(10000) });
+  const broken = await page.$$eval('[data-test=mygames] .word', (ws) => ws.filter((w) => w.getClientRects().length > 1).map((w) => w.textContent));
+  assert.deepEqual(broken, [], 'words broken in my games');
+  assert.ok((await page.$$('[data-test=mygames] .word')).length >= 4);
+  await page.locator('[data-test=mygames]').scrollIntoViewIfNeeded();
+  await shot(page, 'i25-10-mygames-phone-zh');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
 });

@@ -117,7 +117,9 @@ export class Lobby {
       h('h2', t('quick.title')),
       h('p', t('quick.desc')),
       h('div.quick-row',
-        h('button.big.primary', { dataset: { test: 'quick' }, onclick: () => {
+        h('button.big.primary', { dataset: { test: 'quick' }, onclick: async () => {
+          // seated at a running table: its seat goes to the AI, so ask as 离开 does (issue 25)
+          if (app.table && !(await app.table.confirmLeave())) return;
           const msg = { type: 'quick' };
           if (sel.value) msg.ai = sel.value;
           app.conn.send(msg);

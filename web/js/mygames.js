@@ -54,11 +54,12 @@ function row(g) {
   const role = g.landlord === null ? '' : ` · ${me === g.landlord ? s('landlord') : s('farmer')}`;
   // hosted AIs by kind and seat, as the table shows them
   const name = (n, i) => (/^ai:/.test(n || '') ? `${t('kind.ai')}·${t('seat.' + i)}` : n || '?');
-  const others = g.names.map(name).filter((_, i) => i !== me).join(', ');
+  const others = g.names.map(name).filter((_, i) => i !== me).map((n, i) => h('span.word', (i ? ', ' : '') + n));
   const link = g.key ? `${g.id}-${g.key}` : String(g.id);
   return h('tr', { dataset: { test: 'mygame', id: String(g.id) } },
     h('td.when', when(g.finished_at)),
-    h('td', result + role),
+    // words never broken inside in a narrow column: 负 · 地主, not 地/主 (issue 25)
+    h('td', h('span.word', result), role ? h('span.word', role) : null),
     h('td.num' + (mine > 0 ? '.plus' : mine < 0 ? '.minus' : ''), scoreText(mine, true)),
     h('td.with', others),
     h('td', h('a.button.small', { href: `#/replay/${link}`, dataset: { test: 'mygame-replay' } }, '\u25B6 ' + s('replay'))));

@@ -65,6 +65,7 @@ const CUES = {
   pass: (a) => tone(a, { f: 220, d: 0.1, type: 'sine', gain: 0.12 }),
   bomb: (a) => { noise(a, 0.6); tone(a, { f: 120, f2: 40, d: 0.6, type: 'sawtooth', gain: 0.2 }); },
   win: (a) => [523, 659, 784, 1047].forEach((f, i) => tone(a, { f, at: i * 0.11, d: 0.16, type: 'triangle' })),
+  tick: (a) => tone(a, { f: 1500, d: 0.04, type: 'square', gain: 0.08 }), // the last seconds of a clock
   lose: (a) => [392, 330, 262].forEach((f, i) => tone(a, { f, at: i * 0.14, d: 0.2, type: 'triangle' })),
   // issue 25: a straight runs up the scale, an airplane sweeps past, spring
   // rings out; a seat down to two cards or one beeps twice or once (the

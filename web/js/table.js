@@ -144,6 +144,7 @@ export class Table {
     this.room = m.room;
     this.seat = m.seat;
     this.totals = m.totals;
+    this.restoreScores(m);
     this.autopass = m.autopass;
     this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
     const g = emptyGame();
@@ -178,8 +179,12 @@ export class Table {
     if (m.phase === 'between' && this.g.over && this.g.game === m.game) {
       g.over = this.g.over;
       g.reveal = this.g.reveal;
+      // the state sent at a game's end (the ready clock) keeps who the referee played for
+      for (const [k, v] of this.g.faulted) if (!g.faulted.has(k)) g.faulted.set(k, v);
     }
     if (m.phase === 'turn_over') g.turnOver = this.g.turnOver || { totals: m.totals, games: m.games };
+    // between games of a casual room: who is ready, and the ready clock (issue 25)
+    this.ready = m.ready ? { seats: m.ready.seats, deadline: now() + m.ready.ms } : null;
     if (m.phase === 'turn_over' && !this.showOver) this.showOver = true;
     this.g = g;
     for (const c of [...this.sel]) if (!g.hand || !g.hand.includes(c)) this.sel.delete(c);
@@ -190,13 +195,19 @@ export class Table {
   onEvent(m) {
     const g = this.g;
     switch (m.type) {
-      case 'seat':
+      case 'seat': {
+        // a person who left mid-turn: said in the room, not only a renamed seat (issue 25)
+        const was = this.players[m.seat];
+        if (was && was.kind === 'human' && m.seat !== this.seat && (!m.player || m.player.kind !== 'human')) {
+          toast(m.player ? t('table.left.ai', { name: was.name }) : t('table.left', { name: was.name }), 'info');
+        }
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         noteAutoPlay(this, m);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
         return;
+      }
       case 'game': {
         const keep = { over: g.over };
         this.g = emptyGame();
@@ -205,10 +216,12 @@ export class Table {
           counts: [17, 17, 17], hand: m.hand ? sortHand(m.hand) : null,
         });
         this.lastOver = keep.over || this.lastOver;
+        if (m.game === 1) { this.totals = [0, 0, 0]; this.scores = []; this.saveScores(); } // a new round (再来一轮) starts at zero
         this.sel.clear();
         this.hint = -1;
         this.pending = false;
         this.rematchAsked = false;
+        this.ready = null;
         if (this.lastOverIsTurnOver) { this.showOver = false; this.lastOverIsTurnOver = false; } // a new turn began
         this.render();
         return;
@@ -290,6 +303,7 @@ export class Table {
         this.totals = m.totals;
         this.lastOver = m;
         this.lastOverAt = now();
+        this.noteScore(m);
         this.lastOverIsTurnOver = false;
         this.showOver = true;
         this.sel.clear();
@@ -414,13 +428,18 @@ export class Table {
   }
 
   async leaveTable() {
+    if (await this.confirmLeave()) leave();
+  }
+
+  /* Asks whether to leave a seat at a running table (its turn is handed to
+   * a computer player). Resolves true to go ahead: at once when there is
+   * nothing to hand over. The lobby's quick play asks it too (issue 25). */
+  async confirmLeave() {
     const g = this.g;
-    if (this.seat !== null && (g.phase === 'bid' || g.phase === 'play' || g.phase === 'between')) {
-      const r = await ask({ title: t('table.leave'), text: t('table.leave.confirm'),
-        buttons: [{ label: t('join.cancel'), value: null }, { label: t('table.leave'), value: 'leave', primary: true }] });
-      if (r.value !== 'leave') return;
-    }
-    leave();
+    if (this.seat === null || !(g.phase === 'bid' || g.phase === 'play' || g.phase === 'between')) return true;
+    const r = await ask({ title: t('table.leave'), text: t('table.leave.confirm'),
+      buttons: [{ label: t('join.cancel'), value: null }, { label: t('table.leave'), value: 'leave', primary: true }] });
+    return r.value === 'leave';
   }
 
   async invite() {
@@ -796,6 +815,56 @@ export class Table {
     if (!!clear !== this.sel.size > 0) this.renderControls();
   }
 
+  /* ---- the round's game-by-game scores (issue 25) ----
+   * Kept per room in the tab's sessionStorage, with the last game, so that
+   * a reload keeps 上一局 and the list (docs/decisions.md). */
+
+  scoresKey() { return `ddz.scores.${this.roomId}`; }
+
+  restoreScores(m) {
+    if (this.scores && this.scoresFor === this.roomId) return;
+    this.scoresFor = this.roomId;
+    this.scores = [];
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(this.scoresKey()) || 'null');
+      // only the round the room is in: a game number past the room's is a past round
+      if (saved && Array.isArray(saved.scores) && saved.scores.every((x) => x.game <= m.game)) {
+        this.scores = saved.scores;
+        if (!this.lastOver && saved.last && (m.phase === 'bid' || m.phase === 'play')) this.lastOver = saved.last;
+      }
+    } catch { /* storage off */ }
+    if (m.result && !this.lastOver) this.lastOver = m.result;
+  }
+
+  noteScore(o) {
+    this.scores = (this.scores || []).filter((x) => x.game < o.game);
+    this.scores.push({ game: o.game, landlord: o.landlord, winner: o.winner, multiplier: o.breakdown ? o.breakdown.multiplier : null,
+      bid: o.breakdown ? o.breakdown.bid : null, scores: o.scores });
+    this.saveScores(o);
+  }
+
+  saveScores(last) {
+    try {
+      sessionStorage.setItem(this.scoresKey(), JSON.stringify({ scores: this.scores || [], last: last || this.lastOver || null }));
+    } catch { /* storage off */ }
+  }
+
+  /* The round so far, a row per game: result, landlord, multiplier, each seat's score. */
+  scoresTable() {
+    const list = this.scores || [];
+    if (!list.length) return null;
+    const who = (x) => (x.landlord === null || x.landlord === undefined ? t('over.allpass')
+      : x.winner === x.landlord ? t('over.landlord.win') : t('over.farmers.win'));
+    return h('details.round-scores', { dataset: { test: 'round-scores' } },
+      h('summary', t('table.round.scores')),
+      h('table.scores', h('thead', h('tr', h('th', '#'), h('th', t('table.round.result')), h('th', t('table.round.landlord')), h('th.num', t('over.mult')),
+        [0, 1, 2].map((s) => h('th.num', this.name(s))))),
+      h('tbody', list.map((x) => h('tr', { dataset: { game: String(x.game) } }, h('td', String(x.game)), h('td.word', who(x)),
+        h('td.word', x.landlord === null || x.landlord === undefined ? '—' : this.name(x.landlord)),
+        h('td.num', x.multiplier ? `×${x.multiplier}` : '—'),
+        [0, 1, 2].map((s) => h('td.num', scoreText(x.scores[s], true))))))));
+  }
+
   /* ---- the game-over and turn-over panel ---- */
 
   renderOver() {
@@ -804,6 +873,12 @@ export class Table {
     const g = this.g;
     const over = g.over || this.lastOver;
     if (!this.showOver || (!over && !g.turnOver)) {
+      // closed any way (Escape, 上一局's panel) while the room waits for us:
+      // back at the table is ready, not left to the clock's 托管 (issue 25)
+      if (!this.showOver && this.mustReady()) {
+        app.conn.send({ type: 'ready' });
+        this.ready.seats[this.seat] = true;
+      }
       const was = !o.hidden;
       o.hidden = true;
       replace(o);
@@ -814,7 +889,8 @@ export class Table {
     }
     // Rebuilt only when what it says changes: a rebuild would replay its
     // animation, scroll it back up and fold the details a reader opened.
-    const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang()]);
+    const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang(),
+      this.mustReady(), onAutoPlay(this)]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
     const opening = o.hidden;
@@ -822,6 +898,8 @@ export class Table {
     const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
+    const rs = this.scoresTable();
+    if (rs) panel.append(rs);
     const buttons = h('div.buttons');
     if (over && over.game_id) {
       buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
@@ -832,16 +910,32 @@ export class Table {
           this.rematchAsked ? t('turnover.waiting') : t('turnover.rematch')));
       }
       buttons.append(h('button', { onclick: () => (this.seat === null ? leave() : leave()) }, t('turnover.lobby')));
+    } else if (this.mustReady()) {
+      // 继续: this seat is ready for the next game, which waits for it (issue 25)
+      buttons.append(h('button.primary', { dataset: { test: 'continue' }, onclick: () => {
+        app.conn.send({ type: 'ready' });
+        this.ready.seats[this.seat] = true;
+        this.showOver = false;
+        this.renderOver();
+      } }, t('over.continue')));
     } else {
       buttons.append(h('button.primary', { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
         g.phase === 'between' ? t('over.next') : t('over.close')));
     }
+    // 取消托管 stays at hand above the panel, which makes the table inert
+    if (onAutoPlay(this)) {
+      buttons.append(h('button', { dataset: { test: 'back-over' },
+        onclick: () => app.conn.send({ type: 'custody', on: false }) }, ct('custody.back')));
+    }
     panel.append(buttons);
     if (g.phase !== 'turn_over') panel.append(h('p.next-note', { dataset: { test: 'next-note' }, 'aria-live': 'polite' }));
+    // a rebuild (the ready state arriving, say) keeps the focus in the panel
+    const had = !opening && o.contains(document.activeElement) ? (document.activeElement.dataset.test || '') : null;
     replace(o, panel);
     this.renderTop();
     this.renderOverNote();
     this.modal(true, opening);
+    if (had !== null) ((had && panel.querySelector(`[data-test="${had}"]`)) || panel).focus();
   }
 
   /* The panel is modal: what is behind it is inert while it shows; it
@@ -871,7 +965,11 @@ export class Table {
     let text = '';
     let urgent = false;
     const next = this.el.over.querySelector('[data-test=close-over]');
-    if (g.phase === 'between' && g.over) {
+    if (this.mustReady()) {
+      const s = this.readyLeft();
+      text = t('over.ready.in', { s });
+      urgent = s <= 5;
+    } else if (g.phase === 'between' && g.over) {
       const pause = Number(this.room.options && this.room.options.pause);
       const s = Number.isFinite(pause) ? Math.max(0, Math.ceil(pause - (now() - (this.lastOverAt || now())) / 1000)) : null;
       text = s ? t('over.next.in', { s }) : t('table.between');
@@ -976,6 +1074,16 @@ export class Table {
 
   /* ---- the clock ---- */
 
+  /* Whether the room waits for this seat's 继续 between games. */
+  mustReady() {
+    return !!(this.ready && this.seat !== null && this.g.phase === 'between' && !this.ready.seats[this.seat]);
+  }
+
+  /* Whole seconds left on the ready clock. */
+  readyLeft() {
+    return this.ready ? Math.max(0, Math.ceil((this.ready.deadline - now()) / 1000)) : 0;
+  }
+
   tick() {
     if (!this.root) return;
     const tu = this.g.turn;
@@ -983,12 +1091,17 @@ export class Table {
     const said = t('a11y.clock', { s: left });
     for (const el of this.root.querySelectorAll('[data-clock]')) {
       el.textContent = String(left);
+      el.classList.toggle('warn', left <= 10 && left > 5); // an earlier warning (issue 25)
       el.classList.toggle('low', left <= 5);
       // the number alone means nothing to a screen reader (a timer is not
       // read out as it changes: the warning below is)
       if (el.getAttribute('aria-label') !== said) el.setAttribute('aria-label', said);
     }
     this.warnClock(tu, left);
+    // a tick each second of the last five, on this seat's own clocks only
+    const mine = this.myTurn() && !this.pending ? left : this.mustReady() ? this.readyLeft() : null;
+    if (mine !== null && mine > 0 && mine <= 5 && mine !== this.lastTick) cue('tick');
+    this.lastTick = mine;
     this.renderOverNote();
     // no marker once our action is on its way: the turn is as good as taken
     turnTitle(this.myTurn() && !this.pending, t('title.turn'), `${t('app.title')} · ddz`);
