@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "service/pg_test.h"
+#include "test_clock.h"
 #include "rules/error.h"
 #include "service/cluster/ladder_net.h"
 #include "service/cluster/lead.h"
@@ -526,7 +527,10 @@ Test(ladder_net, the_leader_gathers_the_bots_on_the_node_with_most)
  * (with that node's participants), and is not ordered again meanwhile. */
 Test(ladder_net, a_bot_that_does_not_move_plays_where_it_is)
 {
-    bots_at_a_and_b(300);
+    /* The wait must outlast the steps below on a loaded machine: 300 ms
+     * did not (the check "within the wait" came after it). */
+    const int wait_ms = T(3000);
+    bots_at_a_and_b(wait_ms);
     ddz_ladder_net_work(a, ca, true);
     cr_assert_eq(num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"), 1);
     cr_assert_eq(num(ca, DEALS_OF("p")), 0);
@@ -553,8 +557,11 @@ Test(ladder_net, a_bot_that_does_not_move_plays_where_it_is)
     cr_assert_eq(num(ca, sql), 1, "p was ordered again");
     cr_assert_eq(num(ca, DEALS_OF("p")), 0, "p played within the wait");
     /* the wait is the condition itself: past it, p is free to play at a */
-    while (num(ca, "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
-                   " AND at > now() - interval '300 milliseconds'") > 0)
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM cluster_ladder_moves WHERE name = 'p'"
+             " AND at > now() - interval '%d milliseconds'",
+             wait_ms);
+    while (num(ca, sql) > 0)
         poll(NULL, 0, 20);
     free_all_but_q();
     ddz_ladder_net_work(a, ca, true);
