@@ -862,7 +862,8 @@ export class Table {
       h('tbody', list.map((x) => h('tr', { dataset: { game: String(x.game) } }, h('td', String(x.game)), h('td.word', who(x)),
         h('td.word', x.landlord === null || x.landlord === undefined ? '—' : this.name(x.landlord)),
         h('td.num', x.multiplier ? `×${x.multiplier}` : '—'),
-        [0, 1, 2].map((s) => h('td.num', scoreText(x.scores[s], true))))))));
+        // the landlord's score marked, for a phone, where the landlord column is hidden
+        [0, 1, 2].map((s) => h('td.num' + (s === x.landlord ? '.ll' : ''), scoreText(x.scores[s], true))))))));
   }
 
   /* ---- the game-over and turn-over panel ---- */
