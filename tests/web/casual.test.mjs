@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T, waitFor } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor, decision } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -28,20 +28,6 @@ after(async () => { if (stop) await stop(contexts); });
  * client received (window.__frames, read in the page). */
 function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
   return open(browser, contexts, base + p, { viewport, locale, mobile });
-}
-
-/* Waits for this page's next decision: 'bid', 'play', or 'over' (the
- * game-over panel is open). */
-async function decision(page, ms = 30000) {
-  const hd = await page.waitForFunction(() => {
-    if (document.querySelector('[data-test=gameover]')) return 'over';
-    const c = document.querySelector('[data-test=controls]');
-    if (!c || !c.dataset.seq || c.dataset.pending) return false;
-    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
-    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
-    return false;
-  }, null, { timeout: T(ms), polling: 30 });
-  return hd.jsonValue();
 }
 
 /* Plays this page's seat with the highest bid and the hint's first play

@@ -154,3 +154,17 @@ export async function shot(page, name) {
   await settle(page);
   await page.screenshot({ path: path.join(ART, name + '.png') });
 }
+
+/* Waits for this page's next decision: 'bid', 'play', or 'over' (the
+ * game-over panel is open). */
+export async function decision(page, ms = 30000) {
+  const hd = await page.waitForFunction(() => {
+    if (document.querySelector('[data-test=gameover]')) return 'over';
+    const c = document.querySelector('[data-test=controls]');
+    if (!c || !c.dataset.seq || c.dataset.pending) return false;
+    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
+    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
+    return false;
+  }, null, { timeout: T(ms), polling: 30 });
+  return hd.jsonValue();
+}

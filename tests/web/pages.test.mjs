@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, shot, T, waitFor } from './harness.mjs';
+import { openPage as open, startAll, shot, T, waitFor, decision } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -212,19 +212,6 @@ async function toggleMoves(page, open) {
   else if (await page.$('.history:not([hidden])')) await page.click('.history h3 button');
 }
 
-/* Waits for this page's next decision: 'bid', 'play' or 'over'. */
-async function decision(page) {
-  const hd = await page.waitForFunction(() => {
-    if (document.querySelector('[data-test=gameover]')) return 'over';
-    const c = document.querySelector('[data-test=controls]');
-    if (!c || !c.dataset.seq || c.dataset.pending) return false;
-    if (document.querySelector('[data-test=bid0]:not(:disabled)')) return 'bid';
-    if (document.querySelector('[data-test=hint]:not(:disabled)')) return 'play';
-    return false;
-  }, null, { timeout: T(60000), polling: 30 });
-  return hd.jsonValue();
-}
-
 test('item 6 and 13: passes, the card counter, the moves panel, the hand, the controls and the commitment line never cover each other; the opponents\' boxes match on a phone', async () => {
   const s = await serve('serve-pages-table.log', ['--ai-delay-ms', '30']);
   for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
@@ -234,7 +221,7 @@ test('item 6 and 13: passes, the card counter, the moves panel, the hand, the co
     const found = new Set();
     let shotPass = false, shotMoves = false, passes = 0, checks = 0;
     for (let guard = 0; guard < 120; guard++) {
-      const d = await decision(page);
+      const d = await decision(page, 60000);
       if (d === 'over') break;
       if (d === 'bid') {
         const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
