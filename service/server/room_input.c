@@ -136,7 +136,9 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
     if (q->type == DDZ_REQ_READY) {
         /* Late (the clock already started the game) or early: nothing to
          * do, and no error, since a client cannot know the race's winner. */
-        if (r->phase == PH_BETWEEN && ddz__room_mark_ready(r, p->seat))
+        /* Said twice: nothing new to tell the room (a client repeating
+         * it cannot make the room resend every state each time). */
+        if (r->phase == PH_BETWEEN && !r->seats[p->seat].ready && ddz__room_mark_ready(r, p->seat))
             ddz__room_send_states(r);
         return;
     }
