@@ -112,7 +112,10 @@ test('the next game waits for Continue under a ready clock that warns and ticks,
     assert.ok(ticks >= 3, `${label}: ${ticks} ticks in the last seconds`);
     await page.waitForFunction((s) => window.__frames.some((f) => f.type === 'seat' && f.seat === s && f.player && f.player.custody), mySeat, { timeout: T(5000) });
     // the panel stays, the table behind it inert: 取消托管 is on the panel
-    const back = await page.waitForSelector('[data-test=back-over]', { timeout: T(5000) });
+    // a locator, not a handle: the panel is rebuilt when the room's state
+    // moves on (the game starting behind it), and a handle would be stale
+    const back = page.locator('[data-test=back-over]');
+    await back.waitFor({ timeout: T(5000) });
     assert.equal((await back.textContent()).trim(), lang === 'en' ? "I'm back" : '取消托管');
     await shot(page, `i25-3-custody-${label}-${lang}`);
     await back.click();
