@@ -262,6 +262,8 @@ static json_t *over_json(json_t *o, const ddz_event_over *v, bool *ok)
     put(o, "game_id", json_integer(v->game_id), ok);
     put(o, "game_key", v->game_key[0] ? json_string(v->game_key) : json_null(), ok);
     put(o, "totals", three(v->totals), ok);
+    if (v->redeal)
+        put(o, "redeal", json_true(), ok);
     return o;
 }
 
@@ -315,6 +317,7 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     put(opts, "grace", json_integer(op->grace), ok);
     put(opts, "custody", json_string(name_of(NAMES(custody_names), op->custody)), ok);
     put(opts, "pause", json_integer(op->pause), ok);
+    put(opts, "redeal", json_boolean(op->redeal), ok);
     put(room, "options", opts, ok);
     put(o, "room", room, ok);
     put(o, "seat", int_or_null(s->seat), ok);
@@ -1093,6 +1096,9 @@ static int read_over(rd *r, const json_t *o, const char *at, ddz_event_over *v)
         (rc = get_game_key(r, o, at, v->game_key)) ||
         (rc = get_three(r, o, at, "totals", v->totals)))
         return rc;
+    /* optional: only an all-pass deal that is dealt again says it */
+    if (json_object_get(o, "redeal") && (rc = get_bool(r, o, at, "redeal", &v->redeal)))
+        return rc;
     v->game_id = x;
     return 0;
 }
@@ -1153,7 +1159,8 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
         (rc = get_bool(r, opts, "room.options", "autopass", &op->autopass)) ||
         (rc = get_int(r, opts, "room.options", "grace", 0, 600, &op->grace)) ||
         (rc = get_enum(r, opts, "room.options", "custody", NAMES(custody_names), &op->custody)) ||
-        (rc = get_int(r, opts, "room.options", "pause", 0, 30, &op->pause)))
+        (rc = get_int(r, opts, "room.options", "pause", 0, 30, &op->pause)) ||
+        (rc = get_bool(r, opts, "room.options", "redeal", &op->redeal)))
         return rc;
     if ((rc = get_int_or_null(r, o, "", "seat", 0, 2, &s->seat)) ||
         (rc = get_enum(r, o, "", "phase", NAMES(phase_names), &s->phase)) ||
@@ -1532,7 +1539,8 @@ static bool over_eq(const ddz_event_over *a, const ddz_event_over *b)
            memcmp(a->dealt, b->dealt, sizeof a->dealt) == 0 && a->leftover == b->leftover &&
            memcmp(a->seed, b->seed, sizeof a->seed) == 0 &&
            memcmp(a->commit, b->commit, sizeof a->commit) == 0 && a->game_id == b->game_id &&
-           strcmp(a->game_key, b->game_key) == 0 && same3(a->totals, b->totals);
+           strcmp(a->game_key, b->game_key) == 0 && same3(a->totals, b->totals) &&
+           a->redeal == b->redeal;
 }
 
 static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
@@ -1542,7 +1550,7 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
         a->password != b->password || strcmp(x->rules, y->rules) != 0 || x->time != y->time ||
         x->games != y->games || x->priv != y->priv || x->bots != y->bots ||
         x->autopass != y->autopass || x->grace != y->grace || x->custody != y->custody ||
-        x->pause != y->pause)
+        x->pause != y->pause || x->redeal != y->redeal)
         return false;
     if (a->seat != b->seat || a->phase != b->phase || a->game != b->game || a->games != b->games ||
         a->has_commit != b->has_commit ||

@@ -242,6 +242,8 @@ typedef struct ddz_event_over {
                                                 * /api/games/ID; else served only at
                                                 * /api/games/ID-KEY */
     double totals[3];                          /* the turn's totals so far */
+    bool redeal; /* everyone passed and the room deals again: the game does not count
+                  * (its record stays, verifiable); printed only when true */
 } ddz_event_over;
 
 /* Fills what `o` says about the game `g` has ended, `rec` its record
@@ -262,6 +264,7 @@ typedef struct ddz_event_options {
     int grace;                       /* seconds a dropped seat waits, 0..600 */
     int custody;                     /* enum ddz_custody (proto/msg.h) */
     int pause;                       /* seconds between games, 0..30 */
+    bool redeal;                     /* an all-pass deal is dealt again, not counted */
 } ddz_event_options;
 
 /* state: a full snapshot as one connection may see it */

@@ -30,6 +30,10 @@ void ddz_room_opts_default(ddz_room_opts *o)
     o->grace = 60;
     o->custody = DDZ_CUSTODY_AI;
     o->pause = 3;
+    /* CAAI's rule unless the room asks: scripts, bots and engines see the
+     * rule of the competitions they train for; quick play and the web
+     * client's room form ask for the redeal players expect */
+    o->redeal = false;
 }
 
 /* Field readers: each returns 0, or DDZ_EFIELD with err set. `need` says
@@ -169,6 +173,7 @@ static int get_opts(json_t *o, ddz_room_opts *opts, char *err, size_t errlen)
         (rc = get_bool(o, "autopass", &opts->autopass, false, err, errlen)) ||
         (rc = get_int(o, "grace", 0, 600, &opts->grace, false, err, errlen)) ||
         (rc = get_int(o, "pause", 0, 30, &opts->pause, false, err, errlen)) ||
+        (rc = get_bool(o, "redeal", &opts->redeal, false, err, errlen)) ||
         (rc = get_str(o, "custody", custody, sizeof custody, 5, false, err, errlen)))
         return rc;
     if (custody[0] && strcmp(custody, "ai") != 0 && strcmp(custody, "fault") != 0)
@@ -334,12 +339,12 @@ static json_t *opts_json(const ddz_room_opts *o)
     json_t *seats = json_array();
     for (int s = 0; s < 3; s++)
         json_array_append_new(seats, o->seats[s][0] ? json_string(o->seats[s]) : json_null());
-    return json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:b, s:b, s:i, s:s, s:i}", "name",
-                     o->name, "rules", o->rules, "time", o->time, "games", o->games, "private",
-                     o->priv, "password", o->password, "seats", seats, "fill",
-                     o->fill[0] ? json_string(o->fill) : json_null(), "bots", o->bots, "autopass",
-                     o->autopass, "grace", o->grace, "custody",
-                     o->custody == DDZ_CUSTODY_FAULT ? "fault" : "ai", "pause", o->pause);
+    return json_pack(
+        "{s:s, s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:b, s:b, s:i, s:s, s:i, s:b}", "name", o->name,
+        "rules", o->rules, "time", o->time, "games", o->games, "private", o->priv, "password",
+        o->password, "seats", seats, "fill", o->fill[0] ? json_string(o->fill) : json_null(),
+        "bots", o->bots, "autopass", o->autopass, "grace", o->grace, "custody",
+        o->custody == DDZ_CUSTODY_FAULT ? "fault" : "ai", "pause", o->pause, "redeal", o->redeal);
 }
 
 json_t *ddz_req_print(const ddz_req *r)

@@ -59,6 +59,8 @@ typedef struct ddz_room_opts {
     int grace;          /* seconds a dropped seat waits, 0..600 */
     int custody;        /* enum ddz_custody */
     int pause;          /* seconds between games, 0..30 */
+    bool redeal;        /* all three pass: the deal is dealt again and not counted (casual
+                           rooms; only where the rule set's all-pass ends the game) */
     bool held; /* server-side, never on the wire: a competition table's games are HELD (stored
                   under a key told to nobody, shown to spectators without their cards) until
                   the competition publishes them (docs/decisions.md) */

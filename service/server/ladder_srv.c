@@ -266,7 +266,8 @@ static int start_game(ltab *t)
     o.custody = DDZ_CUSTODY_FAULT;
     o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
     o.pause = 0;
-    o.held = true; /* nothing of the deal shown before every table has played it (SPEC 13) */
+    o.redeal = false; /* SPEC 13: every table plays the deal; an all-pass counts */
+    o.held = true;    /* nothing of the deal shown before every table has played it (SPEC 13) */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {

@@ -183,6 +183,7 @@ static void on_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     snprintf(ai, sizeof ai, "ai:%s", q->ai[0] ? q->ai : best_ai(srv));
     snprintf(o.name, sizeof o.name, "%.30s vs AI", p->name);
     o.priv = true;
+    o.redeal = true; /* a casual game: nobody wants an all-pass deal counted */
     snprintf(o.seats[1], sizeof o.seats[1], "%s", ai);
     snprintf(o.seats[2], sizeof o.seats[2], "%s", ai);
     ddz_req create = *q;

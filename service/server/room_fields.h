@@ -101,4 +101,9 @@ static inline bool room_live(const ddz_room *r)
  * of a hosted AI (docs/decisions.md). */
 #define DDZ_READY_S 20
 
+/* Milliseconds between a deal everyone passed and the new one, in a room
+ * that deals again (opts.redeal) and has a pause: enough to see that
+ * nobody bid, short enough that nobody waits. */
+#define DDZ_REDEAL_MS 1500
+
 #endif

@@ -58,6 +58,16 @@ void ddz__room_begin_between(ddz_room *r)
         ddz__room_send_states(r);
 }
 
+void ddz__room_begin_redeal(ddz_room *r)
+{
+    /* Nothing was played, so nobody is asked to be ready: the new cards
+     * come after a moment to read that everyone passed. */
+    r->phase = PH_BETWEEN;
+    r->readying = false;
+    int64_t delay_us = r->opts.pause > 0 ? (int64_t)DDZ_REDEAL_MS * 1000 : 0;
+    ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, delay_us);
+}
+
 bool ddz__room_mark_ready(ddz_room *r, int s)
 {
     if (!r->readying)
@@ -80,6 +90,7 @@ void ddz__room_new_series(ddz_room *r)
         .turn = r->turn_no + 1,
         .turns = r->turn_no + 1,
         .first_deal = r->dealt,
+        .redeal = r->opts.redeal,
     };
     memcpy(tc.master, r->master, sizeof tc.master);
     for (int s = 0; s < 3; s++)

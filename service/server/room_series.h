@@ -26,6 +26,11 @@ void ddz__room_maybe_start(ddz_room *r);
  * with no pause). Never fails. */
 void ddz__room_begin_between(ddz_room *r);
 
+/* After a game everyone passed, in a room that deals again: the next deal
+ * starts after DDZ_REDEAL_MS (at once in a room with no pause), with no
+ * ready step. Never fails. */
+void ddz__room_begin_redeal(ddz_room *r);
+
 /* Seat `s` is ready (or no longer needs waiting for); the next game starts
  * at once when every seat is. Returns whether the room is still waiting. */
 bool ddz__room_mark_ready(ddz_room *r, int s);

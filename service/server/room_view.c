@@ -124,6 +124,15 @@ static void last_play(const ddz_room *r, int s, ddz_event_player *p)
         }
 }
 
+/* The games of the room's turn: its option, and one more for each deal
+ * everyone passed and was dealt again (opts.redeal), as the `game` event
+ * says. */
+static int series_games(const ddz_room *r)
+{
+    int dealt = room_table(r)->games;
+    return dealt > r->opts.games ? dealt : r->opts.games;
+}
+
 /* The game number a snapshot shows: the game being played, the last one
  * between games, all of them after the turn. */
 static int state_game(const ddz_room *r)
@@ -131,7 +140,7 @@ static int state_game(const ddz_room *r)
     int started = room_table(r)->next;
     switch (r->phase) {
     case PH_TURN_OVER:
-        return r->opts.games;
+        return series_games(r);
     case PH_WAITING:
         return started > 0 && !ddz_table_done(room_table(r)) ? started : 1;
     default:
@@ -166,13 +175,14 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         .grace = r->opts.grace,
         .custody = r->opts.custody == DDZ_CUSTODY_FAULT ? DDZ_CUSTODY_FAULT : DDZ_CUSTODY_AI,
         .pause = r->opts.pause,
+        .redeal = r->opts.redeal,
     };
     snprintf(st->options.rules, sizeof st->options.rules, "%s", r->opts.rules);
     st->seat = p->seat;
     st->phase =
         is_live && g->phase == DDZ_PHASE_BID && !held ? DDZ_EVENT_PH_BID : state_phase[r->phase];
     st->game = state_game(r);
-    st->games = r->opts.games;
+    st->games = series_games(r);
     st->held = held;
     st->has_commit = is_live;
     memcpy(st->commit, rec->commit, sizeof st->commit);

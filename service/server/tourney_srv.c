@@ -312,7 +312,8 @@ static void table_start(void *ctx, const ddz_tgame *w)
     o.bots = true;
     o.custody = DDZ_CUSTODY_FAULT; /* a competition: a bot gone past the grace is charged */
     o.pause = 0;
-    o.held = true; /* every table plays the same deals: publish_ready() says when */
+    o.redeal = false; /* the competition's rule: an all-pass counts as a game */
+    o.held = true;    /* every table plays the same deals: publish_ready() says when */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {

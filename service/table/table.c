@@ -111,6 +111,12 @@ static void drain(ddz_table *t, int64_t now_ms)
             break;
         case DDZ_EV_OVER: {
             const ddz_record *r = ddz_ref_record(&t->ref);
+            /* everyone passed: the deal does not count, one more is dealt
+             * (scores are 0 anyway, so the totals are the same either way) */
+            t->redealt = t->cfg.redeal && !t->cfg.rotate && r->landlord < 0 && r->nfaults == 0 &&
+                         t->games < DDZ_TABLE_GAMES_MAX;
+            if (t->redealt)
+                t->games++;
             for (int s = 0; s < 3; s++) {
                 double *total = &t->totals[t->player_at[s]];
                 *total = ddz_score_add(*total, r->scores[s]);

@@ -78,6 +78,9 @@ typedef struct ddz_table_cfg {
                                        maxscore's default covers them; events still
                                        number games from the series' first */
     uint8_t autopass[3];            /* per player: pass for it when it cannot beat */
+    bool redeal;                    /* a game everyone passed (no fault) is dealt again: it
+                                       does not count, the series gets one more game, up to
+                                       DDZ_TABLE_GAMES_MAX (casual rooms; never with rotate) */
 } ddz_table_cfg;
 
 /* The numbers of a CAAI INFO line for the current game (SPEC 7). */
@@ -87,11 +90,18 @@ typedef struct ddz_table_info {
 
 enum { DDZ_TABLE_QUEUE = 128 }; /* a power of two: the ring's index is a mask */
 
+/* Games a series grows to with redeals at most: the protocol's games per
+ * turn (proto/PROTOCOL.md, `games`), so a game's number stays in range;
+ * past it an all-pass game counts, as it does in competitions. */
+enum { DDZ_TABLE_GAMES_MAX = 100 };
+
 typedef struct ddz_table {
     ddz_table_cfg cfg;
     ddz_referee ref;
     int games;           /* games in the series: deals, x3 with rotate */
     int next;            /* index of the next game to start */
+    bool redealt;        /* the last game ended with every seat passing and is dealt
+                            again (cfg.redeal): it added a game to the series */
     int player_at[3];    /* seat -> player in the current game */
     int seat_of[3];      /* player -> seat in the current game */
     double totals[3];    /* small scores per player in this series (ddz_score_add) */

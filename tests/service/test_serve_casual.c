@@ -495,3 +495,60 @@ Test(casual, ready_clock_runs_out_to_custody)
     cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1, "game 2 did not end");
     cr_assert_eq(c[2]->game->game, 2);
 }
+
+/* ---- an all-pass deal dealt again (issue 25, item 11) ---- */
+
+/* A room with `redeal`: the three seats pass (the harness's clients bid 0),
+ * the game ends with `redeal`, and the next deal comes without a ready
+ * step, the turn one game longer; its record stays (verifiable). When a
+ * landlord plays the game that counts, the turn (one game) is over. */
+Test(casual, all_pass_deals_again)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    json_t *o = opts(1, 1, 30);
+    json_object_set_new(o, "redeal", json_true());
+    const char *room = cli_create(c[0], o, 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    const ddz_event_over *first = c[2]->over;
+    cr_assert_eq(first->landlord, -1);
+    cr_assert(first->redeal, "an all-pass game of a redeal room says so");
+    json_t *rec = fetch_game(first->game_id, first->game_key);
+    json_decref(rec); /* stored like any game */
+    /* no ready step: the new deal comes after the short redeal pause */
+    int64_t t0 = now_ms();
+    reset_over(c, 3);
+    c[0]->bidder = true;
+    for (int i = 0; i < 3; i++) {
+        const ddz_event *g = cli_expect(c[i], DDZ_EVENT_GAME);
+        cr_assert_eq(g->game.game, 2);
+        cr_assert_eq(g->game.games, 2, "the turn grows by the deal dealt again");
+    }
+    cr_assert_lt(now_ms() - t0, T(5000), "the new deal waited for something");
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    cr_assert_eq(c[1]->over->landlord, 0);
+    cr_assert_not(c[1]->over->redeal);
+    const ddz_event *to = cli_expect(c[1], DDZ_EVENT_TURN_OVER);
+    cr_assert_eq(to->turn_over.games, 1, "the turn is its one game that counted");
+}
+
+/* Without `redeal` (the protocol's default, CAAI's rule) everyone passing
+ * is a game with no score, and a one-game turn is over after it. */
+Test(casual, all_pass_counts_without_redeal)
+{
+    cli *c[3];
+    c[0] = cli_hello("West");
+    const char *room = cli_create(c[0], opts(1, 1, 30), 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    cr_assert_eq(c[0]->over->landlord, -1);
+    cr_assert_not(c[0]->over->redeal);
+    cli_expect(c[0], DDZ_EVENT_TURN_OVER);
+}

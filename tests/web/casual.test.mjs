@@ -873,3 +873,73 @@ test('the round game by game survives a reload with 上一局; a new round start
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+/* ---- issue 25, item 11: an all-pass deal dealt again in a casual room ---- */
+
+/* A player of the test's own over a WebSocket: joins `room` at `seat`,
+ * passes every bid and plays the first legal play. Resolves once seated;
+ * close() ends it. */
+function passer(room, seat, name) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(base.replace(/^http/, 'ws') + '/ws');
+    ws.onerror = () => reject(new Error(`${name} cannot connect`));
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', version: 1, name }));
+    ws.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if (m.type === 'welcome') ws.send(JSON.stringify({ type: 'join', room, seat }));
+      else if (m.type === 'joined' && m.room) resolve(ws);
+      else if (m.type === 'turn' && m.seat === seat && m.legal) {
+        ws.send(JSON.stringify(m.action === 'bid' ? { type: 'bid', seq: m.seq, bid: 0 }
+          : { type: 'play', seq: m.seq, cards: m.legal[0] }));
+      } else if (m.type === 'error') reject(new Error(`${name}: ${e.data}`));
+    };
+  });
+}
+
+test('the room form offers the redeal; everyone passing deals again with a notice and no result panel', async () => {
+  assert.equal(typeof WebSocket, 'function', 'run node with --experimental-websocket (node_test.sh does)');
+  for (const [label, opts, lang] of [['desktop', {}, 'en'], ['phone', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, 'zh']]) {
+    const page = await openPage(opts);
+    await page.waitForSelector('[data-test=quick]');
+    await page.click('[data-test=create-box] > summary');
+    // offered where everyone passing ends the deal, checked; not under a
+    // rule set where West then becomes the landlord
+    const row = page.locator('[data-test=redeal-row]');
+    assert.equal(await row.isVisible(), true, `${label}: the redeal choice is not shown`);
+    assert.match(await row.textContent(), lang === 'en' ? /Deal again when everyone passes/ : /三家都不叫时重新发牌/);
+    assert.equal(await page.isChecked('[data-test=redeal]'), true);
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, `i25-11-redeal-form-${label}-${lang}`);
+    await page.selectOption('[data-test=rules]', 'botzone-ftl2');
+    assert.equal(await row.isVisible(), false, `${label}: the redeal choice under botzone-ftl2`);
+    await page.selectOption('[data-test=rules]', 'caai');
+    const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
+    await numbers[1].fill('2');
+    await page.click('[data-test=create]');
+    await page.waitForFunction(() => window.__frames.some((f) => f.type === 'joined' && f.room), null, { timeout: T(10000) });
+    const room = await page.evaluate(() => window.__frames.find((f) => f.type === 'joined' && f.room).room);
+    const others = [await passer(room, 1, 'Pass1'), await passer(room, 2, 'Pass2')];
+    try {
+      await page.waitForSelector('.hand .card', { timeout: T(30000) });
+      const st = await page.evaluate(() => window.__frames.filter((f) => f.type === 'state').pop());
+      assert.equal(st.room.options.redeal, true, `${label}: the room was not made with the redeal`);
+      assert.equal(await decision(page), 'bid');
+      await page.click('[data-test=bid0]');
+      // all three passed: a notice, no result panel, and game 2 of 3
+      const said = lang === 'en' ? 'Everyone passed: new cards' : '三家都不叫，重新发牌';
+      await page.waitForFunction((s) => [...document.querySelectorAll('.toast')].some((e) => e.textContent.includes(s)), said, { timeout: T(15000) });
+      const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+      assert.equal(over.redeal, true);
+      assert.equal(await page.$('[data-test=gameover]'), null, `${label}: a result panel for a deal dealt again`);
+      await shot(page, `i25-11-redeal-notice-${label}-${lang}`);
+      await page.waitForFunction(() => window.__frames.some((f) => f.type === 'game' && f.game === 2 && f.games === 3), null, { timeout: T(10000) });
+      assert.equal(await page.$('[data-test=gameover]'), null);
+      assert.equal(await page.$('[data-test=lastgame]'), null, `${label}: 上一局 offers the deal nobody played`);
+      await page.waitForSelector('.hand .card', { timeout: T(10000) });
+      assert.deepEqual(page.errors, []);
+    } finally {
+      for (const ws of others) ws.close();
+    }
+    await page.context().close();
+  }
+});

@@ -12,6 +12,10 @@ import { myGamesPanel } from './mygames.js';
 // them; an unknown name is answered with ENOTFOUND, which is shown.
 const AIS = ['strong', 'greedy', 'random'];
 
+// Rule sets where everyone passing ends the deal (SPEC 3), so that a room
+// may deal again instead (the `redeal` option).
+const REDEAL_RULES = new Set(['caai']);
+
 function brand() {
   return h('div.brand',
     h('div.logo', { 'aria-hidden': 'true' }, h('span.lc.a', 'A'), h('span.lc.b', '\u2665\uFE0E'), h('span.lc.c', '\u265B\uFE0E')),
@@ -178,6 +182,9 @@ export class Lobby {
       custody: h('select', { dataset: { test: 'custody' } }, h('option', { value: 'ai' }, t('create.custody.ai')),
         h('option', { value: 'fault' }, t('create.custody.fault'))),
       pause: num(3, 0, 30),
+      // casual play deals again when everyone passes; competitions (and
+      // CAAI's rule) count the deal as a game with no score (issue 25)
+      redeal: h('input', { type: 'checkbox', checked: true, dataset: { test: 'redeal' } }),
       sitat: h('select', { dataset: { test: 'sitat' } }, h('option', { value: '' }, t('create.sit.any')),
         [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
     };
@@ -194,6 +201,7 @@ export class Lobby {
     // with its one-line explanation under the choice.
     this.rulesSel = f.rules;
     this.rulesDescEl = h('p.rules-desc', { dataset: { test: 'rules-desc' } });
+    this.redealEl = h('label.check', { dataset: { test: 'redeal-row' } }, f.redeal, h('span', t('create.redeal')));
     f.rules.addEventListener('change', () => this.updateRules());
     this.updateRules();
     const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: (e) => {
@@ -203,6 +211,7 @@ export class Lobby {
         time: +f.time.value, games: +f.games.value,
         private: f.priv.checked, bots: f.bots.checked, autopass: f.autopass.checked,
         grace: +f.grace.value, custody: f.custody.value, pause: +f.pause.value,
+        redeal: !this.redealEl.hidden && f.redeal.checked,
         seats: seats.map((s) => (s.sel.value === 'engine' ? (s.eng.value.trim() ? 'engine:' + s.eng.value.trim() : null) : s.sel.value || null)),
       };
       // The creator sits before `fill` takes the other open seats: there
@@ -221,7 +230,7 @@ export class Lobby {
     } },
     h('div.form-grid',
       field(t('create.name'), f.name, 'wide'),
-      h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl),
+      h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl, this.redealEl),
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
       h('fieldset.seats', h('legend', t('create.seats')), seats.map((s) => s.el)),
@@ -253,6 +262,9 @@ export class Lobby {
       sel.value = names.includes(keep) ? keep : names[0];
     }
     this.rulesDescEl.textContent = rulesDesc(sel.value);
+    // only where everyone passing ends the deal: botzone-ftl2 makes West
+    // the landlord, botzone-ftl has no bidding
+    if (this.redealEl) this.redealEl.hidden = !REDEAL_RULES.has(sel.value);
   }
 
   joinForm() {

@@ -295,6 +295,19 @@ export class Table {
         this.render();
         return;
       case 'over':
+        if (m.redeal) {
+          // everyone passed and the room deals again: nothing to score or
+          // show but that; the new cards come in a moment
+          g.turn = null;
+          g.phase = 'between';
+          g.landlord = null;
+          this.totals = m.totals;
+          this.sel.clear();
+          toast(t('table.redeal'), 'info');
+          this.announce(t('table.redeal'));
+          this.render();
+          return;
+        }
         g.over = m;
         g.reveal = m.hands;
         g.turn = null;

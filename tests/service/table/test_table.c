@@ -171,6 +171,8 @@ static void parse_cfg(const char *line, ddz_table_cfg *cfg)
             cfg->first_deal = (uint32_t)atoi(val);
         else if (strcmp(key, "maxscore") == 0)
             cfg->maxscore = atoi(val);
+        else if (strcmp(key, "redeal") == 0)
+            cfg->redeal = atoi(val);
         else if (strcmp(key, "autopass") == 0)
             for (int i = 0; i < 3 && val[i]; i++)
                 cfg->autopass[i] = val[i] == '1';
@@ -357,4 +359,40 @@ Test(table, events_reach_only_who_may_know)
     }
     cr_log_info("%d plays made by the table for faulty seats", standins);
     cr_assert_gt(standins, 100);
+}
+
+/* Redeals stop at DDZ_TABLE_GAMES_MAX games: a table where everyone always
+ * passes still ends its series, and no game number leaves the protocol's
+ * range; without `redeal` the first all-pass game counts. */
+Test(table, redeals_are_bounded)
+{
+    for (int redeal = 0; redeal < 2; redeal++) {
+        ddz_table t;
+        ddz_table_cfg cfg = {.deals = 3, .time_ms = 1000, .redeal = redeal};
+        cr_assert_eq(ddz_table_init(&t, &cfg), 0);
+        int started = 0, redealt = 0;
+        ddz_tev ev;
+        uint32_t seq = 0;
+        while (ddz_table_start(&t, 0, NULL) == 0) {
+            started++;
+            for (int b = 0; b < 3; b++) {
+                while (ddz_table_next(&t, &ev))
+                    if (ev.kind == DDZ_TEV_ASK)
+                        seq = ev.seq;
+                const ddz_game *g = ddz_table_state(&t);
+                cr_assert_eq(ddz_table_bid(&t, ddz_table_player_at(&t, g->turn), seq, 0, 0), 0);
+            }
+            while (ddz_table_next(&t, &ev))
+                cr_assert_lt(ev.game, DDZ_TABLE_GAMES_MAX);
+            redealt += t.redealt;
+        }
+        cr_assert(ddz_table_done(&t));
+        if (redeal) {
+            cr_assert_eq(started, DDZ_TABLE_GAMES_MAX, "%d games", started);
+            cr_assert_eq(redealt, DDZ_TABLE_GAMES_MAX - 3);
+        } else {
+            cr_assert_eq(started, 3, "%d games", started);
+            cr_assert_eq(redealt, 0);
+        }
+    }
 }
