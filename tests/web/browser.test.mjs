@@ -104,7 +104,7 @@ async function faceCodes(page, selector) {
 async function assertNoHiddenCards(page, label) {
   const r = await page.evaluate(() => {
     const over = !!document.querySelector('[data-test=gameover]') ||
-      window.__frames.some((f) => f.type === 'over' && !window.__frames.slice(window.__frames.indexOf(f)).some((g) => g.type === 'game'));
+      window.__frames.some((f) => f.type === 'over' && !f.redeal && !window.__frames.slice(window.__frames.indexOf(f)).some((g) => g.type === 'game'));
     const seen = new Set();
     for (const f of window.__frames) {
       if (f.type === 'game') { seen.clear(); (f.hand || []).forEach((c) => seen.add(c)); }
@@ -361,7 +361,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
     (async () => {
       // every hand, the score explained, the seed next to the commitment
       await page.waitForSelector('[data-test=gameover]');
-      const o = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+      const o = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over' && !f.redeal).pop();
       assert.ok(o, 'an over event arrived');
       const text = await page.textContent('[data-test=gameover]');
       if (o.landlord !== null && !o.fault) assert.match(text, /Bid \d × multiplier \d+/);
@@ -375,8 +375,8 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       await shot(page, 'gameover');
       // the commitment this page was told when the game was dealt (or in
       // the snapshot after its reload), before the over that revealed it
-      await waitFor('the over frame', async () => page.frames.some((f) => f.type === 'over' && f.seed === o.seed));
-      const at = page.frames.findIndex((f) => f.type === 'over' && f.seed === o.seed);
+      await waitFor('the over frame', async () => page.frames.some((f) => f.type === 'over' && !f.redeal && f.seed === o.seed));
+      const at = page.frames.findIndex((f) => f.type === 'over' && !f.redeal && f.seed === o.seed);
       const dealt = page.frames.slice(0, at).reverse().find((f) => f.type === 'game' || (f.type === 'state' && f.commit));
       assert.equal(dealt.commit, o.commit, 'the commitment was shown before the deal');
       return o;
@@ -385,7 +385,7 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       // the spectator sees every remaining hand now
       await spec.waitForSelector('[data-test=gameover]', { timeout: T(30000) });
       await spec.waitForFunction(() => {
-        const o = window.__frames.filter((f) => f.type === 'over').pop();
+        const o = window.__frames.filter((f) => f.type === 'over' && !f.redeal).pop();
         return o && document.querySelectorAll('[data-zone=hand] .card.face').length ===
           o.hands.reduce((a, h) => a + h.length, 0);
       }, null, { timeout: T(30000) });
@@ -594,7 +594,7 @@ test('botzone-ftl: created through the form, played to the end, each seat\'s poi
     if (!tableShot && n.plays >= 2) { tableShot = true; await shot(page, 'table-ftl'); }
   } } });
   await page.waitForSelector('[data-test=gameover]');
-  const over = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const over = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over' && !f.redeal).pop();
   const rec = await fetchRecord(over);
   assert.equal(rec.rules, 'botzone-ftl');
   assert.equal(rec.landlord, 0);
@@ -739,7 +739,7 @@ test('botzone-ftl2 on a phone, in Chinese: a fault by the clock, the referee pla
   // the spectator sees West marked as the referee's too
   assert.match(await spec.textContent('[data-seat="0"] [data-test=standin]'), /裁判代打/);
   await page.waitForSelector('[data-test=gameover]', { timeout: T(45000) });
-  const end = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over').pop();
+  const end = (await page.evaluate(() => window.__frames)).filter((f) => f.type === 'over' && !f.redeal).pop();
   const rec = await fetchRecord(end);
   assert.equal(rec.rules, 'botzone-ftl2');
   assert.deepEqual([rec.faults[0].seat, rec.faults[0].kind], [0, 'timeout']);
@@ -1071,7 +1071,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
   assert.match(await page.textContent('.seat.pos-me'), /AI playing/);
   await waitFor('the AI to play for us', async () => page.evaluate(() => {
     const at = window.__frames.findIndex((f) => f.type === 'seat' && f.seat === 0 && f.player && f.player.custody);
-    return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over');
+    return at >= 0 && window.__frames.slice(at).some((f) => f.type === 'played' && f.seat === 0 || f.type === 'over' && !f.redeal);
   }), 20000);
   await shot(page, 'casual-autoplay');
   await takeSeatBack(page);
@@ -1105,8 +1105,8 @@ test('casual play on a phone, in Chinese: the clock runs out, an AI plays on wit
   await assertFits(page, 'a phrase on a phone');
   await shot(page, 'casual-phrase-phone');
   // the AI plays the game to its end: no fault
-  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: T(60000) });
-  const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over' && !f.redeal), null, { timeout: T(60000) });
+  const over = await page.evaluate(() => window.__frames.find((f) => f.type === 'over' && !f.redeal));
   assert.equal(over.fault, null, 'running out of time in a casual room is no fault');
   await page.waitForSelector('[data-test=gameover]', { timeout: T(15000) });
   assert.match(await page.textContent('[data-test=autoplay-note][data-seat="0"]'), /本局电脑为你托管代打，不算犯规/);
@@ -1143,8 +1143,8 @@ async function quickGameOnAutoPlay(page) {
   await page.waitForSelector('.hand .card', { timeout: T(30000) });
   await page.waitForSelector('[data-test=autoplay]', { timeout: T(30000) });
   await page.click('[data-test=autoplay]');
-  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over'), null, { timeout: T(60000) });
-  return page.evaluate(() => window.__frames.find((f) => f.type === 'over'));
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'over' && !f.redeal), null, { timeout: T(60000) });
+  return page.evaluate(() => window.__frames.find((f) => f.type === 'over' && !f.redeal));
 }
 
 /* Back in the lobby, waits (refreshing) for the game in "my games". */
@@ -1178,7 +1178,7 @@ test('my games: each browser lists the games it played, a game opens in the repl
   await myGameListed(phone, overPhone);
   // (the AI goes on playing each browser's quick games: the lists grow)
   const ids = async (p) => p.$$eval('[data-test=mygame]', (r) => r.map((x) => +x.dataset.id));
-  const overs = async (p) => p.evaluate(() => window.__frames.filter((f) => f.type === 'over').map((f) => f.game_id));
+  const overs = async (p) => p.evaluate(() => window.__frames.filter((f) => f.type === 'over' && !f.redeal).map((f) => f.game_id));
   const desktopGames = await overs(page);
   for (const id of await ids(phone)) assert.ok(!desktopGames.includes(id), `the desktop's game ${id} is on the phone's list`);
   await phone.$eval('[data-test=mygames]', (e) => e.scrollIntoView({ block: 'center' }));

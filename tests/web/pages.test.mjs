@@ -275,7 +275,7 @@ test('item 6 and 13: passes, the card counter, the moves panel, the hand, the co
     await shot(page, `i25-6-end-${label}`);
     assert.deepEqual(page.errors, []);
     // the game's replay at its end: the result box beside the last plays
-    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over').pop());
+    const over = await page.evaluate(() => window.__frames.filter((f) => f.type === 'over' && !f.redeal).pop());
     const rp = await s.page(`/#/replay/${over.game_id}-${over.game_key}`, opts);
     await rp.waitForSelector('[data-test=replay-last]', { timeout: T(30000) });
     await rp.click('[data-test=replay-last]');
