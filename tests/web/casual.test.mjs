@@ -808,6 +808,12 @@ test('a friend who leaves is named in the room; quick play from a running table 
   // Cancel: still seated, nothing sent
   await friend.click('dialog[open] button:not(.primary)');
   assert.ok(!(await friend.evaluate(() => window.__frames.some((f) => f.type === 'joined' && f.room === null))), 'cancel left the table');
+  // watching a room from the list asks too (here the friend's own room)
+  await friend.click(`[data-room="${room}"] [data-test=watch]`, { timeout: T(10000) });
+  await friend.waitForSelector('dialog[open]', { timeout: T(5000) });
+  assert.match(await friend.textContent('dialog[open]'), /Leave the table\?/);
+  await friend.click('dialog[open] button:not(.primary)');
+  assert.ok(!(await friend.evaluate(() => window.__frames.some((f) => f.type === 'joined' && f.room === null))), 'cancel left the table');
   await friend.click('[data-test=quick]');
   await friend.click('dialog[open] button.primary');
   await friend.waitForFunction(() => window.__frames.filter((f) => f.type === 'joined').length >= 2, null, { timeout: T(10000) });

@@ -27,6 +27,12 @@ function field(label, input, cls = '') {
   return h('label.field' + (cls ? '.' + cls : ''), h('span', label), input);
 }
 
+/* Seated at a running table, going to another room hands that seat to the
+ * AI: asks first, as 离开 does (issue 25). Resolves true to go ahead. */
+async function mayLeaveTable() {
+  return !app.table || app.table.confirmLeave();
+}
+
 function roomIdFrom(text) {
   text = text.trim();
   const m = /#\/(?:room|watch)\/([^/?#\s]+)/.exec(text);
@@ -123,7 +129,7 @@ export class Lobby {
       h('div.quick-row',
         h('button.big.primary', { dataset: { test: 'quick' }, onclick: async () => {
           // seated at a running table: its seat goes to the AI, so ask as 离开 does (issue 25)
-          if (app.table && !(await app.table.confirmLeave())) return;
+          if (!(await mayLeaveTable())) return;
           const msg = { type: 'quick' };
           if (sel.value) msg.ai = sel.value;
           app.conn.send(msg);
@@ -158,7 +164,8 @@ export class Lobby {
     }));
   }
 
-  enter(r, how) {
+  async enter(r, how) {
+    if (!(await mayLeaveTable())) return;
     // A room that needs a password: the server answers EAUTH, and app.js
     // asks for it then.
     if (how === 'join') join(r.id);
@@ -204,8 +211,9 @@ export class Lobby {
     this.redealEl = h('label.check', { dataset: { test: 'redeal-row' } }, f.redeal, h('span', t('create.redeal')));
     f.rules.addEventListener('change', () => this.updateRules());
     this.updateRules();
-    const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: (e) => {
+    const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: async (e) => {
       e.preventDefault();
+      if (!(await mayLeaveTable())) return;
       const options = {
         rules: f.rules.value,
         time: +f.time.value, games: +f.games.value,
@@ -270,11 +278,11 @@ export class Lobby {
   joinForm() {
     const input = h('input', { placeholder: t('joinid.placeholder'), dataset: { test: 'join-id' } });
     const id = () => roomIdFrom(input.value);
-    return h('form.joinid', { onsubmit: (e) => { e.preventDefault(); if (id()) join(id()); } },
+    return h('form.joinid', { onsubmit: async (e) => { e.preventDefault(); if (id() && await mayLeaveTable()) join(id()); } },
       h('h3', t('joinid.title')), input,
       h('div.buttons',
         h('button.primary', { type: 'submit' }, t('join.sit')),
-        h('button', { type: 'button', onclick: () => { if (id()) spectate(id()); } }, t('join.watch'))));
+        h('button', { type: 'button', onclick: async () => { if (id() && await mayLeaveTable()) spectate(id()); } }, t('join.watch'))));
   }
 
   replayForm() {
