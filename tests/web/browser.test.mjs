@@ -850,6 +850,7 @@ test('a tournament on the server: the competition page, a live table to watch, a
     await page.waitForSelector('[data-test=held]', { timeout: T(15000) });
     assert.equal(await page.$$eval('[data-zone=play] .card.face, [data-zone=leftover] .card.face, [data-test=counter]', (c) => c.length), 0,
       'no plays of a held game');
+    assert.equal(await page.$('[data-test=invite]'), null, 'an invite to a table only its participants sit at');
     await shot(page, 'tournament-table');
     await assertNoHiddenCards(page, 'a tournament table, later');
     // back to the page: a finished game opens in the replay viewer

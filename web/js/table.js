@@ -585,7 +585,8 @@ export class Table {
         h('button.ghost', { title: t('table.mute'), 'aria-label': t('table.mute'), 'aria-pressed': isMuted() ? 'true' : 'false', dataset: { test: 'mute' },
           onclick: () => { setMuted(!isMuted()); this.renderTop(); } }, icon(isMuted() ? 'mute' : 'sound')),
         this.seat === null ? h('button.ghost', { onclick: () => { this.specBottom = (this.specBottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate') }, icon('rotate')) : null,
-        h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
+        // a competition's table (held) seats only its participants: nobody to invite
+        this.held ? null : h('button.ghost', { onclick: () => this.invite(), title: t('table.invite'), 'aria-label': t('table.invite'), dataset: { test: 'invite' } }, icon('link'), h('span.label', t('table.invite'))),
         langButton(),
         this.seat !== null ? h('button.ghost.danger', { onclick: () => this.leaveTable(), title: t('table.leave'), 'aria-label': t('table.leave'), dataset: { test: 'leave' } }, icon('exit'), h('span.label', t('table.leave'))) : null));
   }
