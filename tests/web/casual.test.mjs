@@ -781,6 +781,66 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
   }
 });
 
+/* ---- issue 25, item 11: spring's effect and chime; 报单/报双 beep where
+ * the browser has no voice ---- */
+
+test('spring flashes and rings; without a voice 报单 and 报双 beep once and twice', async () => {
+  const page = await openPage({ locale: 'zh-CN' });
+  await page.addInitScript(() => {
+    // no speech synthesis; every tone's frequency; every effect shown
+    Object.defineProperty(window, 'speechSynthesis', { value: undefined, configurable: true });
+    window.__freqs = [];
+    window.__fx = [];
+    const set = AudioParam.prototype.setValueAtTime;
+    AudioParam.prototype.setValueAtTime = function (v, t) { if (v >= 20) window.__freqs.push(v); return set.call(this, v, t); };
+    new MutationObserver((rs) => rs.forEach((r) => window.__fx.push(r.target.dataset.fx)))
+      .observe(document, { subtree: true, attributes: true, attributeFilter: ['data-fx'] });
+  });
+  // the first game that has a landlord ends as a spring, as the server's
+  // frame is edited on its way: the client's answer to it is what is tested
+  let springs = 0;
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage((m) => {
+      const f = JSON.parse(m);
+      if (f.type === 'over' && f.landlord !== null && !f.redeal && springs === 0) {
+        springs++;
+        f.breakdown.spring = true;
+        f.breakdown.anti_spring = false;
+        return ws.send(JSON.stringify(f));
+      }
+      ws.send(m);
+    });
+  });
+  await page.reload();
+  await page.click('[data-test=quick]');
+  await page.waitForSelector('.hand .card', { timeout: T(30000) });
+  await playToOver(page);
+  await page.waitForFunction(() => window.__fx.includes('spring'), null, { timeout: T(5000) });
+  assert.match(await page.textContent('[data-test=announce]'), /春天/);
+  await shot(page, 'i25-11-spring-desktop-zh');
+  for (let games = 1; games < 4; games++) {
+    const n = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).length);
+    if (n) break;
+    await page.click('[data-test=continue], [data-test=close-over]');
+    await page.waitForSelector('[data-test=gameover]', { state: 'detached' });
+    await playToOver(page);
+  }
+  const got = await page.evaluate(() => ({
+    left: window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).map((f) => f.left),
+    freqs: window.__freqs,
+  }));
+  assert.ok(got.left.length > 0, 'nobody came down to two cards or one in four games');
+  const count = (f) => got.freqs.filter((x) => x === f).length;
+  // 报单: one 1046 Hz beep; 报双: two at 988 Hz (spring's chime has one 988 too)
+  assert.equal(count(1046), got.left.filter((n) => n === 1).length, `报单 beeps: ${got.freqs}`);
+  assert.equal(count(988), 2 * got.left.filter((n) => n === 2).length + 1, `报双 beeps: ${got.freqs}`);
+  assert.equal(count(1568), 1, 'spring\'s chime, once');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 /* ---- issue 25, item 8: leaving is said; quick play asks as 离开 does ---- */
 
 test('a friend who leaves is named in the room; quick play from a running table asks first', async () => {
