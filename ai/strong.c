@@ -88,19 +88,17 @@
 #include "ai/greedy.h"
 #include "ai/hand.h"
 #include "ai/rng.h"
+#include "ai/solver.h"
 #include "rules/movegen.h"
 
 enum {
-    MAX_CAND = 32,     /* candidate plays searched, at most */
-    PRIOR_CAND = 12,   /* candidates outside the endgame */
-    GROUP_MAX = 2,     /* candidates of one type, length and main rank */
-    MAX_ROUNDS = 2048, /* sampled deals per decision */
-    MIN_ROUNDS = 12,   /* deals before any candidate is dropped */
-    ENUM_MAX = 1024,   /* enumerate the hidden splits when there are this few */
-    SOLVE_CARDS = 18,  /* exact search when the hands hold this many cards or fewer */
-    TT_BITS = 18,      /* transposition table: 2^18 entries */
-    STACK_MOVES = 1 << 15,
-    CLOCK_EVERY = 256,    /* endgame nodes between clock reads */
+    MAX_CAND = 32,        /* candidate plays searched, at most */
+    PRIOR_CAND = 12,      /* candidates outside the endgame */
+    GROUP_MAX = 2,        /* candidates of one type, length and main rank */
+    MAX_ROUNDS = 2048,    /* sampled deals per decision */
+    MIN_ROUNDS = 12,      /* deals before any candidate is dropped */
+    ENUM_MAX = 1024,      /* enumerate the hidden splits when there are this few */
+    SOLVE_CARDS = 18,     /* exact search when the hands hold this many cards or fewer */
     BID_MIN_SAMPLES = 24, /* fewer (clock ran out): bid as ai:greedy does */
     SHED_BONUS = 2,
     BID_TRIES = 16,      /* deals drawn to find one that fits the bids */
@@ -125,20 +123,6 @@ static const bid_line bid_lines[] = {
     [DDZ_ALLPASS_WEST] = {{-1.15, -1.15, -1.15}, {-1.0, -0.85, -0.85}, {-0.85, -0.85, -0.85}},
 };
 
-typedef struct tt_entry {
-    uint64_t key;
-    uint32_t gen; /* decision that wrote it; older entries are ignored */
-    uint8_t win;  /* 1 = the side to move wins */
-} tt_entry;
-
-/* A perfect-information position for the endgame search. */
-typedef struct spos {
-    ddz_ranks h[3];
-    ddz_combo last;   /* the play to beat; DDZ_PASS when leading */
-    int8_t last_seat; /* -1 when leading */
-    uint8_t turn;
-} spos;
-
 /* The hidden cards of one decision and how to deal them. */
 typedef struct hidden {
     int o[2];           /* the two other seats */
@@ -162,18 +146,18 @@ struct ddz_strong {
 
 /* The scratch memory of decisions, whoever's they are. Only the hand-score
  * memo carries over from one decision to the next (a pure memo: a hit and
- * a miss give the same score); the transposition table's entries count
- * only in the decision that wrote them (by `gen`), and every other array
- * is written before it is read. */
+ * a miss give the same score); the solver's transposition table is
+ * forgotten at the start of every decision (its entries count only in the
+ * decision that found them, so node counts, which are budget, depend on
+ * the decision alone), and every other array is written before it is
+ * read. */
 struct ddz_strong_workspace {
-    uint32_t gen; /* decisions made in it, for the transposition table */
     ddz_hand_cache cache;
     ddz_move root[DDZ_MOVES_MAX];
     ddz_move scratch[DDZ_MOVES_MAX];
-    ddz_move stack[STACK_MOVES];
     float val[MAX_ROUNDS][MAX_CAND];
     ddz_cards splits[ENUM_MAX];
-    tt_entry tt[1u << TT_BITS];
+    ddz_solver *solver; /* the endgame search, its table and move stack */
 };
 
 /* One decision in progress, on the stack of ddz_strong_bid or _play. */
@@ -185,10 +169,8 @@ typedef struct search {
     int64_t t0;          /* the clock when the decision began */
     int64_t deadline_ns; /* since t0; 0 = no clock limit */
     long unit_cap;
-    bool stop;        /* the budget is spent */
-    uint32_t gen;     /* w->gen of this decision */
-    long solve_nodes; /* nodes of the current endgame search */
-    int ll;           /* the landlord */
+    bool stop; /* the budget is spent */
+    int ll;    /* the landlord */
     const ddz_rules *rules;
 } search;
 
@@ -207,12 +189,22 @@ ddz_strong *ddz_strong_create(uint64_t seed)
 
 ddz_strong_workspace *ddz_strong_workspace_create(void)
 {
-    /* zero-filled: every table entry has gen 0, which no decision uses */
-    return calloc(1, sizeof(ddz_strong_workspace));
+    ddz_strong_workspace *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->solver = ddz_solver_create(DDZ_SOLVER_TT_BITS);
+    if (!w->solver) {
+        free(w);
+        return NULL;
+    }
+    return w;
 }
 
 void ddz_strong_workspace_destroy(ddz_strong_workspace *w)
 {
+    if (!w)
+        return;
+    ddz_solver_destroy(w->solver);
     free(w);
 }
 
@@ -296,13 +288,7 @@ static void begin(search *s, ddz_strong *ai, ddz_strong_workspace *w, const ddz_
     s->deadline_ns = (int64_t)ai->ms * 850000;
     s->unit_cap = ai->units ? ai->units : LONG_MAX;
     s->stop = false;
-    /* a new generation hides every table entry of earlier decisions; after
-     * 2^32 - 1 decisions the table is cleared rather than reused */
-    if (++w->gen == 0) {
-        memset(w->tt, 0, sizeof w->tt);
-        w->gen = 1;
-    }
-    s->gen = w->gen;
+    ddz_solver_forget(w->solver); /* nothing of earlier decisions counts */
     s->rules = v->rules;
     s->ll = v->landlord;
 }
@@ -477,100 +463,12 @@ static void hidden_deal(search *s, const ddz_view *v, const hidden *h, int round
 }
 
 /* ---------------------------------------------------------------------- */
-/* Endgame: exact search                                                   */
+/* Endgame: exact search (ai/solver.h)                                     */
 
-static uint64_t spos_key(const spos *p, int ll)
+/* The clock of the search's budget, for the solver. */
+static int64_t solver_clock(void *ctx)
 {
-    uint64_t h = mix(p->h[0] ^ 0x9E3779B97F4A7C15ULL);
-    h = mix(h ^ p->h[1]);
-    h = mix(h ^ (p->h[2] + 0x632BE59BD9B4E019ULL));
-    h = mix(h ^
-            ((uint64_t)p->last.type | (uint64_t)p->last.rank << 8 | (uint64_t)p->last.length << 16 |
-             (uint64_t)p->last.kicker << 24 | (uint64_t)p->last.size << 32 |
-             (uint64_t)(uint8_t)p->last_seat << 40 | (uint64_t)p->turn << 48 | (uint64_t)ll << 56));
-    return h;
-}
-
-static int side(const search *s, int seat)
-{
-    return seat == s->ll;
-}
-
-/* Orders moves[0..n) for the search: the pass first over the partner's
- * play (else last), then bigger plays first, then lower ranks. */
-static void order_moves(ddz_move *m, int n, bool pass_first)
-{
-    for (int i = 1; i < n; i++) {
-        ddz_move x = m[i];
-        int kx = x.ranks == 0 ? (pass_first ? 1000 : -1000) : x.combo.size * 16 - x.combo.rank;
-        int j = i - 1;
-        while (j >= 0) {
-            int kj = m[j].ranks == 0 ? (pass_first ? 1000 : -1000)
-                                     : m[j].combo.size * 16 - m[j].combo.rank;
-            if (kj >= kx)
-                break;
-            m[j + 1] = m[j];
-            j--;
-        }
-        m[j + 1] = x;
-    }
-}
-
-/* Returns 1 when the side to move in `p` wins with best play, 0 when it
- * loses, -1 when the node cap or the clock stopped the search. `sp` is the
- * first free slot of the move stack. */
-static int solve(search *s, const spos *p, int sp)
-{
-    if (++s->solve_nodes > DDZ_STRONG_SOLVE_NODES)
-        return -1;
-    if (s->solve_nodes % CLOCK_EVERY == 0 && s->deadline_ns && elapsed_ns(s) >= s->deadline_ns) {
-        clock_out(s);
-        return -1;
-    }
-    int me = p->turn;
-    ddz_ranks hand = p->h[me];
-    bool leading = p->last_seat < 0;
-    ddz_combo whole = ddz_combo_classify(s->rules, hand);
-    if (whole.type != DDZ_INVALID && (leading || ddz_combo_beats(whole, p->last)))
-        return 1;
-
-    uint64_t key = spos_key(p, s->ll);
-    tt_entry *e = &s->w->tt[key & ((1u << TT_BITS) - 1)];
-    if (e->gen == s->gen && e->key == key)
-        return e->win;
-
-    ddz_move *mv = &s->w->stack[sp];
-    int n = ddz_movegen(s->rules, hand, leading ? NULL : &p->last, mv, STACK_MOVES - (size_t)sp);
-    if (n < 0)
-        return -1;
-    bool partner_last = !leading && side(s, p->last_seat) == side(s, me);
-    order_moves(mv, n, partner_last);
-    int result = 0;
-    for (int i = 0; i < n; i++) {
-        spos c = *p;
-        c.turn = (uint8_t)((me + 1) % 3);
-        if (mv[i].ranks == 0) {
-            if (c.turn == p->last_seat) {
-                c.last.type = DDZ_PASS;
-                c.last_seat = -1;
-            }
-        } else {
-            c.h[me] -= mv[i].ranks;
-            c.last = mv[i].combo;
-            c.last_seat = (int8_t)me;
-        }
-        int r = solve(s, &c, sp + n);
-        if (r < 0)
-            return -1;
-        if ((side(s, c.turn) == side(s, me)) == (r == 1)) {
-            result = 1;
-            break;
-        }
-    }
-    e->key = key;
-    e->gen = s->gen;
-    e->win = (uint8_t)result;
-    return result;
+    return clock_ns(ctx);
 }
 
 /* Returns the value for `me` (game_value) of `g` (after the candidate was
@@ -596,20 +494,27 @@ static double ended_value(const ddz_game *base, const ddz_game *g, int me, bool 
  * when the search was cut short. */
 static int solve_game(search *s, const ddz_game *base, const ddz_game *g, int me, double *value)
 {
-    spos p;
-    for (int i = 0; i < 3; i++)
-        p.h[i] = ddz_cards_ranks(g->hand[i]);
-    p.last = g->last;
-    p.last_seat = g->last_seat;
-    p.turn = g->turn;
-    s->solve_nodes = 0;
-    int r = solve(s, &p, 0);
-    s->last->nodes += s->solve_nodes;
-    s->last->units += s->solve_nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+    ddz_solver_pos p;
+    if (ddz_solver_pos_of_game(g, &p) != 0)
+        return 0; /* not reached: the caller checked the game goes on */
+    /* the deadline is the decision's, on its clock (read only every
+     * DDZ_SOLVER_CLOCK_EVERY nodes) */
+    ddz_solver_budget b = {.nodes = DDZ_STRONG_SOLVE_NODES};
+    if (s->deadline_ns) {
+        b.clock = solver_clock;
+        b.clock_ctx = s;
+        b.deadline = s->t0 + s->deadline_ns;
+    }
+    int r = ddz_solver_solve(s->w->solver, s->rules, &p, &b);
+    long nodes = ddz_solver_last(s->w->solver)->nodes;
+    s->last->nodes += nodes;
+    s->last->units += nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+    if (r == DDZ_ETIMEOUT)
+        clock_out(s);
     if (r < 0)
         return 0;
     s->last->solves++;
-    bool me_wins = (side(s, g->turn) == side(s, me)) == (r == 1);
+    bool me_wins = r == ddz_solver_side(&p, me);
     *value = ended_value(base, g, me, me_wins);
     return 1;
 }

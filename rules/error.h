@@ -26,6 +26,8 @@
     X(ENOSPC, 12, "output buffer too small")                                                       \
     X(ERULESET, 13, "unknown rule set")                                                            \
     X(ESTANDIN, 14, "the seat has faulted: the referee acts for it")                               \
+    /* ai: search */                                                                               \
+    X(EBUDGET, 30, "search stopped at its node budget")                                            \
     /* proto: parsing */                                                                           \
     X(ESYNTAX, 20, "malformed message")                                                            \
     X(ETOOLONG, 21, "message too long")                                                            \

@@ -7,8 +7,12 @@
 # name with "/" as "_". tests/run.sh prints the ten slowest of each build at
 # its end (ctest's log has them all); update a figure when a test's time
 # changes by more than half.
+set(DDZ_SECONDS_ai_test_analysis 2)
+set(DDZ_SECONDS_SAN_ai_test_analysis 10)
 set(DDZ_SECONDS_ai_test_greedy 4)
 set(DDZ_SECONDS_SAN_ai_test_greedy 7)
+set(DDZ_SECONDS_ai_test_solver 6)
+set(DDZ_SECONDS_SAN_ai_test_solver 30)
 set(DDZ_SECONDS_ai_test_strong 137)
 set(DDZ_SECONDS_SAN_ai_test_strong 28)
 set(DDZ_SECONDS_cluster_test_ladder_net 16)
@@ -71,6 +75,8 @@ set(DDZ_SECONDS_service_test_bridge_redirect 2)
 set(DDZ_SECONDS_SAN_service_test_bridge_redirect 3)
 set(DDZ_SECONDS_service_test_caai_testengine 5)
 set(DDZ_SECONDS_SAN_service_test_caai_testengine 14)
+set(DDZ_SECONDS_service_test_cli_analyze 40)
+set(DDZ_SECONDS_SAN_service_test_cli_analyze 60)
 set(DDZ_SECONDS_service_test_cli_match 4)
 set(DDZ_SECONDS_SAN_service_test_cli_match 7)
 set(DDZ_SECONDS_service_test_cli_rules 9)

@@ -25,6 +25,7 @@
 
 #include "ai/ai.h"
 #include "service/cli/cli_args.h"
+#include "service/cli/cli_bench_analyze.h"
 #include "ai/rng.h"
 #include "service/match/match.h"
 #include "rules/error.h"
@@ -539,6 +540,8 @@ int ddz_cli_bench(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "ai") == 0)
         return bench_ai(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "analyze") == 0)
+        return ddz_cli_bench_analyze(argc - 1, argv + 1);
     int json = 0;
     double seconds = 2.0;
     uint64_t seed = 1;
@@ -559,6 +562,8 @@ int ddz_cli_bench(int argc, char **argv)
             puts("usage: ddz bench [--json] [--seconds S] [--seed N] [--rules NAME]\n"
                  "       ddz bench ai [--player NAME] [--opponent NAME] [--deals N] ... "
                  "(see ddz bench ai --help)\n"
+                 "       ddz bench analyze [--deals N] [--budget-ms N] [--nodes N] ... "
+                 "(see ddz bench analyze --help)\n"
                  "Measures, on one core, legal-move generation over random positions\n"
                  "and random self-play (deal, bid, play uniformly random legal moves,\n"
                  "score), and the referee's throughput in ddz match: three ai:random\n"

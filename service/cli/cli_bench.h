@@ -3,7 +3,8 @@
 #define DDZ_CLI_BENCH_H
 
 /* Runs `ddz bench [--json] [--seconds S] [--seed N]` with argv[0] ==
- * "bench". Returns the exit status (0, or 2 on bad usage). */
+ * "bench", or `ddz bench ai ...`, or `ddz bench analyze ...`
+ * (cli_bench_analyze.h). Returns the exit status (0, or 2 on bad usage). */
 int ddz_cli_bench(int argc, char **argv);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "service/cli/cli_analyze.h"
 #include "service/cli/cli_bench.h"
 #include "service/cli/cli_bridge.h"
 #include "service/cli/cli_engine.h"
@@ -36,7 +37,11 @@ static const char usage[] =
     "                                  move generation and self-play speed\n"
     "  bench ai [--opponent NAME] [--deals N] [--budget MS] [--rollouts N] [--threads T]\n"
     "                                  a hosted AI's strength in duplicate deals\n"
+    "  bench analyze [--deals N] [--budget-ms N] [--nodes N]\n"
+    "                                  what ddz analyze decides, how fast; who gives wins away\n"
     "  verify FILE                     check game records (JSON lines) by replaying them\n"
+    "  analyze FILE [--budget-ms N] [--nodes N]\n"
+    "                                  who was winning, play by play, in game records\n"
     "  token add NAME | list | revoke NAME [--db PATH]\n"
     "                                  manage bot login tokens (database: $DDZ_DB or ddz.db)\n"
     "  export [--db PATH] [--all] [-o FILE]\n"
@@ -54,10 +59,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"rules", ddz_cli_rules},       {"serve", ddz_cli_serve},           {"bench", ddz_cli_bench},
-    {"verify", ddz_cli_verify},     {"match", ddz_cli_match},           {"engine", ddz_cli_engine},
-    {"token", ddz_cli_token},       {"export", ddz_cli_export},         {"bridge", ddz_cli_bridge},
-    {"loadtest", ddz_cli_loadtest}, {"tournament", ddz_cli_tournament},
+    {"rules", ddz_cli_rules},           {"serve", ddz_cli_serve},
+    {"bench", ddz_cli_bench},           {"verify", ddz_cli_verify},
+    {"match", ddz_cli_match},           {"engine", ddz_cli_engine},
+    {"token", ddz_cli_token},           {"export", ddz_cli_export},
+    {"bridge", ddz_cli_bridge},         {"loadtest", ddz_cli_loadtest},
+    {"tournament", ddz_cli_tournament}, {"analyze", ddz_cli_analyze},
 };
 
 int main(int argc, char **argv)

@@ -375,6 +375,16 @@ Test(store, games_round_trip_and_export)
     free(line);
     fclose(f);
     run_verify(out, n);
+    /* and `ddz analyze` reads them all (a tiny budget: the file is what is
+     * checked here, tests/service/test_cli_analyze.sh checks the analysis) */
+    snprintf(cmd, sizeof cmd, "'%s' analyze --nodes 20 --budget-ms 0 '%s' 2>&1 | tail -1", DDZ_BIN,
+             out);
+    cr_assert_eq(run(cmd, &o), 0, "%s", o);
+    char want[96];
+    snprintf(want, sizeof want, "{\"games\":%d,", n);
+    cr_assert(strncmp(o, want, strlen(want)) == 0 && strstr(o, "\"bad_lines\":0}\n"),
+              "ddz analyze on the export: %s", o);
+    free(o);
     free(ids);
     free(r);
     free(back);

@@ -1,0 +1,146 @@
+/* analysis.c - post-game analysis (see analysis.h). */
+#include "analysis.h"
+
+#include <string.h>
+
+const char *ddz_verdict_name(int v)
+{
+    switch (v) {
+    case DDZ_VERDICT_LANDLORD:
+        return "landlord";
+    case DDZ_VERDICT_FARMERS:
+        return "farmers";
+    default:
+        return "unknown";
+    }
+}
+
+/* Charges the faults of the record due before bid `bids` (while bidding,
+ * at == -1) or before play `at`, as ddz_record_replay does. The record
+ * replayed in ddz_analysis_begin, so each charge succeeds. */
+static void charge(ddz_analysis *a, int at, int bids)
+{
+    const ddz_record *r = a->record;
+    while (a->fault_next < r->nfaults) {
+        const ddz_fault_entry *f = &r->faults[a->fault_next];
+        if (f->at != at || (at < 0 && f->bids != bids))
+            return;
+        ddz_game_fault(&a->game, f->seat, f->kind);
+        a->fault_next++;
+    }
+}
+
+int ddz_analysis_begin(ddz_analysis *a, const ddz_record *r, const ddz_rules *rs, ddz_solver *sv)
+{
+    memset(a, 0, sizeof *a);
+    /* checks every action once, so that the plies below need not */
+    if (ddz_record_replay(r, rs, &a->game, NULL, 0) < 0)
+        return DDZ_EVERIFY;
+    a->record = r;
+    a->rules = rs;
+    ddz_game_start(&a->game, rs, &r->deal, r->early_penalty);
+    for (int i = 0; i < r->nbids; i++) {
+        charge(a, -1, i);
+        ddz_game_bid(&a->game, i, r->bids[i]);
+    }
+    charge(a, -1, r->nbids);
+    a->end = a->game.phase == DDZ_PHASE_PLAY ? r->nplays : 0;
+    ddz_solver_forget(sv);
+    return a->end;
+}
+
+/* Fills `sb` with one position's budget `b` (NULL: none), starting now. */
+static void solver_budget(const ddz_analysis_budget *b, ddz_solver_budget *sb)
+{
+    *sb = (ddz_solver_budget){0};
+    if (!b)
+        return;
+    sb->nodes = b->nodes;
+    if (b->clock && b->ns > 0) {
+        sb->clock = b->clock;
+        sb->clock_ctx = b->clock_ctx;
+        sb->deadline = b->clock(b->clock_ctx) + b->ns;
+    }
+}
+
+/* Decides the position of `g` within `b`. Returns the verdict; adds the
+ * nodes spent to *nodes. */
+static int decide(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b, long *nodes)
+{
+    if (g->phase == DDZ_PHASE_OVER)
+        return g->winner < 0              ? DDZ_VERDICT_UNKNOWN
+               : g->winner == g->landlord ? DDZ_VERDICT_LANDLORD
+                                          : DDZ_VERDICT_FARMERS;
+    ddz_solver_pos p;
+    if (ddz_solver_pos_of_game(g, &p) < 0)
+        return DDZ_VERDICT_UNKNOWN;
+    ddz_solver_budget sb;
+    solver_budget(b, &sb);
+    int r = ddz_solver_solve(sv, g->rules, &p, &sb);
+    *nodes += ddz_solver_last(sv)->nodes;
+    return r > 0 ? r : DDZ_VERDICT_UNKNOWN;
+}
+
+/* Lists in out->keeps the plays of the mover of `g` that keep its side's
+ * win; sets out->nkeeps (-1 when the budget ran out). */
+static void list_keeps(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b,
+                       ddz_analysis_ply *out)
+{
+    ddz_solver_pos p;
+    out->nkeeps = -1;
+    if (ddz_solver_pos_of_game(g, &p) < 0)
+        return;
+    ddz_solver_budget sb;
+    solver_budget(b, &sb);
+    int n = ddz_solver_keeps(sv, g->rules, &p, &sb, out->keeps, DDZ_MOVES_MAX);
+    out->nodes += ddz_solver_last(sv)->nodes;
+    if (n >= 0)
+        out->nkeeps = n;
+}
+
+int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget *b,
+                      ddz_analysis_ply *out)
+{
+    if (a->next >= a->end)
+        return 0;
+    charge(a, a->next, 0);
+    if (a->game.phase != DDZ_PHASE_PLAY) {
+        a->end = a->next; /* a fault ended the game: nothing after it */
+        return 0;
+    }
+    const ddz_record_play *rp = &a->record->plays[a->next];
+    ddz_game *g = &a->game;
+    out->ply = a->next;
+    out->seat = g->turn;
+    out->autopass = rp->autopass;
+    out->hand = g->hand[g->turn];
+    out->cards = rp->cards;
+    out->nodes = 0;
+    out->nkeeps = -1;
+    out->before = a->carried ? a->carry : decide(sv, g, b, &out->nodes);
+
+    ddz_game was = *g;
+    if (ddz_game_play(g, out->seat, rp->cards) < 0) {
+        a->end = a->next; /* not reached: the record replayed in begin */
+        return 0;
+    }
+    out->after = decide(sv, g, b, &out->nodes);
+    int mine = was.landlord == out->seat ? DDZ_VERDICT_LANDLORD : DDZ_VERDICT_FARMERS;
+    int theirs = DDZ_VERDICT_LANDLORD + DDZ_VERDICT_FARMERS - mine;
+    out->gave = out->before == mine && out->after == theirs;
+    out->took = out->before == theirs && out->after == mine;
+    if (out->gave)
+        list_keeps(sv, &was, b, out);
+
+    if (!out->autopass) {
+        ddz_analysis_tally *t = &a->tally[out->seat];
+        t->positions++;
+        t->gave += out->gave;
+        t->took += out->took;
+        t->unknown += out->before == DDZ_VERDICT_UNKNOWN || out->after == DDZ_VERDICT_UNKNOWN;
+    }
+    a->carry = out->after;
+    a->carried = 1;
+    a->next++;
+    return 1;
+}

@@ -1,0 +1,293 @@
+/* cli_analyze.c - `ddz analyze FILE`: post-game analysis of game records. */
+#include "service/cli/cli_analyze.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ai/analysis.h"
+#include "proto/record_json.h"
+#include "rules/record.h"
+#include "rules/ruleset.h"
+#include "service/cli/cli_args.h"
+
+static const char usage[] =
+    "usage: ddz analyze FILE [--budget-ms N] [--nodes N]\n"
+    "\n"
+    "Post-game analysis (SPEC 10). Reads game records, one JSON object per\n"
+    "line as `ddz match --log`, `ddz tournament` (DIR/games.jsonl) and\n"
+    "`ddz export` write them (blank lines are skipped; FILE '-' reads standard\n"
+    "input), verifies each as `ddz verify` does, and replays its plays from\n"
+    "the landlord's first. For each play it decides, with every hand known,\n"
+    "which side wins with best play by both sides, before the play and after\n"
+    "it, and writes one line:\n"
+    "  {\"game\":G,\"ply\":I,\"seat\":S,\"before\":W,\"after\":W,\"keeps\":K}\n"
+    "G is the record's \"game\", I the index into its \"plays\" (auto-passes\n"
+    "count), W \"landlord\", \"farmers\" or \"unknown\" (the budget ran out). K is\n"
+    "null, or, when the play turned a win of the mover's side into a loss,\n"
+    "the plays that would have kept it, as arrays of the mover's card codes.\n"
+    "A game that all passed has no plays; one a fault ended, none after it.\n"
+    "\n"
+    "Then one line per player name (records carry \"names\"), over the plays\n"
+    "the player made itself (not the referee's auto-passes):\n"
+    "  {\"player\":NAME,\"positions\":N,\"gave\":N,\"took\":N,\"unknown\":N}\n"
+    "gave: plays that gave away a forced win; took: plays that took a win\n"
+    "from a lost position (0 whenever both verdicts are known: best play\n"
+    "cannot be beaten); unknown: plays with a verdict unknown before or after.\n"
+    "A last line totals the run:\n"
+    "  {\"games\":N,\"plays\":N,\"unknown\":N,\"bad_lines\":N}\n"
+    "\n"
+    "  --budget-ms N  clock budget per position, in milliseconds (default %d;\n"
+    "                 0: none)\n"
+    "  --nodes N      search nodes per position (default %d; 0: none)\n"
+    "Positions of more than some 30 cards are seldom decided within the\n"
+    "default budget (README, \"Post-game analysis\"); the endgames nearly always\n"
+    "are. Listing the keeping plays is one more position's budget.\n"
+    "\n"
+    "A line that is not JSON, not a record, or a record that does not verify\n"
+    "gets one line on stderr naming it (as `ddz verify` words it); the other\n"
+    "lines are still analysed, and the exit status is then 1. A file that\n"
+    "cannot be read exits 1; bad usage exits 2.\n";
+
+/* Prints one line on stderr, with control characters replaced so that it
+ * stays one line (a record's strings may carry them). */
+static void complain(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    fprintf(stderr, "ddz analyze: %s\n", buf);
+}
+
+static int blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return 0;
+    return 1;
+}
+
+static int64_t monotonic_ns(void *ctx)
+{
+    (void)ctx;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The totals of one player name over the file. */
+typedef struct player {
+    char name[DDZ_NAME_MAX];
+    long positions, gave, took, unknown;
+} player;
+
+typedef struct run {
+    ddz_solver *solver;
+    ddz_analysis_budget budget;
+    player *players; /* in order of first appearance */
+    size_t nplayers, cap;
+    long games, plays, unknown, bad;
+} run;
+
+/* Returns the entry of player `name`, added if new; NULL when out of
+ * memory. */
+static player *player_of(run *u, const char *name)
+{
+    for (size_t i = 0; i < u->nplayers; i++)
+        if (strcmp(u->players[i].name, name) == 0)
+            return &u->players[i];
+    if (u->nplayers == u->cap) {
+        size_t cap = u->cap ? 2 * u->cap : 16;
+        player *p = realloc(u->players, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        u->players = p;
+        u->cap = cap;
+    }
+    player *p = &u->players[u->nplayers++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return p;
+}
+
+/* Prints a JSON string (jansson's escaping: the names are UTF-8, checked
+ * when the record was read). */
+static void print_string(const char *s)
+{
+    json_t *j = json_string(s);
+    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    fputs(t ? t : "\"\"", stdout);
+    free(t);
+    json_decref(j);
+}
+
+static void print_ply(const ddz_record *r, const ddz_analysis_ply *p)
+{
+    printf("{\"game\":%d,\"ply\":%d,\"seat\":%d,\"before\":\"%s\",\"after\":\"%s\",\"keeps\":",
+           r->game, p->ply, p->seat, ddz_verdict_name(p->before), ddz_verdict_name(p->after));
+    if (p->nkeeps < 0) {
+        fputs("null}\n", stdout);
+        return;
+    }
+    putchar('[');
+    for (int k = 0; k < p->nkeeps; k++) {
+        uint8_t codes[DDZ_NCARDS];
+        int n = ddz_cards_list(ddz_cards_pick(p->hand, p->keeps[k]), codes);
+        printf("%s[", k ? "," : "");
+        for (int i = 0; i < n; i++)
+            printf("%s%d", i ? "," : "", codes[i]);
+        putchar(']');
+    }
+    fputs("]}\n", stdout);
+}
+
+/* Analyses the record on one line. Returns 0, 1 after complaining about the
+ * line, or -1 when out of memory. */
+static int analyze_line(run *u, const char *line, size_t len, long lineno)
+{
+    json_error_t jerr;
+    json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j) {
+        complain("line %ld: invalid JSON at column %d: %s", lineno, jerr.column, jerr.text);
+        return 1;
+    }
+    char game[48] = "";
+    json_t *g = json_is_object(j) ? json_object_get(j, "game") : NULL;
+    if (json_is_integer(g))
+        snprintf(game, sizeof game, " (game %lld)", (long long)json_integer_value(g));
+    static ddz_record r;
+    char err[256];
+    int rc = ddz_record_from_json(j, &r, err, sizeof err);
+    json_decref(j);
+    if (rc < 0) {
+        complain("line %ld%s: %s", lineno, game, err);
+        return 1;
+    }
+    const ddz_rules *rs = ddz_rules_find(r.rules);
+    if (!rs) {
+        complain("line %ld%s: rules: unknown rule set '%s'", lineno, game, r.rules);
+        return 1;
+    }
+    if (ddz_record_verify(&r, rs, err, sizeof err) < 0) {
+        complain("line %ld%s: %s", lineno, game, err);
+        return 1;
+    }
+    player *who[3];
+    for (int s = 0; s < 3; s++)
+        if (!(who[s] = player_of(u, r.names[s])))
+            return -1;
+    ddz_analysis a;
+    if (ddz_analysis_begin(&a, &r, rs, u->solver) < 0) {
+        complain("line %ld%s: does not replay", lineno, game); /* not reached: it verified */
+        return 1;
+    }
+    static ddz_analysis_ply p;
+    while (ddz_analysis_next(&a, u->solver, &u->budget, &p) == 1) {
+        print_ply(&r, &p);
+        u->plays++;
+        u->unknown += p.before == DDZ_VERDICT_UNKNOWN || p.after == DDZ_VERDICT_UNKNOWN;
+    }
+    for (int s = 0; s < 3; s++) {
+        who[s]->positions += a.tally[s].positions;
+        who[s]->gave += a.tally[s].gave;
+        who[s]->took += a.tally[s].took;
+        who[s]->unknown += a.tally[s].unknown;
+    }
+    u->games++;
+    return 0;
+}
+
+int ddz_cli_analyze(int argc, char **argv)
+{
+    const char *path = NULL;
+    int ms = DDZ_ANALYZE_MS, nodes = DDZ_ANALYZE_NODES;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf(usage, DDZ_ANALYZE_MS, DDZ_ANALYZE_NODES);
+            return 0;
+        } else if (strcmp(argv[i], "--budget-ms") == 0 && i + 1 < argc) {
+            if (ddz_cli_int(argv[++i], 0, 3600000, &ms) < 0)
+                return ddz_cli_usage("analyze", "--budget-ms must be 0..3600000");
+        } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
+            if (ddz_cli_int(argv[++i], 0, 2000000000, &nodes) < 0)
+                return ddz_cli_usage("analyze", "--nodes must be 0..2000000000");
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return ddz_cli_usage("analyze", "unknown option");
+        } else if (path) {
+            return ddz_cli_usage("analyze", "exactly one FILE is required");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path)
+        return ddz_cli_usage("analyze", "exactly one FILE is required");
+    if (ms == 0 && nodes == 0)
+        return ddz_cli_usage("analyze", "--budget-ms 0 and --nodes 0 would let a full deal "
+                                        "search for ever: give one of them");
+
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f) {
+        complain("%s: %s", path, strerror(errno));
+        return 1;
+    }
+    run u = {
+        .budget = {.nodes = nodes, .ns = (int64_t)ms * 1000000, .clock = ms ? monotonic_ns : NULL}};
+    u.solver = ddz_solver_create(DDZ_ANALYZE_TT_BITS);
+    if (!u.solver) {
+        complain("out of memory");
+        if (f != stdin)
+            fclose(f);
+        return 1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    ssize_t n;
+    int status = 0;
+    errno = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (blank(line, (size_t)n))
+            continue;
+        int rc = analyze_line(&u, line, (size_t)n, lineno);
+        if (rc < 0) {
+            complain("out of memory");
+            status = 1;
+            break;
+        }
+        if (rc > 0) {
+            u.bad++;
+            status = 1;
+        }
+        fflush(stdout); /* a game's lines as soon as they are known */
+        errno = 0;
+    }
+    if (ferror(f)) {
+        complain("%s: %s", path, errno ? strerror(errno) : "read error");
+        status = 1;
+    }
+    for (size_t i = 0; i < u.nplayers; i++) {
+        const player *p = &u.players[i];
+        fputs("{\"player\":", stdout);
+        print_string(p->name);
+        printf(",\"positions\":%ld,\"gave\":%ld,\"took\":%ld,\"unknown\":%ld}\n", p->positions,
+               p->gave, p->took, p->unknown);
+    }
+    printf("{\"games\":%ld,\"plays\":%ld,\"unknown\":%ld,\"bad_lines\":%ld}\n", u.games, u.plays,
+           u.unknown, u.bad);
+    free(line);
+    free(u.players);
+    ddz_solver_destroy(u.solver);
+    if (f != stdin)
+        fclose(f);
+    return status;
+}

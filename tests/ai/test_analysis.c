@@ -1,0 +1,247 @@
+/* test_analysis.c - ai/analysis on hand-made records.
+ *
+ * The main record is a caai game scripted so that its end is known by
+ * hand: West, the landlord, comes to lead holding a 2 and a 3 while South
+ * holds 4 Q A 2 and East a 5, jokers and bombs gone. Leading the 2 wins
+ * (nobody beats it; the 3 follows); West leads the 3, South passes and
+ * East plays out. The analysis must call that play a win given away and
+ * list the 2, and only the 2, as the play that kept it.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ai/analysis.h"
+#include "rules/error.h"
+#include "view_fixture.h"
+
+/* West (landlord, the leftover KKK included), South, East. */
+static const char *const deal_of[3] = {
+    "6789TJJJQQQ33KKKK2AA",
+    "w445566789TJ43QA2",
+    "W34567889 9TT22 7A5",
+};
+
+/* The plays in order (seat 0 leads first), "" for a pass. */
+static const char *const script[] = {
+    "6789T",  "",  "",      /* West's straight; South could beat it, East cannot */
+    "JJJQQQ", "",  "",      /* a trio chain nobody can answer */
+    "3",      "w", "",  "", /* South takes the lead with the small joker */
+    "445566", "",  "",      /* South dumps a pair chain... */
+    "789TJ",  "",  "",      /* ...and a straight */
+    "3",      "W", "",  "", /* East takes the lead with the big joker */
+    "34567",  "",  "",      /* East dumps */
+    "8899TT", "",  "",  "22", "", "", "7", "", "", "A", "KKKK", "", "", /* West bombs East's ace */
+    "AA",     "",  "",  /* and leads its pair: West 2 3, South 4 Q A 2, East 5 */
+    "3",      "",  "5", /* ply 39: the 3 gives the win away; East plays out */
+};
+enum { NSCRIPT = sizeof script / sizeof script[0], BLUNDER = 39 };
+
+static ddz_ranks ranks_of(const char *s)
+{
+    return ddz_cards_ranks(hand_of(s, 0));
+}
+
+/* Plays `nplays` plays of the script into `r` (caai, West bids 3) and,
+ * when fault_at >= 0, charges East a timeout before play fault_at. */
+static void scripted(ddz_record *r, int nplays, int fault_at)
+{
+    memset(r, 0, sizeof *r);
+    strcpy(r->rules, "caai");
+    ddz_cards west = hand_of(deal_of[0], 0);
+    ddz_cards south = hand_of(deal_of[1], west);
+    ddz_cards east = hand_of(deal_of[2], west | south);
+    cr_assert_eq(ddz_cards_count(west), 20);
+    cr_assert_eq(ddz_cards_count(south), 17);
+    cr_assert_eq(ddz_cards_count(east), 17);
+    cr_assert_eq(west | south | east, DDZ_CARDS_ALL);
+    r->deal.leftover = hand_of("KKK", 0);
+    r->deal.hand[0] = west & ~r->deal.leftover;
+    r->deal.hand[1] = south;
+    r->deal.hand[2] = east;
+    r->early_penalty = 350;
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_caai, &r->deal, r->early_penalty);
+    cr_assert_eq(ddz_game_bid(&g, 0, 3), 0);
+    r->nbids = 1;
+    r->bids[0] = 3;
+    for (int i = 0; i < nplays; i++) {
+        int seat = g.turn;
+        ddz_cards c = ddz_cards_pick(g.hand[seat], ranks_of(script[i]));
+        cr_assert(c || !script[i][0], "play %d: %s not held", i, script[i]);
+        bool forced = !c && ddz_game_must_pass(&g);
+        cr_assert_eq(ddz_game_play(&g, seat, c), 0, "play %d: %s", i, script[i]);
+        r->plays[r->nplays++] =
+            (ddz_record_play){.seat = (uint8_t)seat, .autopass = forced, .cards = c};
+    }
+    if (fault_at >= 0)
+        cr_assert_eq(ddz_game_fault(&g, 2, DDZ_FAULT_TIMEOUT), 0);
+    ddz_record_finish(r, &g);
+    for (int s = 0; s < 3; s++)
+        snprintf(r->names[s], sizeof r->names[s], "seat%d", s);
+    char err[128];
+    cr_assert_eq(ddz_record_replay(r, &ddz_rules_caai, &g, err, sizeof err), 0, "%s", err);
+}
+
+static ddz_analysis_ply ply;
+
+Test(analysis, reports_a_forced_win_given_away_with_its_keeps)
+{
+    static ddz_record r;
+    scripted(&r, NSCRIPT, -1);
+    cr_assert_eq(r.winner, 2, "East won");
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), NSCRIPT);
+    ddz_analysis_budget b = {.nodes = 200000};
+    int n = 0, last_after = -1, known = 0;
+    while (ddz_analysis_next(&a, sv, &b, &ply) == 1) {
+        cr_assert_eq(ply.ply, n);
+        cr_assert_eq(ply.seat, r.plays[n].seat);
+        cr_assert_eq(ply.cards, r.plays[n].cards);
+        cr_assert_eq(ply.autopass, r.plays[n].autopass);
+        if (n > 0)
+            cr_assert_eq(ply.before, last_after, "ply %d: before is the last ply's after", n);
+        cr_assert_eq(ply.took, 0, "ply %d: exact verdicts never swing to the mover", n);
+        known += ply.before != DDZ_VERDICT_UNKNOWN;
+        if (ply.gave) {
+            cr_assert_geq(ply.nkeeps, 1, "ply %d: a won position has a keeping play", n);
+            for (int k = 0; k < ply.nkeeps; k++)
+                cr_assert_neq(ddz_cards_pick(ply.hand, ply.keeps[k]), 0);
+        } else {
+            cr_assert_eq(ply.nkeeps, -1);
+        }
+        if (n == BLUNDER) {
+            cr_assert_eq(ply.seat, 0);
+            cr_assert_eq(ply.before, DDZ_VERDICT_LANDLORD);
+            cr_assert_eq(ply.after, DDZ_VERDICT_FARMERS);
+            cr_assert_eq(ply.gave, 1);
+            cr_assert_eq(ply.nkeeps, 1, "only the 2 keeps the win: %d listed", ply.nkeeps);
+            cr_assert_eq(ply.keeps[0], ranks_of("2"));
+            cr_assert_eq(ddz_cards_pick(ply.hand, ply.keeps[0]), ply.hand & hand_of("2222", 0));
+        }
+        if (n == BLUNDER - 3) /* West's AA: a won position kept */
+            cr_assert(ply.before == DDZ_VERDICT_LANDLORD && ply.after == DDZ_VERDICT_LANDLORD);
+        if (n == NSCRIPT - 1)
+            cr_assert_eq(ply.after, DDZ_VERDICT_FARMERS, "the game is over: East won");
+        last_after = ply.after;
+        n++;
+    }
+    cr_assert_eq(n, NSCRIPT);
+    cr_assert_eq(ddz_analysis_next(&a, sv, &b, &ply), 0, "and stays done");
+    cr_log_info("%d of %d positions decided within %ld nodes", known, n, b.nodes);
+    /* the tally counts each seat's own plays, not the referee's passes */
+    int own[3] = {0, 0, 0};
+    for (int i = 0; i < r.nplays; i++)
+        own[r.plays[i].seat] += !r.plays[i].autopass;
+    for (int s = 0; s < 3; s++) {
+        cr_assert_eq(a.tally[s].positions, own[s], "seat %d", s);
+        cr_assert_eq(a.tally[s].took, 0);
+    }
+    cr_assert_geq(a.tally[0].gave, 1);
+    ddz_solver_destroy(sv);
+}
+
+Test(analysis, a_spent_budget_is_unknown_not_an_error)
+{
+    static ddz_record r;
+    scripted(&r, NSCRIPT, -1);
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), NSCRIPT);
+    ddz_analysis_budget b = {.nodes = 1};
+    int n = 0;
+    while (ddz_analysis_next(&a, sv, &b, &ply) == 1) {
+        /* one node decides only a mover who can play out at once: East
+         * after South's pass at the end */
+        if (n < NSCRIPT - 1)
+            cr_assert_eq(ply.before, DDZ_VERDICT_UNKNOWN, "ply %d", n);
+        if (n < NSCRIPT - 2)
+            cr_assert_eq(ply.after, DDZ_VERDICT_UNKNOWN, "ply %d", n);
+        else
+            cr_assert_eq(ply.after, DDZ_VERDICT_FARMERS, "ply %d", n);
+        cr_assert_eq(ply.gave, 0);
+        n++;
+    }
+    cr_assert_eq(n, NSCRIPT);
+    int own = 0;
+    for (int i = 0; i < r.nplays; i++)
+        own += r.plays[i].seat == 0 && !r.plays[i].autopass;
+    cr_assert_eq(a.tally[0].unknown, own, "every one of West's plays is unknown");
+    ddz_solver_destroy(sv);
+}
+
+Test(analysis, stops_at_a_fault_that_ended_the_game)
+{
+    static ddz_record r;
+    scripted(&r, 20, 20);
+    cr_assert_eq(r.fault_seat, 2);
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), 20);
+    ddz_analysis_budget b = {.nodes = 1000};
+    int n = 0;
+    while (ddz_analysis_next(&a, sv, &b, &ply) == 1)
+        n++;
+    cr_assert_eq(n, 20, "the plays before the fault, none after");
+    ddz_solver_destroy(sv);
+}
+
+Test(analysis, no_plies_when_all_pass_or_before_the_first_play)
+{
+    static ddz_record r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.rules, "caai");
+    uint8_t seed[DDZ_SEED_BYTES] = {9};
+    ddz_deal_from_seed(seed, &r.deal);
+    r.early_penalty = 350;
+    ddz_game g;
+    ddz_game_start(&g, &ddz_rules_caai, &r.deal, 350);
+    for (int s = 0; s < 3; s++) {
+        cr_assert_eq(ddz_game_bid(&g, s, 0), 0);
+        r.bids[r.nbids++] = 0;
+    }
+    ddz_record_finish(&r, &g);
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), 0, "all passed");
+    cr_assert_eq(ddz_analysis_next(&a, sv, NULL, &ply), 0);
+
+    /* a fault while bidding ends the game before any play */
+    memset(&r, 0, sizeof r);
+    strcpy(r.rules, "caai");
+    ddz_deal_from_seed(seed, &r.deal);
+    r.early_penalty = 350;
+    ddz_game_start(&g, &ddz_rules_caai, &r.deal, 350);
+    cr_assert_eq(ddz_game_bid(&g, 0, 1), 0);
+    r.bids[r.nbids++] = 1;
+    cr_assert_eq(ddz_game_fault(&g, 1, DDZ_FAULT_CRASH), 0);
+    ddz_record_finish(&r, &g);
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), 0, "fault while bidding");
+    cr_assert_eq(ddz_analysis_next(&a, sv, NULL, &ply), 0);
+    ddz_solver_destroy(sv);
+}
+
+Test(analysis, refuses_a_record_that_does_not_replay)
+{
+    static ddz_record r;
+    scripted(&r, NSCRIPT, -1);
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    r.plays[5].cards = hand_of("3", 0); /* East plays a 3 on West's trio chain */
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), DDZ_EVERIFY);
+    cr_assert_eq(ddz_analysis_next(&a, sv, NULL, &ply), 0, "nothing to analyse");
+    scripted(&r, NSCRIPT, -1);
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_botzone_ftl, sv), DDZ_EVERIFY,
+                 "bids under a rule set without bidding");
+    ddz_solver_destroy(sv);
+}
+
+Test(analysis, verdict_names)
+{
+    cr_assert_str_eq(ddz_verdict_name(DDZ_VERDICT_LANDLORD), "landlord");
+    cr_assert_str_eq(ddz_verdict_name(DDZ_VERDICT_FARMERS), "farmers");
+    cr_assert_str_eq(ddz_verdict_name(DDZ_VERDICT_UNKNOWN), "unknown");
+    cr_assert_str_eq(ddz_verdict_name(7), "unknown");
+}
