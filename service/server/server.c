@@ -974,7 +974,9 @@ static void analysis_answer(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
         rd->analysis = NULL;
         return;
     }
-    int rc = srv->analyst ? ddz_analyst_request(srv->analyst, rd->id, rd->json, &json) : DDZ_EBUSY;
+    int rc = !rd->json      ? DDZ_ENOMEM
+             : srv->analyst ? ddz_analyst_request(srv->analyst, rd->id, rd->json, &json)
+                            : DDZ_EBUSY;
     switch (rc) {
     case DDZ_ANALYST_READY:
         m->analyses_cached++;
