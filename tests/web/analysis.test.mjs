@@ -135,6 +135,8 @@ test('the verdict bar along a replayed game, its turning plays and what would ha
   await page.keyboard.press('ArrowRight');
   await waitFor('the next cell to be current', async () =>
     (await page.getAttribute(`[data-test=analysis-bar] .vcell[data-ply="${ply.ply + 1}"]`, 'class') || '').includes('current'), 5000);
+  assert.ok(await page.evaluate((sel) => document.activeElement === document.querySelector(sel), mark),
+    'the bar drawn again keeps the focus on the mark');
   assert.deepEqual(page.errors, []);
 
   // a phone in Chinese: the same bar, no sideways scrolling, the keeping plays by tap
@@ -142,6 +144,13 @@ test('the verdict bar along a replayed game, its turning plays and what would ha
   const pbar = await barOf(phone);
   assert.equal(pbar.cells, game.rec.plays.length);
   assert.match(pbar.label, /最佳应对/, 'the label in Chinese');
+  // every mark can be hit where it is drawn: none covers another (turning
+  // plays side by side are a few pixels apart on a phone)
+  const hidden = await phone.$$eval('[data-test=analysis-mark]', (ms) => ms.filter((m) => {
+    const r = m.getBoundingClientRect();
+    return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== m;
+  }).map((m) => m.dataset.ply));
+  assert.deepEqual(hidden, [], 'marks covered by others');
   await phone.tap(mark);
   await phone.waitForSelector('[data-test=analysis-keeps]', { timeout: T(5000) });
   assert.match(await phone.textContent('[data-test=analysis-keeps]'), /送掉了胜局/);
@@ -152,4 +161,23 @@ test('the verdict bar along a replayed game, its turning plays and what would ha
   assert.ok(fits.doc <= fits.win && fits.bar <= fits.win, `no sideways scrolling: ${JSON.stringify(fits)}`);
   await shot(phone, 'analysis-phone-zh');
   assert.deepEqual(phone.errors, []);
+
+  // turning plays side by side (as the server may say: here three made
+  // up from the real analysis) are stacked over the bar, each one tappable
+  const crowd = await openPage('/', { viewport: PHONE, mobile: true, locale: 'zh-CN' });
+  const made = structuredClone(analysis);
+  const at = Math.floor(made.plies.length / 2);
+  for (const j of [at, at + 1, at + 2]) Object.assign(made.plies[j], { gave: true, keeps: [[]] });
+  await crowd.route('**/analysis', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(made) }));
+  await crowd.goto(`${base}/#/replay/${game.over.game_id}`);
+  await barOf(crowd);
+  const covered = await crowd.$$eval('[data-test=analysis-mark]', (ms) => ms.filter((m) => {
+    const r = m.getBoundingClientRect();
+    return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) !== m;
+  }).map((m) => m.dataset.ply));
+  assert.deepEqual(covered, [], 'marks side by side are stacked, none covered');
+  await crowd.tap(`[data-test=analysis-mark][data-ply="${at + 1}"]`);
+  await crowd.waitForSelector('[data-test=analysis-keeps] .vpass.vkeep', { timeout: T(5000) });
+  await shot(crowd, 'analysis-phone-stacked');
+  assert.deepEqual(crowd.errors, []);
 });

@@ -68,7 +68,7 @@ export function analysisView(o) {
     const v = verdictOf(p.after);
     const cell = h('span.vcell.' + v + (j === o.current ? '.current' : '') + (p.gave ? '.gave' : ''),
       { dataset: { ply: String(j), verdict: v }, title: t('analysis.cell', { i: j + 1, name: o.name(p.seat), v: t('analysis.v.' + v) }),
-        onclick: () => o.go(j) });
+        onclick: () => (p.gave ? o.mark(j) : o.go(j)) });
     if (p.gave) {
       cell.append(h('button.vmark' + (j === o.open ? '.open' : ''), {
         type: 'button',

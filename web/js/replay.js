@@ -19,6 +19,30 @@ import { ANALYSIS_TRIES, analysisView, fetchAnalysis } from './analysis.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
 
+/* Marks over the verdict bar that would cover each other (turning plays
+ * next to each other on a phone, where a cell is a few pixels wide) are
+ * stacked in rows, so that every one can be tapped: each mark goes to the
+ * lowest row whose last mark is far enough to its left. Measured once the
+ * bar is laid out. */
+const MARK_GAP = 24; // px between two marks' centres in one row
+const MARK_ROWS = 4;
+function stackMarks(bar) {
+  if (!bar) return;
+  const cells = bar.querySelectorAll('.vcell').length;
+  const w = bar.getBoundingClientRect().width / Math.max(1, cells);
+  const last = [];
+  let rows = 1;
+  for (const b of bar.querySelectorAll('.vmark')) {
+    const x = (+b.dataset.ply + 0.5) * w;
+    let r = 0;
+    while (r < MARK_ROWS - 1 && last[r] !== undefined && x - last[r] < MARK_GAP) r++;
+    last[r] = x;
+    rows = Math.max(rows, r + 1);
+    if (r) b.classList.add('row' + r);
+  }
+  bar.classList.add('rows' + rows);
+}
+
 export class Replay {
   constructor(id, from = null) {
     this.id = String(id); // what the route says: ID, or ID-KEY
@@ -228,7 +252,7 @@ export class Replay {
       felt: h('main.felt'),
       log: h('ol.log', { dataset: { test: 'replay-log' } }),
       bar: h('div.replay-bar'),
-      analysis: h('div.analysis-wrap', { 'aria-live': 'polite' }),
+      analysis: h('div.analysis-wrap'),
     };
     for (const p of ['left', 'right', 'me']) this.el.felt.append(h('section.seat.pos-' + p));
     this.el.felt.append(h('section.center'));
@@ -239,6 +263,12 @@ export class Replay {
 
   renderBoard() {
     if (!this.root || !this.rec) return;
+    // everything below is drawn again: a focused control (a mark, a step
+    // button) is focused again once it is, so the keyboard stays where it was
+    const f = document.activeElement;
+    const test = f && f.dataset && f.dataset.test;
+    const keep = test && this.root.contains(f)
+      ? `[data-test=${test}]` + (f.dataset.ply !== undefined ? `[data-ply="${f.dataset.ply}"]` : '') : null;
     const r = this.rec;
     const pos = this.position(this.i);
     const end = this.i === this.steps.length - 1;
@@ -318,18 +348,17 @@ export class Replay {
     }));
     const cur = this.el.log.querySelector('.current');
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
-    if (this.refocus) {
-      const b = this.root.querySelector(this.refocus);
-      if (b) b.focus();
-      this.refocus = null;
-    }
+    const again = this.refocus || keep;
+    this.refocus = null;
+    const b = again && this.root.querySelector(again);
+    if (b && !b.disabled && document.activeElement !== b) b.focus();
   }
 
   /* The analysis under the board, at the position `pos`. */
   renderAnalysis(pos) {
     const wrap = this.el.analysis;
     if (this.aState !== 'ready') {
-      replace(wrap, h('p.analysis-status', { dataset: { test: 'analysis-status' } },
+      replace(wrap, h('p.analysis-status', { role: 'status', dataset: { test: 'analysis-status' } },
         t(this.aState === 'loading' ? 'analysis.pending' : 'analysis.none')));
       return;
     }
@@ -342,6 +371,7 @@ export class Replay {
       go: (j) => this.go(this.plyStep[j]),
       mark: (j) => this.mark(j),
     }));
+    stackMarks(wrap.querySelector('.verdict-bar'));
   }
 
   resultEl() {
