@@ -90,10 +90,11 @@ int ddz_analyst_request(ddz_analyst *a, int64_t id, const char *record, char **j
 int ddz_analyst_collect(ddz_analyst *a,
                         void (*done)(void *ctx, int64_t id, const char *json, bool ok), void *ctx);
 
-/* Games queued or running now. Loop thread. */
+/* Returns how many games are queued or running now. Never fails. Loop
+ * thread. */
 int ddz_analyst_pending(const ddz_analyst *a);
 
-/* The options in force (the defaults filled in). */
+/* Returns the options in force (the defaults filled in). Never fails. */
 ddz_analyst_options ddz_analyst_limits(const ddz_analyst *a);
 
 #endif
