@@ -12,6 +12,7 @@
 #include "service/cluster/cluster.h"
 #include "service/net/evloop.h"
 #include "service/seats/seats.h"
+#include "service/server/analyst.h"
 #include "service/server/server.h"
 #include "service/store/journal.h"
 #include "service/store/store.h"
@@ -27,6 +28,7 @@ static const char usage[] =
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
+    "                 [--analysis-jobs N]\n"
     "                 [--spawn-rate N] [--spawn-rate-room N]\n"
     "                 [--tournament DIR [--tournament-late S]]\n"
     "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
@@ -117,6 +119,9 @@ static const char usage[] =
     "  --password-tries N  wrong room passwords a minute per room and per address,\n"
     "                      then a lockout of 1 min doubling up to 1 h\n"
     "                      (DDZ_PASSWORD_TRIES, default 5)\n"
+    "  --analysis-jobs N   post-game analyses queued or running at once (0..64;\n"
+    "                      0: none, every one not cached is refused 503)\n"
+    "                      (DDZ_ANALYSIS_JOBS, default 8)\n"
     "  --spawn-rate N      engine processes started a second in all; a Botzone\n"
     "                      bot's start waits for it within the turn's time, a room\n"
     "                      with engine seats is refused EBUSY while it is spent\n"
@@ -169,6 +174,10 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.default_ai = getenv("DDZ_AI");
     if ((env = getenv("DDZ_DB_QUEUE")) && ddz_cli_int(env, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
         return ddz_cli_usage("serve", "DDZ_DB_QUEUE must be 1..1000000");
+    int analysis_jobs = -1; /* --analysis-jobs, -1: not given */
+    if ((env = getenv("DDZ_ANALYSIS_JOBS")) &&
+        ddz_cli_int(env, 0, DDZ_ANALYST_JOBS_MAX, &analysis_jobs) < 0)
+        return ddz_cli_usage("serve", "DDZ_ANALYSIS_JOBS must be 0..64");
     cfg.db_journal = getenv("DDZ_DB_JOURNAL");
     if ((env = getenv("DDZ_DB_JOURNAL_MAX")) &&
         ddz_cli_int(env, 1, DB_JOURNAL_MAX, &cfg.db_journal_max) < 0)
@@ -245,6 +254,9 @@ int ddz_cli_serve(int argc, char **argv)
             cfg.bind = v;
         } else if (strcmp(a, "--db") == 0) {
             cfg.db_path = v;
+        } else if (strcmp(a, "--analysis-jobs") == 0) {
+            if (ddz_cli_int(v, 0, DDZ_ANALYST_JOBS_MAX, &analysis_jobs) < 0)
+                return ddz_cli_usage("serve", "--analysis-jobs must be 0..64");
         } else if (strcmp(a, "--db-queue") == 0) {
             if (ddz_cli_int(v, 1, DB_QUEUE_MAX, &cfg.db_queue) < 0)
                 return ddz_cli_usage("serve", "--db-queue must be 1..1000000");
@@ -370,5 +382,7 @@ int ddz_cli_serve(int argc, char **argv)
         fprintf(stderr, "ddz serve: web directory '%s' not found (use --web DIR)\n", cfg.web_dir);
         return 1;
     }
+    /* 0 in the config is the default: no analyses at all is -1 there */
+    cfg.analysis_jobs = analysis_jobs < 0 ? 0 : analysis_jobs == 0 ? -1 : analysis_jobs;
     return ddz_server_run(&cfg);
 }

@@ -46,6 +46,12 @@ typedef struct ddz_metrics {
     long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
     double latency_sum_s;
     long latency_count;
+    /* GET /api/games/ID/analysis (server.c): answers by result */
+    long analyses_computed; /* jobs done (the analysis then served from the cache) */
+    long analyses_failed;   /* jobs whose record could not be analysed */
+    long analyses_cached;   /* 200s: from the store's cache or the analyst's recent ones */
+    long analyses_pending;  /* 202s: a job queued now or before */
+    long analyses_refused;  /* 503s: --analysis-jobs games in hand already */
 } ddz_metrics;
 
 /* Records one action-to-broadcast latency. */
@@ -91,12 +97,13 @@ struct ddz_srv {
     struct lws_vhost *vhost;
     ddz_evloop evl; /* the loop ctx runs on: epoll (libev) or poll */
     ddz_store *store;
-    ddz_think *think;      /* hosted AI decisions, off the loop */
-    ddz_lws_loop loop;     /* the lws loop as seats see it (loop.base) */
-    ddz_listener listener; /* the listening socket and the descriptor budget */
-    ddz_gate gate;         /* every client socket counted; plain HTTP heads read (gate.h) */
-    ddz_players players;   /* who each client is (players.h) */
-    ddz_rooms rooms;       /* the rooms and tables this node runs (rooms.h) */
+    ddz_think *think;            /* hosted AI decisions, off the loop */
+    struct ddz_analyst *analyst; /* post-game analyses, off the loop (analyst.h) */
+    ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */
+    ddz_listener listener;       /* the listening socket and the descriptor budget */
+    ddz_gate gate;               /* every client socket counted; plain HTTP heads read (gate.h) */
+    ddz_players players;         /* who each client is (players.h) */
+    ddz_rooms rooms;             /* the rooms and tables this node runs (rooms.h) */
     ddz_metrics m;
     ddz_budget budget;
     volatile sig_atomic_t stopping; /* set by the signal handler: stop the loop */

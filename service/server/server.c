@@ -38,6 +38,7 @@
 #include "service/cluster/cluster.h"
 #include "service/server/lead_srv.h"
 #include "service/seats/seats.h"
+#include "service/server/analyst.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -278,6 +279,9 @@ static int write_queue(struct lws *wsi, ddz_conn *c)
     return rc;
 }
 
+/* Where a finished post-game analysis goes (defined with the routes). */
+static void analysis_done(void *ctx, int64_t id, const char *json, bool ok);
+
 static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                  size_t len)
 {
@@ -372,6 +376,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
             ddz_seat_ai_done(j);
+        if (srv->analyst) /* a post-game analysis finished */
+            ddz_analyst_collect(srv->analyst, analysis_done, srv);
         ddz__lead_poll(srv); /* a lock gained or lost, the ladder's news */
         return 0;
     }
@@ -422,6 +428,7 @@ typedef struct http_pss {
     char *body;
     size_t len;
     const char *type;
+    const char *extra; /* more header lines (CRLF-ended, static), or NULL */
     int status;
 } http_pss;
 
@@ -632,16 +639,41 @@ static char *metrics_text(ddz_srv *srv)
     fprintf(f, "ddz_action_latency_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
     fprintf(f, "ddz_action_latency_seconds_sum %g\nddz_action_latency_seconds_count %ld\n",
             m->latency_sum_s, m->latency_count);
+    /* GET /api/games/ID/analysis by result (context.h), and the jobs in hand */
+    fprintf(f,
+            "# TYPE ddz_analyses_total counter\n"
+            "ddz_analyses_total{result=\"computed\"} %ld\n"
+            "ddz_analyses_total{result=\"failed\"} %ld\n"
+            "ddz_analyses_total{result=\"cached\"} %ld\n"
+            "ddz_analyses_total{result=\"pending\"} %ld\n"
+            "ddz_analyses_total{result=\"refused\"} %ld\n",
+            m->analyses_computed, m->analyses_failed, m->analyses_cached, m->analyses_pending,
+            m->analyses_refused);
+    metric(f, "gauge", "ddz_analyses_in_hand",
+           srv->analyst ? ddz_analyst_pending(srv->analyst) : 0);
     fclose(f);
     return buf;
 }
 
 /* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
  * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
- * hex digits). Returns true and sets *id and `key` ("" for none), or false
- * for any other path. */
-static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1])
+ * hex digits), either followed by "/analysis" (its post-game analysis, the
+ * same access). Returns true and sets *id, `key` ("" for none) and
+ * *analysis, or false for any other path. */
+static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1],
+                      bool *analysis)
 {
+    static const char suffix[] = "/analysis";
+    size_t n = strlen(path);
+    char buf[128];
+    *analysis = n > sizeof suffix - 1 && strcmp(path + n - (sizeof suffix - 1), suffix) == 0;
+    if (*analysis) {
+        if (n - (sizeof suffix - 1) >= sizeof buf)
+            return false;
+        memcpy(buf, path, n - (sizeof suffix - 1));
+        buf[n - (sizeof suffix - 1)] = '\0';
+        path = buf;
+    }
     static const char prefix[] = "/api/games/";
     const char *p = path + sizeof prefix - 1;
     if (strncmp(path, prefix, sizeof prefix - 1) != 0 || *p < '1' || *p > '9')
@@ -705,6 +737,7 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
     h->type = "application/json";
     long long id;
     char key[DDZ_STORE_KEY_HEX + 1];
+    bool analysis;
     if (strcmp(path, "/healthz") == 0) {
         h->type = "text/plain";
         h->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
@@ -746,12 +779,13 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         if (!submit_read(srv, h, rd))
             mine_answer(h, DDZ_EDB, NULL);
         return;
-    } else if (game_path(path, &id, key)) {
+    } else if (game_path(path, &id, key, &analysis)) {
         /* The store's reader thread fetches it; the answer waits until then
-         * (see game_read_done()). */
+         * (see game_read_done()). An analysis is read the same way, the
+         * record's access rule first, with its cached copy if any. */
         ddz_store_read *rd = calloc(1, sizeof *rd);
         if (rd) {
-            rd->kind = DDZ_STORE_READ_GAME;
+            rd->kind = analysis ? DDZ_STORE_READ_ANALYSIS : DDZ_STORE_READ_GAME;
             rd->id = id;
             memcpy(rd->key, key, sizeof rd->key);
             rd->owner = h;
@@ -812,7 +846,7 @@ static int write_answer(struct lws *wsi, int status, const char *type, const cha
 static int send_answer(struct lws *wsi, http_pss *h)
 {
     h->ready = false;
-    int rc = write_answer(wsi, h->status, h->type, h->body, h->len, h->head, NULL);
+    int rc = write_answer(wsi, h->status, h->type, h->body, h->len, h->head, h->extra);
     free(h->body);
     h->body = NULL;
     return rc;
@@ -903,15 +937,98 @@ static void http_forget(http_pss *h)
     h->body = NULL;
 }
 
+/* Sets the answer of `h` to `status` with the text `body` (copied). */
+static void text_answer(http_pss *h, int status, const char *body, const char *extra)
+{
+    h->ready = true;
+    h->status = status;
+    h->extra = extra;
+    h->body = body ? strdup(body) : NULL;
+    h->len = h->body ? strlen(h->body) : 0;
+}
+
+#define RETRY_AFTER "retry-after: 1\x0d\x0a"
+
+/* Sets the answer of GET /api/games/ID/analysis from the store's read
+ * `rd` (its record, its cached analysis; both taken): the record's own
+ * answer when it may not be read (404, 503, 500: exactly as the record
+ * would be, and nothing computed); 200 with the cached analysis; else
+ * what the analyst says: 200 with an answer it still holds, 202 while
+ * the game is queued or running (a job queued now if none was), 503 past
+ * its bound, 422 for a record it could not analyse. */
+static void analysis_answer(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
+{
+    ddz_metrics *m = &srv->m;
+    char *json = NULL;
+    if (rd->rc < 0) {
+        game_answer(h, rd->rc, rd->json); /* takes it */
+        rd->json = NULL;
+        return;
+    }
+    if (rd->analysis) {
+        m->analyses_cached++;
+        h->ready = true;
+        h->status = HTTP_STATUS_OK;
+        h->body = rd->analysis;
+        h->len = strlen(h->body);
+        rd->analysis = NULL;
+        return;
+    }
+    int rc = !rd->json      ? DDZ_ENOMEM
+             : srv->analyst ? ddz_analyst_request(srv->analyst, rd->id, rd->json, &json)
+                            : DDZ_EBUSY;
+    switch (rc) {
+    case DDZ_ANALYST_READY:
+        m->analyses_cached++;
+        text_answer(h, HTTP_STATUS_OK, json, NULL);
+        break;
+    case DDZ_ANALYST_FAILED:
+        text_answer(h, 422 /* lws names no 422 */, json, NULL);
+        break;
+    case DDZ_ANALYST_QUEUED:
+    case DDZ_ANALYST_PENDING:
+        m->analyses_pending++;
+        text_answer(h, 202 /* nor 202 */, "{\"status\":\"pending\"}", RETRY_AFTER);
+        break;
+    case DDZ_EBUSY:
+        m->analyses_refused++;
+        text_answer(h, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                    "{\"error\":\"EBUSY\",\"message\":\"too many analyses under way: ask "
+                    "again\"}",
+                    RETRY_AFTER);
+        break;
+    default:
+        text_answer(h, HTTP_STATUS_INTERNAL_SERVER_ERROR,
+                    "{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}", NULL);
+    }
+    free(json);
+}
+
+/* A job of the analyst finished (on the loop): its analysis goes to the
+ * store's cache, so that later requests (on any node) read it there. */
+static void analysis_done(void *ctx, int64_t id, const char *json, bool ok)
+{
+    ddz_srv *srv = ctx;
+    if (!ok) {
+        srv->m.analyses_failed++;
+        return;
+    }
+    srv->m.analyses_computed++;
+    if (srv->store)
+        ddz_store_add_analysis(srv->store, id, json); /* a cache: a write lost is no harm */
+}
+
 /* A game read came back from the store's reader thread. Its connection, if
  * still open (`answer`), now gets the headers and the body. */
-static void game_read_done(ddz_store_read *rd, bool answer)
+static void game_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 {
     http_pss *h = rd->owner;
     if (answer && h) {
         h->rd = NULL;
         if (rd->kind == DDZ_STORE_READ_MINE)
             mine_answer(h, rd->rc, rd->json);
+        else if (rd->kind == DDZ_STORE_READ_ANALYSIS)
+            analysis_answer(srv, h, rd), free(rd->json), free(rd->analysis);
         else
             game_answer(h, rd->rc, rd->json);
         /* Input flows again (lws does not call WRITEABLE on an HTTP
@@ -921,6 +1038,7 @@ static void game_read_done(ddz_store_read *rd, bool answer)
         lws_callback_on_writable(h->wsi);
     } else {
         free(rd->json);
+        free(rd->analysis);
     }
     free(rd);
 }
@@ -934,7 +1052,7 @@ static void store_reads_done(ddz_srv *srv, bool answer)
         if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
             ddz__players_read_done(srv, rd, answer);
         else
-            game_read_done(rd, answer);
+            game_read_done(srv, rd, answer);
     }
 }
 
@@ -1091,6 +1209,8 @@ static int start_failed(ddz_srv *srv)
     ddz__rooms_destroy(srv);
     ddz__players_destroy(srv);
     ddz_think_destroy(srv->think);
+    ddz_analyst_destroy(srv->analyst);
+    srv->analyst = NULL;
     ddz_store_reader_stop(srv->store);
     ddz_gate_fini(&srv->gate);
     ddz_lws_loop_fini(&srv->loop);
@@ -1232,9 +1352,15 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->think = ddz_think_create(2, wake_loop, srv);
-    if (!srv->think || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
+    ddz_analyst_options aopt = {.max_jobs = cfg->analysis_jobs == 0  ? DDZ_ANALYST_JOBS
+                                            : cfg->analysis_jobs < 0 ? 0
+                                                                     : cfg->analysis_jobs};
+    srv->analyst = srv->think ? ddz_analyst_create(&aopt, wake_loop, srv) : NULL;
+    if (!srv->think || !srv->analyst || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
-                srv->think ? "database reader" : "AI worker");
+                !srv->think     ? "AI worker"
+                : !srv->analyst ? "analysis"
+                                : "database reader");
         return start_failed(srv);
     }
     if (cfg->node && ddz_cluster_is_pg_url(cfg->db_path)) {
@@ -1328,6 +1454,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     ddz__players_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;
+    ddz_analyst_destroy(srv->analyst); /* a job running stops at its next ply */
+    srv->analyst = NULL;
     /* The reader wakes the loop: stopped before the loop goes. The reads
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. */

@@ -655,12 +655,14 @@ static int journal_batch(ddz_store *s, store_item *batch, size_t n)
     ddz_journal_entry *e = calloc(n ? n : 1, sizeof *e);
     size_t k = 0;
     int rc = e ? 0 : DDZ_ENOMEM;
-    for (store_item *it = batch; it && rc == 0; it = it->next, k++) {
+    for (store_item *it = batch; it && rc == 0; it = it->next) {
+        if (it->kind == ITEM_ANALYSIS)
+            continue; /* a cache: not kept while the database is away (store.h) */
         e[k].game = it->kind == ITEM_GAME ? it->id : 0;
-        if (!(e[k].body = item_encode(it)))
+        if (!(e[k++].body = item_encode(it)))
             rc = DDZ_ENOMEM;
     }
-    if (rc == 0)
+    if (rc == 0 && k > 0)
         rc = ddz_journal_append(s->journal, e, k);
     for (size_t i = 0; e && i < k; i++)
         free((char *)e[i].body);
@@ -1061,6 +1063,21 @@ int ddz_store_publish_games(ddz_store *s, const int64_t *ids, size_t n)
     return 0;
 }
 
+int ddz_store_add_analysis(ddz_store *s, int64_t id, const char *json)
+{
+    if (id < 1 || !json)
+        return DDZ_EINVAL;
+    store_item *it = calloc(1, sizeof *it);
+    if (!it)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    it->kind = ITEM_ANALYSIS;
+    it->id = id;
+    it->finished_ms = now_ms();
+    if (!(it->text = strdup(json)))
+        return dropped(s, it, DDZ_ENOMEM);
+    return enqueue(s, it);
+}
+
 static int ladder_item(ddz_store *s, enum store_item_kind kind, const char *rules,
                        const ddz_store_ladder_deal *d)
 {
@@ -1211,6 +1228,14 @@ int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
     return rc;
 }
 
+int ddz_store_get_analysis(ddz_store *s, int64_t id, char **json)
+{
+    pthread_mutex_lock(&s->rlock);
+    int rc = read_result(s, s->ops->get_analysis(s->be, id, json));
+    pthread_mutex_unlock(&s->rlock);
+    return rc;
+}
+
 static int export_line(void *ctx, const char *record)
 {
     FILE *out = ctx;
@@ -1233,6 +1258,11 @@ static void run_read(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind == DDZ_STORE_READ_GAME) {
         r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
+    } else if (r->kind == DDZ_STORE_READ_ANALYSIS) {
+        /* the record's own access rule first: no key, no analysis either */
+        r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
+        if (r->rc == 0 && ddz_store_get_analysis(s, r->id, &r->analysis) < 0)
+            r->analysis = NULL; /* none cached, or unreadable: computed again */
     } else if (r->kind == DDZ_STORE_READ_MINE) {
         r->rc = ddz_store_my_games(s, r->me, DDZ_STORE_MINE_MAX, &r->json);
     } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
@@ -1288,10 +1318,12 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
     if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN &&
-        r->kind != DDZ_STORE_READ_MINE && r->kind != DDZ_STORE_READ_TOKEN_IDS)
+        r->kind != DDZ_STORE_READ_MINE && r->kind != DDZ_STORE_READ_TOKEN_IDS &&
+        r->kind != DDZ_STORE_READ_ANALYSIS)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
+    r->analysis = NULL;
     r->ids = NULL;
     r->name[0] = '\0';
     /* rstop, set before the queue is closed, refuses a read first: the

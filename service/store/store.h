@@ -7,7 +7,7 @@
  * store_pg.c only their SQL: store_be.h).
  *
  * WHAT MAY BLOCK, AND ON WHAT. Never: ddz_store_add_game/turn/mine,
- * ddz_store_publish_games,
+ * ddz_store_publish_games, ddz_store_add_analysis,
  * ddz_store_ladder_add_deal/put, ddz_store_reserve_game_id,
  * ddz_store_new_game_key, ddz_store_stats, ddz_store_read_submit/done
  * (they take the store's own mutex, held only for list operations).
@@ -98,6 +98,12 @@
  *       who played game `game` in seat `seat`: owner is BLAKE2b-256 of the
  *       key a browser keeps for itself ("my games"), never the key
  *       (version 4).
+ *   analyses(game INTEGER PRIMARY KEY, analysis TEXT NOT NULL,
+ *         created_at INTEGER NOT NULL)                       -- version 6
+ *       a cache: the post-game analysis the server computed for game `game`
+ *       (GET /api/games/ID/analysis, as served). Read only after the game
+ *       itself was (its key checked). Lost with no harm: it is computed
+ *       again on demand.
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
@@ -114,8 +120,8 @@
 #include "rules/record.h"
 #include "service/thread/mailbox.h"
 
-#define DDZ_STORE_SCHEMA_VERSION 5
-#define DDZ_STORE_VERSION_STR "5" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 6
+#define DDZ_STORE_VERSION_STR "6" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -291,6 +297,21 @@ int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DD
  * writes are seen. Returns the number of games, DDZ_EINVAL for a bad `max`,
  * DDZ_EDB or DDZ_ENOMEM (then *json is NULL). */
 int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json);
+
+/* Queues the analysis `json` (text, copied) of game `id` for the cache
+ * (the first one stored stays). Unlike every other write it never goes to
+ * the journal: while a PostgreSQL database is away the analysis is simply
+ * not cached (it is computed again on demand). Returns 0 when queued,
+ * DDZ_EINVAL if id < 1 or json is NULL, DDZ_EDB if the queue is full
+ * (DROPPED and counted) or DDZ_ENOMEM. */
+int ddz_store_add_analysis(ddz_store *s, int64_t id, const char *json);
+
+/* Sets *json (malloc'd) to the cached analysis of game `id`. CHECKS NO
+ * KEY: the caller has read the game itself first (ddz_store_get_game, or
+ * the DDZ_STORE_READ_ANALYSIS read, which does both). Only committed
+ * writes are seen. Returns 0, DDZ_ENOTFOUND (none cached), DDZ_EDB or
+ * DDZ_ENOMEM; *json is NULL on error. */
+int ddz_store_get_analysis(ddz_store *s, int64_t id, char **json);
 
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
  * it): the compact SPEC 10 line, without a newline. A game stored with a
@@ -470,6 +491,8 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_TOKEN,     /* ddz_store_token_check(token) */
     DDZ_STORE_READ_TOKEN_IDS, /* ddz_store_token_ids() */
     DDZ_STORE_READ_MINE,      /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
+    DDZ_STORE_READ_ANALYSIS,  /* ddz_store_get_game(id, key), then, if it was found,
+                                 ddz_store_get_analysis(id) into `analysis` */
 };
 
 typedef struct ddz_store_read {
@@ -480,8 +503,10 @@ typedef struct ddz_store_read {
     uint8_t me[DDZ_STORE_ME_BYTES];  /* MINE: the player's hash */
     void *owner;                     /* the caller's: who waits for the answer */
     int rc;                          /* answer: as the synchronous function returns */
-    char *json;                      /* GAME, MINE answer, malloc'd (the caller frees it) or NULL */
-    char name[DDZ_TOKEN_NAME_MAX];   /* TOKEN answer: the bot's name, "" on error */
+    char *json;     /* GAME, MINE, ANALYSIS answer, malloc'd (the caller frees it) or NULL */
+    char *analysis; /* ANALYSIS answer: the cached analysis, malloc'd (the caller frees it),
+                       NULL when none is cached (or it could not be read) */
+    char name[DDZ_TOKEN_NAME_MAX];        /* TOKEN answer: the bot's name, "" on error */
     uint8_t token_id[DDZ_TOKEN_ID_BYTES]; /* TOKEN answer: the token's id */
     uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];   /* TOKEN_IDS answer: malloc'd (the caller frees it) */
     ddz_mail mail;                        /* the store's queue link */

@@ -25,7 +25,8 @@ enum store_item_kind {
     ITEM_LADDER_DEAL,
     ITEM_LADDER_PUT,
     ITEM_MINE,
-    ITEM_PUBLISH /* games: the game `id` is read by its id alone from now on (its key cleared) */
+    ITEM_PUBLISH, /* games: the game `id` is read by its id alone from now on (its key cleared) */
+    ITEM_ANALYSIS /* analyses: game `id`'s analysis `text`; never journaled (a cache) */
 };
 
 /* One queued write; the strings are owned by the item. */
@@ -40,7 +41,8 @@ typedef struct store_item {
     bool aborted;                   /* games: cut short */
     bool replay;                    /* from the journal: written idempotently (it may be stored) */
     char *room;                     /* NULL allowed; ladder: the rule set */
-    char *text;                     /* games: the record line; turns: names as JSON */
+    char *text;                     /* games: the record line; turns: names as JSON;
+                                       analyses: the analysis as JSON */
     char *totals;                   /* turns: totals as JSON */
     char *names[3];                 /* games: players by seat, from the record */
     char *key;                      /* games: the link key, NULL for a listed room's game */
@@ -101,6 +103,9 @@ typedef struct store_ops {
     /* Sets *record and *key (malloc'd; *key NULL if the game has none) of
      * game `id`. Returns 0, DDZ_ENOTFOUND, DDZ_EDB or DDZ_ENOMEM. */
     int (*get_game)(store_be *b, int64_t id, char **record, char **key);
+    /* Sets *json (malloc'd) to the cached analysis of game `id`. Returns 0,
+     * DDZ_ENOTFOUND (none cached), DDZ_EDB or DDZ_ENOMEM. */
+    int (*get_analysis)(store_be *b, int64_t id, char **json);
     /* Calls line(ctx, record) for every game in id order (the aborted too
      * if `all`), from one snapshot, stopping at the first negative answer,
      * which it returns. Returns the number of lines, or a negative code. */

@@ -73,6 +73,10 @@ static const char pg_schema[] =
     " game BIGINT NOT NULL,"
     " seat INTEGER NOT NULL,"
     " PRIMARY KEY(owner, game));"
+    "CREATE TABLE analyses("
+    " game BIGINT PRIMARY KEY,"
+    " analysis TEXT NOT NULL,"
+    " created_at BIGINT NOT NULL);"
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
 
 /* pg_migrations[v] takes a database of version v to v + 1. PostgreSQL
@@ -84,6 +88,9 @@ static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
     [4] = "ALTER TABLE ladder_history ADD COLUMN deal BIGINT, ADD COLUMN hand INTEGER,"
           " ADD COLUMN compared TEXT;"
           "DROP TABLE ladder_pairs;",
+    /* 5 -> 6: post-game analyses (store_sqlite.c's 5 -> 6) */
+    [5] = "CREATE TABLE analyses(game BIGINT PRIMARY KEY, analysis TEXT NOT NULL,"
+          " created_at BIGINT NOT NULL);",
 };
 
 struct store_be {
@@ -456,6 +463,15 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
         p_i64(&p, 0, it->id);
         /* idempotent: a replay writes it again */
         return write_stmt(b, "UPDATE games SET key = NULL WHERE id = $1", 1, &p, res);
+    case ITEM_ANALYSIS:
+        p_i64(&p, 0, it->id);
+        p.v[1] = it->text;
+        p_i64(&p, 2, it->finished_ms);
+        /* two nodes may compute the same analysis: the first one stays */
+        return write_stmt(b,
+                          "INSERT INTO analyses(game, analysis, created_at) VALUES($1, $2, $3)"
+                          " ON CONFLICT(game) DO NOTHING",
+                          3, &p, res);
     case ITEM_TURN:
         break;
     }
@@ -625,6 +641,21 @@ static int pg_get_game(store_be *b, int64_t id, char **record, char **key)
             *record = *key = NULL;
         }
     }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_get_analysis(store_be *b, int64_t id, char **json)
+{
+    *json = NULL;
+    params p = {0};
+    p_i64(&p, 0, id);
+    PGresult *res = rd(b, "SELECT analysis FROM analyses WHERE game = $1", 1, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = DDZ_ENOTFOUND;
+    if (PQntuples(res) == 1)
+        rc = (*json = strdup(PQgetvalue(res, 0, 0))) ? 0 : DDZ_ENOMEM;
     PQclear(res);
     return rc;
 }
@@ -852,6 +883,7 @@ const store_ops ddz__store_pg_ops = {
     .read_error = pg_read_error,
     .max_game_id = pg_max_game_id,
     .get_game = pg_get_game,
+    .get_analysis = pg_get_analysis,
     .export_games = pg_export,
     .my_games = pg_my_games,
     .token_add = pg_token_add,

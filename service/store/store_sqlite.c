@@ -64,6 +64,12 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     "ALTER TABLE ladder_history ADD COLUMN hand INTEGER;"
     "ALTER TABLE ladder_history ADD COLUMN compared TEXT;"
     "DROP TABLE ladder_pairs;",
+    /* 5 -> 6: post-game analyses, a cache of what the server computed
+     * (GET /api/games/ID/analysis), one row per game */
+    "CREATE TABLE analyses("
+    " game INTEGER PRIMARY KEY,"
+    " analysis TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL);",
 };
 
 struct store_be {
@@ -72,6 +78,7 @@ struct store_be {
     sqlite3_stmt *ins_turn; /* prepared on wdb */
     sqlite3_stmt *ins_mine; /* prepared on wdb */
     sqlite3_stmt *pub_game; /* prepared on wdb */
+    sqlite3_stmt *ins_anal; /* prepared on wdb */
     sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
     sqlite3_stmt *lad_hist;
     sqlite3 *rdb; /* the readers' connection */
@@ -169,6 +176,7 @@ static void sq_close(store_be *b)
     sqlite3_finalize(b->ins_turn);
     sqlite3_finalize(b->ins_mine);
     sqlite3_finalize(b->pub_game);
+    sqlite3_finalize(b->ins_anal);
     sqlite3_finalize(b->lad_put);
     sqlite3_finalize(b->lad_hist);
     sqlite3_close_v2(b->rdb);
@@ -220,6 +228,11 @@ static store_be *sq_open(const char *path, const char *shown, int busy_ms, char 
                            SQLITE_PREPARE_PERSISTENT, &b->ins_mine, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb, "UPDATE games SET key = NULL WHERE id = ?1", -1,
                            SQLITE_PREPARE_PERSISTENT, &b->pub_game, NULL) != SQLITE_OK ||
+        /* two nodes may compute the same analysis: the first one stays */
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO analyses(game, analysis, created_at) VALUES(?1, ?2, ?3)"
+                           " ON CONFLICT(game) DO NOTHING",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->ins_anal, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
                            " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
@@ -342,6 +355,11 @@ static int write_item(store_be *b, const store_item *it)
     } else if (it->kind == ITEM_PUBLISH) {
         st = b->pub_game; /* idempotent: a replay writes it again */
         rc = sqlite3_bind_int64(st, 1, it->id);
+    } else if (it->kind == ITEM_ANALYSIS) {
+        st = b->ins_anal;
+        rc = sqlite3_bind_int64(st, 1, it->id);
+        rc = rc ? rc : bind_text(st, 2, it->text);
+        rc = rc ? rc : sqlite3_bind_int64(st, 3, it->finished_ms);
     } else if (it->kind == ITEM_MINE) {
         st = b->ins_mine;
         rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
@@ -454,6 +472,30 @@ static int sq_get_game(store_be *b, int64_t id, char **record, char **key)
         free(*record);
         free(*key);
         *record = *key = NULL;
+    }
+    return rc;
+}
+
+static int sq_get_analysis(store_be *b, int64_t id, char **json)
+{
+    *json = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb, "SELECT analysis FROM analyses WHERE game = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st), rc;
+    if (step == SQLITE_ROW) {
+        bool oom = false;
+        *json = col_dup(st, 0, &oom);
+        rc = oom || !*json ? DDZ_ENOMEM : 0;
+    } else {
+        rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    }
+    sqlite3_finalize(st);
+    if (rc < 0) {
+        free(*json);
+        *json = NULL;
     }
     return rc;
 }
@@ -715,6 +757,7 @@ const store_ops ddz__store_sqlite_ops = {
     .read_error = sq_read_error,
     .max_game_id = sq_max_game_id,
     .get_game = sq_get_game,
+    .get_analysis = sq_get_analysis,
     .export_games = sq_export,
     .my_games = sq_my_games,
     .token_add = sq_token_add,

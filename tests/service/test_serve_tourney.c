@@ -738,3 +738,97 @@ Test(serve_tourney, no_tournament_no_enlisting, .init = setup, .fini = teardown)
     cli_send(c, json_pack("{s:s}", "type", "enlist"));
     expect_error(c, DDZ_ENOTFOUND, DDZ_REQ_ENLIST);
 }
+
+/* ---- issue 26: a held game's analysis is as held as its record ---- */
+
+/* The id and key of a game the store holds back (a key, not aborted), or
+ * 0 if none: read in the database itself, beside the server (WAL). */
+static long long held_game(char key[DDZ_EVENT_GAME_KEY_HEX + 1])
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open_v2(srv.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, T(2000));
+    sqlite3_stmt *st;
+    long long id = 0;
+    /* a store not yet made has no table: no game held */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, key FROM games WHERE key IS NOT NULL AND aborted = 0"
+                           " ORDER BY id LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            id = sqlite3_column_int64(st, 0);
+            snprintf(key, DDZ_EVENT_GAME_KEY_HEX + 1, "%s",
+                     (const char *)sqlite3_column_text(st, 1));
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return id;
+}
+
+/* A tournament's game over at an all-AI table while the bot's table, on
+ * the same deal, waits for the bot: held. Its analysis is 404 as its
+ * record is, nothing computed; once the bot has played and the game is
+ * published, it is served. */
+Test(serve_tourney, a_held_games_analysis_is_404_until_published, .init = setup_no_server,
+     .fini = teardown, .timeout = HANG(120))
+{
+    char t1[80];
+    token_add("late", t1);
+    make_cup("s=bot:late\na=ai:greedy\nb=ai:random\nc=ai:greedy\nd=ai:random\ne=ai:greedy\n",
+             "--format swiss --turns 1 --games 1 --time 30 --tables 2 --seed " SEED "\n", "60");
+    server_start();
+    cli *b = cli_connect();
+    snprintf(b->name, sizeof b->name, "late");
+    cli_send(b, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "late",
+                          "token", t1));
+    cli_expect(b, DDZ_EVENT_WELCOME);
+    cli_send(b, json_pack("{s:s}", "type", "enlist"));
+    cli_expect(b, DDZ_EVENT_ENLISTED);
+
+    /* the bot does not act yet: the other table's game is over and held */
+    char key[DDZ_EVENT_GAME_KEY_HEX + 1] = "";
+    long long id;
+    int64_t deadline = now_ms() + T(20000);
+    while (!(id = held_game(key))) {
+        cr_assert_lt(now_ms(), deadline, "no game held within %d ms", T(20000));
+        poll(NULL, 0, 20); /* retry interval of a bounded wait */
+    }
+    char path[96];
+    int status;
+    snprintf(path, sizeof path, "/api/games/%lld", id);
+    char *body = http_get(path, &status);
+    cr_assert_eq(status, 404, "a held game's record: %d", status);
+    free(body);
+    snprintf(path, sizeof path, "/api/games/%lld/analysis", id);
+    body = http_get(path, &status);
+    cr_assert_eq(status, 404, "a held game's analysis: %d %s", status, body);
+    free(body);
+    cr_assert_eq(metric("ddz_analyses_total{result=\"pending\"}"), 0, "nothing was computed");
+
+    /* the bot plays its game; the turn ends, every game is published */
+    b->act = true;
+    act_pending(b);
+    deadline = now_ms() + T(60000);
+    for (;;) {
+        cr_assert_lt(now_ms(), deadline, "the bot was not released within %d ms", T(60000));
+        const ddz_event *e = cli_next(b, T(30000));
+        cr_assert_not_null(e, "the bot heard nothing for %d ms:%s", T(30000), tail_of(b));
+        if (e->type == DDZ_EVENT_RELEASED)
+            break;
+        if (e->type == DDZ_EVENT_TURN || e->type == DDZ_EVENT_STATE)
+            act_pending(b);
+    }
+    none_held_in_store();
+    deadline = now_ms() + T(20000);
+    for (;;) {
+        body = http_get(path, &status);
+        free(body);
+        if (status == 200)
+            break;
+        cr_assert_eq(status, 202, "a published game's analysis: %d", status);
+        cr_assert_lt(now_ms(), deadline, "still pending after %d ms", T(20000));
+        poll(NULL, 0, 20); /* retry interval of a bounded wait */
+    }
+    cr_assert_eq(server_stop(), 0);
+}

@@ -1141,6 +1141,54 @@ Test(store, reads_are_answered_through_the_queue)
     ddz_store_close(s);
 }
 
+/* The analyses' cache (issue 26): written through the queue, the first
+ * one kept, read back by the ANALYSIS read only after the game itself
+ * under its key. */
+Test(store, analyses_are_cached_behind_the_games_key)
+{
+    ddz_store *s = open_ok();
+    ddz_record rec;
+    gen_record(4, &rec);
+    char key[DDZ_STORE_KEY_HEX + 1];
+    ddz_store_new_game_key(key);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", key, &rec, false), 0);
+    cr_assert_eq(ddz_store_add_analysis(s, 0, "{}"), DDZ_EINVAL);
+    cr_assert_eq(ddz_store_add_analysis(s, id, NULL), DDZ_EINVAL);
+    char *json = (char *)1;
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_eq(ddz_store_get_analysis(s, id, &json), DDZ_ENOTFOUND, "none cached yet");
+    cr_assert_null(json);
+    cr_assert_eq(ddz_store_add_analysis(s, id, "{\"game_id\":1}"), 0);
+    cr_assert_eq(ddz_store_add_analysis(s, id, "{\"second\":true}"), 0);
+    cr_assert_eq(ddz_store_flush(s), 0, "a second analysis of a game is no error");
+    cr_assert_eq(ddz_store_get_analysis(s, id, &json), 0);
+    cr_assert_str_eq(json, "{\"game_id\":1}", "the first one stays");
+    free(json);
+
+    start_reader(s);
+    ddz_store_read r[2] = {{.kind = DDZ_STORE_READ_ANALYSIS, .id = id},
+                           {.kind = DDZ_STORE_READ_ANALYSIS, .id = id}};
+    memcpy(r[1].key, key, sizeof key);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(ddz_store_read_submit(s, &r[i]), 0);
+    wait_wakes(2);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(ddz_store_read_done(s), &r[i]);
+    cr_assert_eq(r[0].rc, DDZ_ENOTFOUND, "without the game's key, no game");
+    cr_assert_null(r[0].json);
+    cr_assert_null(r[0].analysis, "and no analysis");
+    cr_assert_eq(r[1].rc, 0);
+    char *want = dump(&rec, false);
+    cr_assert_str_eq(r[1].json, want);
+    cr_assert_str_eq(r[1].analysis, "{\"game_id\":1}");
+    free(want);
+    free(r[1].json);
+    free(r[1].analysis);
+    ddz_store_reader_stop(s);
+    ddz_store_close(s);
+}
+
 /* The store's reads can wait a long time (here: for locks another process
  * holds); the caller submitting them never does. */
 Test(store, a_waiting_read_does_not_wait_the_caller)
@@ -1834,13 +1882,13 @@ Test(store, version_4_ladder_is_migrated)
     qres q = db_query("SELECT (SELECT version FROM store_schema),"
                       " to_regclass('ladder_pairs') IS NULL");
     cr_assert_eq(q.rows, 1);
-    cr_expect_str_eq(q.cell[0][0], "5");
+    cr_expect_str_eq(q.cell[0][0], DDZ_STORE_VERSION_STR);
     cr_expect_str_eq(q.cell[0][1], "t", "ladder_pairs is dropped");
 #else
     qres q = db_query("SELECT (SELECT user_version FROM pragma_user_version),"
                       " (SELECT COUNT(*) FROM sqlite_master WHERE name = 'ladder_pairs')");
     cr_assert_eq(q.rows, 1);
-    cr_expect_str_eq(q.cell[0][0], "5");
+    cr_expect_str_eq(q.cell[0][0], DDZ_STORE_VERSION_STR);
     cr_expect_str_eq(q.cell[0][1], "0", "ladder_pairs is dropped");
 #endif
     qres_free(&q);

@@ -6,15 +6,42 @@
 // as the over event's): the viewer only moves cards from hands to the table
 // and says what the terms say (terms.js), whatever the rule set. The
 // record's `faults` tell which bids and plays the referee made for a seat
-// that faulted, and those are marked.
+// that faulted, and those are marked. Under the controls, the post-game
+// analysis (analysis.js), fetched once the record is in: a bar of who
+// wins with best play along the game, and the plays that turned it.
 import { h, replace, icon } from './dom.js';
 import { t, bidText, scoreText } from './i18n.js';
 import { cardEl, backEl, cardRow, sortHand, sortPlay } from './cards.js';
 import { go, langButton } from './shell.js';
 import { commitMatches } from './blake2b.js';
 import { faultLines, sayLine } from './terms.js';
+import { ANALYSIS_TRIES, analysisView, fetchAnalysis } from './analysis.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
+
+/* Marks over the verdict bar that would cover each other (turning plays
+ * next to each other on a phone, where a cell is a few pixels wide) are
+ * stacked in rows, so that every one can be tapped: each mark goes to the
+ * lowest row whose last mark is far enough to its left. Measured once the
+ * bar is laid out. */
+const MARK_GAP = 24; // px between two marks' centres in one row
+const MARK_ROWS = 4;
+function stackMarks(bar) {
+  if (!bar) return;
+  const cells = bar.querySelectorAll('.vcell').length;
+  const w = bar.getBoundingClientRect().width / Math.max(1, cells);
+  const last = [];
+  let rows = 1;
+  for (const b of bar.querySelectorAll('.vmark')) {
+    const x = (+b.dataset.ply + 0.5) * w;
+    let r = 0;
+    while (r < MARK_ROWS - 1 && last[r] !== undefined && x - last[r] < MARK_GAP) r++;
+    last[r] = x;
+    rows = Math.max(rows, r + 1);
+    if (r) b.classList.add('row' + r);
+  }
+  bar.classList.add('rows' + rows);
+}
 
 export class Replay {
   constructor(id, from = null) {
@@ -28,6 +55,10 @@ export class Replay {
     this.playing = false;
     this.speed = 1;
     this.error = null;
+    this.analysis = null; // GET /api/games/ID/analysis, once it is ready
+    this.aState = 'loading'; // 'loading' (asked again while pending), 'ready', 'none'
+    this.aTries = 0;
+    this.open = -1; // the ply whose keeping plays are shown, -1: none
   }
 
   mount(root) {
@@ -42,6 +73,7 @@ export class Replay {
     document.removeEventListener('keydown', this.keyHandler);
     clearTimeout(this.timer);
     clearTimeout(this.retry);
+    clearTimeout(this.aTimer);
     this.root = null;
   }
 
@@ -65,11 +97,39 @@ export class Replay {
         this.rec = await res.json();
         this.steps = this.buildSteps(this.rec);
         this.i = 0;
+        this.loadAnalysis();
       }
     } catch {
       this.error = t('replay.error', { id: this.num });
     }
     this.render();
+  }
+
+  /* Asks for the analysis; while the server computes it (202, or 503 when
+   * it has too many in hand), again after its Retry-After, ANALYSIS_TRIES
+   * times at most. */
+  async loadAnalysis() {
+    const got = await fetchAnalysis(this.id);
+    if (!this.root) return;
+    this.aTries++;
+    if (got.state === 'pending' && this.aTries < ANALYSIS_TRIES) {
+      this.aTimer = setTimeout(() => this.loadAnalysis(), got.ms);
+      return;
+    }
+    // one entry per play, or it is not this record's: not shown
+    const ok = got.state === 'ready' && got.data.plies.length === (this.rec.plays || []).length;
+    this.analysis = ok ? got.data : null;
+    this.aState = ok ? 'ready' : 'none';
+    this.renderBoard();
+  }
+
+  /* Shows (or hides) the plays that would have kept the win at ply j, and
+   * steps the replay to that play. */
+  mark(j, from = 'analysis-mark') {
+    this.open = this.open === j ? -1 : j;
+    // the mark is drawn again: the keyboard stays on the new one
+    this.refocus = `[data-test=${from}][data-ply="${j}"]`;
+    this.go(this.plyStep[j]);
   }
 
   buildSteps(r) {
@@ -84,8 +144,12 @@ export class Replay {
     const steps = [{ kind: 'deal' }];
     (r.bids || []).forEach((b, k) => steps.push({ kind: 'bid', seat: b.seat, bid: b.bid, referee: byReferee(b.seat, k, -1) }));
     if (r.landlord !== null && r.landlord !== undefined) steps.push({ kind: 'landlord', seat: r.landlord });
-    (r.plays || []).forEach((p, j) => steps.push({ kind: 'play', seat: p.seat, cards: p.cards, auto: !!p.auto,
-      referee: !!p.auto && byReferee(p.seat, Infinity, j) }));
+    this.plyStep = [];
+    (r.plays || []).forEach((p, j) => {
+      this.plyStep.push(steps.length);
+      steps.push({ kind: 'play', ply: j, seat: p.seat, cards: p.cards, auto: !!p.auto,
+        referee: !!p.auto && byReferee(p.seat, Infinity, j) });
+    });
     steps.push({ kind: 'result' });
     return steps;
   }
@@ -188,16 +252,23 @@ export class Replay {
       felt: h('main.felt'),
       log: h('ol.log', { dataset: { test: 'replay-log' } }),
       bar: h('div.replay-bar'),
+      analysis: h('div.analysis-wrap'),
     };
     for (const p of ['left', 'right', 'me']) this.el.felt.append(h('section.seat.pos-' + p));
     this.el.felt.append(h('section.center'));
     replace(this.root, h('div.table-view.replay', top,
-      h('div.replay-body', this.el.felt, h('aside.logwrap', this.el.log)), this.el.bar));
+      h('div.replay-body', this.el.felt, h('aside.logwrap', this.el.log)), this.el.analysis, this.el.bar));
     this.renderBoard();
   }
 
   renderBoard() {
     if (!this.root || !this.rec) return;
+    // everything below is drawn again: a focused control (a mark, a step
+    // button) is focused again once it is, so the keyboard stays where it was
+    const f = document.activeElement;
+    const test = f && f.dataset && f.dataset.test;
+    const keep = test && this.root.contains(f)
+      ? `[data-test=${test}]` + (f.dataset.ply !== undefined ? `[data-ply="${f.dataset.ply}"]` : '') : null;
     const r = this.rec;
     const pos = this.position(this.i);
     const end = this.i === this.steps.length - 1;
@@ -262,15 +333,45 @@ export class Replay {
       range,
       h('span.stepno', { dataset: { test: 'replay-stepno' } }, t('replay.step', { i: this.i, n })),
       speed);
-    // log
+    this.renderAnalysis(pos);
+    // log: a play that turned the result is marked, its keeping plays a button away
+    const plies = this.analysis ? this.analysis.plies : [];
     replace(this.el.log, this.steps.map((s, j) => {
-      const li = h('li' + (j === this.i ? '.current' : '') + (j > this.i ? '.future' : ''), { onclick: () => this.go(j) },
+      const gave = s.kind === 'play' && plies[s.ply] && plies[s.ply].gave;
+      const li = h('li' + (j === this.i ? '.current' : '') + (j > this.i ? '.future' : '') + (gave ? '.gave' : ''), { onclick: () => this.go(j) },
         h('span', this.stepText(s)),
-        s.kind === 'play' && s.cards.length ? cardRow(s.cards, 'tiny') : null);
+        s.kind === 'play' && s.cards.length ? cardRow(s.cards, 'tiny') : null,
+        gave ? h('button.log-mark', { type: 'button', dataset: { test: 'log-mark', ply: String(s.ply) },
+          'aria-expanded': this.open === s.ply ? 'true' : 'false',
+          onclick: (e) => { e.stopPropagation(); this.mark(s.ply, 'log-mark'); } }, '\u25BC ' + t('analysis.log.mark')) : null);
       return li;
     }));
     const cur = this.el.log.querySelector('.current');
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+    const again = this.refocus || keep;
+    this.refocus = null;
+    const b = again && this.root.querySelector(again);
+    if (b && !b.disabled && document.activeElement !== b) b.focus();
+  }
+
+  /* The analysis under the board, at the position `pos`. */
+  renderAnalysis(pos) {
+    const wrap = this.el.analysis;
+    if (this.aState !== 'ready') {
+      replace(wrap, h('p.analysis-status', { role: 'status', dataset: { test: 'analysis-status' } },
+        t(this.aState === 'loading' ? 'analysis.pending' : 'analysis.none')));
+      return;
+    }
+    replace(wrap, analysisView({
+      a: this.analysis,
+      current: pos.plays - 1,
+      open: this.open,
+      name: (s) => this.name(s),
+      cards: (j) => this.rec.plays[j].cards,
+      go: (j) => this.go(this.plyStep[j]),
+      mark: (j) => this.mark(j),
+    }));
+    stackMarks(wrap.querySelector('.verdict-bar'));
   }
 
   resultEl() {
