@@ -9,15 +9,21 @@ bool ddz_ranks_within(ddz_ranks sub, ddz_ranks m)
     return true;
 }
 
+/* Visits only the ranks `m` asks for, and takes the lowest cards one at a
+ * time (a play asks for four of a rank at most): no population count, which
+ * without -mpopcnt is a library call (issue 26). */
 ddz_cards ddz_cards_pick(ddz_cards hand, ddz_ranks m)
 {
     ddz_cards out = 0;
-    for (int r = 0; r < DDZ_NRANKS && m; r++, m >>= 4) {
-        int need = (int)(m & 0xF);
+    m &= (1ULL << (4 * DDZ_NRANKS)) - 1; /* the 16th nibble is no rank */
+    while (m) {
+        int r = __builtin_ctzll(m) / 4;
+        int need = (int)(m >> (4 * r) & 0xF);
         ddz_cards avail = ddz_cards_of_rank(hand, r);
-        if (__builtin_popcountll(avail) < need)
-            return 0;
+        m &= ~(0xFULL << (4 * r));
         while (need-- > 0) {
+            if (!avail)
+                return 0; /* fewer cards of rank r than asked for */
             ddz_cards low = avail & (~avail + 1);
             out |= low;
             avail ^= low;

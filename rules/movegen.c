@@ -87,6 +87,22 @@ static inline unsigned gather_nibbles(uint64_t x)
     return (unsigned)(x | x >> 24) & 0xFFFF;
 }
 
+/* The "at least k" flags of the two ranks of one byte of a rank multiset:
+ * lane k-1 (16 bits from bit 16*(k-1)) holds bit 0 when the low nibble is
+ * at least k and bit 1 when the high nibble is. setup() shifts each byte's
+ * entry into place, so eight loads give the four masks at once. */
+#define GE2(b, k) ((uint64_t)(((b)&15) >= (k)) | (uint64_t)(((b) >> 4) >= (k)) << 1)
+#define LANES(b) (GE2(b, 1) | GE2(b, 2) << 16 | GE2(b, 3) << 32 | GE2(b, 4) << 48)
+#define LANES4(b) LANES(b), LANES((b) + 1), LANES((b) + 2), LANES((b) + 3)
+#define LANES16(b) LANES4(b), LANES4((b) + 4), LANES4((b) + 8), LANES4((b) + 12)
+#define LANES64(b) LANES16(b), LANES16((b) + 16), LANES16((b) + 32), LANES16((b) + 48)
+static const uint64_t at_least[256] = {LANES64(0), LANES64(64), LANES64(128), LANES64(192)};
+#undef LANES64
+#undef LANES16
+#undef LANES4
+#undef LANES
+#undef GE2
+
 /* n cards of one rank: single, pair, trio or bomb, for main ranks above
  * `above` (-1 for all). Jokers never pair or bomb. */
 static void gen_same(gen *g, int type, int n, int above)
@@ -350,8 +366,9 @@ static void follow(gen *g, ddz_combo last)
     gen_rocket(g);
 }
 
-/* Reads the hand into the rank masks: per nibble, which of "at least 1..4"
- * and "exactly 4" hold, then the nibble flags gathered into masks. */
+/* Reads the hand into the rank masks: "at least k" from the byte table,
+ * "exactly 4" is "at least 4" unless some rank holds more (then, and for
+ * the other impossible hands, per nibble as the flags say). */
 static void setup(gen *g, const ddz_rules *rs, ddz_ranks hand)
 {
     hand &= (1ULL << (4 * DDZ_NRANKS)) - 1;      /* the 16th nibble is no rank */
@@ -359,17 +376,20 @@ static void setup(gen *g, const ddz_rules *rs, ddz_ranks hand)
     uint64_t b0 = hand & ones, b1 = hand >> 1 & ones, b2 = hand >> 2 & ones, b3 = hand >> 3 & ones;
     g->rs = rs;
     g->hand = hand;
+    uint64_t lanes = 0;
+    for (int i = 0; i < 8; i++)
+        lanes |= at_least[hand >> (8 * i) & 0xFF] << (2 * i);
     g->has[0] = ALL_RANKS;
-    g->has[1] = gather_nibbles(b0 | b1 | b2 | b3);
-    g->has[2] = gather_nibbles(b1 | b2 | b3);
-    g->has[3] = gather_nibbles((b0 & b1) | b2 | b3);
-    g->has[4] = gather_nibbles(b2 | b3);
-    g->four = gather_nibbles(b2 & ~(b0 | b1 | b3));
+    g->has[1] = (unsigned)lanes & 0xFFFF;
+    g->has[2] = (unsigned)(lanes >> 16) & 0xFFFF;
+    g->has[3] = (unsigned)(lanes >> 32) & 0xFFFF;
+    g->has[4] = (unsigned)(lanes >> 48);
     g->n = ddz_ranks_total(hand);
+    uint64_t over4 = b3 | (b2 & (b0 | b1));
+    g->four = over4 ? gather_nibbles(b2 & ~(b0 | b1 | b3)) : g->has[4];
     /* no hand dealt from one deck, but a caller may ask: accept() then
      * classifies every candidate, as the generator before did */
-    g->odd_hand = gather_nibbles(b3 | (b2 & (b0 | b1))) != 0 ||
-                  (g->has[2] & ~(unsigned)BELOW_SJ) != 0 || g->n > DDZ_HAND_MAX;
+    g->odd_hand = over4 != 0 || (g->has[2] & ~(unsigned)BELOW_SJ) != 0 || g->n > DDZ_HAND_MAX;
     g->len = 0;
     g->full = false;
 }
