@@ -1,6 +1,18 @@
 /* cards.c - the few card helpers that are not worth inlining. */
 #include "cards.h"
 
+#define GE2(b, k) ((uint64_t)(((b)&15) >= (k)) | (uint64_t)(((b) >> 4) >= (k)) << 1)
+#define LANES(b) (GE2(b, 1) | GE2(b, 2) << 16 | GE2(b, 3) << 32 | GE2(b, 4) << 48)
+#define LANES4(b) LANES(b), LANES((b) + 1), LANES((b) + 2), LANES((b) + 3)
+#define LANES16(b) LANES4(b), LANES4((b) + 4), LANES4((b) + 8), LANES4((b) + 12)
+#define LANES64(b) LANES16(b), LANES16((b) + 16), LANES16((b) + 32), LANES16((b) + 48)
+const uint64_t ddz__at_least[256] = {LANES64(0), LANES64(64), LANES64(128), LANES64(192)};
+#undef LANES64
+#undef LANES16
+#undef LANES4
+#undef LANES
+#undef GE2
+
 bool ddz_ranks_within(ddz_ranks sub, ddz_ranks m)
 {
     for (int r = 0; r < DDZ_NRANKS; r++)

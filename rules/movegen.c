@@ -67,42 +67,6 @@ static inline unsigned above_mask(int above)
     return above >= DDZ_NRANKS - 1 ? 0 : ALL_RANKS & ~((2u << above) - 1);
 }
 
-/* Returns the number of bits set in `x` (a rank mask); no popcnt call,
- * which without -mpopcnt is a library function. */
-static inline int count_bits(unsigned x)
-{
-    x = x - ((x >> 1) & 0x5555u);
-    x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
-    x = (x + (x >> 4)) & 0x0F0Fu;
-    return (int)((x + (x >> 8)) & 0x1Fu);
-}
-
-/* Gathers bit 4r of `x` (r = 0..14) into bit r: the per-nibble flags of a
- * rank multiset become a rank mask in four shift-or steps. */
-static inline unsigned gather_nibbles(uint64_t x)
-{
-    x = (x | x >> 3) & 0x0303030303030303ULL;
-    x = (x | x >> 6) & 0x000F000F000F000FULL;
-    x = (x | x >> 12) & 0x000000FF000000FFULL;
-    return (unsigned)(x | x >> 24) & 0xFFFF;
-}
-
-/* The "at least k" flags of the two ranks of one byte of a rank multiset:
- * lane k-1 (16 bits from bit 16*(k-1)) holds bit 0 when the low nibble is
- * at least k and bit 1 when the high nibble is. setup() shifts each byte's
- * entry into place, so eight loads give the four masks at once. */
-#define GE2(b, k) ((uint64_t)(((b)&15) >= (k)) | (uint64_t)(((b) >> 4) >= (k)) << 1)
-#define LANES(b) (GE2(b, 1) | GE2(b, 2) << 16 | GE2(b, 3) << 32 | GE2(b, 4) << 48)
-#define LANES4(b) LANES(b), LANES((b) + 1), LANES((b) + 2), LANES((b) + 3)
-#define LANES16(b) LANES4(b), LANES4((b) + 4), LANES4((b) + 8), LANES4((b) + 12)
-#define LANES64(b) LANES16(b), LANES16((b) + 16), LANES16((b) + 32), LANES16((b) + 48)
-static const uint64_t at_least[256] = {LANES64(0), LANES64(64), LANES64(128), LANES64(192)};
-#undef LANES64
-#undef LANES16
-#undef LANES4
-#undef LANES
-#undef GE2
-
 /* n cards of one rank: single, pair, trio or bomb, for main ranks above
  * `above` (-1 for all). Jokers never pair or bomb. */
 static void gen_same(gen *g, int type, int n, int above)
@@ -214,7 +178,13 @@ static void kickers(const kick *k, unsigned avail, int left, ddz_ranks m, bool o
         accept(k, m, odd);
         return;
     }
-    if (!k->repeat && count_bits(avail) < left)
+    if (left == 1) {
+        /* the last unit: one play per rank, no deeper call */
+        for (; avail && !done(g); avail &= avail - 1)
+            accept(k, m + ((ddz_ranks)k->unit << (4 * lowest(avail))), odd);
+        return;
+    }
+    if (!k->repeat && ddz__mask_count(avail) < left)
         return; /* too few ranks left: nothing below completes */
     for (; avail && !done(g); avail &= avail - 1) {
         int r = lowest(avail);
@@ -366,27 +336,22 @@ static void follow(gen *g, ddz_combo last)
     gen_rocket(g);
 }
 
-/* Reads the hand into the rank masks: "at least k" from the byte table,
- * "exactly 4" is "at least 4" unless some rank holds more (then, and for
- * the other impossible hands, per nibble as the flags say). */
+/* Reads the hand into the rank masks ("exactly 4" is "at least 4" unless
+ * some rank holds more). */
 static void setup(gen *g, const ddz_rules *rs, ddz_ranks hand)
 {
-    hand &= (1ULL << (4 * DDZ_NRANKS)) - 1;      /* the 16th nibble is no rank */
-    const uint64_t ones = 0x0111111111111111ULL; /* bit 0 of the 15 rank nibbles */
-    uint64_t b0 = hand & ones, b1 = hand >> 1 & ones, b2 = hand >> 2 & ones, b3 = hand >> 3 & ones;
+    hand &= (1ULL << (4 * DDZ_NRANKS)) - 1; /* the 16th nibble is no rank */
+    uint64_t lanes = ddz__ranks_at_least(hand);
+    unsigned over4 = ddz__ranks_over_four(hand);
     g->rs = rs;
     g->hand = hand;
-    uint64_t lanes = 0;
-    for (int i = 0; i < 8; i++)
-        lanes |= at_least[hand >> (8 * i) & 0xFF] << (2 * i);
     g->has[0] = ALL_RANKS;
     g->has[1] = (unsigned)lanes & 0xFFFF;
     g->has[2] = (unsigned)(lanes >> 16) & 0xFFFF;
     g->has[3] = (unsigned)(lanes >> 32) & 0xFFFF;
     g->has[4] = (unsigned)(lanes >> 48);
+    g->four = g->has[4] & ~over4;
     g->n = ddz_ranks_total(hand);
-    uint64_t over4 = b3 | (b2 & (b0 | b1));
-    g->four = over4 ? gather_nibbles(b2 & ~(b0 | b1 | b3)) : g->has[4];
     /* no hand dealt from one deck, but a caller may ask: accept() then
      * classifies every candidate, as the generator before did */
     g->odd_hand = over4 != 0 || (g->has[2] & ~(unsigned)BELOW_SJ) != 0 || g->n > DDZ_HAND_MAX;

@@ -137,7 +137,7 @@ static bool mref_quad(const ddz_rules *rs, const mref_counts *k, ddz_combo *out)
     return false;
 }
 
-static ddz_combo mref_classify(const ddz_rules *rs, ddz_ranks m)
+static inline ddz_combo mref_classify(const ddz_rules *rs, ddz_ranks m)
 {
     mref_counts k;
     mref_unpack(m, &k);
@@ -433,8 +433,8 @@ static void mref_setup(mref_gen *g, const ddz_rules *rs, ddz_ranks hand)
     g->full = false;
 }
 
-static int mref_movegen(const ddz_rules *rs, ddz_ranks hand, const ddz_combo *last, ddz_move *out,
-                        size_t cap)
+static inline int mref_movegen(const ddz_rules *rs, ddz_ranks hand, const ddz_combo *last,
+                               ddz_move *out, size_t cap)
 {
     mref_gen g;
     mref_setup(&g, rs, hand);
@@ -450,7 +450,7 @@ static int mref_movegen(const ddz_rules *rs, ddz_ranks hand, const ddz_combo *la
     return g.full ? DDZ_ENOSPC : (int)g.len;
 }
 
-static bool mref_can_beat(const ddz_rules *rs, ddz_ranks hand, ddz_combo last)
+static inline bool mref_can_beat(const ddz_rules *rs, ddz_ranks hand, ddz_combo last)
 {
     ddz_move one;
     mref_gen g;

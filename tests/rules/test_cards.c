@@ -110,6 +110,30 @@ Test(cards, pick_matches_slow_pick)
     }
 }
 
+/* The rank masks of any multiset (any nibbles) against a loop over ranks. */
+Test(cards, rank_masks_match_slow_masks)
+{
+    ddz_rng r;
+    ddz_rng_seed(&r, 10);
+    for (int i = 0; i < 200000; i++) {
+        ddz_ranks m = i % 2 ? ddz_rng_next(&r) : ddz_cards_ranks(random_cards(&r));
+        uint64_t lanes = ddz__ranks_at_least(m);
+        unsigned over = 0;
+        for (int k = 1; k <= 4; k++) {
+            unsigned want = 0;
+            for (int rank = 0; rank < DDZ_NRANKS; rank++)
+                want |= (unsigned)(ddz_ranks_get(m, rank) >= k) << rank;
+            cr_assert_eq((unsigned)(lanes >> (16 * (k - 1)) & 0xFFFF), want, "k %d of %llx", k,
+                         (unsigned long long)m);
+        }
+        for (int rank = 0; rank < DDZ_NRANKS; rank++)
+            over |= (unsigned)(ddz_ranks_get(m, rank) > 4) << rank;
+        cr_assert_eq(ddz__ranks_over_four(m), over);
+        unsigned x = (unsigned)m & 0xFFFF;
+        cr_assert_eq(ddz__mask_count(x), __builtin_popcount(x));
+    }
+}
+
 Test(cards, list_is_ascending)
 {
     uint8_t out[DDZ_NCARDS];
