@@ -98,6 +98,8 @@ static inline unsigned ddz__ranks_over_four(ddz_ranks m)
     const uint64_t ones = 0x0111111111111111ULL; /* bit 0 of the 15 rank nibbles */
     uint64_t b0 = m & ones, b1 = m >> 1 & ones, b2 = m >> 2 & ones, b3 = m >> 3 & ones;
     uint64_t x = b3 | (b2 & (b0 | b1));
+    if (!x)
+        return 0; /* the usual case: no gathering */
     /* gather bit 4r into bit r */
     x = (x | x >> 3) & 0x0303030303030303ULL;
     x = (x | x >> 6) & 0x000F000F000F000FULL;
