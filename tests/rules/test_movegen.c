@@ -383,7 +383,7 @@ static ddz_ranks odd_hand(ddz_rng *r)
     int ranks = 1 + (int)ddz_rng_below(r, 8);
     for (int i = 0; i < ranks; i++) {
         int rank = (int)ddz_rng_below(r, DDZ_NRANKS);
-        m = (m & ~(0xFULL << (4 * rank))) | (ddz_rng_below(r, 16) << (4 * rank));
+        m = (m & ~(0xFULL << (4 * rank))) | ((ddz_ranks)ddz_rng_below(r, 16) << (4 * rank));
     }
     return m;
 }
