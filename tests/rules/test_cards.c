@@ -73,6 +73,67 @@ Test(cards, pick_takes_lowest_suits_and_refuses_missing)
     cr_assert(!ddz_ranks_within(ddz_ranks_add(0, 0, 2), ddz_ranks_add(0, 0, 1)));
 }
 
+/* The obvious pick: cards in code order, each taken while its rank still
+ * wants one; 0 when some rank wants more than the hand has. */
+static ddz_cards slow_pick(ddz_cards hand, ddz_ranks m)
+{
+    ddz_cards out = 0;
+    int want[DDZ_NRANKS];
+    for (int rank = 0; rank < DDZ_NRANKS; rank++)
+        want[rank] = ddz_ranks_get(m, rank);
+    for (int code = 0; code < DDZ_NCARDS; code++)
+        if ((hand >> code) & 1 && want[ddz_card_rank(code)] > 0) {
+            out |= 1ULL << code;
+            want[ddz_card_rank(code)]--;
+        }
+    for (int rank = 0; rank < DDZ_NRANKS; rank++)
+        if (want[rank] > 0)
+            return 0;
+    return out;
+}
+
+/* Any wanted counts, held or not (up to 15 of a rank, the 16th nibble
+ * too): the fast pick answers as the slow one. */
+Test(cards, pick_matches_slow_pick)
+{
+    ddz_rng r;
+    ddz_rng_seed(&r, 9);
+    for (int i = 0; i < 200000; i++) {
+        ddz_cards hand = random_cards(&r);
+        ddz_ranks want = ddz_cards_ranks(hand & random_cards(&r));
+        if (i % 4 == 1)
+            want = ddz_cards_ranks(random_cards(&r)); /* often not held */
+        else if (i % 4 == 2)
+            want = ddz_rng_next(&r) & ddz_rng_next(&r) & ddz_rng_next(&r);
+        cr_assert_eq(ddz_cards_pick(hand, want), slow_pick(hand, want), "hand %llx want %llx",
+                     (unsigned long long)hand, (unsigned long long)want);
+    }
+}
+
+/* The rank masks of any multiset (any nibbles) against a loop over ranks. */
+Test(cards, rank_masks_match_slow_masks)
+{
+    ddz_rng r;
+    ddz_rng_seed(&r, 10);
+    for (int i = 0; i < 200000; i++) {
+        ddz_ranks m = i % 2 ? ddz_rng_next(&r) : ddz_cards_ranks(random_cards(&r));
+        uint64_t lanes = ddz__ranks_at_least(m);
+        unsigned over = 0;
+        for (int k = 1; k <= 4; k++) {
+            unsigned want = 0;
+            for (int rank = 0; rank < DDZ_NRANKS; rank++)
+                want |= (unsigned)(ddz_ranks_get(m, rank) >= k) << rank;
+            cr_assert_eq((unsigned)(lanes >> (16 * (k - 1)) & 0xFFFF), want, "k %d of %llx", k,
+                         (unsigned long long)m);
+        }
+        for (int rank = 0; rank < DDZ_NRANKS; rank++)
+            over |= (unsigned)(ddz_ranks_get(m, rank) > 4) << rank;
+        cr_assert_eq(ddz__ranks_over_four(m), over);
+        unsigned x = (unsigned)m & 0xFFFF;
+        cr_assert_eq(ddz__mask_count(x), __builtin_popcount(x));
+    }
+}
+
 Test(cards, list_is_ascending)
 {
     uint8_t out[DDZ_NCARDS];

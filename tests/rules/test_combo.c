@@ -6,6 +6,7 @@
 
 #include "ai/rng.h"
 #include "combo_ref.h"
+#include "movegen_ref.h"
 #include "proto/text.h"
 #include "rules/combo.h"
 
@@ -232,6 +233,43 @@ static int combo_case(const ddz_rules *rs, const char *cards, const char *type, 
     if (got.type != DDZ_INVALID)
         cr_expect_eq(got.size, (int)strlen(cards), "combos.txt:%d: size", line);
     return 1;
+}
+
+/* The classifier against its version before issue 26 (frozen in
+ * movegen_ref.h) on any multiset at all: plays drawn from a deck, and any
+ * nibbles (counts above 4, two of a joker, more than 20 cards), under every
+ * rule set and the two kicker/quad combinations no rule set has yet. */
+Test(combo, same_readings_as_before)
+{
+    ddz_rules distinct = ddz_rules_caai, both = ddz_rules_caai;
+    distinct.kickers_may_repeat = 0;
+    both.quad_straight = 1;
+    const ddz_rules *sets[] = {&ddz_rules_caai, &ddz_rules_botzone_ftl, &ddz_rules_botzone_ftl2,
+                               &distinct, &both};
+    ddz_rng r;
+    ddz_rng_seed(&r, 26);
+    for (int i = 0; i < 2000000; i++) {
+        const ddz_rules *rs = sets[i % 5];
+        ddz_ranks m;
+        if (i % 3 == 0) {
+            m = ddz_rng_next(&r) & ddz_rng_next(&r) & ddz_rng_next(&r);
+        } else {
+            /* a few ranks of a deck, often whole, so that chains and fours come up */
+            m = 0;
+            int ranks = 1 + (int)ddz_rng_below(&r, 8);
+            for (int k = 0; k < ranks; k++) {
+                int rank = (int)ddz_rng_below(&r, DDZ_NRANKS);
+                int most = rank >= DDZ_RANK_SJ ? 1 : 4;
+                m = (m & ~(0xFULL << (4 * rank))) |
+                    (ddz_ranks)(1 + ddz_rng_below(&r, (uint32_t)most)) << (4 * rank);
+            }
+        }
+        ddz_combo a = ddz_combo_classify(rs, m), b = mref_classify(rs, m);
+        cr_assert(a.type == b.type && a.rank == b.rank && a.length == b.length &&
+                      a.kicker == b.kicker && a.size == b.size,
+                  "%s: %016llx reads as type %d rank %d, before type %d rank %d", rs->name,
+                  (unsigned long long)m, a.type, a.rank, b.type, b.rank);
+    }
 }
 
 Test(combo, seed_002_examples)

@@ -7,6 +7,11 @@
  * DDZ_TEST_SCALE=k divides the number of positions by k (the sanitizer
  * build uses it; the plain build runs the full 100,000+ under caai and
  * 40,000 under each Botzone rule set).
+ *
+ * Since issue 26 the generator is also compared with its own earlier
+ * version (movegen_ref.h): the same moves, with the same combos, in the same
+ * order, the same count and the same DDZ_ENOSPC for small buffers, on
+ * millions of positions (same_moves_in_the_same_order_as_before).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -15,6 +20,7 @@
 #include "test_clock.h"
 #include "ai/rng.h"
 #include "combo_ref.h"
+#include "movegen_ref.h"
 #include "rules/error.h"
 #include "rules/movegen.h"
 
@@ -271,4 +277,147 @@ Test(movegen, distinct_kicker_rule_set_matches_its_brute_force)
         cr_assert_eq(n, m, "hand %015llx", (unsigned long long)hand);
     }
     free(t.v);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The generator against the one before issue 26 (movegen_ref.h).          */
+
+static ddz_move ref_out[DDZ_MOVES_MAX];
+
+static bool same_move(const ddz_move *a, const ddz_move *b)
+{
+    return a->ranks == b->ranks && a->combo.type == b->combo.type &&
+           a->combo.rank == b->combo.rank && a->combo.length == b->combo.length &&
+           a->combo.kicker == b->combo.kicker && a->combo.size == b->combo.size;
+}
+
+/* Both generators on one position, with the full buffer and with `cap`;
+ * returns the number of moves (the full list stays in out[]). */
+static int same_as_before(const ddz_rules *rs, ddz_ranks hand, const ddz_combo *last, size_t cap)
+{
+    int n = ddz_movegen(rs, hand, last, out, DDZ_MOVES_MAX);
+    int m = mref_movegen(rs, hand, last, ref_out, DDZ_MOVES_MAX);
+    if (n != m) {
+        cr_assert_fail("%s: hand %015llx %s type %d r%d l%d k%d: %d moves, before %d", rs->name,
+                       (unsigned long long)hand, last ? "follows" : "leads", last ? last->type : 0,
+                       last ? last->rank : 0, last ? last->length : 0, last ? last->kicker : 0, n,
+                       m);
+    }
+    for (int i = 0; i < n; i++)
+        if (!same_move(&out[i], &ref_out[i]))
+            cr_assert_fail("%s: hand %015llx %s type %d r%d: move %d is %015llx (type %d), "
+                           "before %015llx (type %d)",
+                           rs->name, (unsigned long long)hand, last ? "follows" : "leads",
+                           last ? last->type : 0, last ? last->rank : 0, i,
+                           (unsigned long long)out[i].ranks, out[i].combo.type,
+                           (unsigned long long)ref_out[i].ranks, ref_out[i].combo.type);
+    if (last && last->type != DDZ_PASS)
+        cr_assert_eq(ddz_movegen_can_beat(rs, hand, *last), mref_can_beat(rs, hand, *last),
+                     "%s: can_beat differs for hand %015llx", rs->name, (unsigned long long)hand);
+    if (cap < (size_t)n) {
+        static ddz_move few[DDZ_MOVES_MAX], ref_few[DDZ_MOVES_MAX];
+        int a = ddz_movegen(rs, hand, last, few, cap);
+        int b = mref_movegen(rs, hand, last, ref_few, cap);
+        cr_assert_eq(a, b, "%s: with room for %zu moves: %d, before %d", rs->name, cap, a, b);
+        for (size_t i = 0; i < cap; i++)
+            cr_assert(same_move(&few[i], &ref_few[i]), "%s: move %zu of %zu differs", rs->name, i,
+                      cap);
+    }
+    return n;
+}
+
+/* `last` with its main rank lowered by 0..2 (not below the lowest its shape
+ * allows), so that the hand that led it has something to beat it with. */
+static ddz_combo lowered(ddz_rng *r, ddz_combo c)
+{
+    int floor = c.length > 1 ? c.length - 1 : 0, down = (int)ddz_rng_below(r, 3);
+    c.rank = (uint8_t)(c.rank - down < floor ? floor : c.rank - down);
+    return c;
+}
+
+/* `positions` random hands under `rs`: each leads, then follows a play of
+ * its own lead list lowered (every shape it holds), a play another random
+ * hand leads, a bomb and, sometimes, a rocket; each comparison also with a
+ * random small buffer. Returns the number of positions compared. */
+static long same_positions(const ddz_rules *rs, int positions, uint64_t seed)
+{
+    static ddz_move lead_moves[DDZ_MOVES_MAX];
+    ddz_rng r;
+    ddz_rng_seed(&r, seed);
+    long compared = 0, moves = 0;
+    for (int i = 0; i < positions; i++) {
+        ddz_ranks hand = random_hand(&r);
+        int n = same_as_before(rs, hand, NULL, ddz_rng_below(&r, 64));
+        compared++;
+        moves += n;
+        memcpy(lead_moves, out, (size_t)n * sizeof out[0]);
+        for (int f = 0; f < 2 && n > 0; f++) {
+            ddz_combo last = lowered(&r, lead_moves[ddz_rng_below(&r, (uint32_t)n)].combo);
+            moves += same_as_before(rs, hand, &last, ddz_rng_below(&r, 16));
+            compared++;
+        }
+        ddz_ranks other = random_hand(&r);
+        int k = ddz_movegen(rs, other, NULL, lead_moves, DDZ_MOVES_MAX);
+        if (k > 0) {
+            ddz_combo last = lead_moves[ddz_rng_below(&r, (uint32_t)k)].combo;
+            moves += same_as_before(rs, hand, &last, ddz_rng_below(&r, 16));
+            compared++;
+        }
+        if (i % 8 == 0) {
+            ddz_combo bomb = {DDZ_BOMB, (uint8_t)ddz_rng_below(&r, 13), 1, DDZ_KICK_NONE, 4};
+            ddz_combo rocket = {DDZ_ROCKET, DDZ_RANK_BJ, 1, DDZ_KICK_NONE, 2};
+            moves += same_as_before(rs, hand, i % 16 ? &bomb : &rocket, 2);
+            compared++;
+        }
+    }
+    cr_log_info("%s: %ld positions, %ld moves, the same as before", rs->name, compared, moves);
+    return compared;
+}
+
+/* Any 15 nibbles: more than four of a rank, two of a joker, 21+ cards. No
+ * deck deals these, but the generator takes any ddz_ranks and must still
+ * answer as before. */
+static ddz_ranks odd_hand(ddz_rng *r)
+{
+    ddz_ranks m = 0;
+    int ranks = 1 + (int)ddz_rng_below(r, 8);
+    for (int i = 0; i < ranks; i++) {
+        int rank = (int)ddz_rng_below(r, DDZ_NRANKS);
+        m = (m & ~(0xFULL << (4 * rank))) | ((ddz_ranks)ddz_rng_below(r, 16) << (4 * rank));
+    }
+    return m;
+}
+
+Test(movegen, same_moves_in_the_same_order_as_before, .init = setup, .timeout = HANG(900))
+{
+    ddz_rules distinct = ddz_rules_caai, both = ddz_rules_caai;
+    distinct.kickers_may_repeat = 0; /* caai's shapes with Botzone's kicker rule */
+    both.quad_straight = 1;          /* quad straights whose kickers may repeat */
+    distinct.name = "caai, distinct kickers";
+    both.name = "caai, quad straights";
+    long compared = 0;
+    compared += same_positions(&ddz_rules_caai, scaled(1000000, 20000), 1);
+    compared += same_positions(&ddz_rules_botzone_ftl, scaled(300000, 10000), 2);
+    compared += same_positions(&ddz_rules_botzone_ftl2, scaled(100000, 5000), 3);
+    compared += same_positions(&distinct, scaled(100000, 5000), 4);
+    compared += same_positions(&both, scaled(100000, 5000), 5);
+
+    /* every shape any table of combinations holds, as the play to beat */
+    ddz_rng r;
+    ddz_rng_seed(&r, 6);
+    for (int i = 0; i < scaled(200000, 5000); i++) {
+        ddz_ranks hand = random_hand(&r);
+        ddz_combo last = table.v[ddz_rng_below(&r, (uint32_t)table.n)].combo;
+        same_as_before(&ddz_rules_caai, hand, &last, ddz_rng_below(&r, 8));
+        compared++;
+    }
+    for (int i = 0; i < scaled(50000, 2000); i++) {
+        const ddz_rules *rs = i % 2 ? &ddz_rules_caai : &both;
+        ddz_ranks hand = odd_hand(&r);
+        same_as_before(rs, hand, NULL, DDZ_MOVES_MAX);
+        ddz_combo last = table.v[ddz_rng_below(&r, (uint32_t)table.n)].combo;
+        same_as_before(rs, hand, &last, DDZ_MOVES_MAX);
+        compared += 2;
+    }
+    cr_log_info("%ld positions compared", compared);
 }
