@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,29 +51,6 @@ static const char usage[] =
     "gets one line on stderr naming it (as `ddz verify` words it); the other\n"
     "lines are still analysed, and the exit status is then 1. A file that\n"
     "cannot be read exits 1; bad usage exits 2.\n";
-
-/* Prints one line on stderr, with control characters replaced so that it
- * stays one line (a record's strings may carry them). */
-static void complain(const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    fprintf(stderr, "ddz analyze: %s\n", buf);
-}
-
-static int blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return 0;
-    return 1;
-}
 
 static int64_t monotonic_ns(void *ctx)
 {
@@ -157,7 +133,8 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
     json_error_t jerr;
     json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!j) {
-        complain("line %ld: invalid JSON at column %d: %s", lineno, jerr.column, jerr.text);
+        ddz_cli_complain("analyze", "line %ld: invalid JSON at column %d: %s", lineno, jerr.column,
+                         jerr.text);
         return 1;
     }
     char game[48] = "";
@@ -169,16 +146,17 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
     int rc = ddz_record_from_json(j, &r, err, sizeof err);
     json_decref(j);
     if (rc < 0) {
-        complain("line %ld%s: %s", lineno, game, err);
+        ddz_cli_complain("analyze", "line %ld%s: %s", lineno, game, err);
         return 1;
     }
     const ddz_rules *rs = ddz_rules_find(r.rules);
     if (!rs) {
-        complain("line %ld%s: rules: unknown rule set '%s'", lineno, game, r.rules);
+        ddz_cli_complain("analyze", "line %ld%s: rules: unknown rule set '%s'", lineno, game,
+                         r.rules);
         return 1;
     }
     if (ddz_record_verify(&r, rs, err, sizeof err) < 0) {
-        complain("line %ld%s: %s", lineno, game, err);
+        ddz_cli_complain("analyze", "line %ld%s: %s", lineno, game, err);
         return 1;
     }
     player *who[3];
@@ -187,7 +165,8 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
             return -1;
     ddz_analysis a;
     if (ddz_analysis_begin(&a, &r, rs, u->solver) < 0) {
-        complain("line %ld%s: does not replay", lineno, game); /* not reached: it verified */
+        ddz_cli_complain("analyze", "line %ld%s: does not replay", lineno,
+                         game); /* not reached: it verified */
         return 1;
     }
     static ddz_analysis_ply p;
@@ -236,14 +215,14 @@ int ddz_cli_analyze(int argc, char **argv)
 
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {
-        complain("%s: %s", path, strerror(errno));
+        ddz_cli_complain("analyze", "%s: %s", path, strerror(errno));
         return 1;
     }
     run u = {
         .budget = {.nodes = nodes, .ns = (int64_t)ms * 1000000, .clock = ms ? monotonic_ns : NULL}};
     u.solver = ddz_solver_create(DDZ_ANALYZE_TT_BITS);
     if (!u.solver) {
-        complain("out of memory");
+        ddz_cli_complain("analyze", "out of memory");
         if (f != stdin)
             fclose(f);
         return 1;
@@ -256,11 +235,11 @@ int ddz_cli_analyze(int argc, char **argv)
     errno = 0;
     while ((n = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (blank(line, (size_t)n))
+        if (ddz_cli_blank(line, (size_t)n))
             continue;
         int rc = analyze_line(&u, line, (size_t)n, lineno);
         if (rc < 0) {
-            complain("out of memory");
+            ddz_cli_complain("analyze", "out of memory");
             status = 1;
             break;
         }
@@ -272,7 +251,7 @@ int ddz_cli_analyze(int argc, char **argv)
         errno = 0;
     }
     if (ferror(f)) {
-        complain("%s: %s", path, errno ? strerror(errno) : "read error");
+        ddz_cli_complain("analyze", "%s: %s", path, errno ? strerror(errno) : "read error");
         status = 1;
     }
     for (size_t i = 0; i < u.nplayers; i++) {

@@ -2,6 +2,7 @@
 #include "service/cli/cli_args.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,4 +42,25 @@ int ddz_cli_double(const char *v, double lo, double hi, double *out)
         return -1;
     *out = d;
     return 0;
+}
+
+void ddz_cli_complain(const char *cmd, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    fprintf(stderr, "ddz %s: %s\n", cmd, buf);
+}
+
+bool ddz_cli_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    return true;
 }

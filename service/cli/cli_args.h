@@ -3,6 +3,8 @@
 #ifndef DDZ_CLI_ARGS_H
 #define DDZ_CLI_ARGS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Prints "ddz CMD: WHAT (try 'ddz CMD --help')" as one line on stderr.
@@ -20,5 +22,14 @@ int ddz_cli_u64(const char *v, uint64_t *out);
 /* As ddz_cli_int, for a decimal number (strtod syntax) in lo..hi; NaN is
  * out of every range. */
 int ddz_cli_double(const char *v, double lo, double hi, double *out);
+
+/* Prints "ddz CMD: MESSAGE" as one line on stderr, control characters
+ * (which a record's strings or a JSON error may carry) replaced by '?' so
+ * that it stays one line; MESSAGE is cut at some 500 bytes. */
+void ddz_cli_complain(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Returns whether s[0..n) is white space only (a blank line of a JSONL
+ * file, which the commands reading records skip). */
+bool ddz_cli_blank(const char *s, size_t n);
 
 #endif

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,36 +41,14 @@ static const char usage[] =
     "  ddz verify: line 3 (game 2): scores[1]: -400, should be -200\n"
     "A file that cannot be read also exits 1; bad usage exits 2.\n";
 
-/* Prints one line on stderr, with control characters (which a record's
- * strings or a JSON error may carry) replaced so that it stays one line. */
-static void complain(const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    fprintf(stderr, "ddz verify: %s\n", buf);
-}
-
-static int blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return 0;
-    return 1;
-}
-
 /* Checks the record on one line; returns 0, or 1 after complaining. */
 static int verify_line(const char *line, size_t len, long lineno)
 {
     json_error_t jerr;
     json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!j) {
-        complain("line %ld: invalid JSON at column %d: %s", lineno, jerr.column, jerr.text);
+        ddz_cli_complain("verify", "line %ld: invalid JSON at column %d: %s", lineno, jerr.column,
+                         jerr.text);
         return 1;
     }
     /* Name the game in messages as soon as it can be read at all. */
@@ -85,16 +62,17 @@ static int verify_line(const char *line, size_t len, long lineno)
     int rc = ddz_record_from_json(j, &r, err, sizeof err);
     json_decref(j);
     if (rc < 0) {
-        complain("line %ld%s: %s", lineno, game, err);
+        ddz_cli_complain("verify", "line %ld%s: %s", lineno, game, err);
         return 1;
     }
     const ddz_rules *rs = ddz_rules_find(r.rules);
     if (!rs) {
-        complain("line %ld%s: rules: unknown rule set '%s'", lineno, game, r.rules);
+        ddz_cli_complain("verify", "line %ld%s: rules: unknown rule set '%s'", lineno, game,
+                         r.rules);
         return 1;
     }
     if (ddz_record_verify(&r, rs, err, sizeof err) < 0) {
-        complain("line %ld%s: %s", lineno, game, err);
+        ddz_cli_complain("verify", "line %ld%s: %s", lineno, game, err);
         return 1;
     }
     return 0;
@@ -114,7 +92,7 @@ int ddz_cli_verify(int argc, char **argv)
 
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {
-        complain("%s: %s", path, strerror(errno));
+        ddz_cli_complain("verify", "%s: %s", path, strerror(errno));
         return 1;
     }
     char *line = NULL;
@@ -125,7 +103,7 @@ int ddz_cli_verify(int argc, char **argv)
     errno = 0;
     while ((n = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (blank(line, (size_t)n))
+        if (ddz_cli_blank(line, (size_t)n))
             continue;
         if (verify_line(line, (size_t)n, lineno)) {
             status = 1;
@@ -135,7 +113,7 @@ int ddz_cli_verify(int argc, char **argv)
         errno = 0;
     }
     if (status == 0 && ferror(f)) {
-        complain("%s: %s", path, errno ? strerror(errno) : "read error");
+        ddz_cli_complain("verify", "%s: %s", path, errno ? strerror(errno) : "read error");
         status = 1;
     }
     free(line);
