@@ -10,6 +10,7 @@
  *     room_events.c  the runner's events and the end of each game
  *     room_seats.c   who sits where: seating, leaving, dropping, custody
  *     room_series.c  starting games and the next series
+ *     room_ai.c      hosted AIs and engines in seats, for good or in custody
  *     room_view.c    what the audience sees: seat views, broadcasts, state
  */
 #include <sodium.h>
@@ -20,6 +21,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_events.h"
+#include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"

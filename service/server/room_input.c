@@ -8,6 +8,7 @@
 #include "rules/error.h"
 #include "ai/greedy.h"
 #include "service/server/room_fields.h"
+#include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"

@@ -1,7 +1,8 @@
 /* room_seats.c - who sits where in a room: seating and watching, the one
  * way out (ddz__player_leave), a player who drops and comes back, the
- * grace, custody by a hosted AI (托管), and when a room nobody can come
- * back to closes. Every seat is made through seating.h.
+ * grace, when a person's seat goes into custody (托管; the hosted AIs
+ * themselves are room_ai.c's), and when a room nobody can come back to
+ * closes. Every seat is made through seating.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "rules/error.h"
 #include "service/server/room_fields.h"
+#include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
@@ -16,75 +18,6 @@
 static void check_dead(ddz_room *r);
 static void idle_update(ddz_room *r);
 static bool anyone_may_come(const ddz_room *r, int skip);
-
-static const char *default_ai(const ddz_room *r)
-{
-    if (r->srv->cfg.default_ai)
-        return r->srv->cfg.default_ai;
-    return ddz_ai_exists("strong") ? "strong" : "greedy";
-}
-
-static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err)
-{
-    char log_name[300], msg[200];
-    snprintf(log_name, sizeof log_name, "%s-%s-%d",
-             strncmp(spec, "engine:", 7) == 0 ? spec + 7 : spec, r->id, index);
-    ddz_seat_want w = {
-        .spec = spec,
-        .ai_budget = true,
-        .time_ms = r->opts.time * 1000,
-        /* a quarter of the table's time limit, at most a second */
-        .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
-        .log_name = log_name,
-        .spawns_room = &r->spawns,
-    };
-    return ddz__seat_make(r->srv, &w, err, msg, sizeof msg);
-}
-
-/* A hosted AI in seat `s`, for good (spec) or in custody of its player. */
-int ddz__room_seat_ai(ddz_room *r, rseat *s, const char *spec)
-{
-    int err = 0;
-    ddz_seat *ai = make_program(r, s->index, spec, &err);
-    if (!ai)
-        return err;
-    ddz_runner_seat(r->run, s->index, ai);
-    return 0;
-}
-
-/* Puts seat `s` in the custody of a hosted AI (its player's own seat kept
- * aside), without asking it anything: the caller asks it the open request
- * or lets the runner do so. Returns 0, or DDZ_EBUSY when the AI budget is
- * spent (the seat then stays its player's). */
-int ddz__room_take_custody(ddz_room *r, rseat *s)
-{
-    char spec[48];
-    snprintf(spec, sizeof spec, "ai:%s", default_ai(r));
-    ddz_seat *mine = ddz_runner_unseat(r->run, s->index);
-    int rc = ddz__room_seat_ai(r, s, spec);
-    if (rc < 0) {
-        /* no AI to be had (the AI budget is spent): the seat stays its
-         * player's, and the clock charges it as it would an absent one */
-        ddz_runner_seat(r->run, s->index, mine);
-        ddz__log(r->srv, "warn", r->id, "seat %d: no hosted AI free for custody", s->index);
-        return rc;
-    }
-    s->away = mine;
-    s->custody = true;
-    return 0;
-}
-
-/* Gives seat `s` back to its player (the custody AI goes) and asks it the
- * open request, if it is its turn. */
-void ddz__room_end_custody(ddz_room *r, rseat *s)
-{
-    if (!s->custody)
-        return;
-    s->custody = false;
-    ddz_runner_seat(r->run, s->index, s->away);
-    s->away = NULL;
-    ddz_runner_reask(r->run, s->index);
-}
 
 static void on_grace(ddz_timer *t)
 {
@@ -337,7 +270,7 @@ static void room_leave(ddz_room *r, ddz_player *p)
         } else {
             /* mid-turn: a hosted AI finishes the turn in this seat, if
              * anyone is left to see it (else the room closes below) */
-            snprintf(s->spec, sizeof s->spec, "ai:%s", default_ai(r));
+            snprintf(s->spec, sizeof s->spec, "ai:%s", ddz__room_default_ai(r));
             if (!was_custody && (!anyone_may_come(r, i) || ddz__room_seat_ai(r, s, s->spec) < 0))
                 ddz_runner_seat(r->run, i, NULL);
             ddz_runner_reask(r->run, i);

@@ -5,19 +5,6 @@
 
 #include "service/server/room_fields.h"
 
-/* A hosted AI in seat `s`, for good (spec) or in custody of its player. */
-int ddz__room_seat_ai(ddz_room *r, rseat *s, const char *spec);
-
-/* Puts seat `s` in the custody of a hosted AI (its player's own seat kept
- * aside), without asking it anything: the caller asks it the open request
- * or lets the runner do so. Returns 0, or DDZ_EBUSY when the AI budget is
- * spent (the seat then stays its player's). */
-int ddz__room_take_custody(ddz_room *r, rseat *s);
-
-/* Gives seat `s` back to its player (the custody AI goes) and asks it the
- * open request, if it is its turn. */
-void ddz__room_end_custody(ddz_room *r, rseat *s);
-
 /* The runner's clock found `player`'s request overdue. In a casual room
  * (custody "ai") a person is not charged a fault: a hosted AI takes the
  * seat over (托管) until the player takes it back, and the runner asks it

@@ -6,7 +6,7 @@
 
 #include "rules/error.h"
 #include "service/server/room_fields.h"
-#include "service/server/room_seats.h"
+#include "service/server/room_ai.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
