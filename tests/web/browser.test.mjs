@@ -433,7 +433,7 @@ test('two people at one table with an AI: a private room by invite link with a p
   await a.selectOption('[data-test=seat2]', 'ai:greedy');
   const numbers = await a.$$('.create input[type=number]');
   await numbers[1].fill('1'); // games per turn
-  await a.check('.create .check input[type=checkbox] >> nth=0'); // private
+  await a.check('[data-test=private]');
   await a.fill('.create input[type=password]', 'sesame');
   await a.click('[data-test=create]');
   await a.waitForSelector('.table-view', { timeout: T(30000) });

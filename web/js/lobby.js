@@ -179,7 +179,7 @@ export class Lobby {
       rules: h('select', { name: 'rules', dataset: { test: 'rules' } }),
       time: num(30, 3, 300),
       games: num(6, 1, 100),
-      priv: h('input', { type: 'checkbox' }),
+      priv: h('input', { type: 'checkbox', dataset: { test: 'private' } }),
       password: h('input', { type: 'password', maxlength: '64', autocomplete: 'new-password' }),
       fill: h('select', h('option', { value: '' }, t('create.fill.none')),
         AIS.map((a) => h('option', { value: 'ai:' + a }, t('kind.ai') + ': ' + t('ai.' + a)))),
