@@ -74,25 +74,26 @@ typedef struct run {
     long games, plays, unknown, bad;
 } run;
 
-/* Returns the entry of player `name`, added if new; NULL when out of
- * memory. */
-static player *player_of(run *u, const char *name)
+/* Returns the index of player `name` in u->players, added if new; -1 when
+ * out of memory. An index, not a pointer: adding the next player may move
+ * the array. */
+static long player_of(run *u, const char *name)
 {
     for (size_t i = 0; i < u->nplayers; i++)
         if (strcmp(u->players[i].name, name) == 0)
-            return &u->players[i];
+            return (long)i;
     if (u->nplayers == u->cap) {
         size_t cap = u->cap ? 2 * u->cap : 16;
         player *p = realloc(u->players, cap * sizeof *p);
         if (!p)
-            return NULL;
+            return -1;
         u->players = p;
         u->cap = cap;
     }
-    player *p = &u->players[u->nplayers++];
+    player *p = &u->players[u->nplayers];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
-    return p;
+    return (long)u->nplayers++;
 }
 
 /* Prints a JSON string (jansson's escaping: the names are UTF-8, checked
@@ -159,9 +160,9 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
         ddz_cli_complain("analyze", "line %ld%s: %s", lineno, game, err);
         return 1;
     }
-    player *who[3];
+    long who[3];
     for (int s = 0; s < 3; s++)
-        if (!(who[s] = player_of(u, r.names[s])))
+        if ((who[s] = player_of(u, r.names[s])) < 0)
             return -1;
     ddz_analysis a;
     if (ddz_analysis_begin(&a, &r, rs, u->solver) < 0) {
@@ -176,10 +177,11 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
         u->unknown += p.before == DDZ_VERDICT_UNKNOWN || p.after == DDZ_VERDICT_UNKNOWN;
     }
     for (int s = 0; s < 3; s++) {
-        who[s]->positions += a.tally[s].positions;
-        who[s]->gave += a.tally[s].gave;
-        who[s]->took += a.tally[s].took;
-        who[s]->unknown += a.tally[s].unknown;
+        player *w = &u->players[who[s]];
+        w->positions += a.tally[s].positions;
+        w->gave += a.tally[s].gave;
+        w->took += a.tally[s].took;
+        w->unknown += a.tally[s].unknown;
     }
     u->games++;
     return 0;

@@ -2,6 +2,7 @@
 #include "service/store/pg_conn.h"
 
 #include <jansson.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,10 @@ static void notice(void *arg, const PGresult *res)
     json_decref(j);
 }
 
+/* How long a connection may take (libpq's connect_timeout, 5 s, applies
+ * to PQconnectdbParams only). */
+enum { DDZ_PG_CONNECT_MS = 5000 };
+
 PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                        int statement_timeout_ms)
 {
@@ -60,10 +65,32 @@ PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                                 "dbname",
                                 NULL};
     const char *const vals[] = {"5", app, "UTF8", options, "1", "5", "2", "3", "10000", url, NULL};
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
-    /* `app` is a string literal of the caller's (it outlives c); the
-     * receiver stays through PQreset(), which keeps the PGconn */
-    if (c)
-        PQsetNoticeReceiver(c, notice, (void *)app);
+    /* Started, not connected, so that the receiver is ours before the
+     * first byte is read: a backend terminated just as its startup ends
+     * sends its FATAL right behind ReadyForQuery, and libpq hands what
+     * follows ReadyForQuery in the same read to the notice hooks, which
+     * PQconnectdbParams would still have at libpq's default (plain text on
+     * stderr). `app` is a string literal of the caller's (it outlives c);
+     * the receiver stays through PQreset(), which keeps the PGconn. */
+    PGconn *c = PQconnectStartParams(keys, vals, 1);
+    if (!c)
+        return NULL;
+    PQsetNoticeReceiver(c, notice, (void *)app);
+    /* PQconnectPoll ignores connect_timeout: the same 5 s, kept here */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+    while (PQstatus(c) != CONNECTION_BAD && st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = DDZ_PG_CONNECT_MS -
+                       ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+        if (left_ms <= 0)
+            break; /* PQstatus() is not CONNECTION_OK: the caller sees a failure */
+        struct pollfd p = {.fd = PQsocket(c),
+                           .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+        if (p.fd >= 0 && poll(&p, 1, (int)left_ms) == 0)
+            continue; /* the clock says when to stop */
+        st = PQconnectPoll(c);
+    }
     return c;
 }

@@ -28,9 +28,10 @@
  * connection: a string literal). `lock_timeout_ms` bounds
  * how long a statement waits for a lock another session holds, and
  * `statement_timeout_ms` how long any statement runs; 0 = no limit.
- * Returns what PQconnectdbParams returns: a connection whose PQstatus()
- * says whether it succeeded (PQerrorMessage() why not), or NULL when out
- * of memory. Blocks for at most the connect timeout (5 s). */
+ * Returns a connection whose PQstatus() says whether it succeeded
+ * (PQerrorMessage() why not; it may be empty when the 5 s ran out), or
+ * NULL when out of memory. Blocks for at most the connect timeout (5 s).
+ * Its notices, from the first byte read on, go to the JSON log. */
 PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                        int statement_timeout_ms);
 
