@@ -15,7 +15,7 @@ no() { echo "FAIL: $*"; fails=$((fails + 1)); }
 command -v python3 >/dev/null || { echo "FAIL: python3 is missing"; exit 1; }
 
 # A node budget and no clock: the same output on every machine.
-budget=(--nodes 100000 --budget-ms 0)
+budget=(--nodes 20000 --budget-ms 0)
 # DDZ_TEST_SCALE=k (the sanitizer build) plays a k-th of the games.
 scale=${DDZ_TEST_SCALE:-1}
 [ "$scale" -ge 1 ] 2>/dev/null || scale=1
