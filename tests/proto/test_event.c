@@ -433,7 +433,8 @@ Test(event, state_password_may_be_absent)
     const char *text =
         "{\"type\":\"state\",\"room\":{\"id\":\"r\",\"name\":\"n\",\"options\":{\"rules\":\"caai\","
         "\"time\":30,\"games\":6,\"private\":false,\"bots\":false,\"autopass\":true,\"grace\":60,"
-        "\"custody\":\"ai\",\"pause\":3,\"redeal\":true}},\"seat\":null,\"phase\":\"waiting\",\"game\":1,"
+        "\"custody\":\"ai\",\"pause\":3,\"redeal\":true}},\"seat\":null,\"phase\":\"waiting\","
+        "\"game\":1,"
         "\"games\":6,\"commit\":null,\"players\":[null,null,null],\"hand\":null,"
         "\"leftover\":null,\"landlord\":null,\"bid\":null,\"multiplier\":null,\"history\":[],"
         "\"turn\":null,"
