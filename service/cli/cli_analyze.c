@@ -13,6 +13,7 @@
 #include "rules/record.h"
 #include "rules/ruleset.h"
 #include "service/cli/cli_args.h"
+#include "service/cli/cli_verify.h"
 
 static const char usage[] =
     "usage: ddz analyze FILE [--budget-ms N] [--nodes N]\n"
@@ -131,43 +132,18 @@ static void print_ply(const ddz_record *r, const ddz_analysis_ply *p)
  * line, or -1 when out of memory. */
 static int analyze_line(run *u, const char *line, size_t len, long lineno)
 {
-    json_error_t jerr;
-    json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!j) {
-        ddz_cli_complain("analyze", "line %ld: invalid JSON at column %d: %s", lineno, jerr.column,
-                         jerr.text);
+    static ddz_record r; /* some 10 KB: not on the stack */
+    const ddz_rules *rs;
+    if (ddz_cli_read_record("analyze", line, len, lineno, &r, &rs))
         return 1;
-    }
-    char game[48] = "";
-    json_t *g = json_is_object(j) ? json_object_get(j, "game") : NULL;
-    if (json_is_integer(g))
-        snprintf(game, sizeof game, " (game %lld)", (long long)json_integer_value(g));
-    static ddz_record r;
-    char err[256];
-    int rc = ddz_record_from_json(j, &r, err, sizeof err);
-    json_decref(j);
-    if (rc < 0) {
-        ddz_cli_complain("analyze", "line %ld%s: %s", lineno, game, err);
-        return 1;
-    }
-    const ddz_rules *rs = ddz_rules_find(r.rules);
-    if (!rs) {
-        ddz_cli_complain("analyze", "line %ld%s: rules: unknown rule set '%s'", lineno, game,
-                         r.rules);
-        return 1;
-    }
-    if (ddz_record_verify(&r, rs, err, sizeof err) < 0) {
-        ddz_cli_complain("analyze", "line %ld%s: %s", lineno, game, err);
-        return 1;
-    }
     long who[3];
     for (int s = 0; s < 3; s++)
         if ((who[s] = player_of(u, r.names[s])) < 0)
             return -1;
     ddz_analysis a;
     if (ddz_analysis_begin(&a, &r, rs, u->solver) < 0) {
-        ddz_cli_complain("analyze", "line %ld%s: does not replay", lineno,
-                         game); /* not reached: it verified */
+        /* not reached: it verified */
+        ddz_cli_complain("analyze", "line %ld (game %d): does not replay", lineno, r.game);
         return 1;
     }
     static ddz_analysis_ply p;

@@ -41,13 +41,13 @@ static const char usage[] =
     "  ddz verify: line 3 (game 2): scores[1]: -400, should be -200\n"
     "A file that cannot be read also exits 1; bad usage exits 2.\n";
 
-/* Checks the record on one line; returns 0, or 1 after complaining. */
-static int verify_line(const char *line, size_t len, long lineno)
+int ddz_cli_read_record(const char *cmd, const char *line, size_t len, long lineno, ddz_record *r,
+                        const ddz_rules **rs)
 {
     json_error_t jerr;
     json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!j) {
-        ddz_cli_complain("verify", "line %ld: invalid JSON at column %d: %s", lineno, jerr.column,
+        ddz_cli_complain(cmd, "line %ld: invalid JSON at column %d: %s", lineno, jerr.column,
                          jerr.text);
         return 1;
     }
@@ -57,25 +57,31 @@ static int verify_line(const char *line, size_t len, long lineno)
     if (json_is_integer(g))
         snprintf(game, sizeof game, " (game %lld)", (long long)json_integer_value(g));
 
-    ddz_record r;
     char err[256];
-    int rc = ddz_record_from_json(j, &r, err, sizeof err);
+    int rc = ddz_record_from_json(j, r, err, sizeof err);
     json_decref(j);
     if (rc < 0) {
-        ddz_cli_complain("verify", "line %ld%s: %s", lineno, game, err);
+        ddz_cli_complain(cmd, "line %ld%s: %s", lineno, game, err);
         return 1;
     }
-    const ddz_rules *rs = ddz_rules_find(r.rules);
-    if (!rs) {
-        ddz_cli_complain("verify", "line %ld%s: rules: unknown rule set '%s'", lineno, game,
-                         r.rules);
+    *rs = ddz_rules_find(r->rules);
+    if (!*rs) {
+        ddz_cli_complain(cmd, "line %ld%s: rules: unknown rule set '%s'", lineno, game, r->rules);
         return 1;
     }
-    if (ddz_record_verify(&r, rs, err, sizeof err) < 0) {
-        ddz_cli_complain("verify", "line %ld%s: %s", lineno, game, err);
+    if (ddz_record_verify(r, *rs, err, sizeof err) < 0) {
+        ddz_cli_complain(cmd, "line %ld%s: %s", lineno, game, err);
         return 1;
     }
     return 0;
+}
+
+/* Checks the record on one line; returns 0, or 1 after complaining. */
+static int verify_line(const char *line, size_t len, long lineno)
+{
+    static ddz_record r; /* some 10 KB: not on the stack of every line */
+    const ddz_rules *rs;
+    return ddz_cli_read_record("verify", line, len, lineno, &r, &rs);
 }
 
 int ddz_cli_verify(int argc, char **argv)
