@@ -1,6 +1,7 @@
 /* analysis.c - post-game analysis (see analysis.h). */
 #include "analysis.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *ddz_verdict_name(int v)
@@ -81,6 +82,29 @@ static int decide(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *
     return r > 0 ? r : DDZ_VERDICT_UNKNOWN;
 }
 
+/* The best score each side can force in `g` within `b` into *out; the
+ * scores it ended with once it is over. Returns 1, or 0 when the budget
+ * ran out (or the game ended without a winner). */
+static int forced(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b,
+                  ddz_solver_score *out, long *nodes)
+{
+    if (g->phase == DDZ_PHASE_OVER) {
+        if (g->winner < 0 || g->landlord < 0)
+            return 0;
+        *out = (ddz_solver_score){.landlord = g->score[g->landlord],
+                                  .farmer = g->score[(g->landlord + 1) % 3]};
+        return 1;
+    }
+    ddz_solver_pos p;
+    if (ddz_solver_pos_of_game(g, &p) < 0)
+        return 0;
+    ddz_solver_budget sb;
+    solver_budget(b, &sb);
+    int rc = ddz_solver_forced_score(sv, g->rules, &p, &sb, out);
+    *nodes += ddz_solver_last(sv)->nodes;
+    return rc == 0;
+}
+
 /* Lists in out->keeps the plays of the mover of `g` that keep its side's
  * win; sets out->nkeeps (-1 when the budget ran out). */
 static void list_keeps(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b,
@@ -118,6 +142,15 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
     out->nodes = 0;
     out->nkeeps = -1;
     out->before = a->carried ? a->carry : decide(sv, g, b, &out->nodes);
+    bool scores = b && b->scores;
+    out->scored_before = out->scored_after = 0;
+    out->cost = 0;
+    if (scores && a->carried) {
+        out->scored_before = a->carry_scored;
+        out->score_before = a->carry_score;
+    } else if (scores) {
+        out->scored_before = forced(sv, g, b, &out->score_before, &out->nodes);
+    }
 
     ddz_game was = *g;
     if (ddz_game_play(g, out->seat, rp->cards) < 0) {
@@ -131,6 +164,16 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
     out->took = out->before == theirs && out->after == mine;
     if (out->gave)
         list_keeps(sv, &was, b, out);
+    if (scores)
+        out->scored_after = forced(sv, g, b, &out->score_after, &out->nodes);
+    if (out->scored_before && out->scored_after) {
+        bool ll = was.landlord == out->seat;
+        double d = ll ? out->score_before.landlord - out->score_after.landlord
+                      : out->score_before.farmer - out->score_after.farmer;
+        /* the scores are whole numbers of 1/DDZ_SCORE_DENOM: no rounding
+         * dust makes a play look costly */
+        out->cost = (double)llround(d * DDZ_SCORE_DENOM) / DDZ_SCORE_DENOM;
+    }
 
     if (!out->autopass) {
         ddz_analysis_tally *t = &a->tally[out->seat];
@@ -138,9 +181,16 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
         t->gave += out->gave;
         t->took += out->took;
         t->unknown += out->before == DDZ_VERDICT_UNKNOWN || out->after == DDZ_VERDICT_UNKNOWN;
+        if (out->scored_before && out->scored_after) {
+            t->scored++;
+            t->costly += out->cost > 0;
+            t->cost += out->cost;
+        }
     }
     a->carry = out->after;
     a->carried = 1;
+    a->carry_score = out->score_after;
+    a->carry_scored = out->scored_after;
     a->next++;
     return 1;
 }

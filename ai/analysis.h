@@ -45,6 +45,9 @@ typedef struct ddz_analysis_budget {
     int64_t ns;                  /* clock budget per position in ns; <= 0 or no clock: none */
     int64_t (*clock)(void *ctx); /* nanoseconds, any origin, never decreasing; NULL: none */
     void *clock_ctx;             /* passed to `clock` */
+    int scores;                  /* 1: also the best score each side can force, before and
+                                    after each play, each position within the same budget
+                                    again (the score search costs more: ai/solver.h) */
 } ddz_analysis_budget;
 
 /* One play of the record, analysed. */
@@ -64,6 +67,14 @@ typedef struct ddz_analysis_ply {
     ddz_ranks keeps[DDZ_MOVES_MAX]; /* those plays, as ranks in ddz_movegen's order: the
                                        cards are ddz_cards_pick(hand, keeps[i]) */
     long nodes;                     /* solver nodes this ply took */
+    /* With budget.scores: the best score each side could force before the
+     * play and after it (once a hand is empty, the scores the game ended
+     * with), each valid when its flag is 1 (0: the budget ran out, or
+     * scores not asked); `cost` is what the play cost the mover's side, its
+     * forced score before minus after (>= 0), valid when both are. */
+    int scored_before, scored_after;
+    ddz_solver_score score_before, score_after;
+    double cost;
 } ddz_analysis_ply;
 
 /* Per seat, over the plies analysed so far: only the seat's own plays
@@ -73,20 +84,25 @@ typedef struct ddz_analysis_tally {
     int gave;      /* of them, plays that gave away a won position */
     int took;      /* plays that took a win from a lost position (0 with exact verdicts) */
     int unknown;   /* plays whose verdict before or after is unknown */
+    int costly;    /* with scores: plays that lowered their side's forced score */
+    double cost;   /* their cost in all, in the rule set's scores */
+    int scored;    /* plays whose cost is known */
 } ddz_analysis_tally;
 
 /* An analysis in progress: a value the caller allocates, valid while the
  * record it was begun on is. Read-only for the caller. */
 typedef struct ddz_analysis {
-    const ddz_record *record;    /* the game analysed */
-    const ddz_rules *rules;      /* its rule set */
-    ddz_game game;               /* the game before play `next` */
-    int next;                    /* the next ply to analyse */
-    int end;                     /* plies there are: the record's plays */
-    int fault_next;              /* the next of the record's faults to charge */
-    int carry;                   /* verdict of the position before `next`, once known */
-    int carried;                 /* 1: `carry` holds it (it was the last ply's `after`) */
-    ddz_analysis_tally tally[3]; /* by seat */
+    const ddz_record *record;     /* the game analysed */
+    const ddz_rules *rules;       /* its rule set */
+    ddz_game game;                /* the game before play `next` */
+    int next;                     /* the next ply to analyse */
+    int end;                      /* plies there are: the record's plays */
+    int fault_next;               /* the next of the record's faults to charge */
+    int carry;                    /* verdict of the position before `next`, once known */
+    int carried;                  /* 1: `carry` holds it (it was the last ply's `after`) */
+    ddz_solver_score carry_score; /* the scores before `next`, as `carry` */
+    int carry_scored;             /* 1: carry_score holds them */
+    ddz_analysis_tally tally[3];  /* by seat */
 } ddz_analysis;
 
 /* Begins the analysis of `r` under `rs` (the rule set its "rules" names),

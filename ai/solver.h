@@ -16,9 +16,19 @@
  * search may stop before it has an answer: at its node budget, or when the
  * caller's clock passes a deadline.
  *
+ * Scores. Besides who wins, ddz_solver_forced_score finds the best score each
+ * side can force: the landlord's score when it plays to raise it and the
+ * farmers to lower it (bombs, the rocket and spring raise the stake under
+ * caai and botzone-ftl2; botzone-ftl counts each side's plays), and the
+ * farmers' the other way round. It is a minimax over those scores with
+ * alpha-beta cuts and a table of bounds, and no whole-hand shortcut (the
+ * whole hand at once may score less than a bomb first); it costs more
+ * nodes than the win/loss search of the same position.
+ *
  * Memory. A ddz_solver owns the transposition table (2^tt_bits entries of
  * 16 bytes) and the move stack (DDZ_SOLVER_STACK moves, 512 KB): a search
- * allocates nothing. Table entries stay valid from one search to the next
+ * allocates nothing. The first score search allocates a second table of
+ * the same size for score bounds. Table entries stay valid from one search to the next
  * (a later search of related positions is faster) until
  * ddz_solver_forget(), or until a search under another rule set, which
  * forgets them first. No globals: separate solvers are independent; one
@@ -47,13 +57,24 @@ enum ddz_side {
     DDZ_SIDE_FARMERS = 2,  /* one of the farmers wins, for both */
 };
 
+/* What the stake depends on besides the cards, from the game so far, as
+ * ddz_game counts it: read only by the score search (ddz_solver_forced_score). */
+typedef struct ddz_solver_stake {
+    uint8_t bid;       /* the landlord's bid */
+    uint8_t bombs;     /* bombs played */
+    uint8_t rocket;    /* 1: the rocket was played */
+    uint8_t nplays[3]; /* non-pass plays per seat (spring, anti-spring) */
+    int16_t weight[3]; /* play weights per seat (botzone-ftl's scores) */
+} ddz_solver_stake;
+
 /* A position of the play phase with every hand known: a value. */
 typedef struct ddz_solver_pos {
-    ddz_ranks hand[3]; /* what each seat holds, as rank counts */
-    ddz_combo last;    /* the play to beat; type DDZ_PASS when the mover leads */
-    int8_t last_seat;  /* who made `last`; -1 when the mover leads */
-    uint8_t turn;      /* the seat to move, 0..2 */
-    uint8_t landlord;  /* the landlord's seat, 0..2 */
+    ddz_ranks hand[3];      /* what each seat holds, as rank counts */
+    ddz_combo last;         /* the play to beat; type DDZ_PASS when the mover leads */
+    int8_t last_seat;       /* who made `last`; -1 when the mover leads */
+    uint8_t turn;           /* the seat to move, 0..2 */
+    uint8_t landlord;       /* the landlord's seat, 0..2 */
+    ddz_solver_stake stake; /* the score search's; the win/loss search ignores it */
 } ddz_solver_pos;
 
 /* What one search may spend. A zero-filled budget has no limit at all. */
@@ -116,6 +137,26 @@ int ddz_solver_solve(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *
  * DDZ_EPHASE when a hand is already empty (the game is over: nobody moves). */
 int ddz_solver_keeps(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *p,
                      const ddz_solver_budget *b, ddz_ranks *out, size_t cap);
+
+/* The best score each side can force in a position, in the rule set's
+ * scores (ddz_game.score's units). */
+typedef struct ddz_solver_score {
+    double landlord; /* the landlord ends with at least this, whatever the farmers
+                        play, and they can hold it to this */
+    double farmer;   /* the same for each farmer (the farmers score alike): under
+                        caai and botzone-ftl2, -landlord / 2 */
+} ddz_solver_score;
+
+/* Finds the best score each side can force from `p` under `rs`, p->stake
+ * saying what the game so far has done to the stake, within budget `b`
+ * (NULL: none; it covers the whole call, which makes two searches under a
+ * rule set whose sides' scores are not opposite: botzone-ftl). Returns 0
+ * with *out set, or DDZ_EBUDGET, DDZ_ETIMEOUT, DDZ_ENOSPC, DDZ_EINVAL as
+ * ddz_solver_solve does (also for a bid above rs->max_bid), DDZ_ENOMEM
+ * when the score table cannot be allocated; *out is then unchanged. A
+ * position where a hand is already empty is scored as won by that seat. */
+int ddz_solver_forced_score(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *p,
+                            const ddz_solver_budget *b, ddz_solver_score *out);
 
 /* Returns the side of `seat` in `p`: DDZ_SIDE_LANDLORD or DDZ_SIDE_FARMERS. */
 static inline int ddz_solver_side(const ddz_solver_pos *p, int seat)

@@ -98,7 +98,7 @@ int ddz_game_bid(ddz_game *g, int seat, int bid)
     return 0;
 }
 
-static void score_win(ddz_game *g, int winner)
+void ddz_game_score_won(ddz_game *g, int winner)
 {
     int ll = g->landlord;
     g->winner = (int8_t)winner;
@@ -149,7 +149,7 @@ int ddz_game_play(ddz_game *g, int seat, ddz_cards cards)
     g->last = c;
     g->last_seat = (int8_t)seat;
     if (g->hand[seat] == 0)
-        score_win(g, seat);
+        ddz_game_score_won(g, seat);
     else
         g->turn = (uint8_t)((seat + 1) % 3);
     return 0;

@@ -116,6 +116,14 @@ int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
  * error the game is unchanged. */
 int ddz_game_fault(ddz_game *g, int seat, int kind);
 
+/* Ends `g` as won by `winner` (the seat whose hand just emptied): sets
+ * winner, phase, spring and anti-spring (from nplays), the multiplier and
+ * the scores, by g->rules. ddz_game_play calls it; the score search of
+ * ai/solver.h calls it on a game of which only rules, landlord, bid,
+ * nplays, bombs, rocket and weight are set (spring and anti_spring 0), so
+ * a rule set's multiplier and score read nothing else. Never fails. */
+void ddz_game_score_won(ddz_game *g, int winner);
+
 /* Returns true when `seat` has faulted in this game. */
 static inline bool ddz_game_faulted(const ddz_game *g, int seat)
 {

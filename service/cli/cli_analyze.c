@@ -16,7 +16,7 @@
 #include "service/cli/cli_verify.h"
 
 static const char usage[] =
-    "usage: ddz analyze FILE [--budget-ms N] [--nodes N]\n"
+    "usage: ddz analyze FILE [--budget-ms N] [--nodes N] [--scores]\n"
     "\n"
     "Post-game analysis (SPEC 10). Reads game records, one JSON object per\n"
     "line as `ddz match --log`, `ddz tournament` (DIR/games.jsonl) and\n"
@@ -44,6 +44,16 @@ static const char usage[] =
     "  --budget-ms N  clock budget per position, in milliseconds (default %d;\n"
     "                 0: none)\n"
     "  --nodes N      search nodes per position (default %d; 0: none)\n"
+    "  --scores       also the best score each side can force: each play's line\n"
+    "                 gains \"forced\":{\"landlord\":X,\"farmer\":Y} (the scores\n"
+    "                 the landlord and each farmer can force before the play, in\n"
+    "                 the rule set's scores; null when the budget ran out) and\n"
+    "                 \"cost\":C (the mover's side's forced score before the play\n"
+    "                 minus after it, >= 0; null when either is unknown); each\n"
+    "                 player's line gains \"scored\":N (plays whose cost is\n"
+    "                 known), \"costly\":N (of them, those that cost points) and\n"
+    "                 \"cost\":X (the points they cost in all). A score search\n"
+    "                 takes more nodes than a verdict: twice the budget a play.\n"
     "Positions of more than some 30 cards are seldom decided within the\n"
     "default budget (README, \"Post-game analysis\"); the endgames nearly always\n"
     "are. Listing the keeping plays is one more position's budget.\n"
@@ -65,6 +75,8 @@ static int64_t monotonic_ns(void *ctx)
 typedef struct player {
     char name[DDZ_NAME_MAX];
     long positions, gave, took, unknown;
+    long scored, costly;
+    double cost;
 } player;
 
 typedef struct run {
@@ -108,15 +120,14 @@ static void print_string(const char *s)
     json_decref(j);
 }
 
-static void print_ply(const ddz_record *r, const ddz_analysis_ply *p)
+static void print_ply(const ddz_record *r, const ddz_analysis_ply *p, bool scores)
 {
     printf("{\"game\":%d,\"ply\":%d,\"seat\":%d,\"before\":\"%s\",\"after\":\"%s\",\"keeps\":",
            r->game, p->ply, p->seat, ddz_verdict_name(p->before), ddz_verdict_name(p->after));
-    if (p->nkeeps < 0) {
-        fputs("null}\n", stdout);
-        return;
-    }
-    putchar('[');
+    if (p->nkeeps < 0)
+        fputs("null", stdout);
+    else
+        putchar('[');
     for (int k = 0; k < p->nkeeps; k++) {
         uint8_t codes[DDZ_NCARDS];
         int n = ddz_cards_list(ddz_cards_pick(p->hand, p->keeps[k]), codes);
@@ -125,7 +136,20 @@ static void print_ply(const ddz_record *r, const ddz_analysis_ply *p)
             printf("%s%d", i ? "," : "", codes[i]);
         putchar(']');
     }
-    fputs("]}\n", stdout);
+    if (p->nkeeps >= 0)
+        putchar(']');
+    if (p->scored_before)
+        printf(",\"forced\":{\"landlord\":%.10g,\"farmer\":%.10g}", p->score_before.landlord,
+               p->score_before.farmer);
+    if (p->scored_before && p->scored_after)
+        printf(",\"cost\":%.10g", p->cost);
+    if (scores) {
+        if (!p->scored_before)
+            fputs(",\"forced\":null", stdout);
+        if (!p->scored_before || !p->scored_after)
+            fputs(",\"cost\":null", stdout);
+    }
+    fputs("}\n", stdout);
 }
 
 /* Analyses the record on one line. Returns 0, 1 after complaining about the
@@ -148,7 +172,7 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
     }
     static ddz_analysis_ply p;
     while (ddz_analysis_next(&a, u->solver, &u->budget, &p) == 1) {
-        print_ply(&r, &p);
+        print_ply(&r, &p, u->budget.scores);
         u->plays++;
         u->unknown += p.before == DDZ_VERDICT_UNKNOWN || p.after == DDZ_VERDICT_UNKNOWN;
     }
@@ -158,6 +182,9 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
         w->gave += a.tally[s].gave;
         w->took += a.tally[s].took;
         w->unknown += a.tally[s].unknown;
+        w->scored += a.tally[s].scored;
+        w->costly += a.tally[s].costly;
+        w->cost += a.tally[s].cost;
     }
     u->games++;
     return 0;
@@ -167,6 +194,7 @@ int ddz_cli_analyze(int argc, char **argv)
 {
     const char *path = NULL;
     int ms = DDZ_ANALYZE_MS, nodes = DDZ_ANALYZE_NODES;
+    bool scores = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf(usage, DDZ_ANALYZE_MS, DDZ_ANALYZE_NODES);
@@ -177,6 +205,8 @@ int ddz_cli_analyze(int argc, char **argv)
         } else if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc) {
             if (ddz_cli_int(argv[++i], 0, 2000000000, &nodes) < 0)
                 return ddz_cli_usage("analyze", "--nodes must be 0..2000000000");
+        } else if (strcmp(argv[i], "--scores") == 0) {
+            scores = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return ddz_cli_usage("analyze", "unknown option");
         } else if (path) {
@@ -196,8 +226,10 @@ int ddz_cli_analyze(int argc, char **argv)
         ddz_cli_complain("analyze", "%s: %s", path, strerror(errno));
         return 1;
     }
-    run u = {
-        .budget = {.nodes = nodes, .ns = (int64_t)ms * 1000000, .clock = ms ? monotonic_ns : NULL}};
+    run u = {.budget = {.nodes = nodes,
+                        .ns = (int64_t)ms * 1000000,
+                        .clock = ms ? monotonic_ns : NULL,
+                        .scores = scores}};
     u.solver = ddz_solver_create(DDZ_ANALYZE_TT_BITS);
     if (!u.solver) {
         ddz_cli_complain("analyze", "out of memory");
@@ -236,8 +268,11 @@ int ddz_cli_analyze(int argc, char **argv)
         const player *p = &u.players[i];
         fputs("{\"player\":", stdout);
         print_string(p->name);
-        printf(",\"positions\":%ld,\"gave\":%ld,\"took\":%ld,\"unknown\":%ld}\n", p->positions,
+        printf(",\"positions\":%ld,\"gave\":%ld,\"took\":%ld,\"unknown\":%ld", p->positions,
                p->gave, p->took, p->unknown);
+        if (scores)
+            printf(",\"scored\":%ld,\"costly\":%ld,\"cost\":%.10g", p->scored, p->costly, p->cost);
+        fputs("}\n", stdout);
     }
     printf("{\"games\":%ld,\"plays\":%ld,\"unknown\":%ld,\"bad_lines\":%ld}\n", u.games, u.plays,
            u.unknown, u.bad);

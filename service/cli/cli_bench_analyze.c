@@ -1,18 +1,18 @@
 /* cli_bench_analyze.c - `ddz bench analyze` (see cli_bench_analyze.h).
  *
  * Part one, reach and speed: N deals under each rule set, every seat
- * ai:greedy; every position before a play is decided by the solver within
- * the budget, the table kept from one position of a game to the next and
- * forgotten between games, as `ddz analyze` does. Counted by the cards left
- * in all three hands: all positions (from the first play), those with at
- * most 30 cards left, those with at most 20.
+ * ai:greedy; three positions of each game (the first play, the first with
+ * at most 30 cards left in all three hands, the first with at most 20)
+ * decided by the solver within the budget, each from an empty table, so
+ * that a figure says what solving the game from that point costs. Times
+ * and the budget's clock are CPU time: the figures hold beside other work.
  *
- * Part two, who gives wins away: the same deals, each played three times
- * with the tested AI (ai:random, ai:greedy, ai:strong) in one seat and two
- * ai:greedy in the others (duplicate, as `ddz bench ai`), analysed by
- * ai/analysis.h; per role of the tested AI (landlord, the farmer after the
- * landlord, the farmer before it), its own plays, those made from a won
- * position, and those that gave the win away.
+ * Part two, who gives wins away: the same deals played with the tested AI
+ * (ai:random, ai:greedy, ai:strong) in one seat and two ai:greedy in the
+ * others, analysed by ai/analysis.h at a node budget (no clock: the same
+ * verdicts on every machine); per role of the tested AI (landlord, the
+ * farmer after the landlord, the farmer before it), its own plays, those
+ * made from a won position, and those that gave the win away.
  */
 #include "service/cli/cli_bench_analyze.h"
 
@@ -33,32 +33,44 @@
 
 static const char usage[] =
     "usage: ddz bench analyze [--deals N] [--budget-ms N] [--nodes N] [--seed S]\n"
-    "                         [--rollouts N] [--rules NAME] [--ais LIST]\n"
+    "                         [--blunder-nodes N] [--rotations 1|3] [--rollouts N]\n"
+    "                         [--rules NAME] [--ais LIST]\n"
     "\n"
-    "What `ddz analyze` decides within its budget, and who gives wins away.\n"
-    "Part one: N deals (default 20) under each rule set, played by three\n"
-    "ai:greedy; every position before a play is solved within the budget.\n"
-    "Reports the share solved among all positions, those with at most 30 cards\n"
-    "left in all, and at most 20; the median, 99th percentile and maximum time\n"
-    "per position; the nodes per second.\n"
-    "Part two: the same deals, three times each, with ai:random, ai:greedy and\n"
-    "ai:strong (--rollouts units a decision, default 100, no clock: the same\n"
-    "games on every machine) in one seat against two ai:greedy; per role of the\n"
-    "tested AI, its plays, those from a position its side had won, and those\n"
-    "that gave the win away. Last, the peak resident memory.\n"
+    "What the solver decides within a budget, and who gives wins away.\n"
+    "Part one: N deals (default 1000) under each rule set, played by three\n"
+    "ai:greedy; in each game three positions are solved, each from an empty\n"
+    "table: the first play, the first position with at most 30 cards left in\n"
+    "all, the first with at most 20. Reports per kind the share solved within\n"
+    "the budget, the median, 99th percentile and maximum CPU time a position,\n"
+    "and the nodes per CPU second.\n"
+    "Part two: the same deals with ai:random, ai:greedy and ai:strong in turn\n"
+    "in one seat against two ai:greedy (ai:strong at --rollouts units a\n"
+    "decision, default 100, no clock); every play analysed as `ddz analyze`\n"
+    "does, at --blunder-nodes a position and no clock, so that the games and\n"
+    "the verdicts are the same on every machine. Per role of the tested AI:\n"
+    "its plays, those from a position its side had won, those that gave the\n"
+    "win away, and those with a verdict unknown. Last, the peak resident memory.\n"
     "\n"
-    "  --budget-ms N, --nodes N  the budget per position, as `ddz analyze`'s\n"
-    "  --seed S       deals from the master seed whose first 8 bytes are S\n"
-    "                 (little-endian, default 1)\n"
-    "  --rules NAME   one rule set (default: each of them)\n"
-    "  --ais LIST     part two's AIs, comma-separated (default random,greedy,strong;\n"
-    "                 none: no part two)\n";
+    "  --budget-ms N     part one's budget a position in ms of CPU time (default\n"
+    "                    1000; 0: none)\n"
+    "  --nodes N         part one's node cap a position (default 0: none)\n"
+    "  --blunder-nodes N part two's node budget a position (default 50000)\n"
+    "  --rotations 1|3   part two: the tested AI in seat k mod 3 of deal k (1,\n"
+    "                    the default), or in each seat (3: three games a deal)\n"
+    "  --seed S          deals from the master seed whose first 8 bytes are S\n"
+    "                    (little-endian, default 1)\n"
+    "  --rules NAME      one rule set (default: each of them)\n"
+    "  --ais LIST        part two's AIs, comma-separated (default\n"
+    "                    random,greedy,strong; none: no part two)\n";
 
-static int64_t monotonic_ns(void *ctx)
+/* The budget's clock and the times reported: this process's CPU time, so
+ * that what is decided within "1 s" does not depend on what else the
+ * machine runs (the process has one thread). */
+static int64_t cpu_ns(void *ctx)
 {
     (void)ctx;
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
@@ -66,6 +78,9 @@ enum { TESTED_MAX = 8 };
 
 typedef struct config {
     int deals, ms, nodes, rollouts;
+    int blunder_nodes; /* part two's node budget a position (no clock: the same on every machine) */
+    int rotations; /* part two: games a deal for each tested AI (1: in seat k mod 3; 3: each seat)
+                    */
     const char *ais[TESTED_MAX + 1]; /* the AIs of part two, NULL-terminated */
     char ais_buf[256];
     uint64_t seed;
@@ -111,15 +126,18 @@ static int play(const config *c, const ddz_rules *rs, int k, ddz_ai *ais[3], ddz
     return 0;
 }
 
-/* Part one's figures. */
+/* Part one's figures: three positions of each game, named by where they
+ * stand (the first play; the first with at most 30 cards left in all; the
+ * first with at most 20). */
 enum { CLASSES = 3 };
 static const int class_cards[CLASSES] = {54, 30, 20};
+static const char *const class_names[CLASSES] = {"first play", "<=30 cards", "<=20 cards"};
 
 typedef struct reach {
-    long positions[CLASSES], solved[CLASSES];
+    long positions, solved;
     long nodes;
     double seconds;
-    double *times; /* seconds per position, all of them */
+    double *times; /* CPU seconds per position, all of them */
     long ntimes, cap;
 } reach;
 
@@ -143,36 +161,38 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Solves every position of the game of `r` before a play. */
+/* Solves the three positions of the game of `r` (those a class names), each
+ * from an empty table: the time is what deciding the game from there
+ * takes, nothing of an earlier search helping. */
 static int measure(const config *c, const ddz_rules *rs, const ddz_record *r, ddz_solver *sv,
-                   reach *x)
+                   reach x[CLASSES])
 {
     ddz_game g;
     ddz_game_start(&g, rs, &r->deal, r->early_penalty);
     for (int i = 0; i < r->nbids; i++)
         ddz_game_bid(&g, i, r->bids[i]);
-    ddz_solver_forget(sv);
-    for (int i = 0; i < r->nplays && g.phase == DDZ_PHASE_PLAY; i++) {
-        ddz_solver_pos p;
-        ddz_solver_pos_of_game(&g, &p);
+    int k = 0; /* the next class to find */
+    for (int i = 0; i < r->nplays && g.phase == DDZ_PHASE_PLAY && k < CLASSES; i++) {
         int cards = ddz_cards_count(g.hand[0] | g.hand[1] | g.hand[2]);
-        ddz_solver_budget b = {.nodes = c->nodes};
-        int64_t t0 = monotonic_ns(NULL);
-        if (c->ms) {
-            b.clock = monotonic_ns;
-            b.deadline = t0 + (int64_t)c->ms * 1000000;
-        }
-        int v = ddz_solver_solve(sv, rs, &p, &b);
-        double t = (double)(monotonic_ns(NULL) - t0) * 1e-9;
-        x->nodes += ddz_solver_last(sv)->nodes;
-        x->seconds += t;
-        if (add_time(x, t) < 0)
-            return DDZ_ENOMEM;
-        for (int k = 0; k < CLASSES; k++)
-            if (cards <= class_cards[k]) {
-                x->positions[k]++;
-                x->solved[k] += v > 0;
+        for (; k < CLASSES && cards <= class_cards[k]; k++) {
+            ddz_solver_pos p;
+            ddz_solver_pos_of_game(&g, &p);
+            ddz_solver_forget(sv);
+            ddz_solver_budget b = {.nodes = c->nodes};
+            int64_t t0 = cpu_ns(NULL);
+            if (c->ms) {
+                b.clock = cpu_ns;
+                b.deadline = t0 + (int64_t)c->ms * 1000000;
             }
+            int v = ddz_solver_solve(sv, rs, &p, &b);
+            double t = (double)(cpu_ns(NULL) - t0) * 1e-9;
+            x[k].nodes += ddz_solver_last(sv)->nodes;
+            x[k].seconds += t;
+            if (add_time(&x[k], t) < 0)
+                return DDZ_ENOMEM;
+            x[k].positions++;
+            x[k].solved += v > 0;
+        }
         ddz_game_play(&g, r->plays[i].seat, r->plays[i].cards);
     }
     return 0;
@@ -191,15 +211,16 @@ static double pct(long a, long b)
     return b ? 100.0 * (double)a / (double)b : 0;
 }
 
-/* Plays deal `k` three times with `tested` in each seat, and analyses. */
+/* Plays deal `k` with `tested` in seat k mod 3 (or, with three rotations,
+ * in each seat once), and analyses its plays. */
 static int blunder_deal(const config *c, const ddz_rules *rs, int k, ddz_ai *tested,
                         ddz_ai_workspace *ws, ddz_solver *sv, blunders *bl)
 {
     static ddz_record r;
     static ddz_analysis_ply ply;
-    ddz_analysis_budget b = {
-        .nodes = c->nodes, .ns = (int64_t)c->ms * 1000000, .clock = c->ms ? monotonic_ns : NULL};
-    for (int rot = 0; rot < 3; rot++) {
+    ddz_analysis_budget b = {.nodes = c->blunder_nodes};
+    for (int i = 0; i < c->rotations; i++) {
+        int rot = c->rotations == 3 ? i : k % 3;
         ddz_ai *ais[3];
         int err = 0;
         for (int s = 0; s < 3; s++) {
@@ -236,11 +257,11 @@ static int blunder_deal(const config *c, const ddz_rules *rs, int k, ddz_ai *tes
     return 0;
 }
 
-/* Part one under `rs`: prints its row. */
+/* Part one under `rs`: prints its rows, one a class. */
 static int run_reach(const config *c, const ddz_rules *rs, ddz_solver *sv, ddz_ai_workspace *ws)
 {
     static ddz_record r;
-    reach x = {0};
+    reach x[CLASSES] = {0};
     int rc = 0;
     for (int k = 0; k < c->deals && rc == 0; k++) {
         ddz_ai *ais[3];
@@ -254,24 +275,22 @@ static int run_reach(const config *c, const ddz_rules *rs, ddz_solver *sv, ddz_a
         for (int s = 0; s < made; s++)
             ddz_ai_destroy(ais[s]);
         if (rc == 0)
-            rc = measure(c, rs, &r, sv, &x);
+            rc = measure(c, rs, &r, sv, x);
     }
-    if (rc < 0) {
-        free(x.times);
-        return rc;
+    for (int k = 0; k < CLASSES && rc == 0; k++) {
+        reach *y = &x[k];
+        qsort(y->times, (size_t)y->ntimes, sizeof *y->times, by_value);
+        double med = y->ntimes ? y->times[y->ntimes / 2] : 0;
+        double p99 = y->ntimes ? y->times[(long)((double)(y->ntimes - 1) * 0.99)] : 0;
+        double max = y->ntimes ? y->times[y->ntimes - 1] : 0;
+        printf("%-13s %-10s %9ld %9ld %6.1f%% %8.1f %8.0f %8.0f %7.2f\n", rs->name, class_names[k],
+               y->positions, y->solved, pct(y->solved, y->positions), 1e3 * med, 1e3 * p99,
+               1e3 * max, y->seconds > 0 ? (double)y->nodes / y->seconds * 1e-6 : 0);
     }
-    qsort(x.times, (size_t)x.ntimes, sizeof *x.times, by_value);
-    double med = x.ntimes ? x.times[x.ntimes / 2] : 0;
-    double p99 = x.ntimes ? x.times[(long)((double)(x.ntimes - 1) * 0.99)] : 0;
-    double max = x.ntimes ? x.times[x.ntimes - 1] : 0;
-    printf("%-13s %5d %9ld %6.1f%% %6.1f%% %6ld %6.1f%% %6ld %8.1f %7.0f %7.0f %7.1f\n", rs->name,
-           c->deals, x.positions[0], pct(x.solved[0], x.positions[0]),
-           pct(x.solved[1], x.positions[1]), x.positions[1], pct(x.solved[2], x.positions[2]),
-           x.positions[2], 1e3 * med, 1e3 * p99, 1e3 * max,
-           x.seconds > 0 ? (double)x.nodes / x.seconds * 1e-6 : 0);
-    free(x.times);
+    for (int k = 0; k < CLASSES; k++)
+        free(x[k].times);
     fflush(stdout);
-    return 0;
+    return rc;
 }
 
 /* Part two under `rs` for the AI called `name`: prints its rows. */
@@ -318,8 +337,13 @@ static int parse_ais(const char *list, config *c)
 
 int ddz_cli_bench_analyze(int argc, char **argv)
 {
-    config c = {
-        .deals = 20, .ms = DDZ_ANALYZE_MS, .nodes = DDZ_ANALYZE_NODES, .rollouts = 100, .seed = 1};
+    config c = {.deals = 1000,
+                .ms = 1000,
+                .nodes = 0,
+                .blunder_nodes = 50000,
+                .rotations = 1,
+                .rollouts = 100,
+                .seed = 1};
     parse_ais("random,greedy,strong", &c);
     const ddz_rules *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -337,6 +361,12 @@ int ddz_cli_bench_analyze(int argc, char **argv)
         } else if (strcmp(a, "--nodes") == 0 && val) {
             if (ddz_cli_int(argv[++i], 0, 2000000000, &c.nodes) < 0)
                 return ddz_cli_usage("bench analyze", "--nodes must be 0..2000000000");
+        } else if (strcmp(a, "--blunder-nodes") == 0 && val) {
+            if (ddz_cli_int(argv[++i], 1, 2000000000, &c.blunder_nodes) < 0)
+                return ddz_cli_usage("bench analyze", "--blunder-nodes must be 1..2000000000");
+        } else if (strcmp(a, "--rotations") == 0 && val) {
+            if (ddz_cli_int(argv[++i], 1, 3, &c.rotations) < 0 || c.rotations == 2)
+                return ddz_cli_usage("bench analyze", "--rotations must be 1 or 3");
         } else if (strcmp(a, "--rollouts") == 0 && val) {
             if (ddz_cli_int(argv[++i], 1, 1000000000, &c.rollouts) < 0)
                 return ddz_cli_usage("bench analyze", "--rollouts must be a whole number from 1");
@@ -366,19 +396,20 @@ int ddz_cli_bench_analyze(int argc, char **argv)
         ddz_ai_workspace_destroy(ws);
         return 1;
     }
-    printf("budget a position: %d ms, %d nodes (0: none); ai:strong at %d units a decision, "
-           "seed %llu\n",
-           c.ms, c.nodes, c.rollouts, (unsigned long long)c.seed);
+    printf("part one: %d ms of CPU, %d nodes a position (0: none); part two: %d nodes a "
+           "position, %d game(s) a deal, ai:strong at %d units a decision; seed %llu\n",
+           c.ms, c.nodes, c.blunder_nodes, c.rotations, c.rollouts, (unsigned long long)c.seed);
     int rc = 0;
-    printf("\nthree ai:greedy: positions before a play solved within the budget, by cards "
-           "left in all; time a position\n");
-    printf("%-13s %5s %9s %7s %7s %6s %7s %6s %8s %7s %7s %7s\n", "rules", "deals", "positions",
-           "all", "<=30", "n", "<=20", "n", "median", "p99", "max", "Mnode/s");
+    printf("\nthree ai:greedy, %d deals: positions solved within the budget, each from an empty "
+           "table; CPU ms a position\n",
+           c.deals);
+    printf("%-13s %-10s %9s %9s %7s %8s %8s %8s %7s\n", "rules", "from", "positions", "solved",
+           "share", "median", "p99", "max", "Mnode/s");
     for (int i = 0; rc == 0 && ddz_rules_at(i); i++)
         if (!only || only == ddz_rules_at(i))
             rc = run_reach(&c, ddz_rules_at(i), sv, ws);
     if (c.ais[0] && rc == 0) {
-        printf("\nthe tested AI in each seat against two ai:greedy: its own plays by role, those "
+        printf("\nthe tested AI in one seat against two ai:greedy: its own plays by role, those "
                "from a won position, those that gave it away\n");
         printf("%-13s %-10s %-13s %6s %6s %5s %9s %8s\n", "rules", "tested", "role", "plays", "won",
                "gave", "gave/won", "unknown");

@@ -195,6 +195,91 @@ grep "^{\"game\":$game,\"ply\"" "$tmp/caai.out" | cmp -s - "$tmp/one.out" && ok 
     [ ! -s "$tmp/err" ] && ok || no "stdin, --budget-ms 20: $(cat "$tmp/err")"
 check "a clock budget" "$tmp/one.jsonl" "$tmp/clock.out"
 
+# ---- --scores: the best score each side can force, and what each play cost ----
+# check_scores.py RECORDS ANALYSIS: the verdict lines as without --scores
+# plus "forced" and "cost"; a play's cost is its side's forced score before
+# it minus the next play's (the game's own scores after the last play);
+# costs are never negative; under the zero-sum rule sets each farmer's
+# forced score is minus half the landlord's, and its sign is the verdict;
+# the players' lines add up.
+cat >"$tmp/check_scores.py" <<'EOF2'
+import json, sys
+records, analysis = sys.argv[1], sys.argv[2]
+recs = {r["game"]: r for r in (json.loads(l) for l in open(records) if l.strip())}
+out = [json.loads(l) for l in open(analysis)]
+plies = [o for o in out if "ply" in o]
+bad = []
+by_game = {}
+for o in plies:
+    by_game.setdefault(o["game"], []).append(o)
+    if list(o.keys()) != ["game", "ply", "seat", "before", "after", "keeps", "forced", "cost"]:
+        bad.append("keys %s" % list(o.keys()))
+scored = costly = 0
+cost = {}
+for g, lines in by_game.items():
+    r = recs[g]
+    ll, rules = r["landlord"], r.get("rules", "caai")
+    zero_sum = rules != "botzone-ftl"
+    for k, o in enumerate(lines):
+        f = o["forced"]
+        if f is not None and zero_sum:
+            if abs(f["farmer"] + f["landlord"] / 2) > 1e-9:
+                bad.append("game %d ply %d: farmer %s, landlord %s" % (g, k, f["farmer"], f["landlord"]))
+            if o["before"] != "unknown" and (f["landlord"] > 0) != (o["before"] == "landlord"):
+                bad.append("game %d ply %d: forced %s, verdict %s" % (g, k, f, o["before"]))
+        if k + 1 < len(lines):
+            nxt = lines[k + 1]["forced"]
+        else:
+            s = r["scores"]
+            nxt = {"landlord": s[ll], "farmer": s[(ll + 1) % 3]} if r["winner"] is not None else None
+        side = "landlord" if o["seat"] == ll else "farmer"
+        if f is None or nxt is None:
+            if o["cost"] is not None:
+                bad.append("game %d ply %d: a cost without both scores" % (g, k))
+            continue
+        want = f[side] - nxt[side]
+        if o["cost"] is None or abs(o["cost"] - want) > 1e-6:
+            bad.append("game %d ply %d: cost %s, want %s" % (g, k, o["cost"], want))
+        elif o["cost"] < 0:
+            bad.append("game %d ply %d: negative cost %s" % (g, k, o["cost"]))
+        p = r["plays"][o["ply"]]
+        if not p.get("auto"):
+            name = r["names"][o["seat"]]
+            c = cost.setdefault(name, [0, 0, 0.0])
+            c[0] += 1
+            c[1] += o["cost"] > 0
+            c[2] += o["cost"]
+for o in out:
+    if "player" in o:
+        c = cost.get(o["player"], [0, 0, 0.0])
+        if (o["scored"], o["costly"]) != (c[0], c[1]) or abs(o["cost"] - c[2]) > 1e-6:
+            bad.append("%s: scored/costly/cost %s %s %s, lines say %s" % (o["player"], o["scored"], o["costly"], o["cost"], c))
+for b in bad[:20]:
+    print(b)
+known = sum(1 for o in plies if o["forced"] is not None)
+print("%d plays, %d with forced scores, %d costly" % (len(plies), known, sum(c[1] for c in cost.values())), file=sys.stderr)
+EOF2
+for rules in caai botzone-ftl botzone-ftl2; do
+    if ! "$DDZ" analyze "$tmp/$rules.jsonl" "${budget[@]}" --scores >"$tmp/$rules.scores" 2>"$tmp/err"; then
+        no "$rules --scores: exit $?: $(cat "$tmp/err")"
+        continue
+    fi
+    wrong=$(python3 "$tmp/check_scores.py" "$tmp/$rules.jsonl" "$tmp/$rules.scores" 2>"$tmp/checked") ||
+        wrong="check_scores.py failed: $wrong"
+    [ -z "$wrong" ] && ok || no "$rules --scores: $wrong"
+    cat "$tmp/checked"
+    # the verdicts are those of the run without --scores
+    diff <(grep '"ply"' "$tmp/$rules.out" | sed 's/}$//') \
+        <(grep '"ply"' "$tmp/$rules.scores" | sed 's/,"forced":.*$//') >/dev/null && ok ||
+        no "$rules --scores: the verdicts differ from the run without it"
+done
+# something to say: scores found for a good part of the plays (most of the
+# endgames), and some play that cost points
+known=$(grep -c '"forced":{' "$tmp/caai.scores")
+all=$(grep -c '"ply"' "$tmp/caai.scores")
+[ $((known * 5)) -gt "$all" ] && ok || no "--scores: forced scores for only $known of $all plays"
+[ "$scale" -gt 1 ] || grep -q '"cost":[1-9]' "$tmp/caai.scores" && ok || no "--scores: no play of 36 games cost points"
+
 # ---- tournament records (DIR/games.jsonl) ----
 printf 'a=ai:random\nb=ai:greedy\nc=ai:greedy\n' >"$tmp/players"
 if "$DDZ" tournament --players "$tmp/players" --dir "$tmp/t" --format swiss --turns 1 --games 6 \
