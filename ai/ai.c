@@ -158,6 +158,12 @@ void ddz_ai_set_budget(ddz_ai *ai, int ms, long units)
         ai->kind->budget(ai);
 }
 
+void ddz_ai_set_endgame(ddz_ai *ai, int mode)
+{
+    if (ai->strong)
+        ddz_strong_set_endgame(ai->strong, mode);
+}
+
 long ddz_ai_last_units(const ddz_ai *ai)
 {
     return ai->kind->units ? ai->kind->units(ai) : 0;

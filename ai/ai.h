@@ -7,7 +7,7 @@
  *
  * Memory. An AI object is small (a few hundred bytes: its seed, random
  * stream, budget and statistics). The scratch memory of a decision (about
- * 6 MB for ai:strong's search tables, move buffers for the others) is a
+ * 10 MB for ai:strong's search tables, move buffers for the others) is a
  * ddz_ai_workspace, owned by whoever runs decisions and passed to each: one
  * per thread that decides (each worker of the server's think pool; an
  * in-line loop such as `ddz match`, `ddz bench ai` or `ddz engine`), shared
@@ -43,6 +43,11 @@ ddz_ai *ddz_ai_create(const char *name, uint64_t seed, int budget_ms, int *err);
  * a seeded AI's decisions reproducible. */
 void ddz_ai_set_budget(ddz_ai *ai, int ms, long units);
 
+/* Sets how ai:strong's endgame search values its candidates (enum
+ * ddz_strong_endgame in ai/strong.h: the score a side can force, the
+ * default, or who wins); other AIs ignore it. */
+void ddz_ai_set_endgame(ddz_ai *ai, int mode);
+
 /* Returns the units of search work the last decision spent (0 for AIs that
  * do not search). */
 long ddz_ai_last_units(const ddz_ai *ai);
@@ -53,7 +58,7 @@ void ddz_ai_destroy(ddz_ai *ai);
 /* Returns the AI's name as given to ddz_ai_create (e.g. "greedy"). */
 const char *ddz_ai_name(const ddz_ai *ai);
 
-/* Creates the scratch memory for decisions of any AI (about 6 MB of
+/* Creates the scratch memory for decisions of any AI (about 10 MB of
  * virtual memory, zero-filled: pages are committed as searches touch
  * them). Returns it, or NULL when out of memory. */
 ddz_ai_workspace *ddz_ai_workspace_create(void);

@@ -24,8 +24,9 @@ typedef struct tt_entry {
 } tt_entry;
 
 /* An entry of the score search's table: bounds of the value of a position
- * and stake for one objective. The generation and the objective are mixed
- * into the key, so that an entry of another is a miss. */
+ * and stake for one objective. The objective is hashed into the key and
+ * the generation mixed into the key stored, so that an entry of another
+ * is a miss. */
 typedef struct score_entry {
     uint64_t key;
     int32_t lo, hi; /* the value lies in [lo, hi] (DDZ_SCORE_DENOM units) */
@@ -344,7 +345,7 @@ static uint64_t score_key(const ddz_solver *sv, const ddz_solver_pos *p)
     for (int i = 0; i < 3; i++)
         st |= (uint64_t)(k->nplays[i] < 2 ? k->nplays[i] : 2) << (24 + 2 * i);
     st |= (uint64_t)sv->xside << 32;
-    h = mix(mix(h ^ st) ^ sv->gen);
+    h = mix(h ^ st);
     return mix(h ^ ((uint64_t)(uint16_t)k->weight[0] | (uint64_t)(uint16_t)k->weight[1] << 16 |
                     (uint64_t)(uint16_t)k->weight[2] << 32));
 }
@@ -434,8 +435,12 @@ static int score_search(ddz_solver *sv, const ddz_solver_pos *p, const ddz_rules
         b->clock(b->clock_ctx) >= b->deadline)
         return sv->stop = DDZ_ETIMEOUT;
 
+    /* the slot from the key alone, the generation only in what is
+     * compared: which entries collide must not depend on how many
+     * searches came before (ai:strong's node counts are its budget) */
     uint64_t key = score_key(sv, p);
     score_entry *e = &sv->stt[key & sv->tt_mask];
+    key ^= (uint64_t)sv->gen * 0x9E3779B97F4A7C15ULL;
     int32_t lo = -SCORE_INF, hi = SCORE_INF;
     if (e->key == key) {
         lo = e->lo, hi = e->hi;

@@ -65,17 +65,23 @@
  * exact-search range.
  *
  * Endgame. When at most SOLVE_CARDS cards are left in the three hands, a
- * sampled deal is a perfect-information game between two sides, solved by
- * AND/OR search (does the side to move win?) over rank multisets with a
- * transposition table, at most DDZ_STRONG_SOLVE_NODES nodes per search
+ * sampled deal is a perfect-information game between two sides, solved
+ * exactly (ai/solver.h), at most DDZ_STRONG_SOLVE_NODES nodes per search
  * (DDZ_STRONG_UNIT_NODES nodes count as one unit of the budget, like one
- * playout); a search that hits the cap falls back to a playout for that
- * deal. A solved game is scored by the rule set as if it ended there:
- * with the multiplier before the candidate, so that a sure win is never
- * traded for a likely one with a bomb, and with the play weights so far,
- * the candidate's included (botzone-ftl). With every split
- * enumerated and every search finished, a play that wins on every split is
- * found for sure.
+ * playout). By default (DDZ_STRONG_ENDGAME_SCORE) a candidate is worth the
+ * score `me`'s side can force on that deal: bombs, the rocket, spring and
+ * anti-spring still to come count, so a sure win is played for its
+ * highest stake, and a bomb that risks a win counts its doubled loss on
+ * the deals where it loses. Where that search runs out of nodes, the
+ * win/loss search decides instead (DDZ_STRONG_ENDGAME_WIN does only that),
+ * and a won or lost game is scored as if it ended there, at the
+ * multiplier before the candidate and with the play weights so far, the
+ * candidate's included (botzone-ftl); a search that hits the cap falls
+ * back to a playout for that deal. With every split enumerated and every
+ * search finished, a play that wins on every split is found for sure.
+ * A hand that one play empties goes out at once, unless the endgame plays
+ * for the score and the hand holds a bomb or the rocket besides (then the
+ * search weighs going out against doubling first).
  */
 #include "strong.h"
 
@@ -141,6 +147,7 @@ struct ddz_strong {
     long units;                  /* unit budget per decision, 0 = none */
     int64_t (*clock)(void *ctx); /* NULL = CLOCK_MONOTONIC */
     void *clock_ctx;
+    int endgame; /* enum ddz_strong_endgame */
     ddz_strong_stats last;
 };
 
@@ -184,7 +191,13 @@ ddz_strong *ddz_strong_create(uint64_t seed)
         return NULL;
     s->seed = seed;
     s->ms = DDZ_STRONG_DEFAULT_MS;
+    s->endgame = DDZ_STRONG_ENDGAME_SCORE;
     return s;
+}
+
+void ddz_strong_set_endgame(ddz_strong *s, int mode)
+{
+    s->endgame = mode == DDZ_STRONG_ENDGAME_WIN ? DDZ_STRONG_ENDGAME_WIN : DDZ_STRONG_ENDGAME_SCORE;
 }
 
 ddz_strong_workspace *ddz_strong_workspace_create(void)
@@ -489,9 +502,18 @@ static double ended_value(const ddz_game *base, const ddz_game *g, int me, bool 
     return game_value(&end, me);
 }
 
+/* Counts `nodes` endgame-search nodes against the decision's budget. */
+static void count_nodes(search *s, long nodes)
+{
+    s->last->nodes += nodes;
+    s->last->units += nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+}
+
 /* Finishes `g` (after the candidate was played from `base`) by exact
- * search. Returns 1 and the value for `me` in *value (ended_value), or 0
- * when the search was cut short. */
+ * search. Returns 1 and the value for `me` in *value, or 0 when the search
+ * was cut short. The value is the score `me`'s side can force
+ * (DDZ_STRONG_ENDGAME_SCORE, when that search ends within its nodes), else
+ * ended_value of who wins. */
 static int solve_game(search *s, const ddz_game *base, const ddz_game *g, int me, double *value)
 {
     ddz_solver_pos p;
@@ -505,10 +527,25 @@ static int solve_game(search *s, const ddz_game *base, const ddz_game *g, int me
         b.clock_ctx = s;
         b.deadline = s->t0 + s->deadline_ns;
     }
-    int r = ddz_solver_solve(s->w->solver, s->rules, &p, &b);
-    long nodes = ddz_solver_last(s->w->solver)->nodes;
-    s->last->nodes += nodes;
-    s->last->units += nodes / DDZ_STRONG_UNIT_NODES; /* spend() adds one more */
+    ddz_solver *sv = s->w->solver;
+    if (s->ai->endgame == DDZ_STRONG_ENDGAME_SCORE) {
+        ddz_solver_score sc;
+        int r = ddz_solver_forced_score(sv, s->rules, &p, &b, &sc);
+        count_nodes(s, ddz_solver_last(sv)->nodes);
+        if (r == 0) {
+            s->last->solves++;
+            double mine = me == p.landlord ? sc.landlord : sc.farmer;
+            *value = mine / ((double)s->rules->score_unit * (g->bid ? g->bid : 1));
+            return 1;
+        }
+        if (r == DDZ_ETIMEOUT) {
+            clock_out(s);
+            return 0;
+        }
+        /* out of nodes (or memory for the score table): who wins */
+    }
+    int r = ddz_solver_solve(sv, s->rules, &p, &b);
+    count_nodes(s, ddz_solver_last(sv)->nodes);
     if (r == DDZ_ETIMEOUT)
         clock_out(s);
     if (r < 0)
@@ -554,6 +591,14 @@ static int prior(search *s, ddz_ranks hand, const ddz_move *m)
 static bool is_bomb(ddz_combo c)
 {
     return c.type == DDZ_BOMB || c.type == DDZ_ROCKET;
+}
+
+/* True when `hand` holds a four or both jokers. */
+static bool holds_bomb(ddz_ranks hand)
+{
+    const ddz_ranks fours = 0x4444444444444ULL; /* a rank count is 4 when its bit 2 is set */
+    const ddz_ranks jokers = (ddz_ranks)1 << (4 * DDZ_RANK_SJ) | (ddz_ranks)1 << (4 * DDZ_RANK_BJ);
+    return (hand & fours) || (hand & jokers) == jokers;
 }
 
 static bool same_group(ddz_combo a, ddz_combo b)
@@ -679,8 +724,14 @@ ddz_cards ddz_strong_play(ddz_strong *ai, const ddz_view *v, ddz_strong_workspac
     for (int i = 0; i < n; i++) {
         if (w->root[i].ranks != hand)
             continue;
-        /* a play that wins now; where plays are scored, ai:greedy's choice,
+        /* a play that wins now, unless the endgame plays for the stake and
+         * a bomb or the rocket in the hand might double it first (the
+         * search then weighs the two: the play that wins now is one of
+         * its candidates); where plays are scored, ai:greedy's choice,
          * which is that play unless a sure line of several weighs more */
+        if (ai->endgame == DDZ_STRONG_ENDGAME_SCORE && !is_bomb(w->root[i].combo) &&
+            holds_bomb(hand))
+            break;
         if (!v->rules->play_weight)
             return v->hand;
         return ddz_greedy_play_cached(v, w->scratch, DDZ_MOVES_MAX, &w->cache);

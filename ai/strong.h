@@ -18,7 +18,7 @@
  * budget caps them on top.
  *
  * Memory. The player object is small (its seed, budget, clock and the last
- * decision's statistics). The search's scratch memory (about 6 MB: a
+ * decision's statistics). The search's scratch memory (about 10 MB: a
  * transposition table, move stacks, candidate values, a memo of hand
  * scores) is a ddz_strong_workspace that the caller passes to each
  * decision: whoever runs decisions owns one (a worker thread, a CLI loop),
@@ -73,12 +73,26 @@ void ddz_strong_destroy(ddz_strong *s);
  * Negative values count as 0. */
 void ddz_strong_set_budget(ddz_strong *s, int ms, long units);
 
+/* How the endgame's exact search values a candidate on a sampled deal. */
+enum ddz_strong_endgame {
+    DDZ_STRONG_ENDGAME_WIN = 0,   /* who wins, at the stake as it stood before the
+                                     candidate, no spring (the first solver's way) */
+    DDZ_STRONG_ENDGAME_SCORE = 1, /* the score `me`'s side can force
+                                     (ddz_solver_forced_score): bombs, the rocket and
+                                     spring still to come count; where that search
+                                     runs out of nodes, who wins as above */
+};
+
+/* Sets how the endgame values candidates (enum ddz_strong_endgame; other
+ * values count as the default, DDZ_STRONG_ENDGAME_SCORE). */
+void ddz_strong_set_endgame(ddz_strong *s, int mode);
+
 /* Makes `now_ns(ctx)` the clock of the clock budget (nanoseconds, any
  * origin, never decreasing); NULL restores CLOCK_MONOTONIC. Tests pass a
  * CPU-time clock to check the budget logic on a loaded machine. */
 void ddz_strong_set_clock(ddz_strong *s, int64_t (*now_ns)(void *ctx), void *ctx);
 
-/* Creates the scratch memory of decisions (about 6 MB, zero-filled: pages
+/* Creates the scratch memory of decisions (about 10 MB, zero-filled: pages
  * are committed as the search touches them). Returns NULL when out of
  * memory. */
 ddz_strong_workspace *ddz_strong_workspace_create(void);

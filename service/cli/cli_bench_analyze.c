@@ -16,6 +16,7 @@
  */
 #include "service/cli/cli_bench_analyze.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@
 static const char usage[] =
     "usage: ddz bench analyze [--deals N] [--budget-ms N] [--nodes N] [--seed S]\n"
     "                         [--blunder-nodes N] [--rotations 1|3] [--rollouts N]\n"
-    "                         [--rules NAME] [--ais LIST]\n"
+    "                         [--rules NAME] [--ais LIST] [--scores]\n"
     "\n"
     "What the solver decides within a budget, and who gives wins away.\n"
     "Part one: N deals (default 1000) under each rule set, played by three\n"
@@ -42,7 +43,9 @@ static const char usage[] =
     "table: the first play, the first position with at most 30 cards left in\n"
     "all, the first with at most 20. Reports per kind the share solved within\n"
     "the budget, the median, 99th percentile and maximum CPU time a position,\n"
-    "and the nodes per CPU second.\n"
+    "and the nodes per CPU second. With --scores, the same for the search of\n"
+    "the best score each side can force (`ddz analyze --scores`), each\n"
+    "position from an empty table again.\n"
     "Part two: the same deals with ai:random, ai:greedy and ai:strong in turn\n"
     "in one seat against two ai:greedy (ai:strong at --rollouts units a\n"
     "decision, default 100, no clock); every play analysed as `ddz analyze`\n"
@@ -79,8 +82,9 @@ enum { TESTED_MAX = 8 };
 typedef struct config {
     int deals, ms, nodes, rollouts;
     int blunder_nodes; /* part two's node budget a position (no clock: the same on every machine) */
-    int rotations; /* part two: games a deal for each tested AI (1: in seat k mod 3; 3: each seat)
-                    */
+    int rotations;     /* part two: games a deal for each tested AI (1: in seat k mod 3;
+                          3: each seat) */
+    bool scores;       /* part one: the best scores of each position too */
     const char *ais[TESTED_MAX + 1]; /* the AIs of part two, NULL-terminated */
     char ais_buf[256];
     uint64_t seed;
@@ -161,11 +165,36 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Searches position `p` from an empty table within part one's budget: who
+ * wins, or (score) the best score each side can force. Adds it to `x`. */
+static int measure_one(const config *c, const ddz_rules *rs, const ddz_solver_pos *p,
+                       ddz_solver *sv, bool score, reach *x)
+{
+    ddz_solver_forget(sv);
+    ddz_solver_budget b = {.nodes = c->nodes};
+    int64_t t0 = cpu_ns(NULL);
+    if (c->ms) {
+        b.clock = cpu_ns;
+        b.deadline = t0 + (int64_t)c->ms * 1000000;
+    }
+    ddz_solver_score sc;
+    int v = score ? ddz_solver_forced_score(sv, rs, p, &b, &sc) : ddz_solver_solve(sv, rs, p, &b);
+    double t = (double)(cpu_ns(NULL) - t0) * 1e-9;
+    x->nodes += ddz_solver_last(sv)->nodes;
+    x->seconds += t;
+    if (add_time(x, t) < 0)
+        return DDZ_ENOMEM;
+    x->positions++;
+    x->solved += v >= 0;
+    return 0;
+}
+
 /* Solves the three positions of the game of `r` (those a class names), each
  * from an empty table: the time is what deciding the game from there
- * takes, nothing of an earlier search helping. */
+ * takes, nothing of an earlier search helping. With c->scores, the best
+ * scores of each too, into xs[]. */
 static int measure(const config *c, const ddz_rules *rs, const ddz_record *r, ddz_solver *sv,
-                   reach x[CLASSES])
+                   reach x[CLASSES], reach xs[CLASSES])
 {
     ddz_game g;
     ddz_game_start(&g, rs, &r->deal, r->early_penalty);
@@ -177,21 +206,11 @@ static int measure(const config *c, const ddz_rules *rs, const ddz_record *r, dd
         for (; k < CLASSES && cards <= class_cards[k]; k++) {
             ddz_solver_pos p;
             ddz_solver_pos_of_game(&g, &p);
-            ddz_solver_forget(sv);
-            ddz_solver_budget b = {.nodes = c->nodes};
-            int64_t t0 = cpu_ns(NULL);
-            if (c->ms) {
-                b.clock = cpu_ns;
-                b.deadline = t0 + (int64_t)c->ms * 1000000;
-            }
-            int v = ddz_solver_solve(sv, rs, &p, &b);
-            double t = (double)(cpu_ns(NULL) - t0) * 1e-9;
-            x[k].nodes += ddz_solver_last(sv)->nodes;
-            x[k].seconds += t;
-            if (add_time(&x[k], t) < 0)
-                return DDZ_ENOMEM;
-            x[k].positions++;
-            x[k].solved += v > 0;
+            int rc = measure_one(c, rs, &p, sv, false, &x[k]);
+            if (rc == 0 && c->scores)
+                rc = measure_one(c, rs, &p, sv, true, &xs[k]);
+            if (rc < 0)
+                return rc;
         }
         ddz_game_play(&g, r->plays[i].seat, r->plays[i].cards);
     }
@@ -257,11 +276,29 @@ static int blunder_deal(const config *c, const ddz_rules *rs, int k, ddz_ai *tes
     return 0;
 }
 
-/* Part one under `rs`: prints its rows, one a class. */
+/* Prints part one's rows of one search under `rs`, one a class, and frees
+ * their times. */
+static void print_reach(const ddz_rules *rs, const char *search, reach x[CLASSES])
+{
+    for (int k = 0; k < CLASSES; k++) {
+        reach *y = &x[k];
+        qsort(y->times, (size_t)y->ntimes, sizeof *y->times, by_value);
+        double med = y->ntimes ? y->times[y->ntimes / 2] : 0;
+        /* nearest rank: the smallest time at or above 99% of them */
+        double p99 = y->ntimes ? y->times[(long)ceil(0.99 * (double)y->ntimes) - 1] : 0;
+        double max = y->ntimes ? y->times[y->ntimes - 1] : 0;
+        printf("%-13s %-6s %-10s %9ld %9ld %6.1f%% %8.1f %8.0f %8.0f %7.2f\n", rs->name, search,
+               class_names[k], y->positions, y->solved, pct(y->solved, y->positions), 1e3 * med,
+               1e3 * p99, 1e3 * max, y->seconds > 0 ? (double)y->nodes / y->seconds * 1e-6 : 0);
+        free(y->times);
+    }
+}
+
+/* Part one under `rs`: prints its rows, one a class (and search). */
 static int run_reach(const config *c, const ddz_rules *rs, ddz_solver *sv, ddz_ai_workspace *ws)
 {
     static ddz_record r;
-    reach x[CLASSES] = {0};
+    reach x[CLASSES] = {0}, xs[CLASSES] = {0};
     int rc = 0;
     for (int k = 0; k < c->deals && rc == 0; k++) {
         ddz_ai *ais[3];
@@ -275,22 +312,18 @@ static int run_reach(const config *c, const ddz_rules *rs, ddz_solver *sv, ddz_a
         for (int s = 0; s < made; s++)
             ddz_ai_destroy(ais[s]);
         if (rc == 0)
-            rc = measure(c, rs, &r, sv, x);
+            rc = measure(c, rs, &r, sv, x, xs);
     }
-    for (int k = 0; k < CLASSES && rc == 0; k++) {
-        reach *y = &x[k];
-        qsort(y->times, (size_t)y->ntimes, sizeof *y->times, by_value);
-        double med = y->ntimes ? y->times[y->ntimes / 2] : 0;
-        double p99 = y->ntimes ? y->times[(long)((double)(y->ntimes - 1) * 0.99)] : 0;
-        double max = y->ntimes ? y->times[y->ntimes - 1] : 0;
-        printf("%-13s %-10s %9ld %9ld %6.1f%% %8.1f %8.0f %8.0f %7.2f\n", rs->name, class_names[k],
-               y->positions, y->solved, pct(y->solved, y->positions), 1e3 * med, 1e3 * p99,
-               1e3 * max, y->seconds > 0 ? (double)y->nodes / y->seconds * 1e-6 : 0);
+    if (rc < 0) {
+        for (int k = 0; k < CLASSES; k++)
+            free(x[k].times), free(xs[k].times);
+        return rc;
     }
-    for (int k = 0; k < CLASSES; k++)
-        free(x[k].times);
+    print_reach(rs, "win", x);
+    if (c->scores)
+        print_reach(rs, "score", xs);
     fflush(stdout);
-    return rc;
+    return 0;
 }
 
 /* Part two under `rs` for the AI called `name`: prints its rows. */
@@ -364,6 +397,8 @@ int ddz_cli_bench_analyze(int argc, char **argv)
         } else if (strcmp(a, "--blunder-nodes") == 0 && val) {
             if (ddz_cli_int(argv[++i], 1, 2000000000, &c.blunder_nodes) < 0)
                 return ddz_cli_usage("bench analyze", "--blunder-nodes must be 1..2000000000");
+        } else if (strcmp(a, "--scores") == 0) {
+            c.scores = true;
         } else if (strcmp(a, "--rotations") == 0 && val) {
             if (ddz_cli_int(argv[++i], 1, 3, &c.rotations) < 0 || c.rotations == 2)
                 return ddz_cli_usage("bench analyze", "--rotations must be 1 or 3");
@@ -403,8 +438,8 @@ int ddz_cli_bench_analyze(int argc, char **argv)
     printf("\nthree ai:greedy, %d deals: positions solved within the budget, each from an empty "
            "table; CPU ms a position\n",
            c.deals);
-    printf("%-13s %-10s %9s %9s %7s %8s %8s %8s %7s\n", "rules", "from", "positions", "solved",
-           "share", "median", "p99", "max", "Mnode/s");
+    printf("%-13s %-6s %-10s %9s %9s %7s %8s %8s %8s %7s\n", "rules", "search", "from", "positions",
+           "solved", "share", "median", "p99", "max", "Mnode/s");
     for (int i = 0; rc == 0 && ddz_rules_at(i); i++)
         if (!only || only == ddz_rules_at(i))
             rc = run_reach(&c, ddz_rules_at(i), sv, ws);

@@ -12,12 +12,14 @@
 #include <string.h>
 
 #include "ai/ai.h"
+#include "ai/strong.h"
 #include "service/cli/cli_args.h"
 #include "proto/caai.h"
 #include "rules/error.h"
 
 static const char usage[] =
     "usage: ddz engine [--ai NAME] [--seed N] [--budget MS] [--rollouts N] [--rules NAME]\n"
+    "                  [--endgame score|win]\n"
     "\n"
     "Speaks CAAI 1.0 on stdin/stdout with a hosted AI deciding.\n"
     "  --ai NAME      random, greedy or strong (default greedy)\n"
@@ -27,7 +29,11 @@ static const char usage[] =
     "  --rollouts N   search units per decision of a searching AI (default: no\n"
     "                 limit); without --budget, decisions are reproducible\n"
     "  --rules NAME   the rule set the referee plays (default caai; CAAI lines do\n"
-    "                 not say it): caai, botzone-ftl or botzone-ftl2\n";
+    "                 not say it): caai, botzone-ftl or botzone-ftl2\n"
+    "  --endgame MODE how ai:strong values a play in the endgame's exact search:\n"
+    "                 score (default: the score its side can force, bombs and\n"
+    "                 spring to come included) or win (who wins, at the stake so\n"
+    "                 far: the first solver's way; for A/B tests)\n";
 
 static void reply(const ddz_caai_msg *m)
 {
@@ -47,7 +53,7 @@ int ddz_cli_engine(int argc, char **argv)
 {
     const char *name = "greedy";
     uint64_t seed = 1;
-    int budget_ms = 0, units = 0;
+    int budget_ms = 0, units = 0, endgame = DDZ_STRONG_ENDGAME_SCORE;
     const ddz_rules *rules = &ddz_rules_caai;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -64,6 +70,14 @@ int ddz_cli_engine(int argc, char **argv)
         } else if (strcmp(argv[i], "--rules") == 0 && i + 1 < argc) {
             if (!(rules = ddz_rules_find(argv[++i])))
                 return ddz_cli_usage("engine", "--rules: unknown rule set");
+        } else if (strcmp(argv[i], "--endgame") == 0 && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (strcmp(m, "score") == 0)
+                endgame = DDZ_STRONG_ENDGAME_SCORE;
+            else if (strcmp(m, "win") == 0)
+                endgame = DDZ_STRONG_ENDGAME_WIN;
+            else
+                return ddz_cli_usage("engine", "--endgame must be score or win");
         } else if (strcmp(argv[i], "--rollouts") == 0 && i + 1 < argc) {
             if (ddz_cli_int(argv[++i], 0, 1000000000, &units) < 0)
                 return ddz_cli_usage("engine", "--rollouts must be a whole number from 0");
@@ -80,6 +94,7 @@ int ddz_cli_engine(int argc, char **argv)
         return 2;
     }
     ddz_ai_set_budget(ai, budget_ms, units);
+    ddz_ai_set_endgame(ai, endgame);
     ddz_ai_workspace *ws = ddz_ai_workspace_create();
     if (!ws) {
         fprintf(stderr, "ddz engine: out of memory\n");

@@ -36,7 +36,7 @@ typedef struct ddz_think_job {
 typedef struct ddz_think ddz_think;
 
 /* Starts `threads` workers (1..8; outside, the nearest), each with its own AI
- * workspace (ai/ai.h: about 6 MB of virtual memory, committed as its
+ * workspace (ai/ai.h: about 10 MB of virtual memory, committed as its
  * searches touch it), in which it runs every decision it takes. When not
  * every worker can be started (out of memory, no thread), the pool runs
  * with those that were. `wake(ctx)` is called from a worker after each job

@@ -787,18 +787,80 @@ Test(strong, botzone_ftl2_bids_by_hand_strength, .init = init)
 
 /* Under botzone-ftl a won hand goes out by its heaviest sure line, as
  * ai:greedy plays it (tests/ai/test_greedy.c): bomb, 2 and 7 (weight 12),
- * not the four_two that empties the hand at once (8). */
+ * not the four_two that empties the hand at once (8). Under caai the bomb
+ * doubles the stake, and the endgame that plays for the score keeps it for
+ * a line of several plays; the one that plays only to win goes out at once. */
 Test(strong, botzone_ftl_plays_a_won_hand_by_its_heaviest_line, .init = init)
 {
-    for (int i = 0; i < 2; i++) {
-        const ddz_rules *rs = i ? &ddz_rules_botzone_ftl : &ddz_rules_caai;
+    for (int i = 0; i < 3; i++) {
+        const ddz_rules *rs = i ? &ddz_rules_caai : &ddz_rules_botzone_ftl;
         ddz_view v = table_in(rs, 0, 0, "333372", "", (int[]){6, 5, 5});
         v.played[1] = DDZ_CARDS_ALL & ~v.hand & ~hand_of("4455667788", v.hand);
-        ddz_cards c = strong_play(&v);
-        if (rs->play_weight)
-            cr_assert(c == ranks_in(&v, "3333") || c == ranks_in(&v, "2"), "%s", rs->name);
+        ddz_cards c;
+        if (i == 2) {
+            ddz_strong *s = new_strong(11, 400);
+            ddz_strong_set_endgame(s, DDZ_STRONG_ENDGAME_WIN);
+            ddz_strong_workspace *ws = new_ws();
+            c = ddz_strong_play(s, &v, ws);
+            ddz_strong_destroy(s);
+            ddz_strong_workspace_destroy(ws);
+            cr_assert_eq(c, v.hand, "caai, playing to win: at once");
+        } else {
+            c = strong_play(&v);
+            if (rs->play_weight)
+                cr_assert(c == ranks_in(&v, "3333") || c == ranks_in(&v, "2"), "%s: %llx", rs->name,
+                          (unsigned long long)c);
+            else /* any of the bomb's lines: the bomb, the 2 or the 7 first */
+                cr_assert_neq(c, v.hand, "caai, playing for the score: not at once");
+        }
+    }
+}
+
+/* A farmer (seat 1) leads holding four 8s and two 2s; the landlord (seat
+ * 0) has played once, a plane, so anti-spring is open; the seven cards
+ * hidden are singles of 7..A (nobody can beat a pair of 2s, or a bomb).
+ * Every line wins: the four with two kickers at once (x2 for anti-spring),
+ * or the bomb and the 2s one after the other (x4). Valuing the endgame by
+ * the score a side can force (the default) plays the bomb or a 2 first;
+ * valuing it by who wins at the stake so far empties the hand at once,
+ * which scores x2 where the others look like x1. */
+Test(strong, the_endgame_plays_for_the_stake, .init = init)
+{
+    ddz_cards hand = hand_of("888822", 0), hidden = hand_of("79TJQKA", hand);
+    ddz_cards plane = hand_of("3334445556667 9TJ", hand | hidden);
+    ddz_cards rest = DDZ_CARDS_ALL & ~hand & ~hidden & ~plane, mine = 0;
+    for (int i = 0; i < 11; i++)
+        mine |= (rest & ~mine) & (~(rest & ~mine) + 1);
+    ddz_view v;
+    cr_assert_eq(ddz_view_deal(&v, &ddz_rules_caai, 1, hand | mine), 0);
+    cr_assert_eq(ddz_view_bid(&v, 0, 3), 0);
+    ddz_cards left3 = plane & (~plane + 1);
+    left3 |= (plane & ~left3) & (~(plane & ~left3) + 1);
+    left3 |= (plane & ~left3) & (~(plane & ~left3) + 1);
+    cr_assert_eq(ddz_view_leftover(&v, 0, left3), 0);
+    v.hand = hand;
+    v.played[0] = plane;
+    v.played[1] = mine;
+    v.played[2] = rest & ~mine;
+    v.left[0] = 4, v.left[1] = 6, v.left[2] = 3;
+    v.turn = 1;
+    v.last = (ddz_combo){.type = DDZ_PASS};
+    v.last_seat = -1;
+    cr_assert_eq(ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(plane)).type, DDZ_PLANE);
+    ddz_cards bomb = ranks_in(&v, "8888"), twos = ranks_in(&v, "22"), two = ranks_in(&v, "2");
+    for (int mode = 0; mode < 2; mode++) {
+        ddz_strong *s = new_strong(11, 400);
+        ddz_strong_set_endgame(s, mode ? DDZ_STRONG_ENDGAME_WIN : DDZ_STRONG_ENDGAME_SCORE);
+        ddz_strong_workspace *ws = new_ws();
+        ddz_cards c = ddz_strong_play(s, &v, ws);
+        assert_legal_play(&v, c);
+        if (mode == 0)
+            cr_assert(c == bomb || c == twos || c == two, "score: %llx, not the bomb's line",
+                      (unsigned long long)c);
         else
-            cr_assert_eq(c, v.hand, "%s: at once", rs->name);
+            cr_assert_eq(c, hand, "win: %llx, not the whole hand", (unsigned long long)c);
+        ddz_strong_destroy(s);
+        ddz_strong_workspace_destroy(ws);
     }
 }
 

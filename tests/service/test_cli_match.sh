@@ -82,5 +82,19 @@ rc=$?
 [ -s "$tmp/err" ] && no "a botzone: seat was charged: $(cat "$tmp/err")" || ok
 "$DDZ" verify "$tmp/bz.jsonl" >/dev/null && ok || no "the botzone: match's records do not verify"
 
+# ai:strong as an engine, its endgame played for the score (the default)
+# or only to win (--endgame win, the A/B test's baseline): both play their
+# games without a fault; another mode is bad usage.
+expect_fail "engine --endgame: an unknown mode" 2 "--endgame must be score or win" \
+    "$DDZ" engine --ai strong --endgame best
+for mode in score win; do
+    "$DDZ" match --seat "A=exec:$DDZ engine --ai strong --rollouts 30 --endgame $mode" \
+        --seat B=ai:greedy --seat C=ai:greedy --games 3 --quiet --log "$tmp/eg-$mode.jsonl" \
+        >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok ||
+        no "engine --endgame $mode: $(cat "$tmp/err")"
+    [ "$(grep -c '"fault":null' "$tmp/eg-$mode.jsonl")" -eq 3 ] && ok ||
+        no "engine --endgame $mode: a game with a fault"
+done
+
 echo "test_cli_match: $passes passed, $fails failed"
 [ $fails -eq 0 ]
