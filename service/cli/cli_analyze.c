@@ -32,7 +32,8 @@ static const char usage[] =
     "the plays that would have kept it, as arrays of the mover's card codes.\n"
     "A game that all passed has no plays; one a fault ended, none after it.\n"
     "\n"
-    "Then one line per player name (records carry \"names\"), over the plays\n"
+    "Then one line per player (the records' \"names\"; a tournament's player\n"
+    "ids for records that carry them, as DIR/games.jsonl's do), over the plays\n"
     "the player made itself (not the referee's auto-passes):\n"
     "  {\"player\":NAME,\"positions\":N,\"gave\":N,\"took\":N,\"unknown\":N}\n"
     "gave: plays that gave away a forced win; took: plays that took a win\n"
@@ -105,7 +106,8 @@ static long player_of(run *u, const char *name)
     }
     player *p = &u->players[u->nplayers];
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "%s", name);
+    /* names and ids are shorter than DDZ_NAME_MAX (checked when read) */
+    memcpy(p->name, name, strnlen(name, sizeof p->name - 1));
     return (long)u->nplayers++;
 }
 
@@ -152,6 +154,26 @@ static void print_ply(const ddz_record *r, const ddz_analysis_ply *p, bool score
     fputs("}\n", stdout);
 }
 
+/* Reads a tournament's player ids (the record's "tournament": {"players":
+ * [ID x 3]}, DIR/games.jsonl) into ids[]. Returns 1, or 0 when the line
+ * has none: the summary then counts the record's names. A tournament's
+ * players often share a name (two seats of `ai:greedy`), never an id. */
+static int tournament_ids(const char *line, size_t len, char ids[3][DDZ_NAME_MAX])
+{
+    json_t *j = json_loadb(line, len, 0, NULL);
+    json_t *t = json_object_get(j, "tournament"); /* NULL-safe */
+    json_t *ps = json_object_get(t, "players");
+    int ok = json_is_array(ps) && json_array_size(ps) == 3;
+    for (int s = 0; ok && s < 3; s++) {
+        const char *id = json_string_value(json_array_get(ps, (size_t)s));
+        ok = id && id[0] && strlen(id) < DDZ_NAME_MAX;
+        if (ok)
+            snprintf(ids[s], DDZ_NAME_MAX, "%s", id);
+    }
+    json_decref(j);
+    return ok;
+}
+
 /* Analyses the record on one line. Returns 0, 1 after complaining about the
  * line, or -1 when out of memory. */
 static int analyze_line(run *u, const char *line, size_t len, long lineno)
@@ -161,8 +183,10 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
     if (ddz_cli_read_record("analyze", line, len, lineno, &r, &rs))
         return 1;
     long who[3];
+    char ids[3][DDZ_NAME_MAX];
+    int by_id = tournament_ids(line, len, ids);
     for (int s = 0; s < 3; s++)
-        if ((who[s] = player_of(u, r.names[s])) < 0)
+        if ((who[s] = player_of(u, by_id ? ids[s] : r.names[s])) < 0)
             return -1;
     ddz_analysis a;
     if (ddz_analysis_begin(&a, &r, rs, u->solver) < 0) {

@@ -35,6 +35,8 @@ plies = [o for o in out if "ply" in o]
 others = [o for o in out if "ply" not in o]
 bad = []
 def rank(c): return c // 4 if c < 52 else c - 39
+# a summary's players: a tournament's ids where the record has them, else its names
+def who(r): return r["tournament"]["players"] if "tournament" in r else r["names"]
 i = 0
 own = {}
 moves_cache = {}
@@ -87,7 +89,7 @@ for r in recs:
                     bad.append("game %d ply %d: the play made is listed as a keep" % (r["game"], k))
         after = o["after"]
         if not p.get("auto"):
-            name = r["names"][p["seat"]]
+            name = who(r)[p["seat"]]
             own[name] = own.get(name, 0) + 1
         # the position after the play
         for c in p["cards"]:
@@ -103,7 +105,7 @@ for r in recs:
 if i != len(plies):
     bad.append("%d lines for %d plays" % (len(plies), i))
 players = {o["player"]: o for o in others if "player" in o}
-if set(players) != set(r2 for rec in recs for r2 in rec["names"]):
+if set(players) != set(r2 for rec in recs for r2 in who(rec)):
     bad.append("players %s" % sorted(players))
 for name, o in players.items():
     if list(o.keys()) != ["player", "positions", "gave", "took", "unknown"]:
@@ -287,6 +289,10 @@ if "$DDZ" tournament --players "$tmp/players" --dir "$tmp/t" --format swiss --tu
     "$DDZ" analyze "$tmp/t/games.jsonl" "${budget[@]}" >"$tmp/t.out" 2>"$tmp/err" && ok ||
         no "tournament records: $(cat "$tmp/err")"
     check "tournament records" "$tmp/t/games.jsonl" "$tmp/t.out"
+    # the summary names the tournament's players by id (b and c share a name)
+    for id in a b c; do
+        grep -q "^{\"player\":\"$id\"," "$tmp/t.out" && ok || no "tournament: no summary line for player $id"
+    done
 else
     no "ddz tournament: $(cat "$tmp/err")"
 fi
