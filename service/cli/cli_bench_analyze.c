@@ -35,7 +35,7 @@
 static const char usage[] =
     "usage: ddz bench analyze [--deals N] [--budget-ms N] [--nodes N] [--seed S]\n"
     "                         [--blunder-nodes N] [--rotations 1|3] [--rollouts N]\n"
-    "                         [--rules NAME] [--ais LIST] [--scores]\n"
+    "                         [--rules NAME] [--ais LIST] [--scores] [--no-reach]\n"
     "\n"
     "What the solver decides within a budget, and who gives wins away.\n"
     "Part one: N deals (default 1000) under each rule set, played by three\n"
@@ -64,7 +64,8 @@ static const char usage[] =
     "                    (little-endian, default 1)\n"
     "  --rules NAME      one rule set (default: each of them)\n"
     "  --ais LIST        part two's AIs, comma-separated (default\n"
-    "                    random,greedy,strong; none: no part two)\n";
+    "                    random,greedy,strong; none: no part two)\n"
+    "  --no-reach        no part one\n";
 
 /* The budget's clock and the times reported: this process's CPU time, so
  * that what is decided within "1 s" does not depend on what else the
@@ -85,6 +86,7 @@ typedef struct config {
     int rotations;     /* part two: games a deal for each tested AI (1: in seat k mod 3;
                           3: each seat) */
     bool scores;       /* part one: the best scores of each position too */
+    bool no_reach;     /* no part one */
     const char *ais[TESTED_MAX + 1]; /* the AIs of part two, NULL-terminated */
     char ais_buf[256];
     uint64_t seed;
@@ -399,6 +401,8 @@ int ddz_cli_bench_analyze(int argc, char **argv)
                 return ddz_cli_usage("bench analyze", "--blunder-nodes must be 1..2000000000");
         } else if (strcmp(a, "--scores") == 0) {
             c.scores = true;
+        } else if (strcmp(a, "--no-reach") == 0) {
+            c.no_reach = true;
         } else if (strcmp(a, "--rotations") == 0 && val) {
             if (ddz_cli_int(argv[++i], 1, 3, &c.rotations) < 0 || c.rotations == 2)
                 return ddz_cli_usage("bench analyze", "--rotations must be 1 or 3");
@@ -435,12 +439,14 @@ int ddz_cli_bench_analyze(int argc, char **argv)
            "position, %d game(s) a deal, ai:strong at %d units a decision; seed %llu\n",
            c.ms, c.nodes, c.blunder_nodes, c.rotations, c.rollouts, (unsigned long long)c.seed);
     int rc = 0;
-    printf("\nthree ai:greedy, %d deals: positions solved within the budget, each from an empty "
-           "table; CPU ms a position\n",
-           c.deals);
-    printf("%-13s %-6s %-10s %9s %9s %7s %8s %8s %8s %7s\n", "rules", "search", "from", "positions",
-           "solved", "share", "median", "p99", "max", "Mnode/s");
-    for (int i = 0; rc == 0 && ddz_rules_at(i); i++)
+    if (!c.no_reach) {
+        printf("\nthree ai:greedy, %d deals: positions solved within the budget, each from an "
+               "empty table; CPU ms a position\n",
+               c.deals);
+        printf("%-13s %-6s %-10s %9s %9s %7s %8s %8s %8s %7s\n", "rules", "search", "from",
+               "positions", "solved", "share", "median", "p99", "max", "Mnode/s");
+    }
+    for (int i = 0; rc == 0 && !c.no_reach && ddz_rules_at(i); i++)
         if (!only || only == ddz_rules_at(i))
             rc = run_reach(&c, ddz_rules_at(i), sv, ws);
     if (c.ais[0] && rc == 0) {

@@ -297,6 +297,31 @@ else
     no "ddz tournament: $(cat "$tmp/err")"
 fi
 
+# ---- ddz bench analyze: its rows, on a small budget ----
+if "$DDZ" bench analyze --deals 3 --budget-ms 30 --blunder-nodes 2000 --rules caai --scores \
+    --rollouts 10 >"$tmp/bench.out" 2>"$tmp/err"; then
+    ok
+    # part one: who wins and the scores, from three kinds of position each;
+    # shares within 0..100%, solved no more than searched
+    rows=$(awk '$1 == "caai" && ($2 == "win" || $2 == "score")' "$tmp/bench.out")
+    [ "$(wc -l <<<"$rows")" -eq 6 ] && ok || no "bench analyze: part one rows: $rows"
+    # (a kind's name is two words: positions are the 5th field)
+    awk '{ if ($6 > $5 || $7 + 0 > 100 || $5 + 0 < 1) bad = 1 } END { exit bad }' <<<"$rows" && ok ||
+        no "bench analyze: a part one row does not add up: $rows"
+    # part two: three AIs, three roles each; gave never above won
+    rows=$(awk '$1 == "caai" && $2 ~ /^ai:/' "$tmp/bench.out")
+    [ "$(wc -l <<<"$rows")" -eq 9 ] && ok || no "bench analyze: part two rows: $rows"
+    awk '{ n = NF; if ($(n - 2) > $(n - 3) || $(n - 3) > $(n - 4)) bad = 1 } END { exit bad }' <<<"$rows" &&
+        ok || no "bench analyze: a part two row does not add up: $rows"
+    grep -q '^peak resident memory: [0-9.]* MB$' "$tmp/bench.out" && ok || no "bench analyze: no memory line"
+else
+    no "bench analyze: $(cat "$tmp/err")"
+fi
+"$DDZ" bench analyze --no-reach --ais none >"$tmp/bench.out" 2>&1 && ! grep -q '^caai' "$tmp/bench.out" &&
+    ok || no "bench analyze --no-reach --ais none: $(cat "$tmp/bench.out")"
+expect_fail "bench analyze: two rotations" 2 "--rotations must be 1 or 3" \
+    "$DDZ" bench analyze --rotations 2
+
 # ---- bad lines: each named on stderr, the others still analysed ----
 {
     sed -n 1p "$tmp/caai.jsonl"
