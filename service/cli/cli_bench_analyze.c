@@ -65,6 +65,7 @@ static const char usage[] =
     "  --rules NAME      one rule set (default: each of them)\n"
     "  --ais LIST        part two's AIs, comma-separated (default\n"
     "                    random,greedy,strong; none: no part two)\n"
+    "  --scores          part one: the best scores' search too\n"
     "  --no-reach        no part one\n";
 
 /* The budget's clock and the times reported: this process's CPU time, so
