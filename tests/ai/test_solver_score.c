@@ -221,10 +221,11 @@ Test(solver_score, agrees_with_plain_minimax_in_a_small_table)
     ddz_solver_destroy(sv);
 }
 
-/* Hand-checked: the landlord (South) holds a bomb of 3s and a 4, the
- * farmers one card each that the 4 cannot stop. Leading the 4 loses; the
- * bomb first, then the 4, wins with the stake doubled (caai: x(1 + 1)), and
- * nobody else played: spring, x2 again. */
+/* Hand-checked: the landlord (South) holds a bomb of 3s and a 4, each
+ * farmer one card above the 4. Leading the 4 loses (East beats it and
+ * goes out); the bomb first, then the 4 as its last card, wins with the
+ * stake doubled (caai: x(1 + 1)), and nobody else played: spring, x2
+ * again. Going out by three 3s with the 4, then the last 3, wins at x2. */
 Test(solver_score, a_bomb_and_spring_are_found)
 {
     ddz_solver *sv = ddz_solver_create(0);

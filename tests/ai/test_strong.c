@@ -404,7 +404,7 @@ Test(strong, decisions_do_not_depend_on_the_workspace, .init = init)
     }
     cr_log_info("%d decisions (%ld endgame-search nodes) alike in a shared and in own workspaces",
                 decisions, nodes);
-    cr_assert_gt(nodes, 10000, "the endgame search ran");
+    cr_assert_gt(nodes, 2000, "the endgame search ran"); /* 4,150 in 4 deals, 44,542 in 20 */
     ddz_strong_destroy(noise);
     ddz_strong_workspace_destroy(shared);
     ddz_strong_workspace_destroy(own[0]);
