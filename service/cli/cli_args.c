@@ -44,7 +44,7 @@ int ddz_cli_double(const char *v, double lo, double hi, double *out)
     return 0;
 }
 
-void ddz_cli_complain(const char *cmd, const char *fmt, ...)
+int ddz_cli_complain(const char *cmd, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
@@ -55,6 +55,7 @@ void ddz_cli_complain(const char *cmd, const char *fmt, ...)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     fprintf(stderr, "ddz %s: %s\n", cmd, buf);
+    return 1;
 }
 
 bool ddz_cli_blank(const char *s, size_t n)

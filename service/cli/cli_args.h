@@ -25,8 +25,10 @@ int ddz_cli_double(const char *v, double lo, double hi, double *out);
 
 /* Prints "ddz CMD: MESSAGE" as one line on stderr, control characters
  * (which a record's strings or a JSON error may carry) replaced by '?' so
- * that it stays one line; MESSAGE is cut at some 500 bytes. */
-void ddz_cli_complain(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * that it stays one line; MESSAGE is cut at some 500 bytes. Returns 1, a
+ * failed command's exit status, so that `return ddz_cli_complain(...)`
+ * ends one. */
+int ddz_cli_complain(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Returns whether s[0..n) is white space only (a blank line of a JSONL
  * file, which the commands reading records skip). */

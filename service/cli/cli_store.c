@@ -2,7 +2,6 @@
 #include "service/cli/cli_store.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,22 +58,6 @@ static int is_help(const char *a)
     return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0;
 }
 
-/* Prints "ddz CMD: message" on stderr as one line, control characters
- * (which a name given on the command line may hold) replaced by '?'. */
-static int complain(const char *cmd, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    fprintf(stderr, "ddz %s: %s\n", cmd, buf);
-    return 1;
-}
-
 static const char *default_db(void)
 {
     const char *env = getenv("DDZ_DB");
@@ -89,15 +72,15 @@ static ddz_store *open_db(const char *cmd, const char *path, int create)
     /* a PostgreSQL URL names a database that the server keeps */
     if (!create && !ddz_store_is_url(path) && stat(path, &st) != 0) {
         if (errno == ENOENT)
-            complain(cmd, "%s: no such database (use --db PATH or set DDZ_DB)", path);
+            ddz_cli_complain(cmd, "%s: no such database (use --db PATH or set DDZ_DB)", path);
         else
-            complain(cmd, "%s: %s", path, strerror(errno));
+            ddz_cli_complain(cmd, "%s: %s", path, strerror(errno));
         return NULL;
     }
     char err[256];
     ddz_store *s = ddz_store_open(path, NULL, err, sizeof err);
     if (!s)
-        complain(cmd, "%s", err);
+        ddz_cli_complain(cmd, "%s", err);
     return s;
 }
 
@@ -108,9 +91,10 @@ static int store_error(const char *cmd, ddz_store *s, int rc)
     if (rc == DDZ_EDB) {
         ddz_store_counters c;
         ddz_store_stats(s, &c);
-        return complain(cmd, "database error: %s", c.last_error[0] ? c.last_error : "unknown");
+        return ddz_cli_complain(cmd, "database error: %s",
+                                c.last_error[0] ? c.last_error : "unknown");
     }
-    return complain(cmd, "%s", ddz_strerror(rc));
+    return ddz_cli_complain(cmd, "%s", ddz_strerror(rc));
 }
 
 static void print_token(void *ctx, const char *name, int64_t created_ms, bool revoked)
@@ -175,14 +159,15 @@ int ddz_cli_token(int argc, char **argv)
                     "keep it now\n",
                     name);
         } else if (rc == DDZ_EINVAL) {
-            status = complain(cmd, "'%s' already has an active token (revoke it first)", name);
+            status =
+                ddz_cli_complain(cmd, "'%s' already has an active token (revoke it first)", name);
         } else {
             status = store_error(cmd, s, rc);
         }
     } else if (revoke) {
         rc = ddz_store_token_revoke(s, name);
         if (rc == DDZ_ENOTFOUND)
-            status = complain(cmd, "no active token named '%s'", name);
+            status = ddz_cli_complain(cmd, "no active token named '%s'", name);
         else if (rc < 0)
             status = store_error(cmd, s, rc);
     } else {
@@ -190,7 +175,7 @@ int ddz_cli_token(int argc, char **argv)
         if (rc < 0)
             status = store_error(cmd, s, rc);
         else if (fflush(stdout) == EOF || ferror(stdout))
-            status = complain(cmd, "standard output: %s", strerror(errno));
+            status = ddz_cli_complain(cmd, "standard output: %s", strerror(errno));
     }
     ddz_store_close(s);
     return status;
@@ -226,7 +211,7 @@ int ddz_cli_export(int argc, char **argv)
     if (!out) {
         int e = errno;
         ddz_store_close(s);
-        return complain("export", "%s: %s", out_path, strerror(e));
+        return ddz_cli_complain("export", "%s: %s", out_path, strerror(e));
     }
     int rc = ddz_store_export(s, out, all), status = 0;
     int e = errno;
@@ -235,8 +220,8 @@ int ddz_cli_export(int argc, char **argv)
         rc = DDZ_EIO;
     }
     if (rc == DDZ_EIO)
-        status = complain("export", "%s: %s", to_stdout ? "standard output" : out_path,
-                          e ? strerror(e) : "write error");
+        status = ddz_cli_complain("export", "%s: %s", to_stdout ? "standard output" : out_path,
+                                  e ? strerror(e) : "write error");
     else if (rc < 0)
         status = store_error("export", s, rc);
     ddz_store_close(s);
