@@ -405,11 +405,10 @@ static void *run(void *arg)
 
 /* ---- the loop's side ---- */
 
-/* err = "cluster: WHAT: libpq's message", on one line (libpq's runs over
+/* err = "cluster: WHAT: M", on one line (libpq's messages run over
  * several, with tabs). */
-static void set_err(char *err, size_t errlen, const char *what, PGconn *pg)
+static void set_err(char *err, size_t errlen, const char *what, const char *m)
 {
-    const char *m = pg ? PQerrorMessage(pg) : "";
     int n = snprintf(err, errlen, "cluster: %s%s", what, *m ? ": " : "");
     size_t at = n > 0 ? (size_t)n : 0;
     bool space = true;
@@ -456,7 +455,7 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
      * says so) rather than TCP's 15 minutes */
     c->pg = ddz_pg_connect(cfg->db_url, "ddz-cluster", 2000, 10000);
     if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
-        set_err(err, errlen, "cannot connect to the database", c->pg);
+        set_err(err, errlen, "cannot connect to the database", ddz_pg_connect_error(c->pg));
         goto fail;
     }
     const char *me[] = {c->node};
@@ -479,7 +478,7 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
         !exec(c->pg, "CREATE INDEX IF NOT EXISTS cluster_rooms_node ON cluster_rooms (node)", 0,
               NULL, NULL) ||
         !exec(c->pg, "COMMIT", 0, NULL, NULL)) {
-        set_err(err, errlen, "cannot create the cluster tables", c->pg);
+        set_err(err, errlen, "cannot create the cluster tables", PQerrorMessage(c->pg));
         goto fail;
     }
     /* Another live node with our id and another address would have its
@@ -489,7 +488,7 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
               "SELECT 1 FROM cluster_nodes WHERE id = $1 AND public_url <> $3 AND "
               "seen_at > now() - $2::int * interval '1 millisecond'",
               3, live, &res)) {
-        set_err(err, errlen, "cannot read the nodes table", c->pg);
+        set_err(err, errlen, "cannot read the nodes table", PQerrorMessage(c->pg));
         goto fail;
     }
     int taken = PQntuples(res);
@@ -512,7 +511,7 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
         /* the others read the nodes again now, not at their next beat:
          * they can send clients here at once */
         !exec(c->pg, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, me, NULL)) {
-        set_err(err, errlen, "cannot register the node", c->pg);
+        set_err(err, errlen, "cannot register the node", PQerrorMessage(c->pg));
         goto fail;
     }
     if (!(c->pub = ddz_mailbox_create(0, true)) || !(c->views = ddz_mailbox_create(0, false))) {

@@ -112,7 +112,7 @@ static bool connect_pg(ddz_lead *l)
      * a leader's statement never waits on a row lock for long */
     l->pg = ddz_pg_connect(l->url, "ddz-lead", 2000, 10000);
     if (!l->pg || PQstatus(l->pg) != CONNECTION_OK) {
-        set_err(l, "connect", l->pg ? PQerrorMessage(l->pg) : "out of memory");
+        set_err(l, "connect", ddz_pg_connect_error(l->pg));
         lose_all(l);
         return false;
     }

@@ -42,6 +42,19 @@ static void notice(void *arg, const PGresult *res)
  * to PQconnectdbParams only). */
 enum { DDZ_PG_CONNECT_MS = 5000 };
 
+const char *ddz_pg_connect_error(const PGconn *c)
+{
+    if (!c)
+        return "out of memory";
+    /* our own 5 s bound stopped PQconnectPoll while libpq was still
+     * connecting (its message then holds at most its prefix); its own
+     * failures leave CONNECTION_BAD and say why */
+    ConnStatusType st = PQstatus(c);
+    if (st != CONNECTION_BAD && st != CONNECTION_OK)
+        return "no answer from the database server within 5 s";
+    return PQerrorMessage(c);
+}
+
 PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                        int statement_timeout_ms)
 {

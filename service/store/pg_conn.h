@@ -35,4 +35,10 @@
 PGconn *ddz_pg_connect(const char *url, const char *app, int lock_timeout_ms,
                        int statement_timeout_ms);
 
+/* Returns why `c` (what ddz_pg_connect returned) is not connected, one
+ * clear reason: "out of memory" for NULL, a sentence saying so when the
+ * 5 s ran out while libpq was still connecting, else libpq's message.
+ * Never NULL. */
+const char *ddz_pg_connect_error(const PGconn *c);
+
 #endif

@@ -124,7 +124,7 @@ static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen
         return NULL;
     }
     if (PQstatus(c) != CONNECTION_OK) {
-        first_line(msg, msglen, PQerrorMessage(c));
+        first_line(msg, msglen, ddz_pg_connect_error(c));
         PQfinish(c);
         return NULL;
     }
