@@ -322,7 +322,7 @@ int ddz_cli_tournament(int argc, char **argv)
     c.wake_watch = c.loop->ops->watch(c.loop, c.wake[0], false, on_wake, &c);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = tables < cpus ? tables : (int)(cpus > 0 ? cpus : 1);
-    c.think = ddz_think_create(threads, wake, &c);
+    c.think = ddz_think_create(threads, NULL, wake, &c); /* one owner: nothing to share */
     ddz_director_cb cb = {
         .ctx = &c, .seat = make_seat, .game_over = on_game, .turn_over = on_turn, .log = on_log};
     int err = 0;

@@ -8,8 +8,10 @@
  * is made on a worker thread, in that worker's workspace, after the host's
  * think delay and comes back through ddz_seat_ai_done() on the loop
  * thread; a request cancelled meanwhile drops the answer, and a seat
- * closed meanwhile leaves the job to free the AI. The AI decides from the
- * seat's view only (rules/view.h).
+ * closed meanwhile leaves the job to free the AI. Its jobs carry the key
+ * its environment gave (whose share of the pool they take: think_sched.h)
+ * and its own budget, which a lean decision borrows and gives back. The AI
+ * decides from the seat's view only (rules/view.h).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -23,16 +25,19 @@
 typedef struct ai_seat {
     ddz_seat base;
     ddz_ai *ai;
-    char name[48];          /* "ai:NAME" */
-    ddz_think *think;       /* NULL: decide on the loop thread */
-    ddz_ai_workspace *ws;   /* where it decides without `think` */
-    bool own_ws;            /* ws is this seat's, to free on close */
-    ddz_timer delay;        /* the think delay before a pool decision */
-    bool asked;             /* a request is open */
-    ddz_tev ask;            /* that request */
-    const ddz_table *table; /* where the request came from */
-    ddz_think_job *job;     /* a decision in flight, at most one */
-    long *alive;            /* the environment's count of AI objects, or NULL */
+    char name[48];               /* "ai:NAME" */
+    ddz_think *think;            /* NULL: decide on the loop thread */
+    ddz_ai_workspace *ws;        /* where it decides without `think` */
+    bool own_ws;                 /* ws is this seat's, to free on close */
+    ddz_timer delay;             /* the think delay before a pool decision */
+    bool asked;                  /* a request is open */
+    ddz_tev ask;                 /* that request */
+    const ddz_table *table;      /* where the request came from */
+    ddz_think_job *job;          /* a decision in flight, at most one */
+    long *alive;                 /* the environment's count of AI objects, or NULL */
+    char key[DDZ_THINK_KEY_MAX]; /* its jobs' owner key */
+    bool metered;                /* the key's budget applies to its jobs */
+    int budget_ms;               /* its AI's budget per decision, 0 = the AI's default */
 } ai_seat;
 
 static void decide_now(ai_seat *a)
@@ -61,6 +66,9 @@ static void submit(ai_seat *a)
     j->kind = a->ask.action;
     j->seq = a->ask.seq;
     j->seat = a->ask.seat;
+    memcpy(j->key, a->key, sizeof j->key);
+    j->metered = a->metered;
+    j->budget_ms = a->budget_ms;
     j->owner = a;
     a->job = j;
     if (ddz_think_submit(a->think, j) < 0) {
@@ -168,6 +176,9 @@ ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err
         return NULL;
     }
     a->think = env->think;
+    snprintf(a->key, sizeof a->key, "%s", env->think_key ? env->think_key : "");
+    a->metered = env->think_metered;
+    a->budget_ms = env->ai_budget_ms;
     if (!a->think) {
         a->ws = env->workspace;
         if (!a->ws) {

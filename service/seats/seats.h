@@ -32,6 +32,8 @@ enum ddz_seat_protocol {
 typedef struct ddz_seat_env {
     ddz_loop *loop;                 /* required */
     ddz_think *think;               /* hosted AIs think here; NULL = on the loop thread */
+    const char *think_key;          /* whose thinking it is on `think` (think.h); NULL = "" */
+    bool think_metered;             /* the key's budget of thinking time applies */
     ddz_ai_workspace *workspace;    /* for decisions on the loop thread (no `think`);
                                        NULL = each AI seat makes its own */
     bool allow_exec;                /* `exec:COMMAND` allowed (never from the network) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "service/seats/think_sched.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 
@@ -19,6 +20,7 @@ static const char *const budget_names[DDZ_BUDGET_N] = {
     [DDZ_BUDGET_QUEUE_PER_CONN] = "queue_per_conn",
     [DDZ_BUDGET_SPAWNS] = "spawns",
     [DDZ_BUDGET_SPAWNS_PER_ROOM] = "spawns_per_room",
+    [DDZ_BUDGET_AI_THINK_PER_IP] = "ai_think_per_ip",
 };
 
 static long pick(long option, long dflt)
@@ -59,6 +61,14 @@ static long max_rooms_per_ip(const ddz_srv *srv)
 static long max_conns_per_ip(const ddz_srv *srv)
 {
     return pick(srv->cfg.max_conns_per_ip, DDZ_BUDGET_CONNS_PER_IP_DEFAULT);
+}
+
+ddz_think_budget ddz__budget_think(const ddz_srv *srv)
+{
+    int64_t rate_ms = pick(srv->cfg.ai_think_per_ip, DDZ_BUDGET_AI_THINK_PER_IP_DEFAULT);
+    return (ddz_think_budget){.rate_us = rate_ms * 1000,
+                              .burst_us = rate_ms * 1000 * DDZ_BUDGET_AI_THINK_BURST_S,
+                              .lean_ms = DDZ_BUDGET_AI_LEAN_MS};
 }
 
 int ddz__budget_spawn_rate_room(const ddz_srv *srv)
@@ -380,7 +390,7 @@ void ddz__budget_destroy(ddz_srv *srv)
 
 void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used)
 {
-    const ddz_budget *b = &srv->budget;
+    ddz_budget *b = &srv->budget;
     long most_conns = 0, most_rooms = 0; /* the address holding the most */
     for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
         for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next) {
@@ -392,6 +402,13 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
             if (a->rooms > most_rooms)
                 most_rooms = a->rooms;
         }
+    /* the think pool's: the most one address has used of its burst (ms),
+     * and the decisions made lean past it (the pool counts them) */
+    ddz_think_stats think = {0};
+    if (srv->think)
+        ddz_think_get_stats(srv->think, &think);
+    b->refused[DDZ_BUDGET_AI_THINK_PER_IP] = think.lean;
+    ddz_think_budget tb = ddz__budget_think(srv);
     size_t biggest = 0; /* the longest send queue */
     for (const ddz_conn *c = b->conns; c; c = c->next)
         if (c->queued > biggest)
@@ -406,6 +423,7 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
         [DDZ_BUDGET_CONNS_PER_IP] = most_conns,
         [DDZ_BUDGET_SPAWNS] = ddz_spawn_budget_used(ddz__budget_spawns(srv), ddz__now_us()),
         [DDZ_BUDGET_SPAWNS_PER_ROOM] = room_spawns_used,
+        [DDZ_BUDGET_AI_THINK_PER_IP] = (long)(think.spent_us / 1000),
     };
     long limit[DDZ_BUDGET_N] = {
         [DDZ_BUDGET_ENGINES] = ddz__budget_max_engines(srv),
@@ -417,6 +435,7 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
         [DDZ_BUDGET_QUEUE_PER_CONN] = (long)ddz__budget_max_queue_per_conn(srv),
         [DDZ_BUDGET_SPAWNS] = ddz__budget_spawns(srv)->rate,
         [DDZ_BUDGET_SPAWNS_PER_ROOM] = ddz__budget_spawn_rate_room(srv),
+        [DDZ_BUDGET_AI_THINK_PER_IP] = (long)(tb.burst_us / 1000),
     };
     fprintf(f, "# TYPE ddz_budget_used gauge\n");
     for (int k = 0; k < DDZ_BUDGET_N; k++)
@@ -442,4 +461,7 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
     /* rooms and addresses refusing passwords now */
     fprintf(f, "# TYPE ddz_password_locked gauge\nddz_password_locked %ld\n", locked);
     fprintf(f, "# TYPE ddz_ais_created_total counter\nddz_ais_created_total %ld\n", b->ais_created);
+    fprintf(f, "# TYPE ddz_think_queued gauge\nddz_think_queued %ld\n", think.queued);
+    fprintf(f, "# TYPE ddz_think_running gauge\nddz_think_running %ld\n", think.running);
+    fprintf(f, "# TYPE ddz_think_keys gauge\nddz_think_keys %ld\n", think.keys);
 }

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "service/engine/spawn_budget.h"
+#include "service/seats/think.h"
 
 typedef struct ddz_srv ddz_srv;
 
@@ -26,6 +27,9 @@ typedef struct ddz_srv ddz_srv;
 #define DDZ_BUDGET_QUEUED_BYTES_DEFAULT (64 * 1024 * 1024)
 #define DDZ_BUDGET_QUEUE_PER_CONN_DEFAULT (256 * 1024)
 #define DDZ_BUDGET_PASSWORD_TRIES_DEFAULT 5
+#define DDZ_BUDGET_AI_THINK_PER_IP_DEFAULT 1000 /* ms a second: one of the two think workers */
+#define DDZ_BUDGET_AI_THINK_BURST_S 10          /* seconds' worth of it at once */
+#define DDZ_BUDGET_AI_LEAN_MS 50                /* a decision's budget past it */
 #define DDZ_ADDRS_MAX 100000 /* address entries (about 10 MB): see ddz__budget_conn_open */
 
 /* Wrong passwords sent to one room or from one address: `tries` wrong ones
@@ -79,6 +83,10 @@ long ddz__budget_max_ais(const ddz_srv *srv);
 long ddz__budget_max_idle_rooms(const ddz_srv *srv);
 size_t ddz__budget_max_queued(const ddz_srv *srv);
 size_t ddz__budget_max_queue_per_conn(const ddz_srv *srv);
+
+/* The think pool's budget of thinking time per client address
+ * (--ai-think-per-ip, think_sched.h). */
+ddz_think_budget ddz__budget_think(const ddz_srv *srv);
 
 /* The engine starts budget of the server (--spawn-rate), set up at its
  * first use; never NULL. */

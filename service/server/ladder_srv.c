@@ -222,6 +222,7 @@ static ddz_seat *make_seat(ltab *t, int s, char *err, size_t errlen)
         .charge_at_once = true, /* a deal does not wait for a bot that left */
         .time_ms = l->time_ms,
         .ai_budget_ms = q->budget_ms,
+        .think_key = "(ladder)", /* a share of the think pool of its own */
         .log_name = q->kind == K_ENGINE ? log_name : NULL,
     };
     int e = 0;

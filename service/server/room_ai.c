@@ -23,6 +23,9 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
     ddz_seat_want w = {
         .spec = spec,
         .ai_budget = true,
+        /* its AIs think on its creator's share (custody ones too: the room
+         * is what the creator asked for) */
+        .think_key = r->owner ? r->owner->key : NULL,
         .time_ms = r->opts.time * 1000,
         /* a quarter of the table's time limit, at most a second */
         .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,

@@ -48,6 +48,13 @@ ddz_seat *ddz__seat_make(ddz_srv *srv, const ddz_seat_want *w, int *err, char *m
     ddz_seat_env env = {
         .loop = &srv->loop.base,
         .think = srv->think,
+        /* the think pool's fair share and budget are per key: a client's
+         * room's are its owner address's, metered; a competition's are its
+         * own, never cut (its AIs are the server's reference points) */
+        .think_key = w->think_key   ? w->think_key
+                     : w->ai_budget ? "?"
+                                    : "(server)",
+        .think_metered = w->ai_budget,
         .allow_exec = w->allow_exec,
         .nengines = cfg->nengines,
         .engine_name = (const char *const *)cfg->engine_name,

@@ -26,7 +26,11 @@ typedef struct ddz_seat_want {
     bool charge_at_once;           /* an absent seat is charged a crash when asked (the ladder:
                                       a deal does not wait), else by the clock (a tournament) */
     bool allow_exec;               /* the operator's own list (a tournament's players file) */
-    bool ai_budget;                /* a client's room: a hosted AI counts against its budget */
+    bool ai_budget;                /* a client's room: a hosted AI counts against its budget,
+                                      and its thinking against its key's (think.h) */
+    const char *think_key;         /* whose thinking a hosted AI's is (think.h): a client's
+                                      room's owner address, a competition's own key; NULL =
+                                      "?" in a client's room, else "(server)" */
     int time_ms;                   /* the table's time per action */
     int ai_budget_ms;              /* a hosted AI's time per decision; 0 = the AI's default */
     uint64_t ai_seed;              /* a hosted AI's random stream; 0 = a fresh random one */

@@ -1351,7 +1351,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_store_close(srv->store);
         return 1;
     }
-    srv->think = ddz_think_create(2, wake_loop, srv);
+    ddz_think_budget think_budget = ddz__budget_think(srv);
+    srv->think = ddz_think_create(2, &think_budget, wake_loop, srv);
     ddz_analyst_options aopt = {.max_jobs = cfg->analysis_jobs == 0  ? DDZ_ANALYST_JOBS
                                             : cfg->analysis_jobs < 0 ? 0
                                                                      : cfg->analysis_jobs};

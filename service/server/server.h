@@ -51,6 +51,8 @@ typedef struct ddz_server_cfg {
     int spawn_rate;             /* engine starts a second in all, 0 = 50 */
     int spawn_rate_room;        /* engine starts a second per room, 0 = 10 */
     int password_tries;         /* wrong passwords per minute for a room or an address, 0 = 5 */
+    int ai_think_per_ip;        /* ms of hosted-AI thinking a second for the rooms of one
+                                   address at full strength, 0 = 1000 */
     int analysis_jobs;          /* post-game analyses queued or running at once (analyst.h),
                                    0 = DDZ_ANALYST_JOBS, -1 = none (every one refused) */
     const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */

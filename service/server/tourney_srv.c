@@ -290,6 +290,7 @@ static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, s
         .allow_exec = true,              /* the operator's players file */
         .time_ms = ts->s.dc.time_ms,
         .ai_seed = ai_seed,
+        .think_key = "(tournament)", /* a share of the think pool of its own */
         .log_name = log_name,
     };
     int e = 0;
