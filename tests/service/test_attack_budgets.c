@@ -27,16 +27,23 @@ static void start_with(const char *const *opts)
 
 /* ---- raw attackers ---- */
 
-/* Connects to the server's /ws and completes the handshake, with an
+/* Connects to the server's /ws from loopback address `from` (NULL: the
+ * kernel's choice, 127.0.0.1) and completes the handshake, with an
  * X-Forwarded-For header when `xff` is not NULL and a small receive buffer
  * when `rcvbuf` > 0 (a client that will not read). Returns the socket, or
  * -1 if the server refused the handshake or closed (bounded: 5 s). */
-static int raw_connect(const char *xff, int rcvbuf)
+static int raw_connect_from(const char *from, const char *xff, int rcvbuf)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     cr_assert_geq(fd, 0);
     if (rcvbuf > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (from) { /* every 127.0.0.0/8 address is this host's: another client address */
+        struct sockaddr_in src = {.sin_family = AF_INET};
+        cr_assert_eq(inet_pton(AF_INET, from, &src.sin_addr), 1);
+        cr_assert_eq(bind(fd, (struct sockaddr *)&src, sizeof src), 0, "bind %s: %s", from,
+                     strerror(errno));
+    }
     struct sockaddr_in a = {.sin_family = AF_INET,
                             .sin_port = htons((uint16_t)srv.port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -65,6 +72,11 @@ static int raw_connect(const char *xff, int rcvbuf)
         return -1;
     }
     return fd;
+}
+
+static int raw_connect(const char *xff, int rcvbuf)
+{
+    return raw_connect_from(NULL, xff, rcvbuf);
 }
 
 /* Sends `text` as one masked text frame (the mask is zero: the bytes go as
@@ -866,4 +878,95 @@ Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_han
     cr_assert_eq(metric("ddz_faults_total{kind=\"timeout\"}"), 1);
     cr_assert_eq(count_running(DDZ_TESTENGINE), 2, "the restarted engine and the other");
     cr_assert_eq(metric("ddz_engine_processes"), 2);
+}
+
+/* ---- 5. the think pool ---- */
+
+static void start_ai_flood(void)
+{
+    /* no pause before a hosted AI acts: a move's time is the think pool's
+     * queue and the AI's own thinking */
+    static const char *const o[] = {"--ai-delay-ms", "0", NULL};
+    start_with(o);
+}
+
+enum { FLOOD_ROOMS = 50, BYSTANDER_MOVES = 9 };
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The issue's flood: one address fills its --max-rooms-per-ip (50) with
+ * quick-play rooms of two ai:strong seats and its own seat in custody
+ * (托管), so each room asks the think pool for one decision after another.
+ * The two workers served requests first come, first served: another
+ * address's quick-play AI waited behind a job of every flooding room (a
+ * median of 14.5 s a move with the 0.7 s pause). Now the workers take jobs
+ * fairly between addresses: the bystander's AI is taken by the next worker
+ * that comes free. Its AI is ai:greedy, which decides in microseconds, so
+ * what is measured is the wait for a worker: at most one flood decision
+ * (ai:strong's 1 s budget at most; 50 ms once the address is past its
+ * --ai-think-per-ip), against some 50 of them, seconds, before. */
+Test(attack, one_address_cannot_starve_anothers_hosted_ais, .init = start_ai_flood,
+     .fini = teardown, .timeout = HANG(120))
+{
+    int flood[FLOOD_ROOMS];
+    for (int i = 0; i < FLOOD_ROOMS; i++) {
+        flood[i] = raw_connect_from("127.0.0.2", NULL, 0);
+        cr_assert_geq(flood[i], 0, "flood connection %d refused", i);
+        cr_assert(raw_send(flood[i], "{\"type\":\"hello\",\"version\":1,\"name\":\"flood\"}"));
+        cr_assert(raw_send(flood[i], "{\"type\":\"quick\",\"ai\":\"strong\"}"));
+    }
+    static const char *const game[] = {"\"type\":\"game\"", NULL};
+    static const char *const custody[] = {"\"custody\":true", NULL};
+    for (int i = 0; i < FLOOD_ROOMS; i++) {
+        cr_assert_eq(raw_wait(flood[i], game), 0, "flood room %d: no game", i);
+        cr_assert(raw_send(flood[i], "{\"type\":\"custody\",\"on\":true}"));
+        cr_assert_eq(raw_wait(flood[i], custody), 0, "flood room %d: no custody", i);
+    }
+
+    /* the bystander plays quick play from 127.0.0.1 against ai:greedy: the
+     * time from the `turn` that asks one of its AIs to that AI's move */
+    cli *c = cli_hello("Bystander");
+    cli_send(c, json_pack("{s:s, s:s}", "type", "quick", "ai", "greedy"));
+    int64_t asked[3] = {-1, -1, -1}, took[BYSTANDER_MOVES];
+    int n = 0;
+    long queued = -1;
+    int64_t deadline = now_ms() + T(8000);
+    while (n < BYSTANDER_MOVES && now_ms() < deadline) {
+        const ddz_event *e = cli_next(c, (int)(deadline - now_ms()));
+        if (!e)
+            break;
+        int seat = -1;
+        bool moved = false;
+        if (e->type == DDZ_EVENT_TURN && e->turn.seat != c->seat) {
+            asked[e->turn.seat] = now_ms();
+        } else if (e->type == DDZ_EVENT_TURN) {
+            act_pending(c);
+        } else if (e->type == DDZ_EVENT_BID_MADE) {
+            seat = e->bid_made.seat, moved = true;
+        } else if (e->type == DDZ_EVENT_PLAYED) {
+            seat = e->played.seat, moved = !e->played.autopass;
+        } else if (e->type == DDZ_EVENT_OVER) {
+            cli_send(c, json_pack("{s:s}", "type", "ready"));
+        }
+        if (seat >= 0 && seat != c->seat && asked[seat] >= 0) {
+            if (moved)
+                took[n++] = now_ms() - asked[seat];
+            asked[seat] = -1;
+            if (n == BYSTANDER_MOVES / 2) /* the flood, seen while it runs */
+                queued = metric("ddz_think_queued");
+        }
+    }
+    cr_assert_eq(n, BYSTANDER_MOVES, "the bystander's AIs made %d moves in %d ms", n, T(8000));
+    qsort(took, (size_t)n, sizeof took[0], cmp_i64);
+    cr_log_info("bystander's AI moves under the flood: median %lld ms, max %lld ms",
+                (long long)took[n / 2], (long long)took[n - 1]);
+    cr_assert_lt(took[n / 2], 1000, "the bystander's AIs took a median of %lld ms a move",
+                 (long long)took[n / 2]);
+    cr_assert_geq(queued, FLOOD_ROOMS / 2, "the flood kept %ld jobs queued: no flood", queued);
+    for (int i = 0; i < FLOOD_ROOMS; i++)
+        close(flood[i]);
 }
