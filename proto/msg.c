@@ -84,24 +84,47 @@ static bool server_room_name(const char *s)
     return strncmp(s, "Room ", 5) == 0 && s[5] && strspn(s + 5, "0123456789") == strlen(s + 5);
 }
 
+/* Whether the valid UTF-8 `s` (no controls: THE CALLER CHECKS) would do
+ * as a name people read: a display name (`room` false) or a room's name
+ * (true). Returns 0, or DDZ_ENAME with err set ("KEY: ...") for a name
+ * utf8.h's ddz_utf8_name_flaw refuses or one of the server's own (above). */
+static int name_ok(const char *s, const char *key, bool room, char *err, size_t errlen)
+{
+    uint32_t cp;
+    const char *flaw = ddz_utf8_name_flaw(s, strlen(s), &cp);
+    if (flaw)
+        return ddz_fail(DDZ_ENAME, err, errlen, "%s: U+%04X is %s", key, (unsigned)cp, flaw);
+    const char *r = reserved_prefix(s, room ? reserved_room : reserved_who);
+    if (r || (room && server_room_name(s)))
+        return ddz_fail(DDZ_ENAME, err, errlen, "%s: names like this are the server's own", key);
+    return 0;
+}
+
 /* get_str for a name people read: a display name (`room` false) or a
- * room's name (true). Returns 0, DDZ_EFIELD as get_str, or DDZ_ENAME with
- * err set for a name utf8.h's ddz_utf8_name_flaw refuses or one of the
- * server's own (above). */
+ * room's name (true). Returns 0, DDZ_EFIELD as get_str, or DDZ_ENAME as
+ * name_ok. */
 static int get_name(json_t *o, const char *key, char *out, size_t cap, size_t maxchars, bool need,
                     bool room, char *err, size_t errlen)
 {
     int rc = get_str(o, key, out, cap, maxchars, need, err, errlen);
     if (rc || !out[0])
         return rc;
-    uint32_t cp;
-    const char *flaw = ddz_utf8_name_flaw(out, strlen(out), &cp);
-    if (flaw)
-        return ddz_fail(DDZ_ENAME, err, errlen, "%s: U+%04X is %s", key, (unsigned)cp, flaw);
-    const char *r = reserved_prefix(out, room ? reserved_room : reserved_who);
-    if (r || (room && server_room_name(out)))
-        return ddz_fail(DDZ_ENAME, err, errlen, "%s: names like this are the server's own", key);
-    return 0;
+    return name_ok(out, key, room, err, errlen);
+}
+
+int ddz_msg_display_name_check(const char *name, const char *what, char *err, size_t errlen)
+{
+    size_t len = name ? strlen(name) : 0;
+    if (len == 0)
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: empty", what);
+    if (!ddz_utf8_valid(name, len))
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: not valid UTF-8", what);
+    if (ddz_utf8_chars(name) > DDZ_MSG_NAME_CHARS)
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: at most %d characters", what,
+                        DDZ_MSG_NAME_CHARS);
+    if (ddz_utf8_has_controls(name, len))
+        return ddz_fail(DDZ_EFIELD, err, errlen, "%s: control characters are not allowed", what);
+    return name_ok(name, what, false, err, errlen);
 }
 
 static int get_int(json_t *o, const char *key, int lo, int hi, int *out, bool need, char *err,
@@ -226,7 +249,8 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
     switch (r->type) {
     case DDZ_REQ_HELLO:
         if ((rc = get_int(o, "version", 1, 1000, &r->version, true, err, errlen)) ||
-            (rc = get_name(o, "name", r->name, sizeof r->name, 32, true, false, err, errlen)) ||
+            (rc = get_name(o, "name", r->name, sizeof r->name, DDZ_MSG_NAME_CHARS, true, false, err,
+                           errlen)) ||
             (rc = get_str(o, "resume", r->resume, sizeof r->resume, 64, false, err, errlen)) ||
             (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)) ||
             (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))

@@ -87,6 +87,20 @@ typedef struct ddz_req {
     char competition[16]; /* enlist: "tournament", "ladder", or "" (whichever the server runs) */
 } ddz_req;
 
+/* A display name's length in characters (hello's `name`). */
+#define DDZ_MSG_NAME_CHARS 32
+
+/* Checks `name` against the rules of a display name, as hello's `name` is
+ * checked (PROTOCOL.md, "Names"): 1 to DDZ_MSG_NAME_CHARS characters of
+ * valid UTF-8, no control characters, nothing utf8.h's
+ * ddz_utf8_name_flaw refuses (bidirectional controls, invisible
+ * characters, ...), and none of the server's own names ("ai:...",
+ * "engine:...", ...). Used wherever a name is shown as a player's that did
+ * not come through hello: a bot token's. Returns 0, or DDZ_EFIELD (empty,
+ * not UTF-8, too long, controls) or DDZ_ENAME, with `err` saying why,
+ * beginning with `what` ("WHAT: U+202E is a bidirectional control"). */
+int ddz_msg_display_name_check(const char *name, const char *what, char *err, size_t errlen);
+
 /* Fills `o` with the defaults of PROTOCOL.md. */
 void ddz_room_opts_default(ddz_room_opts *o);
 

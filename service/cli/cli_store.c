@@ -24,13 +24,19 @@ static const char token_usage[] =
     "\n"
     "Manages the tokens with which bots log in to the server.\n"
     "\n"
-    "  add NAME     creates a token for bot NAME (1 to 63 bytes, no control\n"
-    "               characters) and prints it on standard output. It is shown\n"
-    "               ONCE: the database keeps only its BLAKE2b-256 hash. A name\n"
-    "               whose token was revoked may be given a new one. Creates the\n"
-    "               database if it does not exist.\n"
+    "  add NAME     creates a token for bot NAME and prints it on standard\n"
+    "               output. The bot is shown under NAME, so NAME follows the\n"
+    "               rules of a player's display name: 1 to 32 characters (at\n"
+    "               most 63 bytes), no control, bidirectional or invisible\n"
+    "               characters, not one of the server's own names (ai:...,\n"
+    "               engine:...). The token is shown ONCE: the database keeps\n"
+    "               only its BLAKE2b-256 hash. A name whose token was revoked\n"
+    "               may be given a new one. Creates the database if it does\n"
+    "               not exist.\n"
     "  list         prints every token, one per line, tab-separated: name,\n"
-    "               creation time (ISO 8601, UTC), 'active' or 'revoked'\n"
+    "               creation time (ISO 8601, UTC), 'active' or 'revoked', and\n"
+    "               for a name stored before these rules, what is wrong with\n"
+    "               it (the server refuses that token: revoke it)\n"
     "  revoke NAME  revokes NAME's active token; bots using it can no longer\n"
     "               log in\n"
     "\n" DB_HELP "\n"
@@ -97,6 +103,15 @@ static int store_error(const char *cmd, ddz_store *s, int rc)
     return ddz_cli_complain(cmd, "%s", ddz_strerror(rc));
 }
 
+/* What is wrong with `name` as a token's name, without the "NAME: " the
+ * store's check begins with (in `buf`), or NULL if nothing. */
+static const char *name_flaw(const char *name, char *buf, size_t len)
+{
+    if (ddz_store_token_name_check(name, buf, len) == 0)
+        return NULL;
+    return strncmp(buf, "NAME: ", 6) == 0 ? buf + 6 : buf;
+}
+
 static void print_token(void *ctx, const char *name, int64_t created_ms, bool revoked)
 {
     (void)ctx;
@@ -105,7 +120,15 @@ static void print_token(void *ctx, const char *name, int64_t created_ms, bool re
     struct tm tm;
     if (gmtime_r(&t, &tm))
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    printf("%s\t%s\t%s\n", name, when, revoked ? "revoked" : "active");
+    /* an active token whose name the display-name rules refuse (stored
+     * before them): the server logs nobody in with it; the operator is told
+     * why, to revoke it */
+    char why[128];
+    const char *flaw = revoked ? NULL : name_flaw(name, why, sizeof why);
+    if (flaw)
+        printf("%s\t%s\tactive\trefused: %s\n", name, when, flaw);
+    else
+        printf("%s\t%s\t%s\n", name, when, revoked ? "revoked" : "active");
 }
 
 int ddz_cli_token(int argc, char **argv)
@@ -140,8 +163,12 @@ int ddz_cli_token(int argc, char **argv)
         return ddz_cli_usage("token", "list takes no NAME");
     if (!list && !name)
         return ddz_cli_usage("token", "a NAME is required");
-    if (add && !ddz_store_token_name_valid(name))
-        return ddz_cli_usage("token", "NAME must be 1 to 63 bytes without control characters");
+    char why[128], what[200];
+    const char *flaw = add ? name_flaw(name, why, sizeof why) : NULL;
+    if (flaw) {
+        snprintf(what, sizeof what, "NAME must be a display name: %s", flaw);
+        return ddz_cli_usage("token", what);
+    }
 
     const char *cmd = add ? "token add" : list ? "token list" : "token revoke";
     ddz_store *s = open_db(cmd, db, add);

@@ -194,7 +194,12 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
     ddz_conn *c = rd->owner;
     if (answer && c) {
         ddz__conn_hold(c, false);
-        if (rd->rc < 0)
+        if (rd->rc == DDZ_ENAME)
+            refuse(c,
+                   "this bot token's name is not allowed as a display name: the operator must "
+                   "revoke it and give the bot a token under another name",
+                   &h->q);
+        else if (rd->rc < 0)
             refuse(c, "unknown or revoked bot token", &h->q);
         else
             hello_done(srv, c, &h->q, rd->name, rd->token_id);

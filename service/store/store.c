@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "proto/fail.h"
+#include "proto/msg.h"
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/store/journal.h"
@@ -1371,17 +1373,17 @@ void ddz_store_reader_stop(ddz_store *s)
 
 /* ---- tokens ----------------------------------------------------------------- */
 
+int ddz_store_token_name_check(const char *name, char *err, size_t errlen)
+{
+    if (name && strnlen(name, DDZ_TOKEN_NAME_MAX) >= DDZ_TOKEN_NAME_MAX)
+        return ddz_fail(DDZ_EFIELD, err, errlen, "NAME: at most %d bytes", DDZ_TOKEN_NAME_MAX - 1);
+    /* the bot is shown under its token's name: a display name's rules */
+    return ddz_msg_display_name_check(name, "NAME", err, errlen);
+}
+
 bool ddz_store_token_name_valid(const char *name)
 {
-    if (!name)
-        return false;
-    size_t n = strnlen(name, DDZ_TOKEN_NAME_MAX);
-    if (n == 0 || n >= DDZ_TOKEN_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-            return false;
-    return true;
+    return ddz_store_token_name_check(name, NULL, 0) == 0;
 }
 
 int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN_HEX + 1])
@@ -1405,6 +1407,7 @@ int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN
 typedef struct token_match {
     const uint8_t *hash;
     bool found;
+    bool name_ok; /* its name, whole, keeps the display-name rules */
     char name[DDZ_TOKEN_NAME_MAX];
 } token_match;
 
@@ -1414,6 +1417,7 @@ static void match_token(void *ctx, const char *name, const uint8_t *hash, size_t
     /* every active hash is compared, in constant time, with no early exit */
     if (len == STORE_HASH_BYTES && sodium_memcmp(hash, m->hash, STORE_HASH_BYTES) == 0) {
         m->found = true;
+        m->name_ok = ddz_store_token_name_valid(name);
         snprintf(m->name, sizeof m->name, "%s", name);
     }
 }
@@ -1442,6 +1446,11 @@ int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOK
         return rc;
     if (!m.found)
         return DDZ_EAUTH;
+    /* A token made before names followed the display-name rules (or
+     * written into the database by hand) logs nobody in: its bot would be
+     * shown as "ai:strong", or reversed by a U+202E. */
+    if (!m.name_ok)
+        return DDZ_ENAME;
     if (name_out)
         memcpy(name_out, m.name, sizeof m.name);
     if (id_out)

@@ -336,8 +336,15 @@ int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json);
  * `out` failed. */
 int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted);
 
-/* Returns true if `name` can name a token: 1 to DDZ_TOKEN_NAME_MAX - 1
- * bytes, none a control character (below 0x20, or 0x7f). */
+/* Checks whether `name` can name a token: at most DDZ_TOKEN_NAME_MAX - 1
+ * bytes, and a display name as hello's (proto/msg.h,
+ * ddz_msg_display_name_check: 1 to 32 characters, no control, bidi or
+ * invisible characters, none of the server's own names such as
+ * "ai:strong"), since the bot is shown under it. Returns 0, or DDZ_EFIELD
+ * or DDZ_ENAME with `err` (may be NULL) saying why ("NAME: ..."). */
+int ddz_store_token_name_check(const char *name, char *err, size_t errlen);
+
+/* Returns true if ddz_store_token_name_check() finds nothing wrong. */
 bool ddz_store_token_name_valid(const char *name);
 
 /* Creates a token for bot `name`: 32 random bytes, written to `token_out` as
@@ -351,8 +358,11 @@ int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN
 /* Checks `token` (64 hex digits, either case) against every active token,
  * comparing hashes in constant time. Returns 0 and copies the bot's name to
  * `name_out` and the token's id to `id_out` (each may be NULL), DDZ_EAUTH
- * if the token is malformed, unknown or revoked, or DDZ_EDB. The id names
- * this token and no later one of the same name (ddz_store_token_ids()). */
+ * if the token is malformed, unknown or revoked, DDZ_ENAME if it is active
+ * but its name breaks ddz_store_token_name_check() (a token stored before
+ * the rule: nobody logs in with it; `ddz token revoke` still ends it), or
+ * DDZ_EDB. The id names this token and no later one of the same name
+ * (ddz_store_token_ids()). */
 int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
                           uint8_t id_out[DDZ_TOKEN_ID_BYTES]);
 

@@ -56,6 +56,17 @@ expect_fail "--db without PATH" 2 "--db needs a PATH" "$DDZ" token list --db
 expect_fail "empty NAME" 2 "NAME must be" "$DDZ" token add ''
 expect_fail "NAME too long" 2 "NAME must be" "$DDZ" token add "$(printf 'x%.0s' {1..64})"
 expect_fail "NAME with a newline" 2 "NAME must be" "$DDZ" token add "$(printf 'a\nb')"
+# the bot is shown under its token's name: a display name's rules (hello's)
+expect_fail "NAME one of the server's own" 2 "NAME must be a display name: names like this are the server's own" \
+    "$DDZ" token add ai:strong
+expect_fail "NAME of another seat kind" 2 "the server's own" "$DDZ" token add 'Engine:x'
+expect_fail "NAME with U+202E" 2 "U+202E is a bidirectional control" \
+    "$DDZ" token add "$(printf 'bot\xe2\x80\xaeevil')"
+expect_fail "NAME with a zero-width space" 2 "U+200B" "$DDZ" token add "$(printf 'a\xe2\x80\x8bb')"
+expect_fail "NAME of 33 characters" 2 "at most 32 characters" "$DDZ" token add "$(printf 'x%.0s' {1..33})"
+expect_fail "NAME with a space at its end" 2 "U+0020" "$DDZ" token add 'bob '
+expect_fail "NAME not UTF-8" 2 "not valid UTF-8" "$DDZ" token add "$(printf 'a\xffb')"
+[ ! -e ddz.db ] && ok || no "a refused NAME created ddz.db"
 expect_fail "export: unknown option" 2 "unknown option" "$DDZ" export --bogus
 expect_fail "export: argument" 2 "unexpected argument" "$DDZ" export foo
 expect_fail "export: -o without FILE" 2 "-o needs a FILE" "$DDZ" export -o
@@ -109,6 +120,26 @@ expect_fail "unwritable location" 1 "nowhere/x.db: unable to open database file"
     "$DDZ" token add dave --db "$tmp/nowhere/x.db"
 printf 'not a database at all, not at all, no\n%.0s' {1..50} >junk.db
 expect_fail "not a database" 1 "junk.db: file is not a database" "$DDZ" token list --db junk.db
+
+# a token stored before names followed the display-name rules (here written
+# by hand): listed with what is wrong with it, refused by the server
+# (test_store.c), and revoked as any other
+"$DDZ" token add zed --db refused.db >/dev/null 2>&1 && ok || no "token add --db refused.db"
+python3 - <<'PY' || no "could not store a token under a refused name"
+import os, sqlite3
+db = sqlite3.connect("refused.db")
+db.execute("INSERT INTO tokens(name, hash, created_at) VALUES (?, ?, 0)",
+           ("ai:strong", os.urandom(32)))
+db.commit()
+PY
+line=$("$DDZ" token list --db refused.db 2>"$tmp/err" | grep '^ai:strong')
+[[ $line =~ ^ai:strong$'\t'.*$'\t'active$'\t'"refused: names like this are the server's own"$ ]] &&
+    ok || no "a stored refused name is listed as such: '$line' $(cat "$tmp/err")"
+[[ $("$DDZ" token list --db refused.db | grep '^zed') =~ $'\t'active$ ]] && ok ||
+    no "a good name is listed as before"
+expect_out "revoke a refused name" "" "$DDZ" token revoke ai:strong --db refused.db
+[[ $("$DDZ" token list --db refused.db | grep '^ai:strong') =~ $'\t'revoked$ ]] && ok ||
+    no "ai:strong is revoked"
 
 # export of a database without games: nothing, successfully
 expect_out "export, no games" "" "$DDZ" export

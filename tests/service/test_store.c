@@ -826,15 +826,16 @@ Test(store, tokens)
     wrong[5] = 'g';
     cr_assert_eq(ddz_store_token_check(s, wrong, name, NULL), DDZ_EAUTH);
 
-    /* Names: taken, empty, too long, control characters. */
+    /* Names: taken, empty, too long, control characters; and the rules of
+     * a display name, since the bot is shown under its token's name. */
     char t[DDZ_TOKEN_HEX + 1];
     cr_assert_eq(ddz_store_token_add(s, "alice", t), DDZ_EINVAL);
     cr_assert_str_empty(t);
     cr_assert_eq(ddz_store_token_add(s, "", t), DDZ_EINVAL);
-    char longname[DDZ_TOKEN_NAME_MAX + 1];
-    memset(longname, 'n', DDZ_TOKEN_NAME_MAX);
-    longname[DDZ_TOKEN_NAME_MAX] = '\0';
-    cr_assert_eq(ddz_store_token_add(s, longname, t), DDZ_EINVAL);
+    char longname[DDZ_TOKEN_NAME_MAX + 4] = "";
+    for (int i = 0; i < 21; i++) /* 21 characters of 3 bytes: 63 bytes */
+        strcat(longname, "\u673a");
+    cr_assert_eq(ddz_store_token_add(s, strcat(longname, "n"), t), DDZ_EINVAL, "64 bytes");
     longname[DDZ_TOKEN_NAME_MAX - 1] = '\0'; /* 63 bytes: fine */
     cr_assert_eq(ddz_store_token_add(s, longname, t), 0);
     cr_assert_eq(ddz_store_token_check(s, t, name, NULL), 0);
@@ -842,6 +843,28 @@ Test(store, tokens)
     cr_assert_eq(ddz_store_token_add(s, "tab\there", t), DDZ_EINVAL);
     cr_assert_eq(ddz_store_token_add(s, "del\x7f", t), DDZ_EINVAL);
     cr_assert(ddz_store_token_name_valid("机器人 1"));
+    static const char *const refused[] = {
+        "ai:strong",                         /* the server's own names, as hello refuses them */
+        "AI:Strong",                         /* in any case */
+        "engine:x",                          /* another seat kind */
+        "\u7535\u8111\u00b7\u897f",          /* 电脑·西: how the browser shows a hosted AI */
+        "bot\u202eevil",                     /* a bidirectional control */
+        "a\u200bb",                          /* an invisible character */
+        " lead",                             /* a space at an end */
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", /* 33 characters */
+        "bad\xff",                           /* not UTF-8 */
+    };
+    char why[128];
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        cr_assert_not(ddz_store_token_name_valid(refused[i]), "%s", refused[i]);
+        cr_assert_lt(ddz_store_token_name_check(refused[i], why, sizeof why), 0);
+        cr_assert_eq(strncmp(why, "NAME: ", 6), 0, "%s", why);
+        cr_assert_eq(ddz_store_token_add(s, refused[i], t), DDZ_EINVAL, "%s", refused[i]);
+    }
+    ddz_store_token_name_check("ai:strong", why, sizeof why);
+    cr_assert_str_eq(why, "NAME: names like this are the server's own");
+    ddz_store_token_name_check("bot\u202eevil", why, sizeof why);
+    cr_assert_str_eq(why, "NAME: U+202E is a bidirectional control");
 
     /* Ids: one a token, the active ones listed, sorted. */
     uint8_t id_alice[DDZ_TOKEN_ID_BYTES], id_bob[DDZ_TOKEN_ID_BYTES];
@@ -908,6 +931,36 @@ Test(store, tokens)
         if (i > 0) /* alice's first hash was overwritten; the others are there */
             cr_assert(in_db_files(hash, sizeof hash), "hash %d is stored", i);
     }
+}
+
+/* A token stored under a name the display-name rules refuse (made before
+ * the rule, or written by hand) logs nobody in, and is told apart from an
+ * unknown one; it is listed and revoked as any other. */
+Test(store, a_token_under_a_refused_name_logs_nobody_in)
+{
+    ddz_store *s = open_ok();
+    char sneaky[DDZ_TOKEN_HEX + 1], good[DDZ_TOKEN_HEX + 1], name[DDZ_TOKEN_NAME_MAX];
+    cr_assert_eq(ddz_store_token_add(s, "sneaky", sneaky), 0);
+    cr_assert_eq(ddz_store_token_add(s, "good", good), 0);
+    static const char *const stored[] = {"ai:strong", "bot\u202eevil", "engine:x"};
+    for (size_t i = 0; i < sizeof stored / sizeof stored[0]; i++) {
+        char sql[160];
+        dbconn c = db_open();
+        snprintf(sql, sizeof sql, "UPDATE tokens SET name = '%s' WHERE name = '%s'", stored[i],
+                 i ? stored[i - 1] : "sneaky");
+        db_run(&c, sql);
+        db_close(&c);
+        cr_assert_eq(ddz_store_token_check(s, sneaky, name, NULL), DDZ_ENAME, "%s", stored[i]);
+        cr_assert_str_empty(name);
+    }
+    cr_assert_eq(ddz_store_token_check(s, good, name, NULL), 0, "the others are not affected");
+    cr_assert_str_eq(name, "good");
+    listed l = {0};
+    cr_assert_eq(ddz_store_token_list(s, collect, &l), 2);
+    cr_assert_str_eq(l.names[0], "engine:x");
+    cr_assert_eq(ddz_store_token_revoke(s, "engine:x"), 0);
+    cr_assert_eq(ddz_store_token_check(s, sneaky, name, NULL), DDZ_EAUTH, "revoked");
+    ddz_store_close(s);
 }
 
 typedef struct reader_ctx {
