@@ -292,6 +292,8 @@ static void on_io(void *ctx, bool writable)
             b->deferred = false;
             send_req(b, true);
         }
+    } else if (rc == DDZ_ESPAWN) {
+        fail(b, DDZ_FAULT_CRASH, "cannot start the bot: %s", ddz_strerror(rc));
     } else if (rc == DDZ_ECRASH) {
         int st = ddz_engine_exit_status(b->eng);
         char d[64];
