@@ -29,7 +29,7 @@ static const char usage[] =
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
     "                 [--analysis-jobs N]\n"
-    "                 [--spawn-rate N] [--spawn-rate-room N]\n"
+    "                 [--spawn-rate N] [--spawn-rate-room N] [--spawn-rate-ip N]\n"
     "                 [--tournament DIR [--tournament-late S]]\n"
     "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
     "                 [--ladder-rules NAME] [--ladder-time S] [--ladder-tables N]\n"
@@ -127,7 +127,10 @@ static const char usage[] =
     "                      with engine seats is refused EBUSY while it is spent\n"
     "                      (DDZ_SPAWN_RATE, default 50)\n"
     "  --spawn-rate-room N  engine processes one room starts a second\n"
-    "                      (DDZ_SPAWN_RATE_ROOM, default 10)\n";
+    "                      (DDZ_SPAWN_RATE_ROOM, default 10)\n"
+    "  --spawn-rate-ip N   engine processes started a second for the rooms of one\n"
+    "                      client address; a room with engine seats is refused\n"
+    "                      ERATE while it is spent (DDZ_SPAWN_RATE_IP, default 20)\n";
 
 #define DB_QUEUE_MAX 1000000    /* --db-queue: a million games' records are some 2 GB */
 #define DB_JOURNAL_MAX 10000000 /* --db-journal-max: ten million writes, some 20 GB */
@@ -218,6 +221,7 @@ int ddz_cli_serve(int argc, char **argv)
         {"DDZ_PASSWORD_TRIES", "--password-tries", &cfg.password_tries, 1000000},
         {"DDZ_SPAWN_RATE", "--spawn-rate", &cfg.spawn_rate, 1000000},
         {"DDZ_SPAWN_RATE_ROOM", "--spawn-rate-room", &cfg.spawn_rate_room, 1000000},
+        {"DDZ_SPAWN_RATE_IP", "--spawn-rate-ip", &cfg.spawn_rate_ip, 1000000},
     };
     const size_t nlimits = sizeof limits / sizeof limits[0];
     for (size_t k = 0; k < nlimits; k++)

@@ -69,6 +69,7 @@ enum ddz_budget_kind {
     DDZ_BUDGET_QUEUE_PER_CONN,
     DDZ_BUDGET_SPAWNS,          /* engine starts a second, in all */
     DDZ_BUDGET_SPAWNS_PER_ROOM, /* engine starts a second, per room */
+    DDZ_BUDGET_SPAWNS_PER_IP,   /* engine starts a second, per client address */
     DDZ_BUDGET_N
 };
 

@@ -302,6 +302,53 @@ Test(attack, engine_starts_a_second_are_bounded, .init = start_spawns, .fini = t
     cr_assert(healthy());
 }
 
+static void start_spawns_ip(void)
+{
+    static const char *const o[] = {
+        "--engine", ENGINE_OPT, "--spawn-rate-ip", "1", "--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+static const char engine_room_nograce[] =
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"engine:rnd\",\"engine:rnd\",null],"
+    "\"grace\":0,\"time\":300,\"private\":true}}";
+
+/* Issue 37: four connections from one address making private rooms with
+ * two engines and leaving at once took the server's whole start budget
+ * (~48 a second). Starts are budgeted per address too (--spawn-rate-ip 1
+ * here, a burst of one): a room's two CAAI engines leave the address
+ * owing a token (two seconds to pay), and its next room is refused ERATE
+ * while another address still gets one. Dropping every connection and
+ * room does not wipe the debt: the address is remembered until it is
+ * paid. */
+Test(attack, engine_starts_a_second_per_address, .init = start_spawns_ip, .fini = teardown,
+     .timeout = HANG(120))
+{
+    int fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, engine_room_nograce), 0, "the first room was refused");
+    int fd2 = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd2, engine_room_nograce), DDZ_ERATE,
+                 "a second room from the address was not refused ERATE");
+    int fd3 = raw_hello("192.0.2.2");
+    cr_assert_eq(raw_request(fd3, engine_room_nograce), 0, "another address was refused");
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"spawns_per_ip\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_limit{budget=\"spawns_per_ip\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"spawns\"}"), 0,
+                 "the server's budget was spent on it");
+    cr_assert_geq(metric("ddz_budget_used{budget=\"spawns_per_ip\"}"), 1);
+
+    /* the address leaves everything: its rooms close (no grace) */
+    close(fd);
+    close(fd2);
+    close(fd3);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"engines\"}", 0, T(3000)), 0);
+    fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, engine_room_nograce), DDZ_ERATE,
+                 "a new connection wiped the address's debt");
+    close(fd);
+    cr_assert(healthy());
+}
+
 /* ---- 3. rooms nobody is connected to, addresses, hosted AIs ---- */
 
 static void start_idle(void)
