@@ -427,6 +427,18 @@ static void settle_at_exit(void)
     ddz_engine_settle(2000);
 }
 
+/* In the child of a fork, the spawner thread does not exist (a fork copies
+ * only the thread that called it): a child that starts engines starts a
+ * spawner of its own. The box and its requests are the parent's; they
+ * are let go, not freed. */
+static void forget_after_fork(void)
+{
+    sp.mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    sp.running = false;
+    sp.box = NULL;
+    sp.stopping = 0;
+}
+
 /* Starts the spawner once. Returns 0, or DDZ_ESPAWN (no memory, no
  * thread: tried again at the next spawn). */
 static int spawner_start(void)
@@ -460,7 +472,12 @@ static int spawner_start(void)
             sp.running = true;
             /* a program that returns from main without settling still
              * gives its stopping engines their grace and their SIGKILL */
-            atexit(settle_at_exit);
+            static bool hooked;
+            if (!hooked) {
+                atexit(settle_at_exit);
+                pthread_atfork(NULL, NULL, forget_after_fork);
+                hooked = true;
+            }
             rc = 0;
         } else {
             pthread_cond_destroy(&sp.cv);
