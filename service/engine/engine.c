@@ -85,6 +85,8 @@ typedef struct req {
 struct proc {
     char *script;                       /* "exec COMMAND"; the spawner frees it */
     int child_in, child_out, child_log; /* the child's ends; the spawner closes them */
+    int our_in, our_out;                /* the engine's ends once destroyed, closed when gone
+                                           (under sp.mu), -1 while the engine has them */
     int kill_grace_ms;                  /* < 0: SIGKILL at once */
     req start, stop;                    /* the two requests */
     atomic_bool stop_asked;             /* set by the engine before its stop request */
@@ -300,8 +302,12 @@ static void finish(proc *p, int status)
 {
     close_fd(&p->pidfd);
     atomic_store(&p->status, status);
-    atomic_store(&p->gone, true);
+    /* `gone` and the pipes handed over by ddz_engine_destroy() change
+     * together, under `mu`: each pipe end is closed by one side */
     pthread_mutex_lock(&sp.mu);
+    atomic_store(&p->gone, true);
+    close_fd(&p->our_in); /* before the count: settle() promises them closed */
+    close_fd(&p->our_out);
     sp.stopping--;
     pthread_cond_broadcast(&sp.cv);
     pthread_mutex_unlock(&sp.mu);
@@ -636,6 +642,8 @@ ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
                 .kill_grace_ms = e->lim.kill_grace_ms,
                 .start = {.p = p},
                 .stop = {.p = p},
+                .our_in = -1,
+                .our_out = -1,
                 .pidfd = -1};
     atomic_init(&p->stop_asked, false);
     atomic_init(&p->pid, 0);
@@ -1005,6 +1013,16 @@ void ddz_engine_destroy(ddz_engine *e)
     if (!e)
         return;
     ddz_engine_stop(e);
+    /* The engine hears SIGTERM before the end of its input (SPEC 7: an
+     * engine is never ended by closing its stdin), so while it is not gone
+     * the spawner closes our ends of its pipes, once it is. */
+    pthread_mutex_lock(&sp.mu);
+    if (!atomic_load(&e->p->gone)) {
+        e->p->our_in = e->in_fd;
+        e->p->our_out = e->out_fd;
+        e->in_fd = e->out_fd = -1;
+    }
+    pthread_mutex_unlock(&sp.mu);
     close_fd(&e->in_fd);
     close_fd(&e->out_fd);
     free(e->ibuf);

@@ -12,7 +12,8 @@
 //   bighead   a request head of 9 KB: 431
 //   post      POST /: 405
 // Each must be answered as PROTOCOL.md says (`joined`, or EBUSY when a
-// budget is spent; EAUTH, or ERATE once the room or address is locked
+// budget is spent, ERATE for a room with engines past its address's start
+// budget; EAUTH, or ERATE once the room or address is locked
 // out); anything else, or no answer within 5 s, is unexpected. Rooms made
 // here have a grace of GRACE seconds (default 5), so that they are gone
 // soon after the attacks stop and the soak's end checks (no engine process
@@ -135,9 +136,10 @@ async function attack(kind) {
         let i = 0;
         if (kind === 'engines' || kind === 'ais') {
             const seat = kind === 'engines' ? `engine:${engine}` : 'ai:random';
+            // ERATE: its address's engine starts are spent (--spawn-rate-ip)
             i = await ask(s, kind, { type: 'create', seat: 2, options: { seats: [seat, seat, null], grace, time: 60 } },
-                [JOINED, EBUSY]);
-            busy += i === 1;
+                [JOINED, EBUSY, ERATE]);
+            busy += i === 1 || i === 2;
         } else if (kind === 'quick') {
             i = await ask(s, kind, { type: 'quick' }, [JOINED, EBUSY]);
             busy += i === 1;
