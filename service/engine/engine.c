@@ -525,6 +525,11 @@ static int wait_until(bool (*done)(const void *arg), const void *arg, int timeou
     return rc;
 }
 
+int ddz_engine_prepare(void)
+{
+    return spawner_start();
+}
+
 static bool none_stopping(const void *arg)
 {
     (void)arg;

@@ -188,6 +188,12 @@ int ddz_engine_wait_gone(ddz_engine *e, int timeout_ms);
  * ends as ddz_engine_stop() says, after this returns. NULL is a no-op. */
 void ddz_engine_destroy(ddz_engine *e);
 
+/* Starts the spawner thread now if it is not running (ddz_engine_spawn()
+ * starts it otherwise): a server does so at its start, so that the thread
+ * and its two descriptors are there from the beginning. Returns 0, or
+ * DDZ_ESPAWN (no memory or no thread). */
+int ddz_engine_prepare(void);
+
 /* BLOCKS until every engine stopped so far (by any thread) is gone, at
  * most `timeout_ms` (< 0: no limit): what a program calls before it exits
  * (the engines' process groups are killed; their children do not die with

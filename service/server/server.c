@@ -1355,6 +1355,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return 1;
     }
     srv->think = ddz_think_create(2, wake_loop, srv);
+    /* the engines' spawner thread now rather than at the first engine's
+     * start: its thread and its mailbox's pipe are the server's from the
+     * beginning, not a loop's turn's cost nor a descriptor count's jump */
+    if (ddz_engine_prepare() < 0) {
+        fprintf(stderr, "ddz serve: cannot start the engine spawner thread\n");
+        return start_failed(srv);
+    }
     ddz_analyst_options aopt = {.max_jobs = cfg->analysis_jobs == 0  ? DDZ_ANALYST_JOBS
                                             : cfg->analysis_jobs < 0 ? 0
                                                                      : cfg->analysis_jobs};
