@@ -184,8 +184,11 @@ bool ddz_engine_gone(const ddz_engine *e);
  * stopped. */
 int ddz_engine_wait_gone(ddz_engine *e, int timeout_ms);
 
-/* Stops the engine if needed, closes its fds and frees it; its process
- * ends as ddz_engine_stop() says, after this returns. NULL is a no-op. */
+/* Stops the engine if needed and frees it; its process ends as
+ * ddz_engine_stop() says, after this returns. Its fds are closed now if
+ * the engine is gone, else by the spawner once it is, so that the engine
+ * hears SIGTERM before the end of its input (SPEC 7). Either way the
+ * caller must not use them any more. NULL is a no-op. */
 void ddz_engine_destroy(ddz_engine *e);
 
 /* Starts the spawner thread now if it is not running (ddz_engine_spawn()
