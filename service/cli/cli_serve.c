@@ -29,7 +29,7 @@ static const char usage[] =
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
     "                 [--max-queued-bytes N] [--max-queue-per-conn N] [--password-tries N]\n"
     "                 [--analysis-jobs N] [--ai-think-per-ip MS]\n"
-    "                 [--spawn-rate N] [--spawn-rate-room N]\n"
+    "                 [--spawn-rate N] [--spawn-rate-room N] [--spawn-rate-ip N]\n"
     "                 [--tournament DIR [--tournament-late S]]\n"
     "                 [--ladder] [--ladder-engine NAME]... [--ladder-ai NAME[:MS]]...\n"
     "                 [--ladder-rules NAME] [--ladder-time S] [--ladder-tables N]\n"
@@ -131,7 +131,10 @@ static const char usage[] =
     "  --ai-think-per-ip MS  milliseconds of hosted-AI thinking a second the rooms\n"
     "                      of one address get at full strength, ten seconds' worth\n"
     "                      at once; past it their AIs decide within 50 ms until it\n"
-    "                      refills (DDZ_AI_THINK_PER_IP, default 1000)\n";
+    "                      refills (DDZ_AI_THINK_PER_IP, default 1000)\n"
+    "  --spawn-rate-ip N   engine processes started a second for the rooms of one\n"
+    "                      client address; a room with engine seats is refused\n"
+    "                      ERATE while it is spent (DDZ_SPAWN_RATE_IP, default 20)\n";
 
 #define DB_QUEUE_MAX 1000000    /* --db-queue: a million games' records are some 2 GB */
 #define DB_JOURNAL_MAX 10000000 /* --db-journal-max: ten million writes, some 20 GB */
@@ -223,6 +226,7 @@ int ddz_cli_serve(int argc, char **argv)
         {"DDZ_SPAWN_RATE", "--spawn-rate", &cfg.spawn_rate, 1000000},
         {"DDZ_SPAWN_RATE_ROOM", "--spawn-rate-room", &cfg.spawn_rate_room, 1000000},
         {"DDZ_AI_THINK_PER_IP", "--ai-think-per-ip", &cfg.ai_think_per_ip, 1000000},
+        {"DDZ_SPAWN_RATE_IP", "--spawn-rate-ip", &cfg.spawn_rate_ip, 1000000},
     };
     const size_t nlimits = sizeof limits / sizeof limits[0];
     for (size_t k = 0; k < nlimits; k++)

@@ -322,8 +322,8 @@ void ddz_caai_seat_on_readable(ddz_caai_seat *s)
         on_reply(s, buf, len);
     }
     if (rc < 0 && !s->broken)
-        fail(s, rc == DDZ_ECRASH ? DDZ_FAULT_CRASH : DDZ_FAULT_PROTOCOL, head_game(s),
-             ddz_strerror(rc));
+        fail(s, rc == DDZ_ECRASH || rc == DDZ_ESPAWN ? DDZ_FAULT_CRASH : DDZ_FAULT_PROTOCOL,
+             head_game(s), ddz_strerror(rc));
 }
 
 void ddz_caai_seat_on_writable(ddz_caai_seat *s)

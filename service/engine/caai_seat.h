@@ -46,13 +46,15 @@ typedef struct ddz_caai_seat_cb {
 ddz_caai_seat *ddz_caai_seat_create(const char *cmd, const char *stderr_log, double time_s,
                                     const ddz_caai_seat_cb *cb);
 
-/* (Re)starts the engine if it is not running and queues DOUDIZHUVER.
- * Returns 0, or DDZ_ESPAWN/DDZ_EIO/DDZ_ENOMEM (the seat stays broken). */
+/* (Re)starts the engine if it is not running and queues DOUDIZHUVER,
+ * without waiting for the process (engine.h). Returns 0, or
+ * DDZ_ESPAWN/DDZ_EIO/DDZ_ENOMEM (the seat stays broken); a child that
+ * cannot be made is a crash fault when the end of its output is read. */
 int ddz_caai_seat_start(ddz_caai_seat *s);
 
 /* Sets how long a stopping engine gets between SIGTERM and SIGKILL (see
- * ddz_engine_limits; negative: SIGKILL at once, so an event loop never
- * waits). Takes effect at the next start. */
+ * ddz_engine_limits; negative: SIGKILL at once). Nobody waits for it: the
+ * engine module's spawner does. Takes effect at the next start. */
 void ddz_caai_seat_set_kill_grace(ddz_caai_seat *s, int ms);
 
 /* Sets the seat (0..2) the engine holds in the coming game. */
@@ -106,7 +108,8 @@ const char *ddz_caai_seat_name(const ddz_caai_seat *s);
 /* Times the engine was started after the first. */
 long ddz_caai_seat_restarts(const ddz_caai_seat *s);
 
-/* Stops the engine (SIGTERM, grace, SIGKILL), clears the queue. */
+/* Stops the engine (SIGTERM, grace, SIGKILL: engine.h, never waiting),
+ * clears the queue. */
 void ddz_caai_seat_stop(ddz_caai_seat *s);
 
 /* Stops and frees; NULL is fine. */

@@ -1,38 +1,54 @@
 /* engine.h - one CAAI engine child process (SPEC 7), independent of any event loop.
  *
  * A ddz_engine owns a child started as `/bin/sh -c "exec COMMAND"`, its
- * stdin and stdout pipes and its process group. It never blocks or sleeps,
- * except in ddz_engine_stop() (and so ddz_engine_destroy()), whose wait is
- * bounded by the kill grace. The caller polls two file descriptors:
+ * stdin and stdout pipes and its process group. Nothing here waits for a
+ * process: the child is made, signalled and reaped by the module's spawner
+ * thread, so a start and a stop cost the caller a few system calls
+ * (pipes, a queued request), whatever the machine's load or the engine's
+ * manners. Only ddz_engine_wait_started(), ddz_engine_wait_gone() and
+ * ddz_engine_settle() block, for programs and tests that want to wait; an
+ * event loop never calls them. The caller polls two file descriptors:
  *
  *     read_fd   POLLIN  -> ddz_engine_on_readable(), then ddz_engine_next_line()
  *                          until it returns 0
  *     write_fd  POLLOUT -> ddz_engine_flush(), only while ddz_engine_wants_write()
  *
- * Faults (SPEC 6): exit or closed stdout is DDZ_ECRASH, more than
- * `max_output` bytes since the last ddz_engine_reset_budget() is DDZ_EFLOOD, a
- * line longer than `max_line` is DDZ_ETOOLONG. They are sticky: once
+ * Both work from the moment ddz_engine_spawn() returns, before the child
+ * runs: lines sent wait in the pipe.
+ *
+ * Faults (SPEC 6): exit or closed stdout is DDZ_ECRASH (DDZ_ESPAWN if the
+ * child could not be started at all), more than `max_output` bytes since
+ * the last ddz_engine_reset_budget() is DDZ_EFLOOD, a line longer than
+ * `max_line` is DDZ_ETOOLONG. They are sticky: once
  * ddz_engine_on_readable() has returned one, it returns the same code without
  * reading, and the caller should stop polling read_fd and stop the engine.
  * Lines completed before the fault can still be popped.
  *
  * An engine is ended with SIGTERM to its process group, then SIGKILL after
- * the grace, never by closing its stdin (engines spin or hang on EOF).
+ * the grace, never by closing its stdin (engines spin or hang on EOF). The
+ * spawner keeps the engine's zombie until its last signal to the group, so
+ * the process group id cannot be reused while it is signalled.
  *
  * Requirements on the program, since children are process-wide:
  * - do not reap children behind our back (SIGCHLD set to SIG_IGN, or
- *   waitpid(-1, ...)): the engine keeps its exited child as a zombie until
- *   ddz_engine_stop() so that the process group id cannot be reused while it
- *   signals the group;
- * - the child is sent SIGKILL when the THREAD that spawned it exits
- *   (PR_SET_PDEATHSIG, so engines die with a crashed server): spawn from a
- *   thread that outlives the engine, e.g. the event-loop thread;
+ *   waitpid(-1, ...)): an exited engine stays a zombie until the spawner,
+ *   asked by ddz_engine_stop(), has signalled its group for the last time;
+ * - the child is sent SIGKILL when the THREAD that made it exits
+ *   (PR_SET_PDEATHSIG, so engines die with a crashed server): that thread
+ *   is the spawner, started at the first spawn and never ended, so the
+ *   engines die with the process and with nothing else;
  * - engines live in their own process group, so a terminal's ^C does not
- *   reach them: the program must destroy its engines when it exits.
+ *   reach them: the program must destroy its engines when it exits, and
+ *   let their stops finish (ddz_engine_settle(); an atexit handler of this
+ *   module does so too, for up to 2 s). Otherwise only the engines
+ *   themselves die with the process, not their own children.
  * No SIGPIPE disposition is needed: writes block SIGPIPE for the calling
  * thread and discard the one they raised.
  * Grandchildren that leave the process group (setsid, setpgid) escape
  * ddz_engine_stop(); nothing short of a cgroup could follow them.
+ *
+ * Thread safety: one engine is used by one thread at a time; different
+ * engines, and the module's functions without an engine, from any thread.
  */
 #ifndef DDZ_ENGINE_H
 #define DDZ_ENGINE_H
@@ -63,17 +79,20 @@ typedef struct ddz_engine ddz_engine;
  * other open fds, all signals at their default action and none blocked, its
  * own process group. `lim` NULL means all defaults.
  *
- * The calling thread is suspended until the child has exec'd /bin/sh (a
- * clone that shares the memory, then the kernel's half of one execve,
- * whatever the caller's size; the caller's memory is not copied or
- * write-protected). Nothing is read from the child.
+ * NEVER WAITS for the child: the pipes and the log are opened here, and
+ * the child is made by the spawner thread (a clone sharing the memory,
+ * then one execve), which starts with the first call. The engine is
+ * usable at once; ddz_engine_pid() is -1 until the child exists.
  *
- * A program that does not exist is NOT reported here: the shell exits 127
- * and the caller sees DDZ_ECRASH on the first read.
+ * A child that cannot be made (clone or exec of /bin/sh failed) is NOT
+ * reported here: the caller reads the end of its output as DDZ_ESPAWN. A
+ * program that does not exist neither: the shell exits 127 and the caller
+ * sees DDZ_ECRASH on the first read.
  *
  * Returns the engine, or NULL with *err (if `err` is not NULL) set to
  * DDZ_EINVAL (empty cmdline or bad limits), DDZ_EIO (log file cannot be
- * opened), DDZ_ESPAWN (pipe, clone or exec of /bin/sh failed) or DDZ_ENOMEM. */
+ * opened), DDZ_ESPAWN (no pipe, or no spawner thread could be started) or
+ * DDZ_ENOMEM. */
 ddz_engine *ddz_engine_spawn(const char *cmdline, const char *stderr_log,
                              const ddz_engine_limits *lim, int *err);
 
@@ -124,28 +143,69 @@ int ddz_engine_next_line(ddz_engine *e, char *buf, size_t size, size_t *len);
  * policy says). */
 void ddz_engine_reset_budget(ddz_engine *e);
 
-/* Returns true while the engine process has not exited. Does not reap it:
- * the zombie is kept until ddz_engine_stop() (see the top of this file). */
+/* Returns true while the engine process may be running: until it has
+ * exited, been reaped after a stop, or is known never to have started.
+ * Never reaps (see the top of this file). */
 bool ddz_engine_alive(ddz_engine *e);
 
 /* Returns the engine's exit code 0..255, 128 + signal number if a signal
- * killed it (the shell's convention), or -1 while it runs or if another
- * part of the program reaped it. */
+ * killed it (the shell's convention), or -1 while it runs, if it never
+ * started, or if another part of the program reaped it. After a stop, the
+ * status is known once the engine is gone (ddz_engine_gone()). */
 int ddz_engine_exit_status(ddz_engine *e);
 
-/* Returns the child's pid, which is also its process group id. Valid as a
- * live process only until ddz_engine_stop(). */
+/* Returns the child's pid, which is also its process group id, or -1
+ * while the spawner has not made it yet (or never will). Valid as a live
+ * process only until ddz_engine_stop(). */
 pid_t ddz_engine_pid(const ddz_engine *e);
 
-/* Ends the engine and its process group: SIGTERM to the group, waits up to
- * the kill grace for the engine to exit, SIGKILL to the group (always, so
- * that grandchildren ignoring SIGTERM die too), then reaps the engine.
- * BLOCKS for up to kill_grace_ms, plus the moment SIGKILL takes. Leaves the
- * fds open (the caller may still have them in its loop) until destroy.
- * Idempotent. */
+/* BLOCKS until the spawner has made the child (or failed to, or skipped
+ * it for a stop that came first), at most `timeout_ms` (< 0: no limit).
+ * Not for an event loop: for tests and for programs that need the pid.
+ * Returns 0 or DDZ_ETIMEOUT. */
+int ddz_engine_wait_started(ddz_engine *e, int timeout_ms);
+
+/* Ends the engine and its process group, NEVER WAITING: asks the
+ * spawner, which sends SIGTERM to the group (SIGKILL at once with a
+ * negative kill grace), SIGKILL to it once the engine has exited or the
+ * grace has run out (always, so that grandchildren ignoring SIGTERM die
+ * too), then reaps the engine. An engine whose child the spawner has not
+ * made yet is never started. Leaves the fds open (the caller may still
+ * have them in its loop) until destroy. Idempotent. */
 void ddz_engine_stop(ddz_engine *e);
 
-/* Stops the engine if needed, closes its fds and frees it. NULL is a no-op. */
+/* Returns true once a stopped engine's process is reaped (or was never
+ * started): its pid may then be another process's. */
+bool ddz_engine_gone(const ddz_engine *e);
+
+/* BLOCKS until a stopped engine is gone, at most `timeout_ms` (< 0: no
+ * limit); the grace plus the moment SIGKILL takes bounds it. Not for an
+ * event loop. Returns 0, DDZ_ETIMEOUT, or DDZ_EINVAL if the engine was not
+ * stopped. */
+int ddz_engine_wait_gone(ddz_engine *e, int timeout_ms);
+
+/* Stops the engine if needed and frees it; its process ends as
+ * ddz_engine_stop() says, after this returns. Its fds are closed now if
+ * the engine is gone, else by the spawner once it is, so that the engine
+ * hears SIGTERM before the end of its input (SPEC 7). Either way the
+ * caller must not use them any more. NULL is a no-op. */
 void ddz_engine_destroy(ddz_engine *e);
+
+/* Starts the spawner thread now if it is not running (ddz_engine_spawn()
+ * starts it otherwise): a server does so at its start, so that the thread
+ * and its two descriptors are there from the beginning. Returns 0, or
+ * DDZ_ESPAWN (no memory or no thread). */
+int ddz_engine_prepare(void);
+
+/* BLOCKS until every engine stopped so far (by any thread) is gone, at
+ * most `timeout_ms` (< 0: no limit): what a program calls before it exits
+ * (the engines' process groups are killed; their children do not die with
+ * us). Not for an event loop. Returns 0 (also when no engine was ever
+ * started) or DDZ_ETIMEOUT. */
+int ddz_engine_settle(int timeout_ms);
+
+/* Returns how many stopped engines are not gone yet (in their grace, or
+ * dying): a gauge for /metrics. */
+long ddz_engine_stopping(void);
 
 #endif

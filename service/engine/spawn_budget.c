@@ -32,26 +32,25 @@ static int64_t wait_us(ddz_spawn_budget *b, int64_t now_us)
     return (int64_t)((1 - b->tokens) * 1e6 / b->rate) + 1;
 }
 
-int64_t ddz_spawn_budget_take(ddz_spawn_budget *room, ddz_spawn_budget *total, int64_t now_us)
+int64_t ddz_spawn_budget_take(ddz_spawn_budget *room, ddz_spawn_budget *addr,
+                              ddz_spawn_budget *total, int64_t now_us)
 {
-    int64_t wr = wait_us(room, now_us), wt = wait_us(total, now_us);
-    if (wr > 0 || wt > 0) {
-        if (wr > 0 && room->refused)
-            (*room->refused)++;
-        if (wt > 0 && total->refused)
-            (*total->refused)++;
-        return wr > wt ? wr : wt;
+    ddz_spawn_budget *b[3] = {room, addr, total};
+    int64_t most = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t w = wait_us(b[i], now_us);
+        if (w > 0 && b[i]->refused)
+            (*b[i]->refused)++;
+        most = w > most ? w : most;
     }
-    if (room) {
-        room->taken++;
-        if (room->rate > 0)
-            room->tokens -= 1;
-    }
-    if (total) {
-        total->taken++;
-        if (total->rate > 0)
-            total->tokens -= 1;
-    }
+    if (most > 0)
+        return most;
+    for (int i = 0; i < 3; i++)
+        if (b[i]) {
+            b[i]->taken++;
+            if (b[i]->rate > 0)
+                b[i]->tokens -= 1;
+        }
     return 0;
 }
 
@@ -68,9 +67,11 @@ static void charge(ddz_spawn_budget *b, int64_t now_us)
         b->tokens = -b->rate;
 }
 
-void ddz_spawn_budget_charge(ddz_spawn_budget *room, ddz_spawn_budget *total, int64_t now_us)
+void ddz_spawn_budget_charge(ddz_spawn_budget *room, ddz_spawn_budget *addr,
+                             ddz_spawn_budget *total, int64_t now_us)
 {
     charge(room, now_us);
+    charge(addr, now_us);
     charge(total, now_us);
 }
 

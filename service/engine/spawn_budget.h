@@ -3,11 +3,12 @@
  * A client can make the server start processes: a one-shot Botzone bot is
  * started for every request it answers, a room with engine seats starts
  * them when its game begins. Each start costs the machine an exec and the
- * program's start-up, so starts are budgeted per second, in total and per
- * room (README, "Budgets"). A budget is a token bucket: `rate` tokens a
- * second, at most `rate` held (a second's worth of burst), one token per
- * start. A start is taken from a room's bucket and the server's together,
- * or from neither.
+ * program's start-up, so starts are budgeted per second: in total, per
+ * room, and per client address (README, "Budgets"), so that one address
+ * cannot spend the server's whole budget. A budget is a token bucket:
+ * `rate` tokens a second, at most `rate` held (a second's worth of burst),
+ * one token per start. A start is taken from its room's, its address's and
+ * the server's buckets together, or from none.
  *
  * Pure arithmetic on the caller's clock: no I/O, no allocation, no lock
  * (the loop's thread owns every bucket).
@@ -20,6 +21,7 @@
 
 #define DDZ_SPAWN_RATE_DEFAULT 50      /* starts a second in total (--spawn-rate) */
 #define DDZ_SPAWN_RATE_ROOM_DEFAULT 10 /* starts a second per room (--spawn-rate-room) */
+#define DDZ_SPAWN_RATE_IP_DEFAULT 20   /* starts a second per client address (--spawn-rate-ip) */
 
 typedef struct ddz_spawn_budget {
     int rate;      /* tokens a second and the most held; <= 0: no bound */
@@ -33,18 +35,21 @@ typedef struct ddz_spawn_budget {
  * as of `now_us`, counting refusals in *refused (may be NULL). */
 void ddz_spawn_budget_init(ddz_spawn_budget *b, int rate, int64_t now_us, long *refused);
 
-/* Takes one token from `room` and one from `total` (either may be NULL: no
- * bound of that kind) if both have one at `now_us`. Returns 0 if taken, or
- * the microseconds until both will have one (> 0, nothing taken, and the
- * bucket that lacked one counts a refusal). */
-int64_t ddz_spawn_budget_take(ddz_spawn_budget *room, ddz_spawn_budget *total, int64_t now_us);
+/* Takes one token from each of `room`, `addr` and `total` (any may be
+ * NULL: no bound of that kind) if all have one at `now_us`. Returns 0 if
+ * taken, or the microseconds until all will have one (> 0, nothing taken,
+ * and each bucket that lacked one counts a refusal). */
+int64_t ddz_spawn_budget_take(ddz_spawn_budget *room, ddz_spawn_budget *addr,
+                              ddz_spawn_budget *total, int64_t now_us);
 
-/* Takes one token from each of `room` and `total` (either may be NULL)
- * WHETHER OR NOT they hold one: for a start that does not wait (a CAAI
- * engine's, once per game at most, whose room was admitted only while
- * `total` held a token). A bucket may owe up to one second's worth, which
- * the starts that do wait then wait for. Returns nothing; never fails. */
-void ddz_spawn_budget_charge(ddz_spawn_budget *room, ddz_spawn_budget *total, int64_t now_us);
+/* Takes one token from each of `room`, `addr` and `total` (any may be
+ * NULL) WHETHER OR NOT they hold one: for a start that does not wait (a
+ * CAAI engine's, once per game at most, whose room was admitted only while
+ * `addr` and `total` held a token). A bucket may owe up to one second's
+ * worth, which the starts that do wait then wait for. Returns nothing;
+ * never fails. */
+void ddz_spawn_budget_charge(ddz_spawn_budget *room, ddz_spawn_budget *addr,
+                             ddz_spawn_budget *total, int64_t now_us);
 
 /* Returns true if `b` (NULL: no bound) holds at least one token at
  * `now_us`; takes nothing, counts nothing. */

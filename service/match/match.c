@@ -20,6 +20,7 @@
 #include "proto/record_json.h"
 #include "proto/text.h"
 #include "rules/error.h"
+#include "service/engine/engine.h"
 #include "service/match/loop_poll.h"
 #include "service/seats/seats.h"
 #include "service/table/runner.h"
@@ -235,11 +236,15 @@ static int play(ddz_match *m, ddz_match_half *h, int upto)
     return m->write_rc;
 }
 
+/* Stops the engines and waits until they and their process groups are
+ * gone (the grace, then SIGKILL: engine.h; `ddz match` has nothing else to
+ * serve meanwhile). */
 static void stop_engines(ddz_match *m)
 {
     for (int hi = 0; hi < m->nhalf; hi++)
         for (int p = 0; p < 3; p++)
             ddz_runner_seat(m->half[hi].run, p, NULL);
+    ddz_engine_settle(10000);
 }
 
 int ddz_match_run(ddz_match *m)

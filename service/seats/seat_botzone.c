@@ -16,10 +16,12 @@
  * most: it is ended when the game is over. docs/decisions.md says why.
  *
  * Every start is taken from the spawn budget (service/engine/spawn_budget.h)
- * of the room and of the server. A start the budget puts off waits on a
- * timer for the tokens, within the request's time: the table's clock keeps
- * running, and a bot still waiting when it runs out is charged a timeout as
- * for any late answer (README, "Budgets").
+ * of the room, of the address that made it and of the server. A start the
+ * budget puts off waits on a timer for the tokens, within the request's
+ * time: the table's clock keeps running, and a bot still waiting when it
+ * runs out is charged a timeout as for any late answer (README,
+ * "Budgets"). Neither a start nor a stop waits for the process itself
+ * (engine.h): a bot that ignores SIGTERM costs the loop nothing.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -56,6 +58,7 @@ typedef struct botzone_seat {
     ddz_engine *grave[BZ_GRAVE]; /* ended, freed from `reap` (never inside a callback) */
     ddz_timer reap;
     ddz_spawn_budget *spawns_room;  /* the room's start budget, or NULL */
+    ddz_spawn_budget *spawns_addr;  /* its creator's address's, or NULL */
     ddz_spawn_budget *spawns_total; /* the server's, or NULL */
     ddz_timer spawn_wait;           /* armed while a start waits for the budget */
     /* the open request */
@@ -292,6 +295,8 @@ static void on_io(void *ctx, bool writable)
             b->deferred = false;
             send_req(b, true);
         }
+    } else if (rc == DDZ_ESPAWN) {
+        fail(b, DDZ_FAULT_CRASH, "cannot start the bot: %s", ddz_strerror(rc));
     } else if (rc == DDZ_ECRASH) {
         int st = ddz_engine_exit_status(b->eng);
         char d[64];
@@ -393,8 +398,8 @@ static void send_req(botzone_seat *b, bool fresh)
     } else {
         stop(b);
         ddz_loop *loop = b->base.loop;
-        int64_t wait =
-            ddz_spawn_budget_take(b->spawns_room, b->spawns_total, ddz_loop_now_us(loop));
+        int64_t wait = ddz_spawn_budget_take(b->spawns_room, b->spawns_addr, b->spawns_total,
+                                             ddz_loop_now_us(loop));
         if (wait > 0) {
             ddz_loop_arm(loop, &b->spawn_wait, on_spawn_wait, wait);
             return;
@@ -564,6 +569,7 @@ ddz_seat *ddz_seat_botzone_create(const char *cmd, const char *label, const ddz_
         .max_line = BZ_MAX_LINE, .max_output = BZ_MAX_OUTPUT, .kill_grace_ms = env->kill_grace_ms};
     b->running = env->engines_running;
     b->spawns_room = env->spawns_room;
+    b->spawns_addr = env->spawns_addr;
     b->spawns_total = env->spawns_total;
     b->game = -1;
     b->landlord = -1;

@@ -20,17 +20,17 @@
 typedef struct engine_seat {
     ddz_seat base;
     ddz_caai_seat *cs;
-    ddz_watch *rd, *wr;                           /* its pipes in the loop while it runs */
-    ddz_timer ack;                                /* the acknowledgement deadline */
-    long *running;                                /* the environment's engine count, or NULL */
-    ddz_spawn_budget *spawns_room, *spawns_total; /* start budgets, or NULL */
-    bool counted;                                 /* this engine is in *running */
-    bool illegal;                                 /* the host already charged its last answer */
-    bool series_over;                             /* the last game is over: it may exit now */
-    int seat;                                     /* the seat it holds in the current game */
-    bool in_game;                                 /* dealt a game whose end it has not heard */
-    bool left_early;                              /* exited between two games of its turn */
-    char label[64];                               /* a name until the engine says its own */
+    ddz_watch *rd, *wr; /* its pipes in the loop while it runs */
+    ddz_timer ack;      /* the acknowledgement deadline */
+    long *running;      /* the environment's engine count, or NULL */
+    ddz_spawn_budget *spawns_room, *spawns_addr, *spawns_total; /* start budgets, or NULL */
+    bool counted;                                               /* this engine is in *running */
+    bool illegal;     /* the host already charged its last answer */
+    bool series_over; /* the last game is over: it may exit now */
+    int seat;         /* the seat it holds in the current game */
+    bool in_game;     /* dealt a game whose end it has not heard */
+    bool left_early;  /* exited between two games of its turn */
+    char label[64];   /* a name until the engine says its own */
 } engine_seat;
 
 static void count(engine_seat *e, bool up)
@@ -89,12 +89,14 @@ static void on_io(void *ctx, bool writable)
 /* Starts the engine. Its start is charged to the spawn budgets but never
  * waits for them: a CAAI engine starts once per game at most, and a
  * client's room with engine seats is admitted only while the server's
- * budget has a token (room.c), so the bound holds without making a game
- * wait for its engine (README, "Budgets"). */
+ * budget and its address's have a token (room.c), so the bound holds
+ * without making a game wait for its engine (README, "Budgets"). Nor
+ * does the loop wait for the process: engine.h. */
 static int start(engine_seat *e)
 {
     unwatch(e);
-    ddz_spawn_budget_charge(e->spawns_room, e->spawns_total, ddz_loop_now_us(e->base.loop));
+    ddz_spawn_budget_charge(e->spawns_room, e->spawns_addr, e->spawns_total,
+                            ddz_loop_now_us(e->base.loop));
     int rc = ddz_caai_seat_start(e->cs);
     if (rc < 0)
         return rc;
@@ -298,6 +300,7 @@ ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_s
     e->base = (ddz_seat){.ops = &engine_ops, .loop = env->loop, .player = -1, .program = true};
     e->running = env->engines_running;
     e->spawns_room = env->spawns_room;
+    e->spawns_addr = env->spawns_addr;
     e->spawns_total = env->spawns_total;
     snprintf(e->label, sizeof e->label, "%s", label);
     ddz_caai_seat_cb cb = {e, cs_act, cs_fault, cs_note};

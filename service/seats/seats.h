@@ -46,6 +46,8 @@ typedef struct ddz_seat_env {
     int kill_grace_ms;              /* engines: SIGTERM -> SIGKILL; 0 = default, < 0 = at once */
     long *engines_running;          /* counts engine processes; NULL = not counted */
     ddz_spawn_budget *spawns_room;  /* starts of this room's engines; NULL = no bound */
+    ddz_spawn_budget *spawns_addr;  /* starts for the client address that made the room;
+                                       NULL = no bound (an operator's table) */
     ddz_spawn_budget *spawns_total; /* starts of every engine; NULL = no bound */
     long *ais_alive;                /* counts hosted AI objects until freed; NULL = not counted */
     long *ais_created;              /* counts hosted AIs made; NULL = not counted */

@@ -21,6 +21,7 @@ static const char *const budget_names[DDZ_BUDGET_N] = {
     [DDZ_BUDGET_SPAWNS] = "spawns",
     [DDZ_BUDGET_SPAWNS_PER_ROOM] = "spawns_per_room",
     [DDZ_BUDGET_AI_THINK_PER_IP] = "ai_think_per_ip",
+    [DDZ_BUDGET_SPAWNS_PER_IP] = "spawns_per_ip",
 };
 
 static long pick(long option, long dflt)
@@ -91,6 +92,23 @@ void ddz__budget_room_spawns(ddz_srv *srv, ddz_spawn_budget *room)
 {
     ddz_spawn_budget_init(room, ddz__budget_spawn_rate_room(srv), ddz__now_us(),
                           &srv->budget.refused[DDZ_BUDGET_SPAWNS_PER_ROOM]);
+}
+
+int ddz__budget_spawn_rate_ip(const ddz_srv *srv)
+{
+    return (int)pick(srv->cfg.spawn_rate_ip, DDZ_SPAWN_RATE_IP_DEFAULT);
+}
+
+ddz_spawn_budget *ddz__budget_addr_spawns(ddz_srv *srv, ddz_addr *a)
+{
+    if (!a)
+        return NULL;
+    if (!a->spawns_ready) {
+        ddz_spawn_budget_init(&a->spawns, ddz__budget_spawn_rate_ip(srv), ddz__now_us(),
+                              &srv->budget.refused[DDZ_BUDGET_SPAWNS_PER_IP]);
+        a->spawns_ready = true;
+    }
+    return &a->spawns;
 }
 
 void ddz__budget_refused(ddz_srv *srv, int kind)
@@ -225,10 +243,20 @@ static ddz_addr *find(ddz_addrs *t, const char *key)
     return NULL;
 }
 
-/* Frees `a` if it holds nothing and remembers no wrong password. */
+/* Whether the engine starts of `a` are still being paid for at `now`:
+ * forgetting it would give the address a full second's burst again. */
+static bool spawns_active(ddz_addr *a, int64_t now)
+{
+    return a->spawns_ready && ddz_spawn_budget_used(&a->spawns, now) > 0;
+}
+
+/* Frees `a` if it holds nothing and remembers no wrong password nor
+ * engine starts. */
 static void maybe_free(ddz_addrs *t, ddz_addr *a)
 {
-    if (a->socks > 0 || a->conns > 0 || a->rooms > 0 || ddz__tries_active(&a->tries, ddz__now_us()))
+    int64_t now = ddz__now_us();
+    if (a->socks > 0 || a->conns > 0 || a->rooms > 0 || ddz__tries_active(&a->tries, now) ||
+        spawns_active(a, now))
         return;
     for (ddz_addr **p = &t->bucket[hash(a->key)]; *p; p = &(*p)->next)
         if (*p == a) {
@@ -240,7 +268,7 @@ static void maybe_free(ddz_addrs *t, ddz_addr *a)
 }
 
 /* Frees every entry that holds nothing; with `forget`, also those that
- * only remember wrong passwords. */
+ * only remember wrong passwords or engine starts. */
 static void sweep(ddz_addrs *t, bool forget)
 {
     int64_t now = ddz__now_us();
@@ -248,7 +276,7 @@ static void sweep(ddz_addrs *t, bool forget)
         for (ddz_addr **p = &t->bucket[i]; *p;) {
             ddz_addr *a = *p;
             if (a->socks == 0 && a->conns == 0 && a->rooms == 0 &&
-                (forget || !ddz__tries_active(&a->tries, now))) {
+                (forget || (!ddz__tries_active(&a->tries, now) && !spawns_active(a, now)))) {
                 *p = a->next;
                 t->n--;
                 free(a);
@@ -391,9 +419,13 @@ void ddz__budget_destroy(ddz_srv *srv)
 void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used)
 {
     ddz_budget *b = &srv->budget;
-    long most_conns = 0, most_rooms = 0; /* the address holding the most */
+    long most_conns = 0, most_rooms = 0, most_spawns = 0; /* the address holding the most */
+    int64_t now = ddz__now_us();
     for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
-        for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next) {
+        for (ddz_addr *a = b->addrs.bucket[i]; a; a = a->next) {
+            long spawns = a->spawns_ready ? ddz_spawn_budget_used(&a->spawns, now) : 0;
+            if (spawns > most_spawns)
+                most_spawns = spawns;
             if (a->conns > most_conns)
                 most_conns = a->conns;
             /* the proxy's sockets carry many clients, counted each */
@@ -424,6 +456,7 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
         [DDZ_BUDGET_SPAWNS] = ddz_spawn_budget_used(ddz__budget_spawns(srv), ddz__now_us()),
         [DDZ_BUDGET_SPAWNS_PER_ROOM] = room_spawns_used,
         [DDZ_BUDGET_AI_THINK_PER_IP] = (long)(think.spent_us / 1000),
+        [DDZ_BUDGET_SPAWNS_PER_IP] = most_spawns,
     };
     long limit[DDZ_BUDGET_N] = {
         [DDZ_BUDGET_ENGINES] = ddz__budget_max_engines(srv),
@@ -436,6 +469,7 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
         [DDZ_BUDGET_SPAWNS] = ddz__budget_spawns(srv)->rate,
         [DDZ_BUDGET_SPAWNS_PER_ROOM] = ddz__budget_spawn_rate_room(srv),
         [DDZ_BUDGET_AI_THINK_PER_IP] = (long)(tb.burst_us / 1000),
+        [DDZ_BUDGET_SPAWNS_PER_IP] = ddz__budget_spawn_rate_ip(srv),
     };
     fprintf(f, "# TYPE ddz_budget_used gauge\n");
     for (int k = 0; k < DDZ_BUDGET_N; k++)
@@ -447,7 +481,6 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
     for (int k = 0; k < DDZ_BUDGET_N; k++)
         fprintf(f, "ddz_budget_refused_total{budget=\"%s\"} %ld\n", budget_names[k], b->refused[k]);
     fprintf(f, "# TYPE ddz_addresses gauge\nddz_addresses %ld\n", b->addrs.n);
-    int64_t now = ddz__now_us();
     long locked = locked_rooms;
     for (int i = 0; i < DDZ_ADDR_BUCKETS; i++)
         for (const ddz_addr *a = b->addrs.bucket[i]; a; a = a->next)

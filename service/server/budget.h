@@ -64,11 +64,13 @@ bool ddz__tries_active(const ddz_tries *t, int64_t now);
 /* One client address and what it holds. Entries are freed when they hold
  * nothing. */
 typedef struct ddz_addr {
-    struct ddz_addr *next; /* hash chain */
-    int socks;             /* sockets accepted from it, not yet closed (counted at accept) */
-    int conns;             /* WebSocket connections open from it (its forwarded address too) */
-    int rooms;             /* live rooms created from it */
-    ddz_tries tries;       /* wrong passwords sent from it */
+    struct ddz_addr *next;   /* hash chain */
+    int socks;               /* sockets accepted from it, not yet closed (counted at accept) */
+    int conns;               /* WebSocket connections open from it (its forwarded address too) */
+    int rooms;               /* live rooms created from it */
+    ddz_tries tries;         /* wrong passwords sent from it */
+    ddz_spawn_budget spawns; /* engine starts for its rooms (set up at first use) */
+    bool spawns_ready;       /* `spawns` was set up */
     char key[DDZ_ADDR_MAX];
 } ddz_addr;
 
@@ -98,6 +100,16 @@ int ddz__budget_spawn_rate_room(const ddz_srv *srv);
 /* Fills a new room's start budget `room` (--spawn-rate-room), counting
  * what it puts off as refused{spawns_per_room}. */
 void ddz__budget_room_spawns(ddz_srv *srv, ddz_spawn_budget *room);
+
+/* The engine start budget of address `a` (--spawn-rate-ip), set up at its
+ * first use, counting what it puts off as refused{spawns_per_ip}; NULL
+ * if `a` is NULL (no address: not bounded per address). An entry whose
+ * budget is not full again is kept (ddz__budget_sweep), so that closing
+ * every connection does not refill it. */
+ddz_spawn_budget *ddz__budget_addr_spawns(ddz_srv *srv, ddz_addr *a);
+
+/* The starts a second one address may make (--spawn-rate-ip). */
+int ddz__budget_spawn_rate_ip(const ddz_srv *srv);
 
 /* Counts a request refused because budget `kind` (enum ddz_budget_kind)
  * was spent. */
@@ -153,8 +165,8 @@ void ddz__budget_room_close(ddz_srv *srv, ddz_addr *a);
 /* Returns the most wrong passwords a minute (--password-tries). */
 int ddz__budget_password_tries(const ddz_srv *srv);
 
-/* Forgets addresses that hold nothing and remember no wrong password
- * (from the reaping timer). */
+/* Forgets addresses that hold nothing and remember no wrong password nor
+ * engine starts still being paid for (from the reaping timer). */
 void ddz__budget_sweep(ddz_srv *srv);
 
 /* Frees the address table (shutdown, after every connection and room). */

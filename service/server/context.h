@@ -70,6 +70,7 @@ enum ddz_budget_kind {
     DDZ_BUDGET_SPAWNS,          /* engine starts a second, in all */
     DDZ_BUDGET_SPAWNS_PER_ROOM, /* engine starts a second, per room */
     DDZ_BUDGET_AI_THINK_PER_IP, /* hosted AIs' thinking a second, per address (lean past it) */
+    DDZ_BUDGET_SPAWNS_PER_IP,   /* engine starts a second, per client address */
     DDZ_BUDGET_N
 };
 

@@ -129,7 +129,15 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
     }
     /* Its engines will start when its game does, and a CAAI engine's start
      * does not wait for the spawn budget (seat_engine.c): the room waits at
-     * the door instead, while the server's budget is spent. */
+     * the door instead, while its address's budget or the server's is
+     * spent. The address's first: one address making and dropping rooms
+     * is told to slow down (ERATE) and does not spend the server's. */
+    if (engines && !ddz_spawn_budget_has(ddz__budget_addr_spawns(srv, owner), ddz__now_us())) {
+        ddz__budget_refused(srv, DDZ_BUDGET_SPAWNS_PER_IP);
+        *err = DDZ_ERATE;
+        *why = "your address is starting engines as fast as it may: try again in a second";
+        return NULL;
+    }
     if (engines && !ddz_spawn_budget_has(ddz__budget_spawns(srv), ddz__now_us())) {
         ddz__budget_refused(srv, DDZ_BUDGET_SPAWNS);
         *why = "the server is starting engines as fast as it may: try again in a second";

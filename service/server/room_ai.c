@@ -31,6 +31,7 @@ static ddz_seat *make_program(ddz_room *r, int index, const char *spec, int *err
         .ai_budget_ms = r->opts.time * 250 < 1000 ? r->opts.time * 250 : 1000,
         .log_name = log_name,
         .spawns_room = &r->spawns,
+        .spawns_addr = ddz__budget_addr_spawns(r->srv, r->owner),
     };
     return ddz__seat_make(r->srv, &w, err, msg, sizeof msg);
 }

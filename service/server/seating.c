@@ -61,9 +61,10 @@ ddz_seat *ddz__seat_make(ddz_srv *srv, const ddz_seat_want *w, int *err, char *m
         .engine_cmd = (const char *const *)cfg->engine_cmd,
         .engine_protocol = cfg->engine_protocol,
         .time_ms = w->time_ms,
-        .kill_grace_ms = -1, /* never let a stopping engine hold the loop */
+        .kill_grace_ms = 0, /* the default grace: the engine module's thread waits it out */
         .engines_running = &srv->m.engines,
         .spawns_room = w->spawns_room,
+        .spawns_addr = w->spawns_addr,
         .spawns_total = ddz__budget_spawns(srv),
         .ais_alive = &srv->budget.ais,
         .ais_created = &srv->budget.ais_created,

@@ -37,6 +37,8 @@ typedef struct ddz_seat_want {
     const char *log_name;          /* an engine's stderr goes to DIR/LOG_NAME.stderr.log under
                                       --engine-log-dir; NULL = discarded */
     ddz_spawn_budget *spawns_room; /* the room's engine start budget; NULL = none */
+    ddz_spawn_budget *spawns_addr; /* its creator's address's (ddz__budget_addr_spawns);
+                                      NULL = none */
 } ddz_seat_want;
 
 /* Makes the seat `w` describes (not yet placed at a table). Returns it, or

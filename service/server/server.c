@@ -36,6 +36,7 @@
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
+#include "service/engine/engine.h"
 #include "service/server/lead_srv.h"
 #include "service/seats/seats.h"
 #include "service/server/analyst.h"
@@ -606,6 +607,8 @@ static char *metrics_text(ddz_srv *srv)
     for (int k = 1; k < 5; k++)
         fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
     metric(f, "gauge", "ddz_engine_processes", m->engines);
+    /* stopped, in their grace or dying: not counted above, nor waited for */
+    metric(f, "gauge", "ddz_engine_processes_stopping", ddz_engine_stopping());
     ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used);
     ddz__lead_metrics(srv, f);
     metric(f, "counter", "ddz_frames_received_total", m->frames_in);
@@ -1353,6 +1356,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     }
     ddz_think_budget think_budget = ddz__budget_think(srv);
     srv->think = ddz_think_create(2, &think_budget, wake_loop, srv);
+    /* the engines' spawner thread now rather than at the first engine's
+     * start: its thread and its mailbox's pipe are the server's from the
+     * beginning, not a loop's turn's cost nor a descriptor count's jump */
+    if (ddz_engine_prepare() < 0) {
+        fprintf(stderr, "ddz serve: cannot start the engine spawner thread\n");
+        return start_failed(srv);
+    }
     ddz_analyst_options aopt = {.max_jobs = cfg->analysis_jobs == 0  ? DDZ_ANALYST_JOBS
                                             : cfg->analysis_jobs < 0 ? 0
                                                                      : cfg->analysis_jobs};
@@ -1452,6 +1462,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     ddz__lead_stop(srv);
     ddz__lead_free(srv);
     ddz__rooms_destroy(srv);
+    /* The rooms' engines were asked to stop; their process groups are
+     * killed within the grace (engine.h), which shutdown waits out: a
+     * child that ignores SIGTERM must not outlive the server. */
+    if (ddz_engine_settle(DDZ_ENGINE_KILL_GRACE_MS + 800) < 0)
+        ddz__log(srv, "warn", NULL, "%ld engine processes still stopping at exit",
+                 ddz_engine_stopping());
     ddz__players_destroy(srv);
     ddz_think_destroy(srv->think); /* after the rooms orphaned their jobs */
     srv->think = NULL;

@@ -50,6 +50,7 @@ typedef struct ddz_server_cfg {
     int max_queue_per_conn;     /* unsent output of one connection, 0 = 256 KiB */
     int spawn_rate;             /* engine starts a second in all, 0 = 50 */
     int spawn_rate_room;        /* engine starts a second per room, 0 = 10 */
+    int spawn_rate_ip;          /* engine starts a second per client address, 0 = 20 */
     int password_tries;         /* wrong passwords per minute for a room or an address, 0 = 5 */
     int ai_think_per_ip;        /* ms of hosted-AI thinking a second for the rooms of one
                                    address at full strength, 0 = 1000 */

@@ -12,13 +12,14 @@
 //   bighead   a request head of 9 KB: 431
 //   post      POST /: 405
 // Each must be answered as PROTOCOL.md says (`joined`, or EBUSY when a
-// budget is spent; EAUTH, or ERATE once the room or address is locked
+// budget is spent, ERATE for a room with engines past its address's start
+// budget; EAUTH, or ERATE once the room or address is locked
 // out); anything else, or no answer within 5 s, is unexpected. Rooms made
 // here have a grace of GRACE seconds (default 5), so that they are gone
 // soon after the attacks stop and the soak's end checks (no engine process
 // left over, descriptors as before) still hold.
 //
-// Raw sockets (node's net), not a WebSocket library: a client that stops
+// Raw sockets (rawws.js), not a WebSocket library: a client that stops
 // reading must really stop. Traffic goes to the given loopback URL only;
 // the run is bounded by SECONDS and at most 300 attacks in flight.
 //
@@ -45,82 +46,9 @@ function fail(kind, why) {
     if (!firstUnexpected) firstUnexpected = `${kind}: ${why}`;
 }
 
-// A raw WebSocket client: handshake, masked text frames out; the server's
-// (unmasked) text frames are appended to s.text to be searched, and its
-// pings answered (lws closes a client that does not answer them).
-function connect() {
-    return new Promise((resolve, reject) => {
-        const s = net.connect(Number(url.port), url.hostname);
-        let buf = '';
-        const timer = setTimeout(() => { s.destroy(); reject(new Error('handshake timed out')); }, 5000);
-        s.on('error', e => { clearTimeout(timer); reject(e); });
-        s.on('connect', () => s.write(`GET ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\n` +
-            'Upgrade: websocket\r\nConnection: Upgrade\r\n' +
-            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'));
-        const onData = d => {
-            buf += d.toString('latin1');
-            const end = buf.indexOf('\r\n\r\n');
-            if (end < 0) return;
-            clearTimeout(timer);
-            s.removeListener('data', onData);
-            if (!buf.startsWith('HTTP/1.1 101')) { s.destroy(); reject(new Error('handshake refused')); return; }
-            s.text = '';
-            let raw = Buffer.from(buf.slice(end + 4), 'latin1');
-            const frames = x => {
-                raw = Buffer.concat([raw, x]);
-                for (;;) {
-                    if (raw.length < 2) break;
-                    let len = raw[1] & 127, at = 2;
-                    if (len === 126) {
-                        if (raw.length < 4) break;
-                        len = raw.readUInt16BE(2);
-                        at = 4;
-                    } else if (len === 127) {
-                        if (raw.length < 10) break;
-                        len = Number(raw.readBigUInt64BE(2));
-                        at = 10;
-                    }
-                    if (raw.length < at + len) break;
-                    const op = raw[0] & 15, payload = raw.subarray(at, at + len);
-                    if (op === 9) // ping: pong with its payload, masked with key 0
-                        s.write(Buffer.concat([Buffer.from([0x8a, 0x80 | payload.length]), Buffer.alloc(4), payload]));
-                    else if (op === 1 || op === 0)
-                        s.text += payload.toString('latin1');
-                    raw = raw.subarray(at + len);
-                }
-                if (s.waiter) s.waiter();
-            };
-            s.on('data', frames);
-            frames(Buffer.alloc(0));
-            resolve(s);
-        };
-        s.on('data', onData);
-    });
-}
-
-function send(s, obj) {
-    const t = Buffer.from(JSON.stringify(obj));
-    const h = t.length < 126 ? Buffer.from([0x81, 0x80 | t.length])
-        : Buffer.from([0x81, 0x80 | 126, t.length >> 8, t.length & 255]);
-    s.write(Buffer.concat([h, Buffer.alloc(4), t])); // mask key 0: the bytes go as they are
-}
-
-// Resolves with the index of the first of `needles` seen after `from`
-// characters of the text, or -1 after 5 s or a close.
-function waitFor(s, needles, from = 0) {
-    return new Promise(resolve => {
-        const check = () => {
-            for (let i = 0; i < needles.length; i++)
-                if (s.text.indexOf(needles[i], from) >= 0) { done(i); return true; }
-            return false;
-        };
-        const done = i => { clearTimeout(timer); s.waiter = null; s.removeListener('close', closed); resolve(i); };
-        const closed = () => { if (!check()) done(-1); };
-        const timer = setTimeout(() => done(-1), 5000);
-        s.on('close', closed);
-        if (!check()) s.waiter = check;
-    });
-}
+const rawws = require('./rawws');
+const connect = () => rawws.connect(url);
+const send = rawws.send, waitFor = rawws.waitFor;
 
 const JOINED = '"type":"joined"', EBUSY = '"code":"EBUSY"', EAUTH = '"code":"EAUTH"', ERATE = '"code":"ERATE"';
 
@@ -208,9 +136,10 @@ async function attack(kind) {
         let i = 0;
         if (kind === 'engines' || kind === 'ais') {
             const seat = kind === 'engines' ? `engine:${engine}` : 'ai:random';
+            // ERATE: its address's engine starts are spent (--spawn-rate-ip)
             i = await ask(s, kind, { type: 'create', seat: 2, options: { seats: [seat, seat, null], grace, time: 60 } },
-                [JOINED, EBUSY]);
-            busy += i === 1;
+                [JOINED, EBUSY, ERATE]);
+            busy += i === 1 || i === 2;
         } else if (kind === 'quick') {
             i = await ask(s, kind, { type: 'quick' }, [JOINED, EBUSY]);
             busy += i === 1;

@@ -28,6 +28,10 @@
  *   --ignore-eof         when stdin closes, spin in a busy loop instead of
  *                        exiting (the referee must kill it)
  *   --ignore-term        ignore SIGTERM (only SIGKILL ends it)
+ *   --term-log FILE      on SIGTERM, append "TERM\n" to FILE and exit 0 (a
+ *                        test sees that the referee asked before it killed)
+ *   --ready-log FILE     once the options are in force (signals included),
+ *                        append "READY\n" to FILE
  *   --bad-ack            answer "ERROR d" (echoing the faulty seat, like the
  *                        seed's 02.cpp engine) instead of "OK ERROR"
  *   --log FILE           append every line received, as received, to FILE
@@ -104,10 +108,24 @@ typedef struct engine {
     ddz_move moves[DDZ_MOVES_MAX];
 } engine;
 
+/* --term-log: the file SIGTERM is written to, -1 when not asked. */
+static int term_log_fd = -1;
+/* --ready-log: the file told when the options are in force, or NULL. */
+static const char *ready_log;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    ssize_t n = write(term_log_fd, "TERM\n", 5);
+    (void)n;
+    _exit(0);
+}
+
 static void usage(void)
 {
     fputs("usage: caai_testengine [--name NAME] [--gbk-name] [--bid N] [--OPTION-at [K]]...\n"
-          "       [--ignore-eof] [--ignore-term] [--bad-ack] [--log FILE]\n"
+          "       [--ignore-eof] [--ignore-term] [--term-log FILE]\n"
+          "       [--ready-log FILE] [--bad-ack] [--log FILE]\n"
           "       [--exit-after-gameover[=G]] [--hold FIFO] [--wait-eof[=G] FIFO]\n"
           "(see the comment at the top of tests/service/caai_testengine.c)\n",
           stderr);
@@ -181,6 +199,15 @@ static void parse_options(engine *e, int argc, char **argv)
             e->ignore_eof = true;
         } else if (strcmp(a, "--ignore-term") == 0) {
             signal(SIGTERM, SIG_IGN);
+        } else if (strcmp(a, "--term-log") == 0 && i + 1 < argc) {
+            term_log_fd = open(argv[++i], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+            if (term_log_fd < 0) {
+                perror(argv[i]);
+                exit(2);
+            }
+            signal(SIGTERM, on_term);
+        } else if (strcmp(a, "--ready-log") == 0 && i + 1 < argc) {
+            ready_log = argv[++i];
         } else if (strcmp(a, "--bad-ack") == 0) {
             e->bad_ack = true;
         } else if (strcmp(a, "--log") == 0 && i + 1 < argc) {
@@ -435,6 +462,14 @@ int main(int argc, char **argv)
     static engine e = {.name = "testengine", .seat = -1, .last_seat = -1, .wait_fd = -1};
     e.last.type = DDZ_PASS;
     parse_options(&e, argc, argv);
+    if (ready_log) {
+        int fd = open(ready_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0 || write(fd, "READY\n", 6) != 6) {
+            perror(ready_log);
+            exit(2);
+        }
+        close(fd);
+    }
 
     char *line = NULL;
     size_t cap = 0;

@@ -314,6 +314,190 @@ Test(attack, engine_starts_a_second_are_bounded, .init = start_spawns, .fini = t
     cr_assert(healthy());
 }
 
+static void start_spawns_ip(void)
+{
+    static const char *const o[] = {
+        "--engine", ENGINE_OPT, "--spawn-rate-ip", "1", "--trusted-proxy", "127.0.0.1", NULL};
+    start_with(o);
+}
+
+static const char engine_room_nograce[] =
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"engine:rnd\",\"engine:rnd\",null],"
+    "\"grace\":0,\"time\":300,\"private\":true}}";
+
+/* Issue 37: four connections from one address making private rooms with
+ * two engines and leaving at once took the server's whole start budget
+ * (~48 a second). Starts are budgeted per address too (--spawn-rate-ip 1
+ * here, a burst of one): a room's two CAAI engines leave the address
+ * owing a token (two seconds to pay), and its next room is refused ERATE
+ * while another address still gets one. Dropping every connection and
+ * room does not wipe the debt: the address is remembered until it is
+ * paid. */
+Test(attack, engine_starts_a_second_per_address, .init = start_spawns_ip, .fini = teardown,
+     .timeout = HANG(120))
+{
+    int fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, engine_room_nograce), 0, "the first room was refused");
+    int fd2 = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd2, engine_room_nograce), DDZ_ERATE,
+                 "a second room from the address was not refused ERATE");
+    int fd3 = raw_hello("192.0.2.2");
+    cr_assert_eq(raw_request(fd3, engine_room_nograce), 0, "another address was refused");
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"spawns_per_ip\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_limit{budget=\"spawns_per_ip\"}"), 1);
+    cr_assert_eq(metric("ddz_budget_refused_total{budget=\"spawns\"}"), 0,
+                 "the server's budget was spent on it");
+    cr_assert_geq(metric("ddz_budget_used{budget=\"spawns_per_ip\"}"), 1);
+
+    /* the address leaves everything: its rooms close (no grace) */
+    close(fd);
+    close(fd2);
+    close(fd3);
+    cr_assert_eq(metric_becomes("ddz_budget_used{budget=\"engines\"}", 0, T(3000)), 0);
+    fd = raw_hello("192.0.2.1");
+    cr_assert_eq(raw_request(fd, engine_room_nograce), DDZ_ERATE,
+                 "a new connection wiped the address's debt");
+    close(fd);
+    cr_assert(healthy());
+}
+
+/* ---- stopping engines (issue 37) ---- */
+
+static char term_log[128], ready_log[128], deaf_log[128];
+
+static void start_stoppers(void)
+{
+    snprintf(term_log, sizeof term_log, "/tmp/ddz-test-term-%d.log", (int)getpid());
+    snprintf(ready_log, sizeof ready_log, "/tmp/ddz-test-ready-%d.log", (int)getpid());
+    snprintf(deaf_log, sizeof deaf_log, "/tmp/ddz-test-deaf-%d.log", (int)getpid());
+    unlink(term_log);
+    unlink(ready_log);
+    unlink(deaf_log);
+    static char polite[600], deaf[600];
+    snprintf(polite, sizeof polite, "polite=%s --term-log %s --ready-log %s", DDZ_TESTENGINE,
+             term_log, ready_log);
+    snprintf(deaf, sizeof deaf, "deaf=%s --ignore-term --ready-log %s", DDZ_TESTENGINE, deaf_log);
+    static const char *o[] = {"--engine",        deaf,   "--engine", polite, "--spawn-rate", "1000",
+                              "--spawn-rate-ip", "1000", NULL};
+    start_with(o);
+}
+
+static void stoppers_done(void)
+{
+    teardown();
+    unlink(term_log);
+    unlink(ready_log);
+    unlink(deaf_log);
+}
+
+/* Waits until `path` has `n` lines; returns how many it has. */
+static int lines_become(const char *path, int n, int ms);
+
+/* Lines in `path` (0 if it does not exist). */
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+static int lines_become(const char *path, int n, int ms)
+{
+    int64_t deadline = now_ms() + ms;
+    while (count_lines(path) < n && now_ms() < deadline)
+        poll(NULL, 0, 10);
+    return count_lines(path);
+}
+
+/* The server's children, zombies included (its engines not reaped). */
+static int server_children(void)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)srv.pid);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent *t;
+    while ((t = readdir(d))) {
+        if (t->d_name[0] == '.')
+            continue;
+        char path[400], buf[4096];
+        snprintf(path, sizeof path, "%s/%s/children", dir, t->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Milliseconds the server takes to answer `list` on `c`. */
+static long list_ms(cli *c)
+{
+    int64_t t0 = now_ms();
+    cli_send(c, json_pack("{s:s}", "type", "list"));
+    cli_expect(c, DDZ_EVENT_ROOMS);
+    return (long)(now_ms() - t0);
+}
+
+#define STOP_ROOM(engine)                                                                          \
+    "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"engine:" engine                     \
+    "\",\"engine:" engine "\",null],\"grace\":0,\"time\":300,\"private\":true}}"
+
+/* A room's engines are ended as SPEC 7 says, SIGTERM and SIGKILL after a
+ * grace (the server used to send SIGKILL at once, since waiting the grace
+ * held its loop), and nobody waits for them: 24 engines that ignore
+ * SIGTERM, stopped at once, each given 200 ms before SIGKILL (4.8 s if
+ * the loop waited), leave another client's requests answered at once, and
+ * are killed and reaped (no zombie left). */
+Test(attack, stopped_engines_hear_sigterm_and_nobody_waits, .init = start_stoppers,
+     .fini = stoppers_done, .timeout = HANG(120))
+{
+    cli *watcher = cli_hello("Watcher");
+    int fd = raw_hello(NULL);
+    cr_assert_eq(raw_request(fd, STOP_ROOM("polite")), 0);
+    cr_assert_eq(lines_become(ready_log, 2, T(5000)), 2, "its engines did not start");
+    close(fd); /* no grace: the room closes, its engines are stopped */
+    cr_assert_eq(lines_become(term_log, 2, T(5000)), 2, "the engines were not sent SIGTERM");
+
+    int fds[12];
+    for (int i = 0; i < 12; i++) {
+        fds[i] = raw_hello(NULL);
+        cr_assert_eq(raw_request(fds[i], STOP_ROOM("deaf")), 0);
+    }
+    cr_assert_eq(lines_become(deaf_log, 24, T(10000)), 24, "the engines did not start");
+    for (int i = 0; i < 12; i++)
+        close(fds[i]);
+    /* the watcher asks (within its frame rate) while the server sees the
+     * drops and the engines are in their grace */
+    long worst = 0, stopping = 0;
+    int64_t deadline = now_ms() + T(3000);
+    for (int i = 0; i < 10 || (stopping < 1 && now_ms() < deadline); i++) {
+        long ms = list_ms(watcher);
+        worst = ms > worst ? ms : worst;
+        long n = metric("ddz_engine_processes_stopping");
+        stopping = n > stopping ? n : stopping;
+        poll(NULL, 0, 60);
+    }
+    cr_assert_geq(stopping, 1, "no engine was seen in its grace");
+    cr_assert_lt(worst, BELOW(100, 400), "a list waited %ld ms: the loop waited for engines",
+                 worst);
+    cr_assert_eq(metric_becomes("ddz_engine_processes_stopping", 0, T(5000)), 0);
+    cr_assert_eq(count_running(DDZ_TESTENGINE), 0, "an engine ignoring SIGTERM survived");
+    cr_assert_eq(server_children(), 0, "a child of the server is left (a zombie?)");
+    cli_free(watcher);
+}
+
 /* ---- 3. rooms nobody is connected to, addresses, hosted AIs ---- */
 
 static void start_idle(void)

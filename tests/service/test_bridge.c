@@ -35,6 +35,7 @@
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "service/bridge/bridge.h"
+#include "service/engine/engine.h"
 #include "service/match/loop_poll.h"
 #include "service/seats/seats.h"
 #include "wsclient.h"
@@ -1048,6 +1049,7 @@ static void botzone_through_translator(bool keep)
                   strstr(R.log, "the server's clock decides"),
               "%s", R.log);
     cr_assert_eq(R.nsent, n, "nothing is sent for a failed seat");
+    cr_assert_eq(ddz_engine_settle(T(5000)), 0); /* stops finish off the caller's thread */
     cr_assert_eq(count_program(DDZ_TESTBOT, NULL), 0, "the failed bot still runs");
     e = ev_over(1, 1, -1, 0, DDZ_FAULT_TIMEOUT);
     feed(&e);
@@ -1080,6 +1082,7 @@ static void botzone_through_translator(bool keep)
     cr_assert_eq(R.give_ups, 0);
     cr_assert_leq(count_program(DDZ_TESTBOT, NULL), 1);
     ddz_seat_close(s);
+    cr_assert_eq(ddz_engine_settle(T(5000)), 0); /* stops finish off the caller's thread */
     cr_assert_eq(count_program(DDZ_TESTBOT, NULL), 0, "closing the seat ends its bot");
     ddz_poll_loop_destroy(loop);
     unlink(lines);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
+#include "service/engine/engine.h"
 #include "service/seats/seats.h"
 #include "test_clock.h"
 #include "service/test_util.h"
@@ -331,6 +332,9 @@ Test(seat_botzone, a_start_the_budget_puts_off_waits_for_its_token)
     long refused = 0;
     ddz_spawn_budget room;
     ddz_spawn_budget_init(&room, 1, now_ms() * 1000, &refused);
+    /* the engines' spawner thread keeps a pipe for the life of the process */
+    ddz_engine_destroy(ddz_engine_spawn("true", NULL, NULL, NULL));
+    cr_assert_eq(ddz_engine_settle(T(5000)), 0);
     int fds = open_fds();
     ddz_seat *s = make_seat_budget(TB, &room);
     start_game(s);
@@ -352,6 +356,7 @@ Test(seat_botzone, a_start_the_budget_puts_off_waits_for_its_token)
     ddz_seat_close(s);
     cr_assert_eq(running, 0);
     wait_bot_exited();
+    cr_assert_eq(ddz_engine_settle(T(5000)), 0, "a stop did not finish");
     cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a bot is left to reap");
     cr_assert_eq(open_fds(), fds, "a descriptor leaked");
 }
