@@ -6,7 +6,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -20,14 +19,14 @@ struct ddz_gate_sock {
     ddz_gate *g;
     int fd;
     int state;                  /* S_* */
+    bool answered;              /* S_HANDED: lws has answered (or TLS: never watched) */
+    bool waiting;               /* on g->waiting */
     void *tag;                  /* what admit() counted it under */
     struct lws *wsi;            /* once S_HANDED */
-    ddz_timer deadline;         /* the head's, or the lingering's */
-    ddz_gate_sock *prev, *next; /* on g->held, while held */
+    ddz_timer deadline;         /* the head's and its answer's, or the lingering's */
+    ddz_gate_sock *prev, *next; /* on g->held while held, on g->waiting while waiting */
     uint32_t len;               /* bytes in buf */
-    uint32_t scanned;           /* of them, looked at */
-    uint32_t line_len, lines;   /* the head so far: its current line, its whole lines */
-    uint32_t blank_at;          /* where the head ends (after its blank line), 0 not yet */
+    ddz_http_scan scan;         /* the head so far (http_head.h) */
     uint32_t drained;           /* bytes dropped while lingering */
     char *buf;                  /* DDZ_GATE_HEAD_BUF bytes while reading the head, else NULL */
 };
@@ -41,10 +40,15 @@ static const char answer_431[] = "HTTP/1.1 431 Request Header Fields Too Large\r
                                  "Connection: close\r\n\r\n"
                                  "request header fields too large\n";
 
+static const char answer_400[] = "HTTP/1.1 400 Bad Request\r\n"
+                                 "Content-Type: text/plain\r\n"
+                                 "Content-Length: 12\r\n"
+                                 "Connection: close\r\n\r\n"
+                                 "bad request\n";
+
 /* HTTP/2 in clear: the answer to its preface is the server's own preface
  * (an empty SETTINGS frame) and GOAWAY with HTTP_1_1_REQUIRED (RFC 9113
  * 3.4, 7): a client of prior knowledge learns to use HTTP/1.1. */
-static const char h2_preface[] = "PRI * HTTP/2.0\r\n";
 static const unsigned char answer_h2[] = {
     0, 0, 0, 4, 0, 0, 0, 0, 0,                           /* SETTINGS, empty */
     0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d /* GOAWAY, last stream 0, code 0xd */
@@ -55,23 +59,44 @@ static const char answer_h2c[] = "HTTP/1.1 400 Bad Request\r\n"
                                  "Connection: close\r\n\r\n"
                                  "HTTP/2 is served only through TLS\n";
 
-/* ---- the list of held sockets ---- */
+/* ---- the lists: held sockets, and handed ones waiting for an answer ---- */
+
+static void link_to(ddz_gate_sock **head, ddz_gate_sock **tail, long *n, ddz_gate_sock *s)
+{
+    s->prev = *tail;
+    s->next = NULL;
+    *(*tail ? &(*tail)->next : head) = s;
+    *tail = s;
+    ++*n;
+}
+
+static void unlink_from(ddz_gate_sock **head, ddz_gate_sock **tail, long *n, ddz_gate_sock *s)
+{
+    *(s->prev ? &s->prev->next : head) = s->next;
+    *(s->next ? &s->next->prev : tail) = s->prev;
+    s->prev = s->next = NULL;
+    --*n;
+}
 
 static void link_held(ddz_gate *g, ddz_gate_sock *s)
 {
-    s->prev = g->held_tail;
-    s->next = NULL;
-    *(g->held_tail ? &g->held_tail->next : &g->held) = s;
-    g->held_tail = s;
-    g->nheld++;
+    link_to(&g->held, &g->held_tail, &g->nheld, s);
 }
 
 static void unlink_held(ddz_gate *g, ddz_gate_sock *s)
 {
-    *(s->prev ? &s->prev->next : &g->held) = s->next;
-    *(s->next ? &s->next->prev : &g->held_tail) = s->prev;
-    s->prev = s->next = NULL;
-    g->nheld--;
+    unlink_from(&g->held, &g->held_tail, &g->nheld, s);
+}
+
+/* A handed socket is no longer waiting for its answer (answered, closed,
+ * or the gate going away): off the list, its deadline stopped. */
+static void stop_waiting(ddz_gate_sock *s)
+{
+    ddz_gate *g = s->g;
+    ddz_loop_disarm(g->loop, &s->deadline);
+    if (s->waiting)
+        unlink_from(&g->waiting, &g->waiting_tail, &g->nwaiting, s);
+    s->waiting = false;
 }
 
 /* The one exit of a held socket: out of the set and the list, its timer
@@ -131,68 +156,37 @@ static void head_late(ddz_timer *t)
     drop(s);
 }
 
-/* Scans the bytes of buf not yet seen; returns true once the head is
- * whole (blank_at set), false while it is not. Sets nothing else: the
- * caller compares the figures with the limits. */
-static bool scan(ddz_gate_sock *s)
+/* A handed socket lws has not answered by its deadline: lws is told to
+ * close it now (ddz_gate_wsi_destroyed() then releases and frees it). */
+static void kill_handed(ddz_gate_sock *s)
 {
-    while (s->scanned < s->len) {
-        char c = s->buf[s->scanned++];
-        if (c == '\r')
-            continue;
-        if (c != '\n') {
-            s->line_len++;
-            continue;
-        }
-        if (s->line_len || !s->lines) {
-            /* empty lines before the request line are allowed (RFC 9112
-             * 2.2), and do not count */
-            s->lines += s->line_len != 0;
-            s->line_len = 0;
-            continue;
-        }
-        s->blank_at = s->scanned;
-        return true;
-    }
-    return false;
+    stop_waiting(s);
+    lws_set_timeout(s->wsi, PENDING_TIMEOUT_HTTP_CONTENT, LWS_TO_KILL_SYNC);
 }
 
-/* Whether the head (its first blank_at bytes) asks for HTTP/2 in clear:
- * an Upgrade header naming h2c. */
-static bool asks_h2c(const ddz_gate_sock *s)
+static void handed_late(ddz_timer *t)
 {
-    static const char name[] = "\nupgrade:";
-    const char *p = s->buf, *end = s->buf + s->blank_at;
-    while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-        if ((size_t)(end - p) < sizeof name - 1 || strncasecmp(p, name, sizeof name - 1) != 0) {
-            p++;
-            continue;
-        }
-        p += sizeof name - 1;
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            eol = end;
-        /* the token h2c in the header's comma-separated list */
-        for (const char *q = p; q + 3 <= eol; q++)
-            if (strncasecmp(q, "h2c", 3) == 0 && (q == p || memchr(" \t,", q[-1], 3)) &&
-                (q + 3 == eol || memchr(" \t,\r", q[3], 4)))
-                return true;
-        p = eol;
-    }
-    return false;
+    ddz_gate_sock *s = (ddz_gate_sock *)((char *)t - offsetof(ddz_gate_sock, deadline));
+    s->g->late++;
+    kill_handed(s);
 }
 
-/* The head is whole: the socket goes to lws with every byte read. */
+/* The head is whole and accepted: the socket goes to lws with every byte
+ * read, and stays bound by its deadline until lws answers. */
 static void hand_over(ddz_gate_sock *s)
 {
     ddz_gate *g = s->g;
+    int64_t left = s->deadline.due_us - ddz_loop_now_us(g->loop);
     ddz_loop_disarm(g->loop, &s->deadline);
     epoll_ctl(g->epfd, EPOLL_CTL_DEL, s->fd, NULL);
     unlink_held(g, s);
     s->state = S_HANDED;
-    /* lws services the bytes before it returns: the answer may be written,
-     * and the wsi closed, in this call (NULL; lws closed the socket) */
+    /* lws services the bytes before it returns: the answer may be written
+     * (ddz_gate_answered() finds the socket through g->handing), and the
+     * wsi closed, in this call (NULL; lws closed the socket) */
+    g->handing = s;
     struct lws *wsi = lws_adopt_socket_vhost_readbuf(g->vh, s->fd, s->buf, s->len);
+    g->handing = NULL;
     free(s->buf); /* lws copied it */
     s->buf = NULL;
     if (!wsi) {
@@ -204,6 +198,11 @@ static void hand_over(ddz_gate_sock *s)
     }
     s->wsi = wsi;
     lws_set_opaque_user_data(wsi, s);
+    if (s->answered)
+        return;
+    s->waiting = true;
+    link_to(&g->waiting, &g->waiting_tail, &g->nwaiting, s);
+    ddz_loop_arm(g->loop, &s->deadline, handed_late, left);
 }
 
 static void head_read(ddz_gate_sock *s)
@@ -217,27 +216,30 @@ static void head_read(ddz_gate_sock *s)
         return;
     }
     s->len += (uint32_t)n;
-    bool whole = scan(s);
-    uint32_t head = whole ? s->blank_at : s->len;
-    if (head > DDZ_GATE_HEAD_MAX || s->lines > DDZ_GATE_HEAD_LINES) {
+    ddz_http_head h;
+    switch (ddz_http_head_judge(&s->scan, s->buf, s->len, &h)) {
+    case DDZ_HTTP_PARTIAL:
+        return;
+    case DDZ_HTTP_OK:
+        hand_over(s);
+        return;
+    case DDZ_HTTP_TOO_LARGE:
         g->too_large++;
         refuse(s, answer_431, sizeof answer_431 - 1);
         return;
-    }
-    size_t pri = s->len < sizeof h2_preface - 1 ? s->len : sizeof h2_preface - 1;
-    if (memcmp(s->buf, h2_preface, pri) == 0 && pri == sizeof h2_preface - 1) {
+    case DDZ_HTTP_H2_PREFACE:
         g->h2c++;
         refuse(s, answer_h2, sizeof answer_h2);
         return;
-    }
-    if (!whole)
-        return;
-    if (asks_h2c(s)) {
+    case DDZ_HTTP_H2C:
         g->h2c++;
         refuse(s, answer_h2c, sizeof answer_h2c - 1);
         return;
+    default: /* what lws might read otherwise, or nothing served here */
+        g->bad++;
+        refuse(s, answer_400, sizeof answer_400 - 1);
+        return;
     }
-    hand_over(s);
 }
 
 int ddz_gate_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -270,28 +272,42 @@ int ddz_gate_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
 
 /* ---- pressure ---- */
 
-/* The process nears its socket cap: the held head of the heaviest tag (the
- * one holding the most sockets; the oldest of its heads) is closed, so
- * that one address's silent heads go before anyone else's. */
+/* How expendable a pending socket is, among those of one tag: a refused
+ * one lingering (answered already) first, then a head still being read,
+ * then a request handed to lws and not yet answered. */
+static int rank(const ddz_gate_sock *s)
+{
+    return s->state == S_LINGER ? 2 : s->state == S_HEAD ? 1 : 0;
+}
+
+/* The process nears its socket cap: a pending socket of the heaviest tag
+ * (the one holding the most sockets; of its sockets, the most expendable,
+ * then the oldest) is closed, so that one address's silent heads and
+ * unanswered requests go before anyone else's. */
 static void shed_heaviest(ddz_gate *g)
 {
     ddz_gate_sock *worst = NULL;
     long most = -1;
-    for (ddz_gate_sock *s = g->held; s; s = s->next) {
-        if (s->state != S_HEAD)
-            continue;
-        long w = g->ops.weight ? g->ops.weight(g->ctx, s->tag) : 0;
-        if (w > most) {
-            most = w;
-            worst = s;
+    int worst_rank = -1;
+    ddz_gate_sock *const lists[] = {g->held, g->waiting};
+    for (int l = 0; l < 2; l++)
+        for (ddz_gate_sock *s = lists[l]; s; s = s->next) {
+            long w = g->ops.weight ? g->ops.weight(g->ctx, s->tag) : 0;
+            if (w > most || (w == most && rank(s) > worst_rank)) {
+                most = w;
+                worst = s;
+                worst_rank = rank(s);
+            }
         }
-    }
     /* an address with one socket is nobody's crowd: its head waits for
      * its (short) deadline */
-    if (worst && most > 1) {
-        g->shed++;
+    if (!worst || most <= 1)
+        return;
+    g->shed++;
+    if (worst->state == S_HANDED)
+        kill_handed(worst);
+    else
         drop(worst);
-    }
 }
 
 /* ---- life ---- */
@@ -333,7 +349,10 @@ static int hand_now(ddz_gate *g, int fd, void *tag)
             g->ops.release(g->ctx, tag);
         return -1;
     }
-    *s = (ddz_gate_sock){.g = g, .fd = fd, .state = S_HANDED, .tag = tag, .wsi = wsi};
+    /* not watched for an answer: lws does the handshake and its timeouts
+     * apply (an HTTP/2 connection's streams are answered, not it) */
+    *s = (ddz_gate_sock){
+        .g = g, .fd = fd, .state = S_HANDED, .answered = true, .tag = tag, .wsi = wsi};
     lws_set_opaque_user_data(wsi, s);
     return 0;
 }
@@ -381,6 +400,19 @@ int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t l
     return 0;
 }
 
+void ddz_gate_answered(ddz_gate *g, struct lws *wsi)
+{
+    ddz_gate_sock *s = lws_get_opaque_user_data(wsi);
+    /* inside lws_adopt_socket_vhost_readbuf() the new wsi has no opaque
+     * pointer yet: the socket being handed over is the one answered */
+    if (!s)
+        s = g->handing;
+    if (!s || s->g != g || s->state != S_HANDED || (s->wsi && s->wsi != wsi) || s->answered)
+        return;
+    s->answered = true;
+    stop_waiting(s);
+}
+
 void ddz_gate_wsi_destroyed(ddz_gate *g, struct lws *wsi)
 {
     ddz_gate_sock *s = lws_get_opaque_user_data(wsi);
@@ -388,6 +420,7 @@ void ddz_gate_wsi_destroyed(ddz_gate *g, struct lws *wsi)
      * connection's own wsi releases */
     if (!s || s->state != S_HANDED || s->wsi != wsi || s->g != g)
         return;
+    stop_waiting(s);
     lws_set_opaque_user_data(wsi, NULL);
     g->open--;
     if (g->ops.release)
@@ -407,6 +440,8 @@ void ddz_gate_fini(ddz_gate *g)
         return; /* never prepared */
     while (g->held)
         drop(g->held);
+    while (g->waiting) /* lws closes them with its context */
+        stop_waiting(g->waiting);
     if (g->wsi) {
         lws_set_opaque_user_data(g->wsi, NULL);
         g->wsi = NULL; /* the context closes it with the others */

@@ -1,33 +1,48 @@
 /* gate.h - every client socket from its accept to its close: counted
  * against its client's address at the door, and, on plain HTTP, held by
- * ddz until its first request head is whole, then handed to libwebsockets
- * with that head.
+ * ddz until its first request head is whole and read, then handed to
+ * libwebsockets with that head, and watched until lws has answered it.
  *
  * Why ddz reads the head itself: lws 4.1.6 drops a connection without a
  * word when a request head overflows its header table, keeps a socket that
- * sends nothing for about 10 s, and gives no hook before it parses. The
+ * sends nothing for about 10 s, gives no hook before it parses, and reads
+ * some heads other than as RFC 9112 says: a CONNECT becomes a raw socket
+ * nobody answers or times out, a head ended by "\r\r\n" never ends, a NUL
+ * cuts a header value short ("Upgrade: h2c\0x" read as h2c), a field name
+ * that is the start of one it knows swallows the lines after it. The
  * listener (listener.h) accepts every socket itself, so a socket can stay
  * ddz's until its head is read: the gate watches the sockets it holds in
  * an epoll set of its own (one descriptor, adopted into lws's loop like the
  * listening socket: the sockets themselves are never in lws's loop twice,
  * and leaving the set is an explicit EPOLL_CTL_DEL on a live descriptor),
  * reads the head into a bounded buffer (DDZ_GATE_HEAD_MAX bytes,
- * DDZ_GATE_HEAD_LINES lines), and then either
+ * DDZ_GATE_HEAD_LINES lines) and judges it with http_head.h's strict
+ * grammar (which says what is accepted: GET, HEAD, POST, PUT, DELETE and
+ * OPTIONS on an origin-form target, HTTP/1.0 or 1.1, CRLF lines, no
+ * control bytes, no field lws would read otherwise, Upgrade websocket or
+ * none; tests/fuzz/fuzz_gate.c checks lws reads each accepted head the
+ * same way), and then either
  *  - hands the socket to lws with lws_adopt_socket_vhost_readbuf() (public
  *    API: lws 4.1's adopt.c appends the bytes to the new wsi's buflist, of
  *    any length, and services them at once), so lws parses the same bytes
  *    it would have read;
- *  - answers "431 Request Header Fields Too Large" and closes, lingering
+ *  - answers "400 Bad Request" to a head the grammar refuses, "431 Request
+ *    Header Fields Too Large" to one over its bounds, and closes, lingering
  *    to let the client's excess go (a close with unread input would reset
  *    the connection before the client reads the answer);
- *  - refuses HTTP/2 in clear (the prior-knowledge preface, or an Upgrade
- *    naming h2c): nothing here is served over HTTP/2 without TLS;
+ *  - refuses HTTP/2 in clear (the prior-knowledge preface, or an upgrade
+ *    to h2c): nothing here is served over HTTP/2 without TLS;
  *  - closes it when the head does not come in time: DDZ_GATE_DEADLINE_US,
  *    or DDZ_GATE_BUSY_DEADLINE_US when its address is near its budget or
  *    the process near its socket cap.
- * Under TLS lws does the handshake, so the head cannot be read here: the
- * socket is counted and handed over at once (lws's own header table and
- * timeouts apply; docs/decisions.md).
+ * That deadline, counted from the accept, holds after the handover too,
+ * until lws has answered: the owner calls ddz_gate_answered() when it
+ * writes an answer's head or a WebSocket is established; a handed socket
+ * still unanswered at the deadline is closed (lws_set_timeout(...,
+ * LWS_TO_KILL_SYNC)), and it stays sheddable near the cap as a held head
+ * is. Under TLS lws does the handshake, so the head cannot be read here:
+ * the socket is counted and handed over at once (lws's own header table
+ * and timeouts apply; docs/decisions.md).
  *
  * Each socket is counted from its accept to its close, whatever it became
  * (a request, a WebSocket, refused, timed out): the owner's admit() says
@@ -46,11 +61,13 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "service/net/http_head.h"
 #include "service/table/loop.h"
 
-#define DDZ_GATE_HEAD_MAX 8192                /* bytes of a request head, request line included */
-#define DDZ_GATE_HEAD_LINES 64                /* lines of a request head */
-#define DDZ_GATE_DEADLINE_US (10 * 1000000LL) /* for a whole head, from the accept */
+#define DDZ_GATE_HEAD_MAX DDZ_HTTP_HEAD_MAX     /* bytes of a request head, request line included */
+#define DDZ_GATE_HEAD_LINES DDZ_HTTP_HEAD_LINES /* lines of a request head */
+/* for a whole head and then lws's answer to it, from the accept */
+#define DDZ_GATE_DEADLINE_US (10 * 1000000LL)
 #define DDZ_GATE_BUSY_DEADLINE_US (2 * 1000000LL) /* the same under pressure */
 
 /* The lws_protocols entry (an initializer) the gate's epoll descriptor is
@@ -68,7 +85,8 @@ typedef struct ddz_gate_ops {
      * when the tag is near its budget: its head gets the short deadline. */
     void *(*admit)(void *ctx, const struct sockaddr *peer, socklen_t len, bool *busy);
     /* How many sockets `tag` holds: when the process nears its cap, the
-     * pending heads of the heaviest tag are closed first. */
+     * pending heads (held, or handed and unanswered) of the heaviest tag
+     * are closed first. */
     long (*weight)(void *ctx, void *tag);
     /* The socket counted under `tag` is closed. */
     void (*release)(void *ctx, void *tag);
@@ -87,12 +105,18 @@ typedef struct ddz_gate {
     void *ctx;
     ddz_gate_sock *held; /* sockets held (reading a head, or lingering), oldest first */
     ddz_gate_sock *held_tail;
-    long open; /* sockets counted and not yet released */
+    ddz_gate_sock *waiting; /* sockets handed to lws and not yet answered, oldest first */
+    ddz_gate_sock *waiting_tail;
+    ddz_gate_sock *handing; /* the socket being handed over, during the call that does it */
+    long open;              /* sockets counted and not yet released */
     long nheld;
+    long nwaiting;
     /* totals, for /metrics */
     long refused;   /* admit() said no */
+    long bad;       /* answered 400: a head the grammar refuses (http_head.h) */
     long too_large; /* answered 431 */
     long timed_out; /* closed for a head that did not come in time */
+    long late;      /* handed over, and closed unanswered at the deadline */
     long shed;      /* pending heads closed because the process neared its cap */
     long h2c;       /* HTTP/2 in clear refused */
 } ddz_gate;
@@ -111,6 +135,13 @@ int ddz_gate_init(ddz_gate *g, struct lws_vhost *vh, ddz_loop *loop, bool tls, l
  * closed. */
 int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t len);
 
+/* lws has answered `wsi` (call it where an answer's head is written, a
+ * static file's headers are added, or a WebSocket is established): the
+ * socket the gate handed over is no longer bound by its deadline, nor
+ * shed. Works inside the handover's own call too (lws answers there what
+ * it can at once). Does nothing for any other wsi, or twice. */
+void ddz_gate_answered(ddz_gate *g, struct lws *wsi);
+
 /* Forward LWS_CALLBACK_WSI_DESTROY here (it reaches protocols[0] for every
  * wsi of the vhost): releases the count of a socket the gate handed over.
  * Does nothing for any other wsi. */
@@ -122,8 +153,9 @@ void ddz_gate_wsi_destroyed(ddz_gate *g, struct lws *wsi);
  * are dropped, every other is written as lwsl_emit_stderr() writes it. */
 void ddz_gate_lws_log(int level, const char *line);
 
-/* Closes every socket still held (releasing each) and lets the epoll set
- * go; call before lws_context_destroy(). Sockets handed over are released
+/* Closes every socket still held (releasing each), stops the deadlines of
+ * those handed over, and lets the epoll set go; call before the loop's
+ * timers and lws_context_destroy() go. Sockets handed over are released
  * as lws destroys them. Never fails. */
 void ddz_gate_fini(ddz_gate *g);
 

@@ -304,6 +304,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         return ddz__budget_conn_allowed(srv, addr) ? 0 : -1;
     }
     case LWS_CALLBACK_ESTABLISHED: {
+        /* the 101 is written: the gate's deadline is done with it */
+        ddz_gate_answered(&srv->gate, wsi);
         c = calloc(1, sizeof *c);
         if (!c)
             return -1;
@@ -561,8 +563,12 @@ static char *metrics_text(ddz_srv *srv)
     const ddz_gate *g = &srv->gate;
     metric(f, "gauge", "ddz_sockets", g->open);
     metric(f, "gauge", "ddz_heads_pending", g->nheld);
+    metric(f, "counter", "ddz_http_400_total", g->bad);
     metric(f, "counter", "ddz_http_431_total", g->too_large);
     metric(f, "counter", "ddz_heads_timed_out_total", g->timed_out);
+    /* handed to lws, not answered yet; closed unanswered at the deadline */
+    metric(f, "gauge", "ddz_requests_unanswered", g->nwaiting);
+    metric(f, "counter", "ddz_requests_timed_out_total", g->late);
     metric(f, "counter", "ddz_heads_shed_total", g->shed);
     fprintf(f,
             "# TYPE ddz_http2_cleartext_refused_total counter\n"
@@ -832,6 +838,9 @@ static int write_answer(struct lws *wsi, int status, const char *type, const cha
     int flags = LWS_WRITE_HTTP_HEADERS | (with_body ? 0 : LWS_WRITE_H2_STREAM_END);
     if (lws_write(wsi, start, (size_t)(p - start), (enum lws_write_protocol)flags) < 0)
         return -1;
+    /* answered: the gate's deadline on the socket ends (service/net/gate.h) */
+    ddz_srv *srv = lws_context_user(lws_get_context(wsi));
+    ddz_gate_answered(&srv->gate, wsi);
     if (with_body) {
         unsigned char *buf = malloc(LWS_PRE + len);
         if (!buf)
@@ -1102,6 +1111,7 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
          * head_static()) */
         struct lws_process_html_args *a = in;
         unsigned char *p = (unsigned char *)a->p;
+        ddz_gate_answered(&srv->gate, wsi); /* the file's head goes now */
         if (is_h1(wsi) &&
             lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
                                          5, &p, p + a->max_len))
