@@ -194,7 +194,10 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
     ddz_conn *c = rd->owner;
     if (answer && c) {
         ddz__conn_hold(c, false);
-        if (rd->rc < 0)
+        if (rd->rc == DDZ_EDB) /* not a verdict on the token: the bot may say hello again */
+            ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens now: the database is unavailable",
+                            &h->q);
+        else if (rd->rc < 0)
             refuse(c, "unknown or revoked bot token", &h->q);
         else
             hello_done(srv, c, &h->q, rd->name, rd->token_id);

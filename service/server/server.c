@@ -358,7 +358,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         if (write_queue(wsi, c) < 0)
             return -1;
-        if (c->closing) {
+        if (c->closing && !ddz__conn_head_held(c)) { /* what waits goes first */
             lws_close_reason(wsi, (enum lws_close_status)c->close_status,
                              (unsigned char *)c->close_reason, strlen(c->close_reason));
             return -1;
@@ -370,8 +370,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
          * is bound (protocols[0] hears it) */
         return filter_request(wsi);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-        /* the store's reader answered a read, or a worker finished a
+        /* the store's writer made writes durable (what waited for them
+         * goes), its reader answered a read, or a worker finished a
          * hosted AI's decision */
+        ddz__conn_release_held(srv);
         store_reads_done(srv, true);
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
@@ -1200,6 +1202,7 @@ static void cluster_tick(ddz_timer *t)
  * reverse order of the start. Returns 1, the exit code. */
 static int start_failed(ddz_srv *srv)
 {
+    ddz_pg_stop_now(&srv->pg_stop); /* nothing below waits on the database */
     ddz__ladder_destroy(srv);
     ddz__lead_stop(srv);
     ddz__lead_free(srv);
@@ -1219,6 +1222,7 @@ static int start_failed(ddz_srv *srv)
     store_reads_done(srv, false);
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
+    ddz_pg_stop_fini(&srv->pg_stop);
     return 1;
 }
 
@@ -1229,6 +1233,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
+    ddz_pg_stop_init(&srv->pg_stop); /* without an eventfd: seen when a wait ends */
     /* A PostgreSQL store keeps what the database cannot take meanwhile in
      * a journal: one per database and node, so the default's name says
      * which (a node restarted with the same --db and --node finds it). */
@@ -1248,12 +1253,18 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         .journal = cfg->db_journal ? cfg->db_journal : journal,
         .journal_max = cfg->db_journal_max > 0 ? (size_t)cfg->db_journal_max : 0,
         .journal_max_bytes = cfg->db_journal_mb > 0 ? (int64_t)cfg->db_journal_mb << 20 : 0,
+        .timeout_ms = cfg->db_timeout_ms,
+        .stop = &srv->pg_stop,
     };
     srv->store = ddz_store_open(cfg->db_path, &so, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
+    /* a finished game's `over` waits for its record to be durable
+     * (conn.h): the writer wakes the loop when it is */
+    ddz_store_on_durable(srv->store, wake_loop, srv);
     lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
 
     /* Before the context: lws sizes its tables by the descriptor limit. */
@@ -1263,6 +1274,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     if (ddz_listener_open(&srv->listener, cfg->bind, port, budget, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
         ddz_store_close(srv->store);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
     srv->listener.log = listener_log;
@@ -1349,6 +1361,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_listener_close(&srv->listener);
         ddz__budget_destroy(srv);
         ddz_store_close(srv->store);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
     srv->think = ddz_think_create(2, wake_loop, srv);
@@ -1368,7 +1381,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                               .node = cfg->node,
                               .public_url = cfg->public_url,
                               .heartbeat_ms = cfg->cluster_beat_ms,
-                              .dead_ms = cfg->cluster_dead_ms};
+                              .dead_ms = cfg->cluster_dead_ms,
+                              .db_timeout_ms = cfg->db_timeout_ms,
+                              .stop = &srv->pg_stop};
         srv->cluster = ddz_cluster_start(&cc, err, sizeof err);
         if (!srv->cluster) {
             fprintf(stderr, "ddz serve: %s\n", err);
@@ -1418,6 +1433,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* From here on a second signal must not touch the context being torn
      * down: the handler finds no server and does nothing. */
     signal_srv = NULL;
+    /* Within 2 s whatever the database does: from now on no thread waits
+     * on it past DDZ_PG_STOP_GRACE_MS (1 s). A live database takes the
+     * last writes as usual; one that does not answer has them in the
+     * journal by then (the next start replays it), and the `over`s that
+     * waited for them go out before the connections close. */
+    ddz_pg_stop_now(&srv->pg_stop);
 
     /* Shutdown: tell everyone, record cut games as aborted, drain. Run-once
      * work is not looked at again (a lock gained now starts nothing). */
@@ -1472,6 +1493,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     store_reads_done(srv, false);
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
+    ddz_pg_stop_fini(&srv->pg_stop);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;
     return 0;
