@@ -1233,7 +1233,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
-    ddz_pg_stop_init(&srv->pg_stop); /* without an eventfd: seen when a wait ends */
+    /* with PostgreSQL only (a SQLite file has no round trips to end);
+     * without an eventfd a stop is seen when a wait ends */
+    srv->pg_stop = (ddz_pg_stop){.fd = -1};
+    if (ddz_store_is_url(cfg->db_path))
+        ddz_pg_stop_init(&srv->pg_stop);
     /* A PostgreSQL store keeps what the database cannot take meanwhile in
      * a journal: one per database and node, so the default's name says
      * which (a node restarted with the same --db and --node finds it). */

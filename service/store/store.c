@@ -233,8 +233,12 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     pthread_mutex_init(&s->rlock, NULL);
     pthread_mutex_init(&s->wlock, NULL);
     pthread_mutex_init(&s->lock, NULL);
-    /* without an eventfd a stop is seen when a wait ends: still bounded */
-    ddz_pg_stop_init(&s->own_stop);
+    /* a stop of its own only for PostgreSQL without one given (a SQLite
+     * file has no round trips to end); without an eventfd a stop is seen
+     * when a wait ends: still bounded */
+    s->own_stop = (ddz_pg_stop){.fd = -1};
+    if (!o.stop && ddz_store_is_url(path))
+        ddz_pg_stop_init(&s->own_stop);
     s->stop = o.stop ? o.stop : &s->own_stop;
     s->timeout_ms = o.timeout_ms ? o.timeout_ms : DDZ_PG_TIMEOUT_MS;
     s->ops = ddz_store_is_url(path) ? &ddz__store_pg_ops : &ddz__store_sqlite_ops;
