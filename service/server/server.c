@@ -1215,6 +1215,7 @@ static int start_failed(ddz_srv *srv)
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
     ddz_store_reader_stop(srv->store);
+    ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
     ddz_gate_fini(&srv->gate);
     ddz_lws_loop_fini(&srv->loop);
     ddz_evloop_destroy(&srv->evl);
@@ -1266,9 +1267,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
-    /* a finished game's `over` waits for its record to be durable
-     * (conn.h): the writer wakes the loop when it is */
-    ddz_store_on_durable(srv->store, wake_loop, srv);
     lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
 
     /* Before the context: lws sizes its tables by the descriptor limit. */
@@ -1368,6 +1366,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
+    /* a finished game's `over` waits for its record to be durable
+     * (conn.h): the writer wakes the loop when it is */
+    ddz_store_on_durable(srv->store, wake_loop, srv);
     srv->think = ddz_think_create(2, wake_loop, srv);
     ddz_analyst_options aopt = {.max_jobs = cfg->analysis_jobs == 0  ? DDZ_ANALYST_JOBS
                                             : cfg->analysis_jobs < 0 ? 0
@@ -1485,6 +1486,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. */
     ddz_store_reader_stop(srv->store);
+    /* Nor does the writer, whose wake is the loop's (what it makes
+     * durable now is told to nobody: the connections are closed). */
+    ddz_store_on_durable(srv->store, NULL, NULL);
     /* Accepting went on through the drain (a new request is answered 503
      * "stopping", a WebSocket refused); it ends with the context. */
     ddz_listener_stop(&srv->listener);

@@ -43,7 +43,10 @@ struct ddz_store {
      * order); durable the newest whose write is durable (the writer's). */
     uint64_t queued;
     _Atomic uint64_t durable;
-    void (*on_durable)(void *ctx); /* under `lock` */
+    /* the owner's wake when `durable` advances; called, and changed, under
+     * wake_lock only, so that once unset it is not running any more */
+    pthread_mutex_t wake_lock;
+    void (*on_durable)(void *ctx);
     void *durable_ctx;
     pthread_t ithread; /* fetches blocks of game ids (with ops->id_block) */
     bool istarted;     /* it is running */
@@ -232,6 +235,7 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     }
     pthread_mutex_init(&s->rlock, NULL);
     pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->wake_lock, NULL);
     pthread_mutex_init(&s->lock, NULL);
     /* a stop of its own only for PostgreSQL without one given (a SQLite
      * file has no round trips to end); without an eventfd a stop is seen
@@ -339,6 +343,7 @@ void ddz_store_close(ddz_store *s)
     ddz_pg_stop_fini(&s->own_stop);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->wlock);
+    pthread_mutex_destroy(&s->wake_lock);
     pthread_mutex_destroy(&s->rlock);
     free(s);
 }
@@ -358,10 +363,10 @@ uint64_t ddz_store_durable(ddz_store *s)
 
 void ddz_store_on_durable(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 {
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->wake_lock);
     s->on_durable = wake;
     s->durable_ctx = ctx;
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->wake_lock);
 }
 
 /* ---- the writer ------------------------------------------------------------ */
@@ -793,8 +798,6 @@ static bool replay_batch_once(ddz_store *s)
     replay_batch b = {.tail = &b.head};
     int rc = ddz_journal_peek(s->journal, BATCH_MAX, take_entry, &b);
     *b.tail = NULL;
-    if (rc == 0)
-        return false;
     store_batch_result res = {0};
     if (rc > 0 && b.head) {
         pthread_mutex_lock(&s->wlock);
@@ -805,7 +808,7 @@ static bool replay_batch_once(ddz_store *s)
         next = it->next;
         item_free(it);
     }
-    if (rc < 0 || res.lost) {
+    if (rc <= 0 || res.lost) { /* nothing there (never, but no spin), or not taken */
         s->retry_at = ddz_pg_now_ms() + DDZ_STORE_RETRY_MS;
         pthread_mutex_lock(&s->lock);
         if (rc < 0)
@@ -949,12 +952,12 @@ static void *writer_main(void *arg)
             fail_rest(s);
             last = s->queued; /* failed for good: nothing left to wait for */
         }
-        void (*wake)(void *) = s->on_durable;
-        void *ctx = s->durable_ctx;
         pthread_mutex_unlock(&s->lock);
         atomic_store(&s->durable, last);
-        if (wake)
-            wake(ctx);
+        pthread_mutex_lock(&s->wake_lock);
+        if (s->on_durable)
+            s->on_durable(s->durable_ctx);
+        pthread_mutex_unlock(&s->wake_lock);
     }
     return NULL;
 }
@@ -974,10 +977,10 @@ static int dropped(ddz_store *s, store_item *it, int code)
 static int enqueue(ddz_store *s, store_item *it)
 {
     pthread_mutex_lock(&s->lock);
-    it->seq = s->queued + 1;
+    uint64_t seq = it->seq = s->queued + 1; /* `it` is the writer's once put */
     int rc = ddz_mailbox_put(s->wq, &it->mail);
     if (rc == 0)
-        s->queued = it->seq;
+        s->queued = seq;
     pthread_mutex_unlock(&s->lock);
     return rc == 0 ? 0 : dropped(s, it, DDZ_EDB);
 }

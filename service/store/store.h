@@ -272,10 +272,12 @@ uint64_t ddz_store_ticket(ddz_store *s);
  * with it (see "DURABLE BEFORE TOLD" above). Never waits; any thread. */
 uint64_t ddz_store_durable(ddz_store *s);
 
-/* Sets `wake(ctx)`, called on the writer's thread with no lock of the
- * store held each time ddz_store_durable() advances (after every batch);
- * it must be safe from any thread (the server's lws_cancel_service).
- * NULL: none. Call it before writes are queued. */
+/* Sets `wake(ctx)`, called on the writer's thread each time
+ * ddz_store_durable() advances (after every batch), under a lock of its
+ * own only (it may call any function of the store); it must be safe from
+ * any thread (the server's lws_cancel_service). NULL: none. Once this
+ * returns, the function it replaced is not running and is never called
+ * again (the server unsets it before its event loop goes). */
 void ddz_store_on_durable(ddz_store *s, void (*wake)(void *ctx), void *ctx);
 
 /* Blocks until every write queued before the call is committed, kept in

@@ -313,7 +313,7 @@ Test(serve_outage, no_game_seen_finished_during_a_hang_is_lost_to_a_kill, .timeo
 
     hang();
     for (int i = 1; i < 4; i++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "During%d", i);
         int64_t t0 = now_ms();
         o[i] = quick_game(name);

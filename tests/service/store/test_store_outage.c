@@ -7,7 +7,11 @@
  * outage, and when the database is back each is written exactly once:
  * replaying the same journal a second time (an earlier replay whose commit
  * was lost with its connection) adds nothing. A journal written before
- * schema 5 (the ladder's old deal) replays too. */
+ * schema 5 (the ladder's old deal) replays too. A database that HANGS
+ * (the proxy holds every connection and forwards nothing): a write is
+ * durable in the journal within the store's bound, reads answer DDZ_EDB
+ * within the bound of their own submission however many wait, and a close
+ * ends within 2 s with everything unwritten in the journal. */
 #include <criterion/criterion.h>
 
 #include <poll.h>
