@@ -939,21 +939,22 @@ static void *writer_main(void *arg)
             item_free(it);
         }
 
-        /* Counted under lock before the batch is done: ddz_store_flush(),
-         * woken by the done, then reads them under lock. */
+        /* Counted under lock, and durable, before the batch is done:
+         * ddz_store_flush(), woken by the done, then reads them under lock
+         * (and finds them durable). */
         pthread_mutex_lock(&s->lock);
         s->writes += res.ok;
         s->write_errors += res.bad;
         if (res.msg[0])
             memcpy(s->last_error, res.msg, sizeof s->last_error);
+        atomic_store(&s->durable, last);
         ddz_mailbox_done(s->wq, n);
         if (!s->journal && ddz_mailbox_closed(s->wq) && res.ok == 0 && res.bad > 0 &&
             ddz_mailbox_count(s->wq) > 0 && s->ops->writer_lost && s->ops->writer_lost(s->be)) {
             fail_rest(s);
-            last = s->queued; /* failed for good: nothing left to wait for */
+            atomic_store(&s->durable, s->queued); /* failed for good: nothing to wait for */
         }
         pthread_mutex_unlock(&s->lock);
-        atomic_store(&s->durable, last);
         pthread_mutex_lock(&s->wake_lock);
         if (s->on_durable)
             s->on_durable(s->durable_ctx);

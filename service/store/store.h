@@ -281,7 +281,8 @@ uint64_t ddz_store_durable(ddz_store *s);
 void ddz_store_on_durable(ddz_store *s, void (*wake)(void *ctx), void *ctx);
 
 /* Blocks until every write queued before the call is committed, kept in
- * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any
+ * the journal (not an error) or has failed: ddz_store_durable() has
+ * reached their tickets when it returns. Returns 0, or DDZ_EDB if any
  * queued write failed since the store was opened or since the previous
  * ddz_store_flush() (see ddz_store_stats() for how many). */
 int ddz_store_flush(ddz_store *s);
