@@ -493,9 +493,12 @@ static void mine_answer(http_pss *h, int rc, char *json)
         h->body = NULL;
     if (rc >= 0 && !h->body)
         rc = DDZ_ENOMEM;
-    if (rc < 0) {
+    if (rc == DDZ_EDB) { /* away, or not answering within --db-timeout: ask again */
+        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
+    } else if (rc < 0) {
         h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
     }
     free(json);
     h->len = h->body ? strlen(h->body) : 0;

@@ -58,7 +58,7 @@ struct ddz_store {
     ddz_mailbox *reads;   /* reads for the reader thread, while it runs */
     /* Writes the database could not take, in order (journal.h); NULL
      * without one. While it holds any, every batch goes there first and
-     * the writer replays from it, so nothing overtakes an older write (a
+     * the replay thread writes them on, so nothing overtakes an older write (a
      * standing replayed after a newer one would undo it). */
     ddz_journal *journal;
     /* ddz_pg_now_ms() before which the replay thread does not try the

@@ -100,8 +100,10 @@ seen=$(lines)
 during=$((seen - before))
 
 # 2. killed at the end of the hang, started again with the database back
-kill -9 "$server"
-wait "$server" 2>/dev/null
+{
+    kill -9 "$server"
+    wait "$server"
+} 2>/dev/null # no word of the shell's about the kill
 wait "$get"
 read -r st took <"$dir/get"
 if [ "$st" = 000 ]; then
