@@ -14,6 +14,7 @@ static const char usage[] =
     "                    [--setup S] [--seed N] [--insecure] [--json]\n"
     "                    [--reconnects R] [--bad-frames R] [--engine NAME\n"
     "                    --engine-tables N] [--kills R] [--sample S]\n"
+    "                    [--overs FILE]\n"
     "\n"
     "The benchmark of `ddz serve` (`ddz bench` measures the rules core): opens\n"
     "3 x N WebSocket connections in one event loop, seats them at N private\n"
@@ -33,6 +34,8 @@ static const char usage[] =
     "  --seed N          seed of the random plays (default 1)\n"
     "  --insecure        wss: accept a self-signed certificate\n"
     "  --json            one JSON object instead of the readable report\n"
+    "  --overs FILE      append \"ID KEY\" of each game as its `over` reaches\n"
+    "                    the table (KEY - if none): what clients were told\n"
     "\n"
     "Faults for a soak test, mixed into the window (R: total per second):\n"
     "  --reconnects R    seated clients drop their connection (close frame or\n"
@@ -116,6 +119,11 @@ int ddz_cli_loadtest(int argc, char **argv)
         } else if (strcmp(a, "--seed") == 0) {
             if (ddz_cli_u64(v, &cfg.seed) < 0)
                 return ddz_cli_usage("loadtest", "--seed must be a whole number");
+        } else if (strcmp(a, "--overs") == 0) {
+            if (cfg.overs)
+                fclose(cfg.overs);
+            if (!(cfg.overs = fopen(v, "a")))
+                return ddz_cli_usage("loadtest", "--overs: cannot open the file");
         } else {
             return ddz_cli_usage("loadtest", "unknown option");
         }
@@ -124,6 +132,8 @@ int ddz_cli_loadtest(int argc, char **argv)
         return ddz_cli_usage("loadtest", "--url is required");
     ddz_loadtest_result res;
     int rc = ddz_loadtest_run(&cfg, &res);
+    if (cfg.overs)
+        fclose(cfg.overs);
     if (rc)
         return rc;
     ddz_loadtest_print(&res, json, stdout);

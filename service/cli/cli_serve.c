@@ -15,11 +15,13 @@
 #include "service/server/analyst.h"
 #include "service/server/server.h"
 #include "service/store/journal.h"
+#include "service/store/pg_conn.h"
 #include "service/store/store.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"
     "                 [--db-journal PATH] [--db-journal-max N] [--db-journal-mb N]\n"
+    "                 [--db-timeout MS]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
@@ -58,6 +60,10 @@ static const char usage[] =
     "                      (DDZ_DB_JOURNAL_MAX, default 100000)\n"
     "  --db-journal-mb N   megabytes it keeps before it drops the oldest\n"
     "                      (DDZ_DB_JOURNAL_MB, default 256)\n"
+    "  --db-timeout MS     with a postgres:// --db, how long any round trip with the\n"
+    "                      database may take before it is given up and its\n"
+    "                      connection dropped: a write then goes to the journal, a\n"
+    "                      read answers 503 (DDZ_DB_TIMEOUT, 100..600000, default 3000)\n"
     "  --web DIR           static client (DDZ_WEB, default ./web or the installed copy)\n"
     "  --tls-cert FILE     PEM certificate: serve HTTPS and WSS (DDZ_TLS_CERT)\n"
     "  --tls-key FILE      PEM private key (DDZ_TLS_KEY)\n"
@@ -139,8 +145,10 @@ static const char usage[] =
 #define DB_QUEUE_MAX 1000000    /* --db-queue: a million games' records are some 2 GB */
 #define DB_JOURNAL_MAX 10000000 /* --db-journal-max: ten million writes, some 20 GB */
 #define DB_JOURNAL_MB 1048576   /* --db-journal-mb: 1 TiB */
+#define DB_TIMEOUT_MAX 600000   /* --db-timeout: 10 minutes, in ms */
 
 _Static_assert(DDZ_STORE_QUEUE_MAX == 10000, "the usage and README give --db-queue's default");
+_Static_assert(DDZ_PG_TIMEOUT_MS == 3000, "the usage and README give --db-timeout's default");
 _Static_assert(DDZ_JOURNAL_MAX_ENTRIES == 100000 && DDZ_JOURNAL_MAX_BYTES == (INT64_C(256) << 20),
                "the usage and README give --db-journal-max's and --db-journal-mb's defaults");
 
@@ -192,6 +200,9 @@ int ddz_cli_serve(int argc, char **argv)
     if ((env = getenv("DDZ_DB_JOURNAL_MB")) &&
         ddz_cli_int(env, 1, DB_JOURNAL_MB, &cfg.db_journal_mb) < 0)
         return ddz_cli_usage("serve", "DDZ_DB_JOURNAL_MB must be 1..1048576");
+    if ((env = getenv("DDZ_DB_TIMEOUT")) &&
+        ddz_cli_int(env, 100, DB_TIMEOUT_MAX, &cfg.db_timeout_ms) < 0)
+        return ddz_cli_usage("serve", "DDZ_DB_TIMEOUT must be 100..600000");
     if ((env = getenv("DDZ_MAX_CONNS")) && ddz_cli_int(env, 1, 1000000, &cfg.max_conns) < 0)
         return ddz_cli_usage("serve", "DDZ_MAX_CONNS must be a positive number");
     if ((env = getenv("DDZ_AI_DELAY_MS")) && ddz_cli_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
@@ -277,6 +288,9 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--db-journal-mb") == 0) {
             if (ddz_cli_int(v, 1, DB_JOURNAL_MB, &cfg.db_journal_mb) < 0)
                 return ddz_cli_usage("serve", "--db-journal-mb must be 1..1048576");
+        } else if (strcmp(a, "--db-timeout") == 0) {
+            if (ddz_cli_int(v, 100, DB_TIMEOUT_MAX, &cfg.db_timeout_ms) < 0)
+                return ddz_cli_usage("serve", "--db-timeout must be 100..600000");
         } else if (strcmp(a, "--web") == 0) {
             cfg.web_dir = v;
         } else if (strcmp(a, "--tls-cert") == 0) {

@@ -37,7 +37,10 @@ struct ddz_cluster {
     char node[DDZ_CLUSTER_NODE_MAX];
     char url[DDZ_EVENT_URL_MAX];
     int heartbeat_ms, dead_ms;
-    PGconn *pg; /* the thread's, after start */
+    int timeout_ms;       /* a round trip's bound */
+    ddz_pg_stop own_stop; /* when the cfg gives none */
+    ddz_pg_stop *stop;    /* the stop in use */
+    PGconn *pg;           /* the thread's, after start */
     pthread_t thread;
     /* The loop's latest room_set, not yet taken (only the newest is kept),
      * with the pipe the thread polls beside its socket; closed to stop it. */
@@ -128,11 +131,12 @@ static int room_parse(const char *text, ddz_event_room *out)
 
 /* ---- statements (the thread's, and start/stop's) ---- */
 
-/* Runs `sql` with text parameters. Returns true when it succeeded; the
- * result is freed unless `keep`. */
-static bool exec(PGconn *pg, const char *sql, int n, const char *const *params, PGresult **keep)
+/* Runs `sql` with text parameters, by the bound (pg_conn.h: past it the
+ * session is dropped, and made again at the next heartbeat). Returns true
+ * when it succeeded; the result is freed unless `keep`. */
+static bool exec(ddz_cluster *c, const char *sql, int n, const char *const *params, PGresult **keep)
 {
-    PGresult *res = PQexecParams(pg, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *res = ddz_pg_exec(c->pg, sql, n, params, ddz_pg_now_ms() + c->timeout_ms, c->stop);
     ExecStatusType st = PQresultStatus(res);
     bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
     if (keep && ok)
@@ -145,7 +149,7 @@ static bool exec(PGconn *pg, const char *sql, int n, const char *const *params, 
 static bool heartbeat(ddz_cluster *c)
 {
     const char *p[] = {c->node, c->url};
-    return exec(c->pg,
+    return exec(c,
                 "INSERT INTO cluster_nodes (id, public_url, seen_at) VALUES ($1, $2, now()) "
                 "ON CONFLICT (id) DO UPDATE SET public_url = EXCLUDED.public_url, seen_at = now()",
                 2, p, NULL);
@@ -168,10 +172,10 @@ static bool write_rooms(ddz_cluster *c)
     const ddz_event_room *mine = c->mine ? c->mine->rooms : NULL;
     size_t nmine = c->mine ? c->mine->n : 0;
     char *texts[DDZ_CLUSTER_ROOMS_MAX] = {0};
-    bool ok = exec(c->pg, "BEGIN", 0, NULL, NULL);
+    bool ok = exec(c, "BEGIN", 0, NULL, NULL);
     if (ok && c->rewrite) {
         const char *p[] = {c->node};
-        ok = exec(c->pg, "DELETE FROM cluster_rooms WHERE node = $1", 1, p, NULL);
+        ok = exec(c, "DELETE FROM cluster_rooms WHERE node = $1", 1, p, NULL);
         forget_written(c);
     }
     bool changed = c->rewrite;
@@ -187,7 +191,7 @@ static bool write_rooms(ddz_cluster *c)
         if (k < c->nwritten && strcmp(c->texts[k], texts[i]) == 0)
             continue;
         const char *p[] = {mine[i].id, c->node, texts[i]};
-        ok = exec(c->pg,
+        ok = exec(c,
                   "INSERT INTO cluster_rooms (id, node, summary, updated_at) "
                   "VALUES ($1, $2, $3::jsonb, now()) ON CONFLICT (id) DO UPDATE SET "
                   "node = EXCLUDED.node, summary = EXCLUDED.summary, updated_at = now()",
@@ -201,16 +205,16 @@ static bool write_rooms(ddz_cluster *c)
         if (i < nmine)
             continue;
         const char *p[] = {c->ids[k], c->node};
-        ok = exec(c->pg, "DELETE FROM cluster_rooms WHERE id = $1 AND node = $2", 2, p, NULL);
+        ok = exec(c, "DELETE FROM cluster_rooms WHERE id = $1 AND node = $2", 2, p, NULL);
         changed = true;
     }
     if (ok && changed) {
         const char *p[] = {c->node};
-        ok = exec(c->pg, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, p, NULL);
+        ok = exec(c, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, p, NULL);
     }
-    ok = ok && exec(c->pg, "COMMIT", 0, NULL, NULL);
+    ok = ok && exec(c, "COMMIT", 0, NULL, NULL);
     if (!ok) {
-        exec(c->pg, "ROLLBACK", 0, NULL, NULL);
+        exec(c, "ROLLBACK", 0, NULL, NULL);
         for (size_t i = 0; i < nmine; i++)
             free(texts[i]);
         c->rewrite = true;
@@ -248,7 +252,7 @@ static view_buf *read_view(ddz_cluster *c)
     snprintf(dead, sizeof dead, "%d", c->dead_ms);
     const char *p1[] = {dead};
     PGresult *res = NULL;
-    if (!exec(c->pg,
+    if (!exec(c,
               "SELECT id, public_url FROM cluster_nodes "
               "WHERE seen_at > now() - $1::int * interval '1 millisecond' ORDER BY id LIMIT 64",
               1, p1, &res))
@@ -265,7 +269,7 @@ static view_buf *read_view(ddz_cluster *c)
     PQclear(res);
     const char *p2[] = {c->node, dead};
     res = NULL;
-    if (!exec(c->pg,
+    if (!exec(c,
               "SELECT r.summary::text FROM cluster_rooms r JOIN cluster_nodes n ON n.id = r.node "
               "WHERE r.node <> $1 AND n.seen_at > now() - $2::int * interval '1 millisecond' "
               "ORDER BY r.updated_at DESC, r.id LIMIT 6400",
@@ -310,8 +314,15 @@ static void sets_free(ddz_mail *m)
 /* Connection-level setup, again after every reconnection. */
 static bool session_setup(ddz_cluster *c)
 {
-    return exec(c->pg, "SET statement_timeout = 5000", 0, NULL, NULL) &&
-           exec(c->pg, "LISTEN " DDZ_CLUSTER_CHANNEL, 0, NULL, NULL);
+    return exec(c, "SET statement_timeout = 5000", 0, NULL, NULL) &&
+           exec(c, "LISTEN " DDZ_CLUSTER_CHANNEL, 0, NULL, NULL);
+}
+
+/* Why the last statement failed: libpq's message, or that the database did
+ * not answer within the bound (its session then dropped). */
+static const char *why(const ddz_cluster *c)
+{
+    return ddz_pg_hung() ? "no answer from the database server in time" : PQerrorMessage(c->pg);
 }
 
 /* ---- the thread ---- */
@@ -361,8 +372,8 @@ static void *run(void *arg)
         if (now >= next_beat) {
             next_beat = now + c->heartbeat_ms;
             bool reset = broken || PQstatus(c->pg) != CONNECTION_OK;
-            if (reset) { /* lost: connect again (blocks this thread only) */
-                PQreset(c->pg);
+            if (reset) { /* lost: connect again (blocks this thread only, bounded) */
+                ddz_pg_reset(c->pg, ddz_pg_now_ms() + c->timeout_ms, c->stop);
                 c->rewrite = true;
             }
             up = PQstatus(c->pg) == CONNECTION_OK && (!reset || session_setup(c)) && heartbeat(c);
@@ -450,10 +461,13 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
     snprintf(c->url, sizeof c->url, "%s", cfg->public_url);
     c->heartbeat_ms = cfg->heartbeat_ms > 0 ? cfg->heartbeat_ms : 1000;
     c->dead_ms = cfg->dead_ms > 0 ? cfg->dead_ms : 5000;
+    c->timeout_ms = cfg->db_timeout_ms > 0 ? cfg->db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+    ddz_pg_stop_init(&c->own_stop);
+    c->stop = cfg->stop ? cfg->stop : &c->own_stop;
     /* pg_conn.h: the start gives up on a database that does not answer
-     * after 5 s, and a cut network is noticed in some 10 s (the view then
-     * says so) rather than TCP's 15 minutes */
-    c->pg = ddz_pg_connect(cfg->db_url, "ddz-cluster", 2000, 10000);
+     * after 5 s, and one that stops answering is away within the bound
+     * (the view then says so) */
+    c->pg = ddz_pg_connect(cfg->db_url, "ddz-cluster", 2000, 10000, c->stop);
     if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
         set_err(err, errlen, "cannot connect to the database", ddz_pg_connect_error(c->pg));
         goto fail;
@@ -465,30 +479,30 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
     PGresult *res = NULL;
     /* the CREATEs under an advisory lock (an arbitrary key): two nodes
      * starting at once would otherwise race on the catalog */
-    if (!exec(c->pg, "BEGIN", 0, NULL, NULL) ||
-        !exec(c->pg, "SELECT pg_advisory_xact_lock(7160016)", 0, NULL, NULL) ||
-        !exec(c->pg,
+    if (!exec(c, "BEGIN", 0, NULL, NULL) ||
+        !exec(c, "SELECT pg_advisory_xact_lock(7160016)", 0, NULL, NULL) ||
+        !exec(c,
               "CREATE TABLE IF NOT EXISTS cluster_nodes (id text PRIMARY KEY, public_url text "
               "NOT NULL, seen_at timestamptz NOT NULL)",
               0, NULL, NULL) ||
-        !exec(c->pg,
+        !exec(c,
               "CREATE TABLE IF NOT EXISTS cluster_rooms (id text PRIMARY KEY, node text NOT NULL, "
               "summary jsonb NOT NULL, updated_at timestamptz NOT NULL)",
               0, NULL, NULL) ||
-        !exec(c->pg, "CREATE INDEX IF NOT EXISTS cluster_rooms_node ON cluster_rooms (node)", 0,
-              NULL, NULL) ||
-        !exec(c->pg, "COMMIT", 0, NULL, NULL)) {
-        set_err(err, errlen, "cannot create the cluster tables", PQerrorMessage(c->pg));
+        !exec(c, "CREATE INDEX IF NOT EXISTS cluster_rooms_node ON cluster_rooms (node)", 0, NULL,
+              NULL) ||
+        !exec(c, "COMMIT", 0, NULL, NULL)) {
+        set_err(err, errlen, "cannot create the cluster tables", why(c));
         goto fail;
     }
     /* Another live node with our id and another address would have its
      * rooms deleted by ours: refuse. (Our own earlier life, killed, has our
      * address and is simply replaced.) */
-    if (!exec(c->pg,
+    if (!exec(c,
               "SELECT 1 FROM cluster_nodes WHERE id = $1 AND public_url <> $3 AND "
               "seen_at > now() - $2::int * interval '1 millisecond'",
               3, live, &res)) {
-        set_err(err, errlen, "cannot read the nodes table", PQerrorMessage(c->pg));
+        set_err(err, errlen, "cannot read the nodes table", why(c));
         goto fail;
     }
     int taken = PQntuples(res);
@@ -500,18 +514,18 @@ ddz_cluster *ddz_cluster_start(const ddz_cluster_cfg *cfg, char *err, size_t err
     }
     /* What an earlier life of this node listed is gone with it; rows of
      * nodes dead for an hour are let go. */
-    if (!exec(c->pg, "DELETE FROM cluster_rooms WHERE node = $1", 1, me, NULL) ||
-        !exec(c->pg,
+    if (!exec(c, "DELETE FROM cluster_rooms WHERE node = $1", 1, me, NULL) ||
+        !exec(c,
               "DELETE FROM cluster_rooms WHERE node IN (SELECT id FROM cluster_nodes WHERE "
               "seen_at < now() - interval '1 hour')",
               0, NULL, NULL) ||
-        !exec(c->pg, "DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 hour'", 0, NULL,
+        !exec(c, "DELETE FROM cluster_nodes WHERE seen_at < now() - interval '1 hour'", 0, NULL,
               NULL) ||
         !heartbeat(c) || !session_setup(c) ||
         /* the others read the nodes again now, not at their next beat:
          * they can send clients here at once */
-        !exec(c->pg, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, me, NULL)) {
-        set_err(err, errlen, "cannot register the node", PQerrorMessage(c->pg));
+        !exec(c, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, me, NULL)) {
+        set_err(err, errlen, "cannot register the node", why(c));
         goto fail;
     }
     if (!(c->pub = ddz_mailbox_create(0, true)) || !(c->views = ddz_mailbox_create(0, false))) {
@@ -527,6 +541,7 @@ fail:
     ddz_mailbox_destroy(c->pub);
     ddz_mailbox_destroy(c->views);
     PQfinish(c->pg);
+    ddz_pg_stop_fini(&c->own_stop);
     free(c);
     return NULL;
 }
@@ -584,15 +599,21 @@ void ddz_cluster_stop(ddz_cluster *c)
 {
     if (!c)
         return;
+    /* the round under way ends within the grace, and so does the goodbye
+     * below: a database that does not answer drops the session, and the
+     * statements after it fail at once (no reconnection here) */
+    ddz_pg_stop_now(c->stop);
     ddz_mailbox_close(c->pub, DDZ_MAILBOX_DROP); /* wakes the thread through the pipe */
     pthread_join(c->thread, NULL);
     const char *me[] = {c->node};
-    if (PQstatus(c->pg) == CONNECTION_OK) {
-        exec(c->pg, "DELETE FROM cluster_rooms WHERE node = $1", 1, me, NULL);
-        exec(c->pg, "DELETE FROM cluster_nodes WHERE id = $1", 1, me, NULL);
-        exec(c->pg, "SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)", 1, me, NULL);
-    }
+    if (PQstatus(c->pg) == CONNECTION_OK)
+        /* one round trip: the rooms, the node, and the others told */
+        exec(c,
+             "WITH r AS (DELETE FROM cluster_rooms WHERE node = $1), n AS (DELETE FROM "
+             "cluster_nodes WHERE id = $1) SELECT pg_notify('" DDZ_CLUSTER_CHANNEL "', $1)",
+             1, me, NULL);
     PQfinish(c->pg);
+    ddz_pg_stop_fini(&c->own_stop);
     forget_written(c);
     free(c->mine);
     sets_free(ddz_mailbox_get_all(c->pub));

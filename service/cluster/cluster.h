@@ -17,7 +17,8 @@
  * (which is also how it sees a node die).
  *
  * Nothing here blocks the caller's event loop: libpq runs on a thread of
- * its own with its own connection (blocking calls there are fine), the
+ * its own with its own connection (every round trip bounded: pg_conn.h;
+ * a database that does not answer is away, as a dead one), the
  * loop hands it the node's rooms (ddz_cluster_publish copies them) and takes
  * the latest view (ddz_cluster_view) under a mutex, without waiting on the
  * database.
@@ -36,6 +37,8 @@
 
 #include "proto/event.h"
 
+struct ddz_pg_stop; /* service/store/pg_conn.h */
+
 #define DDZ_CLUSTER_CHANNEL "ddz_cluster_rooms"
 
 enum {
@@ -52,6 +55,13 @@ typedef struct ddz_cluster_cfg {
     const char *public_url; /* ws(s)://.../ws: where other nodes send clients for our rooms */
     int heartbeat_ms;       /* 0 = 1000 */
     int dead_ms;            /* a node not seen for this long is dead; 0 = 5000 */
+    /* Every round trip's bound (pg_conn.h), 0 = DDZ_PG_TIMEOUT_MS: a
+     * database that does not answer by then counts as away (the view says
+     * so: connected false) and the session is dropped and made again. */
+    int db_timeout_ms;
+    /* A stop shared with the other users of the database (the server's),
+     * NULL for the cluster's own; ddz_cluster_stop() asks for it. */
+    struct ddz_pg_stop *stop;
 } ddz_cluster_cfg;
 
 typedef struct ddz_cluster_node {
@@ -101,9 +111,10 @@ ddz_cluster_view ddz_cluster_view_get(ddz_cluster *c);
  * unknown) in the latest view. Same validity as ddz_cluster_view_get. */
 const char *ddz_cluster_node_url(ddz_cluster *c, const char *node);
 
-/* Stops the thread, removes this node's rooms and its node row (so that
- * the others drop them at once, not after dead_ms) and frees `c`. Blocks for
- * at most one round with the database. NULL is ignored. */
+/* Asks for the stop, stops the thread, removes this node's rooms and its
+ * node row (so that the others drop them at once, not after dead_ms) and
+ * frees `c`. Blocks for at most the stop's grace (DDZ_PG_STOP_GRACE_MS)
+ * whatever the database does. NULL is ignored. */
 void ddz_cluster_stop(ddz_cluster *c);
 
 #endif

@@ -12,6 +12,7 @@
 #include "rules/error.h"
 #include "rules/ruleset.h"
 #include "service/ladder/deal_plan.h"
+#include "service/store/pg_conn.h"
 #include "service/thread/mailbox.h"
 
 #define NAME DDZ_LADDER_NAME_MAX
@@ -102,14 +103,25 @@ static void note(ddz_ladder_net *n, const char *fmt, const char *a, const char *
     push_msg(n, m);
 }
 
-/* Runs `sql`; returns the result or NULL (told as a note). */
+/* The deadline of a statement of ours (pg_conn.h). */
+static int64_t due(const ddz_ladder_net *n)
+{
+    return ddz_pg_now_ms() + (n->cfg.db_timeout_ms > 0 ? n->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS);
+}
+
+/* Runs `sql` by the bound (past it the session is dropped: the lead sees
+ * it gone); returns the result or NULL (told as a note). */
 static PGresult *q(ddz_ladder_net *n, PGconn *pg, const char *sql, int np, const char *const *p,
                    ExecStatusType want)
 {
-    PGresult *r = PQexecParams(pg, sql, np, NULL, p, NULL, NULL, 0);
+    PGresult *r = ddz_pg_exec(pg, sql, np, p, due(n), n->cfg.stop);
     if (r && PQresultStatus(r) == want)
         return r;
-    note(n, "ladder (cluster): %s", r ? PQresultErrorMessage(r) : PQerrorMessage(pg), NULL);
+    note(n, "ladder (cluster): %s",
+         r               ? PQresultErrorMessage(r)
+         : ddz_pg_hung() ? "no answer from the database server in time"
+                         : PQerrorMessage(pg),
+         NULL);
     PQclear(r);
     return NULL;
 }
@@ -121,9 +133,9 @@ static bool cmd(ddz_ladder_net *n, PGconn *pg, const char *sql, int np, const ch
     return r != NULL;
 }
 
-static void rollback(PGconn *pg)
+static void rollback(ddz_ladder_net *n, PGconn *pg)
 {
-    PQclear(PQexec(pg, "ROLLBACK"));
+    PQclear(ddz_pg_exec(pg, "ROLLBACK", 0, NULL, due(n), n->cfg.stop));
 }
 
 /* Writes `names` as a PostgreSQL text array literal ({"a","b"}) to a new
@@ -455,7 +467,7 @@ static int drop_unrated(ddz_ladder_net *n, PGconn *pg, const char *deal)
              " WHERE id = $1 AND node = $2 AND state = 'assigned'",
              2, p) ||
         !cmd(n, pg, "COMMIT", 0, NULL)) {
-        rollback(pg);
+        rollback(n, pg);
         return -1;
     }
     note(n, "ladder (cluster): deal %s could not be rated: dropped", deal, NULL);
@@ -507,14 +519,14 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
     bool same = mine && PQgetvalue(r, 0, 2)[0] == 't';
     PQclear(r);
     if (!mine) {
-        rollback(pg);
+        rollback(n, pg);
         rc = 0;
         goto out;
     }
     if (!is_plan || !same) {
         /* not what was assigned (the row is locked, ours and assigned):
          * it never will be rated, so it is dropped as below */
-        rollback(pg);
+        rollback(n, pg);
         rc = drop_unrated(n, pg, deal);
         goto out;
     }
@@ -563,7 +575,7 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
         /* It never will be: dropped (the row is still locked, ours and
          * assigned), so that its participants are free again and the deal
          * is not handed to the loop again (a row left assigned would be). */
-        rollback(pg);
+        rollback(n, pg);
         rc = drop_unrated(n, pg, deal);
         goto out;
     }
@@ -645,7 +657,7 @@ static int record(ddz_ladder_net *n, PGconn *pg, const ddz_ladder_net_result *re
     rc = 1;
     goto out;
 fail:
-    rollback(pg);
+    rollback(n, pg);
 out:
     free(names);
     free(plan_arr);
@@ -960,7 +972,7 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
                     " AND k.objid::bigint = c.lock_key & 4294967295)",
                     0, NULL, PGRES_TUPLES_OK);
     if (!r) {
-        rollback(pg);
+        rollback(n, pg);
         return;
     }
     char *live = strdup(PQgetvalue(r, 0, 0));
@@ -1080,7 +1092,7 @@ static void schedule(ddz_ladder_net *n, PGconn *pg)
     cmd(n, pg, "COMMIT", 0, NULL);
     goto done;
 out:
-    rollback(pg);
+    rollback(n, pg);
 done:
     free(live);
     free(c);
@@ -1315,13 +1327,13 @@ void ddz_ladder_net_work(ddz_ladder_net *n, PGconn *pg, bool leader)
 {
     n->round++;
     if (!n->schema) {
-        PGresult *r = PQexec(pg, schema_sql);
+        PGresult *r = ddz_pg_exec(pg, schema_sql, 0, NULL, due(n), n->cfg.stop);
         n->schema = r && PQresultStatus(r) == PGRES_COMMAND_OK;
         if (!n->schema) {
             note(n, "ladder (cluster): cannot make the tables: %s",
                  r ? PQresultErrorMessage(r) : PQerrorMessage(pg), NULL);
             PQclear(r);
-            rollback(pg);
+            rollback(n, pg);
             if (n->cfg.wake)
                 n->cfg.wake(n->cfg.ctx);
             return;

@@ -103,6 +103,12 @@ typedef struct ddz_ladder_net_cfg {
     /* Called from the lead thread when messages wait (lws_cancel_service). */
     void (*wake)(void *ctx);
     void *ctx;
+    /* Every round trip's bound on the lead's session (pg_conn.h), 0 =
+     * DDZ_PG_TIMEOUT_MS, and the stop that ends them (NULL: none): the
+     * lead's own (ddz_lead_cfg), so that its session's work is bounded as
+     * the rest of it. */
+    int db_timeout_ms;
+    const struct ddz_pg_stop *stop;
 } ddz_ladder_net_cfg;
 
 /* What the loop is told (ddz_ladder_net_next()). */

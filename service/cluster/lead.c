@@ -33,8 +33,11 @@ struct ddz_lead {
     /* the thread's doorbell: poked to look again at once, closed to stop */
     ddz_mailbox *bell;
     pthread_mutex_t mu;
-    char err[200]; /* guarded by mu: the latest failure */
-    PGconn *pg;    /* the thread's only */
+    char err[200];        /* guarded by mu: the latest failure */
+    PGconn *pg;           /* the thread's only */
+    int timeout_ms;       /* a round trip's bound */
+    ddz_pg_stop own_stop; /* when the cfg gives none */
+    ddz_pg_stop *stop;    /* the stop in use */
     pthread_t thread;
 };
 
@@ -81,15 +84,20 @@ static bool lose_all(ddz_lead *l)
     return changed;
 }
 
-/* Runs `sql` with text parameters. Returns the result (PQclear it) or
- * NULL after a failure (recorded; the session dropped if it is broken). */
+/* Runs `sql` with text parameters, by the bound (pg_conn.h: past it the
+ * session is dropped, and every job with it). Returns the result (PQclear
+ * it) or NULL after a failure (recorded; the session dropped if it is
+ * broken). */
 static PGresult *run(ddz_lead *l, const char *sql, int n, const char *const *params,
                      ExecStatusType want)
 {
-    PGresult *r = PQexecParams(l->pg, sql, n, NULL, params, NULL, NULL, 0);
+    PGresult *r = ddz_pg_exec(l->pg, sql, n, params, ddz_pg_now_ms() + l->timeout_ms, l->stop);
     if (r && PQresultStatus(r) == want)
         return r;
-    set_err(l, "postgresql", r ? PQresultErrorMessage(r) : PQerrorMessage(l->pg));
+    set_err(l, "postgresql",
+            r               ? PQresultErrorMessage(r)
+            : ddz_pg_hung() ? "no answer from the database server in time"
+                            : PQerrorMessage(l->pg));
     PQclear(r);
     return NULL;
 }
@@ -110,20 +118,17 @@ static bool connect_pg(ddz_lead *l)
     /* pg_conn.h: a cut network is noticed in some 10 s, and a session
      * stuck inside a transaction ends after 15 s (its locks with it);
      * a leader's statement never waits on a row lock for long */
-    l->pg = ddz_pg_connect(l->url, "ddz-lead", 2000, 10000);
+    l->pg = ddz_pg_connect(l->url, "ddz-lead", 2000, 10000, l->stop);
     if (!l->pg || PQstatus(l->pg) != CONNECTION_OK) {
         set_err(l, "connect", ddz_pg_connect_error(l->pg));
         lose_all(l);
         return false;
     }
-    PGresult *r = PQexec(l->pg, schema_sql);
-    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
-    if (!ok)
-        set_err(l, "cluster_leaders", r ? PQresultErrorMessage(r) : PQerrorMessage(l->pg));
+    PGresult *r = run(l, schema_sql, 0, NULL, PGRES_COMMAND_OK);
     PQclear(r);
-    if (!ok)
+    if (!r)
         lose_all(l);
-    return ok;
+    return r != NULL;
 }
 
 /* Records this session as job `j`'s holder (cluster_leaders). Returns
@@ -257,9 +262,12 @@ static void *thread_main(void *arg)
         l->work(l->work_ctx, l->pg, st, l->njobs);
     }
     if (l->pg && PQstatus(l->pg) == CONNECTION_OK) {
-        /* hand over now rather than on the session's end alone */
-        PQclear(PQexec(l->pg, "DELETE FROM cluster_leaders WHERE pid = pg_backend_pid()"));
-        PQclear(PQexec(l->pg, "SELECT pg_advisory_unlock_all()"));
+        /* hand over now rather than on the session's end alone (one round
+         * trip, within the stop's grace) */
+        PQclear(run(l,
+                    "DELETE FROM cluster_leaders WHERE pid = pg_backend_pid();"
+                    "SELECT pg_advisory_unlock_all()",
+                    0, NULL, PGRES_TUPLES_OK));
     }
     lose_all(l);
     return NULL;
@@ -292,6 +300,9 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
     l->ctx = cfg->ctx;
     l->work = cfg->work;
     l->work_ctx = cfg->work_ctx;
+    l->timeout_ms = cfg->db_timeout_ms > 0 ? cfg->db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+    ddz_pg_stop_init(&l->own_stop);
+    l->stop = cfg->stop ? cfg->stop : &l->own_stop;
     l->njobs = njobs;
     for (int i = 0; i < njobs; i++) {
         snprintf(l->jobs[i].name, sizeof l->jobs[i].name, "%s", jobs[i]);
@@ -299,6 +310,7 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
         l->jobs[i].key = ddz_lead_key(jobs[i]);
     }
     if (!(l->bell = ddz_mailbox_create(0, false))) {
+        ddz_pg_stop_fini(&l->own_stop);
         free(l->url);
         free(l);
         snprintf(err, errlen, "out of memory");
@@ -308,6 +320,7 @@ ddz_lead *ddz_lead_start(const ddz_lead_cfg *cfg, const char *const *jobs, int n
     if (pthread_create(&l->thread, NULL, thread_main, l) != 0) {
         ddz_mailbox_destroy(l->bell);
         pthread_mutex_destroy(&l->mu);
+        ddz_pg_stop_fini(&l->own_stop);
         free(l->url);
         free(l);
         snprintf(err, errlen, "lead: cannot start a thread");
@@ -347,10 +360,14 @@ void ddz_lead_stop(ddz_lead *l)
 {
     if (!l)
         return;
+    /* the round under way, the last one of work and the hand-over end
+     * within the grace, whatever the database does */
+    ddz_pg_stop_now(l->stop);
     ddz_mailbox_close(l->bell, DDZ_MAILBOX_DROP); /* after the round under way */
     pthread_join(l->thread, NULL);
     ddz_mailbox_destroy(l->bell);
     pthread_mutex_destroy(&l->mu);
+    ddz_pg_stop_fini(&l->own_stop);
     free(l->url);
     free(l);
 }

@@ -11,7 +11,8 @@
  * its locks at once: a node that is killed (SIGKILL closes its socket)
  * hands its jobs over on the next try of another node. A node whose session
  * fails (the server restarted, the network cut: TCP keepalives and
- * tcp_user_timeout bound how long that takes to notice) loses every job
+ * tcp_user_timeout bound how long that takes to notice; a server that does
+ * not answer within db_timeout_ms: the session is dropped) loses every job
  * at once, counts a new `term` for each job it later gains, and connects
  * again.
  *
@@ -39,6 +40,8 @@
 #include <stdint.h>
 
 #include <libpq-fe.h>
+
+struct ddz_pg_stop; /* service/store/pg_conn.h */
 
 #define DDZ_LEAD_JOBS 8        /* jobs one ddz_lead contends for */
 #define DDZ_LEAD_JOB_MAX 96    /* a job's name: at most 95 bytes + NUL */
@@ -78,6 +81,13 @@ typedef struct ddz_lead_cfg {
      * time with no job held, before the locks go. May be NULL. */
     void (*work)(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs);
     void *work_ctx;
+    /* Every round trip's bound (pg_conn.h), 0 = DDZ_PG_TIMEOUT_MS: a
+     * database that does not answer by then drops the session, and with it
+     * every job, as one that is gone. */
+    int db_timeout_ms;
+    /* A stop shared with the other users of the database (the server's),
+     * NULL for the lead's own; ddz_lead_stop() asks for it. */
+    struct ddz_pg_stop *stop;
 } ddz_lead_cfg;
 
 /* Returns the advisory lock key of job `name`: the first 8 bytes of
@@ -109,10 +119,11 @@ void ddz_lead_poke(ddz_lead *l);
  * logs. Never fails; any thread. */
 void ddz_lead_last_error(ddz_lead *l, char *out, size_t outlen);
 
-/* Stops the thread and closes the session: every lock it held is freed
- * (PostgreSQL releases a session's advisory locks when it ends) and its
- * rows in cluster_leaders are deleted first, so other nodes take over on
- * their next try. NULL-safe. */
+/* Asks for the stop, stops the thread and closes the session: every lock
+ * it held is freed (PostgreSQL releases a session's advisory locks when it
+ * ends) and its rows in cluster_leaders are deleted first, so other nodes
+ * take over on their next try. Bounded by the stop's grace
+ * (DDZ_PG_STOP_GRACE_MS) whatever the database does. NULL-safe. */
 void ddz_lead_stop(ddz_lead *l);
 
 #endif

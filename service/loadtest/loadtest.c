@@ -715,6 +715,11 @@ static void on_over(lt *L, lconn *c, const ddz_event_over *ev)
     c->bad_overtaken = c->bad == BAD_NOT_HELD;
     json_decref(c->pending); /* one not yet written is simply dropped */
     c->pending = NULL;
+    if (c->idx == 0 && L->cfg->overs) {
+        fprintf(L->cfg->overs, "%lld %s\n", (long long)ev->game_id,
+                ev->game_key[0] ? ev->game_key : "-");
+        fflush(L->cfg->overs);
+    }
     if (c->idx != 0 || L->phase != 1)
         return;
     L->res->games++;

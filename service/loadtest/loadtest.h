@@ -66,6 +66,10 @@ typedef struct ddz_loadtest_cfg {
     int engine_tables;     /* tables of one client and two engine seats */
     double kill_rate;      /* engine processes killed per second (needs pid) */
     double sample_seconds; /* server RSS and fds sampled this often, 0 = no */
+    /* Each finished game's "ID KEY" (KEY "-" if none), one line as its
+     * `over` reaches its table's first client, flushed at once (what the
+     * clients were told, for a check that none is lost); NULL = none. */
+    FILE *overs;
 } ddz_loadtest_cfg;
 
 enum { DDZ_LOADTEST_MAX_SAMPLES = 256, DDZ_LOADTEST_BAD_KINDS = 12 };

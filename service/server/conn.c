@@ -20,8 +20,46 @@ void ddz__conn_link(ddz_conn *c)
     b->conns = c;
 }
 
+/* ---- frames that wait for a durable write ---- */
+
+static uint64_t durable(const ddz_srv *srv)
+{
+    return srv->store ? ddz_store_durable(srv->store) : UINT64_MAX;
+}
+
+static void held_unlink(ddz_conn *c)
+{
+    if (!c->held)
+        return;
+    *(c->held_prev ? &c->held_prev->held_next : &c->srv->held) = c->held_next;
+    if (c->held_next)
+        c->held_next->held_prev = c->held_prev;
+    c->held_prev = c->held_next = NULL;
+    c->held = 0;
+}
+
+bool ddz__conn_head_held(const ddz_conn *c)
+{
+    return c->head && c->head->ticket && c->head->ticket > durable(c->srv);
+}
+
+void ddz__conn_release_held(ddz_srv *srv)
+{
+    if (!srv->held)
+        return;
+    uint64_t done = durable(srv);
+    for (ddz_conn *c = srv->held, *next; c; c = next) {
+        next = c->held_next;
+        if (c->head && c->head->ticket <= done)
+            lws_callback_on_writable(c->wsi); /* what waited goes, up to the next that waits */
+        if (c->held <= done)
+            held_unlink(c);
+    }
+}
+
 static void drop_queue(ddz_conn *c)
 {
+    held_unlink(c);
     ddz_outmsg *m = c->head;
     while (m) {
         ddz_outmsg *n = m->next;
@@ -66,7 +104,7 @@ static void within_budget(ddz_srv *srv)
 ddz_outmsg *ddz__conn_pop(ddz_conn *c)
 {
     ddz_outmsg *m = c->head;
-    if (!m)
+    if (!m || (m->ticket && m->ticket > durable(c->srv)))
         return NULL;
     c->head = m->next;
     if (!c->head)
@@ -80,6 +118,11 @@ ddz_outmsg *ddz__conn_pop(ddz_conn *c)
 
 void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
 {
+    ddz__conn_send_text_held(c, text, len, 0);
+}
+
+void ddz__conn_send_text_held(ddz_conn *c, const char *text, size_t len, uint64_t ticket)
+{
     if (!c || c->closing)
         return;
     if (c->queued + len > ddz__budget_max_queue_per_conn(c->srv)) {
@@ -91,6 +134,7 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
         return;
     m->next = NULL;
     m->len = len;
+    m->ticket = ticket && ticket > durable(c->srv) ? ticket : 0;
     memcpy(m->buf + LWS_PRE, text, len);
     bool was_empty = !c->head;
     if (c->tail)
@@ -101,14 +145,30 @@ void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len)
     c->queued += len;
     c->srv->budget.queued += len;
     c->srv->m.frames_out++;
+    if (m->ticket) { /* let go by ddz__conn_release_held() */
+        if (!c->held) {
+            c->held_prev = NULL;
+            c->held_next = c->srv->held;
+            if (c->held_next)
+                c->held_next->held_prev = c;
+            c->srv->held = c;
+        }
+        c->held = m->ticket;
+    }
     /* A queue that was not empty has its writeable callback asked for
-     * already (here, or by the callback that left messages behind). */
-    if (was_empty)
+     * already (here, or by the callback that left messages behind); a
+     * frame that waits is asked for when it may go. */
+    if (was_empty && !m->ticket)
         lws_callback_on_writable(c->wsi);
     within_budget(c->srv);
 }
 
 void ddz__conn_send(ddz_conn *c, json_t *msg)
+{
+    ddz__conn_send_held(c, msg, 0);
+}
+
+void ddz__conn_send_held(ddz_conn *c, json_t *msg, uint64_t ticket)
 {
     if (!c || c->closing || !msg) {
         json_decref(msg);
@@ -117,7 +177,7 @@ void ddz__conn_send(ddz_conn *c, json_t *msg)
     char *s = ddz_msg_dump(msg);
     if (!s)
         return;
-    ddz__conn_send_text(c, s, strlen(s));
+    ddz__conn_send_text_held(c, s, strlen(s), ticket);
     free(s);
 }
 

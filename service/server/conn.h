@@ -1,6 +1,15 @@
 /* conn.h - one WebSocket connection: its send queue (bounded: a client
  * that stops reading is cut), its close, its rate limiter, its player.
  *
+ * DURABLE BEFORE TOLD: a message may carry a store ticket
+ * (ddz_store_ticket(): a game's `over` carries its record's); it is not
+ * written before ddz_store_durable() reaches it, and neither is anything
+ * queued behind it on that connection (the queue is in order), so nobody
+ * hears of a finished game that a killed server could lose. The writer's
+ * wake (ddz_store_on_durable) reaches the loop, which lets them go
+ * (ddz__conn_release_held). A live database holds them for a commit
+ * (milliseconds); one that stops answering, for --db-timeout at most.
+ *
  * server.c's lws callback owns the connection's life (created on
  * ESTABLISHED, written on WRITEABLE, freed on CLOSED); everything else only
  * queues frames and asks for a close, never frees it. */
@@ -11,6 +20,7 @@
 #include <libwebsockets.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proto/msg.h"
 #include "service/server/player.h"
@@ -22,6 +32,7 @@ typedef struct ddz_addr ddz_addr;
 typedef struct ddz_outmsg {
     struct ddz_outmsg *next;
     size_t len;
+    uint64_t ticket;     /* not written before the store's durable ticket reaches it; 0: at once */
     unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
 } ddz_outmsg;
 
@@ -46,6 +57,10 @@ struct ddz_conn {
     int64_t tokens_us;
     long dropped;          /* frames over the rate (their messages dropped) */
     ddz_conn *prev, *next; /* every connection (the context's budget) */
+    /* The newest ticket in the queue not durable when queued, 0 if none;
+     * while set, the connection is in the server's list of held ones. */
+    uint64_t held;
+    ddz_conn *held_prev, *held_next;
     /* idle checks (server.c): pinged after --idle seconds without a frame,
      * dropped 10 s after an unanswered ping */
     ddz_timer idle;  /* due at the next check */
@@ -71,6 +86,22 @@ void ddz__conn_send(ddz_conn *c, json_t *msg);
  * connections is serialised once. */
 void ddz__conn_send_text(ddz_conn *c, const char *text, size_t len);
 
+/* ddz__conn_send and ddz__conn_send_text for what may not be written
+ * before the store's write of ticket `ticket` is durable (0, or a ticket
+ * durable already: at once): the frame, and whatever is queued behind it,
+ * waits in the queue (see above). */
+void ddz__conn_send_held(ddz_conn *c, json_t *msg, uint64_t ticket);
+void ddz__conn_send_text_held(ddz_conn *c, const char *text, size_t len, uint64_t ticket);
+
+/* The store made more writes durable: every held connection whose first
+ * waiting frame may go now is asked to write. Cheap when none is held.
+ * The loop calls it when the store's writer wakes it. */
+void ddz__conn_release_held(ddz_srv *srv);
+
+/* Whether the frame at the head of `c`'s queue waits for a write to be
+ * durable (a closing connection is closed only once it went). */
+bool ddz__conn_head_held(const ddz_conn *c);
+
 /* Sends an error event for request `r` (NULL if unparsed). */
 void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r);
 
@@ -91,7 +122,8 @@ void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
 bool ddz__conn_rate_ok(ddz_conn *c);
 
 /* Takes the first queued message off `c`'s queue (the caller writes and
- * frees it). Returns NULL if the queue is empty. */
+ * frees it). Returns NULL if the queue is empty, or if that message waits
+ * for a write to be durable (it stays queued). */
 ddz_outmsg *ddz__conn_pop(ddz_conn *c);
 
 /* Frees `c` and its queue, and stops counting it (server.c, once lws

@@ -24,6 +24,7 @@
 #include "service/server/players.h"
 #include "service/server/rooms.h"
 #include "service/server/server.h"
+#include "service/store/pg_conn.h"
 #include "service/store/store.h"
 
 /* Monotonic microseconds: the loop's clock (ddz_lws_loop_now_us). */
@@ -99,6 +100,10 @@ struct ddz_srv {
     struct lws_vhost *vhost;
     ddz_evloop evl; /* the loop ctx runs on: epoll (libev) or poll */
     ddz_store *store;
+    /* Ends every wait on the database (the store's, the cluster's, the
+     * lead's threads) once the server stops (pg_conn.h). */
+    ddz_pg_stop pg_stop;
+    ddz_conn *held;              /* connections whose queue waits for a durable write (conn.h) */
     ddz_think *think;            /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst; /* post-game analyses, off the loop (analyst.h) */
     ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */

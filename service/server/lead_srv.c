@@ -88,7 +88,9 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
                                  .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables
                                                                   : DDZ_LADDER_DEFAULT_TABLES,
                                  .wake = wake,
-                                 .ctx = srv};
+                                 .ctx = srv,
+                                 .db_timeout_ms = cfg->db_timeout_ms,
+                                 .stop = &srv->pg_stop};
         ddz_rating_cfg_default(&lc.rc);
         static char fixed[DDZ_LADDER_NET_FIXED][DDZ_LADDER_NAME_MAX];
         for (int i = 0; i < cfg->nladder_engines && lc.nfixed < DDZ_LADDER_NET_FIXED; i++) {
@@ -116,7 +118,9 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
                        .wake = wake,
                        .ctx = srv,
                        .work = work,
-                       .work_ctx = srv};
+                       .work_ctx = srv,
+                       .db_timeout_ms = cfg->db_timeout_ms,
+                       .stop = &srv->pg_stop};
     if (!(srv->lead = ddz_lead_start(&lc, jobs, n, err, errlen))) {
         ddz_ladder_net_destroy(srv->lnet);
         srv->lnet = NULL;

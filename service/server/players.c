@@ -199,6 +199,9 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
                    "this bot token's name is not allowed as a display name: the operator must "
                    "revoke it and give the bot a token under another name",
                    &h->q);
+        else if (rd->rc == DDZ_EDB) /* not a verdict on the token: the bot may say hello again */
+            ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens now: the database is unavailable",
+                            &h->q);
         else if (rd->rc < 0)
             refuse(c, "unknown or revoked bot token", &h->q);
         else

@@ -1,6 +1,7 @@
 /* room_events.c - what a room's table tells it: every public event turned
  * into a protocol event (proto/event.h) serialised once for everyone at
- * the table, the end of each game stored and told, and the end of a turn.
+ * the table, the end of each game stored and told (once durable: conn.h),
+ * and the end of a turn.
  */
 #include <string.h>
 
@@ -23,6 +24,7 @@ static void turn_over(ddz_room *r)
     for (int s = 0; s < 3; s++)
         sums[s] = ddz_table_total(room_table(r), s);
     ddz_store_add_turn(r->srv->store, r->id, r->turn_no, r->opts.games, names, sums);
+    r->hold = ddz_store_ticket(r->srv->store); /* `turn_over` waits for the result */
     ddz_event e = {.type = DDZ_EVENT_TURN_OVER, .turn_over = {.games = r->opts.games}};
     ddz__room_totals(r, e.turn_over.totals);
     ddz__room_broadcast(r, &e);
@@ -39,6 +41,11 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
         if (r->seats[i].player && r->seats[i].player->has_me)
             ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);
+    /* Durable before told: the `over` below (and all the room says after
+     * it) waits in each connection's queue until the record and its "my
+     * games" rows are committed or journaled, so that a server killed a
+     * moment later has not told anyone of a game it then loses. */
+    r->hold = ddz_store_ticket(r->srv->store);
     r->srv->m.games_finished++;
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
@@ -82,7 +89,7 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
             /* the AI in custody had the game; its player, watching, gets
              * its hand as its own seat would have */
             ddz__game_event(room_table(r), ev, true, &e);
-            ddz__conn_send(r->seats[ev->to].player->conn, ddz_event_print(&e));
+            ddz__conn_send_held(r->seats[ev->to].player->conn, ddz_event_print(&e), r->hold);
         }
         break;
     case DDZ_TEV_ASK: {

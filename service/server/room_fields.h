@@ -68,6 +68,10 @@ struct ddz_room {
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
     bool tourney; /* a competition table (ladder, tournament): the runner is the
                      competition's, which starts the games */
+    /* The store's ticket of the room's latest game record or turn result:
+     * what the room says from then on (its `over` first) waits in each
+     * connection's queue until that write is durable (conn.h). */
+    uint64_t hold;
 };
 
 /* Returns the room's table (its runner's). */

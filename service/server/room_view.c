@@ -69,7 +69,8 @@ static bool held_shows(int type)
 
 /* Sends `e`, serialised once, to every spectator and, if `seated`, to
  * every seated player but `skip` (NULL-safe: it is sent its own version).
- * A held room's spectators get only what held_shows() allows. */
+ * A held room's spectators get only what held_shows() allows. Nothing goes
+ * out before the room's latest game record is durable (r->hold). */
 void ddz__room_send_event(ddz_room *r, const ddz_event *e, bool seated, const ddz_player *skip)
 {
     bool watchers = r->nwatch > 0 && (!r->opts.held || held_shows(e->type));
@@ -82,10 +83,10 @@ void ddz__room_send_event(ddz_room *r, const ddz_event *e, bool seated, const dd
     for (int i = 0; seated && i < 3; i++) {
         const ddz_player *p = r->seats[i].player;
         if (p && p != skip && p->conn)
-            ddz__conn_send_text(p->conn, text, len);
+            ddz__conn_send_text_held(p->conn, text, len, r->hold);
     }
     for (size_t i = 0; watchers && i < r->nwatch; i++)
-        ddz__conn_send_text(r->watch[i]->conn, text, len);
+        ddz__conn_send_text_held(r->watch[i]->conn, text, len, r->hold);
     free(text);
 }
 
@@ -226,7 +227,8 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         for (int s = 0; s < 3; s++)
             st->ready[s] = r->seats[s].ready;
     }
-    ddz__conn_send(p->conn, ddz_event_print(&e));
+    /* a snapshot shows the last result: not before it is durable either */
+    ddz__conn_send_held(p->conn, ddz_event_print(&e), r->hold);
     free(plays);
 }
 

@@ -361,7 +361,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         if (write_queue(wsi, c) < 0)
             return -1;
-        if (c->closing) {
+        if (c->closing && !ddz__conn_head_held(c)) { /* what waits goes first */
             lws_close_reason(wsi, (enum lws_close_status)c->close_status,
                              (unsigned char *)c->close_reason, strlen(c->close_reason));
             return -1;
@@ -373,8 +373,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
          * is bound (protocols[0] hears it) */
         return filter_request(wsi);
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
-        /* the store's reader answered a read, or a worker finished a
+        /* the store's writer made writes durable (what waited for them
+         * goes), its reader answered a read, or a worker finished a
          * hosted AI's decision */
+        ddz__conn_release_held(srv);
         store_reads_done(srv, true);
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
@@ -494,9 +496,12 @@ static void mine_answer(http_pss *h, int rc, char *json)
         h->body = NULL;
     if (rc >= 0 && !h->body)
         rc = DDZ_ENOMEM;
-    if (rc < 0) {
+    if (rc == DDZ_EDB) { /* away, or not answering within --db-timeout: ask again */
+        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
+    } else if (rc < 0) {
         h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database error\"}");
+        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
     }
     free(json);
     h->len = h->body ? strlen(h->body) : 0;
@@ -1213,6 +1218,7 @@ static void cluster_tick(ddz_timer *t)
  * reverse order of the start. Returns 1, the exit code. */
 static int start_failed(ddz_srv *srv)
 {
+    ddz_pg_stop_now(&srv->pg_stop); /* nothing below waits on the database */
     ddz__ladder_destroy(srv);
     ddz__lead_stop(srv);
     ddz__lead_free(srv);
@@ -1225,6 +1231,7 @@ static int start_failed(ddz_srv *srv)
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
     ddz_store_reader_stop(srv->store);
+    ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
     ddz_gate_fini(&srv->gate);
     ddz_lws_loop_fini(&srv->loop);
     ddz_evloop_destroy(&srv->evl);
@@ -1232,6 +1239,7 @@ static int start_failed(ddz_srv *srv)
     store_reads_done(srv, false);
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
+    ddz_pg_stop_fini(&srv->pg_stop);
     return 1;
 }
 
@@ -1242,6 +1250,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
+    /* with PostgreSQL only (a SQLite file has no round trips to end);
+     * without an eventfd a stop is seen when a wait ends */
+    srv->pg_stop = (ddz_pg_stop){.fd = -1};
+    if (ddz_store_is_url(cfg->db_path))
+        ddz_pg_stop_init(&srv->pg_stop);
     /* A PostgreSQL store keeps what the database cannot take meanwhile in
      * a journal: one per database and node, so the default's name says
      * which (a node restarted with the same --db and --node finds it). */
@@ -1261,10 +1274,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         .journal = cfg->db_journal ? cfg->db_journal : journal,
         .journal_max = cfg->db_journal_max > 0 ? (size_t)cfg->db_journal_max : 0,
         .journal_max_bytes = cfg->db_journal_mb > 0 ? (int64_t)cfg->db_journal_mb << 20 : 0,
+        .timeout_ms = cfg->db_timeout_ms,
+        .stop = &srv->pg_stop,
     };
     srv->store = ddz_store_open(cfg->db_path, &so, err, sizeof err);
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
     lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
@@ -1276,6 +1292,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     if (ddz_listener_open(&srv->listener, cfg->bind, port, budget, err, sizeof err) < 0) {
         fprintf(stderr, "ddz serve: %s\n", err);
         ddz_store_close(srv->store);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
     srv->listener.log = listener_log;
@@ -1362,8 +1379,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz_listener_close(&srv->listener);
         ddz__budget_destroy(srv);
         ddz_store_close(srv->store);
+        ddz_pg_stop_fini(&srv->pg_stop);
         return 1;
     }
+    /* a finished game's `over` waits for its record to be durable
+     * (conn.h): the writer wakes the loop when it is */
+    ddz_store_on_durable(srv->store, wake_loop, srv);
     ddz_think_budget think_budget = ddz__budget_think(srv);
     srv->think = ddz_think_create(2, &think_budget, wake_loop, srv);
     /* the engines' spawner thread now rather than at the first engine's
@@ -1389,7 +1410,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                               .node = cfg->node,
                               .public_url = cfg->public_url,
                               .heartbeat_ms = cfg->cluster_beat_ms,
-                              .dead_ms = cfg->cluster_dead_ms};
+                              .dead_ms = cfg->cluster_dead_ms,
+                              .db_timeout_ms = cfg->db_timeout_ms,
+                              .stop = &srv->pg_stop};
         srv->cluster = ddz_cluster_start(&cc, err, sizeof err);
         if (!srv->cluster) {
             fprintf(stderr, "ddz serve: %s\n", err);
@@ -1439,6 +1462,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* From here on a second signal must not touch the context being torn
      * down: the handler finds no server and does nothing. */
     signal_srv = NULL;
+    /* Within 2 s whatever the database does: from now on no thread waits
+     * on it past DDZ_PG_STOP_GRACE_MS (1 s). A live database takes the
+     * last writes as usual; one that does not answer has them in the
+     * journal by then (the next start replays it), and the `over`s that
+     * waited for them go out before the connections close. */
+    ddz_pg_stop_now(&srv->pg_stop);
 
     /* Shutdown: tell everyone, record cut games as aborted, drain. Run-once
      * work is not looked at again (a lock gained now starts nothing). */
@@ -1487,6 +1516,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. */
     ddz_store_reader_stop(srv->store);
+    /* Nor does the writer, whose wake is the loop's (what it makes
+     * durable now is told to nobody: the connections are closed). */
+    ddz_store_on_durable(srv->store, NULL, NULL);
     /* Accepting went on through the drain (a new request is answered 503
      * "stopping", a WebSocket refused); it ends with the context. */
     ddz_listener_stop(&srv->listener);
@@ -1499,6 +1531,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     store_reads_done(srv, false);
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
+    ddz_pg_stop_fini(&srv->pg_stop);
     ddz__log(srv, "info", NULL, "stopped");
     signal_srv = NULL;
     return 0;

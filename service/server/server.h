@@ -21,6 +21,7 @@ typedef struct ddz_server_cfg {
     const char *db_journal; /* the store's journal (PostgreSQL), NULL = ddz-journal-HASH.db */
     int db_journal_max;     /* its bound in writes, 0 = DDZ_JOURNAL_MAX_ENTRIES */
     int db_journal_mb;      /* its bound in MiB, 0 = DDZ_JOURNAL_MAX_BYTES */
+    int db_timeout_ms;      /* every round trip with PostgreSQL, 0 = DDZ_PG_TIMEOUT_MS */
     const char *web_dir;    /* static client */
     const char *tls_cert;   /* PEM; with tls_key, serve HTTPS/WSS */
     const char *tls_key;

@@ -282,6 +282,38 @@ int ddz_journal_find_game(ddz_journal *j, int64_t game, char **body)
     return rc;
 }
 
+int ddz_journal_game_entries(ddz_journal *j, int64_t game,
+                             int (*cb)(void *ctx, const ddz_journal_entry *e), void *ctx)
+{
+    pthread_mutex_lock(&j->lock);
+    int count = 0, rc = 0;
+    sqlite3_stmt *st = NULL;
+    if (j->db && j->pending > 0) {
+        if (sqlite3_prepare_v2(j->db, "SELECT seq, body FROM entries WHERE game = ? ORDER BY seq",
+                               -1, &st, NULL) != SQLITE_OK)
+            rc = fail(j, "reading the journal");
+        else
+            sqlite3_bind_int64(st, 1, game);
+        while (rc == 0) {
+            int s = sqlite3_step(st);
+            if (s == SQLITE_DONE)
+                break;
+            if (s != SQLITE_ROW) {
+                rc = fail(j, "reading the journal");
+                break;
+            }
+            const char *body = (const char *)sqlite3_column_text(st, 1);
+            ddz_journal_entry e = {
+                .seq = sqlite3_column_int64(st, 0), .game = game, .body = body ? body : ""};
+            if ((rc = cb(ctx, &e)) == 0)
+                count++;
+        }
+        sqlite3_finalize(st);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc < 0 ? rc : count;
+}
+
 void ddz_journal_stats(ddz_journal *j, ddz_journal_counters *out)
 {
     pthread_mutex_lock(&j->lock);

@@ -7,8 +7,8 @@
  * restart of the node in between.
  *
  * What an entry holds is the store's business (a write encoded as JSON,
- * and the game id for a game's record, so that a pending game can be
- * served); the journal keeps them in order, bounded, durable
+ * and the game id for a game's record or its publication, so that a
+ * pending game can be served); the journal keeps them in order, bounded, durable
  * (synchronous=FULL: a committed append survives a power cut), and hands
  * back the oldest first.
  *
@@ -89,6 +89,14 @@ int ddz_journal_remove(ddz_journal *j, int64_t seq);
  * `game`. Returns 0, DDZ_ENOTFOUND (none pending, or no file), DDZ_EIO or
  * DDZ_ENOMEM (then *body is NULL). */
 int ddz_journal_find_game(ddz_journal *j, int64_t game, char **body);
+
+/* Calls cb(ctx, entry) for every entry of game `game` (its record, and
+ * whatever else was appended under its id: a publication), oldest first;
+ * the entry lives only during the call. Stops at the first negative
+ * answer, which it returns. Returns the number of entries passed (0: none
+ * pending, or no file), or DDZ_EIO. */
+int ddz_journal_game_entries(ddz_journal *j, int64_t game,
+                             int (*cb)(void *ctx, const ddz_journal_entry *e), void *ctx);
 
 /* Fills `out`. Never fails. */
 void ddz_journal_stats(ddz_journal *j, ddz_journal_counters *out);

@@ -1,7 +1,8 @@
 /* store.c - the store's shared part: the bounded write queue and its
- * writer thread, the reader thread for an event loop, game ids, and the
- * JSON and token logic every backend shares. The SQL is the backends'
- * (store_be.h: store_sqlite.c, store_pg.c). */
+ * writer thread, the journal's replay thread, the reader thread for an
+ * event loop, game ids, the tickets of durable writes, and the JSON and
+ * token logic every backend shares. The SQL is the backends' (store_be.h:
+ * store_sqlite.c, store_pg.c). */
 #include "service/store/store.h"
 
 #include <jansson.h>
@@ -20,6 +21,7 @@
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/store/journal.h"
+#include "service/store/pg_conn.h"
 #include "service/store/store_be.h"
 #include "service/thread/mailbox.h"
 
@@ -30,10 +32,26 @@ struct ddz_store {
     const store_ops *ops;  /* the backend */
     store_be *be;          /* its connections */
     pthread_mutex_t rlock; /* serialises use of the readers' connection */
+    pthread_mutex_t wlock; /* serialises use of the writer's connection (writer, replay) */
     pthread_t thread;      /* the writer */
     bool started;          /* the writer thread is running */
-    pthread_t ithread;     /* fetches blocks of game ids (with ops->id_block) */
-    bool istarted;         /* it is running */
+    pthread_t pthread;     /* replays the journal (with one) */
+    bool pstarted;         /* it is running */
+    ddz_mailbox *pbell;    /* its doorbell: the writer appended, or closing */
+    ddz_pg_stop own_stop;  /* the stop when the options give none */
+    ddz_pg_stop *stop;     /* the stop in use: asked for by close (or its owner) */
+    int timeout_ms;        /* a round trip's bound (ddz_store_options.timeout_ms) */
+    /* Tickets: queued is the newest handed out (under `lock`, in queue
+     * order); durable the newest whose write is durable (the writer's). */
+    uint64_t queued;
+    _Atomic uint64_t durable;
+    /* the owner's wake when `durable` advances; called, and changed, under
+     * wake_lock only, so that once unset it is not running any more */
+    pthread_mutex_t wake_lock;
+    void (*on_durable)(void *ctx);
+    void *durable_ctx;
+    pthread_t ithread; /* fetches blocks of game ids (with ops->id_block) */
+    bool istarted;     /* it is running */
     /* The write queue: bounded by max_queue, counting the batch the writer
      * holds (as much in memory as the queued items), drained on close. */
     ddz_mailbox *wq;
@@ -42,11 +60,20 @@ struct ddz_store {
     ddz_mailbox *reads;   /* reads for the reader thread, while it runs */
     /* Writes the database could not take, in order (journal.h); NULL
      * without one. While it holds any, every batch goes there first and
-     * the writer replays from it, so nothing overtakes an older write (a
+     * the replay thread writes them on, so nothing overtakes an older write (a
      * standing replayed after a newer one would undo it). */
     ddz_journal *journal;
-    int64_t retry_at; /* the writer's alone: monotonic ms before which the database is not tried */
+    /* ddz_pg_now_ms() before which the replay thread does not try the
+     * database (set by it, and by the writer when an outage begins) */
+    _Atomic int64_t retry_at;
     pthread_mutex_t lock; /* everything below */
+    /* An outage: from the first batch journaled for want of the database
+     * to the journal replayed empty (one log line at each end). */
+    bool outage;
+    int64_t outage_ms;    /* when it began (ddz_pg_now_ms()) */
+    bool replaying;       /* a replay batch went in since the outage (or the open) */
+    int64_t replay_ms;    /* when the replay began */
+    uint64_t replay_from; /* `replayed` then */
     uint64_t writes, write_errors, drops, read_errors;
     uint64_t replayed;        /* writes from the journal written */
     uint64_t errors_at_flush; /* write_errors at the last flush */
@@ -114,6 +141,20 @@ static uint64_t free_items(ddz_mail *m)
     return n;
 }
 
+/* Takes the readers' connection for reads due by `due_ms`
+ * (ddz_pg_now_ms(); 0: each statement bounded from its start). */
+static void rbegin(ddz_store *s, int64_t due_ms)
+{
+    pthread_mutex_lock(&s->rlock);
+    if (s->ops->read_deadline)
+        s->ops->read_deadline(s->be, due_ms);
+}
+
+static void rend(ddz_store *s)
+{
+    pthread_mutex_unlock(&s->rlock);
+}
+
 /* Counts a read's result: a DDZ_EDB is counted with the backend's message.
  * Caller holds rlock. Returns rc. */
 static int read_result(ddz_store *s, int rc)
@@ -172,6 +213,7 @@ static int spawn(pthread_t *th, void *(*fn)(void *), ddz_store *s)
 }
 
 static void *writer_main(void *arg);
+static void *replay_main(void *arg);
 static void *ids_main(void *arg);
 
 ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *err, size_t errlen)
@@ -183,8 +225,9 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
     char shown[256];
     ddz_store_shown(path, shown, sizeof shown);
     ddz_store_options o = opt ? *opt : (ddz_store_options){0};
-    if (o.busy_ms < 0) {
-        ddz__store_set_err(err, errlen, "%s: busy_ms must not be negative", shown);
+    if (o.busy_ms < 0 || o.timeout_ms < 0) {
+        ddz__store_set_err(err, errlen, "%s: %s must not be negative", shown,
+                           o.busy_ms < 0 ? "busy_ms" : "timeout_ms");
         return NULL;
     }
     ddz_store *s = calloc(1, sizeof *s);
@@ -193,7 +236,17 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         return NULL;
     }
     pthread_mutex_init(&s->rlock, NULL);
+    pthread_mutex_init(&s->wlock, NULL);
+    pthread_mutex_init(&s->wake_lock, NULL);
     pthread_mutex_init(&s->lock, NULL);
+    /* a stop of its own only for PostgreSQL without one given (a SQLite
+     * file has no round trips to end); without an eventfd a stop is seen
+     * when a wait ends: still bounded */
+    s->own_stop = (ddz_pg_stop){.fd = -1};
+    if (!o.stop && ddz_store_is_url(path))
+        ddz_pg_stop_init(&s->own_stop);
+    s->stop = o.stop ? o.stop : &s->own_stop;
+    s->timeout_ms = o.timeout_ms ? o.timeout_ms : DDZ_PG_TIMEOUT_MS;
     s->ops = ddz_store_is_url(path) ? &ddz__store_pg_ops : &ddz__store_sqlite_ops;
     s->wq = ddz_mailbox_create(o.max_queue ? o.max_queue : DDZ_STORE_QUEUE_MAX, false);
     s->idq = ddz_mailbox_create(0, false);
@@ -208,7 +261,10 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         !(s->journal =
               ddz_journal_open(o.journal, o.journal_max, o.journal_max_bytes, err, errlen)))
         goto fail;
-    s->be = s->ops->open(path, shown, o.busy_ms ? o.busy_ms : DDZ_STORE_BUSY_MS, err, errlen);
+    store_be_cfg bc = {.busy_ms = o.busy_ms ? o.busy_ms : DDZ_STORE_BUSY_MS,
+                       .timeout_ms = s->timeout_ms,
+                       .stop = s->stop};
+    s->be = s->ops->open(path, shown, &bc, err, errlen);
     if (!s->be)
         goto fail;
     char msg[160] = "";
@@ -235,6 +291,14 @@ ddz_store *ddz_store_open(const char *path, const ddz_store_options *opt, char *
         goto fail;
     }
     s->started = true;
+    if (s->journal) {
+        if (!(s->pbell = ddz_mailbox_create(0, false)) ||
+            (rc = spawn(&s->pthread, replay_main, s)) != 0) {
+            ddz__store_set_err(err, errlen, "%s: cannot start the journal's thread", shown);
+            goto fail;
+        }
+        s->pstarted = true;
+    }
     if (s->ops->id_block) {
         rc = spawn(&s->ithread, ids_main, s);
         if (rc != 0) {
@@ -254,7 +318,14 @@ void ddz_store_close(ddz_store *s)
 {
     if (!s)
         return;
+    /* First: from now on no thread of ours waits on the database past the
+     * grace (the read, the replay, the block of ids, the write under way) */
+    ddz_pg_stop_now(s->stop);
     ddz_store_reader_stop(s);
+    if (s->pstarted) { /* what it holds waits for the next store opened on it */
+        ddz_mailbox_close(s->pbell, DDZ_MAILBOX_DROP);
+        pthread_join(s->pthread, NULL);
+    }
     if (s->started) {
         ddz_mailbox_close(s->idq, DDZ_MAILBOX_DROP);
         ddz_mailbox_close(s->wq, DDZ_MAILBOX_DRAIN); /* the writer drains the queue first */
@@ -268,11 +339,36 @@ void ddz_store_close(ddz_store *s)
         s->ops->close(s->be);
     ddz_journal_close(s->journal);
     ddz_mailbox_destroy(s->wq);
+    ddz_mailbox_destroy(s->pbell);
     ddz_mailbox_destroy(s->idq);
     ddz_mailbox_destroy(s->answers);
+    ddz_pg_stop_fini(&s->own_stop);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->wlock);
+    pthread_mutex_destroy(&s->wake_lock);
     pthread_mutex_destroy(&s->rlock);
     free(s);
+}
+
+uint64_t ddz_store_ticket(ddz_store *s)
+{
+    pthread_mutex_lock(&s->lock);
+    uint64_t t = s->queued;
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+uint64_t ddz_store_durable(ddz_store *s)
+{
+    return atomic_load(&s->durable);
+}
+
+void ddz_store_on_durable(ddz_store *s, void (*wake)(void *ctx), void *ctx)
+{
+    pthread_mutex_lock(&s->wake_lock);
+    s->on_durable = wake;
+    s->durable_ctx = ctx;
+    pthread_mutex_unlock(&s->wake_lock);
 }
 
 /* ---- the writer ------------------------------------------------------------ */
@@ -330,30 +426,11 @@ static void fail_rest(ddz_store *s)
 {
     uint64_t n = free_items(ddz_mailbox_get_all(s->wq));
     s->write_errors += n;
-    char msg[300];
-    snprintf(msg, sizeof msg,
-             "store: closing without the database: %llu queued writes failed (%.160s)",
-             (unsigned long long)n, s->last_error);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    json_t *j =
-        json_pack("{s:I, s:s, s:s}", "ts_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
-                  "level", "error", "msg", msg);
-    char *line = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    if (line)
-        fprintf(stderr, "%s\n", line);
-    free(line);
-    json_decref(j);
+    ddz_pg_log("error", "store: closing without the database: %llu queued writes failed (%.160s)",
+               (unsigned long long)n, s->last_error);
 }
 
 /* ---- the journal ---------------------------------------------------------- */
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static json_t *str_or_null(const char *t)
 {
@@ -660,7 +737,9 @@ static int journal_batch(ddz_store *s, store_item *batch, size_t n)
     for (store_item *it = batch; it && rc == 0; it = it->next) {
         if (it->kind == ITEM_ANALYSIS)
             continue; /* a cache: not kept while the database is away (store.h) */
-        e[k].game = it->kind == ITEM_GAME ? it->id : 0;
+        /* a game's record and its publication under its id: a pending
+         * game is served as the database will serve it (journal_game) */
+        e[k].game = it->kind == ITEM_GAME || it->kind == ITEM_PUBLISH ? it->id : 0;
         if (!(e[k++].body = item_encode(it)))
             rc = DDZ_ENOMEM;
     }
@@ -675,6 +754,8 @@ static int journal_batch(ddz_store *s, store_item *batch, size_t n)
         if (rc == DDZ_EIO)
             ddz_journal_error(s->journal, s->last_error, sizeof s->last_error);
         pthread_mutex_unlock(&s->lock);
+    } else if (k > 0) {
+        ddz_mailbox_poke(s->pbell); /* something to replay */
     }
     return rc;
 }
@@ -701,61 +782,6 @@ static int take_entry(void *ctx, const ddz_journal_entry *e)
     return 0;
 }
 
-#define REPLAY_BATCHES 8 /* batches replayed before the writer looks at its queue again */
-
-/* Writes the journal's entries, oldest first, a batch at a time, while the
- * database takes them, REPLAY_BATCHES at most (so that a long journal does
- * not keep new writes waiting in the bounded queue meanwhile): a batch the
- * database was away for stays, and the database is not tried again before
- * DDZ_STORE_RETRY_MS. Returns true if more could be replayed now. Called on
- * the writer thread only. */
-static bool replay(ddz_store *s)
-{
-    for (int round = 0;; round++) {
-        ddz_journal_counters js;
-        ddz_journal_stats(s->journal, &js);
-        if (js.pending == 0 || mono_ms() < s->retry_at)
-            return false;
-        if (round == REPLAY_BATCHES)
-            return true;
-        replay_batch b = {.tail = &b.head};
-        int rc = ddz_journal_peek(s->journal, BATCH_MAX, take_entry, &b);
-        *b.tail = NULL;
-        store_batch_result res = {0};
-        if (rc >= 0 && b.head)
-            s->ops->write_batch(s->be, b.head, &res);
-        for (store_item *it = b.head, *next; it; it = next) {
-            next = it->next;
-            item_free(it);
-        }
-        if (rc < 0 || res.lost) {
-            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
-            pthread_mutex_lock(&s->lock);
-            if (rc < 0)
-                ddz_journal_error(s->journal, s->last_error, sizeof s->last_error);
-            else if (res.msg[0])
-                memcpy(s->last_error, res.msg, sizeof s->last_error);
-            pthread_mutex_unlock(&s->lock);
-            return false;
-        }
-        /* Counted before they leave the journal, and ddz_store_stats()
-         * reads the journal first: whoever sees it empty sees them counted. */
-        pthread_mutex_lock(&s->lock);
-        s->writes += res.ok;
-        s->replayed += res.ok;
-        s->write_errors += res.bad + b.undecodable;
-        if (res.msg[0])
-            memcpy(s->last_error, res.msg, sizeof s->last_error);
-        pthread_mutex_unlock(&s->lock);
-        if (ddz_journal_remove(s->journal, b.last_seq) < 0) {
-            /* written but still there: replayed again later, which writes
-             * nothing twice (and counts them twice) */
-            s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
-            return false;
-        }
-    }
-}
-
 static bool journal_pending(ddz_store *s)
 {
     if (!s->journal)
@@ -765,30 +791,133 @@ static bool journal_pending(ddz_store *s)
     return js.pending > 0;
 }
 
+/* Replays the journal's oldest batch (up to BATCH_MAX entries) on the
+ * writer's connection. Returns true if it went in (more may follow at
+ * once), false if the database did not take it (not tried again before
+ * DDZ_STORE_RETRY_MS) or nothing was there. The replay thread's. */
+static bool replay_batch_once(ddz_store *s)
+{
+    replay_batch b = {.tail = &b.head};
+    int rc = ddz_journal_peek(s->journal, BATCH_MAX, take_entry, &b);
+    *b.tail = NULL;
+    store_batch_result res = {0};
+    if (rc > 0 && b.head) {
+        pthread_mutex_lock(&s->wlock);
+        s->ops->write_batch(s->be, b.head, &res);
+        pthread_mutex_unlock(&s->wlock);
+    }
+    for (store_item *it = b.head, *next; it; it = next) {
+        next = it->next;
+        item_free(it);
+    }
+    if (rc <= 0 || res.lost) { /* nothing there (never, but no spin), or not taken */
+        s->retry_at = ddz_pg_now_ms() + DDZ_STORE_RETRY_MS;
+        pthread_mutex_lock(&s->lock);
+        if (rc < 0)
+            ddz_journal_error(s->journal, s->last_error, sizeof s->last_error);
+        else if (res.msg[0])
+            memcpy(s->last_error, res.msg, sizeof s->last_error);
+        pthread_mutex_unlock(&s->lock);
+        return false;
+    }
+    ddz_journal_counters js;
+    ddz_journal_stats(s->journal, &js);
+    /* Counted before they leave the journal, and ddz_store_stats() reads
+     * the journal first: whoever sees it empty sees them counted. */
+    pthread_mutex_lock(&s->lock);
+    if (!s->replaying) {
+        s->replaying = true;
+        s->replay_ms = ddz_pg_now_ms();
+        s->replay_from = s->replayed;
+        if (s->outage)
+            ddz_pg_log(
+                "info", "database back after %.1f s: replaying the journal (%llu writes waiting)",
+                (double)(s->replay_ms - s->outage_ms) / 1000, (unsigned long long)js.pending);
+        else
+            ddz_pg_log("info", "replaying the journal (%llu writes waiting)",
+                       (unsigned long long)js.pending);
+    }
+    s->writes += res.ok;
+    s->replayed += res.ok;
+    s->write_errors += res.bad + b.undecodable;
+    if (res.msg[0])
+        memcpy(s->last_error, res.msg, sizeof s->last_error);
+    pthread_mutex_unlock(&s->lock);
+    if (ddz_journal_remove(s->journal, b.last_seq) < 0) {
+        /* written but still there: replayed again later, which writes
+         * nothing twice (and counts them twice) */
+        s->retry_at = ddz_pg_now_ms() + DDZ_STORE_RETRY_MS;
+        return false;
+    }
+    if (!journal_pending(s)) {
+        pthread_mutex_lock(&s->lock);
+        ddz_pg_log("info", "journal replayed: %llu writes in %.1f s",
+                   (unsigned long long)(s->replayed - s->replay_from),
+                   (double)(ddz_pg_now_ms() - s->replay_ms) / 1000);
+        s->replaying = s->outage = false;
+        pthread_mutex_unlock(&s->lock);
+    }
+    return true;
+}
+
+/* The journal's replay thread: while it holds writes, writes them to the
+ * database oldest first, a batch at a time, trying every
+ * DDZ_STORE_RETRY_MS while the database does not take them. It has a
+ * thread of its own so that a database that does not answer holds it,
+ * not the writer: the writer goes on making writes durable in the journal
+ * meanwhile (the server's `over` waits for that). While the journal holds
+ * anything the writer does not use the writer's connection (everything
+ * goes behind it, in order), so the two never wait for each other on it
+ * but for a moment when the journal empties (the write lock). */
+static void *replay_main(void *arg)
+{
+    ddz_store *s = arg;
+    while (!ddz_mailbox_closed(s->pbell)) {
+        int wait = -1; /* nothing pending: until the writer appends */
+        if (journal_pending(s)) {
+            int64_t left = s->retry_at - ddz_pg_now_ms();
+            if (left <= 0) {
+                if (replay_batch_once(s))
+                    continue;
+                left = s->retry_at - ddz_pg_now_ms();
+            }
+            wait = left > 0 ? (int)left : 0;
+        }
+        ddz_mailbox_wait(s->pbell, wait);
+    }
+    return NULL;
+}
+
+/* A batch the database could not take goes to the journal: the outage
+ * begins (one log line, with its cause) unless it is under way. */
+static void outage_begins(ddz_store *s, const store_batch_result *res)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->outage) {
+        s->outage = true;
+        s->outage_ms = ddz_pg_now_ms();
+        ddz_pg_log("warning", "database %s: writes go to the journal until it is back (%s)",
+                   res->hung ? "not answering" : "down", res->msg);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The writer: takes what is queued, a batch at a time, and makes it
+ * durable, in order: in the database (one transaction), or in the journal
+ * when the database is away or the journal holds older writes (the replay
+ * thread writes them on). Then the batch's tickets are durable: the owner
+ * is woken (ddz_store_on_durable). */
 static void *writer_main(void *arg)
 {
     ddz_store *s = arg;
     ddz_mail *chain;
     size_t n;
-    for (;;) {
-        /* While the journal holds writes, wake to replay it at least every
-         * DDZ_STORE_RETRY_MS, whether or not anything new comes; it may
-         * hold some from before the store was opened. */
-        bool pending = journal_pending(s), more = false;
-        if (pending && !ddz_mailbox_closed(s->wq))
-            more = replay(s);
-        chain = ddz_mailbox_take_for(s->wq, BATCH_MAX, &n,
-                                     more      ? 0
-                                     : pending ? DDZ_STORE_RETRY_MS
-                                               : -1);
-        if (!chain) {
-            if (ddz_mailbox_closed(s->wq))
-                break;
-            continue;
-        }
+    while ((chain = ddz_mailbox_take(s->wq, BATCH_MAX, &n))) {
         store_item *batch = NULL, **tail = &batch;
+        uint64_t last = 0;
         for (ddz_mail *m = chain; m; m = m->next) {
             *tail = DDZ_MAIL_ITEM(m, store_item, mail);
+            last = (*tail)->seq;
             tail = &(*tail)->next;
         }
         *tail = NULL;
@@ -797,9 +926,12 @@ static void *writer_main(void *arg)
         if (journal_pending(s)) {
             journal_batch(s, batch, n); /* behind what waits there: in order */
         } else {
+            pthread_mutex_lock(&s->wlock);
             s->ops->write_batch(s->be, batch, &res);
+            pthread_mutex_unlock(&s->wlock);
             if (res.lost && s->journal) {
-                s->retry_at = mono_ms() + DDZ_STORE_RETRY_MS;
+                outage_begins(s, &res);
+                s->retry_at = ddz_pg_now_ms() + DDZ_STORE_RETRY_MS;
                 journal_batch(s, batch, n);
                 res.bad = 0; /* kept, or counted as failed by journal_batch */
             }
@@ -809,24 +941,27 @@ static void *writer_main(void *arg)
             item_free(it);
         }
 
-        /* Counted under lock before the batch is done: ddz_store_flush(),
-         * woken by the done, then reads them under lock. */
+        /* Counted under lock, and durable, before the batch is done:
+         * ddz_store_flush(), woken by the done, then reads them under lock
+         * (and finds them durable). */
         pthread_mutex_lock(&s->lock);
         s->writes += res.ok;
         s->write_errors += res.bad;
         if (res.msg[0])
             memcpy(s->last_error, res.msg, sizeof s->last_error);
+        atomic_store(&s->durable, last);
         ddz_mailbox_done(s->wq, n);
         if (!s->journal && ddz_mailbox_closed(s->wq) && res.ok == 0 && res.bad > 0 &&
-            ddz_mailbox_count(s->wq) > 0 && s->ops->writer_lost && s->ops->writer_lost(s->be))
+            ddz_mailbox_count(s->wq) > 0 && s->ops->writer_lost && s->ops->writer_lost(s->be)) {
             fail_rest(s);
+            atomic_store(&s->durable, s->queued); /* failed for good: nothing to wait for */
+        }
         pthread_mutex_unlock(&s->lock);
+        pthread_mutex_lock(&s->wake_lock);
+        if (s->on_durable)
+            s->on_durable(s->durable_ctx);
+        pthread_mutex_unlock(&s->wake_lock);
     }
-    /* Closed and empty: one last go at the journal (if the database was
-     * not just found away); what stays there is replayed by the next store
-     * opened on it. */
-    while (journal_pending(s) && replay(s))
-        ;
     return NULL;
 }
 
@@ -839,10 +974,18 @@ static int dropped(ddz_store *s, store_item *it, int code)
     return code;
 }
 
-/* Queues `it` (taking it), or drops it when the queue is full. */
+/* Queues `it` (taking it) with the next ticket, or drops it when the
+ * queue is full. The ticket is taken under the lock with the put, so that
+ * tickets increase in queue order whichever thread queues. */
 static int enqueue(ddz_store *s, store_item *it)
 {
-    return ddz_mailbox_put(s->wq, &it->mail) == 0 ? 0 : dropped(s, it, DDZ_EDB);
+    pthread_mutex_lock(&s->lock);
+    uint64_t seq = it->seq = s->queued + 1; /* `it` is the writer's once put */
+    int rc = ddz_mailbox_put(s->wq, &it->mail);
+    if (rc == 0)
+        s->queued = seq;
+    pthread_mutex_unlock(&s->lock);
+    return rc == 0 ? 0 : dropped(s, it, DDZ_EDB);
 }
 
 int ddz_store_flush(ddz_store *s)
@@ -1120,18 +1263,18 @@ int ddz_store_ladder_put(ddz_store *s, const char *rules, const ddz_store_ladder
 int ddz_store_ladder_players(ddz_store *s, const char *rules,
                              void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx)
 {
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->ladder_players(s->be, rules, cb, ctx));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     return rc;
 }
 
 int ddz_store_ladder_history(ddz_store *s, const char *rules, const char *name, int limit,
                              void (*cb)(void *ctx, const ddz_store_ladder_hist *h), void *ctx)
 {
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->ladder_history(s->be, rules, name, limit, cb, ctx));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     return rc;
 }
 
@@ -1164,7 +1307,9 @@ static int mine_row(void *ctx, const store_mine_row *r)
     return g && json_array_append_new(list, g) == 0 ? 0 : DDZ_ENOMEM;
 }
 
-int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json)
+/* ddz_store_my_games, due by `due_ms` (rbegin()). */
+static int my_games_due(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json,
+                        int64_t due_ms)
 {
     *json = NULL;
     if (max < 1 || max > DDZ_STORE_MINE_MAX)
@@ -1172,9 +1317,9 @@ int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int m
     json_t *list = json_array();
     if (!list)
         return DDZ_ENOMEM;
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, due_ms);
     int rc = read_result(s, s->ops->my_games(s->be, me, max, mine_row, list));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     if (rc >= 0)
         rc = (*json = json_dumps(list, DDZ_RECORD_JSON_FLAGS)) ? (int)json_array_size(list)
                                                                : DDZ_ENOMEM;
@@ -1182,34 +1327,76 @@ int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int m
     return rc;
 }
 
-/* A game waiting in the journal: its record and key as the database will
- * hold them. Returns 0, DDZ_ENOTFOUND, or DDZ_ENOMEM; a journal that
- * cannot be read is as good as empty here (the database is asked). */
-static int journal_game(ddz_store *s, int64_t id, char **record, char **key)
+int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json)
 {
-    char *body = NULL;
-    int rc = ddz_journal_find_game(s->journal, id, &body);
-    if (rc < 0)
-        return rc == DDZ_ENOMEM ? rc : DDZ_ENOTFOUND;
-    store_item *it = item_decode(body);
-    free(body);
+    return my_games_due(s, me, max, json, 0);
+}
+
+/* What the journal holds of one game: its record and key as the database
+ * will hold them once replayed. */
+typedef struct pending_game {
+    char *record, *key; /* the newest record's, NULL if none is there */
+    bool published;     /* a publication is there: the key goes */
+    bool nomem;
+} pending_game;
+
+static int pending_entry(void *ctx, const ddz_journal_entry *e)
+{
+    pending_game *g = ctx;
+    store_item *it = item_decode(e->body);
     if (!it)
-        return DDZ_ENOTFOUND;
-    *record = it->text, *key = it->key;
-    it->text = it->key = NULL;
+        return 0; /* never replayable: as if absent */
+    if (it->kind == ITEM_GAME && it->text) {
+        free(g->record);
+        free(g->key);
+        g->record = it->text, g->key = it->key;
+        it->text = it->key = NULL;
+        g->published = false; /* a publication before its record (a replay) is spent */
+    } else if (it->kind == ITEM_PUBLISH) {
+        g->published = true;
+    }
     item_free(it);
     return 0;
 }
 
-int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
+/* Game `id` as the journal will leave it: *record and *key (malloc'd; a
+ * key NULL if none is kept) when its record is there, *published when its
+ * publication is (the database's key is then cleared too). Returns 0,
+ * DDZ_ENOTFOUND (no record there), or DDZ_ENOMEM; a journal that cannot be
+ * read is as good as empty here (the database is asked). */
+static int journal_game(ddz_store *s, int64_t id, char **record, char **key, bool *published)
+{
+    pending_game g = {0};
+    int rc = ddz_journal_game_entries(s->journal, id, pending_entry, &g);
+    *published = rc > 0 && g.published;
+    if (rc <= 0 || !g.record) {
+        free(g.record);
+        free(g.key);
+        return DDZ_ENOTFOUND;
+    }
+    if (g.published) {
+        free(g.key);
+        g.key = NULL;
+    }
+    *record = g.record, *key = g.key;
+    return 0;
+}
+
+/* ddz_store_get_game, the database's part due by `due_ms` (rbegin()). */
+static int get_game_due(ddz_store *s, int64_t id, const char *key, char **json, int64_t due_ms)
 {
     *json = NULL;
     char *record = NULL, *stored = NULL;
-    int rc = s->journal ? journal_game(s, id, &record, &stored) : DDZ_ENOTFOUND;
+    bool published = false;
+    int rc = s->journal ? journal_game(s, id, &record, &stored, &published) : DDZ_ENOTFOUND;
     if (rc == DDZ_ENOTFOUND) {
-        pthread_mutex_lock(&s->rlock);
+        rbegin(s, due_ms);
         rc = read_result(s, s->ops->get_game(s->be, id, &record, &stored));
-        pthread_mutex_unlock(&s->rlock);
+        rend(s);
+        if (rc == 0 && published) { /* stored keyed; its publication waits in the journal */
+            free(stored);
+            stored = NULL;
+        }
     }
     if (rc == 0) {
         /* a keyed game is as absent as a missing one without its key;
@@ -1230,12 +1417,22 @@ int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
     return rc;
 }
 
+int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json)
+{
+    return get_game_due(s, id, key, json, 0);
+}
+
+static int get_analysis_due(ddz_store *s, int64_t id, char **json, int64_t due_ms)
+{
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->get_analysis(s->be, id, json));
+    rend(s);
+    return rc;
+}
+
 int ddz_store_get_analysis(ddz_store *s, int64_t id, char **json)
 {
-    pthread_mutex_lock(&s->rlock);
-    int rc = read_result(s, s->ops->get_analysis(s->be, id, json));
-    pthread_mutex_unlock(&s->rlock);
-    return rc;
+    return get_analysis_due(s, id, json, 0);
 }
 
 static int export_line(void *ctx, const char *record)
@@ -1246,9 +1443,9 @@ static int export_line(void *ctx, const char *record)
 
 int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted)
 {
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->export_games(s->be, include_aborted, export_line, out));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     if (rc >= 0 && (fflush(out) == EOF || ferror(out)))
         rc = DDZ_EIO;
     return rc;
@@ -1256,21 +1453,29 @@ int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted)
 
 /* ---- the reader thread -------------------------------------------------------- */
 
+static int token_check_due(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
+                           uint8_t id_out[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
+static int token_ids_due(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
+
+/* Runs `r` by its own deadline, set when it was submitted: a read that
+ * waited behind one the database did not answer has no time left and
+ * answers at once (a game in the journal is still found: no network). */
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
+    int64_t due = r->due_ms;
     if (r->kind == DDZ_STORE_READ_GAME) {
-        r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
+        r->rc = get_game_due(s, r->id, r->key, &r->json, due);
     } else if (r->kind == DDZ_STORE_READ_ANALYSIS) {
         /* the record's own access rule first: no key, no analysis either */
-        r->rc = ddz_store_get_game(s, r->id, r->key, &r->json);
-        if (r->rc == 0 && ddz_store_get_analysis(s, r->id, &r->analysis) < 0)
+        r->rc = get_game_due(s, r->id, r->key, &r->json, due);
+        if (r->rc == 0 && get_analysis_due(s, r->id, &r->analysis, due) < 0)
             r->analysis = NULL; /* none cached, or unreadable: computed again */
     } else if (r->kind == DDZ_STORE_READ_MINE) {
-        r->rc = ddz_store_my_games(s, r->me, DDZ_STORE_MINE_MAX, &r->json);
+        r->rc = my_games_due(s, r->me, DDZ_STORE_MINE_MAX, &r->json, due);
     } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
-        r->rc = ddz_store_token_ids(s, &r->ids);
+        r->rc = token_ids_due(s, &r->ids, due);
     } else {
-        r->rc = ddz_store_token_check(s, r->token, r->name, r->token_id);
+        r->rc = token_check_due(s, r->token, r->name, r->token_id, due);
         sodium_memzero(r->token, sizeof r->token);
     }
 }
@@ -1328,6 +1533,7 @@ int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
     r->analysis = NULL;
     r->ids = NULL;
     r->name[0] = '\0';
+    r->due_ms = ddz_pg_now_ms() + s->timeout_ms;
     /* rstop, set before the queue is closed, refuses a read first: the
      * put itself never fails (unbounded) */
     pthread_mutex_lock(&s->lock);
@@ -1394,9 +1600,9 @@ int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN
     unsigned char raw[TOKEN_BYTES], hash[STORE_HASH_BYTES];
     randombytes_buf(raw, sizeof raw);
     crypto_generichash(hash, sizeof hash, raw, sizeof raw, NULL, 0);
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->token_add(s->be, name, hash, now_ms()));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     rc = rc == 1 ? 0 : rc == 0 ? DDZ_EINVAL : rc; /* no change: an active token has the name */
     if (rc == 0)
         sodium_bin2hex(token_out, DDZ_TOKEN_HEX + 1, raw, sizeof raw);
@@ -1425,6 +1631,12 @@ static void match_token(void *ctx, const char *name, const uint8_t *hash, size_t
 int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
                           uint8_t id_out[DDZ_TOKEN_ID_BYTES])
 {
+    return token_check_due(s, token, name_out, id_out, 0);
+}
+
+static int token_check_due(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
+                           uint8_t id_out[DDZ_TOKEN_ID_BYTES], int64_t due_ms)
+{
     _Static_assert(DDZ_TOKEN_ID_BYTES == STORE_HASH_BYTES, "a token's id is its hash");
     if (name_out)
         name_out[0] = '\0';
@@ -1439,9 +1651,9 @@ int ddz_store_token_check(ddz_store *s, const char *token, char name_out[DDZ_TOK
     sodium_memzero(raw, sizeof raw);
 
     token_match m = {.hash = hash};
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, due_ms);
     int rc = read_result(s, s->ops->token_active(s->be, match_token, &m));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     if (rc < 0)
         return rc;
     if (!m.found)
@@ -1489,11 +1701,16 @@ static int id_cmp(const void *a, const void *b)
 
 int ddz_store_token_ids(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES])
 {
+    return token_ids_due(s, ids, 0);
+}
+
+static int token_ids_due(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES], int64_t due_ms)
+{
     *ids = NULL;
     token_ids t = {0};
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, due_ms);
     int rc = read_result(s, s->ops->token_active(s->be, keep_id, &t));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     if (rc >= 0 && t.nomem)
         rc = DDZ_ENOMEM;
     if (rc < 0) {
@@ -1508,9 +1725,9 @@ int ddz_store_token_ids(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES])
 
 int ddz_store_token_revoke(ddz_store *s, const char *name)
 {
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->token_revoke(s->be, name ? name : "", now_ms()));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     return rc == 0 ? DDZ_ENOTFOUND : rc < 0 ? rc : 0;
 }
 
@@ -1549,9 +1766,9 @@ int ddz_store_token_list(ddz_store *s,
 {
     /* The rows are read first, so the callback may call into the store. */
     token_rows t = {0};
-    pthread_mutex_lock(&s->rlock);
+    rbegin(s, 0);
     int rc = read_result(s, s->ops->token_list(s->be, keep_token, &t));
-    pthread_mutex_unlock(&s->rlock);
+    rend(s);
     if (rc >= 0) {
         for (size_t i = 0; i < t.n; i++)
             cb(ctx, t.rows[i].name, t.rows[i].created_ms, t.rows[i].revoked);

@@ -11,12 +11,28 @@
  * ddz_store_ladder_add_deal/put, ddz_store_reserve_game_id,
  * ddz_store_new_game_key, ddz_store_stats, ddz_store_read_submit/done
  * (they take the store's own mutex, held only for list operations).
- * Blocking, on the disk or the network (PostgreSQL: a round trip, a lock
- * held by another node for up to busy_ms, or reconnecting, up to 5 s per
- * attempt): ddz_store_open, ddz_store_close and ddz_store_flush (they wait
- * for the writer), every synchronous read (get_game, my_games, export,
- * token_*, ladder_players/pairs/history) and the token writes. The server
- * calls those only before its loop runs or through the reader thread.
+ * Blocking, on the disk or the network (PostgreSQL: every round trip, a
+ * reconnection included, given up after ddz_store_options.timeout_ms:
+ * pg_conn.h; a lock held by another node waited for up to busy_ms):
+ * ddz_store_open, ddz_store_close and ddz_store_flush (they wait for the
+ * writer), every synchronous read (get_game, my_games, export, token_*,
+ * ladder_players/pairs/history) and the token writes. The server calls
+ * those only before its loop runs or through the reader thread.
+ *
+ * DURABLE BEFORE TOLD. Every queued write gets a ticket
+ * (ddz_store_ticket()); ddz_store_durable() is the newest ticket whose
+ * write, and every one before it, is DURABLE: committed (SQLite: in WAL
+ * mode with synchronous=NORMAL, which a killed process cannot undo; a
+ * power cut may roll back the last commits), appended to the journal
+ * (PostgreSQL: synchronous=FULL, synced), or failed for good (counted: it
+ * never will be). A caller that must not tell anyone of a write before it
+ * is durable (the server's `over`, service/server/conn.h) holds what it
+ * says until ddz_store_durable() reaches the write's ticket; the store
+ * calls ddz_store_on_durable()'s function each time it advances. A live
+ * PostgreSQL database makes a write durable in one commit (milliseconds);
+ * one that stops answering, within ddz_store_options.timeout_ms (the write
+ * then goes to the journal), and after that at once (the journal's
+ * append) until it is back.
  *
  * SEVERAL NODES on one PostgreSQL database: game ids come from a sequence,
  * in blocks of 100 that each store takes for itself, fetched ahead by a
@@ -25,8 +41,12 @@
  * so concurrent writers neither lose nor double anything (a standing is the
  * last one written; pair counts add up). A connection the server drops is
  * reopened by the next statement that needs it: a read that broke with it
- * is run again once; a write batch that broke goes to the journal (if the
- * store has one: ddz_store_options.journal), else is counted as failed.
+ * is run again once; a write batch that broke, or whose statement was not
+ * answered within the bound (the connection is then dropped), goes to the
+ * journal (if the store has one: ddz_store_options.journal), else is
+ * counted as failed. The journal is replayed by a thread of its own, so
+ * that the writer goes on making writes durable (in the journal) while the
+ * database does not answer.
  *
  * The online server runs one event loop that must never wait for the disk,
  * so a ddz_store has two connections:
@@ -120,6 +140,8 @@
 #include "rules/record.h"
 #include "service/thread/mailbox.h"
 
+struct ddz_pg_stop; /* service/store/pg_conn.h */
+
 #define DDZ_STORE_SCHEMA_VERSION 6
 #define DDZ_STORE_VERSION_STR "6" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
@@ -186,6 +208,19 @@ typedef struct ddz_store_options {
     const char *journal;
     size_t journal_max;        /* its bound in writes, 0 = DDZ_JOURNAL_MAX_ENTRIES */
     int64_t journal_max_bytes; /* and in bytes, 0 = DDZ_JOURNAL_MAX_BYTES */
+    /* PostgreSQL: the bound of every round trip with the database, kept
+     * by our side (pg_conn.h): a statement (or a reconnection) not
+     * answered by then is given up and its connection dropped; a write
+     * then goes to the journal as if the database were down, a read
+     * answers DDZ_EDB. A read submitted to the reader thread is bounded
+     * from its submission, not from when the thread gets to it. 0 =
+     * DDZ_PG_TIMEOUT_MS (3 s). SQLite ignores it. */
+    int timeout_ms;
+    /* A stop shared with other users of the database (the server's
+     * cluster and lead threads: pg_conn.h), NULL for the store's own.
+     * Asked for by ddz_store_close(), or by the owner when shutting down:
+     * from then on nothing waits on the database past its grace. */
+    struct ddz_pg_stop *stop;
 } ddz_store_options;
 
 /* Opens or creates the database at `path` with the settings `opt` (NULL for
@@ -214,17 +249,40 @@ bool ddz_store_is_url(const char *where);
  * and without its "?..." parameters (which may hold one). Never fails. */
 void ddz_store_shown(const char *where, char *out, size_t outlen);
 
-/* Stops the reader thread (ddz_store_reader_stop()), waits for every queued
- * write (ddz_store_flush()), stops the writer thread and closes the
- * database. With PostgreSQL out of reach it waits for one reconnection at
- * most (up to 5 s, or the batch already being written): the first batch
- * that fails to reconnect fails every write still queued (one error line
- * on stderr says how many). Answered reads not yet collected are forgotten, NOT freed (they
- * are the caller's: collect them first). NULL is allowed. */
+/* Asks for the stop (ddz_store_options.stop), stops the reader thread
+ * (ddz_store_reader_stop()) and the journal's replay thread, waits for
+ * every queued write (ddz_store_flush()), stops the writer thread and
+ * closes the database. Bounded whatever the database does: once stopping,
+ * no round trip waits past DDZ_PG_STOP_GRACE_MS (1 s); a live database
+ * takes the queue as usual, while with PostgreSQL not answering or out of
+ * reach the write under way and every one queued go to the journal (the
+ * next store opened on it replays them), or, without a journal, the first
+ * batch that fails to reconnect fails every write still queued (one error
+ * line on stderr says how many). Answered reads not yet collected are
+ * forgotten, NOT freed (they are the caller's: collect them first). NULL
+ * is allowed. */
 void ddz_store_close(ddz_store *s);
 
+/* Returns the ticket of the newest write queued so far (by any
+ * ddz_store_add_..., ddz_store_publish_games or ddz_store_ladder_...
+ * that returned 0), 0 before the first. Never waits; any thread. */
+uint64_t ddz_store_ticket(ddz_store *s);
+
+/* Returns the newest ticket whose write is durable, every earlier one
+ * with it (see "DURABLE BEFORE TOLD" above). Never waits; any thread. */
+uint64_t ddz_store_durable(ddz_store *s);
+
+/* Sets `wake(ctx)`, called on the writer's thread each time
+ * ddz_store_durable() advances (after every batch), under a lock of its
+ * own only (it may call any function of the store); it must be safe from
+ * any thread (the server's lws_cancel_service). NULL: none. Once this
+ * returns, the function it replaced is not running and is never called
+ * again (the server unsets it before its event loop goes). */
+void ddz_store_on_durable(ddz_store *s, void (*wake)(void *ctx), void *ctx);
+
 /* Blocks until every write queued before the call is committed, kept in
- * the journal (not an error) or has failed. Returns 0, or DDZ_EDB if any
+ * the journal (not an error) or has failed: ddz_store_durable() has
+ * reached their tickets when it returns. Returns 0, or DDZ_EDB if any
  * queued write failed since the store was opened or since the previous
  * ddz_store_flush() (see ddz_store_stats() for how many). */
 int ddz_store_flush(ddz_store *s);
@@ -268,8 +326,8 @@ int ddz_store_add_game(ddz_store *s, int64_t id, const char *room, const char *k
  * competition's, stored under a fresh key told to nobody until every
  * table has played its deal: docs/decisions.md) is published so. Through
  * the journal like every write while a PostgreSQL database is away (a
- * published game still waiting there is served under its key until the
- * journal is replayed). Idempotent: an id already published, or stored
+ * game published there is served by its id alone at once, from the
+ * journal, as the database will serve it). Idempotent: an id already published, or stored
  * nowhere, changes nothing. Returns 0 when every one is queued, DDZ_EINVAL
  * for an id < 1 (nothing is queued), DDZ_EDB if the queue is full (the
  * rest are DROPPED and counted) or DDZ_ENOMEM. */
@@ -317,9 +375,10 @@ int ddz_store_get_analysis(ddz_store *s, int64_t id, char **json);
  * it): the compact SPEC 10 line, without a newline. A game stored with a
  * key is found only if `key` is that key (compared in constant time); one
  * stored without, only if `key` is NULL or "". Committed writes are seen,
- * and a game waiting in the journal (the database away: the record the
- * database will hold, looked up there first, so it answers while the
- * database does not); a game still queued in memory is not found. Returns 0, DDZ_ENOTFOUND (also
+ * and a game waiting in the journal (the database away: the record and
+ * key the database will hold, looked up there first, so it answers while
+ * the database does not; a publication waiting there clears the key); a
+ * game still queued in memory is not found. Returns 0, DDZ_ENOTFOUND (also
  * for a missing or wrong key: no different from no such game), DDZ_EDB or
  * DDZ_ENOMEM; *json is NULL on error. */
 int ddz_store_get_game(ddz_store *s, int64_t id, const char *key, char **json);
@@ -507,6 +566,7 @@ enum ddz_store_read_kind {
 
 typedef struct ddz_store_read {
     int kind;                        /* enum ddz_store_read_kind */
+    int64_t due_ms;                  /* set by ddz_store_read_submit: its bound (pg_conn.h) */
     int64_t id;                      /* GAME: the game to fetch */
     char key[DDZ_STORE_KEY_HEX + 1]; /* GAME: its link key, "" for none */
     char token[DDZ_TOKEN_HEX + 1];   /* TOKEN: the token to check; wiped once checked */
@@ -531,7 +591,11 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx);
 
 /* Queues read `r` (kind and id or token set by the caller; `r` is cleared
  * of any earlier answer) for the reader thread. TOUCHES NO DISK and never
- * waits for a read. Returns 0 (the answer comes through
+ * waits for a read. Its answer comes within ddz_store_options.timeout_ms
+ * of this call, whatever the database does and however many reads wait
+ * before it (DDZ_EDB past it: a read whose time ran out before its turn
+ * is answered at once; one waiting behind a read that hangs is not held
+ * past its own time). Returns 0 (the answer comes through
  * ddz_store_read_done(), always, exactly once), or DDZ_EINVAL if the kind
  * is unknown or the reader is not running (then the store did not take `r`). */
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r);

@@ -2,13 +2,19 @@
  * writer and reader threads, the JSON) asks of a database backend
  * (store_sqlite.c, store_pg.c). Internal to service/store/.
  *
- * A backend holds two connections: the WRITER's, used only by the writer
- * thread (write_batch), and the READERS', used by every read and by the
+ * A backend holds two connections: the WRITER's, used by the writer thread
+ * and by the journal's replay thread (write_batch), one at a time (the
+ * store's write lock), and the READERS', used by every read and by the
  * token writes, always under the store's read lock (one caller at a time);
  * a backend with id_block a third, used only by the ids thread (and by
  * ddz_store_open() before that thread starts). A backend never touches the
  * queue or the counters; it returns DDZ_E... codes, and after a DDZ_EDB from
  * a read, read_error() says why.
+ *
+ * A backend on the network (PostgreSQL) bounds every round trip
+ * (pg_conn.h): a write's statements by store_be_cfg.timeout_ms each, a
+ * read by the deadline read_deadline() set for it (measured from the
+ * read's arrival), and all of them by the stop.
  */
 #ifndef DDZ_STORE_BE_H
 #define DDZ_STORE_BE_H
@@ -17,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "service/store/pg_conn.h"
 #include "service/store/store.h"
 
 enum store_item_kind {
@@ -33,6 +40,7 @@ enum store_item_kind {
 typedef struct store_item {
     ddz_mail mail;           /* the write queue's link (store.c's) */
     struct store_item *next; /* the batch handed to write_batch */
+    uint64_t seq;            /* its ticket (ddz_store_ticket()); 0 from the journal */
     enum store_item_kind kind;
     int64_t id;                     /* games, publish: the game id; mine: the game */
     int64_t finished_ms;            /* unix ms when queued */
@@ -57,8 +65,17 @@ typedef struct store_batch_result {
      * written later (the journal, journal.h). Then ok is 0 and bad counts
      * the whole batch. */
     bool lost;
+    bool hung;     /* lost because the database did not answer within the bound
+                      (not answering), rather than refused or closed (down) */
     char msg[160]; /* the last error, "" if none */
 } store_batch_result;
+
+/* How a backend is opened. */
+typedef struct store_be_cfg {
+    int busy_ms;             /* a lock another connection holds: waited for this long */
+    int timeout_ms;          /* a round trip on the network: given up after this long */
+    const ddz_pg_stop *stop; /* once asked for, nothing waits past its grace */
+} store_be_cfg;
 
 /* One row of a player's games, as the backend read it. */
 typedef struct store_mine_row {
@@ -77,7 +94,8 @@ typedef struct store_ops {
     /* Opens both connections to `where`, creates or migrates the schema.
      * `shown` names the database in messages (no password). Returns the
      * backend or NULL with a one-line message in err. */
-    store_be *(*open)(const char *where, const char *shown, int busy_ms, char *err, size_t errlen);
+    store_be *(*open)(const char *where, const char *shown, const store_be_cfg *cfg, char *err,
+                      size_t errlen);
     void (*close)(store_be *b);
 
     /* Writer connection. Writes the batch (a list) as one transaction as
@@ -98,6 +116,10 @@ typedef struct store_ops {
 
     /* Readers' connection; every one below may block on the database. */
     const char *(*read_error)(store_be *b); /* why the last read failed */
+    /* The deadline (ddz_pg_now_ms()) of the reads that follow, until the
+     * next call: past it they answer DDZ_EDB (0: timeout_ms from each
+     * statement's start). NULL for a backend with no network. */
+    void (*read_deadline)(store_be *b, int64_t due_ms);
     /* The largest stored game id, 0 if none. */
     int (*max_game_id)(store_be *b, int64_t *out);
     /* Sets *record and *key (malloc'd; *key NULL if the game has none) of

@@ -1,9 +1,10 @@
 /* store_pg.c - the store's PostgreSQL backend (libpq): a writer connection
  * and a readers' connection to one database that several nodes may share
- * (store_be.h). Every call here may wait on the network; store.c keeps
- * them off the event loop. A connection the server dropped is reopened by
- * the next call that needs it; a call that fails meanwhile answers
- * DDZ_EDB, as a SQLite error does. */
+ * (store_be.h). Every call here may wait on the network, each round trip
+ * under a bound of ours (pg_conn.h); store.c keeps them off the event
+ * loop. A connection the server dropped, or that a bound dropped, is
+ * reopened by the next call that needs it; a call that fails meanwhile
+ * answers DDZ_EDB, as a SQLite error does. */
 #include <libpq-fe.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -94,11 +95,18 @@ static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
 };
 
 struct store_be {
-    PGconn *ids;    /* the ids thread's connection (id blocks) */
-    PGconn *w;      /* the writer thread's connection */
-    PGconn *r;      /* the readers' connection */
-    char rmsg[160]; /* why the last read failed */
+    PGconn *ids;             /* the ids thread's connection (id blocks) */
+    PGconn *w;               /* the writer's connection (writer and replay threads) */
+    PGconn *r;               /* the readers' connection */
+    int timeout_ms;          /* a round trip's bound */
+    const ddz_pg_stop *stop; /* the store's: ends every wait at close */
+    int64_t rdue;            /* the reads' deadline (read_deadline), 0: per statement */
+    char rmsg[160];          /* why the last read failed */
 };
+
+/* Opening (the schema) waits at least this long a statement: nodes
+ * starting together wait for each other's schema lock. */
+#define OPEN_MS 10000
 
 /* ---- connections ---------------------------------------------------------- */
 
@@ -114,11 +122,11 @@ static void first_line(char *out, size_t len, const char *msg)
         snprintf(out, len, "%.*s", (int)n, msg);
 }
 
-static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen)
+static PGconn *pg_connect(const char *url, const store_be_cfg *cfg, char *msg, size_t msglen)
 {
     /* lock_timeout is SQLite's busy timeout: how long a statement waits
      * for a lock another connection holds (pg_conn.h for the rest) */
-    PGconn *c = ddz_pg_connect(url, "ddz", busy_ms, 0);
+    PGconn *c = ddz_pg_connect(url, "ddz", cfg->busy_ms, 0, cfg->stop);
     if (!c) {
         snprintf(msg, msglen, "out of memory");
         return NULL;
@@ -135,33 +143,55 @@ static PGconn *pg_connect(const char *url, int busy_ms, char *msg, size_t msglen
  * the connection failed rather than a statement. */
 static _Thread_local char last_state[6];
 
+/* Whether the last statement that failed on this thread failed because
+ * the database did not answer within its bound (run()). */
+static _Thread_local bool last_hung;
+
 /* Copies why `res` (or the connection) failed to msg. */
 static void failed(PGconn *c, const PGresult *res, char *msg, size_t msglen)
 {
     const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     snprintf(last_state, sizeof last_state, "%s", state ? state : "");
+    last_hung = false;
     first_line(msg, msglen, m && *m ? m : PQerrorMessage(c));
 }
 
-/* Runs `sql` with n text parameters on c; returns the result (the caller
- * clears it) or NULL with the reason in msg. Reopens the connection first
- * if the server dropped it. If `again`, a statement that failed because
- * the connection broke under it (the server restarted, or ended this
- * backend) is run once more on a new connection: only for statements that
- * are safe to repeat (reads, BEGIN). */
-static PGresult *run(PGconn *c, const char *sql, int n, const char *const *v, bool again, char *msg,
-                     size_t msglen)
+/* Says in msg that the server did not answer by the deadline. */
+static void hung(int64_t started, char *msg, size_t msglen)
 {
+    last_state[0] = '\0';
+    last_hung = true;
+    snprintf(msg, msglen, "no answer from the database server within %lld ms",
+             (long long)(ddz_pg_now_ms() - started));
+}
+
+/* Runs `sql` with n text parameters on c, by `deadline` (ddz_pg_now_ms();
+ * and the stop); returns the result (the caller clears it) or NULL with
+ * the reason in msg. Reopens the connection first if it is down (dropped
+ * by the server, or by a bound), within the same deadline. If `again`, a
+ * statement that failed because the connection broke under it (the server
+ * restarted, or ended this backend) is run once more on a new connection,
+ * if time is left: only for statements that are safe to repeat (reads,
+ * BEGIN). A statement given up at its bound is not: the server is not
+ * answering. */
+static PGresult *run(PGconn *c, const char *sql, int n, const char *const *v, bool again,
+                     int64_t deadline, const ddz_pg_stop *stop, char *msg, size_t msglen)
+{
+    int64_t started = ddz_pg_now_ms();
     for (int attempt = 0;; attempt++) {
-        if (PQstatus(c) != CONNECTION_OK) {
-            PQreset(c);
-            if (PQstatus(c) != CONNECTION_OK) {
-                first_line(msg, msglen, PQerrorMessage(c));
-                return NULL;
-            }
+        if (PQstatus(c) != CONNECTION_OK && !ddz_pg_reset(c, deadline, stop)) {
+            if (ddz_pg_hung())
+                hung(started, msg, msglen);
+            else
+                failed(c, NULL, msg, msglen);
+            return NULL;
         }
-        PGresult *res = PQexecParams(c, sql, n, NULL, v, NULL, NULL, 0);
+        PGresult *res = ddz_pg_exec(c, sql, n, v, deadline, stop);
+        if (!res && ddz_pg_hung()) {
+            hung(started, msg, msglen);
+            return NULL;
+        }
         ExecStatusType st = PQresultStatus(res);
         if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
             return res;
@@ -172,56 +202,65 @@ static PGresult *run(PGconn *c, const char *sql, int n, const char *const *v, bo
     }
 }
 
-/* run() for a statement whose rows do not matter; returns success. */
-static bool exec_ok(PGconn *c, const char *sql, bool again, char *msg, size_t msglen)
+/* The deadline of a statement of the writer or the ids thread, or of a
+ * read without one of its own: the bound from now. */
+static int64_t from_now(const store_be *b)
 {
-    PGresult *res = run(c, sql, 0, NULL, again, msg, msglen);
+    return ddz_pg_now_ms() + b->timeout_ms;
+}
+
+/* run() for a statement whose rows do not matter; returns success. */
+static bool exec_ok(PGconn *c, const char *sql, bool again, int64_t deadline,
+                    const ddz_pg_stop *stop, char *msg, size_t msglen)
+{
+    PGresult *res = run(c, sql, 0, NULL, again, deadline, stop, msg, msglen);
     PQclear(res);
     return res != NULL;
 }
 
-/* Brings the schema to DDZ_STORE_SCHEMA_VERSION and the id sequence past
- * every stored game, under the schema lock. */
-static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
+/* A statement of migrate(): the open's bound, at least OPEN_MS. */
+#define MIG_RUN(c, sql, n, v) run(c, sql, n, v, false, mig_due(b), b->stop, msg, sizeof msg)
+#define MIG_OK(c, sql) exec_ok(c, sql, false, mig_due(b), b->stop, msg, sizeof msg)
+
+static int64_t mig_due(const store_be *b)
 {
+    return ddz_pg_now_ms() + (b->timeout_ms > OPEN_MS ? b->timeout_ms : OPEN_MS);
+}
+
+/* Brings the schema to DDZ_STORE_SCHEMA_VERSION and the id sequence past
+ * every stored game, under the schema lock, on the writer's connection. */
+static int migrate(store_be *b, const char *shown, char *err, size_t errlen)
+{
+    PGconn *c = b->w;
     char msg[160] = "";
     PGresult *res = NULL;
     long v = 0;
-    if (!exec_ok(c, "BEGIN", false, msg, sizeof msg) ||
-        !exec_ok(c, SCHEMA_LOCK, false, msg, sizeof msg) ||
-        !(res = run(c,
-                    "SELECT CASE WHEN to_regclass('store_schema') IS NULL THEN 0"
-                    " ELSE -1 END",
-                    0, NULL, false, msg, sizeof msg)))
+    if (!MIG_OK(c, "BEGIN") || !MIG_OK(c, SCHEMA_LOCK) ||
+        !(res = MIG_RUN(c,
+                        "SELECT CASE WHEN to_regclass('store_schema') IS NULL THEN 0"
+                        " ELSE -1 END",
+                        0, NULL)))
         goto fail;
     v = atol(PQgetvalue(res, 0, 0));
     PQclear(res);
     res = NULL;
     if (v < 0) {
-        if (!(res = run(c, "SELECT COALESCE(MAX(version), 0) FROM store_schema", 0, NULL, false,
-                        msg, sizeof msg)))
+        if (!(res = MIG_RUN(c, "SELECT COALESCE(MAX(version), 0) FROM store_schema", 0, NULL)))
             goto fail;
         v = atol(PQgetvalue(res, 0, 0));
         PQclear(res);
         res = NULL;
     }
     if (v > DDZ_STORE_SCHEMA_VERSION) {
-        exec_ok(c, "ROLLBACK", false, msg, sizeof msg);
+        MIG_OK(c, "ROLLBACK");
         ddz__store_set_err(err, errlen,
                            "%s: schema version %ld is newer than this ddz understands (%d)", shown,
                            v, DDZ_STORE_SCHEMA_VERSION);
         return DDZ_EDB;
     }
     if (v == 0) {
-        res = PQexec(c, pg_schema);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-            failed(c, res, msg, sizeof msg);
-            goto fail;
-        }
-        PQclear(res);
-        res = NULL;
-        if (!exec_ok(c, "INSERT INTO store_schema VALUES(" DDZ_STORE_VERSION_STR ")", false, msg,
-                     sizeof msg))
+        if (!MIG_OK(c, pg_schema) ||
+            !MIG_OK(c, "INSERT INTO store_schema VALUES(" DDZ_STORE_VERSION_STR ")"))
             goto fail;
     }
     for (; v > 0 && v < DDZ_STORE_SCHEMA_VERSION; v++) {
@@ -229,33 +268,26 @@ static int migrate(PGconn *c, const char *shown, char *err, size_t errlen)
             snprintf(msg, sizeof msg, "no migration from schema version %ld", v);
             goto fail;
         }
-        res = PQexec(c, pg_migrations[v]);
-        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-            failed(c, res, msg, sizeof msg);
-            goto fail;
-        }
-        PQclear(res);
-        res = NULL;
         char sql[64];
         snprintf(sql, sizeof sql, "UPDATE store_schema SET version = %ld", v + 1);
-        if (!exec_ok(c, sql, false, msg, sizeof msg))
+        if (!MIG_OK(c, pg_migrations[v]) || !MIG_OK(c, sql))
             goto fail;
     }
     /* Ids added without the sequence (by hand, or an import) must not be
      * handed out again: the sequence starts past the largest stored (below
      * DDZ_STORE_PAST_IDS: the ids of a store that had none in hand). */
-    if (!exec_ok(c,
-                 "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games"
-                 " WHERE id < 4503599627370496) x,"
-                 " games_id_blocks q WHERE m > CASE WHEN q.is_called THEN q.last_value ELSE 0 END",
-                 false, msg, sizeof msg) ||
-        !exec_ok(c, "COMMIT", false, msg, sizeof msg))
+    if (!MIG_OK(c, "SELECT setval('games_id_blocks', m) FROM (SELECT MAX(id) AS m FROM games"
+                   " WHERE id < 4503599627370496) x,"
+                   " games_id_blocks q WHERE m > CASE WHEN q.is_called THEN q.last_value ELSE 0"
+                   " END") ||
+        !MIG_OK(c, "COMMIT"))
         goto fail;
     return 0;
 fail:
     PQclear(res);
     ddz__store_set_err(err, errlen, "%s: creating the schema: %s", shown, msg);
-    exec_ok(c, "ROLLBACK", false, msg, sizeof msg);
+    char ignored[160];
+    exec_ok(c, "ROLLBACK", false, mig_due(b), b->stop, ignored, sizeof ignored);
     return DDZ_EDB;
 }
 
@@ -272,7 +304,8 @@ static void pg_close(store_be *b)
     free(b);
 }
 
-static store_be *pg_open(const char *url, const char *shown, int busy_ms, char *err, size_t errlen)
+static store_be *pg_open(const char *url, const char *shown, const store_be_cfg *cfg, char *err,
+                         size_t errlen)
 {
     store_be *b = calloc(1, sizeof *b);
     char msg[200] = "";
@@ -280,13 +313,15 @@ static store_be *pg_open(const char *url, const char *shown, int busy_ms, char *
         ddz__store_set_err(err, errlen, "%s: out of memory", shown);
         return NULL;
     }
-    if (!(b->w = pg_connect(url, busy_ms, msg, sizeof msg)) ||
-        !(b->r = pg_connect(url, busy_ms, msg, sizeof msg)) ||
-        !(b->ids = pg_connect(url, busy_ms, msg, sizeof msg))) {
+    b->timeout_ms = cfg->timeout_ms > 0 ? cfg->timeout_ms : DDZ_PG_TIMEOUT_MS;
+    b->stop = cfg->stop;
+    if (!(b->w = pg_connect(url, cfg, msg, sizeof msg)) ||
+        !(b->r = pg_connect(url, cfg, msg, sizeof msg)) ||
+        !(b->ids = pg_connect(url, cfg, msg, sizeof msg))) {
         ddz__store_set_err(err, errlen, "%s: %s", shown, msg);
         goto fail;
     }
-    if (migrate(b->w, shown, err, errlen) < 0)
+    if (migrate(b, shown, err, errlen) < 0)
         goto fail;
     return b;
 fail:
@@ -315,7 +350,7 @@ static const char *p_dbl(params *p, int i, double x)
 
 static bool write_stmt(store_be *b, const char *sql, int n, params *p, store_batch_result *res)
 {
-    PGresult *r = run(b->w, sql, n, p->v, false, res->msg, sizeof res->msg);
+    PGresult *r = run(b->w, sql, n, p->v, false, from_now(b), b->stop, res->msg, sizeof res->msg);
     PQclear(r);
     return r != NULL;
 }
@@ -402,7 +437,7 @@ static bool ladder_deal(store_be *b, const store_item *it, store_batch_result *r
                           "SELECT 1 FROM ladder_history WHERE rules = $1 AND name = $2 AND"
                           " finished_at = $3 AND deal IS NOT DISTINCT FROM $4::BIGINT AND"
                           " hand IS NOT DISTINCT FROM $5::INTEGER AND game1 = $6",
-                          6, q.v, false, res->msg, sizeof res->msg);
+                          6, q.v, false, from_now(b), b->stop, res->msg, sizeof res->msg);
         if (!r)
             return false;
         bool there = PQntuples(r) > 0;
@@ -520,24 +555,27 @@ static bool away(PGconn *c)
  * fails at once, as SQLite's does when no transaction can start, rather
  * than waiting for a lock per item. With `careful`, each item runs under a
  * savepoint, so a failing one is counted and skipped and the rest commit. */
+/* A statement of the writer's whose rows do not matter, by the bound. */
+#define W_OK(sql, again, m) exec_ok(b->w, sql, again, from_now(b), b->stop, m, sizeof m)
+
 static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch_result *res)
 {
     uint64_t n = 0, ok = 0, bad = 0;
     for (store_item *it = batch; it; it = it->next)
         n++;
     char msg[160];
-    if (!exec_ok(b->w, "BEGIN", true, res->msg, sizeof res->msg)) {
+    if (!W_OK("BEGIN", true, res->msg)) {
         res->bad += n;
         res->lost = away(b->w);
+        res->hung = res->lost && last_hung;
         return true;
     }
     for (store_item *it = batch; it; it = it->next) {
-        if (careful && !exec_ok(b->w, "SAVEPOINT item", false, res->msg, sizeof res->msg))
+        if (careful && !W_OK("SAVEPOINT item", false, res->msg))
             goto lost;
         if (write_item(b, it, res)) {
             ok++;
-            if (careful &&
-                !exec_ok(b->w, "RELEASE SAVEPOINT item", false, res->msg, sizeof res->msg))
+            if (careful && !W_OK("RELEASE SAVEPOINT item", false, res->msg))
                 goto lost;
             continue;
         }
@@ -545,22 +583,23 @@ static bool batch_pass(store_be *b, store_item *batch, bool careful, store_batch
             (!careful && strncmp(last_state, "22", 2) != 0 && strncmp(last_state, "23", 2) != 0))
             goto lost;
         if (!careful) {
-            exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
+            W_OK("ROLLBACK", false, msg);
             return false;
         }
         bad++;
-        if (!exec_ok(b->w, "ROLLBACK TO SAVEPOINT item", false, res->msg, sizeof res->msg))
+        if (!W_OK("ROLLBACK TO SAVEPOINT item", false, res->msg))
             goto lost;
     }
-    if (!exec_ok(b->w, "COMMIT", false, res->msg, sizeof res->msg))
+    if (!W_OK("COMMIT", false, res->msg))
         goto lost;
     res->ok += ok;
     res->bad += bad;
     return true;
 lost:
     res->lost = away(b->w);
+    res->hung = res->lost && last_hung;
     if (PQstatus(b->w) == CONNECTION_OK)
-        exec_ok(b->w, "ROLLBACK", false, msg, sizeof msg);
+        W_OK("ROLLBACK", false, msg);
     res->bad += n;
     return true;
 }
@@ -578,7 +617,8 @@ static bool pg_writer_lost(store_be *b)
 
 static int pg_id_block(store_be *b, int64_t *first, int64_t *last, char *msg, size_t msglen)
 {
-    PGresult *res = run(b->ids, "SELECT nextval('games_id_blocks')", 0, NULL, true, msg, msglen);
+    PGresult *res = run(b->ids, "SELECT nextval('games_id_blocks')", 0, NULL, true, from_now(b),
+                        b->stop, msg, msglen);
     if (!res)
         return DDZ_EDB;
     int64_t v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -595,10 +635,21 @@ static const char *pg_read_error(store_be *b)
     return b->rmsg;
 }
 
+static void pg_read_deadline(store_be *b, int64_t due_ms)
+{
+    b->rdue = due_ms;
+}
+
+/* The reads' deadline: the one set for them, else the bound from now. */
+static int64_t read_due(const store_be *b)
+{
+    return b->rdue ? b->rdue : from_now(b);
+}
+
 /* run() on the readers' connection, repeated once if it broke. */
 static PGresult *rd(store_be *b, const char *sql, int n, const char *const *v)
 {
-    return run(b->r, sql, n, v, true, b->rmsg, sizeof b->rmsg);
+    return run(b->r, sql, n, v, true, read_due(b), b->stop, b->rmsg, sizeof b->rmsg);
 }
 
 static const char *val(const PGresult *res, int row, int col)
@@ -665,19 +716,24 @@ static int pg_export(store_be *b, bool all, int (*line)(void *ctx, const char *r
     const char *sql = all ? "SELECT record FROM games ORDER BY id"
                           : "SELECT record FROM games WHERE aborted = 0 ORDER BY id";
     /* One query is one snapshot; its rows come one at a time rather than
-     * all in memory. A connection the server dropped is reopened first. */
+     * all in memory, each within the bound (a long export is no hang). A
+     * connection the server dropped is reopened first. */
     PGresult *res = rd(b, "SELECT 1", 0, NULL);
     if (!res)
         return DDZ_EDB;
     PQclear(res);
-    if (!PQsendQueryParams(b->r, sql, 0, NULL, NULL, NULL, NULL, 0) || !PQsetSingleRowMode(b->r)) {
-        first_line(b->rmsg, sizeof b->rmsg, PQerrorMessage(b->r));
-        while ((res = PQgetResult(b->r)))
+    int64_t started = ddz_pg_now_ms();
+    if (!ddz_pg_send(b->r, sql, 0, NULL, from_now(b), b->stop) || !PQsetSingleRowMode(b->r)) {
+        if (ddz_pg_hung())
+            hung(started, b->rmsg, sizeof b->rmsg);
+        else
+            first_line(b->rmsg, sizeof b->rmsg, PQerrorMessage(b->r));
+        while ((res = ddz_pg_next(b->r, from_now(b), b->stop)))
             PQclear(res);
         return DDZ_EDB;
     }
     int count = 0, rc = 0;
-    while ((res = PQgetResult(b->r))) {
+    while ((started = ddz_pg_now_ms(), res = ddz_pg_next(b->r, from_now(b), b->stop))) {
         ExecStatusType st = PQresultStatus(res);
         if (st == PGRES_SINGLE_TUPLE && rc == 0) {
             if ((rc = line(ctx, PQgetvalue(res, 0, 0))) == 0)
@@ -687,6 +743,10 @@ static int pg_export(store_be *b, bool all, int (*line)(void *ctx, const char *r
             rc = DDZ_EDB;
         }
         PQclear(res); /* after a failed line: the rest is read and dropped */
+    }
+    if (ddz_pg_hung()) { /* rows stopped coming: the connection was dropped */
+        hung(started, b->rmsg, sizeof b->rmsg);
+        return DDZ_EDB;
     }
     return rc < 0 ? rc : count;
 }
@@ -728,7 +788,7 @@ static int pg_my_games(store_be *b, const uint8_t me[DDZ_STORE_ME_BYTES], int ma
  * changed or DDZ_EDB. */
 static int rd_write(store_be *b, const char *sql, int n, const char *const *v)
 {
-    PGresult *res = run(b->r, sql, n, v, false, b->rmsg, sizeof b->rmsg);
+    PGresult *res = run(b->r, sql, n, v, false, read_due(b), b->stop, b->rmsg, sizeof b->rmsg);
     if (!res)
         return DDZ_EDB;
     int changed = atoi(PQcmdTuples(res));
@@ -881,6 +941,7 @@ const store_ops ddz__store_pg_ops = {
     .writer_lost = pg_writer_lost,
     .id_block = pg_id_block,
     .read_error = pg_read_error,
+    .read_deadline = pg_read_deadline,
     .max_game_id = pg_max_game_id,
     .get_game = pg_get_game,
     .get_analysis = pg_get_analysis,

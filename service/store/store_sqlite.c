@@ -184,9 +184,11 @@ static void sq_close(store_be *b)
     free(b);
 }
 
-static store_be *sq_open(const char *path, const char *shown, int busy_ms, char *err, size_t errlen)
+static store_be *sq_open(const char *path, const char *shown, const store_be_cfg *cfg, char *err,
+                         size_t errlen)
 {
-    (void)shown; /* a path has no secret in it */
+    int busy_ms = cfg->busy_ms; /* a local file: no round trips to bound */
+    (void)shown;                /* a path has no secret in it */
     if (!sqlite3_threadsafe()) {
         ddz__store_set_err(err, errlen, "SQLite was built without thread support");
         return NULL;

@@ -4,9 +4,13 @@
  * other tests share: pg_proxy_cut() closes every connection through it and
  * answers new ones by closing them at once (what a client sees of a
  * database that was stopped: "server closed the connection unexpectedly"),
- * pg_proxy_restore() lets them through again. One thread, poll(2), on a
- * free loopback port; stopped and joined by pg_proxy_stop(). Include after
- * Criterion and pg_test.h. */
+ * pg_proxy_hang() stops forwarding while it keeps accepting and holding
+ * connections (what a client sees of a database stopped with SIGSTOP, a
+ * full disk, a stuck failover: the kernel answers TCP, nothing else does),
+ * pg_proxy_restore() lets them through again (a held connection goes on
+ * where it stopped, as a SIGCONT server's would). One thread, poll(2), on
+ * a free loopback port; stopped and joined by pg_proxy_stop(). Include
+ * after Criterion and pg_test.h. */
 #ifndef DDZ_PG_PROXY_H
 #define DDZ_PG_PROXY_H
 
@@ -24,15 +28,16 @@
 
 #include "test_clock.h"
 
-#define PG_PROXY_PAIRS 64 /* connections through it at once */
+#define PG_PROXY_PAIRS 256 /* connections through it at once (a hang holds many) */
 
 typedef struct pg_proxy {
     int lfd;                   /* the listening socket */
     int port;                  /* its port */
     int to_port;               /* the database server's (on 127.0.0.1) */
     int wake[2];               /* tells the thread to look at `cut` and `stop` */
-    int fd[PG_PROXY_PAIRS][2]; /* client, server; -1 when free */
-    atomic_bool cut, stop;
+    int fd[PG_PROXY_PAIRS][2]; /* client, server; -1 when free (a server's -1 too while a
+                                  connection accepted during a hang waits for it) */
+    atomic_bool cut, hang, stop;
     atomic_int open;     /* pairs open now */
     atomic_long refused; /* connections closed on arrival while cut */
     pthread_t th;
@@ -41,7 +46,8 @@ typedef struct pg_proxy {
 static void pg_proxy_close_pair(pg_proxy *p, int i)
 {
     close(p->fd[i][0]);
-    close(p->fd[i][1]);
+    if (p->fd[i][1] >= 0)
+        close(p->fd[i][1]);
     p->fd[i][0] = p->fd[i][1] = -1;
     atomic_fetch_sub(&p->open, 1);
 }
@@ -62,17 +68,39 @@ static bool pg_proxy_pump(int from, int to)
     return true;
 }
 
+/* A connection to the server, or -1. */
+static int pg_proxy_upstream(pg_proxy *p)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(p->to_port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
+        close(s);
+        s = -1;
+    }
+    return s;
+}
+
 static void *pg_proxy_main(void *arg)
 {
     pg_proxy *p = arg;
     while (!atomic_load(&p->stop)) {
+        bool hang = atomic_load(&p->hang);
+        if (!hang) /* connections held during a hang reach the server now */
+            for (int i = 0; i < PG_PROXY_PAIRS; i++)
+                if (p->fd[i][0] >= 0 && p->fd[i][1] < 0 && (p->fd[i][1] = pg_proxy_upstream(p)) < 0)
+                    pg_proxy_close_pair(p, i);
         struct pollfd pf[2 + 2 * PG_PROXY_PAIRS];
         int idx[2 + 2 * PG_PROXY_PAIRS], n = 0;
         pf[n] = (struct pollfd){.fd = p->wake[0], .events = POLLIN}, idx[n++] = -1;
         pf[n] = (struct pollfd){.fd = p->lfd, .events = POLLIN}, idx[n++] = -2;
+        /* hung: nothing is read, but a side that closes is seen (its pair
+         * freed): POLLRDHUP, not POLLIN */
         for (int i = 0; i < PG_PROXY_PAIRS; i++)
             for (int k = 0; k < 2 && p->fd[i][0] >= 0; k++)
-                pf[n] = (struct pollfd){.fd = p->fd[i][k], .events = POLLIN}, idx[n++] = 2 * i + k;
+                if (p->fd[i][k] >= 0)
+                    pf[n] = (struct pollfd){.fd = p->fd[i][k], .events = hang ? POLLRDHUP : POLLIN},
+                    idx[n++] = 2 * i + k;
         if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR)
             break;
         if (pf[0].revents) {
@@ -91,16 +119,10 @@ static void *pg_proxy_main(void *arg)
                 if (p->fd[i][0] < 0)
                     slot = i;
             int s = -1;
-            if (c >= 0 && !atomic_load(&p->cut) && slot >= 0) {
-                struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(p->to_port)};
-                a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-                s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-                if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
-                    close(s);
-                    s = -1;
-                }
-            }
-            if (c >= 0 && s >= 0) {
+            bool held = c >= 0 && !atomic_load(&p->cut) && slot >= 0 && atomic_load(&p->hang);
+            if (c >= 0 && !atomic_load(&p->cut) && slot >= 0 && !held)
+                s = pg_proxy_upstream(p);
+            if (c >= 0 && (s >= 0 || held)) {
                 p->fd[slot][0] = c, p->fd[slot][1] = s;
                 atomic_fetch_add(&p->open, 1);
             } else if (c >= 0) {
@@ -112,8 +134,8 @@ static void *pg_proxy_main(void *arg)
             int i = idx[k] / 2, side = idx[k] % 2;
             if (!pf[k].revents || p->fd[i][0] < 0 || p->fd[i][side] != pf[k].fd)
                 continue;
-            if (!pg_proxy_pump(p->fd[i][side], p->fd[i][!side]))
-                pg_proxy_close_pair(p, i);
+            if (hang || !pg_proxy_pump(p->fd[i][side], p->fd[i][!side]))
+                pg_proxy_close_pair(p, i); /* hung: the side closed */
         }
     }
     for (int i = 0; i < PG_PROXY_PAIRS; i++)
@@ -167,10 +189,19 @@ static void pg_proxy_cut(pg_proxy *p)
     }
 }
 
-/* Brings it back. */
+/* Makes the database hang: connections stay open and new ones are
+ * accepted, but nothing goes through either way until pg_proxy_restore(). */
+static void pg_proxy_hang(pg_proxy *p)
+{
+    atomic_store(&p->hang, true);
+    pg_proxy_poke(p);
+}
+
+/* Brings it back (from a cut or a hang). */
 static void pg_proxy_restore(pg_proxy *p)
 {
     atomic_store(&p->cut, false);
+    atomic_store(&p->hang, false);
     pg_proxy_poke(p);
 }
 

@@ -1,15 +1,22 @@
 /* test_serve_outage.c - `ddz serve --db postgres://...` while the database
- * is away (issue 24, item 6): the server reaches the fixture's PostgreSQL
+ * is away or hangs: the server reaches the fixture's PostgreSQL
  * (pg_test.h) through a proxy this test owns (pg_proxy.h), which it cuts
- * as a stopped database would cut it, without touching the server the
- * other tests share. Games finished meanwhile are served at /api/games/ID
- * from the store's journal at once, survive a restart of the node in the
- * middle of the outage, and are all in the database, once each, when it is
- * back, with nothing pending and no write counted as lost; a journal past
- * its bound (--db-journal-max) drops the oldest writes and counts them. */
+ * as a stopped database would cut it, or makes hang as a database stopped
+ * with SIGSTOP would, without touching the server the other tests share.
+ * Games finished meanwhile are served at /api/games/ID from the store's
+ * journal at once, survive a restart of the node in the middle of the
+ * outage (and a SIGKILL in the middle of a hang: an `over` comes only once
+ * its record is durable), and are all in the database, once each, when it
+ * is back, with nothing pending and no write counted as lost; a journal
+ * past its bound (--db-journal-max) drops the oldest writes and counts
+ * them. During a hang reads and a bot's hello answer within --db-timeout,
+ * SIGTERM stops the server within 2 s, the log says what happens, and the
+ * cluster's view says the database is away. */
 #include "serve_harness.h"
 #include "pg_test.h"
 #include "pg_proxy.h"
+
+#include <pthread.h>
 
 static pg_proxy px;
 static char real_url[256]; /* the test's database, not through the proxy */
@@ -23,8 +30,11 @@ static void outage_setup(void)
     snprintf(journal, sizeof journal, "%s/journal.db", srv.dir);
 }
 
+static void unhang(void);
+
 static void outage_teardown(void)
 {
+    unhang();
     teardown();
     pg_proxy_stop(&px);
     pg_db_drop();
@@ -217,5 +227,197 @@ Test(serve_outage, database_notices_are_json_log_lines)
     ddz_event_over o = quick_game("After");
     served(&o);
     cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(5000)), 1);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* ---- a database that hangs (accepts, never answers: pg_proxy_hang) ------
+ *
+ * The issue's measurement: PostgreSQL stopped with SIGSTOP while tables
+ * played. Without bounds of our own every database call waits until it
+ * answers again; a watchdog thread lets it answer after BROKEN_MS, so that
+ * such a server fails these tests by seconds instead of hanging them. */
+
+#define BOUND_MS 500 /* the server's --db-timeout here */
+#define BROKEN_MS 10000
+
+static pthread_t watchdog;
+static bool watching;
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    poll(NULL, 0, BROKEN_MS); /* the interval of the bound itself */
+    pg_proxy_restore(&px);
+    return NULL;
+}
+
+static void hang(void)
+{
+    pg_proxy_hang(&px);
+    cr_assert_eq(pthread_create(&watchdog, NULL, watchdog_main, NULL), 0);
+    watching = true;
+}
+
+static void unhang(void)
+{
+    pg_proxy_restore(&px);
+    if (watching) {
+        pthread_cancel(watchdog);
+        pthread_join(watchdog, NULL);
+        watching = false;
+    }
+}
+
+/* How many lines of the server's log hold `what`. */
+static int log_lines(const char *what)
+{
+    char *log = slurp(srv.log);
+    int n = 0;
+    for (const char *p = log; (p = strstr(p, what)); p++)
+        n++;
+    free(log);
+    return n;
+}
+
+/* Waits (bounded) until the server's log holds `what`. */
+static void logged(const char *what)
+{
+    int64_t deadline = now_ms() + T(10000);
+    while (log_lines(what) == 0) {
+        cr_assert_lt(now_ms(), deadline, "the log never said \"%s\"", what);
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+}
+
+/* Every game a client saw end while the database hung is found after the
+ * node is killed (SIGKILL) in the middle of the hang and started again:
+ * its `over` came only once its record was in the journal. Meanwhile a
+ * game's page and a bot's hello answer within the bound, and the log says
+ * once that writes go to the journal, and when the replay starts and
+ * ends. */
+Test(serve_outage, no_game_seen_finished_during_a_hang_is_lost_to_a_kill, .timeout = HANG(120))
+{
+    setenv("DDZ_DB", srv.db, 1);
+    char *tok;
+    cr_assert_eq(run_ddz(&tok, "token", "add", "Robo", NULL), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "500";
+    serve_extra[4] = NULL;
+    server_start();
+    ddz_event_over o[4];
+    o[0] = quick_game("Before");
+    served(&o[0]);
+
+    hang();
+    for (int i = 1; i < 4; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "During%d", i);
+        int64_t t0 = now_ms();
+        o[i] = quick_game(name);
+        cr_log_info("game %lld: over %lld ms after it began, in the hang", (long long)o[i].game_id,
+                    (long long)(now_ms() - t0));
+    }
+    /* a game's page: the database is asked (the game is not in the
+     * journal), and answers 503 within the bound */
+    int64_t t0 = now_ms();
+    cr_assert_eq(game_status(&o[0]), 503);
+    int64_t read_ms = now_ms() - t0;
+    cr_log_info("GET /api/games/%lld during the hang: 503 after %lld ms", (long long)o[0].game_id,
+                (long long)read_ms);
+    cr_assert_lt(read_ms, BELOW(2000, BROKEN_MS));
+    /* a bot's hello: its token is checked in the database */
+    cli *bot = cli_connect();
+    snprintf(bot->name, sizeof bot->name, "Robo");
+    t0 = now_ms();
+    cli_send(bot, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Robo",
+                            "token", tok));
+    expect_error(bot, DDZ_EDB, DDZ_REQ_HELLO);
+    int64_t hello_ms = now_ms() - t0;
+    cr_log_info("a bot's hello during the hang: EDB after %lld ms", (long long)hello_ms);
+    cr_assert_lt(hello_ms, BELOW(2000, BROKEN_MS));
+    cli_close(bot);
+    free(tok);
+    cr_assert_eq(log_lines("database not answering: writes go to the journal"), 1,
+                 "one line for the outage");
+
+    /* killed in the middle of the hang; back with the database */
+    kill(srv.pid, SIGKILL);
+    cr_assert(reap_within(T(5000)));
+    unhang();
+    server_start();
+    for (int i = 0; i < 4; i++)
+        served(&o[i]);
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0);
+    logged("replaying the journal");
+    logged("journal replayed");
+    PGconn *db = pg_connect(real_url);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(stored(db, o[i].game_id), 1, "game %lld: stored %lld times",
+                     (long long)o[i].game_id, stored(db, o[i].game_id));
+    PQfinish(db);
+    cr_assert_eq(metric("ddz_db_write_errors_total"), 0);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* SIGTERM while the database hangs, the first write of the outage under
+ * way (the game cut by the shutdown: its default bound of 3 s not run
+ * out): the server is gone within 2 s, and the next start writes what it
+ * kept in the journal. */
+Test(serve_outage, sigterm_during_a_hang_exits_within_2_s, .timeout = HANG(120))
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = NULL;
+    server_start();
+    ddz_event_over before = quick_game("Before");
+    served(&before);
+    hang();
+    cli *c = cli_hello("Cut");
+    cli_send(c, json_pack("{s:s}", "type", "quick"));
+    cli_expect(c, DDZ_EVENT_JOINED);
+    cli_expect(c, DDZ_EVENT_GAME);
+    int64_t t0 = now_ms();
+    kill(srv.pid, SIGTERM);
+    cr_assert_eq(server_wait(), 0);
+    int64_t took = now_ms() - t0;
+    cr_log_info("SIGTERM during the hang: exited after %lld ms", (long long)took);
+    cr_assert_lt(took, 2000, "the server took %lld ms to stop", (long long)took);
+    cr_assert_eq(log_lines("database not answering"), 1);
+
+    unhang();
+    server_start();
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0);
+    PGconn *db = pg_connect(real_url);
+    cr_assert_eq(pg_num(db, "SELECT COUNT(*) FROM games WHERE aborted = 1"), 1,
+                 "the game cut by the shutdown was not written");
+    PQfinish(db);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* The cluster notices a hung database as it notices a dead one: its view
+ * says it is not connected, and again connected once it answers. */
+Test(serve_outage, the_cluster_notices_a_hang, .timeout = HANG(120))
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "500";
+    serve_extra[4] = "--node";
+    serve_extra[5] = "n1";
+    serve_extra[6] = "--public-url";
+    serve_extra[7] = "ws://127.0.0.1:1/ws";
+    serve_extra[8] = NULL;
+    server_start();
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(5000)), 1);
+    hang();
+    int64_t t0 = now_ms();
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 0, BELOW(3000, BROKEN_MS)), 0,
+                 "the cluster did not notice the hang");
+    cr_log_info("ddz_cluster_up went to 0 %lld ms into the hang", (long long)(now_ms() - t0));
+    unhang();
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(10000)), 1);
     cr_assert_eq(server_stop(), 0);
 }

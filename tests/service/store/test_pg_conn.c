@@ -39,7 +39,7 @@ Test(pg_conn, a_server_that_never_answers_is_given_up_with_a_reason, .timeout = 
              ntohs(a.sin_port));
 
     double t0 = now_s();
-    PGconn *c = ddz_pg_connect(url, "ddz-test", 0, 0);
+    PGconn *c = ddz_pg_connect(url, "ddz-test", 0, 0, NULL);
     double took = now_s() - t0;
     cr_assert_not_null(c);
     cr_assert_neq(PQstatus(c), CONNECTION_OK);

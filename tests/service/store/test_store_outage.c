@@ -7,11 +7,17 @@
  * outage, and when the database is back each is written exactly once:
  * replaying the same journal a second time (an earlier replay whose commit
  * was lost with its connection) adds nothing. A journal written before
- * schema 5 (the ladder's old deal) replays too. */
+ * schema 5 (the ladder's old deal) replays too. A database that HANGS
+ * (the proxy holds every connection and forwards nothing): a write is
+ * durable in the journal within the store's bound, reads answer DDZ_EDB
+ * within the bound of their own submission however many wait, and a close
+ * ends within 2 s with everything unwritten in the journal. */
 #include <criterion/criterion.h>
 
 #include <poll.h>
+#include <pthread.h>
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +44,11 @@ static void setup(void)
     pg_proxy_start(&px, real_url, url, sizeof url);
 }
 
+static void unhang(void);
+
 static void teardown(void)
 {
+    unhang();
     pg_proxy_stop(&px);
     pg_db_drop();
     char cmd[128];
@@ -335,8 +344,10 @@ Test(store_outage, a_journal_past_its_bound_drops_the_oldest)
 
 /* A held game (a competition's, under a key told to nobody) published
  * while the database is away: the publication waits in the journal behind
- * the game, the game stays unreadable by its id alone meanwhile, and once
- * the journal is replayed the game is read by its id alone. */
+ * the game, and the game is read by its id alone at once, from the
+ * journal (a ladder's deal published while its games wait there answered
+ * 404 until the database was back), and from the database once the
+ * journal is replayed. */
 Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
 {
     ddz_store *s = open_journaled(journal);
@@ -355,9 +366,16 @@ Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
     cr_assert_eq(ddz_store_publish_games(s, ids, 2), 0);
     cr_assert_eq(ddz_store_flush(s), 0, "a write kept in the journal is no error");
     cr_assert_eq(stats(s).journal_pending, 3);
+    /* served as the database will serve it: by its id alone (its
+     * publication waits behind it); the one stored before is asked of the
+     * database, away */
     char *json = NULL;
-    cr_assert_eq(ddz_store_get_game(s, during, NULL, &json), DDZ_ENOTFOUND,
-                 "still held while its publication waits");
+    cr_assert_eq(ddz_store_get_game(s, during, NULL, &json), 0,
+                 "published in the journal, but served under its key");
+    free(json);
+    cr_assert_eq(ddz_store_get_game(s, during, key, &json), DDZ_ENOTFOUND,
+                 "its key is no longer the way in");
+    cr_assert_eq(ddz_store_get_game(s, before, NULL, &json), DDZ_EDB);
     ddz_store_close(s);
 
     pg_proxy_restore(&px);
@@ -369,5 +387,202 @@ Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
         free(json);
     }
     ddz_store_close(s);
+    free(r);
+}
+
+/* ---- a database that hangs (accepts, never answers) ---------------------
+ *
+ * The proxy holds every connection and forwards nothing (pg_proxy_hang):
+ * what a server stopped with SIGSTOP looks like. Without bounds of our own
+ * every call waits until it answers again: a watchdog thread lets it
+ * answer after BROKEN_MS, so that a store without them fails these tests
+ * (by seconds) instead of hanging them. The store's bound is BOUND_MS. */
+
+#define BOUND_MS 400
+#define BROKEN_MS 10000
+
+static pthread_t watchdog;
+static bool watching;
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    poll(NULL, 0, BROKEN_MS); /* the interval of the bound itself */
+    pg_proxy_restore(&px);
+    return NULL;
+}
+
+/* The database hangs until the test restores it, or BROKEN_MS passed. */
+static void hang(void)
+{
+    pg_proxy_hang(&px);
+    cr_assert_eq(pthread_create(&watchdog, NULL, watchdog_main, NULL), 0);
+    watching = true;
+}
+
+static void unhang(void)
+{
+    pg_proxy_restore(&px);
+    if (watching) {
+        pthread_cancel(watchdog);
+        pthread_join(watchdog, NULL);
+        watching = false;
+    }
+}
+
+static ddz_store *open_bounded(int timeout_ms)
+{
+    ddz_store_options o = {.journal = journal, .timeout_ms = timeout_ms};
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(url, &o, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+/* A write while the database hangs is durable within the bound: given up
+ * at it, kept in the journal (counted as such, not as lost), served from
+ * there, and written once when the database answers again. */
+Test(store_outage, a_write_during_a_hang_is_journaled_within_the_bound, .timeout = HANG(60))
+{
+    ddz_store *s = open_bounded(BOUND_MS);
+    ddz_record *r = malloc(sizeof *r);
+    gen_record(4, r);
+    int64_t g1 = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, g1, NULL, NULL, r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_geq(ddz_store_durable(s), ddz_store_ticket(s), "a commit is durable");
+
+    hang();
+    int64_t g2 = ddz_store_reserve_game_id(s);
+    gen_record(5, r);
+    int64_t t0 = now_ms();
+    cr_assert_eq(ddz_store_add_game(s, g2, NULL, NULL, r, false), 0);
+    uint64_t ticket = ddz_store_ticket(s);
+    while (ddz_store_durable(s) < ticket) {
+        cr_assert_lt(now_ms() - t0, BELOW(2000, BROKEN_MS), "not durable after %lld ms",
+                     (long long)(now_ms() - t0));
+        poll(NULL, 0, 5); /* the interval of a bounded wait */
+    }
+    int64_t took = now_ms() - t0;
+    cr_log_info("a write during the hang was durable (journaled) after %lld ms (bound %d)",
+                (long long)took, BOUND_MS);
+    cr_assert_geq(took, BOUND_MS - 50, "journaled before the bound: %lld ms", (long long)took);
+    cr_assert_eq(ddz_store_flush(s), 0, "a write kept in the journal is no error");
+    ddz_store_counters c = stats(s);
+    cr_assert_eq(c.journal_pending, 1);
+    cr_assert_eq(c.write_errors + c.drops, 0, "%s", c.last_error);
+    cr_assert(strstr(c.last_error, "no answer"), "why: %s", c.last_error);
+    char *json = NULL;
+    t0 = now_ms();
+    cr_assert_eq(ddz_store_get_game(s, g2, NULL, &json), 0, "served from the journal");
+    cr_assert_lt(now_ms() - t0, BELOW(200, BOUND_MS), "the journal asks no database");
+    free(json);
+
+    /* and the writes after it go behind it at once */
+    int64_t g3 = ddz_store_reserve_game_id(s);
+    t0 = now_ms();
+    cr_assert_eq(ddz_store_add_game(s, g3, NULL, NULL, r, false), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    cr_assert_lt(now_ms() - t0, BELOW(300, BOUND_MS), "behind the journal: no database asked");
+    cr_assert_eq(stats(s).journal_pending, 2);
+
+    unhang();
+    replayed(s);
+    ddz_store_close(s);
+    PGconn *db = pg_connect(real_url);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM games WHERE id IN (%lld, %lld, %lld)",
+             (long long)g1, (long long)g2, (long long)g3);
+    cr_assert_eq(num(db, sql), 3);
+    cr_assert_eq(num(db, "SELECT COUNT(*) FROM games"), 3, "a game twice");
+    PQfinish(db);
+    free(r);
+}
+
+/* The reader thread's answers: the wake counts them. */
+static atomic_int answered;
+
+static void count_answer(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&answered, 1);
+}
+
+#define NREADS 16
+
+/* Reads while the database hangs answer DDZ_EDB within the bound, measured
+ * from their submission: the first gives up at it, and the ones queued
+ * behind it are not each given a bound of their own after it (NREADS x
+ * the bound) but answer by theirs. */
+Test(store_outage, reads_during_a_hang_answer_within_their_bound, .timeout = HANG(60))
+{
+    ddz_store *s = open_bounded(BOUND_MS);
+    cr_assert_eq(ddz_store_reader_start(s, count_answer, NULL), 0);
+    hang();
+    static ddz_store_read rd[NREADS];
+    int64_t t0 = now_ms();
+    for (int i = 0; i < NREADS; i++) {
+        rd[i] = (ddz_store_read){.kind = i % 2 ? DDZ_STORE_READ_GAME : DDZ_STORE_READ_TOKEN,
+                                 .id = 1000 + i};
+        memset(rd[i].token, 'a', DDZ_TOKEN_HEX);
+        cr_assert_eq(ddz_store_read_submit(s, &rd[i]), 0);
+    }
+    int64_t last = 0;
+    for (int got = 0; got < NREADS;) {
+        ddz_store_read *r = ddz_store_read_done(s);
+        if (!r) {
+            cr_assert_lt(now_ms() - t0, BELOW(2500, NREADS * BOUND_MS),
+                         "%d of %d reads answered after %lld ms", got, NREADS,
+                         (long long)(now_ms() - t0));
+            poll(NULL, 0, 5); /* the interval of a bounded wait */
+            continue;
+        }
+        cr_assert_eq(r->rc, DDZ_EDB, "read %d: %d", (int)(r - rd), r->rc);
+        last = now_ms() - t0;
+        got++;
+    }
+    cr_log_info("%d reads during the hang all answered EDB within %lld ms (bound %d)", NREADS,
+                (long long)last, BOUND_MS);
+    /* a read on the caller's thread: the same bound */
+    char *json = NULL;
+    t0 = now_ms();
+    cr_assert_eq(ddz_store_get_game(s, 1, NULL, &json), DDZ_EDB);
+    cr_assert_lt(now_ms() - t0, BELOW(2000, BROKEN_MS));
+    cr_assert_geq(stats(s).read_errors, NREADS);
+    unhang();
+    ddz_store_close(s);
+}
+
+/* Closing while the database hangs, with a write under way and more
+ * queued, takes well under 2 s (the stop's grace), not the bound (3 s by
+ * default) nor until the database answers: everything unwritten is in the
+ * journal, and the next store replays it. */
+Test(store_outage, close_during_a_hang_keeps_everything_in_the_journal, .timeout = HANG(60))
+{
+    ddz_store *s = open_bounded(0); /* the default bound, 3 s */
+    hang();
+    ddz_record *r = malloc(sizeof *r);
+    int64_t ids[3];
+    for (int k = 0; k < 3; k++) {
+        gen_record((uint32_t)(10 + k), r);
+        ids[k] = ddz_store_reserve_game_id(s);
+        cr_assert_eq(ddz_store_add_game(s, ids[k], NULL, NULL, r, false), 0);
+    }
+    poll(NULL, 0, 100); /* the writer is in the first batch's statements */
+    int64_t t0 = now_ms();
+    ddz_store_close(s);
+    int64_t took = now_ms() - t0;
+    cr_log_info("closed in %lld ms during the hang", (long long)took);
+    cr_assert_lt(took, 2000 - 100, "closing took %lld ms", (long long)took);
+    unhang();
+    s = open_bounded(BOUND_MS);
+    cr_assert_eq(stats(s).journal_pending, 3, "the journal holds %llu",
+                 (unsigned long long)stats(s).journal_pending);
+    replayed(s);
+    cr_assert_eq(stats(s).write_errors, 0, "%s", stats(s).last_error);
+    ddz_store_close(s);
+    PGconn *db = pg_connect(real_url);
+    cr_assert_eq(num(db, "SELECT COUNT(*) FROM games"), 3);
+    PQfinish(db);
     free(r);
 }
