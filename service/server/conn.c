@@ -43,6 +43,11 @@ bool ddz__conn_head_held(const ddz_conn *c)
     return c->head && c->head->ticket && c->head->ticket > durable(c->srv);
 }
 
+bool ddz__conn_settled(const ddz_conn *c)
+{
+    return !c || !c->held || c->held <= durable(c->srv);
+}
+
 void ddz__conn_release_held(ddz_srv *srv)
 {
     if (!srv->held)

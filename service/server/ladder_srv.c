@@ -587,15 +587,22 @@ static bool connected_anywhere(const ddz_ladder *l, const part *q, bool *playing
     return here;
 }
 
+static void kick_cb(ddz_timer *tm);
+
 static void schedule(ddz_ladder *l)
 {
     if (l->net)
         return; /* the leader node schedules (ladder_net.h) */
     ddz_deal_cand c[DDZ_SCHEDULE_MAX];
-    bool programs = false;
+    bool programs = false, unsettled = false;
     for (int i = 0; i < l->n; i++) {
         const part *q = &l->p[i];
-        bool live = connected_here(q) && !q->s.suspended[0];
+        /* a bot not yet told its last game's end (it waits to be
+         * durable: conn.h) sits this deal out for a moment: its `turn`
+         * would wait behind it while the clock ran */
+        bool settled = q->kind != K_BOT || ddz__conn_settled(q->bot->conn);
+        bool live = connected_here(q) && !q->s.suspended[0] && settled;
+        unsettled |= connected_here(q) && !settled;
         c[i] = (ddz_deal_cand){.mu = q->r.mu,
                                .deals = q->s.deals,
                                .available = live && (q->kind == K_AI || q->deal < 0),
@@ -610,8 +617,11 @@ static void schedule(ddz_ladder *l)
                           .ais_alone = !programs,
                           .spin = randombytes_random()};
         ddz_deal_plan plan;
-        if (ddz_deal_plan_make(&in, &plan) <= 0 || start_deal(l, &plan, 0) < 0)
+        if (ddz_deal_plan_make(&in, &plan) <= 0 || start_deal(l, &plan, 0) < 0) {
+            if (unsettled)
+                ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, DDZ_SETTLE_POLL_US);
             return;
+        }
         for (int k = 0; k < plan.tables; k++)
             for (int s = 0; s < 3; s++)
                 if (!c[plan.who[k][s]].ai)

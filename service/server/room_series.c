@@ -106,6 +106,15 @@ void ddz__room_start_game(ddz_room *r)
             r->phase = PH_WAITING;
             return;
         }
+    /* Nobody is dealt a game before the last one's end reached them: it
+     * waits for its record to be durable (conn.h), and a `turn` queued
+     * behind it would lose its clock meanwhile. */
+    for (int s = 0; s < 3; s++)
+        if (r->seats[s].player && !ddz__conn_settled(r->seats[s].player->conn)) {
+            r->phase = PH_BETWEEN;
+            ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, DDZ_SETTLE_POLL_US);
+            return;
+        }
     if (ddz_table_done(room_table(r)))
         ddz__room_new_series(r);
     r->game_id = ddz_store_reserve_game_id(r->srv->store);

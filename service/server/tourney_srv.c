@@ -123,6 +123,14 @@ static void publish_ready(ddz_tsrv *ts)
 static void kick_cb(ddz_timer *t)
 {
     ddz_tsrv *ts = (ddz_tsrv *)((char *)t - offsetof(ddz_tsrv, kick));
+    /* No game is dealt to a bot that has not been told the last one's
+     * end (it waits to be durable: conn.h): its `turn` would wait behind
+     * it while the clock ran. A commit's time, or --db-timeout once. */
+    for (int i = 0; i < ts->s.n; i++)
+        if (ts->bot[i] && !ddz__conn_settled(ts->bot[i]->conn)) {
+            ddz_loop_arm(&ts->srv->loop.base, &ts->kick, kick_cb, DDZ_SETTLE_POLL_US);
+            return;
+        }
     ddz_director_step(ts->d);
     publish_ready(ts);
     if (ddz_director_done(ts->d) && !ts->released) {

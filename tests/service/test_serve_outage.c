@@ -421,3 +421,50 @@ Test(serve_outage, the_cluster_notices_a_hang, .timeout = HANG(120))
     cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(10000)), 1);
     cr_assert_eq(server_stop(), 0);
 }
+
+/* What a client saw go wrong while it played: an error answer to one of
+ * its requests (a bid or play past its clock), or a seat taken into a
+ * hosted AI's custody (a clock ran out for a person). */
+static bool trouble(cli *c, const ddz_event *e, void *ctx)
+{
+    (void)c;
+    (void)ctx;
+    return e->type == DDZ_EVENT_ERROR ||
+           (e->type == DDZ_EVENT_SEAT && e->seat.player.seated && e->seat.player.custody);
+}
+
+/* A table with no pause between games (scripts, competitions) whose game
+ * ends just as the database stops answering: its `over` waits for the
+ * record to be durable (--db-timeout, longer here than a turn's clock),
+ * and the next game is not dealt before it reached every player, so that
+ * no first `turn` waits behind it while its clock runs out. */
+Test(serve_outage, no_clock_runs_while_an_over_waits_to_be_durable, .timeout = HANG(120))
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "4500"; /* past the turn's 3 s clock */
+    serve_extra[4] = NULL;
+    server_start();
+    cli *c[3];
+    c[0] = cli_hello("West");
+    json_t *opts = json_pack("{s:i, s:i, s:i}", "games", 2, "pause", 0, "time", 3);
+    const char *room = cli_create(c[0], opts, 0);
+    c[1] = cli_hello("South");
+    cli_join(c[1], room, 1);
+    c[2] = cli_hello("East");
+    cli_join(c[2], room, 2);
+    for (int i = 0; i < 3; i++)
+        c[i]->act = c[i]->bidder = true;
+    hang(); /* game 1's record is the outage's first write */
+    int64_t t0 = now_ms();
+    cr_assert_eq(run(c, 3, trouble, NULL, T(60000)), -1, "trouble in game 1");
+    int64_t over_ms = now_ms() - t0;
+    cr_log_info("game 1 over %lld ms into the hang", (long long)over_ms);
+    reset_over(c, 3);
+    int who = run(c, 3, trouble, NULL, T(60000));
+    cr_assert_eq(who, -1, "%s: trouble in game 2, the first of the hang's: %s", c[who]->name,
+                 tail_of(c[who]));
+    unhang();
+    cr_assert_eq(server_stop(), 0);
+}
