@@ -527,7 +527,12 @@ static int on_error(ddz_bridge *b, const ddz_event_error *e)
     const char *about = e->about ? ddz_req_name(e->about) : "frame";
     bool lobby = e->about == DDZ_REQ_HELLO || e->about == DDZ_REQ_JOIN ||
                  e->about == DDZ_REQ_CREATE || e->about == DDZ_REQ_ENLIST;
-    if (e->code == DDZ_ESTALE) {
+    if (e->code == DDZ_EDB && lobby) {
+        /* not a verdict on us: the server could not check our token (or
+         * seat us) without its database, which is away for now */
+        say(b, true, "the server cannot take our %s now: %s", about, e->message);
+        return DDZ_BRIDGE_RETRY;
+    } else if (e->code == DDZ_ESTALE) {
         say(b, false, "the server had already taken our %s", about);
     } else if (e->about == DDZ_REQ_JOIN && !b->opts.room && e->code == DDZ_EFULL) {
         b->joining = false; /* lost a race for the seat: look again */
@@ -791,7 +796,10 @@ static void retry_tick(ddz_timer *t)
     connect_now(RUNNER_OF(t, retry_timer));
 }
 
-static void disconnected(runner *r, const char *why)
+/* The connection is gone (or is being closed by us, `retry`: the server
+ * could not take us for now): connect again after a backoff, up to the
+ * configured retries; a first connection that fails is not retried. */
+static void disconnected_for(runner *r, const char *why, bool retry)
 {
     r->ws = NULL;
     drop_queue(r);
@@ -802,7 +810,7 @@ static void disconnected(runner *r, const char *why)
         finish(r, 0);
         return;
     }
-    if (!r->welcomed) {
+    if (!r->welcomed && !retry) {
         fprintf(stderr, "ddz bridge: cannot connect to %s: %s\n", r->url_text, why);
         finish(r, 3);
         return;
@@ -828,6 +836,11 @@ static void disconnected(runner *r, const char *why)
     fprintf(stderr, "ddz bridge: warning: connection lost (%s); reconnecting to %s in %d s\n", why,
             r->url_text, delay);
     ddz_loop_arm(&r->loop.base, &r->retry_timer, retry_tick, (int64_t)delay * 1000000);
+}
+
+static void disconnected(runner *r, const char *why)
+{
+    disconnected_for(r, why, false);
 }
 
 /* The server redirected us (another node of the cluster serves the room):
@@ -918,6 +931,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             finish(r, 3);
         else if (st == DDZ_BRIDGE_REDIRECT)
             return follow(r);
+        else if (st == DDZ_BRIDGE_RETRY) {
+            disconnected_for(r, "the server's database is away", true);
+            return -1; /* its CLOSED is not a lost connection: r->ws is NULL */
+        }
         return 0;
     }
     case LWS_CALLBACK_CLIENT_WRITEABLE: {

@@ -162,6 +162,8 @@ enum ddz_bridge_status {
     DDZ_BRIDGE_BYE,      /* the server is shutting down: logged */
     DDZ_BRIDGE_REDIRECT, /* another node serves us: connect to b->redirect (hello, then the lobby
                           * flow again, joining b->target_room if the redirect named one) */
+    DDZ_BRIDGE_RETRY,    /* the server cannot take us now (EDB: its database is away or not
+                          * answering): connect again after a while, as after a lost connection */
 };
 
 /* Redirects followed in a row before the bridge gives up (a cluster whose

@@ -740,6 +740,9 @@ Test(bridge_xlate, picks_a_room_or_creates_one, .fini = teardown)
     e = ev_error(DDZ_ENOTHELD, DDZ_REQ_PLAY);
     cr_assert_eq(feed(&e), DDZ_BRIDGE_GO, "a refused play is the server's to charge");
     cr_assert(strstr(R.log, "refused our play: ENOTHELD"), "%s", R.log);
+    /* a database away is no refusal: the bridge comes back later */
+    e = ev_error(DDZ_EDB, DDZ_REQ_HELLO);
+    cr_assert_eq(feed(&e), DDZ_BRIDGE_RETRY);
     e = ev_error(DDZ_EAUTH, DDZ_REQ_CREATE);
     cr_assert_eq(feed(&e), DDZ_BRIDGE_REFUSED);
     e = (ddz_event){.type = DDZ_EVENT_BYE};

@@ -468,3 +468,67 @@ Test(serve_outage, no_clock_runs_while_an_over_waits_to_be_durable, .timeout = H
     unhang();
     cr_assert_eq(server_stop(), 0);
 }
+
+/* `ddz bridge` whose hello comes while the database hangs gets EDB (its
+ * token cannot be checked), which is no refusal: it connects again after
+ * a while and takes its seat once the database answers. */
+Test(serve_outage, a_bridge_comes_back_after_a_hello_the_database_could_not_check,
+     .timeout = HANG(120))
+{
+    setenv("DDZ_DB", srv.db, 1);
+    char *tok;
+    cr_assert_eq(run_ddz(&tok, "token", "add", "Robo", NULL), 0, "ddz token add: %s", tok);
+    tok[strcspn(tok, "\n")] = '\0';
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "500";
+    serve_extra[4] = NULL;
+    server_start();
+    cli *host = cli_hello("Host");
+    json_t *opts = json_pack("{s:b, s:i, s:[n,n,s]}", "bots", 1, "games", 1, "seats", "ai:greedy");
+    const char *room = cli_create(host, opts, 0);
+
+    hang();
+    char url[64], log[160];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/ws", srv.port);
+    snprintf(log, sizeof log, "%s/bridge.log", srv.dir);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0)
+            dup2(fd, 2);
+        execl(DDZ_BIN, "ddz", "bridge", "--url", url, "--token", tok, "--room", room, "--seat", "1",
+              "--", DDZ_BIN, "engine", "--ai", "random", (char *)NULL);
+        _exit(127);
+    }
+    free(tok);
+    /* its first hello is answered EDB within the bound */
+    int64_t deadline = now_ms() + T(10000);
+    for (;;) {
+        char *text = slurp(log);
+        bool said = strstr(text, "cannot take our hello now") != NULL;
+        free(text);
+        if (said)
+            break;
+        cr_assert_lt(now_ms(), deadline, "the bridge was never answered EDB");
+        cr_assert_eq(waitpid(pid, NULL, WNOHANG), 0, "the bridge gave up at EDB");
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+    unhang();
+    /* back within its backoff (1 s, then 2 s, ...): seated as Robo */
+    deadline = now_ms() + T(15000);
+    for (;;) {
+        const ddz_event *e = cli_next(host, 200);
+        if (e && e->type == DDZ_EVENT_SEAT && e->seat.seat == 1 && e->seat.player.seated) {
+            cr_assert_str_eq(e->seat.player.name, "Robo");
+            break;
+        }
+        cr_assert_lt(now_ms(), deadline, "the bridge never took its seat");
+        cr_assert_eq(waitpid(pid, NULL, WNOHANG), 0, "the bridge gave up");
+    }
+    kill(pid, SIGTERM);
+    cr_assert_eq(waitpid(pid, NULL, 0), pid);
+    cr_assert_eq(server_stop(), 0);
+}
