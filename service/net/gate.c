@@ -28,6 +28,7 @@ struct ddz_gate_sock {
     uint32_t len;               /* bytes in buf */
     ddz_http_scan scan;         /* the head so far (http_head.h) */
     uint32_t drained;           /* bytes dropped while lingering */
+    int64_t extend_us;          /* taken up in the handover's call: its answer's time */
     char *buf;                  /* DDZ_GATE_HEAD_BUF bytes while reading the head, else NULL */
 };
 
@@ -202,7 +203,7 @@ static void hand_over(ddz_gate_sock *s)
         return;
     s->waiting = true;
     link_to(&g->waiting, &g->waiting_tail, &g->nwaiting, s);
-    ddz_loop_arm(g->loop, &s->deadline, handed_late, left);
+    ddz_loop_arm(g->loop, &s->deadline, handed_late, left > s->extend_us ? left : s->extend_us);
 }
 
 static void head_read(ddz_gate_sock *s)
@@ -335,8 +336,11 @@ int ddz_gate_init(ddz_gate *g, struct lws_vhost *vh, ddz_loop *loop, bool tls, l
 }
 
 /* Hands `fd` to lws at once (TLS, or no epoll set); its count is released
- * when lws destroys its wsi. Returns 0, or -1 (lws closed it). */
-static int hand_now(ddz_gate *g, int fd, void *tag)
+ * when lws destroys its wsi. It stays bound by a deadline of `deadline_us`
+ * from now (the handshake, the head and its answer: lws alone reads them)
+ * until lws answers, and sheddable meanwhile. Returns 0, or -1 (lws
+ * closed it). */
+static int hand_now(ddz_gate *g, int fd, void *tag, int64_t deadline_us)
 {
     ddz_gate_sock *s = malloc(sizeof *s);
     struct lws *wsi = s ? lws_adopt_socket_vhost(g->vh, fd) : NULL;
@@ -349,11 +353,15 @@ static int hand_now(ddz_gate *g, int fd, void *tag)
             g->ops.release(g->ctx, tag);
         return -1;
     }
-    /* not watched for an answer: lws does the handshake and its timeouts
-     * apply (an HTTP/2 connection's streams are answered, not it) */
-    *s = (ddz_gate_sock){
-        .g = g, .fd = fd, .state = S_HANDED, .answered = true, .tag = tag, .wsi = wsi};
+    /* lws does the handshake and reads the head, so the gate cannot judge
+     * it; a CONNECT or anything else lws never answers is closed at the
+     * deadline all the same (an HTTP/2 connection is answered once its
+     * first stream is: ddz_gate_answered()) */
+    *s = (ddz_gate_sock){.g = g, .fd = fd, .state = S_HANDED, .tag = tag, .wsi = wsi};
     lws_set_opaque_user_data(wsi, s);
+    s->waiting = true;
+    link_to(&g->waiting, &g->waiting_tail, &g->nwaiting, s);
+    ddz_loop_arm(g->loop, &s->deadline, handed_late, deadline_us);
     return 0;
 }
 
@@ -372,8 +380,9 @@ int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t l
     bool crowded = g->open > g->cap - g->cap / 8;
     if (crowded)
         shed_heaviest(g);
+    int64_t deadline_us = busy || crowded ? DDZ_GATE_BUSY_DEADLINE_US : DDZ_GATE_DEADLINE_US;
     if (g->tls || g->epfd < 0)
-        return hand_now(g, fd, tag);
+        return hand_now(g, fd, tag, deadline_us);
     ddz_gate_sock *s = calloc(1, sizeof *s);
     char *buf = s ? malloc(DDZ_GATE_HEAD_BUF) : NULL;
     if (!buf) {
@@ -395,22 +404,38 @@ int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t l
         drop(s);
         return -1;
     }
-    ddz_loop_arm(g->loop, &s->deadline, head_late,
-                 busy || crowded ? DDZ_GATE_BUSY_DEADLINE_US : DDZ_GATE_DEADLINE_US);
+    ddz_loop_arm(g->loop, &s->deadline, head_late, deadline_us);
     return 0;
 }
 
 void ddz_gate_answered(ddz_gate *g, struct lws *wsi)
 {
-    ddz_gate_sock *s = lws_get_opaque_user_data(wsi);
+    /* an HTTP/2 stream answers for its connection (TLS with ALPN h2) */
+    struct lws *conn = lws_get_network_wsi(wsi);
+    ddz_gate_sock *s = lws_get_opaque_user_data(conn ? conn : wsi);
     /* inside lws_adopt_socket_vhost_readbuf() the new wsi has no opaque
      * pointer yet: the socket being handed over is the one answered */
     if (!s)
         s = g->handing;
-    if (!s || s->g != g || s->state != S_HANDED || (s->wsi && s->wsi != wsi) || s->answered)
+    if (s && s->wsi && s->wsi != wsi && s->wsi != conn)
+        return;
+    if (!s || s->g != g || s->state != S_HANDED || s->answered)
         return;
     s->answered = true;
     stop_waiting(s);
+}
+
+void ddz_gate_extend(ddz_gate *g, struct lws *wsi, int64_t within_us)
+{
+    ddz_gate_sock *s = lws_get_opaque_user_data(wsi);
+    if (!s && g->handing) { /* taken up inside the handover's own call */
+        g->handing->extend_us = within_us;
+        return;
+    }
+    if (!s || s->g != g || s->state != S_HANDED || s->wsi != wsi || !s->waiting)
+        return;
+    if (s->deadline.due_us - ddz_loop_now_us(g->loop) < within_us)
+        ddz_loop_arm(g->loop, &s->deadline, handed_late, within_us);
 }
 
 void ddz_gate_wsi_destroyed(ddz_gate *g, struct lws *wsi)

@@ -40,9 +40,12 @@
  * writes an answer's head or a WebSocket is established; a handed socket
  * still unanswered at the deadline is closed (lws_set_timeout(...,
  * LWS_TO_KILL_SYNC)), and it stays sheddable near the cap as a held head
- * is. Under TLS lws does the handshake, so the head cannot be read here:
- * the socket is counted and handed over at once (lws's own header table
- * and timeouts apply; docs/decisions.md).
+ * is; a request the owner takes up (a store read) is given the time its
+ * answer needs (ddz_gate_extend()). Under TLS lws does the handshake, so
+ * the head cannot be read here: the socket is counted and handed over at
+ * once (lws's own header table applies; docs/decisions.md), and bound by
+ * the same deadline from the accept until lws answers (an HTTP/2
+ * connection once its first stream is answered).
  *
  * Each socket is counted from its accept to its close, whatever it became
  * (a request, a WebSocket, refused, timed out): the owner's admit() says
@@ -141,6 +144,13 @@ int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t l
  * shed. Works inside the handover's own call too (lws answers there what
  * it can at once). Does nothing for any other wsi, or twice. */
 void ddz_gate_answered(ddz_gate *g, struct lws *wsi);
+
+/* The owner took `wsi`'s request up and will answer it within `within_us`
+ * (a read of the store, bounded by its own timeout): a handed socket not
+ * yet answered whose deadline comes sooner gets that long from now, so
+ * that its answer (a 503 at worst) is not cut off; it stays sheddable.
+ * Does nothing for any other wsi, or one answered. */
+void ddz_gate_extend(ddz_gate *g, struct lws *wsi, int64_t within_us);
 
 /* Forward LWS_CALLBACK_WSI_DESTROY here (it reaches protocols[0] for every
  * wsi of the vhost): releases the count of a socket the gate handed over.

@@ -1093,6 +1093,10 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
             /* lws must not start on a request pipelined behind this one
              * while the store reads: see http_pss */
             lws_rx_flow_control(wsi, 0);
+            /* the read answers within the store's bound (a 503 at worst):
+             * the gate's deadline leaves it that long, and a second */
+            int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+            ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
             return 0;
         }
         return send_answer(wsi, h);

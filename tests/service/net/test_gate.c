@@ -53,6 +53,8 @@ static int cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, voi
     case LWS_CALLBACK_HTTP: {
         char uri[64] = "";
         lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+        if (strcmp(uri, "/later") == 0) /* taken up: answered within 4 s (never, here) */
+            ddz_gate_extend(&gate, wsi, 4000000);
         if (strcmp(uri, "/answer") != 0)
             return 0; /* left unanswered */
         unsigned char buf[LWS_PRE + 256], *start = buf + LWS_PRE, *p = start,
@@ -80,8 +82,10 @@ static const struct lws_protocols protocols[] = {{"test-http", cb, 0, 0, 0, NULL
                                                  DDZ_GATE_PROTOCOL,
                                                  {NULL, NULL, 0, 0, 0, NULL, 0}};
 
-/* The gate with room for `cap` client sockets. */
-static void start(long cap)
+/* The gate with room for `cap` client sockets; `tls`: as under TLS, each
+ * socket is handed to lws at once (this vhost has no TLS: lws reads the
+ * head in clear). */
+static void start_as(long cap, bool tls)
 {
     lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
     struct lws_context_creation_info info;
@@ -95,8 +99,13 @@ static void start(long cap)
     cr_assert_not_null(vh);
     cr_assert_eq(ddz_lws_loop_init(&loop, ctx, vh), 0);
     static const ddz_gate_ops ops = {t_admit, t_weight, t_release};
-    cr_assert_eq(ddz_gate_init(&gate, vh, &loop.base, false, cap, &ops, NULL), 0);
+    cr_assert_eq(ddz_gate_init(&gate, vh, &loop.base, tls, cap, &ops, NULL), 0);
     addr_a = addr_b = (tag){0};
+}
+
+static void start(long cap)
+{
+    start_as(cap, false);
 }
 
 static void stop(void)
@@ -196,5 +205,56 @@ Test(gate, unanswered_requests_of_the_heaviest_address_are_shed_near_the_cap)
     close(b);
     cr_assert(SERVE_UNTIL(gate.open == 0, T(1000)), "open %ld (a %ld, b %ld, waiting %ld)",
               gate.open, addr_a.socks, addr_b.socks, gate.nwaiting);
+    stop();
+}
+
+/* A request the owner took up (a store read, bounded by its own timeout)
+ * is left that long past the gate's deadline, not cut off at it. */
+/* Wakes the loop every 20 ms, so that the test looks at a socket between
+ * the gate's own timers (lws_service() sleeps until the next one). */
+static ddz_timer ticker;
+static void tick(ddz_timer *t)
+{
+    ddz_loop_arm(&loop.base, t, tick, 20000);
+}
+
+Test(gate, a_request_taken_up_gets_the_time_its_answer_needs)
+{
+    start(1000);
+    tick(&ticker);
+    int64_t t0 = now_ms();
+    int later = client(&addr_a, "GET /later HTTP/1.1\r\nHost: h\r\n\r\n");
+    cr_assert(SERVE_UNTIL(gate.nwaiting == 1, T(1000)));
+    /* past the 2 s deadline it had from its accept, it is still open */
+    SERVE_UNTIL(false, DDZ_GATE_BUSY_DEADLINE_US / 1000 + 500);
+    cr_assert_not(closed(later), "closed at the deadline although taken up");
+    cr_assert_eq(gate.nwaiting, 1, "still bound, and sheddable");
+    /* and closed at the end of the time it was given */
+    cr_assert(SERVE_UNTIL(closed(later), T(4000)));
+    int64_t took = now_ms() - t0;
+    cr_assert_geq(took, 4000 - 50, "closed after %lld ms", (long long)took);
+    ddz_loop_disarm(&loop.base, &ticker);
+    close(later);
+    cr_assert(SERVE_UNTIL(gate.open == 0, T(1000)));
+    stop();
+}
+
+/* Under TLS the socket goes to lws at once (lws reads the head), and is
+ * bound by the same deadline until lws answers: a head lws never answers
+ * (CONNECT over TLS) is closed then, an answered one is left alone. */
+Test(gate, handed_at_once_and_still_bound_until_answered)
+{
+    start_as(1000, true);
+    int silent = client(&addr_a, "GET /silent HTTP/1.1\r\nHost: h\r\n\r\n");
+    int answered = client(&addr_a, "GET /answer HTTP/1.1\r\nHost: h\r\n\r\n");
+    cr_assert_eq(gate.nheld, 0, "nothing is held: lws has them");
+    cr_assert(SERVE_UNTIL(gate.nwaiting == 1, T(1000)), "waiting %ld", gate.nwaiting);
+    cr_assert(SERVE_UNTIL(closed(silent), T(4000)), "an unanswered request is held past %d ms",
+              T(4000));
+    cr_assert_eq(gate.late, 1);
+    cr_assert_not(closed(answered), "an answered connection was closed at the deadline");
+    close(answered);
+    close(silent);
+    cr_assert(SERVE_UNTIL(gate.open == 0, T(1000)));
     stop();
 }
