@@ -285,7 +285,7 @@ static int rank(const ddz_gate_sock *s)
  * (the one holding the most sockets; of its sockets, the most expendable,
  * then the oldest) is closed, so that one address's silent heads and
  * unanswered requests go before anyone else's. */
-static void shed_heaviest(ddz_gate *g)
+bool ddz_gate_shed_heaviest(ddz_gate *g)
 {
     ddz_gate_sock *worst = NULL;
     long most = -1;
@@ -303,12 +303,13 @@ static void shed_heaviest(ddz_gate *g)
     /* an address with one socket is nobody's crowd: its head waits for
      * its (short) deadline */
     if (!worst || most <= 1)
-        return;
+        return false;
     g->shed++;
     if (worst->state == S_HANDED)
         kill_handed(worst);
     else
         drop(worst);
+    return true;
 }
 
 /* ---- life ---- */
@@ -379,7 +380,7 @@ int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t l
      * each new socket first sheds the heaviest address's oldest head */
     bool crowded = g->open > g->cap - g->cap / 8;
     if (crowded)
-        shed_heaviest(g);
+        ddz_gate_shed_heaviest(g);
     int64_t deadline_us = busy || crowded ? DDZ_GATE_BUSY_DEADLINE_US : DDZ_GATE_DEADLINE_US;
     if (g->tls || g->epfd < 0)
         return hand_now(g, fd, tag, deadline_us);

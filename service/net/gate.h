@@ -138,6 +138,14 @@ int ddz_gate_init(ddz_gate *g, struct lws_vhost *vh, ddz_loop *loop, bool tls, l
  * closed. */
 int ddz_gate_admit(ddz_gate *g, int fd, const struct sockaddr *peer, socklen_t len);
 
+/* Closes the most expendable pending socket of the address holding the
+ * most sockets (ddz_gate_admit() does so near the cap; the listener, for a
+ * socket numbered past it, rather than shed the newcomer at the door: the
+ * other descriptors the process holds may have brought it there before the
+ * gate's count did). Returns true if one was closed, false if no address
+ * holds more than one pending socket. */
+bool ddz_gate_shed_heaviest(ddz_gate *g);
+
 /* lws has answered `wsi` (call it where an answer's head is written, a
  * static file's headers are added, or a WebSocket is established): the
  * socket the gate handed over is no longer bound by its deadline, nor

@@ -187,8 +187,9 @@ static void accept_some(ddz_listener *l)
             pause_accepting(l);
             return;
         }
-        if (fd >= l->budget.cap) {
-            /* within the reserve: kept for the database and the engines */
+        /* within the reserve (kept for the database and the engines): a
+         * crowd's socket makes room for it, or it is shed at the door */
+        if (fd >= l->budget.cap && !(l->gate && ddz_gate_shed_heaviest(l->gate))) {
             shed_fd(l, fd, "descriptor budget reached");
             continue;
         }

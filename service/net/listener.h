@@ -19,8 +19,10 @@
  * reserve is kept below it for everything that is not a client socket.
  * Descriptors are numbered lowest-first, so an accepted socket whose number
  * is at or above `cap` means the process is within the reserve of its limit:
- * that connection is shed (closed at once, the client sees the close rather
- * than a hang). When accept() itself fails for want of descriptors, a spare
+ * the gate closes a pending socket of the address holding the most
+ * (ddz_gate_shed_heaviest()) to make room for it, or, when no address holds
+ * more than one, that connection is shed (closed at once, the client sees
+ * the close rather than a hang). When accept() itself fails for want of descriptors, a spare
  * descriptor kept open for that purpose is closed so that one waiting
  * connection can be accepted and shed, and the spare is opened again. In
  * both cases the listener is paused (no POLLIN) for a backoff of 50 ms
