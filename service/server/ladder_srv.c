@@ -600,9 +600,10 @@ static void schedule(ddz_ladder *l)
         /* a bot not yet told its last game's end (it waits to be
          * durable: conn.h) sits this deal out for a moment: its `turn`
          * would wait behind it while the clock ran */
-        bool settled = q->kind != K_BOT || ddz__conn_settled(q->bot->conn);
-        bool live = connected_here(q) && !q->s.suspended[0] && settled;
-        unsettled |= connected_here(q) && !settled;
+        bool here = connected_here(q); /* a bot that has gone has no conn */
+        bool settled = !here || q->kind != K_BOT || ddz__conn_settled(q->bot->conn);
+        bool live = here && !q->s.suspended[0] && settled;
+        unsettled |= !settled;
         c[i] = (ddz_deal_cand){.mu = q->r.mu,
                                .deals = q->s.deals,
                                .available = live && (q->kind == K_AI || q->deal < 0),
