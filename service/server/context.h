@@ -104,6 +104,7 @@ struct ddz_srv {
      * lead's threads) once the server stops (pg_conn.h). */
     ddz_pg_stop pg_stop;
     ddz_conn *held;              /* connections whose queue waits for a durable write (conn.h) */
+    struct http_pss *held_http;  /* HTTP answers that wait for one (server.c) */
     ddz_think *think;            /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst; /* post-game analyses, off the loop (analyst.h) */
     ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */

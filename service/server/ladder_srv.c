@@ -98,6 +98,7 @@ typedef struct ddz_ladder {
     int64_t last_deal;   /* several nodes: the deal of the latest history row seen */
     ddz_ladder_net *net; /* several nodes (ladder_net.h), else NULL */
     ddz_timer kick, tick;
+    uint64_t ticket; /* the store's ticket of its latest deal's rows (ddz__ladder_ticket) */
 } ddz_ladder;
 
 /* ---- participants ---- */
@@ -448,6 +449,8 @@ static void rate_deal(ldeal *d)
         }
     if (ddz_store_ladder_add_deal(l->srv->store, l->rules->name, sd) < 0)
         ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
+    else
+        l->ticket = ddz_store_ticket(l->srv->store);
     free(sd);
 }
 
@@ -1130,6 +1133,11 @@ static char *dump(json_t *o)
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
     json_decref(o);
     return s;
+}
+
+uint64_t ddz__ladder_ticket(const ddz_srv *srv)
+{
+    return srv->ladder ? srv->ladder->ticket : 0;
 }
 
 char *ddz__ladder_json(ddz_srv *srv)

@@ -77,6 +77,12 @@ void ddz__ladder_forget(ddz_srv *srv, ddz_player *p);
  * player's `connected` and `playing` at any node). */
 char *ddz__ladder_json(ddz_srv *srv);
 
+/* Returns the store's ticket (ddz_store_ticket()) of the latest deal's
+ * standings and history rows, 0 if none: the ladder's pages are not
+ * served before it is durable (server.c), as a game's `over` is not sent
+ * before its record is (conn.h). */
+uint64_t ddz__ladder_ticket(const ddz_srv *srv);
+
 /* Returns GET /api/ladder/NAME's body for the participant `name` (URL
  * decoded), or NULL if there is none (or out of memory). At most the
  * latest DDZ_LADDER_HISTORY seats it held, each with its hand, game,

@@ -57,6 +57,7 @@ typedef struct ws_pss {
 static ddz_srv *volatile signal_srv;
 
 static void store_reads_done(ddz_srv *srv, bool answer);
+static void http_release_held(ddz_srv *srv);
 static int filter_request(struct lws *wsi);
 static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                    size_t len);
@@ -377,6 +378,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
          * goes), its reader answered a read, or a worker finished a
          * hosted AI's decision */
         ddz__conn_release_held(srv);
+        if (srv->held_http)
+            http_release_held(srv);
         store_reads_done(srv, true);
         ddz_think_job *j;
         while (srv->think && (j = ddz_think_done(srv->think)))
@@ -435,6 +438,11 @@ typedef struct http_pss {
     const char *type;
     const char *extra; /* more header lines (CRLF-ended, static), or NULL */
     int status;
+    /* Not written before the store's write of this ticket is durable
+     * (what it tells of, the ladder's standings, must not be lost to a
+     * kill after it was read), 0: at once; while set, on srv->held_http. */
+    uint64_t hold;
+    struct http_pss *held_prev, *held_next;
 } http_pss;
 
 /* True on an HTTP/1.x connection, false on an HTTP/2 stream. */
@@ -765,10 +773,12 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
     } else if (strcmp(path, "/api/ladder") == 0) {
         h->body = ddz__ladder_json(srv);
+        h->hold = ddz__ladder_ticket(srv);
     } else if (strncmp(path, "/api/ladder/", 12) == 0) {
         char name[256];
         h->body = url_decode(path + 12, name, sizeof name) == 0 ? ddz__ladder_player_json(srv, name)
                                                                 : NULL;
+        h->hold = ddz__ladder_ticket(srv);
         if (!h->body) {
             h->status = HTTP_STATUS_NOT_FOUND;
             h->body = strdup(no_resource);
@@ -943,10 +953,41 @@ static int filter_request(struct lws *wsi)
     return 1; /* answered: lws serves nothing more */
 }
 
+/* Takes `h` off the answers waiting for a durable write. */
+static void http_unhold(ddz_srv *srv, http_pss *h)
+{
+    if (!h->hold)
+        return;
+    *(h->held_prev ? &h->held_prev->held_next : &srv->held_http) = h->held_next;
+    if (h->held_next)
+        h->held_next->held_prev = h->held_prev;
+    h->held_prev = h->held_next = NULL;
+    h->hold = 0;
+}
+
+/* The store made more writes durable: the answers that waited for them
+ * go. */
+static void http_release_held(ddz_srv *srv)
+{
+    uint64_t done = ddz_store_durable(srv->store);
+    for (http_pss *h = srv->held_http, *next; h; h = next) {
+        next = h->held_next;
+        if (h->hold <= done) {
+            http_unhold(srv, h);
+            /* input flows again: lws does not call WRITEABLE on an HTTP
+             * connection whose input is held (see game_read_done) */
+            lws_rx_flow_control(h->wsi, 1);
+            lws_callback_on_writable(h->wsi);
+        }
+    }
+}
+
 /* The connection of `h` is going away: a read it waits for is orphaned (its
  * answer is dropped when it comes back), the body freed. */
 static void http_forget(http_pss *h)
 {
+    if (h->hold)
+        http_unhold(lws_context_user(lws_get_context(h->wsi)), h);
     if (h->rd)
         h->rd->owner = NULL;
     h->rd = NULL;
@@ -1099,17 +1140,31 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
             ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
             return 0;
         }
+        if (h->hold && h->hold > ddz_store_durable(srv->store)) {
+            /* what it tells of is not durable yet: a commit's time, or
+             * --db-timeout once when the database stops answering */
+            h->held_prev = NULL;
+            h->held_next = srv->held_http;
+            if (h->held_next)
+                h->held_next->held_prev = h;
+            srv->held_http = h;
+            lws_rx_flow_control(wsi, 0);
+            int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+            ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
+            return 0;
+        }
+        h->hold = 0;
         return send_answer(wsi, h);
     }
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        return h && h->ready ? send_answer(wsi, h) : 0;
+        return h && h->ready && !h->hold ? send_answer(wsi, h) : 0;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
         /* A request pipelined behind one that waited for the store: lws
          * parsed it once the input was let go, before the WRITEABLE that
          * was to write the waiting answer. That answer goes now, and the
          * connection closes after it (nonzero) without this request. */
         if (h && (h->ready || h->rd)) {
-            if (h->ready)
+            if (h->ready && !h->hold)
                 send_answer(wsi, h);
             return 1;
         }

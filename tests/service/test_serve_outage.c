@@ -532,3 +532,61 @@ Test(serve_outage, a_bridge_comes_back_after_a_hello_the_database_could_not_chec
     cr_assert_eq(waitpid(pid, NULL, 0), pid);
     cr_assert_eq(server_stop(), 0);
 }
+
+/* The ladder's top-level deal count as GET /api/ladder serves it. */
+static long ladder_deals(void)
+{
+    int status;
+    char *body = http_get("/api/ladder", &status);
+    cr_assert_eq(status, 200, "%s", body);
+    json_t *j = json_loads(body, 0, NULL);
+    free(body);
+    cr_assert_not_null(j);
+    long n = (long)json_integer_value(json_object_get(j, "deals"));
+    json_decref(j);
+    return n;
+}
+
+/* The ladder's standings are not served before the deal's rows are
+ * durable: a deal rated as the database stops answering shows in
+ * /api/ladder only once it is in the journal, so that a node killed right
+ * after someone read it has not told of a rating it then loses. */
+Test(serve_outage, no_ladder_standing_read_during_a_hang_is_lost_to_a_kill, .timeout = HANG(120))
+{
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "4000";
+    serve_extra[4] = "--ladder-ai";
+    serve_extra[5] = "greedy";
+    serve_extra[6] = "--ladder-ai";
+    serve_extra[7] = "random";
+    serve_extra[8] = "--ai-delay-ms";
+    serve_extra[9] = "0";
+    serve_extra[10] = NULL;
+    server_start();
+    int64_t deadline = now_ms() + T(30000);
+    while (ladder_deals() < 1) {
+        cr_assert_lt(now_ms(), deadline, "no deal rated within %d ms", T(30000));
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+    hang();
+    long before = ladder_deals(), seen;
+    deadline = now_ms() + BROKEN_MS - 1000;
+    while ((seen = ladder_deals()) <= before) {
+        cr_assert_lt(now_ms(), deadline, "no deal rated in the hang");
+        poll(NULL, 0, 20); /* the interval of a bounded wait */
+    }
+    cr_log_info("%ld deals read in the hang (%ld before it)", seen, before);
+    kill(srv.pid, SIGKILL);
+    cr_assert(reap_within(T(5000)));
+    unhang();
+    serve_extra[4] = NULL; /* no ladder: the journal's replay is all */
+    server_start();
+    cr_assert_eq(metric_becomes("ddz_db_journal_pending", 0, T(10000)), 0);
+    PGconn *db = pg_connect(real_url);
+    long long stored_deals = pg_num(db, "SELECT COALESCE(MAX(deals), 0) FROM ladder_players");
+    PQfinish(db);
+    cr_assert_geq(stored_deals, seen, "%ld deals were read, %lld are stored", seen, stored_deals);
+    cr_assert_eq(server_stop(), 0);
+}
