@@ -8,7 +8,9 @@
  * connections (what a client sees of a database stopped with SIGSTOP, a
  * full disk, a stuck failover: the kernel answers TCP, nothing else does),
  * pg_proxy_restore() lets them through again (a held connection goes on
- * where it stopped, as a SIGCONT server's would). One thread, poll(2), on
+ * where it stopped, as a SIGCONT server's would). A hang ends by itself
+ * after PG_PROXY_HANG_MAX_MS, so that a server that wrongly waits for the
+ * database fails a test by seconds instead of hanging it. One thread, poll(2), on
  * a free loopback port; stopped and joined by pg_proxy_stop(). Include
  * after Criterion and pg_test.h. */
 #ifndef DDZ_PG_PROXY_H
@@ -28,7 +30,8 @@
 
 #include "test_clock.h"
 
-#define PG_PROXY_PAIRS 256 /* connections through it at once (a hang holds many) */
+#define PG_PROXY_PAIRS 256         /* connections through it at once (a hang holds many) */
+#define PG_PROXY_HANG_MAX_MS 10000 /* a hang's end at the latest */
 
 typedef struct pg_proxy {
     int lfd;                   /* the listening socket */
@@ -38,6 +41,7 @@ typedef struct pg_proxy {
     int fd[PG_PROXY_PAIRS][2]; /* client, server; -1 when free (a server's -1 too while a
                                   connection accepted during a hang waits for it) */
     atomic_bool cut, hang, stop;
+    int64_t hang_until;  /* now_ms() at which a hang ends by itself (set before `hang`) */
     atomic_int open;     /* pairs open now */
     atomic_long refused; /* connections closed on arrival while cut */
     pthread_t th;
@@ -86,6 +90,11 @@ static void *pg_proxy_main(void *arg)
     pg_proxy *p = arg;
     while (!atomic_load(&p->stop)) {
         bool hang = atomic_load(&p->hang);
+        int wait_ms = -1;
+        if (hang && now_ms() >= p->hang_until)
+            atomic_store(&p->hang, hang = false);
+        else if (hang)
+            wait_ms = (int)(p->hang_until - now_ms());
         if (!hang) /* connections held during a hang reach the server now */
             for (int i = 0; i < PG_PROXY_PAIRS; i++)
                 if (p->fd[i][0] >= 0 && p->fd[i][1] < 0 && (p->fd[i][1] = pg_proxy_upstream(p)) < 0)
@@ -101,7 +110,7 @@ static void *pg_proxy_main(void *arg)
                 if (p->fd[i][k] >= 0)
                     pf[n] = (struct pollfd){.fd = p->fd[i][k], .events = hang ? POLLRDHUP : POLLIN},
                     idx[n++] = 2 * i + k;
-        if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR)
+        if (poll(pf, (nfds_t)n, wait_ms) < 0 && errno != EINTR)
             break;
         if (pf[0].revents) {
             char b[64];
@@ -190,9 +199,11 @@ static void pg_proxy_cut(pg_proxy *p)
 }
 
 /* Makes the database hang: connections stay open and new ones are
- * accepted, but nothing goes through either way until pg_proxy_restore(). */
+ * accepted, but nothing goes through either way until pg_proxy_restore()
+ * (or PG_PROXY_HANG_MAX_MS). */
 static void pg_proxy_hang(pg_proxy *p)
 {
+    p->hang_until = now_ms() + PG_PROXY_HANG_MAX_MS;
     atomic_store(&p->hang, true);
     pg_proxy_poke(p);
 }

@@ -234,38 +234,19 @@ Test(serve_outage, database_notices_are_json_log_lines)
  *
  * The issue's measurement: PostgreSQL stopped with SIGSTOP while tables
  * played. Without bounds of our own every database call waits until it
- * answers again; a watchdog thread lets it answer after BROKEN_MS, so that
- * such a server fails these tests by seconds instead of hanging them. */
+ * answers again; the proxy lets it answer after PG_PROXY_HANG_MAX_MS, so
+ * that such a server fails these tests by seconds instead of hanging them. */
 
 #define BOUND_MS 500 /* the server's --db-timeout here */
-#define BROKEN_MS 10000
-
-static pthread_t watchdog;
-static bool watching;
-
-static void *watchdog_main(void *arg)
-{
-    (void)arg;
-    poll(NULL, 0, BROKEN_MS); /* the interval of the bound itself */
-    pg_proxy_restore(&px);
-    return NULL;
-}
 
 static void hang(void)
 {
     pg_proxy_hang(&px);
-    cr_assert_eq(pthread_create(&watchdog, NULL, watchdog_main, NULL), 0);
-    watching = true;
 }
 
 static void unhang(void)
 {
     pg_proxy_restore(&px);
-    if (watching) {
-        pthread_cancel(watchdog);
-        pthread_join(watchdog, NULL);
-        watching = false;
-    }
 }
 
 /* How many lines of the server's log hold `what`. */
@@ -327,7 +308,7 @@ Test(serve_outage, no_game_seen_finished_during_a_hang_is_lost_to_a_kill, .timeo
     int64_t read_ms = now_ms() - t0;
     cr_log_info("GET /api/games/%lld during the hang: 503 after %lld ms", (long long)o[0].game_id,
                 (long long)read_ms);
-    cr_assert_lt(read_ms, BELOW(2000, BROKEN_MS));
+    cr_assert_lt(read_ms, BELOW(2000, PG_PROXY_HANG_MAX_MS));
     /* a bot's hello: its token is checked in the database */
     cli *bot = cli_connect();
     snprintf(bot->name, sizeof bot->name, "Robo");
@@ -337,7 +318,7 @@ Test(serve_outage, no_game_seen_finished_during_a_hang_is_lost_to_a_kill, .timeo
     expect_error(bot, DDZ_EDB, DDZ_REQ_HELLO);
     int64_t hello_ms = now_ms() - t0;
     cr_log_info("a bot's hello during the hang: EDB after %lld ms", (long long)hello_ms);
-    cr_assert_lt(hello_ms, BELOW(2000, BROKEN_MS));
+    cr_assert_lt(hello_ms, BELOW(2000, PG_PROXY_HANG_MAX_MS));
     cli_close(bot);
     free(tok);
     cr_assert_eq(log_lines("database not answering: writes go to the journal"), 1,
@@ -414,7 +395,7 @@ Test(serve_outage, the_cluster_notices_a_hang, .timeout = HANG(120))
     cr_assert_eq(metric_becomes("ddz_cluster_up", 1, T(5000)), 1);
     hang();
     int64_t t0 = now_ms();
-    cr_assert_eq(metric_becomes("ddz_cluster_up", 0, BELOW(3000, BROKEN_MS)), 0,
+    cr_assert_eq(metric_becomes("ddz_cluster_up", 0, BELOW(3000, PG_PROXY_HANG_MAX_MS)), 0,
                  "the cluster did not notice the hang");
     cr_log_info("ddz_cluster_up went to 0 %lld ms into the hang", (long long)(now_ms() - t0));
     unhang();
@@ -572,7 +553,7 @@ Test(serve_outage, no_ladder_standing_read_during_a_hang_is_lost_to_a_kill, .tim
     }
     hang();
     long before = ladder_deals(), seen;
-    deadline = now_ms() + BROKEN_MS - 1000;
+    deadline = now_ms() + PG_PROXY_HANG_MAX_MS - 1000;
     while ((seen = ladder_deals()) <= before) {
         cr_assert_lt(now_ms(), deadline, "no deal rated in the hang");
         poll(NULL, 0, 20); /* the interval of a bounded wait */

@@ -394,40 +394,20 @@ Test(store_outage, a_publication_waits_in_the_journal_behind_its_game)
  *
  * The proxy holds every connection and forwards nothing (pg_proxy_hang):
  * what a server stopped with SIGSTOP looks like. Without bounds of our own
- * every call waits until it answers again: a watchdog thread lets it
- * answer after BROKEN_MS, so that a store without them fails these tests
- * (by seconds) instead of hanging them. The store's bound is BOUND_MS. */
+ * every call waits until it answers again: the proxy lets it answer
+ * after PG_PROXY_HANG_MAX_MS, so that a store without them fails these
+ * tests (by seconds) instead of hanging them. The store's bound is BOUND_MS. */
 
 #define BOUND_MS 400
-#define BROKEN_MS 10000
 
-static pthread_t watchdog;
-static bool watching;
-
-static void *watchdog_main(void *arg)
-{
-    (void)arg;
-    poll(NULL, 0, BROKEN_MS); /* the interval of the bound itself */
-    pg_proxy_restore(&px);
-    return NULL;
-}
-
-/* The database hangs until the test restores it, or BROKEN_MS passed. */
 static void hang(void)
 {
     pg_proxy_hang(&px);
-    cr_assert_eq(pthread_create(&watchdog, NULL, watchdog_main, NULL), 0);
-    watching = true;
 }
 
 static void unhang(void)
 {
     pg_proxy_restore(&px);
-    if (watching) {
-        pthread_cancel(watchdog);
-        pthread_join(watchdog, NULL);
-        watching = false;
-    }
 }
 
 static ddz_store *open_bounded(int timeout_ms)
@@ -459,7 +439,7 @@ Test(store_outage, a_write_during_a_hang_is_journaled_within_the_bound, .timeout
     cr_assert_eq(ddz_store_add_game(s, g2, NULL, NULL, r, false), 0);
     uint64_t ticket = ddz_store_ticket(s);
     while (ddz_store_durable(s) < ticket) {
-        cr_assert_lt(now_ms() - t0, BELOW(2000, BROKEN_MS), "not durable after %lld ms",
+        cr_assert_lt(now_ms() - t0, BELOW(2000, PG_PROXY_HANG_MAX_MS), "not durable after %lld ms",
                      (long long)(now_ms() - t0));
         poll(NULL, 0, 5); /* the interval of a bounded wait */
     }
@@ -547,7 +527,7 @@ Test(store_outage, reads_during_a_hang_answer_within_their_bound, .timeout = HAN
     char *json = NULL;
     t0 = now_ms();
     cr_assert_eq(ddz_store_get_game(s, 1, NULL, &json), DDZ_EDB);
-    cr_assert_lt(now_ms() - t0, BELOW(2000, BROKEN_MS));
+    cr_assert_lt(now_ms() - t0, BELOW(2000, PG_PROXY_HANG_MAX_MS));
     cr_assert_geq(stats(s).read_errors, NREADS);
     unhang();
     ddz_store_close(s);
