@@ -274,6 +274,10 @@ Test(attack, engine_processes_are_bounded, .init = start_engines, .fini = teardo
     int fd = raw_hello(NULL);
     cr_assert_eq(raw_request(fd, engine_room), 0, "no room once engines were freed");
     close(fd);
+    /* the closed room's engines are in their grace (SIGTERM, then SIGKILL
+     * after 200 ms: outside the budget, bounded by the start rate); once
+     * they are reaped, the processes are within the budget again */
+    cr_assert_eq(metric_becomes("ddz_engine_processes_stopping", 0, T(3000)), 0);
     cr_assert_leq(count_running(DDZ_TESTENGINE), 6);
     cr_assert(healthy());
 }
