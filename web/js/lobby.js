@@ -173,7 +173,7 @@ export class Lobby {
     if (how === 'join') join(r.id);
     // a ladder table shows nothing of its deal while it is played (held,
     // SPEC 13) and lives for one game: its deals are watched on the TV
-    else if (/^Ladder deal \d+/.test(r.name)) go('#/tv/ladder');
+    else if (r.bots && /^Ladder deal \d+, table \d+\/\d+$/.test(r.name)) go('#/tv/ladder');
     else spectate(r.id);
   }
 
