@@ -9,7 +9,8 @@
  * ratings across a restart, and leave no engine process behind. A bot
  * that faults in most of its games is suspended with a reason and told
  * `released`. A bot that keeps every hand it sees never sees a hand
- * before it plays it. */
+ * before it plays it, nor on the TV (the game `tv` names: the newest
+ * published deal, never a live one). */
 #include <math.h>
 #include <sys/stat.h>
 
