@@ -80,7 +80,19 @@ struct ldeal {
     int engines;   /* engine seats reserved in the engines budget */
     int64_t net;   /* several nodes: the deal's id (cluster_ladder_deals), else 0 */
     bool recorded; /* several nodes: its result went to be recorded */
+    bool rated;    /* played at every table: the TV may show it once published */
 };
+
+/* What the ladder's TV shows (GET /api/ladder's `tv`): one game of the
+ * deal published last, for a delayed broadcast (docs/decisions.md,
+ * "Watching a competition"). game 0: none yet. */
+typedef struct ltv {
+    int64_t game;                       /* its store id, published */
+    long deal;                          /* the deal's number */
+    int table, tables;                  /* the table shown (from 1), of the deal's */
+    char names[3][DDZ_LADDER_NAME_MAX]; /* by seat */
+    double rating[3], uncertainty[3];   /* by seat, as the deal left them */
+} ltv;
 
 typedef struct ddz_ladder {
     ddz_srv *srv;
@@ -98,7 +110,9 @@ typedef struct ddz_ladder {
     int64_t last_deal;   /* several nodes: the deal of the latest history row seen */
     ddz_ladder_net *net; /* several nodes (ladder_net.h), else NULL */
     ddz_timer kick, tick;
-    uint64_t ticket; /* the store's ticket of its latest deal's rows (ddz__ladder_ticket) */
+    uint64_t ticket; /* the store's ticket of its latest deal's rows and
+                        publication (ddz__ladder_ticket) */
+    ltv tv;          /* the TV's game: written when a rated deal is published */
 } ddz_ladder;
 
 /* ---- participants ---- */
@@ -302,24 +316,67 @@ static void end_room(ltab *t)
 
 /* Publishes the games of deal `d` that were played to the end: held until
  * now (SPEC 13), as every table has played the deal, or none ever will
- * (a deal given up is never dealt again: each deal has a fresh seed). */
-static void publish(ldeal *d)
+ * (a deal given up is never dealt again: each deal has a fresh seed).
+ * GET /api/ladder is not served before the publication is durable (the
+ * ticket), so a game its `tv` names is readable by its id at once.
+ * Returns whether any game was queued for publication. */
+static bool publish(ldeal *d)
 {
     int64_t ids[DDZ_DEAL_TABLES];
     size_t n = 0;
     for (int k = 0; k < d->plan.tables; k++)
         if (d->tab[k].id > 0)
             ids[n++] = d->tab[k].id;
-    if (n && ddz_store_publish_games(d->lad->srv->store, ids, n) < 0)
+    if (!n)
+        return false;
+    if (ddz_store_publish_games(d->lad->srv->store, ids, n) < 0) {
         ddz__log(d->lad->srv, "error", NULL, "ladder: deal %ld: its games could not be published",
                  d->number);
+        return false;
+    }
+    d->lad->ticket = ddz_store_ticket(d->lad->srv->store);
+    return true;
+}
+
+/* Points the TV at a table of deal `d`, rated and just published: the
+ * one whose players have the highest ratings together (the game the most
+ * is expected of, as lichess TV picks), the first such on a tie. Only a
+ * published deal is ever named: nobody may still play it (SPEC 13). */
+static void tune(ldeal *d)
+{
+    ddz_ladder *l = d->lad;
+    int best = -1;
+    double top = 0;
+    for (int k = 0; k < d->plan.tables; k++) {
+        if (d->tab[k].id <= 0)
+            continue;
+        double sum = 0;
+        for (int s = 0; s < 3; s++)
+            sum += at(&d->tab[k], s)->r.mu;
+        if (best < 0 || sum > top)
+            best = k, top = sum;
+    }
+    if (best < 0)
+        return;
+    ltv *tv = &l->tv;
+    tv->game = d->tab[best].id;
+    tv->deal = d->number;
+    tv->table = best + 1;
+    tv->tables = d->plan.tables;
+    for (int s = 0; s < 3; s++) {
+        const part *q = at(&d->tab[best], s);
+        snprintf(tv->names[s], sizeof tv->names[s], "%s", q->s.name);
+        tv->rating[s] = q->r.mu;
+        tv->uncertainty[s] = q->r.sigma;
+    }
 }
 
 /* Frees deal `d` (rated, or given up: then nothing is rated). */
 static void free_deal(ldeal *d)
 {
     ddz_ladder *l = d->lad;
-    publish(d);
+    if (publish(d) && d->rated)
+        tune(d);
     for (int k = 0; k < d->plan.tables; k++) {
         ltab *t = &d->tab[k];
         end_room(t);
@@ -471,6 +528,7 @@ static void step_deal(ldeal *d)
     if (done < d->plan.tables)
         return;
     rate_deal(d);
+    d->rated = true;
     free_deal(d);
 }
 
@@ -1120,6 +1178,29 @@ static json_t *hist_json(const ddz_store_ladder_hist *h)
     return e;
 }
 
+/* GET /api/ladder's `tv`: the game of the deal published last that the
+ * watch page replays (tune()), or null before the first. */
+static json_t *tv_json(const ddz_ladder *l)
+{
+    const ltv *tv = &l->tv;
+    if (tv->game <= 0)
+        return json_null();
+    json_t *o = json_object(), *names = json_array(), *ratings = json_array(), *unc = json_array();
+    for (int s = 0; s < 3; s++) {
+        json_array_append_new(names, json_string(tv->names[s]));
+        json_array_append_new(ratings, json_real(tv->rating[s]));
+        json_array_append_new(unc, json_real(tv->uncertainty[s]));
+    }
+    json_object_set_new(o, "game", json_integer(tv->game));
+    json_object_set_new(o, "deal", json_integer(tv->deal));
+    json_object_set_new(o, "table", json_integer(tv->table));
+    json_object_set_new(o, "tables", json_integer(tv->tables));
+    json_object_set_new(o, "players", names);
+    json_object_set_new(o, "ratings", ratings);
+    json_object_set_new(o, "uncertainties", unc);
+    return o;
+}
+
 static int by_rating(const void *a, const void *b)
 {
     const part *x = *(const part *const *)a, *y = *(const part *const *)b;
@@ -1166,6 +1247,7 @@ char *ddz__ladder_json(ddz_srv *srv)
             net_tables(l, tables);
         json_object_set_new(o, "deals", json_integer(l->deals));
         json_object_set_new(o, "max_players", json_integer(l->max));
+        json_object_set_new(o, "tv", tv_json(l));
         if (l->net && srv->lead && srv->lead_ladder >= 0) {
             /* several nodes: this one, and the one that schedules */
             ddz_lead_job j;

@@ -72,13 +72,16 @@ void ddz__ladder_forget(ddz_srv *srv, ddz_player *p);
 
 /* Returns GET /api/ladder's body (malloc'd JSON; {"running": false, ...}
  * without a ladder), or NULL when out of memory. At most --ladder-max
- * players of some 250 bytes each, and the tables being played (several
+ * players of some 250 bytes each, the tables being played (several
  * nodes: at every node, as of the cluster's latest round, and each
- * player's `connected` and `playing` at any node). */
+ * player's `connected` and `playing` at any node), and `tv`: a game of
+ * the deal this node published last (null before the first). */
 char *ddz__ladder_json(ddz_srv *srv);
 
 /* Returns the store's ticket (ddz_store_ticket()) of the latest deal's
- * standings and history rows, 0 if none: the ladder's pages are not
+ * standings and history rows, or of the latest publication of a deal's
+ * games if later (so that a game `tv` names is served by its id), 0 if
+ * none: the ladder's pages are not
  * served before it is durable (server.c), as a game's `over` is not sent
  * before its record is (conn.h). */
 uint64_t ddz__ladder_ticket(const ddz_srv *srv);

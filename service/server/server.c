@@ -771,6 +771,7 @@ static void route(ddz_srv *srv, const char *path, http_pss *h)
         /* 200 either way: the lobby asks on every server, and a browser
          * logs every 404 as an error */
         h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
+        h->hold = ddz__tsrv_ticket(srv); /* every game it lists readable at once */
     } else if (strcmp(path, "/api/ladder") == 0) {
         h->body = ddz__ladder_json(srv);
         h->hold = ddz__ladder_ticket(srv);

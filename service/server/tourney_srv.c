@@ -55,8 +55,9 @@ struct ddz_tsrv {
     ddz_timer flush; /* syncs games.jsonl, at most once a second */
     bool released;   /* the end was announced */
     bool io_err;
-    char lease[96]; /* DIR/lease as written at the start, "" on one node */
-    bool fenced;    /* DIR/lease no longer says this node: nothing more is written */
+    char lease[96];  /* DIR/lease as written at the start, "" on one node */
+    bool fenced;     /* DIR/lease no longer says this node: nothing more is written */
+    uint64_t ticket; /* the store's ticket of the latest publication (ddz__tsrv_ticket) */
 };
 
 /* ---- helpers ---- */
@@ -82,6 +83,8 @@ static bool game_public(const ddz_tourney *t, const ddz_report_game *g)
 static void publish_ids(ddz_tsrv *ts, const int64_t *ids, size_t n)
 {
     int rc = n ? ddz_store_publish_games(ts->srv->store, ids, n) : 0;
+    if (n && rc == 0)
+        ts->ticket = ddz_store_ticket(ts->srv->store);
     if (rc < 0)
         ddz__log(ts->srv, "error", NULL,
                  "tournament: cannot queue the publication of %zu games (%s): they stay held "
@@ -655,7 +658,7 @@ char *ddz__tsrv_json(ddz_srv *srv)
         json_object_set_new(cur, "byes", byes);
     }
     json_object_set_new(o, "current", cur);
-    json_t *games = json_array();
+    json_t *games = json_array(), *tv = json_null();
     int listed = 0, held = 0;
     for (int g = ts->first_held; g < ts->ngames; g++)
         held += !ts->pub[g];
@@ -679,15 +682,26 @@ char *ddz__tsrv_json(ddz_srv *srv)
         json_object_set_new(e, "scores", sc);
         json_object_set_new(e, "fault_seat",
                             rg->fault_seat >= 0 ? json_integer(rg->fault_seat) : json_null());
+        if (json_is_null(tv) && rg->w.store_id > 0) /* the newest published: the TV's */
+            tv = json_pack("{s:I, s:s, s:i, s:i, s:i, s:O}", "game", (json_int_t)rg->w.store_id,
+                           "stage", ddz_tourney_stage_name(rg->w.stage), "turn", rg->w.turn, "deal",
+                           rg->w.game, "table", rg->w.table, "players",
+                           json_object_get(e, "players"));
         json_array_append_new(games, e);
     }
     json_object_set_new(o, "games", games);
+    json_object_set_new(o, "tv", tv ? tv : json_null());
     json_object_set_new(o, "games_played", json_integer(ts->ngames));
     json_object_set_new(o, "held_games", json_integer(held));
     json_object_set_new(o, "held_rule", json_string(held_rule));
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15));
     json_decref(o);
     return s;
+}
+
+uint64_t ddz__tsrv_ticket(const ddz_srv *srv)
+{
+    return srv->tsrv ? srv->tsrv->ticket : 0;
 }
 
 void ddz__tsrv_abort(ddz_srv *srv, const char *reason)

@@ -9,7 +9,8 @@
  * ratings across a restart, and leave no engine process behind. A bot
  * that faults in most of its games is suspended with a reason and told
  * `released`. A bot that keeps every hand it sees never sees a hand
- * before it plays it. */
+ * before it plays it, nor on the TV (the game `tv` names: the newest
+ * published deal, never a live one). */
 #include <math.h>
 #include <sys/stat.h>
 
@@ -472,6 +473,105 @@ Test(serve_ladder, a_bot_never_sees_a_hand_before_it_plays_it, .init = setup_no_
     cr_log_info("the spy played %d games, probed the API %d times, saw %d hands", games, probes,
                 s.nseen);
     cr_assert_geq(s.nseen, 3 * games, "it saw every hand of its own games at least");
+    cli_free(c);
+    cr_assert_eq(server_stop(), 0);
+}
+
+/* ---- the TV: a delayed broadcast of the published deals (watching) ---- */
+
+/* The `tv` of GET /api/ladder names the game the watch page replays: a
+ * game of the deal published last, never one of a deal being played. A
+ * bot (the spy, a program, so in one table of every deal) asks at each of
+ * its turns, as any watcher could: the game named is served at once by
+ * its id alone (the page is not answered before the publication is
+ * durable), it holds none of the spy's hand, its deal is not the one the
+ * tables play, and with one deal at a time (two tables) it is the deal
+ * just before: the newest published. Its players are named as in the
+ * record, with their ratings. */
+Test(serve_ladder, the_tv_names_the_newest_published_deal_never_a_live_one, .init = setup_no_server,
+     .fini = teardown, .timeout = HANG(180))
+{
+    char tok[80];
+    token_add("spy", tok);
+    const char *extra[] = {
+        "--ladder-ai", "greedy",          "--ladder-ai", "random", "--ladder-time",
+        "3",           "--ladder-tables", "2",           NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+    server_start();
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "spy");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
+                          "token", tok));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
+    cli_expect(c, DDZ_EVENT_ENLISTED);
+    int games = 0, looks = 0;
+    long long last_deal = 0, last_game = 0;
+    int changes = 0;
+    int64_t deadline = now_ms() + T(120000);
+    while (games < 6) {
+        int64_t left = deadline - now_ms();
+        cr_assert_gt(left, 0, "6 games not played within %d ms (%d played)", T(120000), games);
+        const ddz_event *e = cli_next(c, (int)left);
+        cr_assert_not_null(e, "the spy's connection closed:%s", tail_of(c));
+        if (e->type == DDZ_EVENT_OVER) {
+            games++;
+            continue;
+        }
+        if (e->type != DDZ_EVENT_TURN || !my_turn(c, &e->turn))
+            continue;
+        json_t *j = get_json("/api/ladder");
+        json_t *tv = json_object_get(j, "tv");
+        /* the spy's deal is live: the ladder has rated every deal before it */
+        json_t *tables = json_object_get(j, "tables");
+        cr_assert_gt(json_array_size(tables), 0, "the spy's deal is listed");
+        long long live = json_integer_value(json_object_get(json_array_get(tables, 0), "deal"));
+        for (size_t k = 0; k < json_array_size(tables); k++)
+            cr_assert_eq(json_integer_value(json_object_get(json_array_get(tables, k), "deal")),
+                         live, "one deal at a time with two tables");
+        if (live == 1) {
+            cr_assert(json_is_null(tv), "nothing published yet, yet the TV names a game");
+            json_decref(j);
+            act(c, &e->turn);
+            continue;
+        }
+        cr_assert(json_is_object(tv), "deal %lld is played: the TV names none", live);
+        long long deal = json_integer_value(json_object_get(tv, "deal"));
+        long long id = json_integer_value(json_object_get(tv, "game"));
+        cr_assert_neq(deal, live, "the TV names the deal being played");
+        cr_assert_eq(deal, live - 1, "the TV names deal %lld, the newest published is %lld", deal,
+                     live - 1);
+        cr_assert_eq(json_integer_value(json_object_get(j, "deals")), deal,
+                     "every deal up to the TV's is rated, none after it");
+        json_t *table = json_object_get(tv, "table");
+        cr_assert(json_integer_value(table) >= 1 &&
+                  json_integer_value(table) <= json_integer_value(json_object_get(tv, "tables")));
+        /* served at once by its id alone, and none of it is the spy's */
+        char path[64];
+        snprintf(path, sizeof path, "/api/games/%lld", id);
+        json_t *rec = get_json(path); /* asserts 200: no retry */
+        uint64_t h[3];
+        record_hands(rec, h);
+        for (int k = 0; k < 3; k++) {
+            cr_assert_neq(h[k], c->game->hand, "the TV's game holds the spy's live hand");
+            const char *n = json_string_value(json_array_get(json_object_get(rec, "names"), k));
+            const char *p = json_string_value(json_array_get(json_object_get(tv, "players"), k));
+            cr_assert(n && p && strcmp(n, p) == 0, "seat %d: the record says %s, the TV %s", k,
+                      n ? n : "(none)", p ? p : "(none)");
+            cr_assert(json_is_number(json_array_get(json_object_get(tv, "ratings"), k)));
+            cr_assert(json_is_number(json_array_get(json_object_get(tv, "uncertainties"), k)));
+        }
+        json_decref(rec);
+        cr_assert_geq(deal, last_deal, "the TV went back from deal %lld to %lld", last_deal, deal);
+        changes += id != last_game && last_game != 0;
+        last_deal = deal, last_game = id;
+        looks++;
+        json_decref(j);
+        act(c, &e->turn);
+    }
+    cr_log_info("the spy looked at the TV %d times, saw it move on %d times", looks, changes);
+    cr_assert_geq(looks, 3, "the TV was looked at during the spy's games");
+    cr_assert_geq(changes, 1, "the TV moved on to a newer deal");
     cli_free(c);
     cr_assert_eq(server_stop(), 0);
 }

@@ -602,6 +602,27 @@ static void spy_look(spy *s, const char *me, const char *commit, int g)
                 top = json_integer_value(id);
         }
     }
+    /* the TV (the watch page's game) is the newest game listed, and it is
+     * served at once by its id alone: the page waits for the publication
+     * to be durable */
+    json_t *tv = json_object_get(j, "tv"), *newest = NULL;
+    for (size_t k = 0; k < json_array_size(games) && !newest; k++)
+        if (json_is_integer(json_object_get(json_array_get(games, k), "id")))
+            newest = json_array_get(games, k);
+    if (!newest) {
+        cr_assert(json_is_null(tv), "no game listed, yet the TV names one");
+    } else {
+        long long id = json_integer_value(json_object_get(newest, "id"));
+        cr_assert_eq(json_integer_value(json_object_get(tv, "game")), id,
+                     "the TV names game %lld, the newest listed is %lld",
+                     json_integer_value(json_object_get(tv, "game")), id);
+        char path[64];
+        snprintf(path, sizeof path, "/api/games/%lld", id);
+        int status;
+        free(http_get(path, &status));
+        cr_assert_eq(status, 200, "the TV's game %lld is not served at once: %d", id, status);
+        cr_assert(json_equal(json_object_get(tv, "players"), json_object_get(newest, "players")));
+    }
     for (long long id = 1; id <= top + 14; id++)
         spy_read_game(s, id);
     spy_drain_peek(s, 0);

@@ -1,8 +1,9 @@
 // app.js - the client's entry: one connection, a hash router
 // (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
-// #/tournament the competition page, #/ladder the rated ladder and
-// #/ladder/NAME a participant's page) and the server's events. Views live
-// in lobby.js, table.js, replay.js, tournament.js and ladder.js; what they share
+// #/tournament the competition page, #/ladder the rated ladder,
+// #/ladder/NAME a participant's page, #/tv/ladder and #/tv/tournament a
+// competition's delayed broadcast) and the server's events. Views live
+// in lobby.js, table.js, replay.js, tournament.js, ladder.js and tv.js; what they share
 // (the state, toasts, dialogs, navigation) is shell.js, which imports no
 // page. What is legal always comes from the server.
 import { Conn } from './net.js';
@@ -13,7 +14,8 @@ import { Lobby } from './lobby.js';
 import { Table } from './table.js';
 import { Replay } from './replay.js';
 import { Tournament } from './tournament.js';
-import { Ladder, LadderPlayer, nextLadderGame } from './ladder.js';
+import { Ladder, LadderPlayer } from './ladder.js';
+import { Tv } from './tv.js';
 
 const root = document.getElementById('app');
 
@@ -22,6 +24,8 @@ const root = document.getElementById('app');
 function parseRoute() {
   if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
   if (/^#\/ladder\/?$/.test(location.hash)) return { name: 'ladder' };
+  const tv = /^#\/tv\/(ladder|tournament)\/?$/.exec(location.hash);
+  if (tv) return { name: 'tv', id: tv[1] };
   const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
   if (l) return { name: 'ladderPlayer', id: decodeURIComponent(l[1]) };
   const m = /^#\/(room|watch|replay)\/([^/?#]+)(?:\?(.*))?/.exec(location.hash);
@@ -45,6 +49,10 @@ function route() {
   }
   if (r.name === 'ladder') {
     if (!(app.view instanceof Ladder)) mount(new Ladder());
+    return;
+  }
+  if (r.name === 'tv') {
+    if (!(app.view instanceof Tv) || app.view.kind !== r.id) mount(new Tv(r.id));
     return;
   }
   if (r.name === 'ladderPlayer') {
@@ -177,20 +185,13 @@ function onMessage(m) {
       break;
     case 'joined':
       app.lastJoin = null;
-      if (m.room === null && app.fromLadder && !app.leaving && app.table && app.table.seat === null && app.view === app.table) {
-        // the ladder table we watched closed with its game: on to the next
-        // one, this one staying on screen until it comes
-        nextLadderGame(app.table.roomId);
-        break;
-      }
       if (m.room === null) {
         app.leaving = false;
         if (app.table) app.table.destroy();
         app.table = null;
         // a tournament table that ended takes its spectators back to the page they came from
-        const back = app.fromTournament ? '#/tournament' : app.fromLadder ? '#/ladder' : '#/';
+        const back = app.fromTournament ? '#/tournament' : '#/';
         app.fromTournament = false;
-        app.fromLadder = false;
         const page = app.view instanceof Replay || app.view instanceof Tournament ||
           app.view instanceof Ladder || app.view instanceof LadderPlayer;
         if (!page) go(back, { replaceState: parseRoute().name !== 'lobby' });
@@ -218,13 +219,6 @@ function onMessage(m) {
       break;
     }
     case 'error': {
-      if (m.about === 'spectate' && m.code === 'ENOTFOUND' && app.fromLadder && app.lastJoin) {
-        // a ladder table that closed while the page showed it
-        const gone = app.lastJoin.room;
-        app.lastJoin = null;
-        nextLadderGame(gone);
-        break;
-      }
       if ((m.about === 'join' || m.about === 'spectate') && app.lastJoin) {
         onJoinError(m).then((handled) => {
           if (!handled) {

@@ -1,13 +1,14 @@
 // ladder.js - the rated ladder (`ddz serve --ladder`, SPEC 12): the
 // ranking page (#/ladder: rating ± uncertainty, games, score per deal,
-// faults, online status, the tables being played) and a page per
+// faults, online status, the tables being played, a button to its
+// delayed broadcast #/tv/ladder: tv.js) and a page per
 // participant (#/ladder/NAME: its rating history drawn as an SVG chart
 // from the data, and its recent deals: the hand it held, its table mates,
 // its score and those it was compared with (the same hand at the other
 // tables), each game opening in the replay viewer). Both poll GET /api/ladder[/NAME] every few seconds while shown.
 import { h, replace, icon } from './dom.js';
 import { t, rulesName, playerLabel } from './i18n.js';
-import { app, go, spectate, langButton } from './shell.js';
+import { go, langButton } from './shell.js';
 import { Poller } from './poller.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -23,29 +24,6 @@ export async function fetchLadder() {
   }
 }
 
-/* Watching the ladder as a TV channel (issue 25): a ladder table lives
- * for one game, a second or two past its end, so the viewer of one that
- * closed, or who asked for one that had just closed, is taken to another
- * live table of the ladder (not `prev`). Tries for some 30 s while deals
- * are being set up, then gives up and shows the ladder page. Returns
- * nothing; the spectate it sends is answered as any other. */
-export async function nextLadderGame(prev) {
-  for (let i = 0; i < 30; i++) {
-    if (!app.fromLadder) return; // the viewer went elsewhere meanwhile
-    const d = await fetchLadder();
-    const tb = d && d.tables.find((x) => x.room && !x.over && x.room !== prev);
-    if (tb) {
-      if (app.fromLadder) spectate(tb.room);
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  if (!app.fromLadder) return;
-  app.fromLadder = false;
-  if (app.table) { app.table.destroy(); app.table = null; }
-  go('#/ladder');
-}
-
 /* GET /api/ladder/NAME: the object, or null (no such participant). */
 async function fetchPlayer(name) {
   try {
@@ -54,6 +32,13 @@ async function fetchPlayer(name) {
   } catch {
     return null;
   }
+}
+
+/* The button to a competition's delayed broadcast (tv.js): `kind` is
+ * 'ladder' or 'tournament'. */
+export function tvButton(kind) {
+  return h('button.primary.tv-button', { onclick: () => go('#/tv/' + kind), dataset: { test: 'tv-link' } },
+    icon('play'), ' ', t('tv.watch'));
 }
 
 function fixed(x, d = 1) {
@@ -109,7 +94,8 @@ export class Ladder extends Poller {
           this.ranking(d.players),
           h('p.competition-note', t('ladder.explain'))),
         h('section.panel.ladder-tables',
-          h('h2', t('ladder.tables')),
+          h('div.tv-head', h('h2', t('ladder.tables')), tvButton('ladder')),
+          h('p.competition-note', t('tv.why')),
           this.tables(d.tables)))));
   }
 
@@ -138,11 +124,7 @@ export class Ladder extends Poller {
           tb.deal == null ? t('ladder.tablenode', { t: tb.table, n: tb.tables, node: tb.node || '' })
             : t('ladder.table', { d: tb.deal, t: tb.table, n: tb.tables }),
           tb.over ? h('span.tag', t('ladder.tabledone')) : h('span.tag.live', t('competition.live'))),
-        h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), playerLabel(id))))),
-      tb.room ? h('div.room-actions', h('button.primary', {
-        onclick: () => { app.fromLadder = true; spectate(tb.room); },
-        dataset: { test: 'watch-table' },
-      }, t('rooms.watch'))) : null)));
+        h('div.room-seats', tb.players.map((id, s) => h('span.rseat', h('small', t('seat.' + s) + ' '), playerLabel(id))))))));
   }
 }
 

@@ -5,7 +5,7 @@ import { h, replace } from './dom.js';
 import { t, lang, rulesName, rulesDesc, roomLabel, playerLabel } from './i18n.js';
 import { app, go, join, spectate, toast, playerName, setPlayerName, langButton } from './shell.js';
 import { fetchTournament } from './tournament.js';
-import { fetchLadder } from './ladder.js';
+import { fetchLadder, tvButton } from './ladder.js';
 import { myGamesPanel } from './mygames.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
@@ -89,9 +89,11 @@ export class Lobby {
       seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
         h('button.primary', { onclick: () => go('#/room/' + app.table.roomId) }, t('lobby.back'))) : null,
       this.tournamentName ? h('div.notice.competition-notice', { dataset: { test: 'tournament-link' } }, h('span', t('lobby.tournament', { name: this.tournamentName })),
-        h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.tournamentopen'))) : null,
+        h('div.competition-actions', h('button.primary', { onclick: () => go('#/tournament') }, t('lobby.tournamentopen')),
+          tvButton('tournament'))) : null,
       this.ladder !== null ? h('div.notice.competition-notice', { dataset: { test: 'ladder-link' } }, h('span', t('lobby.ladder', { n: this.ladder })),
-        h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen'))) : null,
+        h('div.competition-actions', h('button.primary', { onclick: () => go('#/ladder') }, t('lobby.ladderopen')),
+          tvButton('ladder'))) : null,
       h('div.lobby-grid',
         h('section.panel.hero', this.nameForm(), this.quickForm()),
         h('section.panel.rooms-panel',
@@ -169,6 +171,9 @@ export class Lobby {
     // A room that needs a password: the server answers EAUTH, and app.js
     // asks for it then.
     if (how === 'join') join(r.id);
+    // a ladder table shows nothing of its deal while it is played (held,
+    // SPEC 13) and lives for one game: its deals are watched on the TV
+    else if (r.bots && /^Ladder deal \d+, table \d+\/\d+$/.test(r.name)) go('#/tv/ladder');
     else spectate(r.id);
   }
 

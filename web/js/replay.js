@@ -286,6 +286,7 @@ export class Replay {
         h('div.who', h('div.name', this.name(s)),
           h('div.badges', h('span.dir', t('seat.' + s)),
             pos.landlord !== null ? (pos.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer'))) : null),
+          this.seatExtra(s),
           end ? h('div.total' + (r.scores[s] > 0 ? '.plus' : r.scores[s] < 0 ? '.minus' : ''), scoreText(r.scores[s], true)) : null),
         h('div.count', h('span.mini-back'), h('b', String(pos.hands[s].length))));
       let said = null;
@@ -316,7 +317,21 @@ export class Replay {
     parts.push(h('div.status', { dataset: { test: 'replay-step' } }, this.stepText(pos.step)));
     if (end) parts.push(this.resultEl());
     replace(center, parts);
-    // controls
+    this.renderBar(end);
+    this.renderAnalysis(pos);
+    this.renderLog();
+    const again = this.refocus || keep;
+    this.refocus = null;
+    const b = again && this.root.querySelector(again);
+    if (b && !b.disabled && document.activeElement !== b) b.focus();
+  }
+
+  /* What a seat shows under its name besides its direction and role:
+   * nothing here (the TV adds ratings). */
+  seatExtra() { return null; }
+
+  /* The controls under the board at step this.i (`end`: the last). */
+  renderBar(end) {
     const n = this.steps.length - 1;
     const range = h('input', { type: 'range', min: '0', max: String(n), value: String(this.i), 'aria-label': t('replay.step', { i: this.i, n }) });
     range.addEventListener('input', () => this.go(+range.value));
@@ -333,7 +348,10 @@ export class Replay {
       range,
       h('span.stepno', { dataset: { test: 'replay-stepno' } }, t('replay.step', { i: this.i, n })),
       speed);
-    this.renderAnalysis(pos);
+  }
+
+  /* The steps beside the board, the current one in view. */
+  renderLog() {
     // log: a play that turned the result is marked, its keeping plays a button away
     const plies = this.analysis ? this.analysis.plies : [];
     replace(this.el.log, this.steps.map((s, j) => {
@@ -348,10 +366,6 @@ export class Replay {
     }));
     const cur = this.el.log.querySelector('.current');
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
-    const again = this.refocus || keep;
-    this.refocus = null;
-    const b = again && this.root.querySelector(again);
-    if (b && !b.disabled && document.activeElement !== b) b.focus();
   }
 
   /* The analysis under the board, at the position `pos`. */

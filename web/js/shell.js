@@ -20,7 +20,6 @@ export const app = {
   pendingRoute: null, // an invite link to act on once connected
   lastJoin: null,     // the last join/spectate asked, for password retries
   fromTournament: false,     // watching a tournament table opened from the competition page
-  fromLadder: false,  // watching a ladder table opened from the ladder page
   leaving: false,     // this page asked to leave its room (not the room that closed)
 };
 

@@ -1,7 +1,8 @@
 // tournament.js - the competition page (#/tournament): live standings of the
 // tournament the server runs (`ddz serve --tournament`), the tables of the
 // turn being played (click: watch it in the table view, hidden cards hidden
-// as for any spectator; a tournament's plays are held, see below) and the
+// as for any spectator; a tournament's plays are held, see below; the
+// published games are broadcast at #/tv/tournament: tv.js) and the
 // finished games (click: the replay viewer). A game is listed only once
 // every table of its turn has played it (the server holds it back until
 // then: `held_games`), so the page says how many are held.
@@ -10,6 +11,7 @@ import { h, replace, icon } from './dom.js';
 import { t } from './i18n.js';
 import { app, go, spectate, langButton } from './shell.js';
 import { Poller } from './poller.js';
+import { tvButton } from './ladder.js';
 
 /* GET /api/tournament: the object, or null when none runs. */
 export async function fetchTournament() {
@@ -68,7 +70,7 @@ export class Tournament extends Poller {
           h('h2', t('tournament.standings'), st.turn ? h('small', ' ' + t('tournament.after', { stage: t('tournament.stage.' + st.stage), turn: st.turn })) : null),
           this.standings(st, d.done && !d.error)),
         h('section.panel.competition-tables',
-          h('h2', t('tournament.tables')),
+          h('div.tv-head', h('h2', t('tournament.tables')), tvButton('tournament')),
           this.tables(cur)),
         h('section.panel.competition-games',
           h('h2', t('tournament.finished'), h('small', ' ' + t('tournament.count', { n: d.games_played }))),
