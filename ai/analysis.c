@@ -65,9 +65,12 @@ static void solver_budget(const ddz_analysis_budget *b, ddz_solver_budget *sb)
 }
 
 /* Decides the position of `g` within `b`. Returns the verdict; adds the
- * nodes spent to *nodes. */
-static int decide(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b, long *nodes)
+ * nodes spent to *nodes. When the mover's side wins, *witness is the play
+ * that proved it and *witnessed 1; else *witnessed is 0. */
+static int decide(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *b, long *nodes,
+                  ddz_ranks *witness, int *witnessed)
 {
+    *witnessed = 0;
     if (g->phase == DDZ_PHASE_OVER)
         return g->winner < 0              ? DDZ_VERDICT_UNKNOWN
                : g->winner == g->landlord ? DDZ_VERDICT_LANDLORD
@@ -77,9 +80,12 @@ static int decide(ddz_solver *sv, const ddz_game *g, const ddz_analysis_budget *
         return DDZ_VERDICT_UNKNOWN;
     ddz_solver_budget sb;
     solver_budget(b, &sb);
-    int r = ddz_solver_solve(sv, g->rules, &p, &sb);
+    int r = ddz_solver_solve_witness(sv, g->rules, &p, &sb, witness);
     *nodes += ddz_solver_last(sv)->nodes;
-    return r > 0 ? r : DDZ_VERDICT_UNKNOWN;
+    if (r <= 0)
+        return DDZ_VERDICT_UNKNOWN;
+    *witnessed = r == ddz_solver_side(&p, p.turn);
+    return r;
 }
 
 /* The best score each side can force in `g` within `b` into *out; the
@@ -141,7 +147,14 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
     out->cards = rp->cards;
     out->nodes = 0;
     out->nkeeps = -1;
-    out->before = a->carried ? a->carry : decide(sv, g, b, &out->nodes);
+    out->witness = 0;
+    if (a->carried) {
+        out->before = a->carry;
+        out->witness = a->carry_witness;
+        out->witnessed = a->carry_witnessed;
+    } else {
+        out->before = decide(sv, g, b, &out->nodes, &out->witness, &out->witnessed);
+    }
     bool scores = b && b->scores;
     out->scored_before = out->scored_after = 0;
     out->cost = 0;
@@ -157,7 +170,9 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
         a->end = a->next; /* not reached: the record replayed in begin */
         return 0;
     }
-    out->after = decide(sv, g, b, &out->nodes);
+    ddz_ranks next_witness = 0;
+    int next_witnessed;
+    out->after = decide(sv, g, b, &out->nodes, &next_witness, &next_witnessed);
     int mine = was.landlord == out->seat ? DDZ_VERDICT_LANDLORD : DDZ_VERDICT_FARMERS;
     int theirs = DDZ_VERDICT_LANDLORD + DDZ_VERDICT_FARMERS - mine;
     out->gave = out->before == mine && out->after == theirs;
@@ -188,6 +203,8 @@ int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget
         }
     }
     a->carry = out->after;
+    a->carry_witness = next_witness;
+    a->carry_witnessed = next_witnessed;
     a->carried = 1;
     a->carry_score = out->score_after;
     a->carry_scored = out->scored_after;

@@ -6,7 +6,10 @@
  * known: which side wins with best play by both (ai/solver.h), or unknown
  * when the budget ran out. A play that turned a position its side had won
  * into a lost one "gave away" the win; for such a play the analysis lists
- * the plays that would have kept it. This is SPEC 10's `ddz analyze`
+ * the plays that would have kept it, and always names one of them: the
+ * play that proved the position won (its witness), found with the
+ * verdict, so it is known even when the budget runs out listing the
+ * others. This is SPEC 10's `ddz analyze`
  * without the I/O: the caller prints (service/cli/cli_analyze.c).
  *
  * Use: ddz_analysis_begin() on a record, then ddz_analysis_next() until it
@@ -52,18 +55,22 @@ typedef struct ddz_analysis_budget {
 
 /* One play of the record, analysed. */
 typedef struct ddz_analysis_ply {
-    int ply;         /* index into the record's plays, from 0 (auto-passes count) */
-    int seat;        /* who played */
-    int autopass;    /* 1: the referee made the play (a forced pass, or a stand-in) */
-    ddz_cards hand;  /* the mover's cards before the play */
-    ddz_cards cards; /* the cards played (0: pass) */
-    int before;      /* enum ddz_verdict of the position before the play */
-    int after;       /* enum ddz_verdict after it (the winner's side once a hand is empty) */
-    int gave;        /* 1: before was the mover's side's win, after its loss */
-    int took;        /* 1: before was its loss, after its win (never, with exact verdicts:
-                        a nonzero count would mean the solver erred) */
-    int nkeeps;      /* when `gave`: how many plays would have kept the win, in keeps[];
-                        -1 otherwise, or when the budget ran out listing them */
+    int ply;           /* index into the record's plays, from 0 (auto-passes count) */
+    int seat;          /* who played */
+    int autopass;      /* 1: the referee made the play (a forced pass, or a stand-in) */
+    ddz_cards hand;    /* the mover's cards before the play */
+    ddz_cards cards;   /* the cards played (0: pass) */
+    int before;        /* enum ddz_verdict of the position before the play */
+    int after;         /* enum ddz_verdict after it (the winner's side once a hand is empty) */
+    int gave;          /* 1: before was the mover's side's win, after its loss */
+    int took;          /* 1: before was its loss, after its win (never, with exact verdicts:
+                          a nonzero count would mean the solver erred) */
+    int witnessed;     /* 1: `before` is the mover's side's win (so whenever `gave`) */
+    ddz_ranks witness; /* then the play that proved it, as ranks (0: a pass), one of
+                          keeps[] when they are listed: the cards are
+                          ddz_cards_pick(hand, witness) */
+    int nkeeps;        /* when `gave`: how many plays would have kept the win, in keeps[];
+                          -1 otherwise, or when the budget ran out listing them */
     ddz_ranks keeps[DDZ_MOVES_MAX]; /* those plays, as ranks in ddz_movegen's order: the
                                        cards are ddz_cards_pick(hand, keeps[i]) */
     long nodes;                     /* solver nodes this ply took */
@@ -100,6 +107,8 @@ typedef struct ddz_analysis {
     int fault_next;               /* the next of the record's faults to charge */
     int carry;                    /* verdict of the position before `next`, once known */
     int carried;                  /* 1: `carry` holds it (it was the last ply's `after`) */
+    ddz_ranks carry_witness;      /* the play that proved `carry`, as ply.witness */
+    int carry_witnessed;          /* 1: carry_witness holds one */
     ddz_solver_score carry_score; /* the scores before `next`, as `carry` */
     int carry_scored;             /* 1: carry_score holds them */
     ddz_analysis_tally tally[3];  /* by seat */

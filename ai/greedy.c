@@ -394,13 +394,26 @@ static int hint_order(ddz_combo c)
     return ((tier * 16 + c.rank) * 16 + c.length) * 32 + c.size;
 }
 
+/* Returns true when playing `m` from `hand` spends a bomb or the rocket
+ * as something else: greedy's own test (part of a four, a four with
+ * kickers, one joker of the two), and both jokers as kickers. A hint never
+ * offers such a play: following it cost players a bomb played out as a
+ * pair, a straight's card and a single. */
+static bool hint_spends_bomb(ddz_ranks hand, ddz_ranks m)
+{
+    const ddz_ranks rocket = ddz_ranks_add(ddz_ranks_add(0, DDZ_RANK_SJ, 1), DDZ_RANK_BJ, 1);
+    return ddz_hand_breaks_bomb(hand, m) ||
+           ((hand & rocket) == rocket && (m & rocket) == rocket && m != rocket);
+}
+
 int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *out, int max)
 {
     if (max <= 0)
         return 0;
     ddz_cards first = ddz_greedy_play(v, moves, cap);
     bool leading = v->last_seat < 0;
-    int n = ddz_movegen(v->rules, ddz_cards_ranks(v->hand), leading ? NULL : &v->last, moves, cap);
+    ddz_ranks hand = ddz_cards_ranks(v->hand);
+    int n = ddz_movegen(v->rules, hand, leading ? NULL : &v->last, moves, cap);
     if (n < 0 || n > (int)cap)
         n = (int)cap;
     if (n > 0 && moves[n - 1].ranks == 0)
@@ -410,11 +423,18 @@ int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *
     ctx x;
     ctx_init(&x, v, NULL);
     ddz_combo first_combo = ddz_combo_classify(v->rules, ddz_cards_ranks(first));
+    /* greedy's own choice leads only when it keeps every bomb whole and is
+     * no bomb itself: bombs and the rocket come after every other play */
+    if (first && (hint_spends_bomb(hand, ddz_cards_ranks(first)) || is_bomb(first_combo)))
+        first = 0;
     /* One play per shape: the kicker choice greedy scores best as a lead
-     * (ai:greedy's lead_score); the shape of greedy's own choice is that. */
+     * (ai:greedy's lead_score) among those that spend no bomb; the shape
+     * of greedy's own choice is that. */
     int rep[DDZ_MOVES_MAX], score[DDZ_MOVES_MAX], nrep = 0;
     for (int i = 0; i < n; i++) {
         if (first && same_shape(moves[i].combo, first_combo))
+            continue;
+        if (hint_spends_bomb(hand, moves[i].ranks))
             continue;
         int sc = lead_score(&x, &moves[i]), r = 0;
         while (r < nrep && !same_shape(moves[rep[r]].combo, moves[i].combo))
@@ -427,15 +447,25 @@ int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *
             score[r] = sc;
         }
     }
-    int k = 0;
+    int k = 0, nbombs = 0;
     if (first)
         out[k++] = first;
-    /* then the shapes from the smallest (a selection sort: max is small) */
+    for (int r = 0; r < nrep; r++)
+        nbombs += is_bomb(moves[rep[r]].combo);
+    /* then the shapes from the smallest, bombs and the rocket last (a
+     * selection sort: max is small); when they do not all fit, the
+     * largest other shapes give way to the bombs, which are never cut */
     while (k < max && nrep > 0) {
         int best = 0;
         for (int r = 1; r < nrep; r++)
-            if (hint_order(moves[rep[r]].combo) < hint_order(moves[rep[best]].combo))
+            if (hint_order(moves[rep[best]].combo) > hint_order(moves[rep[r]].combo))
                 best = r;
+        bool bomb = is_bomb(moves[rep[best]].combo);
+        if (!bomb && k + nbombs >= max) {
+            rep[best] = rep[--nrep]; /* no room left but the bombs' */
+            continue;
+        }
+        nbombs -= bomb;
         out[k++] = pick(v, &moves[rep[best]]);
         rep[best] = rep[--nrep];
     }

@@ -20,14 +20,19 @@ ddz_cards ddz_greedy_play_cached(const ddz_view *v, ddz_move *moves, size_t cap,
                                  ddz_hand_cache *cache);
 
 /* Plays to suggest to the seat of `v` when it is asked to play (the Hint
- * button, pressed again for the next): ai:greedy's own choice first, then
- * one play of each other shape (a kind of combination on a main rank and
- * length, with a kind of kicker: of its kicker choices the one greedy
- * scores best as a lead, so an airplane is not offered once per kicker),
- * from the smallest, bombs and the rocket last. Writes up to `max` plays
- * to `out`, never a pass; every one is cards of v->hand. `moves` is
- * scratch space for `cap` moves. Deterministic. Returns how many it wrote
- * (0: passing is all the seat can do). */
+ * button, pressed again for the next). Bombs and the rocket stay whole: no
+ * play that spends part of a four, a four with kickers, or a joker of the
+ * rocket is offered. First ai:greedy's own choice, unless it is such a
+ * play or a bomb; then one play of each other shape (a kind of
+ * combination on a main rank and length, with a kind of kicker: of its
+ * kicker choices the one greedy scores best as a lead, so an airplane is
+ * not offered once per kicker), from the smallest; the bombs and the
+ * rocket last, whole; when `max` is too small for every shape, the
+ * largest other shapes are left out before any bomb. Writes up to `max`
+ * plays to `out`, never a pass;
+ * every one is cards of v->hand. `moves` is scratch space for `cap` moves.
+ * Deterministic. Returns how many it wrote (0: passing is all the seat
+ * can do, or max <= 0). */
 int ddz_greedy_hints(const ddz_view *v, ddz_move *moves, size_t cap, ddz_cards *out, int max);
 
 #endif

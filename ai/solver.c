@@ -185,8 +185,14 @@ static void child(const ddz_solver_pos *p, const ddz_move *m, ddz_solver_pos *c)
  * budget, DDZ_ENOSPC for the stack). `sp` is the first free slot of the
  * move stack. No hand in `p` is empty: the play that would empty one is
  * the whole-hand shortcut, since movegen classifies a play the one way
- * ddz_combo_classify does. */
-static int search(ddz_solver *sv, const ddz_solver_pos *p, const ddz_rules *rs, int sp)
+ * ddz_combo_classify does. With `witness` (the root of
+ * ddz_solver_solve_witness only; NULL below it), a win sets *witness to
+ * the play that proved it: a table entry that says the mover wins names
+ * no play, so it is searched again (its children mostly are entries); an
+ * entry that says it loses needs none. NULL costs nothing, so that
+ * ai:strong's node counts do not change. */
+static int search(ddz_solver *sv, const ddz_solver_pos *p, const ddz_rules *rs, int sp,
+                  ddz_ranks *witness)
 {
     if (++sv->last.nodes > sv->cap) {
         sv->stop = DDZ_EBUDGET;
@@ -202,12 +208,15 @@ static int search(ddz_solver *sv, const ddz_solver_pos *p, const ddz_rules *rs, 
     ddz_ranks hand = p->hand[me];
     bool leading = p->last_seat < 0;
     ddz_combo whole = ddz_combo_classify(rs, hand);
-    if (whole.type != DDZ_INVALID && (leading || ddz_combo_beats(whole, p->last)))
+    if (whole.type != DDZ_INVALID && (leading || ddz_combo_beats(whole, p->last))) {
+        if (witness)
+            *witness = hand;
         return 1;
+    }
 
     uint64_t key = pos_key(p, sv->ll);
     tt_entry *e = &sv->tt[key & sv->tt_mask];
-    if (e->gen == sv->gen && e->key == key)
+    if (e->gen == sv->gen && e->key == key && !(witness && e->win))
         return e->win;
 
     ddz_move *mv = &sv->stack[sp];
@@ -220,11 +229,13 @@ static int search(ddz_solver *sv, const ddz_solver_pos *p, const ddz_rules *rs, 
     for (int i = 0; i < n; i++) {
         ddz_solver_pos c;
         child(p, &mv[i], &c);
-        int r = search(sv, &c, rs, sp + n);
+        int r = search(sv, &c, rs, sp + n, NULL);
         if (r < 0)
             return r;
         if ((side_of(sv, c.turn) == side_of(sv, me)) == (r == 1)) {
             result = 1;
+            if (witness)
+                *witness = mv[i].ranks;
             break;
         }
     }
@@ -287,10 +298,28 @@ int ddz_solver_solve(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *
     int done = emptied(p);
     if (done >= 0)
         return ddz_solver_side(p, done);
-    int r = search(sv, p, rs, 0);
+    int r = search(sv, p, rs, 0, NULL);
     if (r < 0)
         return r;
     int mover = ddz_solver_side(p, p->turn);
+    return r == 1 ? mover : DDZ_SIDE_LANDLORD + DDZ_SIDE_FARMERS - mover;
+}
+
+int ddz_solver_solve_witness(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *p,
+                             const ddz_solver_budget *b, ddz_ranks *witness)
+{
+    int rc = begin(sv, rs, p, b);
+    if (rc < 0)
+        return rc;
+    if (emptied(p) >= 0)
+        return DDZ_EPHASE;
+    ddz_ranks w = 0;
+    int r = search(sv, p, rs, 0, &w);
+    if (r < 0)
+        return r;
+    int mover = ddz_solver_side(p, p->turn);
+    if (r == 1)
+        *witness = w;
     return r == 1 ? mover : DDZ_SIDE_LANDLORD + DDZ_SIDE_FARMERS - mover;
 }
 
@@ -315,7 +344,7 @@ int ddz_solver_keeps(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *
         } else {
             ddz_solver_pos c;
             child(p, &mv[i], &c);
-            int r = search(sv, &c, rs, n);
+            int r = search(sv, &c, rs, n, NULL);
             if (r < 0)
                 return r;
             keeps = (side_of(sv, c.turn) == side_of(sv, me)) == (r == 1);

@@ -127,6 +127,19 @@ int ddz_solver_pos_of_game(const ddz_game *g, ddz_solver_pos *p);
 int ddz_solver_solve(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *p,
                      const ddz_solver_budget *b);
 
+/* Decides `p` as ddz_solver_solve does, and when the mover's side wins,
+ * sets *witness to the play of the mover that proved it (as ranks, 0 for
+ * a pass): a play after which the mover's side wins with best play, found
+ * on the way to the verdict, so it costs no second search. The position's
+ * own table entry is not trusted to name one: when it says the mover wins,
+ * the position is searched again (its children's entries make that cheap
+ * as a rule, but the budget may run out on it: the verdict is then the
+ * stop's code, never a win without its play). *witness is untouched when
+ * the mover's side loses or on failure. Returns what ddz_solver_solve
+ * returns, but DDZ_EPHASE when a hand is already empty (nobody moves). */
+int ddz_solver_solve_witness(ddz_solver *sv, const ddz_rules *rs, const ddz_solver_pos *p,
+                             const ddz_solver_budget *b, ddz_ranks *witness);
+
 /* Writes to out[] (room for `cap`) every legal play of the mover in `p`
  * (as ranks, 0 for a pass, in ddz_movegen's order) after which the mover's
  * side wins with best play: all of them, each proven, or none. The budget
@@ -164,7 +177,8 @@ static inline int ddz_solver_side(const ddz_solver_pos *p, int seat)
     return seat == p->landlord ? DDZ_SIDE_LANDLORD : DDZ_SIDE_FARMERS;
 }
 
-/* Returns what the last ddz_solver_solve or ddz_solver_keeps did. */
+/* Returns what the last ddz_solver_solve, ddz_solver_solve_witness or
+ * ddz_solver_keeps did. */
 const ddz_solver_stats *ddz_solver_last(const ddz_solver *sv);
 
 #endif

@@ -54,7 +54,9 @@ enum {
     DDZ_EVENT_TEXT_MAX = 256,           /* an error message or a bye reason, with the NUL */
     DDZ_EVENT_LIST_MAX = 64,            /* names in one of the rooms event's lists */
     DDZ_EVENT_GAME_KEY_HEX = 32,        /* an over's game_key: lower-case hex digits */
-    DDZ_EVENT_HINTS_MAX = 8,            /* plays in a hint */
+    DDZ_EVENT_HINTS_MAX = 64,           /* plays in a hint: every shape of most hands (the
+                                         * client cycles these alone, so that none spends
+                                         * a bomb; a hand with more keeps its bombs) */
     DDZ_EVENT_MULTIPLIER_MAX = 1 << 20, /* a multiplier so far (botzone-ftl2: 2^14 at most) */
 };
 

@@ -25,11 +25,14 @@ static const char usage[] =
     "the landlord's first. For each play it decides, with every hand known,\n"
     "which side wins with best play by both sides, before the play and after\n"
     "it, and writes one line:\n"
-    "  {\"game\":G,\"ply\":I,\"seat\":S,\"before\":W,\"after\":W,\"keeps\":K}\n"
+    "  {\"game\":G,\"ply\":I,\"seat\":S,\"before\":W,\"after\":W,\"keeps\":K,\"witness\":P}\n"
     "G is the record's \"game\", I the index into its \"plays\" (auto-passes\n"
     "count), W \"landlord\", \"farmers\" or \"unknown\" (the budget ran out). K is\n"
     "null, or, when the play turned a win of the mover's side into a loss,\n"
-    "the plays that would have kept it, as arrays of the mover's card codes.\n"
+    "the plays that would have kept it, as arrays of the mover's card codes\n"
+    "(null when the budget ran out listing them). P is null, or, when the\n"
+    "play gave the win away, one play that would have kept it whatever the\n"
+    "budget: the one that proved the position won.\n"
     "A game that all passed has no plays; one a fault ended, none after it.\n"
     "\n"
     "Then one line per player (the records' \"names\"; a tournament's player\n"
@@ -122,6 +125,22 @@ static void print_string(const char *s)
     json_decref(j);
 }
 
+/* Prints `c` as an array of card codes (a pass: []), or null when not
+ * `some`. */
+static void print_cards(bool some, ddz_cards c)
+{
+    if (!some) {
+        fputs("null", stdout);
+        return;
+    }
+    uint8_t codes[DDZ_NCARDS];
+    int n = ddz_cards_list(c, codes);
+    putchar('[');
+    for (int i = 0; i < n; i++)
+        printf("%s%d", i ? "," : "", codes[i]);
+    putchar(']');
+}
+
 static void print_ply(const ddz_record *r, const ddz_analysis_ply *p, bool scores)
 {
     printf("{\"game\":%d,\"ply\":%d,\"seat\":%d,\"before\":\"%s\",\"after\":\"%s\",\"keeps\":",
@@ -131,15 +150,14 @@ static void print_ply(const ddz_record *r, const ddz_analysis_ply *p, bool score
     else
         putchar('[');
     for (int k = 0; k < p->nkeeps; k++) {
-        uint8_t codes[DDZ_NCARDS];
-        int n = ddz_cards_list(ddz_cards_pick(p->hand, p->keeps[k]), codes);
-        printf("%s[", k ? "," : "");
-        for (int i = 0; i < n; i++)
-            printf("%s%d", i ? "," : "", codes[i]);
-        putchar(']');
+        if (k)
+            putchar(',');
+        print_cards(true, ddz_cards_pick(p->hand, p->keeps[k]));
     }
     if (p->nkeeps >= 0)
         putchar(']');
+    fputs(",\"witness\":", stdout);
+    print_cards(p->gave && p->witnessed, ddz_cards_pick(p->hand, p->witness));
     if (p->scored_before)
         printf(",\"forced\":{\"landlord\":%.10g,\"farmer\":%.10g}", p->score_before.landlord,
                p->score_before.farmer);

@@ -84,12 +84,30 @@ static bool add_ply(json_t *plies, const ddz_analysis_ply *p)
             if (json_array_append_new(keeps, ddz_msg_cards(ddz_cards_pick(p->hand, p->keeps[i]))))
                 json_decref(keeps), keeps = NULL;
     }
+    /* the witness only where a win was given away: elsewhere it would
+     * teach nothing and make every answer longer */
+    json_t *witness =
+        p->gave && p->witnessed ? ddz_msg_cards(ddz_cards_pick(p->hand, p->witness)) : json_null();
+    if (!keeps || !witness) {
+        json_decref(keeps);
+        json_decref(witness);
+        return false;
+    }
+    /* "o" steals both references, also when packing fails */
     json_t *o =
-        keeps ? json_pack("{s:i, s:i, s:b, s:s, s:s, s:b, s:o}", "ply", p->ply, "seat", p->seat,
-                          "autopass", p->autopass, "before", ddz_verdict_name(p->before), "after",
-                          ddz_verdict_name(p->after), "gave", p->gave, "keeps", keeps)
-              : NULL;
+        json_pack("{s:i, s:i, s:b, s:s, s:s, s:b, s:o, s:o}", "ply", p->ply, "seat", p->seat,
+                  "autopass", p->autopass, "before", ddz_verdict_name(p->before), "after",
+                  ddz_verdict_name(p->after), "gave", p->gave, "keeps", keeps, "witness", witness);
     return o && json_array_append_new(plies, o) == 0;
+}
+
+bool ddz_analyst_current(const char *json)
+{
+    json_t *j = json ? json_loads(json, 0, NULL) : NULL;
+    json_t *v = json_object_get(j, "version"); /* NULL-safe */
+    bool ok = json_is_integer(v) && json_integer_value(v) >= DDZ_ANALYST_VERSION;
+    json_decref(j);
+    return ok;
 }
 
 /* Analyses the record `text` (game `id`) under the analyst's budget.
@@ -153,11 +171,12 @@ static char *analyse(ddz_analyst *a, int64_t id, const char *text, bool *ok)
                                  an->tally[s].gave, "unknown", an->tally[s].unknown)))
             json_decref(tally), tally = NULL;
     int64_t used_ms = (mono_ns(NULL) - start) / 1000000;
-    res = tally ? json_pack("{s:I, s:s, s:O, s:o, s:{s:I, s:i, s:i, s:I, s:I, s:b}}", "game_id",
-                            (json_int_t)id, "rules", rs->name, "plies", plies, "tally", tally,
-                            "budget", "nodes", (json_int_t)a->opt.nodes, "position_ms",
-                            a->opt.position_ms, "game_ms", a->opt.game_ms, "nodes_used",
-                            (json_int_t)nodes, "ms_used", (json_int_t)used_ms, "cut", cut)
+    res = tally ? json_pack("{s:i, s:I, s:s, s:O, s:o, s:{s:I, s:i, s:i, s:I, s:I, s:b}}",
+                            "version", DDZ_ANALYST_VERSION, "game_id", (json_int_t)id, "rules",
+                            rs->name, "plies", plies, "tally", tally, "budget", "nodes",
+                            (json_int_t)a->opt.nodes, "position_ms", a->opt.position_ms, "game_ms",
+                            a->opt.game_ms, "nodes_used", (json_int_t)nodes, "ms_used",
+                            (json_int_t)used_ms, "cut", cut)
                 : NULL;
     if (res && (out = json_dumps(res, JSON_COMPACT)))
         *ok = true;

@@ -44,6 +44,10 @@ enum {
     DDZ_ANALYST_NODES = 200000,   /* default node cap of one position */
     DDZ_ANALYST_POSITION_MS = 50, /* default clock of one position */
     DDZ_ANALYST_GAME_MS = 2000,   /* default clock of a whole game */
+    /* The form of the answers computed now, their "version": 2 added each
+     * win given away's "witness". A cached answer of an older form (1:
+     * none says a version) is computed again (ddz_analyst_current). */
+    DDZ_ANALYST_VERSION = 2,
 };
 
 /* What a request found. */
@@ -89,6 +93,13 @@ int ddz_analyst_request(ddz_analyst *a, int64_t id, const char *record, char **j
  * among the recent ones. Returns how many. Loop thread. */
 int ddz_analyst_collect(ddz_analyst *a,
                         void (*done)(void *ctx, int64_t id, const char *json, bool ok), void *ctx);
+
+/* Returns whether `json` (a cached answer, NULL-safe) is an analysis of
+ * DDZ_ANALYST_VERSION or later: false for one of an older form (its
+ * "version" below, or none), or text that is no JSON object, which the
+ * caller then asks for again. Parses it: some 10 kB, tens of
+ * microseconds. Any thread. */
+bool ddz_analyst_current(const char *json);
 
 /* Returns how many games are queued or running now. Never fails. Loop
  * thread. */

@@ -1011,7 +1011,8 @@ static void text_answer(http_pss *h, int status, const char *body, const char *e
 /* Sets the answer of GET /api/games/ID/analysis from the store's read
  * `rd` (its record, its cached analysis; both taken): the record's own
  * answer when it may not be read (404, 503, 500: exactly as the record
- * would be, and nothing computed); 200 with the cached analysis; else
+ * would be, and nothing computed); 200 with the cached analysis (unless
+ * an older version cached it: ddz_analyst_current); else
  * what the analyst says: 200 with an answer it still holds, 202 while
  * the game is queued or running (a job queued now if none was), 503 past
  * its bound, 422 for a record it could not analyse. */
@@ -1023,6 +1024,13 @@ static void analysis_answer(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
         game_answer(h, rd->rc, rd->json); /* takes it */
         rd->json = NULL;
         return;
+    }
+    if (rd->analysis && !ddz_analyst_current(rd->analysis)) {
+        /* cached by an older version, without what this one adds (a win
+         * given away's witness): computed again, and the store's row
+         * replaced when the new one is written */
+        free(rd->analysis);
+        rd->analysis = NULL;
     }
     if (rd->analysis) {
         m->analyses_cached++;

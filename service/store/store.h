@@ -123,7 +123,8 @@
  *       a cache: the post-game analysis the server computed for game `game`
  *       (GET /api/games/ID/analysis, as served). Read only after the game
  *       itself was (its key checked). Lost with no harm: it is computed
- *       again on demand.
+ *       again on demand. The JSON's "version" says its form: a row is
+ *       replaced only by an analysis of a later one.
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
@@ -357,7 +358,9 @@ int ddz_store_add_mine(ddz_store *s, int64_t game, int seat, const uint8_t me[DD
 int ddz_store_my_games(ddz_store *s, const uint8_t me[DDZ_STORE_ME_BYTES], int max, char **json);
 
 /* Queues the analysis `json` (text, copied) of game `id` for the cache
- * (the first one stored stays). Unlike every other write it never goes to
+ * (the first one stored stays, unless `json` is of a newer form: its
+ * integer "version" above the stored one's, a missing one counting as 1,
+ * service/server/analyst.h). Unlike every other write it never goes to
  * the journal: while a PostgreSQL database is away the analysis is simply
  * not cached (it is computed again on demand). Returns 0 when queued,
  * DDZ_EINVAL if id < 1 or json is NULL, DDZ_EDB if the queue is full

@@ -502,10 +502,15 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
         p_i64(&p, 0, it->id);
         p.v[1] = it->text;
         p_i64(&p, 2, it->finished_ms);
-        /* two nodes may compute the same analysis: the first one stays */
+        /* two nodes may compute the same analysis: the first one stays,
+         * unless it is of an older form (its "version" lower, or none:
+         * analyst.h), which the new one replaces */
         return write_stmt(b,
                           "INSERT INTO analyses(game, analysis, created_at) VALUES($1, $2, $3)"
-                          " ON CONFLICT(game) DO NOTHING",
+                          " ON CONFLICT(game) DO UPDATE SET analysis = excluded.analysis,"
+                          " created_at = excluded.created_at"
+                          " WHERE coalesce((analyses.analysis::jsonb->>'version')::bigint, 1)"
+                          " < coalesce((excluded.analysis::jsonb->>'version')::bigint, 1)",
                           3, &p, res);
     case ITEM_TURN:
         break;

@@ -230,10 +230,15 @@ static store_be *sq_open(const char *path, const char *shown, const store_be_cfg
                            SQLITE_PREPARE_PERSISTENT, &b->ins_mine, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb, "UPDATE games SET key = NULL WHERE id = ?1", -1,
                            SQLITE_PREPARE_PERSISTENT, &b->pub_game, NULL) != SQLITE_OK ||
-        /* two nodes may compute the same analysis: the first one stays */
+        /* two nodes may compute the same analysis: the first one stays,
+         * unless it is of an older form (its "version" lower, or none:
+         * analyst.h), which the new one replaces */
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO analyses(game, analysis, created_at) VALUES(?1, ?2, ?3)"
-                           " ON CONFLICT(game) DO NOTHING",
+                           " ON CONFLICT(game) DO UPDATE SET analysis = excluded.analysis,"
+                           " created_at = excluded.created_at"
+                           " WHERE coalesce(json_extract(analyses.analysis, '$.version'), 1)"
+                           " < coalesce(json_extract(excluded.analysis, '$.version'), 1)",
                            -1, SQLITE_PREPARE_PERSISTENT, &b->ins_anal, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"

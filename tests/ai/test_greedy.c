@@ -475,3 +475,169 @@ Test(greedy, hints_empty_when_only_passing)
     ddz_cards h[8];
     cr_assert_eq(ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8), 0);
 }
+
+/* Whether `c`, played from `hand`, spends a bomb or the rocket as
+ * something else, counted the slow way, rank by rank: some of a four
+ * held, or all of it with other cards; one joker of the two held, or both
+ * with other cards. */
+static bool spends_bomb_slow(ddz_cards hand, ddz_cards c)
+{
+    int size = ddz_cards_count(c);
+    for (int r = 0; r <= DDZ_RANK_2; r++) {
+        int held = ddz_cards_count(ddz_cards_of_rank(hand, r));
+        int used = ddz_cards_count(ddz_cards_of_rank(c, r));
+        if (held == 4 && used > 0 && (used < 4 || size != 4))
+            return true;
+    }
+    ddz_cards jokers = ddz_cards_of_rank(hand, DDZ_RANK_SJ) | ddz_cards_of_rank(hand, DDZ_RANK_BJ);
+    int used = ddz_cards_count(c & jokers);
+    return ddz_cards_count(jokers) == 2 && used > 0 && (used < 2 || size != 2);
+}
+
+static bool bomb_or_rocket(const ddz_view *v, ddz_cards c)
+{
+    ddz_combo k = ddz_combo_classify(v->rules, ddz_cards_ranks(c));
+    return k.type == DDZ_BOMB || k.type == DDZ_ROCKET;
+}
+
+/* Asserts what every hint list of `v` must be with room for all (`n` of
+ * them): legal, no bomb nor the rocket spent as anything else, every bomb
+ * and the rocket after every other play (the rocket last), one play per
+ * shape, and every shape of the legal plays that spend none offered,
+ * every bomb and the rocket among them. */
+static void assert_bombs_whole(const ddz_view *v, const ddz_cards *h, int n)
+{
+    static ddz_cards all[DDZ_MOVES_MAX];
+    assert_hints(v, h, n, DDZ_MOVES_MAX);
+    bool bombs = false;
+    for (int i = 0; i < n; i++) {
+        ddz_combo c = ddz_combo_classify(v->rules, ddz_cards_ranks(h[i]));
+        cr_assert(!spends_bomb_slow(v->hand, h[i]), "hint %d (%#llx) spends a bomb", i,
+                  (unsigned long long)h[i]);
+        cr_assert(!bombs || bomb_or_rocket(v, h[i]), "hint %d: a play that is no bomb after a bomb",
+                  i);
+        bombs |= bomb_or_rocket(v, h[i]);
+        if (c.type == DDZ_ROCKET)
+            cr_assert_eq(i, n - 1, "the rocket last");
+        for (int j = 0; j < i; j++) {
+            ddz_combo d = ddz_combo_classify(v->rules, ddz_cards_ranks(h[j]));
+            cr_assert(!(c.type == d.type && c.rank == d.rank && c.length == d.length &&
+                        c.kicker == d.kicker),
+                      "hints %d and %d are the same shape", j, i);
+        }
+    }
+    /* every shape offered: each legal play that spends no bomb has a hint
+     * of its shape */
+    int m = ddz_movegen(v->rules, ddz_cards_ranks(v->hand), v->last_seat < 0 ? NULL : &v->last,
+                        moves, DDZ_MOVES_MAX);
+    cr_assert_geq(m, 0);
+    int k = 0;
+    for (int i = 0; i < m; i++)
+        if (moves[i].ranks && !spends_bomb_slow(v->hand, ddz_cards_pick(v->hand, moves[i].ranks)))
+            all[k++] = ddz_cards_pick(v->hand, moves[i].ranks);
+    for (int i = 0; i < k; i++) {
+        ddz_combo c = ddz_combo_classify(v->rules, ddz_cards_ranks(all[i]));
+        bool found = false;
+        for (int j = 0; j < n && !found; j++) {
+            ddz_combo d = ddz_combo_classify(v->rules, ddz_cards_ranks(h[j]));
+            found = c.type == d.type && c.rank == d.rank && c.length == d.length &&
+                    c.kicker == d.kicker;
+        }
+        cr_assert(found, "the play %#llx that spends no bomb has no hint of its shape",
+                  (unsigned long long)all[i]);
+    }
+}
+
+/* Holding QQQQ over a pair: the tester's hints were QQ, KK, QQQQ, and
+ * following them spent the bomb as a pair. Now the KK, then the bomb
+ * whole; never QQ or QQQ. */
+Test(greedy, hints_keep_a_bomb_whole_when_following)
+{
+    const int left[3] = {17, 8, 17};
+    ddz_view v = table(1, 0, "QQQQ KK 3 5", "", left);
+    opp_plays(&v, 0, "JJ");
+    ddz_cards h[8];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
+    assert_bombs_whole(&v, h, n);
+    cr_assert_eq(n, 2, "KK and the bomb: %d hints", n);
+    cr_assert_eq(h[0], ranks_in(&v, "KK"));
+    cr_assert_eq(h[1], ranks_in(&v, "QQQQ"));
+}
+
+/* Leading with QQQQ among a long straight's cards: no single Q, no QQ or
+ * QQQ, no straight through a Q, no four with kickers; every other shape
+ * first, then QQQQ. */
+Test(greedy, hints_keep_a_bomb_whole_when_leading)
+{
+    const int left[3] = {17, 16, 17};
+    ddz_view v = table(1, 0, "3456789TJ QQQQ KK A", "", left);
+    static ddz_cards h[DDZ_MOVES_MAX];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, DDZ_MOVES_MAX);
+    assert_bombs_whole(&v, h, n);
+    cr_assert_gt(n, 10);
+    cr_assert_eq(h[n - 1], ranks_in(&v, "QQQQ"), "the bomb last");
+    for (int i = 0; i < n - 1; i++)
+        cr_assert_eq(h[i] & ranks_in(&v, "QQQQ"), 0, "hint %d holds a Q", i);
+    /* the longest straight (3 to J) is offered, as greedy's choice or a shape */
+    cr_assert_lt(hint_at(h, n, ranks_in(&v, "3456789TJ")), n);
+    /* room for four: three others, from the smallest after greedy's
+     * choice, and the bomb still last */
+    ddz_cards few[4];
+    cr_assert_eq(ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, few, 4), 4);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(few[i], h[i], "hint %d as in the whole list", i);
+    cr_assert_eq(few[3], ranks_in(&v, "QQQQ"), "the bomb is never cut");
+}
+
+/* The rocket held: over an A, the 2 and then the rocket, never a joker
+ * alone; leading with a bomb too, the bomb after every other play and the
+ * rocket after the bomb. */
+Test(greedy, hints_keep_the_rocket_whole)
+{
+    const int left[3] = {17, 5, 17};
+    ddz_view v = table(1, 0, "wW 2 3 4", "", left);
+    opp_plays(&v, 0, "A");
+    ddz_cards h[8];
+    int n = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, 8);
+    assert_bombs_whole(&v, h, n);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(h[0], ranks_in(&v, "2"));
+    cr_assert_eq(h[1], ranks_in(&v, "wW"));
+
+    const int left2[3] = {17, 10, 17};
+    ddz_view w = table(1, 0, "wW 9999 3 4 55", "", left2);
+    static ddz_cards all[DDZ_MOVES_MAX];
+    n = ddz_greedy_hints(&w, moves, DDZ_MOVES_MAX, all, DDZ_MOVES_MAX);
+    assert_bombs_whole(&w, all, n);
+    cr_assert_geq(n, 5);
+    cr_assert_eq(all[n - 2], ranks_in(&w, "9999"));
+    cr_assert_eq(all[n - 1], ranks_in(&w, "wW"));
+}
+
+/* On random deals, leading and following: every hint list keeps the
+ * bombs and the rocket whole and offers every other shape once. */
+Test(greedy, hints_keep_bombs_whole_on_random_deals, .init = init)
+{
+    int bombs = 0, n = scaled(400, 100);
+    for (int k = 0; k < n; k++) {
+        ddz_deal d;
+        deal_k(50000u + (uint32_t)k, &d);
+        ddz_game g;
+        ddz_game_start(&g, &ddz_rules_caai, &d, 350);
+        cr_assert_eq(ddz_game_bid(&g, g.turn, 3), 0);
+        /* the landlord leads, then each seat follows greedy's play */
+        for (int step = 0; step < 3 && g.phase == DDZ_PHASE_PLAY; step++) {
+            ddz_view v;
+            ddz_view_of(&g, g.turn, &v);
+            static ddz_cards h[DDZ_MOVES_MAX];
+            int m = ddz_greedy_hints(&v, moves, DDZ_MOVES_MAX, h, DDZ_MOVES_MAX);
+            assert_bombs_whole(&v, h, m);
+            for (int i = 0; i < m; i++)
+                bombs += bomb_or_rocket(&v, h[i]);
+            ddz_cards c = ddz_greedy_play(&v, moves, DDZ_MOVES_MAX);
+            cr_assert_eq(ddz_game_play(&g, g.turn, c), 0);
+        }
+    }
+    cr_log_info("%d deals: %d bombs and rockets hinted whole", n, bombs);
+    cr_assert_gt(bombs, n / 10, "few hands with a bomb: the test proves little");
+}

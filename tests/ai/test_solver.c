@@ -8,7 +8,9 @@
  * cards (random hands, landlord, seat to move, leading or following a
  * random legal play, every rule set) the solver must name the same winner,
  * and its list of keeping plays must be exactly the plays after which the
- * twin says the mover's side wins. Solvers with a small table (entries
+ * twin says the mover's side wins; its witness (ddz_solver_solve_witness:
+ * the play that proved a win) must be one of those plays. Solvers with a
+ * small table (entries
  * evicted and colliding) and a default one kept across positions and rule
  * sets are both checked.
  */
@@ -156,6 +158,18 @@ static void compare(ddz_solver *sv, uint64_t seed, int count)
                          k, (unsigned long long)got[k], (unsigned long long)want[k]);
         /* a side wins exactly when its mover has a keeping play */
         cr_assert_eq(nw > 0, w == ddz_solver_side(&p, p.turn), "%s: %s", rs->name, what);
+        /* the witness: the same verdict, and one of the twin's keeping
+         * plays (the table already holds this position: it is searched
+         * again for its play, not taken from the entry) */
+        ddz_ranks wit = ~(ddz_ranks)0;
+        cr_assert_eq(ddz_solver_solve_witness(sv, rs, &p, NULL, &wit), w, "%s: %s", rs->name, what);
+        bool found = false;
+        for (int k = 0; k < nw; k++)
+            found |= want[k] == wit;
+        cr_assert_eq(found, nw > 0, "%s: %s: witness %llx", rs->name, what,
+                     (unsigned long long)wit);
+        if (nw == 0)
+            cr_assert_eq(wit, ~(ddz_ranks)0, "%s: %s: no witness for a loss", rs->name, what);
         keeps_total += nw;
     }
     cr_log_info("%d positions: landlord wins %d, farmers %d; %d keeping plays; minimax %ld nodes, "
@@ -277,6 +291,9 @@ Test(solver, refuses_impossible_positions)
     cr_assert_eq(ddz_solver_solve(sv, rs, &p, NULL), DDZ_SIDE_FARMERS);
     ddz_ranks out[8];
     cr_assert_eq(ddz_solver_keeps(sv, rs, &p, NULL, out, 8), DDZ_EPHASE);
+    cr_assert_eq(ddz_solver_solve_witness(sv, rs, &p, NULL, out), DDZ_EPHASE);
+    p.hand[2] = (ddz_ranks)2 << (4 * DDZ_RANK_BJ);
+    cr_assert_eq(ddz_solver_solve_witness(sv, rs, &p, NULL, out), DDZ_EINVAL);
     /* West (a farmer) holding 3 4 leads; the landlord's 5 beats either:
      * no keeping play */
     cr_assert_eq(ddz_solver_solve(sv, rs, &ok, NULL), DDZ_SIDE_LANDLORD);

@@ -24,7 +24,9 @@ scale=${DDZ_TEST_SCALE:-1}
 # order, of the SPEC 10 form; before of ply i+1 is after of ply i; the last
 # after is the winner's side; keeps only where a won position was lost, each
 # a legal play of the mover (its cards held, its ranks among `ddz rules
-# moves`); the summaries add up. Prints what is wrong, one line each.
+# moves`); a witness exactly where a won position was lost, whatever the
+# budget, legal as the keeps and one of them when they are listed; the
+# summaries add up. Prints what is wrong, one line each.
 cat >"$tmp/check.py" <<'EOF'
 import json, subprocess, sys
 ddz, records, analysis = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -52,7 +54,7 @@ for r in recs:
         if i >= len(plies):
             bad.append("game %d ply %d: no line" % (r["game"], k)); break
         o = plies[i]; i += 1
-        if list(o.keys()) != ["game", "ply", "seat", "before", "after", "keeps"]:
+        if list(o.keys()) != ["game", "ply", "seat", "before", "after", "keeps", "witness"]:
             bad.append("keys %s" % list(o.keys()))
         if (o["game"], o["ply"], o["seat"]) != (r["game"], k, p["seat"]):
             bad.append("line %s for game %d ply %d seat %d" % (o, r["game"], k, p["seat"]))
@@ -66,11 +68,17 @@ for r in recs:
         gave = o["before"] == mine and o["after"] == theirs
         if o["after"] == mine and o["before"] == theirs:
             bad.append("game %d ply %d: a win taken from a lost position" % (r["game"], k))
+        if gave != (o["witness"] is not None):
+            bad.append("game %d ply %d: a witness %s where gave is %s" % (r["game"], k, o["witness"], gave))
+        if o["witness"] is not None and o["keeps"] is not None and o["witness"] not in o["keeps"]:
+            bad.append("game %d ply %d: the witness %s is not among the keeps" % (r["game"], k, o["witness"]))
+        plays = (o["keeps"] or []) + ([o["witness"]] if o["witness"] is not None else [])
         if o["keeps"] is not None:
             if not gave:
                 bad.append("game %d ply %d: keeps, but no win given away: %s" % (r["game"], k, o))
             if not o["keeps"]:
                 bad.append("game %d ply %d: an empty list of keeps" % (r["game"], k))
+        if plays:
             hand = hands[p["seat"]]
             follow = last if last_seat is not None else None
             key = (rules, tuple(sorted(hand)), tuple(follow or ()))
@@ -80,7 +88,7 @@ for r in recs:
                     cmd += ["--follow", ",".join(map(str, follow))]
                 moves_cache[key] = [json.loads(l) for l in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split("\n") if l]
             legal = moves_cache[key]
-            for keep in o["keeps"]:
+            for keep in plays:
                 if not set(keep) <= set(hand):
                     bad.append("game %d ply %d: keep %s not in hand %s" % (r["game"], k, keep, hand))
                 if sorted(rank(c) for c in keep) not in legal:
@@ -114,7 +122,7 @@ for name, o in players.items():
         bad.append("%s: %d positions, %d own plays" % (name, o["positions"], own.get(name, 0)))
     if o["took"] != 0:
         bad.append("%s: took %d" % (name, o["took"]))
-gave = sum(1 for o in plies if o["keeps"] is not None)
+gave = sum(1 for o in plies if o["witness"] is not None)
 total = others[-1]
 if total != {"games": len(recs), "plays": len(plies), "unknown": sum(1 for o in plies if "unknown" in (o["before"], o["after"])), "bad_lines": 0}:
     bad.append("totals %s" % total)
@@ -122,7 +130,7 @@ if lines and not lines[-1].endswith("\n"):
     bad.append("no newline at the end")
 for b in bad[:20]:
     print(b)
-print("checked %d games, %d plays, %d with keeps, %d unknown" % (len(recs), len(plies), gave, total.get("unknown", -1)), file=sys.stderr)
+print("checked %d games, %d plays, %d wins given away (%d with keeps listed), %d unknown" % (len(recs), len(plies), gave, sum(1 for o in plies if o["keeps"] is not None), total.get("unknown", -1)), file=sys.stderr)
 EOF
 
 # check "what" RECORDS ANALYSIS
@@ -136,7 +144,7 @@ check() {
 # help and usage
 "$DDZ" --help | grep -q 'analyze FILE' && ok || no "ddz --help lists analyze"
 "$DDZ" analyze --help | grep -q 'usage: ddz analyze FILE' && ok || no "ddz analyze --help"
-"$DDZ" analyze --help | grep -q '"keeps"' && ok || no "ddz analyze --help gives the form"
+"$DDZ" analyze --help | grep -q '"keeps":K,"witness":P}' && ok || no "ddz analyze --help gives the form"
 
 # expect_fail "description" exit-status "text the one stderr line must hold" command...
 expect_fail() {
@@ -186,6 +194,16 @@ all=$(grep -c '"ply"' "$tmp/caai.out")
 # a node budget alone gives the same output every time
 "$DDZ" analyze "$tmp/caai.jsonl" "${budget[@]}" >"$tmp/again.out" 2>&1
 cmp -s "$tmp/caai.out" "$tmp/again.out" && ok || no "two runs differ"
+# a tight budget: a play that gave a win away names a play that would have
+# kept it (the one that proved the position won), also where listing them
+# all ran out of budget
+if "$DDZ" analyze "$tmp/caai.jsonl" --nodes 2000 --budget-ms 0 >"$tmp/tight.out" 2>"$tmp/err"; then
+    check "a tight budget" "$tmp/caai.jsonl" "$tmp/tight.out"
+    [ "$scale" -gt 1 ] || grep -q '"keeps":null,"witness":\[' "$tmp/tight.out" && ok ||
+        no "a tight budget: no win given away whose keeps ran out of budget"
+else
+    no "a tight budget: $(cat "$tmp/err")"
+fi
 # a record analysed alone gives the lines it gave in the file
 sed -n 5p "$tmp/caai.jsonl" >"$tmp/one.jsonl"
 game=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())["game"])' "$tmp/one.jsonl")
@@ -214,7 +232,7 @@ bad = []
 by_game = {}
 for o in plies:
     by_game.setdefault(o["game"], []).append(o)
-    if list(o.keys()) != ["game", "ply", "seat", "before", "after", "keeps", "forced", "cost"]:
+    if list(o.keys()) != ["game", "ply", "seat", "before", "after", "keeps", "witness", "forced", "cost"]:
         bad.append("keys %s" % list(o.keys()))
 scored = costly = 0
 cost = {}

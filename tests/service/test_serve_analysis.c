@@ -1,9 +1,13 @@
 /* test_serve_analysis.c - GET /api/games/ID/analysis (issue 26): a
  * finished game's post-game analysis, computed off the loop on the first
  * request (202 until then), cached in the store, read under exactly the
- * record's access rule, and refused (503) past the analyst's bound. The
- * held competition game's case is in test_serve_tourney.c. */
+ * record's access rule, and refused (503) past the analyst's bound; a
+ * win given away names a play that would have kept it (its "witness"),
+ * and an analysis cached by a version without witnesses is computed
+ * again and replaced. The held competition game's case is in
+ * test_serve_tourney.c. */
 #include <arpa/inet.h>
+#include <sqlite3.h>
 
 #include "serve_harness.h"
 
@@ -66,12 +70,15 @@ static json_t *analysis_ready(long long id, const char *key)
     }
 }
 
-/* Checks analysis `an` of game `id` against its record `rec`: one entry
- * per play, in order, by the play's seat; each position's verdict the
- * last one's after; the last after the winner's side; keeps only where a
- * play gave the win away, as card lists out of the mover's hand. */
+/* Checks analysis `an` of game `id` against its record `rec`: of the
+ * current form (its version); one entry per play, in order, by the play's
+ * seat; each position's verdict the last one's after; the last after the
+ * winner's side; keeps only where a play gave the win away, as card lists
+ * out of the mover's hand; there, always a witness, one of the keeps
+ * when they are listed. */
 static void check_analysis(json_t *an, json_t *rec, long long id)
 {
+    cr_assert_eq(json_integer_value(json_object_get(an, "version")), 2);
     cr_assert_eq(json_integer_value(json_object_get(an, "game_id")), id);
     json_t *plies = json_object_get(an, "plies"), *plays = json_object_get(rec, "plays");
     size_t n = json_array_size(plays);
@@ -96,16 +103,22 @@ static void check_analysis(json_t *an, json_t *rec, long long id)
         if (last)
             cr_assert_str_eq(before, last, "ply %zu: before is the last ply's after", i);
         last = after;
-        json_t *keeps = json_object_get(p, "keeps");
+        json_t *keeps = json_object_get(p, "keeps"), *witness = json_object_get(p, "witness");
         if (json_is_true(json_object_get(p, "gave"))) {
             gave[json_integer_value(json_object_get(p, "seat"))]++;
             cr_assert(strcmp(before, after) != 0 && strcmp(after, "unknown") != 0);
             cr_assert(json_is_null(keeps) || json_array_size(keeps) > 0, "ply %zu", i);
-            for (size_t k = 0; k < json_array_size(keeps); k++)
+            bool listed = json_is_null(keeps);
+            for (size_t k = 0; k < json_array_size(keeps); k++) {
                 cr_assert(json_is_array(json_array_get(keeps, k)), "ply %zu: keeps as cards", i);
+                listed |= json_equal(json_array_get(keeps, k), witness);
+            }
+            cr_assert(json_is_array(witness), "ply %zu: a win given away names a keeping play", i);
+            cr_assert(listed, "ply %zu: the witness is one of the keeps", i);
         } else {
             cr_assert(json_is_false(json_object_get(p, "gave")), "ply %zu: gave", i);
             cr_assert(json_is_null(keeps), "ply %zu: keeps only where the win was given", i);
+            cr_assert(json_is_null(witness), "ply %zu: a witness only where it was given", i);
         }
     }
     int landlord = (int)json_integer_value(json_object_get(rec, "landlord"));
@@ -180,6 +193,44 @@ Test(serve_analysis, a_listed_rooms_game, .init = setup, .fini = teardown)
     free(body);
     json_decref(again);
     cr_assert_eq(metric("ddz_analyses_total{result=\"computed\"}"), 0, "nothing computed");
+
+    /* an analysis cached by an older version (no "version", no witness)
+     * is computed again, and the new one replaces it in the store */
+    cr_assert_eq(server_stop(), 0);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(srv.db, &db), SQLITE_OK);
+    char *old = sqlite3_mprintf("UPDATE analyses SET analysis = '{\"game_id\":%lld,\"plies\":[]}'"
+                                " WHERE game = %lld",
+                                (long long)over->game_id, (long long)over->game_id);
+    cr_assert_eq(sqlite3_exec(db, old, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    cr_assert_eq(sqlite3_changes(db), 1);
+    sqlite3_free(old);
+    sqlite3_close(db);
+    server_start();
+    first = raw_get(path);
+    cr_assert(strncmp(first, "HTTP/1.1 202", 12) == 0, "an old form is computed again: %s", first);
+    free(first);
+    again = analysis_ready(over->game_id, "");
+    check_analysis(again, rec, over->game_id);
+    json_decref(again);
+    cr_assert_eq(metric("ddz_analyses_total{result=\"computed\"}"), 1);
+    /* the store holds the new one once written: after a restart it is
+     * served at once (bounded: the write is the store's, after the job) */
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        cr_assert_eq(server_stop(), 0);
+        server_start();
+        body = http_get(path, &status);
+        if (status == 200)
+            break;
+        free(body);
+        cr_assert_lt(now_ms(), deadline, "the new analysis never reached the store");
+    }
+    again = json_loads(body, 0, NULL);
+    free(body);
+    check_analysis(again, rec, over->game_id);
+    json_decref(again);
+    cr_assert_eq(metric("ddz_analyses_total{result=\"computed\"}"), 0, "replaced in the store");
 
     /* unknown ids and malformed paths are the record's 404s */
     body = http_get("/api/games/987654321/analysis", &status);

@@ -227,12 +227,32 @@ Test(casual, hint)
     const ddz_event *h = cli_expect(c[0], DDZ_EVENT_HINT);
     cr_assert_eq(h->hint.seq, seq);
     cr_assert_geq(h->hint.n, 1, "a leader always has a hint");
+    bool bombed = false;
     for (size_t i = 0; i < h->hint.n; i++) {
         cr_assert_eq(h->hint.plays[i] & ~hand, 0, "hint %zu names cards not in hand", i);
         bool legal = false;
         for (size_t k = 0; k < t->nlegal; k++)
             legal |= t->legal[k] == h->hint.plays[i];
         cr_assert(legal, "hint %zu is not among the legal plays", i);
+        /* bombs and the rocket stay whole (ai/greedy.h): no hint holds
+         * part of a four West holds, or one joker of the two; the bombs
+         * and the rocket come after every other play. (The deal is the
+         * room's: ai/test_greedy.c has the hands made for it.) */
+        ddz_cards p = h->hint.plays[i];
+        int size = ddz_cards_count(p);
+        for (int r = 0; r <= DDZ_RANK_BJ; r++) {
+            ddz_cards held = r >= DDZ_RANK_SJ ? ddz_cards_of_rank(hand, DDZ_RANK_SJ) |
+                                                    ddz_cards_of_rank(hand, DDZ_RANK_BJ)
+                                              : ddz_cards_of_rank(hand, r);
+            int whole = r >= DDZ_RANK_SJ ? 2 : 4, used = ddz_cards_count(p & held);
+            cr_assert(ddz_cards_count(held) < whole || used == 0 ||
+                          (used == whole && size == whole),
+                      "hint %zu spends a bomb or the rocket: %#llx", i, (unsigned long long)p);
+        }
+        int type = ddz_combo_classify(&ddz_rules_caai, ddz_cards_ranks(p)).type;
+        bool bomb = type == DDZ_BOMB || type == DDZ_ROCKET;
+        cr_assert(bomb || !bombed, "hint %zu: a play that is no bomb after a bomb", i);
+        bombed |= bomb;
     }
     /* nobody else heard it */
     cli_send(c[1], json_pack("{s:s, s:b}", "type", "autopass", "on", 1));

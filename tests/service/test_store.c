@@ -1195,8 +1195,9 @@ Test(store, reads_are_answered_through_the_queue)
 }
 
 /* The analyses' cache (issue 26): written through the queue, the first
- * one kept, read back by the ANALYSIS read only after the game itself
- * under its key. */
+ * one kept (unless a later one is of a newer "version": see
+ * analyses_of_an_older_form_are_replaced), read back by the ANALYSIS read
+ * only after the game itself under its key. */
 Test(store, analyses_are_cached_behind_the_games_key)
 {
     ddz_store *s = open_ok();
@@ -1239,6 +1240,37 @@ Test(store, analyses_are_cached_behind_the_games_key)
     free(r[1].json);
     free(r[1].analysis);
     ddz_store_reader_stop(s);
+    ddz_store_close(s);
+}
+
+/* An analysis cached by an older version (no "version", or a lower one)
+ * is replaced by a newer one; among analyses of one version the first
+ * stays; an older one never replaces a newer one (two nodes of a cluster
+ * in the middle of an upgrade). */
+Test(store, analyses_of_an_older_form_are_replaced)
+{
+    ddz_store *s = open_ok();
+    ddz_record rec;
+    gen_record(5, &rec);
+    int64_t id = ddz_store_reserve_game_id(s);
+    cr_assert_eq(ddz_store_add_game(s, id, "r", NULL, &rec, false), 0);
+    static const char *const writes[][2] = {
+        /* written, then what is cached */
+        {"{\"game_id\":1}", "{\"game_id\":1}"},
+        {"{\"version\":2,\"n\":1}", "{\"version\":2,\"n\":1}"},
+        {"{\"version\":2,\"n\":2}", "{\"version\":2,\"n\":1}"},
+        {"{\"game_id\":3}", "{\"version\":2,\"n\":1}"},
+        {"{\"version\":1,\"n\":4}", "{\"version\":2,\"n\":1}"},
+        {"{\"version\":10,\"n\":5}", "{\"version\":10,\"n\":5}"},
+    };
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        cr_assert_eq(ddz_store_add_analysis(s, id, writes[i][0]), 0);
+        cr_assert_eq(ddz_store_flush(s), 0, "%s", writes[i][0]);
+        char *json = NULL;
+        cr_assert_eq(ddz_store_get_analysis(s, id, &json), 0);
+        cr_assert_str_eq(json, writes[i][1], "after %s", writes[i][0]);
+        free(json);
+    }
     ddz_store_close(s);
 }
 

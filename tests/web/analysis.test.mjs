@@ -5,7 +5,10 @@
 // computes it, asked again), draws the verdict bar with one cell per play,
 // marks the plays that turned the result, and shows the plays that would
 // have kept the win, by click and by keyboard; on a 1280×800 desktop in
-// English and a 390×844 phone in Chinese, without sideways scrolling.
+// English and a 390×844 phone in Chinese, without sideways scrolling, its
+// cards as readable as the table's own on the phone. Where the keeping
+// plays were not all listed (the search's budget), the box shows the one
+// that proved the position won, in both languages and on both screens.
 //
 // Run by node_test.sh (ctest) with Node's WebSocket. Every wait is on a
 // condition with a bound. Screenshots go to tests/web/artifacts/.
@@ -78,6 +81,23 @@ async function barOf(page) {
       marks: [...bar.querySelectorAll('[data-test=analysis-mark]')].map((b) => +b.dataset.ply),
     };
   });
+}
+
+/* Asserts that the mark box's cards read as well as the table's own on
+ * this page: their rank glyphs at least the size of those of the cards
+ * on the felt (the hands and plays shown), and never below 13 px. */
+async function readable(page) {
+  const m = await page.evaluate(() => {
+    const size = (el) => parseFloat(getComputedStyle(el).fontSize);
+    const box = [...document.querySelectorAll('[data-test=analysis-keeps] .card .corner .r')];
+    const felt = [...document.querySelectorAll('.table-view .card.face .corner .r')].filter((e) => !e.closest('[data-test=analysis-keeps]'));
+    const cards = [...document.querySelectorAll('[data-test=analysis-keeps] .card')];
+    return { box: box.map(size), felt: felt.map(size), heights: cards.map((c) => c.getBoundingClientRect().height) };
+  });
+  assert.ok(m.box.length > 0 && m.felt.length > 0, `cards in the box and on the felt: ${JSON.stringify(m)}`);
+  const least = Math.min(...m.box), felt = Math.max(...m.felt);
+  assert.ok(least >= felt && least >= 13, `the box's rank glyphs (${least}px) at least the felt's (${felt}px) and 13px`);
+  assert.ok(Math.min(...m.heights) >= 44, `the box's cards at least 44px high: ${m.heights}`);
 }
 
 test('the verdict bar along a replayed game, its turning plays and what would have kept the win', async () => {
@@ -159,8 +179,42 @@ test('the verdict bar along a replayed game, its turning plays and what would ha
     bar: document.querySelector('[data-test=analysis-bar]').getBoundingClientRect().right,
   }));
   assert.ok(fits.doc <= fits.win && fits.bar <= fits.win, `no sideways scrolling: ${JSON.stringify(fits)}`);
+  await readable(phone);
   await shot(phone, 'analysis-phone-zh');
   assert.deepEqual(phone.errors, []);
+
+  // where the server ran out of budget listing the keeping plays, the box
+  // still shows one: the play that proved the position won (its witness),
+  // in both languages, on a desktop and a phone (the analysis made up from
+  // the real one: that ply's keeps not listed)
+  assert.ok(Array.isArray(ply.witness) && ply.keeps.some((k) => k.join() === ply.witness.join()),
+    'the server names a witness among the keeping plays');
+  const unlisted = structuredClone(analysis);
+  Object.assign(unlisted.plies[ply.ply], { keeps: null });
+  const witness = [...ply.witness].sort((a, b) => a - b);
+  for (const [viewport, mobile, locale, words, name] of [
+    [DESKTOP, false, 'en-US', /This would have kept it:.*Perhaps others too/, 'analysis-witness-desktop-en'],
+    [DESKTOP, false, 'zh-CN', /这样出能保住胜局：.*可能还有别的出法/, 'analysis-witness-desktop-zh'],
+    [PHONE, true, 'en-US', /This would have kept it:.*Perhaps others too/, 'analysis-witness-phone-en'],
+    [PHONE, true, 'zh-CN', /这样出能保住胜局：.*可能还有别的出法/, 'analysis-witness-phone-zh'],
+  ]) {
+    const w = await openPage('/', { viewport, mobile, locale });
+    await w.route('**/analysis', (r) => r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(unlisted) }));
+    await w.goto(`${base}/#/replay/${game.over.game_id}`);
+    await barOf(w);
+    if (mobile) await w.tap(mark); else await w.click(mark);
+    await w.waitForSelector('[data-test=analysis-keeps] .vkeep', { timeout: T(5000) });
+    const text = await w.textContent('[data-test=analysis-keeps]');
+    assert.match(text, words, `${name}: the witness is named: ${text}`);
+    assert.doesNotMatch(text, /ran out of budget listing them\.|未能列出。$/, `${name}: not the old "none listed"`);
+    const shown = await w.$$eval('[data-test=analysis-keeps] .vkeep', (k) => k.map((x) =>
+      [...x.querySelectorAll('.card')].map((c) => +c.dataset.code).sort((a, b) => a - b)));
+    assert.deepEqual(shown, [witness], `${name}: the witness, card by card`);
+    if (mobile) await readable(w);
+    await shot(w, name);
+    assert.deepEqual(w.errors, []);
+    await w.context().close();
+  }
 
   // turning plays side by side (as the server may say: here three made
   // up from the real analysis) are stacked over the bar, each one tappable

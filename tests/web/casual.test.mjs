@@ -164,7 +164,7 @@ test('the replay opened from the game-over panel does not take the seat of the t
 
 /* ---- issue 25, item 4: the only play that beats is selected ---- */
 
-test('a follow with one play that beats has it selected; hints never offer one shape twice', async () => {
+test('a follow with one play that beats has it selected; hints never offer one shape twice, and cycle the server\'s list alone', async () => {
   const page = await quickPlay({});
   let forced = 0, hinted = 0;
   for (let g = 0; g < 10 && forced === 0; g++) {
@@ -188,6 +188,15 @@ test('a follow with one play that beats has it selected; hints never offer one s
           const h = await page.evaluate(() => window.__frames.filter((f) => f.type === 'hint').pop());
           const shape = (cards) => cards.map((c) => (c >= 52 ? c - 39 : c >> 2)).sort((a, b) => a - b).join(',');
           assert.equal(new Set(h.plays.map(shape)).size, h.plays.length, 'no play offered twice');
+          // the button cycles the server's list alone, in its order, and
+          // round again (no legal play appended: those would spend bombs)
+          const sel = () => page.$$eval('.hand .card.selected', (c) => c.map((e) => +e.dataset.code).sort((a, b) => a - b).join());
+          const want = (i) => [...h.plays[i % h.plays.length]].sort((a, b) => a - b).join();
+          const last = h.plays.length <= 12 ? h.plays.length : 11; // a short list: round to its first
+          for (let i = 0; i <= last; i++) {
+            if (i > 0) await page.click('[data-test=hint]');
+            await waitFor(`hint ${i} selected`, async () => (await sel()) === want(i), 5000);
+          }
           hinted++;
         }
         return false;

@@ -3,7 +3,8 @@
 // play from there with every hand known (the server's exact search, within
 // a budget: "unknown" where it ran out), the plays that turned a won
 // position into a lost one, and for each such play the plays that would
-// have kept the win. The server computes it on the first request: until
+// have kept the win (all of them, or at least the one that proved the
+// position won). The server computes it on the first request: until
 // then it answers 202 (or 503 when it has too many in hand), and the page
 // asks again a bounded number of times.
 //
@@ -91,17 +92,32 @@ export function analysisView(o) {
   return h('section.analysis', { 'aria-label': t('analysis.title'), dataset: { test: 'analysis' } }, parts);
 }
 
-/* What would have kept the win at ply `p`. */
+/* A play as the box shows it: its cards (as large as the table's own on
+ * a phone: app.css .vkeeps), or the word for a pass. */
+const playView = (k, cls) => (k.length ? cardRow(k, cls) : h('span.vpass' + (cls ? '.' + cls : ''), t('table.pass')));
+
+/* What would have kept the win at ply `p`: every such play when the
+ * server listed them; else the one that proved the position won (its
+ * `witness`), which it always names, with a word that there may be more.
+ * An analysis cached before witnesses existed has neither (the server
+ * computes those again: this is for one read meanwhile). */
 function keepsView(p, o) {
   const played = o.cards(p.ply);
+  const witness = Array.isArray(p.witness) ? p.witness : null;
+  let would;
+  if (Array.isArray(p.keeps)) {
+    would = h('div.vkeep-list', h('span', t('analysis.keeps.would', { n: p.keeps.length })),
+      p.keeps.map((k) => playView(k, 'vkeep')));
+  } else if (witness) {
+    would = [h('div.vkeep-list', h('span', t('analysis.keeps.witness')), playView(witness, 'vkeep.witness')),
+      h('p.vnote', t('analysis.keeps.more'))];
+  } else {
+    would = h('p', t('analysis.keeps.unknown'));
+  }
   return h('div.vkeeps', { dataset: { test: 'analysis-keeps' }, role: 'region', 'aria-label': t('analysis.keeps.title') },
     h('div.vkeeps-head',
       h('b', t('analysis.keeps.head', { i: p.ply + 1, name: o.name(p.seat) })),
       h('button.ghost.vclose', { type: 'button', onclick: () => o.mark(p.ply), 'aria-label': t('analysis.keeps.close') }, '\u2715')),
-    h('div.vplayed', h('span', t('analysis.keeps.played')),
-      played.length ? cardRow(played, 'tiny') : h('span.vpass', t('table.pass'))),
-    Array.isArray(p.keeps)
-      ? h('div.vkeep-list', h('span', t('analysis.keeps.would', { n: p.keeps.length })),
-        p.keeps.map((k) => (k.length ? cardRow(k, 'tiny.vkeep') : h('span.vpass.vkeep', t('table.pass')))))
-      : h('p', t('analysis.keeps.unknown')));
+    h('div.vplayed', h('span', t('analysis.keeps.played')), playView(played, '')),
+    would);
 }

@@ -9,7 +9,6 @@
 import { h } from './dom.js';
 import { lang } from './i18n.js';
 import { app, toast } from './shell.js';
-import { rankKey } from './cards.js';
 
 const STRINGS = {
   en: {
@@ -104,8 +103,8 @@ export function autoPlayLines(tb, over) {
 /* ---- hints ---- */
 
 /* The Hint button: the first press asks the server for this turn's
- * suggestions; each press selects the next one, then the other legal
- * plays, round and round. */
+ * suggestions; each press selects the next one, round and round (the
+ * legal plays instead when the server could not be asked). */
 export function hintNext(tb) {
   const tu = tb.g.turn;
   if (!tb.myTurn('play') || !tu) return;
@@ -122,10 +121,13 @@ export function hintNext(tb) {
 }
 
 function cycle(tb) {
-  const legal = tb.legalPlays();
+  // The server's list alone when it has one: it offers every shape that
+  // keeps the bombs and the rocket whole, then those whole (ai/greedy.h);
+  // the other legal plays appended after it spent a bomb as a pair, a
+  // straight's card and a single. The legal plays only when the server
+  // could not be asked.
   const server = tb.hints.plays;
-  const keys = new Set(server.map(rankKey));
-  const plays = [...server, ...legal.filter((p) => !keys.has(rankKey(p)))];
+  const plays = server.length ? server : tb.legalPlays();
   if (!plays.length) {
     if (tb.canPass()) toast(ct('hint.pass'), 'info');
     return;
