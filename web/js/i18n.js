@@ -383,6 +383,15 @@ const STRINGS = {
     'err.ERATE': 'Slow down — too many requests.',
     'err.ENOMEM': 'The server is out of memory.',
     'err.generic': 'Error {code}: {message}',
+    // a person who is away (SPEC §14)
+    'absence.standin': 'for {name}',
+    'absence.standin.title': 'The computer keeps this seat for {name}, who is away; anyone who sits down takes it',
+    'absence.missed': 'Timed out',
+    'absence.missed.bid': 'Time ran out: no bid for you',
+    'absence.missed.play': 'Time ran out: the smallest move was made for you',
+    'absence.stood': 'You didn\u2019t press Continue in time, so you left your seat.',
+    'absence.sit': 'Sit down again',
+    'absence.next': 'You\u2019ll sit down when this game ends.',
   },
   zh: {
     'app.title': '斗地主',
@@ -761,6 +770,15 @@ const STRINGS = {
     'err.ERATE': '操作太快了，请慢一点。',
     'err.ENOMEM': '服务器内存不足。',
     'err.generic': '错误 {code}：{message}',
+    // 暂离（SPEC §14）
+    'absence.standin': '替{name}',
+    'absence.standin.title': '{name}暂离，电脑替他占座；有人坐下就让座',
+    'absence.missed': '超时',
+    'absence.missed.bid': '超时，自动不叫',
+    'absence.missed.play': '超时，已自动出最小的牌',
+    'absence.stood': '你没有及时点继续，已离开座位。',
+    'absence.sit': '重新坐下',
+    'absence.next': '本局结束后入座。',
   },
 };
 

@@ -27,6 +27,7 @@ import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { remaining, tricks } from './tracker.js';
 import { cue, isMuted, setMuted, turnTitle, speak, calm } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
+import { absenceBadges, absenceBar, noteMissed, sitAgainButton } from './absence.js';
 
 const now = () => performance.now();
 
@@ -147,13 +148,16 @@ export class Table {
     this.restoreScores(m);
     this.autopass = m.autopass;
     this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
+    this.stoodUp = !!m.stood_up; // away when the ready clock ran out: watching, one tap sits again (SPEC §14)
+    this.seatNext = !!m.seat_next;
     const g = emptyGame();
     g.phase = m.phase;
     g.game = m.game;
     g.games = m.games;
     g.commit = m.commit;
     g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
-    this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody } : null));
+    this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody,
+      missed: p.missed || 0, standin: p.standin || null } : null));
     const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
     const known = this.g.game === m.game ? this.g.faulted : new Map();
     m.players.forEach((p, i) => {
@@ -203,6 +207,7 @@ export class Table {
         }
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         noteAutoPlay(this, m);
+        noteMissed(this, m, was);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
@@ -600,6 +605,7 @@ export class Table {
     }
     if (p && p.kind !== 'human') out.push(h('span.badge.kind', t('kind.' + p.kind)));
     if (g.faulted.has(s)) out.push(h('span.badge.warn.standin', { dataset: { test: 'standin' } }, t('table.standin')));
+    out.push(...absenceBadges(this, s));
     if (p && p.custody) out.push(h('span.badge.warn', t('table.custody')));
     else if (p && !p.connected) out.push(h('span.badge.warn', t('table.offline')));
     return out;
@@ -739,7 +745,7 @@ export class Table {
     if (!this.root) return;
     const g = this.g;
     const c = this.el.controls;
-    if (this.seat === null) { replace(c); return; }
+    if (this.seat === null) { replace(c, ...absenceBar(this)); return; }
     const tu = g.turn;
     const row = [];
     if (onAutoPlay(this)) {
@@ -905,7 +911,7 @@ export class Table {
     // Rebuilt only when what it says changes: a rebuild would replay its
     // animation, scroll it back up and fold the details a reader opened.
     const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang(),
-      this.mustReady(), onAutoPlay(this)]);
+      this.mustReady(), onAutoPlay(this), this.stoodUp]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
     const opening = o.hidden;
@@ -916,6 +922,7 @@ export class Table {
     const rs = this.scoresTable();
     if (rs) panel.append(rs);
     const buttons = h('div.buttons');
+    if (this.stoodUp) buttons.append(sitAgainButton(this));
     if (over && over.game_id) {
       buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
