@@ -138,7 +138,10 @@ void ddz__room_start_game(ddz_room *r)
 {
     r->readying = false;
     if (!room_dealable(r)) {
+        bool was_between = r->phase == PH_BETWEEN;
         r->phase = PH_WAITING;
+        if (was_between) /* everyone sees the room wait for players, not for a deal */
+            ddz__room_send_states(r);
         return;
     }
     /* Nobody is dealt a game before the last one's end reached them: it

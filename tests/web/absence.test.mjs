@@ -69,6 +69,8 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
     const onPanel = page.locator('[data-test=sit-again-over]');
     await onPanel.waitFor({ timeout: T(5000) });
     assert.equal((await onPanel.textContent()).trim(), WORDS[lang].sit);
+    // no next game is coming for us: the panel does not promise one
+    assert.equal((await page.textContent('[data-test=close-over]')).trim(), lang === 'en' ? 'Back to the table' : '回到牌桌');
     await shot(page, `i38-panel-${label}-${lang}`);
     // ... and closed, the table says what happened, with the one tap
     await page.keyboard.press('Escape');
@@ -76,6 +78,9 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
     const bar = page.locator('[data-test=stood-up]');
     await bar.waitFor({ timeout: T(5000) });
     assert.match(await bar.textContent(), WORDS[lang].stood);
+    // our seat waits for us, marked away, and the room says it waits for players
+    await page.waitForSelector('[data-test=away]', { timeout: T(5000) });
+    await page.waitForFunction(() => window.__frames.some((f) => f.type === 'state' && f.phase === 'waiting'), null, { timeout: T(5000) });
     const sit = page.locator('[data-test=sit-again]');
     assert.equal((await sit.textContent()).trim(), WORDS[lang].sit);
     // the button is whole and on screen (a phone's narrow controls)

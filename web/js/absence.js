@@ -12,10 +12,11 @@ import { h } from './dom.js';
 import { t } from './i18n.js';
 import { join, toast } from './shell.js';
 
-/* The badges of seat `s`: a stand-in's and a missed clock's. */
+/* The badges of seat `s`: a stand-in's, a missed clock's, and an open
+ * seat's whose person is away (it waits for them). */
 export function absenceBadges(tb, s) {
   const p = tb.players[s];
-  if (!p) return [];
+  if (!p) return tb.away && tb.away[s] ? [h('span.badge.warn.away', { dataset: { test: 'away' } }, t('absence.away'))] : [];
   const out = [];
   if (p.standin) {
     out.push(h('span.badge.warn.away', { dataset: { test: 'standin-for' }, title: t('absence.standin.title', { name: p.standin }) },
@@ -30,6 +31,20 @@ export function absenceBadges(tb, s) {
 export function noteMissed(tb, m, was) {
   if (m.seat !== tb.seat || !m.player || m.player.missed !== 1 || (was && was.missed === 1)) return;
   toast(tb.g.phase === 'bid' ? t('absence.missed.bid') : t('absence.missed.play'), 'info');
+}
+
+/* A `seat` event: a person's seat that falls open (they left, or were
+ * stood up) keeps their name, marked away, until someone sits there. */
+export function noteAway(tb, m, was) {
+  tb.away = tb.away || {};
+  if (m.player) delete tb.away[m.seat];
+  else if (was && was.kind === 'human') tb.away[m.seat] = was.name;
+}
+
+/* A `state`: the same for every seat it shows open that a person held
+ * (the state that tells us we were stood up comes before the `seat`). */
+export function noteAwayState(tb, players) {
+  players.forEach((p, s) => noteAway(tb, { seat: s, player: p }, tb.players && tb.players[s]));
 }
 
 /* What a spectator's controls say when it is one because it was away: the

@@ -392,6 +392,7 @@ const STRINGS = {
     'absence.stood': 'You didn\u2019t press Continue in time, so you left your seat.',
     'absence.sit': 'Sit down again',
     'absence.next': 'You\u2019ll sit down when this game ends.',
+    'absence.away': 'Away',
   },
   zh: {
     'app.title': '斗地主',
@@ -779,6 +780,7 @@ const STRINGS = {
     'absence.stood': '你没有及时点继续，已离开座位。',
     'absence.sit': '重新坐下',
     'absence.next': '本局结束后入座。',
+    'absence.away': '暂离',
   },
 };
 

@@ -27,7 +27,7 @@ import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { remaining, tricks } from './tracker.js';
 import { cue, isMuted, setMuted, turnTitle, speak, calm } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
-import { absenceBadges, absenceBar, noteMissed, sitAgainButton } from './absence.js';
+import { absenceBadges, absenceBar, noteMissed, noteAway, noteAwayState, sitAgainButton } from './absence.js';
 
 const now = () => performance.now();
 
@@ -91,7 +91,7 @@ export class Table {
 
   name(s) {
     const p = this.players[s];
-    if (!p) return t('seat.' + s);
+    if (!p) return (this.away && this.away[s]) || t('seat.' + s); // a person away keeps the name on the seat
     // a competition's table: its programs by their names, as its page lists them
     if (this.held) return playerLabel(p.name);
     if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
@@ -156,6 +156,7 @@ export class Table {
     g.games = m.games;
     g.commit = m.commit;
     g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
+    noteAwayState(this, m.players);
     this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody,
       missed: p.missed || 0, standin: p.standin || null } : null));
     const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
@@ -208,6 +209,7 @@ export class Table {
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         noteAutoPlay(this, m);
         noteMissed(this, m, was);
+        noteAway(this, m, was);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
@@ -941,8 +943,8 @@ export class Table {
         this.renderOver();
       } }, t('over.continue')));
     } else {
-      buttons.append(h('button.primary', { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
-        g.phase === 'between' ? t('over.next') : t('over.close')));
+      buttons.append(h('button' + (this.stoodUp ? '' : '.primary'), { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
+        g.phase === 'between' && !this.stoodUp ? t('over.next') : t('over.close')));
     }
     // 取消托管 stays at hand above the panel, which makes the table inert
     if (onAutoPlay(this)) {
@@ -987,7 +989,9 @@ export class Table {
     let text = '';
     let urgent = false;
     const next = this.el.over.querySelector('[data-test=close-over]');
-    if (this.mustReady()) {
+    if (this.stoodUp) {
+      text = ''; // no next game is coming for us: the panel's first button is the way back
+    } else if (this.mustReady()) {
       const s = this.readyLeft();
       text = t('over.ready.in', { s });
       urgent = s <= 5;
