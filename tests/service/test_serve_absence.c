@@ -259,6 +259,49 @@ Test(absence, not_ready_is_stood_up_and_sits_again)
     cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
 }
 
+static bool seat_opens(const ddz_event *e, const void *ctx)
+{
+    return seat_event_of(e, ctx) && !e->seat.player.seated;
+}
+
+static bool east_ready(const ddz_event *e, const void *ctx)
+{
+    (void)ctx;
+    return e->type == DDZ_EVENT_STATE && e->state.has_ready && e->state.ready[2];
+}
+
+/* East says ready, then its connection drops (within the grace): when the
+ * others are ready and the game would be dealt East is gone, so it is
+ * stood up, not dealt in; the room waits with its seat open. Coming back
+ * (a resume) East is in no room: it joins again to play. */
+Test(absence, gone_at_the_deal_is_stood_up)
+{
+    cli *c[3];
+    three(c, 2, 30, NULL);
+    c[1]->bidder = true;
+    cr_assert_eq(run(c, 3, NULL, NULL, T(60000)), -1);
+    say_ready(c[2]);
+    wait_for(c[0], east_ready, NULL, T(5000), "East's ready not seen");
+    char resume[80];
+    snprintf(resume, sizeof resume, "%s", c[2]->resume);
+    cli_free(c[2]);
+    say_ready(c[0]);
+    say_ready(c[1]);
+    int two = 2;
+    wait_for(c[0], seat_opens, &two, T(5000), "East's seat not opened at the deal");
+    const ddz_event *e;
+    while ((e = cli_next(c[0], 1500)))
+        cr_assert_neq(e->type, DDZ_EVENT_GAME, "a game dealt while East was gone: %s", show(e));
+    cli *back = cli_connect();
+    snprintf(back->name, sizeof back->name, "East again");
+    cli_send(back, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "East",
+                             "resume", resume));
+    cli_expect(back, DDZ_EVENT_WELCOME);
+    while ((e = cli_next(back, 1000)))
+        cr_assert(e->type != DDZ_EVENT_STATE || e->state.seat < 0, "East still seated: %s",
+                  show(e));
+}
+
 /* A room that fills with AIs (one person, two AIs): West does not say
  * ready and is stood up; a hosted AI stands in ("standin": West) and no
  * game is dealt, since nobody is left to play for. West sits again: the
