@@ -519,6 +519,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
             ddz_runner_seat(r->run, s->index, s->away);
             s->away = NULL;
         }
+        s->missed = 0; /* coming back is the player saying it is there */
     } else if (r->phase == PH_WAITING && !r->tourney) {
         ddz__player_leave(p);
         return;
