@@ -103,3 +103,30 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
     await page.context().close();
   });
 }
+
+/* ---- one missed clock is one move ---- */
+
+for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en'], ['phone', PHONE, true, 'zh']]) {
+  test(`${label} ${lang}: one missed clock is one move made for us, said as such; no auto-play`, async () => {
+    const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
+    await page.click('[data-test=create-box] > summary');
+    await page.selectOption('[data-test=seat1]', 'ai:greedy');
+    await page.selectOption('[data-test=seat2]', 'ai:greedy');
+    const numbers = await page.$$('.create input[type=number]'); // time, games
+    await numbers[0].fill('3');
+    await numbers[1].fill('1');
+    await page.click('[data-test=create]');
+    await page.waitForSelector('.hand .card', { timeout: T(30000) });
+    // we do nothing: our clock runs out once
+    const note = page.locator('.toast', { hasText: lang === 'en' ? /Time ran out/ : /超时/ });
+    await note.waitFor({ timeout: T(30000) });
+    const moved = await page.evaluate(() => window.__frames.some((f) => f.type === 'seat' && f.seat === 0 && f.player && f.player.missed === 1));
+    assert.ok(moved, `${label}: no seat frame with missed 1`);
+    await page.waitForSelector('.seat.pos-me [data-test=missed]', { timeout: T(5000) });
+    assert.equal((await page.textContent('.seat.pos-me [data-test=missed]')).trim(), lang === 'en' ? 'Timed out' : '超时');
+    assert.equal(await page.$('[data-test=autoplay-bar]'), null, `${label}: auto-play after one missed clock`);
+    await shot(page, `i38-missed-${label}-${lang}`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+}
