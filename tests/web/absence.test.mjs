@@ -2,8 +2,10 @@
 // a real browser: the replay opened from the game-over panel does not keep
 // the person seated by magic; when the ready clock runs out they are stood
 // up, told so, and one tap seats them again, on a desktop and a 390×844
-// phone, in English and Chinese. Debian's chromium driven by playwright-core
-// against a real `ddz serve` (a 4 s ready clock) started here.
+// phone, in English and Chinese; one missed turn clock is one move made for
+// them, said as a note and a badge, with no auto-play. Debian's chromium
+// driven by playwright-core against a real `ddz serve` (a 4 s ready clock)
+// started here.
 //
 // Run by node_test.sh (ctest): DDZ_BIN names the ddz binary. Every wait is
 // on a condition with a bound. Screenshots go to tests/web/artifacts/.
