@@ -270,6 +270,13 @@ static bool east_ready(const ddz_event *e, const void *ctx)
     return e->type == DDZ_EVENT_STATE && e->state.has_ready && e->state.ready[2];
 }
 
+static bool east_gone(const ddz_event *e, const void *ctx)
+{
+    (void)ctx;
+    return e->type == DDZ_EVENT_SEAT && e->seat.seat == 2 && e->seat.player.seated &&
+           !e->seat.player.connected;
+}
+
 /* East says ready, then its connection drops (within the grace): when the
  * others are ready and the game would be dealt East is gone, so it is
  * stood up, not dealt in; the room waits with its seat open. Coming back
@@ -285,9 +292,10 @@ Test(absence, gone_at_the_deal_is_stood_up)
     char resume[80];
     snprintf(resume, sizeof resume, "%s", c[2]->resume);
     cli_free(c[2]);
+    int two = 2;
+    wait_for(c[0], east_gone, NULL, T(5000), "East's drop not seen");
     say_ready(c[0]);
     say_ready(c[1]);
-    int two = 2;
     wait_for(c[0], seat_opens, &two, T(5000), "East's seat not opened at the deal");
     const ddz_event *e;
     while ((e = cli_next(c[0], 1500)))
