@@ -762,7 +762,9 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
       await playToOver(page);
       const n = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).length);
       if (n) break;
-      await page.click('[data-test=close-over]');
+      // 继续 while the room waits for us (past the ready clock we would be
+      // stood up, SPEC §14, and watch instead of playing on)
+      await page.click('[data-test=continue], [data-test=close-over]');
     }
     const got = await page.evaluate(() => ({
       reports: window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).map((f) => f.left),
