@@ -132,3 +132,38 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
     await page.context().close();
   });
 }
+
+/* ---- a stand-in keeps the seat ---- */
+
+test('desktop zh and phone en: a room that fills with AIs: stood up, a stand-in keeps our seat, named for us, and gives way', async () => {
+  for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'zh'], ['phone', PHONE, true, 'en']]) {
+    const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
+    await page.click('[data-test=create-box] > summary');
+    // the fill choice: the select whose first option is "no, wait for players"
+    await page.evaluate(() => {
+      const sel = [...document.querySelectorAll('.create select')].find((s) => [...s.options].some((o) => o.value === '') &&
+        /wait for players|等玩家/.test(s.options[0].textContent));
+      sel.value = 'ai:greedy';
+    });
+    await page.click('[data-test=create]');
+    await page.waitForSelector('.hand .card', { timeout: T(30000) });
+    const mySeat = await page.evaluate(() => window.__frames.find((f) => f.type === 'joined').seat);
+    await playToOver(page);
+    await page.waitForFunction(() => window.__frames.some((f) => f.type === 'state' && f.stood_up), null, { timeout: T(20000) });
+    await page.keyboard.press('Escape');
+    const badge = page.locator('[data-test=standin-for]');
+    await badge.waitFor({ timeout: T(5000) });
+    const me = await page.evaluate((s) => window.__frames.find((f) => f.type === 'state' && f.players[s]).players[s].name, mySeat);
+    assert.equal((await badge.textContent()).trim(), lang === 'en' ? `for ${me}` : `替${me}`, `${label}: the stand-in's badge`);
+    // nobody is left to play for: no game among the AIs
+    assert.ok(!(await page.evaluate(() => window.__frames.some((f) => f.type === 'game' && f.game === 2))), `${label}: AIs dealt a game`);
+    // the room waits for a person: the stand-in's seat is counted open
+    assert.match(await page.textContent('.felt .status.big'), /2\/3/, `${label}: the seats counted`);
+    await shot(page, `i38-standin-${label}-${lang}`);
+    await page.click('[data-test=sit-again]');
+    await page.waitForFunction(() => window.__frames.some((f) => f.type === 'game' && f.game === 2 && f.hand), null, { timeout: T(10000) });
+    assert.equal(await page.$('[data-test=standin-for]'), null, `${label}: the stand-in stayed`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});

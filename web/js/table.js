@@ -703,7 +703,7 @@ export class Table {
     const g = this.g;
     const parts = [];
     if (g.phase === 'waiting') {
-      const n = this.players.filter(Boolean).length;
+      const n = this.players.filter((p) => p && !p.standin).length; // a stand-in's seat is open to a person
       parts.push(h('div.status.big', t('table.waiting', { n })));
       if (this.seat !== null) parts.push(h('p.status', t('table.waiting.share')),
         h('button.primary', { onclick: () => this.invite() }, t('table.invite')));
