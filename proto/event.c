@@ -132,6 +132,10 @@ static json_t *player_json(const ddz_event_player *p, bool state)
     put(o, "kind", json_string(name_of(NAMES(kind_names), p->kind)), &ok);
     put(o, "connected", json_boolean(p->connected), &ok);
     put(o, "custody", json_boolean(p->custody), &ok);
+    if (p->missed > 0)
+        put(o, "missed", json_integer(p->missed), &ok);
+    if (p->standin[0])
+        put(o, "standin", json_string(p->standin), &ok);
     if (state && p->in_game) {
         put(o, "left", json_integer(p->left), &ok);
         put(o, "bid", int_or_null(p->bid), &ok);
@@ -359,6 +363,10 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     }
     if (s->held)
         put(o, "held", json_true(), ok);
+    if (s->stood_up)
+        put(o, "stood_up", json_true(), ok);
+    if (s->seat_next)
+        put(o, "seat_next", json_true(), ok);
     return o;
 }
 
@@ -833,6 +841,11 @@ static int read_player(rd *r, const json_t *v, const char *at, bool state, ddz_e
         (rc = get_bool(r, v, at, "connected", &p->connected)) ||
         (rc = get_bool(r, v, at, "custody", &p->custody)))
         return rc;
+    /* optional: printed only when there is something to say */
+    if ((json_object_get(v, "missed") && (rc = get_int(r, v, at, "missed", 1, 2, &p->missed))) ||
+        (json_object_get(v, "standin") &&
+         (rc = get_str(r, v, at, "standin", p->standin, sizeof p->standin, 1, 0, TEXT))))
+        return rc;
     if (!state || !json_object_get(v, "left"))
         return 0;
     p->in_game = true;
@@ -1172,6 +1185,9 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
     if (s->has_commit && (rc = val_hex(r, v, "", "commit", s->commit)))
         return rc;
     /* optional: printed only when true */
+    if ((json_object_get(o, "stood_up") && (rc = get_bool(r, o, "", "stood_up", &s->stood_up))) ||
+        (json_object_get(o, "seat_next") && (rc = get_bool(r, o, "", "seat_next", &s->seat_next))))
+        return rc;
     if (json_object_get(o, "held") && (rc = get_bool(r, o, "", "held", &s->held)))
         return rc;
     /* optional: printed only while a casual room waits for its players */
@@ -1469,7 +1485,7 @@ static bool player_eq(const ddz_event_player *a, const ddz_event_player *b, bool
     if (!a->seated)
         return true;
     if (strcmp(a->name, b->name) != 0 || a->kind != b->kind || a->connected != b->connected ||
-        a->custody != b->custody)
+        a->custody != b->custody || a->missed != b->missed || strcmp(a->standin, b->standin) != 0)
         return false;
     if (!state || a->in_game != b->in_game || !a->in_game)
         return !state || a->in_game == b->in_game;
@@ -1577,6 +1593,7 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
                           a->ready[1] != b->ready[1] || a->ready[2] != b->ready[2])))
         return false;
     return same3(a->totals, b->totals) && a->autopass == b->autopass && a->held == b->held &&
+           a->stood_up == b->stood_up && a->seat_next == b->seat_next &&
            a->has_result == b->has_result && (!a->has_result || over_eq(&a->result, &b->result));
 }
 

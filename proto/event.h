@@ -105,11 +105,15 @@ enum ddz_event_role { DDZ_EVENT_ROLE_NONE = 0, DDZ_EVENT_ROLE_LANDLORD, DDZ_EVEN
 /* A seat's occupant: the `player` of a seat event, a room's `seats[]`, a
  * state's `players[]`. The last six fields belong to a state only. */
 typedef struct ddz_event_player {
-    bool seated;                   /* false: nobody (JSON null), the rest unused */
-    char name[DDZ_EVENT_NAME_MAX]; /* display name, "ai:NAME", or an engine's name */
-    int kind;                      /* enum ddz_event_kind */
-    bool connected;                /* a person's connection is up; an engine runs */
-    bool custody;                  /* a hosted AI plays for the absent player */
+    bool seated;                      /* false: nobody (JSON null), the rest unused */
+    char name[DDZ_EVENT_NAME_MAX];    /* display name, "ai:NAME", or an engine's name */
+    int kind;                         /* enum ddz_event_kind */
+    bool connected;                   /* a person's connection is up; an engine runs */
+    bool custody;                     /* a hosted AI plays for the absent player */
+    int missed;                       /* a person's clocks run out in a row, 0..2 (casual rooms,
+                                         SPEC 14; printed only when > 0) */
+    char standin[DDZ_EVENT_NAME_MAX]; /* a hosted AI keeps the seat for this person, who left
+                                         or was stood up (casual rooms, SPEC 14); "" = none */
     bool in_game;   /* state: left, bid, role and last are sent (phase bid, play, between) */
     int left;       /* state: cards held, 0..20 */
     int bid;        /* state: 0..3, -1 = not bid (null) */
@@ -301,10 +305,14 @@ typedef struct ddz_event_state {
     ddz_event_over result;                   /* the last game's over event */
     bool has_ready;                          /* false: no `ready` (no wait between games) */
     bool ready[3];                           /* ready: the seats that are ready for the next game */
-    int ready_ms; /* ready: milliseconds left on the ready clock, 0..600000 */
-    bool held;    /* a spectator of a competition table whose games are held (printed only when
-                     true): no cards, bids, plays, totals or result, and the players' game fields
-                     (left, bid, role, last, faulted) absent while a game is on */
+    int ready_ms;   /* ready: milliseconds left on the ready clock, 0..600000 */
+    bool stood_up;  /* this spectator was stood up from the room (SPEC 14): `join` seats it
+                       again (printed only when true) */
+    bool seat_next; /* this spectator asked to sit while a game is on: it is seated when the
+                       game ends (printed only when true) */
+    bool held;      /* a spectator of a competition table whose games are held (printed only when
+                       true): no cards, bids, plays, totals or result, and the players' game fields
+                       (left, bid, role, last, faulted) absent while a game is on */
 } ddz_event_state;
 
 /* turn_over: the last game of the turn is over */

@@ -24,8 +24,8 @@ static const char usage[] =
     "                 [--db-timeout MS]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
-    "                 [--ai-delay-ms N] [--idle S] [--rate N] [--ai NAME] [--quiet]\n"
-    "                 [--resume-keep S]\n"
+    "                 [--ai-delay-ms N] [--ready-clock S] [--idle S] [--rate N]\n"
+    "                 [--ai NAME] [--quiet] [--resume-keep S]\n"
     "                 [--event-loop auto|epoll|poll]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
@@ -95,6 +95,9 @@ static const char usage[] =
     "                      default any)\n"
     "  --ai-delay-ms N     pause before a hosted AI acts when people watch\n"
     "                      (DDZ_AI_DELAY_MS, default 700)\n"
+    "  --ready-clock S     seconds a casual room waits between games for a person's\n"
+    "                      ready before standing them up (DDZ_READY_CLOCK, 2..120,\n"
+    "                      default 20)\n"
     "  --idle S            ping a connection idle this long, drop it 10 s later\n"
     "                      (DDZ_IDLE, default 20)\n"
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
@@ -207,6 +210,8 @@ int ddz_cli_serve(int argc, char **argv)
         return ddz_cli_usage("serve", "DDZ_MAX_CONNS must be a positive number");
     if ((env = getenv("DDZ_AI_DELAY_MS")) && ddz_cli_int(env, 0, 10000, &cfg.ai_delay_ms) < 0)
         return ddz_cli_usage("serve", "DDZ_AI_DELAY_MS must be 0..10000");
+    if ((env = getenv("DDZ_READY_CLOCK")) && ddz_cli_int(env, 2, 120, &cfg.ready_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_READY_CLOCK must be 2..120");
     if ((env = getenv("DDZ_IDLE")) && ddz_cli_int(env, 1, 3600, &cfg.idle_s) < 0)
         return ddz_cli_usage("serve", "DDZ_IDLE must be 1..3600");
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
@@ -358,6 +363,9 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--ai-delay-ms") == 0) {
             if (ddz_cli_int(v, 0, 10000, &cfg.ai_delay_ms) < 0)
                 return ddz_cli_usage("serve", "--ai-delay-ms must be 0..10000");
+        } else if (strcmp(a, "--ready-clock") == 0) {
+            if (ddz_cli_int(v, 2, 120, &cfg.ready_s) < 0)
+                return ddz_cli_usage("serve", "--ready-clock must be 2..120");
         } else if (strcmp(a, "--idle") == 0) {
             if (ddz_cli_int(v, 1, 3600, &cfg.idle_s) < 0)
                 return ddz_cli_usage("serve", "--idle must be 1..3600");

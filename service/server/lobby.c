@@ -125,7 +125,7 @@ static void on_list(ddz_srv *srv, ddz_conn *c)
  * seat or the error sent. */
 static int sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
 {
-    int rc = ddz__room_sit(r, p, seat);
+    int rc = ddz__room_sit(r, p, seat); /* DDZ_ROOM_SEAT_NEXT: it watches, told so */
     if (rc < 0) {
         ddz__conn_error(p->conn, rc,
                         rc == DDZ_EFULL    ? "no free seat"

@@ -27,6 +27,8 @@ struct ddz_player {
     bool enlisted_ladder;  /* ... the ladder (else the tournament) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
+    bool stood_up;         /* watches the room it was stood up from (SPEC 14): `join` sits again */
+    bool seat_next;        /* watches, asked to sit while a game is on: seated when it ends */
     bool has_me;           /* it said its browser's own key in hello ("my games") */
     uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
     ddz_player *next;      /* in srv->players */

@@ -61,8 +61,8 @@ bool ddz__room_has_free_seat(const ddz_room *r)
     if (!r->run)
         return false;
     for (int i = 0; i < 3; i++)
-        if (!ddz_runner_seat_of(r->run, i))
-            return true;
+        if (!ddz_runner_seat_of(r->run, i) || (r->seats[i].standin && !r->seats[i].player))
+            return true; /* a stand-in gives way to a person (SPEC 14) */
     return false;
 }
 
@@ -248,6 +248,7 @@ ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_ru
 void ddz__room_destroy(ddz_room *r)
 {
     ddz_loop_disarm(&r->srv->loop.base, &r->pause);
+    ddz_loop_disarm(&r->srv->loop.base, &r->settle);
     for (int i = 0; i < 3; i++) {
         rseat *s = &r->seats[i];
         ddz_loop_disarm(&r->srv->loop.base, &s->grace);

@@ -25,9 +25,18 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
  * creator sat). Returns 0 or DDZ_ENOTFOUND (unknown AI). */
 int ddz__room_fill(ddz_room *r);
 
+/* ddz__room_sit(): the seat open to the person is a stand-in's while a
+ * game is on; the person watches, and sits when the game ends. */
+#define DDZ_ROOM_SEAT_NEXT 3
+
 /* Seats player `p` (seat -1 = any free), after it left any room it was
- * in. Returns the seat, or DDZ_EFULL, DDZ_EAUTH (bots not allowed),
- * DDZ_EINVAL (seat taken), DDZ_ENOMEM. */
+ * in (a spectator of `r` stays in its audience if it cannot sit). A seat
+ * is free when nobody holds it or a hosted AI stands in there for a
+ * person who left (SPEC 14: the stand-in gives way); the seat `p` held
+ * last comes first. Returns the seat, DDZ_ROOM_SEAT_NEXT (only a
+ * stand-in's seat and a game on: `p` watches until it ends), or
+ * DDZ_EFULL, DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken),
+ * DDZ_ENOMEM. */
 int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
 
 /* Adds `p` as a spectator, after it left any room it was in. Returns 0 or

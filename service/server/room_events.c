@@ -8,6 +8,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_events.h"
+#include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
@@ -64,6 +65,8 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
         r->has_last_over = true;
     }
     ddz__room_broadcast(r, &e);
+    if (!r->tourney)
+        ddz__room_settle_soon(r); /* people waiting to sit take their seats */
     if (r->tourney) {
         r->phase = PH_BETWEEN; /* the director starts the next game */
     } else if (redeal) {

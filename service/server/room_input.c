@@ -24,6 +24,7 @@ static void on_custody(ddz_room *r, ddz_player *p, const ddz_req *q)
             ddz__conn_error(p->conn, DDZ_EPHASE, "no hosted AI plays your seat", q);
             return;
         }
+        s->missed = 0; /* an action of theirs: the count of missed clocks starts again */
         ddz__room_end_custody(r, s);
         ddz__log(r->srv, "info", r->id, "seat %d: its player takes it back", s->index);
         ddz__room_seat_event(r, s->index);
@@ -139,8 +140,18 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
          * do, and no error, since a client cannot know the race's winner. */
         /* Said twice: nothing new to tell the room (a client repeating
          * it cannot make the room resend every state each time). */
-        if (r->phase == PH_BETWEEN && !r->seats[p->seat].ready && ddz__room_mark_ready(r, p->seat))
-            ddz__room_send_states(r);
+        if (r->phase == PH_BETWEEN && !r->seats[p->seat].ready) {
+            /* an action of theirs (SPEC 14): back from custody, nothing
+             * missed, and dealt in as themselves */
+            rseat *s = &r->seats[p->seat];
+            bool changed = s->custody || s->missed;
+            s->missed = 0;
+            ddz__room_end_custody(r, s);
+            if (changed)
+                ddz__room_seat_event(r, p->seat);
+            if (ddz__room_mark_ready(r, p->seat))
+                ddz__room_send_states(r);
+        }
         return;
     }
     if (q->type == DDZ_REQ_REMATCH) {
@@ -165,12 +176,25 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         ddz__conn_error(p->conn, DDZ_EPHASE, "no game is being played", q);
         return;
     }
+    rseat *s = &r->seats[p->seat];
+    if (s->custody && !r->tourney) {
+        /* any action of theirs turns custody off (SPEC 14): the seat is
+         * theirs again, and this answer is tried as theirs */
+        ddz__room_end_custody(r, s);
+        ddz__log(r->srv, "info", r->id, "seat %d: its player acts, custody ends", s->index);
+        s->missed = 0;
+        ddz__room_seat_event(r, s->index);
+    }
     ddz_seat *st = ddz_runner_seat_of(r->run, p->seat);
     int rc = ddz__seat_player_act(st, p, q->type == DDZ_REQ_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY,
                                   q->seq, q->bid, q->cards);
     if (rc < 0) {
         ddz__conn_error(p->conn, rc, NULL, q);
         return;
+    }
+    if (s->missed) { /* an action of theirs: the count of missed clocks starts again */
+        s->missed = 0;
+        ddz__room_seat_event(r, s->index);
     }
     ddz__metrics_latency(r->srv, ddz__now_us() - t0);
 }

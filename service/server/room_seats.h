@@ -6,11 +6,25 @@
 #include "service/server/room_fields.h"
 
 /* The runner's clock found `player`'s request overdue. In a casual room
- * (custody "ai") a person is not charged a fault: a hosted AI takes the
- * seat over (托管) until the player takes it back, and the runner asks it
- * the request afresh. Bots are programs and keep the SPEC 6 timeout, as
- * does every seat of a competition room (custody "fault"). */
+ * (custody "ai") a person is not charged a fault (SPEC 14): the first
+ * time the smallest move is made for them; the second in a row a hosted
+ * AI takes the seat over (托管) until the player takes it back. Returns
+ * true when either was done (the runner then charges nothing), false for
+ * the SPEC 6 timeout (bots, competition rooms, no AI to be had). */
 bool ddz__room_on_timeout(void *ctx, int player);
+
+/* Stands up the person in seat `s` (SPEC 14: away when the next game is
+ * dealt): the seat no longer holds them; a hosted AI stands in where the
+ * room fills with AIs, else the seat waits. A person still connected
+ * watches the room, told `joined` and a state with `stood_up`; one gone
+ * is out of the room. Never fails (no AI to be had: the seat waits). */
+void ddz__room_stand_up(ddz_room *r, rseat *s);
+
+/* Arms the settle step after a game, on the loop's next turn (not from
+ * inside the runner's report of the game's end, where the seats that
+ * answered are still on the stack): people waiting to sit take their
+ * seats, and a room with no fill lets its stand-ins go. Never fails. */
+void ddz__room_settle_soon(ddz_room *r);
 
 /* Takes `r` out of the idle list, if it is in it. Never fails. */
 void ddz__room_idle_unlink(ddz_room *r);

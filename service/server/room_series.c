@@ -7,6 +7,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
+#include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
@@ -19,13 +20,32 @@ static bool waits_for(const rseat *s)
     return s->player && !s->player->bot;
 }
 
+/* Before a deal between games of a room that follows SPEC 14: nobody is
+ * dealt in while away. A person is stood up who did not say ready before
+ * the ready clock ran out (`clock_out`), whose connection is gone, or
+ * whom a hosted AI plays for (custody asked for after `ready`). */
+static void stand_up_absent(ddz_room *r, bool clock_out)
+{
+    for (int i = 0; i < 3; i++) {
+        rseat *s = &r->seats[i];
+        if (waits_for(s) && ((clock_out && !s->ready) || !s->player->conn || s->custody))
+            ddz__room_stand_up(r, s);
+    }
+}
+
 void ddz__room_on_pause(ddz_timer *t)
 {
     ddz_room *r = (ddz_room *)((char *)t - offsetof(ddz_room, pause));
-    if (r->readying) {
-        /* The ready clock ran out: whoever did not answer is treated as a
-         * turn clock's timeout is, a hosted AI plays for them (托管). */
-        r->readying = false;
+    bool clock_out = r->readying;
+    r->readying = false;
+    if (r->phase == PH_BETWEEN && room_absence(r)) {
+        stand_up_absent(r, clock_out);
+        if (r->dead)
+            return;
+    } else if (clock_out) {
+        /* a room outside SPEC 14's stand-up: whoever did not answer is
+         * treated as a turn clock's timeout is, a hosted AI plays for
+         * them (托管) */
         for (int s = 0; s < 3; s++) {
             rseat *st = &r->seats[s];
             if (!st->ready && waits_for(st) && !st->custody && r->opts.custody == DDZ_CUSTODY_AI)
@@ -50,7 +70,7 @@ void ddz__room_begin_between(ddz_room *r)
     r->readying = wait && r->opts.pause > 0 && !r->opts.held;
     int64_t delay_us = (int64_t)r->opts.pause * 1000000;
     if (r->readying) {
-        delay_us = (int64_t)DDZ_READY_S * 1000000;
+        delay_us = (int64_t)room_ready_s(r) * 1000000;
         r->ready_until_us = ddz__now_us() + delay_us;
     }
     ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, delay_us);
@@ -98,14 +118,32 @@ void ddz__room_new_series(ddz_room *r)
     ddz_runner_series(r->run, &tc);
 }
 
+/* Whether `r` may deal: every seat is held and, where a hosted AI stands
+ * in for someone, a person sits too (stand-ins play for people, never
+ * only for each other while the people watch; a room made with pause 0
+ * plays on as before). */
+static bool room_dealable(const ddz_room *r)
+{
+    bool standin = false, person = false;
+    for (int s = 0; s < 3; s++) {
+        if (!ddz_runner_seat_of(r->run, s))
+            return false;
+        standin |= r->seats[s].standin && !r->seats[s].player;
+        person |= r->seats[s].player && !r->seats[s].player->bot;
+    }
+    return !standin || person || !room_absence(r);
+}
+
 void ddz__room_start_game(ddz_room *r)
 {
     r->readying = false;
-    for (int s = 0; s < 3; s++)
-        if (!ddz_runner_seat_of(r->run, s)) {
-            r->phase = PH_WAITING;
-            return;
-        }
+    if (!room_dealable(r)) {
+        bool was_between = r->phase == PH_BETWEEN;
+        r->phase = PH_WAITING;
+        if (was_between) /* everyone sees the room wait for players, not for a deal */
+            ddz__room_send_states(r);
+        return;
+    }
     /* Nobody is dealt a game before the last one's end reached them: it
      * waits for its record to be durable (conn.h), and a `turn` queued
      * behind it would lose its clock meanwhile. */
@@ -133,11 +171,8 @@ void ddz__room_start_game(ddz_room *r)
 
 void ddz__room_maybe_start(ddz_room *r)
 {
-    if (r->phase != PH_WAITING)
+    if (r->phase != PH_WAITING || !room_dealable(r))
         return;
-    for (int s = 0; s < 3; s++)
-        if (!ddz_runner_seat_of(r->run, s))
-            return;
     /* Started from the loop, so whoever just sat is told `joined` first. */
     ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, 0);
 }

@@ -48,6 +48,9 @@ static void seat_player(const rseat *s, ddz_event_player *p)
     p->kind = seat_kind(s, st);
     p->connected = s->player ? s->player->conn != NULL : ddz_seat_connected(st);
     p->custody = s->custody;
+    p->missed = s->player ? s->missed : 0;
+    if (s->standin && !s->player)
+        snprintf(p->standin, sizeof p->standin, "%s", s->standin_for);
 }
 
 void ddz__room_totals(const ddz_room *r, double out[3])
@@ -185,6 +188,8 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
     st->game = state_game(r);
     st->games = series_games(r);
     st->held = held;
+    st->stood_up = p->seat < 0 && p->stood_up;
+    st->seat_next = p->seat < 0 && p->seat_next;
     st->has_commit = is_live;
     memcpy(st->commit, rec->commit, sizeof st->commit);
     for (int s = 0; s < 3; s++) {

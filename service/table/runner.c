@@ -95,8 +95,14 @@ static void on_clock(ddz_timer *t)
     int64_t due = ddz_table_deadline(&r->table);
     int seat = ddz_table_state(&r->table)->turn;
     int player = ddz_table_player_at(&r->table, seat);
-    if (due >= 0 && due <= now_ms(r) && r->ask_player == player && r->cb.timeout &&
-        r->cb.timeout(r->cb.ctx, player) && r->seat[player]) {
+    uint32_t seq = r->ask.seq;
+    bool handled = due >= 0 && due <= now_ms(r) && r->ask_player == player && r->cb.timeout &&
+                   r->cb.timeout(r->cb.ctx, player);
+    if (handled && (r->ask_player != player || r->ask.seq != seq)) {
+        /* the driver answered for the seat (the table moved on) */
+        logf_(r, player, false, "game %d: seat %c: out of time: answered for it",
+              ddz_table_game(&r->table) + 1, 'A' + seat);
+    } else if (handled && r->seat[player]) {
         /* the driver handed the seat over: the new seat answers in time */
         r->ask.deadline_ms = ddz_table_extend(&r->table, now_ms(r));
         logf_(r, player, false, "game %d: seat %c: out of time: %s answers for it",

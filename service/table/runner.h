@@ -31,10 +31,12 @@ typedef struct ddz_runner_cb {
     void (*log)(void *ctx, int player, bool warn, const char *msg);
     /* How long hosted AIs wait before acting; NULL = no wait. */
     int64_t (*think_delay_us)(void *ctx);
-    /* `player`'s request is overdue. Returns true if the driver seated
-     * someone else to answer it (a casual room's hosted AI in custody):
-     * the request then gets a fresh time limit and is asked of the new
-     * seat, and no timeout is charged. NULL or false: the timeout fault. */
+    /* `player`'s request is overdue. Returns true if the driver answered
+     * it for the seat (through ddz_runner_act(), with the seat's own
+     * ddz_seat: a casual room's first timeout, SPEC 14), or seated someone
+     * else to answer it (a casual room's hosted AI in custody): the
+     * request then gets a fresh time limit and is asked of the new seat.
+     * Either way no timeout is charged. NULL or false: the timeout fault. */
     bool (*timeout)(void *ctx, int player);
 } ddz_runner_cb;
 

@@ -59,7 +59,7 @@ async function quickPlay(opts) {
 /* ---- 2: the game-over panel stays until dismissed; issue 25, item 3:
  * the next game waits for 继续 ---- */
 
-test('the next game waits for Continue under a ready clock that warns and ticks, then auto-play; 取消托管 stays above the panel', async () => {
+test('the next game waits for Continue under a ready clock that warns and ticks; past it we are stood up, not dealt in, and one tap sits us again', async () => {
   for (const [label, opts, lang] of [['desktop', {}, 'en'], ['phone', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, 'zh']]) {
     const page = await openPage(opts);
     await page.addInitScript(() => {
@@ -107,22 +107,21 @@ test('the next game waits for Continue under a ready clock that warns and ticks,
     await page.waitForSelector('[data-test=next-note].urgent', { timeout: T(25000) });
     const sounds0 = await page.evaluate(() => window.__sounds);
     await shot(page, `i25-3-warning-${label}-${lang}`);
-    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 2), over.game, { timeout: T(15000) });
+    // the clock runs out: we are stood up (SPEC §14), never dealt in under 托管
+    await page.waitForFunction(() => window.__frames.some((f) => f.type === 'state' && f.stood_up), null, { timeout: T(15000) });
     const ticks = (await page.evaluate(() => window.__sounds)) - sounds0;
     assert.ok(ticks >= 3, `${label}: ${ticks} ticks in the last seconds`);
-    await page.waitForFunction((s) => window.__frames.some((f) => f.type === 'seat' && f.seat === s && f.player && f.player.custody), mySeat, { timeout: T(5000) });
-    // the panel stays, the table behind it inert: 取消托管 is on the panel
-    // a locator, not a handle: the panel is rebuilt when the room's state
-    // moves on (the game starting behind it), and a handle would be stale
-    const back = page.locator('[data-test=back-over]');
-    await back.waitFor({ timeout: T(5000) });
-    assert.equal((await back.textContent()).trim(), lang === 'en' ? "I'm back" : '取消托管');
-    await shot(page, `i25-3-custody-${label}-${lang}`);
-    await back.click();
-    await page.waitForFunction((s) => {
-      const f = window.__frames.filter((x) => x.type === 'seat' && x.seat === s).pop();
-      return f && f.player && !f.player.custody;
-    }, mySeat, { timeout: T(5000) });
+    assert.ok(!(await page.evaluate((s) => window.__frames.some((f) => f.type === 'seat' && f.seat === s && f.player && f.player.custody), mySeat)),
+      `${label}: our seat went to custody`);
+    // the panel stays, the table behind it inert: the way back is on the panel
+    const sit = page.locator('[data-test=sit-again-over]');
+    await sit.waitFor({ timeout: T(5000) });
+    assert.equal((await sit.textContent()).trim(), lang === 'en' ? 'Sit down again' : '重新坐下');
+    assert.ok(!(await page.evaluate((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 2), over.game)),
+      `${label}: a game was dealt while we were away`);
+    await shot(page, `i38-stood-up-panel-${label}-${lang}`);
+    await sit.click();
+    await page.waitForFunction((g) => window.__frames.some((f) => f.type === 'game' && f.game === g + 2 && f.hand), over.game, { timeout: T(10000) });
     assert.deepEqual(page.errors, []);
     await page.context().close();
   }
@@ -772,7 +771,9 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
       await playToOver(page);
       const n = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).length);
       if (n) break;
-      await page.click('[data-test=close-over]');
+      // 继续 while the room waits for us (past the ready clock we would be
+      // stood up, SPEC §14, and watch instead of playing on)
+      await page.click('[data-test=continue], [data-test=close-over]');
     }
     const got = await page.evaluate(() => ({
       reports: window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).map((f) => f.left),

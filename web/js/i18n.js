@@ -398,6 +398,16 @@ const STRINGS = {
     'tv.delayed': 'shown once every table has played the deal',
     'tv.waiting': 'Nothing to show yet: a deal is shown once every table has played it.',
     'tv.why': 'Every table plays the same cards, so a deal is shown once every table has played it: Watch replays the latest, every hand open.',
+    // a person who is away (SPEC §14)
+    'absence.standin': 'for {name}',
+    'absence.standin.title': 'The computer keeps this seat for {name}, who is away; anyone who sits down takes it',
+    'absence.missed': 'Timed out',
+    'absence.missed.bid': 'Time ran out: no bid for you',
+    'absence.missed.play': 'Time ran out: the smallest move was made for you',
+    'absence.stood': 'You didn\u2019t press Continue in time, so you left your seat.',
+    'absence.sit': 'Sit down again',
+    'absence.next': 'You\u2019ll sit down when this game ends.',
+    'absence.away': 'Away',
   },
   zh: {
     'app.title': '斗地主',
@@ -791,6 +801,16 @@ const STRINGS = {
     'tv.delayed': '所有牌桌打完这副牌后才播出',
     'tv.waiting': '暂无可播出的对局：所有牌桌都打完一副牌后才播出。',
     'tv.why': '各桌打的是同样的牌，所有牌桌都打完后才公开：点“观看”重播最新一副，所有手牌明牌。',
+    // 暂离（SPEC §14）
+    'absence.standin': '替{name}',
+    'absence.standin.title': '{name}暂离，电脑替他占座；有人坐下就让座',
+    'absence.missed': '超时',
+    'absence.missed.bid': '超时，自动不叫',
+    'absence.missed.play': '超时，已自动出最小的牌',
+    'absence.stood': '你没有及时点继续，已离开座位。',
+    'absence.sit': '重新坐下',
+    'absence.next': '本局结束后入座。',
+    'absence.away': '暂离',
   },
 };
 

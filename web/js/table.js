@@ -27,6 +27,7 @@ import { liveRegion, say, setInert, trapTab } from './a11y.js';
 import { remaining, tricks } from './tracker.js';
 import { cue, isMuted, setMuted, turnTitle, speak, calm } from './sound.js';
 import { onAutoPlay, autoPlayBar, autoPlayButton, hintNext, phraseMenu, casualEvent, casualError, ct, noteAutoPlay, autoPlayLines } from './casual.js';
+import { absenceBadges, absenceBar, noteMissed, noteAway, noteAwayState, sitAgainButton } from './absence.js';
 
 const now = () => performance.now();
 
@@ -90,7 +91,7 @@ export class Table {
 
   name(s) {
     const p = this.players[s];
-    if (!p) return t('seat.' + s);
+    if (!p) return (this.away && this.away[s]) || t('seat.' + s); // a person away keeps the name on the seat
     // a competition's table: its programs by their names, as its page lists them
     if (this.held) return playerLabel(p.name);
     if (p.kind === 'ai' && /^ai:/.test(p.name)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
@@ -147,13 +148,17 @@ export class Table {
     this.restoreScores(m);
     this.autopass = m.autopass;
     this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
+    this.stoodUp = !!m.stood_up; // away when the ready clock ran out: watching, one tap sits again (SPEC §14)
+    this.seatNext = !!m.seat_next;
     const g = emptyGame();
     g.phase = m.phase;
     g.game = m.game;
     g.games = m.games;
     g.commit = m.commit;
     g.dealCommit = this.g.dealCommit && this.g.game === m.game ? this.g.dealCommit : m.commit;
-    this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody } : null));
+    noteAwayState(this, m.players);
+    this.players = m.players.map((p) => (p ? { name: p.name, kind: p.kind, connected: p.connected, custody: !!p.custody,
+      missed: p.missed || 0, standin: p.standin || null } : null));
     const inGame = m.phase === 'bid' || m.phase === 'play' || m.phase === 'between';
     const known = this.g.game === m.game ? this.g.faulted : new Map();
     m.players.forEach((p, i) => {
@@ -203,6 +208,8 @@ export class Table {
         }
         this.players[m.seat] = m.player ? { ...m.player, custody: !!m.player.custody } : null;
         noteAutoPlay(this, m);
+        noteMissed(this, m, was);
+        noteAway(this, m, was);
         this.renderSeats();
         this.renderCenter();
         this.renderControls(); // auto-play on or off
@@ -600,6 +607,7 @@ export class Table {
     }
     if (p && p.kind !== 'human') out.push(h('span.badge.kind', t('kind.' + p.kind)));
     if (g.faulted.has(s)) out.push(h('span.badge.warn.standin', { dataset: { test: 'standin' } }, t('table.standin')));
+    out.push(...absenceBadges(this, s));
     if (p && p.custody) out.push(h('span.badge.warn', t('table.custody')));
     else if (p && !p.connected) out.push(h('span.badge.warn', t('table.offline')));
     return out;
@@ -695,7 +703,7 @@ export class Table {
     const g = this.g;
     const parts = [];
     if (g.phase === 'waiting') {
-      const n = this.players.filter(Boolean).length;
+      const n = this.players.filter((p) => p && !p.standin).length; // a stand-in's seat is open to a person
       parts.push(h('div.status.big', t('table.waiting', { n })));
       if (this.seat !== null) parts.push(h('p.status', t('table.waiting.share')),
         h('button.primary', { onclick: () => this.invite() }, t('table.invite')));
@@ -739,7 +747,7 @@ export class Table {
     if (!this.root) return;
     const g = this.g;
     const c = this.el.controls;
-    if (this.seat === null) { replace(c); return; }
+    if (this.seat === null) { replace(c, ...absenceBar(this)); return; }
     const tu = g.turn;
     const row = [];
     if (onAutoPlay(this)) {
@@ -905,7 +913,7 @@ export class Table {
     // Rebuilt only when what it says changes: a rebuild would replay its
     // animation, scroll it back up and fold the details a reader opened.
     const key = JSON.stringify([over && over.seed, !!g.turnOver, g.phase === 'turn_over', this.rematchAsked, this.seat, lang(),
-      this.mustReady(), onAutoPlay(this)]);
+      this.mustReady(), onAutoPlay(this), this.stoodUp]);
     if (key === this.overKey && !o.hidden) return;
     this.overKey = key;
     const opening = o.hidden;
@@ -916,6 +924,7 @@ export class Table {
     const rs = this.scoresTable();
     if (rs) panel.append(rs);
     const buttons = h('div.buttons');
+    if (this.stoodUp) buttons.append(sitAgainButton(this));
     if (over && over.game_id) {
       buttons.append(h('a.button', { href: `#/replay/${gameLink(over)}` + (this.seat !== null ? `?from=${this.seat}` : ''), target: '_blank', rel: 'noopener', dataset: { test: 'replay-link' } }, '\u25B6 ' + t('over.replay')));
     }
@@ -934,8 +943,8 @@ export class Table {
         this.renderOver();
       } }, t('over.continue')));
     } else {
-      buttons.append(h('button.primary', { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
-        g.phase === 'between' ? t('over.next') : t('over.close')));
+      buttons.append(h('button' + (this.stoodUp ? '' : '.primary'), { dataset: { test: 'close-over' }, onclick: () => { this.showOver = false; this.renderOver(); } },
+        g.phase === 'between' && !this.stoodUp ? t('over.next') : t('over.close')));
     }
     // 取消托管 stays at hand above the panel, which makes the table inert
     if (onAutoPlay(this)) {
@@ -980,7 +989,9 @@ export class Table {
     let text = '';
     let urgent = false;
     const next = this.el.over.querySelector('[data-test=close-over]');
-    if (this.mustReady()) {
+    if (this.stoodUp) {
+      text = ''; // no next game is coming for us: the panel's first button is the way back
+    } else if (this.mustReady()) {
       const s = this.readyLeft();
       text = t('over.ready.in', { s });
       urgent = s <= 5;
