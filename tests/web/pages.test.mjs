@@ -67,8 +67,10 @@ test('item 5: watching the ladder follows a table to its end and moves on to the
     const text = await page.$eval('.felt', (e) => e.textContent);
     const zh = label.endsWith('zh');
     assert.ok(!/电脑·|AI·/.test(text), `${label}: seats named by seat, not by program: ${text}`);
-    assert.match(text, zh ? /普通（贪心）/ : /Normal \(greedy\)/, `${label}: the greedy AI is named`);
-    assert.match(text, zh ? /强（搜索） 20 ms/ : /Strong \(search\) 20 ms/, `${label}: the strong AI is named with its budget`);
+    assert.match(text, zh ? /电脑（普通）/ : /Computer \(normal\)/, `${label}: the greedy AI is named`);
+    // by its level in words; its budget per decision is no word for the table (issue 38)
+    assert.match(text, zh ? /电脑（强）/ : /Computer \(strong\)/, `${label}: the strong AI is named`);
+    assert.ok(!/\d+ ms\b/.test(text), `${label}: a budget in ms on the table: ${text}`);
     await shot(page, `i25-5-ladder-watch-${label}`);
     // the table's game ends and its room closes: the page moves to another
     // live table, never to the lobby or the ladder page
@@ -94,8 +96,8 @@ test('item 5: watching the ladder follows a table to its end and moves on to the
 test('item 7: the default AI, competition rooms, the ladder\'s rule set and the jokers are named in words, in both languages', async () => {
   const s = await ladderServer();
   const words = {
-    en: { strong: 'Strong (search)', room: /^Ladder · deal \d+ · table \d\/3$/, rules: /rules CAAI 1\.0/, big: 'Big joker', small: 'Small joker' },
-    zh: { strong: '强（搜索）', room: /^天梯 · 第 \d+ 副 · \d\/3 桌$/, rules: /规则 CAAI 1\.0/, big: '大王', small: '小王' },
+    en: { strong: 'Strong', room: /^Ladder · deal \d+ · table \d\/3$/, rules: /rules CAAI 1\.0/, big: 'Big joker', small: 'Small joker' },
+    zh: { strong: '强', room: /^天梯 · 第 \d+ 副 · \d\/3 桌$/, rules: /规则 CAAI 1\.0/, big: '大王', small: '小王' },
   };
   for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
     const w = words[label.slice(-2)];
