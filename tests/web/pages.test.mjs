@@ -375,6 +375,12 @@ test('issue 38 item 7: the room form in two choices, no jargon on the table, too
     await settle(page);
     const top = await page.$eval('[data-test=gameover]', (e) => e.getBoundingClientRect().top);
     assert.ok(top >= 8, `${label}: the round's panel ${top} px from the top`);
+    // taller with the round's games listed: still clear of the top
+    await page.click('[data-test=round-scores] > summary');
+    await settle(page);
+    const top2 = await page.$eval('[data-test=gameover]', (e) => e.getBoundingClientRect().top);
+    assert.ok(top2 >= 8, `${label}: the round's panel, opened further, ${top2} px from the top`);
+    assert.match(await page.textContent('.turnover h2'), label.endsWith('en') ? /Round over — 1 game played/ : /本轮结束 —— 共 1 局/);
     const panel = await page.innerText('[data-test=gameover]');
     assert.ok(panel.includes(w.total) && !/Turn total/.test(panel), `${label}: the round's total is named ${w.total}`);
     assert.equal((await page.textContent('[data-test=replay-link]')).replace(/^\u25B6\s*/, ''), w.replay);

@@ -398,6 +398,7 @@ const STRINGS = {
     'table.details.fair': 'This deal is fixed in advance: its commitment is shown now and checked against the seed after the game.',
     'replay.from.rel': 'Seen from: {seat}',
     'mygames.seat': '{name} ({seat})',
+    'turnover.title.one': 'Round over — 1 game played',
   },
   zh: {
     'app.title': '斗地主',
@@ -791,6 +792,7 @@ const STRINGS = {
     'table.details.fair': '这副牌事先已定：现在公布其承诺，对局结束后可用种子核对。',
     'replay.from.rel': '视角：{seat}',
     'mygames.seat': '{name}（{seat}）',
+    'turnover.title.one': '本轮结束 —— 共 1 局',
   },
 };
 

@@ -1096,7 +1096,7 @@ export class Table {
 
   turnOverContent(to) {
     const order = [0, 1, 2].sort((a, b) => to.totals[b] - to.totals[a]);
-    return h('div.turnover', h('h2', t('turnover.title', { games: to.games })),
+    return h('div.turnover', h('h2', t(to.games === 1 ? 'turnover.title.one' : 'turnover.title', { games: to.games })),
       h('ol.standings', order.map((s) => h('li' + (s === this.seat ? '.me' : ''),
         h('span', this.name(s)), h('b.num' + (to.totals[s] > 0 ? '.plus' : to.totals[s] < 0 ? '.minus' : ''),
           scoreText(to.totals[s], true))))));
