@@ -318,6 +318,7 @@ test('issue 38 item 7: the room form in two choices, no jargon on the table, too
     assert.deepEqual(await page.$$eval('[data-test=level] option', (o) => o.map((x) => x.textContent)), w.levels, `${label}: the levels`);
     assert.equal(await page.$$eval('[data-test=people] option', (o) => o.length), 3);
     assert.ok(!(await page.isVisible('[data-test=seat0]')), `${label}: the seat-by-seat form is folded`);
+    await page.locator('[data-test=people]').scrollIntoViewIfNeeded();
     await shot(page, `i38-7d-form-${label}`);
     await page.selectOption('[data-test=people]', '1');
     await page.selectOption('[data-test=level]', 'random');
@@ -411,14 +412,37 @@ test('issue 38 item 7: the room form in two choices, no jargon on the table, too
     await rp.waitForFunction(() => !document.querySelector('[data-test=analysis-status]') ||
       !/Analysing|正在分析/.test(document.querySelector('[data-test=analysis-status]').textContent), null, { timeout: T(60000) });
     await settle(rp);
-    const label38 = await rp.$eval('.center .bottom-cards .label', (e) => {
-      const r = e.getBoundingClientRect();
-      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      return { bottom: r.bottom, shown: !!hit && e.contains(hit) };
+    // nothing the table shows under the result box: the bottom cards'
+    // label, the seats' plays and hands (each the topmost element at its
+    // centre, the result box not)
+    const covered = () => rp.evaluate(() => {
+      const out = [];
+      const box = document.querySelector('[data-test=replay-result]');
+      for (const e of document.querySelectorAll('.center .bottom-cards .label, .seat .said, .seat .oppo-hand .card')) {
+        const r = e.getBoundingClientRect();
+        if (!r.width || !r.height) continue;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        if (hit && box.contains(hit)) out.push(e.className || e.tagName);
+      }
+      return [...new Set(out)];
     });
-    const resultTop = await rp.$eval('[data-test=replay-result]', (e) => e.getBoundingClientRect().top);
     await shot(rp, `i38-7m-replay-end-${label}`);
-    assert.ok(label38.shown && resultTop >= label38.bottom - 0.5, `${label}: the result box (top ${resultTop}) covers the bottom cards' label (bottom ${label38.bottom})`);
+    assert.deepEqual(await covered(), [], `${label}: the result box covers`);
+    if (opts.mobile) {
+      // a phone with its browser's bars (less height): the centre shrinks
+      await rp.setViewportSize({ width: PHONE.width, height: 640 });
+      await rp.click('[data-test=replay-prev]');
+      await rp.click('[data-test=replay-last]');
+      await rp.waitForSelector('[data-test=replay-result]', { timeout: T(30000) });
+      await settle(rp);
+      const seen = await rp.$eval('[data-test=replay-result]', (e) => {
+        const r = e.getBoundingClientRect(), c = e.closest('.center').getBoundingClientRect();
+        return Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top);
+      });
+      assert.ok(seen > 20, `${label}: the result box is scrolled into the centre, 640 px high (${seen} px of it shown)`);
+      await shot(rp, `i38-7m-replay-end-short-${label}`);
+      assert.deepEqual(await covered(), [], `${label}: the result box covers, 640 px high`);
+    }
     assert.deepEqual(rp.errors, []);
     await rp.close();
     // a: my games names the others from our seat
@@ -461,4 +485,31 @@ test('issue 38 item 7 k, l: the ladder ranking fits a phone; a participant\'s pa
     assert.deepEqual(page.errors, []);
     await page.close();
   }
+});
+
+test('issue 38 item 7 d: the room form\'s default is 2 people and a normal computer; 3 people need no level; the seat-by-seat form, once open, is the one sent', async () => {
+  const s = await serve('serve-pages-38d.log');
+  const page = await s.page('/');
+  await page.click('[data-test=create-box] > summary');
+  assert.equal(await page.inputValue('[data-test=people]'), '2');
+  assert.equal(await page.inputValue('[data-test=level]'), 'greedy');
+  await page.selectOption('[data-test=people]', '3');
+  assert.ok(await page.isDisabled('[data-test=level]'), 'no computers: no level to choose');
+  await page.selectOption('[data-test=people]', '2');
+  assert.ok(!(await page.isDisabled('[data-test=level]')));
+  await page.click('[data-test=seatwise] > summary');
+  // (the disclosure's toggle event comes a task after the click)
+  await page.waitForFunction(() => document.querySelector('[data-test=people]').disabled &&
+    document.querySelector('[data-test=level]').disabled, null, { timeout: T(10000) });
+  await page.click('[data-test=seatwise] > summary'); // folded again: the two choices count
+  await page.waitForFunction(() => !document.querySelector('[data-test=people]').disabled, null, { timeout: T(10000) });
+  await page.click('[data-test=create]');
+  await page.waitForSelector('.table-view', { timeout: T(30000) });
+  await page.waitForFunction(() => window.__frames.some((f) => f.type === 'state'), null, { timeout: T(30000) });
+  const st = await page.evaluate(() => window.__frames.filter((f) => f.type === 'state').pop());
+  assert.equal(st.seat, 0, 'the creator sits in the first seat');
+  assert.equal(st.players[1], null, 'a seat open for the friend');
+  assert.equal(st.players[2] && st.players[2].name, 'ai:greedy', 'a normal computer in the last');
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

@@ -330,6 +330,10 @@ export class Replay {
     if (end) parts.push(this.resultEl());
     center.classList.toggle('at-end', end); // (a phone's centre is laid out for the result box)
     replace(center, parts);
+    // a centre too short for the result (a phone's, under the analysis)
+    // scrolls: the result's headline is brought into it, not left below
+    const res = end && center.querySelector('.result');
+    if (res && center.scrollHeight > center.clientHeight) center.scrollTop = Math.max(0, res.offsetTop - 4);
     // controls
     const n = this.steps.length - 1;
     const range = h('input', { type: 'range', min: '0', max: String(n), value: String(this.i), 'aria-label': t('replay.step', { i: this.i, n }) });
