@@ -259,9 +259,11 @@ test('the lobby loads in English and Chinese with no console errors', async () =
   await page.press('[data-test=name]', 'Enter');
   await page.reload();
   assert.equal(await page.inputValue('[data-test=name]'), 'Lin', 'the name is remembered');
-  // the create form offers every room option
+  // the create form offers every room option: the people and the level,
+  // and seat by seat behind its disclosure
   await page.click('[data-test=create-box] > summary');
-  for (const sel of ['[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
+  await page.click('[data-test=seatwise] > summary');
+  for (const sel of ['[data-test=people]', '[data-test=level]', '[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
     assert.ok(await page.isVisible(sel), sel);
   }
   const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
