@@ -204,7 +204,9 @@ const TABLE_PAIRS = [
   ['.seat.pos-left .said', '.counter'], ['.seat.pos-right .said', '.counter'],
   ['.history:not([hidden])', '.hand .card'], ['.history:not([hidden])', '.controls .side'],
   ['.history:not([hidden])', '.controls .actions'],
-  ['.seat.pos-me .said', '.commit'], ['.seat.pos-me .said', '.counter'],
+  // (the commitment is folded under the centre's details since issue 38:
+  // their summary is what lies on the felt)
+  ['.seat.pos-me .said', '.table-details > summary'], ['.seat.pos-me .said', '.counter'],
 ];
 
 /* Opens the moves panel with its button, or closes it with its own ✕ (on a
