@@ -654,7 +654,7 @@ test('names: in the viewer\'s language, never cut on a phone; an invitee sees th
   await lobby.waitForSelector(`[data-room="${room}"]`, { timeout: T(30000) });
   const listed = await lobby.textContent(`[data-room="${room}"]`);
   assert.match(listed, /房间 \d+/);
-  assert.match(listed, /普通（贪心）/, 'the AI by its level in Chinese');
+  assert.match(listed, /电脑（普通）/, 'the AI by its level in Chinese');
   assert.doesNotMatch(listed, /greedy\b(?!）)/);
   // the phone's own name and the top bar are whole
   const name = await zh.evaluate(() => localStorage.getItem('ddz.name'));
@@ -874,7 +874,7 @@ test('a friend who leaves is named in the room; quick play from a running table 
   await friend.click('[data-test=lobby]');
   await friend.click('[data-test=quick]');
   await friend.waitForSelector('dialog[open]', { timeout: T(5000) });
-  assert.match(await friend.textContent('dialog[open]'), /Leave the table\? A computer player will finish this turn for you\./);
+  assert.match(await friend.textContent('dialog[open]'), /Leave the table\? A computer player will finish this round for you\./);
   await shot(friend, 'i25-8-quick-confirm-phone-en');
   // Cancel: still seated, nothing sent
   await friend.click('dialog[open] button:not(.primary)');
@@ -991,6 +991,7 @@ test('the room form offers the redeal; everyone passing deals again with a notic
     await page.selectOption('[data-test=rules]', 'botzone-ftl2');
     assert.equal(await row.isVisible(), false, `${label}: the redeal choice under botzone-ftl2`);
     await page.selectOption('[data-test=rules]', 'caai');
+    await page.selectOption('[data-test=people]', '3'); // the test's own two players sit beside us
     const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
     await numbers[1].fill('2');
     await page.click('[data-test=create]');
