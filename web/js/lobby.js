@@ -259,7 +259,7 @@ export class Lobby {
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
       h('div.players-pick.wide', field(t('create.people'), people), levelField),
-      this.seatwiseEl = h('details.advanced.seatwise.wide', { dataset: { test: 'seatwise' },
+      this.seatwiseEl = h('details.seatwise.wide', { dataset: { test: 'seatwise' },
         ontoggle: () => { people.disabled = this.seatwiseEl.open; level.disabled = this.seatwiseEl.open || people.value === '3'; } },
       h('summary', t('create.seatwise')),
       h('div.form-grid',
