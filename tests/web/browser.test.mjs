@@ -259,9 +259,11 @@ test('the lobby loads in English and Chinese with no console errors', async () =
   await page.press('[data-test=name]', 'Enter');
   await page.reload();
   assert.equal(await page.inputValue('[data-test=name]'), 'Lin', 'the name is remembered');
-  // the create form offers every room option
+  // the create form offers every room option: the people and the level,
+  // and seat by seat behind its disclosure
   await page.click('[data-test=create-box] > summary');
-  for (const sel of ['[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
+  await page.click('[data-test=seatwise] > summary');
+  for (const sel of ['[data-test=people]', '[data-test=level]', '[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
     assert.ok(await page.isVisible(sel), sel);
   }
   const phone = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
@@ -430,6 +432,7 @@ test('two people at one table with an AI: a private room by invite link with a p
   await a.waitForSelector('[data-test=quick]');
   await a.click('[data-test=create-box] > summary');
   await a.fill('.create input[name=name]', 'Web test room');
+  await a.click('[data-test=seatwise] > summary'); // seat by seat
   await a.selectOption('[data-test=seat2]', 'ai:greedy');
   const numbers = await a.$$('.create input[type=number]');
   await numbers[1].fill('1'); // games per turn
@@ -560,6 +563,7 @@ async function chooseRules(page, choose) {
  * `games` games of `time` seconds a move, `pause` seconds between games
  * (More options), and creates; we sit at West. */
 async function createWithAIs(page, { games = 1, time = 30, pause = null, custody = null } = {}) {
+  await page.click('[data-test=seatwise] > summary'); // seat by seat
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=seat2]', 'ai:greedy');
   if (pause !== null || custody !== null) await page.click('.create .advanced summary');
@@ -1189,7 +1193,9 @@ test('my games: each browser lists the games it played, a game opens in the repl
   await shot(phone, 'mygames-phone');
   // the list opens the replay, under the private game's key
   const href = await phone.getAttribute('[data-test=mygame-replay]', 'href');
-  assert.equal(href, `#/replay/${overPhone.game_id}-${overPhone.game_key}`);
+  // (with our seat: the replay names the seats from it, 我, 上家, 下家)
+  const phoneSeat = await phone.evaluate(() => window.__frames.find((f) => f.type === 'joined').seat);
+  assert.equal(href, `#/replay/${overPhone.game_id}-${overPhone.game_key}?from=${phoneSeat}`);
   await phone.click('[data-test=mygame-replay]');
   await phone.waitForSelector('[data-test=replay-next]', { timeout: T(30000) });
   assert.equal(await phone.$$eval('[data-zone=hand] .card.face', (c) => c.length), 51, 'the replay shows the deal');

@@ -29,7 +29,7 @@ test('inputs longer than one block', () => {
 
 import { handRows, PER_ROW } from '../../web/js/layout.js';
 
-test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
+test('the phone hand: two rows at most (10 cards a row), balanced, in hand order', () => {
   const rowsOf = (n) => {
     const { rows, cells } = handRows(n);
     const lens = Array.from({ length: rows }, (_, r) => cells.filter((x) => x.r === r).length);
@@ -41,16 +41,17 @@ test('the phone hand: rows of at most 7 cards, balanced, in hand order', () => {
     });
     return lens;
   };
-  assert.equal(PER_ROW, 7);
+  assert.equal(PER_ROW, 10);
   assert.deepEqual(rowsOf(0), []);
   assert.deepEqual(rowsOf(1), [1]);
-  assert.deepEqual(rowsOf(7), [7]);
-  assert.deepEqual(rowsOf(8), [4, 4]);
-  assert.deepEqual(rowsOf(17), [6, 6, 5]);
-  assert.deepEqual(rowsOf(20), [7, 7, 6]);
+  assert.deepEqual(rowsOf(10), [10]);
+  assert.deepEqual(rowsOf(11), [6, 5]);
+  assert.deepEqual(rowsOf(17), [9, 8]);
+  assert.deepEqual(rowsOf(20), [10, 10]);
   for (let n = 1; n <= 20; n++) {
     const lens = rowsOf(n);
-    assert.ok(Math.max(...lens) <= 7 && Math.max(...lens) - Math.min(...lens) <= Math.max(1, lens.length - 1), `n=${n}: ${lens}`);
+    assert.ok(lens.length <= 2, `n=${n}: ${lens} (three rows)`);
+    assert.ok(Math.max(...lens) <= 10 && Math.max(...lens) - Math.min(...lens) <= 1, `n=${n}: ${lens}`);
   }
 });
 

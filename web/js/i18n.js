@@ -16,11 +16,11 @@ const STRINGS = {
     'quick.title': 'Quick play',
     'quick.desc': 'You against two computer players, right now.',
     'quick.button': 'Play vs AI',
-    'quick.ai': 'Opponents',
-    'ai.default': 'Best available: Strong (search)',
-    'ai.strong': 'Strong (search)',
-    'ai.greedy': 'Normal (greedy)',
-    'ai.random': 'Easy (random)',
+    'quick.ai': 'Computer level',
+    'ai.default': 'Strong',
+    'ai.strong': 'Strong',
+    'ai.greedy': 'Normal',
+    'ai.random': 'Easy',
     'rooms.title': 'Rooms',
     'rooms.refresh': 'Refresh',
     'rooms.none': 'No open rooms yet. Create one and invite friends!',
@@ -46,7 +46,7 @@ const STRINGS = {
     'rules.desc.botzone-ftl': 'Botzone FightTheLandlord: no bidding, West is always the landlord. The winning side scores 2, and every play adds points by its type (a single 0.01 … the rocket 0.16); the two farmers get the mean of theirs.',
     'rules.desc.botzone-ftl2': 'Botzone FightTheLandlord2: bid 1–3; every bomb, the rocket and spring double the stake m, and the landlord wins or loses 2m, each farmer m. After a fault the referee plays for that seat to the end of the game.',
     'create.time': 'Seconds per move',
-    'create.games': 'Games per turn',
+    'create.games': 'Games per round',
     'create.private': 'Private (invite link only)',
     'create.password': 'Password (optional)',
     'create.seats': 'Seats',
@@ -153,7 +153,7 @@ const STRINGS = {
     'table.lobby': 'Lobby',
     'table.held': 'A competition game: its cards and plays are shown once every table has played this deal (then as a replay).',
     'table.leave': 'Leave',
-    'table.leave.confirm': 'Leave the table? A computer player will finish this turn for you.',
+    'table.leave.confirm': 'Leave the table? A computer player will finish this round for you.',
     'table.left.ai': '{name} left; the computer takes the seat.',
     'table.left': '{name} left the table.',
     'table.round.scores': 'This round, game by game',
@@ -165,7 +165,7 @@ const STRINGS = {
     'table.game': 'Game {game}/{games}',
     'table.base': 'Bid {bid}',
     'table.bombs': 'Bombs {n}',
-    'table.totals': 'Turn totals',
+    'table.totals': 'Round totals',
     'table.watching': 'Watching',
     'table.rotate': 'Rotate view',
     'table.waiting': 'Waiting for players… ({n}/3)',
@@ -245,7 +245,7 @@ const STRINGS = {
     'fault.protocol': 'protocol error', 'fault.crash': 'left or crashed',
     'over.title': 'Game {game} over',
     'over.score': 'Score',
-    'over.total': 'Turn total',
+    'over.total': 'Round total',
     'over.mult': 'Multiplier',
     'over.hands': 'Cards left in hand',
     'over.dealt': 'The deal',
@@ -298,7 +298,7 @@ const STRINGS = {
     'over.started': 'Game {game} has started behind this panel.',
     'over.started.you': 'Game {game} has started behind this panel: your turn, {s} s left.',
     'over.nextin': 'The next game starts automatically.',
-    'turnover.title': 'Turn over — {games} games played',
+    'turnover.title': 'Round over — {games} games played',
     'turnover.rematch': 'Rematch',
     'turnover.waiting': 'Waiting for the others to accept…',
     'turnover.lobby': 'Back to lobby',
@@ -408,6 +408,22 @@ const STRINGS = {
     'absence.sit': 'Sit down again',
     'absence.next': 'You\u2019ll sit down when this game ends.',
     'absence.away': 'Away',
+    // issue 38: plain words on the casual table and in the room form
+    'ai.name': 'Computer ({level})',
+    'ai.level.strong': 'strong', 'ai.level.greedy': 'normal', 'ai.level.random': 'easy',
+    'create.people': 'Players',
+    'create.people.1': 'Just me + 2 computers',
+    'create.people.2': '2 people + 1 computer',
+    'create.people.3': '3 people',
+    'create.people.custom': 'As set seat by seat below',
+    'create.level': 'Computer level',
+    'create.seatwise': 'Seat by seat (engines, your seat)',
+    'table.details': 'Details',
+    'table.details.rules': 'Rules',
+    'table.details.fair': 'This deal is fixed in advance: its commitment is shown now and checked against the seed after the game.',
+    'replay.from.rel': 'Seen from: {seat}',
+    'mygames.seat': '{name} ({seat})',
+    'turnover.title.one': 'Round over — 1 game played',
   },
   zh: {
     'app.title': '斗地主',
@@ -423,11 +439,11 @@ const STRINGS = {
     'quick.title': '快速开始',
     'quick.desc': '立即和两个电脑玩家对战。',
     'quick.button': '人机对战',
-    'quick.ai': '对手',
-    'ai.default': '最强可用：强（搜索）',
-    'ai.strong': '强（搜索）',
-    'ai.greedy': '普通（贪心）',
-    'ai.random': '简单（随机）',
+    'quick.ai': '电脑水平',
+    'ai.default': '强',
+    'ai.strong': '强',
+    'ai.greedy': '普通',
+    'ai.random': '简单',
     'rooms.title': '房间',
     'rooms.refresh': '刷新',
     'rooms.none': '还没有公开房间。创建一个，邀请朋友吧！',
@@ -478,7 +494,7 @@ const STRINGS = {
     'create.noseat': '请给自己留一个空座位。',
     'joinid.title': '有房间号或邀请链接？',
     'joinid.placeholder': '房间号或链接',
-    'replayid.title': '观看录像',
+    'replayid.title': '看回放',
     'replayid.placeholder': '对局编号',
     'replayid.open': '打开',
     'lobby.seated': '你正在房间 {room} 的牌桌上。',
@@ -558,7 +574,7 @@ const STRINGS = {
     'tournament.where': '对局', 'tournament.players': '选手（西 · 南 · 东）', 'tournament.scores': '得分',
     'lobby.fair': '每副牌由一个秘密种子决定，叫分前公布其 BLAKE2b-256 哈希；对局结束后公开种子，任何人都可以用 “ddz verify” 验证。',
     'table.lobby': '大厅',
-    'table.held': '比赛对局：所有牌桌都打完这副牌后才公开其牌与出牌（届时可看录像）。',
+    'table.held': '比赛对局：所有牌桌都打完这副牌后才公开其牌与出牌（届时可看回放）。',
     'table.leave': '离开',
     'table.leave.confirm': '离开牌桌？本轮剩下的牌局将由电脑代打。',
     'table.left.ai': '{name} 离开了，电脑接替。',
@@ -660,7 +676,7 @@ const STRINGS = {
     'over.hash.bad': 'BLAKE2b-256(种子) 与承诺不符！',
     'over.hash.changed': '承诺与发牌前公布的不一致！',
     'over.verify.how': '用 ddz 工具自行验证：',
-    'over.replay': '录像',
+    'over.replay': '回放',
     'over.next': '下一局',
     'over.continue': '继续',
     'over.ready.in': '请在 {s} 秒内点“继续”，否则由电脑托管。',
@@ -676,9 +692,9 @@ const STRINGS = {
     'replay.from': '从{seat}家看',
     'table.history': '出牌记录',
     'table.history.none': '还没有人出牌。',
-    'table.trick.now': '本轮',
-    'table.trick.prev': '上一轮',
-    'table.trick.n': '第 {n} 轮',
+    'table.trick.now': '这一圈',
+    'table.trick.prev': '上一圈',
+    'table.trick.n': '第 {n} 圈',
     'table.mute': '声音开关',
     'counter.title': '记牌器',
     'counter.sj': '小王', 'counter.bj': '大王',
@@ -705,7 +721,7 @@ const STRINGS = {
     'turnover.rematch': '再来一轮',
     'turnover.waiting': '等待其他玩家同意…',
     'turnover.lobby': '回到大厅',
-    'replay.title': '对局 #{id} 录像',
+    'replay.title': '对局 #{id} 回放',
     'replay.loading': '正在载入对局 #{id}…',
     'replay.notfound': '找不到对局 #{id}。',
     'replay.error': '无法载入对局 #{id}。',
@@ -811,6 +827,22 @@ const STRINGS = {
     'absence.sit': '重新坐下',
     'absence.next': '本局结束后入座。',
     'absence.away': '暂离',
+    // issue 38：牌桌与建房表单用平常话
+    'ai.name': '电脑（{level}）',
+    'ai.level.strong': '强', 'ai.level.greedy': '普通', 'ai.level.random': '简单',
+    'create.people': '玩家',
+    'create.people.1': '只有我，配 2 个电脑',
+    'create.people.2': '2 人 + 1 个电脑',
+    'create.people.3': '3 人',
+    'create.people.custom': '按下面的逐座设置',
+    'create.level': '电脑水平',
+    'create.seatwise': '逐座设置（引擎、你的座位）',
+    'table.details': '详情',
+    'table.details.rules': '规则',
+    'table.details.fair': '这副牌事先已定：现在公布其承诺，对局结束后可用种子核对。',
+    'replay.from.rel': '视角：{seat}',
+    'mygames.seat': '{name}（{seat}）',
+    'turnover.title.one': '本轮结束 —— 共 1 局',
   },
 };
 
@@ -868,15 +900,15 @@ export function roomLabel(name) {
 }
 
 /* A seat's player as the lobby lists it: a hosted AI by its level in the
- * viewer's language ("ai:greedy" -> "Normal (greedy)"), an engine by its
- * name, a person by theirs. */
+ * viewer's language ("ai:greedy", "ai:strong:20" -> "Computer (normal)",
+ * "电脑（强）"), an engine by its name, a person by theirs. */
 export function playerLabel(name) {
   const m = /^(ai|engine):(.*)$/.exec(name || '');
   if (!m) return name || '';
-  if (m[1] === 'ai' && has('ai.' + m[2])) return t('ai.' + m[2]);
-  // a ladder's AI with its budget per decision ("ai:strong:20")
-  const b = /^(\w+):(\d+)$/.exec(m[2]);
-  if (m[1] === 'ai' && b && has('ai.' + b[1])) return `${t('ai.' + b[1])} ${b[2]} ms`;
+  // a ladder's AI comes with its budget per decision ("ai:strong:20"): a
+  // detail for the raw id (a title), not for the name (issue 38)
+  const level = m[1] === 'ai' ? /^(\w+)(?::\d+)?$/.exec(m[2]) : null;
+  if (level && has('ai.level.' + level[1])) return t('ai.name', { level: t('ai.level.' + level[1]) });
   return m[2];
 }
 

@@ -61,6 +61,13 @@ function dot(p) {
   return h('span.dot.' + k, { title: t('ladder.' + k), 'aria-label': t('ladder.' + k), role: 'img', dataset: { test: 'status-' + k } });
 }
 
+/* A participant by a readable name (a hosted AI by its level: "电脑（强）"),
+ * its raw id ("ai:strong:20") in the title where they differ (issue 38). */
+function named(id, tag = 'div') {
+  const label = playerLabel(id);
+  return h(tag + '.pname', { title: label === id ? null : id, dataset: { test: 'pname', id } }, label);
+}
+
 function head(title, back) {
   return h('header.lobby-head',
     h('div.competition-title',
@@ -104,13 +111,13 @@ export class Ladder extends Poller {
     return h('div.scroll', h('table.standings.ladder-table', { dataset: { test: 'ladder' } },
       h('thead', h('tr',
         h('th', '#'), h('th.left', t('competition.player')), h('th', t('ladder.rating')),
-        h('th', t('ladder.games')), h('th', t('ladder.perdeal')), h('th.hide-phone', t('competition.faults')),
+        h('th.hide-narrow', t('ladder.games')), h('th', t('ladder.perdeal')), h('th.hide-phone', t('competition.faults')),
         h('th.left.hide-phone', t('competition.status')))),
       h('tbody', players.map((p) => h('tr' + (p.connected ? '' : '.away'),
         h('td.num', String(p.rank)),
-        h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), dataset: { test: 'ladder-player' } }, playerLabel(p.name))),
+        h('td.left.id', dot(p), h('a', { href: '#/ladder/' + encodeURIComponent(p.name), title: p.name, dataset: { test: 'ladder-player' } }, playerLabel(p.name))),
         h('td.num', h('strong', fixed(p.rating)), h('small', ' ± ' + fixed(p.uncertainty))),
-        h('td.num', `${p.games}`, h('small.hide-phone', ' / ' + t('ladder.ndeals', { n: p.deals }))),
+        h('td.num.hide-narrow', `${p.games}`, h('small.hide-phone', ' / ' + t('ladder.ndeals', { n: p.deals }))),
         signedCell(p.score_per_deal),
         h('td.num.hide-phone', String(p.faults)),
         h('td.left.hide-phone', status(p)))))));
@@ -195,7 +202,7 @@ export class LadderPlayer extends Poller {
   render() {
     if (!this.root) return;
     const d = this.data;
-    const top = head(this.name, '#/ladder');
+    const top = head(named(this.name, 'span'), '#/ladder');
     if (d === undefined) {
       replace(this.root, h('div.lobby.competition.ladder', top, h('p.competition-note', t('competition.loading'))));
       return;
@@ -230,10 +237,10 @@ export class LadderPlayer extends Poller {
     const rows = hist.slice().reverse().map((p) => h('tr',
       h('td.left.hide-phone', new Date(p.at).toLocaleString()),
       h('td.left', { dataset: { test: 'hand' } }, p.hand ? t('seat.' + hands[p.hand]) : t('ladder.old')),
-      h('td.left.opps.hide-phone', p.opponents.map((o) => h('div', o))),
+      h('td.left.opps.hide-phone', p.opponents.map((o) => named(o))),
       signedCell(p.score),
       h('td.left.opps', { dataset: { test: 'compared' } }, (p.compared || []).map((c) => h('div',
-        c.name, ' ', h('small', (c.score > 0 ? '+' : '') + fixed(c.score, 0)),
+        named(c.name, 'span'), ' ', h('small', (c.score > 0 ? '+' : '') + fixed(c.score, 0)),
         c.game ? ' ' : null, c.game ? replay(c.game, '▶') : null))),
       h('td.num.hide-phone', fixed(p.rating)),
       h('td.left.replays', p.games.map((id, g) => id ? replay(id, String(g + 1)) : null))));

@@ -1,10 +1,13 @@
 // layout.js - where each card of a hand goes when the hand is laid out in
-// rows for touch (narrow screens): no more than PER_ROW cards a row, rows
-// of balanced length, the strongest cards in the first row as they are
+// rows for touch (narrow screens): no more than PER_ROW cards a row, so
+// that a whole hand (20 cards) takes two rows at most, rows of balanced length, the strongest cards in the first row as they are
 // read. The CSS places the cards from these numbers; wide screens ignore
 // them and fan the hand in one row.
 
-export const PER_ROW = 7; // 7 cards at 44+ px apart fit a 360 px phone
+// 10 cards a row, about 31 px apart on a 360 px phone, 34 px on a 390 px
+// one: a third row took the table's height (issue 38; app.css's phone
+// hand divides the row's width by PER_ROW - 1)
+export const PER_ROW = 10;
 
 /* handRows(n) -> {rows, cells: [{r, c, k}]}: for card i of n, its row r,
  * its column c in that row, and the number of cards k in that row. Never

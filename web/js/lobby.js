@@ -11,6 +11,8 @@ import { myGamesPanel } from './mygames.js';
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
 const AIS = ['strong', 'greedy', 'random'];
+// The same, as the room form's levels: easy, normal, strong.
+const LEVELS = ['random', 'greedy', 'strong'];
 
 // Rule sets where everyone passing ends the deal (SPEC 3), so that a room
 // may deal again instead (the `redeal` option).
@@ -158,7 +160,8 @@ export class Lobby {
             r.spectators ? ' · ' + t('rooms.watchers', { n: r.spectators }) : ''),
           h('div.room-seats', r.seats.map((s, i) => h('span.rseat' + (s ? '' : '.free'),
             h('b', t('seat.' + i)), ' ', s ? playerLabel(s.name) : t('rooms.open'),
-            s && s.kind !== 'human' ? h('small', ` ${t('kind.' + s.kind)}`) : null)))),
+            // a hosted AI's label says it is a computer already
+            s && s.kind !== 'human' && s.kind !== 'ai' ? h('small', ` ${t('kind.' + s.kind)}`) : null)))),
         h('div.room-actions',
           h('button.primary', { disabled: free === 0, dataset: { test: 'join' }, onclick: () => this.enter(r, 'join') },
             free ? t('rooms.join') : t('rooms.full')),
@@ -200,6 +203,16 @@ export class Lobby {
       sitat: h('select', { dataset: { test: 'sitat' } }, h('option', { value: '' }, t('create.sit.any')),
         [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
     };
+    // The common case in two choices (issue 38): how many people, the rest
+    // hosted AIs of one level. The seat-by-seat form (engines, which seat is
+    // ours, filling open seats) is behind a disclosure; while it is open it
+    // is the one in effect, and the two choices are disabled.
+    const people = h('select', { dataset: { test: 'people' } },
+      [1, 2, 3].map((n) => h('option', { value: String(n), selected: n === 2 }, t('create.people.' + n))));
+    const level = h('select', { dataset: { test: 'level' } },
+      LEVELS.map((a) => h('option', { value: a, selected: a === 'greedy' }, t('ai.' + a))));
+    const levelField = field(t('create.level'), level);
+    people.addEventListener('change', () => { level.disabled = people.value === '3'; });
     const seats = [0, 1, 2].map((i) => {
       const sel = h('select', { dataset: { test: 'seat' + i } },
         h('option', { value: '' }, t('create.seat.open')),
@@ -219,23 +232,27 @@ export class Lobby {
     const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: async (e) => {
       e.preventDefault();
       if (!(await mayLeaveTable())) return;
+      const seatwise = this.seatwiseEl.open;
       const options = {
         rules: f.rules.value,
         time: +f.time.value, games: +f.games.value,
         private: f.priv.checked, bots: f.bots.checked, autopass: f.autopass.checked,
         grace: +f.grace.value, custody: f.custody.value, pause: +f.pause.value,
         redeal: !this.redealEl.hidden && f.redeal.checked,
-        seats: seats.map((s) => (s.sel.value === 'engine' ? (s.eng.value.trim() ? 'engine:' + s.eng.value.trim() : null) : s.sel.value || null)),
+        seats: seatwise
+          ? seats.map((s) => (s.sel.value === 'engine' ? (s.eng.value.trim() ? 'engine:' + s.eng.value.trim() : null) : s.sel.value || null))
+          // the people take the first seats, the creator the first of all
+          : [0, 1, 2].map((i) => (i < +people.value ? null : 'ai:' + level.value)),
       };
       // The creator sits before `fill` takes the other open seats: there
       // must be an open seat to sit in.
       const open = options.seats.map((x, i) => (x === null ? i : -1)).filter((i) => i >= 0);
-      const mine = f.sitat.value !== '' ? +f.sitat.value : open[0];
+      const mine = seatwise && f.sitat.value !== '' ? +f.sitat.value : open[0];
       if (mine === undefined || !open.includes(mine)) {
         toast(t('create.noseat'));
         return;
       }
-      if (f.fill.value) options.fill = f.fill.value;
+      if (seatwise && f.fill.value) options.fill = f.fill.value;
       if (f.name.value.trim()) options.name = f.name.value.trim();
       if (f.password.value) options.password = f.password.value;
       const msg = { type: 'create', options, seat: mine };
@@ -246,9 +263,14 @@ export class Lobby {
       h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl, this.redealEl),
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
-      h('fieldset.seats', h('legend', t('create.seats')), seats.map((s) => s.el)),
-      field(t('create.sitat'), f.sitat),
-      field(t('create.fill'), f.fill),
+      h('div.players-pick.wide', field(t('create.people'), people), levelField),
+      this.seatwiseEl = h('details.seatwise.wide', { dataset: { test: 'seatwise' },
+        ontoggle: () => { people.disabled = this.seatwiseEl.open; level.disabled = this.seatwiseEl.open || people.value === '3'; } },
+      h('summary', t('create.seatwise')),
+      h('div.form-grid',
+        h('fieldset.seats.wide', h('legend', t('create.seats')), seats.map((s) => s.el)),
+        field(t('create.sitat'), f.sitat),
+        field(t('create.fill'), f.fill))),
       h('label.check', f.priv, h('span', t('create.private'))),
       field(t('create.password'), f.password)),
     h('details.advanced', h('summary', t('create.advanced')),

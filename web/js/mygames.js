@@ -52,10 +52,17 @@ function row(g) {
   let result = s('nowin');
   if (g.winner !== null && g.landlord !== null) result = (me === g.landlord) === (g.winner === g.landlord) ? s('win') : s('lose');
   const role = g.landlord === null ? '' : ` · ${me === g.landlord ? s('landlord') : s('farmer')}`;
-  // hosted AIs by kind and seat, as the table shows them
-  const name = (n, i) => (/^ai:/.test(n || '') ? `${t('kind.ai')}·${t('seat.' + i)}` : n || '?');
-  const others = g.names.map(name).filter((_, i) => i !== me).map((n, i) => h('span.word', (i ? ', ' : '') + n));
-  const link = g.key ? `${g.id}-${g.key}` : String(g.id);
+  // the others as they sat from this player's seat, 上家 (before us) then
+  // 下家 (after us), named as the table names them: a hosted AI by its
+  // place (电脑·上家), a person by name with the place (issue 38)
+  const others = [2, 1].map((d) => {
+    const i = (me + d) % 3;
+    const n = g.names[i] || '?';
+    const where = t(d === 1 ? 'seat.next' : 'seat.prev');
+    return /^ai:/.test(n) ? `${t('kind.ai')}·${t(d === 1 ? 'seat.next.short' : 'seat.prev.short')}` : t('mygames.seat', { name: n, seat: where });
+  }).map((n, i) => h('span.word', { dataset: { test: 'mygame-with' } }, (i ? ', ' : '') + n));
+  // the replay names the seats from ours (我, 上家, 下家) and draws ours at the bottom
+  const link = (g.key ? `${g.id}-${g.key}` : String(g.id)) + `?from=${me}`;
   return h('tr', { dataset: { test: 'mygame', id: String(g.id) } },
     h('td.when', when(g.finished_at)),
     // words never broken inside in a narrow column: 负 · 地主, not 地/主 (issue 25)

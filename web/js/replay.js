@@ -49,6 +49,10 @@ export class Replay {
     // the seat drawn at the bottom: the one the link names (the player's
     // own, from its game-over panel), South otherwise; the viewer turns it
     this.bottom = [0, 1, 2].includes(from) ? from : 1;
+    // the seat of the player who opened it (the link from their game-over
+    // panel or their games list): seats are then named from it, 我, 上家,
+    // 下家, as at the table, whichever seat is drawn below (issue 38)
+    this.me = [0, 1, 2].includes(from) ? from : null;
     this.num = this.id.split('-')[0]; // the game's number, shown (never the key)
     this.rec = null;
     this.i = 0;
@@ -177,9 +181,17 @@ export class Replay {
 
   name(s) {
     const n = (this.rec.names && this.rec.names[s]) || '';
-    if (!n) return t('seat.' + s);
-    if (/^ai:/.test(n)) return `${t('kind.ai')}·${t('seat.' + s)}`;
+    if (!n) return this.seatWord(s);
+    if (/^ai:/.test(n)) return `${t('kind.ai')}·${this.seatWord(s, true)}`;
     return n;
+  }
+
+  /* A seat as its player says it: 我, 上家, 下家 when the replay is a
+   * player's own game; the compass (西, 南, 东) for anyone else. */
+  seatWord(s, short = false) {
+    if (this.me === null) return t('seat.' + s);
+    const d = (s - this.me + 3) % 3;
+    return d === 0 ? t('seat.me') : t((d === 1 ? 'seat.next' : 'seat.prev') + (short ? '.short' : ''));
   }
 
   stepText(s) {
@@ -241,7 +253,8 @@ export class Replay {
       h('div.title', h('b', t('replay.title', { id: this.num }))),
       h('div.tools',
         h('button.ghost', { onclick: () => { this.bottom = (this.bottom + 1) % 3; this.render(); }, title: t('table.rotate'), 'aria-label': t('table.rotate'),
-          dataset: { test: 'replay-rotate' } }, icon('rotate'), h('span.label', t('replay.from', { seat: t('seat.' + this.bottom) }))),
+          dataset: { test: 'replay-rotate' } }, icon('rotate'), h('span.label', this.me === null ? t('replay.from', { seat: t('seat.' + this.bottom) })
+            : t('replay.from.rel', { seat: this.seatWord(this.bottom) }))),
         langButton()));
     if (!this.rec) {
       replace(this.root, h('div.table-view.replay', top,
@@ -284,7 +297,7 @@ export class Replay {
         h('div.avatar' + (pos.landlord === s ? '.landlord' : ''), [...this.name(s)][0].toUpperCase(),
           pos.landlord === s ? h('span.crown', '\u265B\uFE0E') : null),
         h('div.who', h('div.name', this.name(s)),
-          h('div.badges', h('span.dir', t('seat.' + s)),
+          h('div.badges', h('span.dir' + (this.me === null ? '' : '.rel'), { dataset: { test: 'replay-dir' } }, this.seatWord(s)),
             pos.landlord !== null ? (pos.landlord === s ? h('span.badge.landlord', t('role.landlord')) : h('span.badge.farmer', t('role.farmer'))) : null),
           this.seatExtra(s),
           end ? h('div.total' + (r.scores[s] > 0 ? '.plus' : r.scores[s] < 0 ? '.minus' : ''), scoreText(r.scores[s], true)) : null),
@@ -301,7 +314,7 @@ export class Replay {
         said = h('div.said.bidsay', bidText(pos.bids[s]));
       }
       const hand = h('div.oppo-hand.revealed' + (slots[s] === 'me' ? '.bottom' : ''), { dataset: { zone: 'hand', seat: String(s) } },
-        h('div.cards', sortHand(pos.hands[s]).map((c) => cardEl(c))));
+        h('div.cards', { vars: { '--n': String(pos.hands[s].length) } }, sortHand(pos.hands[s]).map((c) => cardEl(c))));
       const sayKey = said ? `${lp ? this.steps.indexOf(lp) : 'bid'}|${said.textContent}` : '';
       this.sayKeys = this.sayKeys || {};
       if (said && this.sayKeys[s] !== sayKey) said.classList.add('enter');
@@ -316,7 +329,12 @@ export class Replay {
         : [backEl(), backEl(), backEl()]))];
     parts.push(h('div.status', { dataset: { test: 'replay-step' } }, this.stepText(pos.step)));
     if (end) parts.push(this.resultEl());
+    center.classList.toggle('at-end', end); // (a phone's centre is laid out for the result box)
     replace(center, parts);
+    // a centre too short for the result (a phone's, under the analysis)
+    // scrolls: the result's headline is brought into it, not left below
+    const res = end && center.querySelector('.result');
+    if (res && center.scrollHeight > center.clientHeight) center.scrollTop = Math.max(0, res.offsetTop - 4);
     this.renderBar(end);
     this.renderAnalysis(pos);
     this.renderLog();

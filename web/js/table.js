@@ -31,6 +31,9 @@ import { absenceBadges, absenceBar, noteMissed, noteAway, noteAwayState, sitAgai
 
 const now = () => performance.now();
 
+// The rule set of the usual bidding game: its name is no news at the table.
+const DEFAULT_RULES = 'caai';
+
 // The plays that get an effect of their own besides the bomb and the rocket
 // (issue 25): combo -> its cue in sound.js and its look (.flash.fx-KIND)
 const FX = { straight: 'straight', pair_straight: 'straight', trio_straight: 'plane', plane: 'plane' };
@@ -564,8 +567,10 @@ export class Table {
   renderTop() {
     const g = this.g;
     const inGame = g.phase !== 'waiting';
-    // the rule set, in a few letters on a phone (its explanation on hover)
-    const chips = [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
+    // the rule set, in a few letters on a phone (its explanation on hover),
+    // where it is not the usual bidding game: a casual player need not
+    // read "CAAI 1.0" (issue 38); the details under the counter name it
+    const chips = this.rules === DEFAULT_RULES ? [] : [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
       h('span.long', rulesName(this.rules)), h('span.short', rulesShort(this.rules)))];
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
     // the bid, once someone made one: where nobody bids (the rule set
@@ -673,7 +678,7 @@ export class Table {
     if (pos !== 'me') {
       if (g.reveal && g.reveal[s]) {
         hand = h('div.oppo-hand.revealed', { dataset: { zone: 'hand', seat: String(s) } },
-          h('div.cards', sortHand(g.reveal[s]).map((c) => cardEl(c))));
+          h('div.cards', { vars: { '--n': String(g.reveal[s].length) } }, sortHand(g.reveal[s]).map((c) => cardEl(c))));
       } else if (count) {
         hand = h('div.oppo-hand', { dataset: { zone: 'hand', seat: String(s) } },
           h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())));
@@ -682,7 +687,7 @@ export class Table {
       // a spectator's bottom seat: backs, or its cards at the end
       if (g.reveal && g.reveal[s]) {
         hand = h('div.oppo-hand.revealed.bottom', { dataset: { zone: 'hand', seat: String(s) } },
-          h('div.cards', sortHand(g.reveal[s]).map((c) => cardEl(c))));
+          h('div.cards', { vars: { '--n': String(g.reveal[s].length) } }, sortHand(g.reveal[s]).map((c) => cardEl(c))));
       } else if (count) {
         hand = h('div.oppo-hand.bottom', { dataset: { zone: 'hand', seat: String(s) } },
           h('div.backs', Array.from({ length: Math.min(count, 20) }, () => backEl())),
@@ -723,11 +728,33 @@ export class Table {
       } else if (g.phase === 'between' && !g.turn) {
         parts.push(h('div.status', t('table.between')));
       }
-      if (g.dealCommit) {
-        parts.push(h('div.commit', { title: g.dealCommit }, t('table.commit') + ' ', h('code', g.dealCommit.slice(0, 12) + '…')));
-      }
+      parts.push(this.detailsEl());
     }
     replace(this.el.center, parts);
+  }
+
+  /* The table's details, folded (issue 38): the rule set with its
+   * explanation and the deal's commitment, which a casual player need not
+   * read but anyone may check. One element per table, so that it stays
+   * open across re-renders; its contents follow the deal and the language. */
+  detailsEl() {
+    const g = this.g;
+    if (!this.detailsBox) {
+      this.detailsBody = h('div.details-body');
+      this.detailsBox = h('details.table-details', { dataset: { test: 'table-details' } },
+        this.detailsSummary = h('summary'), this.detailsBody);
+    }
+    const key = [lang(), this.rules, g.dealCommit].join('|');
+    if (this.detailsKey !== key) {
+      this.detailsKey = key;
+      replace(this.detailsSummary, '\u24D8 ', t('table.details'));
+      replace(this.detailsBody,
+        h('p', h('b', t('table.details.rules') + ': '), h('span', { dataset: { test: 'details-rules' } }, rulesName(this.rules))),
+        rulesDesc(this.rules) ? h('p.desc', rulesDesc(this.rules)) : null,
+        g.dealCommit ? h('p', t('table.details.fair')) : null,
+        g.dealCommit ? h('p.commit', { dataset: { test: 'commit' } }, t('table.commit') + ' ', h('code', g.dealCommit)) : null);
+    }
+    return this.detailsBox;
   }
 
   /* The card counter (记牌器): how many of each rank are still out, from
@@ -959,7 +986,7 @@ export class Table {
     this.renderTop();
     this.renderOverNote();
     this.modal(true, opening);
-    if (had !== null) ((had && panel.querySelector(`[data-test="${had}"]`)) || panel).focus();
+    if (had !== null) ((had && panel.querySelector(`[data-test="${had}"]`)) || panel).focus({ preventScroll: true });
   }
 
   /* The panel is modal: what is behind it is inert while it shows; it
@@ -970,7 +997,10 @@ export class Table {
     if (!changed) return;
     if (on) {
       this.overReturn = document.activeElement;
-      e.over.querySelector('.gameover').focus();
+      // focused without scrolling: a panel taller than the window was
+      // scrolled to its top edge, over the overlay's margin (issue 38)
+      e.over.querySelector('.gameover').focus({ preventScroll: true });
+      e.over.scrollTop = 0;
     } else {
       const back = this.overReturn;
       this.overReturn = null;
@@ -1077,7 +1107,7 @@ export class Table {
 
   turnOverContent(to) {
     const order = [0, 1, 2].sort((a, b) => to.totals[b] - to.totals[a]);
-    return h('div.turnover', h('h2', t('turnover.title', { games: to.games })),
+    return h('div.turnover', h('h2', t(to.games === 1 ? 'turnover.title.one' : 'turnover.title', { games: to.games })),
       h('ol.standings', order.map((s) => h('li' + (s === this.seat ? '.me' : ''),
         h('span', this.name(s)), h('b.num' + (to.totals[s] > 0 ? '.plus' : to.totals[s] < 0 ? '.minus' : ''),
           scoreText(to.totals[s], true))))));
