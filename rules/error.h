@@ -2,9 +2,11 @@
  *
  * Every fallible function in ddz returns 0 (or a count) on success and a
  * negative DDZ_E... code on failure. The X-macro below is the single source
- * for the enum, ddz_strerror(), ddz_errname() (the stable string code used in
- * JSON error messages) and docs/errors.md. Add new codes at the end of a group;
- * never renumber, since numbers appear in logs and records.
+ * for the enum, ddz_strerror() and ddz_errname() (the stable string code used
+ * in JSON error messages). docs/errors.md lists every code with where it
+ * arises and what a client should do: a code added here gets its row there.
+ * Add new codes at the end of a group; never renumber, since numbers appear
+ * in logs and records.
  */
 #ifndef DDZ_ERROR_H
 #define DDZ_ERROR_H
