@@ -6,7 +6,7 @@ pkgs=(build-essential cmake ninja-build pkg-config clang
       libsodium-dev libjansson-dev libwebsockets-dev libssl-dev libsqlite3-dev
       libcriterion-dev
       # the server's and the bridge's epoll loop: libev, driven by lws's
-      # event-library plugin (README "Speed")
+      # event-library plugin (docs/benchmarks.md, "Speed")
       libev-dev libwebsockets-evlib-ev
       # the PostgreSQL store (--db postgres://...) and the server its tests
       # start for themselves (tests/pg/pg.sh)

@@ -4,7 +4,7 @@
 #define DDZ_CLI_ANALYZE_H
 
 /* The default budget per position, and the solver's table (2^bits
- * entries of 16 bytes): README, "Post-game analysis", says how they were
+ * entries of 16 bytes): docs/analysis.md says how they were
  * chosen. */
 enum {
     DDZ_ANALYZE_MS = 1000,

@@ -1,4 +1,4 @@
-/* cli_bench.h - `ddz bench`: the speed figures quoted in the README. */
+/* cli_bench.h - `ddz bench`: the speed figures of docs/benchmarks.md. */
 #ifndef DDZ_CLI_BENCH_H
 #define DDZ_CLI_BENCH_H
 

@@ -1,6 +1,6 @@
 /* cli_bench_analyze.h - `ddz bench analyze`: how much of a game the
  * post-game analysis decides within its budget, how fast, and how often
- * the hosted AIs give a forced win away (README, "Post-game analysis"). */
+ * the hosted AIs give a forced win away (docs/benchmarks.md, "Post-game analysis"). */
 #ifndef DDZ_CLI_BENCH_ANALYZE_H
 #define DDZ_CLI_BENCH_ANALYZE_H
 

@@ -1,7 +1,7 @@
 /* cluster.h - several `ddz serve` nodes sharing one PostgreSQL database:
  * which nodes are alive and where clients reach them, and every node's
- * listed rooms, so that every node's lobby lists every room (README,
- * "Deploy"; PROTOCOL.md, "Many nodes").
+ * listed rooms, so that every node's lobby lists every room (docs/cluster.md,
+ * "Many nodes"; PROTOCOL.md, "Many nodes").
  *
  * Two tables, made if missing (under an advisory lock, so that nodes
  * starting together do not race):

@@ -4,7 +4,7 @@
  * started for every request it answers, a room with engine seats starts
  * them when its game begins. Each start costs the machine an exec and the
  * program's start-up, so starts are budgeted per second: in total, per
- * room, and per client address (README, "Budgets"), so that one address
+ * room, and per client address (docs/operations.md, "Budgets"), so that one address
  * cannot spend the server's whole budget. A budget is a token bucket:
  * `rate` tokens a second, at most `rate` held (a second's worth of burst),
  * one token per start. A start is taken from its room's, its address's and

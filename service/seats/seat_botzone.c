@@ -19,7 +19,7 @@
  * of the room, of the address that made it and of the server. A start the
  * budget puts off waits on a timer for the tokens, within the request's
  * time: the table's clock keeps running, and a bot still waiting when it
- * runs out is charged a timeout as for any late answer (README,
+ * runs out is charged a timeout as for any late answer (docs/operations.md,
  * "Budgets"). Neither a start nor a stop waits for the process itself
  * (engine.h): a bot that ignores SIGTERM costs the loop nothing.
  */

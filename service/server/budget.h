@@ -1,5 +1,5 @@
 /* budget.h - the server's budgets: every thing an anonymous client can make
- * the server hold has a bound (README, "Budgets"). The counts live in the
+ * the server hold has a bound (docs/operations.md, "Budgets"). The counts live in the
  * context (ddz_budget, context.h) and are kept where the thing is made and
  * freed (room.c, lobby.c, conn.c, server.c); this module holds the limits
  * with their defaults, the table of client addresses (connections and rooms
@@ -18,7 +18,7 @@
 
 typedef struct ddz_srv ddz_srv;
 
-/* Defaults for one node (README, "Budgets", has the arithmetic). */
+/* Defaults for one node (docs/operations.md, "Budgets", has the arithmetic). */
 #define DDZ_BUDGET_ENGINES_DEFAULT 64
 #define DDZ_BUDGET_AIS_DEFAULT 2000
 #define DDZ_BUDGET_IDLE_ROOMS_DEFAULT 1000

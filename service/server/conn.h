@@ -75,7 +75,7 @@ void ddz__conn_link(ddz_conn *c);
 /* Queues `msg` (a JSON object, reference stolen; usually a
  * ddz_event_print()) for `c`. A NULL `c`, a NULL `msg` (a print that
  * failed) or a closing connection drops it. The queues are a budget
- * (README, "Budgets"): a client whose queue passes --max-queue-per-conn is
+ * (docs/operations.md, "Budgets"): a client whose queue passes --max-queue-per-conn is
  * cut, and while all the queues together pass --max-queued-bytes the
  * connections with the most queued are cut, first the biggest. A cut
  * connection's queue is freed at once and lws closes it on its next turn

@@ -59,7 +59,7 @@ typedef struct ddz_metrics {
 void ddz__metrics_latency(ddz_srv *srv, int64_t us);
 
 /* The budgets: what clients can make the server hold, counted where it is
- * created and released (README, "Budgets"; budget.c prints them). */
+ * created and released (docs/operations.md, "Budgets"; budget.c prints them). */
 enum ddz_budget_kind {
     DDZ_BUDGET_ENGINES,
     DDZ_BUDGET_AIS,

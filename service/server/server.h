@@ -40,7 +40,7 @@ typedef struct ddz_server_cfg {
     const char *default_ai;     /* hosted AI for quick play and custody, NULL = best known */
     bool quiet;                 /* no log lines */
     int event_loop;             /* enum ddz_evloop_kind (service/net/evloop.h), 0 = auto */
-    /* Budgets: what anonymous clients can make the server hold (README,
+    /* Budgets: what anonymous clients can make the server hold (docs/operations.md,
      * "Budgets"). 0 = the default given. */
     int max_engines;            /* engine seats reserved by rooms (processes), 0 = 64 */
     int max_ais;                /* hosted AI objects alive, 0 = 2000 */

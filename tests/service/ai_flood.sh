@@ -1,6 +1,6 @@
 #!/bin/bash
 # ai_flood.sh DDZ ROOMS SECONDS [AI] - issue 37's hosted-AI flood against a
-# fresh `ddz serve` (README "Budgets"): one client address holds ROOMS
+# fresh `ddz serve` (docs/operations.md, "Budgets"): one client address holds ROOMS
 # quick-play rooms of two ai:strong seats with its own seat in custody (all
 # three seats asking the think pool), while a player from another address
 # plays quick play against AI (default strong) for SECONDS; prints the

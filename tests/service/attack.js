@@ -1,4 +1,4 @@
-// attack.js - the attacks of the budgets issue (README, "Budgets"), mixed
+// attack.js - the attacks of the budgets issue (docs/operations.md, "Budgets"), mixed
 // into steady play by tests/service/soak.sh: for SECONDS, RATE attacks a
 // second, in turn:
 //   engines   create a room with two engine seats, sit, drop at once

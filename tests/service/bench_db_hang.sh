@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_db_hang.sh DDZ [TABLES] [HANG_S] [RATE] - the hung-database run of
-# issue 37 (README, "PostgreSQL"): `ddz serve` on a PostgreSQL server of its
+# issue 37 (docs/cluster.md, "PostgreSQL"): `ddz serve` on a PostgreSQL server of its
 # own (tests/pg/pg.sh), TABLES tables of `ddz loadtest` playing, then every
 # process of that PostgreSQL stopped with SIGSTOP for HANG_S seconds (it
 # accepts TCP and answers nothing: a frozen primary, a full disk).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench_engine_churn.sh DDZ [SECONDS] [ADDRESSES] [CONNS] - engine rooms
 # made and dropped against a fresh `ddz serve` while a bystander times its
-# requests (issue 37, README "Budgets"): tests/service/engine_churn.js with
+# requests (issue 37, docs/operations.md, "Budgets"): tests/service/engine_churn.js with
 # ADDRESSES client addresses (default 4) of CONNS connections each
 # (default 1), for SECONDS (default 10). The operator engine is ENGINE
 # (default "DDZ engine --ai random"); the server runs with its default

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_serve.sh DDZ TABLES [RATE] [SECONDS] [LOOP] - one `ddz loadtest` run
-# against a fresh `ddz serve` (README "Speed"): the benchmark of issue 16.
+# against a fresh `ddz serve` (docs/benchmarks.md, "Speed"): the benchmark of issue 16.
 # LOOP is serve's --event-loop (auto, epoll, poll). Prints the load test's
 # report, the server's CPU time in the window (from all connections seated
 # to the end: CPU per action) and peak RSS, and the machine's load before

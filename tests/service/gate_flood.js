@@ -1,4 +1,4 @@
-// gate_flood.js - the door's flood of issue 37 (README, "Budgets"): from
+// gate_flood.js - the door's flood of issue 37 (docs/operations.md, "Budgets"): from
 // ADDRS loopback addresses (127.0.2.1, 127.0.2.2, ...), PER sockets each
 // (under --max-conns-per-ip) send one request head the gate used to hand to
 // libwebsockets unanswered, then stay silent; meanwhile PROBES legitimate

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gate_flood.sh - the door's floods of issue 37, measured (README,
+# gate_flood.sh - the door's floods of issue 37, measured (docs/operations.md,
 # "Budgets"): for each head of tests/service/gate_flood.js (connect, crcrlf,
 # h2cnul), a fresh `ddz serve` under a descriptor limit of NOFILE (default
 # 1024, a shell's; 512 puts the flood past the socket cap) with the default

@@ -22,7 +22,7 @@ http_get() {
 # its database and log in $tmp; waits (bounded) for /healthz. Returns 1,
 # with the log on stdout, if it does not come up. Every load-test client
 # comes from 127.0.0.1, so the per-address budgets are raised to the
-# connection cap (README, "Budgets").
+# connection cap (docs/operations.md, "Budgets").
 start_server() {
     local up= attempt
     for attempt in 1 2 3 4 5; do

@@ -1,7 +1,7 @@
 /* test_attack_budgets.c - anonymous clients must not be able to exhaust
  * the server: each test replays an attack against a real `ddz serve` and
  * checks that what the attacker made the server hold stays within its
- * budget (README, "Budgets"), that the refusal is the one PROTOCOL.md
+ * budget (docs/operations.md, "Budgets"), that the refusal is the one PROTOCOL.md
  * promises, and that /metrics shows the use.
  *
  * Attackers are raw WebSocket clients (a socket, a handshake, masked text

@@ -124,7 +124,7 @@ Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played
     assert_room_of(room, 1);
 
     cli *alice = hello_on(0, "alice");
-    /* about half a second (README): node 2 compares its rooms every 500 ms */
+    /* about half a second (docs/cluster.md): node 2 compares its rooms every 500 ms */
     int64_t took = list_until(alice, has_room, room, T(2000));
     cr_assert_geq(took, 0, "node 1's lobby did not list room %s of node 2 within %d ms", room,
                   T(2000));

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_ladder.sh DDZ MODE SECONDS TABLES [OUT] - the ladder's figures in
-# the README ("The ladder"), on a fresh `ddz serve` and database:
+# docs/competitions.md ("The ladder"), on a fresh `ddz serve` and database:
 #   MODE field: the test's field (tests/service/test_serve_ladder.c): two
 #     `ddz bridge --ladder` bots (greedy and random `ddz engine`), an
 #     operator engine (greedy) and ai:greedy, ai:random; prints the deals

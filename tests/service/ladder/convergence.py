@@ -18,7 +18,7 @@ a deal played three times at one table, come three to a deal) and prints:
                 uncertainty above the next (mu - sigma of the higher above
                 mu + sigma of the lower) to the end
   final         each one's rating +- uncertainty at the end
-The README's convergence figures are this script's output.
+The convergence figures of docs/competitions.md ("The ladder") are this script's output.
 """
 import sqlite3
 import sys
