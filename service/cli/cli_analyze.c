@@ -59,7 +59,7 @@ static const char usage[] =
     "                 \"cost\":X (the points they cost in all). A score search\n"
     "                 takes more nodes than a verdict: twice the budget a play.\n"
     "Positions of more than some 30 cards are seldom decided within the\n"
-    "default budget (README, \"Post-game analysis\"); the endgames nearly always\n"
+    "default budget (docs/analysis.md, \"Post-game analysis\"); the endgames nearly always\n"
     "are. Listing the keeping plays is one more position's budget.\n"
     "\n"
     "A line that is not JSON, not a record, or a record that does not verify\n"

@@ -108,7 +108,7 @@ static const char usage[] =
     "  --event-loop K      auto (epoll, or poll() if lws's libev plugin cannot be\n"
     "                      loaded), epoll, or poll (DDZ_EVENT_LOOP, default auto)\n"
     "\n"
-    "Budgets (README, \"Budgets\"): what clients can make the server hold.\n"
+    "Budgets (docs/operations.md, \"Budgets\"): what clients can make the server hold.\n"
     "  --max-engines N     engine processes: engine seats live rooms may reserve\n"
     "                      (DDZ_MAX_ENGINES, default 64)\n"
     "  --max-ais N         hosted AI objects (DDZ_MAX_AIS, default 2000)\n"
@@ -150,10 +150,13 @@ static const char usage[] =
 #define DB_JOURNAL_MB 1048576   /* --db-journal-mb: 1 TiB */
 #define DB_TIMEOUT_MAX 600000   /* --db-timeout: 10 minutes, in ms */
 
-_Static_assert(DDZ_STORE_QUEUE_MAX == 10000, "the usage and README give --db-queue's default");
-_Static_assert(DDZ_PG_TIMEOUT_MS == 3000, "the usage and README give --db-timeout's default");
-_Static_assert(DDZ_JOURNAL_MAX_ENTRIES == 100000 && DDZ_JOURNAL_MAX_BYTES == (INT64_C(256) << 20),
-               "the usage and README give --db-journal-max's and --db-journal-mb's defaults");
+_Static_assert(DDZ_STORE_QUEUE_MAX == 10000,
+               "the usage and docs/operations.md give --db-queue's default");
+_Static_assert(DDZ_PG_TIMEOUT_MS == 3000,
+               "the usage and docs/operations.md give --db-timeout's default");
+_Static_assert(
+    DDZ_JOURNAL_MAX_ENTRIES == 100000 && DDZ_JOURNAL_MAX_BYTES == (INT64_C(256) << 20),
+    "the usage and docs/operations.md give --db-journal-max's and --db-journal-mb's defaults");
 
 static bool is_dir(const char *p)
 {
