@@ -112,6 +112,7 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
   test(`${label} ${lang}: one missed clock is one move made for us, said as such; no auto-play`, async () => {
     const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
     await page.click('[data-test=create-box] > summary');
+    await page.click('[data-test=seatwise] > summary'); // seat by seat
     await page.selectOption('[data-test=seat1]', 'ai:greedy');
     await page.selectOption('[data-test=seat2]', 'ai:greedy');
     const numbers = await page.$$('.create input[type=number]'); // time, games
@@ -139,6 +140,7 @@ test('desktop zh and phone en: a room that fills with AIs: stood up, a stand-in 
   for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'zh'], ['phone', PHONE, true, 'en']]) {
     const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
     await page.click('[data-test=create-box] > summary');
+    await page.click('[data-test=seatwise] > summary'); // seat by seat: every seat a person's
     // the fill choice: the select whose first option is "no, wait for players"
     await page.evaluate(() => {
       const sel = [...document.querySelectorAll('.create select')].find((s) => [...s.options].some((o) => o.value === '') &&

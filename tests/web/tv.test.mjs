@@ -31,8 +31,8 @@ async function serve(log, args = []) {
 }
 
 const WORDS = {
-  en: { title: 'Ladder TV', watch: 'Watch', over: /^Game over/, greedy: 'Normal (greedy)', rating: /rating \d+\.\d ± \d+\.\d/, where: /Deal (\d+) · table \d of \d/ },
-  zh: { title: '天梯直播', watch: '观看', over: /^本局结束/, greedy: '普通（贪心）', rating: /评分 \d+\.\d ± \d+\.\d/, where: /第 (\d+) 副 · 第 \d \/ \d 桌/ },
+  en: { title: 'Ladder TV', watch: 'Watch', over: /^Game over/, greedy: 'Computer (normal)', rating: /rating \d+\.\d ± \d+\.\d/, where: /Deal (\d+) · table \d of \d/ },
+  zh: { title: '天梯直播', watch: '观看', over: /^本局结束/, greedy: '电脑（普通）', rating: /评分 \d+\.\d ± \d+\.\d/, where: /第 (\d+) 副 · 第 \d \/ \d 桌/ },
 };
 
 /* What the watch page shows now: the game id, the deal, the cards face
