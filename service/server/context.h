@@ -49,7 +49,7 @@ typedef struct ddz_metrics {
     long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
     double latency_sum_s;
     long latency_count;
-    /* GET /api/games/ID/analysis (server.c): answers by result */
+    /* GET /api/games/ID/analysis (http_games.c): answers by result */
     long analyses_computed; /* jobs done (the analysis then served from the cache) */
     long analyses_failed;   /* jobs whose record could not be analysed */
     long analyses_cached;   /* 200s: from the store's cache or the analyst's recent ones */

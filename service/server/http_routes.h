@@ -1,8 +1,8 @@
 /* http_routes.h - the server's HTTP routes as one table (nginx's way).
  *
  * Each module registers the paths it answers when the server starts, before
- * the lws context exists: server.c its own (/healthz, /api/my-games,
- * /api/games/), metrics.c /metrics, ladder_srv.c /api/ladder and
+ * the lws context exists: server.c /healthz, http_games.c /api/my-games and
+ * /api/games/, metrics.c /metrics, ladder_srv.c /api/ladder and
  * /api/ladder/, tourney_srv.c /api/tournament. A request's path is then
  * looked up here (ddz__http_route()), whether it is a route at all rather
  * than a static file is asked here (ddz__http_is_route()), and the lws
@@ -13,7 +13,8 @@
  *
  * A handler answers at once (status, type, body, maybe a store ticket the
  * answer waits for), or hands a store read to the transport (`read`), which
- * submits it and answers when it comes back (server.c, game_read_done).
+ * submits it and, when it comes back, has the handler's `done` answer
+ * (server.c, http_read_done).
  */
 #ifndef DDZ_HTTP_ROUTES_H
 #define DDZ_HTTP_ROUTES_H
@@ -40,9 +41,13 @@ typedef struct ddz_http_req {
      * that write is durable (what it tells of must not be lost to a kill
      * after it was read), 0: at once. */
     uint64_t hold;
-    /* A store read (malloc'd, its kind and key set; taken): the transport
-     * submits it and answers when it is done; with `body` unset. */
+    /* Or a store read (malloc'd, its kind and key set; taken), with no
+     * body: the transport submits it (503 EDB if the store cannot take it)
+     * and, when it is done, hands it to `done`, which sets the answer
+     * (status, type, body, extra; `hold` is not read then) and takes what
+     * it serves of the read (NULL there); the rest is freed. */
     ddz_store_read *read;
+    void (*done)(ddz_srv *srv, ddz_store_read *rd, struct ddz_http_req *req);
 } ddz_http_req;
 
 /* Answers `path` (the request's, without its query) into `req`. */

@@ -13,7 +13,6 @@
 #include "service/server/ladder_srv.h"
 #include "service/server/tourney_srv.h"
 
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/ssl.h>
@@ -28,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
 #include "service/engine/engine.h"
@@ -38,6 +36,7 @@
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/http_games.h"
 #include "service/server/http_routes.h"
 #include "service/server/lobby.h"
 #include "service/server/metrics.h"
@@ -428,8 +427,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 typedef struct http_pss {
     struct lws *wsi;
     ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
-    bool ready;         /* the answer below is complete, not yet written */
-    bool head;          /* a HEAD request: the headers only */
+    /* what answers it when it comes back (ddz_http_req.done) */
+    void (*done)(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req);
+    bool ready; /* the answer below is complete, not yet written */
+    bool head;  /* a HEAD request: the headers only */
     char *body;
     size_t len;
     const char *type;
@@ -448,124 +449,8 @@ static bool is_h1(struct lws *wsi)
     return lws_get_network_wsi(wsi) == wsi;
 }
 
-/* The stored record `json` (taken) as it is served: with the terms that
- * explain its scores (ddz_record_json_explain), which the replay page
- * shows; as stored when they cannot be computed (a record that does not
- * replay, or no memory), since the record itself is still worth serving.
- * Returns the text, or NULL when `json` is NULL. */
-static char *explained(char *json)
-{
-    json_t *j = json ? json_loads(json, 0, NULL) : NULL;
-    char *out =
-        j && ddz_record_json_explain(j, NULL, 0) == 0 ? json_dumps(j, DDZ_RECORD_JSON_FLAGS) : NULL;
-    json_decref(j);
-    if (!out)
-        return json;
-    free(json);
-    return out;
-}
-
-/* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
- * (taken). */
-static void game_answer(http_pss *h, int rc, char *json)
-{
-    h->ready = true;
-    h->status = HTTP_STATUS_OK;
-    h->body = rc < 0 ? json : explained(json);
-    if (rc == DDZ_ENOTFOUND) {
-        h->status = HTTP_STATUS_NOT_FOUND;
-        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
-    } else if (rc == DDZ_EDB) {
-        /* the database away and the game not in the journal: it may well
-         * be stored, so not "no such game" but "ask again" */
-        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
-    } else if (rc < 0) {
-        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
-    }
-    if (rc < 0)
-        free(json);
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-/* Sets the answer of GET /api/my-games from the store's `rc` and `json`
- * (taken: the list as ddz_store_my_games() writes it). */
-static void mine_answer(http_pss *h, int rc, char *json)
-{
-    h->ready = true;
-    h->status = HTTP_STATUS_OK;
-    h->body = NULL;
-    if (rc >= 0 && json &&
-        asprintf(&h->body, "{\"games\":%s,\"max\":%d}", json, DDZ_STORE_MINE_MAX) < 0)
-        h->body = NULL;
-    if (rc >= 0 && !h->body)
-        rc = DDZ_ENOMEM;
-    if (rc == DDZ_EDB) { /* away, or not answering within --db-timeout: ask again */
-        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
-    } else if (rc < 0) {
-        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
-    }
-    free(json);
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-/* The browser's own key from "Authorization: Bearer KEY" (32 lower-case
- * hex digits, what it sends in hello as `me`), hashed as the store keeps
- * it. Returns false if the header is missing or malformed. */
-static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
-{
-    char buf[128];
-    static const char bearer[] = "Bearer ";
-    int n = lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_HTTP_AUTHORIZATION);
-    const char *key = buf + sizeof bearer - 1;
-    if (n != (int)(sizeof bearer - 1 + 32) || strncmp(buf, bearer, sizeof bearer - 1) != 0 ||
-        strspn(key, "0123456789abcdef") != 32)
-        return false;
-    crypto_generichash(me, DDZ_STORE_ME_BYTES, (const uint8_t *)key, 32, NULL, 0);
-    return true;
-}
-
-/* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
- * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
- * hex digits), either followed by "/analysis" (its post-game analysis, the
- * same access). Returns true and sets *id, `key` ("" for none) and
- * *analysis, or false for any other path. */
-static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1],
-                      bool *analysis)
-{
-    static const char suffix[] = "/analysis";
-    size_t n = strlen(path);
-    char buf[128];
-    *analysis = n > sizeof suffix - 1 && strcmp(path + n - (sizeof suffix - 1), suffix) == 0;
-    if (*analysis) {
-        if (n - (sizeof suffix - 1) >= sizeof buf)
-            return false;
-        memcpy(buf, path, n - (sizeof suffix - 1));
-        buf[n - (sizeof suffix - 1)] = '\0';
-        path = buf;
-    }
-    static const char prefix[] = "/api/games/";
-    const char *p = path + sizeof prefix - 1;
-    if (strncmp(path, prefix, sizeof prefix - 1) != 0 || *p < '1' || *p > '9')
-        return false;
-    char *end;
-    errno = 0;
-    *id = strtoll(p, &end, 10);
-    if (errno || *id < 1)
-        return false;
-    key[0] = '\0';
-    if (!*end)
-        return true;
-    if (*end != '-' || strlen(end + 1) != DDZ_STORE_KEY_HEX ||
-        strspn(end + 1, "0123456789abcdef") != DDZ_STORE_KEY_HEX)
-        return false;
-    memcpy(key, end + 1, DDZ_STORE_KEY_HEX + 1);
-    return true;
-}
-
+/* A read the store's reader thread could not take: as when the database is
+ * away, ask again. */
 static const char db_away[] = "{\"error\":\"EDB\",\"message\":\"database unavailable\"}";
 
 /* Hands `rd` (may be NULL: out of memory) to the store's reader thread;
@@ -584,17 +469,6 @@ static bool submit_read(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
     return false;
 }
 
-/* Asks the store for `rd` (NULL: out of memory): the transport submits it
- * (cb_http), or answers 503 as when the database is away. */
-static void read_answer(ddz_http_req *req, ddz_store_read *rd)
-{
-    req->read = rd;
-    if (!rd) {
-        req->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        req->body = strdup(db_away);
-    }
-}
-
 /* GET /healthz: 200 "ok", or 503 "stopping" once shutdown began (a load
  * balancer sends no one new here meanwhile). */
 static void healthz_get(ddz_srv *srv, const char *path, ddz_http_req *req)
@@ -605,82 +479,33 @@ static void healthz_get(ddz_srv *srv, const char *path, ddz_http_req *req)
     req->status = srv->stopping ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
 }
 
-/* GET /api/my-games: a player's own games; who it is comes in the
- * Authorization header, never in the address (logs, history, Referer).
- * Answered when the store's read comes back (mine_answer()). */
-static void my_games_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+/* Sets the answer of `h` from what a handler (or a read's `done`) said. */
+static void take_answer(http_pss *h, const ddz_http_req *req)
 {
-    (void)srv, (void)path;
-    uint8_t me[DDZ_STORE_ME_BYTES];
-    if (!my_key(req->wsi, me)) {
-        req->status = HTTP_STATUS_UNAUTHORIZED;
-        req->body = strdup("{\"error\":\"EAUTH\",\"message\":\"send Authorization: Bearer "
-                           "KEY, the key the browser said in hello as me\"}");
-        return;
-    }
-    ddz_store_read *rd = calloc(1, sizeof *rd);
-    if (rd) {
-        rd->kind = DDZ_STORE_READ_MINE;
-        memcpy(rd->me, me, sizeof rd->me);
-    }
-    read_answer(req, rd);
-}
-
-/* GET /api/games/ID[-KEY][/analysis]: the store's reader thread fetches
- * it; the answer waits until then (see game_read_done()). An analysis is
- * read the same way, the record's access rule first, with its cached copy
- * if any. */
-static void game_get(ddz_srv *srv, const char *path, ddz_http_req *req)
-{
-    (void)srv;
-    long long id;
-    char key[DDZ_STORE_KEY_HEX + 1];
-    bool analysis;
-    if (!game_path(path, &id, key, &analysis)) {
-        ddz__http_not_found(req);
-        return;
-    }
-    ddz_store_read *rd = calloc(1, sizeof *rd);
-    if (rd) {
-        rd->kind = analysis ? DDZ_STORE_READ_ANALYSIS : DDZ_STORE_READ_GAME;
-        rd->id = id;
-        memcpy(rd->key, key, sizeof rd->key);
-    }
-    read_answer(req, rd);
-}
-
-/* Registers the routes server.c answers itself (http_routes.h); the
- * competitions and the metrics register theirs. Returns 0, or what
- * ddz__http_route_add() returns. */
-static int server_routes(ddz_srv *srv)
-{
-    int rc = ddz__http_route_add(&srv->routes, "/healthz", false, healthz_get);
-    if (rc == 0)
-        rc = ddz__http_route_add(&srv->routes, "/api/my-games", false, my_games_get);
-    if (rc == 0)
-        rc = ddz__http_route_add(&srv->routes, "/api/games/", true, game_get);
-    return rc;
+    h->ready = true;
+    h->status = req->status;
+    h->type = req->type;
+    h->body = req->body;
+    h->len = req->body ? strlen(req->body) : 0;
+    h->extra = req->extra;
 }
 
 /* Answers `path` into `h` as the route table says: at once, or once a store
- * read it submits comes back (h->rd). */
+ * read it hands over comes back (h->rd, http_read_done()). */
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     ddz_http_req req = {.wsi = h->wsi};
     ddz__http_route(srv, &srv->routes, path, &req);
-    h->type = req.type; /* a read's answer too: its completion sets the rest */
     if (req.read) {
         free(req.body);
+        h->type = req.type;
+        h->done = req.done;
         if (submit_read(srv, h, req.read))
             return;
         req.status = HTTP_STATUS_SERVICE_UNAVAILABLE;
         req.body = strdup(db_away);
     }
-    h->ready = true;
-    h->status = req.status;
-    h->body = req.body;
-    h->len = req.body ? strlen(req.body) : 0;
-    h->extra = req.extra;
+    take_answer(h, &req);
     h->hold = req.hold;
 }
 
@@ -823,7 +648,7 @@ static void http_release_held(ddz_srv *srv)
         if (h->hold <= done) {
             http_unhold(srv, h);
             /* input flows again: lws does not call WRITEABLE on an HTTP
-             * connection whose input is held (see game_read_done) */
+             * connection whose input is held (see http_read_done) */
             lws_rx_flow_control(h->wsi, 1);
             lws_callback_on_writable(h->wsi);
         }
@@ -843,81 +668,6 @@ static void http_forget(http_pss *h)
     h->body = NULL;
 }
 
-/* Sets the answer of `h` to `status` with the text `body` (copied). */
-static void text_answer(http_pss *h, int status, const char *body, const char *extra)
-{
-    h->ready = true;
-    h->status = status;
-    h->extra = extra;
-    h->body = body ? strdup(body) : NULL;
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-#define RETRY_AFTER "retry-after: 1\x0d\x0a"
-
-/* Sets the answer of GET /api/games/ID/analysis from the store's read
- * `rd` (its record, its cached analysis; both taken): the record's own
- * answer when it may not be read (404, 503, 500: exactly as the record
- * would be, and nothing computed); 200 with the cached analysis (unless
- * an older version cached it: ddz_analyst_current); else
- * what the analyst says: 200 with an answer it still holds, 202 while
- * the game is queued or running (a job queued now if none was), 503 past
- * its bound, 422 for a record it could not analyse. */
-static void analysis_answer(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
-{
-    ddz_metrics *m = &srv->m;
-    char *json = NULL;
-    if (rd->rc < 0) {
-        game_answer(h, rd->rc, rd->json); /* takes it */
-        rd->json = NULL;
-        return;
-    }
-    if (rd->analysis && !ddz_analyst_current(rd->analysis)) {
-        /* cached by an older version, without what this one adds (a win
-         * given away's witness): computed again, and the store's row
-         * replaced when the new one is written */
-        free(rd->analysis);
-        rd->analysis = NULL;
-    }
-    if (rd->analysis) {
-        m->analyses_cached++;
-        h->ready = true;
-        h->status = HTTP_STATUS_OK;
-        h->body = rd->analysis;
-        h->len = strlen(h->body);
-        rd->analysis = NULL;
-        return;
-    }
-    int rc = !rd->json      ? DDZ_ENOMEM
-             : srv->analyst ? ddz_analyst_request(srv->analyst, rd->id, rd->json, &json)
-                            : DDZ_EBUSY;
-    switch (rc) {
-    case DDZ_ANALYST_READY:
-        m->analyses_cached++;
-        text_answer(h, HTTP_STATUS_OK, json, NULL);
-        break;
-    case DDZ_ANALYST_FAILED:
-        text_answer(h, 422 /* lws names no 422 */, json, NULL);
-        break;
-    case DDZ_ANALYST_QUEUED:
-    case DDZ_ANALYST_PENDING:
-        m->analyses_pending++;
-        text_answer(h, 202 /* nor 202 */, "{\"status\":\"pending\"}", RETRY_AFTER);
-        break;
-    case DDZ_EBUSY:
-        m->analyses_refused++;
-        text_answer(h, HTTP_STATUS_SERVICE_UNAVAILABLE,
-                    "{\"error\":\"EBUSY\",\"message\":\"too many analyses under way: ask "
-                    "again\"}",
-                    RETRY_AFTER);
-        break;
-    default:
-        text_answer(h, HTTP_STATUS_INTERNAL_SERVER_ERROR,
-                    "{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}", NULL);
-    }
-    free(json);
-}
-
 /* A job of the analyst finished (on the loop): its analysis goes to the
  * store's cache, so that later requests (on any node) read it there. */
 static void analysis_done(void *ctx, int64_t id, const char *json, bool ok)
@@ -932,28 +682,25 @@ static void analysis_done(void *ctx, int64_t id, const char *json, bool ok)
         ddz_store_add_analysis(srv->store, id, json); /* a cache: a write lost is no harm */
 }
 
-/* A game read came back from the store's reader thread. Its connection, if
- * still open (`answer`), now gets the headers and the body. */
-static void game_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
+/* A route's store read came back from the store's reader thread. Its
+ * connection, if still open (`answer`), now gets the answer the route's
+ * `done` makes of it; what `done` did not take of the read is freed. */
+static void http_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 {
     http_pss *h = rd->owner;
     if (answer && h) {
         h->rd = NULL;
-        if (rd->kind == DDZ_STORE_READ_MINE)
-            mine_answer(h, rd->rc, rd->json);
-        else if (rd->kind == DDZ_STORE_READ_ANALYSIS)
-            analysis_answer(srv, h, rd), free(rd->json), free(rd->analysis);
-        else
-            game_answer(h, rd->rc, rd->json);
+        ddz_http_req req = {.wsi = h->wsi, .status = HTTP_STATUS_OK, .type = h->type};
+        h->done(srv, rd, &req); /* takes what it serves of rd */
+        take_answer(h, &req);
         /* Input flows again (lws does not call WRITEABLE on an HTTP
          * connection whose input is held); a request pipelined behind is
          * met in FILTER_HTTP_CONNECTION. */
         lws_rx_flow_control(h->wsi, 1);
         lws_callback_on_writable(h->wsi);
-    } else {
-        free(rd->json);
-        free(rd->analysis);
     }
+    free(rd->json);
+    free(rd->analysis);
     free(rd);
 }
 
@@ -966,7 +713,7 @@ static void store_reads_done(ddz_srv *srv, bool answer)
         if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
             ddz__players_read_done(srv, rd, answer);
         else
-            game_read_done(srv, rd, answer);
+            http_read_done(srv, rd, answer);
     }
 }
 
@@ -1168,7 +915,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* Every HTTP route, registered by the module that answers it, before
      * the lws mounts are made from them (http_routes.h). They are the
      * code's: one failing is a bug, told as such. */
-    int rc = server_routes(srv);
+    int rc = ddz__http_route_add(&srv->routes, "/healthz", false, healthz_get);
+    if (rc == 0)
+        rc = ddz__http_games_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
     if (rc == 0)
