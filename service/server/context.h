@@ -7,7 +7,8 @@
  * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
  * players.c, the competitions (ladder_srv.c, tourney_srv.c) -> rooms.c,
  * room.c -> seat_player.c, and all of them -> conn.c (connections) and
- * context.c (log, clock, metrics). */
+ * context.c (log, clock, metrics). The HTTP routes are a table
+ * (http_routes.h) the modules that answer them register into at start. */
 #ifndef DDZ_CONTEXT_H
 #define DDZ_CONTEXT_H
 
@@ -20,6 +21,7 @@
 #include "service/net/listener.h"
 #include "service/net/lws_loop.h"
 #include "service/server/budget.h"
+#include "service/server/http_routes.h"
 #include "service/seats/think.h"
 #include "service/server/players.h"
 #include "service/server/rooms.h"
@@ -47,7 +49,7 @@ typedef struct ddz_metrics {
     long latency_buckets[12]; /* action -> broadcast, microseconds, log2 buckets */
     double latency_sum_s;
     long latency_count;
-    /* GET /api/games/ID/analysis (server.c): answers by result */
+    /* GET /api/games/ID/analysis (http_games.c): answers by result */
     long analyses_computed; /* jobs done (the analysis then served from the cache) */
     long analyses_failed;   /* jobs whose record could not be analysed */
     long analyses_cached;   /* 200s: from the store's cache or the analyst's recent ones */
@@ -105,6 +107,7 @@ struct ddz_srv {
     ddz_pg_stop pg_stop;
     ddz_conn *held;              /* connections whose queue waits for a durable write (conn.h) */
     struct http_pss *held_http;  /* HTTP answers that wait for one (server.c) */
+    ddz_http_routes routes;      /* what HTTP paths the modules answer (http_routes.h) */
     ddz_think *think;            /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst; /* post-game analyses, off the loop (analyst.h) */
     ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */

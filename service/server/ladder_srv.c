@@ -22,6 +22,7 @@
 #include "service/seats/seats.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/http_routes.h"
 #include "service/server/room.h"
 #include "service/server/rooms.h"
 #include "service/server/seating.h"
@@ -111,7 +112,7 @@ typedef struct ddz_ladder {
     ddz_ladder_net *net; /* several nodes (ladder_net.h), else NULL */
     ddz_timer kick, tick;
     uint64_t ticket; /* the store's ticket of its latest deal's rows and
-                        publication (ddz__ladder_ticket) */
+                        publication (ladder_ticket) */
     ltv tv;          /* the TV's game: written when a rated deal is published */
 } ddz_ladder;
 
@@ -1216,12 +1217,23 @@ static char *dump(json_t *o)
     return s;
 }
 
-uint64_t ddz__ladder_ticket(const ddz_srv *srv)
+/* The store's ticket (ddz_store_ticket()) of the latest deal's standings
+ * and history rows, or of the latest publication of a deal's games if
+ * later (so that a game `tv` names is served by its id), 0 if none: the
+ * ladder's pages are not served before it is durable, as a game's `over`
+ * is not sent before its record is (conn.h). */
+static uint64_t ladder_ticket(const ddz_srv *srv)
 {
     return srv->ladder ? srv->ladder->ticket : 0;
 }
 
-char *ddz__ladder_json(ddz_srv *srv)
+/* GET /api/ladder's body (malloc'd JSON; {"running": false, ...} without
+ * a ladder), or NULL when out of memory. At most --ladder-max players of
+ * some 250 bytes each, the tables being played (several nodes: at every
+ * node, as of the cluster's latest round, and each player's `connected`
+ * and `playing` at any node), and `tv`: a game of the deal this node
+ * published last (null before the first). */
+static char *standings_json(ddz_srv *srv)
 {
     ddz_ladder *l = srv->ladder;
     json_t *o = json_object();
@@ -1262,7 +1274,11 @@ char *ddz__ladder_json(ddz_srv *srv)
     return dump(o);
 }
 
-char *ddz__ladder_player_json(ddz_srv *srv, const char *name)
+/* GET /api/ladder/NAME's body for the participant `name` (URL decoded),
+ * or NULL if there is none (or out of memory). At most the latest
+ * DDZ_LADDER_HISTORY seats it held, each with its hand, game, table mates
+ * and the same hand's holders elsewhere: under 100 KB. */
+static char *participant_json(ddz_srv *srv, const char *name)
 {
     ddz_ladder *l = srv->ladder;
     int i = l ? find(l, name) : -1;
@@ -1280,6 +1296,35 @@ char *ddz__ladder_player_json(ddz_srv *srv, const char *name)
     }
     json_object_set_new(o, "history", hist);
     return dump(o);
+}
+
+/* GET /api/ladder: the standings, 200 with or without a ladder (the
+ * lobby asks on every server, and a browser logs every 404 as an error). */
+static void standings_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)path;
+    req->body = standings_json(srv);
+    req->hold = ladder_ticket(srv);
+}
+
+/* GET /api/ladder/NAME (NAME URL-encoded): one participant's page, 404
+ * for a name the ladder does not know. */
+static void participant_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    char name[256];
+    static const char prefix[] = "/api/ladder/";
+    req->body = ddz__http_url_decode(path + sizeof prefix - 1, name, sizeof name) == 0
+                    ? participant_json(srv, name)
+                    : NULL;
+    req->hold = ladder_ticket(srv);
+    if (!req->body)
+        ddz__http_not_found(req);
+}
+
+int ddz__ladder_routes(ddz_srv *srv)
+{
+    int rc = ddz__http_route_add(&srv->routes, "/api/ladder", false, standings_get);
+    return rc < 0 ? rc : ddz__http_route_add(&srv->routes, "/api/ladder/", true, participant_get);
 }
 
 void ddz__ladder_destroy(ddz_srv *srv)

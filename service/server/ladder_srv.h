@@ -70,27 +70,11 @@ bool ddz__ladder_running(const ddz_srv *srv);
 /* The lobby frees player `p`: forget it. */
 void ddz__ladder_forget(ddz_srv *srv, ddz_player *p);
 
-/* Returns GET /api/ladder's body (malloc'd JSON; {"running": false, ...}
- * without a ladder), or NULL when out of memory. At most --ladder-max
- * players of some 250 bytes each, the tables being played (several
- * nodes: at every node, as of the cluster's latest round, and each
- * player's `connected` and `playing` at any node), and `tv`: a game of
- * the deal this node published last (null before the first). */
-char *ddz__ladder_json(ddz_srv *srv);
-
-/* Returns the store's ticket (ddz_store_ticket()) of the latest deal's
- * standings and history rows, or of the latest publication of a deal's
- * games if later (so that a game `tv` names is served by its id), 0 if
- * none: the ladder's pages are not
- * served before it is durable (server.c), as a game's `over` is not sent
- * before its record is (conn.h). */
-uint64_t ddz__ladder_ticket(const ddz_srv *srv);
-
-/* Returns GET /api/ladder/NAME's body for the participant `name` (URL
- * decoded), or NULL if there is none (or out of memory). At most the
- * latest DDZ_LADDER_HISTORY seats it held, each with its hand, game,
- * table mates and the same hand's holders elsewhere: under 100 KB. */
-char *ddz__ladder_player_json(ddz_srv *srv, const char *name);
+/* Registers GET /api/ladder (the standings) and GET /api/ladder/NAME (one
+ * participant's page) in srv's route table (http_routes.h), whether a
+ * ladder runs or not (without one they say so). Returns 0 or what
+ * ddz__http_route_add() returns. */
+int ddz__ladder_routes(ddz_srv *srv);
 
 /* Ends the ladder's tables (the games being played were recorded as
  * aborted by the rooms first; a deal cut short is not rated) and frees it.

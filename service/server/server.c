@@ -1,5 +1,7 @@
-/* server.c - libwebsockets glue: the WebSocket protocol, HTTP routes,
- * connection limits, timers, signals and shutdown.
+/* server.c - libwebsockets glue: the WebSocket protocol, the HTTP
+ * transport (the routes' answers written, held for the store, a HEAD of a
+ * file; which route answers is http_routes.c's table), connection limits,
+ * timers, signals and shutdown.
  *
  * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
  * message may arrive in fragments, each counted as it comes: rx_chunk),
@@ -11,16 +13,8 @@
 #include "service/server/ladder_srv.h"
 #include "service/server/tourney_srv.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-/* glibc's heap figures; under ASan, whose allocator answers mallinfo2
- * with zeros, the metric is left out rather than wrong */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-#define DDZ_HEAP_METRIC 1
-#include <malloc.h>
-#endif
 #include <openssl/ssl.h>
 #include <signal.h>
 #include <sodium.h>
@@ -33,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
 #include "service/engine/engine.h"
@@ -43,7 +36,10 @@
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/http_games.h"
+#include "service/server/http_routes.h"
 #include "service/server/lobby.h"
+#include "service/server/metrics.h"
 #include "service/server/players.h"
 #include "service/server/rooms.h"
 #include "service/server/room.h"
@@ -431,8 +427,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
 typedef struct http_pss {
     struct lws *wsi;
     ddz_store_read *rd; /* the store read this answer waits for, NULL if none */
-    bool ready;         /* the answer below is complete, not yet written */
-    bool head;          /* a HEAD request: the headers only */
+    /* what answers it when it comes back (ddz_http_req.done) */
+    void (*done)(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req);
+    bool ready; /* the answer below is complete, not yet written */
+    bool head;  /* a HEAD request: the headers only */
     char *body;
     size_t len;
     const char *type;
@@ -451,298 +449,17 @@ static bool is_h1(struct lws *wsi)
     return lws_get_network_wsi(wsi) == wsi;
 }
 
-/* The stored record `json` (taken) as it is served: with the terms that
- * explain its scores (ddz_record_json_explain), which the replay page
- * shows; as stored when they cannot be computed (a record that does not
- * replay, or no memory), since the record itself is still worth serving.
- * Returns the text, or NULL when `json` is NULL. */
-static char *explained(char *json)
-{
-    json_t *j = json ? json_loads(json, 0, NULL) : NULL;
-    char *out =
-        j && ddz_record_json_explain(j, NULL, 0) == 0 ? json_dumps(j, DDZ_RECORD_JSON_FLAGS) : NULL;
-    json_decref(j);
-    if (!out)
-        return json;
-    free(json);
-    return out;
-}
-
-/* Sets the answer of GET /api/games/ID from the store's `rc` and `json`
- * (taken). */
-static void game_answer(http_pss *h, int rc, char *json)
-{
-    h->ready = true;
-    h->status = HTTP_STATUS_OK;
-    h->body = rc < 0 ? json : explained(json);
-    if (rc == DDZ_ENOTFOUND) {
-        h->status = HTTP_STATUS_NOT_FOUND;
-        h->body = strdup("{\"error\":\"ENOTFOUND\",\"message\":\"no such game\"}");
-    } else if (rc == DDZ_EDB) {
-        /* the database away and the game not in the journal: it may well
-         * be stored, so not "no such game" but "ask again" */
-        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
-    } else if (rc < 0) {
-        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
-    }
-    if (rc < 0)
-        free(json);
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-/* Sets the answer of GET /api/my-games from the store's `rc` and `json`
- * (taken: the list as ddz_store_my_games() writes it). */
-static void mine_answer(http_pss *h, int rc, char *json)
-{
-    h->ready = true;
-    h->status = HTTP_STATUS_OK;
-    h->body = NULL;
-    if (rc >= 0 && json &&
-        asprintf(&h->body, "{\"games\":%s,\"max\":%d}", json, DDZ_STORE_MINE_MAX) < 0)
-        h->body = NULL;
-    if (rc >= 0 && !h->body)
-        rc = DDZ_ENOMEM;
-    if (rc == DDZ_EDB) { /* away, or not answering within --db-timeout: ask again */
-        h->status = HTTP_STATUS_SERVICE_UNAVAILABLE;
-        h->body = strdup("{\"error\":\"EDB\",\"message\":\"database unavailable\"}");
-    } else if (rc < 0) {
-        h->status = HTTP_STATUS_INTERNAL_SERVER_ERROR;
-        h->body = strdup("{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}");
-    }
-    free(json);
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-/* The browser's own key from "Authorization: Bearer KEY" (32 lower-case
- * hex digits, what it sends in hello as `me`), hashed as the store keeps
- * it. Returns false if the header is missing or malformed. */
-static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
-{
-    char buf[128];
-    static const char bearer[] = "Bearer ";
-    int n = lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_HTTP_AUTHORIZATION);
-    const char *key = buf + sizeof bearer - 1;
-    if (n != (int)(sizeof bearer - 1 + 32) || strncmp(buf, bearer, sizeof bearer - 1) != 0 ||
-        strspn(key, "0123456789abcdef") != 32)
-        return false;
-    crypto_generichash(me, DDZ_STORE_ME_BYTES, (const uint8_t *)key, 32, NULL, 0);
-    return true;
-}
-
-static const char no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
-
-/* Writes one sample of metric `name` with its `# TYPE` line ("gauge" or
- * "counter") to `f`. */
-static void metric(FILE *f, const char *type, const char *name, long long v)
-{
-    fprintf(f, "# TYPE %s %s\n%s %lld\n", name, type, name, v);
-}
-
-static char *metrics_text(ddz_srv *srv)
-{
-    static const char *const fault_names[] = {"none", "timeout", "illegal", "protocol", "crash"};
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    if (!f)
-        return NULL;
-    ddz_metrics *m = &srv->m;
-    long rooms = 0, players = 0;
-    long locked_rooms = 0;     /* rooms refusing passwords now */
-    long room_spawns_used = 0; /* the most of its start budget a room used */
-    int64_t now = ddz__now_us();
-    for (ddz_room *r = srv->rooms.list; r; r = ddz__room_next(r)) {
-        rooms++;
-        locked_rooms += ddz__tries_locked(ddz__room_tries(r), now) > 0;
-        long used = ddz_spawn_budget_used(ddz__room_spawns(r), now);
-        room_spawns_used = used > room_spawns_used ? used : room_spawns_used;
-    }
-    for (ddz_player *p = srv->players.list; p; p = p->next)
-        players++;
-    ddz_store_counters sc = {0};
-    if (srv->store)
-        ddz_store_stats(srv->store, &sc);
-    metric(f, "gauge", "ddz_connections", m->connections);
-    metric(f, "counter", "ddz_connections_total", m->connections_total);
-    /* the descriptor budget (service/net/listener.h): connections shed at
-     * it, and the times accepting paused because none could be accepted */
-    metric(f, "gauge", "ddz_descriptor_limit", srv->listener.budget.nofile);
-    metric(f, "counter", "ddz_connections_shed_total", srv->listener.shed);
-    metric(f, "counter", "ddz_accept_pauses_total", srv->listener.pauses);
-    /* the sockets at the door (service/net/gate.h): counted now, heads
-     * being read, and what was refused there */
-    const ddz_gate *g = &srv->gate;
-    metric(f, "gauge", "ddz_sockets", g->open);
-    metric(f, "gauge", "ddz_heads_pending", g->nheld);
-    metric(f, "counter", "ddz_http_400_total", g->bad);
-    metric(f, "counter", "ddz_http_431_total", g->too_large);
-    metric(f, "counter", "ddz_heads_timed_out_total", g->timed_out);
-    /* handed to lws, not answered yet; closed unanswered at the deadline */
-    metric(f, "gauge", "ddz_requests_unanswered", g->nwaiting);
-    metric(f, "counter", "ddz_requests_timed_out_total", g->late);
-    metric(f, "counter", "ddz_heads_shed_total", g->shed);
-    fprintf(f,
-            "# TYPE ddz_http2_cleartext_refused_total counter\n"
-            "ddz_http2_cleartext_refused_total %ld\n",
-            g->h2c);
-    /* which loop runs (serve --event-loop): epoll, or poll as the fallback */
-    fprintf(f, "# TYPE ddz_event_loop_info gauge\nddz_event_loop_info{loop=\"%s\"} 1\n",
-            ddz_evloop_name(&srv->evl));
-    /* how late the loop's timers (clocks, AI pauses, pings) fire */
-    fprintf(f, "# TYPE ddz_timer_lateness_seconds histogram\n");
-    uint64_t fired = 0;
-    for (int b = 0; b < DDZ_LATE_BUCKETS; b++) {
-        fired += srv->loop.late[b];
-        if (b < DDZ_LATE_BUCKETS - 1)
-            fprintf(f, "ddz_timer_lateness_seconds_bucket{le=\"%g\"} %llu\n",
-                    ddz_lws_loop_late_le_us[b] / 1e6, (unsigned long long)fired);
-    }
-    fprintf(f, "ddz_timer_lateness_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)fired);
-    fprintf(f, "ddz_timer_lateness_seconds_sum %.6f\nddz_timer_lateness_seconds_count %llu\n",
-            srv->loop.late_sum_us / 1e6, (unsigned long long)fired);
-    metric(f, "gauge", "ddz_rooms", rooms);
-    /* players kept in memory: connected, or gone but still resumable */
-    metric(f, "gauge", "ddz_players", players);
-    if (srv->cluster) {
-        /* the cluster as this node last read it (service/cluster) */
-        ddz_cluster_view v = ddz_cluster_view_get(srv->cluster);
-        metric(f, "gauge", "ddz_cluster_up", (long long)(v.connected ? 1 : 0));
-        metric(f, "gauge", "ddz_cluster_nodes", v.nnodes);
-        metric(f, "gauge", "ddz_cluster_other_rooms", v.nrooms);
-    }
-#ifdef DDZ_HEAP_METRIC
-    /* Heap bytes in use (the main arena, where the event loop allocates,
-     * and chunks of their own mapping): set against the RSS it tells a leak
-     * (this grows too) from fragmentation (it does not). */
-    struct mallinfo2 mi = mallinfo2();
-    metric(f, "gauge", "ddz_heap_bytes", (long long)(mi.uordblks + mi.hblkhd));
-#endif
-    metric(f, "counter", "ddz_games_started_total", m->games_started);
-    metric(f, "counter", "ddz_games_finished_total", m->games_finished);
-    metric(f, "counter", "ddz_games_aborted_total", m->games_aborted);
-    fprintf(f, "# TYPE ddz_faults_total counter\n");
-    for (int k = 1; k < 5; k++)
-        fprintf(f, "ddz_faults_total{kind=\"%s\"} %ld\n", fault_names[k], m->faults[k]);
-    metric(f, "gauge", "ddz_engine_processes", m->engines);
-    /* stopped, in their grace or dying: not counted above, nor waited for */
-    metric(f, "gauge", "ddz_engine_processes_stopping", ddz_engine_stopping());
-    ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used);
-    ddz__lead_metrics(srv, f);
-    metric(f, "counter", "ddz_frames_received_total", m->frames_in);
-    metric(f, "counter", "ddz_frames_sent_total", m->frames_out);
-    /* connections closed by the receive limits (server.c, rx_chunk) */
-    fprintf(f, "# TYPE ddz_ws_receive_closed_total counter\n");
-    fprintf(f, "ddz_ws_receive_closed_total{reason=\"too_large\"} %ld\n", m->ws_too_large);
-    fprintf(f, "ddz_ws_receive_closed_total{reason=\"unfinished\"} %ld\n", m->ws_unfinished);
-    fprintf(f, "ddz_ws_receive_closed_total{reason=\"flooding\"} %ld\n", m->ws_flooding);
-    /* every write lost: failed for its data, refused (queue full), or
-     * dropped by the journal past its bound (also counted alone below) */
-    metric(f, "counter", "ddz_db_write_errors_total",
-           (long long)(sc.write_errors + sc.drops + sc.journal_dropped));
-    /* the journal (store.h): writes kept while the database is away */
-    metric(f, "gauge", "ddz_db_journal_pending", sc.journal_pending);
-    metric(f, "gauge", "ddz_db_journal_pending_bytes", sc.journal_bytes);
-    metric(f, "counter", "ddz_db_journal_appended_total", sc.journal_appended);
-    metric(f, "counter", "ddz_db_journal_replayed_total", sc.journal_replayed);
-    metric(f, "counter", "ddz_db_journal_dropped_total", sc.journal_dropped);
-    metric(f, "counter", "ddz_db_read_errors_total", sc.read_errors);
-    /* game ids handed out while the PostgreSQL store had none in hand
-     * (store.h: the database away for a block's worth of games) */
-    metric(f, "counter", "ddz_db_ids_without_db_total", sc.ids_past);
-    fprintf(f, "# TYPE ddz_action_latency_seconds histogram\n");
-    long cum = 0;
-    for (int b = 0; b < 11; b++) {
-        cum += m->latency_buckets[b];
-        fprintf(f, "ddz_action_latency_seconds_bucket{le=\"%g\"} %ld\n", (100 << b) / 1e6, cum);
-    }
-    cum += m->latency_buckets[11];
-    fprintf(f, "ddz_action_latency_seconds_bucket{le=\"+Inf\"} %ld\n", cum);
-    fprintf(f, "ddz_action_latency_seconds_sum %g\nddz_action_latency_seconds_count %ld\n",
-            m->latency_sum_s, m->latency_count);
-    /* GET /api/games/ID/analysis by result (context.h), and the jobs in hand */
-    fprintf(f,
-            "# TYPE ddz_analyses_total counter\n"
-            "ddz_analyses_total{result=\"computed\"} %ld\n"
-            "ddz_analyses_total{result=\"failed\"} %ld\n"
-            "ddz_analyses_total{result=\"cached\"} %ld\n"
-            "ddz_analyses_total{result=\"pending\"} %ld\n"
-            "ddz_analyses_total{result=\"refused\"} %ld\n",
-            m->analyses_computed, m->analyses_failed, m->analyses_cached, m->analyses_pending,
-            m->analyses_refused);
-    metric(f, "gauge", "ddz_analyses_in_hand",
-           srv->analyst ? ddz_analyst_pending(srv->analyst) : 0);
-    fclose(f);
-    return buf;
-}
-
-/* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
- * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
- * hex digits), either followed by "/analysis" (its post-game analysis, the
- * same access). Returns true and sets *id, `key` ("" for none) and
- * *analysis, or false for any other path. */
-static bool game_path(const char *path, long long *id, char key[DDZ_STORE_KEY_HEX + 1],
-                      bool *analysis)
-{
-    static const char suffix[] = "/analysis";
-    size_t n = strlen(path);
-    char buf[128];
-    *analysis = n > sizeof suffix - 1 && strcmp(path + n - (sizeof suffix - 1), suffix) == 0;
-    if (*analysis) {
-        if (n - (sizeof suffix - 1) >= sizeof buf)
-            return false;
-        memcpy(buf, path, n - (sizeof suffix - 1));
-        buf[n - (sizeof suffix - 1)] = '\0';
-        path = buf;
-    }
-    static const char prefix[] = "/api/games/";
-    const char *p = path + sizeof prefix - 1;
-    if (strncmp(path, prefix, sizeof prefix - 1) != 0 || *p < '1' || *p > '9')
-        return false;
-    char *end;
-    errno = 0;
-    *id = strtoll(p, &end, 10);
-    if (errno || *id < 1)
-        return false;
-    key[0] = '\0';
-    if (!*end)
-        return true;
-    if (*end != '-' || strlen(end + 1) != DDZ_STORE_KEY_HEX ||
-        strspn(end + 1, "0123456789abcdef") != DDZ_STORE_KEY_HEX)
-        return false;
-    memcpy(key, end + 1, DDZ_STORE_KEY_HEX + 1);
-    return true;
-}
-
-/* Decodes %XX escapes of `in` into `out`. Returns 0, or -1 for a bad
- * escape, a NUL byte, or a result that does not fit. */
-static int url_decode(const char *in, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (; *in; in++) {
-        int c = (unsigned char)*in;
-        if (c == '%') {
-            unsigned v;
-            if (!isxdigit((unsigned char)in[1]) || !isxdigit((unsigned char)in[2]) ||
-                sscanf(in + 1, "%2x", &v) != 1 || v == 0)
-                return -1;
-            c = (int)v;
-            in += 2;
-        }
-        if (n + 1 >= cap)
-            return -1;
-        out[n++] = (char)c;
-    }
-    out[n] = '\0';
-    return n ? 0 : -1;
-}
+/* A read the store's reader thread could not take: as when the database is
+ * away, ask again. */
+static const char db_away[] = "{\"error\":\"EDB\",\"message\":\"database unavailable\"}";
 
 /* Hands `rd` (may be NULL: out of memory) to the store's reader thread;
  * the answer to `h` then waits for it. Returns false (rd freed) when it
  * could not be submitted: the caller answers at once. */
 static bool submit_read(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
 {
+    if (rd)
+        rd->owner = h; /* before the reader thread has it */
     if (rd && ddz_store_read_submit(srv->store, rd) == 0) {
         h->rd = rd;
         h->ready = false;
@@ -752,77 +469,44 @@ static bool submit_read(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
     return false;
 }
 
-static void route(ddz_srv *srv, const char *path, http_pss *h)
+/* GET /healthz: 200 "ok", or 503 "stopping" once shutdown began (a load
+ * balancer sends no one new here meanwhile). */
+static void healthz_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)path;
+    req->type = "text/plain";
+    req->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
+    req->status = srv->stopping ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
+}
+
+/* Sets the answer of `h` from what a handler (or a read's `done`) said. */
+static void take_answer(http_pss *h, const ddz_http_req *req)
 {
     h->ready = true;
-    h->status = HTTP_STATUS_OK;
-    h->type = "application/json";
-    long long id;
-    char key[DDZ_STORE_KEY_HEX + 1];
-    bool analysis;
-    if (strcmp(path, "/healthz") == 0) {
-        h->type = "text/plain";
-        h->body = strdup(srv->stopping ? "stopping\n" : "ok\n");
-        h->status = srv->stopping ? HTTP_STATUS_SERVICE_UNAVAILABLE : HTTP_STATUS_OK;
-    } else if (strcmp(path, "/metrics") == 0) {
-        h->type = "text/plain; version=0.0.4";
-        h->body = metrics_text(srv);
-    } else if (strcmp(path, "/api/tournament") == 0) {
-        /* 200 either way: the lobby asks on every server, and a browser
-         * logs every 404 as an error */
-        h->body = srv->tsrv ? ddz__tsrv_json(srv) : strdup("{\"running\":false}");
-        h->hold = ddz__tsrv_ticket(srv); /* every game it lists readable at once */
-    } else if (strcmp(path, "/api/ladder") == 0) {
-        h->body = ddz__ladder_json(srv);
-        h->hold = ddz__ladder_ticket(srv);
-    } else if (strncmp(path, "/api/ladder/", 12) == 0) {
-        char name[256];
-        h->body = url_decode(path + 12, name, sizeof name) == 0 ? ddz__ladder_player_json(srv, name)
-                                                                : NULL;
-        h->hold = ddz__ladder_ticket(srv);
-        if (!h->body) {
-            h->status = HTTP_STATUS_NOT_FOUND;
-            h->body = strdup(no_resource);
-        }
-    } else if (strcmp(path, "/api/my-games") == 0) {
-        /* a player's own games: who it is comes in the Authorization
-         * header, never in the address (logs, history, Referer) */
-        ddz_store_read *rd = NULL;
-        uint8_t me[DDZ_STORE_ME_BYTES];
-        if (!my_key(h->wsi, me)) {
-            h->status = HTTP_STATUS_UNAUTHORIZED;
-            h->body = strdup("{\"error\":\"EAUTH\",\"message\":\"send Authorization: Bearer "
-                             "KEY, the key the browser said in hello as me\"}");
-            h->len = h->body ? strlen(h->body) : 0;
+    h->status = req->status;
+    h->type = req->type;
+    h->body = req->body;
+    h->len = req->body ? strlen(req->body) : 0;
+    h->extra = req->extra;
+}
+
+/* Answers `path` into `h` as the route table says: at once, or once a store
+ * read it hands over comes back (h->rd, http_read_done()). */
+static void route(ddz_srv *srv, const char *path, http_pss *h)
+{
+    ddz_http_req req = {.wsi = h->wsi};
+    ddz__http_route(srv, &srv->routes, path, &req);
+    if (req.read) {
+        free(req.body);
+        h->type = req.type;
+        h->done = req.done;
+        if (submit_read(srv, h, req.read))
             return;
-        }
-        if ((rd = calloc(1, sizeof *rd))) {
-            rd->kind = DDZ_STORE_READ_MINE;
-            memcpy(rd->me, me, sizeof rd->me);
-            rd->owner = h;
-        }
-        if (!submit_read(srv, h, rd))
-            mine_answer(h, DDZ_EDB, NULL);
-        return;
-    } else if (game_path(path, &id, key, &analysis)) {
-        /* The store's reader thread fetches it; the answer waits until then
-         * (see game_read_done()). An analysis is read the same way, the
-         * record's access rule first, with its cached copy if any. */
-        ddz_store_read *rd = calloc(1, sizeof *rd);
-        if (rd) {
-            rd->kind = analysis ? DDZ_STORE_READ_ANALYSIS : DDZ_STORE_READ_GAME;
-            rd->id = id;
-            memcpy(rd->key, key, sizeof rd->key);
-            rd->owner = h;
-        }
-        if (!submit_read(srv, h, rd))
-            game_answer(h, DDZ_EDB, NULL);
-        return;
-    } else {
-        h->status = HTTP_STATUS_NOT_FOUND;
-        h->body = strdup(no_resource);
+        req.status = HTTP_STATUS_SERVICE_UNAVAILABLE;
+        req.body = strdup(db_away);
     }
-    h->len = h->body ? strlen(h->body) : 0;
+    take_answer(h, &req);
+    h->hold = req.hold;
 }
 
 /* Writes a whole answer: the headers (with `extra`, lines of "name: value"
@@ -898,19 +582,6 @@ static int request_method(struct lws *wsi, char *uri, size_t n)
     return m == LWSHUMETH_GET || m == LWSHUMETH_HEAD ? m : -1;
 }
 
-/* Whether `uri` is one of the routes (the callback mounts) rather than a
- * static file. */
-static bool is_route(const char *uri)
-{
-    static const char *const mounts[] = {"/api", "/healthz", "/metrics"};
-    for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++) {
-        size_t n = strlen(mounts[i]);
-        if (strncmp(uri, mounts[i], n) == 0 && (uri[n] == '\0' || uri[n] == '/'))
-            return true;
-    }
-    return false;
-}
-
 /* HEAD of a static file, answered here: lws 4.1 answers it itself but then
  * keeps the connection and misreads a request pipelined behind it (403),
  * so the headers it would send (type, length) are sent from the file's
@@ -926,8 +597,8 @@ static int head_static(ddz_srv *srv, struct lws *wsi, const char *uri)
                        uri[n - 1] == '/' ? "index.html" : "") < (int)sizeof path &&
               stat(path, &st) == 0 && S_ISREG(st.st_mode);
     if (!ok)
-        return write_answer(wsi, HTTP_STATUS_NOT_FOUND, "application/json", no_resource,
-                            sizeof no_resource - 1, true, NULL);
+        return write_answer(wsi, HTTP_STATUS_NOT_FOUND, "application/json", ddz__http_no_resource,
+                            strlen(ddz__http_no_resource), true, NULL);
     const char *type = lws_get_mimetype(path, NULL);
     return write_answer(wsi, HTTP_STATUS_OK, type ? type : "application/octet-stream", NULL,
                         (size_t)st.st_size, true, NULL);
@@ -944,7 +615,8 @@ static int filter_request(struct lws *wsi)
     char uri[512];
     static const char not_allowed[] = "method not allowed\n";
     int method = request_method(wsi, uri, sizeof uri);
-    if (method == LWSHUMETH_GET || (method == LWSHUMETH_HEAD && is_route(uri)))
+    if (method == LWSHUMETH_GET ||
+        (method == LWSHUMETH_HEAD && ddz__http_is_route(&srv->routes, uri)))
         return 0;
     if (method == LWSHUMETH_HEAD)
         head_static(srv, wsi, uri);
@@ -976,7 +648,7 @@ static void http_release_held(ddz_srv *srv)
         if (h->hold <= done) {
             http_unhold(srv, h);
             /* input flows again: lws does not call WRITEABLE on an HTTP
-             * connection whose input is held (see game_read_done) */
+             * connection whose input is held (see http_read_done) */
             lws_rx_flow_control(h->wsi, 1);
             lws_callback_on_writable(h->wsi);
         }
@@ -996,81 +668,6 @@ static void http_forget(http_pss *h)
     h->body = NULL;
 }
 
-/* Sets the answer of `h` to `status` with the text `body` (copied). */
-static void text_answer(http_pss *h, int status, const char *body, const char *extra)
-{
-    h->ready = true;
-    h->status = status;
-    h->extra = extra;
-    h->body = body ? strdup(body) : NULL;
-    h->len = h->body ? strlen(h->body) : 0;
-}
-
-#define RETRY_AFTER "retry-after: 1\x0d\x0a"
-
-/* Sets the answer of GET /api/games/ID/analysis from the store's read
- * `rd` (its record, its cached analysis; both taken): the record's own
- * answer when it may not be read (404, 503, 500: exactly as the record
- * would be, and nothing computed); 200 with the cached analysis (unless
- * an older version cached it: ddz_analyst_current); else
- * what the analyst says: 200 with an answer it still holds, 202 while
- * the game is queued or running (a job queued now if none was), 503 past
- * its bound, 422 for a record it could not analyse. */
-static void analysis_answer(ddz_srv *srv, http_pss *h, ddz_store_read *rd)
-{
-    ddz_metrics *m = &srv->m;
-    char *json = NULL;
-    if (rd->rc < 0) {
-        game_answer(h, rd->rc, rd->json); /* takes it */
-        rd->json = NULL;
-        return;
-    }
-    if (rd->analysis && !ddz_analyst_current(rd->analysis)) {
-        /* cached by an older version, without what this one adds (a win
-         * given away's witness): computed again, and the store's row
-         * replaced when the new one is written */
-        free(rd->analysis);
-        rd->analysis = NULL;
-    }
-    if (rd->analysis) {
-        m->analyses_cached++;
-        h->ready = true;
-        h->status = HTTP_STATUS_OK;
-        h->body = rd->analysis;
-        h->len = strlen(h->body);
-        rd->analysis = NULL;
-        return;
-    }
-    int rc = !rd->json      ? DDZ_ENOMEM
-             : srv->analyst ? ddz_analyst_request(srv->analyst, rd->id, rd->json, &json)
-                            : DDZ_EBUSY;
-    switch (rc) {
-    case DDZ_ANALYST_READY:
-        m->analyses_cached++;
-        text_answer(h, HTTP_STATUS_OK, json, NULL);
-        break;
-    case DDZ_ANALYST_FAILED:
-        text_answer(h, 422 /* lws names no 422 */, json, NULL);
-        break;
-    case DDZ_ANALYST_QUEUED:
-    case DDZ_ANALYST_PENDING:
-        m->analyses_pending++;
-        text_answer(h, 202 /* nor 202 */, "{\"status\":\"pending\"}", RETRY_AFTER);
-        break;
-    case DDZ_EBUSY:
-        m->analyses_refused++;
-        text_answer(h, HTTP_STATUS_SERVICE_UNAVAILABLE,
-                    "{\"error\":\"EBUSY\",\"message\":\"too many analyses under way: ask "
-                    "again\"}",
-                    RETRY_AFTER);
-        break;
-    default:
-        text_answer(h, HTTP_STATUS_INTERNAL_SERVER_ERROR,
-                    "{\"error\":\"ENOMEM\",\"message\":\"out of memory\"}", NULL);
-    }
-    free(json);
-}
-
 /* A job of the analyst finished (on the loop): its analysis goes to the
  * store's cache, so that later requests (on any node) read it there. */
 static void analysis_done(void *ctx, int64_t id, const char *json, bool ok)
@@ -1085,28 +682,25 @@ static void analysis_done(void *ctx, int64_t id, const char *json, bool ok)
         ddz_store_add_analysis(srv->store, id, json); /* a cache: a write lost is no harm */
 }
 
-/* A game read came back from the store's reader thread. Its connection, if
- * still open (`answer`), now gets the headers and the body. */
-static void game_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
+/* A route's store read came back from the store's reader thread. Its
+ * connection, if still open (`answer`), now gets the answer the route's
+ * `done` makes of it; what `done` did not take of the read is freed. */
+static void http_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 {
     http_pss *h = rd->owner;
     if (answer && h) {
         h->rd = NULL;
-        if (rd->kind == DDZ_STORE_READ_MINE)
-            mine_answer(h, rd->rc, rd->json);
-        else if (rd->kind == DDZ_STORE_READ_ANALYSIS)
-            analysis_answer(srv, h, rd), free(rd->json), free(rd->analysis);
-        else
-            game_answer(h, rd->rc, rd->json);
+        ddz_http_req req = {.wsi = h->wsi, .status = HTTP_STATUS_OK, .type = h->type};
+        h->done(srv, rd, &req); /* takes what it serves of rd */
+        take_answer(h, &req);
         /* Input flows again (lws does not call WRITEABLE on an HTTP
          * connection whose input is held); a request pipelined behind is
          * met in FILTER_HTTP_CONNECTION. */
         lws_rx_flow_control(h->wsi, 1);
         lws_callback_on_writable(h->wsi);
-    } else {
-        free(rd->json);
-        free(rd->analysis);
     }
+    free(rd->json);
+    free(rd->analysis);
     free(rd);
 }
 
@@ -1119,7 +713,7 @@ static void store_reads_done(ddz_srv *srv, bool answer)
         if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
             ddz__players_read_done(srv, rd, answer);
         else
-            game_read_done(srv, rd, answer);
+            http_read_done(srv, rd, answer);
     }
 }
 
@@ -1318,6 +912,22 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     memset(srv, 0, sizeof *srv);
     srv->cfg = *cfg;
     char err[256];
+    /* Every HTTP route, registered by the module that answers it, before
+     * the lws mounts are made from them (http_routes.h). They are the
+     * code's: one failing is a bug, told as such. */
+    int rc = ddz__http_route_add(&srv->routes, "/healthz", false, healthz_get);
+    if (rc == 0)
+        rc = ddz__http_games_routes(srv);
+    if (rc == 0)
+        rc = ddz__metrics_routes(srv);
+    if (rc == 0)
+        rc = ddz__tsrv_routes(srv);
+    if (rc == 0)
+        rc = ddz__ladder_routes(srv);
+    if (rc < 0) {
+        fprintf(stderr, "ddz serve: the HTTP routes: %s\n", ddz_strerror(rc));
+        return 1;
+    }
     /* with PostgreSQL only (a SQLite file has no round trips to end);
      * without an eventfd a stop is seen when a wait ends */
     srv->pg_stop = (ddz_pg_stop){.fd = -1};
@@ -1366,24 +976,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->listener.log = listener_log;
     srv->listener.ctx = srv;
 
-    static const struct lws_http_mount m_metrics = {.mountpoint = "/metrics",
-                                                    .origin = "ddz-http",
-                                                    .origin_protocol = LWSMPRO_CALLBACK,
-                                                    .mountpoint_len = 8};
-    static const struct lws_http_mount m_health = {.mount_next = &m_metrics,
-                                                   .mountpoint = "/healthz",
-                                                   .origin = "ddz-http",
-                                                   .origin_protocol = LWSMPRO_CALLBACK,
-                                                   .mountpoint_len = 8};
-    static const struct lws_http_mount m_api = {.mount_next = &m_health,
-                                                .mountpoint = "/api",
-                                                .origin = "ddz-http",
-                                                .origin_protocol = LWSMPRO_CALLBACK,
-                                                .mountpoint_len = 4};
     static struct lws_http_mount m_web;
     /* ddz-http sees the static files too (their headers, their end, and
      * the answer when there is no such file) */
-    m_web = (struct lws_http_mount){.mount_next = &m_api,
+    m_web = (struct lws_http_mount){.mount_next = ddz__http_mounts(&srv->routes, "ddz-http", NULL),
                                     .mountpoint = "/",
                                     .origin = cfg->web_dir,
                                     .def = "index.html",

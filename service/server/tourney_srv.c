@@ -19,6 +19,7 @@
 #include "service/seats/seats.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/http_routes.h"
 #include "service/server/room.h"
 #include "service/server/rooms.h"
 #include "service/server/seating.h"
@@ -57,7 +58,7 @@ struct ddz_tsrv {
     bool io_err;
     char lease[96];  /* DIR/lease as written at the start, "" on one node */
     bool fenced;     /* DIR/lease no longer says this node: nothing more is written */
-    uint64_t ticket; /* the store's ticket of the latest publication (ddz__tsrv_ticket) */
+    uint64_t ticket; /* the store's ticket of the latest publication (tsrv_ticket) */
 };
 
 /* ---- helpers ---- */
@@ -601,7 +602,14 @@ static json_t *ids3(const ddz_tsrv *ts, const int16_t *pl)
     return a;
 }
 
-char *ddz__tsrv_json(ddz_srv *srv)
+/* GET /api/tournament's body (malloc'd JSON), or NULL when no tournament
+ * runs (or out of memory). Its size is bounded: the standings (at most 243
+ * players), the current turn's tables (at most 81, each with the count of
+ * its games held back) and the latest 200 published games, with
+ * held_games (the count held back) and held_rule, and `tv`: the newest
+ * published game the watch page replays (null before the first): under
+ * 100 KB. */
+static char *tsrv_json(ddz_srv *srv)
 {
     ddz_tsrv *ts = srv->tsrv;
     if (!ts)
@@ -699,9 +707,27 @@ char *ddz__tsrv_json(ddz_srv *srv)
     return s;
 }
 
-uint64_t ddz__tsrv_ticket(const ddz_srv *srv)
+/* The store's ticket (ddz_store_ticket()) of the latest publication of
+ * games, 0 if none or no tournament runs: GET /api/tournament is not
+ * served before it is durable, so every game it lists is served by its id
+ * at once. */
+static uint64_t tsrv_ticket(const ddz_srv *srv)
 {
     return srv->tsrv ? srv->tsrv->ticket : 0;
+}
+
+/* GET /api/tournament: 200 either way (the lobby asks on every server, and
+ * a browser logs every 404 as an error), {"running":false} without one. */
+static void tsrv_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)path;
+    req->body = srv->tsrv ? tsrv_json(srv) : strdup("{\"running\":false}");
+    req->hold = tsrv_ticket(srv); /* every game it lists readable at once */
+}
+
+int ddz__tsrv_routes(ddz_srv *srv)
+{
+    return ddz__http_route_add(&srv->routes, "/api/tournament", false, tsrv_get);
 }
 
 void ddz__tsrv_abort(ddz_srv *srv, const char *reason)

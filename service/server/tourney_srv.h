@@ -68,20 +68,10 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 /* The lobby frees enlisted player `p`: forget it. */
 void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
 
-/* Returns GET /api/tournament's body (malloc'd JSON), or NULL when no
- * tournament runs (or out of memory). Its size is bounded: the standings
- * (at most 243 players), the current turn's tables (at most 81, each with
- * the count of its games held back) and the latest 200 published games,
- * with held_games (the count held back) and held_rule, and `tv`: the
- * newest published game the watch page replays (null before the first):
- * under 100 KB. */
-char *ddz__tsrv_json(ddz_srv *srv);
-
-/* Returns the store's ticket (ddz_store_ticket()) of the latest
- * publication of games, 0 if none or no tournament runs: GET
- * /api/tournament is not served before it is durable (server.c), so
- * every game it lists is served by its id at once. */
-uint64_t ddz__tsrv_ticket(const ddz_srv *srv);
+/* Registers GET /api/tournament in srv's route table (http_routes.h),
+ * whether a tournament runs or not ({"running":false} without one).
+ * Returns 0 or what ddz__http_route_add() returns. */
+int ddz__tsrv_routes(ddz_srv *srv);
 
 /* The tournament stops on this node while the server goes on (its lock
  * was lost: lead_srv.h): the games being played are recorded as aborted

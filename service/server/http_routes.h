@@ -1,0 +1,113 @@
+/* http_routes.h - the server's HTTP routes as one table (nginx's way).
+ *
+ * Each module registers the paths it answers when the server starts, before
+ * the lws context exists: server.c /healthz, http_games.c /api/my-games and
+ * /api/games/, metrics.c /metrics, ladder_srv.c /api/ladder and
+ * /api/ladder/, tourney_srv.c /api/tournament. A request's path is then
+ * looked up here (ddz__http_route()), whether it is a route at all rather
+ * than a static file is asked here (ddz__http_is_route()), and the lws
+ * mounts that send those paths to the HTTP callback are made here from the
+ * same table (ddz__http_mounts()): adding an endpoint is one call to
+ * ddz__http_route_add(). The table and its mounts are fixed arrays: the
+ * routes are the code's, never a client's.
+ *
+ * A handler answers at once (status, type, body, maybe a store ticket the
+ * answer waits for), or hands a store read to the transport (`read`), which
+ * submits it and, when it comes back, has the handler's `done` answer
+ * (server.c, http_read_done).
+ */
+#ifndef DDZ_HTTP_ROUTES_H
+#define DDZ_HTTP_ROUTES_H
+
+#include <libwebsockets.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ddz_srv ddz_srv;
+typedef struct ddz_store_read ddz_store_read;
+
+#define DDZ_HTTP_ROUTES_MAX 16 /* routes registered, in all */
+#define DDZ_HTTP_MOUNT_MAX 32  /* bytes of a mount point, its NUL included */
+
+/* One request as its handler sees it: what it reads, what it sets. The
+ * transport (server.c) keeps the rest (the connection's state, the write). */
+typedef struct ddz_http_req {
+    struct lws *wsi;   /* its headers, for lws_hdr_copy() (read only) */
+    int status;        /* 200 unless the handler says otherwise */
+    const char *type;  /* "application/json" unless ... */
+    char *body;        /* malloc'd, taken; NULL: empty (out of memory) */
+    const char *extra; /* more header lines (CRLF-ended, static), or NULL */
+    /* A store ticket (ddz_store_ticket()): the answer is not written before
+     * that write is durable (what it tells of must not be lost to a kill
+     * after it was read), 0: at once. */
+    uint64_t hold;
+    /* Or a store read (malloc'd, its kind and key set; taken), with no
+     * body: the transport submits it (503 EDB if the store cannot take it)
+     * and, when it is done, hands it to `done`, which sets the answer
+     * (status, type, body, extra; `hold` is not read then) and takes what
+     * it serves of the read (NULL there); the rest is freed. */
+    ddz_store_read *read;
+    void (*done)(ddz_srv *srv, ddz_store_read *rd, struct ddz_http_req *req);
+} ddz_http_req;
+
+/* Answers `path` (the request's, without its query) into `req`. */
+typedef void (*ddz_http_handler)(ddz_srv *srv, const char *path, ddz_http_req *req);
+
+typedef struct ddz_http_route {
+    const char *path; /* static; ends in '/' for a prefix */
+    bool prefix;      /* every path that starts with `path`, else `path` alone */
+    ddz_http_handler fn;
+} ddz_http_route;
+
+typedef struct ddz_http_routes {
+    ddz_http_route route[DDZ_HTTP_ROUTES_MAX];
+    int n;
+    /* The lws mounts (ddz__http_mounts()): one per first path segment. */
+    struct lws_http_mount mount[DDZ_HTTP_ROUTES_MAX];
+    char mount_path[DDZ_HTTP_ROUTES_MAX][DDZ_HTTP_MOUNT_MAX];
+    int nmounts;
+} ddz_http_routes;
+
+/* The body of every 404 a route gives (and of a HEAD of no file). */
+extern const char ddz__http_no_resource[];
+
+/* Registers `fn` for the path `path` (static storage) alone or, with
+ * `prefix`, for every path starting with it; a prefix ends in '/', so that
+ * "/api/ladder/" never takes "/api/ladderx". Call before ddz__http_mounts().
+ * Returns 0; DDZ_EINVAL for a path that is not "/" and a segment or more,
+ * or whose first segment does not fit a mount, or a prefix without its
+ * '/', or the same path and kind registered twice; DDZ_ENOSPC past
+ * DDZ_HTTP_ROUTES_MAX routes. */
+int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_http_handler fn);
+
+/* Returns the route for `path`: the exact one, else the longest prefix
+ * that starts it; NULL for none. */
+const ddz_http_route *ddz__http_route_find(const ddz_http_routes *t, const char *path);
+
+/* Whether `uri` falls under one of the mounts the table makes (a first
+ * segment some route has), so that lws hands it to the HTTP callback, not
+ * to the static files: "/api/nothing" is a route's 404. */
+bool ddz__http_is_route(const ddz_http_routes *t, const char *uri);
+
+/* Makes the lws mounts of the table's routes (one per distinct first
+ * segment, in the order first registered; the segment is taken whole, as
+ * lws matches it), handled by the protocol `origin`, followed by `next`.
+ * Returns the first of the chain (`next` if there are no routes). Never
+ * fails. */
+const struct lws_http_mount *ddz__http_mounts(ddz_http_routes *t, const char *origin,
+                                              const struct lws_http_mount *next);
+
+/* Answers `path` into `req` (zeroed by the caller, its wsi set): as its
+ * route's handler says, with 200 and JSON unless it says otherwise, or
+ * 404 with ddz__http_no_resource when no route takes it. */
+void ddz__http_route(ddz_srv *srv, const ddz_http_routes *t, const char *path, ddz_http_req *req);
+
+/* Sets `req` to 404 with ddz__http_no_resource: a handler's "not here". */
+void ddz__http_not_found(ddz_http_req *req);
+
+/* Decodes the %XX escapes of `in` into `out` (cap bytes). Returns 0, or
+ * -1 for a bad escape, a NUL byte, an empty result or one that does not
+ * fit. */
+int ddz__http_url_decode(const char *in, char *out, size_t cap);
+
+#endif
