@@ -1035,7 +1035,7 @@ static void stop_hang(void)
  * killed but not started again until game 4. The engine seat stops an
  * engine that timed out and starts it afresh for the next game: exactly
  * one timeout, then normal games, and never more than two engine
- * processes at the table. */
+ * processes at the table (besides one in its grace after SIGTERM). */
 Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_hang,
      .timeout = HANG(120))
 {
@@ -1049,6 +1049,9 @@ Test(attack, a_hung_engine_is_charged_once, .init = start_hang, .fini = stop_han
         cr_assert_eq(run(&c, 1, NULL, NULL, T(20000)), -1, "game %d did not end", game);
         const ddz_event_over *over = c->over;
         cr_assert_eq(over->game, game);
+        /* an engine stopped for its timeout has its grace (outside the
+         * budget, by design): counted once it is reaped */
+        cr_assert_eq(metric_becomes("ddz_engine_processes_stopping", 0, T(3000)), 0);
         int procs = count_running(DDZ_TESTENGINE);
         cr_assert_leq(procs, 2, "%d engine processes after game %d", procs, game);
         if (game == 1) {

@@ -19,7 +19,10 @@ const PHONE = { width: 390, height: 844 };
 const servers = [];
 after(async () => { for (const s of servers) await s.stop(s.contexts); });
 
-/* A server with `args` (its log in artifacts/LOG); {base, page(path, opts)}. */
+/* A server with `args` (its log in artifacts/LOG); {base, page(path, opts)}.
+ * The table tests' servers wait the longest ready clock (--ready-clock 120):
+ * they look at layouts between games, for longer than 20 s on a loaded
+ * machine, and a person who does not say ready is stood up (SPEC 14). */
 async function serve(log, args = []) {
   const s = await startAll(log, args);
   s.contexts = [];
@@ -164,7 +167,7 @@ async function toggleMoves(page, open) {
 }
 
 test('item 6 and 13: passes, the card counter, the moves panel, the hand, the controls and the commitment line never cover each other; the opponents\' boxes match on a phone', async () => {
-  const s = await serve('serve-pages-table.log', ['--ai-delay-ms', '30']);
+  const s = await serve('serve-pages-table.log', ['--ai-delay-ms', '30', '--ready-clock', '120']);
   for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
     const page = await s.page('/', opts);
     await page.click('[data-test=quick]');
@@ -257,7 +260,7 @@ const WORDS38 = {
 };
 
 test('issue 38 item 7: the room form in two choices, no jargon on the table, tools clear of the cards, two phone rows, one-row revealed hands, the panel off the top edge, seats named from ours in my games and the replay', async () => {
-  const s = await serve('serve-pages-38.log', ['--ai-delay-ms', '30']);
+  const s = await serve('serve-pages-38.log', ['--ai-delay-ms', '30', '--ready-clock', '120']);
   for (const [label, opts] of [['desktop-en', {}], ['phone-zh', { viewport: PHONE, mobile: true, locale: 'zh-CN' }]]) {
     const w = WORDS38[label.slice(-2)];
     const page = await s.page('/', opts);
@@ -437,7 +440,7 @@ test('issue 38 item 7 k, l: the ladder ranking fits a phone; a participant\'s pa
 });
 
 test('issue 38 item 7 d: the room form\'s default is 2 people and a normal computer; 3 people need no level; the seat-by-seat form, once open, is the one sent', async () => {
-  const s = await serve('serve-pages-38d.log');
+  const s = await serve('serve-pages-38d.log', ['--ready-clock', '120']);
   const page = await s.page('/');
   await page.click('[data-test=create-box] > summary');
   assert.equal(await page.inputValue('[data-test=people]'), '2');
