@@ -636,23 +636,30 @@ test('a missing replay is said at once, not after seconds of 404s', async () => 
 const cut = (page, selector) => page.$$eval(selector, (els) => els.filter((e) => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
   .map((e) => e.textContent));
 
+/* Opens the room form and its seat-by-seat part, whichever of them the
+ * lobby kept open when it was drawn anew (a language switch redraws it):
+ * a click on an open summary would close it. */
+async function openSeatwise(page) {
+  for (const sel of ['[data-test=create-box]', '[data-test=seatwise]']) {
+    await page.waitForSelector(sel, { state: 'attached', timeout: T(30000) });
+    if (!(await page.$eval(sel, (d) => d.open))) await page.click(`${sel} > summary`);
+  }
+}
+
 test('names: in the viewer\'s language, never cut on a phone; an invitee sees the room\'s name and is asked for a name', async () => {
   // a phone in Chinese: the lobby's create form keeps the seat names whole
   const zh = await openPage({ viewport: PHONE, mobile: true, locale: 'zh-CN' });
   await zh.waitForSelector('[data-test=quick]');
-  await zh.click('[data-test=create-box] > summary');
-  await zh.click('[data-test=seatwise] > summary');
+  await openSeatwise(zh);
   assert.deepEqual(await cut(zh, '.seatopt b'), []);
   await zh.click('[data-test=lang]'); // the lobby is drawn anew in English
-  await zh.click('[data-test=create-box] > summary');
-  await zh.click('[data-test=seatwise] > summary');
+  await openSeatwise(zh);
   assert.deepEqual(await cut(zh, '.seatopt b'), [], 'the English seat names (South) are whole');
   await zh.locator('.create .seats').scrollIntoViewIfNeeded();
   await shot(zh, 'after-phone-create-form');
   await zh.click('[data-test=lang]'); // back to Chinese
-  await zh.click('[data-test=create-box] > summary');
   // a room with the server's own name, an AI in it: translated in the lobby
-  await zh.click('[data-test=seatwise] > summary');
+  await openSeatwise(zh);
   await zh.selectOption('[data-test=seat2]', 'ai:greedy');
   await zh.click('[data-test=create]');
   await zh.waitForSelector('.table-view', { timeout: T(30000) });
