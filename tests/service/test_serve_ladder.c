@@ -414,6 +414,27 @@ static bool spy_probe(spy *s, uint64_t mine)
     return leak;
 }
 
+/* A ladder of two hosted AIs at `tables` tables, and "spy", a bot with a
+ * token, enlisted in it. Returns the spy's client. */
+static cli *spy_enlisted(const char *tables)
+{
+    char tok[80];
+    token_add("spy", tok);
+    const char *extra[] = {"--ladder-ai",     "greedy",        "--ladder-ai",
+                           "random",          "--ladder-time", "3",
+                           "--ladder-tables", tables,          NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+    server_start();
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "spy");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
+                          "token", tok));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
+    cli_expect(c, DDZ_EVENT_ENLISTED);
+    return c;
+}
+
 /* A ladder bot (a token, enlisted) that keeps every hand it sees: its own
  * at each game, every hand of each `over`, and every game it can read
  * from the API, before each game and at each of its turns. It must never
@@ -424,20 +445,7 @@ static bool spy_probe(spy *s, uint64_t mine)
 Test(serve_ladder, a_bot_never_sees_a_hand_before_it_plays_it, .init = setup_no_server,
      .fini = teardown, .timeout = HANG(180))
 {
-    char tok[80];
-    token_add("spy", tok);
-    const char *extra[] = {
-        "--ladder-ai", "greedy",          "--ladder-ai", "random", "--ladder-time",
-        "3",           "--ladder-tables", "4",           NULL};
-    memcpy(serve_extra, extra, sizeof extra);
-    server_start();
-    cli *c = cli_connect();
-    snprintf(c->name, sizeof c->name, "spy");
-    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
-                          "token", tok));
-    cli_expect(c, DDZ_EVENT_WELCOME);
-    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
-    cli_expect(c, DDZ_EVENT_ENLISTED);
+    cli *c = spy_enlisted("4");
     spy s = {0};
     int games = 0, probes = 0;
     int64_t deadline = now_ms() + T(120000);
@@ -491,20 +499,7 @@ Test(serve_ladder, a_bot_never_sees_a_hand_before_it_plays_it, .init = setup_no_
 Test(serve_ladder, the_tv_names_the_newest_published_deal_never_a_live_one, .init = setup_no_server,
      .fini = teardown, .timeout = HANG(180))
 {
-    char tok[80];
-    token_add("spy", tok);
-    const char *extra[] = {
-        "--ladder-ai", "greedy",          "--ladder-ai", "random", "--ladder-time",
-        "3",           "--ladder-tables", "2",           NULL};
-    memcpy(serve_extra, extra, sizeof extra);
-    server_start();
-    cli *c = cli_connect();
-    snprintf(c->name, sizeof c->name, "spy");
-    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "spy",
-                          "token", tok));
-    cli_expect(c, DDZ_EVENT_WELCOME);
-    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
-    cli_expect(c, DDZ_EVENT_ENLISTED);
+    cli *c = spy_enlisted("2");
     int games = 0, looks = 0;
     long long last_deal = 0, last_game = 0;
     int changes = 0;
