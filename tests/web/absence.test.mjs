@@ -11,7 +11,7 @@
 // on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, shot, T, decision } from './harness.mjs';
+import { openPage as open, startAll, shot, T, decision, openCreateForm } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -111,8 +111,8 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
 for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en'], ['phone', PHONE, true, 'zh']]) {
   test(`${label} ${lang}: one missed clock is one move made for us, said as such; no auto-play`, async () => {
     const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
-    await page.click('[data-test=create-box] > summary');
-    await page.click('[data-test=seatwise] > summary'); // seat by seat
+    await openCreateForm(page);
+    await openCreateForm(page, { seatwise: true }); // seat by seat
     await page.selectOption('[data-test=seat1]', 'ai:greedy');
     await page.selectOption('[data-test=seat2]', 'ai:greedy');
     const numbers = await page.$$('.create input[type=number]'); // time, games
@@ -139,8 +139,8 @@ for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'en']
 test('desktop zh and phone en: a room that fills with AIs: stood up, a stand-in keeps our seat, named for us, and gives way', async () => {
   for (const [label, viewport, mobile, lang] of [['desktop', DESKTOP, false, 'zh'], ['phone', PHONE, true, 'en']]) {
     const page = await open(browser, contexts, base + '/', { viewport, mobile, locale: lang === 'en' ? 'en-US' : 'zh-CN' });
-    await page.click('[data-test=create-box] > summary');
-    await page.click('[data-test=seatwise] > summary'); // seat by seat: every seat a person's
+    await openCreateForm(page);
+    await openCreateForm(page, { seatwise: true }); // seat by seat: every seat a person's
     // the fill choice: the select whose first option is "no, wait for players"
     await page.evaluate(() => {
       const sel = [...document.querySelectorAll('.create select')].find((s) => [...s.options].some((o) => o.value === '') &&

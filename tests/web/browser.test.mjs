@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot, T, clockS } from './harness.mjs';
+import { ROOT, ART, DDZ, CHROMIUM, freePort, waitFor, settle, shot, T, clockS, openCreateForm } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 740 };
@@ -59,7 +59,7 @@ after(async () => {
 
 /* A fresh browser context (own storage) with one page that records
  * console errors, page errors and every WebSocket frame it receives. */
-async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
+async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false, init = null } = {}) {
   const ctx = await browser.newContext({ viewport, locale, isMobile: mobile, hasTouch: mobile });
   ctx.setDefaultTimeout(T(30000)); // clicks and navigations, as every wait
   contexts.push(ctx);
@@ -87,6 +87,7 @@ async function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', m
       }
     };
   });
+  if (init) await page.addInitScript(init);
   await page.goto(base + p);
   return page;
 }
@@ -261,8 +262,8 @@ test('the lobby loads in English and Chinese with no console errors', async () =
   assert.equal(await page.inputValue('[data-test=name]'), 'Lin', 'the name is remembered');
   // the create form offers every room option: the people and the level,
   // and seat by seat behind its disclosure
-  await page.click('[data-test=create-box] > summary');
-  await page.click('[data-test=seatwise] > summary');
+  await openCreateForm(page);
+  await openCreateForm(page, { seatwise: true });
   for (const sel of ['[data-test=people]', '[data-test=level]', '[data-test=seat0]', '[data-test=seat1]', '[data-test=seat2]', '[data-test=create]']) {
     assert.ok(await page.isVisible(sel), sel);
   }
@@ -280,6 +281,32 @@ test('an unknown room is reported in words', async () => {
   const t = await page.waitForSelector('.toast', { timeout: T(30000) });
   assert.match(await t.textContent(), /does not exist/);
   await page.waitForSelector('[data-test=quick]'); // back in the lobby
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a click before the page is connected is not lost: quick play goes once the server says welcome', async () => {
+  const page = await openPage({ init: () => {
+    // every frame the page sends waits until the test lets them go: the
+    // lobby is drawn, its connection open but not welcomed (no hello yet)
+    window.__held = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      if (window.__held) window.__held.push([this, data]);
+      else send.call(this, data);
+    };
+    window.__release = () => {
+      const held = window.__held;
+      window.__held = null;
+      for (const [ws, data] of held) send.call(ws, data);
+    };
+  } });
+  await page.waitForFunction(() => window.__held && window.__held.length > 0, null, { timeout: T(30000) }); // the hello, held
+  await page.click('[data-test=quick]');
+  assert.equal(await page.evaluate(() => window.__held.length), 1, 'nothing but the hello before the welcome');
+  await page.evaluate(() => window.__release());
+  await page.waitForSelector('.hand .card', { timeout: T(30000) });
+  assert.ok(await page.evaluate(() => window.__frames.some((f) => f.type === 'joined')), 'seated by the quick play asked for early');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -317,6 +344,9 @@ test('quick play: a whole game by clicking, a reload mid-game, a spectator who s
       beforePlay: async (n) => {
         if (!dragged) {
           dragged = true;
+          // (a follow with one play that beats comes selected: start clear)
+          await page.keyboard.press('Escape');
+          await page.waitForFunction(() => document.querySelectorAll('.hand .card.selected').length === 0, null, { timeout: T(5000) });
           const first = await page.$$eval('.hand .card', (els) => els.slice(0, 3).map((e) => +e.dataset.code));
           const box = [];
           for (const c of first) box.push(await cardPoint(page, c));
@@ -430,9 +460,9 @@ test('the replay of the finished game steps to the end', async () => {
 test('two people at one table with an AI: a private room by invite link with a password, then a rematch', async () => {
   const a = await openPage({ locale: 'en-US' });
   await a.waitForSelector('[data-test=quick]');
-  await a.click('[data-test=create-box] > summary');
+  await openCreateForm(a);
   await a.fill('.create input[name=name]', 'Web test room');
-  await a.click('[data-test=seatwise] > summary'); // seat by seat
+  await openCreateForm(a, { seatwise: true }); // seat by seat
   await a.selectOption('[data-test=seat2]', 'ai:greedy');
   const numbers = await a.$$('.create input[type=number]');
   await numbers[1].fill('1'); // games per turn
@@ -543,7 +573,7 @@ async function chooseRules(page, choose) {
   await waitFor('the rooms list', async () => page.frames.some((f) => f.type === 'rooms'));
   const listed = page.frames.find((f) => f.type === 'rooms').rules;
   assert.deepEqual(listed, ['caai', 'botzone-ftl', 'botzone-ftl2'], 'the lobby lists the three rule sets');
-  await page.click('[data-test=create-box] > summary');
+  await openCreateForm(page);
   const offered = await page.$$eval('[data-test=rules] option', (o) => o.map((x) => x.value));
   assert.deepEqual(offered, listed, 'the form offers what the server listed');
   const desc = {};
@@ -563,7 +593,7 @@ async function chooseRules(page, choose) {
  * `games` games of `time` seconds a move, `pause` seconds between games
  * (More options), and creates; we sit at West. */
 async function createWithAIs(page, { games = 1, time = 30, pause = null, custody = null } = {}) {
-  await page.click('[data-test=seatwise] > summary'); // seat by seat
+  await openCreateForm(page, { seatwise: true }); // seat by seat
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=seat2]', 'ai:greedy');
   if (pause !== null || custody !== null) await page.click('.create .advanced summary');
@@ -1092,7 +1122,7 @@ test('casual play on a desktop: the server\'s hint, a quick phrase, auto-play as
 test('casual play on a phone, in Chinese: the clock runs out twice, an AI plays on with no fault, "取消托管" takes the seat back, a phrase, a hint', async () => {
   const page = await openPage({ viewport: PHONE, locale: 'zh-CN', mobile: true });
   await page.waitForSelector('[data-test=quick]');
-  await page.click('[data-test=create-box] > summary');
+  await openCreateForm(page);
   const room = await createWithAIs(page, { games: 4, time: clockS(3), pause: 2 });
   assert.ok(room);
   // a phrase while our clock runs (a phrase is not a move: the clock goes on)

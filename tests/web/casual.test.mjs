@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T, waitFor, decision } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -576,9 +576,9 @@ const drawn = (page) => page.$$eval('.felt .seat', (els) => Object.fromEntries(e
 test('seats are drawn relative to the viewer: the next to play on the right, at any seat, and in the replay from a chosen seat', async () => {
   const page = await openPage({});
   await page.waitForSelector('[data-test=quick]');
-  await page.click('[data-test=create-box] > summary');
+  await openCreateForm(page);
   await page.fill('.create input[name=name]', 'Orientation');
-  await page.click('[data-test=seatwise] > summary'); // seat by seat
+  await openCreateForm(page, { seatwise: true }); // seat by seat
   await page.selectOption('[data-test=seat0]', 'ai:greedy');
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=sitat]', '2'); // we sit at East
@@ -636,30 +636,20 @@ test('a missing replay is said at once, not after seconds of 404s', async () => 
 const cut = (page, selector) => page.$$eval(selector, (els) => els.filter((e) => e.getClientRects().length && e.scrollWidth > e.clientWidth + 1)
   .map((e) => e.textContent));
 
-/* Opens the room form and its seat-by-seat part, whichever of them the
- * lobby kept open when it was drawn anew (a language switch redraws it):
- * a click on an open summary would close it. */
-async function openSeatwise(page) {
-  for (const sel of ['[data-test=create-box]', '[data-test=seatwise]']) {
-    await page.waitForSelector(sel, { state: 'attached', timeout: T(30000) });
-    if (!(await page.$eval(sel, (d) => d.open))) await page.click(`${sel} > summary`);
-  }
-}
-
 test('names: in the viewer\'s language, never cut on a phone; an invitee sees the room\'s name and is asked for a name', async () => {
   // a phone in Chinese: the lobby's create form keeps the seat names whole
   const zh = await openPage({ viewport: PHONE, mobile: true, locale: 'zh-CN' });
   await zh.waitForSelector('[data-test=quick]');
-  await openSeatwise(zh);
+  await openCreateForm(zh, { seatwise: true });
   assert.deepEqual(await cut(zh, '.seatopt b'), []);
   await zh.click('[data-test=lang]'); // the lobby is drawn anew in English
-  await openSeatwise(zh);
+  await openCreateForm(zh, { seatwise: true });
   assert.deepEqual(await cut(zh, '.seatopt b'), [], 'the English seat names (South) are whole');
   await zh.locator('.create .seats').scrollIntoViewIfNeeded();
   await shot(zh, 'after-phone-create-form');
   await zh.click('[data-test=lang]'); // back to Chinese
   // a room with the server's own name, an AI in it: translated in the lobby
-  await openSeatwise(zh);
+  await openCreateForm(zh, { seatwise: true });
   await zh.selectOption('[data-test=seat2]', 'ai:greedy');
   await zh.click('[data-test=create]');
   await zh.waitForSelector('.table-view', { timeout: T(30000) });
@@ -734,10 +724,10 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
     });
     await page.reload();
     await page.waitForSelector('[data-test=quick]');
-    await page.click('[data-test=create-box] > summary');
+    await openCreateForm(page);
     await page.fill('.create input[name=name]', 'Words');
     await page.fill('.create input[type=number] >> nth=0', '8'); // seconds a move: the warning comes at 4
-    await page.click('[data-test=seatwise] > summary');
+    await openCreateForm(page, { seatwise: true });
     await page.selectOption('[data-test=seat0]', 'ai:greedy');
     await page.selectOption('[data-test=seat1]', 'ai:greedy');
     await page.selectOption('[data-test=sitat]', '2');
@@ -880,8 +870,8 @@ test('a friend who leaves is named in the room; quick play from a running table 
   // the host, on a desktop in Chinese, with an AI and a free seat
   const host = await openPage({ locale: 'zh-CN' });
   await host.waitForSelector('[data-test=quick]');
-  await host.click('[data-test=create-box] > summary');
-  await host.click('[data-test=seatwise] > summary');
+  await openCreateForm(host);
+  await openCreateForm(host, { seatwise: true });
   await host.selectOption('[data-test=seat2]', 'ai:greedy');
   await host.click('[data-test=create]');
   await host.waitForSelector('.table-view', { timeout: T(10000) });
@@ -925,8 +915,8 @@ test('a friend who leaves is named in the room; quick play from a running table 
 test('the round game by game survives a reload with 上一局; a new round starts at zero; my games on a phone breaks no word', async () => {
   const page = await openPage({});
   await page.waitForSelector('[data-test=quick]');
-  await page.click('[data-test=create-box] > summary');
-  await page.click('[data-test=seatwise] > summary');
+  await openCreateForm(page);
+  await openCreateForm(page, { seatwise: true });
   await page.selectOption('[data-test=seat1]', 'ai:greedy');
   await page.selectOption('[data-test=seat2]', 'ai:greedy');
   const numbers = await page.$$('.create input[type=number]'); // time, games; grace, pause
@@ -1002,7 +992,7 @@ test('the room form offers the redeal; everyone passing deals again with a notic
   for (const [label, opts, lang] of [['desktop', {}, 'en'], ['phone', { viewport: PHONE, mobile: true, locale: 'zh-CN' }, 'zh']]) {
     const page = await openPage(opts);
     await page.waitForSelector('[data-test=quick]');
-    await page.click('[data-test=create-box] > summary');
+    await openCreateForm(page);
     // offered where everyone passing ends the deal, checked; not under a
     // rule set where West then becomes the landlord
     const row = page.locator('[data-test=redeal-row]');

@@ -168,3 +168,20 @@ export async function decision(page, ms = 30000) {
   }, null, { timeout: T(ms), polling: 30 });
   return hd.jsonValue();
 }
+
+/* Opens the lobby's create form and, with `seatwise`, its seat-by-seat
+ * part, whatever a redraw left open: a click on an open summary would close
+ * it again. Waits (bounded) for each to be open. */
+export async function openCreateForm(page, { seatwise = false } = {}) {
+  const parts = ['[data-test=create-box]'];
+  if (seatwise) parts.push('[data-test=seatwise]');
+  for (const sel of parts) {
+    await waitFor(`${sel} open`, async () => {
+      const d = await page.$(sel);
+      if (!d) return false;
+      if (await d.evaluate((e) => e.open)) return true;
+      await page.click(`${sel} > summary`, { timeout: T(5000) }).catch(() => {});
+      return false;
+    }, 30000, 100);
+  }
+}

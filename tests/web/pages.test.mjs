@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T, waitFor, decision } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -266,7 +266,7 @@ test('issue 38 item 7: the room form in two choices, no jargon on the table, too
     const page = await s.page('/', opts);
     // d: the form asks how many people and the computers' level; the
     // seat-by-seat form is folded
-    await page.click('[data-test=create-box] > summary');
+    await openCreateForm(page);
     assert.deepEqual(await page.$$eval('[data-test=level] option', (o) => o.map((x) => x.textContent)), w.levels, `${label}: the levels`);
     assert.equal(await page.$$eval('[data-test=people] option', (o) => o.length), 3);
     assert.ok(!(await page.isVisible('[data-test=seat0]')), `${label}: the seat-by-seat form is folded`);
@@ -442,7 +442,7 @@ test('issue 38 item 7 k, l: the ladder ranking fits a phone; a participant\'s pa
 test('issue 38 item 7 d: the room form\'s default is 2 people and a normal computer; 3 people need no level; the seat-by-seat form, once open, is the one sent', async () => {
   const s = await serve('serve-pages-38d.log', ['--ready-clock', '120']);
   const page = await s.page('/');
-  await page.click('[data-test=create-box] > summary');
+  await openCreateForm(page);
   assert.equal(await page.inputValue('[data-test=people]'), '2');
   assert.equal(await page.inputValue('[data-test=level]'), 'greedy');
   await page.selectOption('[data-test=people]', '3');

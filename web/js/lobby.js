@@ -86,6 +86,10 @@ export class Lobby {
   render() {
     if (!this.root) return;
     const seated = app.table && app.table.seat !== null && app.table.roomId;
+    // A redraw (the language arriving or changed, a competition starting)
+    // keeps the parts of the form the person opened: a click that landed
+    // just before it would otherwise be undone under her finger.
+    const opened = [...this.root.querySelectorAll('details[data-test]')].filter((d) => d.open).map((d) => d.dataset.test);
     replace(this.root, h('div.lobby',
       h('header.lobby-head', brand(), langButton()),
       seated ? h('div.notice', h('span', t('lobby.seated', { room: roomLabel(app.table.room && app.table.room.name) || app.table.roomId })),
@@ -108,6 +112,10 @@ export class Lobby {
           this.replayForm(),
           myGamesPanel())),
       h('footer.fair', t('lobby.fair'))));
+    for (const name of opened) {
+      const d = this.root.querySelector(`details[data-test="${name}"]`);
+      if (d) d.open = true;
+    }
     this.update();
   }
 
@@ -136,7 +144,7 @@ export class Lobby {
           if (!(await mayLeaveTable())) return;
           const msg = { type: 'quick' };
           if (sel.value) msg.ai = sel.value;
-          app.conn.send(msg);
+          app.conn.request(msg);
         } }, t('quick.button')),
         field(t('quick.ai'), sel, 'inline')));
   }
@@ -256,7 +264,7 @@ export class Lobby {
       if (f.name.value.trim()) options.name = f.name.value.trim();
       if (f.password.value) options.password = f.password.value;
       const msg = { type: 'create', options, seat: mine };
-      app.conn.send(msg);
+      app.conn.request(msg);
     } },
     h('div.form-grid',
       field(t('create.name'), f.name, 'wide'),
@@ -273,7 +281,7 @@ export class Lobby {
         field(t('create.fill'), f.fill))),
       h('label.check', f.priv, h('span', t('create.private'))),
       field(t('create.password'), f.password)),
-    h('details.advanced', h('summary', t('create.advanced')),
+    h('details.advanced', { dataset: { test: 'advanced' } }, h('summary', t('create.advanced')),
       h('div.form-grid',
         h('label.check', f.autopass, h('span', t('create.autopass'))),
         h('label.check', f.bots, h('span', t('create.bots'))),

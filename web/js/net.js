@@ -151,6 +151,18 @@ export class Conn {
     this.onStatus({ state: s, retryAt: this.retryAt });
   }
 
+  /* A lobby request (quick play, create, join, watch): sent now, or,
+   * while the connection is not welcomed yet (a page just opened, a
+   * reconnection), kept and sent first once it is; a later one replaces
+   * it. A click a moment too early is not lost. Returns the request's id,
+   * or 0 when it was kept. */
+  request(msg) {
+    const id = this.send(msg);
+    if (id !== null) return id;
+    this.repeat = { ...msg };
+    return 0;
+  }
+
   /* Sends a request; returns its id, or null when not connected. */
   send(msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.welcomed) return null;

@@ -148,7 +148,7 @@ export function join(room, { password, seat } = {}) {
   const msg = { type: 'join', room };
   if (password) msg.password = password;
   if (seat !== undefined && seat !== null) msg.seat = seat;
-  app.conn.send(msg);
+  app.conn.request(msg);
 }
 
 export function spectate(room, { password } = {}) {
@@ -156,7 +156,7 @@ export function spectate(room, { password } = {}) {
   app.leaving = false;
   const msg = { type: 'spectate', room };
   if (password) msg.password = password;
-  app.conn.send(msg);
+  app.conn.request(msg);
 }
 
 export function leave() {
