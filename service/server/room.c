@@ -23,6 +23,7 @@
 #include "service/server/room_events.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
@@ -153,6 +154,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
         return NULL;
     }
     r->srv = srv;
+    r->on_deal_clock = ddz__room_on_pause;
     r->engines = engines;
     srv->budget.engines += engines;
     ddz__budget_room_spawns(srv, &r->spawns);
@@ -225,6 +227,7 @@ ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_ru
     if (!r)
         return NULL;
     r->srv = srv;
+    r->on_deal_clock = ddz__room_on_pause;
     r->opts = *opts;
     r->rules = ddz_rules_find(opts->rules);
     if (!r->rules)

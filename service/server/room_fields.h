@@ -61,6 +61,10 @@ struct ddz_room {
     ddz_timer settle;         /* after a game: stand-ins give way, people waiting sit down */
     ddz_timer pause;          /* between games (the ready clock while readying), and the start
                                  after seating */
+    /* What `pause` runs when it rings: the next deal (room_series.c's
+     * ddz__room_on_pause, set where the room is made). The files below
+     * the series (room_ready.c) arm the clock without naming the series. */
+    void (*on_deal_clock)(ddz_timer *t);
     bool readying;            /* between games: waiting for every person's `ready` */
     int64_t ready_until_us;   /* when the ready clock runs out, while readying */
     ddz_event_over last_over; /* the last `over` event, for players who come back */

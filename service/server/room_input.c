@@ -10,6 +10,7 @@
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 

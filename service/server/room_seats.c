@@ -12,7 +12,7 @@
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
-#include "service/server/room_series.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_view.h"
 
 static void check_dead(ddz_room *r);
