@@ -23,9 +23,8 @@
 #include "service/server/budget.h"
 #include "service/server/http_routes.h"
 #include "service/seats/think.h"
-#include "service/server/players.h"
-#include "service/server/rooms.h"
-#include "service/server/server.h"
+#include "service/server/player.h"
+#include "service/server/server_cfg.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store.h"
 
@@ -94,6 +93,27 @@ typedef struct ddz_budget {
     ddz_spawn_budget spawns;    /* engine starts (ddz__budget_spawns() sets it up) */
     bool spawns_ready;          /* `spawns` was set up */
 } ddz_budget;
+
+/* The registries the context holds and their files run: the players
+ * (players.c) and the rooms (rooms.c). Defined here, as the budgets are,
+ * so that what includes the context does not depend on those files. */
+typedef struct ddz_hello_check ddz_hello_check; /* players.c */
+/* Every player the server holds: connected, seated, or gone but still
+ * resumable (--resume-keep). */
+typedef struct ddz_players {
+    ddz_player *list;
+    ddz_hello_check *checks; /* hellos whose bot token the store is checking */
+    long next_id;
+    ddz_store_read ids;  /* the active tokens' ids, read for revocations */
+    bool ids_pending;    /* `ids` is with the store */
+    ddz_timer ids_timer; /* the next read */
+} ddz_players;
+
+/* The rooms and tables this node runs (rooms.c). */
+typedef struct ddz_rooms {
+    ddz_room *list; /* newest first */
+    long named;     /* rooms named "Room N" so far */
+} ddz_rooms;
 
 /* ---- the context ---- */
 struct ddz_srv {

@@ -11,6 +11,8 @@
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/players.h"
+#include "service/server/rooms.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
 #include "service/server/ladder_srv.h"
