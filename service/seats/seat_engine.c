@@ -89,7 +89,7 @@ static void on_io(void *ctx, bool writable)
 /* Starts the engine. Its start is charged to the spawn budgets but never
  * waits for them: a CAAI engine starts once per game at most, and a
  * client's room with engine seats is admitted only while the server's
- * budget and its address's have a token (room.c), so the bound holds
+ * budget and its address's have a token (room_life.c), so the bound holds
  * without making a game wait for its engine (docs/operations.md, "Budgets"). Nor
  * does the loop wait for the process: engine.h. */
 static int start(engine_seat *e)

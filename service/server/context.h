@@ -6,7 +6,7 @@
  *
  * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
  * players.c, the competitions (ladder_srv.c, tourney_srv.c) -> rooms.c,
- * room.c -> seat_player.c, and all of them -> conn.c (connections) and
+ * the room (room_*.c) -> seat_player.c, and all of them -> conn.c (connections) and
  * context.c (log, clock, metrics). The HTTP routes are a table
  * (http_routes.h) the modules that answer them register into at start. */
 #ifndef DDZ_CONTEXT_H
@@ -81,7 +81,7 @@ typedef struct ddz_budget {
     long ais;                   /* hosted AI objects alive (seats, and AIs still thinking) */
     long ais_created;           /* hosted AIs made since the start */
     long idle_rooms;            /* live rooms nobody is connected to */
-    ddz_room *idle_head;        /* those rooms, the longest idle first (room.c) */
+    ddz_room *idle_head;        /* those rooms, the longest idle first (room_life.c) */
     ddz_room *idle_tail;        /* ... and the latest */
     ddz_addrs addrs;            /* client addresses: connections and rooms each */
     size_t queued;              /* bytes in every connection's send queue */

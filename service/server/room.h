@@ -1,4 +1,5 @@
-/* room.h - a room: a table with its seats and spectators (room.c). */
+/* room.h - a room: a table with its seats and spectators; the face of
+ * the room's files (room_life.c and the other room_*.c). */
 #ifndef DDZ_ROOM_H
 #define DDZ_ROOM_H
 

@@ -1,5 +1,5 @@
-/* room_fields.h - the fields of a room, shared by its files (room.c and
- * room_*.c); everyone else goes through room.h.
+/* room_fields.h - the fields of a room, shared by its files
+ * (room_*.c); everyone else goes through room.h.
  *
  * One object for every table the server runs: a casual room owns its
  * runner and decides its series (rematch, pause, custody by a hosted AI

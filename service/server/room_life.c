@@ -1,15 +1,17 @@
-/* room.c - a room's life: made (a casual room, or a competition's table
+/* room_life.c - a room's life: made (a casual room, or a competition's table
  * around the competition's runner), filled, freed, and what the lobby
  * reads of it. The room is one object for every table the server runs
- * (room_fields.h says how the kinds differ); its parts live one job a
+ * (room_fields.h says how the kinds differ); room.h is the face of all
+ * its files, room_fields.h their shared fields; its parts live one job a
  * file, called one way:
  *
  *     room_input.c   what a seated player asks (bids, plays, custody, hints)
  *     room_table.c   a competition's table: opened, re-seated, ended
- *     room.c         made and freed
+ *     room_life.c    made and freed
  *     room_events.c  the runner's events and the end of each game
- *     room_seats.c   who sits where: seating, leaving, dropping, custody
  *     room_series.c  starting games and the next series
+ *     room_seats.c   who sits where: seating, leaving, dropping, custody
+ *     room_ready.c   whether the room may deal, whom it waits for
  *     room_ai.c      hosted AIs and engines in seats, for good or in custody
  *     room_view.c    what the audience sees: seat views, broadcasts, state
  */
