@@ -108,7 +108,7 @@ bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p);
 
 /* An event of the table, and the end of a game. Returns the game's id in
  * the store. */
-void ddz__room_tourney_event(ddz_room *r, const ddz_tev *ev);
+void ddz__room_tourney_event(ddz_room *r, const ddz_ev *ev);
 int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec);
 
 /* The table ended: everyone in the room is told `joined` with no room;

@@ -56,7 +56,7 @@ struct ddz_room {
     uint8_t master[DDZ_SEED_BYTES];
     uint32_t dealt;           /* games dealt from the master seed before this turn */
     int64_t game_id;          /* store id of the current game */
-    ddz_tev ask;              /* the open request, while `asking` */
+    ddz_ev ask;               /* the open request, while `asking` */
     bool asking;              /* a request is open */
     ddz_timer settle;         /* after a game: stand-ins give way, people waiting sit down */
     ddz_timer pause;          /* between games (the ready clock while readying), and the start

@@ -343,7 +343,7 @@ static void table_start(void *ctx, const ddz_tgame *w)
     ddz__rooms_add(ts->srv, r);
 }
 
-static void table_event(void *ctx, const ddz_tgame *w, const ddz_tev *ev)
+static void table_event(void *ctx, const ddz_tgame *w, const ddz_ev *ev)
 {
     ddz_tsrv *ts = ctx;
     ddz_room *r = ts->room[w->table - 1];
