@@ -443,8 +443,8 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
     ddz_think_budget tb = ddz__budget_think(srv);
     size_t biggest = 0; /* the longest send queue */
     for (const ddz_conn *c = b->conns; c; c = c->next)
-        if (c->queued > biggest)
-            biggest = c->queued;
+        if (c->q.bytes > biggest)
+            biggest = c->q.bytes;
     long used[DDZ_BUDGET_N] = {
         [DDZ_BUDGET_QUEUED_BYTES] = (long)b->queued,
         [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest,
