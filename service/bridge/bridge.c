@@ -21,6 +21,7 @@
 #include "rules/game.h"
 #include "service/net/evloop.h"
 #include "service/net/lws_loop.h"
+#include "service/net/ws_conn.h"
 #include "service/seats/seats.h"
 
 /* ---- URLs ---- */
@@ -670,24 +671,17 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
 
 /* ---- the driver ---- */
 
-typedef struct outmsg {
-    struct outmsg *next;
-    size_t len;
-    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
-} outmsg;
-
 typedef struct runner {
     const ddz_bridge_cfg *cfg;
     ddz_url url;
     char url_text[256]; /* the URL connected to: cfg->url, or where a redirect sent us */
     struct lws_context *ctx;
     struct lws_vhost *vh;
-    ddz_lws_loop loop;   /* the program seat's pipes and timers */
-    ddz_seat *program;   /* our seat: a CAAI engine or a Botzone bot */
-    struct lws *ws;      /* the WebSocket, NULL while disconnected */
-    outmsg *head, *tail; /* frames waiting for WRITEABLE */
-    char *rx;            /* fragments of the current frame */
-    size_t rxlen, rxcap;
+    ddz_lws_loop loop; /* the program seat's pipes and timers */
+    ddz_seat *program; /* our seat: a CAAI engine or a Botzone bot */
+    struct lws *ws;    /* the WebSocket, NULL while disconnected */
+    ddz_wsc_queue q;   /* frames waiting for WRITEABLE */
+    ddz_wsc_rx rx;     /* the current message, its fragments so far */
     ddz_bridge b;
     ddz_evloop evl;                                 /* ctx's loop: epoll or poll */
     ddz_timer retry_timer, pace_timer, leave_timer; /* on `loop`, not lws's sul */
@@ -705,6 +699,9 @@ typedef struct runner {
  * action to ERATE. */
 #define FRAMES_PER_S 15.0
 #define FRAMES_BURST 20.0
+/* the largest message taken from the server: events are small; a state
+ * may be a few KiB */
+#define RX_MAX (DDZ_MSG_MAX * 64)
 
 static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM seen */
 static struct lws_context *signal_ctx;    /* the only way a signal reaches the loop */
@@ -747,32 +744,10 @@ static void r_server_send(void *ctx, json_t *msg)
         free(s);
         return;
     }
-    size_t len = strlen(s);
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m) {
-        free(s);
-        return;
-    }
-    m->next = NULL;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, s, len);
+    int rc = ddz_wsc_queue_push(&r->q, s, strlen(s), 0, 0);
     free(s);
-    if (r->tail)
-        r->tail->next = m;
-    else
-        r->head = m;
-    r->tail = m;
-    lws_callback_on_writable(r->ws);
-}
-
-static void drop_queue(runner *r)
-{
-    while (r->head) {
-        outmsg *n = r->head->next;
-        free(r->head);
-        r->head = n;
-    }
-    r->tail = NULL;
+    if (rc == 0)
+        lws_callback_on_writable(r->ws);
 }
 
 static void connect_now(runner *r);
@@ -787,7 +762,7 @@ static void leave_tick(ddz_timer *t)
 static void pace_tick(ddz_timer *t)
 {
     runner *r = RUNNER_OF(t, pace_timer);
-    if (r->ws && r->head)
+    if (r->ws && !ddz_wsc_queue_empty(&r->q))
         lws_callback_on_writable(r->ws);
 }
 
@@ -802,8 +777,8 @@ static void retry_tick(ddz_timer *t)
 static void disconnected_for(runner *r, const char *why, bool retry)
 {
     r->ws = NULL;
-    drop_queue(r);
-    r->rxlen = 0;
+    ddz_wsc_queue_clear(&r->q);
+    ddz_wsc_rx_reset(&r->rx);
     if (r->done)
         return;
     if (r->leaving) {
@@ -871,8 +846,8 @@ static int follow(runner *r)
     r->url = u;
     snprintf(r->url_text, sizeof r->url_text, "%s", to);
     r->ws = NULL; /* its CLOSED is not a lost connection */
-    drop_queue(r);
-    r->rxlen = 0;
+    ddz_wsc_queue_clear(&r->q);
+    ddz_wsc_rx_reset(&r->rx);
     ddz_loop_arm(&r->loop.base, &r->retry_timer, retry_tick, 0);
     return -1;
 }
@@ -896,25 +871,12 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         if (wsi != r->ws)
             return -1;
-        if (r->rxlen + len > DDZ_MSG_MAX * 64) /* events are small; a state may be a few KiB */
+        int got = ddz_wsc_rx_take_lws(&r->rx, wsi, in, len);
+        if (got < 0) /* past RX_MAX, or no memory */
             return -1;
-        if (r->rxlen + len > r->rxcap) {
-            size_t cap = (r->rxlen + len) * 2;
-            char *nb = realloc(r->rx, cap);
-            if (!nb)
-                return -1;
-            r->rx = nb;
-            r->rxcap = cap;
-        }
-        memcpy(r->rx + r->rxlen, in, len);
-        r->rxlen += len;
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+        if (got == DDZ_WSC_MORE || r->done)
             return 0;
-        size_t n = r->rxlen;
-        r->rxlen = 0;
-        if (r->done)
-            return 0;
-        int st = ddz_bridge_on_frame(&r->b, r->rx, n);
+        int st = ddz_bridge_on_frame(&r->b, r->rx.buf, r->rx.len);
         if (r->b.player[0] && !r->welcomed)
             r->welcomed = true;
         if (r->b.seated || r->b.enlisted)
@@ -923,7 +885,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             /* the `leave` goes out first; bounded by a second */
             r->leaving = true;
             ddz_loop_arm(&r->loop.base, &r->leave_timer, leave_tick, 1000000);
-            if (!r->head)
+            if (ddz_wsc_queue_empty(&r->q))
                 finish(r, 0);
         } else if (st == DDZ_BRIDGE_REFUSED)
             finish(r, 1);
@@ -940,8 +902,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         if (wsi != r->ws)
             return -1;
-        outmsg *m = r->head;
-        if (!m)
+        if (ddz_wsc_queue_empty(&r->q))
             return 0;
         int64_t now = ddz_lws_loop_now_us();
         r->tokens += (double)(now - r->tokens_us) / 1e6 * FRAMES_PER_S;
@@ -954,16 +915,10 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             return 0;
         }
         r->tokens -= 1;
-        r->head = m->next;
-        if (!r->head)
-            r->tail = NULL;
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        free(m);
-        if (n < 0)
+        /* one message a callback: the pacing above counts each */
+        if (ddz_wsc_write(wsi, &r->q, &(ddz_wsc_writer){.max = 1}) < 0)
             return -1;
-        if (r->head)
-            lws_callback_on_writable(wsi);
-        else if (r->leaving)
+        if (ddz_wsc_queue_empty(&r->q) && r->leaving)
             finish(r, 0);
         return 0;
     }
@@ -1034,6 +989,8 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     runner storage, *r = &storage;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
+    ddz_wsc_queue_init(&r->q, SIZE_MAX); /* what our one program says: small, paced */
+    ddz_wsc_rx_init(&r->rx, RX_MAX);
     snprintf(r->url_text, sizeof r->url_text, "%s", cfg->url);
     if (ddz_url_parse(cfg->url, &r->url) < 0) {
         fprintf(stderr, "ddz bridge: '%s' is no ws:// or wss:// URL\n", cfg->url);
@@ -1087,12 +1044,12 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     ddz_loop_disarm(&r->loop.base, &r->retry_timer);
     ddz_loop_disarm(&r->loop.base, &r->pace_timer);
     ddz_loop_disarm(&r->loop.base, &r->leave_timer);
-    drop_queue(r);
+    ddz_wsc_queue_clear(&r->q);
     ddz_lws_loop_fini(&r->loop);
     ddz_evloop_destroy(&r->evl);
     signal_ctx = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    free(r->rx);
+    ddz_wsc_rx_free(&r->rx);
     return r->status;
 }
