@@ -686,10 +686,9 @@ typedef struct runner {
     ddz_evloop evl;                                 /* ctx's loop: epoll or poll */
     ddz_timer retry_timer, pace_timer, leave_timer; /* on `loop`, not lws's sul */
     bool leaving;                                   /* done: stop once the `leave` is written */
-    double tokens; /* frames we may send now (below the server's rate limit) */
-    int64_t tokens_us;
-    int attempts;  /* reconnects since the last welcome */
-    bool welcomed; /* a welcome was ever received */
+    ddz_wsc_rate rate; /* frames we may send now (below the server's rate limit) */
+    int attempts;      /* reconnects since the last welcome */
+    bool welcomed;     /* a welcome was ever received */
     bool done;
     int status; /* exit status once done */
 } runner;
@@ -904,17 +903,12 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             return -1;
         if (ddz_wsc_queue_empty(&r->q))
             return 0;
-        int64_t now = ddz_lws_loop_now_us();
-        r->tokens += (double)(now - r->tokens_us) / 1e6 * FRAMES_PER_S;
-        if (r->tokens > FRAMES_BURST)
-            r->tokens = FRAMES_BURST;
-        r->tokens_us = now;
-        if (r->tokens < 1) {
-            ddz_loop_arm(&r->loop.base, &r->pace_timer, pace_tick,
-                         (int64_t)((1 - r->tokens) / FRAMES_PER_S * 1e6) + 1);
+        int64_t wait =
+            ddz_wsc_rate_take(&r->rate, FRAMES_PER_S, FRAMES_BURST, ddz_lws_loop_now_us());
+        if (wait > 0) {
+            ddz_loop_arm(&r->loop.base, &r->pace_timer, pace_tick, wait);
             return 0;
         }
-        r->tokens -= 1;
         /* one message a callback: the pacing above counts each */
         if (ddz_wsc_write(wsi, &r->q, &(ddz_wsc_writer){.max = 1}) < 0)
             return -1;
@@ -1021,8 +1015,7 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     }
     ddz_bridge_io io = {.ctx = r, .server_send = r_server_send, .log = r_log, .give_up = r_give_up};
     ddz_bridge_init(&r->b, r->program, &io, &cfg->opts);
-    r->tokens = FRAMES_BURST;
-    r->tokens_us = ddz_lws_loop_now_us();
+    ddz_wsc_rate_init(&r->rate, FRAMES_BURST, ddz_lws_loop_now_us());
 
     signal_ctx = r->ctx;
     stop_signal = 0;

@@ -163,3 +163,23 @@ void ddz_wsc_rx_free(ddz_wsc_rx *rx)
     free(rx->buf);
     ddz_wsc_rx_init(rx, rx->max);
 }
+
+/* ---- a frame rate ---- */
+
+void ddz_wsc_rate_init(ddz_wsc_rate *r, double burst, int64_t now_us)
+{
+    r->tokens = burst;
+    r->at_us = now_us;
+}
+
+int64_t ddz_wsc_rate_take(ddz_wsc_rate *r, double rate, double burst, int64_t now_us)
+{
+    r->tokens += (double)(now_us - r->at_us) / 1e6 * rate;
+    if (r->tokens > burst)
+        r->tokens = burst;
+    r->at_us = now_us;
+    if (r->tokens < 1)
+        return (int64_t)((1 - r->tokens) / rate * 1e6) + 1;
+    r->tokens -= 1;
+    return 0;
+}

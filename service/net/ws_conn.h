@@ -15,15 +15,18 @@
  *    (a frame may come in several, a message in several frames), bounded
  *    in bytes as they arrive, not at the message's end (which a peer need
  *    never send).
+ *  - A frame rate (ddz_wsc_rate): the token bucket with which the server
+ *    limits what a client sends, and with which the bridge paces what it
+ *    sends to stay below that limit.
  *
  * What stays its owner's policy, since only one program has it: the
  * server's store tickets (a message held until its write is durable: the
  * message's tag and the writer's may_go), its queued-bytes budget across
  * every connection and the shedding of the biggest queue (conn.c), its
- * frame-rate bucket with the flood close (1008), the unfinished-message
+ * frame rate's figures (--rate) with the flood close (1008), the unfinished-message
  * deadline and the idle pings (server.c); the bridge's pacing below the
- * server's rate (one message a callback); the load test's send-time
- * stamps (the writer's sent hook).
+ * server's rate (one message a callback, its rate's own figures); the
+ * load test's send-time stamps (the writer's sent hook).
  *
  * Nothing here allocates but a push and a chunk taken; nothing here is
  * thread-safe (each connection lives on its loop's thread).
@@ -153,5 +156,20 @@ void ddz_wsc_rx_reset(ddz_wsc_rx *rx);
 
 /* Frees the buffer; `rx` is then as ddz_wsc_rx_init() left it. */
 void ddz_wsc_rx_free(ddz_wsc_rx *rx);
+
+/* ---- a frame rate ---- */
+
+typedef struct ddz_wsc_rate {
+    double tokens; /* frames that may go (or come) at `at_us` */
+    int64_t at_us; /* when `tokens` was last brought up to date */
+} ddz_wsc_rate;
+
+/* A full bucket of `burst` frames as of `now_us`. */
+void ddz_wsc_rate_init(ddz_wsc_rate *r, double burst, int64_t now_us);
+
+/* Takes one frame at `now_us` from `r`, which gains `rate` frames a second
+ * (> 0) and holds `burst` at most. Returns 0 if taken, or the
+ * microseconds until one will be there (> 0: nothing taken). */
+int64_t ddz_wsc_rate_take(ddz_wsc_rate *r, double rate, double burst, int64_t now_us);
 
 #endif

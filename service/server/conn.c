@@ -236,13 +236,5 @@ void ddz__conn_free(ddz_conn *c)
 bool ddz__conn_rate_ok(ddz_conn *c)
 {
     double rate = c->srv->cfg.rate > 0 ? c->srv->cfg.rate : 20;
-    int64_t now = ddz__now_us();
-    c->tokens += (double)(now - c->tokens_us) / 1e6 * rate;
-    if (c->tokens > 2 * rate)
-        c->tokens = 2 * rate;
-    c->tokens_us = now;
-    if (c->tokens < 1)
-        return false;
-    c->tokens -= 1;
-    return true;
+    return ddz_wsc_rate_take(&c->rate, rate, 2 * rate, ddz__now_us()) == 0;
 }

@@ -48,8 +48,7 @@ struct ddz_conn {
     bool closing; /* close once the queue is sent */
     int close_status;
     char close_reason[64];
-    double tokens; /* rate limiter */
-    int64_t tokens_us;
+    ddz_wsc_rate rate;     /* frames a second (--rate), bursts of twice that */
     long dropped;          /* frames over the rate (their messages dropped) */
     ddz_conn *prev, *next; /* every connection (the context's budget) */
     /* The newest ticket in the queue not durable when queued, 0 if none;
@@ -126,7 +125,7 @@ void ddz__conn_hold(ddz_conn *c, bool hold);
 ddz_player *ddz__conn_player(ddz_conn *c);
 void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
 
-/* Takes one frame from the client's token bucket (`rate` frames per
+/* Takes one frame from the client's token bucket (--rate frames per
  * second, bursts of twice that). Returns false when the client is over. */
 bool ddz__conn_rate_ok(ddz_conn *c);
 

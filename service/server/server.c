@@ -270,8 +270,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         c->wsi = wsi;
         c->srv = srv;
-        c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
-        c->tokens_us = ddz__now_us();
+        ddz_wsc_rate_init(&c->rate, 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20), ddz__now_us());
         pss->conn = c;
         ddz__conn_link(c);
         c->rx_us = ddz__now_us();

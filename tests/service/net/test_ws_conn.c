@@ -182,3 +182,38 @@ Test(ws_conn, reset_forgets_a_message_begun)
     cr_assert_str_eq(rx.buf, "new");
     ddz_wsc_rx_free(&rx);
 }
+
+Test(ws_conn, rate_bursts_then_refills)
+{
+    ddz_wsc_rate r;
+    ddz_wsc_rate_init(&r, 4, 1000000);
+    /* a full burst at once, then nothing */
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ddz_wsc_rate_take(&r, 2, 4, 1000000), 0, "frame %d of the burst", i);
+    int64_t wait = ddz_wsc_rate_take(&r, 2, 4, 1000000);
+    /* two frames a second: the next one in half a second */
+    cr_assert_geq(wait, 500000);
+    cr_assert_leq(wait, 500001);
+    cr_assert_gt(ddz_wsc_rate_take(&r, 2, 4, 1000000 + 499000), 0, "not yet");
+    cr_assert_eq(ddz_wsc_rate_take(&r, 2, 4, 1000000 + wait), 0, "when it said");
+    /* a long pause refills no more than the burst */
+    int64_t later = 100 * 1000000LL;
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ddz_wsc_rate_take(&r, 2, 4, later), 0, "frame %d after the pause", i);
+    cr_assert_gt(ddz_wsc_rate_take(&r, 2, 4, later), 0);
+}
+
+/* A steady sender at the rate is never refused; one twice as fast is
+ * refused about half the time once its burst is spent. */
+Test(ws_conn, rate_holds_its_rate)
+{
+    ddz_wsc_rate r;
+    ddz_wsc_rate_init(&r, 40, 0);
+    int64_t t = 0;
+    for (int i = 0; i < 1000; i++, t += 50000) /* 20 a second */
+        cr_assert_eq(ddz_wsc_rate_take(&r, 20, 40, t), 0, "frame %d", i);
+    int refused = 0;
+    for (int i = 0; i < 2000; i++, t += 25000) /* 40 a second */
+        refused += ddz_wsc_rate_take(&r, 20, 40, t) > 0;
+    cr_assert(refused >= 960 && refused <= 1000, "refused %d of 2000", refused);
+}
