@@ -22,11 +22,12 @@
  * What stays its owner's policy, since only one program has it: the
  * server's store tickets (a message held until its write is durable: the
  * message's tag and the writer's may_go), its queued-bytes budget across
- * every connection and the shedding of the biggest queue (conn.c), its
- * frame rate's figures (--rate) with the flood close (1008), the unfinished-message
- * deadline and the idle pings (server.c); the bridge's pacing below the
- * server's rate (one message a callback, its rate's own figures); the
- * load test's send-time stamps (the writer's sent hook).
+ * every connection and the shedding of the biggest queue (conn.c); what
+ * the server does at a limit (ETOOLONG and close 1009, the flood close
+ * 1008 past 200 frames over --rate, the ws_* metrics), its
+ * unfinished-message deadline and idle pings (server.c); the bridge's
+ * pacing below the server's rate (one message a callback, figures of its
+ * own); the load test's send-time stamps (the writer's sent hook).
  *
  * Nothing here allocates but a push and a chunk taken; nothing here is
  * thread-safe (each connection lives on its loop's thread).
