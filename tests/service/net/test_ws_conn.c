@@ -1,12 +1,12 @@
-/* test_ws_conn.c - the pure parts of the WebSocket connection module
- * (service/net/ws_conn.h), without a socket: the queue's order, bytes,
- * headroom and bound (a push past it refused, nothing queued), and the
- * reassembly of a message from many chunks and frames, its size limit at
- * the exact byte, and a message after a complete one or a reset.
- * ddz_wsc_write() needs a live lws connection: the service tests
- * (test_serve*, the bridge's and the load test's) drive it. */
+/* test_ws_conn.c - the WebSocket connection module (service/net/ws_conn.h).
+ * Without a socket: the queue's order, bytes, headroom and bound (a push
+ * past it refused, nothing queued); the reassembly of a message from many
+ * chunks and frames, its size limit at the exact byte, a message after a
+ * complete one or a reset; the frame rate. Over a loopback connection:
+ * the writer (below). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/error.h"
@@ -216,4 +216,191 @@ Test(ws_conn, rate_holds_its_rate)
     for (int i = 0; i < 2000; i++, t += 25000) /* 40 a second */
         refused += ddz_wsc_rate_take(&r, 20, 40, t) > 0;
     cr_assert(refused >= 960 && refused <= 1000, "refused %d of 2000", refused);
+}
+
+/* ---- the writer, over a real connection ----
+ *
+ * One lws context is both ends, on loopback: the server's side writes its
+ * queue with ddz_wsc_write(), the client's reassembles with
+ * ddz_wsc_rx_take_lws() (lws's own flags, and a message large enough to
+ * come in many chunks). The writer must keep the order, write a binary
+ * message as binary, stop at a message may_go holds, write one a call
+ * under max = 1 (asking for writable itself for the rest), and tell its
+ * sent hook of each message written. */
+
+#define BIG (100 * 1000) /* more than lws's rx buffer (4096): many chunks */
+
+typedef struct wpair {
+    ddz_wsc_queue q;     /* the server's side */
+    struct lws *srv_wsi; /* the server's side of the connection */
+    bool released;       /* may_go lets the held message (tag 1) go */
+    unsigned max;        /* the writer's max once released */
+    int sent;            /* messages the sent hook was told of */
+    int sent_at_release; /* ... when the held one was let go */
+    uint64_t sent_tags[8];
+    int writes_after; /* WRITEABLE callbacks that wrote something once released */
+    ddz_wsc_rx rx;    /* the client's side */
+    char got[8][16];  /* the first bytes of each message received */
+    size_t got_len[8];
+    bool got_binary[8];
+    int ngot;
+    bool failed;
+} wpair;
+
+static wpair *pair_of(struct lws *wsi)
+{
+    return lws_context_user(lws_get_context(wsi));
+}
+
+static bool test_may_go(void *ctx, const ddz_wsc_msg *m)
+{
+    wpair *p = ctx;
+    return m->tag != 1 || p->released;
+}
+
+static void test_sent(void *ctx, const ddz_wsc_msg *m, int n)
+{
+    wpair *p = ctx;
+    if (n < 0)
+        p->failed = true;
+    if (p->sent < 8)
+        p->sent_tags[p->sent] = m->tag;
+    p->sent++;
+}
+
+static int test_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                   size_t len)
+{
+    wpair *p = pair_of(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_ESTABLISHED: {
+        p->srv_wsi = wsi;
+        static char big[BIG];
+        memset(big, 'b', sizeof big);
+        ddz_wsc_queue_push(&p->q, "first", 5, 0, 0);
+        ddz_wsc_queue_push(&p->q, "\x01\x02", 2, 0, DDZ_WSC_BINARY);
+        ddz_wsc_queue_push(&p->q, "held", 4, 1, 0);
+        ddz_wsc_queue_push(&p->q, "after", 5, 2, 0);
+        ddz_wsc_queue_push(&p->q, big, sizeof big, 3, 0);
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE: {
+        bool released = p->released;
+        ddz_wsc_writer w = {
+            .max = released ? p->max : 0, .may_go = test_may_go, .sent = test_sent, .ctx = p};
+        int n = ddz_wsc_write(wsi, &p->q, &w);
+        if (n < 0)
+            return -1;
+        if (released && n > 0)
+            p->writes_after++;
+        return 0;
+    }
+    case LWS_CALLBACK_CLIENT_RECEIVE: {
+        int st = ddz_wsc_rx_take_lws(&p->rx, wsi, in, len);
+        if (st < 0)
+            p->failed = true;
+        if (st != DDZ_WSC_COMPLETE || p->ngot >= 8)
+            return 0;
+        int i = p->ngot++;
+        p->got_len[i] = p->rx.len;
+        p->got_binary[i] = lws_frame_is_binary(wsi);
+        memcpy(p->got[i], p->rx.buf, p->rx.len < 15 ? p->rx.len : 15);
+        if (p->ngot == 2) { /* all that may go has come: let the held one go */
+            p->sent_at_release = p->sent;
+            p->released = true;
+            lws_callback_on_writable(p->srv_wsi);
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        p->failed = true;
+        return 0;
+    default:
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    }
+}
+
+static void run_pair(wpair *p)
+{
+    static const struct lws_protocols protocols[] = {{"wsc-test", test_cb, 0, 4096, 0, NULL, 0},
+                                                     {NULL, NULL, 0, 0, 0, NULL, 0}};
+    lws_set_log_level(LLL_ERR, NULL);
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = 0; /* any free port */
+    info.iface = "127.0.0.1";
+    info.protocols = protocols;
+    info.user = p;
+    info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    struct lws_context *ctx = lws_create_context(&info);
+    cr_assert_not_null(ctx);
+    struct lws_vhost *vh = lws_create_vhost(ctx, &info);
+    cr_assert_not_null(vh);
+    struct lws_client_connect_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.context = ctx;
+    ci.vhost = vh;
+    ci.address = "127.0.0.1";
+    ci.port = lws_get_vhost_listen_port(vh);
+    ci.path = "/";
+    ci.host = "127.0.0.1";
+    ci.origin = "127.0.0.1";
+    ci.protocol = "wsc-test";
+    ci.local_protocol_name = "wsc-test";
+    cr_assert_not_null(lws_client_connect_via_info(&ci));
+    /* bounded: a hang is a failure */
+    for (int i = 0; i < 2000 && p->ngot < 5 && !p->failed; i++)
+        lws_service(ctx, 10);
+    lws_context_destroy(ctx);
+}
+
+static void check_pair(const wpair *p)
+{
+    cr_assert_not(p->failed);
+    cr_assert_eq(p->ngot, 5, "messages received: %d", p->ngot);
+    cr_assert_eq(p->got_len[0], 5);
+    cr_assert(memcmp(p->got[0], "first", 5) == 0);
+    cr_assert_not(p->got_binary[0]);
+    cr_assert_eq(p->got_len[1], 2);
+    cr_assert(p->got_binary[1], "DDZ_WSC_BINARY goes as a binary frame");
+    cr_assert_eq(p->sent_at_release, 2,
+                 "nothing from the held message on went before it was let go");
+    cr_assert(memcmp(p->got[2], "held", 4) == 0, "the held message, once let go, first");
+    cr_assert(memcmp(p->got[3], "after", 5) == 0);
+    cr_assert_eq(p->got_len[4], BIG, "the large message whole: %zu", p->got_len[4]);
+    cr_assert(memcmp(p->got[4], "bbbbbbbbbbbbbbb", 15) == 0);
+    cr_assert_eq(p->sent, 5);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(p->sent_tags[i], i < 2 ? 0 : (uint64_t)i - 1, "the sent hook in order");
+    cr_assert(ddz_wsc_queue_empty(&p->q));
+}
+
+Test(ws_conn, writer_holds_then_writes_in_order)
+{
+    wpair *p = calloc(1, sizeof *p);
+    ddz_wsc_queue_init(&p->q, SIZE_MAX);
+    ddz_wsc_rx_init(&p->rx, 2 * BIG);
+    run_pair(p);
+    check_pair(p);
+    /* no max: what was let go went in the one callback asked for */
+    cr_assert_eq(p->writes_after, 1);
+    ddz_wsc_queue_clear(&p->q);
+    ddz_wsc_rx_free(&p->rx);
+    free(p);
+}
+
+Test(ws_conn, writer_max_one_asks_for_writable_again)
+{
+    wpair *p = calloc(1, sizeof *p);
+    ddz_wsc_queue_init(&p->q, SIZE_MAX);
+    ddz_wsc_rx_init(&p->rx, 2 * BIG);
+    p->max = 1;
+    run_pair(p);
+    check_pair(p);
+    /* one a callback: the writer asked for the next itself */
+    cr_assert_eq(p->writes_after, 3);
+    ddz_wsc_queue_clear(&p->q);
+    ddz_wsc_rx_free(&p->rx);
+    free(p);
 }
