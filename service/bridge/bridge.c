@@ -21,6 +21,7 @@
 #include "rules/game.h"
 #include "service/net/evloop.h"
 #include "service/net/lws_loop.h"
+#include "service/net/ws_conn.h"
 #include "service/seats/seats.h"
 
 /* ---- URLs ---- */
@@ -669,32 +670,24 @@ int ddz_bridge_on_frame(ddz_bridge *b, const char *text, size_t len)
 
 /* ---- the driver ---- */
 
-typedef struct outmsg {
-    struct outmsg *next;
-    size_t len;
-    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
-} outmsg;
-
 typedef struct runner {
     const ddz_bridge_cfg *cfg;
     ddz_url url;
     char url_text[256]; /* the URL connected to: cfg->url, or where a redirect sent us */
     struct lws_context *ctx;
     struct lws_vhost *vh;
-    ddz_lws_loop loop;   /* the program seat's pipes and timers */
-    ddz_seat *program;   /* our seat: a CAAI engine or a Botzone bot */
-    struct lws *ws;      /* the WebSocket, NULL while disconnected */
-    outmsg *head, *tail; /* frames waiting for WRITEABLE */
-    char *rx;            /* fragments of the current frame */
-    size_t rxlen, rxcap;
+    ddz_lws_loop loop; /* the program seat's pipes and timers */
+    ddz_seat *program; /* our seat: a CAAI engine or a Botzone bot */
+    struct lws *ws;    /* the WebSocket, NULL while disconnected */
+    ddz_wsc_queue q;   /* frames waiting for WRITEABLE */
+    ddz_wsc_rx rx;     /* the current message, its fragments so far */
     ddz_bridge b;
     ddz_evloop evl;                                 /* ctx's loop: epoll or poll */
     ddz_timer retry_timer, pace_timer, leave_timer; /* on `loop`, not lws's sul */
     bool leaving;                                   /* done: stop once the `leave` is written */
-    double tokens; /* frames we may send now (below the server's rate limit) */
-    int64_t tokens_us;
-    int attempts;  /* reconnects since the last welcome */
-    bool welcomed; /* a welcome was ever received */
+    ddz_wsc_rate rate; /* frames we may send now (below the server's rate limit) */
+    int attempts;      /* reconnects since the last welcome */
+    bool welcomed;     /* a welcome was ever received */
     bool done;
     int status; /* exit status once done */
 } runner;
@@ -704,6 +697,9 @@ typedef struct runner {
  * action to ERATE. */
 #define FRAMES_PER_S 15.0
 #define FRAMES_BURST 20.0
+/* the largest message taken from the server: events are small; a state
+ * may be a few KiB */
+#define RX_MAX (DDZ_MSG_MAX * 64)
 
 static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM seen */
 static struct lws_context *signal_ctx;    /* the only way a signal reaches the loop */
@@ -746,32 +742,10 @@ static void r_server_send(void *ctx, json_t *msg)
         free(s);
         return;
     }
-    size_t len = strlen(s);
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m) {
-        free(s);
-        return;
-    }
-    m->next = NULL;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, s, len);
+    int rc = ddz_wsc_queue_push(&r->q, s, strlen(s), 0, 0);
     free(s);
-    if (r->tail)
-        r->tail->next = m;
-    else
-        r->head = m;
-    r->tail = m;
-    lws_callback_on_writable(r->ws);
-}
-
-static void drop_queue(runner *r)
-{
-    while (r->head) {
-        outmsg *n = r->head->next;
-        free(r->head);
-        r->head = n;
-    }
-    r->tail = NULL;
+    if (rc == 0)
+        lws_callback_on_writable(r->ws);
 }
 
 static void connect_now(runner *r);
@@ -786,7 +760,7 @@ static void leave_tick(ddz_timer *t)
 static void pace_tick(ddz_timer *t)
 {
     runner *r = RUNNER_OF(t, pace_timer);
-    if (r->ws && r->head)
+    if (r->ws && !ddz_wsc_queue_empty(&r->q))
         lws_callback_on_writable(r->ws);
 }
 
@@ -801,8 +775,8 @@ static void retry_tick(ddz_timer *t)
 static void disconnected_for(runner *r, const char *why, bool retry)
 {
     r->ws = NULL;
-    drop_queue(r);
-    r->rxlen = 0;
+    ddz_wsc_queue_clear(&r->q);
+    ddz_wsc_rx_reset(&r->rx);
     if (r->done)
         return;
     if (r->leaving) {
@@ -870,8 +844,8 @@ static int follow(runner *r)
     r->url = u;
     snprintf(r->url_text, sizeof r->url_text, "%s", to);
     r->ws = NULL; /* its CLOSED is not a lost connection */
-    drop_queue(r);
-    r->rxlen = 0;
+    ddz_wsc_queue_clear(&r->q);
+    ddz_wsc_rx_reset(&r->rx);
     ddz_loop_arm(&r->loop.base, &r->retry_timer, retry_tick, 0);
     return -1;
 }
@@ -895,25 +869,12 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         if (wsi != r->ws)
             return -1;
-        if (r->rxlen + len > DDZ_MSG_MAX * 64) /* events are small; a state may be a few KiB */
+        int got = ddz_wsc_rx_take_lws(&r->rx, wsi, in, len);
+        if (got < 0) /* past RX_MAX, or no memory */
             return -1;
-        if (r->rxlen + len > r->rxcap) {
-            size_t cap = (r->rxlen + len) * 2;
-            char *nb = realloc(r->rx, cap);
-            if (!nb)
-                return -1;
-            r->rx = nb;
-            r->rxcap = cap;
-        }
-        memcpy(r->rx + r->rxlen, in, len);
-        r->rxlen += len;
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+        if (got == DDZ_WSC_MORE || r->done)
             return 0;
-        size_t n = r->rxlen;
-        r->rxlen = 0;
-        if (r->done)
-            return 0;
-        int st = ddz_bridge_on_frame(&r->b, r->rx, n);
+        int st = ddz_bridge_on_frame(&r->b, r->rx.buf, r->rx.len);
         if (r->b.player[0] && !r->welcomed)
             r->welcomed = true;
         if (r->b.seated || r->b.enlisted)
@@ -922,7 +883,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             /* the `leave` goes out first; bounded by a second */
             r->leaving = true;
             ddz_loop_arm(&r->loop.base, &r->leave_timer, leave_tick, 1000000);
-            if (!r->head)
+            if (ddz_wsc_queue_empty(&r->q))
                 finish(r, 0);
         } else if (st == DDZ_BRIDGE_REFUSED)
             finish(r, 1);
@@ -939,30 +900,18 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         if (wsi != r->ws)
             return -1;
-        outmsg *m = r->head;
-        if (!m)
+        if (ddz_wsc_queue_empty(&r->q))
             return 0;
-        int64_t now = ddz_lws_loop_now_us();
-        r->tokens += (double)(now - r->tokens_us) / 1e6 * FRAMES_PER_S;
-        if (r->tokens > FRAMES_BURST)
-            r->tokens = FRAMES_BURST;
-        r->tokens_us = now;
-        if (r->tokens < 1) {
-            ddz_loop_arm(&r->loop.base, &r->pace_timer, pace_tick,
-                         (int64_t)((1 - r->tokens) / FRAMES_PER_S * 1e6) + 1);
+        int64_t wait =
+            ddz_wsc_rate_take(&r->rate, FRAMES_PER_S, FRAMES_BURST, ddz_lws_loop_now_us());
+        if (wait > 0) {
+            ddz_loop_arm(&r->loop.base, &r->pace_timer, pace_tick, wait);
             return 0;
         }
-        r->tokens -= 1;
-        r->head = m->next;
-        if (!r->head)
-            r->tail = NULL;
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        free(m);
-        if (n < 0)
+        /* one message a callback: the pacing above counts each */
+        if (ddz_wsc_write(wsi, &r->q, &(ddz_wsc_writer){.max = 1}) < 0)
             return -1;
-        if (r->head)
-            lws_callback_on_writable(wsi);
-        else if (r->leaving)
+        if (ddz_wsc_queue_empty(&r->q) && r->leaving)
             finish(r, 0);
         return 0;
     }
@@ -1033,6 +982,8 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     runner storage, *r = &storage;
     memset(r, 0, sizeof *r);
     r->cfg = cfg;
+    ddz_wsc_queue_init(&r->q, SIZE_MAX); /* what our one program says: small, paced */
+    ddz_wsc_rx_init(&r->rx, RX_MAX);
     snprintf(r->url_text, sizeof r->url_text, "%s", cfg->url);
     if (ddz_url_parse(cfg->url, &r->url) < 0) {
         fprintf(stderr, "ddz bridge: '%s' is no ws:// or wss:// URL\n", cfg->url);
@@ -1063,8 +1014,7 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     }
     ddz_bridge_io io = {.ctx = r, .server_send = r_server_send, .log = r_log, .give_up = r_give_up};
     ddz_bridge_init(&r->b, r->program, &io, &cfg->opts);
-    r->tokens = FRAMES_BURST;
-    r->tokens_us = ddz_lws_loop_now_us();
+    ddz_wsc_rate_init(&r->rate, FRAMES_BURST, ddz_lws_loop_now_us());
 
     signal_ctx = r->ctx;
     stop_signal = 0;
@@ -1086,12 +1036,12 @@ int ddz_bridge_run(const ddz_bridge_cfg *cfg)
     ddz_loop_disarm(&r->loop.base, &r->retry_timer);
     ddz_loop_disarm(&r->loop.base, &r->pace_timer);
     ddz_loop_disarm(&r->loop.base, &r->leave_timer);
-    drop_queue(r);
+    ddz_wsc_queue_clear(&r->q);
     ddz_lws_loop_fini(&r->loop);
     ddz_evloop_destroy(&r->evl);
     signal_ctx = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    free(r->rx);
+    ddz_wsc_rx_free(&r->rx);
     return r->status;
 }

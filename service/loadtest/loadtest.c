@@ -35,6 +35,7 @@
 #include "service/net/evloop.h"
 #include "service/net/lws_loop.h"
 #include "service/net/timer_heap.h"
+#include "service/net/ws_conn.h"
 #include "proto/event.h"
 #include "proto/msg.h"
 #include "rules/error.h"
@@ -43,27 +44,22 @@ enum { INFLIGHT = 8 };
 
 enum cstate { C_IDLE = 0, C_CONNECTING, C_OPEN, C_WELCOMED, C_SEATED, C_CLOSED };
 
-typedef struct outmsg {
-    struct outmsg *next;
-    bool action; /* stamp the send time of the table's action when written */
-    bool binary; /* a binary frame (a fault the soak sends) */
-    int slot;    /* its inflight slot */
-    size_t len;
-    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
-} outmsg;
+/* A queued message (ws_conn.h) flagged ACTION stamps the send time of the
+ * table's action when written; its tag is its inflight slot.
+ * DDZ_WSC_BINARY: a binary frame (a fault the soak sends). */
+#define ACTION DDZ_WSC_OWNER
 
 typedef struct table table;
 
 typedef struct lconn {
     struct lws *wsi;
     table *t;
-    int idx;             /* 0..2 within the table; 0 creates the room */
-    int state;           /* enum cstate */
-    int seat;            /* server seat, -1 before joined */
-    bool join_sent;      /* join or create asked */
-    outmsg *head, *tail; /* send queue */
-    char *rx;            /* fragments of the current frame */
-    size_t rxlen, rxcap;
+    int idx;              /* 0..2 within the table; 0 creates the room */
+    int state;            /* enum cstate */
+    int seat;             /* server seat, -1 before joined */
+    bool join_sent;       /* join or create asked */
+    ddz_wsc_queue q;      /* send queue */
+    ddz_wsc_rx rx;        /* the current message, its fragments so far */
     uint32_t turn_seq[3]; /* latest `turn` seq seen per seat */
     uint64_t hand;        /* own cards, bit per code */
     char resume[72];      /* token from `welcome` (ddz_req.resume) */
@@ -249,21 +245,10 @@ static void queue_frame(lconn *c, const char *s, size_t len, bool binary, bool a
 {
     if (!c->wsi || c->state == C_CLOSED)
         return;
-    outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m)
+    bool was_empty = ddz_wsc_queue_empty(&c->q);
+    unsigned flags = (binary ? DDZ_WSC_BINARY : 0) | (action ? ACTION : 0);
+    if (ddz_wsc_queue_push(&c->q, s, len, (uint64_t)slot, flags) < 0)
         return;
-    m->next = NULL;
-    m->action = action;
-    m->binary = binary;
-    m->slot = slot;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, s, len);
-    bool was_empty = !c->head;
-    if (c->tail)
-        c->tail->next = m;
-    else
-        c->head = m;
-    c->tail = m;
     if (was_empty) /* else asked for already */
         lws_callback_on_writable(c->wsi);
 }
@@ -841,18 +826,32 @@ static void conn_gone(lt *L, lconn *c, const char *why)
     c->bad = -1;
     c->dropping = c->close_now = c->resuming = c->in_flight = false;
     c->stale_owed = 0;
-    c->rxlen = 0;
-    while (c->head) {
-        outmsg *n = c->head->next;
-        free(c->head);
-        c->head = n;
-    }
-    c->tail = NULL;
+    ddz_wsc_rx_reset(&c->rx);
+    ddz_wsc_queue_clear(&c->q);
     json_decref(c->pending);
     c->pending = NULL;
     if (planned && (L->phase == 1 || L->phase == 2) && c->resume[0])
         plan_reconnect(L, c);
     ramp(L);
+}
+
+/* The writer's hook: an action's send time is when it was written. */
+typedef struct sending {
+    lt *L;
+    lconn *c;
+} sending;
+
+static void action_sent(void *ctx, const ddz_wsc_msg *m, int n)
+{
+    (void)n;
+    sending *sn = ctx;
+    if (!(m->flags & ACTION))
+        return;
+    int64_t t = now_us();
+    sn->c->last_send_us = t;
+    sn->c->t->fl[m->tag].t_send = t;
+    if (sn->L->phase == 1 && t >= sn->L->t0)
+        sn->L->res->actions++;
 }
 
 static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -893,21 +892,15 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
     case LWS_CALLBACK_CLIENT_RECEIVE:
         if (!c)
             return -1;
-        if (c->rxlen + len > c->rxcap) {
-            size_t cap = (c->rxlen + len) * 2;
-            char *nb = realloc(c->rx, cap);
-            if (!nb)
-                return -1;
-            c->rx = nb;
-            c->rxcap = cap;
-        }
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+        switch (ddz_wsc_rx_take_lws(&c->rx, wsi, in, len)) {
+        case DDZ_WSC_MORE:
             return 0;
-        on_frame(L, c, c->rx, c->rxlen);
-        c->rxlen = 0;
-        return 0;
+        case DDZ_WSC_COMPLETE:
+            on_frame(L, c, c->rx.buf, c->rx.len);
+            return 0;
+        default: /* no memory */
+            return -1;
+        }
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         if (!c)
             return -1;
@@ -916,29 +909,9 @@ static int cb_client(struct lws *wsi, enum lws_callback_reasons reason, void *us
             return -1;
         }
         /* every queued frame the socket takes, as the server does */
-        outmsg *m;
-        while ((m = c->head)) {
-            c->head = m->next;
-            if (!c->head)
-                c->tail = NULL;
-            int n = lws_write(wsi, m->buf + LWS_PRE, m->len,
-                              m->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
-            if (m->action) {
-                int64_t t = now_us();
-                c->last_send_us = t;
-                c->t->fl[m->slot].t_send = t;
-                if (L->phase == 1 && t >= L->t0)
-                    L->res->actions++;
-            }
-            free(m);
-            if (n < 0)
-                return -1;
-            if (c->head && lws_partial_buffered(wsi)) {
-                lws_callback_on_writable(wsi);
-                return 0;
-            }
-        }
-        return 0;
+        sending sn = {L, c};
+        ddz_wsc_writer w = {.sent = action_sent, .ctx = &sn};
+        return ddz_wsc_write(wsi, &c->q, &w) < 0 ? -1 : 0;
     }
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -1235,13 +1208,9 @@ static void free_all(lt *L)
 {
     for (int i = 0; i < L->nconns; i++) {
         lconn *c = L->conns[i];
-        while (c->head) {
-            outmsg *n = c->head->next;
-            free(c->head);
-            c->head = n;
-        }
+        ddz_wsc_queue_clear(&c->q);
         json_decref(c->pending);
-        free(c->rx);
+        ddz_wsc_rx_free(&c->rx);
     }
     free(L->lat);
     /* The heap's entries are timers inside the tables: empty it first. */
@@ -1309,6 +1278,8 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
             c->idx = k;
             c->seat = -1;
             c->bad = -1;
+            ddz_wsc_queue_init(&c->q, SIZE_MAX); /* the soak's own requests: a few at a time */
+            ddz_wsc_rx_init(&c->rx, SIZE_MAX);   /* as the server sends them */
             L.conns[L.nconns++] = c;
         }
     }

@@ -1,10 +1,13 @@
-/* conn.c - a connection's send queue, close, rate limiter and player. */
+/* conn.c - a connection's send queue (the shared ws_conn.h queue, with
+ * the server's store tickets and budgets around it), close, rate limiter
+ * and player. */
 #include "service/server/conn.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto/event.h"
+#include "rules/error.h"
 #include "service/server/budget.h"
 #include "service/server/context.h"
 
@@ -13,6 +16,8 @@
 void ddz__conn_link(ddz_conn *c)
 {
     ddz_budget *b = &c->srv->budget;
+    ddz_wsc_queue_init(&c->q, ddz__budget_max_queue_per_conn(c->srv));
+    ddz_wsc_rx_init(&c->rx, DDZ_MSG_MAX);
     c->prev = NULL;
     c->next = b->conns;
     if (b->conns)
@@ -40,7 +45,8 @@ static void held_unlink(ddz_conn *c)
 
 bool ddz__conn_head_held(const ddz_conn *c)
 {
-    return c->head && c->head->ticket && c->head->ticket > durable(c->srv);
+    const ddz_wsc_msg *m = ddz_wsc_queue_peek(&c->q);
+    return m && m->tag && m->tag > durable(c->srv);
 }
 
 bool ddz__conn_settled(const ddz_conn *c)
@@ -55,7 +61,7 @@ void ddz__conn_release_held(ddz_srv *srv)
     uint64_t done = durable(srv);
     for (ddz_conn *c = srv->held, *next; c; c = next) {
         next = c->held_next;
-        if (c->head && c->head->ticket <= done)
+        if (!ddz_wsc_queue_empty(&c->q) && ddz_wsc_queue_peek(&c->q)->tag <= done)
             lws_callback_on_writable(c->wsi); /* what waited goes, up to the next that waits */
         if (c->held <= done)
             held_unlink(c);
@@ -65,15 +71,8 @@ void ddz__conn_release_held(ddz_srv *srv)
 static void drop_queue(ddz_conn *c)
 {
     held_unlink(c);
-    ddz_outmsg *m = c->head;
-    while (m) {
-        ddz_outmsg *n = m->next;
-        free(m);
-        m = n;
-    }
-    c->head = c->tail = NULL;
-    c->srv->budget.queued -= c->queued;
-    c->queued = 0;
+    c->srv->budget.queued -= c->q.bytes;
+    ddz_wsc_queue_clear(&c->q);
 }
 
 /* Cuts `c` now: its queue is freed and lws closes the connection on its
@@ -98,25 +97,33 @@ static void within_budget(ddz_srv *srv)
     while (srv->budget.queued > max) {
         ddz_conn *big = NULL;
         for (ddz_conn *c = srv->budget.conns; c; c = c->next)
-            if (!big || c->queued > big->queued)
+            if (!big || c->q.bytes > big->q.bytes)
                 big = c;
-        if (!big || big->queued == 0)
+        if (!big || big->q.bytes == 0)
             return;
         cut(big, DDZ_BUDGET_QUEUED_BYTES, "the server's output queues are full");
     }
 }
 
-ddz_outmsg *ddz__conn_pop(ddz_conn *c)
+/* The writer's hooks: a message goes once its ticket is durable, and
+ * leaves the budget once written. */
+static bool may_go(void *ctx, const ddz_wsc_msg *m)
 {
-    ddz_outmsg *m = c->head;
-    if (!m || (m->ticket && m->ticket > durable(c->srv)))
-        return NULL;
-    c->head = m->next;
-    if (!c->head)
-        c->tail = NULL;
-    c->queued -= m->len;
+    const ddz_conn *c = ctx;
+    return !m->tag || m->tag <= durable(c->srv);
+}
+
+static void sent(void *ctx, const ddz_wsc_msg *m, int n)
+{
+    (void)n;
+    ddz_conn *c = ctx;
     c->srv->budget.queued -= m->len;
-    return m;
+}
+
+int ddz__conn_write(ddz_conn *c)
+{
+    ddz_wsc_writer w = {.cork = true, .may_go = may_go, .sent = sent, .ctx = c};
+    return ddz_wsc_write(c->wsi, &c->q, &w) < 0 ? -1 : 0;
 }
 
 /* ---- sending ---- */
@@ -130,27 +137,19 @@ void ddz__conn_send_text_held(ddz_conn *c, const char *text, size_t len, uint64_
 {
     if (!c || c->closing)
         return;
-    if (c->queued + len > ddz__budget_max_queue_per_conn(c->srv)) {
+    bool was_empty = ddz_wsc_queue_empty(&c->q);
+    if (ticket && ticket <= durable(c->srv))
+        ticket = 0;
+    int rc = ddz_wsc_queue_push(&c->q, text, len, ticket, 0);
+    if (rc == DDZ_ENOSPC) { /* past --max-queue-per-conn */
         cut(c, DDZ_BUDGET_QUEUE_PER_CONN, "not reading");
         return;
     }
-    ddz_outmsg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (!m)
+    if (rc < 0)
         return;
-    m->next = NULL;
-    m->len = len;
-    m->ticket = ticket && ticket > durable(c->srv) ? ticket : 0;
-    memcpy(m->buf + LWS_PRE, text, len);
-    bool was_empty = !c->head;
-    if (c->tail)
-        c->tail->next = m;
-    else
-        c->head = m;
-    c->tail = m;
-    c->queued += len;
     c->srv->budget.queued += len;
     c->srv->m.frames_out++;
-    if (m->ticket) { /* let go by ddz__conn_release_held() */
+    if (ticket) { /* let go by ddz__conn_release_held() */
         if (!c->held) {
             c->held_prev = NULL;
             c->held_next = c->srv->held;
@@ -158,12 +157,12 @@ void ddz__conn_send_text_held(ddz_conn *c, const char *text, size_t len, uint64_
                 c->held_next->held_prev = c;
             c->srv->held = c;
         }
-        c->held = m->ticket;
+        c->held = ticket;
     }
     /* A queue that was not empty has its writeable callback asked for
      * already (here, or by the callback that left messages behind); a
      * frame that waits is asked for when it may go. */
-    if (was_empty && !m->ticket)
+    if (was_empty && !ticket)
         lws_callback_on_writable(c->wsi);
     within_budget(c->srv);
 }
@@ -230,20 +229,12 @@ void ddz__conn_free(ddz_conn *c)
     *(c->prev ? &c->prev->next : &b->conns) = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    free(c->rx);
+    ddz_wsc_rx_free(&c->rx);
     free(c);
 }
 
 bool ddz__conn_rate_ok(ddz_conn *c)
 {
     double rate = c->srv->cfg.rate > 0 ? c->srv->cfg.rate : 20;
-    int64_t now = ddz__now_us();
-    c->tokens += (double)(now - c->tokens_us) / 1e6 * rate;
-    if (c->tokens > 2 * rate)
-        c->tokens = 2 * rate;
-    c->tokens_us = now;
-    if (c->tokens < 1)
-        return false;
-    c->tokens -= 1;
-    return true;
+    return ddz_wsc_rate_take(&c->rate, rate, 2 * rate, ddz__now_us()) == 0;
 }

@@ -1,5 +1,7 @@
-/* conn.h - one WebSocket connection: its send queue (bounded: a client
- * that stops reading is cut), its close, its rate limiter, its player.
+/* conn.h - one WebSocket connection of the server: its send queue (the
+ * shared one of service/net/ws_conn.h, bounded: a client that stops
+ * reading is cut; and the server's budget of all the queues together),
+ * its close, its rate limiter, its player.
  *
  * DURABLE BEFORE TOLD: a message may carry a store ticket
  * (ddz_store_ticket(): a game's `over` carries its record's); it is not
@@ -23,38 +25,30 @@
 #include <stdint.h>
 
 #include "proto/msg.h"
+#include "service/net/ws_conn.h"
 #include "service/server/player.h"
 #include "service/table/loop.h"
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_addr ddz_addr;
 
-typedef struct ddz_outmsg {
-    struct ddz_outmsg *next;
-    size_t len;
-    uint64_t ticket;     /* not written before the store's durable ticket reaches it; 0: at once */
-    unsigned char buf[]; /* LWS_PRE bytes of headroom, then the text */
-} ddz_outmsg;
-
 struct ddz_conn {
     struct lws *wsi;
     ddz_srv *srv;
     ddz_player *player;
-    ddz_addr *addr; /* the client's address and what it holds (budget.h) */
-    char *rx;       /* the current message, its frames (fragments) so far */
-    size_t rxlen;
-    bool rx_open;            /* a message has begun and not ended (no FIN yet) */
-    bool rx_in_frame;        /* lws has more of the current frame to hand over */
-    bool rx_dropped;         /* a frame of the current message was over the rate */
-    int64_t rx_start_us;     /* when the current message began */
-    long next_rate_error;    /* `dropped` at which the next ERATE is sent */
-    ddz_outmsg *head, *tail; /* send queue */
-    size_t queued;           /* bytes in the queue */
-    bool closing;            /* close once the queue is sent */
+    ddz_addr *addr;       /* the client's address and what it holds (budget.h) */
+    ddz_wsc_rx rx;        /* the current message, its frames (fragments) so far */
+    bool rx_open;         /* a message has begun and not ended (its deadline runs) */
+    bool rx_dropped;      /* a frame of the current message was over the rate */
+    int64_t rx_start_us;  /* when the current message began */
+    long next_rate_error; /* `dropped` at which the next ERATE is sent */
+    /* send queue; a message's tag is its store ticket: not written before
+     * the store's durable ticket reaches it, 0: at once */
+    ddz_wsc_queue q;
+    bool closing; /* close once the queue is sent */
     int close_status;
     char close_reason[64];
-    double tokens; /* rate limiter */
-    int64_t tokens_us;
+    ddz_wsc_rate rate;     /* frames a second (--rate), bursts of twice that */
     long dropped;          /* frames over the rate (their messages dropped) */
     ddz_conn *prev, *next; /* every connection (the context's budget) */
     /* The newest ticket in the queue not durable when queued, 0 if none;
@@ -69,7 +63,9 @@ struct ddz_conn {
     bool ping_due;   /* a ping waits for WRITEABLE */
 };
 
-/* Counts `c` (set up by server.c) among the connections. */
+/* Counts `c` (set up by server.c) among the connections, and readies its
+ * queue (bounded by --max-queue-per-conn) and its reassembly (messages of
+ * DDZ_MSG_MAX bytes at most). */
 void ddz__conn_link(ddz_conn *c);
 
 /* Queues `msg` (a JSON object, reference stolen; usually a
@@ -129,14 +125,17 @@ void ddz__conn_hold(ddz_conn *c, bool hold);
 ddz_player *ddz__conn_player(ddz_conn *c);
 void ddz__conn_set_player(ddz_conn *c, ddz_player *p);
 
-/* Takes one frame from the client's token bucket (`rate` frames per
+/* Takes one frame from the client's token bucket (--rate frames per
  * second, bursts of twice that). Returns false when the client is over. */
 bool ddz__conn_rate_ok(ddz_conn *c);
 
-/* Takes the first queued message off `c`'s queue (the caller writes and
- * frees it). Returns NULL if the queue is empty, or if that message waits
- * for a write to be durable (it stays queued). */
-ddz_outmsg *ddz__conn_pop(ddz_conn *c);
+/* Writes what `c`'s queue holds on its socket (server.c, on WRITEABLE):
+ * every message the socket takes now, not one a callback (a move sends
+ * each player two or three frames, and a writeable round trip per frame
+ * was most of the loop's cost per message at 10,000 connections), two or
+ * more corked; up to the first that waits for a durable write. Returns 0,
+ * or -1 when the connection is to close (lws_write failed). */
+int ddz__conn_write(ddz_conn *c);
 
 /* Frees `c` and its queue, and stops counting it (server.c, once lws
  * closed it). */

@@ -117,8 +117,8 @@ char *ddz__metrics_text(ddz_srv *srv)
     metric(f, "gauge", "ddz_engine_processes_stopping", ddz_engine_stopping());
     size_t biggest_queue = 0; /* the longest send queue */
     for (const ddz_conn *c = srv->budget.conns; c; c = c->next)
-        if (c->queued > biggest_queue)
-            biggest_queue = c->queued;
+        if (c->q.bytes > biggest_queue)
+            biggest_queue = c->q.bytes;
     ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used, biggest_queue);
     ddz__lead_metrics(srv, f);
     metric(f, "counter", "ddz_frames_received_total", m->frames_in);

@@ -5,8 +5,9 @@
  *
  * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
  * message may arrive in fragments, each counted as it comes: rx_chunk),
- * its send queue (written out a burst per WRITEABLE callback), its rate
- * limiter and its player. Messages go to the lobby as whole texts;
+ * its send queue (written out a burst per WRITEABLE callback; both are
+ * service/net/ws_conn.h's, shared with the bridge and the load test), its
+ * rate limiter and its player. Messages go to the lobby as whole texts;
  * everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
@@ -14,7 +15,6 @@
 #include "service/server/tourney_srv.h"
 
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <signal.h>
 #include <sodium.h>
@@ -159,7 +159,7 @@ static void rate_error(ddz_conn *c)
 {
     ddz_req q;
     char err[160];
-    ddz_req_parse(c->rx, c->rxlen, &q, err, sizeof err);
+    ddz_req_parse(c->rx.buf, c->rx.len, &q, err, sizeof err);
     ddz__conn_error(c, DDZ_ERATE, "too many frames: this one was dropped", &q);
 }
 
@@ -202,25 +202,18 @@ static void rx_chunk(ddz_conn *c, const void *in, size_t len, bool frame_starts)
             return;
         }
     }
-    c->rx_in_frame = lws_remaining_packet_payload(wsi) != 0;
-    bool end = !c->rx_in_frame && lws_is_final_fragment(wsi);
-    if (c->rxlen + len > DDZ_MSG_MAX) {
+    int st = ddz_wsc_rx_take_lws(&c->rx, wsi, in, len); /* counted against DDZ_MSG_MAX */
+    if (st == DDZ_ETOOLONG) {
         srv->m.ws_too_large++;
         ddz__conn_error(c, DDZ_ETOOLONG, "message over 16 KiB", NULL);
         ddz__conn_close(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
         return;
     }
-    if (len) {
-        char *nb = realloc(c->rx, c->rxlen + len + 1);
-        if (!nb) {
-            ddz__conn_close(c, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
-            return;
-        }
-        c->rx = nb;
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
+    if (st < 0) {
+        ddz__conn_close(c, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
+        return;
     }
-    if (!end) {
+    if (st == DDZ_WSC_MORE) {
         if (now - c->rx_start_us >= RX_MSG_TIME_US)
             rx_too_slow(c);
         else if (opens && c->idle.armed) /* due no later than the message's time */
@@ -234,47 +227,10 @@ static void rx_chunk(ddz_conn *c, const void *in, size_t len, bool frame_starts)
         }
     } else {
         srv->m.frames_in++;
-        ddz__lobby_on_frame(srv, c, c->rx, c->rxlen);
+        ddz__lobby_on_frame(srv, c, c->rx.buf, c->rx.len);
     }
-    c->rxlen = 0;
     c->rx_open = false;
     c->rx_dropped = false;
-}
-
-/* Writes every queued message the socket takes now, not one a callback:
- * a move sends each player two or three frames, and one writeable round
- * trip (epoll_ctl, wakeup, callback) per frame was most of the loop's cost
- * per message at 10,000 connections. lws keeps what the kernel does not
- * take and says so through lws_partial_buffered(), which ends the round
- * (the check lws documents for several writes in one callback; a flag,
- * where lws_send_pipe_choked() costs a poll() per message); what is left
- * waits for the next callback. Two or more frames go out corked
- * (TCP_CORK): one segment for the burst instead of one per frame, which
- * halves the sends' work on the server and the reads' on the client at
- * 10,000 connections. Returns 0, or -1 when the connection is to close
- * (lws_write failed). */
-static int write_queue(struct lws *wsi, ddz_conn *c)
-{
-    int fd = c->head && c->head->next ? (int)lws_get_socket_fd(wsi) : -1;
-    int on = 1, off = 0;
-    bool corked = fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0;
-    int rc = 0;
-    ddz_outmsg *m;
-    while ((m = ddz__conn_pop(c))) {
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        free(m);
-        if (n < 0) {
-            rc = -1;
-            break;
-        }
-        if (c->head && lws_partial_buffered(wsi)) {
-            lws_callback_on_writable(wsi);
-            break;
-        }
-    }
-    if (corked) /* sends what the cork holds at once */
-        setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
-    return rc;
 }
 
 /* Where a finished post-game analysis goes (defined with the routes). */
@@ -314,8 +270,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         c->wsi = wsi;
         c->srv = srv;
-        c->tokens = 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20);
-        c->tokens_us = ddz__now_us();
+        ddz_wsc_rate_init(&c->rate, 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20), ddz__now_us());
         pss->conn = c;
         ddz__conn_link(c);
         c->rx_us = ddz__now_us();
@@ -338,7 +293,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz__conn_close(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary frame");
             return 0;
         }
-        rx_chunk(c, in, len, !c->rx_in_frame);
+        rx_chunk(c, in, len, ddz_wsc_rx_frame_starts(&c->rx));
         return 0;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
@@ -352,11 +307,11 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             c->ping_due = false;
             if (lws_write(wsi, ping + LWS_PRE, 3, LWS_WRITE_PING) < 0)
                 return -1;
-            if (c->head || c->closing)
+            if (!ddz_wsc_queue_empty(&c->q) || c->closing)
                 lws_callback_on_writable(wsi);
             return 0;
         }
-        if (write_queue(wsi, c) < 0)
+        if (ddz__conn_write(c) < 0)
             return -1;
         if (c->closing && !ddz__conn_head_held(c)) { /* what waits goes first */
             lws_close_reason(wsi, (enum lws_close_status)c->close_status,
