@@ -537,7 +537,7 @@ static void on_over(void *ctx, const ddz_record *rec)
 {
     ltab *t = ctx;
     ddz_ladder *l = t->d->lad;
-    t->id = t->room ? ddz__room_tourney_over(t->room, rec) : 0;
+    t->id = t->room ? ddz__room_table_over(t->room, rec) : 0;
     unsigned faulted = 0;
     int kind[3] = {0};
     for (int i = 0; i < rec->nfaults; i++)
@@ -567,7 +567,7 @@ static void on_event(void *ctx, const ddz_tev *ev)
 {
     ltab *t = ctx;
     if (t->room)
-        ddz__room_tourney_event(t->room, ev);
+        ddz__room_table_event(t->room, ev);
 }
 
 static void on_log(void *ctx, int player, bool warn, const char *msg)
@@ -1037,7 +1037,6 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     part *me = &l->p[i];
     me->bot = p; /* one token, one player (players.h): no other to release */
     p->enlisted = true;
-    p->enlisted_ladder = true;
     if (me->s.suspended[0]) {
         /* its author started it again: a new chance */
         ddz__log(srv, "info", NULL, "ladder: %s enlisted again: suspension lifted", me->s.name);
@@ -1333,3 +1332,63 @@ void ddz__ladder_destroy(ddz_srv *srv)
     srv->ladder = NULL;
     ladder_free(l);
 }
+
+/* ---- the plug-in (host.h) ---- */
+
+/* The ladder's state is the server's (srv->ladder) for now: its self is
+ * the host. */
+static void *lplug_create(ddz_host *h, char *err, size_t errlen)
+{
+    int rc = ddz__ladder_routes(h);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", ddz_strerror(rc));
+        return NULL;
+    }
+    return h;
+}
+
+static int lplug_start(void *self, char *err, size_t errlen)
+{
+    ddz_srv *srv = self;
+    const ddz_server_cfg *cfg = &srv->cfg;
+    bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
+    return ladder ? ddz__ladder_start(srv, err, errlen) : 0;
+}
+
+static bool lplug_takes_default(void *self)
+{
+    return ddz__ladder_running(self);
+}
+
+static void lplug_enlist(void *self, ddz_player *p, const ddz_req *q)
+{
+    ddz__ladder_enlist(self, p, q);
+}
+
+static void lplug_forget(void *self, ddz_player *p)
+{
+    ddz__ladder_forget(self, p);
+}
+
+static void lplug_poll(void *self)
+{
+    ddz_srv *srv = self;
+    if (srv->lnet) /* the cluster side has news */
+        ddz__ladder_wake(srv);
+}
+
+static void lplug_stop(void *self)
+{
+    ddz__ladder_destroy(self);
+}
+
+const ddz_plugin ddz_ladder_plugin = {
+    .kind = "ladder",
+    .create = lplug_create,
+    .start = lplug_start,
+    .takes_default = lplug_takes_default,
+    .enlist = lplug_enlist,
+    .forget = lplug_forget,
+    .poll = lplug_poll,
+    .stop = lplug_stop,
+};

@@ -38,6 +38,7 @@
 #include <stddef.h>
 
 #include "proto/msg.h"
+#include "service/server/host.h"
 #include "service/server/player.h"
 
 typedef struct ddz_srv ddz_srv;
@@ -80,5 +81,9 @@ int ddz__ladder_routes(ddz_srv *srv);
  * aborted by the rooms first; a deal cut short is not rated) and frees it.
  * NULL-safe. */
 void ddz__ladder_destroy(ddz_srv *srv);
+
+/* The ladder plug-in (kind "ladder"): runs the ladder when the host's
+ * configuration has one; GET /api/ladder either way. */
+extern const ddz_plugin ddz_ladder_plugin;
 
 #endif

@@ -23,8 +23,8 @@ struct ddz_player {
     int seat;              /* 0..2, or -1 when spectating / not in a room */
     bool autopass;         /* pass for me when I cannot beat */
     int64_t gone_us;       /* when the connection dropped, 0 if connected */
-    bool enlisted;         /* a competition seats it (tourney_srv.c, ladder_srv.c know it) */
-    bool enlisted_ladder;  /* ... the ladder (else the tournament) */
+    bool enlisted;         /* a competition seats it (a plug-in of host.h knows it) */
+    int enlisted_in;       /* ... which one (its index among the server's plug-ins) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
     bool stood_up;         /* watches the room it was stood up from (SPEC 14): `join` sits again */

@@ -76,6 +76,10 @@ typedef struct ddz_server_cfg {
     const char *public_url; /* --public-url: ws(s)://.../ws, where other nodes send clients */
     int cluster_beat_ms;    /* heartbeat, 0 = 1000 (tests make it faster) */
     int cluster_dead_ms;    /* a node unseen this long is dead, 0 = 5000 */
+    /* The competitions it hosts (host.h), in the order they are asked: an
+     * `enlist` naming none goes to the first that takes it. */
+    const struct ddz_plugin *const *plugins;
+    int nplugins;
 } ddz_server_cfg;
 
 /* Runs the service until SIGTERM or SIGINT, then stops accepting, tells

@@ -1,5 +1,6 @@
 /* tourney_srv.h - `ddz serve --tournament DIR`: the tournament engine of
- * `ddz tournament` (service/tourney/) on the server's loop.
+ * `ddz tournament` (this folder) on the server's loop, a plug-in of the
+ * table host (service/server/host.h) that `ddz serve` registers.
  *
  * DIR holds `players` (the players file of ddz tournament, plus
  * bot:TOKENNAME for a remote bot and engine:NAME for an operator engine)
@@ -29,58 +30,23 @@
  * the lines), a power cut at most the last second's games, which the
  * resume then plays again. Forfeits (one a table at most) and the reports
  * (once a turn) are synced when written.
+ *
+ * Several nodes: the tournament has a lock ("tournament:NAME", NAME DIR's
+ * last component) and runs on its holder only, started when the lock is
+ * gained (resuming from DIR, which every node must see: a shared mount)
+ * and ended when it is lost; a bot enlisting at another node is sent a
+ * `redirect` to the holder. A node that gains the lock after another held
+ * it waits out a grace first, and writes its lease to DIR/lease, which
+ * the former holder checks before every append.
  */
 #ifndef DDZ_TOURNEY_SRV_H
 #define DDZ_TOURNEY_SRV_H
 
-#include <stdbool.h>
+#include "service/server/host.h"
 
-#include "service/server/player.h"
-#include "service/store/store.h"
-
-typedef struct ddz_srv ddz_srv;
-typedef struct ddz_req ddz_req;
-typedef struct ddz_tsrv ddz_tsrv;
-
-/* Starts the tournament of srv->cfg.tournament_dir on the server's loop
- * (after the loop and the think pool exist), replaying what DIR holds.
- * With srv->tourney_lease set (several nodes) it first writes it to
- * DIR/lease, and checks it is still there before every append: a node
- * that finds another's stops writing (ddz__tsrv_fenced()).
- * Returns 0, or -1 with a one-line reason in `err` (a bad players or
- * options file, another tournament in DIR, an unknown engine, a records
- * file that does not fit). */
-int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen);
-
-/* Several nodes (lead_srv.c): whether DIR/lease names a node other than
- * `node` (copied to `holder`); false when there is none or it cannot be
- * read. Reads a small file, on the loop. */
-bool ddz__tsrv_lease_other(const char *dir, const char *node, char *holder, size_t holderlen);
-
-/* Whether the running tournament found DIR/lease taken by another node
- * (then it has stopped writing to DIR; lead_srv.c ends it here). */
-bool ddz__tsrv_fenced(ddz_srv *srv);
-
-/* `p` (a bot) asked to enlist (`q`, for error answers): it is answered
- * `enlisted` and seated when its tables start, or an error. */
-void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
-
-/* The lobby frees enlisted player `p`: forget it. */
-void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p);
-
-/* Registers GET /api/tournament in srv's route table (http_routes.h),
- * whether a tournament runs or not ({"running":false} without one).
- * Returns 0 or what ddz__http_route_add() returns. */
-int ddz__tsrv_routes(ddz_srv *srv);
-
-/* The tournament stops on this node while the server goes on (its lock
- * was lost: lead_srv.h): the games being played are recorded as aborted
- * and its enlisted bots are told `released` with `reason`. Call
- * ddz__tsrv_destroy() next. Nothing without a tournament. */
-void ddz__tsrv_abort(ddz_srv *srv, const char *reason);
-
-/* Ends the tournament's tables (shutdown: the games being played are
- * recorded as aborted by the rooms first) and frees it. NULL-safe. */
-void ddz__tsrv_destroy(ddz_srv *srv);
+/* The tournament plug-in (kind "tournament"): runs the tournament of the
+ * host's --tournament DIR, if any; GET /api/tournament either way
+ * ({"running":false} without one). */
+extern const ddz_plugin ddz_tourney_plugin;
 
 #endif
