@@ -18,7 +18,7 @@
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store.h"
-#include "service/server/tourney_srv.h"
+#include "service/tourney/tourney_srv.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"

@@ -1132,7 +1132,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         return start_failed(srv);
     }
     /* the competitions (several nodes: a tournament starts where its lock
-     * is, tourney_srv.c) */
+     * is, service/tourney/tourney_srv.c) */
     for (int i = 0; i < srv->nplugins; i++)
         if (srv->plugin[i]->start &&
             srv->plugin[i]->start(srv->plugin_self[i], err, sizeof err) < 0) {

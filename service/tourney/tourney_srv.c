@@ -4,7 +4,7 @@
  * table being played (held: publish_ready()), games.jsonl and the reports
  * in DIR, GET /api/tournament, and on several nodes the lock it runs
  * under (the node that holds it runs it). */
-#include "service/server/tourney_srv.h"
+#include "service/tourney/tourney_srv.h"
 
 #include <errno.h>
 #include <fcntl.h>
