@@ -13,7 +13,7 @@
 #include "service/net/evloop.h"
 #include "service/seats/seats.h"
 #include "service/server/analyst.h"
-#include "service/server/ladder_srv.h"
+#include "service/ladder/ladder_srv.h"
 #include "service/server/server.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"

@@ -131,13 +131,10 @@ struct ddz_srv {
     const ddz_plugin *plugin[DDZ_HOST_PLUGINS];
     void *plugin_self[DDZ_HOST_PLUGINS]; /* what each one's create() returned */
     int nplugins;
-    struct ddz_ladder *ladder;   /* the ladder (ladder_srv.c), or NULL */
     struct ddz_cluster *cluster; /* the other nodes (service/cluster), or NULL: one node */
     ddz_timer cluster_timer;     /* publishes our rooms to the cluster */
     bool cluster_up;             /* the cluster's last view was read (logged on change) */
     struct ddz_lead *lead;       /* run-once jobs' locks (lead_srv.h), or NULL: one node */
-    struct ddz_ladder_net *lnet; /* the ladder across nodes (lead_srv.h), or NULL */
-    int lead_ladder;             /* its job's index in `lead`, -1 for none */
     /* the jobs the plug-ins asked for (ddz_host_lead_want()), at lead_base on */
     char lead_want[DDZ_LEAD_JOBS][DDZ_LEAD_JOB_MAX];
     int nlead_want;

@@ -120,6 +120,36 @@ int64_t ddz_host_now_us(void)
     return ddz__now_us();
 }
 
+int ddz_host_reserve(ddz_host *h, int engines, int ais)
+{
+    if (engines && h->budget.engines + engines > ddz__budget_max_engines(h)) {
+        ddz__budget_refused(h, DDZ_BUDGET_ENGINES);
+        return DDZ_EBUSY;
+    }
+    if (ais && h->budget.ais + ais > ddz__budget_max_ais(h)) {
+        ddz__budget_refused(h, DDZ_BUDGET_AIS);
+        return DDZ_EBUSY;
+    }
+    h->budget.engines += engines;
+    return 0;
+}
+
+void ddz_host_release(ddz_host *h, int engines)
+{
+    h->budget.engines -= engines;
+}
+
+void ddz_host_wake(ddz_host *h)
+{
+    if (h->ctx)
+        lws_cancel_service(h->ctx);
+}
+
+struct ddz_pg_stop *ddz_host_pg_stop(ddz_host *h)
+{
+    return &h->pg_stop;
+}
+
 void ddz_host_log(ddz_host *h, const char *level, const char *room, const char *fmt, ...)
 {
     va_list ap;

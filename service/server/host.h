@@ -149,6 +149,23 @@ ddz_store *ddz_host_store(ddz_host *h);                /* NULL before the store 
 const ddz_server_cfg *ddz_host_cfg(const ddz_host *h); /* the server's configuration */
 int64_t ddz_host_now_us(void);                         /* the loop's clock, microseconds */
 
+/* Reserves `engines` engine seats in the host's engines budget (given back
+ * by ddz_host_release()) and checks that `ais` more hosted AIs fit its AI
+ * budget (they count when made). Returns 0, or DDZ_EBUSY when either is
+ * spent (counted as refused; nothing reserved). */
+int ddz_host_reserve(ddz_host *h, int engines, int ais);
+
+/* Gives back `engines` engine seats of ddz_host_reserve(). */
+void ddz_host_release(ddz_host *h, int engines);
+
+/* Wakes the host's loop, which then asks every plug-in to look (its poll).
+ * Safe FROM ANY THREAD. */
+void ddz_host_wake(ddz_host *h);
+
+/* What ends every wait on the database once the server stops (pg_conn.h),
+ * for a competition's own PostgreSQL sessions. */
+struct ddz_pg_stop *ddz_host_pg_stop(ddz_host *h);
+
 /* A structured log line (context.h's ddz__log): `room` may be NULL. */
 void ddz_host_log(ddz_host *h, const char *level, const char *room, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -183,8 +200,13 @@ typedef struct ddz_plugin {
     void (*enlist)(void *self, ddz_player *p, const ddz_req *q);
     /* The host frees enlisted player `p`: forget it. */
     void (*forget)(void *self, ddz_player *p);
-    /* A lead lock moved, or a tick: look again. */
+    /* A lead lock moved, a wake (ddz_host_wake()), or a tick: look again.
+     * Several nodes only. */
     void (*poll)(void *self);
+    /* ON THE LEAD THREAD, several nodes only: work for the jobs it wants,
+     * with the lead session (lead.h's ddz_lead_cfg.work: nothing kept, no
+     * transaction left open); jobs[i] is ddz_host_lead_want()'s i. */
+    void (*lead_work)(void *self, PGconn *pg, const ddz_lead_job *jobs, int njobs);
     /* Its lines of /metrics (Prometheus text). */
     void (*metrics)(void *self, FILE *f);
     /* The server stops: end its tables (their games were recorded as

@@ -9,12 +9,10 @@
 
 #include "rules/error.h"
 #include "service/cluster/cluster.h"
-#include "service/cluster/ladder_net.h"
 #include "service/cluster/lead.h"
 #include "service/server/context.h"
-#include "service/server/ladder_srv.h"
 
-#define LEAD_RETRY_MS 500          /* lock tries, and the ladder's rounds */
+#define LEAD_RETRY_MS 500          /* lock tries, and the plug-ins' rounds (lead_work) */
 #define LEAD_TICK_US (1000 * 1000) /* the loop looks at the locks at least this often */
 
 static void wake(void *ctx)
@@ -24,12 +22,14 @@ static void wake(void *ctx)
         lws_cancel_service(srv->ctx);
 }
 
-/* The lead thread's work: the ladder's round, as leader or not. */
+/* The lead thread's work: each plug-in's, with the jobs it wants. */
 static void work(void *ctx, PGconn *pg, const ddz_lead_job *jobs, int njobs)
 {
     ddz_srv *srv = ctx;
-    if (srv->lnet && srv->lead_ladder >= 0 && srv->lead_ladder < njobs)
-        ddz_ladder_net_work(srv->lnet, pg, jobs[srv->lead_ladder].held);
+    for (int i = 0; i < srv->nplugins; i++)
+        if (srv->plugin[i]->lead_work && srv->lead_base <= njobs)
+            srv->plugin[i]->lead_work(srv->plugin_self[i], pg, jobs + srv->lead_base,
+                                      njobs - srv->lead_base);
 }
 
 static void lead_tick(ddz_timer *t)
@@ -42,43 +42,13 @@ static void lead_tick(ddz_timer *t)
 int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
 {
     const ddz_server_cfg *cfg = &srv->cfg;
-    srv->lead_ladder = -1;
     if (!cfg->node || !ddz_cluster_is_pg_url(cfg->db_path))
         return 0;
-    char node_job[DDZ_LEAD_JOB_MAX], ladder_job[DDZ_LEAD_JOB_MAX];
+    char node_job[DDZ_LEAD_JOB_MAX];
     const char *jobs[DDZ_LEAD_JOBS];
     int n = 0;
     snprintf(node_job, sizeof node_job, "node:%s", cfg->node);
     jobs[n++] = node_job;
-    bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
-    if (ladder) {
-        const char *rules = cfg->ladder_rules ? cfg->ladder_rules : "caai";
-        snprintf(ladder_job, sizeof ladder_job, "ladder:%.80s", rules);
-        srv->lead_ladder = n;
-        jobs[n++] = ladder_job;
-        ddz_ladder_net_cfg lc = {.rules = rules,
-                                 .node = cfg->node,
-                                 .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables
-                                                                  : DDZ_LADDER_DEFAULT_TABLES,
-                                 .wake = wake,
-                                 .ctx = srv,
-                                 .db_timeout_ms = cfg->db_timeout_ms,
-                                 .stop = &srv->pg_stop};
-        ddz_rating_cfg_default(&lc.rc);
-        static char fixed[DDZ_LADDER_NET_FIXED][DDZ_LADDER_NAME_MAX];
-        for (int i = 0; i < cfg->nladder_engines && lc.nfixed < DDZ_LADDER_NET_FIXED; i++) {
-            snprintf(fixed[lc.nfixed], sizeof fixed[0], "engine:%s", cfg->ladder_engine[i]);
-            lc.fixed[lc.nfixed] = fixed[lc.nfixed];
-            lc.nfixed++;
-        }
-        for (int i = 0; i < cfg->nladder_ais && lc.nfixed < DDZ_LADDER_NET_FIXED; i++) {
-            snprintf(fixed[lc.nfixed], sizeof fixed[0], "ai:%s", cfg->ladder_ai[i]);
-            lc.fixed[lc.nfixed] = fixed[lc.nfixed];
-            lc.nfixed++;
-        }
-        if (!(srv->lnet = ddz_ladder_net_create(&lc, err, errlen)))
-            return -1;
-    }
     /* the plug-ins' (ddz_host_lead_want()) */
     srv->lead_base = n;
     for (int i = 0; i < srv->nlead_want && n < DDZ_LEAD_JOBS; i++)
@@ -93,11 +63,8 @@ int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen)
                        .work_ctx = srv,
                        .db_timeout_ms = cfg->db_timeout_ms,
                        .stop = &srv->pg_stop};
-    if (!(srv->lead = ddz_lead_start(&lc, jobs, n, err, errlen))) {
-        ddz_ladder_net_destroy(srv->lnet);
-        srv->lnet = NULL;
+    if (!(srv->lead = ddz_lead_start(&lc, jobs, n, err, errlen)))
         return -1;
-    }
     ddz_loop_arm(&srv->loop.base, &srv->lead_timer, lead_tick, LEAD_TICK_US);
     return 0;
 }
@@ -136,10 +103,4 @@ void ddz__lead_stop(ddz_srv *srv)
     ddz_loop_disarm(&srv->loop.base, &srv->lead_timer);
     ddz_lead_stop(srv->lead);
     srv->lead = NULL;
-}
-
-void ddz__lead_free(ddz_srv *srv)
-{
-    ddz_ladder_net_destroy(srv->lnet);
-    srv->lnet = NULL;
 }

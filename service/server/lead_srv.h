@@ -3,9 +3,9 @@
  * the PostgreSQL advisory locks of service/cluster/lead.h.
  *
  * Jobs: "node:ID" (held by every node for itself: the others see it alive
- * while it holds it), "ladder:RULES" with a ladder (its holder schedules
- * the deals of every node: service/cluster/ladder_net.h), and those the
- * plug-ins ask for (ddz_host_lead_want(), host.h): "tournament:NAME" with
+ * while it holds it), and those the plug-ins ask for (ddz_host_lead_want(),
+ * host.h): "ladder:RULES" with a ladder (its holder schedules the deals of
+ * every node: service/ladder/ladder_net.h) and "tournament:NAME" with
  * --tournament DIR, which service/tourney/tourney_srv.c follows. One node (no --node, or a SQLite
  * --db) has none of this: everything runs there, as always.
  */
@@ -18,10 +18,10 @@
 
 typedef struct ddz_srv ddz_srv;
 
-/* Starts the lead thread of a clustered server (nothing on one node), and
- * the ladder's cluster side when a ladder is configured. Call after the
- * loop and the store exist, before ddz__ladder_start(). Returns 0, or -1
- * with a reason in `err`. */
+/* Starts the lead thread of a clustered server (nothing on one node) with
+ * the jobs the plug-ins asked for (host.h) and their lead_work. Call after
+ * the loop and the store exist and the plug-ins were made, before they
+ * start. Returns 0, or -1 with a reason in `err`. */
 int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen);
 
 /* Follows the locks: each plug-in (host.h) is asked to look at the jobs it
@@ -35,12 +35,8 @@ void ddz__lead_poll(ddz_srv *srv);
  * Nothing on one node. */
 void ddz__lead_metrics(ddz_srv *srv, FILE *f);
 
-/* Stops the lead thread: every lock this node held is freed at once.
- * NULL-safe on one node. The ladder's cluster side is freed by
- * ddz__lead_free(), after the ladder. */
+/* Stops the lead thread (after a last round of the plug-ins' lead_work):
+ * every lock this node held is freed at once. Nothing on one node. */
 void ddz__lead_stop(ddz_srv *srv);
-
-/* Frees the ladder's cluster side (after ddz__ladder_destroy()). */
-void ddz__lead_free(ddz_srv *srv);
 
 #endif

@@ -926,7 +926,6 @@ static int start_failed(ddz_srv *srv)
     ddz_pg_stop_now(&srv->pg_stop); /* nothing below waits on the database */
     plugins_stop(srv);
     ddz__lead_stop(srv);
-    ddz__lead_free(srv);
     ddz_cluster_stop(srv->cluster);
     srv->cluster = NULL;
     plugins_destroy(srv);
@@ -1204,7 +1203,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     /* after the ladder queued its last results and drops: the lead thread
      * writes them in a last round, then frees this node's locks */
     ddz__lead_stop(srv);
-    ddz__lead_free(srv);
     plugins_destroy(srv);
     ddz__rooms_destroy(srv);
     /* The rooms' engines were asked to stop; their process groups are

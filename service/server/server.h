@@ -60,7 +60,7 @@ typedef struct ddz_server_cfg {
                                    0 = DDZ_ANALYST_JOBS, -1 = none (every one refused) */
     const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */
     int tournament_late_s;      /* seconds a table waits for an absent bot */
-    /* The ladder (ladder_srv.h): on with `ladder` or any ladder option. */
+    /* The ladder (service/ladder/ladder_srv.h): on with `ladder` or any ladder option. */
     bool ladder;                   /* --ladder */
     const char *ladder_rules;      /* --ladder-rules NAME, NULL = caai */
     const char *ladder_engine[16]; /* --ladder-engine NAME (an --engine) */
