@@ -14,7 +14,7 @@
  * whose callbacks the host calls where a player enlists or is forgotten,
  * /metrics is written, a lock moves and the server stops.
  *
- * Everything here runs ON THE LOOP. */
+ * Everything here runs ON THE LOOP, but where it says otherwise. */
 #ifndef DDZ_HOST_H
 #define DDZ_HOST_H
 
@@ -27,16 +27,14 @@
 #include "proto/msg.h"
 #include "rules/record.h"
 #include "service/cluster/lead.h"
-#include "service/engine/spawn_budget.h"
 #include "service/server/http_routes.h"
 #include "service/server/player.h"
+#include "service/server/plugin.h"
+#include "service/server/seat_want.h"
 #include "service/server/server.h"
 #include "service/store/store.h"
 #include "service/table/loop.h"
 #include "service/table/runner.h"
-
-/* The host: the server's context, opaque to a competition. */
-typedef struct ddz_srv ddz_host;
 
 /* ---- tables ----
  * A table the competition runs is a room around its runner (borrowed: the
@@ -53,8 +51,9 @@ ddz_room *ddz_host_table_open(ddz_host *h, const ddz_room_opts *opts, ddz_runner
 /* An event of the table's runner: shown to who may see it. Never fails. */
 void ddz_host_table_event(ddz_room *t, const ddz_tev *ev);
 
-/* A game of the table ended with `rec`: stored and announced. Returns the
- * game's id in the store, or 0 when it could not be queued. */
+/* A game of the table ended with `rec`: stored (by the store's writer)
+ * and announced. Returns the id the game is stored under; 0 or less when
+ * it has none (the table has no runner any more). */
 int64_t ddz_host_table_over(ddz_room *t, const ddz_record *rec);
 
 /* Bot `p` came back while seat `seat` is held by an absent seat: it takes
@@ -76,32 +75,7 @@ const char *ddz_host_table_id(const ddz_room *t);
 /* Returns whether the table was closed (its room is gone or going). */
 bool ddz_host_table_gone(const ddz_room *t);
 
-/* ---- seats ---- */
-
-/* What seat a table wants. Either `spec` (a program) or `player` (a seat for
- * a player who may not be here). */
-typedef struct ddz_seat_want {
-    const char *spec;              /* "ai:NAME", "engine:NAME", and with allow_exec "exec:CMD" or
-                                      "botzone:CMD"; NULL: the seat of `player` */
-    ddz_player *player;            /* spec NULL: its own seat when connected, else an absent seat */
-    const char *name;              /* spec NULL: the absent seat's name (the participant's) */
-    bool charge_at_once;           /* an absent seat is charged a crash when asked (the ladder:
-                                      a deal does not wait), else by the clock (a tournament) */
-    bool allow_exec;               /* the operator's own list (a tournament's players file) */
-    bool ai_budget;                /* a client's room: a hosted AI counts against its budget,
-                                      and its thinking against its key's (think.h) */
-    const char *think_key;         /* whose thinking a hosted AI's is (think.h): a client's
-                                      room's owner address, a competition's own key; NULL =
-                                      "?" in a client's room, else "(server)" */
-    int time_ms;                   /* the table's time per action */
-    int ai_budget_ms;              /* a hosted AI's time per decision; 0 = the AI's default */
-    uint64_t ai_seed;              /* a hosted AI's random stream; 0 = a fresh random one */
-    const char *log_name;          /* an engine's stderr goes to DIR/LOG_NAME.stderr.log under
-                                      --engine-log-dir; NULL = discarded */
-    ddz_spawn_budget *spawns_room; /* the room's engine start budget; NULL = none */
-    ddz_spawn_budget *spawns_addr; /* its creator's address's (ddz__budget_addr_spawns);
-                                      NULL = none */
-} ddz_seat_want;
+/* ---- seats: ddz_seat_want (seat_want.h) ---- */
 
 /* Makes the seat `w` describes (not yet placed at a table). Returns it, or
  * NULL with *err as ddz__seat_make() (seating.h) says and `msg` a message
@@ -125,12 +99,6 @@ void ddz_host_close(ddz_player *p, int status, const char *reason);
 /* Returns whether everything sent to `p` has been written out (true with
  * no connection): a competition waits for it before the next deal. */
 bool ddz_host_settled(const ddz_player *p);
-
-/* Microseconds between two looks at whether a table's players have been
- * told the last game's end (ddz_host_settled(), ddz__conn_settled()) before
- * the next is dealt: a commit's time while the database answers,
- * --db-timeout at most once when it stops answering. */
-#define DDZ_SETTLE_POLL_US 20000
 
 /* ---- what else the host offers ---- */
 
@@ -182,40 +150,6 @@ int ddz_host_lead_want(ddz_host *h, const char *name);
  * false on one node (nothing filled). */
 bool ddz_host_lead_state(ddz_host *h, int job, ddz_lead_job *out);
 
-/* ---- plug-ins ---- */
-
-/* A competition the host runs. Every callback but create may be NULL and
- * gets create()'s result as `self`. */
-typedef struct ddz_plugin {
-    const char *kind; /* what `enlist` names ("tournament", "ladder") */
-    /* Before the loop: its state, its routes and lead jobs. Returns the
-     * state, or NULL with a one-line reason in `err`. */
-    void *(*create)(ddz_host *h, char *err, size_t errlen);
-    /* After the loop, the store and the locks exist. Returns 0, or -1
-     * with a one-line reason in `err` (the server does not start). */
-    int (*start)(void *self, char *err, size_t errlen);
-    /* Whether an `enlist` naming no competition is this one's. */
-    bool (*takes_default)(void *self);
-    /* `p` asked to enlist (`q`, for answers): answered here. */
-    void (*enlist)(void *self, ddz_player *p, const ddz_req *q);
-    /* The host frees enlisted player `p`: forget it. */
-    void (*forget)(void *self, ddz_player *p);
-    /* A lead lock moved, a wake (ddz_host_wake()), or a tick: look again.
-     * Several nodes only. */
-    void (*poll)(void *self);
-    /* ON THE LEAD THREAD, several nodes only: work for the jobs it wants,
-     * with the lead session (lead.h's ddz_lead_cfg.work: nothing kept, no
-     * transaction left open); jobs[i] is ddz_host_lead_want()'s i. */
-    void (*lead_work)(void *self, PGconn *pg, const ddz_lead_job *jobs, int njobs);
-    /* Its lines of /metrics (Prometheus text). */
-    void (*metrics)(void *self, FILE *f);
-    /* The server stops: end its tables (their games were recorded as
-     * aborted first). */
-    void (*stop)(void *self);
-    /* Frees it (after stop). */
-    void (*destroy)(void *self);
-} ddz_plugin;
-
-#define DDZ_HOST_PLUGINS 4 /* plug-ins one server runs */
+/* ---- plug-ins: ddz_plugin (plugin.h) ---- */
 
 #endif

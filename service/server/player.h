@@ -34,4 +34,10 @@ struct ddz_player {
     ddz_player *next;      /* in srv->players */
 };
 
+/* Microseconds between two looks at whether a table's players have been
+ * told the last game's end (conn.h's ddz__conn_settled(), host.h's
+ * ddz_host_settled()) before the next is dealt: a commit's time while the
+ * database answers, --db-timeout at most once when it stops answering. */
+#define DDZ_SETTLE_POLL_US 20000
+
 #endif

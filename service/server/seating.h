@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "service/engine/spawn_budget.h"
-#include "service/server/host.h"
+#include "service/server/seat_want.h"
 #include "service/server/player.h"
 #include "service/table/seat.h"
 
 typedef struct ddz_srv ddz_srv;
 
-/* What seat a table wants: ddz_seat_want (host.h, where competitions
- * see it too). */
+/* What seat a table wants: ddz_seat_want (seat_want.h, which competitions
+ * see through host.h). */
 
 /* Makes the seat `w` describes (not yet placed at a table). Returns it, or
  * NULL with *err = DDZ_EBUSY (ai_budget and the hosted-AI budget is
