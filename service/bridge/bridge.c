@@ -123,7 +123,7 @@ static bool live(const ddz_bridge *b)
 }
 
 /* Hands `ev` of the current game to the seat, if it is still in it. */
-static void deliver(ddz_bridge *b, ddz_tev ev)
+static void deliver(ddz_bridge *b, ddz_ev ev)
 {
     if (!live(b) || !b->adapter->ops->deliver)
         return;
@@ -233,7 +233,7 @@ static void end_unknown(ddz_bridge *b)
         say(b, true, "game %d ended while we were away; the %s hears no end of it", b->game,
             what(b));
     cancel_ask(b);
-    deliver(b, (ddz_tev){.kind = DDZ_TEV_OVER, .to = DDZ_TO_ALL, .seat = -1, .fault_seat = -1});
+    deliver(b, (ddz_ev){.kind = DDZ_EV_OVER, .to = DDZ_TO_ALL, .seat = -1, .fault_seat = -1});
     b->in_game = false;
 }
 
@@ -253,20 +253,19 @@ static void begin_game(ddz_bridge *b, int game, int games, const uint8_t commit[
     b->heard_ask = -1;
     b->asked = b->answered = false;
     b->voted = false;
-    deliver(b, (ddz_tev){.kind = DDZ_TEV_GAME, .to = 0, .seat = (int8_t)b->seat, .cards = hand});
+    deliver(b, (ddz_ev){.kind = DDZ_EV_GAME, .to = 0, .seat = (int8_t)b->seat, .cards = hand});
 }
 
 static void on_turn(ddz_bridge *b, const ddz_event_turn *t)
 {
     int action = t->action == DDZ_EVENT_ACT_BID ? DDZ_EV_ASK_BID : DDZ_EV_ASK_PLAY;
     int64_t now_ms = b->adapter->loop ? ddz_loop_now_us(b->adapter->loop) / 1000 : 0;
-    ddz_tev ev = {.kind = DDZ_TEV_ASK,
-                  .to = DDZ_TO_ALL,
-                  .seat = (int8_t)t->seat,
-                  .action = (uint8_t)action,
-                  .seq = t->seq,
-                  .game = b->game - 1,
-                  .deadline_ms = now_ms + t->deadline_ms};
+    ddz_ev ev = {.kind = (uint8_t)action,
+                 .to = DDZ_TO_ALL,
+                 .seat = (int8_t)t->seat,
+                 .seq = t->seq,
+                 .game = b->game - 1,
+                 .deadline_ms = now_ms + t->deadline_ms};
     if (t->seat != b->seat) {
         if (t->seq != b->heard_ask) {
             b->heard_ask = t->seq;
@@ -306,9 +305,9 @@ static void relay_bid(ddz_bridge *b, int seat, int bid)
         return;
     own_action(b, seat);
     b->heard_bid[seat] = (int8_t)bid;
-    deliver(b,
-            (ddz_tev){
-                .kind = DDZ_TEV_BID, .to = DDZ_TO_ALL, .seat = (int8_t)seat, .bid = (uint8_t)bid});
+    deliver(
+        b,
+        (ddz_ev){.kind = DDZ_EV_BID, .to = DDZ_TO_ALL, .seat = (int8_t)seat, .bid = (uint8_t)bid});
 }
 
 static void relay_leftover(ddz_bridge *b, int landlord, ddz_cards cards)
@@ -316,10 +315,10 @@ static void relay_leftover(ddz_bridge *b, int landlord, ddz_cards cards)
     if (!live(b))
         return;
     b->heard_leftover = true;
-    deliver(b, (ddz_tev){.kind = DDZ_TEV_LEFTOVER,
-                         .to = DDZ_TO_ALL,
-                         .seat = (int8_t)landlord,
-                         .cards = cards});
+    deliver(b, (ddz_ev){.kind = DDZ_EV_LEFTOVER,
+                        .to = DDZ_TO_ALL,
+                        .seat = (int8_t)landlord,
+                        .cards = cards});
 }
 
 static void relay_play(ddz_bridge *b, int seat, ddz_cards cards, bool autopass)
@@ -328,11 +327,11 @@ static void relay_play(ddz_bridge *b, int seat, ddz_cards cards, bool autopass)
         return;
     own_action(b, seat);
     b->heard_plays++;
-    deliver(b, (ddz_tev){.kind = DDZ_TEV_PLAY,
-                         .to = DDZ_TO_ALL,
-                         .seat = (int8_t)seat,
-                         .autopass = autopass,
-                         .cards = cards});
+    deliver(b, (ddz_ev){.kind = DDZ_EV_PLAY,
+                        .to = DDZ_TO_ALL,
+                        .seat = (int8_t)seat,
+                        .autopass = autopass,
+                        .cards = cards});
 }
 
 static void on_over(ddz_bridge *b, const ddz_event_over *o)
@@ -358,11 +357,11 @@ static void on_over(ddz_bridge *b, const ddz_event_over *o)
     if (!b->in_game)
         return;
     cancel_ask(b);
-    deliver(b, (ddz_tev){.kind = DDZ_TEV_OVER,
-                         .to = DDZ_TO_ALL,
-                         .seat = (int8_t)o->winner,
-                         .fault_seat = (int8_t)o->fault_seat,
-                         .fault_kind = (uint8_t)(o->fault_seat >= 0 ? o->fault_kind : 0)});
+    deliver(b, (ddz_ev){.kind = DDZ_EV_OVER,
+                        .to = DDZ_TO_ALL,
+                        .seat = (int8_t)o->winner,
+                        .fault_seat = (int8_t)o->fault_seat,
+                        .fault_kind = (uint8_t)(o->fault_seat >= 0 ? o->fault_kind : 0)});
     b->in_game = false;
 }
 
@@ -371,10 +370,10 @@ static int on_turn_over(ddz_bridge *b)
     end_unknown(b);
     if (b->adapter->ops->deliver) /* a CAAI engine may exit now (SPEC 7) */
         b->adapter->ops->deliver(b->adapter,
-                                 &(ddz_tev){.kind = DDZ_TEV_SERIES,
-                                            .to = DDZ_TO_ALL,
-                                            .seat = -1,
-                                            .game = b->game > 0 ? b->game - 1 : 0},
+                                 &(ddz_ev){.kind = DDZ_EV_SERIES,
+                                           .to = DDZ_TO_ALL,
+                                           .seat = -1,
+                                           .game = b->game > 0 ? b->game - 1 : 0},
                                  NULL);
     b->turns_done++;
     b->voted = true;

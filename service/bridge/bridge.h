@@ -14,7 +14,7 @@
  *
  * - The translator (ddz_bridge_*) is a value with no I/O. It runs the lobby
  *   flow (hello or resume, list, join or create, rematch, leave), parses the
- *   server's frames with proto/event.h, turns them into the ddz_tev events a
+ *   server's frames with proto/event.h, turns them into the ddz_ev events a
  *   seat hears and hands them to the seat it was given; it asks the seat
  *   when our turn comes and sends the seat's answer as a request. Requests
  *   and log lines go out through the callbacks of a ddz_bridge_io.
@@ -22,12 +22,12 @@
  *   (service/net/lws_loop.h) holding the WebSocket client connection and
  *   the program seat's pipes and timers, reconnection with back-off, signals.
  *
- * Translation (proto/PROTOCOL.md -> service/table/table.h), own seat d,
+ * Translation (proto/PROTOCOL.md -> service/table/ev.h), own seat d,
  * the seat being the bridge's only player (0):
  *
  *     game (with our hand)  -> GAME {seat d, cards: the hand}
- *     turn (another seat)   -> ASK, delivered
- *     turn (seat d)         -> ASK {seq, action}, asked (ops->ask); the
+ *     turn (another seat)   -> ASK_BID|ASK_PLAY, delivered
+ *     turn (seat d)         -> ASK_BID|ASK_PLAY {seq}, asked (ops->ask); the
  *                              seat's answer (host.act) -> {bid|play, seq}
  *     bid_made              -> BID
  *     leftover              -> LEFTOVER

@@ -8,6 +8,7 @@
 
 #include "service/engine/engine.h"
 #include "rules/error.h"
+#include "rules/game.h"
 
 enum expect { EXP_NAME = 1, EXP_OK, EXP_BID, EXP_PLAY };
 
@@ -172,12 +173,11 @@ void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info
         msg.seat = -1;
         msg.info = *info;
         queue(s, &msg, EXP_OK, DDZ_CAAI_INFO, ev->game, 0);
-        break;
-    case DDZ_EV_DEAL:
+        /* the table's start for this seat carries its hand: DEAL follows
+         * INFO (SPEC 7) */
         if (ev->seat != s->seat)
             break;
-        msg.kind = DDZ_CAAI_DEAL;
-        msg.cards = ev->cards;
+        msg = (ddz_caai_msg){.kind = DDZ_CAAI_DEAL, .seat = ev->seat, .cards = ev->cards};
         queue(s, &msg, EXP_OK, DDZ_CAAI_DEAL, ev->game, 0);
         break;
     case DDZ_EV_ASK_BID:

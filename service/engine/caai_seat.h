@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "proto/caai.h"
-#include "service/table/referee.h"
+#include "service/table/ev.h"
 
 typedef struct ddz_caai_seat ddz_caai_seat;
 
@@ -60,9 +60,10 @@ void ddz_caai_seat_set_kill_grace(ddz_caai_seat *s, int ms);
 /* Sets the seat (0..2) the engine holds in the coming game. */
 void ddz_caai_seat_set_seat(ddz_caai_seat *s, int seat);
 
-/* Translates referee event `ev` into the lines this engine must hear
- * (SPEC 7) and queues them; `info` fills INFO on DDZ_EV_GAME. Ignored while
- * the engine is broken. */
+/* Translates the table's event `ev` (ev.h) into the lines this engine must
+ * hear (SPEC 7) and queues them: INFO and DEAL for the DDZ_EV_GAME that
+ * carries this seat's hand, `info` filling INFO. Ignored while the engine
+ * is broken. */
 void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info *info);
 
 /* Writes queued lines now (call after events; cheap when nothing waits). */

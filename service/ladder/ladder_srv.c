@@ -567,7 +567,7 @@ static void on_over(void *ctx, const ddz_record *rec)
     kick(l);
 }
 
-static void on_event(void *ctx, const ddz_tev *ev)
+static void on_event(void *ctx, const ddz_ev *ev)
 {
     ltab *t = ctx;
     if (t->room)

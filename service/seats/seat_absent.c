@@ -20,12 +20,12 @@ typedef struct absent_seat {
     char name[64];
 } absent_seat;
 
-static void absent_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void absent_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     (void)s, (void)ev, (void)t; /* nobody answers: the clock charges the seat */
 }
 
-static void gone_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void gone_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     (void)ev, (void)t;
     s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, -1, "not connected");

@@ -31,7 +31,7 @@ typedef struct ai_seat {
     bool own_ws;                 /* ws is this seat's, to free on close */
     ddz_timer delay;             /* the think delay before a pool decision */
     bool asked;                  /* a request is open */
-    ddz_tev ask;                 /* that request */
+    ddz_ev ask;                  /* that request */
     const ddz_table *table;      /* where the request came from */
     ddz_think_job *job;          /* a decision in flight, at most one */
     long *alive;                 /* the environment's count of AI objects, or NULL */
@@ -47,11 +47,11 @@ static void decide_now(ai_seat *a)
     a->asked = false;
     int bid = 0;
     ddz_cards cards = 0;
-    if (a->ask.action == DDZ_EV_ASK_BID)
+    if (a->ask.kind == DDZ_EV_ASK_BID)
         bid = ddz_ai_bid(a->ai, &v, a->ws);
     else
         cards = ddz_ai_play(a->ai, &v, a->ws);
-    a->base.host.act(a->base.host.ctx, &a->base, a->ask.action, a->ask.seq, bid, cards);
+    a->base.host.act(a->base.host.ctx, &a->base, a->ask.kind, a->ask.seq, bid, cards);
 }
 
 static void submit(ai_seat *a)
@@ -63,7 +63,7 @@ static void submit(ai_seat *a)
         return; /* the table's clock will charge the seat: better than a crash */
     j->ai = a->ai;
     ddz_view_of(ddz_table_state(a->table), a->ask.seat, &j->view);
-    j->kind = a->ask.action;
+    j->kind = a->ask.kind;
     j->seq = a->ask.seq;
     j->seat = a->ask.seat;
     memcpy(j->key, a->key, sizeof j->key);
@@ -107,7 +107,7 @@ void ddz_seat_ai_done(ddz_think_job *j)
     free(j);
 }
 
-static void ai_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void ai_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     ai_seat *a = (ai_seat *)s;
     a->ask = *ev;

@@ -428,15 +428,15 @@ static void send_req(botzone_seat *b, bool fresh)
         b->base.loop->ops->want_write(b->wr);
 }
 
-static void bz_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void bz_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     botzone_seat *b = (botzone_seat *)s;
     (void)t;
-    b->action = ev->action;
+    b->action = ev->kind;
     b->seq = ev->seq;
     b->asked = true;
     b->unanswered = false;
-    json_array_append_new(b->requests, request(b, ev->action));
+    json_array_append_new(b->requests, request(b, ev->kind));
     if (b->eng && b->keep) {
         /* keep-running: only the new request; a bot that has exited since
          * is charged `crash` when its end of output is read */
@@ -466,12 +466,12 @@ static void bz_cancel(ddz_seat *s)
     stop(b);
 }
 
-static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void bz_deliver(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     botzone_seat *b = (botzone_seat *)s;
     (void)t;
     switch (ev->kind) {
-    case DDZ_TEV_GAME:
+    case DDZ_EV_GAME:
         stop(b);
         b->in_game = true;
         b->game = ev->game;
@@ -487,7 +487,7 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
         json_decref(b->data);
         b->data = json_string("");
         break;
-    case DDZ_TEV_BID:
+    case DDZ_EV_BID:
         if (b->nbids < (int)(sizeof b->bids / sizeof b->bids[0]))
             b->bids[b->nbids++] = ev->bid;
         if (ev->seat == b->seat && b->unanswered) {
@@ -495,11 +495,11 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
             json_array_append_new(b->responses, json_integer(ev->bid));
         }
         break;
-    case DDZ_TEV_LEFTOVER:
+    case DDZ_EV_LEFTOVER:
         b->landlord = ev->seat;
         b->leftover = ev->cards;
         break;
-    case DDZ_TEV_PLAY:
+    case DDZ_EV_PLAY:
         b->nplays++;
         b->last[0] = b->last[1];
         b->last[1] = ev->cards;
@@ -508,7 +508,7 @@ static void bz_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
             json_array_append_new(b->responses, cards_json(ev->cards));
         }
         break;
-    case DDZ_TEV_OVER:
+    case DDZ_EV_OVER:
         b->in_game = false;
         b->asked = b->deferred = false;
         stop(b); /* a keep-running bot lives for one game */

@@ -89,7 +89,7 @@ static void on_io(void *ctx, bool writable)
 /* Starts the engine. Its start is charged to the spawn budgets but never
  * waits for them: a CAAI engine starts once per game at most, and a
  * client's room with engine seats is admitted only while the server's
- * budget and its address's have a token (room.c), so the bound holds
+ * budget and its address's have a token (room_life.c), so the bound holds
  * without making a game wait for its engine (docs/operations.md, "Budgets"). Nor
  * does the loop wait for the process: engine.h. */
 static int start(engine_seat *e)
@@ -161,17 +161,16 @@ static void cs_note(void *ctx, ddz_caai_seat *cs, const char *msg)
 
 /* ---- the seat ---- */
 
-static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void engine_deliver(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     engine_seat *e = (engine_seat *)s;
     (void)t; /* everything comes with the events and the host */
-    ddz_ev out = {.seat = ev->seat, .game = ev->game, .cards = ev->cards};
     ddz_table_info ti = {0};
-    if (ev->kind == DDZ_TEV_GAME)
+    if (ev->kind == DDZ_EV_GAME)
         s->host.info(s->host.ctx, &ti);
     ddz_caai_info info = {ti.turn, ti.turns, ti.game, ti.games, ti.up, ti.maxscore, ti.time_s};
     switch (ev->kind) {
-    case DDZ_TEV_GAME:
+    case DDZ_EV_GAME:
         e->series_over = false;
         e->seat = ev->seat;
         e->in_game = true;
@@ -191,24 +190,15 @@ static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
                 return;
             }
         }
-        out.kind = DDZ_EV_GAME;
-        ddz_caai_seat_event(e->cs, &out, &info);
-        out.kind = DDZ_EV_DEAL;
         break;
-    case DDZ_TEV_ASK:
+    case DDZ_EV_ASK_BID:
+    case DDZ_EV_ASK_PLAY:
         return; /* another seat's turn: CAAI says nothing of it */
-    case DDZ_TEV_BID:
-        out.kind = DDZ_EV_BID;
-        out.bid = ev->bid;
+    case DDZ_EV_BID:
+    case DDZ_EV_LEFTOVER:
+    case DDZ_EV_PLAY:
         break;
-    case DDZ_TEV_LEFTOVER:
-        out.kind = DDZ_EV_LEFTOVER;
-        break;
-    case DDZ_TEV_PLAY:
-        out.kind = DDZ_EV_PLAY;
-        out.autopass = ev->autopass;
-        break;
-    case DDZ_TEV_OVER:
+    case DDZ_EV_OVER:
         e->in_game = false;
         if (ev->fault_seat == e->seat && ev->fault_kind == DDZ_FAULT_TIMEOUT) {
             /* it did not answer in time: an answer may still come, out of
@@ -217,27 +207,23 @@ static void engine_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
             after(e);
             return;
         }
-        out.kind = DDZ_EV_OVER;
-        out.fault_seat = ev->fault_seat;
-        out.fault_kind = ev->fault_kind;
         break;
-    case DDZ_TEV_SERIES:
+    case DDZ_EV_SERIES:
         e->series_over = true;
         return;
     default:
         return;
     }
-    ddz_caai_seat_event(e->cs, &out, &info);
+    ddz_caai_seat_event(e->cs, ev, &info);
     ddz_caai_seat_flush(e->cs);
     after(e);
 }
 
-static void engine_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void engine_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     engine_seat *e = (engine_seat *)s;
     (void)t;
-    ddz_ev out = {.kind = ev->action, .seat = ev->seat, .seq = ev->seq, .game = ev->game};
-    ddz_caai_seat_event(e->cs, &out, NULL);
+    ddz_caai_seat_event(e->cs, ev, NULL);
     ddz_caai_seat_flush(e->cs);
     after(e);
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "service/seats/think_sched.h"
-#include "service/server/conn.h"
 #include "service/server/context.h"
 
 static const char *const budget_names[DDZ_BUDGET_N] = {
@@ -416,7 +415,8 @@ void ddz__budget_destroy(ddz_srv *srv)
 
 /* ---- metrics ---- */
 
-void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used)
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used,
+                         size_t biggest_queue)
 {
     ddz_budget *b = &srv->budget;
     long most_conns = 0, most_rooms = 0, most_spawns = 0; /* the address holding the most */
@@ -441,13 +441,9 @@ void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spa
         ddz_think_get_stats(srv->think, &think);
     b->refused[DDZ_BUDGET_AI_THINK_PER_IP] = think.lean;
     ddz_think_budget tb = ddz__budget_think(srv);
-    size_t biggest = 0; /* the longest send queue */
-    for (const ddz_conn *c = b->conns; c; c = c->next)
-        if (c->queued > biggest)
-            biggest = c->queued;
     long used[DDZ_BUDGET_N] = {
         [DDZ_BUDGET_QUEUED_BYTES] = (long)b->queued,
-        [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest,
+        [DDZ_BUDGET_QUEUE_PER_CONN] = (long)biggest_queue,
         [DDZ_BUDGET_ENGINES] = b->engines,
         [DDZ_BUDGET_AIS] = b->ais,
         [DDZ_BUDGET_IDLE_ROOMS] = b->idle_rooms,

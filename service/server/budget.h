@@ -1,7 +1,7 @@
 /* budget.h - the server's budgets: every thing an anonymous client can make
  * the server hold has a bound (docs/operations.md, "Budgets"). The counts live in the
  * context (ddz_budget, context.h) and are kept where the thing is made and
- * freed (room.c, lobby.c, conn.c, server.c); this module holds the limits
+ * freed (room_life.c, lobby.c, conn.c, server.c); this module holds the limits
  * with their defaults, the table of client addresses (connections and rooms
  * per address) and the budgets' metrics. */
 #ifndef DDZ_BUDGET_H
@@ -179,7 +179,9 @@ void ddz__budget_destroy(ddz_srv *srv);
  * counter ddz_budget_refused_total{budget=...}. `locked_rooms`: the rooms
  * refusing passwords now and `room_spawns_used` the most starts of the
  * last second's burst one room used (the caller walks the rooms; the
- * budgets know none). Never fails (a write error shows in `f`). */
-void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used);
+ * budgets know none), `biggest_queue` the longest send queue (the caller
+ * walks the connections). Never fails (a write error shows in `f`). */
+void ddz__budget_metrics(ddz_srv *srv, FILE *f, long locked_rooms, long room_spawns_used,
+                         size_t biggest_queue);
 
 #endif

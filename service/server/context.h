@@ -6,7 +6,7 @@
  *
  * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
  * players.c, the competitions (plug-ins through host.h) -> rooms.c,
- * room.c -> seat_player.c, and all of them -> conn.c (connections) and
+ * the room (room_*.c) -> seat_player.c, and all of them -> conn.c (connections) and
  * context.c (log, clock, metrics). The HTTP routes are a table
  * (http_routes.h) the modules that answer them register into at start. */
 #ifndef DDZ_CONTEXT_H
@@ -24,10 +24,9 @@
 #include "service/server/budget.h"
 #include "service/server/http_routes.h"
 #include "service/seats/think.h"
-#include "service/server/players.h"
+#include "service/server/player.h"
 #include "service/server/plugin.h"
-#include "service/server/rooms.h"
-#include "service/server/server.h"
+#include "service/server/server_cfg.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store.h"
 
@@ -88,7 +87,7 @@ typedef struct ddz_budget {
     long ais;                   /* hosted AI objects alive (seats, and AIs still thinking) */
     long ais_created;           /* hosted AIs made since the start */
     long idle_rooms;            /* live rooms nobody is connected to */
-    ddz_room *idle_head;        /* those rooms, the longest idle first (room.c) */
+    ddz_room *idle_head;        /* those rooms, the longest idle first (room_life.c) */
     ddz_room *idle_tail;        /* ... and the latest */
     ddz_addrs addrs;            /* client addresses: connections and rooms each */
     size_t queued;              /* bytes in every connection's send queue */
@@ -100,6 +99,27 @@ typedef struct ddz_budget {
     ddz_spawn_budget spawns;    /* engine starts (ddz__budget_spawns() sets it up) */
     bool spawns_ready;          /* `spawns` was set up */
 } ddz_budget;
+
+/* The registries the context holds and their files run: the players
+ * (players.c) and the rooms (rooms.c). Defined here, as the budgets are,
+ * so that what includes the context does not depend on those files. */
+typedef struct ddz_hello_check ddz_hello_check; /* players.c */
+/* Every player the server holds: connected, seated, or gone but still
+ * resumable (--resume-keep). */
+typedef struct ddz_players {
+    ddz_player *list;
+    ddz_hello_check *checks; /* hellos whose bot token the store is checking */
+    long next_id;
+    ddz_store_read ids;  /* the active tokens' ids, read for revocations */
+    bool ids_pending;    /* `ids` is with the store */
+    ddz_timer ids_timer; /* the next read */
+} ddz_players;
+
+/* The rooms and tables this node runs (rooms.c). */
+typedef struct ddz_rooms {
+    ddz_room *list; /* newest first */
+    long named;     /* rooms named "Room N" so far */
+} ddz_rooms;
 
 /* ---- the context ---- */
 struct ddz_srv {

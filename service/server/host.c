@@ -25,7 +25,7 @@ ddz_room *ddz_host_table_open(ddz_host *h, const ddz_room_opts *opts, ddz_runner
     return r;
 }
 
-void ddz_host_table_event(ddz_room *t, const ddz_tev *ev)
+void ddz_host_table_event(ddz_room *t, const ddz_ev *ev)
 {
     ddz__room_table_event(t, ev);
 }

@@ -31,7 +31,7 @@
 #include "service/server/player.h"
 #include "service/server/plugin.h"
 #include "service/server/seat_want.h"
-#include "service/server/server.h"
+#include "service/server/server_cfg.h"
 #include "service/store/store.h"
 #include "service/table/loop.h"
 #include "service/table/runner.h"
@@ -49,7 +49,7 @@ ddz_room *ddz_host_table_open(ddz_host *h, const ddz_room_opts *opts, ddz_runner
                               const char *const labels[3], ddz_player *const bots[3]);
 
 /* An event of the table's runner: shown to who may see it. Never fails. */
-void ddz_host_table_event(ddz_room *t, const ddz_tev *ev);
+void ddz_host_table_event(ddz_room *t, const ddz_ev *ev);
 
 /* A game of the table ended with `rec`: stored (by the store's writer)
  * and announced. Returns the id the game is stored under; 0 or less when

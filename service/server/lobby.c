@@ -1,6 +1,6 @@
 /* lobby.c - a client's requests: hello goes to players.c, list, create,
  * join, quick play, spectate, leave and enlist are answered here, requests
- * inside a room go to room.c. */
+ * inside a room go to the room (room.h). */
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,8 @@
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/players.h"
+#include "service/server/rooms.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
 

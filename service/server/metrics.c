@@ -14,6 +14,7 @@
 #include "service/engine/engine.h"
 #include "service/server/analyst.h"
 #include "service/server/budget.h"
+#include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/http_routes.h"
 #include "service/server/lead_srv.h"
@@ -114,7 +115,11 @@ char *ddz__metrics_text(ddz_srv *srv)
     metric(f, "gauge", "ddz_engine_processes", m->engines);
     /* stopped, in their grace or dying: not counted above, nor waited for */
     metric(f, "gauge", "ddz_engine_processes_stopping", ddz_engine_stopping());
-    ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used);
+    size_t biggest_queue = 0; /* the longest send queue */
+    for (const ddz_conn *c = srv->budget.conns; c; c = c->next)
+        if (c->queued > biggest_queue)
+            biggest_queue = c->queued;
+    ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used, biggest_queue);
     ddz__lead_metrics(srv, f);
     for (int i = 0; i < srv->nplugins; i++)
         if (srv->plugin[i]->metrics)

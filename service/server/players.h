@@ -25,16 +25,6 @@ typedef struct ddz_conn ddz_conn;
 
 typedef struct ddz_hello_check ddz_hello_check; /* players.c */
 
-/* Every player the server holds: connected, seated, or gone but still
- * resumable (--resume-keep). */
-typedef struct ddz_players {
-    ddz_player *list;
-    ddz_hello_check *checks; /* hellos whose bot token the store is checking */
-    long next_id;
-    ddz_store_read ids;  /* the active tokens' ids, read for revocations */
-    bool ids_pending;    /* `ids` is with the store */
-    ddz_timer ids_timer; /* the next read */
-} ddz_players;
 
 /* A `hello` on `c` (no player yet). A token is checked off the loop: the
  * connection is held until the answer (ddz__players_token_checked). On a

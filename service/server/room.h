@@ -1,4 +1,5 @@
-/* room.h - a room: a table with its seats and spectators (room.c). */
+/* room.h - a room: a table with its seats and spectators; the face of
+ * the room's files (room_life.c and the other room_*.c). */
 #ifndef DDZ_ROOM_H
 #define DDZ_ROOM_H
 
@@ -107,7 +108,7 @@ bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p);
 
 /* An event of the table, and the end of a game. Returns the game's id in
  * the store. */
-void ddz__room_table_event(ddz_room *r, const ddz_tev *ev);
+void ddz__room_table_event(ddz_room *r, const ddz_ev *ev);
 int64_t ddz__room_table_over(ddz_room *r, const ddz_record *rec);
 
 /* The table ended: everyone in the room is told `joined` with no room;

@@ -77,13 +77,13 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
 }
 
 /* What everyone at the table hears; the seats already had their own. */
-void ddz__room_on_event(void *ctx, const ddz_tev *ev)
+void ddz__room_on_event(void *ctx, const ddz_ev *ev)
 {
     ddz_room *r = ctx;
     const ddz_game *g = ddz_table_state(room_table(r));
     ddz_event e = {0};
     switch (ev->kind) {
-    case DDZ_TEV_GAME:
+    case DDZ_EV_GAME:
         if (ev->to == DDZ_TO_WATCHERS) {
             ddz__game_event(room_table(r), ev, false, &e);
             ddz__room_send_event(r, &e, false, NULL);
@@ -95,7 +95,8 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
             ddz__conn_send_held(r->seats[ev->to].player->conn, ddz_event_print(&e), r->hold);
         }
         break;
-    case DDZ_TEV_ASK: {
+    case DDZ_EV_ASK_BID:
+    case DDZ_EV_ASK_PLAY: {
         r->ask = *ev;
         r->asking = true;
         /* the player to act gets its own turn, with the legal answers */
@@ -107,11 +108,11 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
         ddz__room_send_event(r, &e, true, own ? actor->player : NULL);
         break;
     }
-    case DDZ_TEV_BID:
+    case DDZ_EV_BID:
         e = (ddz_event){.type = DDZ_EVENT_BID_MADE, .bid_made = {.seat = ev->seat, .bid = ev->bid}};
         ddz__room_broadcast(r, &e);
         break;
-    case DDZ_TEV_LEFTOVER:
+    case DDZ_EV_LEFTOVER:
         e = (ddz_event){.type = DDZ_EVENT_LEFTOVER,
                         .leftover = {.landlord = ev->seat,
                                      .cards = ev->cards,
@@ -119,7 +120,7 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
                                      .multiplier = g->rules->multiplier_so_far(g)}};
         ddz__room_broadcast(r, &e);
         break;
-    case DDZ_TEV_PLAY: /* the rules classified it: the event says how */
+    case DDZ_EV_PLAY: /* the rules classified it: the event says how */
         e = (ddz_event){.type = DDZ_EVENT_PLAYED,
                         .played = {.seat = ev->seat,
                                    .cards = ev->cards,
@@ -129,12 +130,12 @@ void ddz__room_on_event(void *ctx, const ddz_tev *ev)
                                    .multiplier = g->rules->multiplier_so_far(g)}};
         ddz__room_broadcast(r, &e);
         break;
-    case DDZ_TEV_FAULT: /* only where the game goes on (botzone-ftl2) */
+    case DDZ_EV_FAULT: /* only where the game goes on (botzone-ftl2) */
         e = (ddz_event){.type = DDZ_EVENT_FAULT,
                         .fault = {.seat = ev->fault_seat, .kind = ev->fault_kind}};
         ddz__room_broadcast(r, &e);
         break;
-    case DDZ_TEV_SERIES:
+    case DDZ_EV_SERIES:
         turn_over(r);
         break;
     default:

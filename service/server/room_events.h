@@ -11,7 +11,7 @@
 void ddz__room_on_over(void *ctx, const ddz_record *record);
 
 /* What everyone at the table hears; the seats already had their own. */
-void ddz__room_on_event(void *ctx, const ddz_tev *ev);
+void ddz__room_on_event(void *ctx, const ddz_ev *ev);
 
 /* The runner's log lines, under the room's id. */
 void ddz__room_on_log(void *ctx, int player, bool warn, const char *msg);

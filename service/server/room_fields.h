@@ -1,5 +1,5 @@
-/* room_fields.h - the fields of a room, shared by its files (room.c and
- * room_*.c); everyone else goes through room.h.
+/* room_fields.h - the fields of a room, shared by its files
+ * (room_*.c); everyone else goes through room.h.
  *
  * One object for every table the server runs: a casual room owns its
  * runner and decides its series (rematch, pause, custody by a hosted AI
@@ -56,11 +56,15 @@ struct ddz_room {
     uint8_t master[DDZ_SEED_BYTES];
     uint32_t dealt;           /* games dealt from the master seed before this turn */
     int64_t game_id;          /* store id of the current game */
-    ddz_tev ask;              /* the open request, while `asking` */
+    ddz_ev ask;               /* the open request, while `asking` */
     bool asking;              /* a request is open */
     ddz_timer settle;         /* after a game: stand-ins give way, people waiting sit down */
     ddz_timer pause;          /* between games (the ready clock while readying), and the start
                                  after seating */
+    /* What `pause` runs when it rings: the next deal (room_series.c's
+     * ddz__room_on_pause, set where the room is made). The files below
+     * the series (room_ready.c) arm the clock without naming the series. */
+    void (*on_deal_clock)(ddz_timer *t);
     bool readying;            /* between games: waiting for every person's `ready` */
     int64_t ready_until_us;   /* when the ready clock runs out, while readying */
     ddz_event_over last_over; /* the last `over` event, for players who come back */

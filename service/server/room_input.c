@@ -10,6 +10,7 @@
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
@@ -72,7 +73,7 @@ static void on_hint(ddz_room *r, ddz_player *p, const ddz_req *q)
         ddz__conn_error(p->conn, DDZ_ETURN, "hints are for the seat to move", q);
         return;
     }
-    if (r->ask.action != DDZ_EV_ASK_PLAY) {
+    if (r->ask.kind != DDZ_EV_ASK_PLAY) {
         ddz__conn_error(p->conn, DDZ_EPHASE, "hints are for plays, not bids", q);
         return;
     }

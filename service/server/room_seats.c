@@ -12,7 +12,7 @@
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
-#include "service/server/room_series.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_view.h"
 
 static void check_dead(ddz_room *r);
@@ -61,7 +61,7 @@ static int smallest_move(ddz_room *r, int player)
     ddz_seat *st = ddz_runner_seat_of(r->run, player);
     if (!r->asking || !st)
         return DDZ_EPHASE;
-    if (r->ask.action == DDZ_EV_ASK_BID)
+    if (r->ask.kind == DDZ_EV_ASK_BID)
         return ddz_runner_act(r->run, st, DDZ_EV_ASK_BID, r->ask.seq, 0, 0);
     const ddz_game *g = ddz_table_state(room_table(r));
     ddz_cards play = 0;

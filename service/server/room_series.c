@@ -7,6 +7,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
@@ -88,19 +89,6 @@ void ddz__room_begin_redeal(ddz_room *r)
     ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, delay_us);
 }
 
-bool ddz__room_mark_ready(ddz_room *r, int s)
-{
-    if (!r->readying)
-        return false;
-    r->seats[s].ready = true;
-    for (int i = 0; i < 3; i++)
-        if (!r->seats[i].ready)
-            return true;
-    r->readying = false;
-    ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, 0);
-    return false;
-}
-
 void ddz__room_new_series(ddz_room *r)
 {
     ddz_table_cfg tc = {
@@ -118,26 +106,10 @@ void ddz__room_new_series(ddz_room *r)
     ddz_runner_series(r->run, &tc);
 }
 
-/* Whether `r` may deal: every seat is held and, where a hosted AI stands
- * in for someone, a person sits too (stand-ins play for people, never
- * only for each other while the people watch; a room made with pause 0
- * plays on as before). */
-static bool room_dealable(const ddz_room *r)
-{
-    bool standin = false, person = false;
-    for (int s = 0; s < 3; s++) {
-        if (!ddz_runner_seat_of(r->run, s))
-            return false;
-        standin |= r->seats[s].standin && !r->seats[s].player;
-        person |= r->seats[s].player && !r->seats[s].player->bot;
-    }
-    return !standin || person || !room_absence(r);
-}
-
 void ddz__room_start_game(ddz_room *r)
 {
     r->readying = false;
-    if (!room_dealable(r)) {
+    if (!ddz__room_dealable(r)) {
         bool was_between = r->phase == PH_BETWEEN;
         r->phase = PH_WAITING;
         if (was_between) /* everyone sees the room wait for players, not for a deal */
@@ -167,12 +139,4 @@ void ddz__room_start_game(ddz_room *r)
     r->dealt++;
     if (ddz_runner_start(r->run) < 0)
         r->phase = PH_WAITING;
-}
-
-void ddz__room_maybe_start(ddz_room *r)
-{
-    if (r->phase != PH_WAITING || !room_dealable(r))
-        return;
-    /* Started from the loop, so whoever just sat is told `joined` first. */
-    ddz_loop_arm(&r->srv->loop.base, &r->pause, ddz__room_on_pause, 0);
 }

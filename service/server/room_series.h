@@ -16,10 +16,6 @@ void ddz__room_new_series(ddz_room *r);
  * waits (PH_WAITING) while a seat is empty. */
 void ddz__room_start_game(ddz_room *r);
 
-/* A waiting room whose seats are all held starts on the loop's next turn
- * (so whoever just sat is told `joined` first). */
-void ddz__room_maybe_start(ddz_room *r);
-
 /* Between games of a casual room: starts the wait for every person's
  * `ready` (the ready clock on the pause timer), or the plain pause when
  * nobody is to be waited for (only programs and bots seated, or a room
@@ -30,9 +26,5 @@ void ddz__room_begin_between(ddz_room *r);
  * starts after DDZ_REDEAL_MS (at once in a room with no pause), with no
  * ready step. Never fails. */
 void ddz__room_begin_redeal(ddz_room *r);
-
-/* Seat `s` is ready (or no longer needs waiting for); the next game starts
- * at once when every seat is. Returns whether the room is still waiting. */
-bool ddz__room_mark_ready(ddz_room *r, int s);
 
 #endif

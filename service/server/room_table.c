@@ -74,11 +74,11 @@ bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p)
     return true;
 }
 
-void ddz__room_table_event(ddz_room *r, const ddz_tev *ev)
+void ddz__room_table_event(ddz_room *r, const ddz_ev *ev)
 {
     if (!r->run)
         return;
-    if (ev->kind == DDZ_TEV_GAME && r->phase != PH_PLAYING) {
+    if (ev->kind == DDZ_EV_GAME && r->phase != PH_PLAYING) {
         /* the director started a game */
         r->game_id = ddz_store_reserve_game_id(r->srv->store);
         r->game_key[0] = '\0';

@@ -6,10 +6,6 @@
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_room ddz_room;
 
-typedef struct ddz_rooms {
-    ddz_room *list; /* newest first */
-    long named;     /* rooms named "Room N" so far */
-} ddz_rooms;
 
 /* Adds `r` (not yet in the list). Never fails. */
 void ddz__rooms_add(ddz_srv *srv, ddz_room *r);

@@ -23,13 +23,13 @@ typedef struct player_seat {
 
 #define TURN_MOVES_FEW 256 /* plays generated on the stack (4 KiB) */
 
-ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
+ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_ev *ask, bool with_legal,
                            ddz_event_turn *out)
 {
     int64_t left = ask->deadline_ms - ddz__now_us() / 1000;
     *out = (ddz_event_turn){
         .seat = ask->seat,
-        .action = ask->action == DDZ_EV_ASK_BID ? DDZ_EVENT_ACT_BID : DDZ_EVENT_ACT_PLAY,
+        .action = ask->kind == DDZ_EV_ASK_BID ? DDZ_EVENT_ACT_BID : DDZ_EVENT_ACT_PLAY,
         .seq = ask->seq,
         .deadline_ms = left > 0 ? left : 0,
         .has_legal = with_legal,
@@ -37,7 +37,7 @@ ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_leg
     if (!with_legal)
         return NULL;
     const ddz_game *g = ddz_table_state(t);
-    if (ask->action == DDZ_EV_ASK_BID) {
+    if (ask->kind == DDZ_EV_ASK_BID) {
         int bids[DDZ_NBIDS_MAX];
         int n = ddz_rules_legal_bids(g->rules, g->bids, bids);
         for (int i = 0; i < n; i++)
@@ -68,7 +68,7 @@ ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_leg
     return plays;
 }
 
-void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_event *out)
+void ddz__game_event(const ddz_table *t, const ddz_ev *ev, bool with_hand, ddz_event *out)
 {
     *out = (ddz_event){.type = DDZ_EVENT_GAME,
                        .game = {.game = ev->game + 1,
@@ -78,17 +78,17 @@ void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_
     memcpy(out->game.commit, ddz_table_record(t)->commit, sizeof out->game.commit);
 }
 
-static void player_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void player_deliver(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     player_seat *ps = (player_seat *)s;
-    if (ev->kind != DDZ_TEV_GAME || !ps->player->conn)
+    if (ev->kind != DDZ_EV_GAME || !ps->player->conn)
         return;
     ddz_event e;
     ddz__game_event(t, ev, true, &e);
     ddz__conn_send(ps->player->conn, ddz_event_print(&e));
 }
 
-static void player_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void player_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     player_seat *ps = (player_seat *)s;
     if (!ps->player->conn)

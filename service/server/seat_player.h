@@ -28,11 +28,11 @@ int ddz__seat_player_act(ddz_seat *s, const ddz_player *p, int action, uint32_t 
  * array, for the caller to free() once the event is printed; NULL for a
  * bid, without legal, or when out of memory (the plays are then an empty
  * list). */
-ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_tev *ask, bool with_legal,
+ddz_cards *ddz__turn_event(const ddz_table *t, const ddz_ev *ask, bool with_legal,
                            ddz_event_turn *out);
 
 /* Fills `out` with the `game` event that starts `ev`'s game, with the hand
  * or null. Never fails. */
-void ddz__game_event(const ddz_table *t, const ddz_tev *ev, bool with_hand, ddz_event *out);
+void ddz__game_event(const ddz_table *t, const ddz_ev *ev, bool with_hand, ddz_event *out);
 
 #endif

@@ -11,11 +11,12 @@ static void push(ddz_referee *ref, ddz_ev ev)
 {
     /* The ring holds more than one step can emit (at most a fault, a play,
      * two auto-passes or stand-in actions, a leftover and a request, or a
-     * game's opening seven), and the caller
-     * drains it after every call: overflowing is a caller bug we refuse to
-     * turn into memory corruption. */
+     * game's opening three), and the caller drains it after every call:
+     * overflowing is a caller bug we refuse to turn into memory
+     * corruption. Every event is public: see referee.h. */
     if (ref->qlen == DDZ_REF_QUEUE)
         return;
+    ev.to = DDZ_TO_ALL;
     ev.game = ref->rec.game;
     ref->q[(ref->qhead + ref->qlen++) % DDZ_REF_QUEUE] = ev;
 }
@@ -139,9 +140,7 @@ int ddz_ref_start(ddz_referee *ref, int game, const uint8_t seed[DDZ_SEED_BYTES]
 
     ddz_game_start(&ref->game, ref->cfg.rules, &deal, ref->cfg.early_penalty);
     ref->running = true;
-    push(ref, (ddz_ev){.kind = DDZ_EV_GAME});
-    for (int s = 0; s < 3; s++)
-        push(ref, (ddz_ev){.kind = DDZ_EV_DEAL, .seat = (int8_t)s, .cards = deal.hand[s]});
+    push(ref, (ddz_ev){.kind = DDZ_EV_GAME, .seat = -1});
     if (ref->game.landlord >= 0) /* no bidding: the leftover goes at once */
         leftover(ref);
     advance(ref);

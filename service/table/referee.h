@@ -7,6 +7,11 @@
  * transport. The caller owns the clock: when a seat's time runs out it calls
  * ddz_ref_fault(seat, DDZ_FAULT_TIMEOUT).
  *
+ * Its events are the one type every layer above passes on (ev.h), and every
+ * one is public (`to` is DDZ_TO_ALL): the game's start says no hand (the
+ * hands are in the record, ddz_ref_record()), so who may see which hand is
+ * decided once, by the table that knows the players.
+ *
  * Actions carry the sequence number of the request they answer (the `seq`
  * of the DDZ_EV_ASK_* event), so a stale or duplicate action is rejected
  * with DDZ_ESTALE and changes nothing. A rejected action is never charged
@@ -31,36 +36,7 @@
 
 #include "rules/game.h"
 #include "rules/record.h"
-
-enum ddz_ev_kind {
-    DDZ_EV_GAME = 1, /* a game begins: `game`, commitment in the record; to all */
-    DDZ_EV_DEAL,     /* `seat`'s own 17 cards in `cards`: to that seat only */
-    DDZ_EV_ASK_BID,  /* `seat` must bid, answering `seq` */
-    DDZ_EV_BID,      /* `seat` bid `bid`; to all */
-    DDZ_EV_LEFTOVER, /* landlord `seat` takes `cards`; to all */
-    DDZ_EV_ASK_PLAY, /* `seat` must play, answering `seq` */
-    DDZ_EV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass` if the referee made
-                        the play: an auto-pass, or a faulty seat's stand-in) */
-    DDZ_EV_OVER,     /* the game is over: winner `seat` (-1 if none), the first fault
-                        in `fault_seat`/`fault_kind`; the record is complete */
-    DDZ_EV_FAULT,    /* `fault_seat` faulted (`fault_kind`) and the game goes on
-                        (DDZ_FAULTPOLICY_PLAY_ON): the referee acts for it from now
-                        on; to all. Under that policy every fault is announced,
-                        the one that ends the game too, before DDZ_EV_OVER */
-};
-
-typedef struct ddz_ev {
-    uint8_t kind;       /* enum ddz_ev_kind */
-    int8_t seat;        /* the seat the event is about (see the kinds) */
-    uint8_t bid;        /* DDZ_EV_BID */
-    uint8_t autopass;   /* DDZ_EV_PLAY */
-    uint8_t combo;      /* DDZ_EV_PLAY: enum ddz_type as the rules classified it (DDZ_PASS) */
-    int8_t fault_seat;  /* DDZ_EV_OVER (-1 if none), DDZ_EV_FAULT */
-    uint8_t fault_kind; /* DDZ_EV_OVER, DDZ_EV_FAULT: enum ddz_fault */
-    uint32_t seq;       /* DDZ_EV_ASK_*: the number the answer must carry */
-    int game;           /* game index of the event */
-    ddz_cards cards;    /* DDZ_EV_DEAL, DDZ_EV_LEFTOVER, DDZ_EV_PLAY */
-} ddz_ev;
+#include "service/table/ev.h"
 
 typedef struct ddz_ref_cfg {
     const ddz_rules *rules; /* NULL = caai */
@@ -85,9 +61,9 @@ typedef struct ddz_referee {
 void ddz_ref_init(ddz_referee *ref, const ddz_ref_cfg *cfg);
 
 /* Starts game `game` dealt from `seed`, with the players' `names` (NULL
- * entries allowed) written into the record. Emits DDZ_EV_GAME, three
- * DDZ_EV_DEAL and the first DDZ_EV_ASK_BID (without bidding: DDZ_EV_LEFTOVER
- * and the first DDZ_EV_ASK_PLAY). Returns 0, DDZ_EPHASE if a game is still
+ * entries allowed) written into the record. Emits DDZ_EV_GAME (the public
+ * start: no hand) and the first DDZ_EV_ASK_BID (without bidding:
+ * DDZ_EV_LEFTOVER and the first DDZ_EV_ASK_PLAY). Returns 0, DDZ_EPHASE if a game is still
  * running, or DDZ_ESEED if the seed yields no deal. */
 int ddz_ref_start(ddz_referee *ref, int game, const uint8_t seed[DDZ_SEED_BYTES],
                   const char *const names[3]);

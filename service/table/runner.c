@@ -19,7 +19,7 @@ struct ddz_runner {
     int64_t clock_due; /* what the clock is armed for (ms), -1 if not armed */
     bool pumping;      /* inside pump(): nested calls leave the events to it */
     int ask_player;    /* the player asked and not yet answered, -1 if none */
-    ddz_tev ask;       /* that request */
+    ddz_ev ask;        /* that request */
 };
 
 static int64_t now_ms(ddz_runner *r)
@@ -133,22 +133,22 @@ static void pump(ddz_runner *r)
     if (r->pumping)
         return;
     r->pumping = true;
-    ddz_tev ev;
+    ddz_ev ev;
     while (ddz_table_next(&r->table, &ev)) {
         int asked = -1;
-        if (ev.kind == DDZ_TEV_ASK) {
+        if (ddz_ev_is_ask(&ev)) {
             asked = ddz_table_player_at(&r->table, ev.seat);
             r->ask_player = asked;
             r->ask = ev;
-        } else if (ev.kind == DDZ_TEV_OVER ||
-                   (ev.kind == DDZ_TEV_FAULT &&
+        } else if (ev.kind == DDZ_EV_OVER ||
+                   (ev.kind == DDZ_EV_FAULT &&
                     ddz_table_player_at(&r->table, ev.seat) == r->ask_player)) {
             cancel_ask(r); /* the game ended, or the table acts for the seat asked */
         }
         for (int p = 0; p < 3; p++)
-            if (p != asked && r->seat[p] && r->seat[p]->ops->deliver && ddz_tev_reaches(&ev, p))
+            if (p != asked && r->seat[p] && r->seat[p]->ops->deliver && ddz_ev_reaches(&ev, p))
                 r->seat[p]->ops->deliver(r->seat[p], &ev, &r->table);
-        if (ev.kind == DDZ_TEV_OVER && r->cb.over) {
+        if (ev.kind == DDZ_EV_OVER && r->cb.over) {
             ddz_record rec;
             ddz_runner_record(r, &rec);
             r->cb.over(r->cb.ctx, &rec);

@@ -24,7 +24,7 @@ typedef struct ddz_runner_cb {
     void *ctx;
     /* Every event after the seats have had it (spectators, logs, the
      * driver's own state). NULL = none. */
-    void (*event)(void *ctx, const ddz_tev *ev);
+    void (*event)(void *ctx, const ddz_ev *ev);
     /* A game ended (also by a fault); `rec` carries the seats' names. */
     void (*over)(void *ctx, const ddz_record *rec);
     /* A line for the log about `player`'s seat; `warn` marks a problem. */

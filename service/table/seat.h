@@ -24,8 +24,8 @@ typedef struct ddz_seat ddz_seat;
 /* How a seat answers: implemented by the table's driver. */
 typedef struct ddz_seat_host {
     void *ctx;
-    /* The seat's player answers request `seq` (`action`: DDZ_EV_ASK_BID or
-     * DDZ_EV_ASK_PLAY) with `bid` or `cards`. Returns the table's verdict:
+    /* The seat's player answers request `seq` (`action`: the request's kind,
+     * DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY) with `bid` or `cards`. Returns the table's verdict:
      * 0, or a DDZ_E... code (a program's illegal answer is then already
      * charged as a fault; a person may try again). */
     int (*act)(void *ctx, ddz_seat *s, int action, uint32_t seq, int bid, ddz_cards cards);
@@ -53,10 +53,11 @@ typedef struct ddz_seat_ops {
      * a table it only hears of (ddz bridge): seats that need the table
      * (hosted AIs, people) are not used there. NULL op: the seat reads
      * what it needs from the table when asked. */
-    void (*deliver)(ddz_seat *s, const ddz_tev *ev, const ddz_table *t);
-    /* The seat must answer `ev` (a DDZ_TEV_ASK for its own seat) before
-     * ev->deadline_ms; the answer goes to host.act, later or at once. */
-    void (*ask)(ddz_seat *s, const ddz_tev *ev, const ddz_table *t);
+    void (*deliver)(ddz_seat *s, const ddz_ev *ev, const ddz_table *t);
+    /* The seat must answer `ev` (a DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY for its
+     * own seat) before ev->deadline_ms; the answer goes to host.act, later
+     * or at once, with the request's kind as its `action`. */
+    void (*ask)(ddz_seat *s, const ddz_ev *ev, const ddz_table *t);
     /* The open request is void (the game ended, the clock ran out, the seat
      * was handed to someone else): drop any answer being prepared. */
     void (*cancel)(ddz_seat *s);

@@ -2,12 +2,11 @@
  * the open request, totals, and events addressed to their audience. */
 #include "service/table/table.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "rules/error.h"
 
-static void push(ddz_table *t, ddz_tev ev)
+static void push(ddz_table *t, ddz_ev ev)
 {
     /* One input emits at most a game's opening (3 + 1 + an ask), or a play,
      * two auto-passes, an ask, the end and the series' end; the driver
@@ -18,7 +17,7 @@ static void push(ddz_table *t, ddz_tev ev)
     t->q[(t->qhead + t->qlen++) % DDZ_TABLE_QUEUE] = ev;
 }
 
-bool ddz_table_next(ddz_table *t, ddz_tev *ev)
+bool ddz_table_next(ddz_table *t, ddz_ev *ev)
 {
     if (t->qlen == 0)
         return false;
@@ -72,42 +71,32 @@ void ddz_table_info_of(const ddz_table *t, ddz_table_info *info)
     };
 }
 
-/* Moves the referee's events into the table's queue, addressed. */
+/* Moves the referee's events into the table's queue, addressed: the same
+ * values, with what only the table knows added. */
 static void drain(ddz_table *t, int64_t now_ms)
 {
     ddz_ev ev;
     while (ddz_ref_next(&t->ref, &ev)) {
-        ddz_tev o = {.to = DDZ_TO_ALL, .seat = ev.seat, .game = ev.game};
         switch (ev.kind) {
-        case DDZ_EV_GAME:
-        case DDZ_EV_DEAL:
-            continue; /* sent as one DDZ_TEV_GAME per player by ddz_table_start */
+        case DDZ_EV_GAME: {
+            /* each player gets its own seat and hand, in player order; the
+             * referee's public start goes to the spectators */
+            const ddz_deal *d = &ddz_ref_record(&t->ref)->deal;
+            for (int p = 0; p < 3; p++) {
+                ddz_ev own = ev;
+                own.to = (int8_t)p;
+                own.seat = (int8_t)t->seat_of[p];
+                own.cards = d->hand[t->seat_of[p]];
+                push(t, own);
+            }
+            ev.to = DDZ_TO_WATCHERS;
+            push(t, ev);
+            continue;
+        }
         case DDZ_EV_ASK_BID:
         case DDZ_EV_ASK_PLAY:
             t->deadline_ms = now_ms + t->cfg.time_ms;
-            o.kind = DDZ_TEV_ASK;
-            o.action = ev.kind;
-            o.seq = ev.seq;
-            o.deadline_ms = t->deadline_ms;
-            break;
-        case DDZ_EV_BID:
-            o.kind = DDZ_TEV_BID;
-            o.bid = ev.bid;
-            break;
-        case DDZ_EV_LEFTOVER:
-            o.kind = DDZ_TEV_LEFTOVER;
-            o.cards = ev.cards;
-            break;
-        case DDZ_EV_PLAY:
-            o.kind = DDZ_TEV_PLAY;
-            o.cards = ev.cards;
-            o.autopass = ev.autopass;
-            o.combo = ev.combo;
-            break;
-        case DDZ_EV_FAULT:
-            o.kind = DDZ_TEV_FAULT;
-            o.fault_seat = ev.fault_seat;
-            o.fault_kind = ev.fault_kind;
+            ev.deadline_ms = t->deadline_ms;
             break;
         case DDZ_EV_OVER: {
             const ddz_record *r = ddz_ref_record(&t->ref);
@@ -122,19 +111,16 @@ static void drain(ddz_table *t, int64_t now_ms)
                 *total = ddz_score_add(*total, r->scores[s]);
             }
             t->deadline_ms = -1;
-            o.kind = DDZ_TEV_OVER;
-            o.fault_seat = ev.fault_seat;
-            o.fault_kind = ev.fault_kind;
-            push(t, o);
+            push(t, ev);
             if (t->next >= t->games)
-                push(t, (ddz_tev){
-                            .kind = DDZ_TEV_SERIES, .to = DDZ_TO_ALL, .seat = -1, .game = ev.game});
+                push(t, (ddz_ev){
+                            .kind = DDZ_EV_SERIES, .to = DDZ_TO_ALL, .seat = -1, .game = ev.game});
             continue;
         }
         default:
-            continue;
+            break;
         }
-        push(t, o);
+        push(t, ev);
     }
 }
 
@@ -158,14 +144,6 @@ int ddz_table_start(ddz_table *t, int64_t now_ms, const char *const names[3])
     if (rc < 0)
         return rc;
     t->next++;
-    const ddz_deal *d = &ddz_ref_record(&t->ref)->deal;
-    for (int p = 0; p < 3; p++)
-        push(t, (ddz_tev){.kind = DDZ_TEV_GAME,
-                          .to = (int8_t)p,
-                          .seat = (int8_t)t->seat_of[p],
-                          .game = k,
-                          .cards = d->hand[t->seat_of[p]]});
-    push(t, (ddz_tev){.kind = DDZ_TEV_GAME, .to = DDZ_TO_WATCHERS, .seat = -1, .game = k});
     drain(t, now_ms);
     return 0;
 }
@@ -237,63 +215,4 @@ int ddz_table_abort(ddz_table *t)
 {
     t->deadline_ms = -1;
     return ddz_ref_abort(&t->ref);
-}
-
-/* ---- the transcript format ---- */
-
-static int cards_text(ddz_cards c, char *buf, size_t len)
-{
-    if (!c)
-        return snprintf(buf, len, "-");
-    size_t n = 0;
-    for (int code = 0; code < DDZ_NCARDS; code++)
-        if (c & ((ddz_cards)1 << code)) {
-            int w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%d", n ? "," : "",
-                             code);
-            n += (size_t)w;
-        }
-    return (int)n;
-}
-
-int ddz_tev_format(const ddz_tev *ev, char *buf, size_t len)
-{
-    static const char seatc[] = "ABC";
-    char to[8], cards[200];
-    if (ev->to == DDZ_TO_ALL)
-        snprintf(to, sizeof to, "all");
-    else if (ev->to == DDZ_TO_WATCHERS)
-        snprintf(to, sizeof to, "watch");
-    else
-        snprintf(to, sizeof to, "p%d", ev->to);
-    cards_text(ev->cards, cards, sizeof cards);
-    char who = ev->seat >= 0 && ev->seat < 3 ? seatc[ev->seat] : '-';
-    switch (ev->kind) {
-    case DDZ_TEV_GAME:
-        return snprintf(buf, len, "%s game %d seat %c hand %s", to, ev->game + 1, who, cards);
-    case DDZ_TEV_ASK:
-        return snprintf(buf, len, "%s ask %c %s seq %u due %lld", to, who,
-                        ev->action == DDZ_EV_ASK_BID ? "bid" : "play", ev->seq,
-                        (long long)ev->deadline_ms);
-    case DDZ_TEV_BID:
-        return snprintf(buf, len, "%s bid %c %d", to, who, ev->bid);
-    case DDZ_TEV_LEFTOVER:
-        return snprintf(buf, len, "%s leftover %c %s", to, who, cards);
-    case DDZ_TEV_PLAY:
-        return snprintf(buf, len, "%s play %c %s%s", to, who, ev->cards ? cards : "pass",
-                        ev->autopass ? " auto" : "");
-    case DDZ_TEV_OVER:
-        if (ev->fault_seat >= 0 && ev->seat < 0)
-            return snprintf(buf, len, "%s over fault %c %s", to, seatc[ev->fault_seat % 3],
-                            ddz_fault_name(ev->fault_kind));
-        if (ev->fault_seat >= 0) /* the game went on after it */
-            return snprintf(buf, len, "%s over winner %c fault %c %s", to, who,
-                            seatc[ev->fault_seat % 3], ddz_fault_name(ev->fault_kind));
-        return snprintf(buf, len, "%s over winner %c", to, who);
-    case DDZ_TEV_FAULT:
-        return snprintf(buf, len, "%s fault %c %s", to, seatc[ev->fault_seat % 3],
-                        ddz_fault_name(ev->fault_kind));
-    case DDZ_TEV_SERIES:
-        return snprintf(buf, len, "%s series", to);
-    }
-    return snprintf(buf, len, "%s ?%d", to, ev->kind);
 }

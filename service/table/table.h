@@ -15,10 +15,14 @@
  * player; events say seats, as the protocols do, and are addressed to a
  * player (`to`), to everyone, or to the spectators.
  *
- * Events are filtered to what their audience may know: a player's own hand
- * reaches that player only, spectators get the game's start without any
- * hand, and everything else (bids, the leftover, plays, the end with every
- * hand and the seed) is public.
+ * Events are the referee's own values (ev.h), queued again with their
+ * address and filtered to what their audience may know: a player's own
+ * hand reaches that player only (the table copies the referee's public
+ * start once per player, with that player's seat and hand), spectators get
+ * the game's start without any hand, and everything else (bids, the
+ * leftover, plays, the end with every hand and the seed) is public. The
+ * table adds a request's deadline and the series' end (DDZ_EV_SERIES); it
+ * converts nothing.
  */
 #ifndef DDZ_TABLE_H
 #define DDZ_TABLE_H
@@ -28,40 +32,6 @@
 #include <stdint.h>
 
 #include "service/table/referee.h"
-
-/* Audiences of an event, besides a player index 0..2. */
-enum { DDZ_TO_ALL = -1, DDZ_TO_WATCHERS = -2 };
-
-enum ddz_tev_kind {
-    DDZ_TEV_GAME = 1, /* a game begins: `seat` is the receiver's seat (-1 for
-                         spectators), `cards` its hand (0 for spectators) */
-    DDZ_TEV_ASK,      /* `seat` must act (`action`: DDZ_EV_ASK_BID or
-                         DDZ_EV_ASK_PLAY), answering `seq` before `deadline_ms` */
-    DDZ_TEV_BID,      /* `seat` bid `bid` */
-    DDZ_TEV_LEFTOVER, /* landlord `seat` takes `cards` */
-    DDZ_TEV_PLAY,     /* `seat` played `cards` (0 = pass; `autopass`) */
-    DDZ_TEV_OVER,     /* the game is over: winner `seat` (-1: none), the fault in
-                         `fault_seat`/`fault_kind`; ddz_table_record() is final */
-    DDZ_TEV_SERIES,   /* every game of the series is played; see ddz_table_total() */
-    DDZ_TEV_FAULT,    /* `seat` faulted (`fault_kind`; also in `fault_seat`) and the
-                         game goes on with the table acting for it (botzone-ftl2) */
-};
-
-typedef struct ddz_tev {
-    uint8_t kind;        /* enum ddz_tev_kind */
-    int8_t to;           /* player 0..2, DDZ_TO_ALL or DDZ_TO_WATCHERS */
-    int8_t seat;         /* the seat the event is about (see the kinds) */
-    uint8_t action;      /* DDZ_TEV_ASK: DDZ_EV_ASK_BID or DDZ_EV_ASK_PLAY */
-    uint8_t bid;         /* DDZ_TEV_BID */
-    uint8_t autopass;    /* DDZ_TEV_PLAY: the referee passed for the seat */
-    uint8_t combo;       /* DDZ_TEV_PLAY: enum ddz_type, as the rules classified it */
-    int8_t fault_seat;   /* DDZ_TEV_OVER (the first fault, -1 if none), DDZ_TEV_FAULT */
-    uint8_t fault_kind;  /* DDZ_TEV_OVER, DDZ_TEV_FAULT: enum ddz_fault */
-    uint32_t seq;        /* DDZ_TEV_ASK: the number the answer must carry */
-    int game;            /* 0-based index of the game in the series */
-    int64_t deadline_ms; /* DDZ_TEV_ASK: when the answer is due (the driver's clock) */
-    ddz_cards cards;     /* DDZ_TEV_GAME, DDZ_TEV_LEFTOVER, DDZ_TEV_PLAY */
-} ddz_tev;
 
 typedef struct ddz_table_cfg {
     const ddz_rules *rules;         /* NULL = caai */
@@ -106,7 +76,7 @@ typedef struct ddz_table {
     int seat_of[3];      /* player -> seat in the current game */
     double totals[3];    /* small scores per player in this series (ddz_score_add) */
     int64_t deadline_ms; /* when the open request is due, -1 if none */
-    ddz_tev q[DDZ_TABLE_QUEUE];
+    ddz_ev q[DDZ_TABLE_QUEUE];
     unsigned qhead, qlen;
 } ddz_table;
 
@@ -156,14 +126,7 @@ int64_t ddz_table_extend(ddz_table *t, int64_t now_ms);
 void ddz_table_set_autopass(ddz_table *t, int player, bool on);
 
 /* Pops the next event into *ev. Returns false when there is none. */
-bool ddz_table_next(ddz_table *t, ddz_tev *ev);
-
-/* Returns true if an event addressed to `to` reaches `player` (-1 for a
- * spectator). */
-static inline bool ddz_tev_reaches(const ddz_tev *ev, int player)
-{
-    return ev->to == DDZ_TO_ALL || (player < 0 ? ev->to == DDZ_TO_WATCHERS : ev->to == player);
-}
+bool ddz_table_next(ddz_table *t, ddz_ev *ev);
 
 /* Returns true while a game runs. */
 static inline bool ddz_table_running(const ddz_table *t)
@@ -227,9 +190,5 @@ void ddz_table_info_of(const ddz_table *t, ddz_table_info *info);
  * room closes); the game still counts as played. Returns 0, or DDZ_EPHASE
  * if no game runs. Emits nothing. */
 int ddz_table_abort(ddz_table *t);
-
-/* Writes one line describing `ev` (no newline) into `buf`: the transcript
- * format of tests/table/. Returns the length snprintf would have written. */
-int ddz_tev_format(const ddz_tev *ev, char *buf, size_t len);
 
 #endif

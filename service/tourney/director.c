@@ -280,7 +280,7 @@ static void on_over(void *ctx, const ddz_record *rec)
     sl->pending = true;
 }
 
-static void on_event(void *ctx, const ddz_tev *ev)
+static void on_event(void *ctx, const ddz_ev *ev)
 {
     slot *sl = ctx;
     ddz_director *d = sl->d;

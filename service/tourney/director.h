@@ -80,7 +80,7 @@ typedef struct ddz_director_cb {
     int (*forfeit)(void *ctx, const ddz_tgame *where, unsigned absent);
     /* Every event of a table (after its seats had it), `where->game` the
      * game being played. NULL = none. */
-    void (*event)(void *ctx, const ddz_tgame *where, const ddz_tev *ev);
+    void (*event)(void *ctx, const ddz_tgame *where, const ddz_ev *ev);
     /* A table stops (its games are played, or the tournament stopped):
      * its seats are closed right after. NULL = none. */
     void (*table_end)(void *ctx, const ddz_tgame *where);

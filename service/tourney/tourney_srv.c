@@ -361,7 +361,7 @@ static void table_start(void *ctx, const ddz_tgame *w)
     ts->room[w->table - 1] = r;
 }
 
-static void table_event(void *ctx, const ddz_tgame *w, const ddz_tev *ev)
+static void table_event(void *ctx, const ddz_tgame *w, const ddz_ev *ev)
 {
     ddz_tsrv *ts = ctx;
     ddz_room *r = ts->room[w->table - 1];

@@ -46,27 +46,27 @@
 
 typedef struct fake {
     ddz_seat base;
-    char said[64][96]; /* one line per call: ddz_tev_format, "ask ..." or "cancel" */
+    char said[64][96]; /* one line per call: ddz_ev_format, "ask ..." or "cancel" */
     int nsaid;
     const char *name; /* what name() answers */
 } fake;
 
-static void fake_say(fake *f, const char *prefix, const ddz_tev *ev)
+static void fake_say(fake *f, const char *prefix, const ddz_ev *ev)
 {
     cr_assert_lt(f->nsaid, 64);
     char line[96];
     if (ev)
-        ddz_tev_format(ev, line, sizeof line);
+        ddz_ev_format(ev, line, sizeof line);
     snprintf(f->said[f->nsaid++], sizeof f->said[0], "%s%s", prefix, ev ? line : "");
 }
 
-static void fake_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void fake_deliver(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     cr_assert_null(t, "the bridge has no table");
     fake_say((fake *)s, "", ev);
 }
 
-static void fake_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void fake_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     cr_assert_null(t);
     fake_say((fake *)s, "ASKED ", ev);

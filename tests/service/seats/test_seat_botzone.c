@@ -206,12 +206,8 @@ static ddz_seat *make_seat(const char *cmd)
 
 static void ask(ddz_seat *s, uint32_t seq)
 {
-    ddz_tev ev = {.kind = DDZ_TEV_ASK,
-                  .to = 0,
-                  .seat = 0,
-                  .action = DDZ_EV_ASK_BID,
-                  .seq = seq,
-                  .deadline_ms = now_ms() + 3000};
+    ddz_ev ev = {
+        .kind = DDZ_EV_ASK_BID, .to = 0, .seat = 0, .seq = seq, .deadline_ms = now_ms() + 3000};
     s->ops->ask(s, &ev, NULL);
 }
 
@@ -239,7 +235,7 @@ static void wait_bot_exited(void)
 
 static void start_game(ddz_seat *s)
 {
-    ddz_tev g = {.kind = DDZ_TEV_GAME, .to = 0, .seat = 0, .game = 0, .cards = 0x1ffffULL};
+    ddz_ev g = {.kind = DDZ_EV_GAME, .to = 0, .seat = 0, .game = 0, .cards = 0x1ffffULL};
     s->ops->deliver(s, &g, NULL);
 }
 

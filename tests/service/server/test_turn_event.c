@@ -11,7 +11,7 @@
 static ddz_move all[DDZ_MOVES_MAX];
 
 /* Compares the turn event of the seat asked by `ask` with movegen's list. */
-static int check_turn(const ddz_table *t, const ddz_tev *ask)
+static int check_turn(const ddz_table *t, const ddz_ev *ask)
 {
     const ddz_game *g = ddz_table_state(t);
     int n = ddz_movegen(g->rules, ddz_cards_ranks(g->hand[ask->seat]),
@@ -39,20 +39,20 @@ Test(turn_event, legal_plays_are_movegens_list_on_stack_and_heap)
         ddz_table t;
         cr_assert_eq(ddz_table_init(&t, &cfg), 0);
         cr_assert_eq(ddz_table_start(&t, 0, NULL), 0);
-        ddz_tev ev;
+        ddz_ev ev;
         bool over = false;
         while (!over) {
             bool asked = false;
-            ddz_tev ask = {0};
+            ddz_ev ask = {0};
             while (ddz_table_next(&t, &ev)) {
-                if (ev.kind == DDZ_TEV_ASK)
+                if (ddz_ev_is_ask(&ev))
                     ask = ev, asked = true;
-                over |= ev.kind == DDZ_TEV_OVER;
+                over |= ev.kind == DDZ_EV_OVER;
             }
             if (over || !asked)
                 break;
             int player = ddz_table_player_at(&t, ask.seat);
-            if (ask.action == DDZ_EV_ASK_BID) {
+            if (ask.kind == DDZ_EV_ASK_BID) {
                 cr_assert_eq(ddz_table_bid(&t, player, ask.seq, 3, 0), 0);
                 continue;
             }

@@ -20,23 +20,23 @@ typedef struct fake {
     int asks, cancels, verdict;
 } fake;
 
-static void note(fake *f, const char *fmt, const ddz_tev *ev)
+static void note(fake *f, const char *fmt, const ddz_ev *ev)
 {
     char line[200];
-    ddz_tev_format(ev, line, sizeof line);
+    ddz_ev_format(ev, line, sizeof line);
     f->len += (size_t)snprintf(f->log + f->len, sizeof f->log - f->len, fmt, line);
 }
 
-static void f_deliver(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void f_deliver(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     fake *f = (fake *)s;
     (void)t;
     note(f, "%s\n", ev);
-    if (ev->kind == DDZ_TEV_GAME && f->how == FAIL_ON_DEAL)
+    if (ev->kind == DDZ_EV_GAME && f->how == FAIL_ON_DEAL)
         s->host.fault(s->host.ctx, s, DDZ_FAULT_CRASH, ev->game, "cannot start");
 }
 
-static void f_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
+static void f_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
 {
     fake *f = (fake *)s;
     note(f, "asked: %s\n", ev);
@@ -49,13 +49,13 @@ static void f_ask(ddz_seat *s, const ddz_tev *ev, const ddz_table *t)
     if (f->how == ILLEGAL) {
         bid = 9;
         cards = DDZ_CARDS_ALL & ~g->hand[ev->seat]; /* not held */
-    } else if (ev->action == DDZ_EV_ASK_PLAY) {
+    } else if (ev->kind == DDZ_EV_ASK_PLAY) {
         ddz_move m[DDZ_MOVES_MAX];
         int n = ddz_movegen(g->rules, ddz_cards_ranks(g->hand[ev->seat]),
                             ddz_game_leading(g) ? NULL : &g->last, m, DDZ_MOVES_MAX);
         cards = ddz_cards_pick(g->hand[ev->seat], m[n - 1].ranks); /* the pass when following */
     }
-    f->verdict = s->host.act(s->host.ctx, s, ev->action, ev->seq, bid, cards);
+    f->verdict = s->host.act(s->host.ctx, s, ev->kind, ev->seq, bid, cards);
 }
 
 static void f_cancel(ddz_seat *s)
@@ -100,11 +100,11 @@ static void on_over(void *ctx, const ddz_record *r)
     w->overs++;
 }
 
-static void on_event(void *ctx, const ddz_tev *ev)
+static void on_event(void *ctx, const ddz_ev *ev)
 {
     world *w = ctx;
     char line[200];
-    ddz_tev_format(ev, line, sizeof line);
+    ddz_ev_format(ev, line, sizeof line);
     w->len += (size_t)snprintf(w->events + w->len, sizeof w->events - w->len, "%s\n", line);
 }
 
@@ -150,7 +150,7 @@ Test(runner, a_person_may_try_again)
     cr_assert_eq(w.overs, 0, "a person's misclick is no fault");
     cr_assert(ddz_table_running(ddz_runner_table(w.run)));
     /* the same request, answered properly now */
-    ddz_tev ask = {0};
+    ddz_ev ask = {0};
     const char *p = strstr(w.events, "all ask A bid seq ");
     cr_assert(p);
     ask.seq = (uint32_t)atoi(p + strlen("all ask A bid seq "));

@@ -49,14 +49,14 @@ static void free_out(out *o)
 
 static void drain(ddz_table *t, out *o, uint32_t *seq)
 {
-    ddz_tev ev;
+    ddz_ev ev;
     char buf[400];
     while (ddz_table_next(t, &ev)) {
-        ddz_tev_format(&ev, buf, sizeof buf);
+        ddz_ev_format(&ev, buf, sizeof buf);
         add(o, "< %s", buf);
-        if (ev.kind == DDZ_TEV_ASK)
+        if (ddz_ev_is_ask(&ev))
             *seq = ev.seq;
-        if (ev.kind == DDZ_TEV_OVER) {
+        if (ev.kind == DDZ_EV_OVER) {
             const ddz_record *r = ddz_table_record(t);
             char sc[6][32];
             for (int s = 0; s < 3; s++) {
@@ -298,34 +298,34 @@ Test(table, events_reach_only_who_may_know)
         while (!ddz_table_done(&t)) {
             cr_assert_eq(ddz_table_start(&t, now, NULL), 0);
             const ddz_deal deal = ddz_table_record(&t)->deal;
-            ddz_tev ev;
+            ddz_ev ev;
             uint32_t seq = 0;
             bool over = false;
             while (!over) {
                 while (ddz_table_next(&t, &ev)) {
                     if (ev.to >= 0) {
                         /* only a player's own start reaches it alone */
-                        cr_assert_eq(ev.kind, DDZ_TEV_GAME);
+                        cr_assert_eq(ev.kind, DDZ_EV_GAME);
                         cr_assert_eq(ev.seat, ddz_table_seat_of(&t, ev.to));
                         cr_assert_eq(ev.cards, deal.hand[ev.seat]);
                     } else if (ev.to == DDZ_TO_WATCHERS) {
-                        cr_assert_eq(ev.kind, DDZ_TEV_GAME);
+                        cr_assert_eq(ev.kind, DDZ_EV_GAME);
                         cr_assert_eq(ev.cards, 0, "spectators see no hand");
                     } else {
-                        cr_assert_neq(ev.kind, DDZ_TEV_GAME);
+                        cr_assert_neq(ev.kind, DDZ_EV_GAME);
                     }
-                    if (ev.kind == DDZ_TEV_ASK) {
+                    if (ddz_ev_is_ask(&ev)) {
                         seq = ev.seq;
                         cr_assert_eq(ev.deadline_ms, now + cfg.time_ms);
                         cr_assert(!ddz_game_faulted(ddz_table_state(&t), ev.seat),
                                   "a seat that faulted is asked");
                     }
-                    if (ev.kind == DDZ_TEV_FAULT)
+                    if (ev.kind == DDZ_EV_FAULT)
                         cr_assert(play_on, "a fault announced under %s", cfg.rules->name);
-                    if (ev.kind == DDZ_TEV_PLAY && play_on &&
+                    if (ev.kind == DDZ_EV_PLAY && play_on &&
                         ddz_game_faulted(ddz_table_state(&t), ev.seat))
                         standins++;
-                    if (ev.kind == DDZ_TEV_OVER) {
+                    if (ev.kind == DDZ_EV_OVER) {
                         over = true;
                         for (int s = 0; s < 3; s++) {
                             double *x = &sum[ddz_table_player_at(&t, s)];
@@ -371,13 +371,13 @@ Test(table, redeals_are_bounded)
         ddz_table_cfg cfg = {.deals = 3, .time_ms = 1000, .redeal = redeal};
         cr_assert_eq(ddz_table_init(&t, &cfg), 0);
         int started = 0, redealt = 0;
-        ddz_tev ev;
+        ddz_ev ev;
         uint32_t seq = 0;
         while (ddz_table_start(&t, 0, NULL) == 0) {
             started++;
             for (int b = 0; b < 3; b++) {
                 while (ddz_table_next(&t, &ev))
-                    if (ev.kind == DDZ_TEV_ASK)
+                    if (ddz_ev_is_ask(&ev))
                         seq = ev.seq;
                 const ddz_game *g = ddz_table_state(&t);
                 cr_assert_eq(ddz_table_bid(&t, ddz_table_player_at(&t, g->turn), seq, 0, 0), 0);

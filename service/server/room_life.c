@@ -1,15 +1,17 @@
-/* room.c - a room's life: made (a casual room, or a competition's table
+/* room_life.c - a room's life: made (a casual room, or a competition's table
  * around the competition's runner), filled, freed, and what the lobby
  * reads of it. The room is one object for every table the server runs
- * (room_fields.h says how the kinds differ); its parts live one job a
+ * (room_fields.h says how the kinds differ); room.h is the face of all
+ * its files, room_fields.h their shared fields; its parts live one job a
  * file, called one way:
  *
  *     room_input.c   what a seated player asks (bids, plays, custody, hints)
  *     room_table.c   a competition's table: opened, re-seated, ended
- *     room.c         made and freed
+ *     room_life.c    made and freed
  *     room_events.c  the runner's events and the end of each game
- *     room_seats.c   who sits where: seating, leaving, dropping, custody
  *     room_series.c  starting games and the next series
+ *     room_seats.c   who sits where: seating, leaving, dropping, custody
+ *     room_ready.c   whether the room may deal, whom it waits for
  *     room_ai.c      hosted AIs and engines in seats, for good or in custody
  *     room_view.c    what the audience sees: seat views, broadcasts, state
  */
@@ -23,6 +25,7 @@
 #include "service/server/room_events.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
+#include "service/server/room_ready.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
 
@@ -153,6 +156,7 @@ ddz_room *ddz__room_create(ddz_srv *srv, const ddz_room_opts *opts, ddz_addr *ow
         return NULL;
     }
     r->srv = srv;
+    r->on_deal_clock = ddz__room_on_pause;
     r->engines = engines;
     srv->budget.engines += engines;
     ddz__budget_room_spawns(srv, &r->spawns);
@@ -225,6 +229,7 @@ ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_ru
     if (!r)
         return NULL;
     r->srv = srv;
+    r->on_deal_clock = ddz__room_on_pause;
     r->opts = *opts;
     r->rules = ddz_rules_find(opts->rules);
     if (!r->rules)
