@@ -13,10 +13,12 @@
 #include "service/net/evloop.h"
 #include "service/seats/seats.h"
 #include "service/server/analyst.h"
+#include "service/ladder/ladder_srv.h"
 #include "service/server/server.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store.h"
+#include "service/tourney/tourney_srv.h"
 
 static const char usage[] =
     "usage: ddz serve [--port N] [--bind ADDR] [--db PATH|URL] [--db-queue N] [--web DIR]\n"
@@ -418,5 +420,10 @@ int ddz_cli_serve(int argc, char **argv)
     }
     /* 0 in the config is the default: no analyses at all is -1 there */
     cfg.analysis_jobs = analysis_jobs < 0 ? 0 : analysis_jobs == 0 ? -1 : analysis_jobs;
+    /* the competitions it hosts: an `enlist` naming none is the
+     * tournament's if one is configured, else the ladder's */
+    static const ddz_plugin *const plugins[] = {&ddz_tourney_plugin, &ddz_ladder_plugin};
+    cfg.plugins = plugins;
+    cfg.nplugins = 2;
     return ddz_server_run(&cfg);
 }

@@ -104,12 +104,6 @@ bool ddz__conn_head_held(const ddz_conn *c);
  * `turn` would wait behind the last `over` while the clock ran. */
 bool ddz__conn_settled(const ddz_conn *c);
 
-/* Microseconds between two looks at whether a table's players have been
- * told the last game's end (ddz__conn_settled()) before the next is dealt:
- * a commit's time while the database answers, --db-timeout at most once
- * when it stops answering. */
-#define DDZ_SETTLE_POLL_US 20000
-
 /* Sends an error event for request `r` (NULL if unparsed). */
 void ddz__conn_error(ddz_conn *c, int code, const char *message, const ddz_req *r);
 

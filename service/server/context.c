@@ -17,13 +17,18 @@ int64_t ddz__now_us(void)
 
 void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    ddz__vlog(srv, level, room, fmt, ap);
+    va_end(ap);
+}
+
+void ddz__vlog(ddz_srv *srv, const char *level, const char *room, const char *fmt, va_list ap)
+{
     if (srv->cfg.quiet)
         return;
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     json_t *j =

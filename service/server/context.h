@@ -5,7 +5,7 @@
  * marked and reaped from the loop.
  *
  * Who uses whom, one way: server.c (the lws callbacks) -> lobby.c ->
- * players.c, the competitions (ladder_srv.c, tourney_srv.c) -> rooms.c,
+ * players.c, the competitions (plug-ins through host.h) -> rooms.c,
  * the room (room_*.c) -> seat_player.c, and all of them -> conn.c (connections) and
  * context.c (log, clock, metrics). The HTTP routes are a table
  * (http_routes.h) the modules that answer them register into at start. */
@@ -14,6 +14,7 @@
 
 #include <libwebsockets.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "service/engine/spawn_budget.h"
@@ -24,6 +25,7 @@
 #include "service/server/http_routes.h"
 #include "service/seats/think.h"
 #include "service/server/player.h"
+#include "service/server/plugin.h"
 #include "service/server/server_cfg.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store.h"
@@ -34,6 +36,10 @@ int64_t ddz__now_us(void);
 /* Structured log line on stderr (JSON), unless quiet. */
 void ddz__log(ddz_srv *srv, const char *level, const char *room, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ddz__log with the arguments as a va_list (host.h's ddz_host_log). */
+void ddz__vlog(ddz_srv *srv, const char *level, const char *room, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 typedef struct ddz_metrics {
     long connections, connections_total;
@@ -141,21 +147,19 @@ struct ddz_srv {
     ddz_timer reap_timer;           /* periodic reaping */
     void (*reap_fn)(ddz_timer *t);  /* what reap_timer runs (server.c), NULL before the loop */
     ddz_timer drain_timer;          /* wakes the loop while connections drain at shutdown */
-    struct ddz_tsrv *tsrv;          /* --tournament: its director and tables, or NULL */
-    struct ddz_ladder *ladder;      /* the ladder (ladder_srv.c), or NULL */
-    struct ddz_cluster *cluster;    /* the other nodes (service/cluster), or NULL: one node */
-    ddz_timer cluster_timer;        /* publishes our rooms to the cluster */
-    bool cluster_up;                /* the cluster's last view was read (logged on change) */
-    struct ddz_lead *lead;          /* run-once jobs' locks (lead_srv.h), or NULL: one node */
-    struct ddz_ladder_net *lnet;    /* the ladder across nodes (lead_srv.h), or NULL */
-    int lead_ladder, lead_tourney;  /* their jobs' indexes in `lead`, -1 for none */
-    uint64_t tourney_term;          /* the lead term the tournament runs under, 0 = none */
-    ddz_timer lead_timer;           /* follows the tournament's lock (lead_srv.c) */
-    char tourney_lease[96];         /* DIR/lease as this node wrote it, "" on one node */
-    uint64_t tourney_gain_term;     /* the term whose grace is counted (lead_srv.c) */
-    int64_t tourney_gain_us;        /* when this node gained it */
-    bool tourney_grace;             /* it waits: another node held DIR last */
-    uint64_t tourney_fenced_term;   /* DIR was taken over in this term: not run again in it */
+    /* the competitions (host.h), made from cfg.plugins at the start */
+    const ddz_plugin *plugin[DDZ_HOST_PLUGINS];
+    void *plugin_self[DDZ_HOST_PLUGINS]; /* what each one's create() returned */
+    int nplugins;
+    struct ddz_cluster *cluster; /* the other nodes (service/cluster), or NULL: one node */
+    ddz_timer cluster_timer;     /* publishes our rooms to the cluster */
+    bool cluster_up;             /* the cluster's last view was read (logged on change) */
+    struct ddz_lead *lead;       /* run-once jobs' locks (lead_srv.h), or NULL: one node */
+    /* the jobs the plug-ins asked for (ddz_host_lead_want()), at lead_base on */
+    char lead_want[DDZ_LEAD_JOBS][DDZ_LEAD_JOB_MAX];
+    int nlead_want;
+    int lead_base;
+    ddz_timer lead_timer; /* looks at the locks (lead_srv.c) */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

@@ -2,8 +2,9 @@
  *
  * Each module registers the paths it answers when the server starts, before
  * the lws context exists: server.c /healthz, http_games.c /api/my-games and
- * /api/games/, metrics.c /metrics, ladder_srv.c /api/ladder and
- * /api/ladder/, tourney_srv.c /api/tournament. A request's path is then
+ * /api/games/, metrics.c /metrics, and the competitions through host.h:
+ * service/ladder/ladder_srv.c /api/ladder and /api/ladder/,
+ * service/tourney/tourney_srv.c /api/tournament. A request's path is then
  * looked up here (ddz__http_route()), whether it is a route at all rather
  * than a static file is asked here (ddz__http_is_route()), and the lws
  * mounts that send those paths to the HTTP callback are made here from the

@@ -3,14 +3,11 @@
  * the PostgreSQL advisory locks of service/cluster/lead.h.
  *
  * Jobs: "node:ID" (held by every node for itself: the others see it alive
- * while it holds it), "ladder:RULES" with a ladder (its holder schedules
- * the deals of every node: service/cluster/ladder_net.h), and
- * "tournament:NAME" with --tournament DIR (NAME: DIR's last component):
- * the tournament runs on its holder only, started when the lock is gained
- * (resuming from DIR, which every node must see: a shared mount) and
- * ended when it is lost; a bot enlisting at another node is sent a
- * `redirect` to the holder. One node (no --node, or a SQLite --db) has
- * none of this: everything runs there, as always.
+ * while it holds it), and those the plug-ins ask for (ddz_host_lead_want(),
+ * host.h): "ladder:RULES" with a ladder (its holder schedules the deals of
+ * every node: service/ladder/ladder_net.h) and "tournament:NAME" with
+ * --tournament DIR, which service/tourney/tourney_srv.c follows. One node (no --node, or a SQLite
+ * --db) has none of this: everything runs there, as always.
  */
 #ifndef DDZ_LEAD_SRV_H
 #define DDZ_LEAD_SRV_H
@@ -19,39 +16,27 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "proto/msg.h"
-#include "service/server/player.h"
-
 typedef struct ddz_srv ddz_srv;
 
-/* Starts the lead thread of a clustered server (nothing on one node), and
- * the ladder's cluster side when a ladder is configured. Call after the
- * loop and the store exist, before ddz__ladder_start(). Returns 0, or -1
- * with a reason in `err`. */
+/* Starts the lead thread of a clustered server (nothing on one node) with
+ * the jobs the plug-ins asked for (host.h) and their lead_work. Call after
+ * the loop and the store exist and the plug-ins were made, before they
+ * start. Returns 0, or -1 with a reason in `err`. */
 int ddz__lead_start(ddz_srv *srv, char *err, size_t errlen);
 
-/* Follows the locks: starts or ends the tournament as its lock is gained
- * or lost (logged). Called on the loop when the lead thread wakes it and
- * on a tick. Never fails. */
+/* Follows the locks: each plug-in (host.h) is asked to look at the jobs it
+ * wants (a tournament starts or ends as its lock is gained or lost; the
+ * ladder hears its cluster side's news). Called on the loop when the lead
+ * thread wakes it and on a tick. Never fails. */
 void ddz__lead_poll(ddz_srv *srv);
-
-/* Whether the tournament is configured but runs on another node (or on
- * none yet): then `p`'s enlist (`q`) is answered here, with a redirect to
- * the holder, or, while no node holds it, by closing the connection
- * (1001: a bot reconnects and enlists again), and true is returned. */
-bool ddz__lead_tourney_elsewhere(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 
 /* Writes the /metrics lines of the locks to `f`: ddz_lead_held{job} (1
  * while this node holds it) and ddz_lead_terms_total{job} (times gained).
  * Nothing on one node. */
 void ddz__lead_metrics(ddz_srv *srv, FILE *f);
 
-/* Stops the lead thread: every lock this node held is freed at once.
- * NULL-safe on one node. The ladder's cluster side is freed by
- * ddz__lead_free(), after the ladder. */
+/* Stops the lead thread (after a last round of the plug-ins' lead_work):
+ * every lock this node held is freed at once. Nothing on one node. */
 void ddz__lead_stop(ddz_srv *srv);
-
-/* Frees the ladder's cluster side (after ddz__ladder_destroy()). */
-void ddz__lead_free(ddz_srv *srv);
 
 #endif

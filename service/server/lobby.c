@@ -15,9 +15,6 @@
 #include "service/server/rooms.h"
 #include "service/server/lobby.h"
 #include "service/server/room.h"
-#include "service/server/ladder_srv.h"
-#include "service/server/lead_srv.h"
-#include "service/server/tourney_srv.h"
 
 static ddz_room *find_room(ddz_srv *srv, const char *id)
 {
@@ -247,29 +244,45 @@ static bool redirect(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
     return true;
 }
 
-/* `enlist`: no competition named is the tournament if one runs, else the
- * ladder. A bot is in one competition at a time, and leaves the room it
- * is in (a casual room, seat or audience) first: one table at a time. */
+/* Returns the competition (index in srv->plugin) an `enlist` naming
+ * `name` goes to: the one of that kind; naming none, the first that takes
+ * it (the tournament if one is configured, else the ladder if it runs),
+ * else the first (which answers that it is not running); -1 with none. */
+static int enlist_target(ddz_srv *srv, const char *name)
+{
+    for (int i = 0; name[0] && i < srv->nplugins; i++)
+        if (strcmp(srv->plugin[i]->kind, name) == 0)
+            return i;
+    for (int i = 0; !name[0] && i < srv->nplugins; i++)
+        if (srv->plugin[i]->takes_default && srv->plugin[i]->takes_default(srv->plugin_self[i]))
+            return i;
+    return srv->nplugins > 0 ? 0 : -1;
+}
+
+/* `enlist`: a competition plug-in's (host.h). A bot is in one competition
+ * at a time, and leaves the room it is in (a casual room, seat or
+ * audience) first: one table at a time. */
 static void on_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
-    bool ladder = strcmp(q->competition, "ladder") == 0 ||
-                  (!q->competition[0] && !srv->cfg.tournament_dir && ddz__ladder_running(srv));
-    if (p->enlisted && p->enlisted_ladder != ladder) {
-        ddz__conn_error(p->conn, DDZ_EPHASE,
-                        p->enlisted_ladder
-                            ? "you are enlisted in the ladder: one competition at a time"
-                            : "you are enlisted in the tournament: one competition at a time",
-                        q);
+    int i = enlist_target(srv, q->competition);
+    if (i < 0 || !srv->plugin[i]->enlist) {
+        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "no competition is running on this server", q);
+        return;
+    }
+    if (p->enlisted && p->enlisted_in != i) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "you are enlisted in the %s: one competition at a time",
+                 srv->plugin[p->enlisted_in]->kind);
+        ddz__conn_error(p->conn, DDZ_EPHASE, msg, q);
         return;
     }
     if (!p->enlisted && p->room && p->bot) {
         ddz__player_leave(p);
         send_joined(p);
     }
-    if (ladder)
-        ddz__ladder_enlist(srv, p, q);
-    else if (!ddz__lead_tourney_elsewhere(srv, p, q)) /* several nodes: its node's */
-        ddz__tsrv_enlist(srv, p, q);
+    /* the competition sets p->enlisted when it takes it */
+    p->enlisted_in = i;
+    srv->plugin[i]->enlist(srv->plugin_self[i], p, q);
 }
 
 void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len)

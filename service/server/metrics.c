@@ -121,6 +121,9 @@ char *ddz__metrics_text(ddz_srv *srv)
             biggest_queue = c->q.bytes;
     ddz__budget_metrics(srv, f, locked_rooms, room_spawns_used, biggest_queue);
     ddz__lead_metrics(srv, f);
+    for (int i = 0; i < srv->nplugins; i++)
+        if (srv->plugin[i]->metrics)
+            srv->plugin[i]->metrics(srv->plugin_self[i], f);
     metric(f, "counter", "ddz_frames_received_total", m->frames_in);
     metric(f, "counter", "ddz_frames_sent_total", m->frames_out);
     /* connections closed by the receive limits (server.c, rx_chunk) */

@@ -23,8 +23,8 @@ struct ddz_player {
     int seat;              /* 0..2, or -1 when spectating / not in a room */
     bool autopass;         /* pass for me when I cannot beat */
     int64_t gone_us;       /* when the connection dropped, 0 if connected */
-    bool enlisted;         /* a competition seats it (tourney_srv.c, ladder_srv.c know it) */
-    bool enlisted_ladder;  /* ... the ladder (else the tournament) */
+    bool enlisted;         /* a competition seats it (a plug-in of host.h knows it) */
+    int enlisted_in;       /* ... which one (its index among the server's plug-ins) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
     bool stood_up;         /* watches the room it was stood up from (SPEC 14): `join` sits again */
@@ -33,5 +33,11 @@ struct ddz_player {
     uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
     ddz_player *next;      /* in srv->players */
 };
+
+/* Microseconds between two looks at whether a table's players have been
+ * told the last game's end (conn.h's ddz__conn_settled(), host.h's
+ * ddz_host_settled()) before the next is dealt: a commit's time while the
+ * database answers, --db-timeout at most once when it stops answering. */
+#define DDZ_SETTLE_POLL_US 20000
 
 #endif

@@ -9,9 +9,7 @@
 #include "rules/error.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
-#include "service/server/ladder_srv.h"
 #include "service/server/room.h"
-#include "service/server/tourney_srv.h"
 
 /* A hello with a bot token needs the tokens table, and the loop must not
  * wait for the database: the check goes to the store's reader thread, and
@@ -86,10 +84,10 @@ static ddz_player *new_player(ddz_srv *srv)
  * The caller has unlinked it from the list. */
 static void free_player(ddz_srv *srv, ddz_player *p)
 {
-    if (p->enlisted) {
-        ddz__tsrv_forget(srv, p);
-        ddz__ladder_forget(srv, p);
-    }
+    if (p->enlisted) /* every competition forgets it (one knows it) */
+        for (int i = 0; i < srv->nplugins; i++)
+            if (srv->plugin[i]->forget)
+                srv->plugin[i]->forget(srv->plugin_self[i], p);
     ddz__player_leave(p);
     if (p->conn)
         ddz__conn_set_player(p->conn, NULL);

@@ -77,10 +77,10 @@ ddz_spawn_budget *ddz__room_spawns(ddz_room *r); /* its engines' start budget */
 ddz_room *ddz__room_next(ddz_room *r);
 ddz_room **ddz__room_nextp(ddz_room *r); /* the lobby's list link */
 
-/* ---- tournament tables (tourney_srv.c) ----
+/* ---- tables run by their owner (a competition, through host.h) ----
  *
- * A tournament table is a room around the director's runner (borrowed):
- * the director seats it and starts its games; the room shows it (state,
+ * Such a table is a room around its owner's runner (borrowed): the owner
+ * seats it and starts its games; the room shows it (state,
  * events, spectators), lets its bots act, stores its games, and applies
  * the grace of a dropped bot with custody "fault". It never closes by
  * itself; ddz__room_detach() ends it when its table ends. */
@@ -108,15 +108,15 @@ bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p);
 
 /* An event of the table, and the end of a game. Returns the game's id in
  * the store. */
-void ddz__room_tourney_event(ddz_room *r, const ddz_ev *ev);
-int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec);
+void ddz__room_table_event(ddz_room *r, const ddz_ev *ev);
+int64_t ddz__room_table_over(ddz_room *r, const ddz_record *rec);
 
 /* The table ended: everyone in the room is told `joined` with no room;
  * the runner is let go and the room is reaped. */
 void ddz__room_detach(ddz_room *r);
 
-/* Returns whether `r` is a tournament table. */
-bool ddz__room_is_tourney(const ddz_room *r);
+/* Returns whether `r` is run by its owner (a competition's table). */
+bool ddz__room_is_owned(const ddz_room *r);
 
 /* Server shutting down: record a running game as aborted. */
 void ddz__room_abort(ddz_room *r);

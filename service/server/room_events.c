@@ -58,16 +58,16 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     _Static_assert(sizeof o->game_key == sizeof r->game_key, "one key, two modules");
     memcpy(o->game_key, r->game_key, sizeof o->game_key);
     ddz__room_totals(r, o->totals);
-    bool redeal = !r->tourney && room_table(r)->redealt;
+    bool redeal = !r->owned && room_table(r)->redealt;
     o->redeal = redeal;
     if (!redeal) { /* a deal dealt again has no result to come back to */
         r->last_over = *o;
         r->has_last_over = true;
     }
     ddz__room_broadcast(r, &e);
-    if (!r->tourney)
+    if (!r->owned)
         ddz__room_settle_soon(r); /* people waiting to sit take their seats */
-    if (r->tourney) {
+    if (r->owned) {
         r->phase = PH_BETWEEN; /* the director starts the next game */
     } else if (redeal) {
         ddz__room_begin_redeal(r);

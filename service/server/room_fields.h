@@ -3,8 +3,8 @@
  *
  * One object for every table the server runs: a casual room owns its
  * runner and decides its series (rematch, pause, custody by a hosted AI
- * for a person away); a competition table (`tourney`: the ladder's or a
- * tournament's) borrows the competition's runner, which starts its games,
+ * for a person away); a table run by its owner (`owned`: a
+ * competition's, through host.h) borrows the competition's runner, which starts its games,
  * and a seat its bot leaves is held by an absent seat, charged when asked.
  */
 #ifndef DDZ_ROOM_FIELDS_H
@@ -30,12 +30,12 @@ typedef struct rseat {
     bool custody;       /* a hosted AI plays for the absent player */
     bool rematch;       /* voted for another turn */
     bool ready;         /* between games, while the room waits (readying): ready for the next */
-    char label[48];     /* a tournament table: the player's ID, shown instead of the seat's name */
-    ddz_timer grace;    /* custody timer of a dropped player */
-    int missed;         /* its person's clocks run out in a row (SPEC 14): 1 = the server made
-                           the smallest move for them, 2 = custody */
-    bool standin;       /* a hosted AI keeps the seat for a person who left or was stood up: it
-                           gives way to a person who joins before the next deal (SPEC 14) */
+    char label[48];  /* an owned table: the participant's label, shown instead of the seat's name */
+    ddz_timer grace; /* custody timer of a dropped player */
+    int missed;      /* its person's clocks run out in a row (SPEC 14): 1 = the server made
+                        the smallest move for them, 2 = custody */
+    bool standin;    /* a hosted AI keeps the seat for a person who left or was stood up: it
+                        gives way to a person who joins before the next deal (SPEC 14) */
     char standin_for[129]; /* that person's name, shown on the seat */
     char last_id[16];      /* the id of the last person who held the seat: they get it first when
                               they come back (SPEC 14: a seat is given back) */
@@ -78,8 +78,8 @@ struct ddz_room {
     ddz_room *idle_next;
     ddz_tries tries;                      /* wrong passwords sent to it */
     char game_key[DDZ_STORE_KEY_HEX + 1]; /* the current game's link key; "" in a listed room */
-    bool tourney; /* a competition table (ladder, tournament): the runner is the
-                     competition's, which starts the games */
+    bool owned; /* a table run by its owner (a competition): the runner is the
+                   owner's, which starts the games */
     /* The store's ticket of the room's latest game record or turn result:
      * what the room says from then on (its `over` first) waits in each
      * connection's queue until that write is durable (conn.h). */
@@ -129,7 +129,7 @@ static inline int room_ready_s(const ddz_room *r)
  * competition's tables keep the automatic start and custody). */
 static inline bool room_absence(const ddz_room *r)
 {
-    return !r->tourney && r->opts.custody == DDZ_CUSTODY_AI && r->opts.pause > 0 && !r->opts.held;
+    return !r->owned && r->opts.custody == DDZ_CUSTODY_AI && r->opts.pause > 0 && !r->opts.held;
 }
 
 /* Milliseconds between a deal everyone passed and the new one, in a room

@@ -31,7 +31,7 @@ static void on_custody(ddz_room *r, ddz_player *p, const ddz_req *q)
         ddz__room_seat_event(r, s->index);
         return;
     }
-    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || p->bot) {
+    if (r->owned || r->opts.custody != DDZ_CUSTODY_AI || p->bot) {
         ddz__conn_error(p->conn, DDZ_EPHASE, "auto-play is for people in casual rooms", q);
         return;
     }
@@ -156,8 +156,9 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         return;
     }
     if (q->type == DDZ_REQ_REMATCH) {
-        if (r->tourney) {
-            ddz__conn_error(p->conn, DDZ_EPHASE, "a tournament table: the director seats you", q);
+        if (r->owned) {
+            ddz__conn_error(p->conn, DDZ_EPHASE, "a competition's table: the competition seats you",
+                            q);
             return;
         }
         if (r->phase != PH_TURN_OVER) {
@@ -178,7 +179,7 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         return;
     }
     rseat *s = &r->seats[p->seat];
-    if (s->custody && !r->tourney) {
+    if (s->custody && !r->owned) {
         /* any action of theirs turns custody off (SPEC 14): the seat is
          * theirs again, and this answer is tried as theirs */
         ddz__room_end_custody(r, s);

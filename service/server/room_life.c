@@ -218,9 +218,9 @@ int ddz__room_fill(ddz_room *r)
     return 0;
 }
 
-bool ddz__room_is_tourney(const ddz_room *r)
+bool ddz__room_is_owned(const ddz_room *r)
 {
-    return r->tourney;
+    return r->owned;
 }
 
 ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_runner *run)
@@ -234,7 +234,7 @@ ddz_room *ddz__room_create_table(ddz_srv *srv, const ddz_room_opts *opts, ddz_ru
     r->rules = ddz_rules_find(opts->rules);
     if (!r->rules)
         r->rules = &ddz_rules_caai;
-    r->tourney = true;
+    r->owned = true;
     r->run = run;
     new_id(srv, r->id);
     for (int i = 0; i < 3; i++) {
@@ -261,7 +261,7 @@ void ddz__room_destroy(ddz_room *r)
         if (s->player && s->player->room == r)
             s->player->room = NULL, s->player->seat = -1;
     }
-    if (!r->tourney)
+    if (!r->owned)
         ddz_runner_destroy(r->run); /* engines stopped, AI decisions orphaned */
     r->srv->budget.engines -= r->engines;
     ddz__budget_room_close(r->srv, r->owner);

@@ -30,7 +30,7 @@ static void on_grace(ddz_timer *t)
         check_dead(r);
         return;
     }
-    if (!r->tourney && !anyone_may_come(r, s->index)) {
+    if (!r->owned && !anyone_may_come(r, s->index)) {
         /* Nobody will see the seat played: a custody AI would only be
          * made to be freed with the room (5,000 abandoned rooms made
          * 5,000 AIs at once). The room closes. */
@@ -83,8 +83,7 @@ bool ddz__room_on_timeout(void *ctx, int player)
 {
     ddz_room *r = ctx;
     rseat *s = &r->seats[player];
-    if (r->tourney || r->opts.custody != DDZ_CUSTODY_AI || !s->player || s->player->bot ||
-        s->custody)
+    if (r->owned || r->opts.custody != DDZ_CUSTODY_AI || !s->player || s->player->bot || s->custody)
         return false;
     if (s->missed == 0) {
         s->missed = 1;
@@ -273,7 +272,7 @@ void ddz__room_stand_up(ddz_room *r, rseat *s)
 static void on_settle(ddz_timer *t)
 {
     ddz_room *r = (ddz_room *)((char *)t - offsetof(ddz_room, settle));
-    if (r->dead || r->tourney || room_live(r))
+    if (r->dead || r->owned || room_live(r))
         return;
     for (size_t i = 0; i < r->nwatch;) {
         ddz_player *p = r->watch[i];
@@ -390,7 +389,7 @@ void ddz__room_idle_unlink(ddz_room *r)
 static void idle_update(ddz_room *r)
 {
     ddz_budget *b = &r->srv->budget;
-    bool idle = !r->dead && !r->tourney && !anyone_connected(r);
+    bool idle = !r->dead && !r->owned && !anyone_connected(r);
     if (idle == r->idle)
         return;
     if (!idle) {
@@ -416,7 +415,7 @@ static void idle_update(ddz_room *r)
  * aborted. */
 static void check_dead(ddz_room *r)
 {
-    if (r->tourney)
+    if (r->owned)
         return; /* it lives as long as its table: the director ends it */
     if (!anyone_may_come(r, -1))
         close_room(r, "");
@@ -446,9 +445,9 @@ static void room_leave(ddz_room *r, ddz_player *p)
         bool was_custody = s->custody;
         s->custody = false;
         s->missed = 0;
-        if (!r->tourney)
+        if (!r->owned)
             snprintf(s->last_id, sizeof s->last_id, "%s", p->id);
-        if (r->tourney) {
+        if (r->owned) {
             /* a competition's seat is played to the end: nobody holds it
              * now, and it is charged when asked */
             ddz_seat_want w = {.name = s->label[0] ? s->label : p->name, .charge_at_once = true};
@@ -520,7 +519,7 @@ void ddz__room_connection(ddz_room *r, ddz_player *p, bool connected)
             s->away = NULL;
         }
         s->missed = 0; /* coming back is the player saying it is there */
-    } else if (r->phase == PH_WAITING && !r->tourney) {
+    } else if (r->phase == PH_WAITING && !r->owned) {
         ddz__player_leave(p);
         return;
     } else {

@@ -1,4 +1,4 @@
-/* room_table.c - a competition's table (the ladder's, a tournament's) as a
+/* room_table.c - a table run by its owner (a competition, through host.h) as a
  * room: opened around the competition's runner with its participants'
  * labels and bots, a bot re-seated when it comes back, the games the
  * competition reports, and the end of the table.
@@ -74,7 +74,7 @@ bool ddz__room_reseat(ddz_room *r, int seat, ddz_player *p)
     return true;
 }
 
-void ddz__room_tourney_event(ddz_room *r, const ddz_ev *ev)
+void ddz__room_table_event(ddz_room *r, const ddz_ev *ev)
 {
     if (!r->run)
         return;
@@ -88,7 +88,7 @@ void ddz__room_tourney_event(ddz_room *r, const ddz_ev *ev)
     ddz__room_on_event(r, ev);
 }
 
-int64_t ddz__room_tourney_over(ddz_room *r, const ddz_record *rec)
+int64_t ddz__room_table_over(ddz_room *r, const ddz_record *rec)
 {
     if (!r->run)
         return 0;

@@ -11,8 +11,6 @@
  * everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
-#include "service/server/ladder_srv.h"
-#include "service/server/tourney_srv.h"
 
 #include <netinet/in.h>
 #include <openssl/ssl.h>
@@ -830,18 +828,62 @@ static void cluster_tick(ddz_timer *t)
     ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
 }
 
+/* The competitions end their tables (the rooms recorded the games being
+ * played as aborted first), in the order they were made. */
+static void plugins_stop(ddz_srv *srv)
+{
+    for (int i = 0; i < srv->nplugins; i++)
+        if (srv->plugin[i]->stop)
+            srv->plugin[i]->stop(srv->plugin_self[i]);
+}
+
+/* ... and are freed, after the locks they followed were let go. */
+static void plugins_destroy(ddz_srv *srv)
+{
+    for (int i = srv->nplugins - 1; i >= 0; i--) {
+        if (srv->plugin[i]->destroy)
+            srv->plugin[i]->destroy(srv->plugin_self[i]);
+        srv->plugin_self[i] = NULL;
+    }
+    srv->nplugins = 0;
+}
+
+/* Makes the competitions of cfg.plugins (host.h): each registers its
+ * routes and lead jobs now, before the lws mounts are made. Returns 0, or
+ * -1 with the reason on stderr (those made are freed). */
+static int plugins_create(ddz_srv *srv)
+{
+    for (int i = 0; i < srv->cfg.nplugins; i++) {
+        if (srv->nplugins >= DDZ_HOST_PLUGINS) {
+            fprintf(stderr, "ddz serve: more than %d competitions\n", DDZ_HOST_PLUGINS);
+            plugins_destroy(srv);
+            return -1;
+        }
+        const ddz_plugin *pl = srv->cfg.plugins[i];
+        char err[256] = "";
+        void *self = pl->create(srv, err, sizeof err);
+        if (!self) {
+            fprintf(stderr, "ddz serve: the %s: %s\n", pl->kind, err);
+            plugins_destroy(srv);
+            return -1;
+        }
+        srv->plugin[srv->nplugins] = pl;
+        srv->plugin_self[srv->nplugins++] = self;
+    }
+    return 0;
+}
+
 /* ddz_server_run's failures once the loop and its threads exist: tears
  * down whatever started (each step does nothing for what did not) in the
  * reverse order of the start. Returns 1, the exit code. */
 static int start_failed(ddz_srv *srv)
 {
     ddz_pg_stop_now(&srv->pg_stop); /* nothing below waits on the database */
-    ddz__ladder_destroy(srv);
+    plugins_stop(srv);
     ddz__lead_stop(srv);
-    ddz__lead_free(srv);
     ddz_cluster_stop(srv->cluster);
     srv->cluster = NULL;
-    ddz__tsrv_destroy(srv);
+    plugins_destroy(srv);
     ddz__rooms_destroy(srv);
     ddz__players_destroy(srv);
     ddz_think_destroy(srv->think);
@@ -875,14 +917,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         rc = ddz__http_games_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
-    if (rc == 0)
-        rc = ddz__tsrv_routes(srv);
-    if (rc == 0)
-        rc = ddz__ladder_routes(srv);
     if (rc < 0) {
         fprintf(stderr, "ddz serve: the HTTP routes: %s\n", ddz_strerror(rc));
         return 1;
     }
+    if (plugins_create(srv) < 0)
+        return 1;
     /* with PostgreSQL only (a SQLite file has no round trips to end);
      * without an eventfd a stop is seen when a wait ends */
     srv->pg_stop = (ddz_pg_stop){.fd = -1};
@@ -914,6 +954,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     if (!srv->store) {
         fprintf(stderr, "ddz serve: %s\n", err);
         ddz_pg_stop_fini(&srv->pg_stop);
+        plugins_destroy(srv);
         return 1;
     }
     lws_set_log_level(LLL_ERR, ddz_gate_lws_log);
@@ -926,6 +967,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         fprintf(stderr, "ddz serve: %s\n", err);
         ddz_store_close(srv->store);
         ddz_pg_stop_fini(&srv->pg_stop);
+        plugins_destroy(srv);
         return 1;
     }
     srv->listener.log = listener_log;
@@ -999,6 +1041,7 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         ddz__budget_destroy(srv);
         ddz_store_close(srv->store);
         ddz_pg_stop_fini(&srv->pg_stop);
+        plugins_destroy(srv);
         return 1;
     }
     /* a finished game's `over` waits for its record to be durable
@@ -1042,16 +1085,14 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         fprintf(stderr, "ddz serve: %s\n", err);
         return start_failed(srv);
     }
-    /* several nodes: the tournament starts where its lock is (lead_srv.h) */
-    if (cfg->tournament_dir && !srv->lead && ddz__tsrv_start(srv, err, sizeof err) < 0) {
-        fprintf(stderr, "ddz serve: %s\n", err);
-        return start_failed(srv);
-    }
-    bool ladder = cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
-    if (ladder && ddz__ladder_start(srv, err, sizeof err) < 0) {
-        fprintf(stderr, "ddz serve: %s\n", err);
-        return start_failed(srv);
-    }
+    /* the competitions (several nodes: a tournament starts where its lock
+     * is, service/tourney/tourney_srv.c) */
+    for (int i = 0; i < srv->nplugins; i++)
+        if (srv->plugin[i]->start &&
+            srv->plugin[i]->start(srv->plugin_self[i], err, sizeof err) < 0) {
+            fprintf(stderr, "ddz serve: %s\n", err);
+            return start_failed(srv);
+        }
     signal_srv = srv;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
@@ -1113,12 +1154,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * stops counting */
     ddz_cluster_stop(srv->cluster);
     srv->cluster = NULL;
-    ddz__tsrv_destroy(srv); /* its rooms let the director's runners go first */
-    ddz__ladder_destroy(srv);
+    plugins_stop(srv); /* their rooms let the competitions' runners go first */
     /* after the ladder queued its last results and drops: the lead thread
      * writes them in a last round, then frees this node's locks */
     ddz__lead_stop(srv);
-    ddz__lead_free(srv);
+    plugins_destroy(srv);
     ddz__rooms_destroy(srv);
     /* The rooms' engines were asked to stop; their process groups are
      * killed within the grace (engine.h), which shutdown waits out: a

@@ -56,7 +56,7 @@ typedef struct ddz_server_cfg {
                                    0 = DDZ_ANALYST_JOBS, -1 = none (every one refused) */
     const char *tournament_dir; /* --tournament DIR: run its tournament, NULL = none */
     int tournament_late_s;      /* seconds a table waits for an absent bot */
-    /* The ladder (ladder_srv.h): on with `ladder` or any ladder option. */
+    /* The ladder (service/ladder/ladder_srv.h): on with `ladder` or any ladder option. */
     bool ladder;                   /* --ladder */
     const char *ladder_rules;      /* --ladder-rules NAME, NULL = caai */
     const char *ladder_engine[16]; /* --ladder-engine NAME (an --engine) */
@@ -72,6 +72,10 @@ typedef struct ddz_server_cfg {
     const char *public_url; /* --public-url: ws(s)://.../ws, where other nodes send clients */
     int cluster_beat_ms;    /* heartbeat, 0 = 1000 (tests make it faster) */
     int cluster_dead_ms;    /* a node unseen this long is dead, 0 = 5000 */
+    /* The competitions it hosts (host.h), in the order they are asked: an
+     * `enlist` naming none goes to the first that takes it. */
+    const struct ddz_plugin *const *plugins;
+    int nplugins;
 } ddz_server_cfg;
 
 #endif

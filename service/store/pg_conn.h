@@ -1,7 +1,7 @@
 /* pg_conn.h - how every part of ddz talks to PostgreSQL: the store's
  * threads (store_pg.c), the cluster's (service/cluster/cluster.c), the
  * lead's (service/cluster/lead.c) and the ladder's work on it
- * (service/cluster/ladder_net.c). One place, so that they all notice a
+ * (service/ladder/ladder_net.c). One place, so that they all notice a
  * dead network, a stuck peer and a HUNG SERVER the same way:
  *
  *   - every round trip has a bound kept by our side (ddz_pg_exec() and its

@@ -446,7 +446,7 @@ int ddz_store_token_list(ddz_store *s,
                          void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                          void *ctx);
 
-/* ---- The ladder (service/server/ladder_srv.c) ------------------------------
+/* ---- The ladder (service/ladder/ladder_srv.c) ------------------------------
  *
  * Every deal's outcome is one queued write (one transaction with the rest
  * of its batch): the standings of everyone who played it and one history
@@ -506,7 +506,7 @@ typedef struct ddz_store_ladder_deal {
 /* A history row's comparisons as the column ladder_history.compared holds
  * them: a compact JSON array of {name, score, game} (doubles exact).
  * Returns the text (malloc'd) or NULL when out of memory. The one encoding
- * of the column: the backends and service/cluster/ladder_net.c (which
+ * of the column: the backends and service/ladder/ladder_net.c (which
  * writes and reads ladder_history in its own transactions) use it. */
 char *ddz_store_ladder_cmp_text(const ddz_store_ladder_hist *h);
 

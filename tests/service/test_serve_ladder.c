@@ -435,6 +435,38 @@ static cli *spy_enlisted(const char *tables)
     return c;
 }
 
+/* An `enlist` goes to a competition plug-in of the host (host.h): one
+ * naming none is the ladder's when it runs and no tournament is
+ * configured; one naming the tournament while none runs is told so; and a
+ * bot enlisted in the ladder is refused the tournament (one competition at
+ * a time), then may enlist in the ladder again. */
+Test(serve_ladder, an_enlist_goes_to_its_competition, .init = setup_no_server, .fini = teardown,
+     .timeout = HANG(60))
+{
+    char tok[80];
+    token_add("router", tok);
+    const char *extra[] = {"--ladder-ai", "greedy", "--ladder-ai", "random", NULL};
+    memcpy(serve_extra, extra, sizeof extra);
+    server_start();
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "router");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "router",
+                          "token", tok));
+    cli_expect(c, DDZ_EVENT_WELCOME);
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "tournament"));
+    const ddz_event_error *err = expect_error(c, DDZ_ENOTFOUND, DDZ_REQ_ENLIST);
+    cr_assert(strstr(err->message, "no tournament"), "%s", err->message);
+    cli_send(c, json_pack("{s:s}", "type", "enlist"));
+    const ddz_event *e = cli_expect(c, DDZ_EVENT_ENLISTED);
+    cr_assert_str_eq(e->enlisted.competition, "ladder");
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "tournament"));
+    err = expect_error(c, DDZ_EPHASE, DDZ_REQ_ENLIST);
+    cr_assert_str_eq(err->message, "you are enlisted in the ladder: one competition at a time");
+    cli_send(c, json_pack("{s:s, s:s}", "type", "enlist", "competition", "ladder"));
+    e = cli_expect(c, DDZ_EVENT_ENLISTED);
+    cr_assert_str_eq(e->enlisted.competition, "ladder");
+}
+
 /* A ladder bot (a token, enlisted) that keeps every hand it sees: its own
  * at each game, every hand of each `over`, and every game it can read
  * from the API, before each game and at each of its turns. It must never

@@ -1,6 +1,6 @@
 /* ladder_net.c - the ladder across nodes (ladder_net.h): presence,
  * the leader's plans, hosts' results in one transaction, the live view. */
-#include "service/cluster/ladder_net.h"
+#include "service/ladder/ladder_net.h"
 
 #include <pthread.h>
 #include <sodium.h>

@@ -1,4 +1,4 @@
-/* test_ladder_net.c - service/cluster/ladder_net.h against a real
+/* test_ladder_net.c - service/ladder/ladder_net.h against a real
  * PostgreSQL (the ctest fixture, DDZ_TEST_PG), without servers: nodes are
  * ladder_net objects with sessions of their own, alive while their
  * "node:ID" lock (lead.h) is held. The leader plans a deal (deal_plan.h:
@@ -18,7 +18,7 @@
 #include "service/pg_test.h"
 #include "test_clock.h"
 #include "rules/error.h"
-#include "service/cluster/ladder_net.h"
+#include "service/ladder/ladder_net.h"
 #include "service/cluster/lead.h"
 #include "service/ladder/deal_plan.h"
 #include "service/store/store.h"

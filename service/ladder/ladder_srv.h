@@ -7,12 +7,10 @@
  * at 2..6 tables at once, seat s of every table holding hand s, each
  * program (a bot or an engine) once, hosted AIs in the seats left
  * (service/ladder/deal_plan.h says who sits where). Each table's game is
- * a room of its own (room.h, "tournament tables": the same borrowed-runner
- * room), so a bot is told its seat by `joined`. When every table has
- * played, each hand's holders are rated against each other (deal_plan.h,
- * rating.h), and the deal goes to the store in one write (the standings
- * and one history row per seat); the games were stored as every room's,
- * so /api/games/ID replays them.
+ * a table of the host's (host.h: a room around the ladder's runner), so a bot is told its seat by
+ * `joined`. When every table has played, each hand's holders are rated against each other
+ * (deal_plan.h, rating.h), and the deal goes to the store in one write (the standings and one
+ * history row per seat); the games were stored as every room's, so /api/games/ID replays them.
  *
  * Faults. A fault costs what the rule set says, in the scores. A bot that
  * drops in a deal is charged at once (the room's grace is 0, custody
@@ -37,10 +35,7 @@
 
 #include <stddef.h>
 
-#include "proto/msg.h"
-#include "service/server/player.h"
-
-typedef struct ddz_srv ddz_srv;
+#include "service/server/host.h"
 
 #define DDZ_LADDER_DEFAULT_MAX 100  /* --ladder-max */
 #define DDZ_LADDER_DEFAULT_TABLES 4 /* --ladder-tables */
@@ -48,37 +43,14 @@ typedef struct ddz_srv ddz_srv;
 #define DDZ_LADDER_HISTORY 100      /* deals kept per participant for the API */
 #define DDZ_LADDER_MAX_FIXED 16     /* --ladder-engine and --ladder-ai options, each */
 
-/* Starts the ladder of srv->cfg (after the loop, the think pool and the
- * store exist): loads the standings, histories and pair counts of its rule
- * set. Returns 0, or -1 with a one-line reason in `err` (an unknown rule
- * set, engine or AI, the database). */
-int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen);
-
-/* Bot `p` asked to enlist for the ladder (`q`, for error answers): it is
- * answered `enlisted`, or an error (ENOTFOUND without a ladder, EAUTH for
- * a connection without a bot token or a name the ladder cannot take,
- * EBUSY when --ladder-max participants are known). */
-void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q);
-
-/* Several nodes: the cluster side has news (lead_srv.h): look at once.
- * Nothing without a ladder. */
-void ddz__ladder_wake(ddz_srv *srv);
-
-/* Returns whether the server runs a ladder. */
-bool ddz__ladder_running(const ddz_srv *srv);
-
-/* The lobby frees player `p`: forget it. */
-void ddz__ladder_forget(ddz_srv *srv, ddz_player *p);
-
-/* Registers GET /api/ladder (the standings) and GET /api/ladder/NAME (one
- * participant's page) in srv's route table (http_routes.h), whether a
- * ladder runs or not (without one they say so). Returns 0 or what
- * ddz__http_route_add() returns. */
-int ddz__ladder_routes(ddz_srv *srv);
-
-/* Ends the ladder's tables (the games being played were recorded as
- * aborted by the rooms first; a deal cut short is not rated) and frees it.
- * NULL-safe. */
-void ddz__ladder_destroy(ddz_srv *srv);
+/* The ladder plug-in (kind "ladder") of the table host (host.h): runs the
+ * ladder when the host's configuration has one (--ladder or any ladder
+ * option), and on several nodes (--node with PostgreSQL) its cluster side
+ * (ladder_net.h) on the host's lead thread, the lock "ladder:RULES"
+ * saying which node schedules; GET /api/ladder and /api/ladder/NAME
+ * either way (without a ladder they say so). An `enlist` naming no
+ * competition is the ladder's while it runs (and no tournament is
+ * configured before it). */
+extern const ddz_plugin ddz_ladder_plugin;
 
 #endif

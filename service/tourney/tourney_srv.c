@@ -1,8 +1,10 @@
-/* tourney_srv.c - the tournament director (service/tourney/) inside
- * `ddz serve`: seats from the players file and enlisted bots, a room per
+/* tourney_srv.c - the tournament director inside `ddz serve`, a plug-in
+ * of the table host (service/server/host.h, and nothing else of the
+ * server): seats from the players file and enlisted bots, a table per
  * table being played (held: publish_ready()), games.jsonl and the reports
- * in DIR, GET /api/tournament. */
-#include "service/server/tourney_srv.h"
+ * in DIR, GET /api/tournament, and on several nodes the lock it runs
+ * under (the node that holds it runs it). */
+#include "service/tourney/tourney_srv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proto/event.h"
@@ -17,16 +20,13 @@
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "service/seats/seats.h"
-#include "service/server/conn.h"
-#include "service/server/context.h"
-#include "service/server/http_routes.h"
-#include "service/server/room.h"
-#include "service/server/rooms.h"
-#include "service/server/seating.h"
+#include "service/server/host.h"
 #include "service/tourney/director.h"
 #include "service/tourney/gamelog.h"
 #include "service/tourney/report.h"
 #include "service/tourney/setup.h"
+
+typedef struct ddz_tsrv ddz_tsrv;
 
 /* The most finished games GET /api/tournament lists (newest first). */
 #define API_GAMES_MAX 200
@@ -41,7 +41,7 @@ static const char held_rule[] =
     "deals";
 
 struct ddz_tsrv {
-    ddz_srv *srv;
+    ddz_host *h;
     ddz_tsetup s;
     char dir[4096];
     ddz_director *d;
@@ -60,6 +60,20 @@ struct ddz_tsrv {
     bool fenced;     /* DIR/lease no longer says this node: nothing more is written */
     uint64_t ticket; /* the store's ticket of the latest publication (tsrv_ticket) */
 };
+
+/* The tournament as the host's plug-in: the one running here, if any, and
+ * on several nodes the lock it follows (poll()). */
+typedef struct tplug {
+    ddz_host *h;
+    ddz_tsrv *ts;         /* the tournament running on this node, or NULL */
+    int job;              /* its lock (ddz_host_lead_want()), -1 on one node */
+    uint64_t term;        /* the lead term it runs under, 0 = none */
+    char lease[96];       /* DIR/lease as this node wrote it, "" on one node */
+    uint64_t gain_term;   /* the term whose grace is counted */
+    int64_t gain_us;      /* when this node gained it */
+    bool grace;           /* it waits: another node held DIR last */
+    uint64_t fenced_term; /* DIR was taken over in this term: not run again in it */
+} tplug;
 
 /* ---- helpers ---- */
 
@@ -83,14 +97,14 @@ static bool game_public(const ddz_tourney *t, const ddz_report_game *g)
 
 static void publish_ids(ddz_tsrv *ts, const int64_t *ids, size_t n)
 {
-    int rc = n ? ddz_store_publish_games(ts->srv->store, ids, n) : 0;
+    int rc = n ? ddz_store_publish_games(ddz_host_store(ts->h), ids, n) : 0;
     if (n && rc == 0)
-        ts->ticket = ddz_store_ticket(ts->srv->store);
+        ts->ticket = ddz_store_ticket(ddz_host_store(ts->h));
     if (rc < 0)
-        ddz__log(ts->srv, "error", NULL,
-                 "tournament: cannot queue the publication of %zu games (%s): they stay held "
-                 "in the store until a restart publishes them",
-                 n, ddz_strerror(rc));
+        ddz_host_log(ts->h, "error", NULL,
+                     "tournament: cannot queue the publication of %zu games (%s): they stay held "
+                     "in the store until a restart publishes them",
+                     n, ddz_strerror(rc));
 }
 
 /* Publishes the held games that game_public() now allows: listed by GET
@@ -131,8 +145,8 @@ static void kick_cb(ddz_timer *t)
      * end (it waits to be durable: conn.h): its `turn` would wait behind
      * it while the clock ran. A commit's time, or --db-timeout once. */
     for (int i = 0; i < ts->s.n; i++)
-        if (ts->bot[i] && !ddz__conn_settled(ts->bot[i]->conn)) {
-            ddz_loop_arm(&ts->srv->loop.base, &ts->kick, kick_cb, DDZ_SETTLE_POLL_US);
+        if (ts->bot[i] && !ddz_host_settled(ts->bot[i])) {
+            ddz_loop_arm(ddz_host_loop(ts->h), &ts->kick, kick_cb, DDZ_SETTLE_POLL_US);
             return;
         }
     ddz_director_step(ts->d);
@@ -142,10 +156,10 @@ static void kick_cb(ddz_timer *t)
         const char *msg;
         int err = ddz_director_error(ts->d, &msg);
         if (err)
-            ddz__log(ts->srv, "error", NULL, "tournament stopped: %s (restart to resume)", msg);
+            ddz_host_log(ts->h, "error", NULL, "tournament stopped: %s (restart to resume)", msg);
         else
-            ddz__log(ts->srv, "info", NULL, "tournament over: standings in %s/standings.html",
-                     ts->dir);
+            ddz_host_log(ts->h, "info", NULL, "tournament over: standings in %s/standings.html",
+                         ts->dir);
         if (ddz_gamelog_sync(ts->log) < 0)
             ts->io_err = true;
         ddz_event e = {.type = DDZ_EVENT_RELEASED};
@@ -153,13 +167,13 @@ static void kick_cb(ddz_timer *t)
                  err ? "the tournament stopped" : "the tournament is over");
         for (int i = 0; i < ts->s.n; i++)
             if (ts->bot[i] && ts->bot[i]->conn)
-                ddz__conn_send(ts->bot[i]->conn, ddz_event_print(&e));
+                ddz_host_send(ts->bot[i], ddz_event_print(&e));
     }
 }
 
 static void kick(ddz_tsrv *ts)
 {
-    ddz_loop_arm(&ts->srv->loop.base, &ts->kick, kick_cb, 0);
+    ddz_loop_arm(ddz_host_loop(ts->h), &ts->kick, kick_cb, 0);
 }
 
 static void flush_cb(ddz_timer *t)
@@ -167,7 +181,7 @@ static void flush_cb(ddz_timer *t)
     ddz_tsrv *ts = (ddz_tsrv *)((char *)t - offsetof(ddz_tsrv, flush));
     if (ddz_gamelog_sync(ts->log) < 0 && !ts->io_err) {
         ts->io_err = true;
-        ddz__log(ts->srv, "error", NULL, "tournament: cannot sync %s/games.jsonl", ts->dir);
+        ddz_host_log(ts->h, "error", NULL, "tournament: cannot sync %s/games.jsonl", ts->dir);
     }
 }
 
@@ -209,10 +223,10 @@ static void write_reports(ddz_tsrv *ts, const ddz_tourney *t)
     if (rc == 0)
         rc = ddz_report_html(&r, path);
     if (rc < 0)
-        ddz__log(ts->srv, "error", NULL, "tournament: cannot write the standings in %s", ts->dir);
+        ddz_host_log(ts->h, "error", NULL, "tournament: cannot write the standings in %s", ts->dir);
 }
 
-/* ---- the lease: which node writes DIR (lead_srv.c) ---- */
+/* ---- the lease: which node writes DIR (poll()) ---- */
 
 /* Reads DIR/lease into out (its first line). Returns 0, or -errno. */
 static int lease_read(const char *dir, char *out, size_t outlen)
@@ -251,7 +265,10 @@ static int lease_write(const char *dir, const char *text)
     return 0;
 }
 
-bool ddz__tsrv_lease_other(const char *dir, const char *node, char *holder, size_t holderlen)
+/* Whether DIR/lease names a node other than `node` (copied to `holder`);
+ * false when there is none or it cannot be read. Reads a small file, on
+ * the loop. */
+static bool lease_other(const char *dir, const char *node, char *holder, size_t holderlen)
 {
     char text[128];
     if (lease_read(dir, text, sizeof text) < 0 || !text[0])
@@ -263,7 +280,7 @@ bool ddz__tsrv_lease_other(const char *dir, const char *node, char *holder, size
 
 /* Whether this node may still append to DIR: its lease is still there.
  * Another node that took the tournament over wrote its own (after its
- * grace: lead_srv.c); this one then stops writing at once. */
+ * grace: poll()); this one then stops writing at once. */
 static bool lease_ok(ddz_tsrv *ts)
 {
     if (!ts->lease[0])
@@ -275,16 +292,18 @@ static bool lease_ok(ddz_tsrv *ts)
     if (rc == 0 && strcmp(text, ts->lease) == 0)
         return true;
     ts->fenced = true;
-    ddz__log(ts->srv, "warn", NULL,
-             "tournament: %s/lease is %s%s%s, not this node's (%s): stopping here", ts->dir,
-             rc < 0 ? "unreadable (" : "\"", rc < 0 ? strerror(-rc) : text, rc < 0 ? ")" : "\"",
-             ts->lease);
+    ddz_host_log(ts->h, "warn", NULL,
+                 "tournament: %s/lease is %s%s%s, not this node's (%s): stopping here", ts->dir,
+                 rc < 0 ? "unreadable (" : "\"", rc < 0 ? strerror(-rc) : text, rc < 0 ? ")" : "\"",
+                 ts->lease);
     return false;
 }
 
-bool ddz__tsrv_fenced(ddz_srv *srv)
+/* Whether the running tournament found DIR/lease taken by another node
+ * (then it has stopped writing to DIR; poll() ends it here). */
+static bool tsrv_fenced(const tplug *tp)
 {
-    return srv->tsrv && srv->tsrv->fenced;
+    return tp->ts && tp->ts->fenced;
 }
 
 /* ---- the director's callbacks ---- */
@@ -306,7 +325,7 @@ static ddz_seat *make_seat(void *ctx, int player, uint64_t ai_seed, char *err, s
         .log_name = log_name,
     };
     int e = 0;
-    return ddz__seat_make(ts->srv, &w, &e, err, errlen);
+    return ddz_host_seat_make(ts->h, &w, &e, err, errlen);
 }
 
 static void table_start(void *ctx, const ddz_tgame *w)
@@ -333,14 +352,13 @@ static void table_start(void *ctx, const ddz_tgame *w)
         labels[s] = ts->s.ids[w->player[s]];
         bots[s] = is_bot(ts, w->player[s]) ? ts->bot[w->player[s]] : NULL;
     }
-    ddz_room *r = ddz__room_open_table(ts->srv, &o, run, labels, bots);
+    ddz_room *r = ddz_host_table_open(ts->h, &o, run, labels, bots);
     if (!r) {
-        ddz__log(ts->srv, "error", NULL, "tournament: out of memory for the room of table %d",
-                 w->table);
+        ddz_host_log(ts->h, "error", NULL, "tournament: out of memory for the room of table %d",
+                     w->table);
         return;
     }
     ts->room[w->table - 1] = r;
-    ddz__rooms_add(ts->srv, r);
 }
 
 static void table_event(void *ctx, const ddz_tgame *w, const ddz_ev *ev)
@@ -348,7 +366,7 @@ static void table_event(void *ctx, const ddz_tgame *w, const ddz_ev *ev)
     ddz_tsrv *ts = ctx;
     ddz_room *r = ts->room[w->table - 1];
     if (r)
-        ddz__room_tourney_event(r, ev);
+        ddz_host_table_event(r, ev);
 }
 
 static int game_over(void *ctx, const ddz_tgame *w, const ddz_record *rec)
@@ -356,14 +374,14 @@ static int game_over(void *ctx, const ddz_tgame *w, const ddz_record *rec)
     ddz_tsrv *ts = ctx;
     ddz_room *r = ts->room[w->table - 1];
     ddz_tgame wc = *w;
-    wc.store_id = r ? ddz__room_tourney_over(r, rec) : 0;
+    wc.store_id = r ? ddz_host_table_over(r, rec) : 0;
     if (!lease_ok(ts))
-        return DDZ_EIO; /* the director stops; lead_srv.c ends it here */
+        return DDZ_EIO; /* the director stops; poll() ends it here */
     int line = ddz_gamelog_append(ts->log, &wc, rec);
     if (line < 0)
         return line;
     if (!ts->flush.armed)
-        ddz_loop_arm(&ts->srv->loop.base, &ts->flush, flush_cb, 1000000);
+        ddz_loop_arm(ddz_host_loop(ts->h), &ts->flush, flush_cb, 1000000);
     kick(ts);
     return keep_game(ts, &wc, rec, line);
 }
@@ -374,7 +392,7 @@ static void table_end(void *ctx, const ddz_tgame *w)
     ddz_room *r = ts->room[w->table - 1];
     ts->room[w->table - 1] = NULL;
     if (r)
-        ddz__room_detach(r);
+        ddz_host_table_close(r);
 }
 
 static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
@@ -387,15 +405,15 @@ static void turn_over(void *ctx, const ddz_tourney *t, bool replayed)
         return; /* the reports are the new holder's to write */
     write_reports(ts, t);
     if (!replayed)
-        ddz__log(ts->srv, "info", NULL, "tournament: %s turn %d is over",
-                 ddz_tourney_stage_name(t->last_stage), t->last_turn);
+        ddz_host_log(ts->h, "info", NULL, "tournament: %s turn %d is over",
+                     ddz_tourney_stage_name(t->last_stage), t->last_turn);
     kick(ts);
 }
 
 static void director_log(void *ctx, const char *msg)
 {
     ddz_tsrv *ts = ctx;
-    ddz__log(ts->srv, "info", NULL, "tournament: %s", msg);
+    ddz_host_log(ts->h, "info", NULL, "tournament: %s", msg);
 }
 
 static bool present(void *ctx, int player)
@@ -421,7 +439,7 @@ static int on_replay(void *ctx, int line, const ddz_tgame *w, const ddz_record *
     char why[300];
     int rc = ddz_director_replay(ts->d, w, rec, why, sizeof why);
     if (rc < 0) {
-        ddz__log(ts->srv, "error", NULL, "tournament: %s/games.jsonl:%d: %s", ts->dir, line, why);
+        ddz_host_log(ts->h, "error", NULL, "tournament: %s/games.jsonl:%d: %s", ts->dir, line, why);
         return rc;
     }
     return keep_game(ts, w, rec, line);
@@ -438,11 +456,11 @@ static int on_forfeit_replay(void *ctx, int line, const ddz_tgame *w, unsigned a
 
 static void tsrv_free(ddz_tsrv *ts)
 {
-    ddz_loop_disarm(&ts->srv->loop.base, &ts->kick);
-    ddz_loop_disarm(&ts->srv->loop.base, &ts->flush);
+    ddz_loop_disarm(ddz_host_loop(ts->h), &ts->kick);
+    ddz_loop_disarm(ddz_host_loop(ts->h), &ts->flush);
     for (int k = 0; k < DDZ_TOURNEY_MAX_TABLES; k++)
         if (ts->room[k]) {
-            ddz__room_detach(ts->room[k]);
+            ddz_host_table_close(ts->room[k]);
             ts->room[k] = NULL;
         }
     ddz_director_destroy(ts->d); /* engines stopped */
@@ -457,15 +475,23 @@ static void tsrv_free(ddz_tsrv *ts)
     free(ts);
 }
 
-int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
+/* Starts the tournament of the configuration's DIR on the host's loop,
+ * replaying what DIR holds. With tp->lease set (several nodes) it first
+ * writes it to DIR/lease, and checks it is still there before every
+ * append: a node that finds another's stops writing (tsrv_fenced()).
+ * Returns 0, or -1 with a one-line reason in `err` (a bad players or
+ * options file, another tournament in DIR, an unknown engine, a records
+ * file that does not fit). */
+static int tsrv_start(tplug *tp, char *err, size_t errlen)
 {
-    const ddz_server_cfg *cfg = &srv->cfg;
+    ddz_host *srv = tp->h;
+    const ddz_server_cfg *cfg = ddz_host_cfg(srv);
     ddz_tsrv *ts = calloc(1, sizeof *ts);
     if (!ts) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    ts->srv = srv;
+    ts->h = srv;
     snprintf(ts->dir, sizeof ts->dir, "%s", cfg->tournament_dir);
     ddz_tsetup_init(&ts->s);
     char path[4200], why[700];
@@ -490,12 +516,12 @@ int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
         goto fail;
     /* Several nodes: this node's lease first, before DIR is read, so that
      * a former holder that has not noticed yet writes nothing more. */
-    snprintf(ts->lease, sizeof ts->lease, "%s", srv->tourney_lease);
+    snprintf(ts->lease, sizeof ts->lease, "%s", tp->lease);
     if (ts->lease[0] && lease_write(ts->dir, ts->lease) < 0) {
         snprintf(why, sizeof why, "cannot write %.300s/lease: %s", ts->dir, strerror(errno));
         goto fail;
     }
-    int64_t t0 = ddz__now_us();
+    int64_t t0 = ddz_host_now_us();
     ts->s.dc.late_ms = cfg->tournament_late_s * 1000;
     ts->bot = calloc((size_t)ts->s.n, sizeof *ts->bot);
     ddz_director_cb cb = {.ctx = ts,
@@ -509,7 +535,7 @@ int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
                           .event = table_event,
                           .table_end = table_end};
     int rc = 0;
-    if (!ts->bot || !(ts->d = ddz_director_create(&srv->loop.base, &ts->s.dc, &cb, &rc))) {
+    if (!ts->bot || !(ts->d = ddz_director_create(ddz_host_loop(srv), &ts->s.dc, &cb, &rc))) {
         snprintf(why, sizeof why, "cannot start: %s", ddz_strerror(rc ? rc : DDZ_ENOMEM));
         goto fail;
     }
@@ -527,32 +553,35 @@ int ddz__tsrv_start(ddz_srv *srv, char *err, size_t errlen)
         snprintf(why, sizeof why, "%.250s: %.400s", path, why2);
         goto fail;
     }
-    srv->tsrv = ts;
+    tp->ts = ts;
     /* read and replayed on the loop: the time it held the loop is said */
-    ddz__log(srv, "info", NULL,
-             "tournament %s: %d players, format %s, %d games a turn, %d game%s already played"
-             " (loaded in %lld ms)",
-             ts->dir, ts->s.n, ts->s.format, ts->s.dc.opts.games, ddz_gamelog_count(ts->log),
-             ddz_gamelog_count(ts->log) == 1 ? "" : "s", (long long)((ddz__now_us() - t0) / 1000));
+    ddz_host_log(srv, "info", NULL,
+                 "tournament %s: %d players, format %s, %d games a turn, %d game%s already played"
+                 " (loaded in %lld ms)",
+                 ts->dir, ts->s.n, ts->s.format, ts->s.dc.opts.games, ddz_gamelog_count(ts->log),
+                 ddz_gamelog_count(ts->log) == 1 ? "" : "s",
+                 (long long)((ddz_host_now_us() - t0) / 1000));
     ddz_director_start(ts->d);
     kick(ts);
     return 0;
 fail:
     snprintf(err, errlen, "tournament: %s", why);
-    srv->tsrv = NULL;
+    tp->ts = NULL;
     tsrv_free(ts);
     return -1;
 }
 
-void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
+/* `p` (a bot) asked to enlist (`q`, for error answers): it is answered
+ * `enlisted` and seated when its tables start, or an error. */
+static void tsrv_enlist(tplug *tp, ddz_player *p, const ddz_req *q)
 {
-    ddz_tsrv *ts = srv->tsrv;
+    ddz_tsrv *ts = tp->ts;
     if (!ts) {
-        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "no tournament is running on this server", q);
+        ddz_host_error(p, DDZ_ENOTFOUND, "no tournament is running on this server", q);
         return;
     }
     if (!p->bot) {
-        ddz__conn_error(p->conn, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        ddz_host_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
         return;
     }
     int i = -1;
@@ -560,34 +589,34 @@ void ddz__tsrv_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         if (is_bot(ts, k) && strcmp(ts->s.specs[k] + 4, p->name) == 0)
             i = k;
     if (i < 0) {
-        ddz__conn_error(p->conn, DDZ_EAUTH, "this token's name is no player of the tournament", q);
+        ddz_host_error(p, DDZ_EAUTH, "this token's name is no player of the tournament", q);
         return;
     }
     ts->bot[i] = p; /* one token, one player (players.h): no other to release */
     p->enlisted = true;
-    p->enlisted_ladder = false;
     ddz_event e = {.type = DDZ_EVENT_ENLISTED};
     snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "tournament");
     snprintf(e.enlisted.player, sizeof e.enlisted.player, "%s", ts->s.ids[i]);
-    ddz__conn_send(p->conn, ddz_event_print(&e));
+    ddz_host_send(p, ddz_event_print(&e));
     /* at a table being played (it came back, on a new connection): it
      * takes its seat back, and is asked what is open */
     const ddz_tourney *t = ddz_director_state(ts->d);
     for (int k = 0; k < t->ntables && !ddz_director_done(ts->d); k++)
         for (int s = 0; s < 3; s++)
             if (t->table[k].player[s] == i && ts->room[k])
-                ddz__room_reseat(ts->room[k], s, p);
+                ddz_host_table_reseat(ts->room[k], s, p);
     if (ddz_director_done(ts->d)) {
         ddz_event rel = {.type = DDZ_EVENT_RELEASED};
         snprintf(rel.released.reason, sizeof rel.released.reason, "the tournament is over");
-        ddz__conn_send(p->conn, ddz_event_print(&rel));
+        ddz_host_send(p, ddz_event_print(&rel));
     }
     kick(ts);
 }
 
-void ddz__tsrv_forget(ddz_srv *srv, ddz_player *p)
+/* The host frees enlisted player `p`: forget it. */
+static void tsrv_forget(void *self, ddz_player *p)
 {
-    ddz_tsrv *ts = srv->tsrv;
+    ddz_tsrv *ts = ((tplug *)self)->ts;
     p->enlisted = false;
     for (int i = 0; ts && i < ts->s.n; i++)
         if (ts->bot[i] == p)
@@ -609,9 +638,9 @@ static json_t *ids3(const ddz_tsrv *ts, const int16_t *pl)
  * held_games (the count held back) and held_rule, and `tv`: the newest
  * published game the watch page replays (null before the first): under
  * 100 KB. */
-static char *tsrv_json(ddz_srv *srv)
+static char *tsrv_json(const tplug *tp)
 {
-    ddz_tsrv *ts = srv->tsrv;
+    ddz_tsrv *ts = tp->ts;
     if (!ts)
         return NULL;
     const ddz_tourney *t = ddz_director_state(ts->d);
@@ -647,8 +676,8 @@ static char *tsrv_json(ddz_srv *srv)
                         ts->games[g].w.stage == t->stage && ts->games[g].w.turn == t->turn;
             json_object_set_new(e, "held", json_integer(held));
             json_object_set_new(e, "room",
-                                ts->room[k] && !ddz__room_dead(ts->room[k])
-                                    ? json_string(ddz__room_id(ts->room[k]))
+                                ts->room[k] && !ddz_host_table_gone(ts->room[k])
+                                    ? json_string(ddz_host_table_id(ts->room[k]))
                                     : json_null());
             int64_t wait = ddz_director_waiting(ts->d, k);
             json_object_set_new(e, "waiting_s",
@@ -711,9 +740,9 @@ static char *tsrv_json(ddz_srv *srv)
  * games, 0 if none or no tournament runs: GET /api/tournament is not
  * served before it is durable, so every game it lists is served by its id
  * at once. */
-static uint64_t tsrv_ticket(const ddz_srv *srv)
+static uint64_t tsrv_ticket(const tplug *tp)
 {
-    return srv->tsrv ? srv->tsrv->ticket : 0;
+    return tp && tp->ts ? tp->ts->ticket : 0;
 }
 
 /* GET /api/tournament: 200 either way (the lobby asks on every server, and
@@ -721,38 +750,235 @@ static uint64_t tsrv_ticket(const ddz_srv *srv)
 static void tsrv_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)path;
-    req->body = srv->tsrv ? tsrv_json(srv) : strdup("{\"running\":false}");
-    req->hold = tsrv_ticket(srv); /* every game it lists readable at once */
+    const tplug *tp = ddz_host_plugin_self(srv, "tournament");
+    req->body = tp && tp->ts ? tsrv_json(tp) : strdup("{\"running\":false}");
+    req->hold = tsrv_ticket(tp); /* every game it lists readable at once */
 }
 
-int ddz__tsrv_routes(ddz_srv *srv)
+/* The tournament stops on this node while the server goes on (its lock
+ * was lost): the games being played are recorded as aborted and its
+ * enlisted bots are told `released` with `reason`. Call tsrv_destroy()
+ * next. Nothing without a tournament. */
+static void tsrv_abort(tplug *tp, const char *reason)
 {
-    return ddz__http_route_add(&srv->routes, "/api/tournament", false, tsrv_get);
-}
-
-void ddz__tsrv_abort(ddz_srv *srv, const char *reason)
-{
-    ddz_tsrv *ts = srv->tsrv;
+    ddz_tsrv *ts = tp->ts;
     if (!ts)
         return;
     for (int k = 0; k < DDZ_TOURNEY_MAX_TABLES; k++)
         if (ts->room[k])
-            ddz__room_abort(ts->room[k]);
+            ddz_host_table_abort(ts->room[k]);
     for (int i = 0; ts->bot && i < ts->s.n; i++) {
         ddz_player *p = ts->bot[i];
         if (!p || !p->conn)
             continue;
         ddz_event e = {.type = DDZ_EVENT_RELEASED};
         snprintf(e.released.reason, sizeof e.released.reason, "%s", reason);
-        ddz__conn_send(p->conn, ddz_event_print(&e));
+        ddz_host_send(p, ddz_event_print(&e));
     }
 }
 
-void ddz__tsrv_destroy(ddz_srv *srv)
+/* Ends the tournament's tables (shutdown: the games being played are
+ * recorded as aborted by the host first) and frees it. Nothing without
+ * one. */
+static void tsrv_destroy(tplug *tp)
 {
-    if (!srv->tsrv)
+    if (!tp->ts)
         return;
-    ddz_tsrv *ts = srv->tsrv;
-    srv->tsrv = NULL;
+    ddz_tsrv *ts = tp->ts;
+    tp->ts = NULL;
     tsrv_free(ts);
 }
+
+/* ---- several nodes: the tournament runs where its lock is ---- */
+
+/* A node that gains a tournament's lock after ANOTHER node held it waits
+ * this long before it writes to DIR: PostgreSQL may have freed the old
+ * holder's lock before the old holder knows (the server restarted, its
+ * backend was terminated, the network was cut), and the old holder stops
+ * only once its lead thread notices. A cut network is noticed within
+ * some 11 s (service/store/pg_conn.c: tcp_user_timeout 10 s; keepalives
+ * probe an idle session after 5 s, three times 2 s apart), then up to one
+ * lead round (500 ms, service/server/lead_srv.c) and one loop tick (1 s)
+ * pass before it stops: 12.5 s, which 15 s covers with room (a URL that
+ * sets its own keepalives or tcp_user_timeout changes that bound).
+ * DIR/lease fences what is left (a holder that is slower still finds
+ * another's lease before its next append). */
+#define TOURNEY_GRACE_MS 15000
+
+/* The lock's name: "tournament:" and DIR's last component. */
+static void lock_name(const char *dir, char *out, size_t outlen)
+{
+    char d[DDZ_LEAD_JOB_MAX];
+    snprintf(d, sizeof d, "%s", dir);
+    size_t n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        d[--n] = '\0';
+    const char *base = strrchr(d, '/');
+    snprintf(out, outlen, "tournament:%.80s", base && base[1] ? base + 1 : d);
+}
+
+/* Follows the lock: starts or ends the tournament as it is gained or lost
+ * (logged). Called on the loop when the lock may have moved and on a
+ * tick. Never fails. */
+static void tplug_poll(void *self)
+{
+    tplug *tp = self;
+    ddz_host *h = tp->h;
+    const ddz_server_cfg *cfg = ddz_host_cfg(h);
+    ddz_lead_job j;
+    if (tp->job < 0 || !ddz_host_lead_state(h, tp->job, &j))
+        return;
+    if (tp->ts && (!j.held || j.term != tp->term)) {
+        /* lost (maybe gained again since): another node may be resuming it
+         * already, so this one stops at once; its tables' games are
+         * recorded as aborted, the director's state is DIR's */
+        ddz_host_log(h, "warn", NULL, "tournament: the lock is lost: stopping here");
+        tsrv_abort(tp, "the tournament moved to another node: enlist again");
+        tsrv_destroy(tp);
+        tp->term = 0;
+    }
+    if (tp->ts && tsrv_fenced(tp)) {
+        /* another node wrote its lease in DIR: this one's session is gone
+         * without its lead thread knowing yet; not run again in this term */
+        tsrv_abort(tp, "the tournament moved to another node: enlist again");
+        tsrv_destroy(tp);
+        tp->fenced_term = tp->term;
+        tp->term = 0;
+    }
+    if (!tp->ts && j.held && j.term == tp->fenced_term)
+        return;
+    if (!tp->ts && j.held && j.term != tp->gain_term) {
+        /* a new term: did another node hold DIR last? */
+        char holder[DDZ_LEAD_NODE_MAX] = "";
+        tp->gain_term = j.term;
+        tp->gain_us = ddz_host_now_us();
+        tp->grace = lease_other(cfg->tournament_dir, cfg->node, holder, sizeof holder);
+        if (tp->grace)
+            ddz_host_log(h, "info", NULL,
+                         "tournament: this node holds its lock; node %s held it last: waiting %d s"
+                         " for it to notice",
+                         holder, TOURNEY_GRACE_MS / 1000);
+    }
+    if (!tp->ts && j.held && tp->grace &&
+        ddz_host_now_us() - tp->gain_us < (int64_t)TOURNEY_GRACE_MS * 1000)
+        return; /* the next tick looks again */
+    if (!tp->ts && j.held) {
+        char err[300];
+        /* the lease: who writes DIR, in which term (unique: a node's terms
+         * count up while it runs, and a restarted node starts later) */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(tp->lease, sizeof tp->lease, "%s %llu %lld", cfg->node, (unsigned long long)j.term,
+                 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+        if (tsrv_start(tp, err, sizeof err) < 0) {
+            if (tp->term != j.term) /* once per term */
+                ddz_host_log(h, "error", NULL, "tournament: %s", err);
+            tp->term = j.term;
+            return;
+        }
+        tp->term = j.term;
+        ddz_host_log(h, "info", NULL, "tournament: this node holds its lock: running it");
+    }
+}
+
+/* Whether the tournament is configured but runs on another node (or on
+ * none yet): then `p`'s enlist (`q`) is answered here, with a redirect to
+ * the holder, or, while no node holds it, by closing the connection
+ * (1001: a bot reconnects and enlists again), and true is returned. */
+static bool elsewhere(tplug *tp, ddz_player *p, const ddz_req *q)
+{
+    const ddz_server_cfg *cfg = ddz_host_cfg(tp->h);
+    ddz_lead_job j;
+    if (tp->job < 0 || tp->ts || !p->conn || !ddz_host_lead_state(tp->h, tp->job, &j))
+        return false;
+    if (!j.holder_known || !j.holder_url[0] || j.held ||
+        (cfg->public_url && strcmp(j.holder_url, cfg->public_url) == 0)) {
+        /* between nodes (just started, or its node died and no other
+         * took it yet): not an error a bot should give up on; closed,
+         * so that it reconnects and enlists again (ddz bridge does) */
+        ddz_host_close(p, LWS_CLOSE_STATUS_GOINGAWAY, "the tournament is between nodes: reconnect");
+        return true;
+    }
+    ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = q->type}};
+    snprintf(e.redirect.url, sizeof e.redirect.url, "%s", j.holder_url);
+    snprintf(e.redirect.id, sizeof e.redirect.id, "%s", q->id);
+    snprintf(e.redirect.reason, sizeof e.redirect.reason, "the tournament runs on node %s",
+             j.holder);
+    ddz_host_send(p, ddz_event_print(&e));
+    return true;
+}
+
+/* ---- the plug-in ---- */
+
+static void *tplug_create(ddz_host *h, char *err, size_t errlen)
+{
+    tplug *tp = calloc(1, sizeof *tp);
+    if (!tp) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    tp->h = h;
+    tp->job = -1;
+    /* whether a tournament runs or not ({"running":false} without one) */
+    int rc = ddz_host_route_add(h, "/api/tournament", false, tsrv_get);
+    const char *dir = ddz_host_cfg(h)->tournament_dir;
+    if (rc == 0 && dir) {
+        char name[DDZ_LEAD_JOB_MAX];
+        lock_name(dir, name, sizeof name);
+        rc = ddz_host_lead_want(h, name);
+        tp->job = rc; /* one node: none, it runs here */
+        if (rc == DDZ_EINVAL)
+            rc = 0;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", ddz_strerror(rc));
+        free(tp);
+        return NULL;
+    }
+    return tp;
+}
+
+static int tplug_start(void *self, char *err, size_t errlen)
+{
+    tplug *tp = self;
+    /* several nodes: it starts where its lock is (tplug_poll()) */
+    if (!ddz_host_cfg(tp->h)->tournament_dir || tp->job >= 0)
+        return 0;
+    return tsrv_start(tp, err, errlen);
+}
+
+static bool tplug_takes_default(void *self)
+{
+    return ddz_host_cfg(((tplug *)self)->h)->tournament_dir != NULL;
+}
+
+static void tplug_enlist(void *self, ddz_player *p, const ddz_req *q)
+{
+    if (!elsewhere(self, p, q)) /* several nodes: its node's */
+        tsrv_enlist(self, p, q);
+}
+
+static void tplug_stop(void *self)
+{
+    tsrv_destroy(self); /* its rooms let the director's runners go first */
+}
+
+static void tplug_destroy(void *self)
+{
+    tplug *tp = self;
+    if (tp)
+        tsrv_destroy(tp);
+    free(tp);
+}
+
+const ddz_plugin ddz_tourney_plugin = {
+    .kind = "tournament",
+    .create = tplug_create,
+    .start = tplug_start,
+    .takes_default = tplug_takes_default,
+    .enlist = tplug_enlist,
+    .forget = tsrv_forget,
+    .poll = tplug_poll,
+    .stop = tplug_stop,
+    .destroy = tplug_destroy,
+};

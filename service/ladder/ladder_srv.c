@@ -1,7 +1,9 @@
-/* ladder_srv.c - the continuous rated ladder inside `ddz serve`
- * (ladder_srv.h): participants, deals played at several tables at once,
- * ratings, the store, GET /api/ladder. */
-#include "service/server/ladder_srv.h"
+/* ladder_srv.c - the continuous rated ladder inside `ddz serve`, a
+ * plug-in of the table host (service/server/host.h, and nothing else of
+ * the server; ladder_srv.h): participants, deals played at several tables
+ * at once, ratings, the store, GET /api/ladder, and on several nodes its
+ * cluster side (ladder_net.h) on the host's lead thread. */
+#include "service/ladder/ladder_srv.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -15,17 +17,11 @@
 #include "proto/record_json.h"
 #include "rules/error.h"
 #include "rules/ruleset.h"
-#include "service/cluster/ladder_net.h"
-#include "service/cluster/lead.h"
+#include "service/ladder/ladder_net.h"
 #include "service/ladder/deal_plan.h"
 #include "service/ladder/rating.h"
 #include "service/seats/seats.h"
-#include "service/server/conn.h"
-#include "service/server/context.h"
-#include "service/server/http_routes.h"
-#include "service/server/room.h"
-#include "service/server/rooms.h"
-#include "service/server/seating.h"
+#include "service/server/host.h"
 
 #define RECENT 12      /* games looked at for a suspension */
 #define RECENT_MIN 3   /* ... at least this many */
@@ -96,7 +92,7 @@ typedef struct ltv {
 } ltv;
 
 typedef struct ddz_ladder {
-    ddz_srv *srv;
+    ddz_host *h;
     const ddz_rules *rules;
     ddz_rating_cfg rc;
     int time_ms;
@@ -115,6 +111,15 @@ typedef struct ddz_ladder {
                         publication (ladder_ticket) */
     ltv tv;          /* the TV's game: written when a rated deal is published */
 } ddz_ladder;
+
+/* The ladder as the host's plug-in: the ladder when one runs, and on
+ * several nodes its cluster side and the lock of its scheduling. */
+typedef struct lplug {
+    ddz_host *h;
+    ddz_ladder *l;       /* the ladder running here, or NULL */
+    ddz_ladder_net *net; /* several nodes: its cluster side, else NULL */
+    int job;             /* "ladder:RULES" (ddz_host_lead_want()), -1 on one node */
+} lplug;
 
 /* ---- participants ---- */
 
@@ -181,11 +186,11 @@ static void put(ddz_ladder *l, const part *q)
     if (l->net) {
         /* the rest of the standing is the database's: only the suspension */
         if (ddz_ladder_net_suspend(l->net, q->s.name, q->s.suspended) < 0)
-            ddz__log(l->srv, "error", NULL, "ladder: cannot store %s", q->s.name);
+            ddz_host_log(l->h, "error", NULL, "ladder: cannot store %s", q->s.name);
         return;
     }
-    if (ddz_store_ladder_put(l->srv->store, l->rules->name, &q->s) < 0)
-        ddz__log(l->srv, "error", NULL, "ladder: cannot store %s", q->s.name);
+    if (ddz_store_ladder_put(ddz_host_store(l->h), l->rules->name, &q->s) < 0)
+        ddz_host_log(l->h, "error", NULL, "ladder: cannot store %s", q->s.name);
 }
 
 /* Suspends `q` if it faulted in most of its recent games. */
@@ -201,7 +206,7 @@ static void check_suspension(ddz_ladder *l, part *q)
     snprintf(q->s.suspended, sizeof q->s.suspended, "faulted in %d of its last %d games (last: %s)",
              bad, q->nrecent, ddz_fault_name(q->last_fault));
     q->tell_suspended = q->kind == K_BOT;
-    ddz__log(l->srv, "warn", NULL, "ladder: %s suspended: %s", q->s.name, q->s.suspended);
+    ddz_host_log(l->h, "warn", NULL, "ladder: %s suspended: %s", q->s.name, q->s.suspended);
     put(l, q);
 }
 
@@ -211,7 +216,7 @@ static void release(ddz_player *p, const char *fmt, const char *arg)
         return;
     ddz_event e = {.type = DDZ_EVENT_RELEASED};
     snprintf(e.released.reason, sizeof e.released.reason, fmt, arg);
-    ddz__conn_send(p->conn, ddz_event_print(&e));
+    ddz_host_send(p, ddz_event_print(&e));
 }
 
 /* ---- a deal's tables ---- */
@@ -242,7 +247,7 @@ static ddz_seat *make_seat(ltab *t, int s, char *err, size_t errlen)
         .log_name = q->kind == K_ENGINE ? log_name : NULL,
     };
     int e = 0;
-    ddz_seat *st = ddz__seat_make(l->srv, &w, &e, err, errlen);
+    ddz_seat *st = ddz_host_seat_make(l->h, &w, &e, err, errlen);
     t->absent[s] = st && ddz_seat_is_absent(st);
     return st;
 }
@@ -268,8 +273,8 @@ static int start_game(ltab *t)
             ddz_runner_seat(t->run, s, st);
     }
     if (rc < 0) {
-        ddz__log(l->srv, "error", NULL, "ladder: cannot seat a table: %s",
-                 why[0] ? why : ddz_strerror(rc));
+        ddz_host_log(l->h, "error", NULL, "ladder: cannot seat a table: %s",
+                     why[0] ? why : ddz_strerror(rc));
         return -1;
     }
     ddz_room_opts o;
@@ -292,15 +297,14 @@ static int start_game(ltab *t)
         labels[s] = q->s.name;
         bots[s] = q->kind == K_BOT ? q->bot : NULL;
     }
-    t->room = ddz__room_open_table(l->srv, &o, t->run, labels, bots);
+    t->room = ddz_host_table_open(l->h, &o, t->run, labels, bots);
     if (!t->room) {
-        ddz__log(l->srv, "error", NULL, "ladder: out of memory for a room");
+        ddz_host_log(l->h, "error", NULL, "ladder: out of memory for a room");
         return -1;
     }
-    ddz__rooms_add(l->srv, t->room);
     rc = ddz_runner_start(t->run);
     if (rc < 0) {
-        ddz__log(l->srv, "error", NULL, "ladder: cannot start a game: %s", ddz_strerror(rc));
+        ddz_host_log(l->h, "error", NULL, "ladder: cannot start a game: %s", ddz_strerror(rc));
         return -1;
     }
     return 0;
@@ -309,7 +313,7 @@ static int start_game(ltab *t)
 static void end_room(ltab *t)
 {
     if (t->room)
-        ddz__room_detach(t->room);
+        ddz_host_table_close(t->room);
     t->room = NULL;
     for (int s = 0; t->run && s < 3; s++)
         ddz_runner_seat(t->run, s, NULL); /* engines stop */
@@ -330,12 +334,12 @@ static bool publish(ldeal *d)
             ids[n++] = d->tab[k].id;
     if (!n)
         return false;
-    if (ddz_store_publish_games(d->lad->srv->store, ids, n) < 0) {
-        ddz__log(d->lad->srv, "error", NULL, "ladder: deal %ld: its games could not be published",
-                 d->number);
+    if (ddz_store_publish_games(ddz_host_store(d->lad->h), ids, n) < 0) {
+        ddz_host_log(d->lad->h, "error", NULL, "ladder: deal %ld: its games could not be published",
+                     d->number);
         return false;
     }
-    d->lad->ticket = ddz_store_ticket(d->lad->srv->store);
+    d->lad->ticket = ddz_store_ticket(ddz_host_store(d->lad->h));
     return true;
 }
 
@@ -384,14 +388,14 @@ static void free_deal(ldeal *d)
         ddz_runner_destroy(t->run);
         t->run = NULL;
     }
-    l->srv->budget.engines -= d->engines;
+    ddz_host_release(l->h, d->engines);
     l->tables_used -= d->plan.tables;
     /* cut short (or its result could not be queued): no result, its
      * players free again */
     if (l->net && d->net && !d->recorded && ddz_ladder_net_drop(l->net, d->net) < 0)
-        ddz__log(l->srv, "error", NULL,
-                 "ladder: out of memory: deal %lld stays assigned until this node stops",
-                 (long long)d->net);
+        ddz_host_log(l->h, "error", NULL,
+                     "ladder: out of memory: deal %lld stays assigned until this node stops",
+                     (long long)d->net);
     for (int k = 0; k < d->plan.tables; k++)
         for (int s = 0; s < 3; s++) {
             part *q = &l->p[d->plan.who[k][s]];
@@ -457,8 +461,8 @@ static void rate_deal(ldeal *d)
          * deal, so that it does not stay assigned (its players busy on
          * every node) */
         if (ddz_ladder_net_done(l->net, &res) < 0)
-            ddz__log(l->srv, "error", NULL, "ladder: out of memory: deal %lld dropped",
-                     (long long)d->net);
+            ddz_host_log(l->h, "error", NULL, "ladder: out of memory: deal %lld dropped",
+                         (long long)d->net);
         else
             d->recorded = true;
         return;
@@ -471,12 +475,12 @@ static void rate_deal(ldeal *d)
         for (int s = 0; s < 3; s++)
             score[k][s] = d->tab[k].score[s];
     if (ddz_deal_rate(&l->rc, p, r, l->n, score) < 0) {
-        ddz__log(l->srv, "error", NULL, "ladder: a deal could not be rated");
+        ddz_host_log(l->h, "error", NULL, "ladder: a deal could not be rated");
         return;
     }
     ddz_store_ladder_deal *sd = calloc(1, sizeof *sd);
     if (!sd) {
-        ddz__log(l->srv, "error", NULL, "ladder: out of memory: a deal not stored");
+        ddz_host_log(l->h, "error", NULL, "ladder: out of memory: a deal not stored");
         return;
     }
     bool seen[DDZ_SCHEDULE_MAX] = {0};
@@ -505,10 +509,10 @@ static void rate_deal(ldeal *d)
             h->finished_ms = now;
             hist_push(&l->p[p->who[k][s]], h);
         }
-    if (ddz_store_ladder_add_deal(l->srv->store, l->rules->name, sd) < 0)
-        ddz__log(l->srv, "error", NULL, "ladder: cannot store a deal");
+    if (ddz_store_ladder_add_deal(ddz_host_store(l->h), l->rules->name, sd) < 0)
+        ddz_host_log(l->h, "error", NULL, "ladder: cannot store a deal");
     else
-        l->ticket = ddz_store_ticket(l->srv->store);
+        l->ticket = ddz_store_ticket(ddz_host_store(l->h));
     free(sd);
 }
 
@@ -537,7 +541,7 @@ static void on_over(void *ctx, const ddz_record *rec)
 {
     ltab *t = ctx;
     ddz_ladder *l = t->d->lad;
-    t->id = t->room ? ddz__room_tourney_over(t->room, rec) : 0;
+    t->id = t->room ? ddz_host_table_over(t->room, rec) : 0;
     unsigned faulted = 0;
     int kind[3] = {0};
     for (int i = 0; i < rec->nfaults; i++)
@@ -567,15 +571,15 @@ static void on_event(void *ctx, const ddz_ev *ev)
 {
     ltab *t = ctx;
     if (t->room)
-        ddz__room_tourney_event(t->room, ev);
+        ddz_host_table_event(t->room, ev);
 }
 
 static void on_log(void *ctx, int player, bool warn, const char *msg)
 {
     ltab *t = ctx;
     const char *who = player >= 0 && player < 3 ? at(t, player)->s.name : "";
-    ddz__log(t->d->lad->srv, warn ? "warn" : "info", t->room ? ddz__room_id(t->room) : NULL,
-             "ladder %s: %s", who, msg);
+    ddz_host_log(t->d->lad->h, warn ? "warn" : "info", t->room ? ddz_host_table_id(t->room) : NULL,
+                 "ladder %s: %s", who, msg);
 }
 
 /* Starts deal `plan` (participant indices; `net`: its id on several
@@ -589,21 +593,14 @@ static int start_deal(ddz_ladder *l, const ddz_deal_plan *plan, int64_t net)
             d = &l->d[k];
     if (!d || l->tables_used + plan->tables > l->ntables)
         return -1;
-    ddz_srv *srv = l->srv;
     int engines = 0, ais = 0;
     for (int k = 0; k < plan->tables; k++)
         for (int s = 0; s < 3; s++) {
             engines += l->p[plan->who[k][s]].kind == K_ENGINE;
             ais += l->p[plan->who[k][s]].kind == K_AI;
         }
-    if (engines && srv->budget.engines + engines > ddz__budget_max_engines(srv)) {
-        ddz__budget_refused(srv, DDZ_BUDGET_ENGINES);
-        return -1;
-    }
-    if (ais && srv->budget.ais + ais > ddz__budget_max_ais(srv)) {
-        ddz__budget_refused(srv, DDZ_BUDGET_AIS);
-        return -1;
-    }
+    if (ddz_host_reserve(l->h, engines, ais) < 0)
+        return -1; /* a budget is spent: the deal waits */
     memset(d, 0, sizeof *d);
     d->lad = l;
     d->plan = *plan;
@@ -611,7 +608,6 @@ static int start_deal(ddz_ladder *l, const ddz_deal_plan *plan, int64_t net)
     d->net = net;
     d->number = ++l->numbered;
     d->engines = engines;
-    srv->budget.engines += engines;
     l->tables_used += plan->tables;
     randombytes_buf(d->master, sizeof d->master);
     for (int k = 0; k < plan->tables; k++)
@@ -627,7 +623,7 @@ static int start_deal(ddz_ladder *l, const ddz_deal_plan *plan, int64_t net)
         t->d = d;
         t->index = k;
         ddz_runner_cb cb = {.ctx = t, .event = on_event, .over = on_over, .log = on_log};
-        if (!(t->run = ddz_runner_create(&srv->loop.base, &cb)) || start_game(t) < 0) {
+        if (!(t->run = ddz_runner_create(ddz_host_loop(l->h), &cb)) || start_game(t) < 0) {
             free_deal(d);
             return -1;
         }
@@ -663,7 +659,7 @@ static void schedule(ddz_ladder *l)
          * durable: conn.h) sits this deal out for a moment: its `turn`
          * would wait behind it while the clock ran */
         bool here = connected_here(q); /* a bot that has gone has no conn */
-        bool settled = !here || q->kind != K_BOT || ddz__conn_settled(q->bot->conn);
+        bool settled = !here || q->kind != K_BOT || ddz_host_settled(q->bot);
         bool live = here && !q->s.suspended[0] && settled;
         unsettled |= !settled;
         c[i] = (ddz_deal_cand){.mu = q->r.mu,
@@ -682,7 +678,7 @@ static void schedule(ddz_ladder *l)
         ddz_deal_plan plan;
         if (ddz_deal_plan_make(&in, &plan) <= 0 || start_deal(l, &plan, 0) < 0) {
             if (unsettled)
-                ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, DDZ_SETTLE_POLL_US);
+                ddz_loop_arm(ddz_host_loop(l->h), &l->kick, kick_cb, DDZ_SETTLE_POLL_US);
             return;
         }
         for (int k = 0; k < plan.tables; k++)
@@ -706,12 +702,12 @@ static void kick_cb(ddz_timer *tm)
         }
     schedule(l);
     if (waiting) /* an engine still acknowledging the end */
-        ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, 10000);
+        ddz_loop_arm(ddz_host_loop(l->h), &l->kick, kick_cb, 10000);
 }
 
 static void kick(ddz_ladder *l)
 {
-    ddz_loop_arm(&l->srv->loop.base, &l->kick, kick_cb, 0);
+    ddz_loop_arm(ddz_host_loop(l->h), &l->kick, kick_cb, 0);
 }
 
 /* ---- several nodes (ladder_net.h) ---- */
@@ -744,8 +740,8 @@ static void net_play(ddz_ladder *l, const ddz_ladder_net_msg *m)
     if (!why && start_deal(l, &plan, m->deal) < 0)
         why = "no free table or budget";
     if (why) {
-        ddz__log(l->srv, "warn", NULL, "ladder: deal %lld not played here: %s", (long long)m->deal,
-                 why);
+        ddz_host_log(l->h, "warn", NULL, "ladder: deal %lld not played here: %s",
+                     (long long)m->deal, why);
         ddz_ladder_net_drop(l->net, m->deal);
     }
 }
@@ -775,19 +771,19 @@ static void net_move(ddz_ladder *l, const ddz_ladder_net_msg *m)
     part *q = i >= 0 ? &l->p[i] : NULL;
     if (!q || q->kind != K_BOT || !connected_here(q) || q->deal >= 0)
         return;
-    if (l->srv->cfg.public_url && strcmp(m->url, l->srv->cfg.public_url) == 0) {
+    if (ddz_host_cfg(l->h)->public_url && strcmp(m->url, ddz_host_cfg(l->h)->public_url) == 0) {
         /* two nodes given one --public-url: the bot would be sent where it is */
-        ddz__log(l->srv, "warn", NULL, "ladder: %s not sent to node %s: its public URL is ours",
-                 q->s.name, m->home);
+        ddz_host_log(l->h, "warn", NULL, "ladder: %s not sent to node %s: its public URL is ours",
+                     q->s.name, m->home);
         return;
     }
     ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = DDZ_REQ_ENLIST}};
     snprintf(e.redirect.url, sizeof e.redirect.url, "%s", m->url);
     snprintf(e.redirect.reason, sizeof e.redirect.reason, "the ladder gathers its bots on node %s",
              m->home);
-    ddz__conn_send(q->bot->conn, ddz_event_print(&e));
-    ddz__log(l->srv, "info", NULL, "ladder: %s sent to node %s, where the ladder's bots are",
-             q->s.name, m->home);
+    ddz_host_send(q->bot, ddz_event_print(&e));
+    ddz_host_log(l->h, "info", NULL, "ladder: %s sent to node %s, where the ladder's bots are",
+                 q->s.name, m->home);
 }
 
 /* A history row of any node's: kept for /api/ladder/NAME; the deals are
@@ -825,22 +821,23 @@ static void net_round(ddz_ladder *l)
         else if (m->kind == DDZ_LADDER_NET_HIST)
             net_hist(l, &m->hist);
         else
-            ddz__log(l->srv, "warn", NULL, "%s", m->note);
+            ddz_host_log(l->h, "warn", NULL, "%s", m->note);
         free(m);
     }
 }
 
-void ddz__ladder_wake(ddz_srv *srv)
+/* Several nodes: the cluster side has news: look at once. */
+static void ladder_wake(lplug *lp)
 {
-    if (srv->ladder)
-        kick(srv->ladder);
+    if (lp->l)
+        kick(lp->l);
 }
 
 static void tick_cb(ddz_timer *tm)
 {
     ddz_ladder *l = (ddz_ladder *)((char *)tm - offsetof(ddz_ladder, tick));
     kick(l);
-    ddz_loop_arm(&l->srv->loop.base, &l->tick, tick_cb, TICK_US);
+    ddz_loop_arm(ddz_host_loop(l->h), &l->tick, tick_cb, TICK_US);
 }
 
 /* ---- start ---- */
@@ -898,8 +895,8 @@ static int add_fixed(ddz_ladder *l, const char *spec, char *err, size_t errlen)
     } else {
         snprintf(q->spec, sizeof q->spec, "%s", spec);
         bool known = false;
-        for (int e = 0; e < l->srv->cfg.nengines && !known; e++)
-            known = strcmp(l->srv->cfg.engine_name[e], spec + 7) == 0;
+        for (int e = 0; e < ddz_host_cfg(l->h)->nengines && !known; e++)
+            known = strcmp(ddz_host_cfg(l->h)->engine_name[e], spec + 7) == 0;
         if (!known) {
             snprintf(err, errlen, "ladder: --ladder-engine %s: no --engine %s=COMMAND", spec + 7,
                      spec + 7);
@@ -913,8 +910,8 @@ static void ladder_free(ddz_ladder *l)
 {
     if (!l)
         return;
-    ddz_loop_disarm(&l->srv->loop.base, &l->kick);
-    ddz_loop_disarm(&l->srv->loop.base, &l->tick);
+    ddz_loop_disarm(ddz_host_loop(l->h), &l->kick);
+    ddz_loop_disarm(ddz_host_loop(l->h), &l->tick);
     for (int k = 0; l->d && k < l->ndeals; k++)
         if (l->d[k].used)
             free_deal(&l->d[k]);
@@ -926,15 +923,20 @@ static void ladder_free(ddz_ladder *l)
     free(l);
 }
 
-int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
+/* Starts the ladder of the host's configuration (after the loop, the
+ * think pool and the store exist): loads the standings, histories and
+ * pair counts of its rule set. Returns 0, or -1 with a one-line reason in
+ * `err` (an unknown rule set, engine or AI, the database). */
+static int ladder_start(lplug *lp, char *err, size_t errlen)
 {
-    const ddz_server_cfg *cfg = &srv->cfg;
+    ddz_host *srv = lp->h;
+    const ddz_server_cfg *cfg = ddz_host_cfg(srv);
     ddz_ladder *l = calloc(1, sizeof *l);
     if (!l) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    l->srv = srv;
+    l->h = srv;
     l->rules = ddz_rules_find(cfg->ladder_rules ? cfg->ladder_rules : "caai");
     if (!l->rules) {
         snprintf(err, errlen, "ladder: --ladder-rules %s: no such rule set", cfg->ladder_rules);
@@ -979,10 +981,11 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
             return -1;
         }
     }
-    l->net = srv->lnet;
+    l->net = lp->net;
     /* then what the database knows (standings; fixed ones keep theirs);
      * several nodes: the cluster side reads it and tells the loop */
-    if (!l->net && ddz_store_ladder_players(srv->store, l->rules->name, load_player, l) < 0) {
+    if (!l->net &&
+        ddz_store_ladder_players(ddz_host_store(srv), l->rules->name, load_player, l) < 0) {
         snprintf(err, errlen, "ladder: cannot read the standings from the database");
         ladder_free(l);
         return -1;
@@ -991,8 +994,8 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
     for (int i = 0; hl && i < l->n; i++) {
         hl->n = 0;
         hl->q = &l->p[i];
-        ddz_store_ladder_history(srv->store, l->rules->name, l->p[i].s.name, DDZ_LADDER_HISTORY,
-                                 load_hist, hl);
+        ddz_store_ladder_history(ddz_host_store(srv), l->rules->name, l->p[i].s.name,
+                                 DDZ_LADDER_HISTORY, load_hist, hl);
         for (int k = hl->n - 1; k >= 0; k--) /* oldest first into the ring */
             hist_push(&l->p[i], &hl->h[k]);
         for (int k = 0; k < hl->n; k++)
@@ -1000,47 +1003,45 @@ int ddz__ladder_start(ddz_srv *srv, char *err, size_t errlen)
                 l->hist_rows = hl->h[k].id;
     }
     free(hl);
-    srv->ladder = l;
-    ddz__log(srv, "info", NULL,
-             "ladder: rules %s, %d participant%s known, %d tables at once, %d s per action",
-             l->rules->name, l->n, l->n == 1 ? "" : "s", l->ntables, l->time_ms / 1000);
-    ddz_loop_arm(&srv->loop.base, &l->tick, tick_cb, 0);
+    lp->l = l;
+    ddz_host_log(srv, "info", NULL,
+                 "ladder: rules %s, %d participant%s known, %d tables at once, %d s per action",
+                 l->rules->name, l->n, l->n == 1 ? "" : "s", l->ntables, l->time_ms / 1000);
+    ddz_loop_arm(ddz_host_loop(srv), &l->tick, tick_cb, 0);
     return 0;
 }
 
-bool ddz__ladder_running(const ddz_srv *srv)
+/* Bot `p` asked to enlist for the ladder (`q`, for error answers): it is
+ * answered `enlisted`, or an error (ENOTFOUND without a ladder, EAUTH for
+ * a connection without a bot token or a name the ladder cannot take,
+ * EBUSY when --ladder-max participants are known). */
+static void ladder_enlist(void *self, ddz_player *p, const ddz_req *q)
 {
-    return srv->ladder != NULL;
-}
-
-void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
-{
-    ddz_ladder *l = srv->ladder;
+    ddz_ladder *l = ((lplug *)self)->l;
     if (!l) {
-        ddz__conn_error(p->conn, DDZ_ENOTFOUND, "no ladder is running on this server", q);
+        ddz_host_error(p, DDZ_ENOTFOUND, "no ladder is running on this server", q);
         return;
     }
     if (!p->bot) {
-        ddz__conn_error(p->conn, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
+        ddz_host_error(p, DDZ_EAUTH, "only bots (a hello with a token) enlist", q);
         return;
     }
     if (kind_of(p->name) != K_BOT || strlen(p->name) >= DDZ_LADDER_NAME_MAX) {
-        ddz__conn_error(p->conn, DDZ_EAUTH,
-                        "a ladder bot's name cannot start with ai: or engine:", q);
+        ddz_host_error(p, DDZ_EAUTH, "a ladder bot's name cannot start with ai: or engine:", q);
         return;
     }
     int i = find(l, p->name);
     if (i < 0 && (i = add(l, p->name)) < 0) {
-        ddz__conn_error(p->conn, DDZ_EBUSY, "the ladder is full (--ladder-max)", q);
+        ddz_host_error(p, DDZ_EBUSY, "the ladder is full (--ladder-max)", q);
         return;
     }
     part *me = &l->p[i];
     me->bot = p; /* one token, one player (players.h): no other to release */
     p->enlisted = true;
-    p->enlisted_ladder = true;
     if (me->s.suspended[0]) {
         /* its author started it again: a new chance */
-        ddz__log(srv, "info", NULL, "ladder: %s enlisted again: suspension lifted", me->s.name);
+        ddz_host_log(l->h, "info", NULL, "ladder: %s enlisted again: suspension lifted",
+                     me->s.name);
         me->s.suspended[0] = '\0';
         me->nrecent = me->recent_at = 0;
         me->tell_suspended = false;
@@ -1049,7 +1050,7 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
     ddz_event e = {.type = DDZ_EVENT_ENLISTED};
     snprintf(e.enlisted.competition, sizeof e.enlisted.competition, "ladder");
     snprintf(e.enlisted.player, sizeof e.enlisted.player, "%.32s", me->s.name);
-    ddz__conn_send(p->conn, ddz_event_print(&e));
+    ddz_host_send(p, ddz_event_print(&e));
     /* at a table being played, where a `gone` seat holds its place: it
      * takes the seat back */
     if (me->deal >= 0) {
@@ -1057,16 +1058,17 @@ void ddz__ladder_enlist(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         for (int k = 0; k < d->plan.tables; k++) {
             ltab *t = &d->tab[k];
             for (int s = 0; s < 3 && t->room && !t->pending; s++)
-                if (d->plan.who[k][s] == i && ddz__room_reseat(t->room, s, p))
+                if (d->plan.who[k][s] == i && ddz_host_table_reseat(t->room, s, p))
                     t->absent[s] = false;
         }
     }
     kick(l);
 }
 
-void ddz__ladder_forget(ddz_srv *srv, ddz_player *p)
+/* The host frees player `p`: forget it. */
+static void ladder_forget(void *self, ddz_player *p)
 {
-    ddz_ladder *l = srv->ladder;
+    ddz_ladder *l = ((lplug *)self)->l;
     for (int i = 0; l && i < l->n; i++)
         if (l->p[i].bot == p)
             l->p[i].bot = NULL;
@@ -1113,10 +1115,11 @@ static void deal_tables(const ddz_ladder *l, const ldeal *d, json_t *tables)
         json_object_set_new(e, "tables", json_integer(d->plan.tables));
         json_object_set_new(e, "over", json_boolean(t->pending || t->done));
         json_object_set_new(e, "room",
-                            t->room && !ddz__room_dead(t->room) ? json_string(ddz__room_id(t->room))
-                                                                : json_null());
+                            t->room && !ddz_host_table_gone(t->room)
+                                ? json_string(ddz_host_table_id(t->room))
+                                : json_null());
         if (l->net)
-            json_object_set_new(e, "node", json_string(l->srv->cfg.node));
+            json_object_set_new(e, "node", json_string(ddz_host_cfg(l->h)->node));
         json_array_append_new(tables, e);
     }
 }
@@ -1222,9 +1225,9 @@ static char *dump(json_t *o)
  * later (so that a game `tv` names is served by its id), 0 if none: the
  * ladder's pages are not served before it is durable, as a game's `over`
  * is not sent before its record is (conn.h). */
-static uint64_t ladder_ticket(const ddz_srv *srv)
+static uint64_t ladder_ticket(const lplug *lp)
 {
-    return srv->ladder ? srv->ladder->ticket : 0;
+    return lp && lp->l ? lp->l->ticket : 0;
 }
 
 /* GET /api/ladder's body (malloc'd JSON; {"running": false, ...} without
@@ -1233,9 +1236,9 @@ static uint64_t ladder_ticket(const ddz_srv *srv)
  * node, as of the cluster's latest round, and each player's `connected`
  * and `playing` at any node), and `tv`: a game of the deal this node
  * published last (null before the first). */
-static char *standings_json(ddz_srv *srv)
+static char *standings_json(lplug *lp)
 {
-    ddz_ladder *l = srv->ladder;
+    ddz_ladder *l = lp ? lp->l : NULL;
     json_t *o = json_object();
     json_object_set_new(o, "running", json_boolean(l != NULL));
     json_object_set_new(o, "rules", l ? json_string(l->rules->name) : json_null());
@@ -1260,11 +1263,10 @@ static char *standings_json(ddz_srv *srv)
         json_object_set_new(o, "deals", json_integer(l->deals));
         json_object_set_new(o, "max_players", json_integer(l->max));
         json_object_set_new(o, "tv", tv_json(l));
-        if (l->net && srv->lead && srv->lead_ladder >= 0) {
+        ddz_lead_job j;
+        if (l->net && ddz_host_lead_state(lp->h, lp->job, &j)) {
             /* several nodes: this one, and the one that schedules */
-            ddz_lead_job j;
-            ddz_lead_state(srv->lead, srv->lead_ladder, &j);
-            json_object_set_new(o, "node", json_string(srv->cfg.node));
+            json_object_set_new(o, "node", json_string(ddz_host_cfg(lp->h)->node));
             json_object_set_new(o, "scheduler",
                                 j.holder_known ? json_string(j.holder) : json_null());
         }
@@ -1278,9 +1280,9 @@ static char *standings_json(ddz_srv *srv)
  * or NULL if there is none (or out of memory). At most the latest
  * DDZ_LADDER_HISTORY seats it held, each with its hand, game, table mates
  * and the same hand's holders elsewhere: under 100 KB. */
-static char *participant_json(ddz_srv *srv, const char *name)
+static char *participant_json(lplug *lp, const char *name)
 {
-    ddz_ladder *l = srv->ladder;
+    ddz_ladder *l = lp ? lp->l : NULL;
     int i = l ? find(l, name) : -1;
     if (i < 0)
         return NULL;
@@ -1303,8 +1305,9 @@ static char *participant_json(ddz_srv *srv, const char *name)
 static void standings_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)path;
-    req->body = standings_json(srv);
-    req->hold = ladder_ticket(srv);
+    lplug *lp = ddz_host_plugin_self(srv, "ladder");
+    req->body = standings_json(lp);
+    req->hold = ladder_ticket(lp);
 }
 
 /* GET /api/ladder/NAME (NAME URL-encoded): one participant's page, 404
@@ -1313,23 +1316,152 @@ static void participant_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     char name[256];
     static const char prefix[] = "/api/ladder/";
+    lplug *lp = ddz_host_plugin_self(srv, "ladder");
     req->body = ddz__http_url_decode(path + sizeof prefix - 1, name, sizeof name) == 0
-                    ? participant_json(srv, name)
+                    ? participant_json(lp, name)
                     : NULL;
-    req->hold = ladder_ticket(srv);
+    req->hold = ladder_ticket(lp);
     if (!req->body)
         ddz__http_not_found(req);
 }
 
-int ddz__ladder_routes(ddz_srv *srv)
+/* Ends the ladder's tables (the games being played were recorded as
+ * aborted by the host first; a deal cut short is not rated) and frees it.
+ * Nothing without one. */
+static void ladder_stop(void *self)
 {
-    int rc = ddz__http_route_add(&srv->routes, "/api/ladder", false, standings_get);
-    return rc < 0 ? rc : ddz__http_route_add(&srv->routes, "/api/ladder/", true, participant_get);
-}
-
-void ddz__ladder_destroy(ddz_srv *srv)
-{
-    ddz_ladder *l = srv->ladder;
-    srv->ladder = NULL;
+    lplug *lp = self;
+    ddz_ladder *l = lp->l;
+    lp->l = NULL;
     ladder_free(l);
 }
+
+/* ---- several nodes: the cluster side ---- */
+
+/* The lead thread's work (host.h): the ladder's round, as leader or not. */
+static void lead_work(void *self, PGconn *pg, const ddz_lead_job *jobs, int njobs)
+{
+    lplug *lp = self;
+    if (lp->net && lp->job >= 0 && lp->job < njobs)
+        ddz_ladder_net_work(lp->net, pg, jobs[lp->job].held);
+}
+
+/* The cluster side woke: the host's loop looks (ladder_poll()). */
+static void net_wake(void *ctx)
+{
+    ddz_host_wake(ctx);
+}
+
+/* Makes the cluster side of the ladder `cfg` configures and asks for the
+ * lock of its scheduling. Returns 0, or -1 with a reason in `err`. */
+static int net_create(lplug *lp, char *err, size_t errlen)
+{
+    const ddz_server_cfg *cfg = ddz_host_cfg(lp->h);
+    const char *rules = cfg->ladder_rules ? cfg->ladder_rules : "caai";
+    char job[DDZ_LEAD_JOB_MAX];
+    snprintf(job, sizeof job, "ladder:%.80s", rules);
+    int rc = ddz_host_lead_want(lp->h, job);
+    if (rc == DDZ_EINVAL)
+        return 0; /* one node: the ladder is all here */
+    if (rc < 0) {
+        snprintf(err, errlen, "ladder: %s", ddz_strerror(rc));
+        return -1;
+    }
+    lp->job = rc;
+    ddz_ladder_net_cfg lc = {.rules = rules,
+                             .node = cfg->node,
+                             .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables
+                                                              : DDZ_LADDER_DEFAULT_TABLES,
+                             .wake = net_wake,
+                             .ctx = lp->h,
+                             .db_timeout_ms = cfg->db_timeout_ms,
+                             .stop = ddz_host_pg_stop(lp->h)};
+    ddz_rating_cfg_default(&lc.rc);
+    static char fixed[DDZ_LADDER_NET_FIXED][DDZ_LADDER_NAME_MAX];
+    for (int i = 0; i < cfg->nladder_engines && lc.nfixed < DDZ_LADDER_NET_FIXED; i++) {
+        snprintf(fixed[lc.nfixed], sizeof fixed[0], "engine:%s", cfg->ladder_engine[i]);
+        lc.fixed[lc.nfixed] = fixed[lc.nfixed];
+        lc.nfixed++;
+    }
+    for (int i = 0; i < cfg->nladder_ais && lc.nfixed < DDZ_LADDER_NET_FIXED; i++) {
+        snprintf(fixed[lc.nfixed], sizeof fixed[0], "ai:%s", cfg->ladder_ai[i]);
+        lc.fixed[lc.nfixed] = fixed[lc.nfixed];
+        lc.nfixed++;
+    }
+    return (lp->net = ddz_ladder_net_create(&lc, err, errlen)) ? 0 : -1;
+}
+
+/* ---- the plug-in (host.h) ---- */
+
+/* Whether the host's configuration has a ladder: --ladder or any ladder
+ * option. */
+static bool configured(const ddz_server_cfg *cfg)
+{
+    return cfg->ladder || cfg->ladder_rules || cfg->nladder_engines || cfg->nladder_ais;
+}
+
+static void *ladder_create(ddz_host *h, char *err, size_t errlen)
+{
+    lplug *lp = calloc(1, sizeof *lp);
+    if (!lp) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    lp->h = h;
+    lp->job = -1;
+    /* whether a ladder runs or not (without one they say so) */
+    int rc = ddz_host_route_add(h, "/api/ladder", false, standings_get);
+    if (rc == 0)
+        rc = ddz_host_route_add(h, "/api/ladder/", true, participant_get);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", ddz_strerror(rc));
+        free(lp);
+        return NULL;
+    }
+    if (configured(ddz_host_cfg(h)) && net_create(lp, err, errlen) < 0) {
+        free(lp);
+        return NULL;
+    }
+    return lp;
+}
+
+static int ladder_plug_start(void *self, char *err, size_t errlen)
+{
+    lplug *lp = self;
+    return configured(ddz_host_cfg(lp->h)) ? ladder_start(lp, err, errlen) : 0;
+}
+
+static bool ladder_takes_default(void *self)
+{
+    return ((lplug *)self)->l != NULL;
+}
+
+static void ladder_poll(void *self)
+{
+    lplug *lp = self;
+    if (lp->net) /* the cluster side has news */
+        ladder_wake(lp);
+}
+
+/* After the host's lead thread stopped (its last round wrote the ladder's
+ * last results): the cluster side goes. */
+static void ladder_destroy(void *self)
+{
+    lplug *lp = self;
+    ladder_stop(lp);
+    ddz_ladder_net_destroy(lp->net);
+    free(lp);
+}
+
+const ddz_plugin ddz_ladder_plugin = {
+    .kind = "ladder",
+    .create = ladder_create,
+    .start = ladder_plug_start,
+    .takes_default = ladder_takes_default,
+    .enlist = ladder_enlist,
+    .forget = ladder_forget,
+    .poll = ladder_poll,
+    .lead_work = lead_work,
+    .stop = ladder_stop,
+    .destroy = ladder_destroy,
+};
