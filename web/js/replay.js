@@ -75,6 +75,8 @@ export class Replay {
 
   unmount() {
     document.removeEventListener('keydown', this.keyHandler);
+    if (this.centreWatch) this.centreWatch.disconnect();
+    this.centreWatch = this.centreWatched = null;
     clearTimeout(this.timer);
     clearTimeout(this.retry);
     clearTimeout(this.aTimer);
@@ -331,13 +333,19 @@ export class Replay {
     if (end) parts.push(this.resultEl());
     center.classList.toggle('at-end', end); // (a phone's centre is laid out for the result box)
     replace(center, parts);
-    // a centre too short for the result (a phone's, under the analysis)
-    // scrolls: the result's headline is brought into it, not left below
-    const res = end && center.querySelector('.result');
-    if (res && center.scrollHeight > center.clientHeight) center.scrollTop = Math.max(0, res.offsetTop - 4);
     this.renderBar(end);
     this.renderAnalysis(pos);
     this.renderLog();
+    // after what else this render changed (the analysis under the board
+    // takes height from the centre), and again whenever the centre's size
+    // changes (a phone's browser bars, a rotation)
+    this.showResult();
+    if (window.ResizeObserver && this.centreWatched !== center) { // (a full render makes a new centre)
+      if (!this.centreWatch) this.centreWatch = new ResizeObserver(() => this.showResult());
+      this.centreWatch.disconnect();
+      this.centreWatch.observe(center);
+      this.centreWatched = center;
+    }
     const again = this.refocus || keep;
     this.refocus = null;
     const b = again && this.root.querySelector(again);
@@ -384,6 +392,14 @@ export class Replay {
     }));
     const cur = this.el.log.querySelector('.current');
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+  }
+
+  /* A centre too short for the result (a phone's, under the analysis)
+   * scrolls: the result's headline is brought into it, not left below. */
+  showResult() {
+    const center = this.el && this.el.felt && this.el.felt.querySelector('.center');
+    const res = center && center.classList.contains('at-end') && center.querySelector('.result');
+    if (res && center.scrollHeight > center.clientHeight) center.scrollTop = Math.max(0, res.offsetTop - 4);
   }
 
   /* The analysis under the board, at the position `pos`. */
