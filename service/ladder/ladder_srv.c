@@ -118,7 +118,7 @@ typedef struct lplug {
     ddz_host *h;
     ddz_ladder *l;       /* the ladder running here, or NULL */
     ddz_ladder_net *net; /* several nodes: its cluster side, else NULL */
-    int job;             /* "ladder:RULES" (ddz_host_lead_want()), -1 on one node */
+    int job;             /* "ladder:RULES" (ddz_host_lead_want()), -1 without a ladder */
 } lplug;
 
 /* ---- participants ---- */
@@ -1361,13 +1361,13 @@ static int net_create(lplug *lp, char *err, size_t errlen)
     char job[DDZ_LEAD_JOB_MAX];
     snprintf(job, sizeof job, "ladder:%.80s", rules);
     int rc = ddz_host_lead_want(lp->h, job);
-    if (rc == DDZ_EINVAL)
-        return 0; /* one node: the ladder is all here */
     if (rc < 0) {
         snprintf(err, errlen, "ladder: %s", ddz_strerror(rc));
         return -1;
     }
     lp->job = rc;
+    if (!ddz_host_clustered(lp->h))
+        return 0; /* a cluster of one: the ladder is all here, no cluster side */
     ddz_ladder_net_cfg lc = {.rules = rules,
                              .node = cfg->node,
                              .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables
