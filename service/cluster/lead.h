@@ -59,6 +59,9 @@ typedef struct ddz_lead_job {
     bool holder_known;                 /* a live holder is recorded (this node or another) */
     char holder[DDZ_LEAD_NODE_MAX];    /* its node id */
     char holder_url[DDZ_LEAD_URL_MAX]; /* its public_url, "" if it has none */
+    /* No other node can hold it: a cluster of one (leader.h), which holds
+     * every job from the start, for good. Never set by this module. */
+    bool solo;
 } ddz_lead_job;
 
 typedef struct ddz_lead_cfg {

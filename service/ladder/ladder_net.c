@@ -12,6 +12,7 @@
 #include "rules/error.h"
 #include "rules/ruleset.h"
 #include "service/ladder/deal_plan.h"
+#include "service/ladder/deal_sched.h"
 #include "service/store/pg_conn.h"
 #include "service/thread/mailbox.h"
 
@@ -890,71 +891,98 @@ static bool is_ai(const char *name)
     return strncmp(name, "ai:", 3) == 0;
 }
 
-/* Node `node`'s deals: plans deals among the participants c[0..nc) that
- * are free and either fixed or present there, while it has two free
- * tables (`cap`), and assigns them to it (inserted in the leader's
- * transaction; their participants marked busy). A deal without a bot goes
- * to this (the leader's) node only; `ais_alone`: no program is present
- * anywhere. Returns false on a failed statement. */
+/* The cluster's side of the scheduler (deal_sched.h), for one node's
+ * deals: the participants c[0..nc) that are free and either fixed or
+ * present at `node`, a deal assigned by its row in cluster_ladder_deals
+ * (inserted in the leader's transaction; its participants marked busy). */
+typedef struct node_side {
+    ddz_ladder_net *n;
+    PGconn *pg;
+    const char *node;
+    bool here;      /* `node` is the leader's own */
+    int cap;        /* its free tables */
+    bool ais_alone; /* no program is present anywhere */
+    cand *c;
+    int nc;
+} node_side;
+
+static int node_gather(void *ctx, ddz_deal_cand *dc, int max, int *max_tables, bool *ais_alone)
+{
+    node_side *ns = ctx;
+    const cand *c = ns->c;
+    int nc = ns->nc < max ? ns->nc : max;
+    for (int i = 0; i < nc; i++)
+        dc[i] = (ddz_deal_cand){.mu = c[i].mu,
+                                .deals = c[i].deals,
+                                .available = !c[i].busy && !c[i].suspended && !c[i].moving &&
+                                             (!c[i].node[0] || strcmp(c[i].node, ns->node) == 0),
+                                .ai = !c[i].node[0] && is_ai(c[i].name)};
+    *max_tables = ns->cap;
+    /* a deal of hosted AIs alone goes to the leader's node only */
+    *ais_alone = ns->ais_alone && ns->here;
+    return nc;
+}
+
+static int node_assign(void *ctx, const ddz_deal_plan *plan, ddz_deal_cand *dc)
+{
+    node_side *ns = ctx;
+    ddz_ladder_net *n = ns->n;
+    cand *c = ns->c;
+    int m = plan->tables;
+    bool bots = false;
+    for (int t = 0; t < m; t++)
+        for (int s = 0; s < 3; s++)
+            bots |= c[plan->who[t][s]].node[0] != '\0';
+    if (!bots && !ns->here)
+        return 1; /* fixed participants only: the leader's node hosts it */
+    char(*names)[NAME] = malloc((size_t)(3 * m) * sizeof *names);
+    char *arr = NULL;
+    if (names) {
+        for (int t = 0; t < m; t++)
+            for (int s = 0; s < 3; s++)
+                snprintf(names[3 * t + s], NAME, "%s", c[plan->who[t][s]].name);
+        arr = array_lit((const char(*)[NAME])names, 3 * m);
+    }
+    free(names);
+    if (!arr)
+        return 1; /* out of memory: no more deals this round */
+    char tables[16];
+    snprintf(tables, sizeof tables, "%d", m);
+    const char *pi[] = {n->rules, ns->node, n->node, tables, arr};
+    bool ok = cmd(n, ns->pg,
+                  "INSERT INTO cluster_ladder_deals(rules, node, scheduled_by, state, created_at,"
+                  " tables, names) VALUES($1, $2, $3, 'assigned', now(), $4::int, $5::text[])",
+                  5, pi);
+    free(arr);
+    if (!ok)
+        return DDZ_EDB;
+    /* in the cluster every participant, a hosted AI too, plays one deal
+     * at a time */
+    for (int t = 0; t < m; t++)
+        for (int s = 0; s < 3; s++) {
+            c[plan->who[t][s]].busy = true;
+            dc[plan->who[t][s]].available = false;
+        }
+    return 0;
+}
+
+/* Node `node`'s deals: one round of the scheduler (deal_sched.h) on its
+ * share of the cluster, while it has two free tables (`cap`). A deal
+ * without a bot goes to this (the leader's) node only; `ais_alone`: no
+ * program is present anywhere. Returns false on a failed statement. */
 static bool plan_node(ddz_ladder_net *n, PGconn *pg, const char *node, int cap, bool ais_alone,
                       cand *c, int nc)
 {
-    bool here = strcmp(node, n->node) == 0;
-    ddz_deal_cand *dc = calloc((size_t)(nc > 0 ? nc : 1), sizeof *dc);
-    if (!dc)
-        return true; /* out of memory: no deal this round */
-    bool ok = true;
-    /* every deal takes two tables at least: bounded */
-    while (cap >= 2) {
-        for (int i = 0; i < nc; i++)
-            dc[i] = (ddz_deal_cand){.mu = c[i].mu,
-                                    .deals = c[i].deals,
-                                    .available = !c[i].busy && !c[i].suspended && !c[i].moving &&
-                                                 (!c[i].node[0] || strcmp(c[i].node, node) == 0),
-                                    .ai = !c[i].node[0] && is_ai(c[i].name)};
-        ddz_deal_in in = {.c = dc,
-                          .n = nc,
-                          .max_tables = cap,
-                          .ais_alone = ais_alone && here,
-                          .spin = randombytes_random()};
-        ddz_deal_plan plan;
-        int m = ddz_deal_plan_make(&in, &plan);
-        if (m <= 0)
-            break;
-        bool bots = false;
-        for (int t = 0; t < m; t++)
-            for (int s = 0; s < 3; s++)
-                bots |= c[plan.who[t][s]].node[0] != '\0';
-        if (!bots && !here)
-            break; /* fixed participants only: the leader's node hosts it */
-        char(*names)[NAME] = malloc((size_t)(3 * m) * sizeof *names);
-        char *arr = NULL;
-        if (names) {
-            for (int t = 0; t < m; t++)
-                for (int s = 0; s < 3; s++)
-                    snprintf(names[3 * t + s], NAME, "%s", c[plan.who[t][s]].name);
-            arr = array_lit((const char(*)[NAME])names, 3 * m);
-        }
-        free(names);
-        if (!arr)
-            break;
-        char tables[16];
-        snprintf(tables, sizeof tables, "%d", m);
-        const char *pi[] = {n->rules, node, n->node, tables, arr};
-        ok = cmd(n, pg,
-                 "INSERT INTO cluster_ladder_deals(rules, node, scheduled_by, state, created_at,"
-                 " tables, names) VALUES($1, $2, $3, 'assigned', now(), $4::int, $5::text[])",
-                 5, pi);
-        free(arr);
-        if (!ok)
-            break;
-        for (int t = 0; t < m; t++)
-            for (int s = 0; s < 3; s++)
-                c[plan.who[t][s]].busy = true;
-        cap -= m;
-    }
-    free(dc);
-    return ok;
+    node_side ns = {.n = n,
+                    .pg = pg,
+                    .node = node,
+                    .here = strcmp(node, n->node) == 0,
+                    .cap = cap,
+                    .ais_alone = ais_alone,
+                    .c = c,
+                    .nc = nc};
+    ddz_deal_side side = {.ctx = &ns, .gather = node_gather, .assign = node_assign};
+    return ddz_deal_sched_round(&side) >= 0;
 }
 
 /* The leader's round: forget dead nodes, then schedule. One transaction:

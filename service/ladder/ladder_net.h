@@ -5,9 +5,11 @@
  *   - every node publishes the bots connected to it and enlisted in the
  *     ladder (presence rows), and plays the deals assigned to it;
  *   - the LEADER (the node holding the advisory lock "ladder:RULES",
- *     lead.h) schedules: it plans deals (service/ladder/deal_plan.h: one
- *     deal at 2..6 tables at once, each program once, hosted AIs filling
- *     the seats left) whose participants are all at ONE node, the host:
+ *     lead.h) schedules, with the scheduler one node uses too
+ *     (deal_sched.h; this is its cluster side): it plans deals
+ *     (service/ladder/deal_plan.h: one deal at 2..6 tables at once, each
+ *     program once, hosted AIs filling the seats left) whose participants
+ *     are all at ONE node, the host:
  *     that node's bots with the hosted AIs and operator engines (which
  *     every node hosts: every node is given the same --ladder-ai/
  *     --ladder-engine options), in at most the host's free tables (its

@@ -19,6 +19,7 @@
 #include "rules/ruleset.h"
 #include "service/ladder/ladder_net.h"
 #include "service/ladder/deal_plan.h"
+#include "service/ladder/deal_sched.h"
 #include "service/ladder/rating.h"
 #include "service/seats/seats.h"
 #include "service/server/host.h"
@@ -118,7 +119,7 @@ typedef struct lplug {
     ddz_host *h;
     ddz_ladder *l;       /* the ladder running here, or NULL */
     ddz_ladder_net *net; /* several nodes: its cluster side, else NULL */
-    int job;             /* "ladder:RULES" (ddz_host_lead_want()), -1 on one node */
+    int job;             /* "ladder:RULES" (ddz_host_lead_want()), -1 without a ladder */
 } lplug;
 
 /* ---- participants ---- */
@@ -647,13 +648,20 @@ static bool connected_anywhere(const ddz_ladder *l, const part *q, bool *playing
 
 static void kick_cb(ddz_timer *tm);
 
-static void schedule(ddz_ladder *l)
+/* The one-node side of the scheduler (deal_sched.h): this node's
+ * participants in memory, a deal started here. */
+typedef struct local_side {
+    ddz_ladder *l;
+    bool unsettled; /* a bot sat out, not yet told its last game's end */
+} local_side;
+
+static int local_gather(void *ctx, ddz_deal_cand *c, int max, int *max_tables, bool *ais_alone)
 {
-    if (l->net)
-        return; /* the leader node schedules (ladder_net.h) */
-    ddz_deal_cand c[DDZ_SCHEDULE_MAX];
-    bool programs = false, unsettled = false;
-    for (int i = 0; i < l->n; i++) {
+    local_side *ls = ctx;
+    ddz_ladder *l = ls->l;
+    bool programs = false;
+    int n = l->n < max ? l->n : max;
+    for (int i = 0; i < n; i++) {
         const part *q = &l->p[i];
         /* a bot not yet told its last game's end (it waits to be
          * durable: conn.h) sits this deal out for a moment: its `turn`
@@ -661,31 +669,41 @@ static void schedule(ddz_ladder *l)
         bool here = connected_here(q); /* a bot that has gone has no conn */
         bool settled = !here || q->kind != K_BOT || ddz_host_settled(q->bot);
         bool live = here && !q->s.suspended[0] && settled;
-        unsettled |= !settled;
+        ls->unsettled |= !settled;
         c[i] = (ddz_deal_cand){.mu = q->r.mu,
                                .deals = q->s.deals,
                                .available = live && (q->kind == K_AI || q->deal < 0),
                                .ai = q->kind == K_AI};
         programs |= live && is_program(q);
     }
-    for (;;) {
-        /* hosted AIs play alone only while no program is here to play */
-        ddz_deal_in in = {.c = c,
-                          .n = l->n,
-                          .max_tables = l->ntables - l->tables_used,
-                          .ais_alone = !programs,
-                          .spin = randombytes_random()};
-        ddz_deal_plan plan;
-        if (ddz_deal_plan_make(&in, &plan) <= 0 || start_deal(l, &plan, 0) < 0) {
-            if (unsettled)
-                ddz_loop_arm(ddz_host_loop(l->h), &l->kick, kick_cb, DDZ_SETTLE_POLL_US);
-            return;
-        }
-        for (int k = 0; k < plan.tables; k++)
-            for (int s = 0; s < 3; s++)
-                if (!c[plan.who[k][s]].ai)
-                    c[plan.who[k][s]].available = false;
-    }
+    *max_tables = l->ntables - l->tables_used;
+    /* hosted AIs play alone only while no program is here to play */
+    *ais_alone = !programs;
+    return n;
+}
+
+static int local_assign(void *ctx, const ddz_deal_plan *plan, ddz_deal_cand *c)
+{
+    local_side *ls = ctx;
+    if (start_deal(ls->l, plan, 0) < 0)
+        return 1; /* a budget is spent, or it could not start (logged) */
+    /* a hosted AI may take seats of another deal at once */
+    for (int k = 0; k < plan->tables; k++)
+        for (int s = 0; s < 3; s++)
+            if (!c[plan->who[k][s]].ai)
+                c[plan->who[k][s]].available = false;
+    return 0;
+}
+
+static void schedule(ddz_ladder *l)
+{
+    if (l->net)
+        return; /* the leader node schedules (ladder_net.h) */
+    local_side ls = {.l = l};
+    ddz_deal_side side = {.ctx = &ls, .gather = local_gather, .assign = local_assign};
+    ddz_deal_sched_round(&side);
+    if (ls.unsettled)
+        ddz_loop_arm(ddz_host_loop(l->h), &l->kick, kick_cb, DDZ_SETTLE_POLL_US);
 }
 
 static void kick_cb(ddz_timer *tm)
@@ -1361,13 +1379,13 @@ static int net_create(lplug *lp, char *err, size_t errlen)
     char job[DDZ_LEAD_JOB_MAX];
     snprintf(job, sizeof job, "ladder:%.80s", rules);
     int rc = ddz_host_lead_want(lp->h, job);
-    if (rc == DDZ_EINVAL)
-        return 0; /* one node: the ladder is all here */
     if (rc < 0) {
         snprintf(err, errlen, "ladder: %s", ddz_strerror(rc));
         return -1;
     }
     lp->job = rc;
+    if (!ddz_host_clustered(lp->h))
+        return 0; /* a cluster of one: the ladder is all here, no cluster side */
     ddz_ladder_net_cfg lc = {.rules = rules,
                              .node = cfg->node,
                              .tables = cfg->ladder_tables > 0 ? cfg->ladder_tables

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include "service/cluster/leader.h"
 #include "service/engine/spawn_budget.h"
 #include "service/net/evloop.h"
 #include "service/net/listener.h"
@@ -154,12 +155,13 @@ struct ddz_srv {
     struct ddz_cluster *cluster; /* the other nodes (service/cluster), or NULL: one node */
     ddz_timer cluster_timer;     /* publishes our rooms to the cluster */
     bool cluster_up;             /* the cluster's last view was read (logged on change) */
-    struct ddz_lead *lead;       /* run-once jobs' locks (lead_srv.h), or NULL: one node */
-    /* the jobs the plug-ins asked for (ddz_host_lead_want()), at lead_base on */
-    char lead_want[DDZ_LEAD_JOBS][DDZ_LEAD_JOB_MAX];
+    /* run-once jobs (lead_srv.h; service/cluster/leader.h): a cluster of
+     * one or the locks of several nodes; NULL before the start */
+    struct ddz_leader *leader;
+    /* the jobs the plug-ins asked for (ddz_host_lead_want()), in order */
+    char lead_want[DDZ_LEADER_JOBS][DDZ_LEAD_JOB_MAX];
     int nlead_want;
-    int lead_base;
-    ddz_timer lead_timer; /* looks at the locks (lead_srv.c) */
+    ddz_timer lead_timer; /* several nodes: looks at the locks (lead_srv.c) */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "rules/error.h"
-#include "service/cluster/cluster.h"
-#include "service/cluster/lead.h"
+#include "service/cluster/leader.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
@@ -160,19 +159,21 @@ void ddz_host_log(ddz_host *h, const char *level, const char *room, const char *
 
 int ddz_host_lead_want(ddz_host *h, const char *name)
 {
-    /* one node has no locks (lead_srv.c starts none): its jobs are its own */
-    if (!h->cfg.node || !ddz_cluster_is_pg_url(h->cfg.db_path))
-        return DDZ_EINVAL;
-    if (h->nlead_want >= DDZ_LEAD_JOBS)
+    /* one node or several alike: the leader (lead_srv.c) holds every job
+     * on a cluster of one */
+    if (h->nlead_want >= DDZ_LEADER_JOBS)
         return DDZ_ENOMEM;
     snprintf(h->lead_want[h->nlead_want], sizeof h->lead_want[0], "%s", name);
     return h->nlead_want++;
 }
 
+bool ddz_host_clustered(const ddz_host *h)
+{
+    ddz_leader_cfg lc = {.db = h->cfg.db_path, .node = h->cfg.node};
+    return ddz_leader_clustered(&lc);
+}
+
 bool ddz_host_lead_state(ddz_host *h, int job, ddz_lead_job *out)
 {
-    if (!h->lead || job < 0 || job >= h->nlead_want)
-        return false;
-    ddz_lead_state(h->lead, h->lead_base + job, out);
-    return true;
+    return h->leader && ddz_leader_state(h->leader, job, out) == 0;
 }

@@ -10,7 +10,7 @@
  * runner, which the host adds to its rooms and shows, whose games it
  * stores), the seats of its participants, its players' connections, HTTP
  * routes, the loop (timers), the store, the configuration, the log, and
- * run-once jobs on a cluster (lead locks). What it gives: a `ddz_plugin`,
+ * run-once jobs (one leader, on one node as on several). What it gives: a `ddz_plugin`,
  * whose callbacks the host calls where a player enlists or is forgotten,
  * /metrics is written, a lock moves and the server stops.
  *
@@ -26,7 +26,7 @@
 
 #include "proto/msg.h"
 #include "rules/record.h"
-#include "service/cluster/lead.h"
+#include "service/cluster/leader.h"
 #include "service/server/http_routes.h"
 #include "service/server/player.h"
 #include "service/server/plugin.h"
@@ -138,16 +138,26 @@ struct ddz_pg_stop *ddz_host_pg_stop(ddz_host *h);
 void ddz_host_log(ddz_host *h, const char *level, const char *room, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* ---- run-once jobs (several nodes: service/cluster/lead.h) ---- */
+/* ---- run-once jobs (service/cluster/leader.h) ----
+ * One node is a cluster of one: a job asked for is held here from the
+ * start, for good (term 1, `solo`); on several nodes one node at a time
+ * holds it (the advisory locks of service/cluster/lead.h). */
 
-/* Asks for the lock of job `name` (copied), which one node holds at a
- * time. Call from ddz_plugin.create. Returns its index for
- * ddz_host_lead_state(), DDZ_EINVAL on one node (no locks: everything runs
- * here) or DDZ_ENOMEM when DDZ_LEAD_JOBS are asked already. */
+/* Asks for job `name` (copied), which one node holds at a time. Call from
+ * ddz_plugin.create. Returns its index for ddz_host_lead_state(), or
+ * DDZ_ENOMEM when DDZ_LEADER_JOBS are asked already. */
 int ddz_host_lead_want(ddz_host *h, const char *name);
 
-/* Fills `out` with job `job`'s state as the loop last saw it. Returns
- * false on one node (nothing filled). */
+/* Returns whether this node is one of several (a node id and a
+ * PostgreSQL database: leader.h's ddz_leader_clustered()), which a
+ * competition needs to know for what only other nodes need (the ladder's
+ * presence rows, a tournament's lease). Any time after the configuration
+ * is read. */
+bool ddz_host_clustered(const ddz_host *h);
+
+/* Fills `out` with job `job`'s state as the leader last saw it. Returns
+ * false before the leader starts (after the plug-ins' create) or for a
+ * bad index (nothing filled). */
 bool ddz_host_lead_state(ddz_host *h, int job, ddz_lead_job *out);
 
 /* ---- plug-ins: ddz_plugin (plugin.h) ---- */

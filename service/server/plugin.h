@@ -32,8 +32,8 @@ typedef struct ddz_plugin {
     void (*enlist)(void *self, ddz_player *p, const ddz_req *q);
     /* The host frees enlisted player `p`: forget it. */
     void (*forget)(void *self, ddz_player *p);
-    /* A lead lock moved, a wake (ddz_host_wake()), or a tick: look again.
-     * Several nodes only. */
+    /* A lead job moved, a wake (ddz_host_wake()), or a tick (several
+     * nodes): look again. */
     void (*poll)(void *self);
     /* ON THE LEAD THREAD, several nodes only: work for the jobs it wants,
      * with the lead session (lead.h's ddz_lead_cfg.work: nothing kept, no

@@ -66,7 +66,7 @@ struct ddz_tsrv {
 typedef struct tplug {
     ddz_host *h;
     ddz_tsrv *ts;         /* the tournament running on this node, or NULL */
-    int job;              /* its lock (ddz_host_lead_want()), -1 on one node */
+    int job;              /* its job (ddz_host_lead_want()), -1 without --tournament */
     uint64_t term;        /* the lead term it runs under, 0 = none */
     char lease[96];       /* DIR/lease as this node wrote it, "" on one node */
     uint64_t gain_term;   /* the term whose grace is counted */
@@ -817,17 +817,19 @@ static void lock_name(const char *dir, char *out, size_t outlen)
     snprintf(out, outlen, "tournament:%.80s", base && base[1] ? base + 1 : d);
 }
 
-/* Follows the lock: starts or ends the tournament as it is gained or lost
- * (logged). Called on the loop when the lock may have moved and on a
- * tick. Never fails. */
-static void tplug_poll(void *self)
+/* Follows the job: starts or ends the tournament as it is gained or lost
+ * (logged). On one node, a cluster of one, the job is held from the start
+ * for good: the tournament starts at once, with no grace and no lease (no
+ * other node can write DIR). Called from the start and on the loop when
+ * the job may have moved and on a tick. Returns 0, or -1 with tsrv_start()'s
+ * reason in `err` when the tournament could not start (once per term). */
+static int follow(tplug *tp, char *err, size_t errlen)
 {
-    tplug *tp = self;
     ddz_host *h = tp->h;
     const ddz_server_cfg *cfg = ddz_host_cfg(h);
     ddz_lead_job j;
     if (tp->job < 0 || !ddz_host_lead_state(h, tp->job, &j))
-        return;
+        return 0;
     if (tp->ts && (!j.held || j.term != tp->term)) {
         /* lost (maybe gained again since): another node may be resuming it
          * already, so this one stops at once; its tables' games are
@@ -846,13 +848,13 @@ static void tplug_poll(void *self)
         tp->term = 0;
     }
     if (!tp->ts && j.held && j.term == tp->fenced_term)
-        return;
+        return 0;
     if (!tp->ts && j.held && j.term != tp->gain_term) {
         /* a new term: did another node hold DIR last? */
         char holder[DDZ_LEAD_NODE_MAX] = "";
         tp->gain_term = j.term;
         tp->gain_us = ddz_host_now_us();
-        tp->grace = lease_other(cfg->tournament_dir, cfg->node, holder, sizeof holder);
+        tp->grace = !j.solo && lease_other(cfg->tournament_dir, cfg->node, holder, sizeof holder);
         if (tp->grace)
             ddz_host_log(h, "info", NULL,
                          "tournament: this node holds its lock; node %s held it last: waiting %d s"
@@ -861,24 +863,36 @@ static void tplug_poll(void *self)
     }
     if (!tp->ts && j.held && tp->grace &&
         ddz_host_now_us() - tp->gain_us < (int64_t)TOURNEY_GRACE_MS * 1000)
-        return; /* the next tick looks again */
+        return 0; /* the next tick looks again */
     if (!tp->ts && j.held) {
-        char err[300];
         /* the lease: who writes DIR, in which term (unique: a node's terms
-         * count up while it runs, and a restarted node starts later) */
+         * count up while it runs, and a restarted node starts later); none
+         * on a cluster of one */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(tp->lease, sizeof tp->lease, "%s %llu %lld", cfg->node, (unsigned long long)j.term,
-                 (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-        if (tsrv_start(tp, err, sizeof err) < 0) {
-            if (tp->term != j.term) /* once per term */
-                ddz_host_log(h, "error", NULL, "tournament: %s", err);
+        tp->lease[0] = '\0';
+        if (!j.solo)
+            snprintf(tp->lease, sizeof tp->lease, "%s %llu %lld", cfg->node,
+                     (unsigned long long)j.term,
+                     (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+        if (tsrv_start(tp, err, errlen) < 0) {
+            bool first = tp->term != j.term; /* said once per term */
             tp->term = j.term;
-            return;
+            return first ? -1 : 0;
         }
         tp->term = j.term;
-        ddz_host_log(h, "info", NULL, "tournament: this node holds its lock: running it");
+        if (!j.solo)
+            ddz_host_log(h, "info", NULL, "tournament: this node holds its lock: running it");
     }
+    return 0;
+}
+
+static void tplug_poll(void *self)
+{
+    tplug *tp = self;
+    char err[300];
+    if (follow(tp, err, sizeof err) < 0)
+        ddz_host_log(tp->h, "error", NULL, "tournament: %s", err);
 }
 
 /* Whether the tournament is configured but runs on another node (or on
@@ -889,8 +903,8 @@ static bool elsewhere(tplug *tp, ddz_player *p, const ddz_req *q)
 {
     const ddz_server_cfg *cfg = ddz_host_cfg(tp->h);
     ddz_lead_job j;
-    if (tp->job < 0 || tp->ts || !p->conn || !ddz_host_lead_state(tp->h, tp->job, &j))
-        return false;
+    if (tp->job < 0 || tp->ts || !p->conn || !ddz_host_lead_state(tp->h, tp->job, &j) || j.solo)
+        return false; /* a cluster of one has no elsewhere */
     if (!j.holder_known || !j.holder_url[0] || j.held ||
         (cfg->public_url && strcmp(j.holder_url, cfg->public_url) == 0)) {
         /* between nodes (just started, or its node died and no other
@@ -926,9 +940,7 @@ static void *tplug_create(ddz_host *h, char *err, size_t errlen)
         char name[DDZ_LEAD_JOB_MAX];
         lock_name(dir, name, sizeof name);
         rc = ddz_host_lead_want(h, name);
-        tp->job = rc; /* one node: none, it runs here */
-        if (rc == DDZ_EINVAL)
-            rc = 0;
+        tp->job = rc;
     }
     if (rc < 0) {
         snprintf(err, errlen, "%s", ddz_strerror(rc));
@@ -941,10 +953,13 @@ static void *tplug_create(ddz_host *h, char *err, size_t errlen)
 static int tplug_start(void *self, char *err, size_t errlen)
 {
     tplug *tp = self;
-    /* several nodes: it starts where its lock is (tplug_poll()) */
-    if (!ddz_host_cfg(tp->h)->tournament_dir || tp->job >= 0)
+    ddz_lead_job j;
+    /* One node holds its job already: the tournament starts with the
+     * server, and a failure to start is the server's. Several nodes: it
+     * starts where its lock is, when the lead thread gains it (tplug_poll()). */
+    if (!ddz_host_cfg(tp->h)->tournament_dir || !ddz_host_lead_state(tp->h, tp->job, &j) || !j.solo)
         return 0;
-    return tsrv_start(tp, err, errlen);
+    return follow(tp, err, errlen);
 }
 
 static bool tplug_takes_default(void *self)
