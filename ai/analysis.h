@@ -9,7 +9,7 @@
  * the plays that would have kept it, and always names one of them: the
  * play that proved the position won (its witness), found with the
  * verdict, so it is known even when the budget runs out listing the
- * others. This is SPEC 10's `ddz analyze`
+ * others. This is spec §10's `ddz analyze`
  * without the I/O: the caller prints (service/cli/cli_analyze.c).
  *
  * Use: ddz_analysis_begin() on a record, then ddz_analysis_next() until it
@@ -128,7 +128,7 @@ int ddz_analysis_begin(ddz_analysis *a, const ddz_record *r, const ddz_rules *rs
 int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget *b,
                       ddz_analysis_ply *out);
 
-/* Returns the name of verdict `v` as SPEC 10 prints it: "landlord",
+/* Returns the name of verdict `v` as spec §10 prints it: "landlord",
  * "farmers" or "unknown" (for anything else too). Never NULL. */
 const char *ddz_verdict_name(int v);
 

@@ -74,7 +74,7 @@ static int kind_of_word(const char *s, size_t n)
 }
 
 /* The words an OK may acknowledge: the referee's messages that expect an
- * OK, as in SPEC 7's table. */
+ * OK, as in spec §7's table. */
 static bool ackable(int kind)
 {
     switch (kind) {

@@ -1,6 +1,6 @@
 /* caai.h - the CAAI 1.0 engine protocol as values: parse and print lines.
  *
- * Pure codec (SPEC 7): no I/O, no allocation. One ddz_caai_msg is one line,
+ * Pure codec (spec §7): no I/O, no allocation. One ddz_caai_msg is one line,
  * in either direction. Grammar, with SP = one or more spaces or tabs and
  * d = A | B | C (seat 0, 1, 2):
  *
@@ -129,7 +129,7 @@ int ddz_caai_format_len(const ddz_caai_msg *m);
  * gives "BID", PLAY_WHAT "PLAY"), or "?" for anything else. Never NULL. */
 const char *ddz_caai_keyword(int kind);
 
-/* Converts an engine's raw name to displayable UTF-8 (SPEC 7: names may be
+/* Converts an engine's raw name to displayable UTF-8 (spec §7: names may be
  * GBK). If `raw` is valid UTF-8 it is copied; else if it is valid GB18030 (a
  * superset of GBK; an incomplete character at the very end, as left by the
  * parser's truncation, becomes U+FFFD) it is converted with iconv; else it is

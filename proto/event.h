@@ -111,9 +111,9 @@ typedef struct ddz_event_player {
     bool connected;                   /* a person's connection is up; an engine runs */
     bool custody;                     /* a hosted AI plays for the absent player */
     int missed;                       /* a person's clocks run out in a row, 0..2 (casual rooms,
-                                         SPEC 14; printed only when > 0) */
+                                         spec §14; printed only when > 0) */
     char standin[DDZ_EVENT_NAME_MAX]; /* a hosted AI keeps the seat for this person, who left
-                                         or was stood up (casual rooms, SPEC 14); "" = none */
+                                         or was stood up (casual rooms, spec §14); "" = none */
     bool in_game;   /* state: left, bid, role and last are sent (phase bid, play, between) */
     int left;       /* state: cards held, 0..20 */
     int bid;        /* state: 0..3, -1 = not bid (null) */
@@ -306,7 +306,7 @@ typedef struct ddz_event_state {
     bool has_ready;                          /* false: no `ready` (no wait between games) */
     bool ready[3];                           /* ready: the seats that are ready for the next game */
     int ready_ms;   /* ready: milliseconds left on the ready clock, 0..600000 */
-    bool stood_up;  /* this spectator was stood up from the room (SPEC 14): `join` seats it
+    bool stood_up;  /* this spectator was stood up from the room (spec §14): `join` seats it
                        again (printed only when true) */
     bool seat_next; /* this spectator asked to sit while a game is on: it is seated when the
                        game ends (printed only when true) */

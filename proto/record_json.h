@@ -1,6 +1,6 @@
 /* record_json.h - a game record (rules/record.h) as one JSON object.
  *
- * This is the line `ddz match --log` writes and `ddz verify` reads (SPEC 10).
+ * This is the line `ddz match --log` writes and `ddz verify` reads (spec §10).
  * Keys, in the order they are written:
  *
  *     game           integer >= 0: index of the game in its match
@@ -32,7 +32,7 @@
  *                    the last bid)
  *     bombs          bombs played (0..13)
  *     rocket         true if the rocket was played
- *     spring         true for a spring (SPEC 5)
+ *     spring         true for a spring (spec §5)
  *     anti_spring    true for an anti-spring
  *     multiplier     final multiplier, 0 if nobody won (all passed, fault)
  *     scores         [West, South, East]: JSON numbers, an integer when whole

@@ -1,7 +1,7 @@
 /* text.h - card lists and seeds as text, shared by the CLI, CAAI and JSON,
  * and the width of UTF-8 text on a terminal, for tables.
  *
- * Parsers are tolerant where SPEC 7 asks (spaces, any order) and strict
+ * Parsers are tolerant where spec §7 asks (spaces, any order) and strict
  * about meaning: every code in 0..53, no repeats. Printers always write
  * ascending lists. Each parser fills `err` (if not NULL, `errlen` bytes) with
  * a one-line message naming the problem.

@@ -1,7 +1,7 @@
 /* cards.h - cards as bits, ranks as packed counts.
  *
  * A set of cards is one uint64_t with bit `code` set for each card code held
- * (SPEC 1: code = 4*rank + suit for code < 52, 52 = small joker, 53 = big
+ * (spec §1: code = 4*rank + suit for code < 52, 52 = small joker, 53 = big
  * joker). A play is identified by its ranks only, so move generation works on
  * a multiset of ranks packed as one uint64_t: nibble r holds how many cards
  * of rank r (0..4). Converting is a few shifts and masks (ddz_cards_ranks).

@@ -99,7 +99,7 @@ static bool plane(const ddz_rules *rs, const counts *k, int len, int kind, ddz_c
     return false;
 }
 
-/* Quad straight (SPEC 8): for each chain top, highest first, the shapes
+/* Quad straight (spec §8): for each chain top, highest first, the shapes
  * without wings, with 2 singles and with 2 pairs per four; the chain's ranks
  * hold exactly four cards. The first that fits is the reading. */
 static bool quad(const ddz_rules *rs, const counts *k, ddz_combo *out)

@@ -1,7 +1,7 @@
-/* combo.h - classification and comparison of plays (SPEC 4, 8).
+/* combo.h - classification and comparison of plays (spec §4, §8).
  *
  * A play is a multiset of ranks (ddz_ranks). ddz_combo_classify() tries the
- * types in the seed's order (the eleven of SPEC 4, then the quad straight of
+ * types in the seed's order (the eleven of spec §4, then the quad straight of
  * the Botzone rule sets) and, within a type, the reading with the highest
  * main rank; ddz_combo_beats() is the comparison rule.
  */
@@ -46,7 +46,7 @@ typedef struct ddz_combo {
  * DDZ_INVALID when `m` is no legal combination and DDZ_PASS when `m` is 0. */
 ddz_combo ddz_combo_classify(const ddz_rules *rs, ddz_ranks m);
 
-/* Returns true when play `a` may be played on top of `last` (SPEC 4
+/* Returns true when play `a` may be played on top of `last` (spec §4
  * comparison; a quad straight compares like a plane, it is no bomb). `a`
  * and `last` must be valid, non-pass combos. */
 bool ddz_combo_beats(ddz_combo a, ddz_combo last);

@@ -1,5 +1,5 @@
 /* deal.c - Fisher-Yates over libsodium's deterministic stream, with
- * rejection sampling so that no index is favoured (SPEC 2). */
+ * rejection sampling so that no index is favoured (spec §2). */
 #include "deal.h"
 
 #include <sodium.h>

@@ -1,4 +1,4 @@
-/* deal.h - the seeded, verifiable deal (SPEC 2).
+/* deal.h - the seeded, verifiable deal (spec §2).
  *
  * Pure computation on libsodium's deterministic stream and BLAKE2b: no I/O,
  * no allocation. The caller must have called sodium_init() once (it only

@@ -17,7 +17,7 @@ static int count_fours(ddz_cards hand)
 }
 
 /* Sets held_bombs and held_rocket from the hands as they stood once the
- * landlord took the leftover (SPEC 6). */
+ * landlord took the leftover (spec §6). */
 static void count_held(ddz_game *g, const ddz_cards held[3])
 {
     ddz_cards jokers = (1ULL << DDZ_CARD_SJ) | (1ULL << DDZ_CARD_BJ);

@@ -39,7 +39,7 @@ enum ddz_fault {
 
 enum { DDZ_FAULTS_MAX = 3 }; /* a seat is charged once per game */
 
-/* One fault as the record keeps it (SPEC 8 `faults`). */
+/* One fault as the record keeps it (spec §8 `faults`). */
 typedef struct ddz_fault_entry {
     int8_t seat;  /* the faulty seat */
     uint8_t kind; /* enum ddz_fault */
@@ -63,12 +63,12 @@ typedef struct ddz_game {
     uint8_t nplays[3];     /* non-pass plays per seat (spring, anti-spring) */
     uint8_t bombs;         /* bombs played */
     uint8_t rocket;        /* 1 if the rocket was played */
-    uint8_t held_bombs;    /* fours in all hands after the leftover (SPEC 6) */
+    uint8_t held_bombs;    /* fours in all hands after the leftover (spec §6) */
     uint8_t held_rocket;   /* 1 if one hand held both jokers then */
     int8_t winner;         /* seat that emptied its hand, -1 if none */
     int8_t fault_seat;     /* seat charged with the first fault, -1 if none */
     uint8_t fault_kind;    /* its kind: enum ddz_fault */
-    uint8_t spring;        /* 1 if spring (SPEC 5) */
+    uint8_t spring;        /* 1 if spring (spec §5) */
     uint8_t anti_spring;   /* 1 if anti-spring */
     int32_t multiplier;    /* final multiplier; 0 until the game is won */
     int32_t early_penalty; /* what a seat faulting before the leftover pays each other seat */
@@ -84,7 +84,7 @@ typedef struct ddz_game {
 /* Starts a game on `deal` under `rs`, seat 0 to bid; without bidding
  * (DDZ_BIDDING_NONE) West is the landlord at bid 1, holds the leftover and
  * is to play. `early_penalty` is what a seat faulting before the leftover
- * pays each other seat (SPEC 6): get it from ddz_rules_early_penalty(rs,
+ * pays each other seat (spec §6): get it from ddz_rules_early_penalty(rs,
  * maxscore, games), which knows the default (rs->deal_maxscore, 350 for
  * caai). Never fails. */
 void ddz_game_start(ddz_game *g, const ddz_rules *rs, const ddz_deal *deal, int early_penalty);
@@ -107,7 +107,7 @@ int ddz_game_bid(ddz_game *g, int seat, int bid);
 int ddz_game_play(ddz_game *g, int seat, ddz_cards cards);
 
 /* Charges `seat` with a fault of `kind`, noted in faults[]. Under
- * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (SPEC 6
+ * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (spec §6
  * for caai); under DDZ_FAULTPOLICY_PLAY_ON the game goes on (the seat's
  * actions are its stand-in's from now on) unless all three seats have now
  * faulted, which ends it with the penalty. Returns 0, or DDZ_EPHASE if the
@@ -137,11 +137,11 @@ static inline bool ddz_game_standin_due(const ddz_game *g)
     return g->phase != DDZ_PHASE_OVER && ddz_game_faulted(g, g->turn);
 }
 
-/* Returns the bid the referee makes for a seat that faulted: 0 (SPEC 8). */
+/* Returns the bid the referee makes for a seat that faulted: 0 (spec §8). */
 int ddz_game_standin_bid(const ddz_game *g);
 
 /* Returns the play the referee makes for the seat to move when it has
- * faulted (SPEC 8): a pass when following, else the single card of its
+ * faulted (spec §8): a pass when following, else the single card of its
  * lowest code. DOES NOT CHECK that the seat has faulted. */
 ddz_cards ddz_game_standin_play(const ddz_game *g);
 
@@ -178,7 +178,7 @@ static inline bool ddz_game_leading(const ddz_game *g)
 }
 
 /* Returns true when the seat to move in the play phase cannot beat the last
- * play, so the referee may pass for it (SPEC 4 auto-pass). False when
+ * play, so the referee may pass for it (spec §4 auto-pass). False when
  * leading or not in the play phase. */
 bool ddz_game_must_pass(const ddz_game *g);
 

@@ -243,7 +243,7 @@ static void gen_four_two(gen *g, int kind, int above)
     }
 }
 
-/* Quad straight of `len` fours with wings `kind` (SPEC 8), top > above. */
+/* Quad straight of `len` fours with wings `kind` (spec §8), top > above. */
 static void gen_quad(gen *g, int len, int kind, int above)
 {
     int unit = kind == DDZ_KICK_PAIR ? 2 : 1, units = kind == DDZ_KICK_NONE ? 0 : 2 * len;

@@ -1,6 +1,6 @@
 /* movegen.h - every legal play, written into the caller's buffer.
  *
- * Plays are rank multisets (suits never matter, SPEC 10). Generation goes
+ * Plays are rank multisets (suits never matter, spec §10). Generation goes
  * shape by shape; candidates whose shape can be read more than one way
  * (planes, four_two with a four as kickers) are kept only when the
  * classifier's canonical reading is the one being generated, so every play
@@ -32,7 +32,7 @@ int ddz_movegen(const ddz_rules *rs, ddz_ranks hand, const ddz_combo *last, ddz_
                 size_t cap);
 
 /* Returns true when `hand` holds some play that beats `last` (a valid,
- * non-pass combo): false means the referee may auto-pass (SPEC 4). */
+ * non-pass combo): false means the referee may auto-pass (spec §4). */
 bool ddz_movegen_can_beat(const ddz_rules *rs, ddz_ranks hand, ddz_combo last);
 
 #endif

@@ -1,7 +1,7 @@
 /* record.h - the history of one game, as a value, and its verification.
  *
  * The referee fills a ddz_record as the game goes; proto/record_json turns
- * it into the JSON line of SPEC 10 and back; ddz_record_verify() replays it
+ * it into the JSON line of spec §10 and back; ddz_record_verify() replays it
  * through the rules and checks every derived field. Verification needs no
  * trust in whoever wrote the record: the seed is checked against the
  * commitment, the hands against the seed, each bid and play against the
@@ -34,7 +34,7 @@ typedef struct ddz_record {
     uint8_t seed[DDZ_SEED_BYTES];   /* revealed after the game */
     uint8_t commit[DDZ_SEED_BYTES]; /* published before the deal */
     ddz_deal deal;                  /* hands as dealt and the leftover */
-    int early_penalty;              /* maxscore / games: SPEC 6 before the leftover */
+    int early_penalty;              /* maxscore / games: spec §6 before the leftover */
     int nbids;
     int8_t bids[3];  /* bids[s] of seat s, for s < nbids (West bids first) */
     int8_t landlord; /* -1 if all passed (or a fault came first) */
@@ -65,7 +65,7 @@ int ddz_record_replay(const ddz_record *r, const ddz_rules *rs, ddz_game *g, cha
                       size_t errlen);
 
 /* Writes to out[] the terms that say how the scores of `g` came about
- * (ddz_rules.explain of g->rules, SPEC 5, 6, 8), `g` being the game of `r`
+ * (ddz_rules.explain of g->rules, spec §5, §6, §8), `g` being the game of `r`
  * at its end: the game the referee played, or ddz_record_replay()'s.
  * Returns how many (0..DDZ_TERMS_MAX); 0 when `g` is not over or nothing
  * was scored (all passed). */

@@ -42,7 +42,7 @@ static void shares(const ddz_game *g, ddz_term *out, int *n)
     term(out, n, DDZ_TERM_LANDLORD, -1, g->score[ll] < 0 ? -g->score[ll] : g->score[ll]);
 }
 
-/* SPEC 5: x(1 + bombs) if any bomb, x2 rocket, x2 spring, x2 anti-spring. */
+/* spec §5: x(1 + bombs) if any bomb, x2 rocket, x2 spring, x2 anti-spring. */
 static int32_t caai_multiplier(const ddz_game *g)
 {
     int32_t mult = 1;
@@ -57,13 +57,13 @@ static int32_t caai_multiplier(const ddz_game *g)
     return mult;
 }
 
-/* SPEC 5 during a game: x(1 + bombs) if any bomb, x2 rocket. */
+/* spec §5 during a game: x(1 + bombs) if any bomb, x2 rocket. */
 static int32_t caai_so_far(const ddz_game *g)
 {
     return (g->bombs ? 1 + g->bombs : 1) * (g->rocket ? 2 : 1);
 }
 
-/* SPEC 5: the landlord wins or loses 2 x 100 x bid x multiplier, each
+/* spec §5: the landlord wins or loses 2 x 100 x bid x multiplier, each
  * farmer half that with the other sign. */
 static void caai_score(const ddz_game *g, double out[3])
 {
@@ -74,7 +74,7 @@ static void caai_score(const ddz_game *g, double out[3])
         out[s] = s == ll ? 2 * unit : -unit;
 }
 
-/* SPEC 6: before the leftover the faulty seat pays each other seat the
+/* spec §6: before the leftover the faulty seat pays each other seat the
  * early penalty; after it, one unit of (held bombs + 1) x bid x 100,
  * doubled for a held rocket, to each farmer and two to the landlord. */
 static void caai_penalty(const ddz_game *g, int seat, double out[3])
@@ -96,8 +96,8 @@ static void caai_penalty(const ddz_game *g, int seat, double out[3])
     }
 }
 
-/* SPEC 5: bid x multiplier (from 1: the bombs, the rocket, spring,
- * anti-spring) x 100, twice for the landlord; SPEC 6: a fault's penalty
+/* spec §5: bid x multiplier (from 1: the bombs, the rocket, spring,
+ * anti-spring) x 100, twice for the landlord; spec §6: a fault's penalty
  * unit, the early penalty before the leftover. */
 static int caai_explain(const ddz_game *g, const ddz_record_play *plays, int nplays,
                         ddz_term out[DDZ_TERMS_MAX])
@@ -106,7 +106,7 @@ static int caai_explain(const ddz_game *g, const ddz_record_play *plays, int npl
     int n = 0, seat = g->fault_seat;
     if (seat >= 0) {
         /* one unit is what a seat that is neither the faulty one nor the
-         * landlord gets (SPEC 6), read off the penalty's own scores */
+         * landlord gets (spec §6), read off the penalty's own scores */
         int other = (seat + 1) % 3 == g->landlord ? (seat + 2) % 3 : (seat + 1) % 3;
         term(out, &n, DDZ_TERM_PENALTY, seat, g->score[other])->fault = g->fault_kind;
         return n;
@@ -130,7 +130,7 @@ const ddz_rules ddz_rules_caai = {
     .kickers_may_repeat = 1,
     .quad_straight = 0,
     .max_bid = 3,
-    .deal_maxscore = 350, /* SPEC 6: 2100 / 6 */
+    .deal_maxscore = 350, /* spec §6: 2100 / 6 */
     .default_time_ms = 15000,
     .fault_policy = DDZ_FAULTPOLICY_END,
     .score_unit = 100,
@@ -142,7 +142,7 @@ const ddz_rules ddz_rules_caai = {
     .explain = caai_explain,
 };
 
-/* ---- Botzone (SPEC 8, seed 002) ---- */
+/* ---- Botzone (spec §8, seed 002) ---- */
 
 /* Seed 002's table: single 1, pair 2, trio (with or without a kicker) 4,
  * straight and pair straight 6, plane (with or without wings) and four_two 8,
@@ -318,7 +318,7 @@ const ddz_rules ddz_rules_botzone_ftl = {
     .quad_straight = 1,
     .max_bid = 3,
     .deal_maxscore = 0,
-    .default_time_ms = 3000, /* SPEC 8: a bot's process start-up fits */
+    .default_time_ms = 3000, /* spec §8: a bot's process start-up fits */
     .fault_policy = DDZ_FAULTPOLICY_END,
     .score_unit = 1,
     .play_weight = ftl_weight,

@@ -1,8 +1,8 @@
-/* ruleset.h - a rule set is a named, versioned value (SPEC 8).
+/* ruleset.h - a rule set is a named, versioned value (spec §8).
  *
  * The classifier, the move generator, the game state machine and the scoring
- * all take a `const ddz_rules *`. Three exist: `caai` (SPEC 3-7),
- * `botzone-ftl` and `botzone-ftl2` (SPEC 8). Whatever differs between rule
+ * all take a `const ddz_rules *`. Three exist: `caai` (spec §3-§7),
+ * `botzone-ftl` and `botzone-ftl2` (spec §8). Whatever differs between rule
  * sets lives here, as numbers, policies and functions: a new rule set is a
  * new value in ruleset.c, plus new enum values where a policy needs one (and
  * the one branch that implements it). The generator's structure (enumerate
@@ -75,7 +75,7 @@ enum ddz_term_kind {
     DDZ_TERM_MEAN,        /* value: the mean of the farmers' points, which each farmer
                              scores (botzone-ftl) */
     DDZ_TERM_PENALTY,     /* seat, fault: the seat faulted and pays the penalty; value:
-                             its unit (caai SPEC 6: what it pays each farmer, or each
+                             its unit (caai spec §6: what it pays each farmer, or each
                              other seat before the leftover) */
     DDZ_TERM_FORFEIT,     /* seat, fault: the seat faulted; value: its side's score */
     DDZ_TERM_AWARD,       /* value: the other side's score after a FORFEIT */
@@ -152,15 +152,15 @@ typedef struct ddz_rules {
                    ddz_term out[DDZ_TERMS_MAX]);
 } ddz_rules;
 
-/* The CAAI 1.0 competition rules (SPEC 3-6), the default everywhere. */
+/* The CAAI 1.0 competition rules (spec §3-§6), the default everywhere. */
 extern const ddz_rules ddz_rules_caai;
 
-/* Botzone's FightTheLandlord (SPEC 8, seed 002): no bidding, West is the
+/* Botzone's FightTheLandlord (spec §8, seed 002): no bidding, West is the
  * landlord; distinct kickers and quad straights; scores 2/0 + weights / 100,
  * the farmers averaged; a fault ends the game (-1 / 2.5). */
 extern const ddz_rules ddz_rules_botzone_ftl;
 
-/* Botzone's FightTheLandlord2 (SPEC 8): the same plays, with bidding (all
+/* Botzone's FightTheLandlord2 (spec §8): the same plays, with bidding (all
  * pass: West at bid 1); landlord +-2m, farmers -+m with m = max(bid, 1) x
  * 2^(bombs + rocket + spring + anti-spring); after a fault the referee plays
  * for the faulty seat, and three faulty seats end the game at -1 each. */
@@ -195,11 +195,11 @@ double ddz_score_add(double a, double b);
 
 /* Returns the maxscore of a series of `games` games under `rs`:
  * rs->deal_maxscore x games, games <= 0 counting as 1, at most INT_MAX
- * (the default of INFO's maxscore, SPEC 7). Never fails. */
+ * (the default of INFO's maxscore, spec §7). Never fails. */
 int ddz_rules_maxscore(const ddz_rules *rs, int games);
 
 /* Returns what a seat that faults before the leftover is given pays each
- * other seat (SPEC 6): maxscore / games (rounded down), or
+ * other seat (spec §6): maxscore / games (rounded down), or
  * rs->deal_maxscore when maxscore <= 0 or games <= 0 (no series given: the
  * default maxscore of deal_maxscore x games). ddz_game_start() takes this
  * number. Never fails. */

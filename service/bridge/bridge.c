@@ -369,7 +369,7 @@ static void on_over(ddz_bridge *b, const ddz_event_over *o)
 static int on_turn_over(ddz_bridge *b)
 {
     end_unknown(b);
-    if (b->adapter->ops->deliver) /* a CAAI engine may exit now (SPEC 7) */
+    if (b->adapter->ops->deliver) /* a CAAI engine may exit now (spec §7) */
         b->adapter->ops->deliver(b->adapter,
                                  &(ddz_ev){.kind = DDZ_EV_SERIES,
                                            .to = DDZ_TO_ALL,

@@ -7,7 +7,7 @@
  * program seat of the protocol asked for (ddz_seat_program_create): the
  * CAAI engine seat (service/seats/seat_engine.c), which runs the one CAAI
  * session of the code base (service/engine/caai_seat.c), or the Botzone
- * seat (service/seats/seat_botzone.c), which builds SPEC 11's requests from
+ * seat (service/seats/seat_botzone.c), which builds spec §11's requests from
  * the same events; the same seats `ddz match` and rooms use. The translator
  * knows neither protocol: it speaks to the seat interface only. Two layers,
  * as everywhere in service/:
@@ -42,14 +42,14 @@
  *                              games, the OVER of the game that ended while
  *                              we were away (its `result`)
  *
- * The engine seat makes of these the CAAI lines of SPEC 7 (INFO and DEAL,
+ * The engine seat makes of these the CAAI lines of spec §7 (INFO and DEAL,
  * BID WHAT, BID, LEFTOVER, PLAY WHAT, PLAY, GAMEOVER or ERROR, nothing after
  * all passed). host.info gives INFO its numbers: turn = turns played + 1,
  * turns = the larger of opts.turns and turn, game and games from the `game`
  * event, up = 0, maxscore = ddz_rules_maxscore(the room's rules, games),
  * time = the room's time. The engine process serves every turn; one that
  * exits after a turn's last game, or fails, is started again for the next
- * game. The Botzone seat makes of them SPEC 11's requests (its hand, the
+ * game. The Botzone seat makes of them spec §11's requests (its hand, the
  * bids, the leftover and the last two plays are all in these events, under
  * every rule set) and runs the bot when asked: a process per request, or
  * one per game if the bot asks to keep running.
@@ -68,10 +68,10 @@
  * `turn_over` it neither votes nor leaves, and waits for the next `joined`.
  * `released` ends it (DDZ_BRIDGE_DONE).
  *
- * Faults (SPEC 6). The bridge cannot charge its own seat. A seat that fails
+ * Faults (spec §6). The bridge cannot charge its own seat. A seat that fails
  * (host.fault: the engine seat found a malformed or unexpected reply or
  * another seat's letter, the engine crashed or missed an acknowledgement's
- * time; the Botzone seat found an answer that is not SPEC 11's, or the bot
+ * time; the Botzone seat found an answer that is not spec §11's, or the bot
  * crashed; either stopped its program) is logged and sits out the rest of
  * that game: it owes nothing, and the server's clock times our seat out,
  * after which the room's rule set decides (the game ends, or under

@@ -18,7 +18,7 @@
 static const char usage[] =
     "usage: ddz analyze FILE [--budget-ms N] [--nodes N] [--scores]\n"
     "\n"
-    "Post-game analysis (SPEC 10). Reads game records, one JSON object per\n"
+    "Post-game analysis (spec §10). Reads game records, one JSON object per\n"
     "line as `ddz match --log`, `ddz tournament` (DIR/games.jsonl) and\n"
     "`ddz export` write them (blank lines are skipped; FILE '-' reads standard\n"
     "input), verifies each as `ddz verify` does, and replays its plays from\n"

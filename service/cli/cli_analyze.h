@@ -1,5 +1,5 @@
 /* cli_analyze.h - `ddz analyze FILE`: who was winning, play by play, in
- * finished games (SPEC 10, ai/analysis.h). */
+ * finished games (spec §10, ai/analysis.h). */
 #ifndef DDZ_CLI_ANALYZE_H
 #define DDZ_CLI_ANALYZE_H
 

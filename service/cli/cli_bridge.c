@@ -22,7 +22,7 @@ static const char usage[] =
     "\n"
     "A CAAI engine is started at the first game and serves every turn (INFO\n"
     "counts them); one that fails or exits is started again for the next game.\n"
-    "A Botzone bot (SPEC 11) is started for each request with the whole\n"
+    "A Botzone bot (spec §11) is started for each request with the whole\n"
     "requests/responses history, or kept for the rest of the game if it prints\n"
     ">>>BOTZONE_REQUEST_KEEP_RUNNING<<< after its answer; it plays whatever\n"
     "rule set the room plays (caai, botzone-ftl, botzone-ftl2), which its\n"

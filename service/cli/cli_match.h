@@ -1,4 +1,4 @@
-/* cli_match.h - `ddz match`: one table, N games, a results table (SPEC 10). */
+/* cli_match.h - `ddz match`: one table, N games, a results table (spec §10). */
 #ifndef DDZ_CLI_MATCH_H
 #define DDZ_CLI_MATCH_H
 

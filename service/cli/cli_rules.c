@@ -15,7 +15,7 @@ static const char usage[] =
     "       ddz rules moves --hand CODES [--follow CODES] [--rules NAME]\n"
     "       ddz rules deal --seed HEX64\n"
     "\n"
-    "CODES is a comma-separated list of card codes 0..53 (SPEC 1): code c < 52\n"
+    "CODES is a comma-separated list of card codes 0..53 (spec §1): code c < 52\n"
     "has rank c/4 (0=3 ... 11=A, 12=2) and suit c%4; 52 is the small joker and\n"
     "53 the big joker.\n"
     "\n"
@@ -31,7 +31,7 @@ static const char usage[] =
     "  deal --seed HEX64  print the deal of a 32-byte seed given as 64 hex\n"
     "                     digits: {\"seed\",\"commit\",\"hands\",\"leftover\"}\n"
     "\n"
-    "Rule sets: caai (SPEC 4), botzone-ftl and botzone-ftl2 (SPEC 8: kickers never\n"
+    "Rule sets: caai (spec §4), botzone-ftl and botzone-ftl2 (spec §8: kickers never\n"
     "repeat, and the quad_straight type). An unknown name is a usage error (exit 2).\n";
 
 static int bad(const char *what, const char *detail)

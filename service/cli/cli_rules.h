@@ -1,5 +1,5 @@
 /* cli_rules.h - `ddz rules ...`: the rules library's command-line face
- * (SPEC 10). */
+ * (spec §10). */
 #ifndef DDZ_CLI_RULES_H
 #define DDZ_CLI_RULES_H
 

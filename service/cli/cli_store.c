@@ -47,8 +47,8 @@ static const char token_usage[] =
 static const char export_usage[] =
     "usage: ddz export [--db PATH] [--all] [-o FILE]\n"
     "\n"
-    "Writes the record of every stored game as one JSON object per line (SPEC\n"
-    "10, as `ddz match --log` writes them), in game id order; check them with\n"
+    "Writes the record of every stored game as one JSON object per line (spec\n"
+    "§10, as `ddz match --log` writes them), in game id order; check them with\n"
     "'ddz verify FILE'.\n"
     "\n" DB_HELP "  --all       include the games cut short (e.g. by a server shutdown):\n"
     "              their lines carry \"aborted\": true, and a game cut before it\n"

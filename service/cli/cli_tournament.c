@@ -37,7 +37,7 @@ static const char usage[] =
     "  --players FILE  one player per line, ID=SPEC ('#' starts a comment);\n"
     "                  ID: letters, digits, '_', '-', '.' (at most 32);\n"
     "                  SPEC: exec:COMMAND LINE, botzone:COMMAND LINE or ai:NAME\n"
-    "  --dir DIR       where games.jsonl (every game, SPEC 10, with its\n"
+    "  --dir DIR       where games.jsonl (every game, spec §10, with its\n"
     "                  'tournament' field), standings.json and standings.html\n"
     "                  (after every turn) and tournament.json (the settings) go\n"
     "  --format F      caai (default): Swiss then finals; swiss: Swiss only;\n"

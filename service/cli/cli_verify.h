@@ -1,5 +1,5 @@
 /* cli_verify.h - `ddz verify FILE`: replay game records and check them
- * (SPEC 2, 10). */
+ * (spec §2, §10). */
 #ifndef DDZ_CLI_VERIFY_H
 #define DDZ_CLI_VERIFY_H
 

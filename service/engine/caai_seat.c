@@ -174,7 +174,7 @@ void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info
         msg.info = *info;
         queue(s, &msg, EXP_OK, DDZ_CAAI_INFO, ev->game, 0);
         /* the table's start for this seat carries its hand: DEAL follows
-         * INFO (SPEC 7) */
+         * INFO (spec §7) */
         if (ev->seat != s->seat)
             break;
         msg = (ddz_caai_msg){.kind = DDZ_CAAI_DEAL, .seat = ev->seat, .cards = ev->cards};
@@ -202,7 +202,7 @@ void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info
         break;
     case DDZ_EV_PLAY:
         /* an engine hears of its own play only when the referee passed for
-         * it (SPEC 7: PLAY <own d>-1) */
+         * it (spec §7: PLAY <own d>-1) */
         if (ev->seat == s->seat && !ev->autopass)
             break;
         msg.kind = DDZ_CAAI_PLAY;

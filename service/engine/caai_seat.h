@@ -7,7 +7,7 @@
  * as they are queued and replies are matched in order; each acknowledgement
  * must come within the time limit counted from the previous reply. The
  * answers to BID WHAT and PLAY WHAT are timed by the table's clock, like
- * every seat's (SPEC 6); once the table gives up on one
+ * every seat's (spec §6); once the table gives up on one
  * (ddz_caai_seat_cancel), it is timed here too, so a hung engine is always
  * found.
  *
@@ -15,7 +15,7 @@
  * flood, an answer the referee rejects) stop the engine and are reported
  * through the `fault` callback; ddz_caai_seat_start() starts it afresh for
  * the next game. A bad acknowledgement of GAMEOVER or ERROR is only noted
- * (SPEC 7: that game is already scored).
+ * (spec §7: that game is already scored).
  */
 #ifndef DDZ_CAAI_SEAT_H
 #define DDZ_CAAI_SEAT_H
@@ -61,7 +61,7 @@ void ddz_caai_seat_set_kill_grace(ddz_caai_seat *s, int ms);
 void ddz_caai_seat_set_seat(ddz_caai_seat *s, int seat);
 
 /* Translates the table's event `ev` (ev.h) into the lines this engine must
- * hear (SPEC 7) and queues them: INFO and DEAL for the DDZ_EV_GAME that
+ * hear (spec §7) and queues them: INFO and DEAL for the DDZ_EV_GAME that
  * carries this seat's hand, `info` filling INFO. Ignored while the engine
  * is broken. */
 void ddz_caai_seat_event(ddz_caai_seat *s, const ddz_ev *ev, const ddz_caai_info *info);

@@ -10,7 +10,7 @@
  * waitpid a third of the time under churned engine rooms).
  *
  * The child needs PR_SET_PDEATHSIG, which posix_spawn cannot set: an engine
- * that spins on EOF (SPEC 7) would otherwise outlive a crashed server
+ * that spins on EOF (spec §7) would otherwise outlive a crashed server
  * forever. It is started the way glibc's posix_spawn starts one, with
  * clone(CLONE_VM | CLONE_VFORK) on a small stack of its own, not with fork:
  * fork copied the server's page tables and write-protected every page of
@@ -790,7 +790,7 @@ int ddz_engine_send(ddz_engine *e, const char *line)
 /* ---- reading ----------------------------------------------------------- */
 
 /* Length of a line of `n` bytes (without its '\n') once a final '\r' is
- * dropped: CRLF and LF engines are both accepted (SPEC 7). */
+ * dropped: CRLF and LF engines are both accepted (spec §7). */
 static size_t line_length(const char *s, size_t n)
 {
     return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
@@ -1018,7 +1018,7 @@ void ddz_engine_destroy(ddz_engine *e)
     if (!e)
         return;
     ddz_engine_stop(e);
-    /* The engine hears SIGTERM before the end of its input (SPEC 7: an
+    /* The engine hears SIGTERM before the end of its input (spec §7: an
      * engine is never ended by closing its stdin), so while it is not gone
      * the spawner closes our ends of its pipes, once it is. */
     pthread_mutex_lock(&sp.mu);

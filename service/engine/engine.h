@@ -1,4 +1,4 @@
-/* engine.h - one CAAI engine child process (SPEC 7), independent of any event loop.
+/* engine.h - one CAAI engine child process (spec §7), independent of any event loop.
  *
  * A ddz_engine owns a child started as `/bin/sh -c "exec COMMAND"`, its
  * stdin and stdout pipes and its process group. Nothing here waits for a
@@ -16,7 +16,7 @@
  * Both work from the moment ddz_engine_spawn() returns, before the child
  * runs: lines sent wait in the pipe.
  *
- * Faults (SPEC 6): exit or closed stdout is DDZ_ECRASH (DDZ_ESPAWN if the
+ * Faults (spec §6): exit or closed stdout is DDZ_ECRASH (DDZ_ESPAWN if the
  * child could not be started at all), more than `max_output` bytes since
  * the last ddz_engine_reset_budget() is DDZ_EFLOOD, a line longer than
  * `max_line` is DDZ_ETOOLONG. They are sticky: once
@@ -135,7 +135,7 @@ int ddz_engine_on_readable(ddz_engine *e);
  * (the line stays queued; a buffer of max_line + 1 bytes always fits), or
  * DDZ_ESYNTAX if the line contains a NUL byte: that line IS popped and
  * copied whole into `buf` with *len set, for logging, but must be treated as
- * a malformed message (SPEC 7), since C string parsers would see only the
+ * a malformed message (spec §7), since C string parsers would see only the
  * part before the NUL. */
 int ddz_engine_next_line(ddz_engine *e, char *buf, size_t size, size_t *len);
 
@@ -187,7 +187,7 @@ int ddz_engine_wait_gone(ddz_engine *e, int timeout_ms);
 /* Stops the engine if needed and frees it; its process ends as
  * ddz_engine_stop() says, after this returns. Its fds are closed now if
  * the engine is gone, else by the spawner once it is, so that the engine
- * hears SIGTERM before the end of its input (SPEC 7). Either way the
+ * hears SIGTERM before the end of its input (spec §7). Either way the
  * caller must not use them any more. NULL is a no-op. */
 void ddz_engine_destroy(ddz_engine *e);
 

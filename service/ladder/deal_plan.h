@@ -2,7 +2,7 @@
  * hand, and how its results are rated. Pure functions (no I/O, no
  * allocation, no clock).
  *
- * A ladder deal is played the seed's way (同场牌, SPEC 12): one deal at
+ * A ladder deal is played the seed's way (同场牌, spec §12): one deal at
  * `tables` tables at once, seat s of every table holding hand s (West,
  * South, East: the same cards at every table). A result is compared only
  * with the results of those who held the same hand at the other tables.

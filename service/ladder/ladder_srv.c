@@ -289,8 +289,8 @@ static int start_game(ltab *t)
     o.custody = DDZ_CUSTODY_FAULT;
     o.grace = 0; /* a bot that drops is charged at once (ladder_srv.h) */
     o.pause = 0;
-    o.redeal = false; /* SPEC 13: every table plays the deal; an all-pass counts */
-    o.held = true;    /* nothing of the deal shown before every table has played it (SPEC 13) */
+    o.redeal = false; /* spec §13: every table plays the deal; an all-pass counts */
+    o.held = true;    /* nothing of the deal shown before every table has played it (spec §13) */
     const char *labels[3];
     ddz_player *bots[3];
     for (int s = 0; s < 3; s++) {
@@ -321,7 +321,7 @@ static void end_room(ltab *t)
 }
 
 /* Publishes the games of deal `d` that were played to the end: held until
- * now (SPEC 13), as every table has played the deal, or none ever will
+ * now (spec §13), as every table has played the deal, or none ever will
  * (a deal given up is never dealt again: each deal has a fresh seed).
  * GET /api/ladder is not served before the publication is durable (the
  * ticket), so a game its `tv` names is readable by its id at once.
@@ -347,7 +347,7 @@ static bool publish(ldeal *d)
 /* Points the TV at a table of deal `d`, rated and just published: the
  * one whose players have the highest ratings together (the game the most
  * is expected of, as lichess TV picks), the first such on a tie. Only a
- * published deal is ever named: nobody may still play it (SPEC 13). */
+ * published deal is ever named: nobody may still play it (spec §13). */
 static void tune(ldeal *d)
 {
     ddz_ladder *l = d->lad;

@@ -1,9 +1,9 @@
-/* ladder_srv.h - `ddz serve`'s continuous rated ladder (SPEC 12).
+/* ladder_srv.h - `ddz serve`'s continuous rated ladder (spec §12).
  *
  * Participants: bots enlisted with `ddz bridge --ladder` (the protocol's
  * `enlist` with competition "ladder"), operator engines (--ladder-engine
  * NAME: `engine:NAME`) and hosted AIs (--ladder-ai NAME[:MS]: `ai:NAME`,
- * MS the per-decision budget). A deal is played the seed's way (SPEC 12):
+ * MS the per-decision budget). A deal is played the seed's way (spec §12):
  * at 2..6 tables at once, seat s of every table holding hand s, each
  * program (a bot or an engine) once, hosted AIs in the seats left
  * (service/ladder/deal_plan.h says who sits where). Each table's game is

@@ -1,9 +1,9 @@
 /* match.h - one table playing a turn of games locally: `ddz match`.
  *
  * Seats are CAAI engine processes (`exec:COMMAND LINE`), Botzone-protocol
- * bots (`botzone:COMMAND LINE`, SPEC 11) or hosted AIs (`ai:NAME`). The
+ * bots (`botzone:COMMAND LINE`, spec §11) or hosted AIs (`ai:NAME`). The
  * match drives one referee with a poll(2) loop: engines are
- * spoken to in lock-step (one line out, its reply back, SPEC 7), every
+ * spoken to in lock-step (one line out, its reply back, spec §7), every
  * interaction has the time limit, and any fault ends the game with its
  * penalty while the match goes on; a faulty engine is stopped and started
  * afresh for the next game.
@@ -37,8 +37,8 @@ typedef struct ddz_match_cfg {
                                        default (15 caai, 3 botzone-*) */
     int maxscore;                   /* INFO maxscore; 0 = the rule set's per-game maximum
                                        x the games played (x3 with rotate), so a fault
-                                       before the leftover costs that maximum (SPEC 6) */
-    const char *log_path;           /* JSONL game records (SPEC 10), NULL = none */
+                                       before the leftover costs that maximum (spec §6) */
+    const char *log_path;           /* JSONL game records (spec §10), NULL = none */
     const char *engine_log_dir;     /* engines' stderr files, NULL = discarded */
     const ddz_rules *rules;         /* NULL = caai */
     uint64_t ai_seed;               /* seed of the hosted AIs' random streams */

@@ -1,4 +1,4 @@
-/* seat_botzone.c - a Botzone-protocol bot (SPEC 11) in a seat.
+/* seat_botzone.c - a Botzone-protocol bot (spec §11) in a seat.
  *
  * The seat follows the game from the events it is delivered (its hand,
  * the bids, the leftover, every play including auto-passes) and, when

@@ -4,7 +4,7 @@
  * each reply to the line it answers) is service/engine/caai_seat; this
  * adapter runs it on the table's loop: it watches the engine's pipes,
  * times the acknowledgements, starts the engine for a game if it is not
- * running (one that cannot start fails the game it was dealt, SPEC 7), and
+ * running (one that cannot start fails the game it was dealt, spec §7), and
  * hands answers and failures to the host. The table's clock times the
  * answers to BID WHAT and PLAY WHAT, as for every other seat.
  */
@@ -136,12 +136,12 @@ static void cs_fault(void *ctx, ddz_caai_seat *cs, int kind, int game, const cha
         return;
     }
     if (e->series_over && kind == DDZ_FAULT_CRASH) {
-        /* SPEC 7: after the last game of its turn an engine may exit */
+        /* spec §7: after the last game of its turn an engine may exit */
         e->base.host.note(e->base.host.ctx, &e->base, "exited after the last game");
         return;
     }
     if (!e->in_game && kind == DDZ_FAULT_CRASH) {
-        /* SPEC 7: an engine serves its whole turn; one that leaves between
+        /* spec §7: an engine serves its whole turn; one that leaves between
          * games is charged in the next one (whether its exit is seen before
          * or after that game is dealt) */
         e->left_early = true;

@@ -7,7 +7,7 @@
  *                    environment allows commands (`ddz match`)
  *     engine:NAME    an operator's engine from the environment's list: a
  *                    CAAI engine or a Botzone bot, as the operator said
- *     botzone:COMMAND a Botzone-protocol bot (SPEC 11, seat_botzone.c),
+ *     botzone:COMMAND a Botzone-protocol bot (spec §11, seat_botzone.c),
  *                    where `exec:` is allowed
  *     absent:NAME    a competition's bot that is not here (seat_absent.c):
  *                    nobody answers, the clock charges it
@@ -24,8 +24,8 @@
 
 /* The protocol a program (a local child process) speaks. */
 enum ddz_seat_protocol {
-    DDZ_SEAT_CAAI = 0, /* CAAI 1.0 engine (SPEC 7): seat_engine.c */
-    DDZ_SEAT_BOTZONE,  /* Botzone FightTheLandlord bot (SPEC 11): seat_botzone.c */
+    DDZ_SEAT_CAAI = 0, /* CAAI 1.0 engine (spec §7): seat_engine.c */
+    DDZ_SEAT_BOTZONE,  /* Botzone FightTheLandlord bot (spec §11): seat_botzone.c */
 };
 
 /* What a seat may need from where it is made. */
@@ -79,7 +79,7 @@ ddz_seat *ddz_seat_ai_create(const char *name, const ddz_seat_env *env, int *err
 ddz_seat *ddz_seat_engine_create(const char *cmd, const char *label, const ddz_seat_env *env,
                                  int *err);
 
-/* A Botzone-protocol bot run as `cmd` (SPEC 11), named `label` in
+/* A Botzone-protocol bot run as `cmd` (spec §11), named `label` in
  * records. Returns the seat (no process starts until it is asked to act),
  * or NULL with *err = DDZ_EINVAL (empty command) or DDZ_ENOMEM. */
 ddz_seat *ddz_seat_botzone_create(const char *cmd, const char *label, const ddz_seat_env *env,

@@ -79,7 +79,7 @@ ddz_analyst *ddz_analyst_create(const ddz_analyst_options *opt, void (*wake)(voi
 void ddz_analyst_destroy(ddz_analyst *a);
 
 /* Asks for the analysis of game `id`, whose stored record is `record`
- * (the SPEC 10 JSON line; copied when a job is queued). Returns
+ * (the spec §10 JSON line; copied when a job is queued). Returns
  * DDZ_ANALYST_READY or DDZ_ANALYST_FAILED with *json set (malloc'd, the
  * caller frees it: the analysis as JSON, or a JSON error object), or
  * DDZ_ANALYST_QUEUED / DDZ_ANALYST_PENDING (*json NULL), or DDZ_EBUSY when

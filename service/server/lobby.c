@@ -308,7 +308,7 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
                          q.type == DDZ_REQ_JOIN || q.type == DDZ_REQ_SPECTATE ||
                          q.type == DDZ_REQ_LEAVE;
     if (p->enlisted && lobby_request) {
-        /* one table at a time (SPEC 13): an enlisted bot sits where its
+        /* one table at a time (spec §13): an enlisted bot sits where its
          * competition seats it, for as long as its connection lasts */
         ddz__conn_error(c, DDZ_EPHASE,
                         "you are enlisted in a competition: it seats you, until you disconnect",

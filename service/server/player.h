@@ -27,7 +27,7 @@ struct ddz_player {
     int enlisted_in;       /* ... which one (its index among the server's plug-ins) */
     int64_t hints_us[4];   /* when its last hints were answered, oldest first (rate limit) */
     int64_t phrases_us[3]; /* when its last quick phrases were sent, oldest first */
-    bool stood_up;         /* watches the room it was stood up from (SPEC 14): `join` sits again */
+    bool stood_up;         /* watches the room it was stood up in (spec §14): `join` sits again */
     bool seat_next;        /* watches, asked to sit while a game is on: seated when it ends */
     bool has_me;           /* it said its browser's own key in hello ("my games") */
     uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */

@@ -1,4 +1,4 @@
-/* players.h - who each client is (SPEC 13, "Identity"): the players the
+/* players.h - who each client is (spec §13, "Identity"): the players the
  * server knows, a `hello` turned into one of them, and the players let go.
  *
  * A person is whoever holds its resume token; its name is only shown (it

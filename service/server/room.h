@@ -33,7 +33,7 @@ int ddz__room_fill(ddz_room *r);
 /* Seats player `p` (seat -1 = any free), after it left any room it was
  * in (a spectator of `r` stays in its audience if it cannot sit). A seat
  * is free when nobody holds it or a hosted AI stands in there for a
- * person who left (SPEC 14: the stand-in gives way); the seat `p` held
+ * person who left (spec §14: the stand-in gives way); the seat `p` held
  * last comes first. Returns the seat, DDZ_ROOM_SEAT_NEXT (only a
  * stand-in's seat and a game on: `p` watches until it ends), or
  * DDZ_EFULL, DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken),

@@ -32,13 +32,13 @@ typedef struct rseat {
     bool ready;         /* between games, while the room waits (readying): ready for the next */
     char label[48];  /* an owned table: the participant's label, shown instead of the seat's name */
     ddz_timer grace; /* custody timer of a dropped player */
-    int missed;      /* its person's clocks run out in a row (SPEC 14): 1 = the server made
+    int missed;      /* its person's clocks run out in a row (spec §14): 1 = the server made
                         the smallest move for them, 2 = custody */
     bool standin;    /* a hosted AI keeps the seat for a person who left or was stood up: it
-                        gives way to a person who joins before the next deal (SPEC 14) */
+                        gives way to a person who joins before the next deal (spec §14) */
     char standin_for[129]; /* that person's name, shown on the seat */
     char last_id[16];      /* the id of the last person who held the seat: they get it first when
-                              they come back (SPEC 14: a seat is given back) */
+                              they come back (spec §14: a seat is given back) */
 } rseat;
 
 struct ddz_room {
@@ -114,7 +114,7 @@ static inline bool room_live(const ddz_room *r)
 
 /* Seconds a casual room waits between games for a person's `ready`
  * before it stands up whoever did not answer and starts the next game
- * without them (SPEC 14; docs/decisions.md), unless --ready-clock says. */
+ * without them (spec §14; docs/decisions.md), unless --ready-clock says. */
 #define DDZ_READY_S 20
 
 /* Returns the seconds of `r`'s ready clock. */
@@ -123,7 +123,7 @@ static inline int room_ready_s(const ddz_room *r)
     return r->srv->cfg.ready_s > 0 ? r->srv->cfg.ready_s : DDZ_READY_S;
 }
 
-/* Returns whether `r` follows SPEC 14 for a person who is away: a casual
+/* Returns whether `r` follows spec §14 for a person who is away: a casual
  * room (custody "ai") that waits for its people between games (a pause;
  * a room made with no pause, for scripts and load tests, and a
  * competition's tables keep the automatic start and custody). */

@@ -142,7 +142,7 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
         /* Said twice: nothing new to tell the room (a client repeating
          * it cannot make the room resend every state each time). */
         if (r->phase == PH_BETWEEN && !r->seats[p->seat].ready) {
-            /* an action of theirs (SPEC 14): back from custody, nothing
+            /* an action of theirs (spec §14): back from custody, nothing
              * missed, and dealt in as themselves */
             rseat *s = &r->seats[p->seat];
             bool changed = s->custody || s->missed;
@@ -180,7 +180,7 @@ void ddz__room_request(ddz_room *r, ddz_player *p, const ddz_req *q)
     }
     rseat *s = &r->seats[p->seat];
     if (s->custody && !r->owned) {
-        /* any action of theirs turns custody off (SPEC 14): the seat is
+        /* any action of theirs turns custody off (spec §14): the seat is
          * theirs again, and this answer is tried as theirs */
         ddz__room_end_custody(r, s);
         ddz__log(r->srv, "info", r->id, "seat %d: its player acts, custody ends", s->index);

@@ -65,7 +65,7 @@ bool ddz__room_has_free_seat(const ddz_room *r)
         return false;
     for (int i = 0; i < 3; i++)
         if (!ddz_runner_seat_of(r->run, i) || (r->seats[i].standin && !r->seats[i].player))
-            return true; /* a stand-in gives way to a person (SPEC 14) */
+            return true; /* a stand-in gives way to a person (spec §14) */
     return false;
 }
 

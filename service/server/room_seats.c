@@ -52,7 +52,7 @@ static void on_grace(ddz_timer *t)
 }
 
 /* Makes the smallest move for the seat of `player`, whose clock ran out
- * (SPEC 14): bid 0 while bidding; a pass when it may pass; else its
+ * (spec §14): bid 0 while bidding; a pass when it may pass; else its
  * lowest-ranked single card (the lowest card code: codes go up by rank).
  * Returns 0, or the table's error (the caller then falls back to
  * custody). */
@@ -73,11 +73,11 @@ static int smallest_move(ddz_room *r, int player)
 }
 
 /* The runner's clock found `player`'s request overdue. In a casual room
- * (custody "ai") a person is not charged a fault (SPEC 14): the first
+ * (custody "ai") a person is not charged a fault (spec §14): the first
  * clock that runs out is one move, the smallest, made for them; the
  * second in a row with no action of theirs between hands the seat to a
  * hosted AI (托管) until the player takes it back, and the runner asks it
- * the request afresh. Bots are programs and keep the SPEC 6 timeout, as
+ * the request afresh. Bots are programs and keep the spec §6 timeout, as
  * does every seat of a competition room (custody "fault"). */
 bool ddz__room_on_timeout(void *ctx, int player)
 {
@@ -467,7 +467,7 @@ static void room_leave(ddz_room *r, ddz_player *p)
                 r->phase = PH_WAITING;
         } else if (r->phase == PH_BETWEEN && room_absence(r)) {
             /* between games: a stand-in where the room fills with AIs,
-             * else the seat waits for a person (SPEC 14) */
+             * else the seat waits for a person (spec §14) */
             stand_in_or_wait(r, s, p->name);
             (void)ddz__room_mark_ready(r, i); /* nobody to wait for in this seat now */
         } else {

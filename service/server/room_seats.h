@@ -6,14 +6,14 @@
 #include "service/server/room_fields.h"
 
 /* The runner's clock found `player`'s request overdue. In a casual room
- * (custody "ai") a person is not charged a fault (SPEC 14): the first
+ * (custody "ai") a person is not charged a fault (spec §14): the first
  * time the smallest move is made for them; the second in a row a hosted
  * AI takes the seat over (托管) until the player takes it back. Returns
  * true when either was done (the runner then charges nothing), false for
- * the SPEC 6 timeout (bots, competition rooms, no AI to be had). */
+ * the spec §6 timeout (bots, competition rooms, no AI to be had). */
 bool ddz__room_on_timeout(void *ctx, int player);
 
-/* Stands up the person in seat `s` (SPEC 14: away when the next game is
+/* Stands up the person in seat `s` (spec §14: away when the next game is
  * dealt): the seat no longer holds them; a hosted AI stands in where the
  * room fills with AIs, else the seat waits. A person still connected
  * watches the room, told `joined` and a state with `stood_up`; one gone

@@ -21,7 +21,7 @@ static bool waits_for(const rseat *s)
     return s->player && !s->player->bot;
 }
 
-/* Before a deal between games of a room that follows SPEC 14: nobody is
+/* Before a deal between games of a room that follows spec §14: nobody is
  * dealt in while away. A person is stood up who did not say ready before
  * the ready clock ran out (`clock_out`), whose connection is gone, or
  * whom a hosted AI plays for (custody asked for after `ready`). */
@@ -44,7 +44,7 @@ void ddz__room_on_pause(ddz_timer *t)
         if (r->dead)
             return;
     } else if (clock_out) {
-        /* a room outside SPEC 14's stand-up: whoever did not answer is
+        /* a room outside spec §14's stand-up: whoever did not answer is
          * treated as a turn clock's timeout is, a hosted AI plays for
          * them (托管) */
         for (int s = 0; s < 3; s++) {

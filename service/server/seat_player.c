@@ -123,7 +123,7 @@ static const ddz_seat_ops human_ops = {
     .close = player_close,
 };
 
-/* A bot is a program: an illegal action is its fault at once (SPEC 6),
+/* A bot is a program: an illegal action is its fault at once (spec §6),
  * whatever the room, since a CAAI engine behind `ddz bridge` cannot try
  * again. */
 static const ddz_seat_ops bot_ops = {

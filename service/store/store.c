@@ -1059,7 +1059,7 @@ int64_t ddz_store_reserve_game_id(ddz_store *s)
     } else {
         /* No id in hand only when the database has been unreachable for a
          * block's worth of games (which then cannot be stored anyway). Every
-         * game needs an id (SPEC: game_id >= 1), so one comes from a run at
+         * game needs an id (the protocol: game_id >= 1), so one comes from a run at
          * a random place above every block: 2^28 places of 2^24 ids each
          * between DDZ_STORE_PAST_IDS and 2^53, so two nodes' runs meet
          * hardly ever, and never the blocks. */

@@ -83,7 +83,7 @@
  *         started_at INTEGER, finished_at INTEGER,       -- unix ms
  *         aborted INTEGER NOT NULL, name_west TEXT, name_south TEXT,
  *         name_east TEXT, record TEXT NOT NULL, key TEXT)
- *       record is the compact SPEC 10 line of ddz_record_to_json(), with
+ *       record is the compact spec §10 line of ddz_record_to_json(), with
  *       "aborted": true appended for an aborted game. started_at is NULL:
  *       ddz_store_add_game() is not told when a game started. key is NULL
  *       for a game of a listed room, read by its id alone; a game of a
@@ -375,7 +375,7 @@ int ddz_store_add_analysis(ddz_store *s, int64_t id, const char *json);
 int ddz_store_get_analysis(ddz_store *s, int64_t id, char **json);
 
 /* Sets *json to the stored record of game `id` (malloc'd, the caller frees
- * it): the compact SPEC 10 line, without a newline. A game stored with a
+ * it): the compact spec §10 line, without a newline. A game stored with a
  * key is found only if `key` is that key (compared in constant time); one
  * stored without, only if `key` is NULL or "". Committed writes are seen,
  * and a game waiting in the journal (the database away: the record and
@@ -453,7 +453,7 @@ int ddz_store_token_list(ddz_store *s,
  * row per seat, so a restart finds them all or none. The loads are
  * synchronous reads for the server's start, before its loop runs.
  *
- * A deal is played at 2..DDZ_STORE_LADDER_TABLES tables at once (SPEC 12,
+ * A deal is played at 2..DDZ_STORE_LADDER_TABLES tables at once (spec §12,
  * service/ladder/deal_plan.h); each seat's row says the hand it held, its
  * game, its table mates and those who held the same hand at the other
  * tables (what its result was compared with). Rows written before schema

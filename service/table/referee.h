@@ -40,9 +40,9 @@
 
 typedef struct ddz_ref_cfg {
     const ddz_rules *rules; /* NULL = caai */
-    int early_penalty;      /* SPEC 6 before the leftover: maxscore / games; 0 = the
+    int early_penalty;      /* spec §6 before the leftover: maxscore / games; 0 = the
                                rule set's (ddz_rules_early_penalty) */
-    uint8_t autopass[3];    /* per seat: pass for it when it cannot beat (SPEC 4) */
+    uint8_t autopass[3];    /* per seat: pass for it when it cannot beat (spec §4) */
 } ddz_ref_cfg;
 
 enum { DDZ_REF_QUEUE = 64 };
@@ -79,7 +79,7 @@ int ddz_ref_bid(ddz_referee *ref, int seat, uint32_t seq, int bid);
 int ddz_ref_play(ddz_referee *ref, int seat, uint32_t seq, ddz_cards cards);
 
 /* Charges `seat` with a fault of `kind` (enum ddz_fault). Under
- * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (SPEC 6
+ * DDZ_FAULTPOLICY_END it ends the game with the rule set's penalty (spec §6
  * for caai), emitting DDZ_EV_OVER. Under DDZ_FAULTPOLICY_PLAY_ON it emits
  * DDZ_EV_FAULT and, if the seat was the one asked, plays for it and asks the
  * next seat (the request it was asked is void); a third faulty seat ends

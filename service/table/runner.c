@@ -175,7 +175,7 @@ int ddz_runner_act(ddz_runner *r, ddz_seat *s, int action, uint32_t seq, int bid
         if (r->ask_player == p)
             r->ask_player = -1;
     } else if (s->program && rc != DDZ_ESTALE && rc != DDZ_ETURN && rc != DDZ_EPHASE) {
-        /* SPEC 6: a program's illegal action is a fault at once, whichever
+        /* spec §6: a program's illegal action is a fault at once, whichever
          * road it came by (a local engine, a bridge, a hosted AI). */
         logf_(r, p, true, "game %d: %s (seat %c): illegal %s: %s", ddz_table_game(&r->table) + 1,
               who(s), 'A' + ddz_table_seat_of(&r->table, p),

@@ -33,7 +33,7 @@ typedef struct ddz_runner_cb {
     int64_t (*think_delay_us)(void *ctx);
     /* `player`'s request is overdue. Returns true if the driver answered
      * it for the seat (through ddz_runner_act(), with the seat's own
-     * ddz_seat: a casual room's first timeout, SPEC 14), or seated someone
+     * ddz_seat: a casual room's first timeout, spec §14), or seated someone
      * else to answer it (a casual room's hosted AI in custody): the
      * request then gets a fresh time limit and is asked of the new seat.
      * Either way no timeout is charged. NULL or false: the timeout fault. */
@@ -71,14 +71,14 @@ int ddz_runner_start(ddz_runner *r);
 
 /* `s`'s player answers `seq` (the host's act, for drivers that receive
  * answers themselves). Returns the table's verdict; an illegal answer from
- * a program is charged (SPEC 6). */
+ * a program is charged (spec §6). */
 int ddz_runner_act(ddz_runner *r, ddz_seat *s, int action, uint32_t seq, int bid, ddz_cards cards);
 
 /* Charges `player` with fault `kind` if a game is running (the grace of a
  * dropped player ran out). Returns 0 or DDZ_EPHASE. */
 int ddz_runner_fault(ddz_runner *r, int player, int kind, const char *why);
 
-/* Sets `player`'s auto-pass (SPEC 4) from the next request on. */
+/* Sets `player`'s auto-pass (spec §4) from the next request on. */
 void ddz_runner_set_autopass(ddz_runner *r, int player, bool on);
 
 /* Abandons a running game without scoring it; `rec` (may be NULL)

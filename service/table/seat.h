@@ -38,7 +38,7 @@ typedef struct ddz_seat_host {
     /* How long a hosted AI should wait before acting (people like to see
      * the cards land); NULL = no wait. */
     int64_t (*think_delay_us)(void *ctx);
-    /* The INFO numbers of the current game (SPEC 7), for engines. */
+    /* The INFO numbers of the current game (spec §7), for engines. */
     void (*info)(void *ctx, ddz_table_info *out);
 } ddz_seat_host;
 
@@ -80,7 +80,7 @@ struct ddz_seat {
     ddz_loop *loop;     /* the loop the adapter runs on */
     int player;         /* the table's player index (0..2), set by the driver */
     bool program;       /* a program answers for what it sends: an illegal
-                           answer is a fault (SPEC 6); a person may retry */
+                           answer is a fault (spec §6); a person may retry */
 };
 
 /* Shorthands that tolerate the optional operations being NULL. */

@@ -48,7 +48,7 @@ int ddz_table_init(ddz_table *t, const ddz_table_cfg *cfg)
     t->games = cfg->deals * (cfg->rotate ? 3 : 1);
     ddz_ref_cfg rc = {.rules = t->cfg.rules};
     ddz_ref_init(&t->ref, &rc);
-    /* SPEC 6: a fault before the leftover costs maxscore / games, which is
+    /* spec §6: a fault before the leftover costs maxscore / games, which is
      * the rule set's per-game maximum whatever the series' length. */
     t->ref.cfg.early_penalty =
         ddz_rules_early_penalty(t->cfg.rules, maxscore(t), t->cfg.played + t->games);

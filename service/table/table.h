@@ -53,7 +53,7 @@ typedef struct ddz_table_cfg {
                                        DDZ_TABLE_GAMES_MAX (casual rooms; never with rotate) */
 } ddz_table_cfg;
 
-/* The numbers of a CAAI INFO line for the current game (SPEC 7). */
+/* The numbers of a CAAI INFO line for the current game (spec §7). */
 typedef struct ddz_table_info {
     int turn, turns, game, games, up, maxscore, time_s; /* game is 1-based */
 } ddz_table_info;
@@ -183,7 +183,7 @@ static inline const ddz_game *ddz_table_state(const ddz_table *t)
     return &t->ref.game;
 }
 
-/* Fills the INFO numbers of the current game (SPEC 7). Never fails. */
+/* Fills the INFO numbers of the current game (spec §7). Never fails. */
 void ddz_table_info_of(const ddz_table *t, ddz_table_info *info);
 
 /* Abandons a running game without scoring it (the server shuts down or the

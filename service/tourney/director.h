@@ -26,7 +26,7 @@
  * Deals. Turn T (1-based) of stage S (0 Swiss, 1 finals) has the master
  * seed BLAKE2b-256(key = --seed, message = "ddz-tourney" || u8(S) ||
  * le32(T)); game k (0-based) of that turn, at every table, is dealt from
- * ddz_deal_game_seed(master, k) (SPEC 2). A hosted AI seat of player ID
+ * ddz_deal_game_seed(master, k) (spec §2). A hosted AI seat of player ID
  * in game k is seeded with the first 8 bytes (little-endian) of
  * BLAKE2b-128(key = the game's seed, message = "ddz-ai" || ID).
  *

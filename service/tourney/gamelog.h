@@ -1,4 +1,4 @@
-/* gamelog.h - a tournament's games.jsonl: SPEC 10's records with the
+/* gamelog.h - a tournament's games.jsonl: spec §10's records with the
  * `tournament` field, read back on resume and appended to as games end.
  *
  *     "tournament": {"stage": "swiss"|"finals", "turn": T, "table": K,
@@ -48,7 +48,7 @@ int ddz_gamelog_count(const ddz_gamelog *g);
 /* ---- forfeits.jsonl: the tables forfeited under the lateness rule ----
  *
  * A forfeit is no game, so it has no record in games.jsonl (which stays
- * SPEC 10's records, for `ddz verify`): it is one line of forfeits.jsonl
+ * spec §10's records, for `ddz verify`): it is one line of forfeits.jsonl
  * beside it,
  *
  *     {"tournament": {"stage", "turn", "table", "players": [ID x3]},

@@ -1,4 +1,4 @@
-/* report.h - what an organiser publishes: standings.json (SPEC 10),
+/* report.h - what an organiser publishes: standings.json (spec §10),
  * standings.html (self-contained, readable in any browser) and a plain
  * text table for the terminal.
  *

@@ -1,4 +1,4 @@
-/* tourney.h - the competition state of a CAAI tournament (SPEC 9, seed
+/* tourney.h - the competition state of a CAAI tournament (spec §9, seed
  * 000 六): Swiss preliminaries and duplicate finals, as a value.
  *
  * A ddz_tourney knows the players, what each did in every turn, and who

@@ -64,7 +64,7 @@ static void round_trips(const ddz_rules *rs, uint32_t games)
         cr_assert_str_eq(text, text2, "print(parse(x)) == x");
         free(text2);
 
-        /* The shape of SPEC 10, checked on the JSON itself. */
+        /* The shape of spec §10, checked on the JSON itself. */
         json_t *j = json_loads(text, 0, NULL);
         json_t *plays = json_object_get(j, "plays");
         for (size_t i = 0; i < json_array_size(plays); i++) {
@@ -118,7 +118,7 @@ Test(record_json, round_trip_of_botzone_games)
     round_trips(&ddz_rules_botzone_ftl2, NGAMES / 2);
 }
 
-/* SPEC 2's known-answer deal: West bids 3 and crashes before playing. */
+/* spec §2's known-answer deal: West bids 3 and crashes before playing. */
 static void known_answer(ddz_record *r)
 {
     memset(r, 0, sizeof *r);

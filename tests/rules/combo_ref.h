@@ -1,7 +1,7 @@
 /* combo_ref.h - the slow twin of the classifier, for tests only.
  *
  * Instead of reading a play, it builds every legal play from the definitions
- * of SPEC 4 and 8 (main part first, then every kicker multiset), records
+ * of spec §4 and §8 (main part first, then every kicker multiset), records
  * each reading, and keeps per multiset the canonical one: the earliest type
  * in the seed's order, then the highest main rank, then (20-card planes) the
  * singles shape. It reads two numbers of the rule set: whether kickers may
@@ -118,7 +118,7 @@ static void ref_build(ref_table *t, const ddz_rules *rs)
                 ref_kick(t, 3 * m1, 0, lo, hi, 1, len, DDZ_PLANE, hi, len, DDZ_KICK_SINGLE);
             if (len >= 2 && 5 * len <= DDZ_HAND_MAX)
                 ref_kick(t, 3 * m1, 0, lo, hi, 2, len, DDZ_PLANE, hi, len, DDZ_KICK_PAIR);
-            /* SPEC 8: fours in a row, bare or with two singles or two pairs
+            /* spec §8: fours in a row, bare or with two singles or two pairs
              * per four */
             if (rs->quad_straight && len >= 2 && 4 * len <= DDZ_HAND_MAX)
                 ref_push(t, 4 * m1, DDZ_QUAD_STRAIGHT, hi, len, 0, 4 * len);

@@ -111,7 +111,7 @@ static bool mref_plane(const ddz_rules *rs, const mref_counts *k, int len, int k
     return false;
 }
 
-/* Quad straight (SPEC 8): for each chain top, highest first, the shapes
+/* Quad straight (spec §8): for each chain top, highest first, the shapes
  * without wings, with 2 singles and with 2 pairs per four; the chain's ranks
  * hold exactly four cards. The first that fits is the reading. */
 static bool mref_quad(const ddz_rules *rs, const mref_counts *k, ddz_combo *out)
@@ -327,7 +327,7 @@ static void mref_gen_four_two(mref_gen *g, int kind, int above)
     }
 }
 
-/* Quad straight of `len` fours with wings `kind` (SPEC 8), top > above. */
+/* Quad straight of `len` fours with wings `kind` (spec §8), top > above. */
 static void mref_gen_quad(mref_gen *g, int len, int kind, int above)
 {
     int unit = kind == DDZ_KICK_PAIR ? 2 : 1, units = kind == DDZ_KICK_NONE ? 0 : 2 * len;

@@ -1,6 +1,6 @@
 /* test_combo.c - the classifier against its constructive twin (combo_ref.h)
- * under every rule set, against the examples and decisions of SPEC 4, and
- * against the seed 002 examples of SPEC 8 in combos.txt. */
+ * under every rule set, against the examples and decisions of spec §4, and
+ * against the seed 002 examples of spec §8 in combos.txt. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-/* test_deal.c - the deal of SPEC 2, bit-exact. */
+/* test_deal.c - the deal of spec §2, bit-exact. */
 #include <criterion/criterion.h>
 #include <sodium.h>
 
@@ -88,7 +88,7 @@ Test(deal, same_seed_same_deal_and_cards_are_spread, .init = init)
         cr_assert(west[c] > 1700 && west[c] < 2080, "card %d in West %d times", c, west[c]);
 }
 
-/* The deal as SPEC 2 words it: the whole 1024-byte stream made first. */
+/* The deal as spec §2 words it: the whole 1024-byte stream made first. */
 static int slow_deal(const uint8_t seed[32], ddz_deal *out)
 {
     uint8_t buf[1024], deck[DDZ_NCARDS];

@@ -103,7 +103,7 @@ static void expect_terms(const played *p, const char *want)
     cr_assert_str_eq(got, want);
 }
 
-/* ---- caai (SPEC 5, 6) ---- */
+/* ---- caai (spec §5, §6) ---- */
 
 /* test_game.c's spring with a bomb and the rocket, bid 2: multiplier
  * (1 + 1) x 2 x 2 = 8, each farmer 100 x 2 x 8 = 1600, the landlord twice. */
@@ -164,7 +164,7 @@ Test(explain, caai_all_pass_explains_nothing)
     expect_terms(&p, "");
 }
 
-/* ---- botzone-ftl (SPEC 8) ---- */
+/* ---- botzone-ftl (spec §8) ---- */
 
 /* West plays bomb (10), rocket (16), the straight 4..A (6) and three
  * singles while the farmers pass: West 2 + 0.35, the farmers 0 + the mean
@@ -230,7 +230,7 @@ Test(explain, ftl_fault_forfeits)
     }
 }
 
-/* ---- botzone-ftl2 (SPEC 8) ---- */
+/* ---- botzone-ftl2 (spec §8) ---- */
 
 /* The spring of caai_spring_with_bomb_and_rocket: m = 2 x 2 x 2 x 2 = 16. */
 Test(explain, ftl2_stake_doubles)

@@ -1,4 +1,4 @@
-/* test_game.c - bidding, play, scoring and penalties of SPEC 3-6. */
+/* test_game.c - bidding, play, scoring and penalties of spec §3-§6. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sodium.h>
@@ -338,7 +338,7 @@ Test(game, fault_names)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Botzone's rule sets (SPEC 8)                                            */
+/* Botzone's rule sets (spec §8)                                            */
 
 /* botzone-ftl: no bidding; West is the landlord at base 1 with the leftover
  * and leads at once. West plays bomb (10), rocket (16), the straight 4..A

@@ -199,7 +199,7 @@ Test(record, botzone_ftl2_games_verify)
     cr_assert_gt(standin_leads, 100);
 }
 
-/* The known-answer deal of SPEC 2: West bids 3, then crashes before its
+/* The known-answer deal of spec §2: West bids 3, then crashes before its
  * first play. East holds the four 3s and the jokers are split, so the unit
  * is (1 + 1) x 3 x 100 and the faulty landlord pays each farmer 600.
  * tests/service/test_cli_verify.sh uses the same record. */

@@ -1,4 +1,4 @@
-/* test_ruleset.c - rule-set parameters (SPEC 3, 5, 6, 8) and rebuilding a
+/* test_ruleset.c - rule-set parameters (spec §3, §5, §6, §8) and rebuilding a
  * game from one seat's view (ddz_game_from_view). */
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -43,7 +43,7 @@ Test(ruleset, botzone_parameters)
         const ddz_rules *rs = i ? ftl2 : ftl;
         cr_assert_eq(rs->kickers_may_repeat, 0);
         cr_assert_eq(rs->quad_straight, 1);
-        cr_assert_eq(rs->default_time_ms, 3000, "SPEC 8: 3 s per action");
+        cr_assert_eq(rs->default_time_ms, 3000, "spec §8: 3 s per action");
         cr_assert_eq(rs->max_bid, 3);
         cr_assert_not_null(rs->multiplier);
         cr_assert_not_null(rs->score);
@@ -185,7 +185,7 @@ Test(ruleset, early_penalty_is_maxscore_over_games)
 {
     const ddz_rules *rs = &ddz_rules_caai;
     cr_assert_eq(ddz_rules_early_penalty(rs, 0, 0), 350, "nothing given: the default");
-    cr_assert_eq(ddz_rules_early_penalty(rs, 2100, 6), 350, "SPEC 6: 2100 / 6");
+    cr_assert_eq(ddz_rules_early_penalty(rs, 2100, 6), 350, "spec §6: 2100 / 6");
     cr_assert_eq(ddz_rules_early_penalty(rs, 7000, 20), 350);
     cr_assert_eq(ddz_rules_early_penalty(rs, 350 * 20, 20), 350);
     cr_assert_eq(ddz_rules_early_penalty(rs, 1000, 3), 333, "rounded down");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A tiny Botzone FightTheLandlord bot (SPEC 11), one-shot mode, standard
+"""A tiny Botzone FightTheLandlord bot (spec §11), one-shot mode, standard
 library only: it shows that a bot written for Botzone in another language
 runs unchanged under `botzone:`.
 

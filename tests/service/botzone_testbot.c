@@ -1,4 +1,4 @@
-/* botzone_testbot.c - a scriptable Botzone-protocol bot (SPEC 11) for tests:
+/* botzone_testbot.c - a scriptable Botzone-protocol bot (spec §11) for tests:
  * caai_testengine's twin.
  *
  * One-shot mode (the default): reads one line {"requests", "responses",

@@ -1,6 +1,6 @@
 /* caai_testengine.c - a scriptable CAAI 1.0 engine for referee tests.
  *
- * Reads CAAI lines on stdin and answers on stdout (SPEC 7), flushing after
+ * Reads CAAI lines on stdin and answers on stdout (spec §7), flushing after
  * every line. It tracks its own hand (DEAL, its LEFTOVER, its own plays) and
  * the play to beat (others' PLAY lines, passes, the lead returning after two
  * passes), and by default plays legally: the first move ddz_movegen() lists
@@ -41,7 +41,7 @@
  * is that INFO's last game of the turn.
  *
  *   --exit-after-gameover[=G]  right after acknowledging the GAMEOVER of game
- *                        G, exit(0) (SPEC 7 allows it after the last game)
+ *                        G, exit(0) (spec §7 allows it after the last game)
  *   --hold FIFO          open FIFO read-write at start and keep it open until
  *                        exit, so that its end of file tells a --wait-eof
  *                        engine that this one has exited

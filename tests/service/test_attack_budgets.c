@@ -458,7 +458,7 @@ static long list_ms(cli *c)
     "{\"type\":\"create\",\"seat\":2,\"options\":{\"seats\":[\"engine:" engine                     \
     "\",\"engine:" engine "\",null],\"grace\":0,\"time\":300,\"private\":true}}"
 
-/* A room's engines are ended as SPEC 7 says, SIGTERM and SIGKILL after a
+/* A room's engines are ended as spec §7 says, SIGTERM and SIGKILL after a
  * grace (the server used to send SIGKILL at once, since waiting the grace
  * held its loop), and nobody waits for them: 24 engines that ignore
  * SIGTERM, stopped at once, each given 200 ms before SIGKILL (4.8 s if

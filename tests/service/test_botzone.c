@@ -1,7 +1,7 @@
-/* test_botzone.c - Botzone-protocol bots (`botzone:`, SPEC 11) at a local
+/* test_botzone.c - Botzone-protocol bots (`botzone:`, spec §11) at a local
  * match: both modes play many verified games, a Python bot runs unchanged,
  * every fault kind is charged to the right seat while the match goes on,
- * the requests a bot receives are exactly SPEC 11's, and no bot process is
+ * the requests a bot receives are exactly spec §11's, and no bot process is
  * left running. */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -114,7 +114,7 @@ Test(botzone, one_shot_and_keep_running_play_verified_games)
     cr_assert_eq(stats[1].games, 3 * deals);
 }
 
-/* Botzone's own rule sets (SPEC 8), with bots that know them (a Botzone
+/* Botzone's own rule sets (spec §8), with bots that know them (a Botzone
  * request does not name its rule set: a bot is written for its game). */
 Test(botzone, botzone_ftl2_with_bots_in_both_modes)
 {
@@ -232,7 +232,7 @@ Test(botzone, missing_program_is_a_crash)
     cr_assert_eq(faults_of_seat_kind(0, DDZ_FAULT_CRASH), 2);
 }
 
-/* The requests of one known deal, as the bot read them, against SPEC 11
+/* The requests of one known deal, as the bot read them, against spec §11
  * and the game's record. */
 static json_t *cards_of_hand(ddz_cards c)
 {
@@ -250,7 +250,7 @@ static void check_requests(bool keep)
     run("ai:greedy", spec, "ai:greedy", 1, 3, false);
     const ddz_record *r = &recs[0];
     cr_assert_geq(r->landlord, 0, "nobody bid");
-    /* the requests SPEC 11 says seat 1 gets, built from the record */
+    /* the requests spec §11 says seat 1 gets, built from the record */
     json_t *want = json_array();
     int best = 1;
     for (int i = 0; i < r->nbids; i++) { /* West bids first, once each */

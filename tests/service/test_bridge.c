@@ -980,7 +980,7 @@ static void bot_read(const char *lines, bool keep_form, const char *want, const 
 }
 
 /* A Botzone bot behind the translator, in either mode: it is asked with
- * SPEC 11's requests made from the room's events, its answers go out as
+ * spec §11's requests made from the room's events, its answers go out as
  * requests; an answer that is not JSON fails the seat and sends nothing
  * (the server's clock decides), and the next game it plays again. */
 static void botzone_through_translator(bool keep)
@@ -1507,7 +1507,7 @@ Test(bridge_e2e, garbage_from_the_engine_is_a_timeout_fault, .timeout = HANG(120
  * bots sent an illegal play; the server answered it with an error, as a
  * person's misclick, and the table waited the whole clock (30 s) before
  * charging a timeout. A bot is a program: its illegal action is a fault at
- * once (SPEC 6). The engine bids 3, so it leads, and its first play is a
+ * once (spec §6). The engine bids 3, so it leads, and its first play is a
  * card it does not hold. */
 Test(bridge_e2e, an_illegal_play_is_a_fault_at_once, .timeout = HANG(120))
 {

@@ -1,5 +1,5 @@
 /* test_caai_testengine.c - the scriptable CAAI engine (caai_testengine.c)
- * answers as SPEC 7 says, plays whole legal games against the rules, and
+ * answers as spec §7 says, plays whole legal games against the rules, and
  * misbehaves exactly when told to, so that referee tests can rely on it.
  *
  * The engine runs as a child on two pipes. Nothing sleeps to synchronise:
@@ -557,7 +557,7 @@ Test(testengine, exit_after_gameover_hold_and_wait_eof)
 /* ---- whole games: three engines, the rules as referee ---- */
 
 /* Plays one game with three default engines (A bids `bid_a`), relaying as
- * SPEC 7 says. With `autopass`, a seat that cannot beat the last play is
+ * spec §7 says. With `autopass`, a seat that cannot beat the last play is
  * passed for (PLAY d-1 sent to all three) instead of being asked. Every
  * answer must be accepted by ddz_game. Returns the number of plays. */
 static int play_game(uint32_t k, int bid_a, bool autopass)

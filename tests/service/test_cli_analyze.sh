@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_cli_analyze.sh - `ddz analyze FILE` on match logs and tournament
-# records (SPEC 10): one line per play, the verdicts' chain, legal keeps, the
+# records (spec §10): one line per play, the verdicts' chain, legal keeps, the
 # summaries, and bad input. (`ddz export` writes the same lines as a match
 # log: tests/service/test_store.c analyses an exported file.)
 # Usage: test_cli_analyze.sh PATH-TO-DDZ
@@ -21,7 +21,7 @@ scale=${DDZ_TEST_SCALE:-1}
 [ "$scale" -ge 1 ] 2>/dev/null || scale=1
 
 # check.py RECORDS ANALYSIS: every play of every record has its line, in
-# order, of the SPEC 10 form; before of ply i+1 is after of ply i; the last
+# order, of the spec §10 form; before of ply i+1 is after of ply i; the last
 # after is the winner's side; keeps only where a won position was lost, each
 # a legal play of the mover (its cards held, its ranks among `ddz rules
 # moves`); a witness exactly where a won position was lost, whatever the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_cli_match.sh - the command-line contract of `ddz match` (SPEC 10):
+# test_cli_match.sh - the command-line contract of `ddz match` (spec §10):
 # usage errors are one line on stderr and exit 2, before any game is played.
 # (The match itself, every fault kind and the results table, is tested in
 # test_match.c.)
@@ -69,7 +69,7 @@ grep -q '^seed 0\{64\}, 2 games' <<<"$out" && ok || no "match with --engine-logs
 [ -f "$tmp/logs/player-A.stderr.log" ] && ok || no "no log for seat A in $tmp/logs"
 grep -qi 'crash' <<<"$out" && no "a crash was charged: $out" || ok
 
-# A Botzone-protocol bot in another language runs unchanged (SPEC 10, 11);
+# A Botzone-protocol bot in another language runs unchanged (spec §10, §11);
 # an empty command is refused as `exec:` is (exit 1). Debian's python3,
 # named (the first in PATH may be a slow version manager's shim), under a
 # 5 s clock grown by the run's slowdown (tests/test_clock.h).

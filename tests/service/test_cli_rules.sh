@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_cli_rules.sh - the SPEC 10 command-line contracts of `ddz rules`.
+# test_cli_rules.sh - the spec §10 command-line contracts of `ddz rules`.
 # Usage: test_cli_rules.sh PATH-TO-DDZ
 set -u
 DDZ=$1
@@ -58,7 +58,7 @@ n=$("$DDZ" rules moves --hand 0,1,2,4,5,6,8,9,10,11,12,13,14,15,52,53 | wc -l)
 [ "$n" -gt 100 ] && ok || no "a rich hand has many leads ($n)"
 "$DDZ" rules moves --hand 0,1,2,4,5,6,8,9,10,11,12,13,14,15,52,53 | grep -qx '\[\]' && no "leading lists a pass" || ok
 
-# deal: the known answer of SPEC 2
+# deal: the known answer of spec §2
 expect_out "known deal" '{"seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f","commit":"cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6","hands":[[6,8,14,16,18,21,24,30,34,35,40,41,43,44,46,47,49],[10,11,13,17,20,23,27,28,29,31,32,33,36,38,42,51,52],[0,1,2,3,4,7,9,12,15,19,25,26,37,39,45,48,53]],"leftover":[5,22,50]}' \
     "$DDZ" rules deal --seed 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 
@@ -93,7 +93,7 @@ expect_err "engine --budget not a number" "--budget" "$DDZ" engine --budget soon
 expect_err "engine --seed too big" "--seed" "$DDZ" engine --seed 99999999999999999999999
 expect_err "loadtest --seed not a number" "--seed" "$DDZ" loadtest --url ws://127.0.0.1:1/ws --seed x
 
-# ---- the rule sets (SPEC 8): --rules NAME, an unknown name is usage (exit 2)
+# ---- the rule sets (spec §8): --rules NAME, an unknown name is usage (exit 2)
 expect_out "classify under botzone-ftl: a quad straight" \
     '{"type":"quad_straight","rank":1,"length":2,"kicker":"none","size":8}' \
     "$DDZ" rules classify --rules botzone-ftl 0,1,2,3,4,5,6,7

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_cli_verify.sh - `ddz verify FILE` on hand-made records (SPEC 2, 6, 10).
+# test_cli_verify.sh - `ddz verify FILE` on hand-made records (spec §2, §6, §10).
 # Usage: test_cli_verify.sh PATH-TO-DDZ
 set -u
 DDZ=$1
@@ -10,12 +10,12 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { passes=$((passes + 1)); }
 no() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# Game 0 of master seed 000102...1f (SPEC 2): all three pass, every score 0.
+# Game 0 of master seed 000102...1f (spec §2): all three pass, every score 0.
 allpass='{"game":0,"rules":"caai","seed":"e55164c4359dbad5684a59ceae24de217587fd374f40acf1182082d00a14b749","commit":"364e41de39dae117f51b48efd2fd5422382b3c4bd7591d1300839bd7bba9d323","hands":[[2,5,7,13,15,17,19,20,22,29,31,32,40,46,51,52,53],[0,1,6,8,10,12,18,23,24,26,27,30,43,44,47,48,50],[3,4,9,14,16,21,25,28,33,34,36,37,38,41,42,45,49]],"leftover":[11,35,39],"early_penalty":350,"bids":[{"seat":0,"bid":0},{"seat":1,"bid":0},{"seat":2,"bid":0}],"landlord":null,"plays":[],"winner":null,"fault":null,"bombs":0,"rocket":false,"spring":false,"anti_spring":false,"multiplier":0,"scores":[0,0,0],"names":["west","south","east"]}'
 
 # The known-answer seed 000102...1f: West bids 3, takes 5,22,50 and crashes
 # before its first play. East holds the four 3s (0,1,2,3) and the jokers are
-# split, so the unit is (1 bomb + 1) x bid 3 x 100 = 600 (SPEC 6) and the
+# split, so the unit is (1 bomb + 1) x bid 3 x 100 = 600 (spec §6) and the
 # faulty landlord pays each farmer one unit.
 fault='{"game":1,"rules":"caai","seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f","commit":"cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6","hands":[[6,8,14,16,18,21,24,30,34,35,40,41,43,44,46,47,49],[10,11,13,17,20,23,27,28,29,31,32,33,36,38,42,51,52],[0,1,2,3,4,7,9,12,15,19,25,26,37,39,45,48,53]],"leftover":[5,22,50],"early_penalty":350,"bids":[{"seat":0,"bid":3}],"landlord":0,"plays":[],"winner":null,"fault":{"seat":0,"kind":"crash"},"bombs":0,"rocket":false,"spring":false,"anti_spring":false,"multiplier":0,"scores":[-1200,600,600],"names":["ai:random","exec:./engine","ai:random"]}'
 
@@ -137,7 +137,7 @@ alter 2 '"rules":"caai"/"rules":"a\\nb"/'
 expect_fail "control characters stay on one line" 1 "rules: unknown rule set 'a?b'" \
     "$DDZ" verify "$bad"
 
-# ---- the Botzone rule sets (SPEC 8): each record under its own rules ----
+# ---- the Botzone rule sets (spec §8): each record under its own rules ----
 # The known-answer deal under botzone-ftl: no bids, West (the landlord) leads
 # its lowest card 5, and South crashes: the landlord 2.5, the farmers -1.
 deal='"seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f","commit":"cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6","hands":[[6,8,14,16,18,21,24,30,34,35,40,41,43,44,46,47,49],[10,11,13,17,20,23,27,28,29,31,32,33,36,38,42,51,52],[0,1,2,3,4,7,9,12,15,19,25,26,37,39,45,48,53]],"leftover":[5,22,50]'

@@ -127,7 +127,7 @@ Test(match, pass_on_lead_is_illegal, .init = init, .fini = fini)
     for (int i = 0; i < nrecs; i++) {
         cr_assert_eq(recs[i].landlord, 1);
         cr_assert_eq(recs[i].nplays, 0, "the pass on lead is not a play");
-        /* a faulty landlord pays each farmer one unit (SPEC 6) */
+        /* a faulty landlord pays each farmer one unit (spec §6) */
         cr_assert_eq(recs[i].scores[0], recs[i].scores[2]);
         cr_assert_eq(recs[i].scores[1], -2 * recs[i].scores[0]);
         cr_assert_geq(recs[i].scores[0], 300, "unit = (bombs+1) x 3 x 100 at least");

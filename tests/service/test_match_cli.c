@@ -1,5 +1,5 @@
-/* test_match_cli.c - `ddz match` as the real binary, end to end (SPEC 6, 7,
- * 10): the INFO numbers engines hear in a rotated turn, the early penalty,
+/* test_match_cli.c - `ddz match` as the real binary, end to end (spec §6, §7,
+ * §10): the INFO numbers engines hear in a rotated turn, the early penalty,
  * engines that leave after their GAMEOVER, engines known only by their
  * command, the names on stderr, illegal answers charged without waiting
  * for the clock, the Botzone rule sets (no bidding, play on after a
@@ -199,7 +199,7 @@ static int each_line(const char *text, void (*each)(const char *line, void *ctx)
     return n;
 }
 
-/* ---- SPEC 6, 7: INFO in a rotated turn, and the early penalty ---- */
+/* ---- spec §6, §7: INFO in a rotated turn, and the early penalty ---- */
 
 static void expect_info_lines(const char *path, int games, int maxscore, int time_s)
 {
@@ -215,7 +215,7 @@ static void expect_info_lines(const char *path, int games, int maxscore, int tim
         int turn, turns, game, ngames, up, ms, t;
         cr_assert_eq(
             sscanf(l, "INFO %d,%d,%d,%d,%d,%d,%d", &turn, &turns, &game, &ngames, &up, &ms, &t), 7);
-        /* SPEC 6: what a fault before the leftover costs */
+        /* spec §6: what a fault before the leftover costs */
         cr_assert_eq(ms / ngames, 350, "%s: maxscore %d / games %d", path, ms, ngames);
     }
     cr_assert_eq(g, games, "%s: %d INFO lines, want %d", path, g, games);
@@ -241,7 +241,7 @@ Test(cli_match, rotated_turn_info_counts_every_game, .init = init, .fini = fini)
 }
 
 /* A fault before the leftover in a rotated turn costs the faulty seat 350
- * per other seat (SPEC 6), whichever seat the player holds. The others
+ * per other seat (spec §6), whichever seat the player holds. The others
  * bid 0, so the crasher is always asked to bid. */
 Test(cli_match, rotated_early_fault_costs_350_per_seat, .init = init, .fini = fini)
 {
@@ -269,7 +269,7 @@ Test(cli_match, rotated_early_fault_costs_350_per_seat, .init = init, .fini = fi
     cr_assert(strstr(row, " -4200 "), "6 x -700 for A: %s", row);
 }
 
-/* ---- SPEC 7: an engine may exit after the last game of its turn ---- */
+/* ---- spec §7: an engine may exit after the last game of its turn ---- */
 
 static void no_crash(const char *line, void *ctx)
 {
@@ -308,8 +308,8 @@ Test(cli_match, an_engine_may_exit_after_the_last_game, .init = init, .fini = fi
     }
 }
 
-/* SPEC 7: "An engine that exits early is restarted for the next game and
- * the game it was in counts as its fault." The leaver exits 0 right after
+/* spec §7: "An engine that exits early is started again for the next
+ * game, and the game it left counts as its fault." The leaver exits 0 right after
  * acknowledging the GAMEOVER of game 1 of 3, which is early; South
  * acknowledges that GAMEOVER only once the leaver has exited, so the
  * referee always sees the exit before game 2 starts. The exit is charged
@@ -335,7 +335,7 @@ Test(cli_match, an_engine_that_exits_before_the_last_game_is_charged_the_next, .
     cr_assert_eq(row_faults(row), 1, "%s", row);
 }
 
-/* ---- SPEC 7, 10: names ---- */
+/* ---- spec §7, §10: names ---- */
 
 typedef struct names_ctx {
     const char *names[3]; /* one of them must be on every line */
@@ -428,7 +428,7 @@ Test(cli_match, a_timeout_is_reported_with_the_engines_name, .init = init, .fini
     diagnostics_name("--timeout-at 1", "2", DDZ_FAULT_TIMEOUT);
 }
 
-/* ---- SPEC 6: an illegal answer is charged at once ---- */
+/* ---- spec §6: an illegal answer is charged at once ---- */
 
 /* Three games under a 30 s clock in which South answers badly at once
  * every time: each game ends at the bad answer, so the match takes a
@@ -472,7 +472,7 @@ Test(cli_match, a_bid_out_of_range_is_charged_at_once, .init = init, .fini = fin
     charged_at_once("--bid 9", "", DDZ_FAULT_PROTOCOL);
 }
 
-/* ---- SPEC 8: the Botzone rule sets ---- */
+/* ---- spec §8: the Botzone rule sets ---- */
 
 /* True when the file at `path` holds `text`. */
 static bool file_has(const char *path, const char *text)

@@ -49,7 +49,7 @@ Test(serve, three_players_full_game)
         if (strcmp(list->rooms.rooms[i].id, room) == 0)
             mine = &list->rooms.rooms[i];
     cr_assert_not_null(mine, "room %s not listed: %s", room, show(list));
-    /* and every rule set a room may take (SPEC 8), the default first */
+    /* and every rule set a room may take (spec §8), the default first */
     cr_assert_eq(list->rooms.nrules, 3, "%s", show(list));
     cr_assert_str_eq(list->rooms.rules[0], "caai");
     cr_assert_str_eq(list->rooms.rules[1], "botzone-ftl");
@@ -882,7 +882,7 @@ Test(serve, repeated_sigterm)
 /* ---- clocks and faults ---- */
 
 /* West never bids in a competition room (custody "fault"): the server's
- * clock charges it (SPEC 6: before the leftover, the faulty seat pays each
+ * clock charges it (spec §6: before the leftover, the faulty seat pays each
  * other seat 350). Casual rooms hand the seat to a hosted AI instead
  * (test_serve_casual.c). */
 Test(serve, timeout_is_a_fault)
@@ -938,7 +938,7 @@ Test(serve, custody_fault)
     check_record(over);
 }
 
-/* ---- Botzone's rule sets in a room (SPEC 8) ---- */
+/* ---- Botzone's rule sets in a room (spec §8) ---- */
 
 static bool is_fault(cli *c, const ddz_event *e, void *ctx)
 {

@@ -1,4 +1,4 @@
-/* test_serve_absence.c - SPEC 14 on a real `ddz serve`: a person who is
+/* test_serve_absence.c - spec §14 on a real `ddz serve`: a person who is
  * away from a casual table. One missed clock is one move (the smallest),
  * two in a row are custody, an action of theirs ends it; a person who
  * does not say ready is stood up and not dealt in; a seat is given back to
@@ -6,7 +6,7 @@
  * then sit).
  *
  * The server runs with a 3 s ready clock (--ready-clock) so that the waits
- * are short. Competition rooms keep SPEC 6: test_serve.c's
+ * are short. Competition rooms keep spec §6: test_serve.c's
  * timeout_is_a_fault and custody_fault.
  */
 #include "serve_harness.h"

@@ -1,5 +1,5 @@
 /* test_serve_botzone.c - operator engines that are Botzone bots: `ddz
- * serve --engine NAME=botzone:COMMAND` (SPEC 11), seated as engine:NAME.
+ * serve --engine NAME=botzone:COMMAND` (spec §11), seated as engine:NAME.
  *
  * A real server runs the test bot (tests/service/botzone_testbot.c) in
  * one-shot and in keep-running mode, in rooms under `caai` and under

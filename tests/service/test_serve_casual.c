@@ -2,7 +2,7 @@
  * auto-play (托管) instead of a fault in casual rooms, the "I'm back"
  * request, hints, quick phrases and a player's own games.
  *
- * Competition rooms (custody "fault") keep the SPEC 6 timeout fault:
+ * Competition rooms (custody "fault") keep the spec §6 timeout fault:
  * test_serve.c, timeout_is_a_fault and custody_fault, and here a custody
  * request refused there.
  */
@@ -51,7 +51,7 @@ static bool wests_turn(cli *c, const ddz_event *e, void *ctx)
 
 /* A casual room (the default): West never acts. Its time runs out, and
  * instead of the fault (−700 before the leftover) the server moves for it
- * once (SPEC 14: test_serve_absence.c); the second clock in a row a
+ * once (spec §14: test_serve_absence.c); the second clock in a row a
  * hosted AI takes the seat over, West still connected and told so; the
  * game ends normally, and West's seat stays on auto-play in the next game
  * (a room with no pause: no ready step) until West sends `custody` off
@@ -491,7 +491,7 @@ Test(casual, next_game_waits_for_ready)
 }
 
 /* Nobody answers for East: when the (default, 20 s) ready clock runs out
- * East is stood up (SPEC 14), never dealt in under custody: it watches,
+ * East is stood up (spec §14), never dealt in under custody: it watches,
  * told so, and the room (no fill) waits with East's seat open: game 2 is
  * not dealt. test_serve_absence.c has the rest, on a shorter clock. */
 Test(casual, ready_clock_runs_out_to_stand_up)

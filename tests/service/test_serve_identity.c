@@ -1,4 +1,4 @@
-/* test_serve_identity.c - who a client is and where it sits (SPEC 13,
+/* test_serve_identity.c - who a client is and where it sits (spec §13,
  * "Identity" and "One seat"), tried as an attacker with one bot token
  * would: a bot is its token (its name is the token's, a resume of a bot
  * checks the token again, a second connection with the token is the same

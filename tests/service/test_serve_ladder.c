@@ -1,4 +1,4 @@
-/* test_serve_ladder.c - `ddz serve`'s rated ladder (SPEC 12) with real
+/* test_serve_ladder.c - `ddz serve`'s rated ladder (spec §12) with real
  * remote bots: two `ddz bridge --ladder` processes (a greedy and a random
  * `ddz engine`), an operator engine (greedy) and two hosted AIs (greedy,
  * random). It must play on its own, each deal at two tables, each program
@@ -373,7 +373,7 @@ static void spy_keep(spy *s, uint64_t hand)
         s->seen[s->nseen++] = hand;
 }
 
-/* The three hands a record (SPEC 10) was dealt. */
+/* The three hands a record (spec §10) was dealt. */
 static void record_hands(json_t *rec, uint64_t out[3])
 {
     json_t *hands = json_object_get(rec, "hands");

@@ -326,7 +326,7 @@ Test(store, games_round_trip_and_export)
         gen_record((uint32_t)k, r);
         char *text = NULL, *want = dump(r, false);
         cr_assert_eq(ddz_store_get_game(s, ids[k], NULL, &text), 0, "game %d", k);
-        cr_assert_str_eq(text, want, "the stored text is the compact SPEC 10 line");
+        cr_assert_str_eq(text, want, "the stored text is the compact spec §10 line");
         load(text, back);
         assert_same(r, back);
         free(text);

@@ -1,4 +1,4 @@
-// absence.test.mjs - a person who is away from a casual table (SPEC §14) in
+// absence.test.mjs - a person who is away from a casual table (spec §14) in
 // a real browser: the replay opened from the game-over panel does not keep
 // the person seated by magic; when the ready clock runs out they are stood
 // up, told so, and one tap seats them again, on a desktop and a 390×844

@@ -525,7 +525,7 @@ test('two people at one table with an AI: a private room by invite link with a p
 
 /* ---- Botzone's rule sets ---- */
 
-/* The stored record of the game an `over` event ended (SPEC 10), read the
+/* The stored record of the game an `over` event ended (spec §10), read the
  * way the game-over panel links it: the store writes on its own thread, so
  * it may take a moment to be served. */
 async function fetchRecord(over) {
@@ -1134,7 +1134,7 @@ test('casual play on a phone, in Chinese: the clock runs out twice, an AI plays 
   await assertFits(page, 'a phrase on a phone');
   await shot(page, 'casual-phrase-phone');
   // we do nothing: our first clock that runs out is one move made for us
-  // (SPEC §14), the second in a row puts the seat on auto-play (the AI may
+  // (spec §14), the second in a row puts the seat on auto-play (the AI may
   // then end the game quickly: the panel may be open over the bar)
   await page.waitForSelector('[data-test=autoplay-bar]', { timeout: T(20000) + 2 * clockS(3) * 1000 });
   assert.match(await page.textContent('[data-test=autoplay-bar]'), /电脑正在为你托管/);

@@ -107,7 +107,7 @@ test('the next game waits for Continue under a ready clock that warns and ticks;
     await page.waitForSelector('[data-test=next-note].urgent', { timeout: T(25000) });
     const sounds0 = await page.evaluate(() => window.__sounds);
     await shot(page, `i25-3-warning-${label}-${lang}`);
-    // the clock runs out: we are stood up (SPEC §14), never dealt in under 托管
+    // the clock runs out: we are stood up (spec §14), never dealt in under 托管
     await page.waitForFunction(() => window.__frames.some((f) => f.type === 'state' && f.stood_up), null, { timeout: T(15000) });
     const ticks = (await page.evaluate(() => window.__sounds)) - sounds0;
     assert.ok(ticks >= 3, `${label}: ${ticks} ticks in the last seconds`);
@@ -785,7 +785,7 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
       const n = await page.evaluate(() => window.__frames.filter((f) => f.type === 'played' && f.cards.length && (f.left === 1 || f.left === 2)).length);
       if (n) break;
       // 继续 while the room waits for us (past the ready clock we would be
-      // stood up, SPEC §14, and watch instead of playing on)
+      // stood up, spec §14, and watch instead of playing on)
       await page.click('[data-test=continue], [data-test=close-over]');
     }
     const got = await page.evaluate(() => ({

@@ -22,7 +22,7 @@ after(async () => { for (const s of servers) await s.stop(s.contexts); });
 /* A server with `args` (its log in artifacts/LOG); {base, page(path, opts)}.
  * The table tests' servers wait the longest ready clock (--ready-clock 120):
  * they look at layouts between games, for longer than 20 s on a loaded
- * machine, and a person who does not say ready is stood up (SPEC 14). */
+ * machine, and a person who does not say ready is stood up (spec §14). */
 async function serve(log, args = []) {
   const s = await startAll(log, args);
   s.contexts = [];

@@ -9,7 +9,7 @@ test('BLAKE2b-512 of "abc" is the RFC 7693 answer', () => {
     '7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923');
 });
 
-test('the commitment of SPEC 2 known-answer seed', () => {
+test('the commitment of spec §2 known-answer seed', () => {
   const seed = [...Array(32).keys()].map((x) => x.toString(16).padStart(2, '0')).join('');
   const commit = 'cb2f5160fc1f7e05a55ef49d340b48da2e5a78099d53393351cd579dd42503d6';
   assert.equal(bytesToHex(blake2b(hexToBytes(seed), 32)), commit);

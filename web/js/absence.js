@@ -1,4 +1,4 @@
-// absence.js - a person who is away from a casual table (SPEC §14): what the
+// absence.js - a person who is away from a casual table (spec §14): what the
 // server decided, shown. Kept apart from table.js, which calls in at a few
 // points (seat badges, the spectator's controls, the game-over panel, the
 // `seat` event).

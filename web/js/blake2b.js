@@ -1,6 +1,6 @@
 // blake2b.js - BLAKE2b (RFC 7693) with BigInt words: enough to check, in
 // the browser, that a revealed seed hashes to the commitment shown before
-// the deal (SPEC 2). It does not re-deal: the deal itself is checked with
+// the deal (spec §2). It does not re-deal: the deal itself is checked with
 // `ddz verify` or `ddz rules deal`.
 
 const M = (1n << 64n) - 1n;

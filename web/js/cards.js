@@ -1,4 +1,4 @@
-// cards.js - how a card code (SPEC 1) looks: code c < 52 has rank c >> 2
+// cards.js - how a card code (spec §1) looks: code c < 52 has rank c >> 2
 // and suit c & 3 (hearts, diamonds, spades, clubs); 52 and 53 are the
 // small and big jokers. Only the coding lives here, never a game rule:
 // what may be played comes from the server.

@@ -398,7 +398,7 @@ const STRINGS = {
     'tv.delayed': 'shown once every table has played the deal',
     'tv.waiting': 'Nothing to show yet: a deal is shown once every table has played it.',
     'tv.why': 'Every table plays the same cards, so a deal is shown once every table has played it: Watch replays the latest, every hand open.',
-    // a person who is away (SPEC §14)
+    // a person who is away (spec §14)
     'absence.standin': 'for {name}',
     'absence.standin.title': 'The computer keeps this seat for {name}, who is away; anyone who sits down takes it',
     'absence.missed': 'Timed out',
@@ -817,7 +817,7 @@ const STRINGS = {
     'tv.delayed': '所有牌桌打完这副牌后才播出',
     'tv.waiting': '暂无可播出的对局：所有牌桌都打完一副牌后才播出。',
     'tv.why': '各桌打的是同样的牌，所有牌桌都打完后才公开：点“观看”重播最新一副，所有手牌明牌。',
-    // 暂离（SPEC §14）
+    // 暂离（spec §14）
     'absence.standin': '替{name}',
     'absence.standin.title': '{name}暂离，电脑替他占座；有人坐下就让座',
     'absence.missed': '超时',

@@ -1,4 +1,4 @@
-// ladder.js - the rated ladder (`ddz serve --ladder`, SPEC 12): the
+// ladder.js - the rated ladder (`ddz serve --ladder`, spec §12): the
 // ranking page (#/ladder: rating ± uncertainty, games, score per deal,
 // faults, online status, the tables being played, a button to its
 // delayed broadcast #/tv/ladder: tv.js) and a page per

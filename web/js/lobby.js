@@ -14,7 +14,7 @@ const AIS = ['strong', 'greedy', 'random'];
 // The same, as the room form's levels: easy, normal, strong.
 const LEVELS = ['random', 'greedy', 'strong'];
 
-// Rule sets where everyone passing ends the deal (SPEC 3), so that a room
+// Rule sets where everyone passing ends the deal (spec §3), so that a room
 // may deal again instead (the `redeal` option).
 const REDEAL_RULES = new Set(['caai']);
 
@@ -183,7 +183,7 @@ export class Lobby {
     // asks for it then.
     if (how === 'join') join(r.id);
     // a ladder table shows nothing of its deal while it is played (held,
-    // SPEC 13) and lives for one game: its deals are watched on the TV
+    // spec §13) and lives for one game: its deals are watched on the TV
     else if (r.bots && /^Ladder deal \d+, table \d+\/\d+$/.test(r.name)) go('#/tv/ladder');
     else spectate(r.id);
   }

@@ -1,5 +1,5 @@
 // replay.js - the replay of a stored game (/#/replay/ID, from
-// GET /api/games/ID, the SPEC 10 record; a private or password room's game
+// GET /api/games/ID, the spec §10 record; a private or password room's game
 // is /#/replay/ID-KEY, its link from the `over` event): every hand face up, stepped
 // through bid by bid and play by play. The record already holds the
 // outcome, and the server adds the terms that explain its scores (`terms`,

@@ -14,7 +14,7 @@
 //
 // Nothing here knows a rule of the game. Bids and plays are allowed only
 // when the server listed them in `turn.legal`; a selection is compared with
-// those plays by its multiset of ranks (card coding, SPEC 1).
+// those plays by its multiset of ranks (card coding, spec §1).
 import { h, replace, icon } from './dom.js';
 import { t, lang, bidText, rulesName, rulesShort, rulesDesc, scoreText, roomLabel } from './i18n.js';
 import { playerLabel } from './i18n.js'; // competition seats (issue 25, item 5)
@@ -151,7 +151,7 @@ export class Table {
     this.restoreScores(m);
     this.autopass = m.autopass;
     this.held = !!m.held; // a spectator of a tournament table: no cards or plays until published
-    this.stoodUp = !!m.stood_up; // away when the ready clock ran out: watching, one tap sits again (SPEC §14)
+    this.stoodUp = !!m.stood_up; // away when the ready clock ran out: watching, one tap sits again (spec §14)
     this.seatNext = !!m.seat_next;
     const g = emptyGame();
     g.phase = m.phase;

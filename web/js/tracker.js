@@ -1,7 +1,7 @@
 // tracker.js - what a player may work out at the table from public
 // information only: how many cards of each rank are still out (记牌器:
 // the deck less the viewer's own hand and every card played), and the
-// game's moves cut into tricks. It reads the card coding (SPEC 1) and
+// game's moves cut into tricks. It reads the card coding (spec §1) and
 // knows no rule set: what a play is and what it multiplies come with it
 // from the server (`played.combo`, `played.multiplier`); it never sees
 // another seat's hand.

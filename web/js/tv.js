@@ -1,6 +1,6 @@
 // tv.js - watching a competition as a delayed broadcast (#/tv/ladder,
 // #/tv/tournament), as lichess TV does. A competition's deal is held until
-// every table has played it (SPEC 13, "Nothing early"), so a live table
+// every table has played it (spec §13, "Nothing early"), so a live table
 // shows nobody any card; once a deal is published, its game is an ordinary
 // record at /api/games/ID. The page asks the competition's API for `tv`
 // (the newest published game: the ladder's from the table whose players

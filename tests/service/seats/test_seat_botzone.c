@@ -6,7 +6,7 @@
  * The case this file was written for (issue 27): a keep-running bot that
  * answers, prints the keep-running line and exits. When the seat was asked
  * again after the process had exited but before the line was read, it
- * started the bot afresh instead of charging it (SPEC 11, docs/decisions.md
+ * started the bot afresh instead of charging it (spec §11, docs/decisions.md
  * "Keep-running"): 12 of 40 runs of test_botzone's
  * fault_keep_running_then_dying counted no fault. Here that order is made
  * every time. */
