@@ -140,8 +140,8 @@ struct ddz_srv {
     ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */
     ddz_listener listener;       /* the listening socket and the descriptor budget */
     ddz_gate gate;               /* every client socket counted; plain HTTP heads read (gate.h) */
-    ddz_players players;         /* who each client is (players.h) */
-    ddz_rooms rooms;             /* the rooms and tables this node runs (rooms.h) */
+    ddz_players players;         /* who each client is (players.c) */
+    ddz_rooms rooms;             /* the rooms and tables this node runs (rooms.c) */
     ddz_metrics m;
     ddz_budget budget;
     volatile sig_atomic_t stopping; /* set by the signal handler: stop the loop */
