@@ -399,7 +399,11 @@ export class Replay {
   showResult() {
     const center = this.el && this.el.felt && this.el.felt.querySelector('.center');
     const res = center && center.classList.contains('at-end') && center.querySelector('.result');
-    if (res && center.scrollHeight > center.clientHeight) center.scrollTop = Math.max(0, res.offsetTop - 4);
+    if (!res || center.scrollHeight <= center.clientHeight) return;
+    // (from the boxes: the centre is no offsetParent, so the result's
+    // offsetTop counts from further up and scrolled it past the top)
+    const top = res.getBoundingClientRect().top - center.getBoundingClientRect().top;
+    center.scrollTop = Math.max(0, center.scrollTop + top - 4);
   }
 
   /* The analysis under the board, at the position `pos`. */
