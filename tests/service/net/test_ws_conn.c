@@ -121,7 +121,7 @@ Test(ws_conn, many_fragments_make_one_message)
     ddz_wsc_rx_init(&rx, 1 << 20);
     char want[8000], *w = want;
     for (int f = 0; f < 1000; f++) {
-        char frame[8];
+        char frame[16]; /* 7 digits; room for what -O1 cannot rule out */
         snprintf(frame, sizeof frame, "%07d", f * 7 % 10000000);
         bool last = f == 999;
         for (int c = 0; c < 3; c++) {
