@@ -25,7 +25,6 @@ typedef struct ddz_conn ddz_conn;
 
 typedef struct ddz_hello_check ddz_hello_check; /* players.c */
 
-
 /* A `hello` on `c` (no player yet). A token is checked off the loop: the
  * connection is held until the answer (ddz__players_token_checked). On a
  * refusal the client gets EAUTH and the connection closes. */

@@ -54,13 +54,13 @@ struct ddz_room {
     int phase; /* enum room_phase */
     int turn_no;
     uint8_t master[DDZ_SEED_BYTES];
-    uint32_t dealt;           /* games dealt from the master seed before this turn */
-    int64_t game_id;          /* store id of the current game */
-    ddz_ev ask;               /* the open request, while `asking` */
-    bool asking;              /* a request is open */
-    ddz_timer settle;         /* after a game: stand-ins give way, people waiting sit down */
-    ddz_timer pause;          /* between games (the ready clock while readying), and the start
-                                 after seating */
+    uint32_t dealt;   /* games dealt from the master seed before this turn */
+    int64_t game_id;  /* store id of the current game */
+    ddz_ev ask;       /* the open request, while `asking` */
+    bool asking;      /* a request is open */
+    ddz_timer settle; /* after a game: stand-ins give way, people waiting sit down */
+    ddz_timer pause;  /* between games (the ready clock while readying), and the start
+                         after seating */
     /* What `pause` runs when it rings: the next deal (room_series.c's
      * ddz__room_on_pause, set where the room is made). The files below
      * the series (room_ready.c) arm the clock without naming the series. */

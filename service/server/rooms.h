@@ -6,7 +6,6 @@
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_room ddz_room;
 
-
 /* Adds `r` (not yet in the list). Never fails. */
 void ddz__rooms_add(ddz_srv *srv, ddz_room *r);
 

@@ -30,7 +30,7 @@
 #include "rules/game.h"
 
 #define WAIT_MS T(5000) /* bound on a wait for something that must happen */
-#define QUIET_MS 300 /* how long "nothing happens" is watched for */
+#define QUIET_MS 300    /* how long "nothing happens" is watched for */
 
 typedef struct child {
     pid_t pid;

@@ -442,7 +442,8 @@ static void charged_at_once(const char *south, const char *west, int kind)
                           "--games", "3", "--time", "30", NULL};
     ddz_match(args);
     expect_success(3);
-    cr_assert_lt(elapsed_ms, BELOW(10000, 30000), "%ld ms: the clock (30 s) was waited for", elapsed_ms);
+    cr_assert_lt(elapsed_ms, BELOW(10000, 30000), "%ld ms: the clock (30 s) was waited for",
+                 elapsed_ms);
     for (int i = 0; i < nrecs; i++) {
         cr_assert_eq(recs[i].fault_seat, 1, "game %d", i + 1);
         cr_assert_eq(recs[i].fault_kind, kind, "game %d: %s, want %s", i + 1,

@@ -404,7 +404,8 @@ Test(seat_botzone, a_start_that_fails_reaches_the_seat_as_a_crash)
     /* the spawner thread reports the failed exec as the end of the bot's
      * output; the request written to its stdin may meet the closed pipe
      * first, and then the seat says so (a race, either is the crash) */
-    cr_assert(strstr(hlog.why, "cannot start the bot") || strstr(hlog.why, "cannot write to the bot"),
+    cr_assert(strstr(hlog.why, "cannot start the bot") ||
+                  strstr(hlog.why, "cannot write to the bot"),
               "%s", hlog.why);
     cr_assert_eq(running, 0);
     ddz_seat_close(s);
