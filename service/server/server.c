@@ -753,6 +753,12 @@ static int routed(ddz_srv *srv, struct lws *wsi, http_pss *h)
          * FILTER_HTTP_CONNECTION (closed after this answer) */
         if (!h->lws_body)
             lws_rx_flow_control(wsi, 0);
+        /* lws's own timeout of the request (its context's timeout_secs,
+         * 5 s) would close one whose answer takes longer (a sign-in
+         * queued behind others): the gate's deadline, extended below,
+         * bounds it instead */
+        if (h->later)
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
         /* the read answers within the store's bound (a 503 at worst):
          * the gate's deadline leaves it that long, and a second; the
          * handler's own work (the accounts': a password hash queued
