@@ -35,6 +35,10 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q);
  * loop is gone) it is only let go. */
 void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer);
 
+/* Whether `rd` is a read the players submitted (a hello's token or
+ * session, the active tokens' ids). */
+bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd);
+
 /* `c` closed: its player (if any) is now disconnected, and a token check
  * it waits for is orphaned. */
 void ddz__players_on_close(ddz_srv *srv, ddz_conn *c);

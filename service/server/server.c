@@ -730,7 +730,7 @@ static void store_reads_done(ddz_srv *srv, bool answer)
 {
     ddz_store_read *rd;
     while (srv->store && (rd = ddz_store_read_done(srv->store))) {
-        if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
+        if (ddz__players_owns_read(srv, rd))
             ddz__players_read_done(srv, rd, answer);
         else if (ddz__accounts_owns_read(rd))
             ddz__accounts_read_done(srv, rd, answer);

@@ -314,3 +314,39 @@ Test(accounts, a_body_sent_after_its_head)
     cr_expect_str_eq(field(&r, "name", name, sizeof name), "Kai");
     expect(&r, 201, NULL);
 }
+
+/* hello with an account's session plays as the account: welcome says
+ * "account" and the account's name (not the hello's); an unknown or
+ * ended session is refused EAUTH; a guest's welcome has no "account". */
+Test(accounts, hello_with_a_session_plays_as_the_account)
+{
+    char s[65];
+    sign_up("Zhang Wei", "a long password", s);
+
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "account");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                          "someone else", "session", s));
+    const ddz_event *w = cli_expect(c, DDZ_EVENT_WELCOME);
+    cr_expect_str_eq(w->welcome.account, "Zhang Wei");
+    cr_expect_str_eq(w->welcome.name, "Zhang Wei", "the account's name, not the hello's");
+    cr_expect_not(w->welcome.bot);
+
+    cli *g = cli_hello("guest");
+    cr_expect_str_eq(g->name, "guest");
+
+    /* signed out: the session no longer says hello */
+    reply r = call("DELETE", "/api/sessions", NULL, s);
+    expect(&r, 200, NULL);
+    cli *late = cli_connect();
+    snprintf(late->name, sizeof late->name, "late");
+    cli_send(late, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                             "Zhang Wei", "session", s));
+    expect_error(late, DDZ_EAUTH, DDZ_REQ_HELLO);
+
+    cli *bad = cli_connect();
+    snprintf(bad->name, sizeof bad->name, "bad");
+    cli_send(bad, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "x",
+                            "session", "00"));
+    expect_error(bad, DDZ_EAUTH, DDZ_REQ_HELLO);
+}
