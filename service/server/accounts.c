@@ -16,6 +16,7 @@
 #include "service/server/context.h"
 #include "service/server/http_routes.h"
 #include "service/server/login_limit.h"
+#include "service/server/players.h"
 #include "service/server/pwhash.h"
 #include "service/store/store.h"
 
@@ -270,6 +271,13 @@ static void store_step(acct_op *op)
     case DDZ_STORE_READ_ACCOUNT_HASH:   /* PASSWORD's end */
     case DDZ_STORE_READ_ACCOUNT_DELETE: /* REMOVE's end */
         if (rc == 0) {
+            /* the live connections of what ended are closed (this node) */
+            if (r->kind == DDZ_STORE_READ_SESSION_END)
+                ddz__players_sessions_ended(op->srv, r->account.id, op->bearer, NULL);
+            else if (r->kind == DDZ_STORE_READ_ACCOUNT_HASH)
+                ddz__players_sessions_ended(op->srv, op->account, NULL, op->bearer);
+            else
+                ddz__players_sessions_ended(op->srv, op->account, NULL, NULL);
             finish_json(op, HTTP_STATUS_OK, json_object());
             return;
         }
@@ -492,6 +500,7 @@ static void signout_delete(ddz_srv *srv, const char *path, ddz_http_req *req)
         return;
     acct_op *op = op_new(srv, req, SIGNOUT);
     if (op) {
+        memcpy(op->bearer, s, sizeof s);
         memcpy(op->rd.session, s, sizeof s);
         started(op, to_store(op, DDZ_STORE_READ_SESSION_END), req);
     }

@@ -25,9 +25,22 @@
  * buffered here, and a second hello cannot overtake the first. */
 struct ddz_hello_check {
     ddz_store_read rd;     /* first; rd.owner is the connection, NULL once closed */
-    ddz_req q;             /* the hello, token wiped */
+    ddz_req q;             /* the hello, token and session wiped */
+    uint8_t session[32];   /* a session's hash (ddz_player.session) */
     ddz_hello_check *next; /* in srv->players.checks */
 };
+
+/* Which session `hex` is, whatever the case of its digits (the store
+ * takes either): BLAKE2b-256 of the text in lower case. */
+static void session_id(const char *hex, uint8_t out[32])
+{
+    char low[DDZ_SESSION_HEX + 1];
+    size_t n = strnlen(hex, DDZ_SESSION_HEX);
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] + 32 : hex[i]);
+    crypto_generichash(out, 32, (const uint8_t *)low, n, NULL, 0);
+    sodium_memzero(low, sizeof low);
+}
 
 static ddz_player *find_resume(ddz_srv *srv, const char *token)
 {
@@ -102,7 +115,7 @@ static void free_player(ddz_srv *srv, ddz_player *p)
  * (with an account's session accepted: `account` > 0 and its name in
  * `botname`, token_id NULL) a person playing as that account. */
 static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *botname,
-                       const uint8_t *token_id, int64_t account)
+                       const uint8_t *token_id, int64_t account, const uint8_t *session)
 {
     ddz_player *p = q->resume[0] ? find_resume(srv, q->resume) : NULL;
     if (p && p->account != account) {
@@ -142,6 +155,7 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
     }
     if (account) {
         p->account = account;
+        memcpy(p->session, session, sizeof p->session);
         snprintf(p->name, sizeof p->name, "%s", botname); /* the account's, not the hello's */
     } else if (botname) {
         p->bot = true;
@@ -172,7 +186,7 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         return;
     }
     if (!q->token[0] && !q->session[0]) {
-        hello_done(srv, c, q, NULL, NULL, 0);
+        hello_done(srv, c, q, NULL, NULL, 0, NULL);
         return;
     }
     if (q->token[0] && q->session[0]) {
@@ -193,6 +207,7 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         return;
     }
     if (q->session[0]) {
+        session_id(q->session, h->session);
         h->rd.kind = DDZ_STORE_READ_SESSION_CHECK;
         memcpy(h->rd.session, q->session, strlen(q->session) + 1);
     } else {
@@ -232,7 +247,7 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
         else if (rd->rc < 0)
             refuse(c, "unknown or ended session", &h->q);
         else
-            hello_done(srv, c, &h->q, rd->account.name, NULL, rd->account.id);
+            hello_done(srv, c, &h->q, rd->account.name, NULL, rd->account.id, h->session);
     } else if (answer && c) {
         ddz__conn_hold(c, false);
         if (rd->rc == DDZ_ENAME)
@@ -246,7 +261,7 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
         else if (rd->rc < 0)
             refuse(c, "unknown or revoked bot token", &h->q);
         else
-            hello_done(srv, c, &h->q, rd->name, rd->token_id, 0);
+            hello_done(srv, c, &h->q, rd->name, rd->token_id, 0, NULL);
     }
     sodium_memzero(h, sizeof *h);
     free(h);
@@ -311,6 +326,27 @@ void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
         ids_read(srv, rd, answer);
     else
         token_checked(srv, rd, answer);
+}
+
+void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *session,
+                                 const char *keep)
+{
+    uint8_t one[32], kept[32];
+    if (session)
+        session_id(session, one);
+    if (keep)
+        session_id(keep, kept);
+    for (ddz_player *p = srv->players.list; p; p = p->next) {
+        if (p->account != account || (session && sodium_memcmp(p->session, one, sizeof one) != 0) ||
+            (keep && sodium_memcmp(p->session, kept, sizeof kept) == 0))
+            continue;
+        p->account = 0; /* its resume token no longer plays as the account */
+        if (p->conn) {
+            ddz_conn *c = p->conn;
+            ddz__conn_error(c, DDZ_EAUTH, "this session ended", NULL);
+            ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "session ended");
+        }
+    }
 }
 
 bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd)

@@ -220,9 +220,20 @@ Test(accounts, a_password_change_ends_the_other_sessions_and_deletion_holds_the_
     expect(&r, 401, "EAUTH");
     r = call("POST", "/api/account/password", "{\"old\":\"first password\",\"new\":\"short\"}", s1);
     expect(&r, 400, "EPASSWORD");
+    /* one connection plays under s1, one under s2 */
+    cli *c1 = cli_connect(), *c2 = cli_connect();
+    snprintf(c1->name, sizeof c1->name, "s1");
+    snprintf(c2->name, sizeof c2->name, "s2");
+    cli_send(c1, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Mei",
+                           "session", s1));
+    cli_send(c2, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Mei",
+                           "session", s2));
+    cli_expect(c1, DDZ_EVENT_WELCOME);
+    cli_expect(c2, DDZ_EVENT_WELCOME);
     r = call("POST", "/api/account/password",
              "{\"old\":\"first password\",\"new\":\"second password\"}", s1);
     expect(&r, 200, NULL);
+    expect_error(c2, DDZ_EAUTH, 0); /* s2 ended: its connection is closed */
     r = call("DELETE", "/api/sessions", NULL, s2);
     expect(&r, 401, "EAUTH"); /* s2 ended with the change */
     r = sign_in("Mei", "first password");
@@ -235,6 +246,7 @@ Test(accounts, a_password_change_ends_the_other_sessions_and_deletion_holds_the_
     expect(&r, 401, "EAUTH");
     r = call("DELETE", "/api/account", "{\"password\":\"second password\"}", s1);
     expect(&r, 200, NULL);
+    expect_error(c1, DDZ_EAUTH, 0); /* s1 kept its connection until the account went */
     r = call("DELETE", "/api/sessions", NULL, s1);
     expect(&r, 401, "EAUTH");
     r = sign_in("Mei", "second password");
@@ -335,9 +347,12 @@ Test(accounts, hello_with_a_session_plays_as_the_account)
     cli *g = cli_hello("guest");
     cr_expect_str_eq(g->name, "guest");
 
-    /* signed out: the session no longer says hello */
+    /* signed out: its live connection is told and closed, and the
+     * session no longer says hello */
     reply r = call("DELETE", "/api/sessions", NULL, s);
     expect(&r, 200, NULL);
+    const ddz_event_error *ended = expect_error(c, DDZ_EAUTH, 0);
+    cr_expect_str_eq(ended->message, "this session ended");
     cli *late = cli_connect();
     snprintf(late->name, sizeof late->name, "late");
     cli_send(late, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
