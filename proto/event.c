@@ -165,6 +165,8 @@ static json_t *welcome_json(json_t *o, const ddz_event_welcome *w, bool *ok)
     put(o, "you", you, ok);
     put(o, "resume", json_string(w->resume), ok);
     put(o, "server", json_string(w->server), ok);
+    if (w->account[0])
+        put(o, "account", json_string(w->account), ok);
     return o;
 }
 
@@ -883,6 +885,9 @@ static int read_welcome(rd *r, const json_t *o, ddz_event_welcome *w)
         (rc = get_bool(r, you, "you", "bot", &w->bot)) ||
         (rc = get_str(r, o, "", "resume", w->resume, sizeof w->resume, 16, 0, 0)) ||
         (rc = get_str(r, o, "", "server", w->server, sizeof w->server, 0, 0, 0)))
+        return rc;
+    if (json_object_get(o, "account") &&
+        (rc = get_str(r, o, "", "account", w->account, sizeof w->account, 1, 0, 0)))
         return rc;
     return 0;
 }
@@ -1606,7 +1611,8 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
         const ddz_event_welcome *x = &a->welcome, *y = &b->welcome;
         return x->version == y->version && strcmp(x->id, y->id) == 0 &&
                strcmp(x->name, y->name) == 0 && x->bot == y->bot &&
-               strcmp(x->resume, y->resume) == 0 && strcmp(x->server, y->server) == 0;
+               strcmp(x->resume, y->resume) == 0 && strcmp(x->server, y->server) == 0 &&
+               strcmp(x->account, y->account) == 0;
     }
     case DDZ_EVENT_ROOMS:
         return rooms_eq(&a->rooms, &b->rooms);

@@ -127,12 +127,14 @@ typedef struct ddz_event_player {
 
 /* welcome: the answer to hello */
 typedef struct ddz_event_welcome {
-    int version;                   /* protocol version: DDZ_PROTOCOL_VERSION */
-    char id[16];                   /* you.id: the player's public id, e.g. "p3" */
-    char name[DDZ_EVENT_NAME_MAX]; /* you.name */
-    bool bot;                      /* you.bot: logged in with a bot token */
-    char resume[65];               /* token to resume with, 16..64 characters */
-    char server[64];               /* server version string, e.g. "ddz 0.1" */
+    int version;                      /* protocol version: DDZ_PROTOCOL_VERSION */
+    char id[16];                      /* you.id: the player's public id, e.g. "p3" */
+    char name[DDZ_EVENT_NAME_MAX];    /* you.name */
+    bool bot;                         /* you.bot: logged in with a bot token */
+    char resume[65];                  /* token to resume with, 16..64 characters */
+    char server[64];                  /* server version string, e.g. "ddz 0.1" */
+    char account[DDZ_EVENT_NAME_MAX]; /* the account played as (hello's session), "" if none:
+                                         absent from the JSON then */
 } ddz_event_welcome;
 
 /* one listed room of a rooms event */

@@ -253,7 +253,8 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
                            errlen)) ||
             (rc = get_str(o, "resume", r->resume, sizeof r->resume, 64, false, err, errlen)) ||
             (rc = get_str(o, "token", r->token, sizeof r->token, 64, false, err, errlen)) ||
-            (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)))
+            (rc = get_str(o, "me", r->me, sizeof r->me, 32, false, err, errlen)) ||
+            (rc = get_str(o, "session", r->session, sizeof r->session, 64, false, err, errlen)))
             return rc;
         if (r->me[0] && strspn(r->me, "0123456789abcdef") != 32)
             return ddz_fail(DDZ_EFIELD, err, errlen, "me: must be 32 lower-case hex digits");
@@ -388,6 +389,8 @@ json_t *ddz_req_print(const ddz_req *r)
             json_object_set_new(o, "token", json_string(r->token));
         if (r->me[0])
             json_object_set_new(o, "me", json_string(r->me));
+        if (r->session[0])
+            json_object_set_new(o, "session", json_string(r->session));
         break;
     case DDZ_REQ_CREATE:
         json_object_set_new(o, "options", opts_json(&r->opts));

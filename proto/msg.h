@@ -74,6 +74,7 @@ typedef struct ddz_req {
     char resume[72];      /* hello: resume token, "" if absent */
     char token[72];       /* hello: bot token, "" if absent */
     char me[33];          /* hello: the browser's own key, 32 lower-case hex digits, "" if absent */
+    char session[72];     /* hello: an account's session (SPEC §15), "" if absent */
     char room[33];        /* join, spectate: 1..32 bytes */
     int seat;             /* create, join: 0..2 or -1 */
     char password[257];   /* join, spectate: 64 characters */

@@ -1,6 +1,8 @@
 /* utf8.c - the one UTF-8 decoder and its checks (utf8.h). */
 #include "proto/utf8.h"
 
+#include <string.h>
+
 size_t ddz_utf8_next(const char *s, size_t n, uint32_t *cp)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -171,4 +173,62 @@ const char *ddz_utf8_name_flaw(const char *s, size_t len, uint32_t *cp)
         i += k;
     }
     return NULL;
+}
+
+/* The small letter of capital `cp`, or cp itself: the simple one-to-one
+ * mappings of UnicodeData.txt in the ranges utf8.h names (each fold keeps
+ * the character's UTF-8 length, so the key is never longer than the name). */
+static uint32_t fold_cp(uint32_t cp)
+{
+    if (cp >= 'A' && cp <= 'Z')
+        return cp + 0x20;
+    if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) /* Latin-1: U+00D7 is the multiplication sign */
+        return cp + 0x20;
+    if (cp >= 0x100 && cp <= 0x137 && !(cp & 1)) /* Latin Extended-A, pairs from even */
+        return cp == 0x130 ? cp : cp + 1; /* U+0130 (dotted I) folds to two characters: kept */
+    if (cp >= 0x139 && cp <= 0x148 && (cp & 1)) /* pairs from odd */
+        return cp + 1;
+    if (cp >= 0x14A && cp <= 0x177 && !(cp & 1))
+        return cp + 1;
+    if (cp == 0x178) /* Y with diaeresis: its small letter is Latin-1's U+00FF (2 bytes both) */
+        return 0xFF;
+    if (cp >= 0x179 && cp <= 0x17E && (cp & 1))
+        return cp + 1;
+    if (cp >= 0x391 && cp <= 0x3AB && cp != 0x3A2) /* Greek capitals */
+        return cp + 0x20;
+    if (cp >= 0x400 && cp <= 0x40F) /* Cyrillic with a mark */
+        return cp + 0x50;
+    if (cp >= 0x410 && cp <= 0x42F) /* basic Cyrillic */
+        return cp + 0x20;
+    if (cp >= 0xFF21 && cp <= 0xFF3A) /* fullwidth Latin */
+        return cp + 0x20;
+    return cp;
+}
+
+size_t ddz_utf8_fold(const char *s, char *out, size_t outlen)
+{
+    size_t n = strlen(s), at = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = ddz_utf8_next(s + i, n - i, &cp);
+        if (len == 0) { /* not UTF-8 (the caller's to check): the byte as it is */
+            if (at + 1 >= outlen)
+                goto small;
+            out[at++] = s[i++];
+            continue;
+        }
+        char buf[4];
+        size_t w = ddz_utf8_encode(fold_cp(cp), buf);
+        if (at + w >= outlen)
+            goto small;
+        memcpy(out + at, buf, w);
+        at += w;
+        i += len;
+    }
+    out[at] = '\0';
+    return at;
+small:
+    if (outlen)
+        out[at < outlen ? at : outlen - 1] = '\0';
+    return (size_t)-1;
 }

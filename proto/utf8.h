@@ -54,4 +54,17 @@ bool ddz_utf8_has_controls(const char *s, size_t len);
  * judged: that needs Unicode's tables, which proto/ does not carry. */
 const char *ddz_utf8_name_flaw(const char *s, size_t len, uint32_t *cp);
 
+/* Writes to `out` (outlen bytes, always NUL-terminated) the case-folded
+ * form of the valid UTF-8 string `s` (THE CALLER CHECKS), the key under
+ * which two names that differ only in case are one (an account's name,
+ * SPEC §15): each capital letter becomes its small one in the scripts
+ * people's names here are written in: ASCII and fullwidth Latin, Latin-1,
+ * Latin Extended-A, Greek and Cyrillic. Other characters are kept as
+ * they are (Han has no case; the rest of Unicode's case table is not
+ * carried by proto/). Every fold keeps a character's UTF-8 length, so
+ * outlen = strlen(s) + 1 always suffices.
+ * Returns the length written, or (size_t)-1 if `out` was too small (then
+ * it holds a truncated key the caller must not use). */
+size_t ddz_utf8_fold(const char *s, char *out, size_t outlen);
+
 #endif

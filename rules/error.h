@@ -52,7 +52,9 @@
     X(ERATE, 50, "too many requests")                                                              \
     X(EVERIFY, 51, "record does not verify")                                                       \
     X(EUSAGE, 52, "bad command-line usage")                                                        \
-    X(EBUSY, 53, "the server is at its limit")
+    X(EBUSY, 53, "the server is at its limit")                                                     \
+    X(EEXIST, 54, "already exists")                                                                \
+    X(EPASSWORD, 55, "password not allowed")
 
 enum ddz_error {
 #define DDZ__ERR_ENUM(name, num, msg) DDZ_##name = -(num),

@@ -30,6 +30,9 @@ struct ddz_gate_sock {
     uint32_t drained;           /* bytes dropped while lingering */
     int64_t extend_us;          /* taken up in the handover's call: its answer's time */
     char *buf;                  /* DDZ_GATE_HEAD_BUF bytes while reading the head, else NULL */
+    /* A body read after the head (ddz_gate_body()): the head's bytes and
+     * the body's, once the head is whole; 0 while there is none. */
+    uint32_t head_end, body_len;
 };
 
 /* One more than a head may have: a head that fills it is too large. */
@@ -186,7 +189,9 @@ static void hand_over(ddz_gate_sock *s)
      * (ddz_gate_answered() finds the socket through g->handing), and the
      * wsi closed, in this call (NULL; lws closed the socket) */
     g->handing = s;
-    struct lws *wsi = lws_adopt_socket_vhost_readbuf(g->vh, s->fd, s->buf, s->len);
+    /* with a body read here, lws gets the head alone (see read_body()) */
+    struct lws *wsi =
+        lws_adopt_socket_vhost_readbuf(g->vh, s->fd, s->buf, s->body_len ? s->head_end : s->len);
     g->handing = NULL;
     free(s->buf); /* lws copied it */
     s->buf = NULL;
@@ -206,9 +211,81 @@ static void hand_over(ddz_gate_sock *s)
     ddz_loop_arm(g->loop, &s->deadline, handed_late, left > s->extend_us ? left : s->extend_us);
 }
 
+/* The head `h` of `s` is whole and accepted. A POST, PUT or DELETE with a
+ * Content-Length of 1 to DDZ_GATE_BODY_MAX bytes has its body read here
+ * too, before the handover: lws 4.1.6 reads the body of a request it was
+ * handed with its head (lws_adopt_socket_vhost_readbuf) from the head's
+ * own buffer again (lws_http_action's loop over the wsi's buflist feeds
+ * it the head as the body, then calls the body's end forever). So lws
+ * gets the head alone with its Content-Length's digits made zeros (the
+ * same bytes' count: "Content-Length: 00", read by lws as an explicit 0),
+ * and the body is the server's through ddz_gate_body() during the
+ * handover. Returns true when the body is whole (or there is none), false
+ * while more must be read. Sets up the buffer for it (false, and the
+ * socket dropped, when out of memory: *gone). */
+static bool read_body(ddz_gate_sock *s, const ddz_http_head *h, bool *gone)
+{
+    *gone = false;
+    if (!s->body_len) {
+        uint64_t cl = 0;
+        bool digits =
+            h->content_length.present && h->content_length.len > 0 && h->content_length.len <= 6;
+        for (uint32_t i = 0; digits && i < h->content_length.len; i++)
+            cl = cl * 10 + (uint64_t)(s->buf[h->content_length.off + i] - '0');
+        if (!digits || cl == 0 || cl > DDZ_GATE_BODY_MAX ||
+            (h->method != DDZ_HTTP_POST && h->method != DDZ_HTTP_PUT &&
+             h->method != DDZ_HTTP_DELETE))
+            return true; /* no body, or one lws refuses before reading it (413, 405) */
+        size_t size = h->end + cl > s->len ? h->end + cl : s->len;
+        char *more = realloc(s->buf, size + 1);
+        if (!more) {
+            drop(s);
+            *gone = true;
+            return false;
+        }
+        s->buf = more;
+        s->head_end = h->end;
+        s->body_len = (uint32_t)cl;
+        memset(s->buf + h->content_length.off, '0', h->content_length.len);
+    }
+    return s->len >= s->head_end + s->body_len;
+}
+
+/* The rest of a body after a whole head (read_body()). */
+static void body_read(ddz_gate_sock *s)
+{
+    uint32_t want = s->head_end + s->body_len;
+    ssize_t n = recv(s->fd, s->buf + s->len, want - s->len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) {
+        drop(s);
+        return;
+    }
+    s->len += (uint32_t)n;
+    if (s->len >= want)
+        hand_over(s);
+}
+
+const char *ddz_gate_body(ddz_gate *g, struct lws *wsi, size_t *len)
+{
+    (void)wsi; /* the request is the one handed over in this call */
+    ddz_gate_sock *s = g->handing;
+    if (!s || !s->body_len) {
+        *len = 0;
+        return NULL;
+    }
+    *len = s->body_len;
+    return s->buf + s->head_end;
+}
+
 static void head_read(ddz_gate_sock *s)
 {
     ddz_gate *g = s->g;
+    if (s->body_len) {
+        body_read(s);
+        return;
+    }
     ssize_t n = recv(s->fd, s->buf + s->len, DDZ_GATE_HEAD_BUF - s->len, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
@@ -221,9 +298,13 @@ static void head_read(ddz_gate_sock *s)
     switch (ddz_http_head_judge(&s->scan, s->buf, s->len, &h)) {
     case DDZ_HTTP_PARTIAL:
         return;
-    case DDZ_HTTP_OK:
-        hand_over(s);
+    case DDZ_HTTP_OK: {
+        bool gone;
+        if (read_body(s, &h, &gone))
+            hand_over(s);
+        (void)gone; /* else the body's rest is read as it comes (body_read) */
         return;
+    }
     case DDZ_HTTP_TOO_LARGE:
         g->too_large++;
         refuse(s, answer_431, sizeof answer_431 - 1);

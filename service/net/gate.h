@@ -71,6 +71,8 @@
 #define DDZ_GATE_HEAD_LINES DDZ_HTTP_HEAD_LINES /* lines of a request head */
 /* for a whole head and then lws's answer to it, from the accept */
 #define DDZ_GATE_DEADLINE_US (10 * 1000000LL)
+/* A request body the gate reads with its head, at most (ddz_gate_body()) */
+#define DDZ_GATE_BODY_MAX 4096
 #define DDZ_GATE_BUSY_DEADLINE_US (2 * 1000000LL) /* the same under pressure */
 
 /* The lws_protocols entry (an initializer) the gate's epoll descriptor is
@@ -123,6 +125,15 @@ typedef struct ddz_gate {
     long shed;      /* pending heads closed because the process neared its cap */
     long h2c;       /* HTTP/2 in clear refused */
 } ddz_gate;
+
+/* The body of the request being handed over to lws in this call (the
+ * gate read it after the head: a POST, PUT or DELETE with a Content-Length
+ * of 1 to DDZ_GATE_BODY_MAX; lws was told the Content-Length is 0, its
+ * digits made zeros), valid until the handover returns: the owner takes
+ * it in LWS_CALLBACK_HTTP, which lws runs inside the handover. Sets *len;
+ * returns NULL (and *len 0) when there is none. Under TLS the gate reads
+ * nothing: lws reads the body itself. */
+const char *ddz_gate_body(ddz_gate *g, struct lws *wsi, size_t *len);
 
 /* Prepares `g` to hand sockets to `vh` (whose protocols include
  * DDZ_GATE_PROTOCOL), with deadlines on `loop`; `tls`: lws does TLS on

@@ -132,16 +132,17 @@ struct ddz_srv {
     /* Ends every wait on the database (the store's, the cluster's, the
      * lead's threads) once the server stops (pg_conn.h). */
     ddz_pg_stop pg_stop;
-    ddz_conn *held;              /* connections whose queue waits for a durable write (conn.h) */
-    struct http_pss *held_http;  /* HTTP answers that wait for one (server.c) */
-    ddz_http_routes routes;      /* what HTTP paths the modules answer (http_routes.h) */
-    ddz_think *think;            /* hosted AI decisions, off the loop */
-    struct ddz_analyst *analyst; /* post-game analyses, off the loop (analyst.h) */
-    ddz_lws_loop loop;           /* the lws loop as seats see it (loop.base) */
-    ddz_listener listener;       /* the listening socket and the descriptor budget */
-    ddz_gate gate;               /* every client socket counted; plain HTTP heads read (gate.h) */
-    ddz_players players;         /* who each client is (players.c) */
-    ddz_rooms rooms;             /* the rooms and tables this node runs (rooms.c) */
+    ddz_conn *held;                /* connections whose queue waits for a durable write (conn.h) */
+    struct http_pss *held_http;    /* HTTP answers that wait for one (server.c) */
+    ddz_http_routes routes;        /* what HTTP paths the modules answer (http_routes.h) */
+    ddz_think *think;              /* hosted AI decisions, off the loop */
+    struct ddz_analyst *analyst;   /* post-game analyses, off the loop (analyst.h) */
+    struct ddz_accounts *accounts; /* people's accounts: hashing, limits (accounts.h) */
+    ddz_lws_loop loop;             /* the lws loop as seats see it (loop.base) */
+    ddz_listener listener;         /* the listening socket and the descriptor budget */
+    ddz_gate gate;                 /* every client socket counted; plain HTTP heads read (gate.h) */
+    ddz_players players;           /* who each client is (players.c) */
+    ddz_rooms rooms;               /* the rooms and tables this node runs (rooms.c) */
     ddz_metrics m;
     ddz_budget budget;
     volatile sig_atomic_t stopping; /* set by the signal handler: stop the loop */

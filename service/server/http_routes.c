@@ -31,6 +31,41 @@ int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_h
     return 0;
 }
 
+int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned methods,
+                                ddz_http_handler fn)
+{
+    if (!methods || (methods & ~(DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE)))
+        return DDZ_EINVAL;
+    int rc = ddz__http_route_add(t, path, false, fn);
+    if (rc == 0)
+        t->route[t->n - 1].methods = methods;
+    return rc;
+}
+
+bool ddz__http_route_takes(const ddz_http_routes *t, const char *uri, int method,
+                           const char **allow)
+{
+    /* the route of the path without its query */
+    char path[256];
+    size_t n = strcspn(uri, "?");
+    const ddz_http_route *r = NULL;
+    if (n < sizeof path) {
+        memcpy(path, uri, n);
+        path[n] = '\0';
+        r = ddz__http_route_find(t, path);
+    }
+    unsigned m = r ? r->methods : 0;
+    if (allow)
+        *allow = m == DDZ_HTTP_ROUTE_POST     ? "POST"
+                 : m == DDZ_HTTP_ROUTE_DELETE ? "DELETE"
+                 : m                          ? "POST, DELETE"
+                                              : "GET, HEAD";
+    if (!m)
+        return method == LWSHUMETH_GET || method == LWSHUMETH_HEAD;
+    return (method == LWSHUMETH_POST && (m & DDZ_HTTP_ROUTE_POST)) ||
+           (method == LWSHUMETH_DELETE && (m & DDZ_HTTP_ROUTE_DELETE));
+}
+
 const ddz_http_route *ddz__http_route_find(const ddz_http_routes *t, const char *path)
 {
     const ddz_http_route *best = NULL;

@@ -28,16 +28,30 @@ typedef struct ddz_srv ddz_srv;
 typedef struct ddz_store_read ddz_store_read;
 
 #define DDZ_HTTP_ROUTES_MAX 16 /* routes registered, in all */
-#define DDZ_HTTP_MOUNT_MAX 32  /* bytes of a mount point, its NUL included */
+/* A request body's bytes, at most (the account routes' JSON): a larger
+ * Content-Length is answered 413 before a byte of it is read. */
+#define DDZ_HTTP_BODY_MAX 4096
+/* How long an answer that comes later (ddz_http_req.later) may take, past
+ * its store reads' bounds, before the gate closes its connection. */
+#define DDZ_HTTP_LATER_MS 20000
+
+/* The methods a body route takes (ddz__http_route_add_methods); every
+ * other route takes GET and HEAD, and only those. */
+#define DDZ_HTTP_ROUTE_POST 1u
+#define DDZ_HTTP_ROUTE_DELETE 2u
+#define DDZ_HTTP_MOUNT_MAX 32 /* bytes of a mount point, its NUL included */
 
 /* One request as its handler sees it: what it reads, what it sets. The
  * transport (server.c) keeps the rest (the connection's state, the write). */
 typedef struct ddz_http_req {
     struct lws *wsi;   /* its headers, for lws_hdr_copy() (read only) */
+    int method;        /* LWSHUMETH_GET, _HEAD, _POST or _DELETE */
+    const char *in;    /* POST, DELETE: the request's body, NUL-terminated ("" if none) */
+    size_t in_len;     /* its bytes (at most DDZ_HTTP_BODY_MAX) */
     int status;        /* 200 unless the handler says otherwise */
     const char *type;  /* "application/json" unless ... */
     char *body;        /* malloc'd, taken; NULL: empty (out of memory) */
-    const char *extra; /* more header lines (CRLF-ended, static), or NULL */
+    const char *extra; /* more header lines (CRLF-ended, copied; under 128 bytes), or NULL */
     /* A store ticket (ddz_store_ticket()): the answer is not written before
      * that write is durable (what it tells of must not be lost to a kill
      * after it was read), 0: at once. */
@@ -49,6 +63,15 @@ typedef struct ddz_http_req {
      * it serves of the read (NULL there); the rest is freed. */
     ddz_store_read *read;
     void (*done)(ddz_srv *srv, ddz_store_read *rd, struct ddz_http_req *req);
+    /* Or an answer that comes LATER, after work of the handler's own (the
+     * accounts' hashes and store reads): the handler sets `later` to its
+     * object, which keeps `conn` (set by the transport) and, when it has
+     * the answer, calls ddz__http_answer_later(srv, conn, answer). If the
+     * connection goes first, the transport calls forget(later) (the
+     * handler then never answers that conn). No body, no hold, no read. */
+    void *later;
+    void (*forget)(void *later);
+    void *conn; /* the transport's: what ddz__http_answer_later() answers */
 } ddz_http_req;
 
 /* Answers `path` (the request's, without its query) into `req`. */
@@ -57,6 +80,8 @@ typedef void (*ddz_http_handler)(ddz_srv *srv, const char *path, ddz_http_req *r
 typedef struct ddz_http_route {
     const char *path; /* static; ends in '/' for a prefix */
     bool prefix;      /* every path that starts with `path`, else `path` alone */
+    unsigned
+        methods; /* 0: GET and HEAD; else DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE, only those */
     ddz_http_handler fn;
 } ddz_http_route;
 
@@ -80,6 +105,26 @@ extern const char ddz__http_no_resource[];
  * '/', or the same path and kind registered twice; DDZ_ENOSPC past
  * DDZ_HTTP_ROUTES_MAX routes. */
 int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_http_handler fn);
+
+/* Registers `fn` for the path `path` alone, answering the `methods`
+ * (DDZ_HTTP_ROUTE_POST, DDZ_HTTP_ROUTE_DELETE; with a body of at most
+ * DDZ_HTTP_BODY_MAX bytes) and no other: GET and HEAD get 405 there.
+ * Returns as ddz__http_route_add, and DDZ_EINVAL for no method or another. */
+int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned methods,
+                                ddz_http_handler fn);
+
+/* Whether `uri`'s route takes `method` (an LWSHUMETH_: GET and HEAD on
+ * every path but a body route's, so static files too; POST and DELETE on
+ * a body route that names them). Sets *allow (may be NULL) to the Allow
+ * header's value for that path. */
+bool ddz__http_route_takes(const ddz_http_routes *t, const char *uri, int method,
+                           const char **allow);
+
+/* The transport's (server.c): answers the request `conn` (from a
+ * ddz_http_req whose handler set `later`) with `answer`'s status, type,
+ * body (taken) and extra. Call only while the handler holds `conn` (not
+ * after its forget). */
+void ddz__http_answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer);
 
 /* Returns the route for `path`: the exact one, else the longest prefix
  * that starts it; NULL for none. */

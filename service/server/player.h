@@ -17,6 +17,9 @@ struct ddz_player {
     char name[129];        /* display name: 32 characters of UTF-8 */
     char resume[68];       /* secret resume token (hex) */
     bool bot;              /* identified with a bot token: `name` is the token's */
+    int64_t account;       /* a person's account (hello's session, SPEC §15), 0 for a guest:
+                              `name` is then the account's */
+    uint8_t session[32];   /* BLAKE2b-256 of that session's text: which one it said */
     uint8_t token_id[32];  /* a bot's token (DDZ_TOKEN_ID_BYTES): revoked, it ends the bot */
     ddz_conn *conn;        /* NULL while disconnected */
     ddz_room *room;        /* room joined or watched, NULL if none */

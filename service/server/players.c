@@ -11,7 +11,8 @@
 #include "service/server/context.h"
 #include "service/server/room.h"
 
-/* A hello with a bot token needs the tokens table, and the loop must not
+/* A hello with a bot token needs the tokens table (with an account's
+ * session, the sessions table: SPEC §15), and the loop must not
  * wait for the database: the check goes to the store's reader thread, and
  * the hello is finished when the answer comes back.
  *
@@ -24,9 +25,22 @@
  * buffered here, and a second hello cannot overtake the first. */
 struct ddz_hello_check {
     ddz_store_read rd;     /* first; rd.owner is the connection, NULL once closed */
-    ddz_req q;             /* the hello, token wiped */
+    ddz_req q;             /* the hello, token and session wiped */
+    uint8_t session[32];   /* a session's hash (ddz_player.session) */
     ddz_hello_check *next; /* in srv->players.checks */
 };
+
+/* Which session `hex` is, whatever the case of its digits (the store
+ * takes either): BLAKE2b-256 of the text in lower case. */
+static void session_id(const char *hex, uint8_t out[32])
+{
+    char low[DDZ_SESSION_HEX + 1];
+    size_t n = strnlen(hex, DDZ_SESSION_HEX);
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] + 32 : hex[i]);
+    crypto_generichash(out, 32, (const uint8_t *)low, n, NULL, 0);
+    sodium_memzero(low, sizeof low);
+}
 
 static ddz_player *find_resume(ddz_srv *srv, const char *token)
 {
@@ -61,6 +75,8 @@ static void welcome(ddz_conn *c, ddz_player *p)
     snprintf(e.welcome.id, sizeof e.welcome.id, "%s", p->id);
     snprintf(e.welcome.name, sizeof e.welcome.name, "%s", p->name);
     snprintf(e.welcome.resume, sizeof e.welcome.resume, "%.64s", p->resume); /* 64 hex digits */
+    if (p->account)
+        snprintf(e.welcome.account, sizeof e.welcome.account, "%s", p->name);
     ddz__conn_send(c, ddz_event_print(&e));
 }
 
@@ -95,12 +111,25 @@ static void free_player(ddz_srv *srv, ddz_player *p)
 }
 
 /* Says hello to `c`: a new player, or the one of q->resume, or (with a bot
- * token accepted: `botname` and `token_id`, else NULL) the token's. */
+ * token accepted: `botname` and `token_id`, else NULL) the token's, or
+ * (with an account's session accepted: `account` > 0 and its name in
+ * `botname`, token_id NULL) a person playing as that account. */
 static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *botname,
-                       const uint8_t *token_id)
+                       const uint8_t *token_id, int64_t account, const uint8_t *session)
 {
     ddz_player *p = q->resume[0] ? find_resume(srv, q->resume) : NULL;
-    if (botname) {
+    if (p && p->account != account) {
+        /* a resume token names one player, guest or account: another
+         * account's session (or none) does not take it over */
+        refuse(c, "this resume token is another player's", q);
+        return;
+    }
+    if (account) {
+        if (p && p->bot) {
+            refuse(c, "a bot resumes with its token", q);
+            return;
+        }
+    } else if (botname) {
         /* one token, one player: the token decides who this is, and a
          * resume token may only name that same player */
         ddz_player *mine = find_bot(srv, botname);
@@ -124,7 +153,11 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
         ddz__conn_set_player(p->conn, NULL);
         ddz__conn_close(p->conn, LWS_CLOSE_STATUS_POLICY_VIOLATION, "replaced");
     }
-    if (botname) {
+    if (account) {
+        p->account = account;
+        memcpy(p->session, session, sizeof p->session);
+        snprintf(p->name, sizeof p->name, "%s", botname); /* the account's, not the hello's */
+    } else if (botname) {
         p->bot = true;
         snprintf(p->name, sizeof p->name, "%s", botname);
         memcpy(p->token_id, token_id, sizeof p->token_id);
@@ -152,12 +185,20 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         ddz__conn_error(c, DDZ_EPHASE, "hello was already said on this connection", q);
         return;
     }
-    if (!q->token[0]) {
-        hello_done(srv, c, q, NULL, NULL);
+    if (!q->token[0] && !q->session[0]) {
+        hello_done(srv, c, q, NULL, NULL, 0, NULL);
+        return;
+    }
+    if (q->token[0] && q->session[0]) {
+        refuse(c, "a bot token or an account's session, not both", q);
         return;
     }
     if (strlen(q->token) > DDZ_TOKEN_HEX) { /* cannot be one, and would not fit */
         refuse(c, "unknown or revoked bot token", q);
+        return;
+    }
+    if (strlen(q->session) > DDZ_SESSION_HEX) {
+        refuse(c, "unknown or ended session", q);
         return;
     }
     ddz_hello_check *h = calloc(1, sizeof *h);
@@ -165,15 +206,23 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         ddz__conn_error(c, DDZ_ENOMEM, NULL, q);
         return;
     }
-    h->rd.kind = DDZ_STORE_READ_TOKEN;
-    memcpy(h->rd.token, q->token, strlen(q->token) + 1);
+    if (q->session[0]) {
+        session_id(q->session, h->session);
+        h->rd.kind = DDZ_STORE_READ_SESSION_CHECK;
+        memcpy(h->rd.session, q->session, strlen(q->session) + 1);
+    } else {
+        h->rd.kind = DDZ_STORE_READ_TOKEN;
+        memcpy(h->rd.token, q->token, strlen(q->token) + 1);
+    }
     h->rd.owner = c;
     h->q = *q;
     sodium_memzero(h->q.token, sizeof h->q.token);
+    sodium_memzero(h->q.session, sizeof h->q.session);
     if (ddz_store_read_submit(srv->store, &h->rd) < 0) {
         sodium_memzero(h->rd.token, sizeof h->rd.token);
+        sodium_memzero(h->rd.session, sizeof h->rd.session);
         free(h);
-        ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens now", q);
+        ddz__conn_error(c, DDZ_EDB, "cannot check bot tokens or sessions now", q);
         return;
     }
     h->next = srv->players.checks;
@@ -190,7 +239,16 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
             break;
         }
     ddz_conn *c = rd->owner;
-    if (answer && c) {
+    if (answer && c && rd->kind == DDZ_STORE_READ_SESSION_CHECK) {
+        ddz__conn_hold(c, false);
+        if (rd->rc == DDZ_EDB)
+            ddz__conn_error(c, DDZ_EDB, "cannot check sessions now: the database is unavailable",
+                            &h->q);
+        else if (rd->rc < 0)
+            refuse(c, "unknown or ended session", &h->q);
+        else
+            hello_done(srv, c, &h->q, rd->account.name, NULL, rd->account.id, h->session);
+    } else if (answer && c) {
         ddz__conn_hold(c, false);
         if (rd->rc == DDZ_ENAME)
             refuse(c,
@@ -203,8 +261,9 @@ static void token_checked(ddz_srv *srv, ddz_store_read *rd, bool answer)
         else if (rd->rc < 0)
             refuse(c, "unknown or revoked bot token", &h->q);
         else
-            hello_done(srv, c, &h->q, rd->name, rd->token_id);
+            hello_done(srv, c, &h->q, rd->name, rd->token_id, 0, NULL);
     }
+    sodium_memzero(h, sizeof *h);
     free(h);
 }
 
@@ -267,6 +326,37 @@ void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
         ids_read(srv, rd, answer);
     else
         token_checked(srv, rd, answer);
+}
+
+void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *session,
+                                 const char *keep)
+{
+    uint8_t one[32], kept[32];
+    if (session)
+        session_id(session, one);
+    if (keep)
+        session_id(keep, kept);
+    for (ddz_player *p = srv->players.list; p; p = p->next) {
+        if (p->account != account || (session && sodium_memcmp(p->session, one, sizeof one) != 0) ||
+            (keep && sodium_memcmp(p->session, kept, sizeof kept) == 0))
+            continue;
+        p->account = 0; /* its resume token no longer plays as the account */
+        if (p->conn) {
+            ddz_conn *c = p->conn;
+            ddz__conn_error(c, DDZ_EAUTH, "this session ended", NULL);
+            ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "session ended");
+        }
+    }
+}
+
+bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd)
+{
+    if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
+        return true;
+    for (const ddz_hello_check *h = srv->players.checks; h; h = h->next)
+        if (&h->rd == rd)
+            return true;
+    return false;
 }
 
 /* ---- connections ---- */

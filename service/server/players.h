@@ -35,6 +35,19 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q);
  * loop is gone) it is only let go. */
 void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer);
 
+/* A session of `account` ended (signed out: `session` its 64 hex digits),
+ * or every session of it but `keep` (a password change: keep the one that
+ * changed it, NULL for none: the account was deleted). Each player on this
+ * node that said hello with an ended session is told EAUTH and its
+ * connection closed; it is no longer the account's (a new hello with a
+ * live session makes it so again). Other nodes are not told (not yet). */
+void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *session,
+                                 const char *keep);
+
+/* Whether `rd` is a read the players submitted (a hello's token or
+ * session, the active tokens' ids). */
+bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd);
+
 /* `c` closed: its player (if any) is now disconnected, and a token check
  * it waits for is orphaned. */
 void ddz__players_on_close(ddz_srv *srv, ddz_conn *c);

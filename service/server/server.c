@@ -30,6 +30,7 @@
 #include "service/engine/engine.h"
 #include "service/server/lead_srv.h"
 #include "service/seats/seats.h"
+#include "service/server/accounts.h"
 #include "service/server/analyst.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
@@ -335,7 +336,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz_seat_ai_done(j);
         if (srv->analyst) /* a post-game analysis finished */
             ddz_analyst_collect(srv->analyst, analysis_done, srv);
-        ddz__lead_poll(srv); /* a lock gained or lost, the ladder's news */
+        ddz__accounts_collect(srv, true); /* a password hashed or verified */
+        ddz__lead_poll(srv);              /* a lock gained or lost, the ladder's news */
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -387,13 +389,24 @@ typedef struct http_pss {
     char *body;
     size_t len;
     const char *type;
-    const char *extra; /* more header lines (CRLF-ended, static), or NULL */
+    const char *extra; /* more header lines (CRLF-ended): extra_buf, or NULL */
+    char extra_buf[128];
     int status;
     /* Not written before the store's write of this ticket is durable
      * (what it tells of, the ladder's standings, must not be lost to a
      * kill after it was read), 0: at once; while set, on srv->held_http. */
     uint64_t hold;
     struct http_pss *held_prev, *held_next;
+    /* A POST or DELETE with a body (a body route's): its path, kept from
+     * LWS_CALLBACK_HTTP until the body is whole, and the body itself. */
+    int method;
+    char path[128];
+    char *in;               /* malloc'd, in_want + 1 bytes; NULL while none is read */
+    size_t in_len, in_want; /* bytes read, bytes the Content-Length said */
+    bool lws_body;          /* lws reads the body (TLS), not the gate (gate.h) */
+    /* the handler's own work this answer waits for (ddz_http_req.later) */
+    void *later;
+    void (*forget)(void *later);
 } http_pss;
 
 /* True on an HTTP/1.x connection, false on an HTTP/2 stream. */
@@ -440,15 +453,35 @@ static void take_answer(http_pss *h, const ddz_http_req *req)
     h->type = req->type;
     h->body = req->body;
     h->len = req->body ? strlen(req->body) : 0;
-    h->extra = req->extra;
+    h->extra = NULL;
+    if (req->extra) { /* copied: a handler's lines may be its own buffer's */
+        snprintf(h->extra_buf, sizeof h->extra_buf, "%s", req->extra);
+        h->extra = h->extra_buf;
+    }
 }
 
 /* Answers `path` into `h` as the route table says: at once, or once a store
  * read it hands over comes back (h->rd, http_read_done()). */
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
-    ddz_http_req req = {.wsi = h->wsi};
+    ddz_http_req req = {.wsi = h->wsi,
+                        .method = h->method,
+                        .in = h->in ? h->in : "",
+                        .in_len = h->in_len,
+                        .conn = h};
     ddz__http_route(srv, &srv->routes, path, &req);
+    if (h->in) { /* a password may be in it: wiped as soon as it is read */
+        sodium_memzero(h->in, h->in_want + 1);
+        free(h->in);
+        h->in = NULL;
+    }
+    if (req.later) {
+        free(req.body);
+        h->later = req.later;
+        h->forget = req.forget;
+        h->ready = false;
+        return;
+    }
     if (req.read) {
         free(req.body);
         h->type = req.type;
@@ -518,8 +551,10 @@ static int send_answer(struct lws *wsi, http_pss *h)
 }
 
 /* Every route and file answers GET and HEAD, and only those (POST used to
- * get the index page). Returns the method's LWSHUMETH_ (GET or HEAD),
- * or -1 for another, and sets `uri` (n bytes, "" if none) to the path. */
+ * get the index page), but the body routes (the accounts'), which answer
+ * the POST or DELETE they name and nothing else (ddz__http_route_takes).
+ * Returns the method's LWSHUMETH_ (GET, HEAD, POST or DELETE), or -1 for
+ * another, and sets `uri` (n bytes, "" if none) to the path. */
 static int request_method(struct lws *wsi, char *uri, size_t n)
 {
     char *p = NULL, meth[16] = "";
@@ -528,11 +563,15 @@ static int request_method(struct lws *wsi, char *uri, size_t n)
     if (m == LWSHUMETH_COLON_PATH) { /* HTTP/2: the method is a header */
         if (lws_hdr_copy(wsi, meth, sizeof meth, WSI_TOKEN_HTTP_COLON_METHOD) < 0)
             return -1;
-        return strcmp(meth, "GET") == 0    ? LWSHUMETH_GET
-               : strcmp(meth, "HEAD") == 0 ? LWSHUMETH_HEAD
-                                           : -1;
+        return strcmp(meth, "GET") == 0      ? LWSHUMETH_GET
+               : strcmp(meth, "HEAD") == 0   ? LWSHUMETH_HEAD
+               : strcmp(meth, "POST") == 0   ? LWSHUMETH_POST
+               : strcmp(meth, "DELETE") == 0 ? LWSHUMETH_DELETE
+                                             : -1;
     }
-    return m == LWSHUMETH_GET || m == LWSHUMETH_HEAD ? m : -1;
+    return m == LWSHUMETH_GET || m == LWSHUMETH_HEAD || m == LWSHUMETH_POST || m == LWSHUMETH_DELETE
+               ? m
+               : -1;
 }
 
 /* HEAD of a static file, answered here: lws 4.1 answers it itself but then
@@ -568,14 +607,20 @@ static int filter_request(struct lws *wsi)
     char uri[512];
     static const char not_allowed[] = "method not allowed\n";
     int method = request_method(wsi, uri, sizeof uri);
-    if (method == LWSHUMETH_GET ||
-        (method == LWSHUMETH_HEAD && ddz__http_is_route(&srv->routes, uri)))
+    const char *allow = "GET, HEAD";
+    bool takes = method >= 0 && ddz__http_route_takes(&srv->routes, uri, method, &allow);
+    if (takes && method != LWSHUMETH_HEAD)
         return 0;
-    if (method == LWSHUMETH_HEAD)
+    if (takes && ddz__http_is_route(&srv->routes, uri))
+        return 0;
+    if (takes) { /* HEAD of a static file */
         head_static(srv, wsi, uri);
-    else
+    } else {
+        char extra[64];
+        snprintf(extra, sizeof extra, "allow: %s\x0d\x0a", allow);
         write_answer(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "text/plain", not_allowed,
-                     sizeof not_allowed - 1, false, "allow: GET, HEAD\x0d\x0a");
+                     sizeof not_allowed - 1, method == LWSHUMETH_HEAD, extra);
+    }
     return 1; /* answered: lws serves nothing more */
 }
 
@@ -617,8 +662,30 @@ static void http_forget(http_pss *h)
     if (h->rd)
         h->rd->owner = NULL;
     h->rd = NULL;
+    if (h->later)
+        h->forget(h->later);
+    h->later = NULL;
+    if (h->in) {
+        sodium_memzero(h->in, h->in_want + 1);
+        free(h->in);
+        h->in = NULL;
+    }
     free(h->body);
     h->body = NULL;
+}
+
+void ddz__http_answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer)
+{
+    (void)srv;
+    http_pss *h = conn;
+    h->later = NULL;
+    take_answer(h, answer);
+    answer->body = NULL; /* taken */
+    /* input flows again, and the answer goes on WRITEABLE (see
+     * http_read_done) */
+    if (!h->lws_body)
+        lws_rx_flow_control(h->wsi, 1);
+    lws_callback_on_writable(h->wsi);
 }
 
 /* A job of the analyst finished (on the loop): its analysis goes to the
@@ -663,11 +730,109 @@ static void store_reads_done(ddz_srv *srv, bool answer)
 {
     ddz_store_read *rd;
     while (srv->store && (rd = ddz_store_read_done(srv->store))) {
-        if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
+        if (ddz__players_owns_read(srv, rd))
             ddz__players_read_done(srv, rd, answer);
+        else if (ddz__accounts_owns_read(rd))
+            ddz__accounts_read_done(srv, rd, answer);
         else
             http_read_done(srv, rd, answer);
     }
+}
+
+/* The request of `h` was routed (route()): it waits for a store read,
+ * for the handler's own work or for a durable write, or its answer goes
+ * now. Returns what the callback returns. */
+static int routed(ddz_srv *srv, struct lws *wsi, http_pss *h)
+{
+    if (h->rd || h->later) {
+        /* lws must not start on a request pipelined behind this one
+         * while the store reads: see http_pss. After a body, lws 4.1
+         * keeps the request in its body state and, with its input held,
+         * tells of the body's end again at every turn of the loop: its
+         * input stays open, and a request pipelined behind it is met in
+         * FILTER_HTTP_CONNECTION (closed after this answer) */
+        if (!h->lws_body)
+            lws_rx_flow_control(wsi, 0);
+        /* lws's own timeout of the request (its context's timeout_secs,
+         * 5 s) would close one whose answer takes longer (a sign-in
+         * queued behind others): the gate's deadline, extended below,
+         * bounds it instead */
+        if (h->later)
+            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+        /* the read answers within the store's bound (a 503 at worst):
+         * the gate's deadline leaves it that long, and a second; the
+         * handler's own work (the accounts': a password hash queued
+         * behind at most DDZ_PWHASH_MAX_JOBS others, some 3 s on an idle
+         * 2-core machine, and up to three store reads) is given
+         * DDZ_HTTP_LATER_MS more */
+        int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+        ddz_gate_extend(&srv->gate, wsi,
+                        (int64_t)(ms * (h->later ? 3 : 1) + (h->later ? DDZ_HTTP_LATER_MS : 0)) *
+                                1000 +
+                            1000000);
+        return 0;
+    }
+    if (h->hold && h->hold > ddz_store_durable(srv->store)) {
+        /* what it tells of is not durable yet: a commit's time, or
+         * --db-timeout once when the database stops answering */
+        h->held_prev = NULL;
+        h->held_next = srv->held_http;
+        if (h->held_next)
+            h->held_next->held_prev = h;
+        srv->held_http = h;
+        lws_rx_flow_control(wsi, 0);
+        int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
+        ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
+        return 0;
+    }
+    h->hold = 0;
+    return send_answer(wsi, h);
+}
+
+/* A POST or DELETE to a body route: its Content-Length says how much body
+ * comes (none for a DELETE without one, or for 0), at most
+ * DDZ_HTTP_BODY_MAX bytes (else 413, before any is read), and a POST must
+ * say it (411: no chunked body is taken, the gate refuses one). Returns 1
+ * to route at once (no body), 0 when the body is awaited (routed at
+ * LWS_CALLBACK_HTTP_BODY_COMPLETION), or what the callback returns once
+ * refused. */
+static int body_start(ddz_srv *srv, struct lws *wsi, http_pss *h, const char *path)
+{
+    static const char too_large[] =
+        "{\"error\":\"ETOOLONG\",\"message\":\"a request body holds at most 4096 bytes\"}";
+    static const char no_length[] =
+        "{\"error\":\"EFIELD\",\"message\":\"send Content-Length with the body\"}";
+    size_t blen = 0;
+    const char *body = ddz_gate_body(&srv->gate, wsi, &blen);
+    if (body) { /* read by the gate with the head (gate.h): whole already */
+        if (!(h->in = malloc(blen + 1)))
+            return -1;
+        memcpy(h->in, body, blen);
+        h->in[blen] = '\0';
+        h->in_len = h->in_want = blen;
+        return 1;
+    }
+    char cl[32] = "";
+    int n = lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+    if (n <= 0 && h->method == LWSHUMETH_DELETE)
+        return 1;
+    if (n <= 0 || strspn(cl, "0123456789") != (size_t)n)
+        return write_answer(wsi, HTTP_STATUS_LENGTH_REQUIRED, "application/json", no_length,
+                            sizeof no_length - 1, false, NULL);
+    if (n > 6 || atol(cl) > DDZ_HTTP_BODY_MAX)
+        return write_answer(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, "application/json", too_large,
+                            sizeof too_large - 1, false, NULL);
+    size_t want = (size_t)atol(cl);
+    if (want == 0)
+        return 1;
+    /* under TLS lws reads the body itself (LWS_CALLBACK_HTTP_BODY) */
+    if (!(h->in = malloc(want + 1)))
+        return -1;
+    h->in_want = want;
+    h->in_len = 0;
+    h->lws_body = true;
+    snprintf(h->path, sizeof h->path, "%s", path);
+    return 0;
 }
 
 static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -683,35 +848,42 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         memset(h, 0, sizeof *h);
         h->wsi = wsi;
         h->head = method == LWSHUMETH_HEAD;
+        h->method = method;
         if (method < 0) /* filtered already; never served */
             return filter_request(wsi);
+        if (method == LWSHUMETH_POST || method == LWSHUMETH_DELETE) {
+            /* a body route's (filter_request let no other through): the
+             * body is read first, bounded, then routed */
+            int rc = body_start(srv, wsi, h, path);
+            if (rc <= 0)
+                return rc;
+        }
         route(srv, path, h);
-        if (h->rd) {
-            /* lws must not start on a request pipelined behind this one
-             * while the store reads: see http_pss */
-            lws_rx_flow_control(wsi, 0);
-            /* the read answers within the store's bound (a 503 at worst):
-             * the gate's deadline leaves it that long, and a second */
-            int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
-            ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
-            return 0;
-        }
-        if (h->hold && h->hold > ddz_store_durable(srv->store)) {
-            /* what it tells of is not durable yet: a commit's time, or
-             * --db-timeout once when the database stops answering */
-            h->held_prev = NULL;
-            h->held_next = srv->held_http;
-            if (h->held_next)
-                h->held_next->held_prev = h;
-            srv->held_http = h;
-            lws_rx_flow_control(wsi, 0);
-            int ms = srv->cfg.db_timeout_ms > 0 ? srv->cfg.db_timeout_ms : DDZ_PG_TIMEOUT_MS;
-            ddz_gate_extend(&srv->gate, wsi, (int64_t)ms * 1000 + 1000000);
-            return 0;
-        }
-        h->hold = 0;
-        return send_answer(wsi, h);
+        return routed(srv, wsi, h);
     }
+    case LWS_CALLBACK_HTTP_BODY:
+        if (len == 0) /* lws's empty body of a POST whose Content-Length is 0 */
+            return 0;
+        if (h && h->in && h->in_len < h->in_want && len <= h->in_want - h->in_len) {
+            memcpy(h->in + h->in_len, in, len);
+            h->in_len += len;
+            return 0;
+        }
+        return -1; /* more than its Content-Length said: lws never gives it */
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        /* a body lws did not read (the gate's, or none: lws tells of a
+         * Content-Length of 0 too) was routed at LWS_CALLBACK_HTTP */
+        if (h && (!h->in || h->in_len < h->in_want))
+            return h->in ? -1 : 0;
+        h->in[h->in_len] = '\0';
+        route(srv, h->path, h);
+        if (h->ready) {
+            /* answered at once: written on WRITEABLE, not from inside the
+             * body's callback */
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        return routed(srv, wsi, h);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return h && h->ready && !h->hold ? send_answer(wsi, h) : 0;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
@@ -719,7 +891,7 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
          * parsed it once the input was let go, before the WRITEABLE that
          * was to write the waiting answer. That answer goes now, and the
          * connection closes after it (nonzero) without this request. */
-        if (h && (h->ready || h->rd)) {
+        if (h && (h->ready || h->rd || h->later || h->in)) {
             if (h->ready && !h->hold)
                 send_answer(wsi, h);
             return 1;
@@ -889,6 +1061,7 @@ static int start_failed(ddz_srv *srv)
     ddz_think_destroy(srv->think);
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
+    ddz__accounts_stop(srv);
     ddz_store_reader_stop(srv->store);
     ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
     ddz_gate_fini(&srv->gate);
@@ -896,6 +1069,8 @@ static int start_failed(ddz_srv *srv)
     ddz_evloop_destroy(&srv->evl);
     ddz_listener_close(&srv->listener);
     store_reads_done(srv, false);
+    ddz__accounts_collect(srv, false);
+    ddz__accounts_destroy(srv);
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);
@@ -917,6 +1092,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         rc = ddz__http_games_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
+    if (rc == 0)
+        rc = ddz__accounts_routes(srv);
     if (rc < 0) {
         fprintf(stderr, "ddz serve: the HTTP routes: %s\n", ddz_strerror(rc));
         return 1;
@@ -1067,6 +1244,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                 : "database reader");
         return start_failed(srv);
     }
+    if (ddz__accounts_start(srv, wake_loop) < 0) {
+        fprintf(stderr, "ddz serve: cannot start the password hashing threads\n");
+        return start_failed(srv);
+    }
     if (cfg->node && ddz_cluster_is_pg_url(cfg->db_path)) {
         ddz_cluster_cfg cc = {.db_url = cfg->db_path,
                               .node = cfg->node,
@@ -1173,7 +1354,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->analyst = NULL;
     /* The reader wakes the loop: stopped before the loop goes. The reads
      * it answered meanwhile are freed once the connections that waited
-     * for them are closed. */
+     * for them are closed. So does the hash pool. */
+    ddz__accounts_stop(srv);
     ddz_store_reader_stop(srv->store);
     /* Nor does the writer, whose wake is the loop's (what it makes
      * durable now is told to nobody: the connections are closed). */
@@ -1188,6 +1370,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->ctx = NULL;
     ddz_listener_close(&srv->listener);
     store_reads_done(srv, false);
+    ddz__accounts_collect(srv, false);
+    ddz__accounts_destroy(srv);
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);

@@ -19,6 +19,7 @@
 #include "proto/fail.h"
 #include "proto/msg.h"
 #include "proto/record_json.h"
+#include "proto/utf8.h"
 #include "rules/error.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
@@ -1456,6 +1457,7 @@ int ddz_store_export(ddz_store *s, FILE *out, bool include_aborted)
 static int token_check_due(ddz_store *s, const char *token, char name_out[DDZ_TOKEN_NAME_MAX],
                            uint8_t id_out[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
 static int token_ids_due(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
+static void run_account_read(ddz_store *s, ddz_store_read *r);
 
 /* Runs `r` by its own deadline, set when it was submitted: a read that
  * waited behind one the database did not answer has no time left and
@@ -1474,6 +1476,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = my_games_due(s, r->me, DDZ_STORE_MINE_MAX, &r->json, due);
     } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
         r->rc = token_ids_due(s, &r->ids, due);
+    } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
+        run_account_read(s, r);
     } else {
         r->rc = token_check_due(s, r->token, r->name, r->token_id, due);
         sodium_memzero(r->token, sizeof r->token);
@@ -1524,9 +1528,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind != DDZ_STORE_READ_GAME && r->kind != DDZ_STORE_READ_TOKEN &&
-        r->kind != DDZ_STORE_READ_MINE && r->kind != DDZ_STORE_READ_TOKEN_IDS &&
-        r->kind != DDZ_STORE_READ_ANALYSIS)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_SESSION_END)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -1567,6 +1569,7 @@ void ddz_store_reader_stop(ddz_store *s)
         next = m->next;
         ddz_store_read *r = DDZ_MAIL_ITEM(m, ddz_store_read, mail);
         sodium_memzero(r->token, sizeof r->token);
+        sodium_memzero(r->session, sizeof r->session);
         r->rc = DDZ_EDB;
         ddz_mailbox_put(s->answers, &r->mail);
     }
@@ -1776,4 +1779,210 @@ int ddz_store_token_list(ddz_store *s,
     }
     free(t.rows);
     return rc;
+}
+
+/* ---- accounts and sessions --------------------------------------------------- */
+
+/* A session's hash from its 64 hex digits; false if malformed. */
+static bool session_hash(const char *session, uint8_t hash[STORE_HASH_BYTES])
+{
+    unsigned char raw[TOKEN_BYTES];
+    size_t len = 0;
+    const char *end = NULL;
+    if (!session || strnlen(session, DDZ_SESSION_HEX + 1) != DDZ_SESSION_HEX ||
+        sodium_hex2bin(raw, sizeof raw, session, DDZ_SESSION_HEX, NULL, &len, &end) != 0 ||
+        len != sizeof raw || end != session + DDZ_SESSION_HEX)
+        return false;
+    crypto_generichash(hash, STORE_HASH_BYTES, raw, sizeof raw, NULL, 0);
+    sodium_memzero(raw, sizeof raw);
+    return true;
+}
+
+/* The key of `name`: case-folded. False for a name no account can have
+ * (too long, not UTF-8). */
+static bool account_key(const char *name, char key[DDZ_ACCOUNT_NAME_MAX])
+{
+    return name && strnlen(name, DDZ_ACCOUNT_NAME_MAX) < DDZ_ACCOUNT_NAME_MAX &&
+           ddz_utf8_valid(name, strlen(name)) &&
+           ddz_utf8_fold(name, key, DDZ_ACCOUNT_NAME_MAX) != (size_t)-1;
+}
+
+static bool hash_ok(const char *hash)
+{
+    return hash && *hash && strnlen(hash, DDZ_ACCOUNT_HASH_MAX) < DDZ_ACCOUNT_HASH_MAX;
+}
+
+static int account_add_due(ddz_store *s, const char *name, const char *hash, int64_t *id,
+                           int64_t due_ms)
+{
+    int rc = ddz_msg_display_name_check(name, "name", NULL, 0);
+    char key[DDZ_ACCOUNT_NAME_MAX];
+    if (rc < 0)
+        return rc;
+    if (strlen(name) >= DDZ_ACCOUNT_NAME_MAX || !account_key(name, key))
+        return DDZ_EFIELD;
+    if (!hash_ok(hash))
+        return DDZ_EINVAL;
+    int64_t now = now_ms(), made = 0;
+    rbegin(s, due_ms);
+    rc = read_result(
+        s, s->ops->account_add(s->be, name, key, hash, now, now - DDZ_ACCOUNT_NAME_HOLD_MS, &made));
+    rend(s);
+    if (rc == 1 && id)
+        *id = made;
+    return rc == 1 ? 0 : rc == 0 ? DDZ_EEXIST : rc;
+}
+
+int ddz_store_account_add(ddz_store *s, const char *name, const char *hash, int64_t *id)
+{
+    return account_add_due(s, name, hash, id, 0);
+}
+
+static int account_get_due(ddz_store *s, const char *name, ddz_store_account *out, int64_t due_ms)
+{
+    char key[DDZ_ACCOUNT_NAME_MAX];
+    bool valid = account_key(name, key); /* before the clearing: `name` may be out->name */
+    memset(out, 0, sizeof *out);
+    if (!valid)
+        return DDZ_ENOTFOUND;
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->account_get(s->be, key, out));
+    rend(s);
+    if (rc < 0)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int ddz_store_account_get(ddz_store *s, const char *name, ddz_store_account *out)
+{
+    return account_get_due(s, name, out, 0);
+}
+
+static int account_set_hash_due(ddz_store *s, int64_t id, const char *hash, const char *keep,
+                                int64_t due_ms)
+{
+    uint8_t kh[STORE_HASH_BYTES];
+    if (!hash_ok(hash))
+        return DDZ_EINVAL;
+    /* a malformed session to keep is no session: every one ends */
+    bool has_keep = keep && session_hash(keep, kh);
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->account_set_hash(s->be, id, hash, has_keep ? kh : NULL));
+    rend(s);
+    return rc == 0 ? DDZ_ENOTFOUND : rc < 0 ? rc : 0;
+}
+
+int ddz_store_account_set_hash(ddz_store *s, int64_t id, const char *hash, const char *keep)
+{
+    return account_set_hash_due(s, id, hash, keep, 0);
+}
+
+static int account_delete_due(ddz_store *s, int64_t id, int64_t due_ms)
+{
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->account_delete(s->be, id, now_ms()));
+    rend(s);
+    return rc == 0 ? DDZ_ENOTFOUND : rc < 0 ? rc : 0;
+}
+
+int ddz_store_account_delete(ddz_store *s, int64_t id)
+{
+    return account_delete_due(s, id, 0);
+}
+
+static int session_new_due(ddz_store *s, int64_t id, char out[DDZ_SESSION_HEX + 1], int64_t due_ms)
+{
+    out[0] = '\0';
+    unsigned char raw[TOKEN_BYTES];
+    uint8_t hash[STORE_HASH_BYTES];
+    randombytes_buf(raw, sizeof raw);
+    crypto_generichash(hash, sizeof hash, raw, sizeof raw, NULL, 0);
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->session_add(s->be, hash, id, now_ms()));
+    rend(s);
+    rc = rc == 1 ? 0 : rc == 0 ? DDZ_ENOTFOUND : rc;
+    if (rc == 0)
+        sodium_bin2hex(out, DDZ_SESSION_HEX + 1, raw, sizeof raw);
+    sodium_memzero(raw, sizeof raw);
+    return rc;
+}
+
+int ddz_store_session_new(ddz_store *s, int64_t id, char out[DDZ_SESSION_HEX + 1])
+{
+    return session_new_due(s, id, out, 0);
+}
+
+static int session_check_due(ddz_store *s, const char *session, ddz_store_account *out,
+                             int64_t due_ms)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t hash[STORE_HASH_BYTES];
+    if (!session_hash(session, hash))
+        return DDZ_EAUTH;
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->session_get(s->be, hash, out));
+    rend(s);
+    if (rc < 0)
+        memset(out, 0, sizeof *out);
+    return rc == DDZ_ENOTFOUND ? DDZ_EAUTH : rc;
+}
+
+int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account *out)
+{
+    return session_check_due(s, session, out, 0);
+}
+
+static int session_end_due(ddz_store *s, const char *session, int64_t *account, int64_t due_ms)
+{
+    uint8_t hash[STORE_HASH_BYTES];
+    int64_t who = 0;
+    if (!session_hash(session, hash))
+        return DDZ_EAUTH;
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->session_end(s->be, hash, &who));
+    rend(s);
+    if (rc == 1 && account)
+        *account = who;
+    return rc == 1 ? 0 : rc == 0 ? DDZ_EAUTH : rc;
+}
+
+int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account)
+{
+    return session_end_due(s, session, account, 0);
+}
+
+/* The account kinds of the reader thread (run_read). */
+static void run_account_read(ddz_store *s, ddz_store_read *r)
+{
+    int64_t due = r->due_ms;
+    switch (r->kind) {
+    case DDZ_STORE_READ_ACCOUNT_ADD:
+        r->rc = account_add_due(s, r->account.name, r->account.hash, &r->account.id, due);
+        if (r->rc == 0)
+            r->rc = session_new_due(s, r->account.id, r->session, due);
+        break;
+    case DDZ_STORE_READ_ACCOUNT_GET:
+        r->rc = account_get_due(s, r->account.name, &r->account, due);
+        break;
+    case DDZ_STORE_READ_ACCOUNT_HASH:
+        r->rc = account_set_hash_due(s, r->account.id, r->account.hash,
+                                     r->session[0] ? r->session : NULL, due);
+        break;
+    case DDZ_STORE_READ_ACCOUNT_DELETE:
+        r->rc = account_delete_due(s, r->account.id, due);
+        break;
+    case DDZ_STORE_READ_SESSION_NEW:
+        r->rc = session_new_due(s, r->account.id, r->session, due);
+        break;
+    case DDZ_STORE_READ_SESSION_CHECK:
+        r->rc = session_check_due(s, r->session, &r->account, due);
+        sodium_memzero(r->session, sizeof r->session);
+        break;
+    case DDZ_STORE_READ_SESSION_END:
+        r->rc = session_end_due(s, r->session, &r->account.id, due);
+        sodium_memzero(r->session, sizeof r->session);
+        break;
+    default:
+        r->rc = DDZ_EINVAL;
+    }
 }

@@ -125,6 +125,20 @@
  *       itself was (its key checked). Lost with no harm: it is computed
  *       again on demand. The JSON's "version" says its form: a row is
  *       replaced only by an analysis of a later one.
+ *   accounts(id INTEGER PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL
+ *         UNIQUE, hash TEXT NOT NULL, created_at INTEGER NOT NULL,
+ *         deleted_at INTEGER)                                 -- version 7
+ *       a person's account (SPEC §15): the name as given, `key` the name
+ *       case-folded (proto/utf8.h ddz_utf8_fold: one account per name
+ *       ignoring case), `hash` the password's Argon2id string
+ *       (crypto_pwhash_str; never the password). A deleted account keeps
+ *       its row with deleted_at set and hash '' (nobody signs in to it),
+ *       and so its name, until DDZ_ACCOUNT_NAME_HOLD_MS have passed: then
+ *       the next account made under that name replaces the row.
+ *   sessions(hash BLOB PRIMARY KEY, account INTEGER NOT NULL,
+ *         created_at INTEGER NOT NULL)                        -- version 7
+ *       a signed-in session: BLAKE2b-256 of its token's 32 random bytes
+ *       (never the token), of account `account`.
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
@@ -143,8 +157,8 @@
 
 struct ddz_pg_stop; /* service/store/pg_conn.h */
 
-#define DDZ_STORE_SCHEMA_VERSION 6
-#define DDZ_STORE_VERSION_STR "6" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 7
+#define DDZ_STORE_VERSION_STR "7" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -446,6 +460,73 @@ int ddz_store_token_list(ddz_store *s,
                          void (*cb)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                          void *ctx);
 
+/* ---- Accounts and sessions (SPEC §15) --------------------------------------
+ *
+ * Every function here runs on the readers' connection and WRITES
+ * SYNCHRONOUSLY where it writes (as the token functions do): its caller
+ * needs the answer (a name taken, a session unknown), which a queued write
+ * cannot give. An event loop runs them through the reader thread (the
+ * DDZ_STORE_READ_ACCOUNT... kinds below). Nothing here hashes a password:
+ * the caller hands in the Argon2id string (service/server/pwhash.h), so
+ * the store's threads never spend the hash's time and memory. */
+
+#define DDZ_ACCOUNT_NAME_MAX 129 /* a name: 32 characters, at most 128 bytes + NUL (hello's) */
+#define DDZ_ACCOUNT_HASH_MAX 128 /* an Argon2id string + NUL (crypto_pwhash_STRBYTES) */
+#define DDZ_SESSION_HEX 64       /* a session as shown: 64 hex digits of 32 random bytes */
+/* How long a deleted account's name stays refused to everyone: 30 days
+ * (docs/decisions.md: long enough that nobody takes the name over while
+ * those who played against it still remember it as that person). */
+#define DDZ_ACCOUNT_NAME_HOLD_MS (INT64_C(30) * 24 * 3600 * 1000)
+
+typedef struct ddz_store_account {
+    int64_t id;                      /* > 0 */
+    char name[DDZ_ACCOUNT_NAME_MAX]; /* as given when made */
+    char hash[DDZ_ACCOUNT_HASH_MAX]; /* its password's Argon2id string, "" when not read */
+} ddz_store_account;
+
+/* Creates account `name` with password hash `hash` (a crypto_pwhash_str
+ * string) and sets *id (may be NULL) to its id. The name must pass
+ * ddz_msg_display_name_check (proto/msg.h) and is unique ignoring case
+ * (ddz_utf8_fold), among live accounts and those deleted less than
+ * DDZ_ACCOUNT_NAME_HOLD_MS ago; concurrent makers of one name, from any
+ * node, get one account. WRITES SYNCHRONOUSLY. Returns 0, DDZ_EEXIST (the
+ * name is taken), DDZ_ENAME or DDZ_EFIELD (the name breaks the rules),
+ * DDZ_EINVAL (hash empty or too long) or DDZ_EDB. */
+int ddz_store_account_add(ddz_store *s, const char *name, const char *hash, int64_t *id);
+
+/* Fills *out with the live account named `name` (ignoring case): id, name
+ * as made, password hash. Returns 0, DDZ_ENOTFOUND (none, or deleted;
+ * also for a name that is no valid name) or DDZ_EDB; *out zeroed on error. */
+int ddz_store_account_get(ddz_store *s, const char *name, ddz_store_account *out);
+
+/* Replaces the password hash of live account `id` and ends every session
+ * of it but `keep` (a session's 64 hex digits, or NULL to end them all).
+ * WRITES SYNCHRONOUSLY. Returns 0, DDZ_ENOTFOUND (no such live account),
+ * DDZ_EINVAL (hash empty or too long) or DDZ_EDB. */
+int ddz_store_account_set_hash(ddz_store *s, int64_t id, const char *hash, const char *keep);
+
+/* Deletes live account `id`: its hash is cleared, every session of it
+ * ended; its name stays taken for DDZ_ACCOUNT_NAME_HOLD_MS. Its games
+ * stay (they hold names, not accounts). WRITES SYNCHRONOUSLY. Returns 0,
+ * DDZ_ENOTFOUND or DDZ_EDB. */
+int ddz_store_account_delete(ddz_store *s, int64_t id);
+
+/* Starts a session of live account `id`: 32 random bytes written to `out`
+ * as 64 lower-case hex digits and a NUL, shown once; only their hash is
+ * stored. WRITES SYNCHRONOUSLY. Returns 0, DDZ_ENOTFOUND (no such live
+ * account: then nothing is stored and out is "") or DDZ_EDB. */
+int ddz_store_session_new(ddz_store *s, int64_t id, char out[DDZ_SESSION_HEX + 1]);
+
+/* Fills *out (hash left "") with the live account of `session` (64 hex
+ * digits, either case). Returns 0, DDZ_EAUTH (malformed, unknown, ended,
+ * or its account deleted) or DDZ_EDB; *out zeroed on error. */
+int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account *out);
+
+/* Ends `session` and sets *account (may be NULL) to whose it was.
+ * WRITES SYNCHRONOUSLY. Returns 0, DDZ_EAUTH (malformed, unknown or
+ * already ended) or DDZ_EDB. */
+int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account);
+
 /* ---- The ladder (service/ladder/ladder_srv.c) ------------------------------
  *
  * Every deal's outcome is one queued write (one transaction with the rest
@@ -565,6 +646,17 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_MINE,      /* ddz_store_my_games(me, DDZ_STORE_MINE_MAX) */
     DDZ_STORE_READ_ANALYSIS,  /* ddz_store_get_game(id, key), then, if it was found,
                                  ddz_store_get_analysis(id) into `analysis` */
+    /* Accounts (they may write: see "Accounts and sessions" above); the
+     * account's fields are in `account`, a session in `session`. */
+    DDZ_STORE_READ_ACCOUNT_ADD,    /* ddz_store_account_add(account.name, account.hash),
+                                      then, if made, ddz_store_session_new into `session` */
+    DDZ_STORE_READ_ACCOUNT_GET,    /* ddz_store_account_get(account.name) into `account` */
+    DDZ_STORE_READ_ACCOUNT_HASH,   /* ddz_store_account_set_hash(account.id, account.hash,
+                                      keeping `session`) */
+    DDZ_STORE_READ_ACCOUNT_DELETE, /* ddz_store_account_delete(account.id) */
+    DDZ_STORE_READ_SESSION_NEW,    /* ddz_store_session_new(account.id) into `session` */
+    DDZ_STORE_READ_SESSION_CHECK,  /* ddz_store_session_check(session) into `account` */
+    DDZ_STORE_READ_SESSION_END,    /* ddz_store_session_end(session) into `account.id` */
 };
 
 typedef struct ddz_store_read {
@@ -582,6 +674,8 @@ typedef struct ddz_store_read {
     char name[DDZ_TOKEN_NAME_MAX];        /* TOKEN answer: the bot's name, "" on error */
     uint8_t token_id[DDZ_TOKEN_ID_BYTES]; /* TOKEN answer: the token's id */
     uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];   /* TOKEN_IDS answer: malloc'd (the caller frees it) */
+    ddz_store_account account;            /* ACCOUNT_..., SESSION_...: in and answer */
+    char session[DDZ_SESSION_HEX + 1];    /* SESSION_..., ACCOUNT_ADD/HASH: in or answer */
     ddz_mail mail;                        /* the store's queue link */
 } ddz_store_read;
 

@@ -154,6 +154,33 @@ typedef struct store_ops {
     int (*token_list)(store_be *b,
                       int (*row)(void *ctx, const char *name, int64_t created_ms, bool revoked),
                       void *ctx);
+    /* Accounts and sessions (store.h), on the readers' connection, each
+     * write one transaction. `key` is the folded name, a session its hash.
+     * account_add: first removes the row of `key` deleted before
+     * `purge_before`, then inserts the account unless a row holds `key`;
+     * returns 1 and sets *id, 0 (the name is taken) or DDZ_EDB. */
+    int (*account_add)(store_be *b, const char *name, const char *key, const char *hash,
+                       int64_t now_ms, int64_t purge_before, int64_t *id);
+    /* Fills *out (id, name, hash) with the live account of `key`. Returns
+     * 0, DDZ_ENOTFOUND or DDZ_EDB. */
+    int (*account_get)(store_be *b, const char *key, ddz_store_account *out);
+    /* Sets live account `id`'s hash and removes its sessions but `keep`
+     * (NULL: all). Returns the accounts changed (1 or 0) or DDZ_EDB. */
+    int (*account_set_hash)(store_be *b, int64_t id, const char *hash,
+                            const uint8_t *keep /* STORE_HASH_BYTES or NULL */);
+    /* Marks live account `id` deleted at now_ms (hash ''), removes its
+     * sessions. Returns the accounts changed (1 or 0) or DDZ_EDB. */
+    int (*account_delete)(store_be *b, int64_t id, int64_t now_ms);
+    /* Inserts session `hash` of live account `id`. Returns the rows
+     * inserted (0: no such live account) or DDZ_EDB. */
+    int (*session_add)(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t id,
+                       int64_t now_ms);
+    /* Fills out->id and out->name from session `hash` of a live account.
+     * Returns 0, DDZ_ENOTFOUND or DDZ_EDB. */
+    int (*session_get)(store_be *b, const uint8_t hash[STORE_HASH_BYTES], ddz_store_account *out);
+    /* Removes session `hash`, setting *account to its account. Returns the
+     * rows removed (1 or 0) or DDZ_EDB. */
+    int (*session_end)(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t *account);
     /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);

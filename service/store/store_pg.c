@@ -24,6 +24,21 @@
  * nodes starting together do it once: "ddz\0stor" as a bigint. */
 #define SCHEMA_LOCK "SELECT pg_advisory_xact_lock(7234316346693824370)"
 
+/* Version 7's tables: people's accounts and sessions (store.h). */
+#define ACCOUNTS_SCHEMA                                                                            \
+    "CREATE TABLE accounts("                                                                       \
+    " id BIGSERIAL PRIMARY KEY,"                                                                   \
+    " name TEXT NOT NULL,"                                                                         \
+    " key TEXT NOT NULL UNIQUE,"                                                                   \
+    " hash TEXT NOT NULL,"                                                                         \
+    " created_at BIGINT NOT NULL,"                                                                 \
+    " deleted_at BIGINT);"                                                                         \
+    "CREATE TABLE sessions("                                                                       \
+    " hash BYTEA PRIMARY KEY,"                                                                     \
+    " account BIGINT NOT NULL,"                                                                    \
+    " created_at BIGINT NOT NULL);"                                                                \
+    "CREATE INDEX sessions_account ON sessions(account);"
+
 /* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
  * columns and meaning (store.h), in PostgreSQL's types. A later version
  * changes it and adds its migration (from the version before) to
@@ -77,7 +92,7 @@ static const char pg_schema[] =
     "CREATE TABLE analyses("
     " game BIGINT PRIMARY KEY,"
     " analysis TEXT NOT NULL,"
-    " created_at BIGINT NOT NULL);"
+    " created_at BIGINT NOT NULL);" ACCOUNTS_SCHEMA
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
 
 /* pg_migrations[v] takes a database of version v to v + 1. PostgreSQL
@@ -92,6 +107,8 @@ static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
     /* 5 -> 6: post-game analyses (store_sqlite.c's 5 -> 6) */
     [5] = "CREATE TABLE analyses(game BIGINT PRIMARY KEY, analysis TEXT NOT NULL,"
           " created_at BIGINT NOT NULL);",
+    /* 6 -> 7: accounts and sessions (store_sqlite.c's 6 -> 7) */
+    [6] = ACCOUNTS_SCHEMA,
 };
 
 struct store_be {
@@ -867,6 +884,148 @@ static int pg_token_list(store_be *b,
     return rc < 0 ? rc : n;
 }
 
+/* ---- accounts and sessions ---------------------------------------------------- */
+
+static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col);
+
+/* A statement on the readers' connection that writes and returns one
+ * number in its first row (a count, an id): not repeated after a broken
+ * connection. Returns it (0 when no row) or DDZ_EDB. */
+static int64_t rd_write_val(store_be *b, const char *sql, int n, const char *const *v)
+{
+    PGresult *res = run(b->r, sql, n, v, false, read_due(b), b->stop, b->rmsg, sizeof b->rmsg);
+    if (!res)
+        return DDZ_EDB;
+    int64_t x = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0) ? i64(res, 0, 0) : 0;
+    PQclear(res);
+    return x;
+}
+
+static int pg_account_add(store_be *b, const char *name, const char *key, const char *hash,
+                          int64_t now, int64_t purge_before, int64_t *id)
+{
+    params p = {.v = {key}};
+    p_i64(&p, 1, purge_before);
+    /* The purge alone changes nothing anyone sees (the row was deleted
+     * long ago), so the two statements need no transaction; the insert is
+     * one statement, so makers of one name on several nodes get one row. */
+    if (rd_write(b, "DELETE FROM accounts WHERE key = $1 AND deleted_at < $2", 2, p.v) < 0)
+        return DDZ_EDB;
+    params q = {.v = {name, key, hash}};
+    p_i64(&q, 3, now);
+    int64_t made = rd_write_val(b,
+                                "INSERT INTO accounts(name, key, hash, created_at)"
+                                " VALUES($1, $2, $3, $4) ON CONFLICT(key) DO NOTHING RETURNING id",
+                                4, q.v);
+    if (made < 0)
+        return DDZ_EDB;
+    if (made > 0)
+        *id = made;
+    return made > 0;
+}
+
+static int pg_account_get(store_be *b, const char *key, ddz_store_account *out)
+{
+    const char *v[] = {key};
+    PGresult *res =
+        rd(b, "SELECT id, name, hash FROM accounts WHERE key = $1 AND deleted_at IS NULL", 1, v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = DDZ_ENOTFOUND;
+    if (PQntuples(res) == 1) {
+        out->id = i64(res, 0, 0);
+        copy_val(out->name, sizeof out->name, res, 0, 1);
+        copy_val(out->hash, sizeof out->hash, res, 0, 2);
+        rc = 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_account_set_hash(store_be *b, int64_t id, const char *hash, const uint8_t *keep)
+{
+    char hex[2 * STORE_HASH_BYTES + 1];
+    if (keep)
+        sodium_bin2hex(hex, sizeof hex, keep, STORE_HASH_BYTES);
+    params p = {.v = {NULL, hash, keep ? hex : NULL}};
+    p_i64(&p, 0, id);
+    /* one statement, so one transaction: the new hash and the sessions'
+     * end together */
+    return (int)rd_write_val(b,
+                             "WITH u AS (UPDATE accounts SET hash = $2"
+                             " WHERE id = $1 AND deleted_at IS NULL RETURNING id),"
+                             " d AS (DELETE FROM sessions WHERE account IN (SELECT id FROM u)"
+                             " AND ($3::text IS NULL OR hash <> decode($3, 'hex')))"
+                             " SELECT count(*) FROM u",
+                             3, p.v);
+}
+
+static int pg_account_delete(store_be *b, int64_t id, int64_t now)
+{
+    params p = {0};
+    p_i64(&p, 0, id);
+    p_i64(&p, 1, now);
+    return (int)rd_write_val(b,
+                             "WITH u AS (UPDATE accounts SET hash = '', deleted_at = $2"
+                             " WHERE id = $1 AND deleted_at IS NULL RETURNING id),"
+                             " d AS (DELETE FROM sessions WHERE account IN (SELECT id FROM u))"
+                             " SELECT count(*) FROM u",
+                             2, p.v);
+}
+
+static int pg_session_add(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t id,
+                          int64_t now)
+{
+    char hex[2 * STORE_HASH_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, hash, STORE_HASH_BYTES);
+    params p = {.v = {hex}};
+    p_i64(&p, 1, id);
+    p_i64(&p, 2, now);
+    return rd_write(b,
+                    "INSERT INTO sessions(hash, account, created_at)"
+                    " SELECT decode($1, 'hex'), id, $3 FROM accounts"
+                    " WHERE id = $2 AND deleted_at IS NULL",
+                    3, p.v);
+}
+
+static int pg_session_get(store_be *b, const uint8_t hash[STORE_HASH_BYTES], ddz_store_account *out)
+{
+    char hex[2 * STORE_HASH_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, hash, STORE_HASH_BYTES);
+    const char *v[] = {hex};
+    PGresult *res = rd(b,
+                       "SELECT a.id, a.name FROM sessions s JOIN accounts a ON a.id = s.account"
+                       " WHERE s.hash = decode($1, 'hex') AND a.deleted_at IS NULL",
+                       1, v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = DDZ_ENOTFOUND;
+    if (PQntuples(res) == 1) {
+        out->id = i64(res, 0, 0);
+        copy_val(out->name, sizeof out->name, res, 0, 1);
+        rc = 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_session_end(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t *account)
+{
+    char hex[2 * STORE_HASH_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, hash, STORE_HASH_BYTES);
+    const char *v[] = {hex};
+    PGresult *res =
+        run(b->r, "DELETE FROM sessions WHERE hash = decode($1, 'hex') RETURNING account", 1, v,
+            false, read_due(b), b->stop, b->rmsg, sizeof b->rmsg);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    if (n > 0)
+        *account = i64(res, 0, 0);
+    PQclear(res);
+    return n > 0;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
@@ -956,6 +1115,13 @@ const store_ops ddz__store_pg_ops = {
     .token_active = pg_token_active,
     .token_revoke = pg_token_revoke,
     .token_list = pg_token_list,
+    .account_add = pg_account_add,
+    .account_get = pg_account_get,
+    .account_set_hash = pg_account_set_hash,
+    .account_delete = pg_account_delete,
+    .session_add = pg_session_add,
+    .session_get = pg_session_get,
+    .session_end = pg_session_end,
     .ladder_players = pg_ladder_players,
     .ladder_history = pg_ladder_history,
 };

@@ -70,6 +70,19 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " game INTEGER PRIMARY KEY,"
     " analysis TEXT NOT NULL,"
     " created_at INTEGER NOT NULL);",
+    /* 6 -> 7: people's accounts and their sessions (SPEC §15) */
+    "CREATE TABLE accounts("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL,"
+    " key TEXT NOT NULL UNIQUE,"
+    " hash TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " deleted_at INTEGER);"
+    "CREATE TABLE sessions("
+    " hash BLOB PRIMARY KEY,"
+    " account INTEGER NOT NULL,"
+    " created_at INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX sessions_account ON sessions(account);",
 };
 
 struct store_be {
@@ -657,6 +670,180 @@ static int sq_token_list(store_be *b,
     return rows_end(st, step, rc, n);
 }
 
+/* ---- accounts and sessions ---------------------------------------------------- */
+
+static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col);
+
+/* Prepares `sql` on the readers' connection; NULL on error. */
+static sqlite3_stmt *rprep(store_be *b, const char *sql)
+{
+    sqlite3_stmt *st;
+    return sqlite3_prepare_v2(b->rdb, sql, -1, &st, NULL) == SQLITE_OK ? st : NULL;
+}
+
+/* A write of several statements is one transaction: IMMEDIATE, so that it
+ * waits (busy_ms) for the writer's lock at its start rather than failing
+ * halfway. */
+static bool rbegin_tx(store_be *b)
+{
+    return sqlite3_exec(b->rdb, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static int rend_tx(store_be *b, int rc)
+{
+    if (rc >= 0 && sqlite3_exec(b->rdb, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = DDZ_EDB;
+    if (rc < 0)
+        sqlite3_exec(b->rdb, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int sq_account_add(store_be *b, const char *name, const char *key, const char *hash,
+                          int64_t now, int64_t purge_before, int64_t *id)
+{
+    if (!rbegin_tx(b))
+        return DDZ_EDB;
+    int rc = DDZ_EDB;
+    sqlite3_stmt *st = rprep(b, "DELETE FROM accounts WHERE key = ?1 AND deleted_at < ?2");
+    if (st) {
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, purge_before);
+        rc = read_conn_write(b, st);
+    }
+    if (rc >= 0 && (st = rprep(b, "INSERT INTO accounts(name, key, hash, created_at)"
+                                  " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(key) DO NOTHING"))) {
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, now);
+        rc = read_conn_write(b, st);
+        if (rc == 1)
+            *id = sqlite3_last_insert_rowid(b->rdb);
+    } else if (rc >= 0) {
+        rc = DDZ_EDB;
+    }
+    return rend_tx(b, rc);
+}
+
+static int sq_account_get(store_be *b, const char *key, ddz_store_account *out)
+{
+    sqlite3_stmt *st =
+        rprep(b, "SELECT id, name, hash FROM accounts WHERE key = ?1 AND deleted_at IS NULL");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st), rc;
+    if (step == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        copy_text(out->name, sizeof out->name, st, 1);
+        copy_text(out->hash, sizeof out->hash, st, 2);
+        rc = 0;
+    } else {
+        rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Removes the sessions of account `id` but `keep` (NULL: all) after the
+ * account's row changed (`changed` rows); returns changed or DDZ_EDB. */
+static int end_sessions(store_be *b, int64_t id, const uint8_t *keep, int changed)
+{
+    if (changed <= 0)
+        return changed;
+    sqlite3_stmt *st = rprep(b, "DELETE FROM sessions WHERE account = ?1"
+                                " AND (?2 IS NULL OR hash <> ?2)");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    if (keep)
+        sqlite3_bind_blob(st, 2, keep, STORE_HASH_BYTES, SQLITE_STATIC);
+    int rc = read_conn_write(b, st);
+    return rc < 0 ? rc : changed;
+}
+
+static int sq_account_set_hash(store_be *b, int64_t id, const char *hash, const uint8_t *keep)
+{
+    if (!rbegin_tx(b))
+        return DDZ_EDB;
+    int rc = DDZ_EDB;
+    sqlite3_stmt *st =
+        rprep(b, "UPDATE accounts SET hash = ?2 WHERE id = ?1 AND deleted_at IS NULL");
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, hash, -1, SQLITE_STATIC);
+        rc = end_sessions(b, id, keep, read_conn_write(b, st));
+    }
+    return rend_tx(b, rc);
+}
+
+static int sq_account_delete(store_be *b, int64_t id, int64_t now)
+{
+    if (!rbegin_tx(b))
+        return DDZ_EDB;
+    int rc = DDZ_EDB;
+    sqlite3_stmt *st = rprep(b, "UPDATE accounts SET hash = '', deleted_at = ?2"
+                                " WHERE id = ?1 AND deleted_at IS NULL");
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, now);
+        rc = end_sessions(b, id, NULL, read_conn_write(b, st));
+    }
+    return rend_tx(b, rc);
+}
+
+static int sq_session_add(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t id,
+                          int64_t now)
+{
+    /* one statement: no session of an account deleted meanwhile */
+    sqlite3_stmt *st = rprep(b, "INSERT INTO sessions(hash, account, created_at)"
+                                " SELECT ?1, id, ?3 FROM accounts WHERE id = ?2"
+                                " AND deleted_at IS NULL");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_blob(st, 1, hash, STORE_HASH_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, id);
+    sqlite3_bind_int64(st, 3, now);
+    return read_conn_write(b, st);
+}
+
+static int sq_session_get(store_be *b, const uint8_t hash[STORE_HASH_BYTES], ddz_store_account *out)
+{
+    sqlite3_stmt *st = rprep(b, "SELECT a.id, a.name FROM sessions s JOIN accounts a"
+                                " ON a.id = s.account WHERE s.hash = ?1 AND a.deleted_at IS NULL");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_blob(st, 1, hash, STORE_HASH_BYTES, SQLITE_STATIC);
+    int step = sqlite3_step(st), rc;
+    if (step == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        copy_text(out->name, sizeof out->name, st, 1);
+        rc = 0;
+    } else {
+        rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_session_end(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t *account)
+{
+    sqlite3_stmt *st = rprep(b, "DELETE FROM sessions WHERE hash = ?1 RETURNING account");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_blob(st, 1, hash, STORE_HASH_BYTES, SQLITE_STATIC);
+    int step = sqlite3_step(st), rc = 0;
+    if (step == SQLITE_ROW) {
+        *account = sqlite3_column_int64(st, 0);
+        rc = 1;
+        step = sqlite3_step(st);
+    }
+    if (step != SQLITE_DONE)
+        rc = DDZ_EDB;
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
@@ -771,6 +958,13 @@ const store_ops ddz__store_sqlite_ops = {
     .token_active = sq_token_active,
     .token_revoke = sq_token_revoke,
     .token_list = sq_token_list,
+    .account_add = sq_account_add,
+    .account_get = sq_account_get,
+    .account_set_hash = sq_account_set_hash,
+    .account_delete = sq_account_delete,
+    .session_add = sq_session_add,
+    .session_get = sq_session_get,
+    .session_end = sq_session_end,
     .ladder_players = sq_ladder_players,
     .ladder_history = sq_ladder_history,
 };

@@ -134,3 +134,21 @@ Test(msg, names_people_read_are_checked)
         cr_assert_str_eq(r.opts.name, fine[i]);
     }
 }
+
+/* hello may carry an account's session (SPEC §15); print(parse(x)) == x */
+Test(msg, hello_with_a_session)
+{
+    const char *f = "{\"type\":\"hello\",\"version\":1,\"name\":\"Mei\",\"session\":"
+                    "\"604d6107f5e405b8445108d47d40783623bb80c0c3be2147292dfc24870f9bb8\"}";
+    ddz_req r;
+    char err[200];
+    cr_assert_eq(parse(f, &r, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(r.session, "604d6107f5e405b8445108d47d40783623bb80c0c3be2147292dfc24870f9bb8");
+    char *back = ddz_msg_dump(ddz_req_print(&r));
+    cr_assert_not_null(back);
+    cr_expect_str_eq(back, f);
+    free(back);
+    cr_expect_eq(parse("{\"type\":\"hello\",\"version\":1,\"name\":\"Mei\",\"session\":7}", &r, err,
+                       sizeof err),
+                 DDZ_EFIELD);
+}

@@ -245,3 +245,23 @@ Test(utf8, names_refuse_what_reads_other_than_written)
         cr_assert_null(ddz_utf8_name_flaw(good[i], strlen(good[i]), &cp), "%s refused: %s", good[i],
                        ddz_utf8_name_flaw(good[i], strlen(good[i]), &cp));
 }
+
+/* An account's key (SPEC §15): names differing only in case are one. */
+Test(utf8, fold_makes_capitals_small_and_keeps_lengths)
+{
+    static const char *const pairs[][2] = {
+        {"Alice", "alice"},           {"ÀÉÎÕÜ", "àéîõü"}, {"×", "×"}, /* the multiplication sign is
+                                                                         no letter */
+        {"ĀĆŁŽŸ", "āćłžÿ"},           {"ΣΩΑ", "σωα"},     {"ЖЁЯ", "жёя"}, {"ＡＢＣ", "ａｂｃ"},
+        {"斗地主 Bob", "斗地主 bob"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char out[64];
+        size_t n = ddz_utf8_fold(pairs[i][0], out, sizeof out);
+        cr_expect_str_eq(out, pairs[i][1], "%s", pairs[i][0]);
+        cr_expect_eq(n, strlen(pairs[i][0]), "%s keeps its length", pairs[i][0]);
+    }
+    char small[4];
+    cr_expect_eq(ddz_utf8_fold("Alice", small, sizeof small), (size_t)-1);
+    cr_expect_eq(strlen(small), 3);
+}

@@ -166,3 +166,29 @@ Test(http_routes, url_decode)
     cr_assert_eq(ddz__http_url_decode("", out, sizeof out), -1);
     cr_assert_eq(ddz__http_url_decode("12345678", out, sizeof out), -1);
 }
+
+/* A body route answers the methods it names and no other; every other
+ * path (a route or a file) GET and HEAD alone. */
+Test(http_routes, body_routes_take_their_methods_only)
+{
+    ddz_http_routes t = table();
+    cr_assert_eq(ddz__http_route_add_methods(&t, "/api/sessions",
+                                             DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE, games),
+                 0);
+    cr_assert_eq(ddz__http_route_add_methods(&t, "/api/accounts", DDZ_HTTP_ROUTE_POST, games), 0);
+    cr_expect_eq(ddz__http_route_add_methods(&t, "/api/x", 0, games), DDZ_EINVAL);
+    cr_expect_eq(ddz__http_route_add_methods(&t, "/api/y", 4, games), DDZ_EINVAL);
+    const char *allow = NULL;
+    cr_expect(ddz__http_route_takes(&t, "/api/sessions", LWSHUMETH_POST, &allow));
+    cr_expect_str_eq(allow, "POST, DELETE");
+    cr_expect(ddz__http_route_takes(&t, "/api/sessions?x=1", LWSHUMETH_DELETE, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/sessions", LWSHUMETH_GET, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/accounts", LWSHUMETH_DELETE, &allow));
+    cr_expect_str_eq(allow, "POST");
+    cr_expect_not(ddz__http_route_takes(&t, "/api/accounts", LWSHUMETH_HEAD, NULL));
+    cr_expect(ddz__http_route_takes(&t, "/api/ladder", LWSHUMETH_GET, &allow));
+    cr_expect_str_eq(allow, "GET, HEAD");
+    cr_expect_not(ddz__http_route_takes(&t, "/api/ladder", LWSHUMETH_POST, NULL));
+    cr_expect(ddz__http_route_takes(&t, "/index.html", LWSHUMETH_HEAD, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/index.html", LWSHUMETH_DELETE, NULL));
+}

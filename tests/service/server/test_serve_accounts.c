@@ -1,0 +1,367 @@
+/* test_serve_accounts.c - people's accounts over HTTP on a served
+ * `ddz serve` (SPEC §15, service/server/accounts.h): sign-up, sign-in,
+ * sign-out, a password change ending the other sessions, deletion holding
+ * the name; the refusals (400 EPASSWORD, ENAME, EFIELD; 401 EAUTH the same
+ * for an unknown name and a wrong password; 409; 411; 413; 405), 429 with
+ * Retry-After after ten failed passwords from one address, 503 EBUSY with
+ * Retry-After past the hash pool's bound, and no password or session in
+ * the server's log. Requests are plain HTTP/1.1 on a socket of the test's
+ * own; the server closes each connection after its answer. */
+#include <arpa/inet.h>
+
+#include "service/serve_harness.h"
+
+TestSuite(accounts, .init = setup, .fini = teardown);
+
+typedef struct reply {
+    int status;
+    char head[2048]; /* the status line and headers */
+    char *body;      /* malloc'd, NUL-terminated */
+} reply;
+
+static int dial(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    return fd;
+}
+
+/* Sends `method path` with `body` (NULL: none, no Content-Length) and
+ * `bearer` (NULL: none) on a new connection. Returns its socket. */
+static int send_req(const char *method, const char *path, const char *body, const char *bearer)
+{
+    char req[8192];
+    int n = snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", method, path);
+    if (bearer)
+        n += snprintf(req + n, sizeof req - (size_t)n, "Authorization: Bearer %s\r\n", bearer);
+    if (body)
+        n += snprintf(req + n, sizeof req - (size_t)n, "Content-Length: %zu\r\n", strlen(body));
+    n += snprintf(req + n, sizeof req - (size_t)n, "\r\n%s", body ? body : "");
+    cr_assert_lt(n, (int)sizeof req);
+    int fd = dial();
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    return fd;
+}
+
+/* Reads the answer on `fd` until the server closes it, and closes fd. */
+static reply get_reply(int fd)
+{
+    reply r = {0};
+    char *buf = malloc(65536);
+    size_t len = 0;
+    cr_assert_not_null(buf);
+    int64_t deadline = now_ms() + T(20000);
+    while (now_ms() < deadline && len < 65535) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) != 1)
+            continue;
+        ssize_t n = recv(fd, buf + len, 65535 - len, 0);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    char *end = strstr(buf, "\r\n\r\n");
+    cr_assert_not_null(end, "no answer: %s", buf);
+    snprintf(r.head, sizeof r.head, "%.*s", (int)(end - buf), buf);
+    cr_assert_eq(sscanf(buf, "HTTP/1.1 %d", &r.status), 1, "%s", buf);
+    r.body = strdup(end + 4);
+    free(buf);
+    return r;
+}
+
+static reply call(const char *method, const char *path, const char *body, const char *bearer)
+{
+    return get_reply(send_req(method, path, body, bearer));
+}
+
+/* The value of the header `name` (lower case) of `r`, "" if absent. */
+static const char *header(const reply *r, const char *name, char *out, size_t cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\r\n%s:", name);
+    const char *p = strcasestr(r->head, key);
+    out[0] = '\0';
+    if (p) {
+        p += strlen(key);
+        p += strspn(p, " ");
+        snprintf(out, cap, "%.*s", (int)strcspn(p, "\r\n"), p);
+    }
+    return out;
+}
+
+/* The string member `key` of r's JSON body into out ("" if none). */
+static const char *field(const reply *r, const char *key, char *out, size_t cap)
+{
+    json_t *o = json_loads(r->body, 0, NULL);
+    const char *s = json_string_value(json_object_get(o, key));
+    snprintf(out, cap, "%s", s ? s : "");
+    json_decref(o);
+    return out;
+}
+
+static void expect(reply *r, int status, const char *error)
+{
+    char e[32];
+    cr_expect_eq(r->status, status, "%d %s", r->status, r->body);
+    if (error)
+        cr_expect_str_eq(field(r, "error", e, sizeof e), error, "%s", r->body);
+    free(r->body);
+    r->body = NULL;
+}
+
+/* Signs up `name` and returns its session (static storage per call). */
+static void sign_up(const char *name, const char *pw, char session[65])
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"password\":\"%s\"}", name, pw);
+    reply r = call("POST", "/api/accounts", body, NULL);
+    cr_assert_eq(r.status, 201, "%d %s", r.status, r.body);
+    char got[64];
+    cr_expect_str_eq(field(&r, "name", got, sizeof got), name);
+    field(&r, "session", session, 65);
+    cr_assert_eq(strlen(session), 64);
+    free(r.body);
+}
+
+static reply sign_in(const char *name, const char *pw)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"password\":\"%s\"}", name, pw);
+    return call("POST", "/api/sessions", body, NULL);
+}
+
+Test(accounts, sign_up_in_and_out)
+{
+    char s1[65];
+    sign_up("Alice", "correct horse", s1);
+
+    reply r =
+        call("POST", "/api/accounts", "{\"name\":\"aLICE\",\"password\":\"battery staple\"}", NULL);
+    expect(&r, 409, "EEXIST");
+    r = call("POST", "/api/accounts", "{\"name\":\"Bob\",\"password\":\"1234567\"}", NULL);
+    expect(&r, 400, "EPASSWORD");
+    char big[1200], body[1400];
+    memset(big, 'x', 1025);
+    big[1025] = '\0';
+    snprintf(body, sizeof body, "{\"name\":\"Bob\",\"password\":\"%s\"}", big);
+    r = call("POST", "/api/accounts", body, NULL);
+    expect(&r, 400, "EPASSWORD");
+    r = call("POST", "/api/accounts", "{\"name\":\"ai:strong\",\"password\":\"battery staple\"}",
+             NULL);
+    expect(&r, 400, "ENAME");
+    r = call("POST", "/api/accounts", "{\"name\":\"Bob\"}", NULL);
+    expect(&r, 400, "EFIELD");
+    r = call("POST", "/api/accounts", "name=Bob", NULL);
+    expect(&r, 400, "EFIELD");
+    char huge[5000];
+    memset(huge, ' ', sizeof huge - 1);
+    huge[sizeof huge - 1] = '\0';
+    r = call("POST", "/api/accounts", huge, NULL);
+    expect(&r, 413, NULL);
+    r = call("POST", "/api/accounts", NULL, NULL);
+    expect(&r, 411, NULL);
+    r = call("GET", "/api/accounts", NULL, NULL);
+    char allow[32];
+    cr_expect_str_eq(header(&r, "allow", allow, sizeof allow), "POST");
+    expect(&r, 405, NULL);
+
+    /* sign in (any case), then a wrong password and an unknown name: the
+     * same status, the same body */
+    r = sign_in("ALICE", "correct horse");
+    char s2[65];
+    field(&r, "session", s2, sizeof s2);
+    cr_expect_eq(strlen(s2), 64);
+    cr_expect_str_neq(s1, s2);
+    expect(&r, 200, NULL);
+    reply wrong = sign_in("Alice", "wrong horse"), unknown = sign_in("Nobody", "wrong horse");
+    cr_expect_eq(wrong.status, 401);
+    cr_expect_eq(unknown.status, 401);
+    cr_expect_str_eq(wrong.body, unknown.body, "an unknown name tells itself apart");
+    expect(&wrong, 401, "EAUTH");
+    expect(&unknown, 401, "EAUTH");
+
+    /* sign-out ends that session only */
+    r = call("DELETE", "/api/sessions", NULL, s2);
+    expect(&r, 200, NULL);
+    r = call("DELETE", "/api/sessions", NULL, s2);
+    expect(&r, 401, "EAUTH");
+    r = call("DELETE", "/api/sessions", NULL, s1);
+    expect(&r, 200, NULL);
+    r = call("DELETE", "/api/sessions", NULL, NULL);
+    expect(&r, 401, "EAUTH");
+
+    /* nothing of a password or a session in the log */
+    server_stop();
+    FILE *f = fopen(srv.log, "r");
+    cr_assert_not_null(f);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        cr_expect_null(strstr(line, "horse"), "%s", line);
+        cr_expect_null(strstr(line, s1), "%s", line);
+        cr_expect_null(strstr(line, s2), "%s", line);
+    }
+    fclose(f);
+}
+
+Test(accounts, a_password_change_ends_the_other_sessions_and_deletion_holds_the_name)
+{
+    char s1[65], s2[65];
+    sign_up("Mei", "first password", s1);
+    reply r = sign_in("mei", "first password");
+    field(&r, "session", s2, sizeof s2);
+    expect(&r, 200, NULL);
+
+    r = call("POST", "/api/account/password", "{\"old\":\"wrong one\",\"new\":\"second password\"}",
+             s1);
+    expect(&r, 401, "EAUTH");
+    r = call("POST", "/api/account/password", "{\"old\":\"first password\",\"new\":\"short\"}", s1);
+    expect(&r, 400, "EPASSWORD");
+    /* one connection plays under s1, one under s2 */
+    cli *c1 = cli_connect(), *c2 = cli_connect();
+    snprintf(c1->name, sizeof c1->name, "s1");
+    snprintf(c2->name, sizeof c2->name, "s2");
+    cli_send(c1, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Mei",
+                           "session", s1));
+    cli_send(c2, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Mei",
+                           "session", s2));
+    cli_expect(c1, DDZ_EVENT_WELCOME);
+    cli_expect(c2, DDZ_EVENT_WELCOME);
+    r = call("POST", "/api/account/password",
+             "{\"old\":\"first password\",\"new\":\"second password\"}", s1);
+    expect(&r, 200, NULL);
+    expect_error(c2, DDZ_EAUTH, 0); /* s2 ended: its connection is closed */
+    r = call("DELETE", "/api/sessions", NULL, s2);
+    expect(&r, 401, "EAUTH"); /* s2 ended with the change */
+    r = sign_in("Mei", "first password");
+    expect(&r, 401, "EAUTH");
+    r = sign_in("Mei", "second password");
+    expect(&r, 200, NULL);
+
+    /* deletion: the password again, then the account, its sessions, its name */
+    r = call("DELETE", "/api/account", "{\"password\":\"first password\"}", s1);
+    expect(&r, 401, "EAUTH");
+    r = call("DELETE", "/api/account", "{\"password\":\"second password\"}", s1);
+    expect(&r, 200, NULL);
+    expect_error(c1, DDZ_EAUTH, 0); /* s1 kept its connection until the account went */
+    r = call("DELETE", "/api/sessions", NULL, s1);
+    expect(&r, 401, "EAUTH");
+    r = sign_in("Mei", "second password");
+    expect(&r, 401, "EAUTH");
+    r = call("POST", "/api/accounts", "{\"name\":\"MEI\",\"password\":\"third password\"}", NULL);
+    expect(&r, 409, "EEXIST"); /* held for 30 days */
+}
+
+/* Ten failed passwords from one address in five minutes: the eleventh
+ * try is refused before any hashing, 429 with Retry-After, even with the
+ * right password. */
+Test(accounts, failed_passwords_are_limited)
+{
+    char s[65];
+    sign_up("Lin", "right password", s);
+    for (int i = 0; i < 10; i++) {
+        reply r = sign_in(i % 2 ? "Lin" : "Nobody", "wrong password");
+        expect(&r, 401, "EAUTH");
+    }
+    reply r = sign_in("Lin", "right password");
+    char after[16];
+    cr_expect_gt(atoi(header(&r, "retry-after", after, sizeof after)), 0, "%s", r.head);
+    expect(&r, 429, "ERATE");
+}
+
+/* Forty sign-ups at once: the pool takes 32 queued or running, the rest
+ * are refused at once with 503 EBUSY and Retry-After; every other one is
+ * made. */
+Test(accounts, past_the_pool_bound_503)
+{
+    enum { N = 40 };
+    int fd[N];
+    for (int i = 0; i < N; i++) {
+        char body[128];
+        snprintf(body, sizeof body, "{\"name\":\"user%d\",\"password\":\"password %d\"}", i, i);
+        fd[i] = send_req("POST", "/api/accounts", body, NULL);
+    }
+    int made = 0, busy = 0;
+    for (int i = 0; i < N; i++) {
+        reply r = get_reply(fd[i]);
+        if (r.status == 503) {
+            char after[16];
+            cr_expect_str_eq(header(&r, "retry-after", after, sizeof after), "1");
+            char e[16];
+            cr_expect_str_eq(field(&r, "error", e, sizeof e), "EBUSY");
+            busy++;
+        } else {
+            cr_expect_eq(r.status, 201, "%d %s", r.status, r.body);
+            made += r.status == 201;
+        }
+        free(r.body);
+    }
+    cr_expect_geq(busy, 1, "made %d, busy %d", made, busy);
+    cr_expect_leq(busy, N - 32, "made %d, busy %d", made, busy);
+    cr_expect_eq(made + busy, N);
+}
+
+/* A body that comes after its head, in another segment: the gate waits
+ * for it (within the head's deadline) before lws has the request. */
+Test(accounts, a_body_sent_after_its_head)
+{
+    const char *body = "{\"name\":\"Kai\",\"password\":\"slow password\"}";
+    char head[256];
+    int n =
+        snprintf(head, sizeof head,
+                 "POST /api/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %zu\r\n\r\n",
+                 strlen(body));
+    int fd = dial();
+    cr_assert_eq(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the head alone, judged and held */
+    cr_assert_eq(send(fd, body, 10, MSG_NOSIGNAL), 10);
+    nanosleep(&pause, NULL);
+    cr_assert_eq(send(fd, body + 10, strlen(body) - 10, MSG_NOSIGNAL), (ssize_t)strlen(body) - 10);
+    reply r = get_reply(fd);
+    char name[16];
+    cr_expect_str_eq(field(&r, "name", name, sizeof name), "Kai");
+    expect(&r, 201, NULL);
+}
+
+/* hello with an account's session plays as the account: welcome says
+ * "account" and the account's name (not the hello's); an unknown or
+ * ended session is refused EAUTH; a guest's welcome has no "account". */
+Test(accounts, hello_with_a_session_plays_as_the_account)
+{
+    char s[65];
+    sign_up("Zhang Wei", "a long password", s);
+
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "account");
+    cli_send(c, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                          "someone else", "session", s));
+    const ddz_event *w = cli_expect(c, DDZ_EVENT_WELCOME);
+    cr_expect_str_eq(w->welcome.account, "Zhang Wei");
+    cr_expect_str_eq(w->welcome.name, "Zhang Wei", "the account's name, not the hello's");
+    cr_expect_not(w->welcome.bot);
+
+    cli *g = cli_hello("guest");
+    cr_expect_str_eq(g->name, "guest");
+
+    /* signed out: its live connection is told and closed, and the
+     * session no longer says hello */
+    reply r = call("DELETE", "/api/sessions", NULL, s);
+    expect(&r, 200, NULL);
+    const ddz_event_error *ended = expect_error(c, DDZ_EAUTH, 0);
+    cr_expect_str_eq(ended->message, "this session ended");
+    cli *late = cli_connect();
+    snprintf(late->name, sizeof late->name, "late");
+    cli_send(late, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name",
+                             "Zhang Wei", "session", s));
+    expect_error(late, DDZ_EAUTH, DDZ_REQ_HELLO);
+
+    cli *bad = cli_connect();
+    snprintf(bad->name, sizeof bad->name, "bad");
+    cli_send(bad, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "x",
+                            "session", "00"));
+    expect_error(bad, DDZ_EAUTH, DDZ_REQ_HELLO);
+}

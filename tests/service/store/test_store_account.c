@@ -1,0 +1,351 @@
+/* test_store_account.c - people's accounts and sessions in the store
+ * (SPEC §15, store.h "Accounts and sessions"): a name is one account
+ * ignoring case, a deleted account's name is held, sessions are stored as
+ * hashes and end with a password change or the account, and the reader
+ * thread's account kinds answer as the synchronous functions do.
+ *
+ * The same bodies run against both backends: here with a SQLite file, and
+ * compiled again by test_store_account_pg.c (STORE_PG 1) against a fresh
+ * PostgreSQL database of the test server. */
+#ifndef STORE_PG
+#define STORE_PG 0
+#endif
+#include <criterion/criterion.h>
+
+#include <pthread.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/error.h"
+#include "service/store/store.h"
+#include "test_clock.h"
+
+static char dir[64];
+static char db_path[256];
+
+static void setup(void)
+{
+    cr_assert_geq(sodium_init(), 0);
+    strcpy(dir, "/tmp/ddz-acct-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+#if STORE_PG
+    pg_db_create(db_path, sizeof db_path);
+#else
+    snprintf(db_path, sizeof db_path, "%s/ddz.db", dir);
+#endif
+}
+
+static void teardown(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+#if STORE_PG
+    pg_db_drop();
+#endif
+}
+
+TestSuite(account, .init = setup, .fini = teardown);
+
+static ddz_store *open_ok(void)
+{
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(db_path, NULL, err, sizeof err);
+    cr_assert_not_null(s, "open: %s", err);
+    return s;
+}
+
+/* Runs `sql` on the database with a connection of the test's own (what a
+ * clock 31 days on would have left behind). */
+static void db_exec(const char *sql)
+{
+#if STORE_PG
+    PGconn *c = pg_connect(db_path);
+    pg_exec(c, sql);
+    PQfinish(c);
+#else
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    char *msg = NULL;
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
+    sqlite3_close(db);
+#endif
+}
+
+/* The count the first column of `sql` gives. */
+static long long db_num(const char *sql)
+{
+#if STORE_PG
+    PGconn *c = pg_connect(db_path);
+    long long v = pg_num(c, sql);
+    PQfinish(c);
+    return v;
+#else
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
+    long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+#endif
+}
+
+#define HASH1 "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaDE"
+#define HASH2 "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaDI"
+
+Test(account, a_name_is_one_account_ignoring_case)
+{
+    ddz_store *s = open_ok();
+    int64_t id = 0, id2 = 0;
+    cr_assert_eq(ddz_store_account_add(s, "Éva Ünal", HASH1, &id), 0);
+    cr_expect_gt(id, 0);
+    cr_expect_eq(ddz_store_account_add(s, "éVA üNAL", HASH2, &id2), DDZ_EEXIST);
+    cr_expect_eq(ddz_store_account_add(s, "Éva Ünal", HASH2, NULL), DDZ_EEXIST);
+    cr_expect_eq(ddz_store_account_add(s, "Бора", HASH2, &id2), 0);
+    cr_expect_eq(ddz_store_account_add(s, "бОРА", HASH2, NULL), DDZ_EEXIST);
+    cr_expect_neq(id2, id);
+
+    ddz_store_account a;
+    cr_assert_eq(ddz_store_account_get(s, "ÉVA ÜNAL", &a), 0);
+    cr_expect_eq(a.id, id);
+    cr_expect_str_eq(a.name, "Éva Ünal", "the name as it was made");
+    cr_expect_str_eq(a.hash, HASH1);
+    cr_expect_eq(ddz_store_account_get(s, "nobody", &a), DDZ_ENOTFOUND);
+    cr_expect_eq(a.id, 0);
+
+    /* the protocol's name rules, and a hash to store */
+    cr_expect_eq(ddz_store_account_add(s, "ai:strong", HASH1, NULL), DDZ_ENAME);
+    cr_expect_eq(ddz_store_account_add(s, "", HASH1, NULL), DDZ_EFIELD);
+    cr_expect_eq(ddz_store_account_add(s,
+                                       "a\xe2\x80\xae"
+                                       "b",
+                                       HASH1, NULL),
+                 DDZ_ENAME);
+    cr_expect_eq(ddz_store_account_add(s, "fine", "", NULL), DDZ_EINVAL);
+    ddz_store_close(s);
+}
+
+Test(account, sessions_are_stored_as_hashes_and_end)
+{
+    ddz_store *s = open_ok();
+    int64_t id = 0;
+    cr_assert_eq(ddz_store_account_add(s, "Mei", HASH1, &id), 0);
+    char s1[DDZ_SESSION_HEX + 1], s2[DDZ_SESSION_HEX + 1], s3[DDZ_SESSION_HEX + 1];
+    cr_assert_eq(ddz_store_session_new(s, id, s1), 0);
+    cr_assert_eq(ddz_store_session_new(s, id, s2), 0);
+    cr_expect_eq(strlen(s1), DDZ_SESSION_HEX);
+    cr_expect_str_neq(s1, s2);
+    cr_expect_eq(ddz_store_session_new(s, id + 100, s3), DDZ_ENOTFOUND, "no such account");
+    cr_expect_str_eq(s3, "");
+    cr_assert_eq(ddz_store_session_new(s, id, s3), 0);
+    cr_expect_eq(db_num("SELECT count(*) FROM sessions"), 3, "s3 replaced; none for a refusal");
+
+    /* the token is nowhere in the database: only its hash */
+    char sql[200];
+#if STORE_PG
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE encode(hash, 'hex') = '%s'", s1);
+#else
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM sessions WHERE hex(hash) = upper('%s')", s1);
+#endif
+    cr_expect_eq(db_num(sql), 0);
+
+    ddz_store_account a;
+    cr_assert_eq(ddz_store_session_check(s, s1, &a), 0);
+    cr_expect_eq(a.id, id);
+    cr_expect_str_eq(a.name, "Mei");
+    cr_expect_str_eq(a.hash, "", "a session check reads no hash");
+    char upper[DDZ_SESSION_HEX + 1];
+    for (int i = 0; i <= DDZ_SESSION_HEX; i++)
+        upper[i] = (char)(s1[i] >= 'a' && s1[i] <= 'f' ? s1[i] - 32 : s1[i]);
+    cr_expect_eq(ddz_store_session_check(s, upper, &a), 0, "either case");
+    cr_expect_eq(ddz_store_session_check(s, "abc", &a), DDZ_EAUTH);
+    char wrong[DDZ_SESSION_HEX + 1];
+    memcpy(wrong, s1, sizeof wrong);
+    wrong[0] = wrong[0] == '0' ? '1' : '0';
+    cr_expect_eq(ddz_store_session_check(s, wrong, &a), DDZ_EAUTH);
+
+    /* sign-out ends that one */
+    int64_t whose = 0;
+    cr_expect_eq(ddz_store_session_end(s, s1, &whose), 0);
+    cr_expect_eq(whose, id);
+    cr_expect_eq(ddz_store_session_check(s, s1, &a), DDZ_EAUTH);
+    cr_expect_eq(ddz_store_session_end(s, s1, NULL), DDZ_EAUTH);
+    cr_expect_eq(ddz_store_session_check(s, s2, &a), 0);
+
+    /* a password change ends every other */
+    cr_expect_eq(ddz_store_account_set_hash(s, id, HASH2, s2), 0);
+    cr_expect_eq(ddz_store_session_check(s, s2, &a), 0);
+    cr_expect_eq(ddz_store_session_check(s, s3, &a), DDZ_EAUTH);
+    cr_assert_eq(ddz_store_account_get(s, "mei", &a), 0);
+    cr_expect_str_eq(a.hash, HASH2);
+    cr_expect_eq(ddz_store_account_set_hash(s, id, HASH1, NULL), 0);
+    cr_expect_eq(ddz_store_session_check(s, s2, &a), DDZ_EAUTH, "NULL: every session ends");
+    cr_expect_eq(ddz_store_account_set_hash(s, id + 100, HASH1, NULL), DDZ_ENOTFOUND);
+    ddz_store_close(s);
+}
+
+Test(account, a_deleted_name_is_held_then_free)
+{
+    ddz_store *s = open_ok();
+    int64_t id = 0;
+    cr_assert_eq(ddz_store_account_add(s, "Lin", HASH1, &id), 0);
+    char s1[DDZ_SESSION_HEX + 1];
+    cr_assert_eq(ddz_store_session_new(s, id, s1), 0);
+    cr_assert_eq(ddz_store_account_delete(s, id), 0);
+    cr_expect_eq(ddz_store_account_delete(s, id), DDZ_ENOTFOUND);
+
+    ddz_store_account a;
+    cr_expect_eq(ddz_store_session_check(s, s1, &a), DDZ_EAUTH, "its sessions end");
+    cr_expect_eq(ddz_store_account_get(s, "Lin", &a), DDZ_ENOTFOUND);
+    cr_expect_eq(ddz_store_session_new(s, id, s1), DDZ_ENOTFOUND);
+    cr_expect_eq(db_num("SELECT count(*) FROM accounts WHERE hash <> ''"), 0,
+                 "no password hash of a deleted account stays");
+    cr_expect_eq(ddz_store_account_add(s, "LIN", HASH2, NULL), DDZ_EEXIST,
+                 "the name is held after deletion");
+
+    /* 31 days later (the deletion moved back), the name is free again */
+    db_exec("UPDATE accounts SET deleted_at = deleted_at - 2678400000");
+    int64_t id2 = 0;
+    cr_expect_eq(ddz_store_account_add(s, "LIN", HASH2, &id2), 0);
+    cr_assert_eq(ddz_store_account_get(s, "lin", &a), 0);
+    cr_expect_eq(a.id, id2);
+    cr_expect_str_eq(a.name, "LIN");
+    ddz_store_close(s);
+}
+
+typedef struct racer {
+    ddz_store *s;
+    pthread_barrier_t *go;
+    int rc;
+} racer;
+
+static void *make_rose(void *arg)
+{
+    racer *r = arg;
+    pthread_barrier_wait(r->go);
+    r->rc = ddz_store_account_add(r->s, "Rose", HASH1, NULL);
+    return NULL;
+}
+
+/* Two stores (two nodes) making one name at once: one account. */
+Test(account, concurrent_makers_of_a_name_get_one_account)
+{
+    ddz_store *a = open_ok(), *b = open_ok();
+    for (int round = 0; round < 5; round++) {
+        pthread_barrier_t go;
+        pthread_barrier_init(&go, NULL, 2);
+        racer r[2] = {{a, &go, 1}, {b, &go, 1}};
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            cr_assert_eq(pthread_create(&t[i], NULL, make_rose, &r[i]), 0);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&go);
+        int made = (r[0].rc == 0) + (r[1].rc == 0);
+        cr_expect_eq(made, round == 0 ? 1 : 0, "round %d: %d %d", round, r[0].rc, r[1].rc);
+        for (int i = 0; i < 2; i++)
+            cr_expect(r[i].rc == 0 || r[i].rc == DDZ_EEXIST, "%d", r[i].rc);
+    }
+    cr_expect_eq(db_num("SELECT count(*) FROM accounts"), 1);
+    ddz_store_close(a);
+    ddz_store_close(b);
+}
+
+/* ---- through the reader thread ---- */
+
+static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
+static int wakes;
+
+static void wake(void *ctx)
+{
+    (void)ctx;
+    pthread_mutex_lock(&wlock);
+    wakes++;
+    pthread_cond_broadcast(&wcond);
+    pthread_mutex_unlock(&wlock);
+}
+
+/* Submits `r` and waits (bounded) for its answer. */
+static void run(ddz_store *s, ddz_store_read *r)
+{
+    cr_assert_eq(ddz_store_read_submit(s, r), 0);
+    struct timespec due;
+    clock_gettime(CLOCK_REALTIME, &due);
+    due.tv_sec += T(10000) / 1000;
+    ddz_store_read *got = NULL;
+    pthread_mutex_lock(&wlock);
+    while (!(got = ddz_store_read_done(s)))
+        cr_assert_eq(pthread_cond_timedwait(&wcond, &wlock, &due), 0, "no answer in time");
+    pthread_mutex_unlock(&wlock);
+    cr_assert_eq(got, r);
+}
+
+Test(account, the_reader_thread_runs_the_account_kinds)
+{
+    ddz_store *s = open_ok();
+    cr_assert_eq(ddz_store_reader_start(s, wake, NULL), 0);
+    ddz_store_read r = {.kind = DDZ_STORE_READ_ACCOUNT_ADD};
+    snprintf(r.account.name, sizeof r.account.name, "Kai");
+    snprintf(r.account.hash, sizeof r.account.hash, HASH1);
+    run(s, &r);
+    cr_assert_eq(r.rc, 0);
+    cr_expect_gt(r.account.id, 0);
+    cr_expect_eq(strlen(r.session), DDZ_SESSION_HEX, "made with a session");
+    int64_t id = r.account.id;
+    char session[DDZ_SESSION_HEX + 1];
+    memcpy(session, r.session, sizeof session);
+
+    run(s, &r); /* the same again */
+    cr_expect_eq(r.rc, DDZ_EEXIST);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_GET};
+    snprintf(r.account.name, sizeof r.account.name, "KAI");
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(r.account.id, id);
+    cr_expect_str_eq(r.account.hash, HASH1);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_CHECK};
+    memcpy(r.session, session, sizeof session);
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(r.account.id, id);
+    cr_expect_str_eq(r.account.name, "Kai");
+    cr_expect_str_eq(r.session, "", "the session is wiped once checked");
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_NEW, .account.id = id};
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    char other[DDZ_SESSION_HEX + 1];
+    memcpy(other, r.session, sizeof other);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_HASH, .account.id = id};
+    snprintf(r.account.hash, sizeof r.account.hash, HASH2);
+    memcpy(r.session, session, sizeof session);
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    ddz_store_account a;
+    cr_expect_eq(ddz_store_session_check(s, other, &a), DDZ_EAUTH);
+    cr_expect_eq(ddz_store_session_check(s, session, &a), 0);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_END};
+    memcpy(r.session, session, sizeof session);
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(r.account.id, id);
+    cr_expect_eq(ddz_store_session_check(s, session, &a), DDZ_EAUTH);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_DELETE, .account.id = id};
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(ddz_store_account_get(s, "kai", &a), DDZ_ENOTFOUND);
+    ddz_store_reader_stop(s);
+    ddz_store_close(s);
+}
