@@ -36,6 +36,7 @@
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/http_games.h"
+#include "service/server/http_people.h"
 #include "service/server/http_routes.h"
 #include "service/server/lobby.h"
 #include "service/server/metrics.h"
@@ -1090,6 +1091,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     int rc = ddz__http_route_add(&srv->routes, "/healthz", false, healthz_get);
     if (rc == 0)
         rc = ddz__http_games_routes(srv);
+    if (rc == 0)
+        rc = ddz__http_people_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
     if (rc == 0)

@@ -6,6 +6,7 @@
 #include "service/store/store.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sodium.h>
@@ -21,6 +22,7 @@
 #include "proto/record_json.h"
 #include "proto/utf8.h"
 #include "rules/error.h"
+#include "service/people/people_rating.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store_be.h"
@@ -1458,6 +1460,7 @@ static int token_check_due(ddz_store *s, const char *token, char name_out[DDZ_TO
                            uint8_t id_out[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
 static int token_ids_due(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
 static void run_account_read(ddz_store *s, ddz_store_read *r);
+static void run_rating_read(ddz_store *s, ddz_store_read *r);
 
 /* Runs `r` by its own deadline, set when it was submitted: a read that
  * waited behind one the database did not answer has no time left and
@@ -1476,6 +1479,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = my_games_due(s, r->me, DDZ_STORE_MINE_MAX, &r->json, due);
     } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
         r->rc = token_ids_due(s, &r->ids, due);
+    } else if (r->kind >= DDZ_STORE_READ_RATING_GAME) {
+        run_rating_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
         run_account_read(s, r);
     } else {
@@ -1528,7 +1533,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_SESSION_END)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_LEADERBOARD)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -1981,6 +1986,242 @@ static void run_account_read(ddz_store *s, ddz_store_read *r)
     case DDZ_STORE_READ_SESSION_END:
         r->rc = session_end_due(s, r->session, &r->account.id, due);
         sodium_memzero(r->session, sizeof r->session);
+        break;
+    default:
+        r->rc = DDZ_EINVAL;
+    }
+}
+
+/* ---- people's ratings ------------------------------------------------------------ */
+
+static bool rules_ok(const char *rules)
+{
+    return rules && *rules && strnlen(rules, DDZ_STORE_RULES_MAX) < DDZ_STORE_RULES_MAX;
+}
+
+static bool player_ok(int64_t p)
+{
+    return p > 0 || ddz_people_rating_ai_name(p) != NULL;
+}
+
+typedef struct rating_ctx {
+    const ddz_rating_cfg *cfg;
+    int landlord;
+    bool won;
+} rating_ctx;
+
+/* rating_game's update, inside the backend's transaction: the rating
+ * module's update and the counts. */
+static int rating_update(void *ctx, ddz_store_rating r[3])
+{
+    const rating_ctx *c = ctx;
+    ddz_rating x[3];
+    for (int i = 0; i < 3; i++)
+        x[i] = (ddz_rating){.mu = r[i].mu, .sigma = r[i].sigma};
+    if (ddz_people_rating_game(c->cfg, x, c->landlord, c->won) != 1)
+        return DDZ_EINVAL; /* a stored rating that is not finite */
+    for (int i = 0; i < 3; i++) {
+        r[i].mu = x[i].mu;
+        r[i].sigma = x[i].sigma;
+        r[i].games++;
+        if (i == c->landlord) {
+            r[i].ll_games++;
+            r[i].ll_wins += c->won;
+        } else {
+            r[i].farmer_games++;
+            r[i].farmer_wins += !c->won;
+        }
+    }
+    return 0;
+}
+
+static int rating_game_due(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
+                           int landlord, bool landlord_won, ddz_store_rating out[3], int64_t due_ms)
+{
+    ddz_store_rating r[3];
+    memset(r, 0, sizeof r);
+    if (out)
+        memset(out, 0, 3 * sizeof *out);
+    if (!rules_ok(rules) || game <= 0 || landlord < -1 || landlord > 2)
+        return DDZ_EINVAL;
+    for (int i = 0; i < 3; i++)
+        if (!player_ok(player[i]) || player[i] == player[(i + 1) % 3])
+            return DDZ_EINVAL;
+    if (landlord < 0)
+        return 0; /* everyone passed: nothing to rate */
+    ddz_rating_cfg cfg;
+    ddz_people_rating_cfg(&cfg);
+    rating_ctx c = {.cfg = &cfg, .landlord = landlord, .won = landlord_won};
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->rating_game(s->be, rules, game, player, now_ms(), cfg.mu0,
+                                                cfg.sigma0, rating_update, &c, r));
+    rend(s);
+    if (rc >= 0 && out)
+        memcpy(out, r, sizeof r);
+    return rc;
+}
+
+int ddz_store_rating_game(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
+                          int landlord, bool landlord_won, ddz_store_rating out[3])
+{
+    return rating_game_due(s, rules, game, player, landlord, landlord_won, out, 0);
+}
+
+/* A shown number to 0.1: what people read, and no float noise in JSON. */
+static double tenth(double x)
+{
+    return round(x * 10.0) / 10.0;
+}
+
+static int rating_row(void *ctx, const char *rules, const ddz_store_rating *r)
+{
+    json_t *o = json_pack(
+        "{s:f, s:f, s:I, s:I, s:I, s:I, s:I}", "rating", tenth(ddz_people_rating_shown(r->mu)),
+        "deviation", tenth(ddz_people_rating_deviation(r->sigma)), "games", (json_int_t)r->games,
+        "ll_games", (json_int_t)r->ll_games, "ll_wins", (json_int_t)r->ll_wins, "farmer_games",
+        (json_int_t)r->farmer_games, "farmer_wins", (json_int_t)r->farmer_wins);
+    return o && json_object_set_new(ctx, rules, o) == 0 ? 0 : DDZ_ENOMEM;
+}
+
+static int hist_row(void *ctx, const char *rules, int64_t at_ms, double mu, double sigma)
+{
+    (void)sigma;
+    json_t *list = json_object_get(ctx, rules);
+    if (!list && (!(list = json_array()) || json_object_set_new(ctx, rules, list) != 0))
+        return DDZ_ENOMEM;
+    json_t *pt = json_pack("[I, f]", (json_int_t)at_ms, tenth(ddz_people_rating_shown(mu)));
+    return pt && json_array_append_new(list, pt) == 0 ? 0 : DDZ_ENOMEM;
+}
+
+/* Adds player's "ratings" (and "history", when limit > 0) to `o`; the
+ * caller holds rbegin(). Returns as the backend. */
+static int person_fill(ddz_store *s, int64_t player, int limit, json_t *o)
+{
+    json_t *ratings = json_object(), *hist = limit > 0 ? json_object() : NULL;
+    int rc = DDZ_ENOMEM;
+    if (ratings && json_object_set_new(o, "ratings", ratings) == 0) {
+        rc = read_result(s, s->ops->person_ratings(s->be, player, rating_row, ratings));
+    } else {
+        json_decref(ratings);
+    }
+    if (rc >= 0 && limit > 0) {
+        if (hist && json_object_set_new(o, "history", hist) == 0)
+            rc = read_result(s, s->ops->person_history(s->be, player, limit, hist_row, hist));
+        else
+            rc = DDZ_ENOMEM, json_decref(hist);
+    }
+    return rc;
+}
+
+static int dump(json_t *o, int rc, char **json)
+{
+    if (rc >= 0 && !(*json = json_dumps(o, DDZ_RECORD_JSON_FLAGS)))
+        rc = DDZ_ENOMEM;
+    json_decref(o);
+    return rc;
+}
+
+int ddz_store_person_ratings(ddz_store *s, int64_t player, char **json)
+{
+    *json = NULL;
+    json_t *o = json_object();
+    if (!o)
+        return DDZ_ENOMEM;
+    rbegin(s, 0);
+    int rc = person_fill(s, player, 0, o);
+    rend(s);
+    return dump(o, rc, json);
+}
+
+int ddz_store_person_history(ddz_store *s, int64_t player, int limit, char **json)
+{
+    *json = NULL;
+    if (limit < 1 || limit > DDZ_STORE_RATING_HIST_MAX)
+        return DDZ_EINVAL;
+    json_t *o = json_object(), *hist = json_object();
+    if (!o || !hist || json_object_set_new(o, "history", hist) != 0) {
+        json_decref(o);
+        return DDZ_ENOMEM;
+    }
+    rbegin(s, 0);
+    int rc = read_result(s, s->ops->person_history(s->be, player, limit, hist_row, hist));
+    rend(s);
+    return dump(o, rc, json);
+}
+
+static int person_due(ddz_store *s, const char *name, char **json, int64_t due_ms)
+{
+    *json = NULL;
+    char key[DDZ_ACCOUNT_NAME_MAX];
+    if (!account_key(name, key))
+        return DDZ_ENOTFOUND;
+    ddz_store_account a;
+    memset(&a, 0, sizeof a);
+    json_t *o = json_object();
+    if (!o)
+        return DDZ_ENOMEM;
+    /* one hold of the connection: the account and its ratings together */
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->account_get(s->be, key, &a));
+    if (rc == 0)
+        rc = json_object_set_new(o, "name", json_string(a.name)) == 0 ? 0 : DDZ_ENOMEM;
+    if (rc == 0)
+        rc = person_fill(s, a.id, DDZ_STORE_RATING_HIST_MAX, o);
+    rend(s);
+    sodium_memzero(a.hash, sizeof a.hash);
+    return dump(o, rc < 0 ? rc : 0, json);
+}
+
+int ddz_store_person(ddz_store *s, const char *name, char **json)
+{
+    return person_due(s, name, json, 0);
+}
+
+static int board_row(void *ctx, const char *name, const ddz_store_rating *r)
+{
+    json_t *o = json_pack(
+        "{s:s, s:f, s:f, s:I}", "name", name, "rating", tenth(ddz_people_rating_shown(r->mu)),
+        "deviation", tenth(ddz_people_rating_deviation(r->sigma)), "games", (json_int_t)r->games);
+    return o && json_array_append_new(ctx, o) == 0 ? 0 : DDZ_ENOMEM;
+}
+
+static int leaderboard_due(ddz_store *s, const char *rules, int limit, char **json, int64_t due_ms)
+{
+    *json = NULL;
+    if (!rules_ok(rules) || limit < 1 || limit > DDZ_STORE_BOARD_MAX)
+        return DDZ_EINVAL;
+    json_t *list = json_array();
+    json_t *o = json_pack("{s:s, s:o}", "rules", rules, "players", list);
+    if (!o)
+        return DDZ_ENOMEM;
+    rbegin(s, due_ms);
+    int rc = read_result(
+        s, s->ops->leaderboard(s->be, rules, limit, DDZ_STORE_BOARD_MIN_GAMES, board_row, list));
+    rend(s);
+    return dump(o, rc, json);
+}
+
+int ddz_store_leaderboard(ddz_store *s, const char *rules, int limit, char **json)
+{
+    return leaderboard_due(s, rules, limit, json, 0);
+}
+
+/* The rating kinds of the reader thread (run_read). */
+static void run_rating_read(ddz_store *s, ddz_store_read *r)
+{
+    ddz_store_rating_req *q = &r->rating;
+    q->rules[sizeof q->rules - 1] = '\0';
+    switch (r->kind) {
+    case DDZ_STORE_READ_RATING_GAME:
+        r->rc = rating_game_due(s, q->rules, q->game, q->player, q->landlord, q->landlord_won,
+                                q->out, r->due_ms);
+        break;
+    case DDZ_STORE_READ_PERSON:
+        r->account.name[sizeof r->account.name - 1] = '\0';
+        r->rc = person_due(s, r->account.name, &r->json, r->due_ms);
+        break;
+    case DDZ_STORE_READ_LEADERBOARD:
+        r->rc = leaderboard_due(s, q->rules, q->limit, &r->json, r->due_ms);
         break;
     default:
         r->rc = DDZ_EINVAL;

@@ -16,7 +16,8 @@
  * pg_conn.h; a lock held by another node waited for up to busy_ms):
  * ddz_store_open, ddz_store_close and ddz_store_flush (they wait for the
  * writer), every synchronous read (get_game, my_games, export, token_*,
- * ladder_players/pairs/history) and the token writes. The server calls
+ * ladder_players/pairs/history, the people's ratings' reads) and the token,
+ * account and rating writes. The server calls
  * those only before its loop runs or through the reader thread.
  *
  * DURABLE BEFORE TOLD. Every queued write gets a ticket
@@ -139,6 +140,22 @@
  *         created_at INTEGER NOT NULL)                        -- version 7
  *       a signed-in session: BLAKE2b-256 of its token's 32 random bytes
  *       (never the token), of account `account`.
+ *   people_ratings(player INTEGER, rules TEXT, mu REAL, sigma REAL,
+ *         games INTEGER, ll_games INTEGER, ll_wins INTEGER,
+ *         farmer_games INTEGER, farmer_wins INTEGER,
+ *         PRIMARY KEY(player, rules))                         -- version 8
+ *       a person's or hosted AI's rating under one rule set (SPEC §15,
+ *         service/people/people_rating.h): `player` an account's id (> 0)
+ *         or a hosted AI's fixed negative id (-1 ai:strong, -2 ai:greedy,
+ *         -3 ai:random); its Weng-Lin mu and sigma, its rated games, those
+ *         as landlord and won as landlord, as farmer and won as farmer.
+ *         A row is made by the player's first rated game under the rules.
+ *   people_rating_hist(player INTEGER, rules TEXT, game INTEGER,
+ *         at_ms INTEGER, mu REAL, sigma REAL,
+ *         PRIMARY KEY(player, rules, game))                   -- version 8
+ *       the rating after each rated game `game` (its id), applied at
+ *         at_ms: the graph of a profile, and what makes a game applied
+ *         twice change nothing (ddz_store_rating_game).
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
@@ -157,8 +174,8 @@
 
 struct ddz_pg_stop; /* service/store/pg_conn.h */
 
-#define DDZ_STORE_SCHEMA_VERSION 7
-#define DDZ_STORE_VERSION_STR "7" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 8
+#define DDZ_STORE_VERSION_STR "8" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -527,6 +544,76 @@ int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account
  * already ended) or DDZ_EDB. */
 int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account);
 
+/* ---- People's ratings (SPEC §15, service/people/people_rating.h) -----------
+ *
+ * Like the accounts, these run on the readers' connection, and
+ * ddz_store_rating_game WRITES SYNCHRONOUSLY: its caller wants the new
+ * ratings. An event loop runs them through the reader thread
+ * (DDZ_STORE_READ_RATING_GAME, _PERSON, _LEADERBOARD). */
+
+#define DDZ_STORE_RULES_MAX 64         /* a rule set's name: at most 63 bytes + NUL */
+#define DDZ_STORE_BOARD_MIN_GAMES 5    /* rated games to be on the leaderboard */
+#define DDZ_STORE_BOARD_MAX 100        /* a leaderboard's rows, at most */
+#define DDZ_STORE_RATING_HIST_MAX 1000 /* history points of a profile, the newest */
+
+typedef struct ddz_store_rating {
+    int64_t player;       /* account id (> 0) or hosted AI (-1..-3) */
+    double mu, sigma;     /* the Weng-Lin belief (people_rating.h) */
+    int64_t games;        /* rated games */
+    int64_t ll_games;     /* of them as landlord */
+    int64_t ll_wins;      /* won as landlord */
+    int64_t farmer_games; /* as farmer */
+    int64_t farmer_wins;  /* won as farmer */
+} ddz_store_rating;
+
+/* Applies rated game `game` (its id, > 0) under `rules`: the seats'
+ * players `player` (seat order: account ids > 0 or hosted AI ids -1..-3,
+ * three different players), seat `landlord` (-1: everyone passed, which
+ * rates nothing) won or lost. Reads the three rows (a player's first game
+ * starts from people_rating's new rating), updates them with
+ * ddz_people_rating_game and writes them and a history row each, in ONE
+ * TRANSACTION; on PostgreSQL the rows are locked (in player order) first,
+ * so nodes applying games of one player at once never lose an update. A
+ * game applied before (its history rows are there) changes nothing.
+ * WRITES SYNCHRONOUSLY. `out` (may be NULL) gets the three rows after, in
+ * seat order (zeroed for an all-pass game). Returns 1 (applied), 0
+ * (applied before, or all-pass), DDZ_EINVAL (rules empty or too long, a
+ * game id <= 0, a player id out of range or twice, a landlord out of
+ * range, or a stored rating that is not finite) or DDZ_EDB. */
+int ddz_store_rating_game(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
+                          int landlord, bool landlord_won, ddz_store_rating out[3]);
+
+/* Sets *json (malloc'd, the caller frees it) to player `player`'s ratings:
+ * {"ratings": {RULES: {"rating", "deviation", "games", "ll_games",
+ * "ll_wins", "farmer_games", "farmer_wins"}}} (rating and deviation as
+ * people see them: ddz_people_rating_shown/deviation, to 0.1), {} of
+ * ratings if none. READS SYNCHRONOUSLY. Returns the rule sets rated, or
+ * DDZ_EDB or DDZ_ENOMEM (*json NULL). */
+int ddz_store_person_ratings(ddz_store *s, int64_t player, char **json);
+
+/* Sets *json (malloc'd) to player `player`'s rating history for a graph:
+ * {"history": {RULES: [[at_ms, rating], ...]}}, oldest first, the newest
+ * `limit` (1..DDZ_STORE_RATING_HIST_MAX) points over every rule set.
+ * READS SYNCHRONOUSLY. Returns the points, DDZ_EINVAL, DDZ_EDB or
+ * DDZ_ENOMEM (*json NULL). */
+int ddz_store_person_history(ddz_store *s, int64_t player, int limit, char **json);
+
+/* Sets *json (malloc'd) to the profile of the live account named `name`
+ * (ignoring case): {"name" (as made), "ratings" (as
+ * ddz_store_person_ratings), "history" (as ddz_store_person_history, the
+ * newest DDZ_STORE_RATING_HIST_MAX)}. READS SYNCHRONOUSLY. Returns 0,
+ * DDZ_ENOTFOUND (no such live account), DDZ_EDB or DDZ_ENOMEM. */
+int ddz_store_person(ddz_store *s, const char *name, char **json);
+
+/* Sets *json (malloc'd) to the leaderboard of `rules`: {"rules": RULES,
+ * "players": [{"name", "rating", "deviation", "games"}]}, the top `limit`
+ * (1..DDZ_STORE_BOARD_MAX) live accounts with at least
+ * DDZ_STORE_BOARD_MIN_GAMES rated games, by rating (highest first; ties
+ * by more games, then the older account). Hosted AIs are not listed.
+ * READS SYNCHRONOUSLY. Returns the players listed, DDZ_EINVAL (rules
+ * empty or too long, limit out of range), DDZ_EDB or DDZ_ENOMEM. */
+int ddz_store_leaderboard(ddz_store *s, const char *rules, int limit, char **json);
+
 /* ---- The ladder (service/ladder/ladder_srv.c) ------------------------------
  *
  * Every deal's outcome is one queued write (one transaction with the rest
@@ -657,7 +744,25 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSION_NEW,    /* ddz_store_session_new(account.id) into `session` */
     DDZ_STORE_READ_SESSION_CHECK,  /* ddz_store_session_check(session) into `account` */
     DDZ_STORE_READ_SESSION_END,    /* ddz_store_session_end(session) into `account.id` */
+    /* People's ratings (RATING_GAME writes); the arguments in `rating`. */
+    DDZ_STORE_READ_RATING_GAME, /* ddz_store_rating_game(rating.rules, rating.game,
+                                   rating.player, rating.landlord, rating.landlord_won)
+                                   into rating.out */
+    DDZ_STORE_READ_PERSON,      /* ddz_store_person(account.name) into `json` */
+    DDZ_STORE_READ_LEADERBOARD, /* ddz_store_leaderboard(rating.rules, rating.limit)
+                                   into `json` */
 };
+
+/* The arguments and answer of the rating kinds of ddz_store_read. */
+typedef struct ddz_store_rating_req {
+    char rules[DDZ_STORE_RULES_MAX]; /* RATING_GAME, LEADERBOARD */
+    int64_t game;                    /* RATING_GAME */
+    int64_t player[3];               /* RATING_GAME: seat order */
+    int landlord;                    /* RATING_GAME: -1..2 */
+    bool landlord_won;               /* RATING_GAME */
+    int limit;                       /* LEADERBOARD */
+    ddz_store_rating out[3];         /* RATING_GAME answer */
+} ddz_store_rating_req;
 
 typedef struct ddz_store_read {
     int kind;                        /* enum ddz_store_read_kind */
@@ -668,7 +773,8 @@ typedef struct ddz_store_read {
     uint8_t me[DDZ_STORE_ME_BYTES];  /* MINE: the player's hash */
     void *owner;                     /* the caller's: who waits for the answer */
     int rc;                          /* answer: as the synchronous function returns */
-    char *json;     /* GAME, MINE, ANALYSIS answer, malloc'd (the caller frees it) or NULL */
+    char *json; /* GAME, MINE, ANALYSIS, PERSON, LEADERBOARD answer, malloc'd (the caller frees it)
+                   or NULL */
     char *analysis; /* ANALYSIS answer: the cached analysis, malloc'd (the caller frees it),
                        NULL when none is cached (or it could not be read) */
     char name[DDZ_TOKEN_NAME_MAX];        /* TOKEN answer: the bot's name, "" on error */
@@ -676,6 +782,7 @@ typedef struct ddz_store_read {
     uint8_t (*ids)[DDZ_TOKEN_ID_BYTES];   /* TOKEN_IDS answer: malloc'd (the caller frees it) */
     ddz_store_account account;            /* ACCOUNT_..., SESSION_...: in and answer */
     char session[DDZ_SESSION_HEX + 1];    /* SESSION_..., ACCOUNT_ADD/HASH: in or answer */
+    ddz_store_rating_req rating;          /* RATING_GAME, LEADERBOARD: in and answer */
     ddz_mail mail;                        /* the store's queue link */
 } ddz_store_read;
 

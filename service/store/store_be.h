@@ -181,6 +181,36 @@ typedef struct store_ops {
     /* Removes session `hash`, setting *account to its account. Returns the
      * rows removed (1 or 0) or DDZ_EDB. */
     int (*session_end)(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int64_t *account);
+    /* People's ratings (store.h), on the readers' connection.
+     * rating_game: in ONE TRANSACTION, makes the rows of `player` missing
+     * under `rules` (mu0, sigma0, no games), locks and reads them into
+     * r[0..2] (seat order), and unless a history row of (any of them,
+     * rules, game) is there calls update(ctx, r) (which changes mu, sigma
+     * and the counts; a negative return is returned, everything rolled
+     * back) and writes the rows and their history rows (at now_ms).
+     * Returns 1 (applied), 0 (applied before: r as stored), a negative
+     * update return or DDZ_EDB. */
+    int (*rating_game)(store_be *b, const char *rules, int64_t game, const int64_t player[3],
+                       int64_t now_ms, double mu0, double sigma0,
+                       int (*update)(void *ctx, ddz_store_rating r[3]), void *ctx,
+                       ddz_store_rating r[3]);
+    /* Calls row for each rule set's rating of `player` (rules order).
+     * Returns the rows or DDZ_EDB (or row's negative return). */
+    int (*person_ratings)(store_be *b, int64_t player,
+                          int (*row)(void *ctx, const char *rules, const ddz_store_rating *r),
+                          void *ctx);
+    /* Calls row for the newest `limit` history rows of `player`, ordered by
+     * rules, then oldest first. Returns the rows or DDZ_EDB. */
+    int (*person_history)(store_be *b, int64_t player, int limit,
+                          int (*row)(void *ctx, const char *rules, int64_t at_ms, double mu,
+                                     double sigma),
+                          void *ctx);
+    /* Calls row for the top `limit` live accounts of `rules` with at least
+     * `min_games` games (mu highest first, then games, then id).
+     * Returns the rows or DDZ_EDB. */
+    int (*leaderboard)(store_be *b, const char *rules, int limit, int min_games,
+                       int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
+                       void *ctx);
     /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);

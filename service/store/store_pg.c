@@ -39,6 +39,30 @@
     " created_at BIGINT NOT NULL);"                                                                \
     "CREATE INDEX sessions_account ON sessions(account);"
 
+/* Version 8's tables: people's ratings and their history (store.h). */
+#define RATINGS_SCHEMA                                                                             \
+    "CREATE TABLE people_ratings("                                                                 \
+    " player BIGINT NOT NULL,"                                                                     \
+    " rules TEXT NOT NULL,"                                                                        \
+    " mu DOUBLE PRECISION NOT NULL,"                                                               \
+    " sigma DOUBLE PRECISION NOT NULL,"                                                            \
+    " games BIGINT NOT NULL,"                                                                      \
+    " ll_games BIGINT NOT NULL,"                                                                   \
+    " ll_wins BIGINT NOT NULL,"                                                                    \
+    " farmer_games BIGINT NOT NULL,"                                                               \
+    " farmer_wins BIGINT NOT NULL,"                                                                \
+    " PRIMARY KEY(player, rules));"                                                                \
+    "CREATE INDEX people_ratings_board ON people_ratings(rules, mu);"                              \
+    "CREATE TABLE people_rating_hist("                                                             \
+    " player BIGINT NOT NULL,"                                                                     \
+    " rules TEXT NOT NULL,"                                                                        \
+    " game BIGINT NOT NULL,"                                                                       \
+    " at_ms BIGINT NOT NULL,"                                                                      \
+    " mu DOUBLE PRECISION NOT NULL,"                                                               \
+    " sigma DOUBLE PRECISION NOT NULL,"                                                            \
+    " PRIMARY KEY(player, rules, game));"                                                          \
+    "CREATE INDEX people_rating_hist_at ON people_rating_hist(player, at_ms);"
+
 /* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
  * columns and meaning (store.h), in PostgreSQL's types. A later version
  * changes it and adds its migration (from the version before) to
@@ -92,7 +116,7 @@ static const char pg_schema[] =
     "CREATE TABLE analyses("
     " game BIGINT PRIMARY KEY,"
     " analysis TEXT NOT NULL,"
-    " created_at BIGINT NOT NULL);" ACCOUNTS_SCHEMA
+    " created_at BIGINT NOT NULL);" ACCOUNTS_SCHEMA RATINGS_SCHEMA
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
 
 /* pg_migrations[v] takes a database of version v to v + 1. PostgreSQL
@@ -109,6 +133,8 @@ static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
           " created_at BIGINT NOT NULL);",
     /* 6 -> 7: accounts and sessions (store_sqlite.c's 6 -> 7) */
     [6] = ACCOUNTS_SCHEMA,
+    /* 7 -> 8: people's ratings (store_sqlite.c's 7 -> 8) */
+    [7] = RATINGS_SCHEMA,
 };
 
 struct store_be {
@@ -1026,6 +1052,209 @@ static int pg_session_end(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int
     return n > 0;
 }
 
+/* ---- people's ratings ---------------------------------------------------------- */
+
+#define RATING_COLS "mu, sigma, games, ll_games, ll_wins, farmer_games, farmer_wins"
+
+static double dbl(const PGresult *res, int row, int col)
+{
+    return strtod(PQgetvalue(res, row, col), NULL);
+}
+
+/* Reads RATING_COLS from column `col` on of row `row` into *r. */
+static void rating_cols(const PGresult *res, int row, int col, ddz_store_rating *r)
+{
+    r->mu = dbl(res, row, col);
+    r->sigma = dbl(res, row, col + 1);
+    r->games = i64(res, row, col + 2);
+    r->ll_games = i64(res, row, col + 3);
+    r->ll_wins = i64(res, row, col + 4);
+    r->farmer_games = i64(res, row, col + 5);
+    r->farmer_wins = i64(res, row, col + 6);
+}
+
+/* A statement of rating_game's transaction on the readers' connection:
+ * never repeated (a broken connection ended the transaction). */
+static PGresult *tx_run(store_be *b, const char *sql, int n, const char *const *v)
+{
+    return run(b->r, sql, n, v, false, read_due(b), b->stop, b->rmsg, sizeof b->rmsg);
+}
+
+static bool tx_ok(store_be *b, const char *sql, int n, const char *const *v)
+{
+    PGresult *res = tx_run(b, sql, n, v);
+    PQclear(res);
+    return res != NULL;
+}
+
+/* The steps of pg_rating_game between its BEGIN and COMMIT. */
+static int rating_game_tx(store_be *b, const char *rules, int64_t game, const int64_t player[3],
+                          int64_t now, double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_rating r[3]), void *ctx,
+                          ddz_store_rating r[3])
+{
+    params p = {.v = {rules}};
+    for (int i = 0; i < 3; i++)
+        p_i64(&p, 1 + i, player[i]);
+    p_dbl(&p, 4, mu0);
+    p_dbl(&p, 5, sigma0);
+    p_i64(&p, 6, game);
+    /* The rows made and locked in player order: two transactions locking
+     * rows of the same players (on any node) take them in one order, so
+     * neither waits for the other in a circle; the second reads the rows
+     * as the first wrote them. */
+    if (!tx_ok(b,
+               "INSERT INTO people_ratings(player, rules, " RATING_COLS ")"
+               " SELECT x, $1::text, $5::float8, $6::float8, 0, 0, 0, 0, 0"
+               " FROM unnest(ARRAY[$2::bigint, $3::bigint, $4::bigint]) x"
+               " ORDER BY x ON CONFLICT DO NOTHING",
+               6, p.v))
+        return DDZ_EDB;
+    PGresult *res = tx_run(b,
+                           "SELECT player, " RATING_COLS " FROM people_ratings WHERE rules = $1"
+                           " AND player IN ($2, $3, $4) ORDER BY player FOR UPDATE",
+                           4, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int found = 0;
+    for (int row = 0; row < PQntuples(res); row++) {
+        int64_t who = i64(res, row, 0);
+        for (int i = 0; i < 3; i++)
+            if (player[i] == who) {
+                r[i].player = who;
+                rating_cols(res, row, 1, &r[i]);
+                found++;
+            }
+    }
+    PQclear(res);
+    if (found != 3)
+        return DDZ_EDB;
+    const char *hv[] = {p.v[0], p.v[1], p.v[2], p.v[3], p.v[6]};
+    if (!(res = tx_run(b,
+                       "SELECT count(*) FROM people_rating_hist WHERE rules = $1"
+                       " AND game = $5 AND player IN ($2, $3, $4)",
+                       5, hv)))
+        return DDZ_EDB;
+    bool applied = i64(res, 0, 0) > 0;
+    PQclear(res);
+    if (applied)
+        return 0;
+    int rc = update(ctx, r);
+    if (rc < 0)
+        return rc;
+    for (int i = 0; i < 3; i++) {
+        params q = {.v = {rules}};
+        p_i64(&q, 1, player[i]);
+        p_dbl(&q, 2, r[i].mu);
+        p_dbl(&q, 3, r[i].sigma);
+        p_i64(&q, 4, r[i].games);
+        p_i64(&q, 5, r[i].ll_games);
+        p_i64(&q, 6, r[i].ll_wins);
+        p_i64(&q, 7, r[i].farmer_games);
+        p_i64(&q, 8, r[i].farmer_wins);
+        p_i64(&q, 9, game);
+        p_i64(&q, 10, now);
+        if (!tx_ok(b,
+                   "WITH u AS (UPDATE people_ratings SET mu = $3, sigma = $4, games = $5,"
+                   " ll_games = $6, ll_wins = $7, farmer_games = $8, farmer_wins = $9"
+                   " WHERE player = $2 AND rules = $1)"
+                   " INSERT INTO people_rating_hist(player, rules, game, at_ms, mu, sigma)"
+                   " VALUES($2, $1, $10, $11, $3, $4)",
+                   11, q.v))
+            return DDZ_EDB;
+    }
+    return 1;
+}
+
+static int pg_rating_game(store_be *b, const char *rules, int64_t game, const int64_t player[3],
+                          int64_t now, double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_rating r[3]), void *ctx,
+                          ddz_store_rating r[3])
+{
+    if (!tx_ok(b, "BEGIN", 0, NULL))
+        return DDZ_EDB;
+    int rc = rating_game_tx(b, rules, game, player, now, mu0, sigma0, update, ctx, r);
+    if (rc >= 0 && !tx_ok(b, "COMMIT", 0, NULL))
+        rc = DDZ_EDB;
+    if (rc < 0) {
+        char ignored[160];
+        PQclear(
+            run(b->r, "ROLLBACK", 0, NULL, false, read_due(b), b->stop, ignored, sizeof ignored));
+    }
+    return rc;
+}
+
+static int pg_person_ratings(store_be *b, int64_t player,
+                             int (*row)(void *ctx, const char *rules, const ddz_store_rating *r),
+                             void *ctx)
+{
+    params p = {0};
+    p_i64(&p, 0, player);
+    PGresult *res = rd(b,
+                       "SELECT rules, " RATING_COLS " FROM people_ratings WHERE player = $1"
+                       " ORDER BY rules",
+                       1, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res), rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        ddz_store_rating r = {.player = player};
+        rating_cols(res, i, 1, &r);
+        rc = row(ctx, PQgetvalue(res, i, 0), &r);
+    }
+    PQclear(res);
+    return rc < 0 ? rc : n;
+}
+
+static int pg_person_history(store_be *b, int64_t player, int limit,
+                             int (*row)(void *ctx, const char *rules, int64_t at_ms, double mu,
+                                        double sigma),
+                             void *ctx)
+{
+    params p = {0};
+    p_i64(&p, 0, player);
+    p_i64(&p, 1, limit);
+    PGresult *res = rd(b,
+                       "SELECT rules, at_ms, mu, sigma FROM"
+                       " (SELECT rules, at_ms, game, mu, sigma FROM people_rating_hist"
+                       " WHERE player = $1 ORDER BY at_ms DESC, game DESC LIMIT $2) h"
+                       " ORDER BY rules, at_ms, game",
+                       2, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res), rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = row(ctx, PQgetvalue(res, i, 0), i64(res, i, 1), dbl(res, i, 2), dbl(res, i, 3));
+    PQclear(res);
+    return rc < 0 ? rc : n;
+}
+
+static int pg_leaderboard(store_be *b, const char *rules, int limit, int min_games,
+                          int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
+                          void *ctx)
+{
+    params p = {.v = {rules}};
+    p_i64(&p, 1, min_games);
+    p_i64(&p, 2, limit);
+    PGresult *res = rd(b,
+                       "SELECT a.name, r.player, r.mu, r.sigma, r.games, r.ll_games,"
+                       " r.ll_wins, r.farmer_games, r.farmer_wins"
+                       " FROM people_ratings r JOIN accounts a ON a.id = r.player"
+                       " WHERE r.rules = $1 AND r.games >= $2 AND a.deleted_at IS NULL"
+                       " ORDER BY r.mu DESC, r.games DESC, r.player LIMIT $3",
+                       3, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res), rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        ddz_store_rating r = {.player = i64(res, i, 1)};
+        rating_cols(res, i, 2, &r);
+        rc = row(ctx, PQgetvalue(res, i, 0), &r);
+    }
+    PQclear(res);
+    return rc < 0 ? rc : n;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
@@ -1122,6 +1351,10 @@ const store_ops ddz__store_pg_ops = {
     .session_add = pg_session_add,
     .session_get = pg_session_get,
     .session_end = pg_session_end,
+    .rating_game = pg_rating_game,
+    .person_ratings = pg_person_ratings,
+    .person_history = pg_person_history,
+    .leaderboard = pg_leaderboard,
     .ladder_players = pg_ladder_players,
     .ladder_history = pg_ladder_history,
 };

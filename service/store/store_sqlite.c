@@ -71,8 +71,11 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " analysis TEXT NOT NULL,"
     " created_at INTEGER NOT NULL);",
     /* 6 -> 7: people's accounts and their sessions (SPEC §15) */
+    /* AUTOINCREMENT: an id is never used twice, even the highest one's
+     * after its row is purged (a deleted name taken again): ratings and
+     * history are keyed by the id, and a new person inherits none */
     "CREATE TABLE accounts("
-    " id INTEGER PRIMARY KEY,"
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " name TEXT NOT NULL,"
     " key TEXT NOT NULL UNIQUE,"
     " hash TEXT NOT NULL,"
@@ -83,6 +86,28 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " account INTEGER NOT NULL,"
     " created_at INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE INDEX sessions_account ON sessions(account);",
+    /* 7 -> 8: people's ratings and their history (SPEC §15) */
+    "CREATE TABLE people_ratings("
+    " player INTEGER NOT NULL,"
+    " rules TEXT NOT NULL,"
+    " mu REAL NOT NULL,"
+    " sigma REAL NOT NULL,"
+    " games INTEGER NOT NULL,"
+    " ll_games INTEGER NOT NULL,"
+    " ll_wins INTEGER NOT NULL,"
+    " farmer_games INTEGER NOT NULL,"
+    " farmer_wins INTEGER NOT NULL,"
+    " PRIMARY KEY(player, rules)) WITHOUT ROWID;"
+    "CREATE INDEX people_ratings_board ON people_ratings(rules, mu);"
+    "CREATE TABLE people_rating_hist("
+    " player INTEGER NOT NULL,"
+    " rules TEXT NOT NULL,"
+    " game INTEGER NOT NULL,"
+    " at_ms INTEGER NOT NULL,"
+    " mu REAL NOT NULL,"
+    " sigma REAL NOT NULL,"
+    " PRIMARY KEY(player, rules, game)) WITHOUT ROWID;"
+    "CREATE INDEX people_rating_hist_at ON people_rating_hist(player, at_ms);",
 };
 
 struct store_be {
@@ -844,6 +869,177 @@ static int sq_session_end(store_be *b, const uint8_t hash[STORE_HASH_BYTES], int
     return rc;
 }
 
+/* ---- people's ratings ---------------------------------------------------------- */
+
+#define RATING_COLS "mu, sigma, games, ll_games, ll_wins, farmer_games, farmer_wins"
+
+/* Reads RATING_COLS from column `col` on into *r. */
+static void rating_cols(sqlite3_stmt *st, int col, ddz_store_rating *r)
+{
+    r->mu = sqlite3_column_double(st, col);
+    r->sigma = sqlite3_column_double(st, col + 1);
+    r->games = sqlite3_column_int64(st, col + 2);
+    r->ll_games = sqlite3_column_int64(st, col + 3);
+    r->ll_wins = sqlite3_column_int64(st, col + 4);
+    r->farmer_games = sqlite3_column_int64(st, col + 5);
+    r->farmer_wins = sqlite3_column_int64(st, col + 6);
+}
+
+/* The steps of sq_rating_game inside its transaction. */
+static int rating_game_tx(store_be *b, const char *rules, int64_t game, const int64_t player[3],
+                          int64_t now, double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_rating r[3]), void *ctx,
+                          ddz_store_rating r[3])
+{
+    sqlite3_stmt *st = rprep(b, "SELECT count(*) FROM people_rating_hist WHERE rules = ?1"
+                                " AND game = ?2 AND player IN (?3, ?4, ?5)");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, rules, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, game);
+    for (int i = 0; i < 3; i++)
+        sqlite3_bind_int64(st, 3 + i, player[i]);
+    int first = sqlite3_step(st);
+    bool applied = first == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (first != SQLITE_ROW)
+        return DDZ_EDB;
+    for (int i = 0; i < 3; i++) {
+        if (!(st = rprep(b, "INSERT INTO people_ratings(player, rules, " RATING_COLS ")"
+                            " VALUES(?1, ?2, ?3, ?4, 0, 0, 0, 0, 0) ON CONFLICT DO NOTHING")))
+            return DDZ_EDB;
+        sqlite3_bind_int64(st, 1, player[i]);
+        sqlite3_bind_text(st, 2, rules, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 3, mu0);
+        sqlite3_bind_double(st, 4, sigma0);
+        if (read_conn_write(b, st) < 0)
+            return DDZ_EDB;
+        if (!(st = rprep(b, "SELECT " RATING_COLS " FROM people_ratings"
+                            " WHERE player = ?1 AND rules = ?2")))
+            return DDZ_EDB;
+        sqlite3_bind_int64(st, 1, player[i]);
+        sqlite3_bind_text(st, 2, rules, -1, SQLITE_STATIC);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_ROW)
+            rating_cols(st, 0, &r[i]);
+        sqlite3_finalize(st);
+        if (step != SQLITE_ROW)
+            return DDZ_EDB;
+        r[i].player = player[i];
+    }
+    if (applied)
+        return 0;
+    int rc = update(ctx, r);
+    if (rc < 0)
+        return rc;
+    for (int i = 0; i < 3; i++) {
+        if (!(st = rprep(b, "UPDATE people_ratings SET mu = ?3, sigma = ?4, games = ?5,"
+                            " ll_games = ?6, ll_wins = ?7, farmer_games = ?8, farmer_wins = ?9"
+                            " WHERE player = ?1 AND rules = ?2")))
+            return DDZ_EDB;
+        sqlite3_bind_int64(st, 1, player[i]);
+        sqlite3_bind_text(st, 2, rules, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 3, r[i].mu);
+        sqlite3_bind_double(st, 4, r[i].sigma);
+        sqlite3_bind_int64(st, 5, r[i].games);
+        sqlite3_bind_int64(st, 6, r[i].ll_games);
+        sqlite3_bind_int64(st, 7, r[i].ll_wins);
+        sqlite3_bind_int64(st, 8, r[i].farmer_games);
+        sqlite3_bind_int64(st, 9, r[i].farmer_wins);
+        if (read_conn_write(b, st) != 1)
+            return DDZ_EDB;
+        if (!(st = rprep(b, "INSERT INTO people_rating_hist(player, rules, game, at_ms, mu, sigma)"
+                            " VALUES(?1, ?2, ?3, ?4, ?5, ?6)")))
+            return DDZ_EDB;
+        sqlite3_bind_int64(st, 1, player[i]);
+        sqlite3_bind_text(st, 2, rules, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, game);
+        sqlite3_bind_int64(st, 4, now);
+        sqlite3_bind_double(st, 5, r[i].mu);
+        sqlite3_bind_double(st, 6, r[i].sigma);
+        if (read_conn_write(b, st) != 1)
+            return DDZ_EDB;
+    }
+    return 1;
+}
+
+static int sq_rating_game(store_be *b, const char *rules, int64_t game, const int64_t player[3],
+                          int64_t now, double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_rating r[3]), void *ctx,
+                          ddz_store_rating r[3])
+{
+    /* IMMEDIATE: the rows are read under the write lock, so no other
+     * connection (another process on the file) writes them between. */
+    if (!rbegin_tx(b))
+        return DDZ_EDB;
+    return rend_tx(b, rating_game_tx(b, rules, game, player, now, mu0, sigma0, update, ctx, r));
+}
+
+static int sq_person_ratings(store_be *b, int64_t player,
+                             int (*row)(void *ctx, const char *rules, const ddz_store_rating *r),
+                             void *ctx)
+{
+    sqlite3_stmt *st = rprep(b, "SELECT rules, " RATING_COLS " FROM people_ratings"
+                                " WHERE player = ?1 ORDER BY rules");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, player);
+    int n = 0, step, rc = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        ddz_store_rating r = {.player = player};
+        rating_cols(st, 1, &r);
+        rc = row(ctx, (const char *)sqlite3_column_text(st, 0), &r);
+        n++;
+    }
+    return rows_end(st, rc < 0 ? SQLITE_DONE : step, rc, n);
+}
+
+static int sq_person_history(store_be *b, int64_t player, int limit,
+                             int (*row)(void *ctx, const char *rules, int64_t at_ms, double mu,
+                                        double sigma),
+                             void *ctx)
+{
+    sqlite3_stmt *st = rprep(b, "SELECT rules, at_ms, mu, sigma FROM"
+                                " (SELECT rules, at_ms, game, mu, sigma FROM people_rating_hist"
+                                " WHERE player = ?1 ORDER BY at_ms DESC, game DESC LIMIT ?2)"
+                                " ORDER BY rules, at_ms, game");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, player);
+    sqlite3_bind_int(st, 2, limit);
+    int n = 0, step, rc = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = row(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+                 sqlite3_column_double(st, 2), sqlite3_column_double(st, 3));
+        n++;
+    }
+    return rows_end(st, rc < 0 ? SQLITE_DONE : step, rc, n);
+}
+
+static int sq_leaderboard(store_be *b, const char *rules, int limit, int min_games,
+                          int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
+                          void *ctx)
+{
+    sqlite3_stmt *st = rprep(b, "SELECT a.name, r.player, r.mu, r.sigma, r.games, r.ll_games,"
+                                " r.ll_wins, r.farmer_games, r.farmer_wins"
+                                " FROM people_ratings r JOIN accounts a ON a.id = r.player"
+                                " WHERE r.rules = ?1 AND r.games >= ?2 AND a.deleted_at IS NULL"
+                                " ORDER BY r.mu DESC, r.games DESC, r.player LIMIT ?3");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, rules, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, min_games);
+    sqlite3_bind_int(st, 3, limit);
+    int n = 0, step, rc = 0;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        ddz_store_rating r = {.player = sqlite3_column_int64(st, 1)};
+        rating_cols(st, 2, &r);
+        rc = row(ctx, (const char *)sqlite3_column_text(st, 0), &r);
+        n++;
+    }
+    return rows_end(st, rc < 0 ? SQLITE_DONE : step, rc, n);
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
@@ -965,6 +1161,10 @@ const store_ops ddz__store_sqlite_ops = {
     .session_add = sq_session_add,
     .session_get = sq_session_get,
     .session_end = sq_session_end,
+    .rating_game = sq_rating_game,
+    .person_ratings = sq_person_ratings,
+    .person_history = sq_person_history,
+    .leaderboard = sq_leaderboard,
     .ladder_players = sq_ladder_players,
     .ladder_history = sq_ladder_history,
 };

@@ -1,0 +1,116 @@
+/* test_serve_people.c - people's ratings over HTTP (SPEC §15): GET
+ * /api/players/NAME and GET /api/leaderboard?rules=R from a served server,
+ * over a database whose accounts and rated games the store wrote. */
+#include "serve_harness.h"
+
+#include "service/store/store.h"
+
+static int64_t account(ddz_store *s, const char *name)
+{
+    int64_t id = 0;
+    cr_assert_eq(
+        ddz_store_account_add(s, name, "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", &id), 0,
+        "%s", name);
+    return id;
+}
+
+/* Ann wins 6 games as landlord against Bo and ai:random; Cy plays 2;
+ * Gone plays 6 and is deleted. All under caai. */
+static void fill_database(void)
+{
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(srv.db, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    int64_t ann = account(s, "Ann"), bo = account(s, "Bo"), cy = account(s, "Cy");
+    int64_t gone = account(s, "Gone");
+    int64_t game = 100;
+    for (int i = 0; i < 6; i++) {
+        int64_t p[3] = {bo, ann, -3};
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, p, 1, true, NULL), 1);
+        int64_t q[3] = {gone, -1, -2};
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, q, 0, false, NULL), 1);
+    }
+    int64_t r[3] = {cy, -1, -2};
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, r, 0, true, NULL), 1);
+    cr_assert_eq(ddz_store_account_delete(s, gone), 0);
+    ddz_store_close(s);
+}
+
+static json_t *get_json(const char *path, int want_status)
+{
+    int status = 0;
+    char *body = http_get(path, &status);
+    cr_assert_eq(status, want_status, "GET %s: %d %s", path, status, body ? body : "");
+    json_error_t e;
+    json_t *j = json_loads(body ? body : "", 0, &e);
+    cr_assert_not_null(j, "GET %s: not JSON: %s", path, body ? body : "");
+    free(body);
+    return j;
+}
+
+Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
+{
+    fill_database();
+    server_start();
+    json_t *j = get_json("/api/players/ann", 200); /* any case */
+    cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "Ann");
+    json_t *caai = json_object_get(json_object_get(j, "ratings"), "caai");
+    cr_expect_eq(json_integer_value(json_object_get(caai, "games")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "ll_games")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "ll_wins")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "farmer_games")), 0);
+    double rating = json_number_value(json_object_get(caai, "rating"));
+    cr_expect_gt(rating, 1500);
+    cr_expect_gt(json_number_value(json_object_get(caai, "deviation")), 0);
+    json_t *hist = json_object_get(json_object_get(j, "history"), "caai");
+    cr_assert_eq(json_array_size(hist), 6);
+    json_t *last = json_array_get(hist, 5);
+    cr_expect_eq(json_number_value(json_array_get(last, 1)), rating,
+                 "the graph ends at the rating");
+    cr_expect_gt(json_integer_value(json_array_get(last, 0)), 1700000000000);
+    json_decref(j);
+
+    j = get_json("/api/players/%42o", 200); /* URL-encoded: Bo */
+    cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "Bo");
+    caai = json_object_get(json_object_get(j, "ratings"), "caai");
+    cr_expect_lt(json_number_value(json_object_get(caai, "rating")), 1500);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "farmer_games")), 6);
+    json_decref(j);
+
+    j = get_json("/api/players/nobody", 404);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
+    json_decref(j);
+    json_decref(get_json("/api/players/Gone", 404));      /* deleted */
+    json_decref(get_json("/api/players/ai:random", 404)); /* AIs have no profile here */
+}
+
+Test(serve_people, the_leaderboard, .init = setup_no_server, .fini = teardown)
+{
+    fill_database();
+    server_start();
+    json_t *j = get_json("/api/leaderboard", 200); /* the default rule set */
+    cr_expect_str_eq(json_string_value(json_object_get(j, "rules")), "caai");
+    json_t *list = json_object_get(j, "players");
+    /* Gone is deleted, Cy has 2 games, the AIs are no accounts */
+    cr_assert_eq(json_array_size(list), 2, "%s", json_dumps(j, 0));
+    json_t *first = json_array_get(list, 0), *second = json_array_get(list, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(first, "name")), "Ann");
+    cr_expect_str_eq(json_string_value(json_object_get(second, "name")), "Bo");
+    cr_expect_gt(json_number_value(json_object_get(first, "rating")),
+                 json_number_value(json_object_get(second, "rating")));
+    cr_expect_eq(json_integer_value(json_object_get(first, "games")), 6);
+    cr_expect_gt(json_number_value(json_object_get(first, "deviation")), 0);
+    json_decref(j);
+
+    j = get_json("/api/leaderboard?rules=caai", 200);
+    cr_expect_eq(json_array_size(json_object_get(j, "players")), 2);
+    json_decref(j);
+    j = get_json("/api/leaderboard?rules=botzone-ftl", 200);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "rules")), "botzone-ftl");
+    cr_expect_eq(json_array_size(json_object_get(j, "players")), 0);
+    json_decref(j);
+    j = get_json("/api/leaderboard?rules=nonesuch", 400);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ERULESET");
+    json_decref(j);
+}
