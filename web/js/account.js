@@ -2,24 +2,12 @@
 // the lobby with no page reload, and the account's own page (#/account),
 // where its password is changed and the account deleted. The session the
 // server hands out is kept in localStorage ("ddz.session") and said in
-// every hello (net.js); a guest plays exactly as before.
+// every hello (net.js, through session.js); a guest plays exactly as
+// before.
 import { h, replace, icon } from './dom.js';
 import { t, errorText } from './i18n.js';
 import { app, toast, go, langButton } from './shell.js';
-
-const KEY = 'ddz.session';
-
-/* The session this browser holds, or ''. */
-export function session() {
-  try { return localStorage.getItem(KEY) || ''; } catch { return ''; }
-}
-
-function keep(s) {
-  try {
-    if (s) localStorage.setItem(KEY, s);
-    else localStorage.removeItem(KEY);
-  } catch { /* storage off: signed in for this page only */ }
-}
+import { session, keepSession as keep } from './session.js';
 
 /* One account request: resolves to {status, body, retry}. A network
  * failure is status 0, never a throw: every caller says something. */

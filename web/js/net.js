@@ -7,7 +7,7 @@
 // again; resume tokens are kept per node, since only the node that gave one
 // knows it.
 import { myKey } from './mygames.js';
-import { session } from './account.js';
+import { session } from './session.js';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
 const MAX_HOPS = 3;       // redirects in a row before giving up (PROTOCOL.md)
