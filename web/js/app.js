@@ -16,6 +16,7 @@ import { Replay } from './replay.js';
 import { Tournament } from './tournament.js';
 import { Ladder, LadderPlayer } from './ladder.js';
 import { Tv } from './tv.js';
+import { AccountPage, onWelcome, onHelloRefused } from './account.js';
 
 const root = document.getElementById('app');
 
@@ -24,6 +25,7 @@ const root = document.getElementById('app');
 function parseRoute() {
   if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
   if (/^#\/ladder\/?$/.test(location.hash)) return { name: 'ladder' };
+  if (/^#\/account\/?$/.test(location.hash)) return { name: 'account' };
   const tv = /^#\/tv\/(ladder|tournament)\/?$/.exec(location.hash);
   if (tv) return { name: 'tv', id: tv[1] };
   const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
@@ -49,6 +51,10 @@ function route() {
   }
   if (r.name === 'ladder') {
     if (!(app.view instanceof Ladder)) mount(new Ladder());
+    return;
+  }
+  if (r.name === 'account') {
+    if (!(app.view instanceof AccountPage)) mount(new AccountPage());
     return;
   }
   if (r.name === 'tv') {
@@ -154,6 +160,8 @@ function onMessage(m) {
   switch (m.type) {
     case 'welcome':
       app.me = m.you;
+      onWelcome(m);
+      if (app.view && app.view.onAccount) app.view.onAccount();
       app.bye = false;
       app.listed = false;
       if (app.conn.lostSession && app.table) {
@@ -229,6 +237,7 @@ function onMessage(m) {
         break;
       }
       if (m.code === 'EAUTH' && !m.about) break; // "connected again elsewhere": the banner says it
+      if (m.about === 'hello' && onHelloRefused(m)) break; // a session ended elsewhere: a guest again
       if (m.about === 'hello') {
         // a name the server refuses: fall back to a generated one
         toast(errorText(m));

@@ -7,6 +7,7 @@ import { app, go, join, spectate, toast, playerName, setPlayerName, langButton }
 import { fetchTournament } from './tournament.js';
 import { fetchLadder, tvButton } from './ladder.js';
 import { myGamesPanel } from './mygames.js';
+import { accountBox } from './account.js';
 
 // Hosted AIs this client offers. The protocol has no request that lists
 // them; an unknown name is answered with ENOTFOUND, which is shown.
@@ -83,6 +84,8 @@ export class Lobby {
 
   onLang() { this.render(); }
 
+  onAccount() { this.render(); } // signed in or out: the name box changes
+
   render() {
     if (!this.root) return;
     const seated = app.table && app.table.seat !== null && app.table.roomId;
@@ -128,7 +131,9 @@ export class Lobby {
     };
     input.addEventListener('change', save);
     input.addEventListener('keydown', (e) => { if (e.key === 'Enter') input.blur(); });
-    return h('div.namebox', field(t('name.label'), input));
+    // signed in, the name is the account's (spec §15): no field to change it
+    if (app.account) return h('div.namebox', accountBox());
+    return h('div.namebox', field(t('name.label'), input), accountBox());
   }
 
   quickForm() {

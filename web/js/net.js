@@ -7,6 +7,7 @@
 // again; resume tokens are kept per node, since only the node that gave one
 // knows it.
 import { myKey } from './mygames.js';
+import { session } from './session.js';
 
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
 const MAX_HOPS = 3;       // redirects in a row before giving up (PROTOCOL.md)
@@ -88,6 +89,8 @@ export class Conn {
       if (this.resume) hello.resume = this.resume;
       const me = myKey(); // "my games" (mygames.js)
       if (me) hello.me = me;
+      const s = session(); // signed in: the account plays (spec §15)
+      if (s) hello.session = s;
       this.sentResume = hello.resume || '';
       ws.send(JSON.stringify(hello));
     };
