@@ -36,15 +36,22 @@ function failText(r) {
 }
 
 /* The connection says hello again, now with (or without) the session:
- * the name becomes the account's, or the guest's again. */
+ * the name becomes the account's, or the guest's again. A seat the guest
+ * held is left, as a closed tab leaves it (docs/decisions.md). */
 function reconnect() {
-  app.conn.connect();
+  app.conn.switchIdentity();
 }
+
+let announce = null; // what to say at the next welcome as an account
 
 /* Called from the welcome (app.js): the account this connection plays as,
  * or null for a guest. */
 export function onWelcome(m) {
   app.account = typeof m.account === 'string' ? m.account : null;
+  // said once the server has taken the session: with the account's own
+  // name, whatever case the person typed it in
+  if (announce && app.account) toast(t(announce, { name: app.account }), 'info');
+  announce = null;
 }
 
 /* Called when the server refuses the hello's session (ended elsewhere, a
@@ -81,7 +88,7 @@ export function signInDialog(startWith = 'in') {
       busy = false;
       if ((kind === 'up' && r.status === 201) || (kind === 'in' && r.status === 200)) {
         keep(r.body.session);
-        toast(t(kind === 'up' ? 'account.created' : 'account.signedin', { name: r.body.name || body.name }), 'info');
+        announce = kind === 'up' ? 'account.created' : 'account.signedin';
         close();
         reconnect();
         return;
@@ -161,11 +168,13 @@ export class AccountPage {
     const delPw = h('input', { type: 'password', autocomplete: 'current-password', dataset: { test: 'del-password' } });
     const change = async (e) => {
       e.preventDefault();
+      pwMsg.classList.remove('ok');
       pwMsg.textContent = t('account.wait');
       const r = await api('POST', '/api/account/password', { old: oldPw.value, new: newPw.value }, true);
       if (r.status === 200) {
         oldPw.value = newPw.value = '';
         pwMsg.textContent = t('account.pw.done');
+        pwMsg.classList.add('ok');
         return;
       }
       pwMsg.textContent = failText(r);

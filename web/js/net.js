@@ -176,6 +176,15 @@ export class Conn {
     return id;
   }
 
+  /* Says hello as someone else: signed in or out (spec §15). A new
+   * player, not the resume token's, which was the other identity's (the
+   * server refuses a session with a guest's token); the old socket closes
+   * at the new welcome, as on any reconnection. */
+  switchIdentity() {
+    this.resume = null;
+    this.connect();
+  }
+
   /* A new display name takes effect with a new hello (same player). */
   rename(name) {
     this.name = name;
