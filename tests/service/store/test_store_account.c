@@ -215,7 +215,8 @@ Test(account, a_deleted_name_is_held_then_free)
     cr_expect_eq(ddz_store_account_add(s, "LIN", HASH2, &id2), 0);
     cr_assert_eq(ddz_store_account_get(s, "lin", &a), 0);
     cr_expect_eq(a.id, id2);
-    cr_expect_neq(id2, id, "a new account never takes an old one's id (its ratings are keyed by it)");
+    cr_expect_neq(id2, id,
+                  "a new account never takes an old one's id (its ratings are keyed by it)");
     cr_expect_str_eq(a.name, "LIN");
     ddz_store_close(s);
 }
