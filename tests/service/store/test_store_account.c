@@ -22,79 +22,15 @@
 
 #include "rules/error.h"
 #include "service/store/store.h"
+#include "tests/service/store/store_db.h"
 #include "test_clock.h"
-
-static char dir[64];
-static char db_path[256];
 
 static void setup(void)
 {
-    cr_assert_geq(sodium_init(), 0);
-    strcpy(dir, "/tmp/ddz-acct-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-#if STORE_PG
-    pg_db_create(db_path, sizeof db_path);
-#else
-    snprintf(db_path, sizeof db_path, "%s/ddz.db", dir);
-#endif
+    store_db_setup("/tmp/ddz-acct-");
 }
 
-static void teardown(void)
-{
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-#if STORE_PG
-    pg_db_drop();
-#endif
-}
-
-TestSuite(account, .init = setup, .fini = teardown);
-
-static ddz_store *open_ok(void)
-{
-    char err[256] = "";
-    ddz_store *s = ddz_store_open(db_path, NULL, err, sizeof err);
-    cr_assert_not_null(s, "open: %s", err);
-    return s;
-}
-
-/* Runs `sql` on the database with a connection of the test's own (what a
- * clock 31 days on would have left behind). */
-static void db_exec(const char *sql)
-{
-#if STORE_PG
-    PGconn *c = pg_connect(db_path);
-    pg_exec(c, sql);
-    PQfinish(c);
-#else
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-    char *msg = NULL;
-    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg);
-    sqlite3_close(db);
-#endif
-}
-
-/* The count the first column of `sql` gives. */
-static long long db_num(const char *sql)
-{
-#if STORE_PG
-    PGconn *c = pg_connect(db_path);
-    long long v = pg_num(c, sql);
-    PQfinish(c);
-    return v;
-#else
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
-    long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-#endif
-}
+TestSuite(account, .init = setup, .fini = store_db_teardown);
 
 #define HASH1 "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaDE"
 #define HASH2 "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$aGFzaDI"
