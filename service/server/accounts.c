@@ -33,9 +33,10 @@ typedef struct acct_op {
     ddz_store_read rd; /* its store work (owner: this op) */
     ddz_pwhash_job pw; /* its hash work (owner: this op) */
     ddz_srv *srv;
-    void *conn;              /* the request waiting (ddz_http_req.conn), NULL once it went */
-    int route;               /* enum acct_route */
-    char addr[DDZ_ADDR_MAX]; /* the client's address, as counted */
+    void *conn; /* the request waiting (ddz_http_req.conn), NULL once it went */
+    void (*answer)(ddz_srv *srv, void *conn, ddz_http_req *req); /* ddz_http_req.answer */
+    int route;                                                   /* enum acct_route */
+    char addr[DDZ_ADDR_MAX];                 /* the client's address, as counted */
     char name_key[DDZ_LOGIN_LIMIT_KEY_MAX];  /* "n:" and the folded name: its limit's key */
     char name[DDZ_ACCOUNT_NAME_MAX];         /* the name asked for (SIGNUP, SIGNIN) */
     char bearer[DDZ_SESSION_HEX + 1];        /* the session that asks (SIGNOUT, PASSWORD, REMOVE) */
@@ -107,7 +108,7 @@ static void refuse_rate(ddz_http_req *req, int seconds)
 static void finish(acct_op *op, ddz_http_req *req)
 {
     if (op->conn)
-        ddz__http_answer_later(op->srv, op->conn, req);
+        op->answer(op->srv, op->conn, req);
     free(req->body);
     op_free(op);
 }
@@ -414,6 +415,7 @@ static acct_op *op_new(ddz_srv *srv, ddz_http_req *req, int route)
     op->srv = srv;
     op->route = route;
     op->conn = req->conn;
+    op->answer = req->answer;
     if (!ddz__budget_client_addr(srv, req->wsi, op->addr))
         snprintf(op->addr, sizeof op->addr, "?");
     return op;

@@ -66,13 +66,18 @@ typedef struct ddz_http_req {
     void (*done)(ddz_srv *srv, ddz_store_read *rd, struct ddz_http_req *req);
     /* Or an answer that comes LATER, after work of the handler's own (the
      * accounts' hashes and store reads): the handler sets `later` to its
-     * object, which keeps `conn` (set by the transport) and, when it has
-     * the answer, calls ddz__http_answer_later(srv, conn, answer). If the
+     * object, which keeps `conn` and `answer` (set by the transport) and,
+     * when it has the answer, calls answer(srv, conn, its answer). If the
      * connection goes first, the transport calls forget(later) (the
      * handler then never answers that conn). No body, no hold, no read. */
     void *later;
     void (*forget)(void *later);
-    void *conn; /* the transport's: what ddz__http_answer_later() answers */
+    /* The transport's, for `later`: the request, and what answers it with
+     * an answer's status, type, body (taken) and extra. Call only while
+     * the handler holds `conn` (not after its forget). Passed here rather
+     * than named, so that a handler needs nothing of the transport's. */
+    void *conn;
+    void (*answer)(ddz_srv *srv, void *conn, struct ddz_http_req *answer);
 } ddz_http_req;
 
 /* Answers `path` (the request's, without its query) into `req`. */
@@ -120,12 +125,6 @@ int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned m
  * header's value for that path. */
 bool ddz__http_route_takes(const ddz_http_routes *t, const char *uri, int method,
                            const char **allow);
-
-/* The transport's (server.c): answers the request `conn` (from a
- * ddz_http_req whose handler set `later`) with `answer`'s status, type,
- * body (taken) and extra. Call only while the handler holds `conn` (not
- * after its forget). */
-void ddz__http_answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer);
 
 /* Returns the route for `path`: the exact one, else the longest prefix
  * that starts it; NULL for none. */

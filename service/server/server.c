@@ -461,15 +461,19 @@ static void take_answer(http_pss *h, const ddz_http_req *req)
     }
 }
 
-/* Answers `path` into `h` as the route table says: at once, or once a store
- * read it hands over comes back (h->rd, http_read_done()). */
+static void answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer);
+
+/* Answers `path` into `h` as the route table says: at once, once a store
+ * read it hands over comes back (h->rd, http_read_done()), or when the
+ * handler's own work calls answer_later(). */
 static void route(ddz_srv *srv, const char *path, http_pss *h)
 {
     ddz_http_req req = {.wsi = h->wsi,
                         .method = h->method,
                         .in = h->in ? h->in : "",
                         .in_len = h->in_len,
-                        .conn = h};
+                        .conn = h,
+                        .answer = answer_later};
     ddz__http_route(srv, &srv->routes, path, &req);
     if (h->in) { /* a password may be in it: wiped as soon as it is read */
         sodium_memzero(h->in, h->in_want + 1);
@@ -675,7 +679,9 @@ static void http_forget(http_pss *h)
     h->body = NULL;
 }
 
-void ddz__http_answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer)
+/* ddz_http_req.answer: answers the request `conn`, whose handler set
+ * `later`, with `answer`. */
+static void answer_later(ddz_srv *srv, void *conn, ddz_http_req *answer)
 {
     (void)srv;
     http_pss *h = conn;
