@@ -49,7 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 
 #define DDZ_DEAL_TABLES 6       /* tables of one deal, at most */
 #define DDZ_DEAL_CANDIDATES 256 /* participants a plan considers, at most */

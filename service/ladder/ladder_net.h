@@ -70,7 +70,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 #include "service/store/store.h"
 #include "service/thread/mailbox.h"
 

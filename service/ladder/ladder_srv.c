@@ -20,7 +20,7 @@
 #include "service/ladder/ladder_net.h"
 #include "service/ladder/deal_plan.h"
 #include "service/ladder/deal_sched.h"
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 #include "service/seats/seats.h"
 #include "service/server/host.h"
 

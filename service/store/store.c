@@ -22,7 +22,7 @@
 #include "proto/record_json.h"
 #include "proto/utf8.h"
 #include "rules/error.h"
-#include "service/people/people_rating.h"
+#include "service/rating/people_rating.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
 #include "service/store/store_be.h"

@@ -145,7 +145,7 @@
  *         farmer_games INTEGER, farmer_wins INTEGER,
  *         PRIMARY KEY(player, rules))                         -- version 8
  *       a person's or hosted AI's rating under one rule set (SPEC §15,
- *         service/people/people_rating.h): `player` an account's id (> 0)
+ *         service/rating/people_rating.h): `player` an account's id (> 0)
  *         or a hosted AI's fixed negative id (-1 ai:strong, -2 ai:greedy,
  *         -3 ai:random); its Weng-Lin mu and sigma, its rated games, those
  *         as landlord and won as landlord, as farmer and won as farmer.
@@ -544,7 +544,7 @@ int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account
  * already ended) or DDZ_EDB. */
 int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account);
 
-/* ---- People's ratings (SPEC §15, service/people/people_rating.h) -----------
+/* ---- People's ratings (SPEC §15, service/rating/people_rating.h) -----------
  *
  * Like the accounts, these run on the readers' connection, and
  * ddz_store_rating_game WRITES SYNCHRONOUSLY: its caller wants the new

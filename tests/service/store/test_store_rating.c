@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "rules/error.h"
-#include "service/people/people_rating.h"
+#include "service/rating/people_rating.h"
 #include "service/store/store.h"
 #include "tests/service/store/store_db.h"
 #include "test_clock.h"

@@ -1,5 +1,5 @@
 /* people_rating.h - the rating of people and hosted AIs from one game
- * (SPEC §15): the ladder's Weng-Lin update (service/ladder/rating.h)
+ * (SPEC §15): the ladder's Weng-Lin update (service/rating/rating.h)
  * applied to a Dou Dizhu game, the landlord against two farmers.
  *
  * A game is two pairwise events, landlord against each farmer, both from
@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 
 #define DDZ_PEOPLE_RATING_BASE 1500.0 /* the shown rating of mu0 */
 #define DDZ_PEOPLE_RATING_SCALE 40.0  /* shown points per unit of mu */

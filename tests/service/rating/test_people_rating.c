@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "service/people/people_rating.h"
+#include "service/rating/people_rating.h"
 
 #define NEAR(a, b) cr_expect(fabs((a) - (b)) < 1e-9, "%.15f != %.15f", (double)(a), (double)(b))
 

@@ -1,5 +1,5 @@
 /* rated_queue.c - who plays whom in rated quick play (rated_queue.h). */
-#include "service/people/rated_queue.h"
+#include "service/rating/rated_queue.h"
 
 #include <math.h>
 #include <stdlib.h>

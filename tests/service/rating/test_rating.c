@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 
 static ddz_rating_cfg paper(void)
 {

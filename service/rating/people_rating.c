@@ -1,5 +1,5 @@
 /* people_rating.c - one game's rating update (people_rating.h). */
-#include "service/people/people_rating.h"
+#include "service/rating/people_rating.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* rating.c - Weng-Lin Bradley-Terry full pairing (rating.h). */
-#include "service/ladder/rating.h"
+#include "service/rating/rating.h"
 
 #include <math.h>
 

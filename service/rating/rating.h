@@ -1,7 +1,8 @@
-/* rating.h - the ladder's ratings: Weng and Lin's Bayesian approximation
- * for online ranking (R. C. Weng, C.-J. Lin, "A Bayesian Approximation
- * Method for Online Ranking", JMLR 12, 2011), the Bradley-Terry model with
- * full pairing (the paper's Algorithm 1), one player a team.
+/* rating.h - ratings of programs (the ladder) and of people (people_rating.h):
+ * Weng and Lin's Bayesian approximation for online ranking (R. C. Weng,
+ * C.-J. Lin, "A Bayesian Approximation Method for Online Ranking", JMLR 12,
+ * 2011), the Bradley-Terry model with full pairing (the paper's
+ * Algorithm 1), one player a team.
  *
  * A rating is a normal belief about a player's skill: mean `mu` and
  * standard deviation `sigma` (the uncertainty). A result is a ranking of

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "rules/error.h"
-#include "service/people/rated_queue.h"
+#include "service/rating/rated_queue.h"
 
 #define S INT64_C(1000000) /* a second, in µs */
 
