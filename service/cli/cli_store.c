@@ -188,6 +188,10 @@ int ddz_cli_token(int argc, char **argv)
         } else if (rc == DDZ_EINVAL) {
             status =
                 ddz_cli_complain(cmd, "'%s' already has an active token (revoke it first)", name);
+        } else if (rc == DDZ_EEXIST) {
+            status = ddz_cli_complain(
+                cmd, "'%s' is a person's account's name (or was, within 30 days): choose another",
+                name);
         } else {
             status = store_error(cmd, s, rc);
         }

@@ -16,13 +16,38 @@
 #include "service/server/context.h"
 #include "service/server/http_routes.h"
 #include "service/server/login_limit.h"
+#include "service/server/names.h"
 #include "service/server/players.h"
 #include "service/server/pwhash.h"
 #include "service/store/store.h"
 
+/* How often the account names are read again (names.h): new names every
+ * DDZ_NAMES_POLL_MS on several nodes (others' sign-ups), the whole set
+ * every DDZ_NAMES_FULL_MS everywhere (held names whose 30 days ran out
+ * leave it); a first load that failed is tried again every poll. A new
+ * name read looks back DDZ_NAMES_OVERLAP_MS before the last read began:
+ * the nodes' clocks, which stamp created_at, may differ by that much. */
+#define DDZ_NAMES_POLL_MS 10000
+#define DDZ_NAMES_FULL_MS (3600 * 1000)
+#define DDZ_NAMES_OVERLAP_MS 60000
+
 struct ddz_accounts {
+    ddz_srv *srv;
     ddz_pwhash *pool;       /* Argon2id off the loop */
     ddz_login_limit *limit; /* failed passwords per address and per name */
+    /* the account names' reads (names.h): one at a time */
+    ddz_store_read keys;  /* its kind ACCOUNT_KEYS; in the store while keys_pending */
+    bool keys_pending;    /* keys is in the store's hands */
+    ddz_names *loading;   /* filled by the reader thread while keys_pending */
+    ddz_names *fresh;     /* names made here while a whole load is pending */
+    bool loading_full;    /* the pending read is of every name (since 0) */
+    bool overflow;        /* a name did not fit (set on the reader thread, read after) */
+    bool loaded;          /* a whole load came */
+    int64_t full_ms;      /* wall clock when the last whole load began */
+    int64_t since_ms;     /* wall clock when the last load (either) began */
+    int64_t pending_ms;   /* wall clock when the pending one began */
+    bool overflow_told;   /* the log said it */
+    ddz_timer keys_timer; /* the next read */
 };
 
 enum acct_route { SIGNUP, SIGNIN, SIGNOUT, PASSWORD, REMOVE };
@@ -43,6 +68,13 @@ typedef struct acct_op {
     char newpw[DDZ_PWHASH_PASSWORD_MAX + 1]; /* PASSWORD: the new one, until it is hashed */
     int64_t account;                         /* its account, once known */
 } acct_op;
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int64_t mono_ms(void)
 {
@@ -199,6 +231,24 @@ static void set_name_key(acct_op *op, const char *name)
         snprintf(op->name_key, sizeof op->name_key, "n:%s", folded);
 }
 
+/* Account `name` was made on this node: guests are refused it at once,
+ * before any read of the names comes back. */
+static void names_made(ddz_srv *srv, const char *name)
+{
+    struct ddz_accounts *a = state(srv);
+    char key[DDZ_NAMES_KEY_MAX];
+    if (!ddz_names_key(name, key))
+        return;
+    if (ddz_names_add(srv->names, key) < 0 && !a->overflow_told) {
+        a->overflow_told = true;
+        ddz__log(srv, "warn", NULL,
+                 "more than %u account names: names past the bound are not refused to guests",
+                 DDZ_NAMES_MAX);
+    }
+    if (a->fresh) /* the whole load in flight may have missed it */
+        (void)ddz_names_add(a->fresh, key);
+}
+
 /* The store answered a read of op. */
 static void store_step(acct_op *op)
 {
@@ -211,6 +261,8 @@ static void store_step(acct_op *op)
     ddz_http_req req = {0};
     switch (r->kind) {
     case DDZ_STORE_READ_ACCOUNT_ADD: /* SIGNUP's end */
+        if (rc == 0)
+            names_made(op->srv, r->account.name); /* refused to guests from now on */
         if (rc == 0) {
             json_t *o = json_pack("{s:s, s:s}", "name", r->account.name, "session", r->session);
             finish_json(op, 201, o);
@@ -562,6 +614,89 @@ static void account_delete(ddz_srv *srv, const char *path, ddz_http_req *req)
     with_password(srv, req, REMOVE);
 }
 
+/* ---- the account names (names.h) ----------------------------------------------- */
+
+/* On the store's reader thread: one name of the load. */
+static void key_row(void *ctx, const char *key)
+{
+    struct ddz_accounts *a = ctx;
+    if (ddz_names_add(a->loading, key) < 0)
+        a->overflow = true;
+}
+
+/* Starts a read of the names: every one (`full`) or those made since the
+ * last read began. Returns whether it was handed to the store. */
+static bool names_read(struct ddz_accounts *a, bool full)
+{
+    ddz_srv *srv = a->srv;
+    if (a->keys_pending || !srv->store || !srv->names ||
+        !(a->loading = ddz_names_sibling(srv->names)))
+        return false;
+    if (full && !(a->fresh = ddz_names_sibling(srv->names))) {
+        ddz_names_destroy(a->loading);
+        a->loading = NULL;
+        return false;
+    }
+    a->loading_full = full;
+    a->overflow = false;
+    a->pending_ms = wall_ms();
+    memset(&a->keys, 0, sizeof a->keys);
+    a->keys.kind = DDZ_STORE_READ_ACCOUNT_KEYS;
+    a->keys.id = full ? 0 : a->since_ms - DDZ_NAMES_OVERLAP_MS;
+    a->keys.key_row = key_row;
+    a->keys.key_ctx = a;
+    a->keys.owner = a;
+    a->keys_pending = ddz_store_read_submit(srv->store, &a->keys) == 0;
+    if (!a->keys_pending) {
+        ddz_names_destroy(a->loading);
+        ddz_names_destroy(a->fresh);
+        a->loading = a->fresh = NULL;
+    }
+    return a->keys_pending;
+}
+
+static void names_tick(ddz_timer *t)
+{
+    struct ddz_accounts *a = lws_container_of(t, struct ddz_accounts, keys_timer);
+    ddz_srv *srv = a->srv;
+    if (!a->keys_pending) {
+        if (!a->loaded || wall_ms() - a->full_ms >= DDZ_NAMES_FULL_MS)
+            names_read(a, true);
+        else if (srv->cluster) /* only other nodes make names this node has not seen */
+            names_read(a, false);
+    }
+    ddz_loop_arm(&srv->loop.base, &a->keys_timer, names_tick, DDZ_NAMES_POLL_MS * 1000LL);
+}
+
+/* A read of the names came back. */
+static void names_done(struct ddz_accounts *a, bool answer)
+{
+    ddz_srv *srv = a->srv;
+    a->keys_pending = false;
+    if (answer && a->keys.rc >= 0) {
+        if (a->loading_full) {
+            /* the load, and what this node made meanwhile, is the set */
+            if (ddz_names_merge(a->loading, a->fresh) < 0)
+                a->overflow = true;
+            ddz_names_swap(srv->names, a->loading);
+            a->loaded = true;
+            a->full_ms = a->pending_ms;
+        } else if (ddz_names_merge(srv->names, a->loading) < 0) {
+            a->overflow = true;
+        }
+        a->since_ms = a->pending_ms;
+        if (a->overflow && !a->overflow_told) {
+            a->overflow_told = true;
+            ddz__log(srv, "warn", NULL,
+                     "more than %u account names: names past the bound are not refused to guests",
+                     DDZ_NAMES_MAX);
+        }
+    }
+    ddz_names_destroy(a->loading);
+    ddz_names_destroy(a->fresh);
+    a->loading = a->fresh = NULL;
+}
+
 /* ---- the server's side -------------------------------------------------------- */
 
 int ddz__accounts_start(ddz_srv *srv, void (*wake)(void *ctx))
@@ -570,8 +705,14 @@ int ddz__accounts_start(ddz_srv *srv, void (*wake)(void *ctx))
     if (!a)
         return DDZ_ENOMEM;
     srv->accounts = a;
-    if (!(a->limit = ddz_login_limit_create()) || !(a->pool = ddz_pwhash_create(NULL, wake, srv)))
+    a->srv = srv;
+    if (!(a->limit = ddz_login_limit_create()) || !(srv->names = ddz_names_create()) ||
+        !(a->pool = ddz_pwhash_create(NULL, wake, srv)))
         return DDZ_ENOMEM;
+    /* the names now (a store read: the loop does not wait for it), then
+     * on the timer */
+    names_read(a, true);
+    ddz_loop_arm(&srv->loop.base, &a->keys_timer, names_tick, DDZ_NAMES_POLL_MS * 1000LL);
     return 0;
 }
 
@@ -607,12 +748,17 @@ void ddz__accounts_collect(ddz_srv *srv, bool answer)
 
 bool ddz__accounts_owns_read(const ddz_store_read *rd)
 {
-    return rd->kind >= DDZ_STORE_READ_ACCOUNT_ADD && rd->kind <= DDZ_STORE_READ_SESSION_END;
+    return (rd->kind >= DDZ_STORE_READ_ACCOUNT_ADD && rd->kind <= DDZ_STORE_READ_SESSION_END) ||
+           rd->kind == DDZ_STORE_READ_ACCOUNT_KEYS;
 }
 
 void ddz__accounts_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 {
-    (void)srv;
+    if (rd->kind == DDZ_STORE_READ_ACCOUNT_KEYS) {
+        if (srv->accounts && rd == &srv->accounts->keys)
+            names_done(srv->accounts, answer);
+        return;
+    }
     acct_op *op = rd->owner;
     if (answer)
         store_step(op);
@@ -622,8 +768,10 @@ void ddz__accounts_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 
 void ddz__accounts_stop(ddz_srv *srv)
 {
-    if (srv->accounts)
-        ddz_pwhash_stop(srv->accounts->pool);
+    if (!srv->accounts)
+        return;
+    ddz_loop_disarm(&srv->loop.base, &srv->accounts->keys_timer);
+    ddz_pwhash_stop(srv->accounts->pool);
 }
 
 void ddz__accounts_destroy(ddz_srv *srv)
@@ -633,6 +781,10 @@ void ddz__accounts_destroy(ddz_srv *srv)
         return;
     ddz_pwhash_destroy(a->pool);
     ddz_login_limit_destroy(a->limit);
+    ddz_names_destroy(a->loading); /* a read never answered: NULL after names_done */
+    ddz_names_destroy(a->fresh);
+    ddz_names_destroy(srv->names);
+    srv->names = NULL;
     free(a);
     srv->accounts = NULL;
 }

@@ -138,6 +138,8 @@ struct ddz_srv {
     ddz_think *think;              /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst;   /* post-game analyses, off the loop (analyst.h) */
     struct ddz_accounts *accounts; /* people's accounts: hashing, limits (accounts.h) */
+    struct ddz_names *names;       /* the account names no guest may use (names.h; accounts.c
+                                      keeps it, players.c asks it) */
     ddz_lws_loop loop;             /* the lws loop as seats see it (loop.base) */
     ddz_listener listener;         /* the listening socket and the descriptor budget */
     ddz_gate gate;                 /* every client socket counted; plain HTTP heads read (gate.h) */

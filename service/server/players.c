@@ -9,6 +9,7 @@
 #include "rules/error.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/names.h"
 #include "service/server/room.h"
 
 /* A hello with a bot token needs the tokens table (with an account's
@@ -186,6 +187,15 @@ void ddz__players_hello(ddz_srv *srv, ddz_conn *c, const ddz_req *q)
         return;
     }
     if (!q->token[0] && !q->session[0]) {
+        /* an account's name is nobody else's (SPEC §15): asked of the set
+         * in memory, never of the database (names.h) */
+        char key[DDZ_NAMES_KEY_MAX];
+        if (ddz_names_key(q->name, key) && ddz_names_has(srv->names, key)) {
+            ddz__conn_error(c, DDZ_ENAME,
+                            "this name belongs to a signed-up person: choose another, or sign in",
+                            q);
+            return;
+        }
         hello_done(srv, c, q, NULL, NULL, 0, NULL);
         return;
     }

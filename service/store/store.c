@@ -1460,6 +1460,9 @@ static int token_check_due(ddz_store *s, const char *token, char name_out[DDZ_TO
                            uint8_t id_out[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
 static int token_ids_due(ddz_store *s, uint8_t (**ids)[DDZ_TOKEN_ID_BYTES], int64_t due_ms);
 static void run_account_read(ddz_store *s, ddz_store_read *r);
+static int account_keys_due(ddz_store *s, const char *key, int64_t since_ms,
+                            void (*row)(void *ctx, const char *key), void *ctx, int64_t due_ms);
+static int mine_session_due(ddz_store *s, ddz_store_read *r, int64_t due_ms);
 static void run_rating_read(ddz_store *s, ddz_store_read *r);
 
 /* Runs `r` by its own deadline, set when it was submitted: a read that
@@ -1479,6 +1482,11 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = my_games_due(s, r->me, DDZ_STORE_MINE_MAX, &r->json, due);
     } else if (r->kind == DDZ_STORE_READ_TOKEN_IDS) {
         r->rc = token_ids_due(s, &r->ids, due);
+    } else if (r->kind == DDZ_STORE_READ_ACCOUNT_KEYS) {
+        r->rc =
+            r->key_row ? account_keys_due(s, NULL, r->id, r->key_row, r->key_ctx, due) : DDZ_EINVAL;
+    } else if (r->kind == DDZ_STORE_READ_MINE_SESSION) {
+        r->rc = mine_session_due(s, r, due);
     } else if (r->kind >= DDZ_STORE_READ_RATING_GAME) {
         run_rating_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
@@ -1533,7 +1541,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_LEADERBOARD)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_MINE_SESSION)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -1605,6 +1613,9 @@ int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN
     token_out[0] = '\0';
     if (!ddz_store_token_name_valid(name))
         return DDZ_EINVAL;
+    int taken = ddz_store_account_name_taken(s, name); /* SPEC §15: no bot takes it */
+    if (taken != 0)
+        return taken < 0 ? taken : DDZ_EEXIST;
     unsigned char raw[TOKEN_BYTES], hash[STORE_HASH_BYTES];
     randombytes_buf(raw, sizeof raw);
     crypto_generichash(hash, sizeof hash, raw, sizeof raw, NULL, 0);
@@ -1817,6 +1828,22 @@ static bool hash_ok(const char *hash)
     return hash && *hash && strnlen(hash, DDZ_ACCOUNT_HASH_MAX) < DDZ_ACCOUNT_HASH_MAX;
 }
 
+/* Whether an active token's name folds to `key` (token_active's row). */
+typedef struct bot_name_match {
+    const char *key;
+    bool found;
+} bot_name_match;
+
+static void match_bot_name(void *ctx, const char *name, const uint8_t *hash, size_t len)
+{
+    (void)hash, (void)len;
+    bot_name_match *m = ctx;
+    char folded[DDZ_ACCOUNT_NAME_MAX];
+    if (!m->found && strlen(name) < sizeof folded &&
+        ddz_utf8_fold(name, folded, sizeof folded) != (size_t)-1 && strcmp(folded, m->key) == 0)
+        m->found = true;
+}
+
 static int account_add_due(ddz_store *s, const char *name, const char *hash, int64_t *id,
                            int64_t due_ms)
 {
@@ -1829,9 +1856,16 @@ static int account_add_due(ddz_store *s, const char *name, const char *hash, int
     if (!hash_ok(hash))
         return DDZ_EINVAL;
     int64_t now = now_ms(), made = 0;
+    bot_name_match bot = {.key = key};
     rbegin(s, due_ms);
-    rc = read_result(
-        s, s->ops->account_add(s->be, name, key, hash, now, now - DDZ_ACCOUNT_NAME_HOLD_MS, &made));
+    /* a bot's name is nobody's account (SPEC §15): the active tokens are
+     * few (an operator makes each), so their names are folded here */
+    rc = read_result(s, s->ops->token_active(s->be, match_bot_name, &bot));
+    if (rc >= 0 && bot.found)
+        rc = 0; /* taken */
+    else if (rc >= 0)
+        rc = read_result(s, s->ops->account_add(s->be, name, key, hash, now,
+                                                now - DDZ_ACCOUNT_NAME_HOLD_MS, &made));
     rend(s);
     if (rc == 1 && id)
         *id = made;
@@ -1956,6 +1990,82 @@ int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account)
     return session_end_due(s, session, account, 0);
 }
 
+static int account_keys_due(ddz_store *s, const char *key, int64_t since_ms,
+                            void (*row)(void *ctx, const char *key), void *ctx, int64_t due_ms)
+{
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->account_keys(s->be, key, since_ms,
+                                                 now_ms() - DDZ_ACCOUNT_NAME_HOLD_MS, row, ctx));
+    rend(s);
+    return rc;
+}
+
+int ddz_store_account_keys(ddz_store *s, int64_t since_ms, void (*row)(void *ctx, const char *key),
+                           void *ctx)
+{
+    return account_keys_due(s, NULL, since_ms, row, ctx, 0);
+}
+
+static void count_key(void *ctx, const char *key)
+{
+    (void)key;
+    ++*(int *)ctx;
+}
+
+int ddz_store_account_name_taken(ddz_store *s, const char *name)
+{
+    char key[DDZ_ACCOUNT_NAME_MAX];
+    if (!account_key(name, key))
+        return 0;
+    int n = 0;
+    int rc = account_keys_due(s, key, 0, count_key, &n, 0);
+    return rc < 0 ? rc : n > 0;
+}
+
+void ddz_store_account_owner(int64_t id, uint8_t out[DDZ_STORE_ME_BYTES])
+{
+    char text[48];
+    int n = snprintf(text, sizeof text, "ddz-account:%lld", (long long)id);
+    crypto_generichash(out, DDZ_STORE_ME_BYTES, (const uint8_t *)text, (size_t)n, NULL, 0);
+}
+
+static int account_claim_due(ddz_store *s, int64_t id, const uint8_t guest[DDZ_STORE_ME_BYTES],
+                             int64_t due_ms)
+{
+    uint8_t owner[DDZ_STORE_ME_BYTES];
+    ddz_store_account_owner(id, owner);
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->mine_copy(s->be, guest, owner));
+    rend(s);
+    return rc;
+}
+
+int ddz_store_account_claim(ddz_store *s, int64_t id, const uint8_t guest[DDZ_STORE_ME_BYTES])
+{
+    return account_claim_due(s, id, guest, 0);
+}
+
+/* Whether `b` is all zeros (a read's `me` not set). */
+static bool zeros(const uint8_t *b, size_t n)
+{
+    uint8_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= b[i];
+    return any == 0;
+}
+
+/* MINE_SESSION: the session's account, then its games. */
+static int mine_session_due(ddz_store *s, ddz_store_read *r, int64_t due_ms)
+{
+    int rc = session_check_due(s, r->session, &r->account, due_ms);
+    sodium_memzero(r->session, sizeof r->session);
+    if (rc < 0)
+        return rc;
+    uint8_t owner[DDZ_STORE_ME_BYTES];
+    ddz_store_account_owner(r->account.id, owner);
+    return my_games_due(s, owner, DDZ_STORE_MINE_MAX, &r->json, due_ms);
+}
+
 /* The account kinds of the reader thread (run_read). */
 static void run_account_read(ddz_store *s, ddz_store_read *r)
 {
@@ -1965,6 +2075,10 @@ static void run_account_read(ddz_store *s, ddz_store_read *r)
         r->rc = account_add_due(s, r->account.name, r->account.hash, &r->account.id, due);
         if (r->rc == 0)
             r->rc = session_new_due(s, r->account.id, r->session, due);
+        /* the guest's history: a failure loses the copy, not the account
+         * (the person signs in and plays on; logged by the store's count) */
+        if (r->rc == 0 && !zeros(r->me, sizeof r->me))
+            (void)account_claim_due(s, r->account.id, r->me, due);
         break;
     case DDZ_STORE_READ_ACCOUNT_GET:
         r->rc = account_get_due(s, r->account.name, &r->account, due);

@@ -445,7 +445,8 @@ bool ddz_store_token_name_valid(const char *name);
  * stored. WRITES SYNCHRONOUSLY (a command-line operation). A revoked token's
  * name may be reused: the new token replaces it. Returns 0, DDZ_EINVAL if
  * the name is not valid (ddz_store_token_name_valid()) or has an active
- * token, or DDZ_EDB. */
+ * token, DDZ_EEXIST if it is a person's account's name, live or held
+ * (ddz_store_account_name_taken(): SPEC §15, no bot takes it), or DDZ_EDB. */
 int ddz_store_token_add(ddz_store *s, const char *name, char token_out[DDZ_TOKEN_HEX + 1]);
 
 /* Checks `token` (64 hex digits, either case) against every active token,
@@ -506,8 +507,11 @@ typedef struct ddz_store_account {
  * ddz_msg_display_name_check (proto/msg.h) and is unique ignoring case
  * (ddz_utf8_fold), among live accounts and those deleted less than
  * DDZ_ACCOUNT_NAME_HOLD_MS ago; concurrent makers of one name, from any
- * node, get one account. WRITES SYNCHRONOUSLY. Returns 0, DDZ_EEXIST (the
- * name is taken), DDZ_ENAME or DDZ_EFIELD (the name breaks the rules),
+ * node, get one account; nor may it fold equal to an active bot token's
+ * name (checked before the insert, not in its transaction: a token made
+ * by `ddz token add` at the same instant may slip through). WRITES
+ * SYNCHRONOUSLY. Returns 0, DDZ_EEXIST (the name is taken, by an account
+ * or a bot), DDZ_ENAME or DDZ_EFIELD (the name breaks the rules),
  * DDZ_EINVAL (hash empty or too long) or DDZ_EDB. */
 int ddz_store_account_add(ddz_store *s, const char *name, const char *hash, int64_t *id);
 
@@ -543,6 +547,34 @@ int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account
  * WRITES SYNCHRONOUSLY. Returns 0, DDZ_EAUTH (malformed, unknown or
  * already ended) or DDZ_EDB. */
 int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account);
+
+/* Calls row(ctx, key) on the calling thread for the folded name
+ * (ddz_utf8_fold) of every account whose name nobody else may use: live,
+ * or deleted less than DDZ_ACCOUNT_NAME_HOLD_MS ago; with `since_ms` > 0
+ * only those made at or after since_ms (by the maker's clock: a caller
+ * polling for new names overlaps its windows). READS SYNCHRONOUSLY.
+ * Returns the count or DDZ_EDB. */
+int ddz_store_account_keys(ddz_store *s, int64_t since_ms, void (*row)(void *ctx, const char *key),
+                           void *ctx);
+
+/* Whether `name` folds (ddz_utf8_fold) equal to the name of an account
+ * live or held (as ddz_store_account_keys() lists them). READS
+ * SYNCHRONOUSLY. Returns 1, 0 (also for a name no account can have) or
+ * DDZ_EDB. */
+int ddz_store_account_name_taken(ddz_store *s, const char *name);
+
+/* The owner hash under which the games of account `id` are kept in "my
+ * games" (ddz_store_add_mine, ddz_store_my_games): BLAKE2b-256 of
+ * "ddz-account:" and the id in decimal. A guest's owner is BLAKE2b-256 of
+ * its 32-hex-digit browser key, so the two never meet. Pure. */
+void ddz_store_account_owner(int64_t id, uint8_t out[DDZ_STORE_ME_BYTES]);
+
+/* Copies the "my games" rows of the guest whose owner hash is `guest` to
+ * account `id`'s owner (ddz_store_account_owner), keeping both: a browser's
+ * guest history claimed by the account made on it. Rows still in the
+ * writer's queue or journal are not copied. WRITES SYNCHRONOUSLY. Returns
+ * the rows copied or DDZ_EDB. */
+int ddz_store_account_claim(ddz_store *s, int64_t id, const uint8_t guest[DDZ_STORE_ME_BYTES]);
 
 /* ---- People's ratings (SPEC §15, service/rating/people_rating.h) -----------
  *
@@ -736,7 +768,8 @@ enum ddz_store_read_kind {
     /* Accounts (they may write: see "Accounts and sessions" above); the
      * account's fields are in `account`, a session in `session`. */
     DDZ_STORE_READ_ACCOUNT_ADD,    /* ddz_store_account_add(account.name, account.hash),
-                                      then, if made, ddz_store_session_new into `session` */
+                                      then, if made, ddz_store_session_new into `session`
+                                      and, if `me` is not all zeros, ddz_store_account_claim(me) */
     DDZ_STORE_READ_ACCOUNT_GET,    /* ddz_store_account_get(account.name) into `account` */
     DDZ_STORE_READ_ACCOUNT_HASH,   /* ddz_store_account_set_hash(account.id, account.hash,
                                       keeping `session`) */
@@ -745,12 +778,16 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSION_CHECK,  /* ddz_store_session_check(session) into `account` */
     DDZ_STORE_READ_SESSION_END,    /* ddz_store_session_end(session) into `account.id` */
     /* People's ratings (RATING_GAME writes); the arguments in `rating`. */
-    DDZ_STORE_READ_RATING_GAME, /* ddz_store_rating_game(rating.rules, rating.game,
-                                   rating.player, rating.landlord, rating.landlord_won)
-                                   into rating.out */
-    DDZ_STORE_READ_PERSON,      /* ddz_store_person(account.name) into `json` */
-    DDZ_STORE_READ_LEADERBOARD, /* ddz_store_leaderboard(rating.rules, rating.limit)
-                                   into `json` */
+    DDZ_STORE_READ_RATING_GAME,  /* ddz_store_rating_game(rating.rules, rating.game,
+                                    rating.player, rating.landlord, rating.landlord_won)
+                                    into rating.out */
+    DDZ_STORE_READ_PERSON,       /* ddz_store_person(account.name) into `json` */
+    DDZ_STORE_READ_LEADERBOARD,  /* ddz_store_leaderboard(rating.rules, rating.limit)
+                                    into `json` */
+    DDZ_STORE_READ_ACCOUNT_KEYS, /* ddz_store_account_keys(id as since_ms, key_row, key_ctx):
+                                    key_row runs on the reader thread */
+    DDZ_STORE_READ_MINE_SESSION, /* ddz_store_session_check(session), then
+                                    ddz_store_my_games(its account's owner) into `json` */
 };
 
 /* The arguments and answer of the rating kinds of ddz_store_read. */
@@ -783,7 +820,9 @@ typedef struct ddz_store_read {
     ddz_store_account account;            /* ACCOUNT_..., SESSION_...: in and answer */
     char session[DDZ_SESSION_HEX + 1];    /* SESSION_..., ACCOUNT_ADD/HASH: in or answer */
     ddz_store_rating_req rating;          /* RATING_GAME, LEADERBOARD: in and answer */
-    ddz_mail mail;                        /* the store's queue link */
+    void (*key_row)(void *ctx, const char *key); /* ACCOUNT_KEYS: called for each key */
+    void *key_ctx;                               /* ACCOUNT_KEYS: its ctx */
+    ddz_mail mail;                               /* the store's queue link */
 } ddz_store_read;
 
 /* Starts the reader thread. `wake(ctx)` is called from it after each answer

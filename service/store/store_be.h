@@ -161,6 +161,15 @@ typedef struct store_ops {
      * returns 1 and sets *id, 0 (the name is taken) or DDZ_EDB. */
     int (*account_add)(store_be *b, const char *name, const char *key, const char *hash,
                        int64_t now_ms, int64_t purge_before, int64_t *id);
+    /* Calls row(ctx, key) for the key of every account live or deleted at
+     * or after `purge_before`, made at or after `since_ms`, and only of
+     * `key` unless it is NULL. Returns the count or DDZ_EDB. */
+    int (*account_keys)(store_be *b, const char *key, int64_t since_ms, int64_t purge_before,
+                        void (*row)(void *ctx, const char *key), void *ctx);
+    /* Copies the mine rows of owner `from` to owner `to` (existing ones
+     * kept). Returns the rows inserted or DDZ_EDB. */
+    int (*mine_copy)(store_be *b, const uint8_t from[DDZ_STORE_ME_BYTES],
+                     const uint8_t to[DDZ_STORE_ME_BYTES]);
     /* Fills *out (id, name, hash) with the live account of `key`. Returns
      * 0, DDZ_ENOTFOUND or DDZ_EDB. */
     int (*account_get)(store_be *b, const char *key, ddz_store_account *out);

@@ -950,6 +950,39 @@ static int pg_account_add(store_be *b, const char *name, const char *key, const 
     return made > 0;
 }
 
+static int pg_account_keys(store_be *b, const char *key, int64_t since_ms, int64_t purge_before,
+                           void (*row)(void *ctx, const char *key), void *ctx)
+{
+    params p = {.v = {key}};
+    p_i64(&p, 1, since_ms);
+    p_i64(&p, 2, purge_before);
+    PGresult *res = rd(b,
+                       "SELECT key FROM accounts WHERE ($1::text IS NULL OR key = $1)"
+                       " AND created_at >= $2 AND (deleted_at IS NULL OR deleted_at >= $3)",
+                       3, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    for (int i = 0; i < n; i++)
+        row(ctx, PQgetvalue(res, i, 0));
+    PQclear(res);
+    return n;
+}
+
+static int pg_mine_copy(store_be *b, const uint8_t from[DDZ_STORE_ME_BYTES],
+                        const uint8_t to[DDZ_STORE_ME_BYTES])
+{
+    char f[2 * DDZ_STORE_ME_BYTES + 1], t[2 * DDZ_STORE_ME_BYTES + 1];
+    sodium_bin2hex(f, sizeof f, from, DDZ_STORE_ME_BYTES);
+    sodium_bin2hex(t, sizeof t, to, DDZ_STORE_ME_BYTES);
+    const char *v[] = {f, t};
+    return rd_write(
+        b,
+        "INSERT INTO mine(owner, game, seat) SELECT decode($2, 'hex'), game, seat"
+        " FROM mine WHERE owner = decode($1, 'hex') ON CONFLICT(owner, game) DO NOTHING",
+        2, v);
+}
+
 static int pg_account_get(store_be *b, const char *key, ddz_store_account *out)
 {
     const char *v[] = {key};
@@ -1346,6 +1379,8 @@ const store_ops ddz__store_pg_ops = {
     .token_list = pg_token_list,
     .account_add = pg_account_add,
     .account_get = pg_account_get,
+    .account_keys = pg_account_keys,
+    .mine_copy = pg_mine_copy,
     .account_set_hash = pg_account_set_hash,
     .account_delete = pg_account_delete,
     .session_add = pg_session_add,

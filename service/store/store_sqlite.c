@@ -750,6 +750,40 @@ static int sq_account_add(store_be *b, const char *name, const char *key, const 
     return rend_tx(b, rc);
 }
 
+static int sq_account_keys(store_be *b, const char *key, int64_t since_ms, int64_t purge_before,
+                           void (*row)(void *ctx, const char *key), void *ctx)
+{
+    sqlite3_stmt *st =
+        rprep(b, "SELECT key FROM accounts WHERE (?1 IS NULL OR key = ?1)"
+                 " AND created_at >= ?2 AND (deleted_at IS NULL OR deleted_at >= ?3)");
+    if (!st)
+        return DDZ_EDB;
+    if (key)
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, since_ms);
+    sqlite3_bind_int64(st, 3, purge_before);
+    int step, n = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0);
+        if (k)
+            row(ctx, k);
+        n++;
+    }
+    return rows_end(st, step, 0, n);
+}
+
+static int sq_mine_copy(store_be *b, const uint8_t from[DDZ_STORE_ME_BYTES],
+                        const uint8_t to[DDZ_STORE_ME_BYTES])
+{
+    sqlite3_stmt *st = rprep(b, "INSERT INTO mine(owner, game, seat) SELECT ?2, game, seat"
+                                " FROM mine WHERE owner = ?1 ON CONFLICT(owner, game) DO NOTHING");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_blob(st, 1, from, DDZ_STORE_ME_BYTES, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 2, to, DDZ_STORE_ME_BYTES, SQLITE_STATIC);
+    return read_conn_write(b, st);
+}
+
 static int sq_account_get(store_be *b, const char *key, ddz_store_account *out)
 {
     sqlite3_stmt *st =
@@ -1156,6 +1190,8 @@ const store_ops ddz__store_sqlite_ops = {
     .token_list = sq_token_list,
     .account_add = sq_account_add,
     .account_get = sq_account_get,
+    .account_keys = sq_account_keys,
+    .mine_copy = sq_mine_copy,
     .account_set_hash = sq_account_set_hash,
     .account_delete = sq_account_delete,
     .session_add = sq_session_add,

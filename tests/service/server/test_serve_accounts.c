@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 
 #include "service/serve_harness.h"
+#include "service/store/store.h"
 
 TestSuite(accounts, .init = setup, .fini = teardown);
 
@@ -364,4 +365,84 @@ Test(accounts, hello_with_a_session_plays_as_the_account)
     cli_send(bad, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "x",
                             "session", "00"));
     expect_error(bad, DDZ_EAUTH, DDZ_REQ_HELLO);
+}
+
+/* Says hello as guest `name` on a new connection: returns it after the
+ * answer, `welcome` or an error (which is returned in *code, else 0). */
+static cli *guest_hello(const char *name, int *code)
+{
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "guest");
+    cli_send(c, json_pack("{s:s, s:i, s:s}", "type", "hello", "version", 1, "name", name));
+    for (;;) {
+        const ddz_event *e = cli_next(c, T(5000));
+        cr_assert_not_null(e, "no answer to hello %s", name);
+        if (e->type == DDZ_EVENT_WELCOME || e->type == DDZ_EVENT_ERROR) {
+            *code = e->type == DDZ_EVENT_ERROR ? e->error.code : 0;
+            return c;
+        }
+    }
+}
+
+/* SPEC §15: no guest or bot can use an account's name. A guest's hello
+ * under it, in another case, is refused ENAME (the connection stays: a
+ * hello under another name is welcome); after the account's deletion the
+ * name stays refused (held); a bot token cannot take it, and an account
+ * cannot take a bot's. */
+Test(accounts, an_accounts_name_is_nobody_elses)
+{
+    char s[65];
+    sign_up("Zhang Wei", "a long password", s);
+    int code;
+    cli *g = guest_hello("zhang WEI", &code);
+    cr_expect_eq(code, DDZ_ENAME);
+    cli_send(g, json_pack("{s:s, s:i, s:s}", "type", "hello", "version", 1, "name", "Li Na"));
+    const ddz_event *w = cli_expect(g, DDZ_EVENT_WELCOME);
+    cr_expect_str_eq(w->welcome.name, "Li Na");
+
+    /* the store the server uses, opened beside it (SQLite: another
+     * connection) for what `ddz token add` does */
+    char err[256];
+    ddz_store *st = ddz_store_open(srv.db, NULL, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    char token[DDZ_TOKEN_HEX + 1];
+    cr_expect_eq(ddz_store_token_add(st, "ZHANG wei", token), DDZ_EEXIST);
+    cr_expect_eq(ddz_store_token_add(st, "Robo", token), 0);
+    reply r =
+        call("POST", "/api/accounts", "{\"name\":\"robo\",\"password\":\"a long password\"}", NULL);
+    expect(&r, 409, "EEXIST");
+
+    /* deleted: held, refused still */
+    r = call("DELETE", "/api/account", "{\"password\":\"a long password\"}", s);
+    expect(&r, 200, NULL);
+    cli *h = guest_hello("ZHANG WEI", &code);
+    cr_expect_eq(code, DDZ_ENAME, "held for 30 days");
+    cli_close(h);
+    cr_expect_eq(ddz_store_token_add(st, "zhang wei", token), DDZ_EEXIST, "held for bots too");
+    ddz_store_close(st);
+}
+
+/* The names are loaded at the start (a store read), not only learnt from
+ * this server's sign-ups: an account made before the server started is
+ * refused to guests once the load is in (within a second or so). */
+Test(accounts, names_are_loaded_at_start, .init = setup_no_server)
+{
+    char err[256];
+    ddz_store *st = ddz_store_open(srv.db, NULL, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(
+        ddz_store_account_add(st, "Éva", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", NULL), 0);
+    ddz_store_close(st);
+    server_start();
+    int code = 0;
+    for (int i = 0; i < 50 && code != DDZ_ENAME; i++) {
+        cli *c = guest_hello("éVA", &code);
+        cli_close(c);
+        if (code != DDZ_ENAME) {
+            struct timespec pause = {0, 100 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    cr_expect_eq(code, DDZ_ENAME);
+    cli_close(cli_hello("Eva")); /* another name: welcome */
 }

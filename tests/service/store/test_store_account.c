@@ -197,6 +197,77 @@ Test(account, concurrent_makers_of_a_name_get_one_account)
 
 /* ---- through the reader thread ---- */
 
+static void collect_key(void *ctx, const char *key)
+{
+    char *all = ctx;
+    strcat(all, key);
+    strcat(all, "|");
+}
+
+/* The names nobody else may use: live and held accounts' folded names,
+ * not those whose hold ran out; a bot token's name is no account's, and
+ * an account's (live or held) is no bot's (SPEC §15). */
+Test(account, names_held_and_bots)
+{
+    ddz_store *s = open_ok();
+    int64_t id = 0, gone = 0;
+    cr_assert_eq(ddz_store_account_add(s, "Éva", HASH1, &id), 0);
+    cr_assert_eq(ddz_store_account_add(s, "Gone", HASH1, &gone), 0);
+    cr_assert_eq(ddz_store_account_add(s, "Old", HASH1, NULL), 0);
+    cr_assert_eq(ddz_store_account_delete(s, gone), 0);
+    db_exec("UPDATE accounts SET deleted_at = 1000, created_at = 500 WHERE key = 'old'");
+
+    char all[256] = "";
+    cr_expect_eq(ddz_store_account_keys(s, 0, collect_key, all), 2, "%s", all);
+    cr_expect(strstr(all, "éva|") && strstr(all, "gone|"), "%s", all);
+    cr_expect_null(strstr(all, "old|"), "held 30 days, then free: %s", all);
+    all[0] = '\0';
+    db_exec("UPDATE accounts SET created_at = 2000 WHERE key = 'gone'");
+    cr_expect_eq(ddz_store_account_keys(s, 3000, collect_key, all), 1, "since: %s", all);
+    cr_expect_str_eq(all, "éva|");
+
+    cr_expect_eq(ddz_store_account_name_taken(s, "ÉVA"), 1);
+    cr_expect_eq(ddz_store_account_name_taken(s, "gONE"), 1, "held");
+    cr_expect_eq(ddz_store_account_name_taken(s, "old"), 0);
+    cr_expect_eq(ddz_store_account_name_taken(s, "nobody"), 0);
+
+    char token[DDZ_TOKEN_HEX + 1];
+    cr_expect_eq(ddz_store_token_add(s, "éVA", token), DDZ_EEXIST);
+    cr_expect_str_eq(token, "");
+    cr_expect_eq(ddz_store_token_add(s, "GONE", token), DDZ_EEXIST, "a held name too");
+    cr_expect_eq(ddz_store_token_add(s, "Old", token), 0, "its hold ran out");
+    cr_expect_eq(ddz_store_token_add(s, "Robo", token), 0);
+    cr_expect_eq(ddz_store_account_add(s, "ROBO", HASH1, NULL), DDZ_EEXIST, "a bot's name");
+    cr_expect_eq(ddz_store_token_revoke(s, "Robo"), 0);
+    cr_expect_eq(ddz_store_account_add(s, "ROBO", HASH1, NULL), 0, "a revoked bot's name is free");
+    ddz_store_close(s);
+}
+
+/* A guest's games claimed: the rows of its owner hash copied to the
+ * account's (both kept), each with its seat; the owner is the account's,
+ * never a browser key's. */
+Test(account, a_guest_history_is_claimed)
+{
+    ddz_store *s = open_ok();
+    uint8_t guest[DDZ_STORE_ME_BYTES], owner[DDZ_STORE_ME_BYTES], other[DDZ_STORE_ME_BYTES];
+    memset(guest, 7, sizeof guest);
+    int64_t id = 0;
+    cr_assert_eq(ddz_store_account_add(s, "Kai", HASH1, &id), 0);
+    cr_assert_eq(ddz_store_add_mine(s, 11, 2, guest), 0);
+    cr_assert_eq(ddz_store_add_mine(s, 12, 0, guest), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_account_owner(id, owner);
+    ddz_store_account_owner(id + 1, other);
+    cr_expect_neq(memcmp(owner, other, sizeof owner), 0);
+    cr_expect_eq(ddz_store_account_claim(s, id, guest), 2);
+    cr_expect_eq(ddz_store_account_claim(s, id, guest), 0, "claimed once");
+    cr_expect_eq(db_num("SELECT count(*) FROM mine"), 4);
+    cr_expect_eq(db_num("SELECT count(DISTINCT owner) FROM mine"), 2);
+    cr_expect_eq(db_num("SELECT count(*) FROM mine WHERE game = 11 AND seat = 2"), 2);
+    cr_expect_eq(db_num("SELECT count(*) FROM mine WHERE game = 12 AND seat = 0"), 2);
+    ddz_store_close(s);
+}
+
 static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
 static int wakes;
@@ -279,6 +350,41 @@ Test(account, the_reader_thread_runs_the_account_kinds)
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(r.account.id, id);
     cr_expect_eq(ddz_store_session_check(s, session, &a), DDZ_EAUTH);
+
+    /* my games by session: none yet; a new account claims a guest's */
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_NEW, .account.id = id};
+    run(s, &r);
+    cr_assert_eq(r.rc, 0);
+    char fresh[DDZ_SESSION_HEX + 1];
+    memcpy(fresh, r.session, sizeof fresh);
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_MINE_SESSION};
+    memcpy(r.session, fresh, sizeof fresh);
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_str_eq(r.json, "[]");
+    free(r.json);
+    cr_expect_str_eq(r.session, "", "the session is wiped once checked");
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_MINE_SESSION};
+    memcpy(r.session, session, sizeof session); /* ended above */
+    run(s, &r);
+    cr_expect_eq(r.rc, DDZ_EAUTH);
+    cr_expect_null(r.json);
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_ADD};
+    snprintf(r.account.name, sizeof r.account.name, "Mo");
+    snprintf(r.account.hash, sizeof r.account.hash, HASH1);
+    memset(r.me, 9, sizeof r.me);
+    cr_assert_eq(ddz_store_add_mine(s, 5, 1, r.me), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect_eq(db_num("SELECT count(*) FROM mine WHERE game = 5"), 2, "claimed");
+
+    char keys[256] = "";
+    r = (ddz_store_read){
+        .kind = DDZ_STORE_READ_ACCOUNT_KEYS, .key_row = collect_key, .key_ctx = keys};
+    run(s, &r);
+    cr_expect_eq(r.rc, 2);
+    cr_expect(strstr(keys, "kai|") && strstr(keys, "mo|"), "%s", keys);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_DELETE, .account.id = id};
     run(s, &r);
