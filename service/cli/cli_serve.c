@@ -27,7 +27,7 @@ static const char usage[] =
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
     "                 [--ai-delay-ms N] [--ready-clock S] [--idle S] [--rate N]\n"
-    "                 [--ai NAME] [--quiet] [--resume-keep S]\n"
+    "                 [--ai NAME] [--quiet] [--resume-keep S] [--signups-per-hour N]\n"
     "                 [--event-loop auto|epoll|poll]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
     "                 [--max-rooms-per-ip N] [--max-conns-per-ip N] [--trusted-proxy ADDR]\n"
@@ -105,6 +105,8 @@ static const char usage[] =
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
     "  --resume-keep S     seconds a player who dropped, at no table, is kept for a\n"
     "                      resume (DDZ_RESUME_KEEP, default 120)\n"
+    "  --signups-per-hour N  accounts one client address may make in an hour\n"
+    "                      (DDZ_SIGNUPS_PER_HOUR, default 5)\n"
     "  --ai NAME           hosted AI for quick play and custody (DDZ_AI)\n"
     "  --quiet             no log lines on stderr (DDZ_QUIET=1)\n"
     "  --event-loop K      auto (epoll, or poll() if lws's libev plugin cannot be\n"
@@ -223,6 +225,9 @@ int ddz_cli_serve(int argc, char **argv)
         return ddz_cli_usage("serve", "DDZ_RATE must be a positive number");
     if ((env = getenv("DDZ_RESUME_KEEP")) && ddz_cli_int(env, 1, 86400, &cfg.resume_keep_s) < 0)
         return ddz_cli_usage("serve", "DDZ_RESUME_KEEP must be 1..86400");
+    if ((env = getenv("DDZ_SIGNUPS_PER_HOUR")) &&
+        ddz_cli_int(env, 1, 100000, &cfg.signups_per_hour) < 0)
+        return ddz_cli_usage("serve", "DDZ_SIGNUPS_PER_HOUR must be 1..100000");
     cfg.quiet = (env = getenv("DDZ_QUIET")) && strcmp(env, "1") == 0;
     ddz_evloop_kind loop_kind;
     if ((env = getenv("DDZ_EVENT_LOOP")) && ddz_evloop_parse(env, &loop_kind) == 0)
@@ -377,6 +382,9 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--rate") == 0) {
             if (ddz_cli_int(v, 1, 100000, &cfg.rate) < 0)
                 return ddz_cli_usage("serve", "--rate must be a positive number");
+        } else if (strcmp(a, "--signups-per-hour") == 0) {
+            if (ddz_cli_int(v, 1, 100000, &cfg.signups_per_hour) < 0)
+                return ddz_cli_usage("serve", "--signups-per-hour must be 1..100000");
         } else if (strcmp(a, "--resume-keep") == 0) {
             if (ddz_cli_int(v, 1, 86400, &cfg.resume_keep_s) < 0)
                 return ddz_cli_usage("serve", "--resume-keep must be 1..86400");

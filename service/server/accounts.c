@@ -33,8 +33,9 @@
 
 struct ddz_accounts {
     ddz_srv *srv;
-    ddz_pwhash *pool;       /* Argon2id off the loop */
-    ddz_login_limit *limit; /* failed passwords per address and per name */
+    ddz_pwhash *pool;         /* Argon2id off the loop */
+    ddz_login_limit *limit;   /* failed passwords per address and per name */
+    ddz_login_limit *signups; /* accounts made per address in an hour */
     /* the account names' reads (names.h): one at a time */
     ddz_store_read keys;  /* its kind ACCOUNT_KEYS; in the store while keys_pending */
     bool keys_pending;    /* keys is in the store's hands */
@@ -67,6 +68,7 @@ typedef struct acct_op {
     char bearer[DDZ_SESSION_HEX + 1];        /* the session that asks (SIGNOUT, PASSWORD, REMOVE) */
     char newpw[DDZ_PWHASH_PASSWORD_MAX + 1]; /* PASSWORD: the new one, until it is hashed */
     int64_t account;                         /* its account, once known */
+    bool signup_counted; /* SIGNUP: counted against its address (given back unless made) */
 } acct_op;
 
 static int64_t wall_ms(void)
@@ -135,10 +137,21 @@ static void refuse_rate(ddz_http_req *req, int seconds)
     refuse(req, 429, DDZ_ERATE, "too many failed passwords; try again later", retry_after(seconds));
 }
 
+static void refuse_signups(ddz_http_req *req, int seconds)
+{
+    refuse(req, 429, DDZ_ERATE, "too many accounts made from this address; try again later",
+           retry_after(seconds));
+}
+
 /* Answers the request of `op` (if it is still there) with `req`, and
  * frees op. */
 static void finish(acct_op *op, ddz_http_req *req)
 {
+    if (op->signup_counted && req->status != 201) { /* no account made: the count goes back */
+        char key[DDZ_LOGIN_LIMIT_KEY_MAX];
+        snprintf(key, sizeof key, "s:%s", op->addr);
+        ddz_login_limit_forgive(op->srv->accounts->signups, key);
+    }
     if (op->conn)
         op->answer(op->srv, op->conn, req);
     free(req->body);
@@ -506,9 +519,27 @@ static void signup_post(ddz_srv *srv, const char *path, ddz_http_req *req)
         } else if (password_ok(pw, req)) {
             acct_op *op = op_new(srv, req, SIGNUP);
             if (op) {
-                snprintf(op->name, sizeof op->name, "%s", name);
-                snprintf(op->pw.password, sizeof op->pw.password, "%s", pw);
-                started(op, to_pool(op, DDZ_PWHASH_HASH), req);
+                /* an address makes at most --signups-per-hour accounts: counted
+                 * now, so that sign-ups in flight at once count too, and given
+                 * back if none is made (finish()) */
+                char key[DDZ_LOGIN_LIMIT_KEY_MAX];
+                snprintf(key, sizeof key, "s:%s", op->addr);
+                int64_t now = mono_ms();
+                int wait = ddz_login_limit_check(srv->accounts->signups, key, now);
+                if (wait > 0) {
+                    refuse_signups(req, wait);
+                    op_free(op);
+                } else {
+                    ddz_login_limit_fail(srv->accounts->signups, key, now);
+                    snprintf(op->name, sizeof op->name, "%s", name);
+                    snprintf(op->pw.password, sizeof op->pw.password, "%s", pw);
+                    int rc = to_pool(op, DDZ_PWHASH_HASH);
+                    if (rc < 0)
+                        ddz_login_limit_forgive(srv->accounts->signups, key);
+                    else
+                        op->signup_counted = true;
+                    started(op, rc, req);
+                }
             }
         }
     }
@@ -706,8 +737,10 @@ int ddz__accounts_start(ddz_srv *srv, void (*wake)(void *ctx))
         return DDZ_ENOMEM;
     srv->accounts = a;
     a->srv = srv;
-    if (!(a->limit = ddz_login_limit_create()) || !(srv->names = ddz_names_create()) ||
-        !(a->pool = ddz_pwhash_create(NULL, wake, srv)))
+    int per_hour = srv->cfg.signups_per_hour ? srv->cfg.signups_per_hour : DDZ_SIGNUPS_PER_HOUR;
+    if (!(a->limit = ddz_login_limit_create()) ||
+        !(a->signups = ddz_login_limit_create_for(per_hour, 3600 * 1000)) ||
+        !(srv->names = ddz_names_create()) || !(a->pool = ddz_pwhash_create(NULL, wake, srv)))
         return DDZ_ENOMEM;
     /* the names now (a store read: the loop does not wait for it), then
      * on the timer */
@@ -781,6 +814,7 @@ void ddz__accounts_destroy(ddz_srv *srv)
         return;
     ddz_pwhash_destroy(a->pool);
     ddz_login_limit_destroy(a->limit);
+    ddz_login_limit_destroy(a->signups);
     ddz_names_destroy(a->loading); /* a read never answered: NULL after names_done */
     ddz_names_destroy(a->fresh);
     ddz_names_destroy(srv->names);

@@ -18,7 +18,10 @@
  * name as for a wrong password, and for a session unknown or ended); 409
  * EEXIST; 429 ERATE with Retry-After once an address or an account name
  * has DDZ_LOGIN_LIMIT_FAILS failed passwords in DDZ_LOGIN_LIMIT_WINDOW_MS
- * (login_limit.h); 503 EBUSY with Retry-After when the hash pool is full,
+ * (login_limit.h), and once an address has made DDZ_SIGNUPS_PER_HOUR
+ * accounts (--signups-per-hour) in the hour that began with its first
+ * (counted when the hashing starts, given back if no account is made);
+ * 503 EBUSY with Retry-After when the hash pool is full,
  * 503 EDB when the database does not answer. Nothing of a password or a
  * session is logged; a request's body is wiped once parsed, each password
  * once hashed.
@@ -29,6 +32,12 @@
 #define DDZ_ACCOUNTS_H
 
 #include <stdbool.h>
+
+/* Accounts an address may make in an hour, unless --signups-per-hour says
+ * otherwise (docs/decisions.md): a household or a classroom behind one
+ * address signs up a few people; a script making names to squat them is
+ * held to 5 an hour from each address it has. */
+#define DDZ_SIGNUPS_PER_HOUR 5
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_store_read ddz_store_read;

@@ -12,12 +12,24 @@ typedef struct entry {
 } entry;
 
 struct ddz_login_limit {
+    int max;           /* counts a window allows */
+    int64_t window_ms; /* a window's length */
     entry e[DDZ_LOGIN_LIMIT_KEYS];
 };
 
+ddz_login_limit *ddz_login_limit_create_for(int max, int64_t window_ms)
+{
+    ddz_login_limit *l = calloc(1, sizeof(ddz_login_limit));
+    if (l) {
+        l->max = max < 1 ? 1 : max;
+        l->window_ms = window_ms < 1 ? 1 : window_ms;
+    }
+    return l;
+}
+
 ddz_login_limit *ddz_login_limit_create(void)
 {
-    return calloc(1, sizeof(ddz_login_limit));
+    return ddz_login_limit_create_for(DDZ_LOGIN_LIMIT_FAILS, DDZ_LOGIN_LIMIT_WINDOW_MS);
 }
 
 void ddz_login_limit_destroy(ddz_login_limit *l)
@@ -38,9 +50,9 @@ static const entry *find(const ddz_login_limit *l, const char *key)
 int ddz_login_limit_check(const ddz_login_limit *l, const char *key, int64_t now_ms)
 {
     const entry *e = find(l, key);
-    if (!e || e->fails < DDZ_LOGIN_LIMIT_FAILS || now_ms - e->start_ms >= DDZ_LOGIN_LIMIT_WINDOW_MS)
+    if (!e || e->fails < l->max || now_ms - e->start_ms >= l->window_ms)
         return 0;
-    int64_t left = e->start_ms + DDZ_LOGIN_LIMIT_WINDOW_MS - now_ms;
+    int64_t left = e->start_ms + l->window_ms - now_ms;
     return (int)((left + 999) / 1000);
 }
 
@@ -52,7 +64,7 @@ void ddz_login_limit_fail(ddz_login_limit *l, const char *key, int64_t now_ms)
         e = &l->e[0];
         for (int i = 0; i < DDZ_LOGIN_LIMIT_KEYS; i++) {
             entry *c = &l->e[i];
-            if (!c->key[0] || now_ms - c->start_ms >= DDZ_LOGIN_LIMIT_WINDOW_MS) {
+            if (!c->key[0] || now_ms - c->start_ms >= l->window_ms) {
                 e = c;
                 break;
             }
@@ -63,9 +75,16 @@ void ddz_login_limit_fail(ddz_login_limit *l, const char *key, int64_t now_ms)
         e->fails = 0;
         e->start_ms = now_ms;
     }
-    if (now_ms - e->start_ms >= DDZ_LOGIN_LIMIT_WINDOW_MS) { /* a new window */
+    if (now_ms - e->start_ms >= l->window_ms) { /* a new window */
         e->fails = 0;
         e->start_ms = now_ms;
     }
     e->fails++;
+}
+
+void ddz_login_limit_forgive(ddz_login_limit *l, const char *key)
+{
+    entry *e = (entry *)find(l, key);
+    if (e && e->fails > 0)
+        e->fails--;
 }

@@ -33,6 +33,7 @@ typedef struct ddz_server_cfg {
     int idle_s;                 /* ping after this many idle seconds, 0 = 20 */
     int rate;                   /* frames per second a client may send, 0 = 20 */
     int resume_keep_s;          /* a dropped player at no table is kept for a resume, 0 = 120 */
+    int signups_per_hour;       /* accounts an address may make in an hour, 0 = 5 (accounts.h) */
     const char *default_ai;     /* hosted AI for quick play and custody, NULL = best known */
     bool quiet;                 /* no log lines */
     int event_loop;             /* enum ddz_evloop_kind (service/net/evloop.h), 0 = auto */

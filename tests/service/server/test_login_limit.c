@@ -43,3 +43,24 @@ Test(login_limit, a_full_table_forgets_the_oldest_window)
     cr_expect_eq(ddz_login_limit_check(l, "n:old", 20000), 0, "the oldest gave way");
     ddz_login_limit_destroy(l);
 }
+
+/* Another limit in the same table (sign-ups: 5 an hour); a count given
+ * back (a sign-up that made nothing) makes room for one more. */
+Test(login_limit, another_limit_and_a_count_given_back)
+{
+    ddz_login_limit *l = ddz_login_limit_create_for(5, 3600 * 1000);
+    cr_assert_not_null(l);
+    for (int i = 0; i < 5; i++) {
+        cr_expect_eq(ddz_login_limit_check(l, "s:1.2.3.4", 1000 + i), 0);
+        ddz_login_limit_fail(l, "s:1.2.3.4", 1000 + i);
+    }
+    cr_expect_eq(ddz_login_limit_check(l, "s:1.2.3.4", 2000), 3599, "until the hour ends");
+    cr_expect_eq(ddz_login_limit_check(l, "s:5.6.7.8", 2000), 0);
+    ddz_login_limit_forgive(l, "s:1.2.3.4");
+    cr_expect_eq(ddz_login_limit_check(l, "s:1.2.3.4", 2000), 0);
+    ddz_login_limit_fail(l, "s:1.2.3.4", 2000);
+    cr_expect_gt(ddz_login_limit_check(l, "s:1.2.3.4", 2000), 0);
+    ddz_login_limit_forgive(l, "s:9.9.9.9"); /* absent: nothing */
+    cr_expect_eq(ddz_login_limit_check(l, "s:1.2.3.4", 1000 + 3600 * 1000), 0, "a new hour");
+    ddz_login_limit_destroy(l);
+}

@@ -273,10 +273,21 @@ Test(accounts, failed_passwords_are_limited)
     expect(&r, 429, "ERATE");
 }
 
+/* The server with sign-ups per address not limited (the test's own are
+ * all from 127.0.0.1). */
+static void setup_many_signups(void)
+{
+    setup_no_server();
+    serve_extra[0] = "--signups-per-hour";
+    serve_extra[1] = "100000";
+    serve_extra[2] = NULL;
+    server_start();
+}
+
 /* Forty sign-ups at once: the pool takes 32 queued or running, the rest
  * are refused at once with 503 EBUSY and Retry-After; every other one is
  * made. */
-Test(accounts, past_the_pool_bound_503)
+Test(accounts, past_the_pool_bound_503, .init = setup_many_signups)
 {
     enum { N = 40 };
     int fd[N];
@@ -445,4 +456,30 @@ Test(accounts, names_are_loaded_at_start, .init = setup_no_server)
     }
     cr_expect_eq(code, DDZ_ENAME);
     cli_close(cli_hello("Eva")); /* another name: welcome */
+}
+
+/* Five accounts an hour from one address: the sixth is refused 429 ERATE
+ * with Retry-After before any hashing; a sign-up that made nothing (a name
+ * taken) does not count. */
+Test(accounts, signups_per_address_are_limited)
+{
+    char s[65];
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "Person %d", i);
+        sign_up(name, "a long password", s);
+        if (i == 2) {
+            reply r = call("POST", "/api/accounts",
+                           "{\"name\":\"person 1\",\"password\":\"a long password\"}", NULL);
+            expect(&r, 409, "EEXIST");
+        }
+    }
+    reply r = call("POST", "/api/accounts",
+                   "{\"name\":\"Person 5\",\"password\":\"a long password\"}", NULL);
+    char after[16];
+    int wait = atoi(header(&r, "retry-after", after, sizeof after));
+    cr_expect(wait > 3500 && wait <= 3600, "%s", r.head);
+    expect(&r, 429, "ERATE");
+    r = sign_in("Person 5", "a long password"); /* it was not made */
+    expect(&r, 401, "EAUTH");
 }
