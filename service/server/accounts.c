@@ -502,13 +502,35 @@ static void started(acct_op *op, int rc, ddz_http_req *req)
     op_free(op);
 }
 
-/* POST /api/accounts {"name","password"} */
+/* The optional "me" of a sign-up (the browser's own key, 32 lower-case
+ * hex digits, as hello says it) hashed into `out` as the store keeps a
+ * guest's games; all zeros when absent. False (req refused 400) when it is
+ * there but no key. */
+static bool guest_key(json_t *o, ddz_http_req *req, uint8_t out[DDZ_STORE_ME_BYTES])
+{
+    memset(out, 0, DDZ_STORE_ME_BYTES);
+    json_t *v = json_object_get(o, "me");
+    if (!v)
+        return true;
+    const char *me = json_string_value(v);
+    if (!me || strlen(me) != 32 || strspn(me, "0123456789abcdef") != 32) {
+        refuse(req, HTTP_STATUS_BAD_REQUEST, DDZ_EFIELD, "me: 32 lower-case hex digits", NULL);
+        return false;
+    }
+    crypto_generichash(out, DDZ_STORE_ME_BYTES, (const uint8_t *)me, 32, NULL, 0);
+    return true;
+}
+
+/* POST /api/accounts {"name","password","me"?} */
 static void signup_post(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)path;
     json_t *o = body_object(req);
     const char *name = o ? member(o, "name", req) : NULL;
     const char *pw = name ? member(o, "password", req) : NULL;
+    uint8_t me[DDZ_STORE_ME_BYTES];
+    if (pw && !guest_key(o, req, me))
+        pw = NULL;
     if (pw) {
         char why[160];
         int rc = ddz_msg_display_name_check(name, "name", why, sizeof why);
@@ -533,6 +555,7 @@ static void signup_post(ddz_srv *srv, const char *path, ddz_http_req *req)
                     ddz_login_limit_fail(srv->accounts->signups, key, now);
                     snprintf(op->name, sizeof op->name, "%s", name);
                     snprintf(op->pw.password, sizeof op->pw.password, "%s", pw);
+                    memcpy(op->rd.me, me, sizeof op->rd.me); /* its games claimed */
                     int rc = to_pool(op, DDZ_PWHASH_HASH);
                     if (rc < 0)
                         ddz_login_limit_forgive(srv->accounts->signups, key);

@@ -1,7 +1,9 @@
 /* accounts.h - people's accounts over HTTP (SPEC §15, issue 40; first
  * slice: accounts, sessions, hashing, limits):
  *
- *   POST   /api/accounts          {"name","password"} -> 201 {"name","session"}
+ *   POST   /api/accounts          {"name","password","me"?} -> 201 {"name","session"}
+ *                                  (with "me", the browser's key, its guest games are
+ *                                  the account's too: store.h ddz_store_account_claim)
  *   POST   /api/sessions          {"name","password"} -> 200 {"session"}
  *   DELETE /api/sessions          Authorization: Bearer S -> 200 {}
  *   POST   /api/account/password  Bearer S, {"old","new"} -> 200 {} (other sessions end)

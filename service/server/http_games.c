@@ -91,6 +91,23 @@ static bool my_key(struct lws *wsi, uint8_t me[DDZ_STORE_ME_BYTES])
     return true;
 }
 
+/* An account's session from "Authorization: Bearer S" (64 hex digits)
+ * into `out`; false if the header holds none. */
+static bool my_session(struct lws *wsi, char out[DDZ_SESSION_HEX + 1])
+{
+    char buf[128];
+    static const char bearer[] = "Bearer ";
+    int n = lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_HTTP_AUTHORIZATION);
+    const char *s = buf + sizeof bearer - 1;
+    bool ok = n == (int)(sizeof bearer - 1 + DDZ_SESSION_HEX) &&
+              strncmp(buf, bearer, sizeof bearer - 1) == 0 &&
+              strspn(s, "0123456789abcdefABCDEF") == DDZ_SESSION_HEX;
+    if (ok)
+        memcpy(out, s, DDZ_SESSION_HEX + 1);
+    sodium_memzero(buf, sizeof buf);
+    return ok;
+}
+
 /* Parses "/api/games/ID" (a listed room's game) or "/api/games/ID-KEY" (a
  * private or password room's, KEY being its DDZ_STORE_KEY_HEX lower-case
  * hex digits), either followed by "/analysis" (its post-game analysis, the
@@ -212,7 +229,10 @@ static void games_read_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
         analysis_answer(srv, req, rd); /* what it takes of rd is NULL there */
         return;
     }
-    if (rd->kind == DDZ_STORE_READ_MINE)
+    if (rd->kind == DDZ_STORE_READ_MINE_SESSION && rd->rc == DDZ_EAUTH) {
+        req->status = HTTP_STATUS_UNAUTHORIZED;
+        req->body = strdup("{\"error\":\"EAUTH\",\"message\":\"unknown or ended session\"}");
+    } else if (rd->kind == DDZ_STORE_READ_MINE || rd->kind == DDZ_STORE_READ_MINE_SESSION)
         mine_answer(req, rd->rc, rd->json);
     else
         game_answer(req, rd->rc, rd->json);
@@ -238,10 +258,23 @@ static void my_games_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)srv, (void)path;
     uint8_t me[DDZ_STORE_ME_BYTES];
+    char session[DDZ_SESSION_HEX + 1];
+    if (my_session(req->wsi, session)) {
+        /* a signed-in person's: the account's games, from any device */
+        ddz_store_read *rd = calloc(1, sizeof *rd);
+        if (rd) {
+            rd->kind = DDZ_STORE_READ_MINE_SESSION;
+            memcpy(rd->session, session, sizeof rd->session);
+        }
+        sodium_memzero(session, sizeof session);
+        read_answer(req, rd);
+        return;
+    }
     if (!my_key(req->wsi, me)) {
         req->status = HTTP_STATUS_UNAUTHORIZED;
         req->body = strdup("{\"error\":\"EAUTH\",\"message\":\"send Authorization: Bearer "
-                           "KEY, the key the browser said in hello as me\"}");
+                           "KEY, the key the browser said in hello as me, or an account's "
+                           "session\"}");
         return;
     }
     ddz_store_read *rd = calloc(1, sizeof *rd);

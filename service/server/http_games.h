@@ -3,10 +3,10 @@
  * either with /analysis (its post-game analysis, computed off the loop by
  * the analyst on the first request, then cached in the store), and GET
  * /api/my-games (a browser's own recent games, `Authorization: Bearer
- * KEY`). Each is one store read on the store's reader thread: the handler
- * hands it to the transport (http_routes.h), which answers when it comes
- * back, with what this file makes of it. proto/PROTOCOL.md describes the
- * answers.
+ * KEY`; with an account's session S as the bearer, the account's games,
+ * from any device: store.h ddz_store_account_owner). Each is one store read on the store's reader
+ * thread: the handler hands it to the transport (http_routes.h), which answers when it comes back,
+ * with what this file makes of it. proto/PROTOCOL.md describes the answers.
  */
 #ifndef DDZ_HTTP_GAMES_H
 #define DDZ_HTTP_GAMES_H

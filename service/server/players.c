@@ -165,7 +165,12 @@ static void hello_done(ddz_srv *srv, ddz_conn *c, const ddz_req *q, const char *
     } else {
         snprintf(p->name, sizeof p->name, "%s", q->name); /* a person's name is only shown */
     }
-    if (q->me[0] && !p->bot) {
+    if (p->account) {
+        /* a signed-in person's games are the account's, whatever the
+         * device: "my games" with the session lists them (store.h) */
+        ddz_store_account_owner(p->account, p->me);
+        p->has_me = true;
+    } else if (q->me[0] && !p->bot) {
         /* kept hashed: the key itself opens the player's list of games */
         crypto_generichash(p->me, sizeof p->me, (const uint8_t *)q->me, strlen(q->me), NULL, 0);
         p->has_me = true;
@@ -350,7 +355,8 @@ void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *sess
         if (p->account != account || (session && sodium_memcmp(p->session, one, sizeof one) != 0) ||
             (keep && sodium_memcmp(p->session, kept, sizeof kept) == 0))
             continue;
-        p->account = 0; /* its resume token no longer plays as the account */
+        p->account = 0;    /* its resume token no longer plays as the account */
+        p->has_me = false; /* nor are its games the account's */
         if (p->conn) {
             ddz_conn *c = p->conn;
             ddz__conn_error(c, DDZ_EAUTH, "this session ended", NULL);

@@ -8,6 +8,7 @@ import { h, replace, icon } from './dom.js';
 import { t, errorText } from './i18n.js';
 import { app, toast, go, langButton } from './shell.js';
 import { session, keepSession as keep } from './session.js';
+import { myKey } from './mygames.js';
 
 /* One account request: resolves to {status, body, retry}. A network
  * failure is status 0, never a throw: every caller says something. */
@@ -84,6 +85,8 @@ export function signInDialog(startWith = 'in') {
       busy = true;
       msg.textContent = t('account.wait');
       const body = { name: name.value.trim(), password: pass.value };
+      // a new account takes this browser's guest games with it ("my games")
+      if (kind === 'up' && myKey()) body.me = myKey();
       const r = kind === 'up' ? await api('POST', '/api/accounts', body) : await api('POST', '/api/sessions', body);
       busy = false;
       if ((kind === 'up' && r.status === 201) || (kind === 'in' && r.status === 200)) {

@@ -6,8 +6,11 @@
 // only a hash of it with each game played, and answers GET /api/my-games
 // with "Authorization: Bearer KEY" (never in the address, which ends up in
 // logs and history). Another browser, or cleared storage, is another "me".
+// Signed in, the bearer is the account's session instead: the account's
+// games, from any device (a sign-up on this browser took its guest games).
 import { h, replace } from './dom.js';
 import { t, lang, scoreText } from './i18n.js';
+import { session } from './session.js';
 
 const STRINGS = {
   en: {
@@ -15,12 +18,14 @@ const STRINGS = {
     when: 'When', result: 'Result', score: 'Score', with: 'With', replay: 'Replay',
     win: 'Won', lose: 'Lost', nowin: 'No winner', landlord: 'landlord', farmer: 'farmer', refresh: 'Refresh',
     note: 'Kept for this browser: another device or cleared storage has its own list.',
+    noteAccount: 'Kept for your account, on every device you sign in on.',
   },
   zh: {
     title: '我的对局', none: '在这里打完的牌局会列在这里。', error: '无法读取你的对局。',
     when: '时间', result: '结果', score: '得分', with: '牌友', replay: '回放',
     win: '胜', lose: '负', nowin: '无胜负', landlord: '地主', farmer: '农民', refresh: '刷新',
     note: '记录保存在本浏览器：换设备或清除存储后列表另起。',
+    noteAccount: '记录保存在你的账号里，登录的每台设备都能看到。',
   },
 };
 const s = (k) => (STRINGS[lang()] || STRINGS.en)[k];
@@ -78,19 +83,22 @@ export function myGamesPanel() {
   const box = h('div.mygames', { dataset: { test: 'mygames' } },
     h('div.panel-head', h('h3', s('title')),
       h('button.ghost.small', { onclick: () => load(body), dataset: { test: 'mygames-refresh' } }, '\u21BB ' + s('refresh'))),
-    body, h('p.note', s('note')));
+    body, h('p.note', s(session() ? 'noteAccount' : 'note')));
   load(body);
   return box;
 }
 
 async function load(body) {
-  const key = myKey();
   let games = null;
-  if (key) {
+  // the account's list when signed in; the browser's own when not, or when
+  // the session was ended elsewhere (401)
+  for (const key of [session(), myKey()]) {
+    if (!key || games) continue;
     try {
       const r = await fetch('/api/my-games', { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
       if (r.ok) games = (await r.json()).games;
-    } catch { /* offline: said below */ }
+      else if (r.status !== 401) break;
+    } catch { break; /* offline: said below */ }
   }
   if (!games) {
     replace(body, h('p.empty', s('error')));

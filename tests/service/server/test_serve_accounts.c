@@ -483,3 +483,84 @@ Test(accounts, signups_per_address_are_limited)
     r = sign_in("Person 5", "a long password"); /* it was not made */
     expect(&r, 401, "EAUTH");
 }
+
+/* Plays one game of `c` (its hello said) with two hosted AIs. Returns the
+ * game's id. */
+static int64_t play_one(cli *c)
+{
+    json_t *o = opts(1, 0, 30);
+    json_object_set_new(o, "seats", json_pack("[n, s, s]", "ai:greedy", "ai:random"));
+    cli_create(c, o, 0);
+    cli *cs[1] = {c};
+    cr_assert_eq(run(cs, 1, NULL, NULL, T(30000)), -1);
+    return c->over->game_id;
+}
+
+/* The ids of "my games" for bearer `who` (a browser key or a session),
+ * waiting (bounded) until there are `want`: the store writes on its own
+ * thread. */
+static void my_games_wait(const char *who, size_t want, int64_t ids[4])
+{
+    int64_t deadline = now_ms() + T(5000);
+    for (;;) {
+        reply r = call("GET", "/api/my-games", NULL, who);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        json_t *j = json_loads(r.body, 0, NULL);
+        json_t *games = json_object_get(j, "games");
+        size_t n = json_array_size(games);
+        for (size_t i = 0; i < n && i < 4; i++)
+            ids[i] = json_integer_value(json_object_get(json_array_get(games, i), "id"));
+        json_decref(j);
+        free(r.body);
+        if (n == want)
+            return;
+        cr_assert(n < want && now_ms() < deadline, "%zu games listed, %zu wanted", n, want);
+        usleep(20000);
+    }
+}
+
+/* A browser's guest history is claimed by the account made on it (sign-up
+ * with "me"), and a signed-in person's games are the account's: "my
+ * games" with the session lists both from another connection, while the
+ * browser's key keeps its guest games only. */
+Test(accounts, a_guest_history_is_claimed)
+{
+    static const char key[] = "00112233445566778899aabbccddeeff";
+    cli *g = cli_connect();
+    snprintf(g->name, sizeof g->name, "guest");
+    cli_send(g, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Ming",
+                          "me", key));
+    cli_expect(g, DDZ_EVENT_WELCOME);
+    int64_t first = play_one(g), ids[4] = {0};
+    my_games_wait(key, 1, ids);
+    cr_expect_eq(ids[0], first);
+
+    reply r = call("POST", "/api/accounts",
+                   "{\"name\":\"Ming\",\"password\":\"a long password\",\"me\":\"0123\"}", NULL);
+    expect(&r, 400, "EFIELD");
+    char body[160], s[65];
+    snprintf(body, sizeof body,
+             "{\"name\":\"Ming\",\"password\":\"a long password\",\"me\":\"%s\"}", key);
+    r = call("POST", "/api/accounts", body, NULL);
+    field(&r, "session", s, sizeof s);
+    expect(&r, 201, NULL);
+    my_games_wait(s, 1, ids);
+    cr_expect_eq(ids[0], first, "the guest's game is the account's");
+
+    /* signed in elsewhere: the account's games */
+    cli *a = cli_connect();
+    snprintf(a->name, sizeof a->name, "account");
+    cli_send(a, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "Ming",
+                          "session", s));
+    cli_expect(a, DDZ_EVENT_WELCOME);
+    int64_t second = play_one(a);
+    my_games_wait(s, 2, ids);
+    cr_expect_eq(ids[0], second);
+    cr_expect_eq(ids[1], first);
+    my_games_wait(key, 1, ids); /* the browser's key: its guest game only */
+
+    r = call("DELETE", "/api/sessions", NULL, s);
+    expect(&r, 200, NULL);
+    r = call("GET", "/api/my-games", NULL, s);
+    expect(&r, 401, "EAUTH");
+}
