@@ -114,6 +114,11 @@ typedef struct ddz_players {
     ddz_store_read ids;  /* the active tokens' ids, read for revocations */
     bool ids_pending;    /* `ids` is with the store */
     ddz_timer ids_timer; /* the next read */
+    /* several nodes: whether the sessions of the people here were ended
+     * on another node (players.c, DDZ_SESSION_POLL_US) */
+    ddz_store_read sessions;  /* kind SESSIONS_LIVE, its arrays malloc'd */
+    bool sessions_pending;    /* `sessions` is with the store */
+    ddz_timer sessions_timer; /* the next read */
 } ddz_players;
 
 /* The rooms and tables this node runs (rooms.c). */

@@ -31,16 +31,13 @@ struct ddz_hello_check {
     ddz_hello_check *next; /* in srv->players.checks */
 };
 
-/* Which session `hex` is, whatever the case of its digits (the store
- * takes either): BLAKE2b-256 of the text in lower case. */
+/* Which session `hex` is, whatever the case of its digits: the id the
+ * store keeps (so that a poll can ask the store about it), zeros for a
+ * malformed one (which the store refuses at hello). */
 static void session_id(const char *hex, uint8_t out[32])
 {
-    char low[DDZ_SESSION_HEX + 1];
-    size_t n = strnlen(hex, DDZ_SESSION_HEX);
-    for (size_t i = 0; i < n; i++)
-        low[i] = (char)(hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] + 32 : hex[i]);
-    crypto_generichash(out, 32, (const uint8_t *)low, n, NULL, 0);
-    sodium_memzero(low, sizeof low);
+    _Static_assert(sizeof((ddz_player *)0)->session == DDZ_SESSION_ID_BYTES, "a session's id");
+    ddz_store_session_id(hex, out);
 }
 
 static ddz_player *find_resume(ddz_srv *srv, const char *token)
@@ -330,15 +327,84 @@ static void ids_tick(ddz_timer *t)
     ddz_loop_arm(&srv->loop.base, &srv->players.ids_timer, ids_tick, DDZ_REVOKE_POLL_US);
 }
 
+/* ---- sessions ended on other nodes ---- */
+
+/* Ends player p's session here: told, closed, a guest from now on. */
+static void session_over(ddz_player *p)
+{
+    p->account = 0;    /* its resume token no longer plays as the account */
+    p->has_me = false; /* nor are its games the account's */
+    if (p->conn) {
+        ddz_conn *c = p->conn;
+        ddz__conn_error(c, DDZ_EAUTH, "this session ended", NULL);
+        ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "session ended");
+    }
+}
+
+static void sessions_tick(ddz_timer *t)
+{
+    ddz_srv *srv = (ddz_srv *)((char *)t - offsetof(ddz_srv, players.sessions_timer));
+    ddz_players *ps = &srv->players;
+    size_t n = 0;
+    for (ddz_player *p = ps->list; p; p = p->next)
+        n += p->account && p->conn;
+    /* one read at a time, none while nobody here is signed in */
+    if (n && !ps->sessions_pending) {
+        ddz_store_read *rd = &ps->sessions;
+        memset(rd, 0, sizeof *rd);
+        rd->kind = DDZ_STORE_READ_SESSIONS_LIVE;
+        rd->sessions = malloc(n * sizeof *rd->sessions);
+        rd->live = calloc(n, sizeof *rd->live);
+        if (rd->sessions && rd->live) {
+            size_t i = 0;
+            for (ddz_player *p = ps->list; p && i < n; p = p->next)
+                if (p->account && p->conn)
+                    memcpy(rd->sessions[i++], p->session, sizeof p->session);
+            rd->nsessions = i;
+            ps->sessions_pending = ddz_store_read_submit(srv->store, rd) == 0;
+        }
+        if (!ps->sessions_pending) {
+            free(rd->sessions);
+            free(rd->live);
+            rd->sessions = NULL, rd->live = NULL;
+        }
+    }
+    ddz_loop_arm(&srv->loop.base, &ps->sessions_timer, sessions_tick, DDZ_SESSION_POLL_US);
+}
+
+/* The sessions' answer came: every player still signed in under a
+ * session the store no longer has (ended on another node: signed out, a
+ * password changed, the account deleted) is ended here. A failed read (the
+ * database away) ends nobody. */
+static void sessions_read(ddz_srv *srv, ddz_store_read *rd, bool answer)
+{
+    srv->players.sessions_pending = false;
+    for (size_t i = 0; answer && rd->rc >= 0 && i < rd->nsessions; i++) {
+        if (rd->live[i])
+            continue;
+        for (ddz_player *p = srv->players.list; p; p = p->next)
+            if (p->account && sodium_memcmp(p->session, rd->sessions[i], sizeof p->session) == 0)
+                session_over(p);
+    }
+    free(rd->sessions);
+    free(rd->live);
+    rd->sessions = NULL, rd->live = NULL;
+}
+
 void ddz__players_start(ddz_srv *srv)
 {
     ddz_loop_arm(&srv->loop.base, &srv->players.ids_timer, ids_tick, DDZ_REVOKE_POLL_US);
+    if (srv->cluster) /* one node ends its sessions itself, at once */
+        ddz_loop_arm(&srv->loop.base, &srv->players.sessions_timer, sessions_tick,
+                     DDZ_SESSION_POLL_US);
 }
 
 void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
 {
     if (rd->kind == DDZ_STORE_READ_TOKEN_IDS)
         ids_read(srv, rd, answer);
+    else if (rd->kind == DDZ_STORE_READ_SESSIONS_LIVE)
+        sessions_read(srv, rd, answer);
     else
         token_checked(srv, rd, answer);
 }
@@ -355,19 +421,14 @@ void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *sess
         if (p->account != account || (session && sodium_memcmp(p->session, one, sizeof one) != 0) ||
             (keep && sodium_memcmp(p->session, kept, sizeof kept) == 0))
             continue;
-        p->account = 0;    /* its resume token no longer plays as the account */
-        p->has_me = false; /* nor are its games the account's */
-        if (p->conn) {
-            ddz_conn *c = p->conn;
-            ddz__conn_error(c, DDZ_EAUTH, "this session ended", NULL);
-            ddz__conn_close(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "session ended");
-        }
+        session_over(p);
     }
 }
 
 bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd)
 {
-    if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS)
+    if (rd->kind == DDZ_STORE_READ_TOKEN || rd->kind == DDZ_STORE_READ_TOKEN_IDS ||
+        rd->kind == DDZ_STORE_READ_SESSIONS_LIVE)
         return true;
     for (const ddz_hello_check *h = srv->players.checks; h; h = h->next)
         if (&h->rd == rd)
@@ -409,6 +470,7 @@ void ddz__players_reap(ddz_srv *srv)
 void ddz__players_destroy(ddz_srv *srv)
 {
     ddz_loop_disarm(&srv->loop.base, &srv->players.ids_timer);
+    ddz_loop_disarm(&srv->loop.base, &srv->players.sessions_timer);
     while (srv->players.list) {
         ddz_player *p = srv->players.list;
         srv->players.list = p->next;

@@ -23,6 +23,13 @@ typedef struct ddz_conn ddz_conn;
 /* How often the active tokens are read to find revoked ones. */
 #define DDZ_REVOKE_POLL_US (2LL * 1000000)
 
+/* On several nodes, how often the sessions of the people connected here
+ * are read, to end those ended on another node (signed out, a password
+ * changed, the account deleted): such a connection is closed within this
+ * and one read's time (--db-timeout at most). A hello with an ended
+ * session is refused at once on every node (the store is asked). */
+#define DDZ_SESSION_POLL_US (2LL * 1000000)
+
 typedef struct ddz_hello_check ddz_hello_check; /* players.c */
 
 /* A `hello` on `c` (no player yet). A token is checked off the loop: the
@@ -40,7 +47,8 @@ void ddz__players_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer);
  * changed it, NULL for none: the account was deleted). Each player on this
  * node that said hello with an ended session is told EAUTH and its
  * connection closed; it is no longer the account's (a new hello with a
- * live session makes it so again). Other nodes are not told (not yet). */
+ * live session makes it so again). Other nodes learn of it within
+ * DDZ_SESSION_POLL_US (ddz__players_start). */
 void ddz__players_sessions_ended(ddz_srv *srv, int64_t account, const char *session,
                                  const char *keep);
 
@@ -52,8 +60,9 @@ bool ddz__players_owns_read(const ddz_srv *srv, const ddz_store_read *rd);
  * it waits for is orphaned. */
 void ddz__players_on_close(ddz_srv *srv, ddz_conn *c);
 
-/* Starts reading the active tokens' ids every DDZ_REVOKE_POLL_US (after
- * the store's reader started). Never fails. */
+/* Starts reading the active tokens' ids every DDZ_REVOKE_POLL_US, and on
+ * several nodes the signed-in players' sessions every DDZ_SESSION_POLL_US
+ * (after the store's reader started). Never fails. */
 void ddz__players_start(ddz_srv *srv);
 
 /* Frees the players gone longer than --resume-keep that sit at no table.

@@ -1463,6 +1463,8 @@ static void run_account_read(ddz_store *s, ddz_store_read *r);
 static int account_keys_due(ddz_store *s, const char *key, int64_t since_ms,
                             void (*row)(void *ctx, const char *key), void *ctx, int64_t due_ms);
 static int mine_session_due(ddz_store *s, ddz_store_read *r, int64_t due_ms);
+static int sessions_live_due(ddz_store *s, const uint8_t (*ids)[DDZ_SESSION_ID_BYTES], size_t n,
+                             bool *live, int64_t due_ms);
 static void run_rating_read(ddz_store *s, ddz_store_read *r);
 
 /* Runs `r` by its own deadline, set when it was submitted: a read that
@@ -1487,6 +1489,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
             r->key_row ? account_keys_due(s, NULL, r->id, r->key_row, r->key_ctx, due) : DDZ_EINVAL;
     } else if (r->kind == DDZ_STORE_READ_MINE_SESSION) {
         r->rc = mine_session_due(s, r, due);
+    } else if (r->kind == DDZ_STORE_READ_SESSIONS_LIVE) {
+        r->rc = sessions_live_due(s, r->sessions, r->nsessions, r->live, due);
     } else if (r->kind >= DDZ_STORE_READ_RATING_GAME) {
         run_rating_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
@@ -1541,7 +1545,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_MINE_SESSION)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_SESSIONS_LIVE)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -2052,6 +2056,41 @@ static bool zeros(const uint8_t *b, size_t n)
     for (size_t i = 0; i < n; i++)
         any |= b[i];
     return any == 0;
+}
+
+bool ddz_store_session_id(const char *session, uint8_t out[DDZ_SESSION_ID_BYTES])
+{
+    if (session_hash(session, out))
+        return true;
+    memset(out, 0, DDZ_SESSION_ID_BYTES);
+    return false;
+}
+
+/* One lookup a session: a node polls the sessions of the people
+ * connected to it (a few hundred), each an indexed read. */
+static int sessions_live_due(ddz_store *s, const uint8_t (*ids)[DDZ_SESSION_ID_BYTES], size_t n,
+                             bool *live, int64_t due_ms)
+{
+    if (n && (!ids || !live))
+        return DDZ_EINVAL;
+    int count = 0, rc = 0;
+    rbegin(s, due_ms);
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        ddz_store_account a;
+        rc = read_result(s, s->ops->session_get(s->be, ids[i], &a));
+        live[i] = rc == 0;
+        count += rc == 0;
+        if (rc == DDZ_ENOTFOUND)
+            rc = 0;
+    }
+    rend(s);
+    return rc < 0 ? rc : count;
+}
+
+int ddz_store_sessions_live(ddz_store *s, const uint8_t (*ids)[DDZ_SESSION_ID_BYTES], size_t n,
+                            bool *live)
+{
+    return sessions_live_due(s, ids, n, live, 0);
 }
 
 /* MINE_SESSION: the session's account, then its games. */

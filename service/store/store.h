@@ -543,6 +543,19 @@ int ddz_store_session_new(ddz_store *s, int64_t id, char out[DDZ_SESSION_HEX + 1
  * or its account deleted) or DDZ_EDB; *out zeroed on error. */
 int ddz_store_session_check(ddz_store *s, const char *session, ddz_store_account *out);
 
+#define DDZ_SESSION_ID_BYTES 32 /* what the store keeps of a session */
+
+/* The id the store keeps of `session` (64 hex digits, either case): the
+ * BLAKE2b-256 of its 32 bytes. Pure. Returns false (out zeroed) for a
+ * malformed one. */
+bool ddz_store_session_id(const char *session, uint8_t out[DDZ_SESSION_ID_BYTES]);
+
+/* Sets live[i] to whether ids[i] (ddz_store_session_id) is a session of a
+ * live account, for i < n: one lookup each. READS SYNCHRONOUSLY. Returns
+ * how many are live, or DDZ_EDB (live then undefined). */
+int ddz_store_sessions_live(ddz_store *s, const uint8_t (*ids)[DDZ_SESSION_ID_BYTES], size_t n,
+                            bool *live);
+
 /* Ends `session` and sets *account (may be NULL) to whose it was.
  * WRITES SYNCHRONOUSLY. Returns 0, DDZ_EAUTH (malformed, unknown or
  * already ended) or DDZ_EDB. */
@@ -778,16 +791,17 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSION_CHECK,  /* ddz_store_session_check(session) into `account` */
     DDZ_STORE_READ_SESSION_END,    /* ddz_store_session_end(session) into `account.id` */
     /* People's ratings (RATING_GAME writes); the arguments in `rating`. */
-    DDZ_STORE_READ_RATING_GAME,  /* ddz_store_rating_game(rating.rules, rating.game,
-                                    rating.player, rating.landlord, rating.landlord_won)
-                                    into rating.out */
-    DDZ_STORE_READ_PERSON,       /* ddz_store_person(account.name) into `json` */
-    DDZ_STORE_READ_LEADERBOARD,  /* ddz_store_leaderboard(rating.rules, rating.limit)
-                                    into `json` */
-    DDZ_STORE_READ_ACCOUNT_KEYS, /* ddz_store_account_keys(id as since_ms, key_row, key_ctx):
-                                    key_row runs on the reader thread */
-    DDZ_STORE_READ_MINE_SESSION, /* ddz_store_session_check(session), then
-                                    ddz_store_my_games(its account's owner) into `json` */
+    DDZ_STORE_READ_RATING_GAME,   /* ddz_store_rating_game(rating.rules, rating.game,
+                                     rating.player, rating.landlord, rating.landlord_won)
+                                     into rating.out */
+    DDZ_STORE_READ_PERSON,        /* ddz_store_person(account.name) into `json` */
+    DDZ_STORE_READ_LEADERBOARD,   /* ddz_store_leaderboard(rating.rules, rating.limit)
+                                     into `json` */
+    DDZ_STORE_READ_ACCOUNT_KEYS,  /* ddz_store_account_keys(id as since_ms, key_row, key_ctx):
+                                     key_row runs on the reader thread */
+    DDZ_STORE_READ_MINE_SESSION,  /* ddz_store_session_check(session), then
+                                     ddz_store_my_games(its account's owner) into `json` */
+    DDZ_STORE_READ_SESSIONS_LIVE, /* ddz_store_sessions_live(sessions, nsessions, live) */
 };
 
 /* The arguments and answer of the rating kinds of ddz_store_read. */
@@ -822,6 +836,10 @@ typedef struct ddz_store_read {
     ddz_store_rating_req rating;          /* RATING_GAME, LEADERBOARD: in and answer */
     void (*key_row)(void *ctx, const char *key); /* ACCOUNT_KEYS: called for each key */
     void *key_ctx;                               /* ACCOUNT_KEYS: its ctx */
+    uint8_t (*sessions)[DDZ_SESSION_ID_BYTES];   /* SESSIONS_LIVE: the ids (the caller's memory) */
+    bool *live;                                  /* SESSIONS_LIVE answer: nsessions of them (the
+                                                    caller's memory) */
+    size_t nsessions;                            /* SESSIONS_LIVE */
     ddz_mail mail;                               /* the store's queue link */
 } ddz_store_read;
 
