@@ -43,7 +43,12 @@ test('sign up in the lobby, play on as the account, sign in elsewhere, a passwor
   await waitFor('the short password refused', async () => /8 characters/.test(await a.textContent('[data-test=acct-msg]')));
   await shot(a, 'accounts-dialog-error');
   await a.fill('[data-test=acct-password]', 'a long enough secret');
+  // the browser's own key goes with the sign-up: its guest games become the account's
+  const signup = a.waitForRequest((q) => q.url().endsWith('/api/accounts') && q.method() === 'POST');
   await a.click('[data-test=acct-signup]');
+  const sent = (await signup).postDataJSON();
+  assert.match(sent.me, /^[0-9a-f]{32}$/);
+  assert.equal(sent.me, await a.evaluate(() => localStorage.getItem('ddz.me')));
   await welcomedAs(a, 'Mei');
   await a.waitForSelector('[data-test=acct-link]');
   assert.equal(await a.textContent('[data-test=acct-link]'), 'Mei');
