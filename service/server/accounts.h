@@ -50,7 +50,10 @@ typedef struct ddz_store_read ddz_store_read;
 int ddz__accounts_routes(ddz_srv *srv);
 
 /* Makes the accounts' state: the hash pool (its workers started, its
- * dummy hash made: one hash's time) and the failure limits. `wake(srv)`
+ * dummy hash made: one hash's time), the failure and sign-up limits, and
+ * srv->names, the account names guests may not use (names.h), whose first
+ * read it hands to the store's reader (it must run) and reads again on a
+ * timer: new names every 10 s on several nodes, all of them hourly. `wake(srv)`
  * wakes the loop (from any thread). Returns 0 or DDZ_ENOMEM (memory or
  * threads; ddz__accounts_destroy() then frees what was made). */
 int ddz__accounts_start(ddz_srv *srv, void (*wake)(void *ctx));
@@ -59,15 +62,17 @@ int ddz__accounts_start(ddz_srv *srv, void (*wake)(void *ctx));
  * after a wake). With `answer` false (the loop is gone) only frees them. */
 void ddz__accounts_collect(ddz_srv *srv, bool answer);
 
-/* Whether `rd` is one of the accounts' store reads (its kind). */
+/* Whether `rd` is one of the accounts' store reads (its kind; the names'
+ * reads too). */
 bool ddz__accounts_owns_read(const ddz_store_read *rd);
 
 /* A store read of the accounts came back: moves its request on; with
  * `answer` false only frees it. */
 void ddz__accounts_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer);
 
-/* Stops the hash pool's workers (the jobs still queued come back, to be
- * freed by ddz__accounts_collect(srv, false)). Before the loop goes. */
+/* Stops the names' timer and the hash pool's workers (the jobs still
+ * queued come back, to be freed by ddz__accounts_collect(srv, false)).
+ * Before the loop goes. */
 void ddz__accounts_stop(ddz_srv *srv);
 
 /* Frees the accounts' state. After the last collect. NULL state is fine. */
