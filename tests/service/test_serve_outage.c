@@ -11,10 +11,12 @@
  * past its bound (--db-journal-max) drops the oldest writes and counts
  * them. During a hang reads and a bot's hello answer within --db-timeout,
  * SIGTERM stops the server within 2 s, the log says what happens, and the
- * cluster's view says the database is away. */
+ * cluster's view says the database is away; a guest's name is checked
+ * against the accounts' names without waiting for it. */
 #include "serve_harness.h"
 #include "pg_test.h"
 #include "pg_proxy.h"
+#include "service/store/store.h"
 
 #include <pthread.h>
 
@@ -570,4 +572,59 @@ Test(serve_outage, no_ladder_standing_read_during_a_hang_is_lost_to_a_kill, .tim
     PQfinish(db);
     cr_assert_geq(stored_deals, seen, "%ld deals were read, %lld are stored", seen, stored_deals);
     cr_assert_eq(server_stop(), 0);
+}
+
+/* Says hello as guest `name`: the error code it gets (0 for welcome) and,
+ * in *ms, how long the answer took. */
+static int guest_hello_ms(const char *name, int64_t *ms)
+{
+    cli *c = cli_connect();
+    snprintf(c->name, sizeof c->name, "guest");
+    int64_t t0 = now_ms();
+    cli_send(c, json_pack("{s:s, s:i, s:s}", "type", "hello", "version", 1, "name", name));
+    int code = 0;
+    for (bool answered = false; !answered;) {
+        const ddz_event *e = cli_next(c, T(5000));
+        cr_assert_not_null(e, "no answer to hello %s", name);
+        answered = e->type == DDZ_EVENT_WELCOME || e->type == DDZ_EVENT_ERROR;
+        if (e->type == DDZ_EVENT_ERROR)
+            code = e->error.code;
+    }
+    *ms = now_ms() - t0;
+    cli_close(c);
+    return code;
+}
+
+/* A guest's name is checked against the accounts' names in memory
+ * (service/server/names.h), never in the database (issue 37): while the
+ * database hangs, a guest under an account's name is still refused ENAME
+ * and another is welcome, each at once. */
+Test(serve_outage, a_hang_does_not_stall_a_guests_name_check, .timeout = HANG(120))
+{
+    char err[256];
+    ddz_store *st = ddz_store_open(srv.db, NULL, err, sizeof err);
+    cr_assert_not_null(st, "%s", err);
+    cr_assert_eq(
+        ddz_store_account_add(st, "Éva", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA", NULL), 0);
+    ddz_store_close(st);
+    serve_extra[0] = "--db-journal";
+    serve_extra[1] = journal;
+    serve_extra[2] = "--db-timeout";
+    serve_extra[3] = "500";
+    serve_extra[4] = NULL;
+    server_start();
+    int64_t ms, deadline = now_ms() + T(5000);
+    while (guest_hello_ms("éVA", &ms) != DDZ_ENAME) { /* the names' first load is in */
+        cr_assert_lt(now_ms(), deadline, "the account's name was never refused");
+        poll(NULL, 0, 50); /* the interval of a bounded wait */
+    }
+
+    hang();
+    cr_expect_eq(guest_hello_ms("ÉVA", &ms), DDZ_ENAME);
+    cr_log_info("a guest's hello under an account's name during the hang: ENAME after %lld ms",
+                (long long)ms);
+    cr_expect_lt(ms, BELOW(300, BOUND_MS), "the name check waited for the database");
+    cr_expect_eq(guest_hello_ms("Someone", &ms), 0);
+    cr_expect_lt(ms, BELOW(300, BOUND_MS), "a guest's hello waited for the database");
+    unhang();
 }
