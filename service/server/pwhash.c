@@ -3,9 +3,6 @@
 
 #include <pthread.h>
 #include <sodium.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,20 +43,10 @@ static void run_job(ddz_pwhash *p, ddz_pwhash_job *j)
     sodium_memzero(j->password, sizeof j->password);
 }
 
-/* How much lower than the server's other threads a hash runs (a nice
- * value): a flood of sign-ins keeps the workers busy without a pause,
- * and on a machine of two cores two hashes at the loop's priority took
- * its time from the people playing (a bystander's p99 5x; with this, the
- * loop is served first and sign-ins wait, docs/benchmarks.md). */
-#define WORKER_NICE 10
-
 static void *worker(void *arg)
 {
     ddz_pwhash *p = arg;
     ddz_mail *m;
-    /* Linux: a thread has its own nice value, named by its thread id. A
-     * failure leaves the thread as it was: slower games, no error. */
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     while ((m = ddz_mailbox_take(p->jobs, 1, NULL))) {
         ddz_pwhash_job *j = DDZ_MAIL_ITEM(m, ddz_pwhash_job, mail);
         run_job(p, j);
