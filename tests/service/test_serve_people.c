@@ -69,6 +69,11 @@ Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
     cr_expect_eq(json_number_value(json_array_get(last, 1)), rating,
                  "the graph ends at the rating");
     cr_expect_gt(json_integer_value(json_array_get(last, 0)), 1700000000000);
+    /* her rated games, the newest first: the even ids 110..100 */
+    json_t *games = json_object_get(j, "games");
+    cr_assert_eq(json_array_size(games), 6);
+    for (size_t i = 0; i < 6; i++)
+        cr_expect_eq(json_integer_value(json_array_get(games, i)), 110 - 2 * (json_int_t)i);
     json_decref(j);
 
     j = get_json("/api/players/%42o", 200); /* URL-encoded: Bo */
