@@ -28,8 +28,9 @@ const contexts = [];
 let gameIds = []; // the real games, in the order played
 
 /* The page's errors but the answers this test asks for (an unknown
- * name's 404: chromium logs every 4xx answer as an error). */
-const unexpected = (page) => page.errors.filter((e) => !/status of 404 /.test(e));
+ * name's 404, an unknown rule set's 400: chromium logs every 4xx answer
+ * as an error). */
+const unexpected = (page) => page.errors.filter((e) => !/status of (400|404) /.test(e));
 
 /* What people see of a Weng-Lin mu and sigma (docs/decisions.md,
  * "People's ratings"): 1500 + 40 (mu - 25) ± 40 sigma. */
@@ -175,6 +176,11 @@ test('a profile, its replays and the leaderboard; an unknown name; her own profi
   assert.equal(new URL(page.url()).hash, '#/@/Nobody');
   assert.match(await page.textContent('[data-test=profile-missing]'), /No player named “Nobody”/);
   await shot(page, 'profile-missing-desktop');
+  // a rule set this server does not rate
+  await page.goto(env.base + '/#/leaderboard/nonesuch');
+  await page.waitForSelector('[data-test=board-empty]');
+  assert.match(await page.textContent('[data-test=board-empty]'), /rates no such rule set/);
+  await shot(page, 'profile-leaderboard-norules-desktop');
 
   // signed in as Mei: the lobby's account box leads to her profile, which
   // leads to her account page; the lobby's link to the leaderboard marks her

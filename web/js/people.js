@@ -9,7 +9,7 @@
 // game, not while one looks. The server sends /@/NAME here too (a link to
 // share).
 import { h, replace, icon } from './dom.js';
-import { t, rulesName } from './i18n.js';
+import { t, lang, rulesName } from './i18n.js';
 import { app, go, langButton } from './shell.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -38,6 +38,11 @@ async function getJson(path) {
 /* A profile's address in the client. */
 export function profileHref(name) {
   return '#/@/' + encodeURIComponent(name);
+}
+
+/* Dates in the page's language, not the browser's. */
+function locale() {
+  return lang() === 'zh' ? 'zh-CN' : 'en';
 }
 
 function sameName(a, b) {
@@ -87,7 +92,8 @@ class OneRead {
     if (this.res === undefined)
       return h('div.lobby.people.' + cls, top, h('p.competition-note', { dataset: { test: 'people-loading' } }, t('people.loading')));
     if (this.res.status === 200 && this.res.body) return null;
-    if (this.res.status === 404) return undefined; // the page says what is missing
+    // no such name (404) or rule set (400): the page says what is missing
+    if (this.res.status === 404 || this.res.status === 400) return undefined;
     return h('div.lobby.people.' + cls, top,
       h('section.panel', { dataset: { test: 'people-error' } },
         h('p', t('people.error')),
@@ -139,7 +145,7 @@ function chart(points) {
     svg.append(lab);
   }
   const first = el('text', { x: L, y: H - 8, class: 'axis' });
-  first.textContent = new Date(points[0][0]).toLocaleDateString();
+  first.textContent = new Date(points[0][0]).toLocaleDateString(locale());
   const last = el('text', { x: W - R, y: H - 8, 'text-anchor': 'end', class: 'axis' });
   last.textContent = t('profile.gamen', { n });
   svg.append(first, last);
@@ -147,7 +153,7 @@ function chart(points) {
   points.forEach((p, i) => {
     const c = el('circle', { cx: x(i).toFixed(1), cy: y(p[1]).toFixed(1), r: i === n - 1 ? 4.5 : 3, class: i === n - 1 ? 'dot' : 'pt' });
     const tip = el('title', {});
-    tip.textContent = `${new Date(p[0]).toLocaleString()} · ${p[1].toFixed(1)}`;
+    tip.textContent = `${new Date(p[0]).toLocaleString(locale())} · ${p[1].toFixed(1)}`;
     c.append(tip);
     svg.append(c);
   });
@@ -238,9 +244,10 @@ export class Leaderboard extends OneRead {
       replace(this.root, wait);
       return;
     }
-    if (wait === undefined || this.res.status === 400) { // not a rule set this server rates
-      replace(this.root, h('div.lobby.people.board', top, this.picker(),
-        h('section.panel', h('p', { dataset: { test: 'board-empty' } }, t('board.norules')))));
+    if (wait === undefined) { // not a rule set this server rates
+      replace(this.root, h('div.lobby.people.board', top,
+        h('section.panel', h('div.panel-head.board-head', this.picker()),
+          h('p', { dataset: { test: 'board-empty' } }, t('board.norules')))));
       return;
     }
     const players = this.res.body.players || [];
