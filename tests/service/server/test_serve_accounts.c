@@ -165,8 +165,10 @@ static void setup_many_signups(void)
 }
 
 /* Forty sign-ups at once: the pool takes 32 queued or running, the rest
- * are refused at once with 503 EBUSY and Retry-After; every other one is
- * made. */
+ * are refused at once with 503 EBUSY and Retry-After; the others are made,
+ * but for those that waited 10 s for a worker on a machine too busy to
+ * hash (also 503 EBUSY, unrun: pwhash.h's max wait, its own unit test),
+ * so that only "at least the eight past the bound" is certain here. */
 Test(accounts, past_the_pool_bound_503, .init = setup_many_signups)
 {
     enum { N = 40 };
@@ -191,8 +193,8 @@ Test(accounts, past_the_pool_bound_503, .init = setup_many_signups)
         }
         free(r.body);
     }
-    cr_expect_geq(busy, 1, "made %d, busy %d", made, busy);
-    cr_expect_leq(busy, N - 32, "made %d, busy %d", made, busy);
+    cr_expect_geq(busy, N - 32, "made %d, busy %d", made, busy);
+    cr_expect_geq(made, 1, "made %d, busy %d", made, busy);
     cr_expect_eq(made + busy, N);
 }
 
