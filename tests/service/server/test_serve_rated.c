@@ -6,12 +6,34 @@
  * people waiting share one table; a rated room refuses a guest, an engine,
  * an AI twice and a fill; a person who leaves a rated game is rated as
  * having lost it. The accounts and their sessions are made in the
- * database before the server starts. */
+ * database before the server starts. test_serve_rated_pg.c runs the same
+ * tests with `--db postgres://...`. */
+#ifndef RATED_PG
+#define RATED_PG 0
+#endif
 #include "service/serve_harness.h"
 
 #include "service/store/store.h"
 
-TestSuite(rated, .init = setup_no_server, .fini = teardown);
+#if RATED_PG
+/* test_serve_rated_pg.c: the same tests on a PostgreSQL database of their own */
+static void rated_setup(void)
+{
+    setup_no_server();
+    pg_db_create(srv.db, sizeof srv.db);
+}
+
+static void rated_teardown(void)
+{
+    teardown();
+    pg_db_drop();
+}
+#else
+#define rated_setup setup_no_server
+#define rated_teardown teardown
+#endif
+
+TestSuite(rated, .init = rated_setup, .fini = rated_teardown);
 
 static char sessions[4][DDZ_SESSION_HEX + 1];
 static const char *const names[4] = {"Ann", "Bo", "Cy", "Di"};
