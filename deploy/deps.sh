@@ -13,6 +13,9 @@ pkgs=(build-essential cmake ninja-build pkg-config clang
       libpq-dev postgresql
       # openssl s_client and req for tests/service/test_attack_tls.sh
       openssl
+      # the sqlite3 command: tests/web/profile.test.mjs writes people's
+      # ratings into the server's database with it
+      sqlite3
       # the Python Botzone bot of tests/service/test_botzone.c (a bot in
       # another language, run unchanged; standard library only)
       python3

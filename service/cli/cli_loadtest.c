@@ -14,7 +14,8 @@ static const char usage[] =
     "                    [--setup S] [--seed N] [--insecure] [--json]\n"
     "                    [--reconnects R] [--bad-frames R] [--engine NAME\n"
     "                    --engine-tables N] [--kills R] [--sample S]\n"
-    "                    [--overs FILE]\n"
+    "                    [--overs FILE] [--sign-ins R [--sign-in-conns N]\n"
+    "                    [--sign-in-addrs N]]\n"
     "\n"
     "The benchmark of `ddz serve` (`ddz bench` measures the rules core): opens\n"
     "3 x N WebSocket connections in one event loop, seats them at N private\n"
@@ -49,6 +50,11 @@ static const char usage[] =
     "  --kills R         SIGKILL a random engine process of the server (--pid)\n"
     "  --sample S        read the server's VmRSS and open fds every S seconds\n"
     "                    (--pid); its fds are also read before and after\n"
+    "  --sign-ins R      a flood of failed sign-ins (POST /api/sessions, a new\n"
+    "                    name and a wrong password each), R a second over\n"
+    "  --sign-in-conns N connections at once (default 64), from\n"
+    "  --sign-in-addrs N loopback addresses round robin (default 1000; a\n"
+    "                    server on 127.0.0.1 sees each as its own client)\n"
     "Anything that goes otherwise counts as an error.\n"
     "\n"
     "Raises its own open-file limit to the hard limit; the server needs one\n"
@@ -97,6 +103,15 @@ int ddz_cli_loadtest(int argc, char **argv)
         } else if (strcmp(a, "--kills") == 0) {
             if (ddz_cli_double(v, 0, 1e4, &cfg.kill_rate) < 0)
                 return ddz_cli_usage("loadtest", "--kills must be a non-negative number");
+        } else if (strcmp(a, "--sign-ins") == 0) {
+            if (ddz_cli_double(v, 0, 10000, &cfg.signin_rate) < 0)
+                return ddz_cli_usage("loadtest", "--sign-ins must be 0..10000 a second");
+        } else if (strcmp(a, "--sign-in-conns") == 0) {
+            if (ddz_cli_int(v, 1, 256, &cfg.signin_threads) < 0)
+                return ddz_cli_usage("loadtest", "--sign-in-conns must be 1..256");
+        } else if (strcmp(a, "--sign-in-addrs") == 0) {
+            if (ddz_cli_int(v, 1, 65000, &cfg.signin_addrs) < 0)
+                return ddz_cli_usage("loadtest", "--sign-in-addrs must be 1..65000");
         } else if (strcmp(a, "--sample") == 0) {
             if (ddz_cli_double(v, 0.1, 86400, &cfg.sample_seconds) < 0)
                 return ddz_cli_usage("loadtest", "--sample must be 0.1..86400 seconds");

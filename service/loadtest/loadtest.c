@@ -135,6 +135,7 @@ typedef struct lt {
     ddz_loadtest_result *res;
     int seated_conns;
     double cpu0;
+    ddz_signin_flood *flood; /* the window's sign-in flood, NULL = none */
 } lt;
 
 static int64_t now_us(void)
@@ -1074,6 +1075,24 @@ static void chaos_tick(lt *L, int64_t now, bool faults)
 /* ---- phases ---- */
 
 /* The window has ended: the server's figures at its end. */
+/* Starts the window's sign-in flood at the URL's host and port; a flood
+ * that cannot start is an error of the run, not a failure. */
+static void start_flood(lt *L)
+{
+    const ddz_loadtest_cfg *cfg = L->cfg;
+    char err[160];
+    ddz_signin_flood_cfg fc = {
+        .host = L->url.host,
+        .port = L->url.port,
+        .rate = cfg->signin_rate,
+        .threads = cfg->signin_threads > 0 ? cfg->signin_threads : 64,
+        .addrs = cfg->signin_addrs > 0 ? cfg->signin_addrs : 1000,
+    };
+    L->flood = ddz_signin_flood_start(&fc, err, sizeof err);
+    if (!L->flood)
+        error_seen(L, "%s", err);
+}
+
 static void window_end(lt *L, int64_t now)
 {
     ddz_loadtest_result *r = L->res;
@@ -1081,6 +1100,11 @@ static void window_end(lt *L, int64_t now)
     r->client_cpu_s = cpu_s() - L->cpu0;
     r->rss_kb_end = rss_kb(L->cfg->pid);
     r->fds_end = fd_count(L->cfg->pid);
+    /* The flood is told to stop, not waited for: joining its threads
+     * here would hold this loop for their last answers (seconds), and
+     * the actions still in flight would count that wait as latency. */
+    if (L->flood)
+        ddz_signin_flood_halt(L->flood);
     int pids[1];
     bool group[1];
     r->children_end = L->cfg->pid > 0 ? children_of(L->cfg->pid, false, pids, group, 1) : -1;
@@ -1129,6 +1153,8 @@ static void phase_tick(lt *L)
         L->cpu0 = cpu_s();
         L->res->rss_kb_start = rss_kb(cfg->pid);
         L->res->fds_start = fd_count(cfg->pid);
+        if (cfg->signin_rate > 0)
+            start_flood(L);
         if (chaos)
             chaos_tick(L, now, true);
         L->phase_at = chaos && now + 20000 < L->t1 ? now + 20000 : L->t1;
@@ -1255,6 +1281,10 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
         fprintf(stderr, "ddz loadtest: engine tables need an engine name\n");
         return 2;
     }
+    if (cfg->signin_rate > 0 && L.url.tls) {
+        fprintf(stderr, "ddz loadtest: the sign-in flood speaks plain HTTP: give a ws:// URL\n");
+        return 2;
+    }
     if ((cfg->kill_rate > 0 || cfg->sample_seconds > 0) && cfg->pid <= 0) {
         fprintf(stderr, "ddz loadtest: killing engines and sampling need the server's pid\n");
         return 2;
@@ -1315,6 +1345,10 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
     while (L.phase < 4)
         if (ddz_evloop_run_once(&L.evl) < 0)
             break;
+    if (L.flood) {
+        ddz_signin_flood_stop(L.flood, &out->signins);
+        out->signin = true;
+    }
     ddz_loop_disarm(&L.loop.base, &L.tick);
     ddz_lws_loop_fini(&L.loop);
     ddz_evloop_destroy(&L.evl);
@@ -1335,6 +1369,23 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out)
 static json_t *known(long v)
 {
     return v >= 0 ? json_integer(v) : json_null();
+}
+
+static double per_s(long n, double s)
+{
+    return s > 0 ? (double)n / s : 0;
+}
+
+static json_t *signins_json(const ddz_signin_flood_result *g)
+{
+    json_t *j = json_pack(
+        "{s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "sent", (json_int_t)g->sent, "per_s",
+        per_s(g->sent, g->seconds), "ok", (json_int_t)g->ok, "refused", (json_int_t)g->refused,
+        "limited", (json_int_t)g->limited, "busy", (json_int_t)g->busy, "other",
+        (json_int_t)g->other, "failed", (json_int_t)g->failed, "hashed_p50_ms", g->hashed_p50);
+    json_object_set_new(j, "latency_ms",
+                        json_pack("{s:f, s:f, s:f}", "p50", g->p50, "p99", g->p99, "max", g->max));
+    return j;
 }
 
 void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
@@ -1383,6 +1434,8 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
                                   json_pack("[f, o, o]", r->sample[i].t, known(r->sample[i].rss_kb),
                                             known(r->sample[i].fds)));
         json_object_set_new(j, "series", series);
+        if (r->signin)
+            json_object_set_new(j, "sign_ins", signins_json(&r->signins));
         char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
         json_decref(j);
         if (s)
@@ -1435,6 +1488,16 @@ void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f)
                 "engines killed (%ld faults charged); %ld reconnects, %ld back in their seat\n",
                 r->drops, r->bad_sent, r->bad_answered, r->kills, r->engine_faults, r->reconnects,
                 r->resumed);
+    if (r->signin) {
+        const ddz_signin_flood_result *g = &r->signins;
+        fprintf(f,
+                "sign-ins        %ld sent (%.1f/s): %ld refused after a hash (p50 %.0f ms), %ld "
+                "limited (429), %ld busy (503), %ld other, %ld unanswered, %ld signed in\n",
+                g->sent, per_s(g->sent, g->seconds), g->refused, g->hashed_p50, g->limited, g->busy,
+                g->other, g->failed, g->ok);
+        fprintf(f, "                answered in p50 %.1f ms  p99 %.1f ms  max %.1f ms\n", g->p50,
+                g->p99, g->max);
+    }
     for (int i = 0; i < r->nsamples; i++)
         fprintf(f, "  at %6.0f s   VmRSS %ld kB, %ld fds\n", r->sample[i].t, r->sample[i].rss_kb,
                 r->sample[i].fds);

@@ -39,6 +39,8 @@
  *    before the next game began), as it should be (counted as
  *    `overtaken`); one not yet written is dropped. So is a bad play aimed
  *    at such a turn.
+ *  - sign-ins: a flood of failed sign-ins from many loopback addresses
+ *    (signin_flood.h), during the window only.
  * The server's VmRSS and open descriptors are read at the start and end of
  * the window, every `sample_seconds` in between, and its descriptors also
  * before the first connection and after the last one closed.
@@ -49,6 +51,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "service/loadtest/signin_flood.h"
 
 typedef struct ddz_loadtest_cfg {
     const char *url;       /* ws://HOST:PORT/ws */
@@ -70,6 +74,12 @@ typedef struct ddz_loadtest_cfg {
      * `over` reaches its table's first client, flushed at once (what the
      * clients were told, for a check that none is lost); NULL = none. */
     FILE *overs;
+    /* A flood of failed sign-ins during the window (signin_flood.h), at
+     * this many a second (0 = none), over this many connections at once
+     * and loopback source addresses. */
+    double signin_rate;
+    int signin_threads;
+    int signin_addrs;
 } ddz_loadtest_cfg;
 
 enum { DDZ_LOADTEST_MAX_SAMPLES = 256, DDZ_LOADTEST_BAD_KINDS = 12 };
@@ -121,6 +131,8 @@ typedef struct ddz_loadtest_result {
     long children_end; /* server's child processes at the end of the window */
     int nsamples;
     ddz_loadtest_sample sample[DDZ_LOADTEST_MAX_SAMPLES];
+    bool signin;                     /* a sign-in flood ran in the window */
+    ddz_signin_flood_result signins; /* ... and how the server answered it */
 } ddz_loadtest_result;
 
 /* Raises RLIMIT_NOFILE to its hard limit, runs the load test and fills
@@ -138,7 +150,9 @@ int ddz_loadtest_run(const ddz_loadtest_cfg *cfg, ddz_loadtest_result *out);
  * first_error, client_loop, engine_tables, faults {overtaken, drops, reconnects, resumed, bad_sent,
  * bad_answered, kills, engine_faults}, bad_frames {kind: [sent, answered]},
  * fds {before, start, end, after} and children_end (null if unknown), and
- * series [[t, rss_kb, fds], ...]. */
+ * series [[t, rss_kb, fds], ...], and with a flood, sign_ins {sent, per_s,
+ * ok, refused, limited, busy, other, failed, latency_ms {p50, p99, max},
+ * hashed_p50_ms}. */
 void ddz_loadtest_print(const ddz_loadtest_result *r, bool json, FILE *f);
 
 #endif

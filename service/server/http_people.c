@@ -89,9 +89,61 @@ static void leaderboard_get(ddz_srv *srv, const char *path, ddz_http_req *req)
     read_answer(req, rd);
 }
 
+/* Writes `in` to `out` (cap bytes) with every byte but the URL's
+ * unreserved ones (RFC 3986) as %XX, so what goes into a header line is
+ * never a CR, a LF or a byte a browser would read otherwise. Returns 0,
+ * or -1 when it does not fit. */
+static int url_encode(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        bool plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                     (*p >= '0' && *p <= '9') || strchr("-._~", *p);
+        if (n + (plain ? 1 : 3) >= cap)
+            return -1;
+        if (plain) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* GET /@/NAME: a profile's address to share, sent on to the client's own
+ * route /#/@/NAME (302). A redirect rather than index.html served under
+ * that path: the page's scripts and styles are relative to "/", and the
+ * fragment is where the client's router looks. Whether NAME exists is the
+ * profile page's to say (it asks /api/players/NAME). */
+static void profile_link(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)srv;
+    static const char prefix[] = "/@/";
+    char name[DDZ_ACCOUNT_NAME_MAX], enc[3 * DDZ_ACCOUNT_NAME_MAX];
+    /* the transport copies it once this returns; one loop a thread */
+    static _Thread_local char extra[DDZ_HTTP_EXTRA_MAX];
+    if (ddz__http_url_decode(path + sizeof prefix - 1, name, sizeof name) != 0 ||
+        strchr(name, '/') || url_encode(name, enc, sizeof enc) != 0 ||
+        snprintf(extra, sizeof extra, "location: /#/@/%s\x0d\x0a", enc) >= (int)sizeof extra) {
+        ddz__http_not_found(req);
+        return;
+    }
+    req->status = HTTP_STATUS_FOUND;
+    req->type = "text/plain";
+    req->extra = extra;
+    if (asprintf(&req->body, "/#/@/%s\n", enc) < 0)
+        req->body = NULL;
+}
+
 int ddz__http_people_routes(ddz_srv *srv)
 {
     int rc = ddz__http_route_add(&srv->routes, "/api/players/", true, player_get);
+    if (rc == 0)
+        rc = ddz__http_route_add(&srv->routes, "/@/", true, profile_link);
     return rc < 0 ? rc
                   : ddz__http_route_add(&srv->routes, "/api/leaderboard", false, leaderboard_get);
 }

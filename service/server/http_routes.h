@@ -32,6 +32,9 @@ typedef struct ddz_store_read ddz_store_read;
 /* A request body's bytes, at most (the account routes' JSON): a larger
  * Content-Length is answered 413 before a byte of it is read. */
 #define DDZ_HTTP_BODY_MAX 4096
+/* A handler's extra header lines (ddz_http_req.extra), at most, with the
+ * NUL: a profile's Location (http_people.c) with a 128-byte name as %XX. */
+#define DDZ_HTTP_EXTRA_MAX 512
 /* How long an answer that comes later (ddz_http_req.later) may take, past
  * its store reads' bounds, before the gate closes its connection. */
 #define DDZ_HTTP_LATER_MS 20000
@@ -52,7 +55,8 @@ typedef struct ddz_http_req {
     int status;        /* 200 unless the handler says otherwise */
     const char *type;  /* "application/json" unless ... */
     char *body;        /* malloc'd, taken; NULL: empty (out of memory) */
-    const char *extra; /* more header lines (CRLF-ended, copied; under 128 bytes), or NULL */
+    const char *extra; /* more header lines (CRLF-ended, copied; under DDZ_HTTP_EXTRA_MAX bytes),
+                          or NULL */
     /* A store ticket (ddz_store_ticket()): the answer is not written before
      * that write is durable (what it tells of must not be lost to a kill
      * after it was read), 0: at once. */

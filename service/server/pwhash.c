@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rules/error.h"
 
@@ -21,15 +22,25 @@ struct ddz_pwhash {
     bool stopped; /* ddz_pwhash_stop() ran (loop thread only) */
     unsigned long long opslimit;
     size_t memlimit;
+    int64_t max_wait_us;            /* a job queued longer is answered DDZ_EBUSY unrun */
     char dummy[DDZ_PWHASH_STR_MAX]; /* verified against for a name with no account */
     void (*wake)(void *ctx);
     void *wake_ctx;
 };
 
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static void run_job(ddz_pwhash *p, ddz_pwhash_job *j)
 {
     size_t len = strlen(j->password);
-    if (j->op == DDZ_PWHASH_HASH) {
+    if (now_us() - j->queued_us > p->max_wait_us) {
+        j->rc = DDZ_EBUSY; /* its client is better told at once than after its deadline */
+    } else if (j->op == DDZ_PWHASH_HASH) {
         j->rc = crypto_pwhash_str(j->hash, j->password, len, p->opslimit, p->memlimit) == 0
                     ? 0
                     : DDZ_ENOMEM; /* libsodium's one failure here: the memory */
@@ -70,7 +81,9 @@ ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *
         o.opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
     if (!o.memlimit)
         o.memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
-    if (!wake || o.threads < 1 || o.threads > MAX_THREADS ||
+    if (!o.max_wait_ms)
+        o.max_wait_ms = DDZ_PWHASH_MAX_WAIT_MS;
+    if (!wake || o.max_wait_ms < 0 || o.threads < 1 || o.threads > MAX_THREADS ||
         o.opslimit < crypto_pwhash_OPSLIMIT_MIN || o.memlimit < crypto_pwhash_MEMLIMIT_MIN ||
         sodium_init() < 0)
         return NULL;
@@ -79,6 +92,7 @@ ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *
         return NULL;
     p->opslimit = o.opslimit;
     p->memlimit = o.memlimit;
+    p->max_wait_us = (int64_t)o.max_wait_ms * 1000;
     p->wake = wake;
     p->wake_ctx = ctx;
     /* The dummy: a hash of random bytes nobody knows, with the pool's
@@ -109,6 +123,7 @@ int ddz_pwhash_submit(ddz_pwhash *p, ddz_pwhash_job *job)
         if (strnlen(job->password, sizeof job->password) <= DDZ_PWHASH_PASSWORD_MAX &&
             strnlen(job->hash, sizeof job->hash) < sizeof job->hash) {
             job->rc = 0;
+            job->queued_us = now_us();
             rc = ddz_mailbox_put(p->jobs, &job->mail);
             if (rc == DDZ_EINVAL) /* closed: stopping */
                 rc = DDZ_EBUSY;

@@ -42,6 +42,7 @@
 #define DDZ_PWHASH_PASSWORD_MAX 1024 /* a password's bytes, at most (SPEC §15) */
 #define DDZ_PWHASH_PASSWORD_MIN 8    /* a password's characters, at least (SPEC §15) */
 #define DDZ_PWHASH_STR_MAX 128       /* a hash string + NUL: crypto_pwhash_STRBYTES */
+#define DDZ_PWHASH_MAX_WAIT_MS 10000 /* default: a job queued longer is not run */
 
 enum ddz_pwhash_op {
     DDZ_PWHASH_HASH = 1, /* hash `password` into `hash` */
@@ -53,10 +54,11 @@ typedef struct ddz_pwhash_job {
     char password[DDZ_PWHASH_PASSWORD_MAX + 1]; /* wiped before the job comes back */
     char hash[DDZ_PWHASH_STR_MAX];              /* VERIFY: in; HASH: the answer */
     void *owner;                                /* the caller's; never read by the pool */
-    int rc;        /* answer: HASH 0 or DDZ_ENOMEM; VERIFY 0 (the password is right)
-                      or DDZ_EAUTH (wrong, or no account); DDZ_EBUSY if the pool was
-                      destroyed before the job ran */
-    ddz_mail mail; /* the pool's queue link */
+    int rc;            /* answer: HASH 0 or DDZ_ENOMEM; VERIFY 0 (the password is right)
+                          or DDZ_EAUTH (wrong, or no account); DDZ_EBUSY if the pool was
+                          destroyed before the job ran, or it waited past max_wait_ms */
+    int64_t queued_us; /* the pool's: when it was submitted (monotonic) */
+    ddz_mail mail;     /* the pool's queue link */
 } ddz_pwhash_job;
 
 typedef struct ddz_pwhash_options {
@@ -64,6 +66,10 @@ typedef struct ddz_pwhash_options {
     size_t max_jobs;             /* jobs queued or running at once, 0 = DDZ_PWHASH_MAX_JOBS */
     unsigned long long opslimit; /* Argon2id passes, 0 = crypto_pwhash_OPSLIMIT_INTERACTIVE */
     size_t memlimit;             /* its memory in bytes, 0 = crypto_pwhash_MEMLIMIT_INTERACTIVE */
+    int max_wait_ms; /* a job that waited longer for a worker is answered DDZ_EBUSY without
+                        being run, 0 = DDZ_PWHASH_MAX_WAIT_MS: on a machine too busy to
+                        hash as fast as the queue assumes, its client gets a clear 503
+                        within the request's deadline, not a silent close after it */
 } ddz_pwhash_options;
 
 typedef struct ddz_pwhash ddz_pwhash;
@@ -73,7 +79,8 @@ typedef struct ddz_pwhash ddz_pwhash;
  * thread). `wake(ctx)` is called from a worker after each answer is
  * queued, with no lock of the pool held; it must be safe from any thread.
  * Returns the pool, or NULL if `wake` is NULL, an option is out of range
- * (threads over 64, opslimit or memlimit under libsodium's minimum), or
+ * (threads over 64, opslimit or memlimit under libsodium's minimum,
+ * max_wait_ms negative), or
  * memory or threads ran out. */
 ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *ctx), void *ctx);
 

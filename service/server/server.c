@@ -395,7 +395,7 @@ typedef struct http_pss {
     size_t len;
     const char *type;
     const char *extra; /* more header lines (CRLF-ended): extra_buf, or NULL */
-    char extra_buf[128];
+    char extra_buf[DDZ_HTTP_EXTRA_MAX];
     int status;
     /* Not written before the store's write of this ticket is durable
      * (what it tells of, the ladder's standings, must not be lost to a

@@ -2148,8 +2148,23 @@ static int hist_row(void *ctx, const char *rules, int64_t at_ms, double mu, doub
     return pt && json_array_append_new(list, pt) == 0 ? 0 : DDZ_ENOMEM;
 }
 
-/* Adds player's "ratings" (and "history", when limit > 0) to `o`; the
- * caller holds rbegin(). Returns as the backend. */
+/* Adds player's newest rated game ids as "games" to `o`; the caller holds
+ * rbegin(). Returns as the backend. */
+static int games_fill(ddz_store *s, int64_t player, json_t *o)
+{
+    int64_t ids[DDZ_STORE_PERSON_GAMES];
+    int n = read_result(s, s->ops->person_games(s->be, player, DDZ_STORE_PERSON_GAMES, ids));
+    json_t *list = json_array();
+    if (!list || json_object_set_new(o, "games", list) != 0)
+        return DDZ_ENOMEM;
+    for (int i = 0; i < n; i++)
+        if (json_array_append_new(list, json_integer(ids[i])) != 0)
+            return DDZ_ENOMEM;
+    return n;
+}
+
+/* Adds player's "ratings" (and "history" and "games", when limit > 0) to
+ * `o`; the caller holds rbegin(). Returns as the backend. */
 static int person_fill(ddz_store *s, int64_t player, int limit, json_t *o)
 {
     json_t *ratings = json_object(), *hist = limit > 0 ? json_object() : NULL;
@@ -2165,6 +2180,8 @@ static int person_fill(ddz_store *s, int64_t player, int limit, json_t *o)
         else
             rc = DDZ_ENOMEM, json_decref(hist);
     }
+    if (rc >= 0 && limit > 0)
+        rc = games_fill(s, player, o);
     return rc;
 }
 
@@ -2202,6 +2219,16 @@ int ddz_store_person_history(ddz_store *s, int64_t player, int limit, char **jso
     int rc = read_result(s, s->ops->person_history(s->be, player, limit, hist_row, hist));
     rend(s);
     return dump(o, rc, json);
+}
+
+int ddz_store_person_games(ddz_store *s, int64_t player, int64_t *ids, int max)
+{
+    if (max < 1 || max > DDZ_STORE_PERSON_GAMES)
+        return DDZ_EINVAL;
+    rbegin(s, 0);
+    int rc = read_result(s, s->ops->person_games(s->be, player, max, ids));
+    rend(s);
+    return rc;
 }
 
 static int person_due(ddz_store *s, const char *name, char **json, int64_t due_ms)

@@ -555,6 +555,7 @@ int ddz_store_session_end(ddz_store *s, const char *session, int64_t *account);
 #define DDZ_STORE_BOARD_MIN_GAMES 5    /* rated games to be on the leaderboard */
 #define DDZ_STORE_BOARD_MAX 100        /* a leaderboard's rows, at most */
 #define DDZ_STORE_RATING_HIST_MAX 1000 /* history points of a profile, the newest */
+#define DDZ_STORE_PERSON_GAMES 50      /* rated game ids of a profile, the newest */
 
 typedef struct ddz_store_rating {
     int64_t player;       /* account id (> 0) or hosted AI (-1..-3) */
@@ -612,11 +613,20 @@ int ddz_store_person_ratings(ddz_store *s, int64_t player, char **json);
  * DDZ_ENOMEM (*json NULL). */
 int ddz_store_person_history(ddz_store *s, int64_t player, int limit, char **json);
 
+/* Sets ids[0..] to the ids of player `player`'s newest `max`
+ * (1..DDZ_STORE_PERSON_GAMES) rated games, each once, the newest rated
+ * first: a rated game is stored as a listed game under the same id, so a
+ * profile can link its replay. READS SYNCHRONOUSLY. Returns how many
+ * (0 for none), DDZ_EINVAL (max out of range) or DDZ_EDB. */
+int ddz_store_person_games(ddz_store *s, int64_t player, int64_t *ids, int max);
+
 /* Sets *json (malloc'd) to the profile of the live account named `name`
  * (ignoring case): {"name" (as made), "ratings" (as
  * ddz_store_person_ratings), "history" (as ddz_store_person_history, the
- * newest DDZ_STORE_RATING_HIST_MAX)}. READS SYNCHRONOUSLY. Returns 0,
- * DDZ_ENOTFOUND (no such live account), DDZ_EDB or DDZ_ENOMEM. */
+ * newest DDZ_STORE_RATING_HIST_MAX), "games" (as ddz_store_person_games,
+ * the newest DDZ_STORE_PERSON_GAMES ids)}. READS SYNCHRONOUSLY. Returns 0,
+ * DDZ_ENOTFOUND (no such live account: unknown or deleted), DDZ_EDB or
+ * DDZ_ENOMEM. */
 int ddz_store_person(ddz_store *s, const char *name, char **json);
 
 /* Sets *json (malloc'd) to the leaderboard of `rules`: {"rules": RULES,

@@ -205,6 +205,9 @@ typedef struct store_ops {
                           int (*row)(void *ctx, const char *rules, int64_t at_ms, double mu,
                                      double sigma),
                           void *ctx);
+    /* Sets ids[0..] to the newest `limit` rated games of `player` (each
+     * once, the newest applied first). Returns how many or DDZ_EDB. */
+    int (*person_games)(store_be *b, int64_t player, int limit, int64_t *ids);
     /* Calls row for the top `limit` live accounts of `rules` with at least
      * `min_games` games (mu highest first, then games, then id).
      * Returns the rows or DDZ_EDB. */

@@ -1229,6 +1229,26 @@ static int pg_person_history(store_be *b, int64_t player, int limit,
     return rc < 0 ? rc : n;
 }
 
+static int pg_person_games(store_be *b, int64_t player, int limit, int64_t *ids)
+{
+    params p = {0};
+    p_i64(&p, 0, player);
+    p_i64(&p, 1, limit);
+    PGresult *res = rd(b,
+                       "SELECT game FROM people_rating_hist WHERE player = $1"
+                       " GROUP BY game ORDER BY max(at_ms) DESC, game DESC LIMIT $2",
+                       2, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    if (n > limit)
+        n = limit;
+    for (int i = 0; i < n; i++)
+        ids[i] = i64(res, i, 0);
+    PQclear(res);
+    return n;
+}
+
 static int pg_leaderboard(store_be *b, const char *rules, int limit, int min_games,
                           int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
                           void *ctx)
@@ -1354,6 +1374,7 @@ const store_ops ddz__store_pg_ops = {
     .rating_game = pg_rating_game,
     .person_ratings = pg_person_ratings,
     .person_history = pg_person_history,
+    .person_games = pg_person_games,
     .leaderboard = pg_leaderboard,
     .ladder_players = pg_ladder_players,
     .ladder_history = pg_ladder_history,

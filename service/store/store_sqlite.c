@@ -1016,6 +1016,23 @@ static int sq_person_history(store_be *b, int64_t player, int limit,
     return rows_end(st, rc < 0 ? SQLITE_DONE : step, rc, n);
 }
 
+static int sq_person_games(store_be *b, int64_t player, int limit, int64_t *ids)
+{
+    /* a game has one rule set, so one row per game already; the GROUP BY
+     * keeps "each game once" true whatever the key becomes */
+    sqlite3_stmt *st = rprep(b, "SELECT game FROM people_rating_hist WHERE player = ?1"
+                                " GROUP BY game ORDER BY max(at_ms) DESC, game DESC LIMIT ?2");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, player);
+    sqlite3_bind_int(st, 2, limit);
+    int n = 0, step = SQLITE_DONE;
+    while (n < limit && (step = sqlite3_step(st)) == SQLITE_ROW)
+        ids[n++] = sqlite3_column_int64(st, 0);
+    /* stopped at `limit` with a row in hand: the LIMIT makes it the last */
+    return rows_end(st, step == SQLITE_ROW ? SQLITE_DONE : step, 0, n);
+}
+
 static int sq_leaderboard(store_be *b, const char *rules, int limit, int min_games,
                           int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
                           void *ctx)
@@ -1164,6 +1181,7 @@ const store_ops ddz__store_sqlite_ops = {
     .rating_game = sq_rating_game,
     .person_ratings = sq_person_ratings,
     .person_history = sq_person_history,
+    .person_games = sq_person_games,
     .leaderboard = sq_leaderboard,
     .ladder_players = sq_ladder_players,
     .ladder_history = sq_ladder_history,

@@ -106,6 +106,28 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(field errors "$out")" = 0 ] && ok ||
     no "a paced run with actions still waiting: exit $rc: $out $(tail -5 "$tmp/lt.err")"
 
+# A flood of failed sign-ins while tables play (--sign-ins): 64 at once
+# from many loopback addresses, past the hashing queue's 32, so some are
+# hashed and refused (401) and the rest turned away at once (503); none
+# is signed in, every one is answered as SPEC §15 says, and the tables
+# play on without an error.
+out=$(timeout $((60 * slow)) "$DDZ" loadtest --url "$url" --tables 2 --seconds 2 --json \
+    --sign-ins 64 --sign-in-conns 64 --pid "$server" 2>"$tmp/lt.err")
+rc=$?
+si=${out#*\"sign_ins\":}
+if [ $rc -ne 0 ] || [ "$si" = "$out" ]; then
+    no "sign-in flood: exit $rc, no sign_ins: $out $(tail -5 "$tmp/lt.err")"
+else
+    [ "$(field errors "$out")" = 0 ] && ok || no "errors at the tables during the flood: $out"
+    [ "$(field sent "$si")" -ge 64 ] && ok || no "64 sign-ins sent: $si"
+    [ "$(field refused "$si")" -ge 1 ] && ok || no "some hashed and refused (401): $si"
+    [ "$(field busy "$si")" -ge 1 ] && ok || no "some past the queue (503): $si"
+    [ "$(field ok "$si")" = 0 ] && [ "$(field other "$si")" = 0 ] && ok ||
+        no "nothing but 401, 429 and 503: $si"
+fi
+err=$("$DDZ" loadtest --url "wss://127.0.0.1:$port/ws" --sign-ins 1 2>&1 >/dev/null)
+[ $? -eq 2 ] && [[ $err == *HTTP* ]] && ok || no "a flood over wss: exit 2: $err"
+
 # The clients closed their connections and left their rooms.
 gone=
 for _ in $(seq 200); do # 10 s

@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm, clockS } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -726,7 +726,10 @@ test('seats are 上家/下家/我, counts and the clock have words, the clock wa
     await page.waitForSelector('[data-test=quick]');
     await openCreateForm(page);
     await page.fill('.create input[name=name]', 'Words');
-    await page.fill('.create input[type=number] >> nth=0', '8'); // seconds a move: the warning comes at 4
+    // seconds a move: the warning comes at half of it (4 s on an idle
+    // machine); longer on a slow run, where 8 s ran out twice before the
+    // page saw its first turn, and custody played the game out
+    await page.fill('.create input[type=number] >> nth=0', String(clockS(8)));
     await openCreateForm(page, { seatwise: true });
     await page.selectOption('[data-test=seat0]', 'ai:greedy');
     await page.selectOption('[data-test=seat1]', 'ai:greedy');

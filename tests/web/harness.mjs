@@ -116,7 +116,7 @@ export async function openPage(browser, contexts, url, { viewport, locale = 'en-
 }
 
 /* Starts `ddz serve` (its log in artifacts/LOG) and chromium; returns
- * {base, browser, stop}. */
+ * {base, browser, stop, db} (db: the server's SQLite file). */
 export async function startAll(log, serveArgs = []) {
   fs.mkdirSync(ART, { recursive: true });
   assert.ok(fs.existsSync(DDZ), `ddz binary not found at ${DDZ}`);
@@ -140,7 +140,7 @@ export async function startAll(log, serveArgs = []) {
     }
     fs.rmSync(tmp, { recursive: true, force: true });
   };
-  return { base, browser, stop };
+  return { base, browser, stop, db: path.join(tmp, 'web.db') };
 }
 
 /* Lets transitions and entrance animations finish (the endless ones, a

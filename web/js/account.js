@@ -129,6 +129,7 @@ export function accountBox() {
   if (app.account) {
     return h('div.acct-box', { dataset: { test: 'acct-box' } },
       h('span', t('account.as'), ' ', h('a', { href: '#/account', dataset: { test: 'acct-link' } }, app.account)),
+      h('a', { href: '#/@/' + encodeURIComponent(app.account), dataset: { test: 'acct-profile' } }, t('profile.link')),
       h('button.ghost.small', { dataset: { test: 'acct-signout' }, onclick: () => signOut() }, t('account.signout')));
   }
   return h('div.acct-box', { dataset: { test: 'acct-box' } },

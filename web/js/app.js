@@ -2,8 +2,9 @@
 // (#/ lobby, #/room/ID table, #/watch/ID spectator, #/replay/ID replay,
 // #/tournament the competition page, #/ladder the rated ladder,
 // #/ladder/NAME a participant's page, #/tv/ladder and #/tv/tournament a
-// competition's delayed broadcast) and the server's events. Views live
-// in lobby.js, table.js, replay.js, tournament.js, ladder.js and tv.js; what they share
+// competition's delayed broadcast, #/@/NAME a person's profile,
+// #/leaderboard/RULES people's leaderboard) and the server's events. Views live
+// in lobby.js, table.js, replay.js, tournament.js, ladder.js, tv.js and people.js; what they share
 // (the state, toasts, dialogs, navigation) is shell.js, which imports no
 // page. What is legal always comes from the server.
 import { Conn } from './net.js';
@@ -17,15 +18,25 @@ import { Tournament } from './tournament.js';
 import { Ladder, LadderPlayer } from './ladder.js';
 import { Tv } from './tv.js';
 import { AccountPage, onWelcome, onHelloRefused } from './account.js';
+import { Profile, Leaderboard } from './people.js';
 
 const root = document.getElementById('app');
 
 /* ---- routing ---- */
 
+/* A route's part as written, when it is no valid %-escape. */
+function decoded(s) {
+  try { return decodeURIComponent(s); } catch { return s; }
+}
+
 function parseRoute() {
   if (/^#\/tournament\/?$/.test(location.hash)) return { name: 'tournament' };
   if (/^#\/ladder\/?$/.test(location.hash)) return { name: 'ladder' };
   if (/^#\/account\/?$/.test(location.hash)) return { name: 'account' };
+  const p = /^#\/@\/([^/?#]+)/.exec(location.hash);
+  if (p) return { name: 'profile', id: decoded(p[1]) };
+  const b = /^#\/leaderboard(?:\/([^/?#]+))?\/?$/.exec(location.hash);
+  if (b) return { name: 'leaderboard', id: b[1] ? decoded(b[1]) : 'caai' };
   const tv = /^#\/tv\/(ladder|tournament)\/?$/.exec(location.hash);
   if (tv) return { name: 'tv', id: tv[1] };
   const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
@@ -55,6 +66,14 @@ function route() {
   }
   if (r.name === 'account') {
     if (!(app.view instanceof AccountPage)) mount(new AccountPage());
+    return;
+  }
+  if (r.name === 'profile') {
+    if (!(app.view instanceof Profile) || app.view.name !== r.id) mount(new Profile(r.id));
+    return;
+  }
+  if (r.name === 'leaderboard') {
+    if (!(app.view instanceof Leaderboard) || app.view.rules !== r.id) mount(new Leaderboard(r.id));
     return;
   }
   if (r.name === 'tv') {

@@ -118,6 +118,35 @@ Test(pwhash, the_bound_is_enforced)
     ddz_pwhash_destroy(p);
 }
 
+/* A job that waited longer than max_wait_ms for a worker is answered
+ * DDZ_EBUSY unrun, its password wiped: the third of three behind one
+ * worker waits two whole hashes (tens of milliseconds each with the
+ * INTERACTIVE parameters on any machine), past a 20 ms bound. */
+Test(pwhash, a_job_that_waited_too_long_is_not_run)
+{
+    ddz_pwhash_options o = {.threads = 1, .max_jobs = 8, .max_wait_ms = 20};
+    ddz_pwhash *p = ddz_pwhash_create(&o, wake, NULL);
+    cr_assert_not_null(p);
+    ddz_pwhash_job j[3];
+    for (int i = 0; i < 3; i++) {
+        j[i] = (ddz_pwhash_job){.op = DDZ_PWHASH_HASH};
+        snprintf(j[i].password, sizeof j[i].password, "password %d", i);
+        cr_assert_eq(ddz_pwhash_submit(p, &j[i]), 0);
+    }
+    int answered[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        ddz_pwhash_job *d = next(p);
+        answered[d - j]++;
+        cr_expect(zero(d->password, sizeof d->password), "the password is wiped either way");
+    }
+    cr_expect(answered[0] == 1 && answered[1] == 1 && answered[2] == 1, "each answered once");
+    cr_expect_eq(j[2].rc, DDZ_EBUSY, "the last waited two hashes: not run");
+    cr_expect_eq(j[2].hash[0], '\0', "no hash made");
+    ddz_pwhash_destroy(p);
+    o.max_wait_ms = -1;
+    cr_expect_null(ddz_pwhash_create(&o, wake, NULL), "a negative wait is refused");
+}
+
 /* A stop answers every queued job DDZ_EBUSY, unrun, its password wiped. */
 Test(pwhash, stop_answers_every_job_once)
 {

@@ -2,10 +2,10 @@
  * `ddz serve` (SPEC §15, service/server/accounts.h): sign-up, sign-in,
  * sign-out, a password change ending the other sessions, deletion holding
  * the name; the refusals (400 EPASSWORD, ENAME, EFIELD; 401 EAUTH the same
- * for an unknown name and a wrong password; 409; 411; 413; 405), 429 with
- * Retry-After after ten failed passwords from one address, 503 EBUSY with
- * Retry-After past the hash pool's bound, and no password or session in
- * the server's log. Requests are plain HTTP/1.1 on a socket of the test's
+ * for an unknown name and a wrong password, and as slow; 409; 411; 413;
+ * 405), 429 with Retry-After after ten failed passwords from one address,
+ * 503 EBUSY with Retry-After past the hash pool's bound, and no password
+ * or session in the server's log. Requests are plain HTTP/1.1 on a socket of the test's
  * own; the server closes each connection after its answer. */
 #include <arpa/inet.h>
 
@@ -364,4 +364,72 @@ Test(accounts, hello_with_a_session_plays_as_the_account)
     cli_send(bad, json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version", 1, "name", "x",
                             "session", "00"));
     expect_error(bad, DDZ_EAUTH, DDZ_REQ_HELLO);
+}
+
+/* Sends a sign-in for `name` from the loopback address 127.0.3.`from`
+ * (each its own client for the failure limit) and returns how long its
+ * answer took, in milliseconds; the answer must be 401 EAUTH with the
+ * body `body` had (the first call fills it). */
+static double timed_refusal(const char *name, int from, char body[256])
+{
+    char req[512], json[128];
+    int blen =
+        snprintf(json, sizeof json, "{\"name\":\"%s\",\"password\":\"a wrong password\"}", name);
+    int n =
+        snprintf(req, sizeof req,
+                 "POST /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n%s",
+                 blen, json);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in src = {.sin_family = AF_INET};
+    src.sin_addr.s_addr = htonl(0x7f000300u | (uint32_t)from);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&src, sizeof src), 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    int64_t t0 = now_ms();
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    reply r = get_reply(fd);
+    double ms = (double)(now_ms() - t0);
+    cr_expect_eq(r.status, 401, "%s: %d %s", name, r.status, r.body);
+    if (!body[0])
+        snprintf(body, 256, "%s", r.body);
+    cr_expect_str_eq(r.body, body, "the same body for every refusal");
+    free(r.body);
+    return ms;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* No enumeration through timing (SPEC §15): a wrong password for a real
+ * account and any password for a name nobody has are both one Argon2id
+ * verify (the unknown one against a dummy hash), so their answers take
+ * the same time but for noise. Six of each, interleaved so that the
+ * machine's load falls on both alike, each from its own address so that
+ * no limit answers early; their medians within a factor of 3: wide, for
+ * a loaded machine (the hashes run at a low priority, so a busy machine
+ * makes them slow and uneven), and still far from what a lookup-only
+ * answer for the unknown name would give, a hundred times faster than a
+ * verify. */
+Test(accounts, an_unknown_name_takes_as_long_as_a_wrong_password)
+{
+    char s[65], body[256] = "";
+    sign_up("Real", "the right password", s);
+    enum { N = 6 };
+    double known[N], unknown[N];
+    for (int i = 0; i < N; i++) {
+        char nobody[32];
+        snprintf(nobody, sizeof nobody, "Nobody%d", i);
+        known[i] = timed_refusal("Real", 1 + 2 * i, body);
+        unknown[i] = timed_refusal(nobody, 2 + 2 * i, body);
+    }
+    qsort(known, N, sizeof *known, cmp_double);
+    qsort(unknown, N, sizeof *unknown, cmp_double);
+    double k = (known[N / 2 - 1] + known[N / 2]) / 2, u = (unknown[N / 2 - 1] + unknown[N / 2]) / 2;
+    cr_log_info("median answer: wrong password %.0f ms, unknown name %.0f ms", k, u);
+    cr_expect(u > 0 && k > 0 && u < 3 * k && k < 3 * u,
+              "wrong password %.0f ms, unknown name %.0f ms", k, u);
 }

@@ -183,6 +183,62 @@ Test(rating, nothing_for_all_pass_or_bad_arguments)
     ddz_store_close(s);
 }
 
+/* A profile's game ids: the newest rated first (by when they were rated,
+ * not by id), each once, at most DDZ_STORE_PERSON_GAMES; a deleted
+ * account has no profile. */
+Test(rating, a_profile_lists_the_newest_games)
+{
+    ddz_store *s = open_ok();
+    int64_t ann = account(s, "Ann"), bo = account(s, "Bo");
+    int64_t p[3] = {ann, bo, -1};
+    int64_t ids[DDZ_STORE_PERSON_GAMES];
+    cr_expect_eq(ddz_store_person_games(s, ann, ids, 10), 0, "no rated game yet");
+    cr_expect_eq(ddz_store_person_games(s, ann, ids, 0), DDZ_EINVAL);
+    cr_expect_eq(ddz_store_person_games(s, ann, ids, DDZ_STORE_PERSON_GAMES + 1), DDZ_EINVAL);
+    /* games 30, 10, 20 rated in that order, two rule sets */
+    cr_assert_eq(ddz_store_rating_game(s, "caai", 30, p, 0, true, NULL), 1);
+    cr_assert_eq(ddz_store_rating_game(s, "botzone-ftl", 10, p, 1, true, NULL), 1);
+    cr_assert_eq(ddz_store_rating_game(s, "caai", 20, p, 2, false, NULL), 1);
+    /* rated within one ms of each other: make the order of time plain */
+    db_exec("UPDATE people_rating_hist SET at_ms = 1000 WHERE game = 30");
+    db_exec("UPDATE people_rating_hist SET at_ms = 2000 WHERE game = 10");
+    db_exec("UPDATE people_rating_hist SET at_ms = 3000 WHERE game = 20");
+    cr_assert_eq(ddz_store_person_games(s, ann, ids, 10), 3);
+    cr_expect(ids[0] == 20 && ids[1] == 10 && ids[2] == 30, "%lld %lld %lld", (long long)ids[0],
+              (long long)ids[1], (long long)ids[2]);
+    cr_assert_eq(ddz_store_person_games(s, bo, ids, 2), 2, "the newest two");
+    cr_expect(ids[0] == 20 && ids[1] == 10);
+    cr_expect_eq(ddz_store_person_games(s, 999, ids, 10), 0);
+
+    /* the profile carries them; more than DDZ_STORE_PERSON_GAMES: the newest */
+    for (int64_t g = 100; g < 100 + DDZ_STORE_PERSON_GAMES; g++)
+        cr_assert_eq(ddz_store_rating_game(s, "caai", g, p, 0, true, NULL), 1);
+    db_exec("UPDATE people_rating_hist SET at_ms = 5000 + game WHERE game >= 100");
+    char *text = NULL;
+    cr_assert_eq(ddz_store_person(s, "ann", &text), 0);
+    json_t *j = parse(text);
+    json_t *games = json_object_get(j, "games");
+    cr_assert_eq(json_array_size(games), DDZ_STORE_PERSON_GAMES);
+    cr_expect_eq(json_integer_value(json_array_get(games, 0)), 100 + DDZ_STORE_PERSON_GAMES - 1);
+    cr_expect_eq(json_integer_value(json_array_get(games, DDZ_STORE_PERSON_GAMES - 1)), 100);
+    json_decref(j);
+
+    /* a person without rated games: an empty list, not none */
+    int64_t cy = account(s, "Cy");
+    (void)cy;
+    cr_assert_eq(ddz_store_person(s, "CY", &text), 0);
+    j = parse(text);
+    cr_expect(json_is_array(json_object_get(j, "games")));
+    cr_expect_eq(json_array_size(json_object_get(j, "games")), 0);
+    json_decref(j);
+
+    /* deleted: no profile, though its rows stay */
+    cr_assert_eq(ddz_store_account_delete(s, ann), 0);
+    cr_expect_eq(ddz_store_person(s, "Ann", &text), DDZ_ENOTFOUND);
+    cr_expect_null(text);
+    ddz_store_close(s);
+}
+
 /* Live accounts with 5 games or more, by rating; AIs and the deleted out. */
 Test(rating, the_leaderboard)
 {

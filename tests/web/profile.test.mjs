@@ -1,0 +1,258 @@
+// profile.test.mjs - people's profile and leaderboard pages (spec §15,
+// issue 40) in the browser: a profile shows each rule set's rating ±
+// deviation, its games, a chart with one point per rated game, the win
+// rates as landlord and as farmer, and its rated games, each opening its
+// replay; the leaderboard lists the accounts with at least 5 rated games
+// by rating, each linking to its profile, and not those with fewer; an
+// unknown name says so; /@/NAME (the address to share) opens the profile;
+// the signed-in person reaches her profile from the lobby and her account
+// page from it. Desktop in English, a phone in Chinese without sideways
+// scrolling. Screenshots in artifacts/.
+//
+// How the ratings are made: the accounts over HTTP, the games for real (a
+// WebSocket client from Node against two ai:random seats, as
+// analysis.test.mjs), and, as rated play does not write them yet, the
+// ratings and their history written into the server's SQLite file with
+// the sqlite3 command (the tables of service/store/store_sqlite.c,
+// schema 8) while the server runs (WAL: its reads see them).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { startAll, openPage, waitFor, shot, T } from './harness.mjs';
+
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const PASSWORD = 'a long enough secret';
+let env;
+const contexts = [];
+let gameIds = []; // the real games, in the order played
+
+/* The page's errors but the answers this test asks for (an unknown
+ * name's 404, an unknown rule set's 400: chromium logs every 4xx answer
+ * as an error). */
+const unexpected = (page) => page.errors.filter((e) => !/status of (400|404) /.test(e));
+
+/* What people see of a Weng-Lin mu and sigma (docs/decisions.md,
+ * "People's ratings"): 1500 + 40 (mu - 25) ± 40 sigma. */
+const shown = (mu) => 1500 + 40 * (mu - 25);
+const dev = (sigma) => 40 * sigma;
+
+/* Each account's rating under caai: its history (mu, sigma after each of
+ * its rated games, the newest last) and counts. Ren has fewer than 5
+ * games (not on the board, though rated highest); Zoe none. */
+const PEOPLE = {
+  Mei: { hist: [[25.9, 8.0], [26.8, 7.6], [25.7, 7.3], [27.1, 7.0], [28.0, 6.8]], ll: [2, 1], farmer: [3, 2] },
+  Lin: { hist: [[26, 8], [27.5, 7], [28.4, 6], [29.2, 5.5], [30.0, 5.0]], games: 7, ll: [4, 3], farmer: [3, 2] },
+  Kai: { hist: [[24, 8], [23.5, 7], [23.1, 6.6], [23.4, 6.3], [23.0, 6.0]], ll: [1, 0], farmer: [4, 2] },
+  Ren: { hist: [[30, 8], [33, 7], [35, 6]], ll: [3, 3], farmer: [0, 0] },
+  Zoe: null,
+};
+
+async function post(path, body) {
+  const r = await fetch(env.base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: r.status, body: await r.json().catch(() => ({})) };
+}
+
+/* One real game of a listed room (its id readable without a key): this
+ * client at West bidding the most and playing a random legal play, two
+ * ai:random seats. Resolves to its id; an all-pass deal is played again. */
+function realGame() {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(env.base.replace('http', 'ws') + '/ws');
+    const timer = setTimeout(() => { ws.close(); reject(new Error('the game did not end in time')); }, T(30000));
+    const done = (f, x) => { clearTimeout(timer); ws.close(); f(x); };
+    ws.onerror = () => done(reject, new Error('cannot connect'));
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', version: 1, name: 'Ana' }));
+    ws.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if (m.type === 'welcome') {
+        ws.send(JSON.stringify({ type: 'create', seat: 0,
+          options: { name: 'rated seed', games: 1, pause: 0, seats: [null, 'ai:random', 'ai:random'] } }));
+      } else if (m.type === 'turn' && m.seat === 0 && m.legal) {
+        ws.send(JSON.stringify(m.action === 'bid' ? { type: 'bid', seq: m.seq, bid: Math.max(...m.legal) }
+          : { type: 'play', seq: m.seq, cards: m.legal[Math.floor(Math.random() * m.legal.length)] }));
+      } else if (m.type === 'over' && m.landlord !== null && m.game_id) {
+        done(resolve, m.game_id);
+      } else if (m.type === 'over' || m.type === 'error') {
+        done(reject, new Error('no game: ' + e.data));
+      }
+    };
+  });
+}
+
+function sqlText(s) {
+  return "'" + s.replace(/'/g, "''") + "'";
+}
+
+/* The rows rated play will write, for PEOPLE, under caai: history rows on
+ * the real games (a day apart, the newest now), the rating row. */
+function seedSql() {
+  const day = 86400000, now = Date.now();
+  const lines = ['.timeout 10000', 'BEGIN;'];
+  for (const [name, p] of Object.entries(PEOPLE)) {
+    if (!p) continue;
+    const who = `(SELECT id FROM accounts WHERE name = ${sqlText(name)})`;
+    p.hist.forEach(([mu, sigma], i) => {
+      const at = now - (p.hist.length - 1 - i) * day;
+      lines.push(`INSERT INTO people_rating_hist(player, rules, game, at_ms, mu, sigma) VALUES (${who}, 'caai', ${gameIds[i]}, ${at}, ${mu}, ${sigma});`);
+    });
+    const [mu, sigma] = p.hist[p.hist.length - 1];
+    lines.push(`INSERT INTO people_ratings(player, rules, mu, sigma, games, ll_games, ll_wins, farmer_games, farmer_wins) VALUES (${who}, 'caai', ${mu}, ${sigma}, ${p.games || p.hist.length}, ${p.ll[0]}, ${p.ll[1]}, ${p.farmer[0]}, ${p.farmer[1]});`);
+  }
+  lines.push('COMMIT;');
+  return lines.join('\n') + '\n';
+}
+
+before(async () => {
+  assert.equal(typeof WebSocket, 'function', 'run node with --experimental-websocket (node_test.sh does)');
+  assert.doesNotThrow(() => execFileSync('sqlite3', ['--version']), 'the sqlite3 command is needed (bash deploy/deps.sh installs it)');
+  env = await startAll('serve-profile.log', ['--ai-delay-ms', '0']);
+  for (const name of Object.keys(PEOPLE)) assert.equal((await post('/api/accounts', { name, password: PASSWORD })).status, 201, name);
+  while (gameIds.length < 5) {
+    try {
+      gameIds.push(await realGame());
+    } catch (e) {
+      if (!/no game: .*"over"/.test(String(e))) throw e; // an all-pass deal: another
+    }
+  }
+  execFileSync('sqlite3', [env.db], { input: seedSql() });
+  const r = await fetch(env.base + '/api/players/Mei');
+  assert.equal(r.status, 200);
+  assert.deepEqual((await r.json()).games, gameIds.slice().reverse(), 'the newest rated first');
+});
+
+after(async () => { if (env) await env.stop(contexts); });
+
+async function noOverflow(page, what) {
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(over <= 0, `${what}: ${over} px wider than the screen`);
+}
+
+async function texts(page, sel) {
+  return page.$$eval(sel, (els) => els.map((e) => e.textContent.trim()));
+}
+
+test('a profile, its replays and the leaderboard; an unknown name; her own profile from the lobby (desktop, English)', async () => {
+  const page = await openPage(env.browser, contexts, env.base + '/#/@/mei', { viewport: DESKTOP });
+  await page.waitForSelector('[data-test=profile-rules][data-rules=caai]');
+  assert.equal(await page.textContent('[data-test=profile-name]'), 'Mei', 'the name as made, whatever case the link has');
+  const mei = PEOPLE.Mei, [mu, sigma] = mei.hist[mei.hist.length - 1];
+  assert.equal(await page.textContent('[data-test=profile-rating]'), `${shown(mu).toFixed(0)} ± ${dev(sigma).toFixed(0)}`);
+  assert.equal(await page.textContent('[data-test=profile-count]'), '5');
+  assert.equal(await page.textContent('[data-test=profile-ll]'), '50% (1/2)');
+  assert.equal(await page.textContent('[data-test=profile-farmer]'), '67% (2/3)');
+  // one point per history row, the last at the rating
+  const chart = await page.$eval('[data-test=profile-chart]', (svg) => ({ points: svg.dataset.points,
+    dots: svg.querySelectorAll('circle').length, label: svg.getAttribute('aria-label') }));
+  assert.equal(chart.points, '5');
+  assert.equal(chart.dots, 5);
+  assert.match(chart.label, /5 rated games: from 1536 to 1620/);
+  // the games, the newest first, each a replay link
+  const links = await page.$$eval('[data-test=profile-game]', (as) => as.map((a) => a.getAttribute('href')));
+  assert.deepEqual(links, gameIds.slice().reverse().map((id) => '#/replay/' + id));
+  await shot(page, 'profile-desktop');
+  await page.click('[data-test=profile-game] >> nth=0');
+  await page.waitForSelector('[data-test=replay-next]');
+  assert.equal(new URL(page.url()).hash, '#/replay/' + gameIds[4]);
+  await shot(page, 'profile-replay-desktop');
+  await page.goBack();
+  await page.waitForSelector('[data-test=profile-board]');
+
+  // its rule set's leaderboard: 5 games or more, by rating; Ren (3) and Zoe (0) not
+  await page.click('[data-test=profile-board]');
+  await page.waitForSelector('[data-test=board-row]');
+  assert.equal(new URL(page.url()).hash, '#/leaderboard/caai');
+  assert.deepEqual(await texts(page, '[data-test=board-player]'), ['Lin', 'Mei', 'Kai']);
+  assert.deepEqual(await texts(page, '[data-test=board-rating]'), ['1700 ± 200', '1620 ± 272', '1420 ± 240']);
+  await shot(page, 'profile-leaderboard-desktop');
+  await page.click('[data-test=board-player] >> nth=0');
+  await page.waitForSelector('[data-test=profile-rules]');
+  assert.equal(await page.textContent('[data-test=profile-name]'), 'Lin');
+  assert.equal(await page.textContent('[data-test=profile-count]'), '7');
+
+  // an unknown name, through the address to share
+  await page.goto(env.base + '/@/Nobody');
+  await page.waitForSelector('[data-test=profile-missing]');
+  assert.equal(new URL(page.url()).hash, '#/@/Nobody');
+  assert.match(await page.textContent('[data-test=profile-missing]'), /No player named “Nobody”/);
+  await shot(page, 'profile-missing-desktop');
+  // a rule set this server does not rate
+  await page.goto(env.base + '/#/leaderboard/nonesuch');
+  await page.waitForSelector('[data-test=board-empty]');
+  assert.match(await page.textContent('[data-test=board-empty]'), /rates no such rule set/);
+  await shot(page, 'profile-leaderboard-norules-desktop');
+
+  // signed in as Mei: the lobby's account box leads to her profile, which
+  // leads to her account page; the lobby's link to the leaderboard marks her
+  await page.goto(env.base + '/#/');
+  await page.click('[data-test=acct-open]');
+  await page.fill('[data-test=acct-name]', 'Mei');
+  await page.fill('[data-test=acct-password]', PASSWORD);
+  await page.click('[data-test=acct-signin]');
+  await page.click('[data-test=acct-profile]');
+  await page.waitForSelector('[data-test=profile-account]');
+  await shot(page, 'profile-own-desktop');
+  await page.click('[data-test=profile-account]');
+  await page.waitForSelector('[data-test=account-page]');
+  await page.goto(env.base + '/#/');
+  await page.waitForSelector('[data-test=leaderboard-link]');
+  await shot(page, 'profile-lobby-link-desktop');
+  await page.click('[data-test=leaderboard-link]');
+  await page.waitForSelector('[data-test=board-row]');
+  await waitFor('her row marked', async () => (await texts(page, '[data-test=board-row].me [data-test=board-player]')).join() === 'Mei');
+  assert.deepEqual(unexpected(page), []);
+});
+
+test('a profile, the leaderboard and the empty states on a phone, in Chinese', async () => {
+  const page = await openPage(env.browser, contexts, env.base + '/@/lin', { viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await page.waitForSelector('[data-test=profile-rules]');
+  assert.equal(await page.textContent('[data-test=profile-name]'), 'Lin');
+  const panel = await page.textContent('[data-test=profile-rules]');
+  assert.match(panel, /等级分/);
+  assert.match(panel, /地主胜率/);
+  assert.match(panel, /农民胜率/);
+  assert.equal(await page.textContent('[data-test=profile-ll]'), '75% (3/4)');
+  assert.equal(await page.$eval('[data-test=profile-chart]', (svg) => svg.querySelectorAll('circle').length), 5);
+  assert.match(await page.textContent('.people-games h2'), /最近对局/);
+  await noOverflow(page, 'the profile');
+  await shot(page, 'profile-phone');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await shot(page, 'profile-phone-games');
+
+  await page.click('[data-test=profile-board]');
+  await page.waitForSelector('[data-test=board-row]');
+  assert.match(await page.textContent('h1'), /排行榜/);
+  assert.deepEqual(await texts(page, '[data-test=board-player]'), ['Lin', 'Mei', 'Kai']);
+  await noOverflow(page, 'the leaderboard');
+  // the table fits its box, or scrolls inside it
+  const box = await page.$eval('[data-test=board-scroll]', (el) => ({ over: el.scrollWidth - el.clientWidth,
+    scrolls: getComputedStyle(el).overflowX }));
+  assert.ok(box.over <= 0 || box.scrolls === 'auto', `the table overflows its box by ${box.over} px`);
+  await shot(page, 'profile-leaderboard-phone');
+
+  // another rule set: nobody rated there yet
+  await page.selectOption('[data-test=board-rules]', 'botzone-ftl');
+  await page.waitForSelector('[data-test=board-empty]');
+  assert.equal(new URL(page.url()).hash, '#/leaderboard/botzone-ftl');
+  assert.match(await page.textContent('[data-test=board-empty]'), /还没有人上榜/);
+  await shot(page, 'profile-leaderboard-empty-phone');
+
+  // the lobby's link, on the phone
+  await page.goto(env.base + '/#/');
+  await page.waitForSelector('[data-test=leaderboard-link]');
+  assert.equal(await page.textContent('[data-test=leaderboard-link]'), '排行榜');
+  await noOverflow(page, 'the lobby');
+
+  // an account without rated games, and no account at all
+  await page.goto(env.base + '/#/@/Zoe');
+  await page.waitForSelector('[data-test=profile-empty]');
+  assert.match(await page.textContent('[data-test=profile-empty]'), /还没有排位赛对局/);
+  assert.match(await page.textContent('[data-test=profile-nogames]'), /还没有排位赛对局/);
+  await noOverflow(page, 'an empty profile');
+  await shot(page, 'profile-empty-phone');
+  await page.goto(env.base + '/#/@/' + encodeURIComponent('无此人'));
+  await page.waitForSelector('[data-test=profile-missing]');
+  assert.match(await page.textContent('[data-test=profile-missing]'), /没有名为“无此人”的玩家/);
+  await shot(page, 'profile-missing-phone');
+  assert.deepEqual(unexpected(page), []);
+});
