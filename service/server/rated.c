@@ -128,8 +128,11 @@ static void make_table(ddz_srv *srv, int k, const ddz_rated_match *m)
     bool everyone = true;
     for (int i = 0; i < 3; i++)
         everyone &= m->ai[i] || who[i] != NULL;
+    /* the room counts as its first person's (rooms per address, the AIs'
+     * share of thinking), as a quick-play room does */
+    ddz_addr *owner = who[0] && who[0]->conn ? who[0]->conn->addr : NULL;
     if (everyone)
-        r = ddz__room_create(srv, &o, NULL, &err, &why);
+        r = ddz__room_create(srv, &o, owner, &err, &why);
     if (!r) {
         /* nobody seated: each is told and may ask again (a person gone
          * without its cancel is a bug, logged) */
@@ -234,11 +237,14 @@ static void enqueue(ddz_srv *srv, ddz_player *p, int k, double rating)
 {
     ddz_rated *rt = srv->rated;
     int rc = ddz_rated_queue_add(rt->q[k], p->account, rating, ddz__now_us());
-    if (rc < 0 && rc != DDZ_EEXIST) { /* EEXIST: its account waits already (another tab) */
+    if (rc < 0) {
         p->rated_rules = 0;
         rt->waiting--;
-        send_error(p, rc == DDZ_ENOSPC ? DDZ_EBUSY : rc,
-                   "rated quick play is full: try again later");
+        if (rc == DDZ_EEXIST) /* the account waits already, from another connection */
+            send_error(p, DDZ_EPHASE, "your account is waiting for a rated table already");
+        else
+            send_error(p, rc == DDZ_ENOSPC ? DDZ_EBUSY : rc,
+                       "rated quick play is full: try again later");
         return;
     }
     if (p->conn) {

@@ -118,6 +118,9 @@ void ddz__rated_games_read_done(ddz_srv *srv, ddz_store_read *rd, bool answer)
         return;
     }
     const ddz_store_rating_req *q = &rd->rating;
+    if (rd->rc >= 0) /* 0: applied before (another try, another node), or everyone passed */
+        ddz__log(srv, "info", NULL, "rated game %lld (%s): %s", (long long)q->game, q->rules,
+                 rd->rc == 1 ? "ratings applied" : "nothing to apply");
     if (rd->rc == 1) {
         for (int i = 0; i < 3; i++)
             if (q->player[i] > 0)

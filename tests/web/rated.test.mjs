@@ -61,7 +61,12 @@ async function ratedGame(page, label, zh) {
   assert.equal(state.room.options.rated, true);
   assert.match(await page.textContent('.topbar'), zh ? /排位赛/ : /Rated/);
   await playOut(page);
-  await page.waitForSelector('[data-test=rating-change]', { timeout: 20000 });
+  // the rating comes once the store applied it: the frame first, then the panel's line
+  const types = () => page.evaluate(() => window.__frames.slice(-12).map((f) => f.type + (f.type === 'over' && f.redeal ? '(redeal)' : '')).join(' '));
+  await waitFor('the rated frame', () => page.evaluate(() => window.__frames.some((f) => f.type === 'rated')), 30000)
+    .catch(async (e) => { throw new Error(`${e.message}; last frames: ${await types()}`); });
+  await page.waitForSelector('[data-test=rating-change]', { timeout: 10000 })
+    .catch(async (e) => { await shot(page, `rated-failed-${label}`); throw new Error(`${e.message}; last frames: ${await types()}`); });
   const said = await page.textContent('[data-test=rating-change]');
   const rated = await page.evaluate(() => window.__frames.filter((f) => f.type === 'rated').pop());
   assert.equal(rated.before, 1500);

@@ -199,12 +199,18 @@ Test(rated, one_person_plays_two_rated_ais_and_is_told)
     json_decref(g);
 }
 
-/* Three people waiting at once share one table, all people. */
+/* Three people waiting at once share one table, all people; an account
+ * waits once (a second connection of it is refused). */
 Test(rated, three_people_share_one_table)
 {
     start(3, "60");
     cli *cs[3];
-    for (int i = 0; i < 3; i++) {
+    cs[0] = person(0);
+    rated_quick(cs[0]);
+    cli *again = person(0);
+    rated_quick(again);
+    expect_error(again, DDZ_EPHASE, DDZ_REQ_QUICK);
+    for (int i = 1; i < 3; i++) {
         cs[i] = person(i);
         rated_quick(cs[i]);
     }
