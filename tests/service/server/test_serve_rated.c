@@ -237,6 +237,31 @@ Test(rated, three_people_share_one_table)
         cr_expect_eq(games_of(names[i]), 1, "%s", names[i]);
 }
 
+/* A closed connection waits no more: its account is not matched with the
+ * others, and it may queue again at once from a new connection. */
+Test(rated, a_closed_connection_leaves_the_queue)
+{
+    start(3, "60");
+    cli *gone = person(0);
+    rated_quick(gone);
+    cli_expect(gone, DDZ_EVENT_QUEUED);
+    cli_close(gone);
+    cli *bo = person(1), *cy = person(2);
+    rated_quick(bo);
+    rated_quick(cy);
+    cli_expect(bo, DDZ_EVENT_QUEUED);
+    cli_expect(cy, DDZ_EVENT_QUEUED);
+    const ddz_event *e = cli_next(bo, T(1500));
+    cr_expect(e == NULL, "no table with the one who left: %s", e ? show(e) : "");
+    cli *ann = person(0);
+    rated_quick(ann); /* not EPHASE: the old wait is gone */
+    const char *room = seated(ann, 60, 3);
+    const ddz_event *j = cli_expect(bo, DDZ_EVENT_JOINED);
+    cr_expect_str_eq(j->joined.room, room);
+    j = cli_expect(cy, DDZ_EVENT_JOINED);
+    cr_expect_str_eq(j->joined.room, room);
+}
+
 static json_t *seats(const char *a, const char *b, const char *c)
 {
     return json_pack("[s?, s?, s?]", a, b, c);
