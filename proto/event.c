@@ -26,9 +26,9 @@ enum {
 };
 
 static const char *const event_names[DDZ_NEVENT] = {
-    NULL,   "welcome",  "rooms",    "joined",   "state", "seat",      "game",
-    "turn", "bid_made", "leftover", "played",   "over",  "turn_over", "error",
-    "bye",  "fault",    "enlisted", "released", "hint",  "phrase",    "redirect"};
+    NULL,       "welcome",  "rooms",  "joined", "state",     "seat",   "game", "turn",
+    "bid_made", "leftover", "played", "over",   "turn_over", "error",  "bye",  "fault",
+    "enlisted", "released", "hint",   "phrase", "redirect",  "queued", "rated"};
 static const char *const kind_names[] = {"human", "bot", "ai", "engine"};
 static const char *const action_names[] = {"bid", "play"};
 static const char *const phase_names[] = {"waiting", "bid", "play", "between", "turn_over"};
@@ -110,6 +110,13 @@ static json_t *hex_json(const uint8_t b[DDZ_SEED_BYTES])
     char hex[65];
     ddz_text_format_seed(b, hex);
     return json_string(hex);
+}
+
+/* A shown rating or deviation as sent: to 0.1 (what people read, and no
+ * float noise in the JSON). */
+static double tenth(double x)
+{
+    return round(x * 10.0) / 10.0;
 }
 
 /* Three scores or totals: integers when whole, else reals. */
@@ -197,6 +204,8 @@ static json_t *room_json(const ddz_event_room *r)
     put(o, "seats", seats, &ok);
     put(o, "spectators", json_integer(r->spectators), &ok);
     put(o, "playing", json_boolean(r->playing), &ok);
+    if (r->rated)
+        put(o, "rated", json_true(), &ok);
     return done(o, ok);
 }
 
@@ -324,6 +333,8 @@ static json_t *state_json(json_t *o, const ddz_event_state *s, bool *ok)
     put(opts, "custody", json_string(name_of(NAMES(custody_names), op->custody)), ok);
     put(opts, "pause", json_integer(op->pause), ok);
     put(opts, "redeal", json_boolean(op->redeal), ok);
+    if (op->rated)
+        put(opts, "rated", json_true(), ok);
     put(room, "options", opts, ok);
     put(o, "room", room, ok);
     put(o, "seat", int_or_null(s->seat), ok);
@@ -469,6 +480,20 @@ json_t *ddz_event_print(const ddz_event *e)
     case DDZ_EVENT_PHRASE:
         put(o, "seat", json_integer(e->phrase.seat), &ok);
         put(o, "phrase", json_integer(e->phrase.phrase), &ok);
+        break;
+    case DDZ_EVENT_QUEUED:
+        put(o, "rules", json_string(e->queued.rules), &ok);
+        put(o, "rating", ddz_score_json(tenth(e->queued.rating)), &ok);
+        put(o, "fill_s", json_integer(e->queued.fill_s), &ok);
+        break;
+    case DDZ_EVENT_RATED:
+        put(o, "game", json_integer(e->rated.game), &ok);
+        put(o, "rules", json_string(e->rated.rules), &ok);
+        put(o, "before", ddz_score_json(tenth(e->rated.before)), &ok);
+        put(o, "rating", ddz_score_json(tenth(e->rated.rating)), &ok);
+        put(o, "deviation", ddz_score_json(tenth(e->rated.deviation)), &ok);
+        put(o, "games", json_integer(e->rated.games), &ok);
+        put(o, "forfeit", json_boolean(e->rated.forfeit), &ok);
         break;
     case DDZ_EVENT_REDIRECT:
         put(o, "url", json_string(e->redirect.url), &ok);
@@ -952,6 +977,8 @@ static int read_room(rd *r, const json_t *v, const char *at, ddz_event_room *roo
     if ((rc = get_int(r, v, at, "spectators", 0, 0x7fffffff, &room->spectators)) ||
         (rc = get_bool(r, v, at, "playing", &room->playing)))
         return rc;
+    if (json_object_get(v, "rated") && (rc = get_bool(r, v, at, "rated", &room->rated)))
+        return rc;
     return 0;
 }
 
@@ -1180,6 +1207,9 @@ static int read_state(rd *r, const json_t *o, ddz_event *e)
         (rc = get_int(r, opts, "room.options", "pause", 0, 30, &op->pause)) ||
         (rc = get_bool(r, opts, "room.options", "redeal", &op->redeal)))
         return rc;
+    if (json_object_get(opts, "rated") &&
+        (rc = get_bool(r, opts, "room.options", "rated", &op->rated)))
+        return rc;
     if ((rc = get_int_or_null(r, o, "", "seat", 0, 2, &s->seat)) ||
         (rc = get_enum(r, o, "", "phase", NAMES(phase_names), &s->phase)) ||
         (rc = get_int(r, o, "", "game", 0, 100, &s->game)) ||
@@ -1308,9 +1338,24 @@ static int read_error(rd *r, const json_t *o, ddz_event_error *e)
     return read_about_id(r, o, false, &e->about, e->id, sizeof e->id);
 }
 
+/* A shown rating (any finite JSON number; rated.h's scale puts people
+ * within a few thousand points). */
+static int get_rating(rd *r, const json_t *o, const char *key, double *out)
+{
+    const json_t *v;
+    int rc = member(r, o, "", key, &v);
+    if (rc)
+        return rc;
+    if (!json_is_number(v) || !isfinite(json_number_value(v)) || fabs(json_number_value(v)) > 1e9)
+        return bad(r, "", key, "must be a number");
+    *out = json_number_value(v);
+    return 0;
+}
+
 static int read_fields(rd *r, const json_t *o, ddz_event *e)
 {
     int rc;
+    long long ll = 0;
     switch (e->type) {
     case DDZ_EVENT_WELCOME:
         return read_welcome(r, o, &e->welcome);
@@ -1403,6 +1448,25 @@ static int read_fields(rd *r, const json_t *o, ddz_event *e)
         if ((rc = get_int(r, o, "", "seat", 0, 2, &e->phrase.seat)))
             return rc;
         return get_int(r, o, "", "phrase", 0, DDZ_PHRASES - 1, &e->phrase.phrase);
+    case DDZ_EVENT_QUEUED:
+        if ((rc =
+                 get_str(r, o, "", "rules", e->queued.rules, sizeof e->queued.rules, 1, 0, TEXT)) ||
+            (rc = get_rating(r, o, "rating", &e->queued.rating)))
+            return rc;
+        return get_int(r, o, "", "fill_s", 0, 3600, &e->queued.fill_s);
+    case DDZ_EVENT_RATED:
+        if ((rc = get_ll(r, o, "", "game", 1, INT64_MAX, &ll)) ||
+            (rc = get_str(r, o, "", "rules", e->rated.rules, sizeof e->rated.rules, 1, 0, TEXT)) ||
+            (rc = get_rating(r, o, "before", &e->rated.before)) ||
+            (rc = get_rating(r, o, "rating", &e->rated.rating)) ||
+            (rc = get_rating(r, o, "deviation", &e->rated.deviation)) ||
+            (rc = get_ll(r, o, "", "games", 1, INT64_MAX, &e->rated.games)) ||
+            (rc = get_bool(r, o, "", "forfeit", &e->rated.forfeit)))
+            return rc;
+        e->rated.game = ll;
+        if (e->rated.deviation < 0)
+            return bad(r, "", "deviation", "must not be negative");
+        return 0;
     case DDZ_EVENT_REDIRECT: {
         if ((rc = get_str(r, o, "", "url", e->redirect.url, sizeof e->redirect.url, 1, 0, TEXT)))
             return rc;
@@ -1520,7 +1584,7 @@ static bool rooms_eq(const ddz_event_rooms *a, const ddz_event_rooms *b)
         if (strcmp(x->id, y->id) != 0 || strcmp(x->name, y->name) != 0 ||
             strcmp(x->rules, y->rules) != 0 || x->time != y->time || x->games != y->games ||
             x->priv != y->priv || x->bots != y->bots || x->password != y->password ||
-            x->spectators != y->spectators || x->playing != y->playing)
+            x->spectators != y->spectators || x->playing != y->playing || x->rated != y->rated)
             return false;
         for (int s = 0; s < 3; s++)
             if (!player_eq(&x->seats[s], &y->seats[s], false))
@@ -1571,7 +1635,7 @@ static bool state_eq(const ddz_event_state *a, const ddz_event_state *b)
         a->password != b->password || strcmp(x->rules, y->rules) != 0 || x->time != y->time ||
         x->games != y->games || x->priv != y->priv || x->bots != y->bots ||
         x->autopass != y->autopass || x->grace != y->grace || x->custody != y->custody ||
-        x->pause != y->pause || x->redeal != y->redeal)
+        x->pause != y->pause || x->redeal != y->redeal || x->rated != y->rated)
         return false;
     if (a->seat != b->seat || a->phase != b->phase || a->game != b->game || a->games != b->games ||
         a->has_commit != b->has_commit ||
@@ -1661,6 +1725,16 @@ bool ddz_event_equal(const ddz_event *a, const ddz_event *b)
                memcmp(a->hint.plays, b->hint.plays, a->hint.n * sizeof *a->hint.plays) == 0;
     case DDZ_EVENT_PHRASE:
         return a->phrase.seat == b->phrase.seat && a->phrase.phrase == b->phrase.phrase;
+    case DDZ_EVENT_QUEUED:
+        return strcmp(a->queued.rules, b->queued.rules) == 0 &&
+               tenth(a->queued.rating) == tenth(b->queued.rating) &&
+               a->queued.fill_s == b->queued.fill_s;
+    case DDZ_EVENT_RATED:
+        return a->rated.game == b->rated.game && strcmp(a->rated.rules, b->rated.rules) == 0 &&
+               tenth(a->rated.before) == tenth(b->rated.before) &&
+               tenth(a->rated.rating) == tenth(b->rated.rating) &&
+               tenth(a->rated.deviation) == tenth(b->rated.deviation) &&
+               a->rated.games == b->rated.games && a->rated.forfeit == b->rated.forfeit;
     case DDZ_EVENT_REDIRECT:
         return strcmp(a->redirect.url, b->redirect.url) == 0 &&
                a->redirect.about == b->redirect.about &&

@@ -1,6 +1,7 @@
 /* event.h - the server's messages of proto/PROTOCOL.md (welcome, rooms,
  * joined, state, seat, game, turn, bid_made, leftover, played, over,
- * turn_over, error, bye, fault, enlisted, released, hint, phrase, redirect) as values, printed as
+ * turn_over, error, bye, fault, enlisted, released, hint, phrase, redirect,
+ * queued, rated) as values, printed as
  * JSON and parsed back.
  *
  * ddz_event_print() writes the keys in the order the server has always sent
@@ -81,6 +82,8 @@ enum ddz_event_type {
     DDZ_EVENT_HINT,
     DDZ_EVENT_PHRASE,
     DDZ_EVENT_REDIRECT,
+    DDZ_EVENT_QUEUED, /* rated quick play: the person waits for a table (SPEC §15) */
+    DDZ_EVENT_RATED,  /* a rated game moved the person's rating (SPEC §15) */
     DDZ_NEVENT
 };
 
@@ -150,6 +153,7 @@ typedef struct ddz_event_room {
     ddz_event_player seats[3];          /* who sits where (state fields unused) */
     int spectators;                     /* how many watch, >= 0 */
     bool playing;                       /* a turn is under way */
+    bool rated;                         /* a rated room (SPEC §15; printed only when true) */
 } ddz_event_room;
 
 /* rooms: the lobby; lists are caller-owned to print, parse-owned after parse */
@@ -273,6 +277,7 @@ typedef struct ddz_event_options {
     int custody;                     /* enum ddz_custody (proto/msg.h) */
     int pause;                       /* seconds between games, 0..30 */
     bool redeal;                     /* an all-pass deal is dealt again, not counted */
+    bool rated;                      /* a rated room (SPEC §15; printed only when true) */
 } ddz_event_options;
 
 /* state: a full snapshot as one connection may see it */
@@ -380,6 +385,25 @@ typedef struct ddz_event_redirect {
     char reason[DDZ_EVENT_TEXT_MAX];  /* human text */
 } ddz_event_redirect;
 
+/* queued: the person waits for a rated quick-play table (SPEC §15);
+ * `joined` follows when it is found, `leave` cancels */
+typedef struct ddz_event_queued {
+    char rules[DDZ_EVENT_RULES_MAX]; /* the rule set waited for */
+    double rating;                   /* the person's shown rating the queue uses */
+    int fill_s;                      /* seconds after which hosted AIs fill the table, 0..3600 */
+} ddz_event_queued;
+
+/* rated: a rated game moved the person's rating (shown numbers, to 0.1) */
+typedef struct ddz_event_rated {
+    int64_t game;                    /* the game's id (> 0) */
+    char rules[DDZ_EVENT_RULES_MAX]; /* its rule set */
+    double before;                   /* the rating before the game */
+    double rating;                   /* after */
+    double deviation;                /* its deviation after, >= 0 */
+    long long games;                 /* rated games of the rule set so far, >= 1 */
+    bool forfeit;                    /* counted as a loss: the person left the game */
+} ddz_event_rated;
+
 typedef struct ddz_event {
     int type;   /* enum ddz_event_type */
     bool owned; /* the arrays were allocated by ddz_event_parse: ddz_event_clear frees them */
@@ -404,6 +428,8 @@ typedef struct ddz_event {
         ddz_event_hint hint;
         ddz_event_phrase phrase;
         ddz_event_redirect redirect;
+        ddz_event_queued queued;
+        ddz_event_rated rated;
     };
 } ddz_event;
 

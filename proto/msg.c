@@ -265,7 +265,8 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
                             DDZ_PROTOCOL_VERSION);
         return 0;
     case DDZ_REQ_CREATE:
-        if ((rc = get_opts(json_object_get(o, "options"), &r->opts, err, errlen)))
+        if ((rc = get_opts(json_object_get(o, "options"), &r->opts, err, errlen)) ||
+            (rc = get_bool(o, "rated", &r->opts.rated, false, err, errlen)))
             return rc;
         return get_seat(o, &r->seat, err, errlen);
     case DDZ_REQ_JOIN:
@@ -275,7 +276,15 @@ static int parse_fields(json_t *o, ddz_req *r, char *err, size_t errlen)
             return rc;
         return r->type == DDZ_REQ_JOIN ? get_seat(o, &r->seat, err, errlen) : 0;
     case DDZ_REQ_QUICK:
-        return get_str(o, "ai", r->ai, sizeof r->ai, 30, false, err, errlen);
+        /* rated quick play names a rule set (the server's default when
+         * absent); the rest of opts is the server's to choose */
+        if ((rc = get_str(o, "ai", r->ai, sizeof r->ai, 30, false, err, errlen)) ||
+            (rc = get_bool(o, "rated", &r->opts.rated, false, err, errlen)) ||
+            (rc = get_str(o, "rules", r->opts.rules, sizeof r->opts.rules, 15, false, err, errlen)))
+            return rc;
+        if (r->opts.rules[0] && !r->opts.rated)
+            return ddz_fail(DDZ_EFIELD, err, errlen, "rules: only with \"rated\": true");
+        return 0;
     case DDZ_REQ_BID:
         if ((rc = get_int(o, "seq", 0, 0x7fffffff, &seq, true, err, errlen)) ||
             (rc = get_int(o, "bid", 0, 3, &r->bid, true, err, errlen)))
@@ -396,6 +405,8 @@ json_t *ddz_req_print(const ddz_req *r)
         json_object_set_new(o, "options", opts_json(&r->opts));
         if (r->seat >= 0)
             json_object_set_new(o, "seat", json_integer(r->seat));
+        if (r->opts.rated)
+            json_object_set_new(o, "rated", json_true());
         break;
     case DDZ_REQ_JOIN:
     case DDZ_REQ_SPECTATE:
@@ -408,6 +419,10 @@ json_t *ddz_req_print(const ddz_req *r)
     case DDZ_REQ_QUICK:
         if (r->ai[0])
             json_object_set_new(o, "ai", json_string(r->ai));
+        if (r->opts.rated)
+            json_object_set_new(o, "rated", json_true());
+        if (r->opts.rules[0])
+            json_object_set_new(o, "rules", json_string(r->opts.rules));
         break;
     case DDZ_REQ_BID:
         json_object_set_new(o, "seq", json_integer(r->seq));

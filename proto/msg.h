@@ -61,9 +61,11 @@ typedef struct ddz_room_opts {
     int pause;          /* seconds between games, 0..30 */
     bool redeal;        /* all three pass: the deal is dealt again and not counted (casual
                            rooms; only where the rule set's all-pass ends the game) */
-    bool held; /* server-side, never on the wire: a competition table's games are HELD (stored
-                  under a key told to nobody, shown to spectators without their cards) until
-                  the competition publishes them (docs/decisions.md) */
+    bool rated; /* a rated room (SPEC §15): its people must be signed in, its programs rated
+                   hosted AIs; on the wire the request's top-level "rated" (create, quick) */
+    bool held;  /* server-side, never on the wire: a competition table's games are HELD (stored
+                   under a key told to nobody, shown to spectators without their cards) until
+                   the competition publishes them (docs/decisions.md) */
 } ddz_room_opts;
 
 typedef struct ddz_req {
@@ -78,7 +80,7 @@ typedef struct ddz_req {
     char room[33];        /* join, spectate: 1..32 bytes */
     int seat;             /* create, join: 0..2 or -1 */
     char password[257];   /* join, spectate: 64 characters */
-    ddz_room_opts opts;   /* create */
+    ddz_room_opts opts;   /* create; quick: only `rated` and `rules` ("" = the default set) */
     char ai[32];          /* quick: AI name, "" = default */
     uint32_t seq;         /* bid, play */
     int bid;              /* bid */

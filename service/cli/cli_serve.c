@@ -26,7 +26,8 @@ static const char usage[] =
     "                 [--db-timeout MS]\n"
     "                 [--tls-cert FILE --tls-key FILE] [--engine NAME=[botzone:]CMD]...\n"
     "                 [--engine-logs DIR] [--max-conns N] [--origins LIST]\n"
-    "                 [--ai-delay-ms N] [--ready-clock S] [--idle S] [--rate N]\n"
+    "                 [--ai-delay-ms N] [--ready-clock S] [--rated-fill-s S]\n"
+    "                 [--idle S] [--rate N]\n"
     "                 [--ai NAME] [--quiet] [--resume-keep S] [--signups-per-hour N]\n"
     "                 [--event-loop auto|epoll|poll]\n"
     "                 [--max-engines N] [--max-ais N] [--max-idle-rooms N]\n"
@@ -100,6 +101,8 @@ static const char usage[] =
     "  --ready-clock S     seconds a casual room waits between games for a person's\n"
     "                      ready before standing them up (DDZ_READY_CLOCK, 2..120,\n"
     "                      default 20)\n"
+    "  --rated-fill-s S    seconds a person waits for rated quick play before hosted\n"
+    "                      AIs fill the table (DDZ_RATED_FILL_S, 1..600, default 20)\n"
     "  --idle S            ping a connection idle this long, drop it 10 s later\n"
     "                      (DDZ_IDLE, default 20)\n"
     "  --rate N            frames per second a client may send (DDZ_RATE, default 20)\n"
@@ -219,6 +222,8 @@ int ddz_cli_serve(int argc, char **argv)
         return ddz_cli_usage("serve", "DDZ_AI_DELAY_MS must be 0..10000");
     if ((env = getenv("DDZ_READY_CLOCK")) && ddz_cli_int(env, 2, 120, &cfg.ready_s) < 0)
         return ddz_cli_usage("serve", "DDZ_READY_CLOCK must be 2..120");
+    if ((env = getenv("DDZ_RATED_FILL_S")) && ddz_cli_int(env, 1, 600, &cfg.rated_fill_s) < 0)
+        return ddz_cli_usage("serve", "DDZ_RATED_FILL_S must be 1..600");
     if ((env = getenv("DDZ_IDLE")) && ddz_cli_int(env, 1, 3600, &cfg.idle_s) < 0)
         return ddz_cli_usage("serve", "DDZ_IDLE must be 1..3600");
     if ((env = getenv("DDZ_RATE")) && ddz_cli_int(env, 1, 100000, &cfg.rate) < 0)
@@ -376,6 +381,9 @@ int ddz_cli_serve(int argc, char **argv)
         } else if (strcmp(a, "--ready-clock") == 0) {
             if (ddz_cli_int(v, 2, 120, &cfg.ready_s) < 0)
                 return ddz_cli_usage("serve", "--ready-clock must be 2..120");
+        } else if (strcmp(a, "--rated-fill-s") == 0) {
+            if (ddz_cli_int(v, 1, 600, &cfg.rated_fill_s) < 0)
+                return ddz_cli_usage("serve", "--rated-fill-s must be 1..600");
         } else if (strcmp(a, "--idle") == 0) {
             if (ddz_cli_int(v, 1, 3600, &cfg.idle_s) < 0)
                 return ddz_cli_usage("serve", "--idle must be 1..3600");

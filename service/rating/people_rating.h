@@ -43,6 +43,15 @@ void ddz_people_rating_cfg(ddz_rating_cfg *c);
 int ddz_people_rating_game(const ddz_rating_cfg *c, ddz_rating r[3], int landlord,
                            bool landlord_won);
 
+/* As ddz_people_rating_game, but the seats of mask `forfeit` (bit s: seat
+ * s) left the game (SPEC §14's stand-up, a closed tab not back by its end):
+ * each is rated as having lost to every opponent it had (a landlord to
+ * both farmers, a farmer to the landlord), whatever the game's result;
+ * everyone else is rated by the real result. Returns as
+ * ddz_people_rating_game (-1 too for a mask over 7). */
+int ddz_people_rating_game_forfeit(const ddz_rating_cfg *c, ddz_rating r[3], int landlord,
+                                   bool landlord_won, unsigned forfeit);
+
 /* Returns the rating shown for `mu`: 1500 + 40 (mu - 25). */
 double ddz_people_rating_shown(double mu);
 

@@ -87,6 +87,18 @@ int ddz_rated_queue_len(const ddz_rated_queue *q)
     return q ? q->n : 0;
 }
 
+int ddz_rated_queue_set_ai_rating(ddz_rated_queue *q, int64_t player, double rating)
+{
+    if (!q || !isfinite(rating))
+        return DDZ_EINVAL;
+    for (int a = 0; a < q->cfg.nais; a++)
+        if (q->cfg.ai[a] == player) {
+            q->cfg.ai_rating[a] = rating;
+            return 0;
+        }
+    return DDZ_ENOTFOUND;
+}
+
 double ddz_rated_queue_window(const ddz_rated_queue_cfg *c, int64_t waited_us)
 {
     double w = c->w0 + c->growth * (double)(waited_us < 0 ? 0 : waited_us) / 1e6;

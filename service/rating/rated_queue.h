@@ -60,6 +60,11 @@ int ddz_rated_queue_add(ddz_rated_queue *q, int64_t player, double rating, int64
 /* Takes `player` out of the queue. Returns whether it was waiting. */
 bool ddz_rated_queue_remove(ddz_rated_queue *q, int64_t player);
 
+/* Sets the rating of the queue's hosted AI `player` (one of cfg.ai) to
+ * `rating` (finite): AIs' ratings move with their games. Returns 0, or
+ * DDZ_ENOTFOUND (no such AI) or DDZ_EINVAL. */
+int ddz_rated_queue_set_ai_rating(ddz_rated_queue *q, int64_t player, double rating);
+
 /* Returns how many people wait. */
 int ddz_rated_queue_len(const ddz_rated_queue *q);
 

@@ -127,6 +127,8 @@ typedef struct ddz_rooms {
     long named;     /* rooms named "Room N" so far */
 } ddz_rooms;
 
+typedef struct ddz_rated ddz_rated; /* rated.c */
+
 /* ---- the context ---- */
 struct ddz_srv {
     ddz_server_cfg cfg;
@@ -170,6 +172,12 @@ struct ddz_srv {
     char lead_want[DDZ_LEADER_JOBS][DDZ_LEAD_JOB_MAX];
     int nlead_want;
     ddz_timer lead_timer; /* several nodes: looks at the locks (lead_srv.c) */
+    /* rated play (SPEC §15) */
+    struct ddz_rated *rated;      /* rated quick play's queues (rated.c), NULL when not started */
+    ddz_timer rated_tick;         /* ... looked at every second */
+    struct rated_job *rated_jobs; /* rated games whose ratings wait for the store
+                                     (rated_games.c) */
+    int nrated_jobs;              /* ... how many */
 };
 
 /* Runs the reaping (reap_fn) on the loop's next turn instead of at its

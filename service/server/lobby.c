@@ -14,6 +14,7 @@
 #include "service/server/players.h"
 #include "service/server/rooms.h"
 #include "service/server/lobby.h"
+#include "service/server/rated.h"
 #include "service/server/room.h"
 
 static ddz_room *find_room(ddz_srv *srv, const char *id)
@@ -126,11 +127,14 @@ static int sit(ddz_room *r, ddz_player *p, int seat, const ddz_req *q)
 {
     int rc = ddz__room_sit(r, p, seat); /* DDZ_ROOM_SEAT_NEXT: it watches, told so */
     if (rc < 0) {
+        bool rated = ddz__room_rated(r);
         ddz__conn_error(p->conn, rc,
-                        rc == DDZ_EFULL    ? "no free seat"
-                        : rc == DDZ_EAUTH  ? "this room does not allow bots"
-                        : rc == DDZ_EINVAL ? "that seat is taken"
-                                           : NULL,
+                        rc == DDZ_EFULL             ? "no free seat"
+                        : rc == DDZ_EAUTH && rated  ? "rated play needs an account"
+                        : rc == DDZ_EAUTH           ? "this room does not allow bots"
+                        : rc == DDZ_EPHASE && rated ? "your account sits at this table already"
+                        : rc == DDZ_EINVAL          ? "that seat is taken"
+                                                    : NULL,
                         q);
         return rc;
     }
@@ -150,6 +154,14 @@ static void on_create(ddz_srv *srv, ddz_player *p, const ddz_req *q)
 {
     int err = 0;
     const char *why;
+    if (q->opts.rated && (p->bot || p->account <= 0)) {
+        ddz__conn_error(p->conn, DDZ_EAUTH, "rated play needs an account", q);
+        return;
+    }
+    if (q->opts.rated && (err = ddz__rated_room_check(&q->opts, &why)) < 0) {
+        ddz__conn_error(p->conn, err, why, q);
+        return;
+    }
     ddz_room *r = ddz__room_create(srv, &q->opts, p->conn ? p->conn->addr : NULL, &err, &why);
     if (!r) {
         ddz__conn_error(p->conn, err,
@@ -315,6 +327,10 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
                         &q);
         return;
     }
+    /* one place at a time: a person who asks for a room, or leaves, stops
+     * waiting for a rated table (a rated `quick` starts its wait again) */
+    if (lobby_request)
+        ddz__rated_cancel(srv, p);
     switch (q.type) {
     case DDZ_REQ_ENLIST:
         on_enlist(srv, p, &q);
@@ -326,7 +342,10 @@ void ddz__lobby_on_frame(ddz_srv *srv, ddz_conn *c, const char *text, size_t len
         on_create(srv, p, &q);
         break;
     case DDZ_REQ_QUICK:
-        on_quick(srv, p, &q);
+        if (q.opts.rated)
+            ddz__rated_quick(srv, p, &q);
+        else
+            on_quick(srv, p, &q);
         break;
     case DDZ_REQ_JOIN:
     case DDZ_REQ_SPECTATE:

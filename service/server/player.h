@@ -34,7 +34,10 @@ struct ddz_player {
     bool seat_next;        /* watches, asked to sit while a game is on: seated when it ends */
     bool has_me;           /* it said its browser's own key in hello ("my games") */
     uint8_t me[32];        /* BLAKE2b-256 of that key: what the store keeps */
-    ddz_player *next;      /* in srv->players */
+    int rated_rules;       /* rated quick play (rated.c): 1 + the index of the rule set it waits
+                              for, 0 when it does not wait */
+    struct rated_read *rated_read; /* ... its rating being read (not in the queue yet), or NULL */
+    ddz_player *next;              /* in srv->players */
 };
 
 /* Microseconds between two looks at whether a table's players have been

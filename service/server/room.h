@@ -36,8 +36,9 @@ int ddz__room_fill(ddz_room *r);
  * person who left (spec §14: the stand-in gives way); the seat `p` held
  * last comes first. Returns the seat, DDZ_ROOM_SEAT_NEXT (only a
  * stand-in's seat and a game on: `p` watches until it ends), or
- * DDZ_EFULL, DDZ_EAUTH (bots not allowed), DDZ_EINVAL (seat taken),
- * DDZ_ENOMEM. */
+ * DDZ_EFULL, DDZ_EAUTH (bots not allowed; in a rated room: a guest or a
+ * bot, refused before `p` leaves where it is), DDZ_EPHASE (a rated room
+ * where its account sits already), DDZ_EINVAL (seat taken), DDZ_ENOMEM. */
 int ddz__room_sit(ddz_room *r, ddz_player *p, int seat);
 
 /* Adds `p` as a spectator, after it left any room it was in. Returns 0 or
@@ -72,6 +73,7 @@ bool ddz__room_password_ok(const ddz_room *r, const char *password);
 bool ddz__room_dead(const ddz_room *r);
 bool ddz__room_has_free_seat(const ddz_room *r);
 bool ddz__room_has_password(const ddz_room *r);
+bool ddz__room_rated(const ddz_room *r);         /* a rated room (SPEC §15) */
 ddz_tries *ddz__room_tries(ddz_room *r);         /* wrong passwords sent to it */
 ddz_spawn_budget *ddz__room_spawns(ddz_room *r); /* its engines' start budget */
 ddz_room *ddz__room_next(ddz_room *r);

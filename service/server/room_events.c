@@ -8,6 +8,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_events.h"
+#include "service/server/room_rated.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
 #include "service/server/room_view.h"
@@ -48,6 +49,11 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
      * moment later has not told anyone of a game it then loses. */
     r->hold = ddz_store_ticket(r->srv->store);
     r->srv->m.games_finished++;
+    if (!room_table(r)->redealt) { /* a deal dealt again is no game */
+        bool won = rec.winner >= 0 ? rec.winner == rec.landlord
+                                   : rec.landlord >= 0 && rec.scores[rec.landlord] > 0;
+        ddz__room_rated_over(r, rec.landlord, won);
+    }
     if (rec.fault_seat >= 0)
         r->srv->m.faults[rec.fault_kind < 5 ? rec.fault_kind : 0]++;
 

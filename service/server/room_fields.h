@@ -84,6 +84,11 @@ struct ddz_room {
      * what the room says from then on (its `over` first) waits in each
      * connection's queue until that write is durable (conn.h). */
     uint64_t hold;
+    /* A rated room's game (room_rated.c): who plays it as the store rates
+     * them (account ids, hosted AIs' ids), taken at the deal, and whether
+     * it is rated (three different rated players; cleared once submitted). */
+    int64_t rated_player[3];
+    bool rated_game;
 };
 
 /* Returns the room's table (its runner's). */

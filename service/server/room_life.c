@@ -49,6 +49,11 @@ bool ddz__room_has_password(const ddz_room *r)
     return r->opts.password[0] != '\0';
 }
 
+bool ddz__room_rated(const ddz_room *r)
+{
+    return r->opts.rated;
+}
+
 ddz_spawn_budget *ddz__room_spawns(ddz_room *r)
 {
     return &r->spawns;

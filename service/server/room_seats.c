@@ -12,6 +12,7 @@
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
 #include "service/server/room_seats.h"
+#include "service/server/room_rated.h"
 #include "service/server/room_ready.h"
 #include "service/server/room_view.h"
 
@@ -160,6 +161,16 @@ static int pick_seat(const ddz_room *r, const ddz_player *p, int want)
 int ddz__room_sit(ddz_room *r, ddz_player *p, int want)
 {
     bool watching = p->room == r && p->seat < 0;
+    if (r->opts.rated) {
+        /* rated play needs an account (SPEC §15), and an account is one
+         * player of a game: the store rates no game with one player twice */
+        if (p->bot || p->account <= 0)
+            return DDZ_EAUTH;
+        for (int i = 0; i < 3; i++)
+            if (r->seats[i].player && r->seats[i].player != p &&
+                r->seats[i].player->account == p->account)
+                return DDZ_EPHASE;
+    }
     if (!watching)
         ddz__player_leave(p); /* one room at a time */
     if (p->bot && !r->opts.bots)
@@ -362,6 +373,7 @@ static void close_room(ddz_room *r, const char *why)
     if (r->dead)
         return;
     r->dead = true;
+    ddz__room_rated_abandoned(r); /* before the game is recorded as aborted */
     ddz__reap_soon(r->srv);
     ddz_loop_disarm(&r->srv->loop.base, &r->pause);
     ddz_loop_disarm(&r->srv->loop.base, &r->settle);

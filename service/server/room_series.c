@@ -7,6 +7,7 @@
 #include "rules/error.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_ai.h"
+#include "service/server/room_rated.h"
 #include "service/server/room_ready.h"
 #include "service/server/room_seats.h"
 #include "service/server/room_series.h"
@@ -129,11 +130,12 @@ void ddz__room_start_game(ddz_room *r)
         ddz__room_new_series(r);
     r->game_id = ddz_store_reserve_game_id(r->srv->store);
     /* a game of a room not listed, or behind a password, is read only
-     * under a key its players get (docs/decisions.md) */
-    if (r->opts.priv || r->opts.password[0])
+     * under a key its players get (docs/decisions.md), but a rated one */
+    if ((r->opts.priv || r->opts.password[0]) && !r->opts.rated)
         ddz_store_new_game_key(r->game_key);
-    else
+    else /* a rated game is public, as its ratings are (SPEC §15) */
         r->game_key[0] = '\0';
+    ddz__room_rated_deal(r);
     r->srv->m.games_started++;
     r->phase = PH_PLAYING;
     r->dealt++;

@@ -180,6 +180,7 @@ void ddz__room_send_state(ddz_room *r, ddz_player *p)
         .custody = r->opts.custody == DDZ_CUSTODY_FAULT ? DDZ_CUSTODY_FAULT : DDZ_CUSTODY_AI,
         .pause = r->opts.pause,
         .redeal = r->opts.redeal,
+        .rated = r->opts.rated,
     };
     snprintf(st->options.rules, sizeof st->options.rules, "%s", r->opts.rules);
     st->seat = p->seat;
@@ -256,6 +257,7 @@ void ddz__room_summary(const ddz_room *r, ddz_event_room *out)
         .password = r->opts.password[0] != '\0',
         .spectators = (int)r->nwatch,
         .playing = r->phase != PH_WAITING,
+        .rated = r->opts.rated,
     };
     snprintf(out->id, sizeof out->id, "%s", r->id);
     snprintf(out->name, sizeof out->name, "%s", r->opts.name);

@@ -41,6 +41,8 @@
 #include "service/server/lobby.h"
 #include "service/server/metrics.h"
 #include "service/server/players.h"
+#include "service/server/rated.h"
+#include "service/server/rated_games.h"
 #include "service/server/rooms.h"
 #include "service/server/room.h"
 
@@ -344,6 +346,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_CLOSED:
         if (c) {
             ddz_loop_disarm(&srv->loop.base, &c->idle);
+            if (ddz__conn_player(c)) /* a closed tab waits for no rated table */
+                ddz__rated_cancel(srv, ddz__conn_player(c));
             ddz__players_on_close(srv, c);
             ddz__budget_conn_close(srv, c->addr);
             srv->m.connections--;
@@ -741,6 +745,10 @@ static void store_reads_done(ddz_srv *srv, bool answer)
             ddz__players_read_done(srv, rd, answer);
         else if (ddz__accounts_owns_read(rd))
             ddz__accounts_read_done(srv, rd, answer);
+        else if (ddz__rated_owns_read(rd))
+            ddz__rated_read_done(srv, rd, answer);
+        else if (ddz__rated_games_owns_read(rd))
+            ddz__rated_games_read_done(srv, rd, answer);
         else
             http_read_done(srv, rd, answer);
     }
@@ -1058,6 +1066,7 @@ static int plugins_create(ddz_srv *srv)
 static int start_failed(ddz_srv *srv)
 {
     ddz_pg_stop_now(&srv->pg_stop); /* nothing below waits on the database */
+    ddz__rated_stop(srv);
     plugins_stop(srv);
     ddz__lead_stop(srv);
     ddz_cluster_stop(srv->cluster);
@@ -1292,6 +1301,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->reap_fn = reap_tick;
     ddz_loop_arm(&srv->loop.base, &srv->reap_timer, reap_tick, 5 * LWS_US_PER_SEC);
     ddz__players_start(srv); /* revoked tokens are looked for */
+    if (ddz__rated_start(srv) < 0) {
+        fprintf(stderr, "ddz serve: out of memory for rated quick play's queues\n");
+        return start_failed(srv);
+    }
     if (srv->cluster) {
         ddz_loop_arm(&srv->loop.base, &srv->cluster_timer, cluster_tick, CLUSTER_TICK_US);
         ddz__log(srv, "info", NULL, "cluster node %s, reached at %s", cfg->node, cfg->public_url);
@@ -1349,7 +1362,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
      * writes them in a last round, then frees this node's locks */
     ddz__lead_stop(srv);
     plugins_destroy(srv);
+    ddz__rated_stop(srv);
     ddz__rooms_destroy(srv);
+    ddz__rated_games_stop(srv); /* after the rooms, whose closing may rate a game */
     /* The rooms' engines were asked to stop; their process groups are
      * killed within the grace (engine.h), which shutdown waits out: a
      * child that ignores SIGTERM must not outlive the server. */

@@ -30,6 +30,8 @@ typedef struct ddz_server_cfg {
     const char *origins;        /* comma-separated allowed Origins, NULL = any */
     int ai_delay_ms;            /* pause before a hosted AI acts in rooms with humans */
     int ready_s;                /* casual rooms' ready (继续) clock between games, 0 = 20 */
+    int rated_fill_s;           /* rated quick play: seconds before hosted AIs fill a table,
+                                   0 = 20 (rated.h) */
     int idle_s;                 /* ping after this many idle seconds, 0 = 20 */
     int rate;                   /* frames per second a client may send, 0 = 20 */
     int resume_keep_s;          /* a dropped player at no table is kept for a resume, 0 = 120 */

@@ -1545,7 +1545,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_SESSIONS_LIVE)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_RATING_GET)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -2161,6 +2161,8 @@ typedef struct rating_ctx {
     const ddz_rating_cfg *cfg;
     int landlord;
     bool won;
+    unsigned forfeit;         /* seats that left: rated as having lost */
+    ddz_store_rating *before; /* the rows as read, or NULL */
 } rating_ctx;
 
 /* rating_game's update, inside the backend's transaction: the rating
@@ -2168,34 +2170,38 @@ typedef struct rating_ctx {
 static int rating_update(void *ctx, ddz_store_rating r[3])
 {
     const rating_ctx *c = ctx;
+    if (c->before)
+        memcpy(c->before, r, 3 * sizeof *r);
     ddz_rating x[3];
     for (int i = 0; i < 3; i++)
         x[i] = (ddz_rating){.mu = r[i].mu, .sigma = r[i].sigma};
-    if (ddz_people_rating_game(c->cfg, x, c->landlord, c->won) != 1)
+    if (ddz_people_rating_game_forfeit(c->cfg, x, c->landlord, c->won, c->forfeit) != 1)
         return DDZ_EINVAL; /* a stored rating that is not finite */
     for (int i = 0; i < 3; i++) {
+        bool left = c->forfeit >> i & 1; /* counted as a loss, as rated */
         r[i].mu = x[i].mu;
         r[i].sigma = x[i].sigma;
         r[i].games++;
         if (i == c->landlord) {
             r[i].ll_games++;
-            r[i].ll_wins += c->won;
+            r[i].ll_wins += c->won && !left;
         } else {
             r[i].farmer_games++;
-            r[i].farmer_wins += !c->won;
+            r[i].farmer_wins += !c->won && !left;
         }
     }
     return 0;
 }
 
 static int rating_game_due(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
-                           int landlord, bool landlord_won, ddz_store_rating out[3], int64_t due_ms)
+                           int landlord, bool landlord_won, unsigned forfeit,
+                           ddz_store_rating out[3], ddz_store_rating before[3], int64_t due_ms)
 {
     ddz_store_rating r[3];
     memset(r, 0, sizeof r);
     if (out)
         memset(out, 0, 3 * sizeof *out);
-    if (!rules_ok(rules) || game <= 0 || landlord < -1 || landlord > 2)
+    if (!rules_ok(rules) || game <= 0 || landlord < -1 || landlord > 2 || forfeit > 7)
         return DDZ_EINVAL;
     for (int i = 0; i < 3; i++)
         if (!player_ok(player[i]) || player[i] == player[(i + 1) % 3])
@@ -2204,20 +2210,69 @@ static int rating_game_due(ddz_store *s, const char *rules, int64_t game, const 
         return 0; /* everyone passed: nothing to rate */
     ddz_rating_cfg cfg;
     ddz_people_rating_cfg(&cfg);
-    rating_ctx c = {.cfg = &cfg, .landlord = landlord, .won = landlord_won};
+    rating_ctx c = {.cfg = &cfg,
+                    .landlord = landlord,
+                    .won = landlord_won,
+                    .forfeit = forfeit,
+                    .before = before};
     rbegin(s, due_ms);
     int rc = read_result(s, s->ops->rating_game(s->be, rules, game, player, now_ms(), cfg.mu0,
                                                 cfg.sigma0, rating_update, &c, r));
     rend(s);
     if (rc >= 0 && out)
         memcpy(out, r, sizeof r);
+    if (rc == 0 && before) /* applied before: no update ran */
+        memcpy(before, r, sizeof r);
     return rc;
 }
 
 int ddz_store_rating_game(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
                           int landlord, bool landlord_won, ddz_store_rating out[3])
 {
-    return rating_game_due(s, rules, game, player, landlord, landlord_won, out, 0);
+    return rating_game_due(s, rules, game, player, landlord, landlord_won, 0, out, NULL, 0);
+}
+
+int ddz_store_rating_game_forfeit(ddz_store *s, const char *rules, int64_t game,
+                                  const int64_t player[3], int landlord, bool landlord_won,
+                                  unsigned forfeit, ddz_store_rating out[3])
+{
+    return rating_game_due(s, rules, game, player, landlord, landlord_won, forfeit, out, NULL, 0);
+}
+
+typedef struct rating_get_ctx {
+    const char *rules;
+    ddz_store_rating *out;
+    bool found;
+} rating_get_ctx;
+
+static int rating_get_row(void *ctx, const char *rules, const ddz_store_rating *r)
+{
+    rating_get_ctx *g = ctx;
+    if (strcmp(rules, g->rules) == 0) {
+        *g->out = *r;
+        g->found = true;
+    }
+    return 0;
+}
+
+static int rating_get_due(ddz_store *s, const char *rules, int64_t player, ddz_store_rating *out,
+                          int64_t due_ms)
+{
+    ddz_rating_cfg cfg;
+    ddz_people_rating_cfg(&cfg);
+    *out = (ddz_store_rating){.player = player, .mu = cfg.mu0, .sigma = cfg.sigma0};
+    if (!rules_ok(rules))
+        return DDZ_EINVAL;
+    rating_get_ctx g = {.rules = rules, .out = out};
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->person_ratings(s->be, player, rating_get_row, &g));
+    rend(s);
+    return rc < 0 ? rc : g.found;
+}
+
+int ddz_store_rating_get(ddz_store *s, const char *rules, int64_t player, ddz_store_rating *out)
+{
+    return rating_get_due(s, rules, player, out, 0);
 }
 
 /* A shown number to 0.1: what people read, and no float noise in JSON. */
@@ -2394,7 +2449,10 @@ static void run_rating_read(ddz_store *s, ddz_store_read *r)
     switch (r->kind) {
     case DDZ_STORE_READ_RATING_GAME:
         r->rc = rating_game_due(s, q->rules, q->game, q->player, q->landlord, q->landlord_won,
-                                q->out, r->due_ms);
+                                q->forfeit, q->out, q->before, r->due_ms);
+        break;
+    case DDZ_STORE_READ_RATING_GET:
+        r->rc = rating_get_due(s, q->rules, q->player[0], &q->out[0], r->due_ms);
         break;
     case DDZ_STORE_READ_PERSON:
         r->account.name[sizeof r->account.name - 1] = '\0';

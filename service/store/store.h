@@ -629,6 +629,20 @@ typedef struct ddz_store_rating {
 int ddz_store_rating_game(ddz_store *s, const char *rules, int64_t game, const int64_t player[3],
                           int landlord, bool landlord_won, ddz_store_rating out[3]);
 
+/* As ddz_store_rating_game, but the seats of mask `forfeit` (bit s: seat
+ * s, 0..7) left the game and are rated as having lost it
+ * (ddz_people_rating_game_forfeit): their rating and their counts (a game,
+ * no win). Returns as ddz_store_rating_game (DDZ_EINVAL for a mask over 7). */
+int ddz_store_rating_game_forfeit(ddz_store *s, const char *rules, int64_t game,
+                                  const int64_t player[3], int landlord, bool landlord_won,
+                                  unsigned forfeit, ddz_store_rating out[3]);
+
+/* Fills *out with player `player`'s row under `rules`. READS
+ * SYNCHRONOUSLY. Returns 1 (found), 0 (never rated: *out is a new
+ * player's, people_rating's mu0 and sigma0, no games), DDZ_EINVAL (rules
+ * empty or too long), DDZ_EDB or DDZ_ENOMEM. */
+int ddz_store_rating_get(ddz_store *s, const char *rules, int64_t player, ddz_store_rating *out);
+
 /* Sets *json (malloc'd, the caller frees it) to player `player`'s ratings:
  * {"ratings": {RULES: {"rating", "deviation", "games", "ll_games",
  * "ll_wins", "farmer_games", "farmer_wins"}}} (rating and deviation as
@@ -801,9 +815,9 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSION_CHECK,  /* ddz_store_session_check(session) into `account` */
     DDZ_STORE_READ_SESSION_END,    /* ddz_store_session_end(session) into `account.id` */
     /* People's ratings (RATING_GAME writes); the arguments in `rating`. */
-    DDZ_STORE_READ_RATING_GAME,   /* ddz_store_rating_game(rating.rules, rating.game,
-                                     rating.player, rating.landlord, rating.landlord_won)
-                                     into rating.out */
+    DDZ_STORE_READ_RATING_GAME,   /* ddz_store_rating_game_forfeit(rating.rules, rating.game,
+                                     rating.player, rating.landlord, rating.landlord_won,
+                                     rating.forfeit) into rating.out */
     DDZ_STORE_READ_PERSON,        /* ddz_store_person(account.name) into `json` */
     DDZ_STORE_READ_LEADERBOARD,   /* ddz_store_leaderboard(rating.rules, rating.limit)
                                      into `json` */
@@ -812,17 +826,22 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_MINE_SESSION,  /* ddz_store_session_check(session), then
                                      ddz_store_my_games(its account's owner) into `json` */
     DDZ_STORE_READ_SESSIONS_LIVE, /* ddz_store_sessions_live(sessions, nsessions, live) */
+    DDZ_STORE_READ_RATING_GET,    /* ddz_store_rating_get(rating.rules, rating.player[0])
+                                     into rating.out[0] */
 };
 
 /* The arguments and answer of the rating kinds of ddz_store_read. */
 typedef struct ddz_store_rating_req {
-    char rules[DDZ_STORE_RULES_MAX]; /* RATING_GAME, LEADERBOARD */
+    char rules[DDZ_STORE_RULES_MAX]; /* RATING_GAME, LEADERBOARD, RATING_GET */
     int64_t game;                    /* RATING_GAME */
-    int64_t player[3];               /* RATING_GAME: seat order */
+    int64_t player[3];               /* RATING_GAME: seat order; RATING_GET: [0] */
     int landlord;                    /* RATING_GAME: -1..2 */
     bool landlord_won;               /* RATING_GAME */
+    unsigned forfeit;                /* RATING_GAME: seats that left (bit s: seat s) */
     int limit;                       /* LEADERBOARD */
-    ddz_store_rating out[3];         /* RATING_GAME answer */
+    ddz_store_rating out[3];         /* RATING_GAME answer; RATING_GET: [0] */
+    ddz_store_rating before[3];      /* RATING_GAME answer: the rows before the game (as
+                                        stored: the rows after, for a game applied before) */
 } ddz_store_rating_req;
 
 typedef struct ddz_store_read {

@@ -353,9 +353,9 @@ Test(event, rooms_and_state_from_caller_arrays)
 Test(event, names_and_types)
 {
     static const char *const names[] = {
-        NULL,   "welcome",  "rooms",    "joined",   "state", "seat",      "game",
-        "turn", "bid_made", "leftover", "played",   "over",  "turn_over", "error",
-        "bye",  "fault",    "enlisted", "released", "hint",  "phrase",    "redirect"};
+        NULL,       "welcome",  "rooms",  "joined", "state",     "seat",   "game", "turn",
+        "bid_made", "leftover", "played", "over",   "turn_over", "error",  "bye",  "fault",
+        "enlisted", "released", "hint",   "phrase", "redirect",  "queued", "rated"};
     cr_assert_eq(sizeof names / sizeof names[0], DDZ_NEVENT);
     for (int t = 1; t < DDZ_NEVENT; t++) {
         cr_assert_str_eq(ddz_event_name(t), names[t]);

@@ -152,3 +152,42 @@ Test(msg, hello_with_a_session)
                        sizeof err),
                  DDZ_EFIELD);
 }
+
+/* Rated play (SPEC §15): quick and create say "rated", quick may name
+ * the rule set (only when rated); print(parse(x)) == x. */
+Test(msg, rated_quick_and_create)
+{
+    static const char *const good[] = {
+        "{\"type\":\"quick\",\"rated\":true}",
+        "{\"type\":\"quick\",\"rated\":true,\"rules\":\"botzone-ftl\"}",
+        "{\"type\":\"quick\",\"ai\":\"greedy\"}",
+    };
+    ddz_req r;
+    char err[200];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        cr_assert_eq(parse(good[i], &r, err, sizeof err), 0, "%s: %s", good[i], err);
+        char *back = ddz_msg_dump(ddz_req_print(&r));
+        cr_assert_not_null(back);
+        cr_expect_str_eq(back, good[i]);
+        free(back);
+    }
+    cr_assert_eq(parse(good[1], &r, err, sizeof err), 0);
+    cr_expect(r.opts.rated);
+    cr_expect_str_eq(r.opts.rules, "botzone-ftl");
+    cr_expect_eq(parse("{\"type\":\"quick\",\"rated\":1}", &r, err, sizeof err), DDZ_EFIELD);
+    cr_expect_eq(parse("{\"type\":\"quick\",\"rules\":\"caai\"}", &r, err, sizeof err), DDZ_EFIELD);
+    cr_expect_str_eq(err, "rules: only with \"rated\": true");
+
+    cr_assert_eq(parse("{\"type\":\"create\",\"rated\":true,\"seat\":0}", &r, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect(r.opts.rated);
+    char *back = ddz_msg_dump(ddz_req_print(&r));
+    cr_assert_not_null(back);
+    cr_expect(strstr(back, "\"rated\":true") != NULL, "%s", back);
+    ddz_req again;
+    cr_assert_eq(parse(back, &again, err, sizeof err), 0, "%s", err);
+    cr_expect(again.opts.rated && again.seat == 0);
+    free(back);
+    cr_assert_eq(parse("{\"type\":\"create\"}", &r, err, sizeof err), 0);
+    cr_expect(!r.opts.rated);
+}

@@ -210,8 +210,20 @@ function onMessage(m) {
         actOnPendingRoute();
       }
       break;
+    case 'queued': // rated quick play: waiting for a table
+      app.queued = m;
+      if (app.view instanceof Lobby) app.view.render();
+      break;
+    case 'rated': // a rated game moved this person's rating
+      app.lastRated = m;
+      if (app.table) app.table.onRated(m);
+      break;
     case 'joined':
       app.lastJoin = null;
+      if (app.queued) { // seated, or the wait cancelled
+        app.queued = null;
+        if (app.view instanceof Lobby) app.view.render();
+      }
       if (m.room === null) {
         app.leaving = false;
         if (app.table) app.table.destroy();
@@ -263,6 +275,10 @@ function onMessage(m) {
         try { localStorage.removeItem('ddz.name'); } catch { /* storage off */ }
         app.conn.rename(playerName());
         break;
+      }
+      if (m.about === 'quick' && app.queued) {
+        app.queued = null;
+        if (app.view instanceof Lobby) app.view.render();
       }
       toast(errorText(m));
       if (app.table) app.table.onError(m);

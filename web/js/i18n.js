@@ -76,6 +76,12 @@ const STRINGS = {
     'quick.desc': 'You against two computer players, right now.',
     'quick.button': 'Play vs AI',
     'quick.ai': 'Computer level',
+    'rated.button': 'Rated quick play',
+    'rated.desc': 'Signed in: play people of your rating; computer players fill the table when nobody comes soon.',
+    'rated.waiting': 'Looking for a rated table… your rating {rating}',
+    'rated.cancel': 'Cancel',
+    'rated.change': 'Rating {before} → {after} ({delta})',
+    'rated.forfeit': 'You left the game: it counts as a loss.',
     'ai.default': 'Strong',
     'ai.strong': 'Strong',
     'ai.greedy': 'Normal',
@@ -322,7 +328,7 @@ const STRINGS = {
     'over.close': 'Back to the table',
     'seat.next': 'next', 'seat.prev': 'previous',
     'seat.next.long': 'plays after you', 'seat.prev.long': 'plays before you',
-    'room.n': 'Room {n}', 'room.vsai': '{name} vs AI',
+    'room.n': 'Room {n}', 'room.vsai': '{name} vs AI', 'room.rated': 'Rated',
     'room.ladder': 'Ladder · deal {d} · table {t}/{n}',
     'room.tournament': '{stage} turn {turn} · table {t}',
     'invite.title': 'Join “{room}”',
@@ -558,6 +564,12 @@ const STRINGS = {
     'quick.desc': '立即和两个电脑玩家对战。',
     'quick.button': '人机对战',
     'quick.ai': '电脑水平',
+    'rated.button': '排位快速开始',
+    'rated.desc': '已登录：与等级分相近的玩家对战；久无人来时由电脑补位。',
+    'rated.waiting': '正在匹配排位对局…你的等级分 {rating}',
+    'rated.cancel': '取消',
+    'rated.change': '等级分 {before} → {after}（{delta}）',
+    'rated.forfeit': '中途离开，按负局计算。',
     'ai.default': '强',
     'ai.strong': '强',
     'ai.greedy': '普通',
@@ -801,7 +813,7 @@ const STRINGS = {
     'over.close': '回到牌桌',
     'seat.next': '下家', 'seat.prev': '上家',
     'seat.next.long': '在你之后出牌', 'seat.prev.long': '在你之前出牌',
-    'room.n': '房间 {n}', 'room.vsai': '{name} 对战电脑',
+    'room.n': '房间 {n}', 'room.vsai': '{name} 对战电脑', 'room.rated': '排位赛',
     'room.ladder': '天梯 · 第 {d} 副 · {t}/{n} 桌',
     'room.tournament': '{stage}第 {turn} 轮 · {t} 号桌',
     'invite.title': '加入“{room}”',
@@ -1009,6 +1021,7 @@ export function roomLabel(name) {
   if (m) return t('room.n', { n: m[1] });
   m = /^(.+) vs AI$/.exec(name);
   if (m) return t('room.vsai', { name: m[1] });
+  if (name === 'Rated') return t('room.rated'); // rated quick play's table (service/server/rated.c)
   // competition tables (service/server/ladder_srv.c, tourney_srv.c)
   m = /^Ladder deal (\d+), table (\d+)\/(\d+)$/.exec(name);
   if (m) return t('room.ladder', { d: m[1], t: m[2], n: m[3] });

@@ -152,7 +152,27 @@ export class Lobby {
           if (sel.value) msg.ai = sel.value;
           app.conn.request(msg);
         } }, t('quick.button')),
-        field(t('quick.ai'), sel, 'inline')));
+        field(t('quick.ai'), sel, 'inline')),
+      this.ratedForm());
+  }
+
+  /* Rated quick play (spec §15): for people signed in only. While the
+   * server looks for a table (`queued`), the wait and a cancel (`leave`). */
+  ratedForm() {
+    if (!app.account) return null;
+    const q = app.queued;
+    if (q) {
+      return h('div.rated-wait', { dataset: { test: 'rated-wait' }, role: 'status' },
+        h('span.spinner', { 'aria-hidden': 'true' }),
+        h('span', t('rated.waiting', { rating: Math.round(q.rating) })),
+        h('button', { dataset: { test: 'rated-cancel' }, onclick: () => app.conn.send({ type: 'leave' }) }, t('rated.cancel')));
+    }
+    return h('div.rated',
+      h('p', t('rated.desc')),
+      h('button.big', { dataset: { test: 'rated-quick' }, onclick: async () => {
+        if (!(await mayLeaveTable())) return;
+        app.conn.send({ type: 'quick', rated: true });
+      } }, t('rated.button')));
   }
 
   update() {

@@ -357,6 +357,25 @@ export class Table {
     }
   }
 
+  /* A rated game's rating change (spec §15): shown on the game-over panel
+   * of that game. */
+  onRated(m) {
+    this.rated = m;
+    this.overKey = null;
+    this.renderOver();
+  }
+
+  /* The line of the game-over panel that says the rating change of game
+   * `over`, or null. */
+  ratedLine(over) {
+    const r = this.rated;
+    if (!r || !over || r.game !== over.game_id) return null;
+    const d = Math.round(r.rating - r.before);
+    return h('div.rated-change', { dataset: { test: 'rating-change' } },
+      h('p', t('rated.change', { before: Math.round(r.before), after: Math.round(r.rating), delta: (d > 0 ? '+' : '') + d })),
+      r.forfeit ? h('p.note', t('rated.forfeit')) : null);
+  }
+
   onError(m) {
     casualError(this, m);
     if (this.pending) {
@@ -947,6 +966,8 @@ export class Table {
     o.hidden = false;
     const panel = h('div.panel.gameover', { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'over-title', tabindex: '-1', dataset: { test: 'gameover' } });
     if (over) panel.append(...this.overContent(over));
+    const rated = this.ratedLine(over);
+    if (rated) panel.append(rated);
     if (g.turnOver) panel.append(this.turnOverContent(g.turnOver));
     const rs = this.scoresTable();
     if (rs) panel.append(rs);

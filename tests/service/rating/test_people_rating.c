@@ -163,3 +163,57 @@ Test(people_rating, ai_ids)
     cr_expect_null(ddz_people_rating_ai_name(-4));
     cr_expect_null(ddz_people_rating_ai_name(1));
 }
+
+/* Abandoning counts as a loss (SPEC §15): the one who left is rated as
+ * having lost to every opponent, the others by the real result. */
+Test(people_rating, forfeit_farmer_loses_though_his_side_won)
+{
+    ddz_rating_cfg c = cfg();
+    ddz_rating r[3], real[3];
+    fresh(&c, r);
+    fresh(&c, real);
+    /* landlord 0 lost: farmers 1 and 2 won; farmer 2 had left */
+    cr_assert_eq(ddz_people_rating_game_forfeit(&c, r, 0, false, 1u << 2), 1);
+    cr_assert_eq(ddz_people_rating_game(&c, real, 0, false), 1);
+    cr_expect_lt(r[2].mu, 25.0, "the leaver goes down");
+    cr_expect_gt(r[1].mu, 25.0, "the farmer who stayed keeps the win");
+    NEAR(r[1].mu, real[1].mu);
+    NEAR(r[0].mu, real[0].mu); /* the landlord: the real result */
+    /* the leaver loses exactly what a farmer who lost the same game loses */
+    ddz_rating lost[3];
+    fresh(&c, lost);
+    cr_assert_eq(ddz_people_rating_game(&c, lost, 0, true), 1);
+    NEAR(r[2].mu, lost[2].mu);
+    NEAR(r[2].sigma, lost[2].sigma);
+}
+
+Test(people_rating, forfeit_landlord_loses_farmers_keep_real_result)
+{
+    ddz_rating_cfg c = cfg();
+    ddz_rating r[3], real[3], lost[3];
+    fresh(&c, r);
+    fresh(&c, real);
+    fresh(&c, lost);
+    cr_assert_eq(ddz_people_rating_game_forfeit(&c, r, 1, true, 1u << 1), 1);
+    cr_assert_eq(ddz_people_rating_game(&c, real, 1, true), 1);
+    cr_assert_eq(ddz_people_rating_game(&c, lost, 1, false), 1);
+    NEAR(r[1].mu, lost[1].mu); /* the landlord who left: a loss */
+    cr_expect_lt(r[1].mu, 25.0);
+    NEAR(r[0].mu, real[0].mu); /* the farmers: the game the stand-in won */
+    NEAR(r[2].mu, real[2].mu);
+    cr_expect_lt(r[0].mu, 25.0);
+}
+
+Test(people_rating, forfeit_none_is_the_plain_update_and_bad_masks_fail)
+{
+    ddz_rating_cfg c = cfg();
+    ddz_rating a[3], b[3];
+    fresh(&c, a);
+    fresh(&c, b);
+    cr_assert_eq(ddz_people_rating_game_forfeit(&c, a, 2, true, 0), 1);
+    cr_assert_eq(ddz_people_rating_game(&c, b, 2, true), 1);
+    for (int i = 0; i < 3; i++)
+        NEAR(a[i].mu, b[i].mu);
+    cr_expect_eq(ddz_people_rating_game_forfeit(&c, a, 0, true, 8), -1);
+    cr_expect_eq(ddz_people_rating_game_forfeit(&c, a, -1, true, 1), 0);
+}

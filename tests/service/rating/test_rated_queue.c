@@ -167,3 +167,19 @@ Test(rated_queue, the_longest_waiter_is_served_first)
     cr_expect_eq(ddz_rated_queue_len(q), 1);
     ddz_rated_queue_destroy(q);
 }
+
+/* The AIs' ratings move with their games: the filler follows them. */
+Test(rated_queue, ai_ratings_may_move)
+{
+    ddz_rated_queue *q = queue(3, 16);
+    /* ai:random (-3) now the strongest: 1750 is nearest it, then 1800 */
+    cr_assert_eq(ddz_rated_queue_set_ai_rating(q, -3, 1760), 0);
+    cr_expect_eq(ddz_rated_queue_set_ai_rating(q, -4, 1760), DDZ_ENOTFOUND);
+    cr_expect_eq(ddz_rated_queue_set_ai_rating(q, -1, NAN), DDZ_EINVAL);
+    cr_assert_eq(ddz_rated_queue_add(q, 7, 1750, 0), 0);
+    ddz_rated_match m;
+    cr_assert_eq(ddz_rated_queue_match(q, 20 * S, &m), 1);
+    cr_expect_eq(m.player[1], -3);
+    cr_expect_eq(m.player[2], -1);
+    ddz_rated_queue_destroy(q);
+}

@@ -128,6 +128,36 @@ Test(rating, a_game_moves_three_rows_once)
     ddz_store_close(s);
 }
 
+/* A seat that left is rated as having lost (SPEC §15): its rating as the
+ * pure update with the mask, its count a game and no win; the others as
+ * the game went. ddz_store_rating_get reads a row back, or a new one. */
+Test(rating, a_leaver_is_counted_as_a_loss)
+{
+    ddz_store *s = open_ok();
+    int64_t p[3] = {account(s, "Lea"), account(s, "Sam"), -2 /* ai:greedy */};
+    ddz_store_rating got;
+    cr_expect_eq(ddz_store_rating_get(s, "caai", p[0], &got), 0, "never rated");
+    cr_expect(got.mu == 25.0 && got.games == 0);
+    ddz_store_rating out[3];
+    /* landlord 2 lost: the farmers 0 and 1 won, but 0 had left */
+    cr_assert_eq(ddz_store_rating_game_forfeit(s, "caai", 20, p, 2, false, 1u, out), 1);
+    cr_expect_lt(out[0].mu, 25.0, "the leaver goes down though its side won");
+    cr_expect_gt(out[1].mu, 25.0);
+    cr_expect(out[0].farmer_games == 1 && out[0].farmer_wins == 0);
+    cr_expect(out[1].farmer_games == 1 && out[1].farmer_wins == 1);
+    ddz_rating_cfg c;
+    ddz_people_rating_cfg(&c);
+    ddz_rating x[3] = {ddz_rating_new(&c), ddz_rating_new(&c), ddz_rating_new(&c)};
+    cr_assert_eq(ddz_people_rating_game_forfeit(&c, x, 2, false, 1u), 1);
+    for (int i = 0; i < 3; i++)
+        cr_expect(fabs(out[i].mu - x[i].mu) < 1e-9, "seat %d", i);
+    cr_expect_eq(ddz_store_rating_get(s, "caai", p[0], &got), 1);
+    cr_expect(fabs(got.mu - out[0].mu) < 1e-9 && got.games == 1);
+    cr_expect_eq(ddz_store_rating_get(s, "", p[0], &got), DDZ_EINVAL);
+    cr_expect_eq(ddz_store_rating_game_forfeit(s, "caai", 21, p, 2, false, 8u, out), DDZ_EINVAL);
+    ddz_store_close(s);
+}
+
 Test(rating, nothing_for_all_pass_or_bad_arguments)
 {
     ddz_store *s = open_ok();
@@ -373,6 +403,10 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
         cr_expect_eq(r.rating.out[1].ll_wins, round + 1);
     }
     cr_expect_gt(r.rating.out[1].mu, 25.0);
+    /* the rows before the game come with the answer (what a person is told) */
+    cr_expect_eq(r.rating.before[1].games, 5);
+    cr_expect_lt(r.rating.before[1].mu, r.rating.out[1].mu);
+    const double ann_mu = r.rating.out[1].mu;
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_PERSON};
     snprintf(r.account.name, sizeof r.account.name, "ANN");
@@ -390,6 +424,28 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
         prev = v;
     }
     json_decref(j);
+
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_RATING_GAME,
+                         .rating = {.rules = "caai", .player = {-3, ann, bo}, .landlord = 1}};
+    /* a leaver: counted as a loss */
+    r.rating.game = 20;
+    r.rating.landlord_won = true;
+    r.rating.forfeit = 1u << 1;
+    run(s, &r);
+    cr_expect_eq(r.rc, 1);
+    cr_expect_lt(r.rating.out[1].mu, ann_mu, "the landlord left: down though it won");
+    cr_expect_eq(r.rating.out[1].ll_wins, 6);
+
+    /* one player's row, or a newcomer's */
+    r = (ddz_store_read){.kind = DDZ_STORE_READ_RATING_GET,
+                         .rating = {.rules = "caai", .player = {ann}}};
+    run(s, &r);
+    cr_expect_eq(r.rc, 1);
+    cr_expect_eq(r.rating.out[0].games, 7);
+    r.rating.rules[0] = 'x';
+    run(s, &r);
+    cr_expect_eq(r.rc, 0);
+    cr_expect(r.rating.out[0].mu == 25.0 && r.rating.out[0].games == 0);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_PERSON};
     snprintf(r.account.name, sizeof r.account.name, "nobody");

@@ -1,0 +1,96 @@
+// rated.test.mjs - rated quick play in the browser (spec §15): signed in,
+// the lobby offers 排位快速开始 / Rated quick play (a guest is not offered
+// it), the wait shows with a cancel, the table found is played out, and the
+// game-over panel says the rating change. Desktop in English, a phone in
+// Chinese; screenshots in artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startAll, openPage, waitFor, shot, decision } from './harness.mjs';
+
+const PHONE = { width: 390, height: 844 };
+let env;
+const contexts = [];
+
+// hosted AIs fill the table after 2 s: the wait shows, and is short (the
+// AIs keep their pause before acting: a person's hints are limited to 4 in 5 s)
+before(async () => { env = await startAll('serve-rated.log', ['--rated-fill-s', '2']); });
+after(async () => { await env.stop(contexts); });
+
+/* The page's errors but the refusals chromium logs for 4xx answers. */
+const unexpected = (page) => page.errors.filter((e) => !/status of (400|401|409) /.test(e));
+
+async function signUp(page, name, password) {
+  await page.waitForSelector('[data-test=acct-open]');
+  assert.equal(await page.$('[data-test=rated-quick]'), null, 'a guest is not offered rated play');
+  await page.click('[data-test=acct-open]');
+  await page.waitForSelector('[data-test=acct-dialog]');
+  await page.fill('[data-test=acct-name]', name);
+  await page.fill('[data-test=acct-password]', password);
+  await page.click('[data-test=acct-signup]');
+  await page.waitForSelector('[data-test=rated-quick]');
+}
+
+/* Plays the game out: the highest bid, then the hinted play. */
+async function playOut(page) {
+  for (let n = 0; n < 200; n++) {
+    const d = await decision(page, 60000);
+    if (d === 'over') return;
+    if (d === 'bid') {
+      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      await page.click(`[data-test=${bids.sort().pop()}]`);
+    } else {
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+  }
+  throw new Error('the game did not end');
+}
+
+async function ratedGame(page, label, zh) {
+  // the wait, cancelled: back to the offer
+  await page.click('[data-test=rated-quick]');
+  await page.waitForSelector('[data-test=rated-wait]');
+  assert.match(await page.textContent('[data-test=rated-wait]'), zh ? /正在匹配排位对局…你的等级分 1500/ : /Looking for a rated table… your rating 1500/);
+  await shot(page, `rated-waiting-${label}`);
+  await page.click('[data-test=rated-cancel]');
+  await page.waitForSelector('[data-test=rated-quick]');
+  // again, to the table the AIs fill
+  await page.click('[data-test=rated-quick]');
+  await page.waitForSelector('[data-test=controls]', { timeout: 20000 });
+  const state = await page.evaluate(() => window.__frames.filter((f) => f.type === 'state').pop());
+  assert.equal(state.room.options.rated, true);
+  assert.match(await page.textContent('.topbar'), zh ? /排位赛/ : /Rated/);
+  await playOut(page);
+  // the rating comes once the store applied it: the frame first, then the panel's line
+  const types = () => page.evaluate(() => window.__frames.slice(-12).map((f) => f.type + (f.type === 'over' && f.redeal ? '(redeal)' : '')).join(' '));
+  await waitFor('the rated frame', () => page.evaluate(() => window.__frames.some((f) => f.type === 'rated')), 30000)
+    .catch(async (e) => { throw new Error(`${e.message}; last frames: ${await types()}`); });
+  await page.waitForSelector('[data-test=rating-change]', { timeout: 10000 })
+    .catch(async (e) => { await shot(page, `rated-failed-${label}`); throw new Error(`${e.message}; last frames: ${await types()}`); });
+  const said = await page.textContent('[data-test=rating-change]');
+  const rated = await page.evaluate(() => window.__frames.filter((f) => f.type === 'rated').pop());
+  assert.equal(rated.before, 1500);
+  const d = Math.round(rated.rating - rated.before);
+  const delta = (d > 0 ? '+' : '') + d;
+  assert.ok(said.includes(zh ? `等级分 1500 → ${Math.round(rated.rating)}（${delta}）` : `Rating 1500 → ${Math.round(rated.rating)} (${delta})`), said);
+  await shot(page, `rated-over-${label}`);
+}
+
+test('rated quick play, played out, the rating change shown (desktop, English)', async () => {
+  const page = await openPage(env.browser, contexts, env.base + '/', { viewport: { width: 1280, height: 800 } });
+  await signUp(page, 'Rita', 'a long enough secret');
+  await shot(page, 'rated-lobby-desktop');
+  await ratedGame(page, 'desktop', false);
+  assert.deepEqual(unexpected(page), []);
+});
+
+test('排位快速开始 on a phone, in Chinese', async () => {
+  const page = await openPage(env.browser, contexts, env.base + '/', { viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await signUp(page, '小红', 'mima12345678');
+  assert.match(await page.textContent('[data-test=rated-quick]'), /排位快速开始/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the lobby fits the phone's width (${overflow} px over)`);
+  await shot(page, 'rated-lobby-phone');
+  await ratedGame(page, 'phone', true);
+  assert.deepEqual(unexpected(page), []);
+});
