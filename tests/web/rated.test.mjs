@@ -5,7 +5,7 @@
 // Chinese; screenshots in artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAll, openPage, waitFor, shot, decision } from './harness.mjs';
+import { startAll, openPage, waitFor, shot, decision, T } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let env;
@@ -56,7 +56,7 @@ async function ratedGame(page, label, zh) {
   await page.waitForSelector('[data-test=rated-quick]');
   // again, to the table the AIs fill
   await page.click('[data-test=rated-quick]');
-  await page.waitForSelector('[data-test=controls]', { timeout: 20000 });
+  await page.waitForSelector('[data-test=controls]', { timeout: T(20000) });
   const state = await page.evaluate(() => window.__frames.filter((f) => f.type === 'state').pop());
   assert.equal(state.room.options.rated, true);
   assert.match(await page.textContent('.topbar'), zh ? /排位赛/ : /Rated/);
@@ -65,7 +65,7 @@ async function ratedGame(page, label, zh) {
   const types = () => page.evaluate(() => window.__frames.slice(-12).map((f) => f.type + (f.type === 'over' && f.redeal ? '(redeal)' : '')).join(' '));
   await waitFor('the rated frame', () => page.evaluate(() => window.__frames.some((f) => f.type === 'rated')), 30000)
     .catch(async (e) => { throw new Error(`${e.message}; last frames: ${await types()}`); });
-  await page.waitForSelector('[data-test=rating-change]', { timeout: 10000 })
+  await page.waitForSelector('[data-test=rating-change]', { timeout: T(10000) })
     .catch(async (e) => { await shot(page, `rated-failed-${label}`); throw new Error(`${e.message}; last frames: ${await types()}`); });
   const said = await page.textContent('[data-test=rating-change]');
   const rated = await page.evaluate(() => window.__frames.filter((f) => f.type === 'rated').pop());

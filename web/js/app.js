@@ -175,6 +175,15 @@ async function onJoinError(e) {
 
 /* ---- server events ---- */
 
+/* A table view for room `id`, seat `seat`; a rating change already
+ * heard (a resume may make the table after it came) is its to show: the
+ * panel shows it only for the game it is of. */
+function newTable(id, seat) {
+  const tb = new Table(id, seat);
+  if (app.lastRated) tb.rated = app.lastRated;
+  return tb;
+}
+
 function onMessage(m) {
   switch (m.type) {
     case 'welcome':
@@ -215,7 +224,7 @@ function onMessage(m) {
       if (app.view instanceof Lobby) app.view.render();
       break;
     case 'rated': // a rated game moved this person's rating
-      app.lastRated = m;
+      app.lastRated = m; // a table made after it (a resume) shows it too
       if (app.table) app.table.onRated(m);
       break;
     case 'joined':
@@ -236,7 +245,7 @@ function onMessage(m) {
         if (!page) go(back, { replaceState: parseRoute().name !== 'lobby' });
       } else {
         if (app.table && app.table.roomId !== m.room) { app.table.destroy(); app.table = null; }
-        if (!app.table) app.table = new Table(m.room, m.seat);
+        if (!app.table) app.table = newTable(m.room, m.seat);
         app.table.seat = m.seat;
         app.table.justJoined = true;
       }
@@ -245,7 +254,7 @@ function onMessage(m) {
       const fresh = !app.table || app.table.roomId !== m.room.id;
       if (fresh) {
         if (app.table) app.table.destroy();
-        app.table = new Table(m.room.id, m.seat);
+        app.table = newTable(m.room.id, m.seat);
       }
       const tb = app.table;
       const navigate = fresh || tb.justJoined || !tb.gotState;
