@@ -6,7 +6,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rules/error.h"
 
@@ -54,10 +57,22 @@ static void run_job(ddz_pwhash *p, ddz_pwhash_job *j)
     sodium_memzero(j->password, sizeof j->password);
 }
 
+/* How much lower than the loop a hash runs (a nice value). A flood keeps
+ * both workers busy without a pause: at the loop's priority, on two
+ * cores, they took its time from the people playing (a bystander's
+ * actions' p99 from 1.2 to 13 ms, docs/benchmarks.md); lower, the loop is
+ * served first, and on a machine with time to spare the hashes lose
+ * nothing. On one too busy, they slow down: a job that then waits too
+ * long is answered EBUSY (max_wait_ms), not left to its deadline. */
+#define WORKER_NICE 10
+
 static void *worker(void *arg)
 {
     ddz_pwhash *p = arg;
     ddz_mail *m;
+    /* Linux: each thread has its own nice value, named by its thread id.
+     * Should it fail, the thread runs as before: no error to report. */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     while ((m = ddz_mailbox_take(p->jobs, 1, NULL))) {
         ddz_pwhash_job *j = DDZ_MAIL_ITEM(m, ddz_pwhash_job, mail);
         run_job(p, j);
@@ -73,8 +88,16 @@ static void *worker(void *arg)
 ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *ctx), void *ctx)
 {
     ddz_pwhash_options o = opt ? *opt : (ddz_pwhash_options){0};
-    if (!o.threads)
-        o.threads = DDZ_PWHASH_THREADS;
+    if (!o.threads) {
+        /* Half the cores: the others stay the loop's and the AIs'. On
+         * two, one worker hashed more than two did under a flood (the
+         * second fought the loop and the memory bus: 7 against 6 a
+         * second) and held 64 MiB less; docs/benchmarks.md. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = cores >= 2 ? (int)(cores / 2) : 1;
+        if (o.threads > DDZ_PWHASH_THREADS_MAX)
+            o.threads = DDZ_PWHASH_THREADS_MAX;
+    }
     if (!o.max_jobs)
         o.max_jobs = DDZ_PWHASH_MAX_JOBS;
     if (!o.opslimit)

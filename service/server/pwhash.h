@@ -37,7 +37,7 @@
 
 #include "service/thread/mailbox.h"
 
-#define DDZ_PWHASH_THREADS 2         /* default worker threads */
+#define DDZ_PWHASH_THREADS_MAX 4     /* default worker threads: half the cores, 1 to this */
 #define DDZ_PWHASH_MAX_JOBS 32       /* default bound of jobs queued or running */
 #define DDZ_PWHASH_PASSWORD_MAX 1024 /* a password's bytes, at most (SPEC §15) */
 #define DDZ_PWHASH_PASSWORD_MIN 8    /* a password's characters, at least (SPEC §15) */
@@ -62,7 +62,7 @@ typedef struct ddz_pwhash_job {
 } ddz_pwhash_job;
 
 typedef struct ddz_pwhash_options {
-    int threads;                 /* workers, 0 = DDZ_PWHASH_THREADS */
+    int threads;                 /* workers, 0 = half the online cores, 1..DDZ_PWHASH_THREADS_MAX */
     size_t max_jobs;             /* jobs queued or running at once, 0 = DDZ_PWHASH_MAX_JOBS */
     unsigned long long opslimit; /* Argon2id passes, 0 = crypto_pwhash_OPSLIMIT_INTERACTIVE */
     size_t memlimit;             /* its memory in bytes, 0 = crypto_pwhash_MEMLIMIT_INTERACTIVE */
