@@ -74,13 +74,31 @@ async function ratedGame(page, label, zh) {
   const delta = (d > 0 ? '+' : '') + d;
   assert.ok(said.includes(zh ? `等级分 1500 → ${Math.round(rated.rating)}（${delta}）` : `Rating 1500 → ${Math.round(rated.rating)} (${delta})`), said);
   await shot(page, `rated-over-${label}`);
+  return rated;
+}
+
+/* The person's profile after her first rated game: the rating the panel
+ * said, one game, and that game's replay link (spec §15: the rating moves
+ * and the person finds herself). */
+async function ownProfile(page, name, rated, label, zh) {
+  await page.goto(`${page.url().split('#')[0]}#/@/${encodeURIComponent(name)}`);
+  await page.waitForSelector('[data-test=profile-rating]', { timeout: T(10000) });
+  assert.equal(await page.textContent('[data-test=profile-name]'), name);
+  assert.equal((await page.textContent('[data-test=profile-rating]')).split(' ')[0], String(Math.round(rated.rating)));
+  assert.equal(await page.textContent('[data-test=profile-count]'), '1');
+  assert.deepEqual(await page.$$eval('[data-test=profile-game]', (as) => as.map((a) => a.getAttribute('href'))), [`#/replay/${rated.game}`]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `${label}: the profile fits (${overflow} px over)`);
+  await shot(page, `rated-profile-${label}`);
+  assert.match(await page.textContent('[data-test=profile]'), zh ? /等级分/ : /Rating/);
 }
 
 test('rated quick play, played out, the rating change shown (desktop, English)', async () => {
   const page = await openPage(env.browser, contexts, env.base + '/', { viewport: { width: 1280, height: 800 } });
   await signUp(page, 'Rita', 'a long enough secret');
   await shot(page, 'rated-lobby-desktop');
-  await ratedGame(page, 'desktop', false);
+  const rated = await ratedGame(page, 'desktop', false);
+  await ownProfile(page, 'Rita', rated, 'desktop', false);
   assert.deepEqual(unexpected(page), []);
 });
 
@@ -91,6 +109,7 @@ test('排位快速开始 on a phone, in Chinese', async () => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the lobby fits the phone's width (${overflow} px over)`);
   await shot(page, 'rated-lobby-phone');
-  await ratedGame(page, 'phone', true);
+  const rated = await ratedGame(page, 'phone', true);
+  await ownProfile(page, '小红', rated, 'phone', true);
   assert.deepEqual(unexpected(page), []);
 });
