@@ -17,7 +17,8 @@ import { Replay } from './replay.js';
 import { Tournament } from './tournament.js';
 import { Ladder, LadderPlayer } from './ladder.js';
 import { Tv } from './tv.js';
-import { AccountPage, onWelcome, onHelloRefused } from './account.js';
+import { AccountPage, onWelcome, onHelloRefused, signInDialog } from './account.js';
+import { session } from './session.js';
 import { Profile, Leaderboard } from './people.js';
 
 const root = document.getElementById('app');
@@ -109,7 +110,8 @@ function actOnPendingRoute() {
   app.pendingRoute = null;
   if (!r || (app.table && app.table.roomId === r.id)) return;
   if (r.name === 'watch') spectate(r.id);
-  else if (!nameChosen && isInvite(r)) askInviteeName(r);
+  // signed in, the name is the account's: nothing to ask
+  else if (!nameChosen && !app.account && isInvite(r)) askInviteeName(r);
   else join(r.id);
 }
 
@@ -144,9 +146,32 @@ async function askInviteeName(r) {
   join(r.id);
 }
 
+// The server's words for a guest refused a rated seat (proto/PROTOCOL.md,
+// "Rated play"), where a password room's refusal is the same EAUTH.
+const RATED_NEEDS_ACCOUNT = 'rated play needs an account';
+let askingRated = false; // that question is open
+
 async function onJoinError(e) {
   const last = app.lastJoin;
   if (!last) return false;
+  // a rated room seats only people signed in (spec §15): say so, and offer
+  // the sign-in; once in, the new connection's first listing joins the
+  // room of the route again
+  if (e.code === 'EAUTH' && last.type === 'join' && e.message === RATED_NEEDS_ACCOUNT) {
+    // an invitee's new name reconnects, and the new connection's listing
+    // asks for the route's room again: one question for both refusals
+    if (askingRated) return true;
+    askingRated = true;
+    const res = await ask({
+      title: t('join.title', { room: roomTitle(last.room) }), text: t('join.rated'),
+      buttons: [{ label: t('join.cancel'), value: null, test: 'rated-join-cancel' },
+        { label: t('join.rated.signin'), value: 'in', primary: true, test: 'rated-join-signin' }],
+    });
+    if (res.value === 'in') await signInDialog('in');
+    askingRated = false;
+    if (!session() && !app.table) go('#/', { replaceState: true });
+    return true;
+  }
   if (e.code === 'EAUTH') {
     const res = await ask({
       title: t('join.title', { room: roomTitle(last.room) }),

@@ -188,6 +188,7 @@ export class Lobby {
       return h('div.room', { dataset: { room: r.id } },
         h('div.room-main',
           h('div.room-name', roomLabel(r.name), r.password ? h('span.tag.lock', '\u{1F512}\uFE0E ' + t('rooms.locked')) : null,
+            r.rated ? h('span.tag.rated', { dataset: { test: 'room-rated' } }, t('room.rated')) : null,
             h('span.tag' + (r.playing ? '.live' : ''), r.playing ? t('rooms.playing') : t('rooms.waiting'))),
           h('div.room-meta', h('span.rules', { title: rulesDesc(r.rules), dataset: { test: 'room-rules' } }, rulesName(r.rules)),
             ` · ${t('rooms.summary', { time: r.time, games: r.games })}`,
@@ -236,6 +237,7 @@ export class Lobby {
       redeal: h('input', { type: 'checkbox', checked: true, dataset: { test: 'redeal' } }),
       sitat: h('select', { dataset: { test: 'sitat' } }, h('option', { value: '' }, t('create.sit.any')),
         [0, 1, 2].map((i) => h('option', { value: String(i) }, t('seat.' + i)))),
+      rated: h('input', { type: 'checkbox', dataset: { test: 'rated-room' } }),
     };
     // The common case in two choices (issue 38): how many people, the rest
     // hosted AIs of one level. The seat-by-seat form (engines, which seat is
@@ -247,13 +249,15 @@ export class Lobby {
       LEVELS.map((a) => h('option', { value: a, selected: a === 'greedy' }, t('ai.' + a))));
     const levelField = field(t('create.level'), level);
     people.addEventListener('change', () => { level.disabled = people.value === '3'; });
+    // the seats already taken by each hosted AI: a rated room has each once
+    const takenAis = () => seats.map((s) => s.sel.value).filter((v) => v.startsWith('ai:'));
     const seats = [0, 1, 2].map((i) => {
       const sel = h('select', { dataset: { test: 'seat' + i } },
         h('option', { value: '' }, t('create.seat.open')),
         AIS.map((a) => h('option', { value: 'ai:' + a }, t('kind.ai') + ': ' + t('ai.' + a))),
         h('option', { value: 'engine' }, t('create.seat.engine')));
       const eng = h('input.engine', { placeholder: t('create.engine.name'), maxlength: '40', hidden: true });
-      sel.addEventListener('change', () => { eng.hidden = sel.value !== 'engine'; });
+      sel.addEventListener('change', () => { eng.hidden = sel.value !== 'engine'; applyRated(); });
       return { sel, eng, el: h('div.seatopt', h('b', t('seat.' + i)), sel, eng) };
     });
     // The rule sets come from the server (the lobby's `rooms` event), each
@@ -262,6 +266,38 @@ export class Lobby {
     this.rulesDescEl = h('p.rules-desc', { dataset: { test: 'rules-desc' } });
     this.redealEl = h('label.check', { dataset: { test: 'redeal-row' } }, f.redeal, h('span', t('create.redeal')));
     f.rules.addEventListener('change', () => this.updateRules());
+    // Rated (spec §15): the form offers only what makes one rated game
+    // comparable with another, as the server checks it (docs/decisions.md,
+    // "Rated play"): no engines, no fill, no remote bots, no fault custody,
+    // 10 s a move at least, each rated hosted AI once. "Just me + 2
+    // computers" would seat one AI twice: rated quick play is that.
+    const applyRated = () => {
+      const on = f.rated.checked;
+      people.options[0].disabled = on;
+      if (on && people.value === '1') people.value = '2';
+      level.disabled = this.seatwiseEl.open || people.value === '3';
+      const seen = []; // an AI chosen before rated was checked stays in its first seat only
+      for (const s of seats) {
+        if (on && (s.sel.value === 'engine' || seen.includes(s.sel.value))) s.sel.value = '';
+        s.eng.hidden = s.sel.value !== 'engine';
+        if (s.sel.value) seen.push(s.sel.value);
+      }
+      const taken = takenAis();
+      for (const s of seats) {
+        for (const o of s.sel.options) o.disabled = on && (o.value === 'engine' || (o.value !== s.sel.value && taken.includes(o.value)));
+      }
+      f.fill.disabled = on;
+      if (on) f.fill.value = '';
+      f.bots.disabled = on;
+      if (on) f.bots.checked = false;
+      f.custody.querySelector('option[value=fault]').disabled = on;
+      f.custody.disabled = on;
+      if (on) f.custody.value = 'ai';
+      f.time.min = on ? '10' : '3';
+      if (on && +f.time.value < 10) f.time.value = '10';
+    };
+    f.rated.addEventListener('change', applyRated);
+    people.addEventListener('change', applyRated);
     this.updateRules();
     const form = h('form.create', { dataset: { test: 'create-form' }, onsubmit: async (e) => {
       e.preventDefault();
@@ -290,6 +326,7 @@ export class Lobby {
       if (f.name.value.trim()) options.name = f.name.value.trim();
       if (f.password.value) options.password = f.password.value;
       const msg = { type: 'create', options, seat: mine };
+      if (app.account && f.rated.checked) msg.rated = true;
       app.conn.request(msg);
     } },
     h('div.form-grid',
@@ -297,9 +334,12 @@ export class Lobby {
       h('div.rules-pick.wide', field(t('create.rules'), f.rules), this.rulesDescEl, this.redealEl),
       field(t('create.time'), f.time),
       field(t('create.games'), f.games),
+      // for people signed in only: whoever sits must be (spec §15)
+      app.account ? h('div.rated-pick.wide', { dataset: { test: 'rated-row' } },
+        h('label.check', f.rated, h('span', t('create.rated'))), h('p.rules-desc', t('create.rated.desc'))) : null,
       h('div.players-pick.wide', field(t('create.people'), people), levelField),
       this.seatwiseEl = h('details.seatwise.wide', { dataset: { test: 'seatwise' },
-        ontoggle: () => { people.disabled = this.seatwiseEl.open; level.disabled = this.seatwiseEl.open || people.value === '3'; } },
+        ontoggle: () => { people.disabled = this.seatwiseEl.open; applyRated(); } },
       h('summary', t('create.seatwise')),
       h('div.form-grid',
         h('fieldset.seats.wide', h('legend', t('create.seats')), seats.map((s) => s.el)),

@@ -113,7 +113,8 @@ export function ask({ title, text, input, buttons }) {
       text ? h('p', text) : null,
       field,
       h('div.buttons', buttons.map((b) => h('button' + (b.primary ? '.primary' : ''),
-        { type: b.primary ? 'submit' : 'button', onclick: b.primary ? null : () => done(b.value) }, b.label)))));
+        { type: b.primary ? 'submit' : 'button', onclick: b.primary ? null : () => done(b.value),
+          dataset: b.test ? { test: b.test } : undefined }, b.label)))));
     dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(null); });
     document.body.append(dlg);
     dlg.showModal();

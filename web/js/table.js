@@ -591,6 +591,10 @@ export class Table {
     // read "CAAI 1.0" (issue 38); the details under the counter name it
     const chips = this.rules === DEFAULT_RULES ? [] : [h('span.chip.rules', { title: rulesDesc(this.rules), dataset: { test: 'rules-chip' } },
       h('span.long', rulesName(this.rules)), h('span.short', rulesShort(this.rules)))];
+    // a rated room says so, unless its name does (rated quick play's "Rated")
+    if (this.room && this.room.options && this.room.options.rated && this.room.name !== 'Rated') {
+      chips.push(h('span.chip.rated', { dataset: { test: 'rated-chip' } }, t('room.rated')));
+    }
     if (inGame && g.phase !== 'turn_over') chips.push(h('span.chip', t('table.game', { game: g.game, games: g.games })));
     // the bid, once someone made one: where nobody bids (the rule set
     // names the landlord) its base of 1 is no bid
