@@ -11,14 +11,17 @@
 
 #include <criterion/criterion.h>
 
+#include <pthread.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "service/store/store.h"
+#include "test_clock.h"
 
 static char dir[64];
 static char db_path[256];
@@ -92,6 +95,37 @@ static long long db_num(const char *sql)
     sqlite3_close(db);
     return v;
 #endif
+}
+
+/* ---- the store's reader thread: start it with store_db_wake, and
+ * store_db_run() submits a read and waits (bounded) for its answer ---- */
+
+static pthread_mutex_t store_db_wlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t store_db_wcond = PTHREAD_COND_INITIALIZER;
+
+/* The reader's wake: ddz_store_reader_start(s, store_db_wake, NULL). */
+static inline void store_db_wake(void *ctx)
+{
+    (void)ctx;
+    pthread_mutex_lock(&store_db_wlock);
+    pthread_cond_broadcast(&store_db_wcond);
+    pthread_mutex_unlock(&store_db_wlock);
+}
+
+/* Submits `r` and waits, at most T(10 s), for its answer. */
+static inline void store_db_run(ddz_store *s, ddz_store_read *r)
+{
+    cr_assert_eq(ddz_store_read_submit(s, r), 0);
+    struct timespec due;
+    clock_gettime(CLOCK_REALTIME, &due);
+    due.tv_sec += T(10000) / 1000;
+    ddz_store_read *got = NULL;
+    pthread_mutex_lock(&store_db_wlock);
+    while (!(got = ddz_store_read_done(s)))
+        cr_assert_eq(pthread_cond_timedwait(&store_db_wcond, &store_db_wlock, &due), 0,
+                     "no answer in time");
+    pthread_mutex_unlock(&store_db_wlock);
+    cr_assert_eq(got, r);
 }
 
 #endif

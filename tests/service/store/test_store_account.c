@@ -268,42 +268,14 @@ Test(account, a_guest_history_is_claimed)
     ddz_store_close(s);
 }
 
-static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
-static int wakes;
-
-static void wake(void *ctx)
-{
-    (void)ctx;
-    pthread_mutex_lock(&wlock);
-    wakes++;
-    pthread_cond_broadcast(&wcond);
-    pthread_mutex_unlock(&wlock);
-}
-
-/* Submits `r` and waits (bounded) for its answer. */
-static void run(ddz_store *s, ddz_store_read *r)
-{
-    cr_assert_eq(ddz_store_read_submit(s, r), 0);
-    struct timespec due;
-    clock_gettime(CLOCK_REALTIME, &due);
-    due.tv_sec += T(10000) / 1000;
-    ddz_store_read *got = NULL;
-    pthread_mutex_lock(&wlock);
-    while (!(got = ddz_store_read_done(s)))
-        cr_assert_eq(pthread_cond_timedwait(&wcond, &wlock, &due), 0, "no answer in time");
-    pthread_mutex_unlock(&wlock);
-    cr_assert_eq(got, r);
-}
-
 Test(account, the_reader_thread_runs_the_account_kinds)
 {
     ddz_store *s = open_ok();
-    cr_assert_eq(ddz_store_reader_start(s, wake, NULL), 0);
+    cr_assert_eq(ddz_store_reader_start(s, store_db_wake, NULL), 0);
     ddz_store_read r = {.kind = DDZ_STORE_READ_ACCOUNT_ADD};
     snprintf(r.account.name, sizeof r.account.name, "Kai");
     snprintf(r.account.hash, sizeof r.account.hash, HASH1);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_assert_eq(r.rc, 0);
     cr_expect_gt(r.account.id, 0);
     cr_expect_eq(strlen(r.session), DDZ_SESSION_HEX, "made with a session");
@@ -311,26 +283,26 @@ Test(account, the_reader_thread_runs_the_account_kinds)
     char session[DDZ_SESSION_HEX + 1];
     memcpy(session, r.session, sizeof session);
 
-    run(s, &r); /* the same again */
+    store_db_run(s, &r); /* the same again */
     cr_expect_eq(r.rc, DDZ_EEXIST);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_GET};
     snprintf(r.account.name, sizeof r.account.name, "KAI");
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(r.account.id, id);
     cr_expect_str_eq(r.account.hash, HASH1);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_CHECK};
     memcpy(r.session, session, sizeof session);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(r.account.id, id);
     cr_expect_str_eq(r.account.name, "Kai");
     cr_expect_str_eq(r.session, "", "the session is wiped once checked");
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_NEW, .account.id = id};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     char other[DDZ_SESSION_HEX + 1];
     memcpy(other, r.session, sizeof other);
@@ -338,7 +310,7 @@ Test(account, the_reader_thread_runs_the_account_kinds)
     r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_HASH, .account.id = id};
     snprintf(r.account.hash, sizeof r.account.hash, HASH2);
     memcpy(r.session, session, sizeof session);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     ddz_store_account a;
     cr_expect_eq(ddz_store_session_check(s, other, &a), DDZ_EAUTH);
@@ -346,27 +318,27 @@ Test(account, the_reader_thread_runs_the_account_kinds)
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_END};
     memcpy(r.session, session, sizeof session);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(r.account.id, id);
     cr_expect_eq(ddz_store_session_check(s, session, &a), DDZ_EAUTH);
 
     /* my games by session: none yet; a new account claims a guest's */
     r = (ddz_store_read){.kind = DDZ_STORE_READ_SESSION_NEW, .account.id = id};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_assert_eq(r.rc, 0);
     char fresh[DDZ_SESSION_HEX + 1];
     memcpy(fresh, r.session, sizeof fresh);
     r = (ddz_store_read){.kind = DDZ_STORE_READ_MINE_SESSION};
     memcpy(r.session, fresh, sizeof fresh);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_str_eq(r.json, "[]");
     free(r.json);
     cr_expect_str_eq(r.session, "", "the session is wiped once checked");
     r = (ddz_store_read){.kind = DDZ_STORE_READ_MINE_SESSION};
     memcpy(r.session, session, sizeof session); /* ended above */
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, DDZ_EAUTH);
     cr_expect_null(r.json);
     r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_ADD};
@@ -375,19 +347,19 @@ Test(account, the_reader_thread_runs_the_account_kinds)
     memset(r.me, 9, sizeof r.me);
     cr_assert_eq(ddz_store_add_mine(s, 5, 1, r.me), 0);
     cr_assert_eq(ddz_store_flush(s), 0);
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(db_num("SELECT count(*) FROM mine WHERE game = 5"), 2, "claimed");
 
     char keys[256] = "";
     r = (ddz_store_read){
         .kind = DDZ_STORE_READ_ACCOUNT_KEYS, .key_row = collect_key, .key_ctx = keys};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 2);
     cr_expect(strstr(keys, "kai|") && strstr(keys, "mo|"), "%s", keys);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_ACCOUNT_DELETE, .account.id = id};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect_eq(ddz_store_account_get(s, "kai", &a), DDZ_ENOTFOUND);
     ddz_store_reader_stop(s);

@@ -359,36 +359,11 @@ Test(rating, two_stores_lose_no_update)
 
 /* ---- through the reader thread ---- */
 
-static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wcond = PTHREAD_COND_INITIALIZER;
-
-static void wake(void *ctx)
-{
-    (void)ctx;
-    pthread_mutex_lock(&wlock);
-    pthread_cond_broadcast(&wcond);
-    pthread_mutex_unlock(&wlock);
-}
-
-static void run(ddz_store *s, ddz_store_read *r)
-{
-    cr_assert_eq(ddz_store_read_submit(s, r), 0);
-    struct timespec due;
-    clock_gettime(CLOCK_REALTIME, &due);
-    due.tv_sec += T(10000) / 1000;
-    ddz_store_read *got = NULL;
-    pthread_mutex_lock(&wlock);
-    while (!(got = ddz_store_read_done(s)))
-        cr_assert_eq(pthread_cond_timedwait(&wcond, &wlock, &due), 0, "no answer in time");
-    pthread_mutex_unlock(&wlock);
-    cr_assert_eq(got, r);
-}
-
 Test(rating, the_reader_thread_runs_the_rating_kinds)
 {
     ddz_store *s = open_ok();
     int64_t ann = account(s, "Ann"), bo = account(s, "Bo");
-    cr_assert_eq(ddz_store_reader_start(s, wake, NULL), 0);
+    cr_assert_eq(ddz_store_reader_start(s, store_db_wake, NULL), 0);
     ddz_store_read r = {.kind = DDZ_STORE_READ_RATING_GAME,
                         .rating = {.rules = "caai",
                                    .game = 7,
@@ -397,7 +372,7 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
                                    .landlord_won = true}};
     for (int round = 0; round < 6; round++) {
         r.rating.game = 7 + round;
-        run(s, &r);
+        store_db_run(s, &r);
         cr_expect_eq(r.rc, 1);
         cr_expect_eq(r.rating.out[1].games, round + 1);
         cr_expect_eq(r.rating.out[1].ll_wins, round + 1);
@@ -410,7 +385,7 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_PERSON};
     snprintf(r.account.name, sizeof r.account.name, "ANN");
-    run(s, &r);
+    store_db_run(s, &r);
     cr_assert_eq(r.rc, 0);
     json_t *j = parse(r.json);
     cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "Ann");
@@ -431,7 +406,7 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
     r.rating.game = 20;
     r.rating.landlord_won = true;
     r.rating.forfeit = 1u << 1;
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 1);
     cr_expect_lt(r.rating.out[1].mu, ann_mu, "the landlord left: down though it won");
     cr_expect_eq(r.rating.out[1].ll_wins, 6);
@@ -439,23 +414,23 @@ Test(rating, the_reader_thread_runs_the_rating_kinds)
     /* one player's row, or a newcomer's */
     r = (ddz_store_read){.kind = DDZ_STORE_READ_RATING_GET,
                          .rating = {.rules = "caai", .player = {ann}}};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 1);
     cr_expect_eq(r.rating.out[0].games, 7);
     r.rating.rules[0] = 'x';
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, 0);
     cr_expect(r.rating.out[0].mu == 25.0 && r.rating.out[0].games == 0);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_PERSON};
     snprintf(r.account.name, sizeof r.account.name, "nobody");
-    run(s, &r);
+    store_db_run(s, &r);
     cr_expect_eq(r.rc, DDZ_ENOTFOUND);
     cr_expect_null(r.json);
 
     r = (ddz_store_read){.kind = DDZ_STORE_READ_LEADERBOARD,
                          .rating = {.rules = "caai", .limit = 10}};
-    run(s, &r);
+    store_db_run(s, &r);
     cr_assert_eq(r.rc, 2);
     j = parse(r.json);
     json_t *list = json_object_get(j, "players");
