@@ -14,7 +14,7 @@
 // condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, shot, T, waitFor } from './harness.mjs';
+import { openPage as open, startAll, shot, T, waitFor, randomListedGame } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -28,33 +28,6 @@ before(async () => {
 });
 
 after(async () => { if (stop) await stop(contexts); });
-
-/* One game of a listed room: this client at West bidding the most and
- * playing a random legal play, two ai:random seats. Resolves to its
- * `over`. Bounded. */
-function randomGame() {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(base.replace('http', 'ws') + '/ws');
-    const timer = setTimeout(() => { ws.close(); reject(new Error('the game did not end in time')); }, T(30000));
-    const done = (f, x) => { clearTimeout(timer); ws.close(); f(x); };
-    ws.onerror = () => done(reject, new Error('cannot connect'));
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', version: 1, name: 'Ana' }));
-    ws.onmessage = (e) => {
-      const m = JSON.parse(e.data);
-      if (m.type === 'welcome') {
-        ws.send(JSON.stringify({ type: 'create', seat: 0,
-          options: { name: 'analysis', games: 1, pause: 0, seats: [null, 'ai:random', 'ai:random'] } }));
-      } else if (m.type === 'turn' && m.seat === 0 && m.legal) {
-        ws.send(JSON.stringify(m.action === 'bid' ? { type: 'bid', seq: m.seq, bid: Math.max(...m.legal) }
-          : { type: 'play', seq: m.seq, cards: m.legal[Math.floor(Math.random() * m.legal.length)] }));
-      } else if (m.type === 'over' && m.landlord !== null) {
-        done(resolve, m);
-      } else if (m.type === 'over' || m.type === 'error') {
-        done(reject, new Error('no game: ' + e.data)); // an all-pass deal, or refused
-      }
-    };
-  });
-}
 
 function openPage(p, opts = {}) {
   return open(browser, contexts, base + p, { viewport: DESKTOP, ...opts });
@@ -114,7 +87,7 @@ test('the verdict bar along a replayed game, its turning plays and what would ha
   let game = null, page = null, analysis = null;
   for (let k = 0; k < 10 && !game; k++) {
     let over;
-    try { over = await randomGame(); } catch (e) { if (/no game/.test(e.message)) continue; throw e; }
+    try { over = await randomListedGame(base, 'analysis'); } catch (e) { if (/no game/.test(e.message)) continue; throw e; }
     page = await openPage(`/#/replay/${over.game_id}`);
     const bar = await barOf(page);
     const rec = await (await fetch(`${base}/api/games/${over.game_id}`)).json();

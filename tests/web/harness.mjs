@@ -185,3 +185,33 @@ export async function openCreateForm(page, { seatwise = false } = {}) {
     }, 30000, 100);
   }
 }
+
+/* One game of a listed room (its id readable without a key) on the server
+ * at `base`: a client at West bidding the most and playing a random legal
+ * play, two ai:random seats, in a room named `room`. Resolves to its
+ * `over` (with its game_id); rejects with "no game: …" for an all-pass
+ * deal or a refusal (the caller plays another), and after T(30 s). Needs
+ * node's WebSocket (node_test.sh turns it on). */
+export function randomListedGame(base, room = 'a random game') {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(base.replace('http', 'ws') + '/ws');
+    const timer = setTimeout(() => { ws.close(); reject(new Error('the game did not end in time')); }, T(30000));
+    const done = (f, x) => { clearTimeout(timer); ws.close(); f(x); };
+    ws.onerror = () => done(reject, new Error('cannot connect'));
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', version: 1, name: 'Ana' }));
+    ws.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if (m.type === 'welcome') {
+        ws.send(JSON.stringify({ type: 'create', seat: 0,
+          options: { name: room, games: 1, pause: 0, seats: [null, 'ai:random', 'ai:random'] } }));
+      } else if (m.type === 'turn' && m.seat === 0 && m.legal) {
+        ws.send(JSON.stringify(m.action === 'bid' ? { type: 'bid', seq: m.seq, bid: Math.max(...m.legal) }
+          : { type: 'play', seq: m.seq, cards: m.legal[Math.floor(Math.random() * m.legal.length)] }));
+      } else if (m.type === 'over' && m.landlord !== null && m.game_id) {
+        done(resolve, m);
+      } else if (m.type === 'over' || m.type === 'error') {
+        done(reject, new Error('no game: ' + e.data)); // an all-pass deal, or refused
+      }
+    };
+  });
+}

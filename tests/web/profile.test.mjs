@@ -18,7 +18,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { startAll, openPage, waitFor, shot, T } from './harness.mjs';
+import { startAll, openPage, waitFor, shot, T, randomListedGame } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -53,33 +53,6 @@ async function post(path, body) {
   return { status: r.status, body: await r.json().catch(() => ({})) };
 }
 
-/* One real game of a listed room (its id readable without a key): this
- * client at West bidding the most and playing a random legal play, two
- * ai:random seats. Resolves to its id; an all-pass deal is played again. */
-function realGame() {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(env.base.replace('http', 'ws') + '/ws');
-    const timer = setTimeout(() => { ws.close(); reject(new Error('the game did not end in time')); }, T(30000));
-    const done = (f, x) => { clearTimeout(timer); ws.close(); f(x); };
-    ws.onerror = () => done(reject, new Error('cannot connect'));
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', version: 1, name: 'Ana' }));
-    ws.onmessage = (e) => {
-      const m = JSON.parse(e.data);
-      if (m.type === 'welcome') {
-        ws.send(JSON.stringify({ type: 'create', seat: 0,
-          options: { name: 'rated seed', games: 1, pause: 0, seats: [null, 'ai:random', 'ai:random'] } }));
-      } else if (m.type === 'turn' && m.seat === 0 && m.legal) {
-        ws.send(JSON.stringify(m.action === 'bid' ? { type: 'bid', seq: m.seq, bid: Math.max(...m.legal) }
-          : { type: 'play', seq: m.seq, cards: m.legal[Math.floor(Math.random() * m.legal.length)] }));
-      } else if (m.type === 'over' && m.landlord !== null && m.game_id) {
-        done(resolve, m.game_id);
-      } else if (m.type === 'over' || m.type === 'error') {
-        done(reject, new Error('no game: ' + e.data));
-      }
-    };
-  });
-}
-
 function sqlText(s) {
   return "'" + s.replace(/'/g, "''") + "'";
 }
@@ -110,7 +83,7 @@ before(async () => {
   for (const name of Object.keys(PEOPLE)) assert.equal((await post('/api/accounts', { name, password: PASSWORD })).status, 201, name);
   while (gameIds.length < 5) {
     try {
-      gameIds.push(await realGame());
+      gameIds.push((await randomListedGame(env.base, 'rated seed')).game_id);
     } catch (e) {
       if (!/no game: .*"over"/.test(String(e))) throw e; // an all-pass deal: another
     }
