@@ -1,8 +1,9 @@
 /* cluster_nodes.h - two `ddz serve` nodes of a cluster for the tests that
  * run them (test_cluster_rooms.c, test_cluster_lead.c): each started on a
  * free port with its public URL and the test's PostgreSQL (srv.db), waited
- * for (bounded) at /healthz, and reaped through a pidfd. Include after
- * serve_harness.h and bot_procs.h. */
+ * for (bounded) at /healthz, and reaped through a pidfd; and the suite
+ * fixture of a test of two such nodes on a database of its own. Include
+ * after serve_harness.h, bot_procs.h and pg_test.h. */
 #ifndef DDZ_TEST_CLUSTER_NODES_H
 #define DDZ_TEST_CLUSTER_NODES_H
 
@@ -109,6 +110,32 @@ static inline void node_kill(int k)
         kill(N[k].pid, SIGKILL);
         cr_assert(node_reaped(&N[k], T(5000)));
     }
+}
+
+/* A suite's .init: the test's own PostgreSQL database (its URL in
+ * srv.db) and both nodes started with `--ai greedy`. */
+static inline void two_nodes_init(void)
+{
+    setup_no_server();
+    pg_db_create(srv.db, sizeof srv.db);
+    static const char *const extra[] = {"--ai", "greedy", NULL};
+    memcpy(node_extra, extra, sizeof extra);
+    node_start(0);
+    node_start(1);
+}
+
+/* Its .fini: the nodes killed and reaped (bounded; a node that will not
+ * go is left to the harness's teardown), the clients and the temporary
+ * directory, the database. */
+static inline void two_nodes_fini(void)
+{
+    for (int k = 0; k < 2; k++)
+        if (N[k].pid) {
+            kill(N[k].pid, SIGKILL);
+            node_reaped(&N[k], T(5000));
+        }
+    teardown();
+    pg_db_drop();
 }
 
 #endif

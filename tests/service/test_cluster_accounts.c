@@ -15,29 +15,7 @@
 #include "service/store/store.h"
 
 /* The test's database: its URL is srv.db. */
-
-static void fini(void)
-{
-    for (int k = 0; k < 2; k++)
-        if (N[k].pid) {
-            kill(N[k].pid, SIGKILL);
-            node_reaped(&N[k], T(5000));
-        }
-    teardown();
-    pg_db_drop();
-}
-
-static void init(void)
-{
-    setup_no_server();
-    pg_db_create(srv.db, sizeof srv.db);
-    static const char *const extra[] = {"--ai", "greedy", NULL};
-    memcpy(node_extra, extra, sizeof extra);
-    node_start(0);
-    node_start(1);
-}
-
-TestSuite(cluster_accounts, .init = init, .fini = fini, .timeout = HANG(120));
+TestSuite(cluster_accounts, .init = two_nodes_init, .fini = two_nodes_fini, .timeout = HANG(120));
 
 /* The harness's helpers talk to srv.port: aim them at node k. */
 static void at(int k)

@@ -94,28 +94,7 @@ static const char *room_on_2_listed_on_1(cli **host, cli **alice)
     return room;
 }
 
-static void fini(void)
-{
-    for (int k = 0; k < 2; k++)
-        if (N[k].pid) {
-            kill(N[k].pid, SIGKILL);
-            node_reaped(&N[k], T(5000));
-        }
-    teardown(); /* clients, the temporary directory */
-    pg_db_drop();
-}
-
-static void init(void)
-{
-    setup_no_server();
-    pg_db_create(srv.db, sizeof srv.db);
-    static const char *const extra[] = {"--ai", "greedy", NULL};
-    memcpy(node_extra, extra, sizeof extra);
-    node_start(0);
-    node_start(1);
-}
-
-TestSuite(cluster, .init = init, .fini = fini, .timeout = HANG(120));
+TestSuite(cluster, .init = two_nodes_init, .fini = two_nodes_fini, .timeout = HANG(120));
 
 Test(cluster, a_room_of_node_2_is_listed_on_node_1_joined_by_redirect_and_played)
 {
