@@ -11,7 +11,7 @@
 // on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, shot, T, decision, openCreateForm } from './harness.mjs';
+import { openPage as open, startAll, shot, T, openCreateForm, playToOver } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -24,23 +24,6 @@ before(async () => {
 });
 
 after(async () => { if (stop) await stop(contexts); });
-
-/* Plays this page's seat (the highest bid, the hint's first play) until
- * the game-over panel opens. */
-async function playToOver(page) {
-  for (let guard = 0; guard < 100; guard++) {
-    const d = await decision(page);
-    if (d === 'over') return;
-    if (d === 'bid') {
-      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
-      await page.click(`[data-test=${bids.sort().pop()}]`);
-    } else {
-      await page.click('[data-test=hint]');
-      await page.click('[data-test=play]');
-    }
-  }
-  throw new Error('the game did not end');
-}
 
 const WORDS = {
   en: { stood: /didn.t press Continue in time/, sit: 'Sit down again' },

@@ -10,7 +10,7 @@
 // is on a condition with a bound. Screenshots go to tests/web/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm, clockS } from './harness.mjs';
+import { openPage as open, startAll, settle, shot, T, waitFor, decision, openCreateForm, clockS, playToOver } from './harness.mjs';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -28,25 +28,6 @@ after(async () => { if (stop) await stop(contexts); });
  * client received (window.__frames, read in the page). */
 function openPage({ viewport = DESKTOP, locale = 'en-US', path: p = '/', mobile = false } = {}) {
   return open(browser, contexts, base + p, { viewport, locale, mobile });
-}
-
-/* Plays this page's seat with the highest bid and the hint's first play
- * until the game-over panel opens. `onPlay` runs on each of our turns to
- * play, before we act; it returns true when it played itself. */
-async function playToOver(page, { onPlay } = {}) {
-  for (let guard = 0; guard < 100; guard++) {
-    const d = await decision(page);
-    if (d === 'over') return;
-    if (d === 'bid') {
-      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
-      await page.click(`[data-test=${bids.sort().pop()}]`);
-    } else {
-      if (onPlay && await onPlay()) continue; // it acted itself
-      await page.click('[data-test=hint]');
-      await page.click('[data-test=play]');
-    }
-  }
-  throw new Error('the game did not end');
 }
 
 async function quickPlay(opts) {

@@ -215,3 +215,23 @@ export function randomListedGame(base, room = 'a random game') {
     };
   });
 }
+
+/* Plays this page's seat with the highest bid and the hint's first play
+ * until the game-over panel opens (at most 100 of our turns). `onPlay`
+ * runs on each of our turns to play, before we act; it returns true when
+ * it acted itself. `ms`: the wait for each of our turns (decision()). */
+export async function playToOver(page, { onPlay, ms = 30000 } = {}) {
+  for (let guard = 0; guard < 100; guard++) {
+    const d = await decision(page, ms);
+    if (d === 'over') return;
+    if (d === 'bid') {
+      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
+      await page.click(`[data-test=${bids.sort().pop()}]`);
+    } else {
+      if (onPlay && await onPlay()) continue; // it acted itself
+      await page.click('[data-test=hint]');
+      await page.click('[data-test=play]');
+    }
+  }
+  throw new Error('the game did not end');
+}

@@ -5,7 +5,7 @@
 // Chinese; screenshots in artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAll, openPage, waitFor, shot, decision, T } from './harness.mjs';
+import { startAll, openPage, waitFor, shot, T, playToOver } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let env;
@@ -30,22 +30,6 @@ async function signUp(page, name, password) {
   await page.waitForSelector('[data-test=rated-quick]');
 }
 
-/* Plays the game out: the highest bid, then the hinted play. */
-async function playOut(page) {
-  for (let n = 0; n < 200; n++) {
-    const d = await decision(page, 60000);
-    if (d === 'over') return;
-    if (d === 'bid') {
-      const bids = await page.$$eval('[data-test^=bid]:not(:disabled)', (b) => b.map((x) => x.dataset.test));
-      await page.click(`[data-test=${bids.sort().pop()}]`);
-    } else {
-      await page.click('[data-test=hint]');
-      await page.click('[data-test=play]');
-    }
-  }
-  throw new Error('the game did not end');
-}
-
 async function ratedGame(page, label, zh) {
   // the wait, cancelled: back to the offer
   await page.click('[data-test=rated-quick]');
@@ -60,7 +44,7 @@ async function ratedGame(page, label, zh) {
   const state = await page.evaluate(() => window.__frames.filter((f) => f.type === 'state').pop());
   assert.equal(state.room.options.rated, true);
   assert.match(await page.textContent('.topbar'), zh ? /排位赛/ : /Rated/);
-  await playOut(page);
+  await playToOver(page, { ms: 60000 });
   // the rating comes once the store applied it: the frame first, then the panel's line
   const types = () => page.evaluate(() => window.__frames.slice(-12).map((f) => f.type + (f.type === 'over' && f.redeal ? '(redeal)' : '')).join(' '));
   await waitFor('the rated frame', () => page.evaluate(() => window.__frames.some((f) => f.type === 'rated')), 30000)
