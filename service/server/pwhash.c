@@ -92,7 +92,7 @@ ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *
         /* Half the cores: the others stay the loop's and the AIs'. On
          * two, one worker hashed more than two did under a flood (the
          * second fought the loop and the memory bus: 7 against 6 a
-         * second) and held 64 MiB less; docs/benchmarks.md. */
+         * second) and held one hash's memory less; docs/benchmarks.md. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         o.threads = cores >= 2 ? (int)(cores / 2) : 1;
         if (o.threads > DDZ_PWHASH_THREADS_MAX)
@@ -101,9 +101,9 @@ ddz_pwhash *ddz_pwhash_create(const ddz_pwhash_options *opt, void (*wake)(void *
     if (!o.max_jobs)
         o.max_jobs = DDZ_PWHASH_MAX_JOBS;
     if (!o.opslimit)
-        o.opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
+        o.opslimit = DDZ_PWHASH_OPSLIMIT;
     if (!o.memlimit)
-        o.memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
+        o.memlimit = DDZ_PWHASH_MEMLIMIT;
     if (!o.max_wait_ms)
         o.max_wait_ms = DDZ_PWHASH_MAX_WAIT_MS;
     if (!wake || o.max_wait_ms < 0 || o.threads < 1 || o.threads > MAX_THREADS ||

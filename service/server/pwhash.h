@@ -1,8 +1,8 @@
 /* pwhash.h - password hashing off the event loop (SPEC §15, issue 40).
  *
  * An Argon2id hash (libsodium crypto_pwhash_str) takes tens of
- * milliseconds of one core and holds its memory limit (64 MiB with the
- * INTERACTIVE parameters) while it runs, so the loop never runs one: it
+ * milliseconds of one core and holds its memory limit (16 MiB with the
+ * pool's parameters) while it runs, so the loop never runs one: it
  * hands the job to this pool's worker threads and answers the request when
  * the job comes back. Both costs are bounded: `threads` hashes run at once
  * (so at most threads x memlimit bytes are held for hashing), and at most
@@ -43,6 +43,13 @@
 #define DDZ_PWHASH_PASSWORD_MIN 8    /* a password's characters, at least (SPEC §15) */
 #define DDZ_PWHASH_STR_MAX 128       /* a hash string + NUL: crypto_pwhash_STRBYTES */
 #define DDZ_PWHASH_MAX_WAIT_MS 10000 /* default: a job queued longer is not run */
+/* The default Argon2id cost: 16 passes over 16 MiB. Twice the memory-time
+ * of libsodium's INTERACTIVE (2 over 64 MiB) in about half the wall time,
+ * and a quarter of the memory each: 64 MiB mapped and unmapped a hash
+ * took a bystander's p99 from 1.2 to 2.5-4 ms under a flood, 16 MiB left
+ * it where it was (docs/decisions.md, docs/benchmarks.md). */
+#define DDZ_PWHASH_OPSLIMIT 16ULL
+#define DDZ_PWHASH_MEMLIMIT ((size_t)16 << 20)
 
 enum ddz_pwhash_op {
     DDZ_PWHASH_HASH = 1, /* hash `password` into `hash` */
@@ -64,8 +71,8 @@ typedef struct ddz_pwhash_job {
 typedef struct ddz_pwhash_options {
     int threads;                 /* workers, 0 = half the online cores, 1..DDZ_PWHASH_THREADS_MAX */
     size_t max_jobs;             /* jobs queued or running at once, 0 = DDZ_PWHASH_MAX_JOBS */
-    unsigned long long opslimit; /* Argon2id passes, 0 = crypto_pwhash_OPSLIMIT_INTERACTIVE */
-    size_t memlimit;             /* its memory in bytes, 0 = crypto_pwhash_MEMLIMIT_INTERACTIVE */
+    unsigned long long opslimit; /* Argon2id passes, 0 = DDZ_PWHASH_OPSLIMIT */
+    size_t memlimit;             /* its memory in bytes, 0 = DDZ_PWHASH_MEMLIMIT */
     int max_wait_ms; /* a job that waited longer for a worker is answered DDZ_EBUSY without
                         being run, 0 = DDZ_PWHASH_MAX_WAIT_MS: on a machine too busy to
                         hash as fast as the queue assumes, its client gets a clear 503

@@ -3,7 +3,7 @@
  * as a wrong password, refuses past its bound with DDZ_EBUSY, and answers
  * every job once, the queued ones too when stopped. The tests use
  * libsodium's smallest Argon2id parameters where the cost does not matter,
- * and the server's own (INTERACTIVE) to hold the workers busy. */
+ * and the server's own (16 passes over 16 MiB) to hold the workers busy. */
 #include <criterion/criterion.h>
 
 #include <pthread.h>
@@ -91,7 +91,7 @@ Test(pwhash, hashes_and_verifies)
 }
 
 /* Past max_jobs queued or running, a submit is refused at once; each
- * answer frees a slot. With the INTERACTIVE parameters a hash takes tens
+ * answer frees a slot. With the default parameters a hash takes tens
  * of milliseconds, so the two workers are still busy when the fifth job
  * comes. */
 Test(pwhash, the_bound_is_enforced)
@@ -121,7 +121,7 @@ Test(pwhash, the_bound_is_enforced)
 /* A job that waited longer than max_wait_ms for a worker is answered
  * DDZ_EBUSY unrun, its password wiped: the third of three behind one
  * worker waits two whole hashes (tens of milliseconds each with the
- * INTERACTIVE parameters on any machine), past a 20 ms bound. */
+ * default parameters on any machine), past a 20 ms bound. */
 Test(pwhash, a_job_that_waited_too_long_is_not_run)
 {
     ddz_pwhash_options o = {.threads = 1, .max_jobs = 8, .max_wait_ms = 20};
@@ -181,4 +181,22 @@ Test(pwhash, bad_options_are_refused)
     cr_expect_null(ddz_pwhash_create(NULL, NULL, NULL));
     o = (ddz_pwhash_options){.memlimit = 1};
     cr_expect_null(ddz_pwhash_create(&o, wake, NULL));
+}
+
+/* The default cost is the documented one (docs/decisions.md): a hash
+ * string says its parameters, and a server's says 16 passes over 16 MiB,
+ * not libsodium's INTERACTIVE (2 over 64 MiB, which under a flood of
+ * sign-ins slowed the games' loop). */
+Test(pwhash, the_default_cost_is_16_passes_over_16_mib)
+{
+    ddz_pwhash *p = ddz_pwhash_create(NULL, wake, NULL);
+    cr_assert_not_null(p);
+    ddz_pwhash_job j = {.op = DDZ_PWHASH_HASH};
+    snprintf(j.password, sizeof j.password, "correct horse");
+    cr_assert_eq(ddz_pwhash_submit(p, &j), 0);
+    cr_assert_eq(next(p), &j);
+    cr_assert_eq(j.rc, 0);
+    cr_expect(strstr(j.hash, "$argon2id$") == j.hash, "%s", j.hash);
+    cr_expect_not_null(strstr(j.hash, "$m=16384,t=16,"), "%s", j.hash);
+    ddz_pwhash_destroy(p);
 }
