@@ -174,6 +174,7 @@ struct ddz_srv {
     ddz_timer lead_timer; /* several nodes: looks at the locks (lead_srv.c) */
     /* rated play (SPEC §15) */
     struct ddz_rated *rated;      /* rated quick play's queues (rated.c), NULL when not started */
+    int rated_job;                /* ... the lead job whose holder runs them (rated.h), or -1 */
     ddz_timer rated_tick;         /* ... looked at every second */
     struct rated_job *rated_jobs; /* rated games whose ratings wait for the store
                                      (rated_games.c) */

@@ -1,6 +1,7 @@
 /* lead_srv.h - the host's side of the leader (service/cluster/leader.h):
  * the jobs the plug-ins ask for (ddz_host_lead_want(), host.h), "ladder:RULES"
- * with a ladder and "tournament:NAME" with --tournament DIR, go to the one
+ * with a ladder and "tournament:NAME" with --tournament DIR, and rated quick
+ * play's "rated" (rated.h, which asks for it itself), go to the one
  * leader; the plug-ins are asked to look when a job moves, and on several
  * nodes given their work on the lead thread. One node is a cluster of one:
  * its jobs are held here from the start, and the plug-ins ask the same

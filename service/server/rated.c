@@ -11,6 +11,7 @@
 #include "service/rating/rated_queue.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
+#include "service/server/host.h"
 #include "service/server/rated.h"
 #include "service/server/room.h"
 #include "service/server/rooms.h"
@@ -192,6 +193,38 @@ static void on_tick(ddz_timer *t)
     ddz_loop_arm(&srv->loop.base, &srv->rated_tick, on_tick, TICK_US);
 }
 
+int ddz__rated_want(ddz_srv *srv)
+{
+    int rc = ddz_host_lead_want(srv, DDZ_RATED_JOB);
+    srv->rated_job = rc < 0 ? -1 : rc;
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether a rated `quick` here goes to another node: the live holder of
+ * DDZ_RATED_JOB (its state in *j). False, played here, when this node
+ * holds the job, when no node does (none yet, or the database is lost:
+ * nobody should wait for a node that may never come) and on one node; and
+ * when the holder's public URL is ours (two nodes given one URL: a
+ * redirect there would come back here). */
+static bool elsewhere(ddz_srv *srv, ddz_lead_job *j)
+{
+    if (srv->rated_job < 0 || !ddz_host_lead_state(srv, srv->rated_job, j) || j->solo || j->held ||
+        !j->holder_known || !j->holder_url[0])
+        return false;
+    return !srv->cfg.public_url || strcmp(j->holder_url, srv->cfg.public_url) != 0;
+}
+
+/* `p`'s rated `quick` (`q`) is answered `redirect` to the holder `j`. */
+static void redirect(ddz_player *p, const ddz_req *q, const ddz_lead_job *j)
+{
+    ddz_event e = {.type = DDZ_EVENT_REDIRECT, .redirect = {.about = q->type}};
+    snprintf(e.redirect.url, sizeof e.redirect.url, "%s", j->holder_url);
+    snprintf(e.redirect.id, sizeof e.redirect.id, "%s", q->id);
+    snprintf(e.redirect.reason, sizeof e.redirect.reason, "rated quick play is on node %s",
+             j->holder);
+    ddz__conn_send(p->conn, ddz_event_print(&e));
+}
+
 int ddz__rated_start(ddz_srv *srv)
 {
     ddz_rated *rt = calloc(1, sizeof *rt);
@@ -272,14 +305,22 @@ void ddz__rated_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q)
         return;
     }
     ddz__rated_cancel(srv, p); /* asked again: the wait starts again */
-    if (rt->waiting >= DDZ_RATED_WAIT_MAX) {
+    ddz_lead_job holder;
+    bool away = elsewhere(srv, &holder);
+    if (!away && rt->waiting >= DDZ_RATED_WAIT_MAX) {
         ddz__conn_error(p->conn, DDZ_EBUSY, "rated quick play is full: try again later", q);
         return;
     }
-    if (p->room) { /* one place at a time: the queue is one */
+    /* one place at a time: the queue is one, here or at the holder (a
+     * seat kept here would wait for a player who went to play there) */
+    if (p->room) {
         ddz__player_leave(p);
         ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.seat = -1}};
         ddz__conn_send(p->conn, ddz_event_print(&e));
+    }
+    if (away) {
+        redirect(p, q, &holder);
+        return;
     }
     rt->waiting++;
     p->rated_rules = k + 1;

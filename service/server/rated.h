@@ -3,6 +3,14 @@
  * service/rating/rated_queue per rule set looked at every second, and the
  * rated rooms made for the tables it finds.
  *
+ * On several nodes a cluster's rated quick play is at ONE node, the
+ * holder of the lead job DDZ_RATED_JOB (service/cluster/leader.h), so that
+ * people who ask at different nodes meet: a rated `quick` at another node
+ * is answered `redirect` to the holder's public URL. While no node holds
+ * it (none yet, the database lost), and on one node, it is played where it
+ * is asked; a person waiting at a node that loses the job waits on there
+ * (docs/decisions.md, "Rated play": rated quick play on several nodes).
+ *
  * Calls go lobby -> rated -> rooms, room: the lobby hands it `quick` with
  * "rated" and tells it when a person stops waiting (`leave`, another lobby
  * request); the server, when a connection closes and when the store
@@ -29,6 +37,16 @@ typedef struct ddz_srv ddz_srv;
  * --rated-fill-s says. */
 #define DDZ_RATED_FILL_S 20
 
+/* The lead job whose holder runs a cluster's rated quick play. */
+#define DDZ_RATED_JOB "rated"
+
+/* Asks the leader for DDZ_RATED_JOB (host.h's ddz_host_lead_want()), its
+ * index kept in srv->rated_job. Call before the leader starts
+ * (ddz__lead_start()). Returns 0, or DDZ_ENOMEM when the leader's jobs are
+ * all asked for already (srv->rated_job is then -1; the jobs are the
+ * code's, so `ddz serve` does not start). */
+int ddz__rated_want(ddz_srv *srv);
+
 /* Makes the queues (one per rule set, the hosted AIs that exist as
  * fillers), reads the AIs' ratings and starts the tick. Call once the
  * loop and the store's reader run. Returns 0 or DDZ_ENOMEM. */
@@ -40,10 +58,12 @@ int ddz__rated_start(ddz_srv *srv);
 void ddz__rated_stop(ddz_srv *srv);
 
 /* `quick` with "rated": true from `p`. A guest or bot gets EAUTH, an
- * unknown rule set ERULESET, a full queue EBUSY; otherwise `p` leaves its
- * room (told `joined` with no room if it was in one), its rating is read
- * and it waits: `queued`, later `joined` + `state` at a rated table.
- * Never fails otherwise: a rating that cannot be read is 1500 (logged). */
+ * unknown rule set ERULESET; otherwise `p` leaves its room (told `joined`
+ * with no room if it was in one), and then, when another live node holds
+ * DDZ_RATED_JOB, is sent `redirect` to it (about `quick`, the request's
+ * id); else a full queue gets EBUSY, and `p`'s rating is read and it
+ * waits: `queued`, later `joined` + `state` at a rated table. Never fails
+ * otherwise: a rating that cannot be read is 1500 (logged). */
 void ddz__rated_quick(ddz_srv *srv, ddz_player *p, const ddz_req *q);
 
 /* `p` stops waiting for a rated table, if it was (`leave`, another lobby

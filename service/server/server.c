@@ -1118,6 +1118,12 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     }
     if (plugins_create(srv) < 0)
         return 1;
+    /* a job of the leader as the plug-ins' are, asked for before it starts */
+    if ((rc = ddz__rated_want(srv)) < 0) {
+        fprintf(stderr, "ddz serve: rated quick play's lead job: %s\n", ddz_strerror(rc));
+        plugins_destroy(srv);
+        return 1;
+    }
     /* with PostgreSQL only (a SQLite file has no round trips to end);
      * without an eventfd a stop is seen when a wait ends */
     srv->pg_stop = (ddz_pg_stop){.fd = -1};

@@ -5,10 +5,11 @@
 # The frames are those the service tests captured as they ran under ctest
 # (tests/CMakeLists.txt: test_serve.c, test_serve_tourney.c for the
 # competition messages, test_serve_casual.c for casual play and the
-# two-node test_cluster_rooms.c for `redirect`, each with DDZ_FRAMES_OUT
-# set, every frame the server sent and every request the clients sent as
-# JSON lines in the directory DDZ_FRAMES_DIR names): ctest runs them
-# first, as the fixture "frames". tests/service/validate_frames.js checks
+# two-node test_cluster_rooms.c and test_cluster_rated.c for `redirect`,
+# each with DDZ_FRAMES_OUT set, every frame the server sent and every
+# request the clients sent as JSON lines in the directory DDZ_FRAMES_DIR
+# names): ctest runs them first, as the fixture "frames".
+# tests/service/validate_frames.js checks
 # them all: every server frame and well-formed request validates, every
 # request malformed on purpose does not, and every message type of
 # PROTOCOL.md has a schema and occurs.

@@ -148,6 +148,34 @@ test('a redirect: the next node gets hello with its own token and the request ag
   assert.equal(got.pop().code, 'EREDIRECT');
 });
 
+/* Rated quick play is at one node of a cluster (PROTOCOL.md, "Many
+ * nodes"): a rated quick redirected is asked again at the holder, whose
+ * hello carries the account's session. */
+test('a rated quick redirected: the holder gets hello with the session and the same quick', async () => {
+  const { c, sockets, store } = await fakeConn();
+  const s = 'ab'.repeat(32);
+  store.set('ddz.session', s);
+  c.connect();
+  sockets[0].open();
+  assert.equal(sockets[0].sent[0].session, s);
+  sockets[0].recv({ type: 'welcome', resume: 'r-home' });
+  const id = c.send({ type: 'quick', rated: true, rules: 'caai' });
+  sockets[0].recv({ type: 'redirect', url: 'ws://n1/ws', about: 'quick', id,
+    reason: 'rated quick play is on node n1' });
+  assert.equal(sockets.length, 2);
+  assert.equal(sockets[1].url, 'ws://n1/ws');
+  sockets[1].open();
+  const hello = sockets[1].sent[0];
+  assert.equal(hello.type, 'hello');
+  assert.equal(hello.session, s, 'the account plays at the holder too');
+  sockets[1].recv({ type: 'welcome', resume: 'r-n1' });
+  const again = sockets[1].sent[1];
+  assert.equal(again.type, 'quick');
+  assert.equal(again.rated, true);
+  assert.equal(again.rules, 'caai');
+  assert.equal(sockets[0].readyState, 3, 'the old connection is closed');
+});
+
 /* ---- terms.js: how a score came about, from the server's terms ---- */
 
 /* The over frames of tests/proto/events.txt (the event codec's cases:
