@@ -61,6 +61,8 @@ test('a new person signs up, plays five rated games and finds herself on the lea
   await page.click('[data-test=leaderboard-link]');
   await page.waitForSelector('[data-test=board-empty]');
   assert.match(await page.textContent('[data-test=board-empty]'), /还没有人上榜/);
+  await page.waitForSelector('[data-test=board-you]'); // and how she gets there
+  assert.match(await page.textContent('[data-test=board-you]'), /你还没有这种规则的排位赛对局/);
   await page.click('.lobby-head .back');
   await page.waitForSelector('[data-test=rated-quick]');
   let rating = 1500;
@@ -84,6 +86,7 @@ test('a new person signs up, plays five rated games and finds herself on the lea
     name: tr.querySelector('[data-test=board-player]').textContent, rating: tr.querySelector('[data-test=board-rating] strong').textContent,
     games: tr.lastElementChild.textContent })));
   assert.deepEqual(rows, [{ me: true, name: NAME, rating: mine.rating.toFixed(0), games: String(GAMES) }]);
+  assert.equal(await page.$('[data-test=board-you]'), null, 'listed: her row, no line of her own besides');
   await noOverflow(page, 'the leaderboard');
   // her row on the screen, not under something else
   const hit = await page.$eval('[data-test=board-row].me [data-test=board-player]', (a) => {
