@@ -2384,6 +2384,29 @@ int ddz_store_person_games(ddz_store *s, int64_t player, int64_t *ids, int max)
     return rc;
 }
 
+/* Adds "rank" (the place on that rule set's leaderboard) to each rule set
+ * of o's "ratings" under which `player` is listed: a profile says where
+ * its person stands even below the board's top rows, which it alone
+ * would not show. The caller holds rbegin(). Returns 0 or as the backend. */
+static int ranks_fill(ddz_store *s, int64_t player, json_t *o)
+{
+    const char *rules;
+    json_t *r;
+    json_object_foreach(json_object_get(o, "ratings"), rules, r)
+    {
+        if (json_integer_value(json_object_get(r, "games")) < DDZ_STORE_BOARD_MIN_GAMES)
+            continue;
+        int64_t rank;
+        int rc = read_result(
+            s, s->ops->board_rank(s->be, rules, player, DDZ_STORE_BOARD_MIN_GAMES, &rank));
+        if (rc < 0)
+            return rc;
+        if (rank > 0 && json_object_set_new(r, "rank", json_integer(rank)) != 0)
+            return DDZ_ENOMEM;
+    }
+    return 0;
+}
+
 static int person_due(ddz_store *s, const char *name, char **json, int64_t due_ms)
 {
     *json = NULL;
@@ -2402,6 +2425,8 @@ static int person_due(ddz_store *s, const char *name, char **json, int64_t due_m
         rc = json_object_set_new(o, "name", json_string(a.name)) == 0 ? 0 : DDZ_ENOMEM;
     if (rc == 0)
         rc = person_fill(s, a.id, DDZ_STORE_RATING_HIST_MAX, o);
+    if (rc >= 0)
+        rc = ranks_fill(s, a.id, o);
     rend(s);
     sodium_memzero(a.hash, sizeof a.hash);
     return dump(o, rc < 0 ? rc : 0, json);

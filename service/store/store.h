@@ -667,7 +667,9 @@ int ddz_store_person_games(ddz_store *s, int64_t player, int64_t *ids, int max);
 
 /* Sets *json (malloc'd) to the profile of the live account named `name`
  * (ignoring case): {"name" (as made), "ratings" (as
- * ddz_store_person_ratings), "history" (as ddz_store_person_history, the
+ * ddz_store_person_ratings, each rule set where the account is on the
+ * leaderboard with "rank": its place there, 1 the first, in
+ * ddz_store_leaderboard's order, however far down), "history" (as ddz_store_person_history, the
  * newest DDZ_STORE_RATING_HIST_MAX), "games" (as ddz_store_person_games,
  * the newest DDZ_STORE_PERSON_GAMES ids)}. READS SYNCHRONOUSLY. Returns 0,
  * DDZ_ENOTFOUND (no such live account: unknown or deleted), DDZ_EDB or

@@ -223,6 +223,11 @@ typedef struct store_ops {
     int (*leaderboard)(store_be *b, const char *rules, int limit, int min_games,
                        int (*row)(void *ctx, const char *name, const ddz_store_rating *r),
                        void *ctx);
+    /* Sets *rank to `player`'s place on the leaderboard of `rules` (1 the
+     * first, in leaderboard's order) when it is listed there: a live
+     * account with at least `min_games` games; else 0. Returns 0 or
+     * DDZ_EDB. */
+    int (*board_rank)(store_be *b, const char *rules, int64_t player, int min_games, int64_t *rank);
     /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);

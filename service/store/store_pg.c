@@ -1308,6 +1308,33 @@ static int pg_leaderboard(store_be *b, const char *rules, int limit, int min_gam
     return rc < 0 ? rc : n;
 }
 
+/* The accounts listed at or above `player` (counted with it) in
+ * leaderboard's order, which the WHERE repeats: mu, then games, then id;
+ * no row, and so 0, when `player` is not listed itself. */
+static int pg_board_rank(store_be *b, const char *rules, int64_t player, int min_games,
+                         int64_t *rank)
+{
+    *rank = 0;
+    params p = {.v = {rules}};
+    p_i64(&p, 1, min_games);
+    p_i64(&p, 2, player);
+    PGresult *res = rd(b,
+                       "SELECT count(*) FROM people_ratings m"
+                       " JOIN accounts ma ON ma.id = m.player AND ma.deleted_at IS NULL"
+                       " JOIN people_ratings r ON r.rules = m.rules AND r.games >= $2"
+                       " JOIN accounts a ON a.id = r.player AND a.deleted_at IS NULL"
+                       " WHERE m.rules = $1 AND m.player = $3 AND m.games >= $2"
+                       " AND (r.mu > m.mu OR (r.mu = m.mu AND (r.games > m.games"
+                       " OR (r.games = m.games AND r.player <= m.player))))",
+                       3, p.v);
+    if (!res)
+        return DDZ_EDB;
+    if (PQntuples(res) == 1)
+        *rank = i64(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
@@ -1411,6 +1438,7 @@ const store_ops ddz__store_pg_ops = {
     .person_history = pg_person_history,
     .person_games = pg_person_games,
     .leaderboard = pg_leaderboard,
+    .board_rank = pg_board_rank,
     .ladder_players = pg_ladder_players,
     .ladder_history = pg_ladder_history,
 };

@@ -1091,6 +1091,33 @@ static int sq_leaderboard(store_be *b, const char *rules, int limit, int min_gam
     return rows_end(st, rc < 0 ? SQLITE_DONE : step, rc, n);
 }
 
+/* The accounts listed at or above `player` (counted with it) in
+ * leaderboard's order, which the WHERE repeats: mu, then games, then id;
+ * no row, and so 0, when `player` is not listed itself. */
+static int sq_board_rank(store_be *b, const char *rules, int64_t player, int min_games,
+                         int64_t *rank)
+{
+    *rank = 0;
+    sqlite3_stmt *st = rprep(b, "SELECT count(*) FROM people_ratings m"
+                                " JOIN accounts ma ON ma.id = m.player AND ma.deleted_at IS NULL"
+                                " JOIN people_ratings r ON r.rules = m.rules AND r.games >= ?2"
+                                " JOIN accounts a ON a.id = r.player AND a.deleted_at IS NULL"
+                                " WHERE m.rules = ?1 AND m.player = ?3 AND m.games >= ?2"
+                                " AND (r.mu > m.mu OR (r.mu = m.mu AND (r.games > m.games"
+                                " OR (r.games = m.games AND r.player <= m.player))))");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_text(st, 1, rules, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, min_games);
+    sqlite3_bind_int64(st, 3, player);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *rank = sqlite3_column_int64(st, 0);
+        step = sqlite3_step(st);
+    }
+    return rows_end(st, step, 0, 0);
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
@@ -1219,6 +1246,7 @@ const store_ops ddz__store_sqlite_ops = {
     .person_history = sq_person_history,
     .person_games = sq_person_games,
     .leaderboard = sq_leaderboard,
+    .board_rank = sq_board_rank,
     .ladder_players = sq_ladder_players,
     .ladder_history = sq_ladder_history,
 };

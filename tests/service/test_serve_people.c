@@ -67,6 +67,7 @@ Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
     double rating = json_number_value(json_object_get(caai, "rating"));
     cr_expect_gt(rating, 1500);
     cr_expect_gt(json_number_value(json_object_get(caai, "deviation")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "rank")), 1, "first on the board");
     json_t *hist = json_object_get(json_object_get(j, "history"), "caai");
     cr_assert_eq(json_array_size(hist), 6);
     json_t *last = json_array_get(hist, 5);
@@ -85,6 +86,12 @@ Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
     caai = json_object_get(json_object_get(j, "ratings"), "caai");
     cr_expect_lt(json_number_value(json_object_get(caai, "rating")), 1500);
     cr_expect_eq(json_integer_value(json_object_get(caai, "farmer_games")), 6);
+    cr_expect_eq(json_integer_value(json_object_get(caai, "rank")), 2);
+    json_decref(j);
+    j = get_json("/api/players/Cy", 200); /* 2 games: rated, not on the board */
+    caai = json_object_get(json_object_get(j, "ratings"), "caai");
+    cr_expect_eq(json_integer_value(json_object_get(caai, "games")), 2);
+    cr_expect_null(json_object_get(caai, "rank"));
     json_decref(j);
 
     j = get_json("/api/players/nobody", 404);

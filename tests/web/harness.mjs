@@ -235,3 +235,17 @@ export async function playToOver(page, { onPlay, ms = 30000 } = {}) {
   }
   throw new Error('the game did not end');
 }
+
+/* Signs a new person up through the lobby's own dialog (a guest, who is
+ * not offered rated play before), as `name` with `password`; resolves once
+ * the lobby offers rated quick play, which only an account is offered. */
+export async function signUp(page, name, password) {
+  await page.waitForSelector('[data-test=acct-open]');
+  assert.equal(await page.$('[data-test=rated-quick]'), null, 'a guest is not offered rated play');
+  await page.click('[data-test=acct-open]');
+  await page.waitForSelector('[data-test=acct-dialog]');
+  await page.fill('[data-test=acct-name]', name);
+  await page.fill('[data-test=acct-password]', password);
+  await page.click('[data-test=acct-signup]');
+  await page.waitForSelector('[data-test=rated-quick]');
+}

@@ -6,7 +6,8 @@
 // by rating, each linking to its profile, and not those with fewer; an
 // unknown name says so; /@/NAME (the address to share) opens the profile;
 // the signed-in person reaches her profile from the lobby and her account
-// page from it. Desktop in English, a phone in Chinese without sideways
+// page from it; her place on the board when its rows do not hold her (below
+// them, under 5 games, no rated game) and on her profile. Desktop in English, a phone in Chinese without sideways
 // scrolling. Screenshots in artifacts/.
 //
 // How the ratings are made: the accounts over HTTP, the games for real (a
@@ -173,7 +174,67 @@ test('a profile, its replays and the leaderboard; an unknown name; her own profi
   await page.click('[data-test=leaderboard-link]');
   await page.waitForSelector('[data-test=board-row]');
   await waitFor('her row marked', async () => (await texts(page, '[data-test=board-row].me [data-test=board-player]')).join() === 'Mei');
+  assert.equal(await page.$('[data-test=board-you]'), null, 'on the board: no line of her own besides her row');
+  // her profile says her place there
+  await page.click('[data-test=board-row].me [data-test=board-player]');
+  await page.waitForSelector('[data-test=profile-rank]');
+  assert.equal((await page.textContent('[data-test=profile-rank]')).trim(), '#2');
   assert.deepEqual(unexpected(page), []);
+});
+
+/* Signs `name` in through the lobby's dialog on a fresh page. */
+async function signedIn(name, opts) {
+  const page = await openPage(env.browser, contexts, env.base + '/', opts);
+  await page.click('[data-test=acct-open]');
+  await page.fill('[data-test=acct-name]', name);
+  await page.fill('[data-test=acct-password]', PASSWORD);
+  await page.click('[data-test=acct-signin]');
+  await page.waitForSelector('[data-test=rated-quick]');
+  return page;
+}
+
+test('her own place when the board does not list her: below its rows, under 5 games, no rated game', async () => {
+  // Mei (2nd) under a board cut to its first row, as one below the 50
+  // rows the server lists sees it: the answer trimmed on its way to the page
+  const page = await signedIn('Mei', { viewport: DESKTOP });
+  await page.route('**/api/leaderboard?*', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.players = body.players.slice(0, 1);
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.click('[data-test=leaderboard-link]');
+  await page.waitForSelector('[data-test=board-you]');
+  assert.deepEqual(await texts(page, '[data-test=board-row] [data-test=board-player]'), ['Lin']);
+  const mei = PEOPLE.Mei, [mu] = mei.hist[mei.hist.length - 1];
+  const you = await page.$eval('[data-test=board-you]', (tr) => ({ me: tr.classList.contains('me'), tag: tr.tagName,
+    cells: [...tr.cells].map((td) => td.textContent.trim()) }));
+  assert.deepEqual(you, { me: true, tag: 'TR', cells: ['2', 'Mei', `${shown(mu).toFixed(0)} ± ${dev(mei.hist[4][1]).toFixed(0)}`, '5'] });
+  await shot(page, 'profile-leaderboard-below-desktop');
+  assert.deepEqual(unexpected(page), []);
+
+  // Ren, 3 rated games, on a phone in Chinese: the games still to play
+  const ren = await signedIn('Ren', { viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await ren.click('[data-test=leaderboard-link]');
+  await ren.waitForSelector('[data-test=board-you]');
+  assert.deepEqual(await texts(ren, '[data-test=board-player]'), ['Lin', 'Mei', 'Kai']);
+  const [rmu, rsigma] = PEOPLE.Ren.hist[2];
+  assert.equal((await ren.textContent('[data-test=board-you]')).trim(),
+    `你：等级分 ${shown(rmu).toFixed(0)} ± ${dev(rsigma).toFixed(0)}，已打 3 局排位赛，打满 5 局即可上榜。`);
+  await noOverflow(ren, 'the leaderboard with her line');
+  await shot(ren, 'profile-leaderboard-few-phone');
+  // her profile has no place on the board
+  await ren.goto(env.base + '/#/@/Ren');
+  await ren.waitForSelector('[data-test=profile-rating]');
+  assert.equal(await ren.$('[data-test=profile-rank]'), null);
+  assert.deepEqual(unexpected(ren), []);
+
+  // Zoe, no rated game: how to start one
+  const zoe = await signedIn('Zoe', { viewport: PHONE, locale: 'zh-CN', mobile: true });
+  await zoe.click('[data-test=leaderboard-link]');
+  await zoe.waitForSelector('[data-test=board-you]');
+  assert.match(await zoe.textContent('[data-test=board-you]'), /你还没有这种规则的排位赛对局：在大厅点“排位快速开始”即可开始/);
+  assert.deepEqual(unexpected(zoe), []);
 });
 
 test('a profile, the leaderboard and the empty states on a phone, in Chinese', async () => {

@@ -5,7 +5,7 @@
 // Chinese; screenshots in artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAll, openPage, waitFor, shot, T, playToOver } from './harness.mjs';
+import { startAll, openPage, waitFor, shot, T, playToOver, signUp } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
 let env;
@@ -18,17 +18,6 @@ after(async () => { await env.stop(contexts); });
 
 /* The page's errors but the refusals chromium logs for 4xx answers. */
 const unexpected = (page) => page.errors.filter((e) => !/status of (400|401|409) /.test(e));
-
-async function signUp(page, name, password) {
-  await page.waitForSelector('[data-test=acct-open]');
-  assert.equal(await page.$('[data-test=rated-quick]'), null, 'a guest is not offered rated play');
-  await page.click('[data-test=acct-open]');
-  await page.waitForSelector('[data-test=acct-dialog]');
-  await page.fill('[data-test=acct-name]', name);
-  await page.fill('[data-test=acct-password]', password);
-  await page.click('[data-test=acct-signup]');
-  await page.waitForSelector('[data-test=rated-quick]');
-}
 
 async function ratedGame(page, label, zh) {
   // the wait, cancelled: back to the offer

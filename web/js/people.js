@@ -4,7 +4,9 @@
 // and as farmer, a link to that rule set's leaderboard; the recent rated
 // games with replay links) and the leaderboard of a rule set
 // (#/leaderboard/RULES: rank, name linking to the profile, rating ±
-// deviation, games). Each reads its GET once when shown
+// deviation, games; for one signed in and not among its rows, her own
+// place under them or the games she still needs, from her profile's
+// "rank"). Each reads its GET once when shown
 // (/api/players/NAME, /api/leaderboard?rules=R): a rating moves after a
 // game, not while one looks. The server sends /@/NAME here too (a link to
 // share).
@@ -208,7 +210,8 @@ export class Profile extends OneRead {
       h('div.panel-head',
         h('h2', rulesName(rules)),
         h('a.board-link', { href: '#/leaderboard/' + encodeURIComponent(rules), dataset: { test: 'profile-board' } },
-          icon('trophy'), ' ', t('profile.board'))),
+          icon('trophy'), ' ', t('profile.board'),
+          r.rank ? h('span.board-rank', { dataset: { test: 'profile-rank' } }, ' ' + t('profile.rank', { rank: r.rank })) : null)),
       h('div.people-stats',
         h('div.stat', h('small', t('people.rating')),
           h('b', { dataset: { test: 'profile-rating' } }, fixed(r.rating), h('small', ' ± ' + fixed(r.deviation)))),
@@ -227,6 +230,52 @@ export class Leaderboard extends OneRead {
   }
 
   path() { return '/api/leaderboard?rules=' + encodeURIComponent(this.rules); }
+
+  /* Signed in and not among the rows read (below them, or under 5 rated
+   * games): her own profile too, for the line that says where she stands
+   * (this.you: its {status, body}, undefined until read). */
+  async load() {
+    const seq = (this.seq = (this.seq || 0) + 1);
+    this.you = undefined;
+    this.youFor = app.account;
+    await super.load();
+    const me = app.account;
+    const rows = this.res && this.res.status === 200 && this.res.body ? this.res.body.players || [] : null;
+    if (!this.root || seq !== this.seq || !me || !rows || rows.some((p) => sameName(me, p.name))) return;
+    const you = await getJson('/api/players/' + encodeURIComponent(me));
+    if (!this.root || seq !== this.seq) return;
+    this.you = you;
+    this.render();
+  }
+
+  // another person signed in (or out): her own line is read again
+  onAccount() {
+    if (app.account !== this.youFor) this.load();
+    else this.render();
+  }
+
+  /* Her own place when the rows read do not hold her: a row under the
+   * table with her rank (she is on the board, below its rows), or a line
+   * saying her rating and the games still to play; null when there is
+   * nothing to add. */
+  youRow(players) {
+    const me = app.account;
+    const d = this.you && this.you.status === 200 && this.you.body;
+    if (!me || !d || players.some((p) => sameName(me, p.name))) return null;
+    const r = (d.ratings || {})[this.rules];
+    if (r && r.rank) {
+      return h('tbody.board-you',
+        h('tr.gap', { 'aria-hidden': 'true' }, h('td', { colspan: 4 }, '⋯')),
+        h('tr.me', { dataset: { test: 'board-you' } },
+          h('td.num', { dataset: { test: 'board-you-rank' } }, String(r.rank)),
+          h('td.left.id', h('a', { href: profileHref(d.name), dataset: { test: 'board-player' } }, d.name)),
+          h('td.num', { dataset: { test: 'board-rating' } }, h('strong', fixed(r.rating)), h('small', ' ± ' + fixed(r.deviation))),
+          h('td.num', String(r.games))));
+    }
+    return h('p.notice.board-you', { dataset: { test: 'board-you' } },
+      r ? t('board.you.few', { rating: fixed(r.rating), dev: fixed(r.deviation), games: r.games, n: 5 })
+        : t('board.you.none', { rated: t('rated.button') }));
+  }
 
   picker() {
     const names = rulesOrder([...new Set(KNOWN_RULES.concat(app.rulesets || [], [this.rules]))]);
@@ -251,6 +300,8 @@ export class Leaderboard extends OneRead {
       return;
     }
     const players = this.res.body.players || [];
+    const you = this.youRow(players);
+    const youBelow = you && you.tagName === 'TBODY';
     replace(this.root, h('div.lobby.people.board', { dataset: { test: 'board' } }, top,
       h('section.panel',
         h('div.panel-head.board-head', this.picker(), h('p.competition-note', t('board.min', { n: 5 }))),
@@ -261,7 +312,9 @@ export class Leaderboard extends OneRead {
               h('td.num', String(i + 1)),
               h('td.left.id', h('a', { href: profileHref(p.name), dataset: { test: 'board-player' } }, p.name)),
               h('td.num', { dataset: { test: 'board-rating' } }, h('strong', fixed(p.rating)), h('small', ' ± ' + fixed(p.deviation))),
-              h('td.num', String(p.games)))))))
-          : h('p.competition-note', { dataset: { test: 'board-empty' } }, t('board.empty', { n: 5 })))));
+              h('td.num', String(p.games))))),
+            youBelow ? you : null))
+          : h('p.competition-note', { dataset: { test: 'board-empty' } }, t('board.empty', { n: 5 })),
+        you && !youBelow ? you : null)));
   }
 }

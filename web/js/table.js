@@ -985,7 +985,7 @@ export class Table {
         buttons.append(h('button.primary', { disabled: this.rematchAsked, dataset: { test: 'rematch' }, onclick: () => this.rematch() },
           this.rematchAsked ? t('turnover.waiting') : t('turnover.rematch')));
       }
-      buttons.append(h('button', { onclick: () => (this.seat === null ? leave() : leave()) }, t('turnover.lobby')));
+      buttons.append(h('button', { dataset: { test: 'over-lobby' }, onclick: () => leave() }, t('turnover.lobby')));
     } else if (this.mustReady()) {
       // 继续: this seat is ready for the next game, which waits for it (issue 25)
       buttons.append(h('button.primary', { dataset: { test: 'continue' }, onclick: () => {

@@ -1,7 +1,8 @@
 /* test_store_rating.c - people's ratings in the store (SPEC §15, store.h
  * "People's ratings"): a rated game moves three rows in one transaction,
  * a game applied twice changes nothing, two stores applying games of one
- * player lose no update, the profile and the leaderboard read them back,
+ * player lose no update, the profile and the leaderboard read them back
+ * (the profile with its place on the board),
  * the reader thread's rating kinds answer as the synchronous functions do,
  * and a version 7 database is migrated.
  *
@@ -285,6 +286,62 @@ Test(rating, the_leaderboard)
     cr_assert_eq(ddz_store_leaderboard(s, "botzone-ftl", 10, &text), 0);
     j = parse(text);
     cr_expect_eq(json_array_size(json_object_get(j, "players")), 0);
+    json_decref(j);
+    ddz_store_close(s);
+}
+
+/* The profile's "rank" of a rule set is its place on that leaderboard,
+ * however far down, in the board's own order (a tie of rating and games
+ * by the older account), the deleted not counted; none off the board. */
+Test(rating, a_profile_says_its_place_on_the_leaderboard)
+{
+    ddz_store *s = open_ok();
+    int64_t gone = account(s, "Gone"), one = account(s, "One"), two = account(s, "Two");
+    int64_t lead = account(s, "Lead"), few = account(s, "Few");
+    int64_t game = 1;
+    for (int i = 0; i < 5; i++) {
+        /* One and Two farmers together every game: the same rating, the same games */
+        int64_t p[3] = {-1, one, two};
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, p, 0, i % 2 == 0, NULL), 1);
+        int64_t q[3] = {lead, -2, -3};
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, q, 0, true, NULL), 1);
+        int64_t r[3] = {gone, -2, -3};
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, r, 0, true, NULL), 1);
+    }
+    int64_t p[3] = {few, -1, -2};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(ddz_store_rating_game(s, "caai", game++, p, 0, true, NULL), 1);
+    cr_assert_eq(ddz_store_account_delete(s, gone), 0);
+
+    char *text = NULL;
+    cr_assert_eq(ddz_store_leaderboard(s, "caai", 10, &text), 3);
+    json_t *board = parse(text);
+    json_t *list = json_object_get(board, "players");
+    const char *want[] = {"Lead", "One", "Two"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *e = json_array_get(list, i);
+        cr_assert_str_eq(json_string_value(json_object_get(e, "name")), want[i]);
+        cr_assert_eq(ddz_store_person(s, want[i], &text), 0);
+        json_t *j = parse(text);
+        cr_expect_eq(num(j, "ratings", "caai", "rank"), (double)(i + 1), "%s", want[i]);
+        json_decref(j);
+    }
+    cr_expect_eq(json_number_value(json_object_get(json_array_get(list, 1), "rating")),
+                 json_number_value(json_object_get(json_array_get(list, 2), "rating")),
+                 "One and Two tie: their order is the accounts' age");
+    json_decref(board);
+    /* below a board of one row, still its place */
+    cr_assert_eq(ddz_store_leaderboard(s, "caai", 1, &text), 1);
+    json_decref(parse(text));
+    cr_assert_eq(ddz_store_person(s, "two", &text), 0);
+    json_t *j = parse(text);
+    cr_expect_eq(num(j, "ratings", "caai", "rank"), 3.0);
+    json_decref(j);
+    /* four games: rated, not on the board, no rank */
+    cr_assert_eq(ddz_store_person(s, "Few", &text), 0);
+    j = parse(text);
+    cr_expect_eq(num(j, "ratings", "caai", "games"), 4.0);
+    cr_expect_null(json_object_get(json_object_get(json_object_get(j, "ratings"), "caai"), "rank"));
     json_decref(j);
     ddz_store_close(s);
 }
