@@ -2,11 +2,13 @@
  * (ws_conn.h). */
 #include "service/net/ws_conn.h"
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "rules/error.h"
 
@@ -17,6 +19,7 @@ void ddz_wsc_queue_init(ddz_wsc_queue *q, size_t max_bytes)
     q->head = q->tail = NULL;
     q->bytes = 0;
     q->max_bytes = max_bytes;
+    q->off = 0;
 }
 
 int ddz_wsc_queue_push(ddz_wsc_queue *q, const void *data, size_t len, uint64_t tag, unsigned flags)
@@ -52,6 +55,7 @@ ddz_wsc_msg *ddz_wsc_queue_pop(ddz_wsc_queue *q)
     if (!q->head)
         q->tail = NULL;
     q->bytes -= m->len;
+    q->off = 0; /* a new head: none of it written */
     m->next = NULL;
     return m;
 }
@@ -64,6 +68,7 @@ void ddz_wsc_queue_clear(ddz_wsc_queue *q)
     }
     q->head = q->tail = NULL;
     q->bytes = 0;
+    q->off = 0;
 }
 
 /* ---- writing on WRITEABLE ---- */
@@ -100,6 +105,81 @@ int ddz_wsc_write(struct lws *wsi, ddz_wsc_queue *q, const ddz_wsc_writer *w)
     if (corked) /* sends what the cork holds at once */
         setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
     return rc < 0 ? rc : written;
+}
+
+/* ---- writing on the socket itself ---- */
+
+/* The most frames one sendmsg() is given (each its own iovec). */
+#define RAW_IOV 64
+
+_Static_assert(LWS_PRE >= 10, "a frame's header fits in a message's headroom");
+
+/* Writes the header of `m`'s frame as a server sends it (FIN, text or
+ * binary, no mask: RFC 6455 5.2) into the headroom just before its text,
+ * as lws_write() would. Returns where the frame starts; its length in
+ * *len. */
+static unsigned char *frame_of(ddz_wsc_msg *m, size_t *len)
+{
+    unsigned char *text = m->buf + LWS_PRE, *p;
+    size_t n = m->len;
+    if (n < 126) {
+        p = text - 2;
+        p[1] = (unsigned char)n;
+    } else if (n <= 0xffff) {
+        p = text - 4;
+        p[1] = 126;
+        p[2] = (unsigned char)(n >> 8);
+        p[3] = (unsigned char)n;
+    } else {
+        p = text - 10;
+        p[1] = 127;
+        for (int i = 0; i < 8; i++)
+            p[2 + i] = (unsigned char)((uint64_t)n >> (56 - 8 * i));
+    }
+    p[0] = 0x80 | (m->flags & DDZ_WSC_BINARY ? 0x2 : 0x1);
+    *len = (size_t)(text - p) + n;
+    return p;
+}
+
+int ddz_wsc_write_raw(int fd, ddz_wsc_queue *q, const ddz_wsc_writer *w)
+{
+    for (;;) {
+        struct iovec iov[RAW_IOV];
+        int n = 0;
+        for (ddz_wsc_msg *m = q->head; m && n < RAW_IOV; m = m->next) {
+            /* a frame begun goes on whatever may_go says: the stream is
+             * in the middle of it */
+            if (!(m == q->head && q->off) && w->may_go && !w->may_go(w->ctx, m))
+                break;
+            size_t len;
+            unsigned char *f = frame_of(m, &len);
+            size_t skip = m == q->head ? q->off : 0;
+            iov[n].iov_base = f + skip;
+            iov[n].iov_len = len - skip;
+            n++;
+        }
+        if (!n)
+            return DDZ_WSC_RAW_DONE;
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t put = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (put < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? DDZ_WSC_RAW_BLOCKED : DDZ_EIO;
+        }
+        size_t left = (size_t)put;
+        for (int i = 0; i < n; i++) {
+            if (left < iov[i].iov_len) { /* the rest of this frame waits */
+                q->off += left;
+                return DDZ_WSC_RAW_BLOCKED;
+            }
+            left -= iov[i].iov_len;
+            ddz_wsc_msg *m = ddz_wsc_queue_pop(q);
+            if (w->sent)
+                w->sent(w->ctx, m, (int)m->len);
+            free(m);
+        }
+    }
 }
 
 /* ---- reassembly ---- */

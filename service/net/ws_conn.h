@@ -11,6 +11,10 @@
  *    (ddz_wsc_write): writes what the socket takes now, stops where lws
  *    buffers (lws_partial_buffered(), the check lws documents for several
  *    writes in one callback) and asks for writable again for the rest.
+ *  - The raw writer (ddz_wsc_write_raw): a server's plain connection
+ *    writes its frames itself, all that wait in one sendmsg(), where
+ *    and when its owner likes (the server: at the end of a turn of its
+ *    loop), with no writable round trip.
  *  - Reassembly (ddz_wsc_rx): a message from the chunks lws hands over
  *    (a frame may come in several, a message in several frames), bounded
  *    in bytes as they arrive, not at the message's end (which a peer need
@@ -57,6 +61,7 @@ typedef struct ddz_wsc_queue {
     ddz_wsc_msg *head, *tail;
     size_t bytes;     /* of the messages queued (their headroom not counted) */
     size_t max_bytes; /* a push that would pass it is refused; SIZE_MAX: no bound */
+    size_t off;       /* bytes of the head's frame ddz_wsc_write_raw() sent already */
 } ddz_wsc_queue;
 
 /* An empty queue of at most `max_bytes` bytes (SIZE_MAX: no bound). */
@@ -111,6 +116,28 @@ typedef struct ddz_wsc_writer {
  * freed. Returns how many were written, or DDZ_EIO when lws_write()
  * failed (the connection is to close: return -1 from the callback). */
 int ddz_wsc_write(struct lws *wsi, ddz_wsc_queue *q, const ddz_wsc_writer *w);
+
+/* ---- writing on the socket itself (a server's plain connections) ---- */
+
+enum {
+    DDZ_WSC_RAW_DONE = 0,    /* nothing left that may go: the queue is empty or its head waits */
+    DDZ_WSC_RAW_BLOCKED = 1, /* the socket took what it could: ask for writable for the rest */
+};
+
+/* Writes the messages at the head of `q` that may go (`w->may_go`) as a
+ * server's WebSocket frames (FIN, unmasked, no extension) straight to the
+ * socket `fd`, many in one sendmsg(): at a table's move each recipient's
+ * two or three frames leave in one system call, with no round trip
+ * through the event loop for writable and no cork. A frame the socket
+ * took in part is finished first by the next call (q->off), so nothing
+ * else may be written on the connection between (lws_write() of a ping or
+ * a close only while q->off is 0). Only for a connection without TLS
+ * whose lws has nothing buffered of its own (lws_partial_buffered() 0):
+ * lws does not see these bytes. Each message sent whole is taken off,
+ * told to `w->sent` with its length, and freed; `w->max` and `w->cork`
+ * are not used. Returns DDZ_WSC_RAW_DONE, DDZ_WSC_RAW_BLOCKED, or DDZ_EIO
+ * when the socket failed (the peer is gone: close the connection). */
+int ddz_wsc_write_raw(int fd, ddz_wsc_queue *q, const ddz_wsc_writer *w);
 
 /* ---- reassembly ---- */
 

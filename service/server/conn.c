@@ -32,6 +32,41 @@ static uint64_t durable(const ddz_srv *srv)
     return srv->store ? ddz_store_durable(srv->store) : UINT64_MAX;
 }
 
+/* ---- plain connections that queued this turn ---- */
+
+static void dirty_mark(ddz_conn *c)
+{
+    if (c->dirty)
+        return;
+    c->dirty = true;
+    c->dirty_prev = NULL;
+    c->dirty_next = c->srv->dirty;
+    if (c->dirty_next)
+        c->dirty_next->dirty_prev = c;
+    c->srv->dirty = c;
+}
+
+static void dirty_unlink(ddz_conn *c)
+{
+    if (!c->dirty)
+        return;
+    *(c->dirty_prev ? &c->dirty_prev->dirty_next : &c->srv->dirty) = c->dirty_next;
+    if (c->dirty_next)
+        c->dirty_next->dirty_prev = c->dirty_prev;
+    c->dirty_prev = c->dirty_next = NULL;
+    c->dirty = false;
+}
+
+/* Asks for `c` to be written: at the end of this turn if plain, on
+ * WRITEABLE if TLS. */
+static void want_write(ddz_conn *c)
+{
+    if (c->raw)
+        dirty_mark(c);
+    else
+        lws_callback_on_writable(c->wsi);
+}
+
 static void held_unlink(ddz_conn *c)
 {
     if (!c->held)
@@ -62,7 +97,7 @@ void ddz__conn_release_held(ddz_srv *srv)
     for (ddz_conn *c = srv->held, *next; c; c = next) {
         next = c->held_next;
         if (!ddz_wsc_queue_empty(&c->q) && ddz_wsc_queue_peek(&c->q)->tag <= done)
-            lws_callback_on_writable(c->wsi); /* what waited goes, up to the next that waits */
+            want_write(c); /* what waited goes, up to the next that waits */
         if (c->held <= done)
             held_unlink(c);
     }
@@ -71,6 +106,7 @@ void ddz__conn_release_held(ddz_srv *srv)
 static void drop_queue(ddz_conn *c)
 {
     held_unlink(c);
+    dirty_unlink(c);
     c->srv->budget.queued -= c->q.bytes;
     ddz_wsc_queue_clear(&c->q);
 }
@@ -123,7 +159,32 @@ static void sent(void *ctx, const ddz_wsc_msg *m, int n)
 int ddz__conn_write(ddz_conn *c)
 {
     ddz_wsc_writer w = {.cork = true, .may_go = may_go, .sent = sent, .ctx = c};
-    return ddz_wsc_write(c->wsi, &c->q, &w) < 0 ? -1 : 0;
+    if (!c->raw)
+        return ddz_wsc_write(c->wsi, &c->q, &w) < 0 ? -1 : 0;
+    dirty_unlink(c); /* written now: nothing left for the turn's end */
+    int rc = ddz_wsc_write_raw((int)lws_get_socket_fd(c->wsi), &c->q, &w);
+    if (rc == DDZ_WSC_RAW_BLOCKED)
+        lws_callback_on_writable(c->wsi);
+    return rc < 0 ? -1 : 0;
+}
+
+void ddz__conn_flush(ddz_srv *srv)
+{
+    while (srv->dirty) {
+        ddz_conn *c = srv->dirty;
+        dirty_unlink(c);
+        /* what lws holds of its own (the handshake's rest, a ping) goes
+         * first, on WRITEABLE, as do a ping due and a close */
+        if (c->closing || c->ping_due || lws_partial_buffered(c->wsi)) {
+            lws_callback_on_writable(c->wsi);
+            continue;
+        }
+        if (ddz__conn_write(c) < 0) { /* the peer is gone: lws closes it on its next turn */
+            drop_queue(c);
+            c->closing = true;
+            lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        }
+    }
 }
 
 /* ---- sending ---- */
@@ -163,7 +224,7 @@ void ddz__conn_send_text_held(ddz_conn *c, const char *text, size_t len, uint64_
      * already (here, or by the callback that left messages behind); a
      * frame that waits is asked for when it may go. */
     if (was_empty && !ticket)
-        lws_callback_on_writable(c->wsi);
+        want_write(c);
     within_budget(c->srv);
 }
 
@@ -203,6 +264,7 @@ void ddz__conn_close(ddz_conn *c, int status, const char *reason)
     c->closing = true;
     c->close_status = status;
     snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    dirty_unlink(c); /* the queue goes on WRITEABLE, then the close */
     lws_callback_on_writable(c->wsi);
 }
 

@@ -61,6 +61,11 @@ struct ddz_conn {
     int64_t rx_us;   /* when the last frame (or pong) arrived */
     int64_t ping_us; /* when the ping went out, 0 if none is unanswered */
     bool ping_due;   /* a ping waits for WRITEABLE */
+    /* A plain (not TLS) connection: its frames go out with
+     * ddz_wsc_write_raw(), at the end of the loop's turn (ddz__conn_flush). */
+    bool raw;
+    bool dirty; /* ... queued this turn: in the server's list of those to flush */
+    ddz_conn *dirty_prev, *dirty_next;
 };
 
 /* Counts `c` (set up by server.c) among the connections, and readies its
@@ -126,10 +131,22 @@ bool ddz__conn_rate_ok(ddz_conn *c);
 /* Writes what `c`'s queue holds on its socket (server.c, on WRITEABLE):
  * every message the socket takes now, not one a callback (a move sends
  * each player two or three frames, and a writeable round trip per frame
- * was most of the loop's cost per message at 10,000 connections), two or
- * more corked; up to the first that waits for a durable write. Returns 0,
- * or -1 when the connection is to close (lws_write failed). */
+ * was most of the loop's cost per message at 10,000 connections), up to
+ * the first that waits for a durable write; a plain connection's in one
+ * sendmsg() (ddz_wsc_write_raw()), a TLS one's through lws_write(), two or
+ * more corked. Returns 0, or -1 when the connection is to close (the write
+ * failed). */
 int ddz__conn_write(ddz_conn *c);
+
+/* Writes, at the end of a turn of the loop, what each plain connection
+ * queued during it: one sendmsg() for all of a connection's frames of
+ * the turn (at a move, the `played` and the `turn` to each player of the
+ * table), at once rather than a writable callback later, which cost two
+ * epoll_ctl() and a wakeup per recipient. What the socket does not take
+ * waits for WRITEABLE, as before; a connection whose socket failed is
+ * closed. The server's loop calls it after every turn. Cheap when nothing
+ * was queued. */
+void ddz__conn_flush(ddz_srv *srv);
 
 /* Frees `c` and its queue, and stops counting it (server.c, once lws
  * closed it). */

@@ -140,6 +140,7 @@ struct ddz_srv {
      * lead's threads) once the server stops (pg_conn.h). */
     ddz_pg_stop pg_stop;
     ddz_conn *held;                /* connections whose queue waits for a durable write (conn.h) */
+    ddz_conn *dirty;               /* plain connections that queued this turn (ddz__conn_flush) */
     struct http_pss *held_http;    /* HTTP answers that wait for one (server.c) */
     ddz_http_routes routes;        /* what HTTP paths the modules answer (http_routes.h) */
     ddz_think *think;              /* hosted AI decisions, off the loop */

@@ -5,10 +5,11 @@
  *
  * Each WebSocket connection gets a ddz_conn holding its receive buffer (a
  * message may arrive in fragments, each counted as it comes: rx_chunk),
- * its send queue (written out a burst per WRITEABLE callback; both are
- * service/net/ws_conn.h's, shared with the bridge and the load test), its
- * rate limiter and its player. Messages go to the lobby as whole texts;
- * everything game-related happens there and in rooms.
+ * its send queue (a plain connection's written in one sendmsg() at the
+ * end of the loop's turn, ddz__conn_flush(); a TLS one's a burst per
+ * WRITEABLE callback; both are service/net/ws_conn.h's, shared with the
+ * bridge and the load test), its rate limiter and its player. Messages go to the lobby as whole
+ * texts; everything game-related happens there and in rooms.
  */
 #include "service/server/server.h"
 
@@ -272,6 +273,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         c->wsi = wsi;
         c->srv = srv;
+        c->raw = !lws_is_ssl(wsi);
         ddz_wsc_rate_init(&c->rate, 2 * (srv->cfg.rate > 0 ? srv->cfg.rate : 20), ddz__now_us());
         pss->conn = c;
         ddz__conn_link(c);
@@ -301,7 +303,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (!c)
             return 0;
-        if (c->ping_due && !c->closing) {
+        if (c->ping_due && !c->closing && !c->q.off) { /* never inside one of our frames */
             /* not empty: lws 4.1.6 calls no RECEIVE_PONG for a pong
              * without payload, and every client would look dead */
             unsigned char ping[LWS_PRE + 4];
@@ -315,7 +317,11 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         if (ddz__conn_write(c) < 0)
             return -1;
-        if (c->closing && !ddz__conn_head_held(c)) { /* what waits goes first */
+        if (c->ping_due && !c->closing) /* it waited for the end of a frame */
+            lws_callback_on_writable(wsi);
+        /* what waits goes first; lws sends on what it holds of a TLS
+         * connection's last write itself, our plain writer does not */
+        if (c->closing && (c->raw ? ddz_wsc_queue_empty(&c->q) : !ddz__conn_head_held(c))) {
             lws_close_reason(wsi, (enum lws_close_status)c->close_status,
                              (unsigned char *)c->close_reason, strlen(c->close_reason));
             return -1;
@@ -1324,9 +1330,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                  "connection cap (%d): raise the hard limit (ulimit -Hn, LimitNOFILE=)",
                  budget.nofile, budget.cap, max_conns);
 
-    while (!srv->stopping)
+    while (!srv->stopping) {
         if (ddz_evloop_run_once(&srv->evl) < 0)
             break;
+        ddz__conn_flush(srv);
+    }
 
     /* From here on a second signal must not touch the context being torn
      * down: the handler finds no server and does nothing. */
@@ -1353,9 +1361,11 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         }
     int64_t until = ddz__now_us() + 2000000;
     drain_tick(&srv->drain_timer);
-    while (srv->m.connections > 0 && ddz__now_us() < until)
+    while (srv->m.connections > 0 && ddz__now_us() < until) {
         if (ddz_evloop_run_once(&srv->evl) < 0)
             break;
+        ddz__conn_flush(srv);
+    }
     ddz_loop_disarm(&srv->loop.base, &srv->drain_timer);
     ddz_loop_disarm(&srv->loop.base, &srv->reap_timer);
     ddz_loop_disarm(&srv->loop.base, &srv->cluster_timer);

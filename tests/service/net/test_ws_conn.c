@@ -3,11 +3,14 @@
  * past it refused, nothing queued); the reassembly of a message from many
  * chunks and frames, its size limit at the exact byte, a message after a
  * complete one or a reset; the frame rate. Over a loopback connection:
- * the writer (below). */
+ * the writer (below), and the raw writer (a server's frames written on
+ * the socket itself) read by lws's client and byte by byte. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "rules/error.h"
 #include "service/net/ws_conn.h"
@@ -232,6 +235,7 @@ Test(ws_conn, rate_holds_its_rate)
 
 typedef struct wpair {
     ddz_wsc_queue q;     /* the server's side */
+    bool raw;            /* ... written with ddz_wsc_write_raw() */
     struct lws *srv_wsi; /* the server's side of the connection */
     bool released;       /* may_go lets the held message (tag 1) go */
     unsigned max;        /* the writer's max once released */
@@ -275,6 +279,10 @@ static int test_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user
     switch (reason) {
     case LWS_CALLBACK_ESTABLISHED: {
         p->srv_wsi = wsi;
+        if (p->raw) { /* a small send buffer: the big frame goes in many writes */
+            int small = 4096;
+            setsockopt((int)lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+        }
         static char big[BIG];
         memset(big, 'b', sizeof big);
         ddz_wsc_queue_push(&p->q, "first", 5, 0, 0);
@@ -289,10 +297,17 @@ static int test_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user
         bool released = p->released;
         ddz_wsc_writer w = {
             .max = released ? p->max : 0, .may_go = test_may_go, .sent = test_sent, .ctx = p};
-        int n = ddz_wsc_write(wsi, &p->q, &w);
+        int before = p->sent, n;
+        if (p->raw) {
+            n = ddz_wsc_write_raw((int)lws_get_socket_fd(wsi), &p->q, &w);
+            if (n == DDZ_WSC_RAW_BLOCKED)
+                lws_callback_on_writable(wsi);
+        } else {
+            n = ddz_wsc_write(wsi, &p->q, &w);
+        }
         if (n < 0)
             return -1;
-        if (released && n > 0)
+        if (released && p->sent > before)
             p->writes_after++;
         return 0;
     }
@@ -403,4 +418,142 @@ Test(ws_conn, writer_max_one_asks_for_writable_again)
     ddz_wsc_queue_clear(&p->q);
     ddz_wsc_rx_free(&p->rx);
     free(p);
+}
+
+Test(ws_conn, raw_writer_frames_read_by_lws)
+{
+    wpair *p = calloc(1, sizeof *p);
+    ddz_wsc_queue_init(&p->q, SIZE_MAX);
+    ddz_wsc_rx_init(&p->rx, 2 * BIG);
+    p->raw = true;
+    run_pair(p);
+    check_pair(p);
+    cr_assert_eq(p->q.off, 0);
+    ddz_wsc_queue_clear(&p->q);
+    ddz_wsc_rx_free(&p->rx);
+    free(p);
+}
+
+/* ---- the raw writer, byte by byte ---- */
+
+static void raw_sent(void *ctx, const ddz_wsc_msg *m, int n)
+{
+    (void)m;
+    cr_assert_geq(n, 0);
+    (*(int *)ctx)++;
+}
+
+/* Reads one frame from buf[*at..len): its opcode byte and payload. */
+static size_t frame_at(const unsigned char *buf, size_t len, size_t *at, unsigned char *op,
+                       const unsigned char **payload)
+{
+    cr_assert_leq(*at + 2, len);
+    const unsigned char *f = buf + *at;
+    *op = f[0];
+    cr_assert_eq(f[1] & 0x80, 0, "a server's frame is not masked");
+    size_t n = f[1] & 0x7f, h = 2;
+    if (n == 126) {
+        n = (size_t)f[2] << 8 | f[3];
+        h = 4;
+    } else if (n == 127) {
+        n = 0;
+        for (int i = 0; i < 8; i++)
+            n = n << 8 | f[2 + i];
+        h = 10;
+    }
+    cr_assert_leq(*at + h + n, len);
+    *payload = f + h;
+    *at += h + n;
+    return n;
+}
+
+/* Three sizes (each length encoding of RFC 6455), a binary one, a message
+ * held by may_go, through a socket that takes a few kilobytes at a time:
+ * BLOCKED with the rest kept (q->off), every byte once, in order. */
+Test(ws_conn, raw_writer_partial_writes_keep_every_frame_whole)
+{
+    int sv[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int small = 2048;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    static const size_t sizes[] = {5, 200, 70000, 125, 126, 65535, 65536};
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    ddz_wsc_queue q;
+    ddz_wsc_queue_init(&q, SIZE_MAX);
+    static char body[70000];
+    for (size_t i = 0; i < N; i++) {
+        memset(body, 'a' + (int)i, sizes[i]);
+        cr_assert_eq(ddz_wsc_queue_push(&q, body, sizes[i], 0, i == 1 ? DDZ_WSC_BINARY : 0), 0);
+    }
+    int sent = 0;
+    ddz_wsc_writer w = {.sent = raw_sent, .ctx = &sent};
+    size_t cap = 400000, len = 0;
+    unsigned char *got = malloc(cap);
+    int blocked = 0, rc;
+    for (int round = 0; round < 100000; round++) {
+        rc = ddz_wsc_write_raw(sv[0], &q, &w);
+        cr_assert_geq(rc, 0, "write_raw: %d", rc);
+        if (rc == DDZ_WSC_RAW_DONE)
+            break;
+        blocked++;
+        ssize_t n = read(sv[1], got + len, 1500); /* the peer reads a little */
+        cr_assert_gt(n, 0);
+        len += (size_t)n;
+    }
+    cr_assert_eq(rc, DDZ_WSC_RAW_DONE);
+    cr_assert_gt(blocked, 10, "the socket took it in parts (%d)", blocked);
+    cr_assert(ddz_wsc_queue_empty(&q));
+    cr_assert_eq(q.off, 0);
+    cr_assert_eq(sent, N);
+    shutdown(sv[0], SHUT_WR);
+    for (ssize_t n; (n = read(sv[1], got + len, cap - len)) > 0;)
+        len += (size_t)n;
+    size_t at = 0;
+    for (size_t i = 0; i < N; i++) {
+        unsigned char op;
+        const unsigned char *pl;
+        size_t n = frame_at(got, len, &at, &op, &pl);
+        cr_assert_eq(op, i == 1 ? 0x82 : 0x81, "frame %zu: FIN and its opcode (%#x)", i, op);
+        cr_assert_eq(n, sizes[i], "frame %zu: %zu bytes", i, n);
+        for (size_t k = 0; k < n; k++)
+            cr_assert_eq(pl[k], 'a' + (int)i, "frame %zu byte %zu", i, k);
+    }
+    cr_assert_eq(at, len, "nothing after the last frame");
+    free(got);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+static bool hold_tag_1(void *ctx, const ddz_wsc_msg *m)
+{
+    return m->tag != 1 || *(bool *)ctx;
+}
+
+/* A message may_go holds stops the write there, until it may go; a
+ * closed peer is DDZ_EIO. */
+Test(ws_conn, raw_writer_stops_at_a_held_message_and_fails_on_a_closed_peer)
+{
+    int sv[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    ddz_wsc_queue q;
+    ddz_wsc_queue_init(&q, SIZE_MAX);
+    push_text(&q, "one", 0);
+    push_text(&q, "two", 1);
+    bool release = false;
+    ddz_wsc_writer w = {.may_go = hold_tag_1, .ctx = &release};
+    cr_assert_eq(ddz_wsc_write_raw(sv[0], &q, &w), DDZ_WSC_RAW_DONE);
+    unsigned char buf[64];
+    cr_assert_eq(read(sv[1], buf, sizeof buf), 5);
+    cr_assert(memcmp(buf, "\x81\x03one", 5) == 0);
+    cr_assert_eq(q.head->tag, 1, "the held one stays");
+    release = true;
+    cr_assert_eq(ddz_wsc_write_raw(sv[0], &q, &w), DDZ_WSC_RAW_DONE);
+    cr_assert_eq(read(sv[1], buf, sizeof buf), 5);
+    cr_assert(memcmp(buf, "\x81\x03two", 5) == 0);
+    push_text(&q, "three", 0);
+    close(sv[1]);
+    cr_assert_eq(ddz_wsc_write_raw(sv[0], &q, &w), DDZ_EIO);
+    ddz_wsc_queue_clear(&q);
+    close(sv[0]);
 }
