@@ -394,6 +394,142 @@ static json_t *error_json(json_t *o, const ddz_event_error *e, bool *ok)
     return o;
 }
 
+/* ---- the events of a move, written straight ---- */
+
+/* Text being written: grows by doubling; a failed growth sets `fail`. */
+typedef struct text_out {
+    char *p;
+    size_t len, cap;
+    bool fail;
+} text_out;
+
+static void out_n(text_out *t, const char *s, size_t n)
+{
+    if (t->fail)
+        return;
+    if (n + 1 > t->cap - t->len) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (n + 1 > cap - t->len)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            t->fail = true;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+}
+
+/* A literal or a name: ASCII with nothing to escape (the protocol's
+ * names are lower case words). */
+static void out_s(text_out *t, const char *s)
+{
+    out_n(t, s, strlen(s));
+}
+
+/* An integer as jansson prints it (%lld). */
+static void out_i(text_out *t, long long v)
+{
+    char b[24], *e = b + sizeof b, *q = e;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    out_n(t, q, (size_t)(e - q));
+}
+
+/* A set of cards as cards_json() prints it: their indexes, ascending. */
+static void out_cards(text_out *t, ddz_cards c)
+{
+    out_n(t, "[", 1);
+    for (bool first = true; c; c &= c - 1, first = false) {
+        if (!first)
+            out_n(t, ",", 1);
+        out_i(t, __builtin_ctzll(c));
+    }
+    out_n(t, "]", 1);
+}
+
+static void out_turn(text_out *t, const ddz_event_turn *v)
+{
+    out_s(t, "{\"type\":\"turn\",\"seat\":");
+    out_i(t, v->seat);
+    out_s(t, ",\"action\":\"");
+    out_s(t, name_of(NAMES(action_names), v->action));
+    out_s(t, "\",\"seq\":");
+    out_i(t, v->seq);
+    out_s(t, ",\"deadline_ms\":");
+    out_i(t, v->deadline_ms);
+    if (v->has_legal) {
+        out_s(t, ",\"legal\":[");
+        bool first = true;
+        if (v->action == DDZ_EVENT_ACT_BID) {
+            for (int b = 0; b <= 3; b++)
+                if (v->legal_bids & (1u << b)) {
+                    if (!first)
+                        out_n(t, ",", 1);
+                    out_i(t, b);
+                    first = false;
+                }
+        } else {
+            for (size_t i = 0; i < v->nlegal; i++, first = false) {
+                if (!first)
+                    out_n(t, ",", 1);
+                out_cards(t, v->legal[i]);
+            }
+        }
+        out_n(t, "]", 1);
+    }
+    out_n(t, "}", 1);
+}
+
+char *ddz_event_dump(const ddz_event *e)
+{
+    text_out t = {0};
+    switch (e->type) {
+    case DDZ_EVENT_TURN:
+        out_turn(&t, &e->turn);
+        break;
+    case DDZ_EVENT_BID_MADE:
+        out_s(&t, "{\"type\":\"bid_made\",\"seat\":");
+        out_i(&t, e->bid_made.seat);
+        out_s(&t, ",\"bid\":");
+        out_i(&t, e->bid_made.bid);
+        out_n(&t, "}", 1);
+        break;
+    case DDZ_EVENT_PLAYED:
+        out_s(&t, "{\"type\":\"played\",\"seat\":");
+        out_i(&t, e->played.seat);
+        out_s(&t, ",\"cards\":");
+        out_cards(&t, e->played.cards);
+        out_s(&t, ",\"combo\":\"");
+        out_s(&t, ddz_type_name(e->played.combo));
+        out_s(&t,
+              e->played.autopass ? "\",\"auto\":true,\"left\":" : "\",\"auto\":false,\"left\":");
+        out_i(&t, e->played.left);
+        out_s(&t, ",\"multiplier\":");
+        if (e->played.multiplier > 0)
+            out_i(&t, e->played.multiplier);
+        else
+            out_s(&t, "null");
+        out_n(&t, "}", 1);
+        break;
+    default:
+        return ddz_msg_dump(ddz_event_print(e));
+    }
+    if (t.fail) {
+        free(t.p);
+        return NULL;
+    }
+    return t.p;
+}
+
 json_t *ddz_event_print(const ddz_event *e)
 {
     if (e->type <= 0 || e->type >= DDZ_NEVENT)
@@ -1509,8 +1645,207 @@ int ddz_event_parse(const json_t *j, ddz_event *out, char *err, size_t errlen)
     return rc;
 }
 
+/* ---- a move's events read straight ---- */
+
+/* The text being read: `p` moves on as it matches; `ok` falls at the
+ * first byte that is not the canonical form. */
+typedef struct text_in {
+    const char *p, *end;
+    bool ok;
+} text_in;
+
+static void in_lit(text_in *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->ok && (size_t)(t->end - t->p) >= n && memcmp(t->p, s, n) == 0)
+        t->p += n;
+    else
+        t->ok = false;
+}
+
+static bool in_peek(const text_in *t, char c)
+{
+    return t->ok && t->p < t->end && *t->p == c;
+}
+
+/* A non-negative integer as JSON writes it (no sign, no leading zero, no
+ * fraction), at most `max`. */
+static long long in_int(text_in *t, long long max)
+{
+    if (!t->ok || t->p >= t->end || *t->p < '0' || *t->p > '9') {
+        t->ok = false;
+        return 0;
+    }
+    if (*t->p == '0') {
+        t->p++;
+        return 0;
+    }
+    unsigned long long v = 0;
+    int digits = 0;
+    while (t->p < t->end && *t->p >= '0' && *t->p <= '9' && digits < 19) {
+        v = v * 10 + (unsigned long long)(*t->p++ - '0');
+        digits++;
+    }
+    if ((t->p < t->end && *t->p >= '0' && *t->p <= '9') || v > (unsigned long long)max)
+        t->ok = false;
+    return (long long)v;
+}
+
+/* A set of cards as out_cards() writes it: distinct codes 0..53,
+ * ascending, at most DDZ_HAND_MAX. */
+static ddz_cards in_cards(text_in *t)
+{
+    ddz_cards c = 0;
+    int n = 0;
+    long long last = -1;
+    in_lit(t, "[");
+    while (t->ok && !in_peek(t, ']')) {
+        if (n)
+            in_lit(t, ",");
+        long long k = in_int(t, DDZ_NCARDS - 1);
+        if (k <= last || ++n > DDZ_HAND_MAX)
+            t->ok = false;
+        last = k;
+        c |= 1ULL << (k & 63);
+    }
+    in_lit(t, "]");
+    return c;
+}
+
+static const char *action_name(int i)
+{
+    return action_names[i];
+}
+
+/* A name between quotes: name(i) for an i of first..n-1 (the protocol's
+ * names have nothing to escape). Returns that i, or -1. */
+static int in_name(text_in *t, const char *(*name)(int), int first, int n)
+{
+    in_lit(t, "\"");
+    const char *q = t->ok ? memchr(t->p, '"', (size_t)(t->end - t->p)) : NULL;
+    for (int i = first; q && i < n; i++) {
+        const char *s = name(i);
+        if (strlen(s) == (size_t)(q - t->p) && memcmp(s, t->p, (size_t)(q - t->p)) == 0) {
+            t->p = q + 1;
+            return i;
+        }
+    }
+    t->ok = false;
+    return -1;
+}
+
+static void in_turn(text_in *t, ddz_event *e)
+{
+    ddz_event_turn *v = &e->turn;
+    v->seat = (int)in_int(t, 2);
+    in_lit(t, ",\"action\":");
+    v->action = in_name(t, action_name, 0, 2);
+    in_lit(t, ",\"seq\":");
+    v->seq = (uint32_t)in_int(t, 0x7fffffff);
+    in_lit(t, ",\"deadline_ms\":");
+    v->deadline_ms = in_int(t, LLONG_MAX);
+    if (in_peek(t, '}'))
+        return;
+    in_lit(t, ",\"legal\":[");
+    v->has_legal = true;
+    if (v->action == DDZ_EVENT_ACT_BID) {
+        int last = -1;
+        while (t->ok && !in_peek(t, ']')) {
+            if (last >= 0)
+                in_lit(t, ",");
+            int b = (int)in_int(t, 3);
+            if (b <= last)
+                t->ok = false; /* ascending, as written; a repeat too */
+            last = b;
+            v->legal_bids |= (uint8_t)(1u << (b & 3));
+        }
+        if (last < 0)
+            t->ok = false; /* an empty list is refused */
+    } else {
+        /* as many plays as sets in the text: "[" starts each */
+        size_t n = 0;
+        for (const char *q = t->p; q < t->end; q++)
+            n += *q == '[';
+        ddz_cards *plays = t->ok && n && n <= DDZ_MOVES_MAX ? malloc(n * sizeof *plays) : NULL;
+        if (!plays) {
+            t->ok = false;
+            return;
+        }
+        e->owned = true;
+        v->legal = plays;
+        while (t->ok && !in_peek(t, ']')) {
+            if (v->nlegal)
+                in_lit(t, ",");
+            if (v->nlegal == n) {
+                t->ok = false;
+                break;
+            }
+            plays[v->nlegal++] = in_cards(t);
+        }
+        if (!v->nlegal)
+            t->ok = false;
+    }
+    in_lit(t, "]");
+}
+
+int ddz_event_parse_move(const char *text, size_t len, ddz_event *out)
+{
+    memset(out, 0, sizeof *out);
+    text_in t = {text, text + len, true};
+    in_lit(&t, "{\"type\":\"");
+    if (!t.ok)
+        return 0;
+    if (t.end - t.p > 5 && memcmp(t.p, "turn\"", 5) == 0) {
+        in_lit(&t, "turn\",\"seat\":");
+        out->type = DDZ_EVENT_TURN;
+        in_turn(&t, out);
+    } else if (t.end - t.p > 9 && memcmp(t.p, "bid_made\"", 9) == 0) {
+        in_lit(&t, "bid_made\",\"seat\":");
+        out->type = DDZ_EVENT_BID_MADE;
+        out->bid_made.seat = (int)in_int(&t, 2);
+        in_lit(&t, ",\"bid\":");
+        out->bid_made.bid = (int)in_int(&t, 3);
+    } else if (t.end - t.p > 7 && memcmp(t.p, "played\"", 7) == 0) {
+        in_lit(&t, "played\",\"seat\":");
+        out->type = DDZ_EVENT_PLAYED;
+        ddz_event_played *v = &out->played;
+        v->seat = (int)in_int(&t, 2);
+        in_lit(&t, ",\"cards\":");
+        v->cards = in_cards(&t);
+        in_lit(&t, ",\"combo\":");
+        v->combo = in_name(&t, ddz_type_name, DDZ_ROCKET, DDZ_NTYPES);
+        in_lit(&t, ",\"auto\":");
+        if (in_peek(&t, 't')) {
+            in_lit(&t, "true");
+            v->autopass = true;
+        } else {
+            in_lit(&t, "false");
+        }
+        in_lit(&t, ",\"left\":");
+        v->left = (int)in_int(&t, DDZ_HAND_MAX);
+        in_lit(&t, ",\"multiplier\":");
+        if (in_peek(&t, 'n'))
+            in_lit(&t, "null");
+        else if ((v->multiplier = (int)in_int(&t, DDZ_EVENT_MULTIPLIER_MAX)) < 1)
+            t.ok = false;
+    } else {
+        return 0;
+    }
+    in_lit(&t, "}");
+    if (t.ok && t.p == t.end)
+        return 1;
+    ddz_event_clear(out);
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+
 int ddz_event_parse_text(const char *text, size_t len, ddz_event *out, char *err, size_t errlen)
 {
+    if (ddz_event_parse_move(text, len, out)) {
+        if (err && errlen)
+            err[0] = '\0';
+        return 0;
+    }
     json_error_t je;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!j) {

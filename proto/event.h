@@ -448,6 +448,16 @@ int ddz_event_type_of(const char *name);
  * seat of 7 prints as 7, and a count > 0 needs its array. */
 json_t *ddz_event_print(const ddz_event *e);
 
+/* `e` as the text the server sends: the same bytes as
+ * ddz_msg_dump(ddz_event_print(e)) (compact, the server's key order).
+ * The events of every move (turn, bid_made, played) are written straight
+ * into the text, without a JSON tree: at 10,000 players the tree of a
+ * turn's legal plays and its dump were the most of the loop's own work
+ * per action; the others go through ddz_event_print(). Returns malloc'd
+ * text (the caller frees it), or NULL as ddz_event_print() fails, or
+ * when out of memory. */
+char *ddz_event_dump(const ddz_event *e);
+
 /* Parses the server frame `j` into `out` (zeroed first). Returns 0, or
  * DDZ_ESYNTAX (`j` is not an object or has no string "type"), DDZ_EUNKNOWN
  * (no server message has that type), DDZ_EFIELD (a field missing, of the
@@ -461,6 +471,16 @@ int ddz_event_parse(const json_t *j, ddz_event *out, char *err, size_t errlen);
 /* Like ddz_event_parse() on the JSON text text[0..len); DDZ_ESYNTAX also
  * when the text is not one JSON value or repeats a key. */
 int ddz_event_parse_text(const char *text, size_t len, ddz_event *out, char *err, size_t errlen);
+
+/* Reads text[0..len) when it is a move's event (turn, bid_made, played)
+ * exactly as ddz_event_dump() writes it, without a JSON tree: what a
+ * client of 10,000 players spends the most on. Anything else, however
+ * valid (another key order, spaces, another event), is declined and left
+ * to ddz_event_parse_text(), which calls this first. Returns 1 with *out
+ * as ddz_event_parse_text() would give it (owned: the legal plays), 0
+ * when declined or out of memory (*out then zeroed, nothing held). Never
+ * accepts what ddz_event_parse_text() would refuse. */
+int ddz_event_parse_move(const char *text, size_t len, ddz_event *out);
 
 /* Frees what ddz_event_parse() allocated in `e` (nothing if e->owned is
  * false, e.g. for an event whose arrays are the caller's) and zeroes `e`.

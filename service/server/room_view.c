@@ -79,7 +79,7 @@ void ddz__room_send_event(ddz_room *r, const ddz_event *e, bool seated, const dd
     bool watchers = r->nwatch > 0 && (!r->opts.held || held_shows(e->type));
     if (!watchers && !seated)
         return;
-    char *text = ddz_msg_dump(ddz_event_print(e));
+    char *text = ddz_event_dump(e);
     if (!text)
         return;
     size_t len = strlen(text);

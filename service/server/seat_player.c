@@ -95,7 +95,10 @@ static void player_ask(ddz_seat *s, const ddz_ev *ev, const ddz_table *t)
         return;
     ddz_event e = {.type = DDZ_EVENT_TURN};
     ddz_cards *plays = ddz__turn_event(t, ev, true, &e.turn);
-    ddz__conn_send(ps->player->conn, ddz_event_print(&e));
+    char *text = ddz_event_dump(&e); /* straight: every legal play, the move's biggest frame */
+    if (text)
+        ddz__conn_send_text(ps->player->conn, text, strlen(text));
+    free(text);
     free(plays);
 }
 

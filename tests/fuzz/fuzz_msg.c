@@ -7,7 +7,9 @@
  * ddz_event_print, then ddz_msg_dump) as JSON that parses again to the same
  * value (field for field; ddz_event_equal for events) and prints to the same
  * text: the printed form is a fixed point and carries everything parse
- * extracted. A failed event parse keeps no allocation (LeakSanitizer).
+ * extracted; ddz_event_dump writes the same text, and a frame that
+ * ddz_event_parse_move reads straight is read the same by jansson. A
+ * failed event parse keeps no allocation (LeakSanitizer).
  */
 #include <string.h>
 
@@ -90,9 +92,26 @@ static void check_event(const uint8_t *data, size_t size)
     FUZZ_CHECK(again, "second event print failed");
     FUZZ_CHECK(strcmp(text, again) == 0, "event print(parse(print)) differs:\n  %s\n  %s", text,
                again);
+    /* the text the server sends is the tree's, byte for byte */
+    char *sent = ddz_event_dump(&e);
+    FUZZ_CHECK(sent && strcmp(sent, text) == 0, "ddz_event_dump differs:\n  %s\n  %s",
+               sent ? sent : "(null)", text);
+    free(sent);
     free(text);
     free(again);
     ddz_event_clear(&back);
+    /* a move's event read straight is what jansson's reading gives */
+    ddz_event fast, tree;
+    if (ddz_event_parse_move((const char *)data, size, &fast)) {
+        json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+        FUZZ_CHECK(j && ddz_event_parse(j, &tree, NULL, 0) == 0,
+                   "read straight, refused by the tree: %.*s", (int)size, (const char *)data);
+        FUZZ_CHECK(ddz_event_equal(&fast, &tree) && fast.owned == tree.owned,
+                   "read straight otherwise than the tree: %.*s", (int)size, (const char *)data);
+        json_decref(j);
+        ddz_event_clear(&tree);
+        ddz_event_clear(&fast);
+    }
     ddz_event_clear(&e);
 }
 

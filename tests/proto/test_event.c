@@ -1,7 +1,9 @@
 /* test_event.c - the event codec (proto/event.h): every real frame of
  * events.txt prints back to its bytes, every case of events_bad.txt fails
  * with its code, hand-built events print as the server has always sent them,
- * and names, equality and ownership behave as documented. */
+ * ddz_event_dump() writes the same bytes as the JSON tree's dump (every
+ * frame of the file, and many random moves), and names, equality and
+ * ownership behave as documented. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "rules/combo.h"
 #include "rules/error.h"
 #include "rules/game.h"
+#include "rules/movegen.h"
 
 /* Returns the compact text of `j` (released), or NULL. */
 static char *dump(json_t *j)
@@ -69,6 +72,13 @@ static void round_trip(char *line, int lineno, void *ctx)
     cr_assert_not_null(text, "line %d: print failed", lineno);
     cr_assert_str_eq(text, line, "line %d: print(parse(x)) differs:\n  %s\n  %s", lineno, line,
                      text);
+
+    /* the text the server sends (written straight for a move's events) */
+    char *sent = ddz_event_dump(&e);
+    cr_assert_not_null(sent, "line %d: dump failed", lineno);
+    cr_assert_str_eq(sent, line, "line %d: ddz_event_dump differs:\n  %s\n  %s", lineno, line,
+                     sent);
+    free(sent);
 
     /* the printed text is the same value again */
     ddz_event back;
@@ -458,4 +468,174 @@ Test(event, parse_refuses_nul_in_strings)
     cr_assert_eq(ddz_event_parse(j, &e, err, sizeof err), DDZ_EFIELD, "%s", err);
     cr_assert(strstr(err, "reason") != NULL, "%s", err);
     json_decref(j);
+}
+
+/* ---- ddz_event_dump: a move's events written straight ---- */
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+
+static void same_as_tree(const ddz_event *e)
+{
+    char *tree = dump(ddz_event_print(e)), *fast = ddz_event_dump(e);
+    cr_assert_not_null(tree);
+    cr_assert_not_null(fast);
+    cr_assert_str_eq(fast, tree, "ddz_event_dump:\n  %s\nthe tree:\n  %s", fast, tree);
+    free(tree);
+    free(fast);
+}
+
+/* Random turns (bids and plays, with and without their legal answers,
+ * up to every legal play of a hand), bids and plays of every combo, a
+ * pass, an autopass, a multiplier and none, large numbers: the same text
+ * as the JSON tree gives, byte for byte. */
+Test(event, dump_writes_a_moves_events_as_the_tree_does)
+{
+    static ddz_cards legal[DDZ_MOVES_MAX];
+    for (int round = 0; round < 3000; round++) {
+        ddz_event e = {.type = DDZ_EVENT_TURN};
+        e.turn.seat = (int)(rnd() % 3);
+        e.turn.action = (int)(rnd() % 2);
+        e.turn.seq = (uint32_t)(rnd() % 2147483648u);
+        e.turn.deadline_ms = (int64_t)(rnd() % 4000000000ull);
+        e.turn.has_legal = rnd() % 4 != 0;
+        e.turn.legal_bids = (uint8_t)(rnd() % 16);
+        e.turn.nlegal = 1 + (size_t)(rnd() % (round % 10 == 0 ? DDZ_MOVES_MAX : 40));
+        for (size_t i = 0; i < e.turn.nlegal; i++)
+            legal[i] = i == 0 ? 0 : rnd() & rnd() & ((1ull << 54) - 1);
+        e.turn.legal = legal;
+        same_as_tree(&e);
+
+        ddz_event b = {.type = DDZ_EVENT_BID_MADE,
+                       .bid_made = {.seat = (int)(rnd() % 3), .bid = (int)(rnd() % 4)}};
+        same_as_tree(&b);
+
+        ddz_event p = {.type = DDZ_EVENT_PLAYED};
+        p.played.seat = (int)(rnd() % 3);
+        p.played.cards = rnd() % 5 == 0 ? 0 : rnd() & rnd() & ((1ull << 54) - 1);
+        p.played.combo = (int)(rnd() % DDZ_NTYPES);
+        p.played.autopass = rnd() % 2;
+        p.played.left = (int)(rnd() % 21);
+        p.played.multiplier = rnd() % 3 == 0 ? 0 : (int)(rnd() % 1000000);
+        same_as_tree(&p);
+    }
+}
+
+/* The tree's reading of `text`: 0 and *e, or its error code. */
+static int tree_parse(const char *text, size_t len, ddz_event *e)
+{
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+    if (!j) {
+        memset(e, 0, sizeof *e);
+        return DDZ_ESYNTAX;
+    }
+    int rc = ddz_event_parse(j, e, NULL, 0);
+    json_decref(j);
+    return rc;
+}
+
+/* A random move's event, its legal plays in `legal`. */
+static ddz_event random_move(ddz_cards *legal)
+{
+    static const int types[] = {DDZ_EVENT_TURN, DDZ_EVENT_BID_MADE, DDZ_EVENT_PLAYED};
+    ddz_event e = {.type = types[rnd() % 3]};
+    if (e.type == DDZ_EVENT_TURN) {
+        e.turn.seat = (int)(rnd() % 3);
+        e.turn.action = (int)(rnd() % 2);
+        e.turn.seq = (uint32_t)(rnd() % 2147483648u);
+        e.turn.deadline_ms = (int64_t)(rnd() % 100000);
+        e.turn.has_legal = rnd() % 3 != 0;
+        e.turn.legal_bids = (uint8_t)(1 + rnd() % 15);
+        e.turn.nlegal = 1 + (size_t)(rnd() % 12);
+        for (size_t i = 0; i < e.turn.nlegal; i++)
+            legal[i] = i == 0 ? 0 : rnd() & rnd() & rnd() & ((1ull << 54) - 1);
+        e.turn.legal = legal;
+    } else if (e.type == DDZ_EVENT_BID_MADE) {
+        e.bid_made.seat = (int)(rnd() % 3);
+        e.bid_made.bid = (int)(rnd() % 4);
+    } else {
+        e.played.seat = (int)(rnd() % 3);
+        e.played.cards = rnd() & rnd() & rnd() & ((1ull << 54) - 1);
+        e.played.combo = DDZ_ROCKET + (int)(rnd() % (DDZ_NTYPES - DDZ_ROCKET));
+        e.played.autopass = rnd() % 2;
+        e.played.left = (int)(rnd() % 21);
+        e.played.multiplier = rnd() % 3 == 0 ? 0 : 1 + (int)(rnd() % 100);
+    }
+    return e;
+}
+
+/* What the server writes, ddz_event_parse_move() reads straight, as the
+ * tree reads it (the value, and the legal plays owned); and of the same
+ * texts with a byte changed, put in or taken out, it accepts none that the
+ * tree refuses or reads otherwise. */
+Test(event, parse_move_reads_what_dump_writes_and_no_more)
+{
+    static ddz_cards legal[16];
+    int accepted_mutants = 0, mutants = 0;
+    for (int round = 0; round < 4000; round++) {
+        ddz_event e = random_move(legal);
+        char *text = ddz_event_dump(&e);
+        cr_assert_not_null(text);
+        size_t len = strlen(text);
+        ddz_event fast, tree;
+        cr_assert_eq(ddz_event_parse_move(text, len, &fast), 1, "declined: %s", text);
+        cr_assert_eq(tree_parse(text, len, &tree), 0, "%s", text);
+        cr_assert(ddz_event_equal(&fast, &tree), "read otherwise: %s", text);
+        cr_assert_eq(fast.owned, tree.owned, "%s", text);
+        ddz_event_clear(&fast);
+        ddz_event_clear(&tree);
+        for (int m = 0; m < 8; m++, mutants++) {
+            char buf[2048];
+            size_t n = len, at = (size_t)(rnd() % len);
+            memcpy(buf, text, len);
+            static const char bytes[] = "0123456789-[],:\"{} tfnaeulr.e+9\x00";
+            char b = bytes[rnd() % (sizeof bytes - 1)];
+            switch (rnd() % 3) {
+            case 0:
+                buf[at] = b;
+                break;
+            case 1:
+                memmove(buf + at + 1, buf + at, n - at);
+                buf[at] = b;
+                n++;
+                break;
+            default:
+                memmove(buf + at, buf + at + 1, n - at - 1);
+                n--;
+            }
+            if (!ddz_event_parse_move(buf, n, &fast))
+                continue;
+            accepted_mutants++;
+            cr_assert_eq(tree_parse(buf, n, &tree), 0, "accepted, the tree refuses: %.*s", (int)n,
+                         buf);
+            cr_assert(ddz_event_equal(&fast, &tree), "read otherwise: %.*s", (int)n, buf);
+            ddz_event_clear(&fast);
+            ddz_event_clear(&tree);
+        }
+        free(text);
+    }
+    /* a digit for a digit is often still a move: those were compared */
+    cr_assert_gt(accepted_mutants, 100, "%d of %d", accepted_mutants, mutants);
+    ddz_event other;
+    static const char spaced[] = "{\"type\": \"bid_made\",\"seat\":1,\"bid\":2}";
+    cr_assert_eq(ddz_event_parse_move(spaced, strlen(spaced), &other), 0,
+                 "not as written: the tree's");
+    cr_assert_eq(ddz_event_parse_text(spaced, strlen(spaced), &other, NULL, 0), 0);
+    cr_assert_eq(other.bid_made.bid, 2);
+}
+
+/* The other events go through the tree: the same text too. */
+Test(event, dump_of_another_event_is_the_trees)
+{
+    ddz_event e = {.type = DDZ_EVENT_JOINED, .joined = {.room = "r12", .seat = 2}};
+    same_as_tree(&e);
+    ddz_event bad = {.type = 0};
+    cr_assert_null(ddz_event_dump(&bad));
 }
