@@ -944,8 +944,16 @@ static int cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     }
 }
 
+/* lws hands a WebSocket message over in chunks of at most WS_RX_CHUNK
+ * bytes from a buffer of that size it keeps per connection; conn.c's
+ * reassembly (bounded at DDZ_MSG_MAX) joins them. A client's frames are
+ * some 30 to 300 bytes, so 2 KiB takes nearly every one whole, where a
+ * DDZ_MSG_MAX-sized buffer held 16 KiB of address space and its first
+ * pages a connection. */
+#define WS_RX_CHUNK 2048
+
 static const struct lws_protocols protocols[] = {
-    {"ddz", cb_ws, sizeof(ws_pss), DDZ_MSG_MAX, 0, NULL, 0},
+    {"ddz", cb_ws, sizeof(ws_pss), WS_RX_CHUNK, 0, NULL, 0},
     {"ddz-http", cb_http, sizeof(http_pss), 0, 0, NULL, 0},
     DDZ_LWS_LOOP_PROTOCOL,
     DDZ_LISTENER_PROTOCOL,
