@@ -16,8 +16,11 @@ let env;
 const contexts = [];
 
 // the hosted AIs fill her table after 1 s (rated.c's shortest wait), so
-// five games are five games' time, not five waits
-before(async () => { env = await startAll('serve-board.log', ['--rated-fill-s', '1']); });
+// five games are five games' time, not five waits; and act at once (no
+// 0.7 s pause a move: 41 s for the five games instead of 118 s, the
+// chromium tests run one at a time). A hint refused by its rate (4 in 5 s)
+// falls back to the legal plays in the page (casual.js), so play goes on.
+before(async () => { env = await startAll('serve-board.log', ['--rated-fill-s', '1', '--ai-delay-ms', '0']); });
 after(async () => { if (env) await env.stop(contexts); });
 
 /* The page's errors but the refusals chromium logs for 4xx answers. */
@@ -47,6 +50,8 @@ async function ratedGame(page, k, prev) {
   const d = Math.round(rated.rating - rated.before);
   const line = `等级分 ${Math.round(rated.before)} → ${Math.round(rated.rating)}（${d > 0 ? '+' : ''}${d}）`;
   assert.ok((await page.textContent('[data-test=rating-change]')).includes(line), `game ${k}'s panel says ${line}`);
+  // the refused hints' notes (see startAll above) gone before the picture
+  await page.waitForFunction(() => !document.querySelector('.toast'), null, { timeout: T(10000) });
   await shot(page, `board-over-${k}`);
   // back to the lobby by the panel's own button, for the next game
   await page.click('[data-test=over-lobby]');
