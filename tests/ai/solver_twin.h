@@ -8,7 +8,8 @@
  * wins). tests/ai/test_solver.c compares ai/solver with it,
  * tests/ai/test_puzzle.c and tests/service/test_cli_puzzles.c the puzzles
  * ai/puzzle and `ddz puzzles` find. Static functions for Criterion tests
- * (they assert with cr_assert): include it in one test file each.
+ * (they assert with cr_assert), each marked unused: a test need not use
+ * them all.
  */
 #ifndef DDZ_TEST_SOLVER_TWIN_H
 #define DDZ_TEST_SOLVER_TWIN_H
@@ -22,7 +23,8 @@
 enum { PLAIN_MOVES = 1024 }; /* plays of a hand of at most 12 cards: far fewer */
 
 /* The twin: returns the side (DDZ_SIDE_...) that wins `p` with best play. */
-static int plain_winner(const ddz_rules *rs, const ddz_solver_pos *p, long *nodes)
+__attribute__((unused)) static int plain_winner(const ddz_rules *rs, const ddz_solver_pos *p,
+                                                long *nodes)
 {
     ++*nodes;
     int me = p->turn, mine = ddz_solver_side(p, me);
@@ -52,7 +54,8 @@ static int plain_winner(const ddz_rules *rs, const ddz_solver_pos *p, long *node
 
 /* The twin's keeps: every play of the mover after which its side wins, in
  * movegen's order. Returns how many. */
-static int plain_keeps(const ddz_rules *rs, const ddz_solver_pos *p, ddz_ranks *out, long *nodes)
+__attribute__((unused)) static int plain_keeps(const ddz_rules *rs, const ddz_solver_pos *p,
+                                               ddz_ranks *out, long *nodes)
 {
     int me = p->turn, mine = ddz_solver_side(p, me), k = 0;
     ddz_move mv[PLAIN_MOVES];
@@ -81,7 +84,8 @@ static int plain_keeps(const ddz_rules *rs, const ddz_solver_pos *p, ddz_ranks *
  * `p`: random landlord and mover; a third of the time the mover leads, else
  * it follows a random legal play made from cards nobody holds, by a random
  * other seat. */
-static void random_pos(const ddz_rules *rs, ddz_rng *rng, int total, ddz_solver_pos *p)
+__attribute__((unused)) static void random_pos(const ddz_rules *rs, ddz_rng *rng, int total,
+                                               ddz_solver_pos *p)
 {
     uint8_t deck[DDZ_NCARDS];
     for (int i = 0; i < DDZ_NCARDS; i++)
