@@ -22,8 +22,9 @@
 #include "ai/solver.h"
 
 /* The default size of the positions examined, in cards in the three hands:
- * 残局 are endgames of about this size, and they are decided in
- * milliseconds as a rule (docs/benchmarks.md, "Puzzles"). */
+ * at this size a thousand games are examined in under a second with every
+ * position decided; past it the solver's time grows fast
+ * (docs/benchmarks.md, "Puzzles"). */
 enum {
     DDZ_PUZZLE_MAX_CARDS = 20,
 };
