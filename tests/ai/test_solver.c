@@ -1,6 +1,6 @@
 /* test_solver.c - ai/solver against a plain minimax, and its budget.
  *
- * The twin: a minimax with no table, no move ordering and no whole-hand
+ * The twin (solver_twin.h): a minimax with no table, no move ordering and no whole-hand
  * shortcut, which tries every legal play ddz_movegen lists, passes
  * included, and says the game is won by the side of the seat whose hand
  * empties. The only cut it makes is the one that defines the answer (a side
