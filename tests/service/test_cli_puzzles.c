@@ -6,7 +6,8 @@
  * "difficulty"); its position must be the record's before that ply (hands
  * replayed from the record's deal, the play to beat and who made it); the
  * twin must find the same legal plays, the mover's side winning, fewer
- * than half of them winning and exactly the listed solutions. A line that
+ * than half of them winning and exactly the listed solutions; at most the
+ * default 20 cards in all, or --max-cards' N (fewer puzzles). A line that
  * is not JSON and one that is not a record are named on stderr and
  * skipped; the summary line counts them.
  */
@@ -83,8 +84,9 @@ static void check_position(const json_t *rec, const json_t *pz, int ply)
     }
 }
 
-/* Checks one puzzle line against the twin. */
-static void check_puzzle(const json_t *pz)
+/* Checks one puzzle line against the twin, and that it has at most
+ * `max_cards` cards in the three hands. */
+static void check_puzzle(const json_t *pz, int max_cards)
 {
     static const char *const keys[] = {"game",     "ply",       "rules", "hands",
                                        "landlord", "turn",      "last",  "last_by",
@@ -107,6 +109,7 @@ static void check_puzzle(const json_t *pz)
         hand[s] = cards_of(json_array_get(json_object_get(pz, "hands"), (size_t)s));
         p.hand[s] = ddz_cards_ranks(hand[s]);
     }
+    cr_assert_leq(ddz_cards_count(hand[0] | hand[1] | hand[2]), max_cards);
     p.landlord = (uint8_t)json_integer_value(json_object_get(pz, "landlord"));
     p.turn = (uint8_t)json_integer_value(json_object_get(pz, "turn"));
     if (!json_is_null(json_object_get(pz, "last"))) {
@@ -137,11 +140,34 @@ static void check_puzzle(const json_t *pz)
     cr_assert_float_eq(d, log2((double)n / nw), 0.0051);
 }
 
+/* Checks every line of the output file `path` (records by game in
+ * `recs`) with check_position and check_puzzle. Returns how many. */
+static int check_output(const char *path, const json_t *recs, int max_cards)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    int found = 0;
+    json_error_t jerr;
+    json_t *pz;
+    while ((pz = json_loadf(f, JSON_DISABLE_EOF_CHECK, &jerr))) {
+        int game = (int)json_integer_value(json_object_get(pz, "game"));
+        int ply = (int)json_integer_value(json_object_get(pz, "ply"));
+        const json_t *rec = json_array_get(recs, (size_t)game);
+        cr_assert_not_null(rec);
+        check_position(rec, pz, ply);
+        check_puzzle(pz, max_cards);
+        json_decref(pz);
+        found++;
+    }
+    fclose(f);
+    return found;
+}
+
 Test(cli_puzzles, match_log_puzzles_are_proved)
 {
     char dir[] = "/tmp/ddz_puzzles_XXXXXX", cmd[1024], path[256];
     cr_assert_not_null(mkdtemp(dir));
-    int games = scaled(300, 100);
+    int games = scaled(300, 150);
     snprintf(cmd, sizeof cmd,
              DDZ_BIN " match --seat A=ai:greedy --seat B=ai:random --seat C=ai:greedy --games %d"
                      " --seed %064d --log %s/games.jsonl >/dev/null",
@@ -170,9 +196,8 @@ Test(cli_puzzles, match_log_puzzles_are_proved)
     fclose(in);
     fclose(out);
 
-    snprintf(cmd, sizeof cmd,
-             DDZ_BIN " puzzles %s/mixed.jsonl --max-cards 16 >%s/out.jsonl 2>%s/err.txt", dir, dir,
-             dir);
+    snprintf(cmd, sizeof cmd, DDZ_BIN " puzzles %s/mixed.jsonl >%s/out.jsonl 2>%s/err.txt", dir,
+             dir, dir);
     int st = system(cmd);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit status 1 after bad lines: %d", st);
 
@@ -191,27 +216,21 @@ Test(cli_puzzles, match_log_puzzles_are_proved)
     cr_assert(strstr(buf, " 0 undecided, 2 bad lines, 0 other rules, "), "%s", buf);
 
     snprintf(path, sizeof path, "%s/out.jsonl", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
-    int found = 0;
-    json_error_t jerr;
-    json_t *pz;
-    while ((pz = json_loadf(f, JSON_DISABLE_EOF_CHECK, &jerr))) {
-        int game = (int)json_integer_value(json_object_get(pz, "game"));
-        int ply = (int)json_integer_value(json_object_get(pz, "ply"));
-        const json_t *rec = json_array_get(recs, (size_t)game);
-        cr_assert_not_null(rec);
-        check_position(rec, pz, ply);
-        check_puzzle(pz);
-        json_decref(pz);
-        found++;
-    }
-    fclose(f);
+    int found = check_output(path, recs, DDZ_PUZZLE_MAX_CARDS);
     cr_log_info("%d games: %d puzzles", games, found);
     char count[64];
     snprintf(count, sizeof count, ", %d puzzles, ", found);
     cr_assert(strstr(buf, count), "%s", buf);
-    cr_assert_geq(found, 3, "too few puzzles to check: %d", found);
+    cr_assert_geq(found, 10, "too few puzzles to check: %d", found);
+
+    /* --max-cards: smaller positions only, fewer puzzles */
+    snprintf(cmd, sizeof cmd,
+             DDZ_BIN " puzzles %s/games.jsonl --max-cards 14 >%s/out.jsonl 2>/dev/null", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    int small = check_output(path, recs, 14);
+    cr_log_info("at most 14 cards: %d puzzles", small);
+    cr_assert_gt(small, 0);
+    cr_assert_lt(small, found);
     json_decref(recs);
 
     /* --rules: only the records of that rule set (these are all caai's) */
