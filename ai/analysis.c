@@ -128,16 +128,39 @@ static void list_keeps(ddz_solver *sv, const ddz_game *g, const ddz_analysis_bud
         out->nkeeps = n;
 }
 
-int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget *b,
-                      ddz_analysis_ply *out)
+const ddz_game *ddz_analysis_position(ddz_analysis *a)
 {
     if (a->next >= a->end)
-        return 0;
+        return NULL;
     charge(a, a->next, 0);
     if (a->game.phase != DDZ_PHASE_PLAY) {
         a->end = a->next; /* a fault ended the game: nothing after it */
+        return NULL;
+    }
+    return &a->game;
+}
+
+int ddz_analysis_skip(ddz_analysis *a)
+{
+    if (!ddz_analysis_position(a))
+        return 0;
+    if (ddz_game_play(&a->game, a->game.turn, a->record->plays[a->next].cards) < 0) {
+        a->end = a->next; /* not reached: the record replayed in begin */
         return 0;
     }
+    /* what was carried is the verdict of the position just left */
+    a->carried = 0;
+    a->carry_witnessed = 0;
+    a->carry_scored = 0;
+    a->next++;
+    return 1;
+}
+
+int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget *b,
+                      ddz_analysis_ply *out)
+{
+    if (!ddz_analysis_position(a))
+        return 0;
     const ddz_record_play *rp = &a->record->plays[a->next];
     ddz_game *g = &a->game;
     out->ply = a->next;

@@ -128,6 +128,19 @@ int ddz_analysis_begin(ddz_analysis *a, const ddz_record *r, const ddz_rules *rs
 int ddz_analysis_next(ddz_analysis *a, ddz_solver *sv, const ddz_analysis_budget *b,
                       ddz_analysis_ply *out);
 
+/* The game before ply a->next, with the record's faults due before it
+ * charged: for a caller that looks at the positions of a record without
+ * deciding them all (service/cli/cli_puzzles.c). Returns it (valid until
+ * the next call on `a`), or NULL when no ply remains: every ply is done,
+ * or a fault ended the game (no ply is analysed after it). */
+const ddz_game *ddz_analysis_position(ddz_analysis *a);
+
+/* Plays ply a->next as the record has it and moves on, deciding nothing
+ * and counting nothing in a->tally: the next ddz_analysis_next decides its
+ * position afresh. Returns 1, or 0 when no ply remains (as
+ * ddz_analysis_position). */
+int ddz_analysis_skip(ddz_analysis *a);
+
 /* Returns the name of verdict `v` as spec §10 prints it: "landlord",
  * "farmers" or "unknown" (for anything else too). Never NULL. */
 const char *ddz_verdict_name(int v);

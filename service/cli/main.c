@@ -9,6 +9,7 @@
 #include "service/cli/cli_engine.h"
 #include "service/cli/cli_loadtest.h"
 #include "service/cli/cli_match.h"
+#include "service/cli/cli_puzzles.h"
 #include "service/cli/cli_rules.h"
 #include "service/cli/cli_serve.h"
 #include "service/cli/cli_store.h"
@@ -42,6 +43,8 @@ static const char usage[] =
     "  verify FILE                     check game records (JSON lines) by replaying them\n"
     "  analyze FILE [--budget-ms N] [--nodes N]\n"
     "                                  who was winning, play by play, in game records\n"
+    "  puzzles FILE [--max-cards N] [--rules NAME]\n"
+    "                                  endgames where few plays win, found in game records\n"
     "  token add NAME | list | revoke NAME [--db PATH]\n"
     "                                  manage bot login tokens (database: $DDZ_DB or ddz.db)\n"
     "  export [--db PATH] [--all] [-o FILE]\n"
@@ -65,6 +68,7 @@ static const command commands[] = {
     {"token", ddz_cli_token},           {"export", ddz_cli_export},
     {"bridge", ddz_cli_bridge},         {"loadtest", ddz_cli_loadtest},
     {"tournament", ddz_cli_tournament}, {"analyze", ddz_cli_analyze},
+    {"puzzles", ddz_cli_puzzles},
 };
 
 int main(int argc, char **argv)

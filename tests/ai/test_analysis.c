@@ -366,3 +366,91 @@ Test(analysis, verdict_names)
     cr_assert_str_eq(ddz_verdict_name(DDZ_VERDICT_UNKNOWN), "unknown");
     cr_assert_str_eq(ddz_verdict_name(7), "unknown");
 }
+
+/* ddz_analysis_position and ddz_analysis_skip walk the same positions as
+ * ddz_analysis_next, and a ply decided after a skip is decided afresh, not
+ * given the verdict carried from before the skip. */
+Test(analysis, skipping_walks_the_same_positions_and_decides_afresh)
+{
+    static ddz_record r;
+    static ddz_game seen[DDZ_RECORD_MAX_PLAYS];
+    ddz_solver *sv = ddz_solver_create(0), *check = ddz_solver_create(0);
+    cr_assert(sv && check);
+    ddz_rng rng;
+    ddz_rng_seed(&rng, 0x5c1b);
+    ddz_analysis_budget b = {.nodes = 2000};
+    int games = 0, fresh = 0;
+    while (games < 12) {
+        if (!random_game(&r, &rng))
+            continue;
+        games++;
+        ddz_analysis a;
+        int n = ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv);
+        cr_assert_gt(n, 0);
+        for (int i = 0; i < n; i++) {
+            const ddz_game *g = ddz_analysis_position(&a);
+            cr_assert_not_null(g);
+            seen[i] = *g;
+            cr_assert_eq(ddz_analysis_next(&a, sv, &b, &ply), 1);
+        }
+        cr_assert_null(ddz_analysis_position(&a));
+
+        /* skipping: the same positions, then nothing */
+        cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), n);
+        for (int i = 0; i < n; i++) {
+            const ddz_game *g = ddz_analysis_position(&a);
+            cr_assert_not_null(g);
+            for (int s = 0; s < 3; s++)
+                cr_assert_eq(g->hand[s], seen[i].hand[s], "game %d ply %d", games, i);
+            cr_assert_eq(g->turn, seen[i].turn);
+            cr_assert_eq(g->last_seat, seen[i].last_seat);
+            cr_assert_eq(g->last.type, seen[i].last.type);
+            cr_assert_eq(g->last.rank, seen[i].last.rank);
+            cr_assert_eq(g->last.length, seen[i].last.length);
+            cr_assert_eq(g->phase, DDZ_PHASE_PLAY);
+            cr_assert_eq(a.next, i);
+            cr_assert_eq(ddz_analysis_skip(&a), 1);
+        }
+        cr_assert_null(ddz_analysis_position(&a));
+        cr_assert_eq(ddz_analysis_skip(&a), 0);
+
+        /* next, skip, next in the endgame: the last next decides its own
+         * position (all decided: they are small), not the skipped one's */
+        if (n < 3)
+            continue;
+        cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), n);
+        for (int i = 0; i < n - 3; i++)
+            cr_assert_eq(ddz_analysis_skip(&a), 1);
+        cr_assert_eq(ddz_analysis_next(&a, sv, NULL, &ply), 1);
+        cr_assert_eq(ddz_analysis_skip(&a), 1);
+        cr_assert_eq(ddz_analysis_next(&a, sv, NULL, &ply), 1);
+        cr_assert_eq(ply.ply, n - 1);
+        ddz_solver_pos p;
+        cr_assert_eq(ddz_solver_pos_of_game(&seen[n - 1], &p), 0);
+        cr_assert_eq(ply.before, ddz_solver_solve(check, &ddz_rules_caai, &p, NULL), "game %d",
+                     games);
+        /* its witness is a play of this mover's, when its side wins */
+        cr_assert_eq(ply.witnessed, ply.before == ddz_solver_side(&p, p.turn), "game %d", games);
+        if (ply.witnessed)
+            cr_assert(ddz_ranks_within(ply.witness, p.hand[p.turn]), "game %d", games);
+        fresh++;
+    }
+    cr_assert_gt(fresh, 6);
+    ddz_solver_destroy(sv);
+    ddz_solver_destroy(check);
+}
+
+Test(analysis, skipping_stops_at_a_fault_that_ended_the_game)
+{
+    static ddz_record r;
+    scripted(&r, 20, 20);
+    ddz_solver *sv = ddz_solver_create(0);
+    ddz_analysis a;
+    cr_assert_eq(ddz_analysis_begin(&a, &r, &ddz_rules_caai, sv), 20);
+    int n = 0;
+    while (ddz_analysis_skip(&a) == 1)
+        n++;
+    cr_assert_eq(n, 20, "the plays before the fault, none after");
+    cr_assert_null(ddz_analysis_position(&a));
+    ddz_solver_destroy(sv);
+}
