@@ -130,6 +130,7 @@ static void item_free(store_item *it)
         free(it->names[i]);
     free(it->key);
     free(it->deal);
+    free(it->puzzle);
     free(it);
 }
 
@@ -738,8 +739,8 @@ static int journal_batch(ddz_store *s, store_item *batch, size_t n)
     size_t k = 0;
     int rc = e ? 0 : DDZ_ENOMEM;
     for (store_item *it = batch; it && rc == 0; it = it->next) {
-        if (it->kind == ITEM_ANALYSIS)
-            continue; /* a cache: not kept while the database is away (store.h) */
+        if (it->kind == ITEM_ANALYSIS || it->kind == ITEM_PUZZLE)
+            continue; /* a cache, a stock: not kept while the database is away (store.h) */
         /* a game's record and its publication under its id: a pending
          * game is served as the database will serve it (journal_game) */
         e[k].game = it->kind == ITEM_GAME || it->kind == ITEM_PUBLISH ? it->id : 0;
@@ -2489,4 +2490,106 @@ static void run_rating_read(ddz_store *s, ddz_store_read *r)
     default:
         r->rc = DDZ_EINVAL;
     }
+}
+
+/* ---- Puzzles ----------------------------------------------------------------- */
+
+/* Whether `text` is a non-empty string that ends within `cap` bytes. */
+static bool text_ok(const char *text, size_t cap)
+{
+    size_t n = strnlen(text, cap);
+    return n > 0 && n < cap;
+}
+
+static bool puzzle_ok(const ddz_store_puzzle *p)
+{
+    bool leads = p->last_by < 0;
+    return p->game > 0 && p->ply >= 0 && rules_ok(p->rules) && text_ok(p->hands, sizeof p->hands) &&
+           p->landlord >= 0 && p->landlord < 3 && p->turn >= 0 && p->turn < 3 && p->last_by >= -1 &&
+           p->last_by < 3 &&
+           /* a play to beat exactly when someone made it */
+           (leads ? strnlen(p->last, sizeof p->last) == 0 : text_ok(p->last, sizeof p->last)) &&
+           (strcmp(p->side, "landlord") == 0 || strcmp(p->side, "farmers") == 0) &&
+           text_ok(p->solutions, sizeof p->solutions) && p->moves > 0;
+}
+
+int ddz_store_add_puzzle(ddz_store *s, const ddz_store_puzzle *p)
+{
+    if (!p || !puzzle_ok(p))
+        return DDZ_EINVAL;
+    store_item *it = calloc(1, sizeof *it);
+    if (!it)
+        return dropped(s, NULL, DDZ_ENOMEM);
+    it->kind = ITEM_PUZZLE;
+    it->id = p->game;
+    it->finished_ms = now_ms();
+    if (!(it->puzzle = malloc(sizeof *it->puzzle)))
+        return dropped(s, it, DDZ_ENOMEM);
+    *it->puzzle = *p;
+    it->puzzle->rating = DDZ_STORE_PUZZLE_RATING0;
+    it->puzzle->deviation = DDZ_STORE_PUZZLE_DEV0;
+    return enqueue(s, it);
+}
+
+int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out)
+{
+    memset(out, 0, sizeof *out);
+    rbegin(s, 0);
+    int rc = read_result(s, s->ops->puzzle_get(s->be, id, out));
+    rend(s);
+    return rc;
+}
+
+typedef struct near_puzzle {
+    int64_t id;
+    double dist; /* from the rating asked for */
+} near_puzzle;
+
+static int near_cmp(const void *a, const void *b)
+{
+    const near_puzzle *x = a, *y = b;
+    if (x->dist != y->dist)
+        return x->dist < y->dist ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
+                          int nrecent, ddz_store_puzzle *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!rules_ok(rules) || nrecent < 0 || (nrecent > 0 && !recent) || !isfinite(rating))
+        return DDZ_EINVAL;
+    if (nrecent > DDZ_STORE_PUZZLE_RECENT_MAX)
+        nrecent = DDZ_STORE_PUZZLE_RECENT_MAX;
+    /* Enough on each side that the nearest NEAR not recent are among
+     * them whatever the recent ones are. */
+    enum { LIMIT = DDZ_STORE_PUZZLE_NEAR + DDZ_STORE_PUZZLE_RECENT_MAX };
+    int64_t ids[2 * LIMIT];
+    double ratings[2 * LIMIT];
+    near_puzzle fresh[2 * LIMIT], stale[2 * LIMIT];
+    int nfresh = 0, nstale = 0;
+    rbegin(s, 0);
+    int n = read_result(s, s->ops->puzzle_near(s->be, rules, rating, LIMIT, ids, ratings));
+    rend(s);
+    if (n < 0)
+        return n;
+    if (n == 0)
+        return DDZ_ENOTFOUND;
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int k = 0; k < nrecent && !seen; k++)
+            seen = recent[k] == ids[i];
+        near_puzzle np = {.id = ids[i], .dist = fabs(ratings[i] - rating)};
+        if (seen)
+            stale[nstale++] = np;
+        else
+            fresh[nfresh++] = np;
+    }
+    near_puzzle *pick = nfresh ? fresh : stale;
+    int npick = nfresh ? nfresh : nstale;
+    qsort(pick, (size_t)npick, sizeof *pick, near_cmp);
+    if (npick > DDZ_STORE_PUZZLE_NEAR)
+        npick = DDZ_STORE_PUZZLE_NEAR;
+    int64_t id = pick[randombytes_uniform((uint32_t)npick)].id;
+    return ddz_store_puzzle_get(s, id, out);
 }

@@ -156,6 +156,22 @@
  *       the rating after each rated game `game` (its id), applied at
  *         at_ms: the graph of a profile, and what makes a game applied
  *         twice change nothing (ddz_store_rating_game).
+ *   puzzles(id INTEGER PRIMARY KEY, game INTEGER NOT NULL, ply INTEGER
+ *         NOT NULL, rules TEXT NOT NULL, hands TEXT NOT NULL, landlord
+ *         INTEGER NOT NULL, turn INTEGER NOT NULL, last TEXT, last_by
+ *         INTEGER, side TEXT NOT NULL, solutions TEXT NOT NULL, moves
+ *         INTEGER NOT NULL, difficulty REAL NOT NULL, rating REAL NOT
+ *         NULL, deviation REAL NOT NULL, created_at INTEGER NOT NULL,
+ *         UNIQUE(game, ply))                                  -- version 9
+ *       the server's stock of puzzles (spec §16, "Puzzles" below): the
+ *         position before play `ply` of stored game `game` (hands: a JSON
+ *         array of three arrays of card codes, seat order; last: the play
+ *         to beat as such an array, NULL with last_by when the mover
+ *         leads), the mover's side ('landlord' or 'farmers'), its winning
+ *         first plays (a JSON array of card-code arrays, a pass as []),
+ *         its legal plays' count, the difficulty (ai/puzzle.h) and the
+ *         puzzle's own rating and deviation (Glicko scale, from 1500 and
+ *         350). One row per position: a game examined twice adds nothing.
  *
  * Every function returns 0 (or a count) or a negative DDZ_E... code
  * (rules/error.h). Database errors never abort: they give DDZ_EDB and are
@@ -174,8 +190,8 @@
 
 struct ddz_pg_stop; /* service/store/pg_conn.h */
 
-#define DDZ_STORE_SCHEMA_VERSION 8
-#define DDZ_STORE_VERSION_STR "8" /* the same, as text for SQL */
+#define DDZ_STORE_SCHEMA_VERSION 9
+#define DDZ_STORE_VERSION_STR "9" /* the same, as text for SQL */
 #define DDZ_STORE_QUEUE_MAX 10000 /* default ddz_store_options.max_queue */
 #define DDZ_STORE_BUSY_MS 2000    /* default ddz_store_options.busy_ms */
 #define DDZ_STORE_RETRY_MS                                                                         \
@@ -684,6 +700,64 @@ int ddz_store_person(ddz_store *s, const char *name, char **json);
  * READS SYNCHRONOUSLY. Returns the players listed, DDZ_EINVAL (rules
  * empty or too long, limit out of range), DDZ_EDB or DDZ_ENOMEM. */
 int ddz_store_leaderboard(ddz_store *s, const char *rules, int limit, char **json);
+
+/* ---- Puzzles (spec §16) ----------------------------------------------------
+ *
+ * The server's stock: positions from its own finished games that the
+ * stock builder (service/server/puzzler.h) proved to be puzzles. Added
+ * through the write queue like an analysis (a stock, not a record: not
+ * kept in the journal while a PostgreSQL database is away), read on the
+ * readers' connection. */
+
+#define DDZ_STORE_PUZZLE_RATING0 1500.0 /* a new puzzle's rating */
+#define DDZ_STORE_PUZZLE_DEV0 350.0     /* and its deviation */
+#define DDZ_STORE_PUZZLE_HANDS 512      /* the hands as JSON, at most (with NUL) */
+#define DDZ_STORE_PUZZLE_LAST 256       /* the play to beat as JSON, at most */
+#define DDZ_STORE_PUZZLE_SOLUTIONS 4096 /* the winning plays as JSON, at most */
+#define DDZ_STORE_PUZZLE_NEAR 10        /* next: picked among this many nearest */
+#define DDZ_STORE_PUZZLE_RECENT_MAX 50  /* next: recent ids to avoid, at most */
+
+/* One puzzle, as stored. The JSON fields are text as the table holds it
+ * (store.h's schema): the store checks their length, not their form. */
+typedef struct ddz_store_puzzle {
+    int64_t id;                                 /* the store's number (ignored when adding) */
+    int64_t game;                               /* the game it comes from (> 0) */
+    int ply;                                    /* the index of the play made in it (>= 0) */
+    char rules[DDZ_STORE_RULES_MAX];            /* the rule set's name */
+    char hands[DDZ_STORE_PUZZLE_HANDS];         /* [[codes] x3], seat order */
+    int landlord, turn;                         /* seats, 0..2 */
+    char last[DDZ_STORE_PUZZLE_LAST];           /* [codes], "" when the mover leads */
+    int last_by;                                /* its seat, -1 when the mover leads */
+    char side[16];                              /* "landlord" or "farmers" */
+    char solutions[DDZ_STORE_PUZZLE_SOLUTIONS]; /* [[codes]...], a pass as [] */
+    int moves;                                  /* the mover's legal plays */
+    double difficulty;                          /* ai/puzzle.h */
+    double rating, deviation;                   /* the puzzle's (ignored when adding) */
+} ddz_store_puzzle;
+
+/* Queues puzzle `p` (copied) for the stock, unless a puzzle of the same
+ * game and ply is stored (then nothing changes). TOUCHES NO DISK. Returns
+ * 0, DDZ_EINVAL (game < 1, ply < 0, rules empty or too long, a seat out of
+ * range, a JSON field empty where it is required or unterminated, side
+ * neither "landlord" nor "farmers", moves < 1), DDZ_EDB (the queue is
+ * full or closed: the puzzle is dropped and counted) or DDZ_ENOMEM. */
+int ddz_store_add_puzzle(ddz_store *s, const ddz_store_puzzle *p);
+
+/* Fills *out with puzzle `id`. READS SYNCHRONOUSLY. Returns 0,
+ * DDZ_ENOTFOUND, DDZ_EDB or DDZ_ENOMEM. */
+int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out);
+
+/* Fills *out with a puzzle of rule set `rules` for someone rated `rating`:
+ * one picked at random among the DDZ_STORE_PUZZLE_NEAR puzzles whose
+ * ratings are nearest to it, leaving out the `nrecent` ids `recent` (the
+ * ones just given; at most DDZ_STORE_PUZZLE_RECENT_MAX are looked at).
+ * When every puzzle of the rules is recent, a recent one is picked all
+ * the same (a small stock repeats rather than runs dry). READS
+ * SYNCHRONOUSLY. Returns 0, DDZ_ENOTFOUND (no puzzle of those rules),
+ * DDZ_EINVAL (rules empty or too long, nrecent < 0), DDZ_EDB or
+ * DDZ_ENOMEM. */
+int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
+                          int nrecent, ddz_store_puzzle *out);
 
 /* ---- The ladder (service/ladder/ladder_srv.c) ------------------------------
  *

@@ -32,8 +32,9 @@ enum store_item_kind {
     ITEM_LADDER_DEAL,
     ITEM_LADDER_PUT,
     ITEM_MINE,
-    ITEM_PUBLISH, /* games: the game `id` is read by its id alone from now on (its key cleared) */
-    ITEM_ANALYSIS /* analyses: game `id`'s analysis `text`; never journaled (a cache) */
+    ITEM_PUBLISH,  /* games: the game `id` is read by its id alone from now on (its key cleared) */
+    ITEM_ANALYSIS, /* analyses: game `id`'s analysis `text`; never journaled (a cache) */
+    ITEM_PUZZLE    /* puzzles: `puzzle`; never journaled (a stock) */
 };
 
 /* One queued write; the strings are owned by the item. */
@@ -56,6 +57,7 @@ typedef struct store_item {
     char *key;                      /* games: the link key, NULL for a listed room's game */
     ddz_store_ladder_deal *deal;    /* ladder: the deal (ITEM_LADDER_PUT: one standing, no rows) */
     uint8_t me[DDZ_STORE_ME_BYTES]; /* mine: the player's hash */
+    ddz_store_puzzle *puzzle;       /* puzzles: the puzzle (owned) */
 } store_item;
 
 typedef struct store_batch_result {
@@ -228,6 +230,16 @@ typedef struct store_ops {
      * account with at least `min_games` games; else 0. Returns 0 or
      * DDZ_EDB. */
     int (*board_rank)(store_be *b, const char *rules, int64_t player, int min_games, int64_t *rank);
+    /* Puzzles (store.h), on the readers' connection.
+     * puzzle_get: fills *out with puzzle `id`; returns 0, DDZ_ENOTFOUND
+     * or DDZ_EDB. */
+    int (*puzzle_get)(store_be *b, int64_t id, ddz_store_puzzle *out);
+    /* Sets ids[] and ratings[] to the puzzles of `rules` whose ratings
+     * are nearest `rating`: at most `limit` of them at or above it
+     * (lowest first), then at most `limit` below it (highest first).
+     * ids and ratings hold 2 * limit. Returns how many or DDZ_EDB. */
+    int (*puzzle_near)(store_be *b, const char *rules, double rating, int limit, int64_t *ids,
+                       double *ratings);
     /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);

@@ -63,6 +63,28 @@
     " PRIMARY KEY(player, rules, game));"                                                          \
     "CREATE INDEX people_rating_hist_at ON people_rating_hist(player, at_ms);"
 
+/* Version 9's table: the server's stock of puzzles (store.h). */
+#define PUZZLES_SCHEMA                                                                             \
+    "CREATE TABLE puzzles("                                                                        \
+    " id BIGSERIAL PRIMARY KEY,"                                                                   \
+    " game BIGINT NOT NULL,"                                                                       \
+    " ply INTEGER NOT NULL,"                                                                       \
+    " rules TEXT NOT NULL,"                                                                        \
+    " hands TEXT NOT NULL,"                                                                        \
+    " landlord INTEGER NOT NULL,"                                                                  \
+    " turn INTEGER NOT NULL,"                                                                      \
+    " last TEXT,"                                                                                  \
+    " last_by INTEGER,"                                                                            \
+    " side TEXT NOT NULL,"                                                                         \
+    " solutions TEXT NOT NULL,"                                                                    \
+    " moves INTEGER NOT NULL,"                                                                     \
+    " difficulty DOUBLE PRECISION NOT NULL,"                                                       \
+    " rating DOUBLE PRECISION NOT NULL,"                                                           \
+    " deviation DOUBLE PRECISION NOT NULL,"                                                        \
+    " created_at BIGINT NOT NULL,"                                                                 \
+    " UNIQUE(game, ply));"                                                                         \
+    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);"
+
 /* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
  * columns and meaning (store.h), in PostgreSQL's types. A later version
  * changes it and adds its migration (from the version before) to
@@ -116,7 +138,7 @@ static const char pg_schema[] =
     "CREATE TABLE analyses("
     " game BIGINT PRIMARY KEY,"
     " analysis TEXT NOT NULL,"
-    " created_at BIGINT NOT NULL);" ACCOUNTS_SCHEMA RATINGS_SCHEMA
+    " created_at BIGINT NOT NULL);" ACCOUNTS_SCHEMA RATINGS_SCHEMA PUZZLES_SCHEMA
     "CREATE TABLE store_schema(version INTEGER NOT NULL);";
 
 /* pg_migrations[v] takes a database of version v to v + 1. PostgreSQL
@@ -135,6 +157,8 @@ static const char *const pg_migrations[DDZ_STORE_SCHEMA_VERSION] = {
     [6] = ACCOUNTS_SCHEMA,
     /* 7 -> 8: people's ratings (store_sqlite.c's 7 -> 8) */
     [7] = RATINGS_SCHEMA,
+    /* 8 -> 9: the stock of puzzles (store_sqlite.c's 8 -> 9) */
+    [8] = PUZZLES_SCHEMA,
 };
 
 struct store_be {
@@ -555,6 +579,33 @@ static bool write_item(store_be *b, const store_item *it, store_batch_result *re
                           " WHERE coalesce((analyses.analysis::jsonb->>'version')::bigint, 1)"
                           " < coalesce((excluded.analysis::jsonb->>'version')::bigint, 1)",
                           3, &p, res);
+    case ITEM_PUZZLE: {
+        const ddz_store_puzzle *pz = it->puzzle;
+        bool leads = pz->last_by < 0;
+        p_i64(&p, 0, pz->game);
+        p_i64(&p, 1, pz->ply);
+        p.v[2] = pz->rules;
+        p.v[3] = pz->hands;
+        p_i64(&p, 4, pz->landlord);
+        p_i64(&p, 5, pz->turn);
+        p.v[6] = leads ? NULL : pz->last;
+        if (!leads)
+            p_i64(&p, 7, pz->last_by);
+        p.v[8] = pz->side;
+        p.v[9] = pz->solutions;
+        p_i64(&p, 10, pz->moves);
+        p_dbl(&p, 11, pz->difficulty);
+        p_dbl(&p, 12, pz->rating);
+        p_dbl(&p, 13, pz->deviation);
+        p_i64(&p, 14, it->finished_ms);
+        /* a game examined again (another node, a restart) adds nothing */
+        return write_stmt(b,
+                          "INSERT INTO puzzles(game, ply, rules, hands, landlord, turn, last,"
+                          " last_by, side, solutions, moves, difficulty, rating, deviation,"
+                          " created_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+                          " $12, $13, $14, $15) ON CONFLICT(game, ply) DO NOTHING",
+                          15, &p, res);
+    }
     case ITEM_TURN:
         break;
     }
@@ -1335,6 +1386,69 @@ static int pg_board_rank(store_be *b, const char *rules, int64_t player, int min
     return 0;
 }
 
+/* ---- puzzles ------------------------------------------------------------------ */
+
+static int pg_puzzle_get(store_be *b, int64_t id, ddz_store_puzzle *out)
+{
+    params p = {0};
+    p_i64(&p, 0, id);
+    PGresult *res = rd(b,
+                       "SELECT id, game, ply, rules, hands, landlord, turn, last, last_by,"
+                       " side, solutions, moves, difficulty, rating, deviation"
+                       " FROM puzzles WHERE id = $1",
+                       1, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = DDZ_ENOTFOUND;
+    if (PQntuples(res) == 1) {
+        out->id = i64(res, 0, 0);
+        out->game = i64(res, 0, 1);
+        out->ply = (int)i64(res, 0, 2);
+        copy_val(out->rules, sizeof out->rules, res, 0, 3);
+        copy_val(out->hands, sizeof out->hands, res, 0, 4);
+        out->landlord = (int)i64(res, 0, 5);
+        out->turn = (int)i64(res, 0, 6);
+        copy_val(out->last, sizeof out->last, res, 0, 7);
+        out->last_by = val(res, 0, 8) ? (int)i64(res, 0, 8) : -1;
+        copy_val(out->side, sizeof out->side, res, 0, 9);
+        copy_val(out->solutions, sizeof out->solutions, res, 0, 10);
+        out->moves = (int)i64(res, 0, 11);
+        out->difficulty = dbl(res, 0, 12);
+        out->rating = dbl(res, 0, 13);
+        out->deviation = dbl(res, 0, 14);
+        rc = 0;
+    }
+    PQclear(res);
+    return rc;
+}
+
+static int pg_puzzle_near(store_be *b, const char *rules, double rating, int limit, int64_t *ids,
+                          double *ratings)
+{
+    params p = {0};
+    p.v[0] = rules;
+    p_dbl(&p, 1, rating);
+    p_i64(&p, 2, limit);
+    /* two walks of the index (rules, rating), one each way from `rating` */
+    PGresult *res = rd(b,
+                       "(SELECT id, rating FROM puzzles WHERE rules = $1"
+                       " AND rating >= $2::float8 ORDER BY rating LIMIT $3)"
+                       " UNION ALL (SELECT id, rating FROM puzzles WHERE rules = $1"
+                       " AND rating < $2::float8 ORDER BY rating DESC LIMIT $3)",
+                       3, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int n = PQntuples(res);
+    if (n > 2 * limit)
+        n = 2 * limit;
+    for (int i = 0; i < n; i++) {
+        ids[i] = i64(res, i, 0);
+        ratings[i] = dbl(res, i, 1);
+    }
+    PQclear(res);
+    return n;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
@@ -1418,6 +1532,8 @@ const store_ops ddz__store_pg_ops = {
     .max_game_id = pg_max_game_id,
     .get_game = pg_get_game,
     .get_analysis = pg_get_analysis,
+    .puzzle_get = pg_puzzle_get,
+    .puzzle_near = pg_puzzle_near,
     .export_games = pg_export,
     .my_games = pg_my_games,
     .token_add = pg_token_add,

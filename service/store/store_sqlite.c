@@ -108,6 +108,27 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " sigma REAL NOT NULL,"
     " PRIMARY KEY(player, rules, game)) WITHOUT ROWID;"
     "CREATE INDEX people_rating_hist_at ON people_rating_hist(player, at_ms);",
+    /* 8 -> 9: the server's stock of puzzles (spec §16); the index serves
+     * "the nearest ratings of these rules" from both sides */
+    "CREATE TABLE puzzles("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " game INTEGER NOT NULL,"
+    " ply INTEGER NOT NULL,"
+    " rules TEXT NOT NULL,"
+    " hands TEXT NOT NULL,"
+    " landlord INTEGER NOT NULL,"
+    " turn INTEGER NOT NULL,"
+    " last TEXT,"
+    " last_by INTEGER,"
+    " side TEXT NOT NULL,"
+    " solutions TEXT NOT NULL,"
+    " moves INTEGER NOT NULL,"
+    " difficulty REAL NOT NULL,"
+    " rating REAL NOT NULL,"
+    " deviation REAL NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " UNIQUE(game, ply));"
+    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);",
 };
 
 struct store_be {
@@ -117,6 +138,7 @@ struct store_be {
     sqlite3_stmt *ins_mine; /* prepared on wdb */
     sqlite3_stmt *pub_game; /* prepared on wdb */
     sqlite3_stmt *ins_anal; /* prepared on wdb */
+    sqlite3_stmt *ins_puz;  /* prepared on wdb */
     sqlite3_stmt *lad_put;  /* ladder statements, prepared on wdb */
     sqlite3_stmt *lad_hist;
     sqlite3 *rdb; /* the readers' connection */
@@ -215,6 +237,7 @@ static void sq_close(store_be *b)
     sqlite3_finalize(b->ins_mine);
     sqlite3_finalize(b->pub_game);
     sqlite3_finalize(b->ins_anal);
+    sqlite3_finalize(b->ins_puz);
     sqlite3_finalize(b->lad_put);
     sqlite3_finalize(b->lad_hist);
     sqlite3_close_v2(b->rdb);
@@ -278,6 +301,13 @@ static store_be *sq_open(const char *path, const char *shown, const store_be_cfg
                            " WHERE coalesce(json_extract(analyses.analysis, '$.version'), 1)"
                            " < coalesce(json_extract(excluded.analysis, '$.version'), 1)",
                            -1, SQLITE_PREPARE_PERSISTENT, &b->ins_anal, NULL) != SQLITE_OK ||
+        /* a game examined again (another node, a restart) adds nothing */
+        sqlite3_prepare_v3(b->wdb,
+                           "INSERT INTO puzzles(game, ply, rules, hands, landlord, turn, last,"
+                           " last_by, side, solutions, moves, difficulty, rating, deviation,"
+                           " created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                           " ?12, ?13, ?14, ?15) ON CONFLICT(game, ply) DO NOTHING",
+                           -1, SQLITE_PREPARE_PERSISTENT, &b->ins_puz, NULL) != SQLITE_OK ||
         sqlite3_prepare_v3(b->wdb,
                            "INSERT INTO ladder_players(rules, name, mu, sigma, games, deals, score,"
                            " faults, suspended, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
@@ -405,6 +435,25 @@ static int write_item(store_be *b, const store_item *it)
         rc = sqlite3_bind_int64(st, 1, it->id);
         rc = rc ? rc : bind_text(st, 2, it->text);
         rc = rc ? rc : sqlite3_bind_int64(st, 3, it->finished_ms);
+    } else if (it->kind == ITEM_PUZZLE) {
+        const ddz_store_puzzle *p = it->puzzle;
+        bool leads = p->last_by < 0;
+        st = b->ins_puz;
+        rc = sqlite3_bind_int64(st, 1, p->game);
+        rc = rc ? rc : sqlite3_bind_int(st, 2, p->ply);
+        rc = rc ? rc : bind_text(st, 3, p->rules);
+        rc = rc ? rc : bind_text(st, 4, p->hands);
+        rc = rc ? rc : sqlite3_bind_int(st, 5, p->landlord);
+        rc = rc ? rc : sqlite3_bind_int(st, 6, p->turn);
+        rc = rc ? rc : bind_text(st, 7, leads ? NULL : p->last);
+        rc = rc ? rc : leads ? sqlite3_bind_null(st, 8) : sqlite3_bind_int(st, 8, p->last_by);
+        rc = rc ? rc : bind_text(st, 9, p->side);
+        rc = rc ? rc : bind_text(st, 10, p->solutions);
+        rc = rc ? rc : sqlite3_bind_int(st, 11, p->moves);
+        rc = rc ? rc : sqlite3_bind_double(st, 12, p->difficulty);
+        rc = rc ? rc : sqlite3_bind_double(st, 13, p->rating);
+        rc = rc ? rc : sqlite3_bind_double(st, 14, p->deviation);
+        rc = rc ? rc : sqlite3_bind_int64(st, 15, it->finished_ms);
     } else if (it->kind == ITEM_MINE) {
         st = b->ins_mine;
         rc = sqlite3_bind_blob(st, 1, it->me, sizeof it->me, SQLITE_STATIC);
@@ -554,6 +603,69 @@ static int rows_end(sqlite3_stmt *st, int step, int rc, int n)
         rc = step == SQLITE_DONE ? n : DDZ_EDB;
     sqlite3_finalize(st);
     return rc;
+}
+
+/* Copies text column `col` of `st` to dst (len bytes; NULL as ""). */
+static void col_copy(sqlite3_stmt *st, int col, char *dst, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+static int sq_puzzle_get(store_be *b, int64_t id, ddz_store_puzzle *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb,
+                           "SELECT id, game, ply, rules, hands, landlord, turn, last, last_by,"
+                           " side, solutions, moves, difficulty, rating, deviation"
+                           " FROM puzzles WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st), rc = step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    if (step == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        out->game = sqlite3_column_int64(st, 1);
+        out->ply = sqlite3_column_int(st, 2);
+        col_copy(st, 3, out->rules, sizeof out->rules);
+        col_copy(st, 4, out->hands, sizeof out->hands);
+        out->landlord = sqlite3_column_int(st, 5);
+        out->turn = sqlite3_column_int(st, 6);
+        col_copy(st, 7, out->last, sizeof out->last);
+        out->last_by = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 8);
+        col_copy(st, 9, out->side, sizeof out->side);
+        col_copy(st, 10, out->solutions, sizeof out->solutions);
+        out->moves = sqlite3_column_int(st, 11);
+        out->difficulty = sqlite3_column_double(st, 12);
+        out->rating = sqlite3_column_double(st, 13);
+        out->deviation = sqlite3_column_double(st, 14);
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int sq_puzzle_near(store_be *b, const char *rules, double rating, int limit, int64_t *ids,
+                          double *ratings)
+{
+    sqlite3_stmt *st;
+    /* two walks of the index (rules, rating), one each way from `rating` */
+    if (sqlite3_prepare_v2(b->rdb,
+                           "SELECT * FROM (SELECT id, rating FROM puzzles WHERE rules = ?1"
+                           " AND rating >= ?2 ORDER BY rating LIMIT ?3)"
+                           " UNION ALL SELECT * FROM (SELECT id, rating FROM puzzles"
+                           " WHERE rules = ?1 AND rating < ?2 ORDER BY rating DESC LIMIT ?3)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    bind_text(st, 1, rules);
+    sqlite3_bind_double(st, 2, rating);
+    sqlite3_bind_int(st, 3, limit);
+    int n = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW && n < 2 * limit) {
+        ids[n] = sqlite3_column_int64(st, 0);
+        ratings[n++] = sqlite3_column_double(st, 1);
+    }
+    return rows_end(st, step == SQLITE_ROW ? SQLITE_DONE : step, 0, n);
 }
 
 static int sq_export(store_be *b, bool all, int (*line)(void *ctx, const char *record), void *ctx)
@@ -1226,6 +1338,8 @@ const store_ops ddz__store_sqlite_ops = {
     .max_game_id = sq_max_game_id,
     .get_game = sq_get_game,
     .get_analysis = sq_get_analysis,
+    .puzzle_get = sq_puzzle_get,
+    .puzzle_near = sq_puzzle_near,
     .export_games = sq_export,
     .my_games = sq_my_games,
     .token_add = sq_token_add,
