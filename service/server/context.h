@@ -145,6 +145,7 @@ struct ddz_srv {
     ddz_http_routes routes;        /* what HTTP paths the modules answer (http_routes.h) */
     ddz_think *think;              /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst;   /* post-game analyses, off the loop (analyst.h) */
+    struct ddz_puzzler *puzzler;   /* the stock of puzzles, built off the loop (puzzler.h) */
     struct ddz_accounts *accounts; /* people's accounts: hashing, limits (accounts.h) */
     struct ddz_names *names;       /* the account names no guest may use (names.h; accounts.c
                                       keeps it, players.c asks it) */

@@ -33,6 +33,7 @@
 #include "service/seats/seats.h"
 #include "service/server/accounts.h"
 #include "service/server/analyst.h"
+#include "service/server/puzzler.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -1091,6 +1092,8 @@ static int start_failed(ddz_srv *srv)
     ddz_think_destroy(srv->think);
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
+    ddz_puzzler_destroy(srv->puzzler);
+    srv->puzzler = NULL;
     ddz__accounts_stop(srv);
     ddz_store_reader_stop(srv->store);
     ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
@@ -1275,10 +1278,13 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                             : cfg->analysis_jobs < 0 ? 0
                                                                      : cfg->analysis_jobs};
     srv->analyst = srv->think ? ddz_analyst_create(&aopt, wake_loop, srv) : NULL;
-    if (!srv->think || !srv->analyst || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
+    srv->puzzler = srv->analyst ? ddz_puzzler_create(NULL, srv->store) : NULL;
+    if (!srv->think || !srv->analyst || !srv->puzzler ||
+        ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
                 !srv->think     ? "AI worker"
                 : !srv->analyst ? "analysis"
+                : !srv->puzzler ? "puzzle"
                                 : "database reader");
         return start_failed(srv);
     }
@@ -1400,6 +1406,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->think = NULL;
     ddz_analyst_destroy(srv->analyst); /* a job running stops at its next ply */
     srv->analyst = NULL;
+    ddz_puzzler_destroy(srv->puzzler); /* before the store: it writes there */
+    srv->puzzler = NULL;
     /* The reader wakes the loop: stopped before the loop goes. The reads
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. So does the hash pool. */

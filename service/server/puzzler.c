@@ -1,0 +1,258 @@
+/* puzzler.c - the server's stock of puzzles on a worker thread of its own
+ * (puzzler.h). */
+#include "service/server/puzzler.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ai/analysis.h"
+#include "ai/puzzle.h"
+#include "rules/cards.h"
+#include "rules/error.h"
+#include "rules/ruleset.h"
+#include "service/thread/mailbox.h"
+
+/* One game to examine: the loop's until queued, the worker's after. */
+typedef struct job {
+    ddz_mail mail;
+    int64_t game;
+    ddz_record rec; /* some 10 KB: jobs are on the heap */
+} job;
+
+struct ddz_puzzler {
+    ddz_puzzler_options opt;
+    ddz_store *store;
+    ddz_mailbox *todo; /* loop -> worker, bounded by max_games (queued + running) */
+    pthread_t thread;
+    atomic_bool stop; /* the worker's game ends at its next position */
+    /* the worker's */
+    ddz_solver *sv;
+    ddz_puzzle *found; /* one examination at a time (some 100 KB) */
+    ddz_analysis *an;  /* the replay of the game examined */
+    ddz_store_puzzle row;
+    /* counters: the worker writes, anyone reads */
+    atomic_long games, positions, nfound, undecided, cut, dropped, unstored;
+};
+
+static int64_t mono_ns(void *ctx)
+{
+    (void)ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Appends `c` as a JSON array of card codes to out (at *len, cap bytes).
+ * Returns false when it does not fit. */
+static bool put_cards(char *out, size_t cap, size_t *len, ddz_cards c)
+{
+    uint8_t codes[DDZ_NCARDS];
+    int n = ddz_cards_list(c, codes);
+    for (int i = -1; i <= n; i++) {
+        int w = i < 0    ? snprintf(out + *len, cap - *len, "[")
+                : i == n ? snprintf(out + *len, cap - *len, "]")
+                         : snprintf(out + *len, cap - *len, "%s%d", i ? "," : "", codes[i]);
+        if (w < 0 || (size_t)w >= cap - *len)
+            return false;
+        *len += (size_t)w;
+    }
+    return true;
+}
+
+/* Appends the literal `s`. Returns false when it does not fit. */
+static bool put_str(char *out, size_t cap, size_t *len, const char *s)
+{
+    int w = snprintf(out + *len, cap - *len, "%s", s);
+    if (w < 0 || (size_t)w >= cap - *len)
+        return false;
+    *len += (size_t)w;
+    return true;
+}
+
+/* Fills p->row with the puzzle found in `g` (before ply `ply` of game
+ * `game`), `last` being the cards of the play to beat. Returns false when
+ * a field does not fit the store's row. */
+static bool make_row(ddz_puzzler *p, int64_t game, int ply, const ddz_game *g, ddz_cards last)
+{
+    ddz_store_puzzle *r = &p->row;
+    const ddz_puzzle *pz = p->found;
+    memset(r, 0, sizeof *r);
+    r->game = game;
+    r->ply = ply;
+    snprintf(r->rules, sizeof r->rules, "%s", g->rules->name);
+    size_t n = 0;
+    bool ok = put_str(r->hands, sizeof r->hands, &n, "[");
+    for (int s = 0; ok && s < 3; s++)
+        ok = (s == 0 || put_str(r->hands, sizeof r->hands, &n, ",")) &&
+             put_cards(r->hands, sizeof r->hands, &n, g->hand[s]);
+    ok = ok && put_str(r->hands, sizeof r->hands, &n, "]");
+    r->landlord = g->landlord;
+    r->turn = g->turn;
+    r->last_by = g->last_seat < 0 ? -1 : g->last_seat;
+    n = 0;
+    if (ok && r->last_by >= 0)
+        ok = put_cards(r->last, sizeof r->last, &n, last);
+    snprintf(r->side, sizeof r->side, "%s", pz->side == DDZ_SIDE_LANDLORD ? "landlord" : "farmers");
+    n = 0;
+    ok = ok && put_str(r->solutions, sizeof r->solutions, &n, "[");
+    for (int k = 0; ok && k < pz->nsolutions; k++)
+        ok = (k == 0 || put_str(r->solutions, sizeof r->solutions, &n, ",")) &&
+             put_cards(r->solutions, sizeof r->solutions, &n,
+                       ddz_cards_pick(g->hand[g->turn], pz->solutions[k]));
+    ok = ok && put_str(r->solutions, sizeof r->solutions, &n, "]");
+    r->moves = pz->nmoves;
+    r->difficulty = ddz_puzzle_difficulty(pz->nmoves, pz->nsolutions);
+    return ok;
+}
+
+/* Examines every small enough position of job `j` within the budget. */
+static void examine(ddz_puzzler *p, const job *j)
+{
+    const ddz_rules *rs = ddz_rules_find(j->rec.rules);
+    if (!rs || ddz_analysis_begin(p->an, &j->rec, rs, p->sv) < 0)
+        return; /* not reached for a game the server played: it replays */
+    atomic_fetch_add(&p->games, 1);
+    int64_t start = mono_ns(NULL), game_ns = (int64_t)p->opt.game_ms * 1000000,
+            pos_ns = (int64_t)p->opt.position_ms * 1000000;
+    ddz_cards last = 0; /* the cards of the latest play that was not a pass */
+    const ddz_game *g;
+    while ((g = ddz_analysis_position(p->an)) && !atomic_load(&p->stop)) {
+        int ply = p->an->next;
+        ddz_solver_pos pos;
+        if (ddz_solver_pos_of_game(g, &pos) == 0 && ddz_puzzle_cards(&pos) <= p->opt.max_cards) {
+            int64_t now = mono_ns(NULL), left = start + game_ns - now;
+            if (left <= 0) {
+                atomic_fetch_add(&p->cut, 1);
+                return;
+            }
+            ddz_solver_budget b = {.nodes = p->opt.nodes,
+                                   .clock = mono_ns,
+                                   .deadline = now + (left < pos_ns ? left : pos_ns)};
+            atomic_fetch_add(&p->positions, 1);
+            int rc = ddz_puzzle_find(p->sv, rs, &pos, &b, p->found);
+            if (rc == 1) {
+                atomic_fetch_add(&p->nfound, 1);
+                if (!make_row(p, j->game, ply, g, last) ||
+                    ddz_store_add_puzzle(p->store, &p->row) < 0)
+                    atomic_fetch_add(&p->unstored, 1);
+            } else if (rc < 0) {
+                atomic_fetch_add(&p->undecided, 1);
+            }
+        }
+        if (j->rec.plays[ply].cards)
+            last = j->rec.plays[ply].cards;
+        ddz_analysis_skip(p->an);
+    }
+}
+
+static void *worker(void *arg)
+{
+    ddz_puzzler *p = arg;
+    ddz_mail *m;
+    while ((m = ddz_mailbox_take(p->todo, 1, NULL))) {
+        job *j = DDZ_MAIL_ITEM(m, job, mail);
+        examine(p, j);
+        free(j);
+        ddz_mailbox_done(p->todo, 1);
+    }
+    return NULL;
+}
+
+ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store)
+{
+    ddz_puzzler *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    ddz_puzzler_options o = opt ? *opt : (ddz_puzzler_options){.max_games = -1};
+    o.max_games = o.max_games < 0                       ? DDZ_PUZZLER_GAMES
+                  : o.max_games > DDZ_PUZZLER_GAMES_MAX ? DDZ_PUZZLER_GAMES_MAX
+                                                        : o.max_games;
+    o.nodes = o.nodes > 0 ? o.nodes : DDZ_PUZZLER_NODES;
+    o.position_ms = o.position_ms > 0 ? o.position_ms : DDZ_PUZZLER_POSITION_MS;
+    o.game_ms = o.game_ms > 0 ? o.game_ms : DDZ_PUZZLER_GAME_MS;
+    o.max_cards = o.max_cards > 0 ? o.max_cards : DDZ_PUZZLE_MAX_CARDS;
+    p->opt = o;
+    p->store = store;
+    /* max_games 0: a box of one that is never put to */
+    p->todo = ddz_mailbox_create(o.max_games > 0 ? (size_t)o.max_games : 1, false);
+    p->sv = ddz_solver_create(DDZ_PUZZLER_TT_BITS);
+    p->found = malloc(sizeof *p->found);
+    p->an = malloc(sizeof *p->an);
+    if (!p->todo || !p->sv || !p->found || !p->an ||
+        pthread_create(&p->thread, NULL, worker, p) != 0) {
+        ddz_mailbox_destroy(p->todo);
+        ddz_solver_destroy(p->sv);
+        free(p->found);
+        free(p->an);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void ddz_puzzler_destroy(ddz_puzzler *p)
+{
+    if (!p)
+        return;
+    atomic_store(&p->stop, true);
+    ddz_mailbox_close(p->todo, DDZ_MAILBOX_DROP);
+    pthread_join(p->thread, NULL);
+    for (ddz_mail *m = ddz_mailbox_get_all(p->todo), *next; m; m = next) {
+        next = m->next;
+        free(DDZ_MAIL_ITEM(m, job, mail));
+    }
+    ddz_mailbox_destroy(p->todo);
+    ddz_solver_destroy(p->sv);
+    free(p->found);
+    free(p->an);
+    free(p);
+}
+
+int ddz_puzzler_examine(ddz_puzzler *p, int64_t game, const ddz_record *r)
+{
+    if (game < 1 || !r)
+        return DDZ_EINVAL;
+    if (p->opt.max_games == 0) {
+        atomic_fetch_add(&p->dropped, 1);
+        return DDZ_EBUSY;
+    }
+    job *j = malloc(sizeof *j);
+    if (!j)
+        return DDZ_ENOMEM;
+    j->game = game;
+    j->rec = *r;
+    if (ddz_mailbox_put(p->todo, &j->mail) < 0) { /* full (or closed) */
+        free(j);
+        atomic_fetch_add(&p->dropped, 1);
+        return DDZ_EBUSY;
+    }
+    return 0;
+}
+
+void ddz_puzzler_flush(ddz_puzzler *p)
+{
+    ddz_mailbox_flush(p->todo);
+}
+
+void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out)
+{
+    *out = (ddz_puzzler_stats){
+        .games = atomic_load(&p->games),
+        .positions = atomic_load(&p->positions),
+        .found = atomic_load(&p->nfound),
+        .undecided = atomic_load(&p->undecided),
+        .cut = atomic_load(&p->cut),
+        .dropped = atomic_load(&p->dropped),
+        .unstored = atomic_load(&p->unstored),
+    };
+}
+
+ddz_puzzler_options ddz_puzzler_limits(const ddz_puzzler *p)
+{
+    return p->opt;
+}

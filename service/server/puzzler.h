@@ -1,0 +1,92 @@
+/* puzzler.h - the server's stock of puzzles, built off the event loop
+ * (issue 42, spec §16).
+ *
+ * After a game of a listed room is recorded, the loop hands its record to
+ * this module's worker thread, which examines its positions as `ddz
+ * puzzles` does (ai/puzzle.h: every position of at most `max_cards` cards
+ * in the three hands, solved exactly, every hand known) and queues the
+ * puzzles it proves to the store (ddz_store_add_puzzle: one row per game
+ * and ply). Nothing comes back to the loop: the loop only hands records
+ * over. The worker is the puzzler's own rather than the analyst's
+ * (analyst.h): a queue of games to examine in front of the analyses would
+ * keep people waiting for theirs, and the examinations are the
+ * background's, which may be dropped.
+ *
+ * Bounds: at most `max_games` games queued or being examined (a game past
+ * it is not examined, counted in `dropped`); each position within
+ * `nodes` and `position_ms`, a whole game within `game_ms` (the positions
+ * left after it are not examined: counted in `cut`). A position the budget
+ * cannot decide is no puzzle (counted in `undecided`): the stock holds only
+ * proved puzzles.
+ *
+ * Use, on the loop thread:
+ *
+ *     pz = ddz_puzzler_create(&opt, store);
+ *     ddz_puzzler_examine(pz, game_id, record)    queued, or DDZ_EBUSY
+ *     ddz_puzzler_destroy(pz)                     the job running stops
+ */
+#ifndef DDZ_PUZZLER_H
+#define DDZ_PUZZLER_H
+
+#include <stdint.h>
+
+#include "rules/record.h"
+#include "service/store/store.h"
+
+enum {
+    DDZ_PUZZLER_GAMES = 16,        /* default max_games */
+    DDZ_PUZZLER_GAMES_MAX = 256,   /* largest max_games */
+    DDZ_PUZZLER_NODES = 500000,    /* default node cap of one position */
+    DDZ_PUZZLER_POSITION_MS = 200, /* default clock of one position */
+    DDZ_PUZZLER_GAME_MS = 1000,    /* default clock of a whole game */
+    DDZ_PUZZLER_TT_BITS = 20,      /* the worker's solver table: 2^20 entries */
+};
+
+typedef struct ddz_puzzler_options {
+    int max_games;   /* games queued or being examined, 0..DDZ_PUZZLER_GAMES_MAX; 0
+                        examines none; negative: DDZ_PUZZLER_GAMES */
+    long nodes;      /* node cap per position; <= 0: DDZ_PUZZLER_NODES */
+    int position_ms; /* clock per position; <= 0: DDZ_PUZZLER_POSITION_MS */
+    int game_ms;     /* clock per game; <= 0: DDZ_PUZZLER_GAME_MS */
+    int max_cards;   /* positions of at most this many cards; <= 0: DDZ_PUZZLE_MAX_CARDS */
+} ddz_puzzler_options;
+
+/* What the worker did so far. */
+typedef struct ddz_puzzler_stats {
+    long games;     /* games examined */
+    long positions; /* positions examined */
+    long found;     /* puzzles found (and queued to the store) */
+    long undecided; /* positions the budget could not decide */
+    long cut;       /* games whose clock ran out before their last position */
+    long dropped;   /* games not examined: the queue was full */
+    long unstored;  /* puzzles the store did not take (its queue full, a field too long) */
+} ddz_puzzler_stats;
+
+typedef struct ddz_puzzler ddz_puzzler;
+
+/* Starts the worker thread (with its solver) under `opt` (NULL: the
+ * defaults), writing to `store` (which must outlive the puzzler). Returns
+ * NULL when out of memory or when no thread could be started. */
+ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store);
+
+/* Stops the worker (the game it examines stops at its next position) and
+ * frees the games still queued. NULL is fine. */
+void ddz_puzzler_destroy(ddz_puzzler *p);
+
+/* Queues record `r` (copied) of stored game `game` (its store id, > 0) for
+ * examination. Returns 0, DDZ_EINVAL (game < 1), DDZ_EBUSY (max_games are
+ * queued or being examined: dropped, counted) or DDZ_ENOMEM. Any one
+ * thread at a time; never waits. */
+int ddz_puzzler_examine(ddz_puzzler *p, int64_t game, const ddz_record *r);
+
+/* Blocks until every game queued before the call is examined (its
+ * puzzles queued to the store). For tests and the stop. */
+void ddz_puzzler_flush(ddz_puzzler *p);
+
+/* Fills *out with the counters. Any thread; never fails. */
+void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out);
+
+/* Returns the options in force (the defaults filled in). Never fails. */
+ddz_puzzler_options ddz_puzzler_limits(const ddz_puzzler *p);
+
+#endif
