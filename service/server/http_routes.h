@@ -2,7 +2,8 @@
  *
  * Each module registers the paths it answers when the server starts, before
  * the lws context exists: server.c /healthz, http_games.c /api/my-games and
- * /api/games/, http_people.c /api/players/ and /api/leaderboard, metrics.c
+ * /api/games/, http_people.c /api/players/ and /api/leaderboard,
+ * http_puzzles.c /api/puzzles/next, metrics.c
  * /metrics, and the competitions through host.h:
  * service/ladder/ladder_srv.c /api/ladder and /api/ladder/,
  * service/tourney/tourney_srv.c /api/tournament. A request's path is then

@@ -39,6 +39,7 @@
 #include "service/server/context.h"
 #include "service/server/http_games.h"
 #include "service/server/http_people.h"
+#include "service/server/http_puzzles.h"
 #include "service/server/http_routes.h"
 #include "service/server/lobby.h"
 #include "service/server/metrics.h"
@@ -1125,6 +1126,8 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         rc = ddz__http_games_routes(srv);
     if (rc == 0)
         rc = ddz__http_people_routes(srv);
+    if (rc == 0)
+        rc = ddz__http_puzzles_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
     if (rc == 0)

@@ -1471,6 +1471,8 @@ static void run_rating_read(ddz_store *s, ddz_store_read *r);
 /* Runs `r` by its own deadline, set when it was submitted: a read that
  * waited behind one the database did not answer has no time left and
  * answers at once (a game in the journal is still found: no network). */
+static int puzzle_next_read(ddz_store *s, ddz_store_read *r);
+
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
     int64_t due = r->due_ms;
@@ -1492,6 +1494,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = mine_session_due(s, r, due);
     } else if (r->kind == DDZ_STORE_READ_SESSIONS_LIVE) {
         r->rc = sessions_live_due(s, r->sessions, r->nsessions, r->live, due);
+    } else if (r->kind == DDZ_STORE_READ_PUZZLE_NEXT) {
+        r->rc = puzzle_next_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_RATING_GAME) {
         run_rating_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
@@ -1546,7 +1550,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_RATING_GET)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_PUZZLE_NEXT)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -2531,13 +2535,18 @@ int ddz_store_add_puzzle(ddz_store *s, const ddz_store_puzzle *p)
     return enqueue(s, it);
 }
 
-int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out)
+static int puzzle_get_due(ddz_store *s, int64_t id, ddz_store_puzzle *out, int64_t due_ms)
 {
     memset(out, 0, sizeof *out);
-    rbegin(s, 0);
+    rbegin(s, due_ms);
     int rc = read_result(s, s->ops->puzzle_get(s->be, id, out));
     rend(s);
     return rc;
+}
+
+int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out)
+{
+    return puzzle_get_due(s, id, out, 0);
 }
 
 typedef struct near_puzzle {
@@ -2553,8 +2562,8 @@ static int near_cmp(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
-                          int nrecent, ddz_store_puzzle *out)
+static int puzzle_next_due(ddz_store *s, const char *rules, double rating, const int64_t *recent,
+                           int nrecent, ddz_store_puzzle *out, int64_t due_ms)
 {
     memset(out, 0, sizeof *out);
     if (!rules_ok(rules) || nrecent < 0 || (nrecent > 0 && !recent) || !isfinite(rating))
@@ -2568,7 +2577,7 @@ int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const 
     double ratings[2 * LIMIT];
     near_puzzle fresh[2 * LIMIT], stale[2 * LIMIT];
     int nfresh = 0, nstale = 0;
-    rbegin(s, 0);
+    rbegin(s, due_ms);
     int n = read_result(s, s->ops->puzzle_near(s->be, rules, rating, LIMIT, ids, ratings));
     rend(s);
     if (n < 0)
@@ -2591,5 +2600,56 @@ int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const 
     if (npick > DDZ_STORE_PUZZLE_NEAR)
         npick = DDZ_STORE_PUZZLE_NEAR;
     int64_t id = pick[randombytes_uniform((uint32_t)npick)].id;
-    return ddz_store_puzzle_get(s, id, out);
+    return puzzle_get_due(s, id, out, due_ms);
+}
+
+int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
+                          int nrecent, ddz_store_puzzle *out)
+{
+    return puzzle_next_due(s, rules, rating, recent, nrecent, out, 0);
+}
+
+/* The JSON text `text` of a field as a value ("" as null). NULL when it is
+ * not JSON or out of memory. */
+static json_t *field_json(const char *text)
+{
+    return *text ? json_loads(text, JSON_DECODE_ANY, NULL) : json_null();
+}
+
+char *ddz_store_puzzle_json(const ddz_store_puzzle *p, bool solutions)
+{
+    json_t *hands = field_json(p->hands), *last = field_json(p->last);
+    json_t *by = p->last_by < 0 ? json_null() : json_integer(p->last_by);
+    json_t *sol = solutions ? field_json(p->solutions) : NULL;
+    json_t *o = NULL;
+    if (hands && last && by && (sol || !solutions))
+        o = json_pack("{s:I, s:s, s:O, s:i, s:i, s:O, s:O, s:s, s:i, s:f}", "id", (json_int_t)p->id,
+                      "rules", p->rules, "hands", hands, "landlord", p->landlord, "turn", p->turn,
+                      "last", last, "last_by", by, "side", p->side, "moves", p->moves, "rating",
+                      tenth(p->rating));
+    if (o && sol && json_object_set(o, "solutions", sol) != 0)
+        json_decref(o), o = NULL;
+    char *out = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    json_decref(hands);
+    json_decref(last);
+    json_decref(by);
+    json_decref(sol);
+    return out;
+}
+
+static int puzzle_next_read(ddz_store *s, ddz_store_read *r)
+{
+    ddz_store_puzzle_req *q = &r->puzzle;
+    r->rating.rules[sizeof r->rating.rules - 1] = '\0';
+    if (q->nrecent < 0 || q->nrecent > DDZ_STORE_PUZZLE_RECENT_MAX)
+        return DDZ_EINVAL;
+    ddz_store_puzzle *p = malloc(sizeof *p);
+    if (!p)
+        return DDZ_ENOMEM;
+    int rc = puzzle_next_due(s, r->rating.rules, q->rating, q->recent, q->nrecent, p, r->due_ms);
+    if (rc == 0 && !(r->json = ddz_store_puzzle_json(p, false)))
+        rc = DDZ_ENOMEM;
+    free(p);
+    return rc;
 }

@@ -759,6 +759,15 @@ int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out);
 int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
                           int nrecent, ddz_store_puzzle *out);
 
+/* Returns puzzle `p` as JSON (malloc'd, the caller frees it), as
+ * GET /api/puzzles/next serves it: {"id", "rules", "hands", "landlord",
+ * "turn", "last" (null when the mover leads), "last_by" (null then),
+ * "side", "moves", "rating" (to 0.1)}, and "solutions" only with
+ * `solutions`. Never the game or ply: the game's record would show what
+ * was played there. NULL when out of memory or when a JSON field of `p`
+ * is not JSON. Pure: any thread. */
+char *ddz_store_puzzle_json(const ddz_store_puzzle *p, bool solutions);
+
 /* ---- The ladder (service/ladder/ladder_srv.c) ------------------------------
  *
  * Every deal's outcome is one queued write (one transaction with the rest
@@ -904,7 +913,17 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSIONS_LIVE, /* ddz_store_sessions_live(sessions, nsessions, live) */
     DDZ_STORE_READ_RATING_GET,    /* ddz_store_rating_get(rating.rules, rating.player[0])
                                      into rating.out[0] */
+    DDZ_STORE_READ_PUZZLE_NEXT,   /* ddz_store_puzzle_next(rating.rules, puzzle.rating,
+                                     puzzle.recent, puzzle.nrecent), then
+                                     ddz_store_puzzle_json(without solutions) into `json` */
 };
+
+/* The arguments of DDZ_STORE_READ_PUZZLE_NEXT. */
+typedef struct ddz_store_puzzle_req {
+    double rating;                               /* the person's */
+    int nrecent;                                 /* 0..DDZ_STORE_PUZZLE_RECENT_MAX */
+    int64_t recent[DDZ_STORE_PUZZLE_RECENT_MAX]; /* ids to leave out */
+} ddz_store_puzzle_req;
 
 /* The arguments and answer of the rating kinds of ddz_store_read. */
 typedef struct ddz_store_rating_req {
@@ -939,6 +958,7 @@ typedef struct ddz_store_read {
     ddz_store_account account;            /* ACCOUNT_..., SESSION_...: in and answer */
     char session[DDZ_SESSION_HEX + 1];    /* SESSION_..., ACCOUNT_ADD/HASH: in or answer */
     ddz_store_rating_req rating;          /* RATING_GAME, LEADERBOARD: in and answer */
+    ddz_store_puzzle_req puzzle;          /* PUZZLE_NEXT: in */
     void (*key_row)(void *ctx, const char *key); /* ACCOUNT_KEYS: called for each key */
     void *key_ctx;                               /* ACCOUNT_KEYS: its ctx */
     uint8_t (*sessions)[DDZ_SESSION_ID_BYTES];   /* SESSIONS_LIVE: the ids (the caller's memory) */

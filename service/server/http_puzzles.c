@@ -1,0 +1,97 @@
+/* http_puzzles.c - the server's puzzles over HTTP (see http_puzzles.h). */
+#include "service/server/http_puzzles.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/error.h"
+#include "rules/ruleset.h"
+#include "service/server/context.h"
+#include "service/server/http_routes.h"
+#include "service/store/store.h"
+
+/* Sets `req` to `status` with the error body of `code` and `message`. */
+static void error_answer(ddz_http_req *req, int status, const char *code, const char *message)
+{
+    req->status = status;
+    if (asprintf(&req->body, "{\"error\":\"%s\",\"message\":\"%s\"}", code, message) < 0)
+        req->body = NULL;
+}
+
+/* The read came back: 200 with the puzzle (taken), 404 while the stock
+ * has none of the rules, 503 while the database is away. */
+static void next_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
+{
+    (void)srv;
+    req->status = HTTP_STATUS_OK;
+    if (rd->rc >= 0 && rd->json) {
+        req->body = rd->json;
+        rd->json = NULL; /* taken */
+    } else if (rd->rc == DDZ_ENOTFOUND) {
+        error_answer(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no puzzle of these rules yet");
+    } else if (rd->rc == DDZ_EDB) {
+        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+    } else {
+        error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
+    }
+}
+
+/* Parses `text`, ids separated by commas ("" none), into q. Returns 0,
+ * or -1 for anything else (an id not a positive integer, too many). */
+static int parse_recent(const char *text, ddz_store_puzzle_req *q)
+{
+    q->nrecent = 0;
+    const char *p = text;
+    while (*p) {
+        /* digits only: strtoll would take a sign or spaces */
+        if (*p < '0' || *p > '9' || q->nrecent == DDZ_STORE_PUZZLE_RECENT_MAX)
+            return -1;
+        char *end;
+        errno = 0;
+        long long id = strtoll(p, &end, 10);
+        if (errno || id < 1 || (*end != ',' && *end != '\0') || (*end == ',' && !end[1]))
+            return -1;
+        q->recent[q->nrecent++] = id;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* GET /api/puzzles/next?rules=R&recent=ID,... */
+static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)srv, (void)path;
+    char arg[DDZ_STORE_RULES_MAX];
+    const char *rules = lws_get_urlarg_by_name(req->wsi, "rules=", arg, sizeof arg);
+    const ddz_rules *rs = rules ? ddz_rules_find(rules) : ddz_rules_at(0);
+    if (!rs) {
+        error_answer(req, HTTP_STATUS_BAD_REQUEST, "ERULESET", "unknown rule set");
+        return;
+    }
+    ddz_store_read *rd = calloc(1, sizeof *rd);
+    if (!rd) {
+        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        return;
+    }
+    /* 50 ids of up to 16 digits and their commas */
+    char list[DDZ_STORE_PUZZLE_RECENT_MAX * 17 + 1];
+    const char *recent = lws_get_urlarg_by_name(req->wsi, "recent=", list, sizeof list);
+    if (recent && parse_recent(recent, &rd->puzzle) < 0) {
+        free(rd);
+        error_answer(req, HTTP_STATUS_BAD_REQUEST, "EFIELD",
+                     "recent: up to 50 puzzle ids, separated by commas");
+        return;
+    }
+    rd->kind = DDZ_STORE_READ_PUZZLE_NEXT;
+    snprintf(rd->rating.rules, sizeof rd->rating.rules, "%s", rs->name);
+    rd->puzzle.rating = DDZ_STORE_PUZZLE_RATING0; /* people's puzzle ratings: not yet */
+    req->read = rd;
+    req->done = next_done;
+}
+
+int ddz__http_puzzles_routes(ddz_srv *srv)
+{
+    return ddz__http_route_add(&srv->routes, "/api/puzzles/next", false, next_get);
+}
