@@ -1,0 +1,291 @@
+/* test_puzzle_check.c - the answer check of a puzzle
+ * (service/server/puzzle_check.h), on puzzles `ddz puzzles` found in a
+ * `ddz match` log: a first play that is not a solution fails and only
+ * then tells the solutions; a line of winning plays (each found by the
+ * test's own solver after the server's replies) is solved; the replies
+ * are legal plays of the seats in turn; bad bodies and illegal plays are
+ * refused. */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ai/solver.h"
+#include "rules/cards.h"
+#include "rules/combo.h"
+#include "rules/error.h"
+#include "rules/movegen.h"
+#include "rules/ruleset.h"
+#include "service/server/puzzle_check.h"
+
+static char dir[] = "/tmp/ddz_pzcheck_XXXXXX";
+static ddz_store_puzzle puzzles[8];
+static int npuzzles;
+static ddz_solver *sv;
+static ddz_move moves[DDZ_MOVES_MAX];
+static ddz_ranks keeps[DDZ_MOVES_MAX];
+
+static void setup(void)
+{
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[1024], path[256];
+    snprintf(cmd, sizeof cmd,
+             DDZ_BIN " match --seat A=ai:greedy --seat B=ai:random --seat C=ai:greedy --games 80"
+                     " --seed %064d --log %s/games.jsonl >/dev/null && " DDZ_BIN
+                     " puzzles %s/games.jsonl >%s/p.jsonl 2>/dev/null",
+             11, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/p.jsonl", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[65536];
+    npuzzles = 0;
+    while (npuzzles < 8 && fgets(line, sizeof line, f)) {
+        json_t *j = json_loads(line, 0, NULL);
+        cr_assert_not_null(j);
+        ddz_store_puzzle *p = &puzzles[npuzzles++];
+        memset(p, 0, sizeof *p);
+        p->id = npuzzles;
+        snprintf(p->rules, sizeof p->rules, "%s", json_string_value(json_object_get(j, "rules")));
+        char *t = json_dumps(json_object_get(j, "hands"), JSON_COMPACT);
+        snprintf(p->hands, sizeof p->hands, "%s", t);
+        free(t);
+        json_t *last = json_object_get(j, "last");
+        p->last_by =
+            json_is_null(last) ? -1 : (int)json_integer_value(json_object_get(j, "last_by"));
+        if (!json_is_null(last)) {
+            t = json_dumps(last, JSON_COMPACT);
+            snprintf(p->last, sizeof p->last, "%s", t);
+            free(t);
+        }
+        t = json_dumps(json_object_get(j, "solutions"), JSON_COMPACT);
+        snprintf(p->solutions, sizeof p->solutions, "%s", t);
+        free(t);
+        p->landlord = (int)json_integer_value(json_object_get(j, "landlord"));
+        p->turn = (int)json_integer_value(json_object_get(j, "turn"));
+        snprintf(p->side, sizeof p->side, "%s", json_string_value(json_object_get(j, "side")));
+        p->moves = (int)json_integer_value(json_object_get(j, "moves"));
+        json_decref(j);
+    }
+    fclose(f);
+    cr_assert_geq(npuzzles, 3, "the log has puzzles");
+    sv = ddz_solver_create(18);
+    cr_assert_not_null(sv);
+}
+
+static void teardown(void)
+{
+    ddz_solver_destroy(sv);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(puzzle_check, .init = setup, .fini = teardown);
+
+static ddz_cards cards_of(const json_t *a)
+{
+    ddz_cards c = 0;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v) c |= 1ULL << json_integer_value(v);
+    return c;
+}
+
+/* The test's own copy of the position, to follow the line. */
+typedef struct line {
+    const ddz_rules *rs;
+    ddz_cards hand[3];
+    ddz_solver_pos pos;
+} line;
+
+static void line_start(line *l, const ddz_store_puzzle *p)
+{
+    json_t *h = json_loads(p->hands, 0, NULL);
+    l->rs = ddz_rules_find(p->rules);
+    l->pos = (ddz_solver_pos){.turn = (uint8_t)p->turn,
+                              .landlord = (uint8_t)p->landlord,
+                              .last_seat = (int8_t)p->last_by,
+                              .last = {.type = DDZ_PASS}};
+    for (int s = 0; s < 3; s++) {
+        l->hand[s] = cards_of(json_array_get(h, (size_t)s));
+        l->pos.hand[s] = ddz_cards_ranks(l->hand[s]);
+    }
+    if (p->last_by >= 0) {
+        json_t *last = json_loads(p->last, 0, NULL);
+        l->pos.last = ddz_combo_classify(l->rs, ddz_cards_ranks(cards_of(last)));
+        json_decref(last);
+    }
+    json_decref(h);
+}
+
+/* Plays `c` for the seat to move, checking it is legal. */
+static void line_play(line *l, ddz_cards c)
+{
+    int seat = l->pos.turn;
+    cr_assert_eq(c & ~l->hand[seat], 0, "seat %d plays cards it holds", seat);
+    int n = ddz_movegen(l->rs, l->pos.hand[seat], l->pos.last_seat < 0 ? NULL : &l->pos.last, moves,
+                        DDZ_MOVES_MAX);
+    int k = -1;
+    for (int i = 0; i < n && k < 0; i++)
+        if (moves[i].ranks == ddz_cards_ranks(c))
+            k = i;
+    cr_assert_geq(k, 0, "seat %d's play is legal", seat);
+    l->hand[seat] &= ~c;
+    l->pos.hand[seat] -= ddz_cards_ranks(c);
+    int next = (seat + 1) % 3;
+    if (c) {
+        l->pos.last = moves[k].combo;
+        l->pos.last_seat = (int8_t)seat;
+    } else if (next == l->pos.last_seat) {
+        l->pos.last = (ddz_combo){.type = DDZ_PASS};
+        l->pos.last_seat = -1;
+    }
+    l->pos.turn = (uint8_t)next;
+}
+
+static json_t *check_ok(const ddz_store_puzzle *p, json_t *plays)
+{
+    json_t *body = json_pack("{s:O}", "plays", plays);
+    char *text = json_dumps(body, JSON_COMPACT), *out = NULL;
+    json_decref(body);
+    int rc = ddz_puzzle_check(sv, p, text, NULL, &out);
+    cr_assert_eq(rc, 0, "%s: %d %s", text, rc, out ? out : "");
+    free(text);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j);
+    free(out);
+    return j;
+}
+
+Test(puzzle_check, the_right_line_is_solved)
+{
+    for (int i = 0; i < npuzzles; i++) {
+        const ddz_store_puzzle *p = &puzzles[i];
+        line l;
+        line_start(&l, p);
+        int mover = l.pos.turn;
+        json_t *sol = json_loads(p->solutions, 0, NULL);
+        ddz_cards c = cards_of(json_array_get(sol, 0));
+        json_decref(sol);
+        json_t *plays = json_array();
+        for (int step = 0;; step++) {
+            cr_assert_lt(step, DDZ_PUZZLE_CHECK_PLAYS);
+            json_array_append_new(plays, json_array());
+            uint8_t codes[DDZ_NCARDS];
+            int n = ddz_cards_list(c, codes);
+            for (int k = 0; k < n; k++)
+                json_array_append_new(json_array_get(plays, (size_t)step), json_integer(codes[k]));
+            line_play(&l, c);
+            json_t *a = check_ok(p, plays);
+            const char *res = json_string_value(json_object_get(a, "result"));
+            cr_assert_not_null(res);
+            if (strcmp(res, "solved") == 0) {
+                cr_expect_null(json_object_get(a, "solutions"));
+                /* the whole line, replayed: legal, and it ends with a hand
+                 * of the mover's side empty */
+                line w;
+                line_start(&w, p);
+                size_t r;
+                json_t *v;
+                json_array_foreach(json_object_get(a, "line"), r, v)
+                {
+                    cr_assert_eq(json_integer_value(json_object_get(v, "seat")), w.pos.turn);
+                    line_play(&w, cards_of(json_object_get(v, "cards")));
+                }
+                int winner = -1;
+                for (int s = 0; s < 3; s++)
+                    if (!w.hand[s])
+                        winner = s;
+                cr_assert_geq(winner, 0, "a hand is empty");
+                cr_expect_eq(ddz_solver_side(&w.pos, winner), ddz_solver_side(&w.pos, mover));
+                json_decref(a);
+                break;
+            }
+            cr_assert_str_eq(res, "continue", "puzzle %d step %d: %s", i, step,
+                             json_dumps(a, JSON_COMPACT));
+            cr_expect_null(json_object_get(a, "solutions"), "never before a failure");
+            json_t *replies = json_object_get(a, "replies");
+            size_t r;
+            json_t *v;
+            json_array_foreach(replies, r, v) line_play(&l, cards_of(v));
+            json_decref(a);
+            if (!l.hand[0] || !l.hand[1] || !l.hand[2])
+                break; /* the partner finished it: only with "solved" above */
+            cr_assert_eq(l.pos.turn, mover, "the mover plays again");
+            int k = ddz_solver_keeps(sv, l.rs, &l.pos, NULL, keeps, DDZ_MOVES_MAX);
+            cr_assert_gt(k, 0, "the win was kept");
+            c = ddz_cards_pick(l.hand[mover], keeps[0]);
+        }
+        json_decref(plays);
+    }
+}
+
+Test(puzzle_check, a_wrong_first_play_fails_and_tells)
+{
+    int tried = 0;
+    for (int i = 0; i < npuzzles; i++) {
+        const ddz_store_puzzle *p = &puzzles[i];
+        line l;
+        line_start(&l, p);
+        int n = ddz_movegen(l.rs, l.pos.hand[l.pos.turn], l.pos.last_seat < 0 ? NULL : &l.pos.last,
+                            moves, DDZ_MOVES_MAX);
+        int k = ddz_solver_keeps(sv, l.rs, &l.pos, NULL, keeps, DDZ_MOVES_MAX);
+        ddz_ranks wrong = (ddz_ranks)-1;
+        for (int m = 0; m < n && wrong == (ddz_ranks)-1; m++) {
+            bool wins = false;
+            for (int j = 0; j < k; j++)
+                wins |= keeps[j] == moves[m].ranks;
+            if (!wins)
+                wrong = moves[m].ranks;
+        }
+        cr_assert_neq(wrong, (ddz_ranks)-1, "a puzzle has a losing play");
+        json_t *plays = json_pack("[o]", json_array());
+        uint8_t codes[DDZ_NCARDS];
+        int nc = ddz_cards_list(ddz_cards_pick(l.hand[l.pos.turn], wrong), codes);
+        for (int c = 0; c < nc; c++)
+            json_array_append_new(json_array_get(plays, 0), json_integer(codes[c]));
+        json_t *a = check_ok(p, plays);
+        cr_expect_str_eq(json_string_value(json_object_get(a, "result")), "failed");
+        char *sol = json_dumps(json_object_get(a, "solutions"), JSON_COMPACT);
+        cr_expect_str_eq(sol, p->solutions);
+        free(sol);
+        cr_expect_eq(json_array_size(json_object_get(a, "line")), 1);
+        json_decref(a);
+        json_decref(plays);
+        tried++;
+    }
+    cr_expect_gt(tried, 0);
+}
+
+Test(puzzle_check, bad_input_refused)
+{
+    const ddz_store_puzzle *p = &puzzles[0];
+    line l;
+    line_start(&l, p);
+    ddz_cards other = l.hand[(l.pos.turn + 1) % 3];
+    int code = __builtin_ctzll(other); /* a card the mover does not hold */
+    char held[64];
+    snprintf(held, sizeof held, "{\"plays\":[[%d]]}", code);
+    static const char *const bodies[] = {"",
+                                         "nope",
+                                         "{}",
+                                         "{\"plays\":[]}",
+                                         "{\"plays\":[[99]]}",
+                                         "{\"plays\":[[1,1]]}",
+                                         "{\"plays\":\"x\"}"};
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        char *out = NULL;
+        cr_expect_eq(ddz_puzzle_check(sv, p, bodies[i], NULL, &out), DDZ_EFIELD, "%s", bodies[i]);
+        cr_expect_not_null(out);
+        free(out);
+    }
+    char *out = NULL;
+    cr_expect_eq(ddz_puzzle_check(sv, p, held, NULL, &out), DDZ_EFIELD);
+    cr_assert_not_null(out);
+    cr_expect(strstr(out, "EILLEGAL") != NULL, "%s", out);
+    free(out);
+}
