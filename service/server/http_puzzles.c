@@ -10,6 +10,7 @@
 #include "rules/ruleset.h"
 #include "service/server/context.h"
 #include "service/server/http_routes.h"
+#include "service/server/puzzler.h"
 #include "service/store/store.h"
 
 /* Sets `req` to `status` with the error body of `code` and `message`. */
@@ -91,7 +92,86 @@ static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
     req->done = next_done;
 }
 
+/* An attempt whose answer comes later: the transport's request. */
+typedef struct attempt_op {
+    ddz_srv *srv;
+    void *conn; /* NULL once the connection went (forget) */
+    void (*answer)(ddz_srv *srv, void *conn, ddz_http_req *answer);
+} attempt_op;
+
+static void attempt_forget(void *later)
+{
+    ((attempt_op *)later)->conn = NULL; /* freed when its check comes back */
+}
+
+/* POST /api/puzzles/ID/attempt: the check goes to the puzzler's attempts
+ * worker; the answer comes when it is done. */
+static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    static const char prefix[] = "/api/puzzles/";
+    const char *p = path + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long long id = *p >= '1' && *p <= '9' ? strtoll(p, &end, 10) : 0;
+    if (id < 1 || errno || strcmp(end, "/attempt") != 0) {
+        ddz__http_not_found(req);
+        return;
+    }
+    attempt_op *op = malloc(sizeof *op);
+    if (!op) {
+        error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
+        return;
+    }
+    *op = (attempt_op){.srv = srv, .conn = req->conn, .answer = req->answer};
+    int rc = srv->puzzler ? ddz_puzzler_attempt(srv->puzzler, id, req->in, op) : DDZ_EBUSY;
+    if (rc < 0) {
+        free(op);
+        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY",
+                     "too many attempts being checked; try again");
+        req->extra = "Retry-After: 1\r\n";
+        return;
+    }
+    req->later = op;
+    req->forget = attempt_forget;
+}
+
+/* An attempt was checked (on the loop): its answer goes to its request,
+ * if still open. */
+static void attempt_done(void *ctx, void *owner, int rc, const char *json)
+{
+    (void)ctx;
+    attempt_op *op = owner;
+    ddz_http_req req = {.status = HTTP_STATUS_OK, .type = "application/json"};
+    if (rc == 0 || rc == DDZ_EFIELD) {
+        req.status = rc == 0 ? HTTP_STATUS_OK : HTTP_STATUS_BAD_REQUEST;
+        req.body = json ? strdup(json) : NULL;
+    } else if (rc == DDZ_ENOTFOUND) {
+        error_answer(&req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such puzzle");
+    } else if (rc == DDZ_EDB) {
+        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+    } else if (rc == DDZ_EBUDGET || rc == DDZ_ETIMEOUT) {
+        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, ddz_errname(rc),
+                     "the check ran out of time; try again");
+    } else {
+        error_answer(&req, HTTP_STATUS_INTERNAL_SERVER_ERROR, ddz_errname(rc),
+                     "the puzzle could not be checked");
+    }
+    if (op->conn)
+        op->answer(op->srv, op->conn, &req);
+    free(req.body);
+    free(op);
+}
+
+void ddz__http_puzzles_collect(ddz_srv *srv)
+{
+    if (srv->puzzler)
+        ddz_puzzler_collect(srv->puzzler, attempt_done, NULL);
+}
+
 int ddz__http_puzzles_routes(ddz_srv *srv)
 {
-    return ddz__http_route_add(&srv->routes, "/api/puzzles/next", false, next_get);
+    int rc = ddz__http_route_add(&srv->routes, "/api/puzzles/next", false, next_get);
+    return rc < 0 ? rc
+                  : ddz__http_route_add_methods(&srv->routes, "/api/puzzles/", DDZ_HTTP_ROUTE_POST,
+                                                attempt_post);
 }

@@ -36,7 +36,8 @@ int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned m
 {
     if (!methods || (methods & ~(DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE)))
         return DDZ_EINVAL;
-    int rc = ddz__http_route_add(t, path, false, fn);
+    size_t n = path ? strlen(path) : 0;
+    int rc = ddz__http_route_add(t, path, n > 0 && path[n - 1] == '/', fn);
     if (rc == 0)
         t->route[t->n - 1].methods = methods;
     return rc;

@@ -3,7 +3,7 @@
  * Each module registers the paths it answers when the server starts, before
  * the lws context exists: server.c /healthz, http_games.c /api/my-games and
  * /api/games/, http_people.c /api/players/ and /api/leaderboard,
- * http_puzzles.c /api/puzzles/next, metrics.c
+ * http_puzzles.c /api/puzzles/next and POST /api/puzzles/, metrics.c
  * /metrics, and the competitions through host.h:
  * service/ladder/ladder_srv.c /api/ladder and /api/ladder/,
  * service/tourney/tourney_srv.c /api/tournament. A request's path is then
@@ -117,7 +117,9 @@ extern const char ddz__http_no_resource[];
  * DDZ_HTTP_ROUTES_MAX routes. */
 int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_http_handler fn);
 
-/* Registers `fn` for the path `path` alone, answering the `methods`
+/* Registers `fn` for the path `path` alone (or, when it ends in '/', for
+ * every path it starts, as a prefix: an exact route of another path there
+ * keeps its own methods), answering the `methods`
  * (DDZ_HTTP_ROUTE_POST, DDZ_HTTP_ROUTE_DELETE; with a body of at most
  * DDZ_HTTP_BODY_MAX bytes) and no other: GET and HEAD get 405 there.
  * Returns as ddz__http_route_add, and DDZ_EINVAL for no method or another. */

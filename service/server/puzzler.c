@@ -15,6 +15,7 @@
 #include "rules/cards.h"
 #include "rules/error.h"
 #include "rules/ruleset.h"
+#include "service/server/puzzle_check.h"
 #include "service/thread/mailbox.h"
 
 /* One game to examine: the loop's until queued, the worker's after. */
@@ -23,6 +24,17 @@ typedef struct job {
     int64_t game;
     ddz_record rec; /* some 10 KB: jobs are on the heap */
 } job;
+
+/* One attempt to check: the loop's until queued, the worker's until it is
+ * put in `adone`, the loop's again after. */
+typedef struct attempt {
+    ddz_mail mail;
+    int64_t id;
+    char *body;
+    void *owner;
+    int rc;
+    char *json;
+} attempt;
 
 struct ddz_puzzler {
     ddz_puzzler_options opt;
@@ -35,6 +47,14 @@ struct ddz_puzzler {
     ddz_puzzle *found; /* one examination at a time (some 100 KB) */
     ddz_analysis *an;  /* the replay of the game examined */
     ddz_store_puzzle row;
+    /* the attempts' worker */
+    ddz_mailbox *atodo, *adone; /* loop -> worker (bounded), worker -> loop */
+    pthread_t athread;
+    bool astarted;
+    void (*wake)(void *ctx);
+    void *wake_ctx;
+    ddz_solver *asv;
+    ddz_store_puzzle apuzzle;
     /* counters: the worker writes, anyone reads */
     atomic_long games, positions, nfound, undecided, cut, dropped, unstored;
 };
@@ -163,6 +183,113 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static void attempt_free(attempt *a)
+{
+    if (!a)
+        return;
+    free(a->body);
+    free(a->json);
+    free(a);
+}
+
+/* Frees a chain of attempts, their owners too (never collected). */
+static void attempts_free(ddz_mail *m)
+{
+    while (m) {
+        ddz_mail *next = m->next;
+        attempt *a = DDZ_MAIL_ITEM(m, attempt, mail);
+        free(a->owner);
+        attempt_free(a);
+        m = next;
+    }
+}
+
+/* Checks attempt `a`: the puzzle read (a blocking read: this thread's),
+ * then the line replayed within the attempt's budget. */
+static void check_attempt(ddz_puzzler *p, attempt *a)
+{
+    a->rc = ddz_store_puzzle_get(p->store, a->id, &p->apuzzle);
+    if (a->rc < 0)
+        return;
+    ddz_solver_budget b = {.nodes = DDZ_PUZZLER_ATTEMPT_NODES,
+                           .clock = mono_ns,
+                           .deadline = mono_ns(NULL) + (int64_t)DDZ_PUZZLER_ATTEMPT_MS * 1000000};
+    a->rc = ddz_puzzle_check(p->asv, &p->apuzzle, a->body, &b, &a->json);
+}
+
+static void *attempt_worker(void *arg)
+{
+    ddz_puzzler *p = arg;
+    ddz_mail *m;
+    while ((m = ddz_mailbox_take(p->atodo, 1, NULL))) {
+        attempt *a = DDZ_MAIL_ITEM(m, attempt, mail);
+        if (atomic_load(&p->stop))
+            a->rc = DDZ_EINVAL;
+        else
+            check_attempt(p, a);
+        ddz_mailbox_put(p->adone, &a->mail); /* unbounded */
+        ddz_mailbox_done(p->atodo, 1);
+        p->wake(p->wake_ctx);
+    }
+    return NULL;
+}
+
+int ddz_puzzler_attempts_start(ddz_puzzler *p, void (*wake)(void *ctx), void *ctx)
+{
+    if (p->astarted || !wake)
+        return DDZ_EINVAL;
+    p->wake = wake;
+    p->wake_ctx = ctx;
+    p->atodo = ddz_mailbox_create(DDZ_PUZZLER_ATTEMPTS, false);
+    p->adone = ddz_mailbox_create(0, false);
+    p->asv = ddz_solver_create(DDZ_PUZZLER_TT_BITS);
+    if (!p->atodo || !p->adone || !p->asv ||
+        pthread_create(&p->athread, NULL, attempt_worker, p) != 0) {
+        ddz_mailbox_destroy(p->atodo);
+        ddz_mailbox_destroy(p->adone);
+        ddz_solver_destroy(p->asv);
+        p->atodo = p->adone = NULL;
+        p->asv = NULL;
+        return DDZ_ENOMEM;
+    }
+    p->astarted = true;
+    return 0;
+}
+
+int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, void *owner)
+{
+    if (!p->astarted)
+        return DDZ_EINVAL;
+    attempt *a = calloc(1, sizeof *a);
+    if (!a || !(a->body = strdup(body ? body : ""))) {
+        attempt_free(a);
+        return DDZ_ENOMEM;
+    }
+    a->id = id;
+    a->owner = owner;
+    if (ddz_mailbox_put(p->atodo, &a->mail) < 0) { /* full */
+        attempt_free(a);
+        return DDZ_EBUSY;
+    }
+    return 0;
+}
+
+int ddz_puzzler_collect(ddz_puzzler *p,
+                        void (*done)(void *ctx, void *owner, int rc, const char *json), void *ctx)
+{
+    if (!p->astarted)
+        return 0;
+    int n = 0;
+    ddz_mail *m;
+    while ((m = ddz_mailbox_get(p->adone))) {
+        attempt *a = DDZ_MAIL_ITEM(m, attempt, mail);
+        done(ctx, a->owner, a->rc, a->json);
+        attempt_free(a);
+        n++;
+    }
+    return n;
+}
+
 ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store)
 {
     ddz_puzzler *p = calloc(1, sizeof *p);
@@ -202,6 +329,15 @@ void ddz_puzzler_destroy(ddz_puzzler *p)
     atomic_store(&p->stop, true);
     ddz_mailbox_close(p->todo, DDZ_MAILBOX_DROP);
     pthread_join(p->thread, NULL);
+    if (p->astarted) {
+        ddz_mailbox_close(p->atodo, DDZ_MAILBOX_DROP);
+        pthread_join(p->athread, NULL); /* a check running ends within its budget */
+        attempts_free(ddz_mailbox_get_all(p->atodo));
+        attempts_free(ddz_mailbox_get_all(p->adone));
+        ddz_mailbox_destroy(p->atodo);
+        ddz_mailbox_destroy(p->adone);
+        ddz_solver_destroy(p->asv);
+    }
     for (ddz_mail *m = ddz_mailbox_get_all(p->todo), *next; m; m = next) {
         next = m->next;
         free(DDZ_MAIL_ITEM(m, job, mail));

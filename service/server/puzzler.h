@@ -19,11 +19,22 @@
  * cannot decide is no puzzle (counted in `undecided`): the stock holds only
  * proved puzzles.
  *
+ * ATTEMPTS. A person's answer to a puzzle (POST /api/puzzles/ID/attempt)
+ * is checked on a second worker thread of the puzzler's, with a solver of
+ * its own, so that an attempt never waits behind the stock's games: the
+ * worker reads the puzzle from the store and replays the attempt
+ * (puzzle_check.h) within DDZ_PUZZLER_ATTEMPT_NODES and _MS; at most
+ * DDZ_PUZZLER_ATTEMPTS are queued or being checked (past it: DDZ_EBUSY).
+ *
  * Use, on the loop thread:
  *
  *     pz = ddz_puzzler_create(&opt, store);
  *     ddz_puzzler_examine(pz, game_id, record)    queued, or DDZ_EBUSY
- *     ddz_puzzler_destroy(pz)                     the job running stops
+ *     ddz_puzzler_attempts_start(pz, wake, ctx)   once
+ *     ddz_puzzler_attempt(pz, id, body, owner)    queued, or DDZ_EBUSY
+ *     wake(ctx) from the worker, then on the loop:
+ *     ddz_puzzler_collect(pz, done, ctx)          each attempt checked, once
+ *     ddz_puzzler_destroy(pz)                     the jobs running stop
  */
 #ifndef DDZ_PUZZLER_H
 #define DDZ_PUZZLER_H
@@ -34,12 +45,15 @@
 #include "service/store/store.h"
 
 enum {
-    DDZ_PUZZLER_GAMES = 16,        /* default max_games */
-    DDZ_PUZZLER_GAMES_MAX = 256,   /* largest max_games */
-    DDZ_PUZZLER_NODES = 500000,    /* default node cap of one position */
-    DDZ_PUZZLER_POSITION_MS = 200, /* default clock of one position */
-    DDZ_PUZZLER_GAME_MS = 1000,    /* default clock of a whole game */
-    DDZ_PUZZLER_TT_BITS = 20,      /* the worker's solver table: 2^20 entries */
+    DDZ_PUZZLER_GAMES = 16,              /* default max_games */
+    DDZ_PUZZLER_GAMES_MAX = 256,         /* largest max_games */
+    DDZ_PUZZLER_NODES = 500000,          /* default node cap of one position */
+    DDZ_PUZZLER_POSITION_MS = 200,       /* default clock of one position */
+    DDZ_PUZZLER_GAME_MS = 1000,          /* default clock of a whole game */
+    DDZ_PUZZLER_TT_BITS = 20,            /* the worker's solver table: 2^20 entries */
+    DDZ_PUZZLER_ATTEMPTS = 8,            /* attempts queued or being checked, at most */
+    DDZ_PUZZLER_ATTEMPT_NODES = 5000000, /* node cap of one attempt's check */
+    DDZ_PUZZLER_ATTEMPT_MS = 2000,       /* clock of one attempt's check */
 };
 
 typedef struct ddz_puzzler_options {
@@ -85,6 +99,29 @@ void ddz_puzzler_flush(ddz_puzzler *p);
 
 /* Fills *out with the counters. Any thread; never fails. */
 void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out);
+
+/* Starts the attempts' worker (with its solver). `wake(ctx)` is called
+ * from it after each attempt is checked, with no lock held; it must be
+ * safe from any thread. Returns 0, DDZ_EINVAL (started already, or wake
+ * NULL) or DDZ_ENOMEM (no memory or no thread). */
+int ddz_puzzler_attempts_start(ddz_puzzler *p, void (*wake)(void *ctx), void *ctx);
+
+/* Queues the check of attempt `body` (copied; puzzle_check.h's form) at
+ * puzzle `id` for the caller's `owner` (malloc'd memory: handed back by
+ * ddz_puzzler_collect, or freed with free() by ddz_puzzler_destroy if
+ * never collected). Returns 0, DDZ_EBUSY (DDZ_PUZZLER_ATTEMPTS are queued
+ * or being checked), DDZ_EINVAL (the worker not started) or DDZ_ENOMEM.
+ * Loop thread; never waits. */
+int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, void *owner);
+
+/* Hands every attempt checked since the last call to done(ctx, owner, rc,
+ * json): rc 0 with the answer in json, DDZ_EFIELD with an error object
+ * (the attempt is bad), DDZ_ENOTFOUND (no such puzzle), DDZ_EDB (the
+ * store could not read it), DDZ_EBUDGET or DDZ_ETIMEOUT (the check ran
+ * out of budget), DDZ_EINVAL or DDZ_ENOMEM (json NULL then). json is the
+ * puzzler's, valid during the call. Returns how many. Loop thread. */
+int ddz_puzzler_collect(ddz_puzzler *p,
+                        void (*done)(void *ctx, void *owner, int rc, const char *json), void *ctx);
 
 /* Returns the options in force (the defaults filled in). Never fails. */
 ddz_puzzler_options ddz_puzzler_limits(const ddz_puzzler *p);

@@ -347,6 +347,7 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz_seat_ai_done(j);
         if (srv->analyst) /* a post-game analysis finished */
             ddz_analyst_collect(srv->analyst, analysis_done, srv);
+        ddz__http_puzzles_collect(srv);   /* a puzzle's attempt checked */
         ddz__accounts_collect(srv, true); /* a password hashed or verified */
         ddz__lead_poll(srv);              /* a lock gained or lost, the ladder's news */
         return 0;
@@ -1282,6 +1283,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                                                      : cfg->analysis_jobs};
     srv->analyst = srv->think ? ddz_analyst_create(&aopt, wake_loop, srv) : NULL;
     srv->puzzler = srv->analyst ? ddz_puzzler_create(NULL, srv->store) : NULL;
+    if (srv->puzzler && ddz_puzzler_attempts_start(srv->puzzler, wake_loop, srv) < 0) {
+        ddz_puzzler_destroy(srv->puzzler);
+        srv->puzzler = NULL;
+    }
     if (!srv->think || !srv->analyst || !srv->puzzler ||
         ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",

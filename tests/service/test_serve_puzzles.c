@@ -2,9 +2,18 @@
  * http_puzzles.h): GET /api/puzzles/next from a served server, over a
  * database whose stock the store wrote: a puzzle of the rules asked for,
  * never with its solutions, not one of the recent ids while others
- * remain; bad arguments refused with 400, an empty stock 404. */
+ * remain; bad arguments refused with 400, an empty stock 404. POST
+ * /api/puzzles/ID/attempt on a puzzle `ddz puzzles` found in a match log:
+ * a wrong first play fails and only then tells the solutions, a winning
+ * one goes on (or is solved) without them, bad bodies, illegal plays and
+ * unknown puzzles are refused. */
 #include "serve_harness.h"
 
+#include "rules/cards.h"
+#include "rules/combo.h"
+#include "rules/movegen.h"
+#include "rules/ruleset.h"
+#include "server/accounts_http.h"
 #include "service/store/store.h"
 
 /* Three caai puzzles (games 1..3) and one botzone-ftl puzzle (game 9). */
@@ -101,4 +110,146 @@ Test(serve_puzzles, bad_requests_refused, .init = setup_no_server, .fini = teard
     j = get_json("/api/puzzles/next?rules=botzone-ftl2", 404); /* none of those yet */
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
     json_decref(j);
+}
+
+/* The first puzzle `ddz puzzles` finds in a log of 80 games, stored as
+ * game 50's (id 1: the only one); its line as JSON in *line. */
+static void fill_real_puzzle(json_t **line)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             DDZ_BIN " match --seat A=ai:greedy --seat B=ai:random --seat C=ai:greedy --games 80"
+                     " --seed %064d --log %s/games.jsonl >/dev/null && " DDZ_BIN
+                     " puzzles %s/games.jsonl 2>/dev/null | head -1 >%s/p.jsonl",
+             11, srv.dir, srv.dir, srv.dir);
+    cr_assert_eq(system(cmd), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/p.jsonl", srv.dir);
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    cr_assert_not_null(j, "%s", e.text);
+    ddz_store_puzzle p = {.game = 50, .ply = (int)json_integer_value(json_object_get(j, "ply"))};
+    snprintf(p.rules, sizeof p.rules, "%s", json_string_value(json_object_get(j, "rules")));
+    char *t = json_dumps(json_object_get(j, "hands"), JSON_COMPACT);
+    snprintf(p.hands, sizeof p.hands, "%s", t);
+    free(t);
+    json_t *last = json_object_get(j, "last");
+    p.last_by = json_is_null(last) ? -1 : (int)json_integer_value(json_object_get(j, "last_by"));
+    if (!json_is_null(last)) {
+        t = json_dumps(last, JSON_COMPACT);
+        snprintf(p.last, sizeof p.last, "%s", t);
+        free(t);
+    }
+    t = json_dumps(json_object_get(j, "solutions"), JSON_COMPACT);
+    snprintf(p.solutions, sizeof p.solutions, "%s", t);
+    free(t);
+    p.landlord = (int)json_integer_value(json_object_get(j, "landlord"));
+    p.turn = (int)json_integer_value(json_object_get(j, "turn"));
+    snprintf(p.side, sizeof p.side, "%s", json_string_value(json_object_get(j, "side")));
+    p.moves = (int)json_integer_value(json_object_get(j, "moves"));
+    p.difficulty = json_number_value(json_object_get(j, "difficulty"));
+    char err[256] = "";
+    ddz_store *s = ddz_store_open(srv.db, NULL, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    cr_assert_eq(ddz_store_add_puzzle(s, &p), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    ddz_store_close(s);
+    *line = j;
+}
+
+static ddz_cards cards_of(const json_t *a)
+{
+    ddz_cards c = 0;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v) c |= 1ULL << json_integer_value(v);
+    return c;
+}
+
+/* {"plays":[CARDS]} */
+static char *one_play(ddz_cards c)
+{
+    uint8_t codes[DDZ_NCARDS];
+    int n = ddz_cards_list(c, codes);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(codes[i]));
+    json_t *b = json_pack("{s:[o]}", "plays", a);
+    char *text = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    return text;
+}
+
+Test(serve_puzzles, an_attempt_is_checked, .init = setup_no_server, .fini = teardown)
+{
+    json_t *pz;
+    fill_real_puzzle(&pz);
+    server_start();
+    /* a losing first play: the first legal play that is not a solution */
+    const ddz_rules *rs = ddz_rules_find(json_string_value(json_object_get(pz, "rules")));
+    int turn = (int)json_integer_value(json_object_get(pz, "turn"));
+    ddz_cards hand = cards_of(json_array_get(json_object_get(pz, "hands"), (size_t)turn));
+    json_t *last = json_object_get(pz, "last");
+    ddz_combo lc = {.type = DDZ_PASS};
+    if (!json_is_null(last))
+        lc = ddz_combo_classify(rs, ddz_cards_ranks(cards_of(last)));
+    static ddz_move moves[DDZ_MOVES_MAX];
+    int n = ddz_movegen(rs, ddz_cards_ranks(hand), json_is_null(last) ? NULL : &lc, moves,
+                        DDZ_MOVES_MAX);
+    json_t *sols = json_object_get(pz, "solutions");
+    ddz_cards wrong = (ddz_cards)-1;
+    for (int i = 0; i < n && wrong == (ddz_cards)-1; i++) {
+        ddz_cards c = ddz_cards_pick(hand, moves[i].ranks);
+        bool wins = false;
+        size_t k;
+        json_t *v;
+        json_array_foreach(sols, k, v) wins |= cards_of(v) == c;
+        if (!wins)
+            wrong = c;
+    }
+    cr_assert_neq(wrong, (ddz_cards)-1);
+
+    char *body = one_play(wrong);
+    reply r = call("POST", "/api/puzzles/1/attempt", body, NULL);
+    free(body);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *a = json_loads(r.body, 0, NULL);
+    free(r.body);
+    cr_expect_str_eq(json_string_value(json_object_get(a, "result")), "failed");
+    cr_expect(json_equal(json_object_get(a, "solutions"), sols), "the solutions, told now");
+    cr_expect_eq(json_array_size(json_object_get(a, "line")), 1);
+    json_decref(a);
+
+    body = one_play(cards_of(json_array_get(sols, 0)));
+    r = call("POST", "/api/puzzles/1/attempt", body, NULL);
+    free(body);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    a = json_loads(r.body, 0, NULL);
+    free(r.body);
+    const char *res = json_string_value(json_object_get(a, "result"));
+    cr_assert_not_null(res);
+    cr_expect(strcmp(res, "continue") == 0 || strcmp(res, "solved") == 0, "%s", res);
+    cr_expect_null(json_object_get(a, "solutions"), "a winning play tells no solutions");
+    json_decref(a);
+
+    /* bad bodies and plays, unknown puzzles, other methods */
+    r = call("POST", "/api/puzzles/1/attempt", "{\"plays\":", NULL);
+    expect(&r, 400, "EFIELD");
+    r = call("POST", "/api/puzzles/1/attempt", "{\"plays\":[]}", NULL);
+    expect(&r, 400, "EFIELD");
+    body = one_play(~hand & ((1ULL << DDZ_NCARDS) - 1) & -(~hand & ((1ULL << DDZ_NCARDS) - 1)));
+    r = call("POST", "/api/puzzles/1/attempt", body, NULL); /* a card not held */
+    free(body);
+    expect(&r, 400, "EILLEGAL");
+    r = call("POST", "/api/puzzles/999/attempt", "{\"plays\":[[0]]}", NULL);
+    expect(&r, 404, "ENOTFOUND");
+    r = call("POST", "/api/puzzles/x/attempt", "{\"plays\":[[0]]}", NULL);
+    expect(&r, 404, NULL);
+    r = call("POST", "/api/puzzles/1/other", "{\"plays\":[[0]]}", NULL);
+    expect(&r, 404, NULL);
+    r = call("GET", "/api/puzzles/1/attempt", NULL, NULL);
+    expect(&r, 405, NULL);
+    r = call("POST", "/api/puzzles/next", "{}", NULL);
+    expect(&r, 405, NULL);
+    json_decref(pz);
 }
