@@ -192,3 +192,17 @@ Test(http_routes, body_routes_take_their_methods_only)
     cr_expect(ddz__http_route_takes(&t, "/index.html", LWSHUMETH_HEAD, NULL));
     cr_expect_not(ddz__http_route_takes(&t, "/index.html", LWSHUMETH_DELETE, NULL));
 }
+
+/* A body route may be a prefix (POST /api/puzzles/ID/attempt): every path
+ * under it takes its methods, but an exact route there keeps its own. */
+Test(http_routes, a_body_route_may_be_a_prefix)
+{
+    ddz_http_routes t = table();
+    cr_assert_eq(ddz__http_route_add(&t, "/api/puzzles/next", false, games), 0);
+    cr_assert_eq(ddz__http_route_add_methods(&t, "/api/puzzles/", DDZ_HTTP_ROUTE_POST, games), 0);
+    cr_expect(ddz__http_route_takes(&t, "/api/puzzles/7/attempt", LWSHUMETH_POST, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/puzzles/7/attempt", LWSHUMETH_GET, NULL));
+    cr_expect(ddz__http_route_takes(&t, "/api/puzzles/next", LWSHUMETH_GET, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/puzzles/next", LWSHUMETH_POST, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/puzzlesx", LWSHUMETH_POST, NULL));
+}
