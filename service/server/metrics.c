@@ -13,6 +13,7 @@
 #include "service/cluster/cluster.h"
 #include "service/engine/engine.h"
 #include "service/server/analyst.h"
+#include "service/server/puzzler.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -167,6 +168,21 @@ char *ddz__metrics_text(ddz_srv *srv)
             m->analyses_refused);
     metric(f, "gauge", "ddz_analyses_in_hand",
            srv->analyst ? ddz_analyst_pending(srv->analyst) : 0);
+    ddz_puzzler_stats ps = {0};
+    if (srv->puzzler)
+        ddz_puzzler_stats_get(srv->puzzler, &ps);
+    /* the stock builder's work (puzzler.h): games examined and dropped,
+     * positions, puzzles found, undecided */
+    fprintf(f,
+            "# TYPE ddz_puzzle_games_total counter\n"
+            "ddz_puzzle_games_total{result=\"examined\"} %ld\n"
+            "ddz_puzzle_games_total{result=\"dropped\"} %ld\n"
+            "ddz_puzzle_games_total{result=\"cut\"} %ld\n"
+            "# TYPE ddz_puzzle_positions_total counter\n"
+            "ddz_puzzle_positions_total{result=\"examined\"} %ld\n"
+            "ddz_puzzle_positions_total{result=\"puzzle\"} %ld\n"
+            "ddz_puzzle_positions_total{result=\"undecided\"} %ld\n",
+            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided);
     fclose(f);
     return buf;
 }

@@ -253,3 +253,22 @@ Test(serve_puzzles, an_attempt_is_checked, .init = setup_no_server, .fini = tear
     expect(&r, 405, NULL);
     json_decref(pz);
 }
+
+/* The server's own games are examined for the stock (puzzler.h), off its
+ * loop: a listed room's two games, both examined, their positions
+ * counted at /metrics. */
+Test(serve_puzzles, served_games_are_examined, .init = setup, .fini = teardown)
+{
+    cli *c = cli_hello("Host");
+    c->bidder = true;
+    json_t *o = opts(2, 0, 30);
+    json_object_set_new(o, "seats", json_pack("[n, s, s]", "ai:greedy", "ai:greedy"));
+    cli_create(c, o, 0);
+    cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    reset_over(&c, 1);
+    cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    cr_expect_eq(metric_becomes("ddz_puzzle_games_total{result=\"examined\"}", 2, T(10000)), 2);
+    cr_expect_gt(metric("ddz_puzzle_positions_total{result=\"examined\"}"), 0);
+    cr_expect_eq(metric("ddz_puzzle_games_total{result=\"dropped\"}"), 0);
+    cli_free(c);
+}
