@@ -2,6 +2,7 @@
 #include "service/server/http_puzzles.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,7 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
  * if still open. */
 static void attempt_done(void *ctx, void *owner, int rc, const char *json)
 {
-    (void)ctx;
+    bool answer = ctx != NULL;
     attempt_op *op = owner;
     ddz_http_req req = {.status = HTTP_STATUS_OK, .type = "application/json"};
     if (rc == 0 || rc == DDZ_EFIELD) {
@@ -156,16 +157,17 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
         error_answer(&req, HTTP_STATUS_INTERNAL_SERVER_ERROR, ddz_errname(rc),
                      "the puzzle could not be checked");
     }
-    if (op->conn)
+    if (answer && op->conn)
         op->answer(op->srv, op->conn, &req);
     free(req.body);
     free(op);
 }
 
-void ddz__http_puzzles_collect(ddz_srv *srv)
+void ddz__http_puzzles_collect(ddz_srv *srv, bool answer)
 {
+    /* ctx: non-NULL to answer (any non-NULL pointer will do: srv) */
     if (srv->puzzler)
-        ddz_puzzler_collect(srv->puzzler, attempt_done, NULL);
+        ddz_puzzler_collect(srv->puzzler, attempt_done, answer ? srv : NULL);
 }
 
 int ddz__http_puzzles_routes(ddz_srv *srv)

@@ -15,6 +15,8 @@
 #ifndef DDZ_HTTP_PUZZLES_H
 #define DDZ_HTTP_PUZZLES_H
 
+#include <stdbool.h>
+
 typedef struct ddz_srv ddz_srv;
 
 /* Registers /api/puzzles/next and POST /api/puzzles/ in srv's route
@@ -22,7 +24,8 @@ typedef struct ddz_srv ddz_srv;
 int ddz__http_puzzles_routes(ddz_srv *srv);
 
 /* Answers the attempts the puzzler has checked since the last call (the
- * loop, after a wake). Never fails. */
-void ddz__http_puzzles_collect(ddz_srv *srv);
+ * loop, after a wake), or with `answer` false (the connections are gone:
+ * the server's stop) only frees what waited for them. Never fails. */
+void ddz__http_puzzles_collect(ddz_srv *srv, bool answer);
 
 #endif

@@ -51,6 +51,7 @@ struct ddz_puzzler {
     ddz_mailbox *atodo, *adone; /* loop -> worker (bounded), worker -> loop */
     pthread_t athread;
     bool astarted;
+    bool stopped; /* ddz_puzzler_stop was called */
     void (*wake)(void *ctx);
     void *wake_ctx;
     ddz_solver *asv;
@@ -258,7 +259,7 @@ int ddz_puzzler_attempts_start(ddz_puzzler *p, void (*wake)(void *ctx), void *ct
 
 int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, void *owner)
 {
-    if (!p->astarted)
+    if (!p->astarted || p->stopped)
         return DDZ_EINVAL;
     attempt *a = calloc(1, sizeof *a);
     if (!a || !(a->body = strdup(body ? body : ""))) {
@@ -322,25 +323,42 @@ ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store
     return p;
 }
 
-void ddz_puzzler_destroy(ddz_puzzler *p)
+void ddz_puzzler_stop(ddz_puzzler *p)
 {
-    if (!p)
+    if (!p || p->stopped)
         return;
+    p->stopped = true;
     atomic_store(&p->stop, true);
     ddz_mailbox_close(p->todo, DDZ_MAILBOX_DROP);
     pthread_join(p->thread, NULL);
     if (p->astarted) {
         ddz_mailbox_close(p->atodo, DDZ_MAILBOX_DROP);
         pthread_join(p->athread, NULL); /* a check running ends within its budget */
-        attempts_free(ddz_mailbox_get_all(p->atodo));
+        /* the attempts never checked are answered as such, so that their
+         * owners come back through ddz_puzzler_collect */
+        for (ddz_mail *m = ddz_mailbox_get_all(p->atodo), *next; m; m = next) {
+            next = m->next;
+            attempt *a = DDZ_MAIL_ITEM(m, attempt, mail);
+            a->rc = DDZ_EINVAL;
+            ddz_mailbox_put(p->adone, &a->mail); /* unbounded */
+        }
+    }
+}
+
+void ddz_puzzler_destroy(ddz_puzzler *p)
+{
+    if (!p)
+        return;
+    ddz_puzzler_stop(p);
+    for (ddz_mail *m = ddz_mailbox_get_all(p->todo), *next; m; m = next) {
+        next = m->next;
+        free(DDZ_MAIL_ITEM(m, job, mail));
+    }
+    if (p->astarted) {
         attempts_free(ddz_mailbox_get_all(p->adone));
         ddz_mailbox_destroy(p->atodo);
         ddz_mailbox_destroy(p->adone);
         ddz_solver_destroy(p->asv);
-    }
-    for (ddz_mail *m = ddz_mailbox_get_all(p->todo), *next; m; m = next) {
-        next = m->next;
-        free(DDZ_MAIL_ITEM(m, job, mail));
     }
     ddz_mailbox_destroy(p->todo);
     ddz_solver_destroy(p->sv);

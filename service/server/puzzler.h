@@ -34,7 +34,9 @@
  *     ddz_puzzler_attempt(pz, id, body, owner)    queued, or DDZ_EBUSY
  *     wake(ctx) from the worker, then on the loop:
  *     ddz_puzzler_collect(pz, done, ctx)          each attempt checked, once
- *     ddz_puzzler_destroy(pz)                     the jobs running stop
+ *     ddz_puzzler_stop(pz)                        the jobs running stop
+ *     ddz_puzzler_collect(pz, done, ctx)          the owners of attempts left
+ *     ddz_puzzler_destroy(pz)
  */
 #ifndef DDZ_PUZZLER_H
 #define DDZ_PUZZLER_H
@@ -83,8 +85,15 @@ typedef struct ddz_puzzler ddz_puzzler;
  * NULL when out of memory or when no thread could be started. */
 ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store);
 
-/* Stops the worker (the game it examines stops at its next position) and
- * frees the games still queued. NULL is fine. */
+/* Stops both workers (the game examined stops at its next position, an
+ * attempt being checked within its budget); the attempts never checked
+ * come back through ddz_puzzler_collect with DDZ_EINVAL, so that their
+ * owners, which a transport may still reach, are freed by the caller
+ * after it. Idempotent; NULL is fine. Loop thread. */
+void ddz_puzzler_stop(ddz_puzzler *p);
+
+/* Stops the workers (ddz_puzzler_stop) and frees the games still queued
+ * and the attempts not collected, their owners with free(). NULL is fine. */
 void ddz_puzzler_destroy(ddz_puzzler *p);
 
 /* Queues record `r` (copied) of stored game `game` (its store id, > 0) for

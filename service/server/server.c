@@ -347,9 +347,9 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz_seat_ai_done(j);
         if (srv->analyst) /* a post-game analysis finished */
             ddz_analyst_collect(srv->analyst, analysis_done, srv);
-        ddz__http_puzzles_collect(srv);   /* a puzzle's attempt checked */
-        ddz__accounts_collect(srv, true); /* a password hashed or verified */
-        ddz__lead_poll(srv);              /* a lock gained or lost, the ladder's news */
+        ddz__http_puzzles_collect(srv, true); /* a puzzle's attempt checked */
+        ddz__accounts_collect(srv, true);     /* a password hashed or verified */
+        ddz__lead_poll(srv);                  /* a lock gained or lost, the ladder's news */
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -1094,8 +1094,7 @@ static int start_failed(ddz_srv *srv)
     ddz_think_destroy(srv->think);
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
-    ddz_puzzler_destroy(srv->puzzler);
-    srv->puzzler = NULL;
+    ddz_puzzler_stop(srv->puzzler); /* destroyed after the connections */
     ddz__accounts_stop(srv);
     ddz_store_reader_stop(srv->store);
     ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
@@ -1106,6 +1105,9 @@ static int start_failed(ddz_srv *srv)
     store_reads_done(srv, false);
     ddz__accounts_collect(srv, false);
     ddz__accounts_destroy(srv);
+    ddz__http_puzzles_collect(srv, false); /* the connections are gone */
+    ddz_puzzler_destroy(srv->puzzler);
+    srv->puzzler = NULL;
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);
@@ -1414,8 +1416,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->think = NULL;
     ddz_analyst_destroy(srv->analyst); /* a job running stops at its next ply */
     srv->analyst = NULL;
-    ddz_puzzler_destroy(srv->puzzler); /* before the store: it writes there */
-    srv->puzzler = NULL;
+    /* before the store: it writes there; its attempts' requests are
+     * answered by nobody now, their memory freed after the connections */
+    ddz_puzzler_stop(srv->puzzler);
     /* The reader wakes the loop: stopped before the loop goes. The reads
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. So does the hash pool. */
@@ -1436,6 +1439,9 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     store_reads_done(srv, false);
     ddz__accounts_collect(srv, false);
     ddz__accounts_destroy(srv);
+    ddz__http_puzzles_collect(srv, false); /* the connections are gone */
+    ddz_puzzler_destroy(srv->puzzler);
+    srv->puzzler = NULL;
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);
