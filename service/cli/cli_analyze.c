@@ -232,6 +232,21 @@ static int analyze_line(run *u, const char *line, size_t len, long lineno)
     return 0;
 }
 
+/* ddz_cli_each_line()'s call for a line: a bad one is counted, and no
+ * memory ends the run. */
+static int each_line(void *ctx, const char *line, size_t len, long lineno)
+{
+    run *u = ctx;
+    int rc = analyze_line(u, line, len, lineno);
+    if (rc < 0) {
+        ddz_cli_complain("analyze", "out of memory");
+        return -1;
+    }
+    if (rc > 0)
+        u->bad++;
+    return rc > 0;
+}
+
 int ddz_cli_analyze(int argc, char **argv)
 {
     const char *path = NULL;
@@ -263,48 +278,17 @@ int ddz_cli_analyze(int argc, char **argv)
         return ddz_cli_usage("analyze", "--budget-ms 0 and --nodes 0 would let a full deal "
                                         "search for ever: give one of them");
 
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!f) {
-        ddz_cli_complain("analyze", "%s: %s", path, strerror(errno));
-        return 1;
-    }
     run u = {.budget = {.nodes = nodes,
                         .ns = (int64_t)ms * 1000000,
                         .clock = ms ? monotonic_ns : NULL,
                         .scores = scores}};
     u.solver = ddz_solver_create(DDZ_ANALYZE_TT_BITS);
-    if (!u.solver) {
-        ddz_cli_complain("analyze", "out of memory");
-        if (f != stdin)
-            fclose(f);
+    if (!u.solver)
+        return ddz_cli_complain("analyze", "out of memory");
+    int status = ddz_cli_each_line("analyze", path, each_line, &u);
+    if (status == 2) { /* no file: nothing to sum up */
+        ddz_solver_destroy(u.solver);
         return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    ssize_t n;
-    int status = 0;
-    errno = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (ddz_cli_blank(line, (size_t)n))
-            continue;
-        int rc = analyze_line(&u, line, (size_t)n, lineno);
-        if (rc < 0) {
-            ddz_cli_complain("analyze", "out of memory");
-            status = 1;
-            break;
-        }
-        if (rc > 0) {
-            u.bad++;
-            status = 1;
-        }
-        fflush(stdout); /* a game's lines as soon as they are known */
-        errno = 0;
-    }
-    if (ferror(f)) {
-        ddz_cli_complain("analyze", "%s: %s", path, errno ? strerror(errno) : "read error");
-        status = 1;
     }
     for (size_t i = 0; i < u.nplayers; i++) {
         const player *p = &u.players[i];
@@ -318,10 +302,7 @@ int ddz_cli_analyze(int argc, char **argv)
     }
     printf("{\"games\":%ld,\"plays\":%ld,\"unknown\":%ld,\"bad_lines\":%ld}\n", u.games, u.plays,
            u.unknown, u.bad);
-    free(line);
     free(u.players);
     ddz_solver_destroy(u.solver);
-    if (f != stdin)
-        fclose(f);
     return status;
 }

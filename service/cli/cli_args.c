@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ddz_cli_usage(const char *cmd, const char *what)
 {
@@ -64,4 +65,38 @@ bool ddz_cli_blank(const char *s, size_t n)
         if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
             return false;
     return true;
+}
+
+int ddz_cli_each_line(const char *cmd, const char *path,
+                      int (*line)(void *ctx, const char *text, size_t len, long lineno), void *ctx)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f) {
+        ddz_cli_complain(cmd, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    char *text = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    ssize_t n;
+    int status = 0;
+    errno = 0;
+    while ((n = getline(&text, &cap, f)) >= 0) {
+        lineno++;
+        if (ddz_cli_blank(text, (size_t)n))
+            continue;
+        int rc = line(ctx, text, (size_t)n, lineno);
+        if (rc)
+            status = 1;
+        if (rc < 0)
+            break;
+        fflush(stdout);
+        errno = 0;
+    }
+    if (ferror(f))
+        status = ddz_cli_complain(cmd, "%s: %s", path, errno ? strerror(errno) : "read error");
+    free(text);
+    if (f != stdin)
+        fclose(f);
+    return status;
 }

@@ -34,4 +34,15 @@ int ddz_cli_complain(const char *cmd, const char *fmt, ...) __attribute__((forma
  * file, which the commands reading records skip). */
 bool ddz_cli_blank(const char *s, size_t n);
 
+/* Reads the JSONL file `path` ("-": standard input) a line at a time for
+ * command `cmd`, skipping blank lines, and calls line(ctx, text, len,
+ * lineno) for each other (lineno from 1), flushing stdout after each so
+ * that its output shows as it comes. `line` returns 0 to go on, 1 for a
+ * bad line (the command fails, reading goes on) or -1 to stop (it fails).
+ * A file that cannot be opened or read is said on stderr. Returns 0 when
+ * every line went well, 2 when the file could not be opened (no line
+ * read: the command has nothing to sum up), 1 otherwise. */
+int ddz_cli_each_line(const char *cmd, const char *path,
+                      int (*line)(void *ctx, const char *text, size_t len, long lineno), void *ctx);
+
 #endif

@@ -159,6 +159,16 @@ static int puzzles_line(run *u, const char *line, size_t len, long lineno)
     return 0;
 }
 
+/* ddz_cli_each_line()'s call for a line: a bad one is counted. */
+static int each_line(void *ctx, const char *line, size_t len, long lineno)
+{
+    run *u = ctx;
+    if (!puzzles_line(u, line, len, lineno))
+        return 0;
+    u->bad++;
+    return 1;
+}
+
 int ddz_cli_puzzles(int argc, char **argv)
 {
     const char *path = NULL;
@@ -198,11 +208,6 @@ int ddz_cli_puzzles(int argc, char **argv)
         return ddz_cli_usage("puzzles", "--budget-ms 0 and --nodes 0 would let a large "
                                         "position search for ever: give one of them");
 
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!f) {
-        ddz_cli_complain("puzzles", "%s: %s", path, strerror(errno));
-        return 1;
-    }
     int64_t t0 = monotonic_ns(NULL);
     run u = {.only = only, .max_cards = max_cards, .nodes = nodes, .ns = (int64_t)ms * 1000000};
     u.solver = ddz_solver_create(DDZ_PUZZLES_TT_BITS);
@@ -211,40 +216,20 @@ int ddz_cli_puzzles(int argc, char **argv)
         ddz_cli_complain("puzzles", "out of memory");
         ddz_solver_destroy(u.solver);
         free(u.puzzle);
-        if (f != stdin)
-            fclose(f);
         return 1;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    ssize_t n;
-    int status = 0;
-    errno = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (ddz_cli_blank(line, (size_t)n))
-            continue;
-        if (puzzles_line(&u, line, (size_t)n, lineno)) {
-            u.bad++;
-            status = 1;
-        }
-        fflush(stdout); /* a game's puzzles as soon as they are known */
-        errno = 0;
-    }
-    if (ferror(f)) {
-        ddz_cli_complain("puzzles", "%s: %s", path, errno ? strerror(errno) : "read error");
-        status = 1;
+    int status = ddz_cli_each_line("puzzles", path, each_line, &u);
+    if (status == 2) { /* no file: nothing to sum up */
+        free(u.puzzle);
+        ddz_solver_destroy(u.solver);
+        return 1;
     }
     fprintf(stderr,
             "ddz puzzles: %ld games, %ld positions tried, %ld puzzles, %ld undecided, "
             "%ld bad lines, %ld other rules, %.2f s\n",
             u.games, u.tried, u.found, u.undecided, u.bad, u.other,
             (double)(monotonic_ns(NULL) - t0) / 1e9);
-    free(line);
     free(u.puzzle);
     ddz_solver_destroy(u.solver);
-    if (f != stdin)
-        fclose(f);
     return status;
 }

@@ -84,6 +84,16 @@ static int verify_line(const char *line, size_t len, long lineno)
     return ddz_cli_read_record("verify", line, len, lineno, &r, &rs);
 }
 
+/* ddz_cli_each_line()'s call for a line: the first that fails ends the
+ * run; *ctx counts those verified. */
+static int each_line(void *ctx, const char *line, size_t len, long lineno)
+{
+    if (verify_line(line, len, lineno))
+        return -1;
+    (*(long *)ctx)++;
+    return 0;
+}
+
 int ddz_cli_verify(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -96,36 +106,9 @@ int ddz_cli_verify(int argc, char **argv)
     if (path[0] == '-' && path[1] != '\0')
         return ddz_cli_usage("verify", "unknown option");
 
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!f) {
-        ddz_cli_complain("verify", "%s: %s", path, strerror(errno));
-        return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0, verified = 0;
-    ssize_t n;
-    int status = 0;
-    errno = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (ddz_cli_blank(line, (size_t)n))
-            continue;
-        if (verify_line(line, (size_t)n, lineno)) {
-            status = 1;
-            break;
-        }
-        verified++;
-        errno = 0;
-    }
-    if (status == 0 && ferror(f)) {
-        ddz_cli_complain("verify", "%s: %s", path, errno ? strerror(errno) : "read error");
-        status = 1;
-    }
-    free(line);
-    if (f != stdin)
-        fclose(f);
+    long verified = 0;
+    int status = ddz_cli_each_line("verify", path, each_line, &verified);
     if (status == 0)
         printf("%ld records verified\n", verified);
-    return status;
+    return status ? 1 : 0;
 }

@@ -399,12 +399,15 @@ Test(absence, friend_gets_her_seat_back)
      * its pong wait (10 s) it is dropped as a dead connection (a long game
      * under load: South's recv ended at a close, her seat never came) */
     cr_assert_eq(run(c, 2, NULL, NULL, T(60000)), -1, "game 2 did not end");
+    /* West says ready at once: the 3 s ready clock runs from the game's
+     * end, and a loaded run took longer than that to see South seated
+     * (West was stood up, and game 3 waited for a player) */
+    say_ready(c[0]);
     int joined = DDZ_EVENT_JOINED;
     e = wait_for(c[1], of_type, &joined, T(10000), "South not seated after the game");
     cr_assert_eq(e->joined.seat, 1);
     cr_assert_not_null(c[1]->over, "seated before the game she watched ended");
     /* and game 3 is dealt with her */
-    say_ready(c[0]);
     say_ready(c[1]);
     reset_over(c, 2);
     e = wait_for(c[1], of_type, &game, T(10000), "game 3 not dealt to South");
