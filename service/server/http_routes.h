@@ -29,7 +29,7 @@
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_store_read ddz_store_read;
 
-#define DDZ_HTTP_ROUTES_MAX 16 /* routes registered, in all */
+#define DDZ_HTTP_ROUTES_MAX 32 /* routes registered, in all: twice those the server has */
 /* A request body's bytes, at most (the account routes' JSON): a larger
  * Content-Length is answered 413 before a byte of it is read. */
 #define DDZ_HTTP_BODY_MAX 4096

@@ -22,6 +22,7 @@ typedef struct check {
     json_t *line;    /* [{"seat", "cards"}...] */
     ddz_move *moves; /* DDZ_MOVES_MAX */
     ddz_ranks *keeps;
+    ddz_move *deep[2]; /* DDZ_MOVES_MAX each: the defence's look ahead, a level each */
 } check;
 
 /* Cards of a JSON array of codes into *out. Returns false when it is not
@@ -43,24 +44,31 @@ static bool cards_of(const json_t *a, ddz_cards *out)
     return true;
 }
 
-/* Makes the mover's play `cards` (held, legal) in c->pos and the line. */
-static int apply(check *c, ddz_cards cards, ddz_combo combo)
+/* Makes the mover's play `m` (legal) in position *p. */
+static void step(ddz_solver_pos *p, const ddz_move *m)
+{
+    int seat = p->turn, next = (seat + 1) % 3;
+    p->hand[seat] -= m->ranks; /* a nibble each, none borrows */
+    if (m->ranks) {
+        p->last = m->combo;
+        p->last_seat = (int8_t)seat;
+    } else if (next == p->last_seat) { /* both others passed: it leads */
+        p->last = (ddz_combo){.type = DDZ_PASS};
+        p->last_seat = -1;
+    }
+    p->turn = (uint8_t)next;
+}
+
+/* Makes the mover's play `m` (held as `cards`, legal) in c->pos and the
+ * line. */
+static int apply(check *c, ddz_cards cards, const ddz_move *m)
 {
     int seat = c->pos.turn;
     json_t *e = json_pack("{s:i, s:o}", "seat", seat, "cards", ddz_msg_cards(cards));
     if (!e || json_array_append_new(c->line, e) != 0)
         return DDZ_ENOMEM;
     c->hand[seat] &= ~cards;
-    c->pos.hand[seat] -= ddz_cards_ranks(cards); /* a nibble each, none borrows */
-    int next = (seat + 1) % 3;
-    if (cards) {
-        c->pos.last = combo;
-        c->pos.last_seat = (int8_t)seat;
-    } else if (next == c->pos.last_seat) { /* both others passed: it leads */
-        c->pos.last = (ddz_combo){.type = DDZ_PASS};
-        c->pos.last_seat = -1;
-    }
-    c->pos.turn = (uint8_t)next;
+    step(&c->pos, m);
     return 0;
 }
 
@@ -100,26 +108,107 @@ static char *error_json(const char *code, const char *why)
     return out;
 }
 
+/* The legal plays of the mover of *p into out[] (DDZ_MOVES_MAX). Returns
+ * how many (at least one in a position that can occur) or DDZ_EINVAL. */
+static int legal_plays(const check *c, const ddz_solver_pos *p, ddz_move *out)
+{
+    int n = ddz_movegen(c->rs, p->hand[p->turn], p->last_seat < 0 ? NULL : &p->last, out,
+                        DDZ_MOVES_MAX);
+    return n < 1 ? DDZ_EINVAL : n;
+}
+
+/* The partner's play in *p: the first, in ddz_movegen's order, that keeps
+ * the side's win, written to *out. Returns 0, or a negative code (the
+ * budget ran out; DDZ_EINVAL: no such play, which a won line never has). */
+static int partner_play(check *c, const ddz_solver_pos *p, ddz_move *buf, ddz_move *out)
+{
+    int k = ddz_solver_keeps(c->sv, c->rs, p, c->b, c->keeps, DDZ_MOVES_MAX);
+    if (k < 1)
+        return k < 0 ? k : DDZ_EINVAL;
+    int n = legal_plays(c, p, buf);
+    for (int i = 0; i < n; i++)
+        if (buf[i].ranks == c->keeps[0]) {
+            *out = buf[i];
+            return 0;
+        }
+    return DDZ_EINVAL;
+}
+
+#define NO_CHOICE_LEFT 1000000 /* the score of a line the mover's side has won */
+
+/* How hard position *p leaves the person (the seat `mover`): the number of
+ * plays that keep the win at the person's next turn, the seats between
+ * playing as reply() makes them play (the partner its first winning play,
+ * the other defender its own best defence: `level` is the look-ahead's
+ * depth, 0 or 1). A line where the mover's side has already won scores
+ * NO_CHOICE_LEFT: no defence wants it. Returns the score or a negative
+ * code. */
+static int pressure(check *c, const ddz_solver_pos *p, int mover, int level)
+{
+    for (int s = 0; s < 3; s++)
+        if (!p->hand[s])
+            return NO_CHOICE_LEFT; /* a defender never empties its hand: the line is won */
+    if (p->turn == mover)
+        return ddz_solver_keeps(c->sv, c->rs, p, c->b, c->keeps, DDZ_MOVES_MAX);
+    if (level > 1)
+        return DDZ_EINVAL; /* not reached: two seats at most come between */
+    ddz_solver_pos next = *p;
+    if (ddz_solver_side(p, p->turn) == ddz_solver_side(p, mover)) {
+        ddz_move m;
+        int rc = partner_play(c, p, c->deep[level], &m);
+        if (rc < 0)
+            return rc;
+        step(&next, &m);
+        return pressure(c, &next, mover, level + 1);
+    }
+    int n = legal_plays(c, p, c->deep[level]), best = NO_CHOICE_LEFT;
+    for (int i = 0; i < n; i++) {
+        next = *p;
+        step(&next, &c->deep[level][i]);
+        int v = pressure(c, &next, mover, level + 1);
+        if (v < 0)
+            return v;
+        best = v < best ? v : best;
+    }
+    return n < 0 ? n : best;
+}
+
+/* The defender's play in c->pos: its best defence, the play that leaves
+ * the person the fewest winning plays at their next turn (the first, in
+ * ddz_movegen's order, of those that leave fewest), written to *out. Every
+ * play of a defender loses when the line is won: the best defence is the
+ * one that makes the win hardest to keep. Returns 0 or a negative code. */
+static int defence(check *c, int mover, ddz_move *out)
+{
+    int n = legal_plays(c, &c->pos, c->moves), best = -1, score = 0;
+    for (int i = 0; i < n; i++) {
+        ddz_solver_pos next = c->pos;
+        step(&next, &c->moves[i]);
+        int v = pressure(c, &next, mover, 0);
+        if (v < 0)
+            return v;
+        if (best < 0 || v < score)
+            best = i, score = v;
+    }
+    if (best < 0)
+        return n < 0 ? n : DDZ_EINVAL;
+    *out = c->moves[best];
+    return 0;
+}
+
 /* Plays the other seats until the mover is to play or the game is over,
  * appending their plays to `replies`. Returns 0 or a negative code. */
 static int reply(check *c, int mover, json_t *replies)
 {
     while (!over(c) && c->pos.turn != mover) {
-        int n = ddz_solver_keeps(c->sv, c->rs, &c->pos, c->b, c->keeps, DDZ_MOVES_MAX);
-        if (n < 0)
-            return n;
-        int nmoves;
-        const ddz_move *m = n > 0 ? legal(c, c->keeps[0], &nmoves) : NULL;
-        if (!m) { /* no winning play: the first legal one */
-            legal(c, (ddz_ranks)-1, &nmoves);
-            if (nmoves < 1)
-                return DDZ_EINVAL;
-            m = &c->moves[0];
-        }
-        ddz_cards cards = ddz_cards_pick(c->hand[c->pos.turn], m->ranks);
-        ddz_combo combo = m->combo;
-        int rc = apply(c, cards, combo);
-        if (rc < 0 || json_array_append_new(replies, ddz_msg_cards(cards)) != 0)
+        ddz_move m;
+        int rc = ddz_solver_side(&c->pos, c->pos.turn) == ddz_solver_side(&c->pos, mover)
+                     ? partner_play(c, &c->pos, c->moves, &m)
+                     : defence(c, mover, &m);
+        if (rc < 0)
+            return rc;
+        ddz_cards cards = ddz_cards_pick(c->hand[c->pos.turn], m.ranks);
+        if ((rc = apply(c, cards, &m)) < 0 || json_array_append_new(replies, ddz_msg_cards(cards)) != 0)
             return rc < 0 ? rc : DDZ_ENOMEM;
     }
     return 0;
@@ -156,8 +245,8 @@ static int run(check *c, const ddz_store_puzzle *p, const json_t *plays, char **
         bool keeps = false;
         for (int j = 0; j < k && !keeps; j++)
             keeps = c->keeps[j] == m->ranks;
-        ddz_combo combo = m->combo;
-        if ((rc = apply(c, cards, combo)) < 0)
+        ddz_move played = *m; /* c->moves is reused below */
+        if ((rc = apply(c, cards, &played)) < 0)
             return rc;
         if (!keeps) {
             json_t *sol = json_loads(p->solutions, 0, NULL);
@@ -223,9 +312,14 @@ int ddz_puzzle_check(ddz_solver *sv, const ddz_store_puzzle *p, const char *body
     c.line = json_array();
     c.moves = malloc(DDZ_MOVES_MAX * sizeof *c.moves);
     c.keeps = malloc(DDZ_MOVES_MAX * sizeof *c.keeps);
-    rc = c.line && c.moves && c.keeps ? run(&c, p, plays, json) : DDZ_ENOMEM;
+    c.deep[0] = malloc(DDZ_MOVES_MAX * sizeof *c.deep[0]);
+    c.deep[1] = malloc(DDZ_MOVES_MAX * sizeof *c.deep[1]);
+    rc = c.line && c.moves && c.keeps && c.deep[0] && c.deep[1] ? run(&c, p, plays, json)
+                                                                : DDZ_ENOMEM;
 done:
     json_decref(c.line);
+    free(c.deep[0]);
+    free(c.deep[1]);
     free(c.moves);
     free(c.keeps);
     json_decref(hands);

@@ -6,12 +6,15 @@
  * seats are the server's: after each of the person's plays that keeps the
  * win, each other seat moves in turn until the mover's seat is to play
  * again or the game is over. A partner (the mover's side) plays the first
- * play, in ddz_movegen's order, that keeps the side's win; a defender has
- * none that wins (the mover's side wins), so it plays the first legal play
- * in ddz_movegen's order: simple, the same on every machine, and it lets
- * the person finish the line (making the win longest is left for later).
- * Each play shown is the lowest suits of its ranks (ddz_cards_pick), as
- * the solutions are.
+ * play, in ddz_movegen's order, that keeps the side's win. A defender has
+ * none that wins (the mover's side wins), so it plays its best defence:
+ * the play that leaves the person the fewest winning plays at their next
+ * turn (looking through the seat between, a partner playing as above, the
+ * other defender its own best defence), the first in ddz_movegen's order
+ * among equals. The solver's verdicts are exact, so the same line gets
+ * the same replies on every call and every machine: the check keeps no
+ * state between a person's requests. Each play shown is the lowest suits
+ * of its ranks (ddz_cards_pick), as the solutions are.
  */
 #ifndef DDZ_PUZZLE_CHECK_H
 #define DDZ_PUZZLE_CHECK_H

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ai/analysis.h"
 #include "ai/puzzle.h"
@@ -42,6 +45,8 @@ struct ddz_puzzler {
     ddz_mailbox *todo; /* loop -> worker, bounded by max_games (queued + running) */
     pthread_t thread;
     atomic_bool stop; /* the worker's game ends at its next position */
+    pthread_mutex_t rest_lock; /* the worker's rest, which the stop ends */
+    pthread_cond_t rest_end;
     /* the worker's */
     ddz_solver *sv;
     ddz_puzzle *found; /* one examination at a time (some 100 KB) */
@@ -58,6 +63,7 @@ struct ddz_puzzler {
     ddz_store_puzzle apuzzle;
     /* counters: the worker writes, anyone reads */
     atomic_long games, positions, nfound, undecided, cut, dropped, unstored;
+    atomic_long busy_ns, rests, rested_ns;
 };
 
 static int64_t mono_ns(void *ctx)
@@ -171,15 +177,46 @@ static void examine(ddz_puzzler *p, const job *j)
     }
 }
 
+/* Rests `ns` nanoseconds, or until the stop. */
+static void rest(ddz_puzzler *p, int64_t ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    int64_t t = (int64_t)until.tv_sec * 1000000000 + until.tv_nsec + ns;
+    until = (struct timespec){.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
+    pthread_mutex_lock(&p->rest_lock);
+    while (!atomic_load(&p->stop) &&
+           pthread_cond_timedwait(&p->rest_end, &p->rest_lock, &until) == 0) {
+    }
+    pthread_mutex_unlock(&p->rest_lock);
+}
+
+/* How much lower than the loop the stock is built (a nice value): as the
+ * password hashes (pwhash.c), so that the loop is served first. */
+#define WORKER_NICE 10
+
 static void *worker(void *arg)
 {
     ddz_puzzler *p = arg;
     ddz_mail *m;
+    /* Linux: a thread's nice value is its own. Should it fail, the thread
+     * runs at the loop's priority, its share still bounded by the rests. */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     while ((m = ddz_mailbox_take(p->todo, 1, NULL))) {
         job *j = DDZ_MAIL_ITEM(m, job, mail);
+        int64_t start = mono_ns(NULL);
         examine(p, j);
         free(j);
+        int64_t took = mono_ns(NULL) - start;
+        atomic_fetch_add(&p->busy_ns, took);
+        /* done before the rest: a flush waits for the games, not the rests */
         ddz_mailbox_done(p->todo, 1);
+        if (p->opt.share < 100) {
+            int64_t t0 = mono_ns(NULL);
+            rest(p, took * (100 - p->opt.share) / p->opt.share);
+            atomic_fetch_add(&p->rested_ns, mono_ns(NULL) - t0);
+            atomic_fetch_add(&p->rests, 1);
+        }
     }
     return NULL;
 }
@@ -304,7 +341,10 @@ ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store
     o.position_ms = o.position_ms > 0 ? o.position_ms : DDZ_PUZZLER_POSITION_MS;
     o.game_ms = o.game_ms > 0 ? o.game_ms : DDZ_PUZZLER_GAME_MS;
     o.max_cards = o.max_cards > 0 ? o.max_cards : DDZ_PUZZLE_MAX_CARDS;
+    o.share = o.share <= 0 ? DDZ_PUZZLER_SHARE : o.share > 100 ? 100 : o.share;
     p->opt = o;
+    pthread_mutex_init(&p->rest_lock, NULL);
+    pthread_cond_init(&p->rest_end, NULL);
     p->store = store;
     /* max_games 0: a box of one that is never put to */
     p->todo = ddz_mailbox_create(o.max_games > 0 ? (size_t)o.max_games : 1, false);
@@ -317,6 +357,8 @@ ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store
         ddz_solver_destroy(p->sv);
         free(p->found);
         free(p->an);
+        pthread_cond_destroy(&p->rest_end);
+        pthread_mutex_destroy(&p->rest_lock);
         free(p);
         return NULL;
     }
@@ -328,7 +370,10 @@ void ddz_puzzler_stop(ddz_puzzler *p)
     if (!p || p->stopped)
         return;
     p->stopped = true;
+    pthread_mutex_lock(&p->rest_lock);
     atomic_store(&p->stop, true);
+    pthread_cond_signal(&p->rest_end);
+    pthread_mutex_unlock(&p->rest_lock);
     ddz_mailbox_close(p->todo, DDZ_MAILBOX_DROP);
     pthread_join(p->thread, NULL);
     if (p->astarted) {
@@ -364,6 +409,8 @@ void ddz_puzzler_destroy(ddz_puzzler *p)
     ddz_solver_destroy(p->sv);
     free(p->found);
     free(p->an);
+    pthread_cond_destroy(&p->rest_end);
+    pthread_mutex_destroy(&p->rest_lock);
     free(p);
 }
 
@@ -403,6 +450,9 @@ void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out)
         .cut = atomic_load(&p->cut),
         .dropped = atomic_load(&p->dropped),
         .unstored = atomic_load(&p->unstored),
+        .busy_ms = atomic_load(&p->busy_ns) / 1000000,
+        .rests = atomic_load(&p->rests),
+        .rested_ms = atomic_load(&p->rested_ns) / 1000000,
     };
 }
 

@@ -13,7 +13,12 @@
  * background's, which may be dropped.
  *
  * Bounds: at most `max_games` games queued or being examined (a game past
- * it is not examined, counted in `dropped`); each position within
+ * it is not examined, counted in `dropped`); at most `share` percent of
+ * one core, at a lower priority than the loop (nice 10, as the password
+ * hashes): after a game that took t, the worker rests t * (100 - share) /
+ * share, so a busy server's games past what that share examines are
+ * dropped rather than searched (the stock is a sample: the loop and the
+ * players come first); each position within
  * `nodes` and `position_ms`, a whole game within `game_ms` (the positions
  * left after it are not examined: counted in `cut`). A position the budget
  * cannot decide is no puzzle (counted in `undecided`): the stock holds only
@@ -52,6 +57,7 @@ enum {
     DDZ_PUZZLER_NODES = 500000,          /* default node cap of one position */
     DDZ_PUZZLER_POSITION_MS = 200,       /* default clock of one position */
     DDZ_PUZZLER_GAME_MS = 1000,          /* default clock of a whole game */
+    DDZ_PUZZLER_SHARE = 25,              /* default share of one core, in percent */
     DDZ_PUZZLER_TT_BITS = 20,            /* the worker's solver table: 2^20 entries */
     DDZ_PUZZLER_ATTEMPTS = 8,            /* attempts queued or being checked, at most */
     DDZ_PUZZLER_ATTEMPT_NODES = 5000000, /* node cap of one attempt's check */
@@ -65,6 +71,8 @@ typedef struct ddz_puzzler_options {
     int position_ms; /* clock per position; <= 0: DDZ_PUZZLER_POSITION_MS */
     int game_ms;     /* clock per game; <= 0: DDZ_PUZZLER_GAME_MS */
     int max_cards;   /* positions of at most this many cards; <= 0: DDZ_PUZZLE_MAX_CARDS */
+    int share;       /* percent of one core the stock may take, 1..100 (100: no rest);
+                        <= 0: DDZ_PUZZLER_SHARE */
 } ddz_puzzler_options;
 
 /* What the worker did so far. */
@@ -76,6 +84,9 @@ typedef struct ddz_puzzler_stats {
     long cut;       /* games whose clock ran out before their last position */
     long dropped;   /* games not examined: the queue was full */
     long unstored;  /* puzzles the store did not take (its queue full, a field too long) */
+    long busy_ms;   /* time spent examining games */
+    long rests;     /* rests taken after a game (share below 100) */
+    long rested_ms; /* time those rests took */
 } ddz_puzzler_stats;
 
 typedef struct ddz_puzzler ddz_puzzler;

@@ -161,6 +161,38 @@ static json_t *check_ok(const ddz_store_puzzle *p, json_t *plays)
     return j;
 }
 
+static ddz_move defender_moves[DDZ_MOVES_MAX];
+static int defences, defences_not_first; /* replies checked; of them, not the first legal play */
+
+/* A defender's reply `played` just before the person's turn is the best
+ * defence: no other legal play of that defender leaves the person fewer
+ * winning plays (the solver's count, here, for each of them). */
+static void defence_checked(const line *l, int mover, ddz_cards played)
+{
+    int n = ddz_movegen(l->rs, l->pos.hand[l->pos.turn],
+                        l->pos.last_seat < 0 ? NULL : &l->pos.last, defender_moves, DDZ_MOVES_MAX);
+    int least = 1 << 30, first = -1, chosen = -1;
+    for (int i = 0; i < n; i++) {
+        line t = *l;
+        line_play(&t, ddz_cards_pick(t.hand[t.pos.turn], defender_moves[i].ranks));
+        cr_assert_eq(t.pos.turn, mover);
+        int k = t.hand[0] && t.hand[1] && t.hand[2]
+                    ? ddz_solver_keeps(sv, t.rs, &t.pos, NULL, keeps, DDZ_MOVES_MAX)
+                    : 1 << 20; /* not reached: a defender does not end a won line */
+        cr_assert_geq(k, 0);
+        least = k < least ? k : least;
+        if (i == 0)
+            first = k;
+        if (defender_moves[i].ranks == ddz_cards_ranks(played))
+            chosen = k;
+    }
+    cr_assert_geq(chosen, 0, "the reply is a legal play");
+    cr_expect_eq(chosen, least, "the defence leaves %d winning plays, the best leaves %d", chosen,
+                 least);
+    defences++;
+    defences_not_first += first > least;
+}
+
 Test(puzzle_check, the_right_line_is_solved)
 {
     for (int i = 0; i < npuzzles; i++) {
@@ -211,7 +243,14 @@ Test(puzzle_check, the_right_line_is_solved)
             json_t *replies = json_object_get(a, "replies");
             size_t r;
             json_t *v;
-            json_array_foreach(replies, r, v) line_play(&l, cards_of(v));
+            json_array_foreach(replies, r, v)
+            {
+                ddz_cards played = cards_of(v);
+                if (ddz_solver_side(&l.pos, l.pos.turn) != ddz_solver_side(&l.pos, mover) &&
+                    (l.pos.turn + 1) % 3 == mover)
+                    defence_checked(&l, mover, played);
+                line_play(&l, played);
+            }
             json_decref(a);
             if (!l.hand[0] || !l.hand[1] || !l.hand[2])
                 break; /* the partner finished it: only with "solved" above */
@@ -222,6 +261,10 @@ Test(puzzle_check, the_right_line_is_solved)
         }
         json_decref(plays);
     }
+    /* the rule was tried where it matters: somewhere the first legal play
+     * would have left the person more winning plays than the best */
+    cr_expect_gt(defences, 0);
+    cr_expect_gt(defences_not_first, 0, "%d replies checked", defences);
 }
 
 Test(puzzle_check, a_wrong_first_play_fails_and_tells)

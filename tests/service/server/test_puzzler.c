@@ -3,7 +3,8 @@
  * puzzles `ddz puzzles` lists for that log (same positions, same winning
  * plays, the same text), a game examined twice adds nothing, a position
  * the budget cannot decide is never stored (only the puzzles proved are),
- * and a full queue drops the game and counts it. */
+ * a full queue drops the game and counts it, and the worker rests after
+ * each game so as to take no more than its share of a core. */
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -95,7 +96,7 @@ Test(puzzler, the_stock_is_what_ddz_puzzles_lists)
     ddz_store *s = open_store("a.db");
     /* budgets no game of this size reaches: every position decided */
     ddz_puzzler_options o = {
-        .max_games = 64, .position_ms = 60000, .game_ms = 600000, .nodes = 20000000};
+        .max_games = 64, .position_ms = 60000, .game_ms = 600000, .nodes = 20000000, .share = 100};
     ddz_puzzler *p = ddz_puzzler_create(&o, s);
     cr_assert_not_null(p);
     for (int i = 0; i < nrecs; i++) /* game ids 1..40: the record's game + 1 */
@@ -209,5 +210,39 @@ Test(puzzler, bounded)
     cr_expect_eq(st.games, queued);
     cr_expect_eq(ddz_puzzler_limits(p).max_games, 1);
     ddz_puzzler_destroy(p); /* a game examined stops at its next position */
+    ddz_store_close(s);
+}
+
+/* At a share of 20%, the worker rests four times as long as each game
+ * took: a lower bound, which a loaded machine only makes longer. */
+Test(puzzler, the_worker_takes_its_share_of_a_core_and_no_more)
+{
+    ddz_store *s = open_store("share.db");
+    ddz_puzzler_options o = {.max_games = 64, .share = 20};
+    ddz_puzzler *p = ddz_puzzler_create(&o, s);
+    cr_assert_not_null(p);
+    cr_assert_eq(ddz_puzzler_limits(p).share, 20);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(ddz_puzzler_examine(p, recs[i].game + 1, &recs[i]), 0);
+    ddz_puzzler_flush(p);
+    ddz_puzzler_stats st;
+    for (int t = 0; t < 6000; t++) { /* the last rest: a minute at most */
+        ddz_puzzler_stats_get(p, &st);
+        if (st.rests == 6)
+            break;
+        usleep(10000);
+    }
+    cr_assert_eq(st.rests, 6);
+    cr_assert_eq(st.games, 6);
+    /* per game, rested >= 4 * took, each rounded down to a millisecond
+     * when summed: 6 ms of slack */
+    cr_expect_geq(st.rested_ms + 6, 4 * st.busy_ms, "rested %ld ms after %ld busy", st.rested_ms,
+                  st.busy_ms);
+    ddz_puzzler_destroy(p);
+    ddz_store_close(s);
+    /* the defaults: a quarter of a core */
+    p = ddz_puzzler_create(NULL, s = open_store("share2.db"));
+    cr_assert_eq(ddz_puzzler_limits(p).share, DDZ_PUZZLER_SHARE);
+    ddz_puzzler_destroy(p);
     ddz_store_close(s);
 }
