@@ -448,8 +448,7 @@ static bool password_ok(const char *pw, ddz_http_req *req)
     return false;
 }
 
-/* The session of "Authorization: Bearer S" into `out`, else `req` 401. */
-static bool bearer(ddz_http_req *req, char out[DDZ_SESSION_HEX + 1])
+int ddz__accounts_bearer(ddz_http_req *req, char out[DDZ_SESSION_HEX + 1])
 {
     char buf[128];
     static const char pre[] = "Bearer ";
@@ -459,6 +458,13 @@ static bool bearer(ddz_http_req *req, char out[DDZ_SESSION_HEX + 1])
     if (ok)
         memcpy(out, buf + sizeof pre - 1, DDZ_SESSION_HEX + 1);
     sodium_memzero(buf, sizeof buf);
+    return ok ? 1 : n > 0 ? -1 : 0;
+}
+
+/* The session of "Authorization: Bearer S" into `out`, else `req` 401. */
+static bool bearer(ddz_http_req *req, char out[DDZ_SESSION_HEX + 1])
+{
+    bool ok = ddz__accounts_bearer(req, out) == 1;
     if (!ok)
         refuse_auth(req);
     return ok;

@@ -43,6 +43,13 @@
 
 typedef struct ddz_srv ddz_srv;
 typedef struct ddz_store_read ddz_store_read;
+typedef struct ddz_http_req ddz_http_req;
+
+/* Copies the session of request `req`'s "Authorization: Bearer S" header
+ * (S: DDZ_SESSION_HEX characters, NUL-terminated) into `out`. Returns 1
+ * (copied), 0 (no such header: a guest) or -1 (a header that is not a
+ * session's). Nothing of it is left on the stack. */
+int ddz__accounts_bearer(ddz_http_req *req, char out[65]);
 
 /* Registers the routes above in srv's table, before the lws mounts are
  * made. Until ddz__accounts_start() they answer 503. Returns 0 or what

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "rules/error.h"
 #include "rules/ruleset.h"
+#include "service/server/accounts.h"
 #include "service/server/context.h"
 #include "service/server/http_routes.h"
 #include "service/server/puzzler.h"
@@ -22,8 +25,15 @@ static void error_answer(ddz_http_req *req, int status, const char *code, const 
         req->body = NULL;
 }
 
+/* The 401 of a session that is not (or no longer) live. */
+static void refuse_session(ddz_http_req *req)
+{
+    error_answer(req, HTTP_STATUS_UNAUTHORIZED, "EAUTH", "wrong name, password or session");
+}
+
 /* The read came back: 200 with the puzzle (taken), 404 while the stock
- * has none of the rules, 503 while the database is away. */
+ * has none of the rules (or no such puzzle), 401 for a session not live,
+ * 503 while the database is away. */
 static void next_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
 {
     (void)srv;
@@ -31,8 +41,12 @@ static void next_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
     if (rd->rc >= 0 && rd->json) {
         req->body = rd->json;
         rd->json = NULL; /* taken */
+    } else if (rd->rc == DDZ_EAUTH) {
+        refuse_session(req);
     } else if (rd->rc == DDZ_ENOTFOUND) {
-        error_answer(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no puzzle of these rules yet");
+        error_answer(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND",
+                     rd->kind == DDZ_STORE_READ_PUZZLE_GET ? "no such puzzle"
+                                                           : "no puzzle of these rules yet");
     } else if (rd->rc == DDZ_EDB) {
         error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
     } else {
@@ -86,11 +100,60 @@ static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
                      "recent: up to 50 puzzle ids, separated by commas");
         return;
     }
+    if (ddz__accounts_bearer(req, rd->session) < 0) {
+        free(rd);
+        refuse_session(req);
+        return;
+    }
     rd->kind = DDZ_STORE_READ_PUZZLE_NEXT;
     snprintf(rd->rating.rules, sizeof rd->rating.rules, "%s", rs->name);
-    rd->puzzle.rating = DDZ_STORE_PUZZLE_RATING0; /* people's puzzle ratings: not yet */
+    rd->puzzle.rating = DDZ_STORE_PUZZLE_RATING0; /* a guest's; a person's is read */
     req->read = rd;
     req->done = next_done;
+}
+
+/* The id of path "/api/puzzles/ID" followed by `tail`, or 0. */
+static int64_t path_id(const char *path, const char *tail)
+{
+    static const char prefix[] = "/api/puzzles/";
+    const char *p = path + sizeof prefix - 1;
+    char *end;
+    errno = 0;
+    long long id = *p >= '1' && *p <= '9' ? strtoll(p, &end, 10) : 0;
+    return id < 1 || errno || strcmp(end, tail) != 0 ? 0 : id;
+}
+
+/* GET /api/puzzles/ID: the puzzle, as next serves it (never its
+ * solutions): a page opened on one puzzle, a link shared. */
+static void puzzle_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)srv;
+    int64_t id = path_id(path, "");
+    if (!id) {
+        ddz__http_not_found(req);
+        return;
+    }
+    ddz_store_read *rd = calloc(1, sizeof *rd);
+    if (!rd) {
+        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        return;
+    }
+    rd->kind = DDZ_STORE_READ_PUZZLE_GET;
+    rd->id = id;
+    req->read = rd;
+    req->done = next_done;
+}
+
+/* GET /api/puzzles/...: ID, or next. POST: ID/attempt. */
+static void puzzles_route(ddz_srv *srv, const char *path, ddz_http_req *req);
+
+/* GET /puzzles: the page, as the client's route (a link to share). */
+static void page_get(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    (void)srv, (void)path;
+    req->status = HTTP_STATUS_FOUND;
+    req->extra = "Location: /#/puzzles\r\n";
+    req->body = strdup("");
 }
 
 /* An attempt whose answer comes later: the transport's request. */
@@ -109,22 +172,27 @@ static void attempt_forget(void *later)
  * worker; the answer comes when it is done. */
 static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
-    static const char prefix[] = "/api/puzzles/";
-    const char *p = path + sizeof prefix - 1;
-    char *end;
-    errno = 0;
-    long long id = *p >= '1' && *p <= '9' ? strtoll(p, &end, 10) : 0;
-    if (id < 1 || errno || strcmp(end, "/attempt") != 0) {
+    int64_t id = path_id(path, "/attempt");
+    if (!id) {
         ddz__http_not_found(req);
+        return;
+    }
+    char session[DDZ_SESSION_HEX + 1];
+    int who = ddz__accounts_bearer(req, session);
+    if (who < 0) {
+        refuse_session(req);
         return;
     }
     attempt_op *op = malloc(sizeof *op);
     if (!op) {
+        sodium_memzero(session, sizeof session);
         error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
         return;
     }
     *op = (attempt_op){.srv = srv, .conn = req->conn, .answer = req->answer};
-    int rc = srv->puzzler ? ddz_puzzler_attempt(srv->puzzler, id, req->in, op) : DDZ_EBUSY;
+    int rc = srv->puzzler ? ddz_puzzler_attempt(srv->puzzler, id, req->in, who ? session : NULL, op)
+                          : DDZ_EBUSY;
+    sodium_memzero(session, sizeof session);
     if (rc < 0) {
         free(op);
         error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY",
@@ -146,6 +214,8 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
     if (rc == 0 || rc == DDZ_EFIELD) {
         req.status = rc == 0 ? HTTP_STATUS_OK : HTTP_STATUS_BAD_REQUEST;
         req.body = json ? strdup(json) : NULL;
+    } else if (rc == DDZ_EAUTH) {
+        refuse_session(&req);
     } else if (rc == DDZ_ENOTFOUND) {
         error_answer(&req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such puzzle");
     } else if (rc == DDZ_EDB) {
@@ -170,10 +240,34 @@ void ddz__http_puzzles_collect(ddz_srv *srv, bool answer)
         ddz_puzzler_collect(srv->puzzler, attempt_done, answer ? srv : NULL);
 }
 
+/* A 405 for a method `allow` does not name. */
+static void not_allowed(ddz_http_req *req, const char *allow)
+{
+    error_answer(req, HTTP_STATUS_METHOD_NOT_ALLOWED, "EMETHOD", "method not allowed here");
+    req->extra = allow;
+}
+
+static void puzzles_route(ddz_srv *srv, const char *path, ddz_http_req *req)
+{
+    bool next = strcmp(path, "/api/puzzles/next") == 0, one = path_id(path, "") != 0,
+         attempt = path_id(path, "/attempt") != 0;
+    if (req->method == LWSHUMETH_POST && attempt)
+        attempt_post(srv, path, req);
+    else if (req->method == LWSHUMETH_POST && (next || one))
+        not_allowed(req, "Allow: GET, HEAD\r\n");
+    else if (req->method != LWSHUMETH_POST && attempt)
+        not_allowed(req, "Allow: POST\r\n");
+    else if (req->method != LWSHUMETH_POST && next)
+        next_get(srv, path, req);
+    else if (req->method != LWSHUMETH_POST && one)
+        puzzle_get(srv, path, req);
+    else
+        ddz__http_not_found(req);
+}
+
 int ddz__http_puzzles_routes(ddz_srv *srv)
 {
-    int rc = ddz__http_route_add(&srv->routes, "/api/puzzles/next", false, next_get);
-    return rc < 0 ? rc
-                  : ddz__http_route_add_methods(&srv->routes, "/api/puzzles/", DDZ_HTTP_ROUTE_POST,
-                                                attempt_post);
+    int rc = ddz__http_route_add_methods(&srv->routes, "/api/puzzles/",
+                                         DDZ_HTTP_ROUTE_GET | DDZ_HTTP_ROUTE_POST, puzzles_route);
+    return rc < 0 ? rc : ddz__http_route_add(&srv->routes, "/puzzles", false, page_get);
 }

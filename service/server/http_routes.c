@@ -34,7 +34,8 @@ int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_h
 int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned methods,
                                 ddz_http_handler fn)
 {
-    if (!methods || (methods & ~(DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE)))
+    unsigned body = DDZ_HTTP_ROUTE_POST | DDZ_HTTP_ROUTE_DELETE;
+    if (!(methods & body) || (methods & ~(body | DDZ_HTTP_ROUTE_GET)))
         return DDZ_EINVAL;
     size_t n = path ? strlen(path) : 0;
     int rc = ddz__http_route_add(t, path, n > 0 && path[n - 1] == '/', fn);
@@ -56,13 +57,21 @@ bool ddz__http_route_takes(const ddz_http_routes *t, const char *uri, int method
         r = ddz__http_route_find(t, path);
     }
     unsigned m = r ? r->methods : 0;
+    /* the Allow header of each set of methods (bits: POST, DELETE, GET) */
+    static const char *const allowed[8] = {"GET, HEAD",
+                                           "POST",
+                                           "DELETE",
+                                           "POST, DELETE",
+                                           "GET, HEAD",
+                                           "GET, HEAD, POST",
+                                           "GET, HEAD, DELETE",
+                                           "GET, HEAD, POST, DELETE"};
     if (allow)
-        *allow = m == DDZ_HTTP_ROUTE_POST     ? "POST"
-                 : m == DDZ_HTTP_ROUTE_DELETE ? "DELETE"
-                 : m                          ? "POST, DELETE"
-                                              : "GET, HEAD";
-    if (!m)
-        return method == LWSHUMETH_GET || method == LWSHUMETH_HEAD;
+        *allow = allowed[m & 7];
+    if (!m || (m & DDZ_HTTP_ROUTE_GET)) {
+        if (method == LWSHUMETH_GET || method == LWSHUMETH_HEAD)
+            return true;
+    }
     return (method == LWSHUMETH_POST && (m & DDZ_HTTP_ROUTE_POST)) ||
            (method == LWSHUMETH_DELETE && (m & DDZ_HTTP_ROUTE_DELETE));
 }

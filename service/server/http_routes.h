@@ -41,9 +41,12 @@ typedef struct ddz_store_read ddz_store_read;
 #define DDZ_HTTP_LATER_MS 20000
 
 /* The methods a body route takes (ddz__http_route_add_methods); every
- * other route takes GET and HEAD, and only those. */
+ * other route takes GET and HEAD, and only those. A body route takes GET
+ * and HEAD too when it names DDZ_HTTP_ROUTE_GET (a resource read and
+ * posted to under one prefix: /api/puzzles/). */
 #define DDZ_HTTP_ROUTE_POST 1u
 #define DDZ_HTTP_ROUTE_DELETE 2u
+#define DDZ_HTTP_ROUTE_GET 4u
 #define DDZ_HTTP_MOUNT_MAX 32 /* bytes of a mount point, its NUL included */
 
 /* One request as its handler sees it: what it reads, what it sets. The
@@ -121,7 +124,8 @@ int ddz__http_route_add(ddz_http_routes *t, const char *path, bool prefix, ddz_h
  * every path it starts, as a prefix: an exact route of another path there
  * keeps its own methods), answering the `methods`
  * (DDZ_HTTP_ROUTE_POST, DDZ_HTTP_ROUTE_DELETE; with a body of at most
- * DDZ_HTTP_BODY_MAX bytes) and no other: GET and HEAD get 405 there.
+ * DDZ_HTTP_BODY_MAX bytes; DDZ_HTTP_ROUTE_GET: GET and HEAD as well) and
+ * no other: GET and HEAD get 405 there unless named.
  * Returns as ddz__http_route_add, and DDZ_EINVAL for no method or another. */
 int ddz__http_route_add_methods(ddz_http_routes *t, const char *path, unsigned methods,
                                 ddz_http_handler fn);

@@ -172,7 +172,8 @@ char *ddz__metrics_text(ddz_srv *srv)
     if (srv->puzzler)
         ddz_puzzler_stats_get(srv->puzzler, &ps);
     /* the stock builder's work (puzzler.h): games examined and dropped,
-     * positions, puzzles found, undecided */
+     * positions, puzzles found, undecided; its time busy and resting (its
+     * share of a core: busy / (busy + resting)); attempts rated */
     fprintf(f,
             "# TYPE ddz_puzzle_games_total counter\n"
             "ddz_puzzle_games_total{result=\"examined\"} %ld\n"
@@ -181,8 +182,14 @@ char *ddz__metrics_text(ddz_srv *srv)
             "# TYPE ddz_puzzle_positions_total counter\n"
             "ddz_puzzle_positions_total{result=\"examined\"} %ld\n"
             "ddz_puzzle_positions_total{result=\"puzzle\"} %ld\n"
-            "ddz_puzzle_positions_total{result=\"undecided\"} %ld\n",
-            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided);
+            "ddz_puzzle_positions_total{result=\"undecided\"} %ld\n"
+            "# TYPE ddz_puzzle_seconds_total counter\n"
+            "ddz_puzzle_seconds_total{state=\"busy\"} %.3f\n"
+            "ddz_puzzle_seconds_total{state=\"resting\"} %.3f\n"
+            "# TYPE ddz_puzzle_attempts_rated_total counter\n"
+            "ddz_puzzle_attempts_rated_total %ld\n",
+            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided, ps.busy_ms / 1000.0,
+            ps.rested_ms / 1000.0, ps.rated);
     fclose(f);
     return buf;
 }

@@ -208,14 +208,15 @@ static int reply(check *c, int mover, json_t *replies)
         if (rc < 0)
             return rc;
         ddz_cards cards = ddz_cards_pick(c->hand[c->pos.turn], m.ranks);
-        if ((rc = apply(c, cards, &m)) < 0 || json_array_append_new(replies, ddz_msg_cards(cards)) != 0)
+        if ((rc = apply(c, cards, &m)) < 0 ||
+            json_array_append_new(replies, ddz_msg_cards(cards)) != 0)
             return rc < 0 ? rc : DDZ_ENOMEM;
     }
     return 0;
 }
 
 /* The checking itself, c set up; `plays` the person's. */
-static int run(check *c, const ddz_store_puzzle *p, const json_t *plays, char **json)
+static int run(check *c, const json_t *plays, char **json)
 {
     int mover = c->pos.turn;
     size_t n = json_array_size(plays);
@@ -246,12 +247,18 @@ static int run(check *c, const ddz_store_puzzle *p, const json_t *plays, char **
         for (int j = 0; j < k && !keeps; j++)
             keeps = c->keeps[j] == m->ranks;
         ddz_move played = *m; /* c->moves is reused below */
+        ddz_cards held = c->hand[mover];
         if ((rc = apply(c, cards, &played)) < 0)
             return rc;
         if (!keeps) {
-            json_t *sol = json_loads(p->solutions, 0, NULL);
-            answer = sol ? json_pack("{s:s, s:o, s:O}", "result", "failed", "solutions", sol,
-                                     "line", c->line)
+            /* what won at this point: at the first play, the puzzle's
+             * solutions (the same picks of the same hand) */
+            json_t *sol = json_array();
+            for (int j = 0; sol && j < k; j++)
+                if (json_array_append_new(sol, ddz_msg_cards(ddz_cards_pick(held, c->keeps[j]))))
+                    json_decref(sol), sol = NULL;
+            answer = sol ? json_pack("{s:s, s:o, s:I, s:O}", "result", "failed", "solutions", sol,
+                                     "at", (json_int_t)i, "line", c->line)
                          : NULL;
             goto done;
         }
@@ -314,8 +321,7 @@ int ddz_puzzle_check(ddz_solver *sv, const ddz_store_puzzle *p, const char *body
     c.keeps = malloc(DDZ_MOVES_MAX * sizeof *c.keeps);
     c.deep[0] = malloc(DDZ_MOVES_MAX * sizeof *c.deep[0]);
     c.deep[1] = malloc(DDZ_MOVES_MAX * sizeof *c.deep[1]);
-    rc = c.line && c.moves && c.keeps && c.deep[0] && c.deep[1] ? run(&c, p, plays, json)
-                                                                : DDZ_ENOMEM;
+    rc = c.line && c.moves && c.keeps && c.deep[0] && c.deep[1] ? run(&c, plays, json) : DDZ_ENOMEM;
 done:
     json_decref(c.line);
     free(c.deep[0]);

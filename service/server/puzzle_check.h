@@ -34,9 +34,10 @@ enum {
  *       other seats' plays after the last play, the mover to play again;
  *   {"result":"solved","line":[{"seat","cards"}...]} the mover's side
  *       has won (a hand of it is empty);
- *   {"result":"failed","solutions":[...],"line":[...]} at the first of
- *       the person's plays that gives the win away (the line ends with
- *       it): the position's winning first plays, told only then.
+ *   {"result":"failed","solutions":[...],"at":K,"line":[...]} at the
+ *       first of the person's plays that gives the win away (plays[K]; the
+ *       line ends with it): the plays that kept the win there, told only
+ *       then (at K 0, the puzzle's solutions).
  * Returns 0 with such an answer, DDZ_EFIELD with *json an error object
  * ({"error":"EFIELD"|"EILLEGAL","message"}) for a body that is not such
  * JSON, a play not held or not legal there, or plays after the line's

@@ -2,7 +2,10 @@
  * (puzzler.h). */
 #include "service/server/puzzler.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include "rules/cards.h"
 #include "rules/error.h"
 #include "rules/ruleset.h"
+#include "service/rating/people_rating.h"
 #include "service/server/puzzle_check.h"
 #include "service/thread/mailbox.h"
 
@@ -33,6 +37,7 @@ typedef struct job {
 typedef struct attempt {
     ddz_mail mail;
     int64_t id;
+    char session[DDZ_SESSION_HEX + 1]; /* "" for a guest; wiped once checked */
     char *body;
     void *owner;
     int rc;
@@ -44,7 +49,7 @@ struct ddz_puzzler {
     ddz_store *store;
     ddz_mailbox *todo; /* loop -> worker, bounded by max_games (queued + running) */
     pthread_t thread;
-    atomic_bool stop; /* the worker's game ends at its next position */
+    atomic_bool stop;          /* the worker's game ends at its next position */
     pthread_mutex_t rest_lock; /* the worker's rest, which the stop ends */
     pthread_cond_t rest_end;
     /* the worker's */
@@ -63,7 +68,7 @@ struct ddz_puzzler {
     ddz_store_puzzle apuzzle;
     /* counters: the worker writes, anyone reads */
     atomic_long games, positions, nfound, undecided, cut, dropped, unstored;
-    atomic_long busy_ns, rests, rested_ns;
+    atomic_long busy_ns, rests, rested_ns, rated;
 };
 
 static int64_t mono_ns(void *ctx)
@@ -225,6 +230,7 @@ static void attempt_free(attempt *a)
 {
     if (!a)
         return;
+    sodium_memzero(a->session, sizeof a->session);
     free(a->body);
     free(a->json);
     free(a);
@@ -242,10 +248,57 @@ static void attempts_free(ddz_mail *m)
     }
 }
 
-/* Checks attempt `a`: the puzzle read (a blocking read: this thread's),
- * then the line replayed within the attempt's budget. */
+/* Adds to a finished attempt's answer (solved or failed) the game it
+ * came from and, for a person signed in (`account` > 0), the rating of
+ * the attempt if it is their first at the puzzle. An answer that cannot
+ * be amended is left as it is: the check stands, the rating is lost
+ * (logged by the store). */
+static void finish_attempt(ddz_puzzler *p, attempt *a, int64_t account)
+{
+    json_t *o = json_loads(a->json, 0, NULL);
+    const char *res = json_string_value(json_object_get(o, "result"));
+    bool solved = res && strcmp(res, "solved") == 0;
+    if (!res || (!solved && strcmp(res, "failed") != 0)) {
+        json_decref(o);
+        return; /* "continue": nothing ended */
+    }
+    const ddz_store_puzzle *pz = &p->apuzzle;
+    json_object_set_new(o, "game", json_integer(pz->game));
+    json_object_set_new(o, "ply", json_integer(pz->ply));
+    ddz_store_puzzle_rating r;
+    if (account > 0 && ddz_store_puzzle_rate(p->store, account, a->id, solved, &r) == 1) {
+        atomic_fetch_add(&p->rated, 1);
+        json_object_set_new(o, "rated",
+                            json_pack("{s:f, s:f, s:f, s:f, s:f}", "before",
+                                      round(10 * ddz_people_rating_shown(r.mu_before)) / 10,
+                                      "after", round(10 * ddz_people_rating_shown(r.mu)) / 10,
+                                      "deviation",
+                                      round(10 * ddz_people_rating_deviation(r.sigma)) / 10,
+                                      "puzzle_before", round(10 * r.puzzle_before) / 10,
+                                      "puzzle_after", round(10 * r.puzzle_after) / 10));
+    }
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (text) {
+        free(a->json);
+        a->json = text;
+    }
+}
+
+/* Checks attempt `a`: whose session (a blocking read: this thread's), the
+ * puzzle read, the line replayed within the attempt's budget, and a
+ * finished line's rating. */
 static void check_attempt(ddz_puzzler *p, attempt *a)
 {
+    int64_t account = 0;
+    if (a->session[0]) {
+        ddz_store_account who;
+        a->rc = ddz_store_session_check(p->store, a->session, &who);
+        sodium_memzero(a->session, sizeof a->session);
+        if (a->rc < 0)
+            return; /* DDZ_EAUTH: no live session */
+        account = who.id;
+    }
     a->rc = ddz_store_puzzle_get(p->store, a->id, &p->apuzzle);
     if (a->rc < 0)
         return;
@@ -253,6 +306,8 @@ static void check_attempt(ddz_puzzler *p, attempt *a)
                            .clock = mono_ns,
                            .deadline = mono_ns(NULL) + (int64_t)DDZ_PUZZLER_ATTEMPT_MS * 1000000};
     a->rc = ddz_puzzle_check(p->asv, &p->apuzzle, a->body, &b, &a->json);
+    if (a->rc == 0)
+        finish_attempt(p, a, account);
 }
 
 static void *attempt_worker(void *arg)
@@ -294,15 +349,18 @@ int ddz_puzzler_attempts_start(ddz_puzzler *p, void (*wake)(void *ctx), void *ct
     return 0;
 }
 
-int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, void *owner)
+int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, const char *session,
+                        void *owner)
 {
-    if (!p->astarted || p->stopped)
+    if (!p->astarted || p->stopped || (session && strlen(session) != DDZ_SESSION_HEX))
         return DDZ_EINVAL;
     attempt *a = calloc(1, sizeof *a);
     if (!a || !(a->body = strdup(body ? body : ""))) {
         attempt_free(a);
         return DDZ_ENOMEM;
     }
+    if (session)
+        memcpy(a->session, session, sizeof a->session);
     a->id = id;
     a->owner = owner;
     if (ddz_mailbox_put(p->atodo, &a->mail) < 0) { /* full */
@@ -453,6 +511,7 @@ void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out)
         .busy_ms = atomic_load(&p->busy_ns) / 1000000,
         .rests = atomic_load(&p->rests),
         .rested_ms = atomic_load(&p->rested_ns) / 1000000,
+        .rated = atomic_load(&p->rated),
     };
 }
 

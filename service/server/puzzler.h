@@ -87,6 +87,7 @@ typedef struct ddz_puzzler_stats {
     long busy_ms;   /* time spent examining games */
     long rests;     /* rests taken after a game (share below 100) */
     long rested_ms; /* time those rests took */
+    long rated;     /* attempts rated (a signed-in person's first at a puzzle) */
 } ddz_puzzler_stats;
 
 typedef struct ddz_puzzler ddz_puzzler;
@@ -129,14 +130,23 @@ int ddz_puzzler_attempts_start(ddz_puzzler *p, void (*wake)(void *ctx), void *ct
 /* Queues the check of attempt `body` (copied; puzzle_check.h's form) at
  * puzzle `id` for the caller's `owner` (malloc'd memory: handed back by
  * ddz_puzzler_collect, or freed with free() by ddz_puzzler_destroy if
- * never collected). Returns 0, DDZ_EBUSY (DDZ_PUZZLER_ATTEMPTS are queued
- * or being checked), DDZ_EINVAL (the worker not started) or DDZ_ENOMEM.
+ * never collected), made by the person of `session` (its 64 hex digits,
+ * copied and wiped once checked; NULL for a guest). The worker checks the
+ * session first (a session not live: DDZ_EAUTH at the collect); a line
+ * that ends (solved or failed) is answered with "game" and "ply" (where
+ * the puzzle comes from) and, for a person's first ended attempt at the
+ * puzzle, "rated": {"before", "after", "deviation", "puzzle_before",
+ * "puzzle_after"} (ddz_store_puzzle_rate). Returns 0, DDZ_EBUSY
+ * (DDZ_PUZZLER_ATTEMPTS are queued or being checked), DDZ_EINVAL (the
+ * worker not started, a session not of 64 characters) or DDZ_ENOMEM.
  * Loop thread; never waits. */
-int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, void *owner);
+int ddz_puzzler_attempt(ddz_puzzler *p, int64_t id, const char *body, const char *session,
+                        void *owner);
 
 /* Hands every attempt checked since the last call to done(ctx, owner, rc,
  * json): rc 0 with the answer in json, DDZ_EFIELD with an error object
- * (the attempt is bad), DDZ_ENOTFOUND (no such puzzle), DDZ_EDB (the
+ * (the attempt is bad), DDZ_EAUTH (its session is not live),
+ * DDZ_ENOTFOUND (no such puzzle), DDZ_EDB (the
  * store could not read it), DDZ_EBUDGET or DDZ_ETIMEOUT (the check ran
  * out of budget), DDZ_EINVAL or DDZ_ENOMEM (json NULL then). json is the
  * puzzler's, valid during the call. Returns how many. Loop thread. */

@@ -1472,6 +1472,7 @@ static void run_rating_read(ddz_store *s, ddz_store_read *r);
  * waited behind one the database did not answer has no time left and
  * answers at once (a game in the journal is still found: no network). */
 static int puzzle_next_read(ddz_store *s, ddz_store_read *r);
+static int puzzle_get_read(ddz_store *s, ddz_store_read *r);
 
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
@@ -1496,6 +1497,8 @@ static void run_read(ddz_store *s, ddz_store_read *r)
         r->rc = sessions_live_due(s, r->sessions, r->nsessions, r->live, due);
     } else if (r->kind == DDZ_STORE_READ_PUZZLE_NEXT) {
         r->rc = puzzle_next_read(s, r);
+    } else if (r->kind == DDZ_STORE_READ_PUZZLE_GET) {
+        r->rc = puzzle_get_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_RATING_GAME) {
         run_rating_read(s, r);
     } else if (r->kind >= DDZ_STORE_READ_ACCOUNT_ADD) {
@@ -1550,7 +1553,7 @@ int ddz_store_reader_start(ddz_store *s, void (*wake)(void *ctx), void *ctx)
 
 int ddz_store_read_submit(ddz_store *s, ddz_store_read *r)
 {
-    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_PUZZLE_NEXT)
+    if (r->kind < DDZ_STORE_READ_GAME || r->kind > DDZ_STORE_READ_PUZZLE_GET)
         return DDZ_EINVAL;
     r->rc = 0;
     r->json = NULL;
@@ -2638,16 +2641,133 @@ char *ddz_store_puzzle_json(const ddz_store_puzzle *p, bool solutions)
     return out;
 }
 
+/* The people's rating constants, for puzzles too. */
+static ddz_rating_cfg puzzle_cfg(void)
+{
+    ddz_rating_cfg cfg;
+    ddz_people_rating_cfg(&cfg);
+    return cfg;
+}
+
+static int puzzle_rating_get_due(ddz_store *s, int64_t account, const char *rules,
+                                 ddz_store_puzzle_rating *out, int64_t due_ms)
+{
+    ddz_rating_cfg cfg = puzzle_cfg();
+    memset(out, 0, sizeof *out);
+    out->mu = out->mu_before = cfg.mu0;
+    out->sigma = cfg.sigma0;
+    if (!rules_ok(rules) || account < 1)
+        return DDZ_EINVAL;
+    snprintf(out->rules, sizeof out->rules, "%s", rules);
+    rbegin(s, due_ms);
+    int rc = read_result(s, s->ops->puzzle_rating_get(s->be, account, out));
+    rend(s);
+    return rc;
+}
+
+int ddz_store_puzzle_rating_get(ddz_store *s, int64_t account, const char *rules,
+                                ddz_store_puzzle_rating *out)
+{
+    return puzzle_rating_get_due(s, account, rules, out, 0);
+}
+
+/* A puzzle's rating as the update sees it: people_rating's scale, back. */
+static ddz_rating puzzle_as_rating(double rating, double deviation)
+{
+    return (ddz_rating){.mu = 25 + (rating - DDZ_PEOPLE_RATING_BASE) / DDZ_PEOPLE_RATING_SCALE,
+                        .sigma = deviation / DDZ_PEOPLE_RATING_SCALE};
+}
+
+typedef struct puzzle_rate_ctx {
+    ddz_rating_cfg cfg;
+    bool solved;
+} puzzle_rate_ctx;
+
+/* puzzle_rate's update, inside the backend's transaction: the person and
+ * the puzzle as two players of one event. */
+static int puzzle_rate_update(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                              double *deviation)
+{
+    const puzzle_rate_ctx *c = ctx;
+    ddz_rating r[2] = {{.mu = me->mu, .sigma = me->sigma}, puzzle_as_rating(*rating, *deviation)};
+    double score[2] = {c->solved, !c->solved};
+    me->mu_before = me->mu;
+    me->puzzle_before = *rating;
+    if (ddz_rating_update(&c->cfg, r, score, 2) < 0)
+        return DDZ_EINVAL; /* a stored rating that is not finite */
+    me->mu = r[0].mu;
+    me->sigma = r[0].sigma;
+    me->attempts++;
+    me->solved += c->solved;
+    *rating = ddz_people_rating_shown(r[1].mu);
+    *deviation = ddz_people_rating_deviation(r[1].sigma);
+    me->puzzle_after = *rating;
+    return 0;
+}
+
+int ddz_store_puzzle_rate(ddz_store *s, int64_t account, int64_t id, bool solved,
+                          ddz_store_puzzle_rating *out)
+{
+    puzzle_rate_ctx c = {.cfg = puzzle_cfg(), .solved = solved};
+    memset(out, 0, sizeof *out);
+    out->mu = out->mu_before = c.cfg.mu0;
+    out->sigma = c.cfg.sigma0;
+    if (account < 1 || id < 1)
+        return account < 1 ? DDZ_EINVAL : DDZ_ENOTFOUND;
+    rbegin(s, 0);
+    int rc = read_result(s, s->ops->puzzle_rate(s->be, account, id, solved, now_ms(), c.cfg.mu0,
+                                                c.cfg.sigma0, puzzle_rate_update, &c, out));
+    rend(s);
+    return rc;
+}
+
 static int puzzle_next_read(ddz_store *s, ddz_store_read *r)
 {
     ddz_store_puzzle_req *q = &r->puzzle;
     r->rating.rules[sizeof r->rating.rules - 1] = '\0';
+    r->session[sizeof r->session - 1] = '\0';
     if (q->nrecent < 0 || q->nrecent > DDZ_STORE_PUZZLE_RECENT_MAX)
         return DDZ_EINVAL;
+    ddz_store_puzzle_rating me;
+    bool signed_in = r->session[0] != '\0';
+    if (signed_in) {
+        int rc = session_check_due(s, r->session, &r->account, r->due_ms);
+        sodium_memzero(r->session, sizeof r->session);
+        if (rc < 0 ||
+            (rc = puzzle_rating_get_due(s, r->account.id, r->rating.rules, &me, r->due_ms)) < 0)
+            return rc;
+        q->rating = ddz_people_rating_shown(me.mu);
+    }
     ddz_store_puzzle *p = malloc(sizeof *p);
     if (!p)
         return DDZ_ENOMEM;
     int rc = puzzle_next_due(s, r->rating.rules, q->rating, q->recent, q->nrecent, p, r->due_ms);
+    if (rc == 0 && !(r->json = ddz_store_puzzle_json(p, false)))
+        rc = DDZ_ENOMEM;
+    free(p);
+    if (rc == 0 && signed_in) {
+        json_t *o = json_loads(r->json, 0, NULL);
+        json_t *you = json_pack("{s:f, s:f, s:I}", "rating", tenth(ddz_people_rating_shown(me.mu)),
+                                "deviation", tenth(ddz_people_rating_deviation(me.sigma)),
+                                "attempts", (json_int_t)me.attempts);
+        char *text = o && you && json_object_set_new(o, "you", you) == 0
+                         ? (you = NULL, json_dumps(o, JSON_COMPACT))
+                         : NULL;
+        json_decref(you);
+        json_decref(o);
+        free(r->json);
+        if (!(r->json = text))
+            rc = DDZ_ENOMEM;
+    }
+    return rc;
+}
+
+static int puzzle_get_read(ddz_store *s, ddz_store_read *r)
+{
+    ddz_store_puzzle *p = malloc(sizeof *p);
+    if (!p)
+        return DDZ_ENOMEM;
+    int rc = puzzle_get_due(s, r->id, p, r->due_ms);
     if (rc == 0 && !(r->json = ddz_store_puzzle_json(p, false)))
         rc = DDZ_ENOMEM;
     free(p);

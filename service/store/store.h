@@ -759,6 +759,37 @@ int ddz_store_puzzle_get(ddz_store *s, int64_t id, ddz_store_puzzle *out);
 int ddz_store_puzzle_next(ddz_store *s, const char *rules, double rating, const int64_t *recent,
                           int nrecent, ddz_store_puzzle *out);
 
+/* A person's puzzle rating under one rule set (people_rating.h's scale
+ * when shown), and what one rated attempt changed. */
+typedef struct ddz_store_puzzle_rating {
+    char rules[DDZ_STORE_RULES_MAX];
+    double mu, sigma;     /* the person's, after (a new person's: mu0, sigma0) */
+    double mu_before;     /* before the attempt (PUZZLE_RATE) */
+    long attempts;        /* rated attempts under these rules */
+    long solved;          /* of them, solved */
+    double puzzle_before; /* the puzzle's rating before and after (PUZZLE_RATE) */
+    double puzzle_after;
+} ddz_store_puzzle_rating;
+
+/* Rates account `account`'s attempt at puzzle `id`, `solved` or failed,
+ * unless the account has attempted it before: a rated attempt is the
+ * first to end. In ONE TRANSACTION: the puzzle's row locked, then the
+ * account's puzzle rating under the puzzle's rules (made at people_rating's
+ * mu0 and sigma0 if missing), both updated by the people's Weng-Lin update
+ * (the person and the puzzle as two players, the winner scoring 1), and
+ * the attempt written. WRITES SYNCHRONOUSLY. Returns 1 (rated: *out has
+ * before and after), 0 (attempted before: nothing changed, *out the
+ * person's rating as stored), DDZ_ENOTFOUND (no such puzzle), DDZ_EINVAL
+ * (account < 1, or a stored rating not finite) or DDZ_EDB. */
+int ddz_store_puzzle_rate(ddz_store *s, int64_t account, int64_t id, bool solved,
+                          ddz_store_puzzle_rating *out);
+
+/* Fills *out with account `account`'s puzzle rating under `rules`.
+ * READS SYNCHRONOUSLY. Returns 1 (found), 0 (never rated: a new person's
+ * mu0 and sigma0), DDZ_EINVAL or DDZ_EDB. */
+int ddz_store_puzzle_rating_get(ddz_store *s, int64_t account, const char *rules,
+                                ddz_store_puzzle_rating *out);
+
 /* Returns puzzle `p` as JSON (malloc'd, the caller frees it), as
  * GET /api/puzzles/next serves it: {"id", "rules", "hands", "landlord",
  * "turn", "last" (null when the mover leads), "last_by" (null then),
@@ -913,9 +944,17 @@ enum ddz_store_read_kind {
     DDZ_STORE_READ_SESSIONS_LIVE, /* ddz_store_sessions_live(sessions, nsessions, live) */
     DDZ_STORE_READ_RATING_GET,    /* ddz_store_rating_get(rating.rules, rating.player[0])
                                      into rating.out[0] */
-    DDZ_STORE_READ_PUZZLE_NEXT,   /* ddz_store_puzzle_next(rating.rules, puzzle.rating,
-                                     puzzle.recent, puzzle.nrecent), then
-                                     ddz_store_puzzle_json(without solutions) into `json` */
+    DDZ_STORE_READ_PUZZLE_NEXT,   /* with `session` not "": ddz_store_session_check(session)
+                                     (DDZ_EAUTH if it is no live session) and
+                                     ddz_store_puzzle_rating_get(its account, rating.rules),
+                                     whose rating replaces puzzle.rating; then
+                                     ddz_store_puzzle_next(rating.rules, puzzle.rating,
+                                     puzzle.recent, puzzle.nrecent) and
+                                     ddz_store_puzzle_json(without solutions) into `json`,
+                                     with "you": {"rating", "deviation", "attempts"} when
+                                     signed in */
+    DDZ_STORE_READ_PUZZLE_GET,    /* ddz_store_puzzle_get(id), then ddz_store_puzzle_json
+                                     (without solutions) into `json` */
 };
 
 /* The arguments of DDZ_STORE_READ_PUZZLE_NEXT. */

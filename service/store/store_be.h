@@ -240,6 +240,23 @@ typedef struct store_ops {
      * ids and ratings hold 2 * limit. Returns how many or DDZ_EDB. */
     int (*puzzle_near)(store_be *b, const char *rules, double rating, int limit, int64_t *ids,
                        double *ratings);
+    /* puzzle_rate: in ONE TRANSACTION, locks puzzle `id`'s row (its
+     * rules, rating, deviation), then unless an attempt of (account, id)
+     * is there makes the row of (account, its rules) if missing (mu0,
+     * sigma0, no attempts), locks and reads it into *me (rules too), calls
+     * update(ctx, me, &rating, &deviation) (a negative return is
+     * returned, everything rolled back) and writes both rows and the
+     * attempt (at now_ms, with the person's mu and sigma after). Returns 1
+     * (rated), 0 (attempted before: *me as stored, if there is a row),
+     * DDZ_ENOTFOUND (no puzzle `id`), a negative update return or DDZ_EDB. */
+    int (*puzzle_rate)(store_be *b, int64_t account, int64_t id, bool solved, int64_t now_ms,
+                       double mu0, double sigma0,
+                       int (*update)(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                                     double *deviation),
+                       void *ctx, ddz_store_puzzle_rating *me);
+    /* Fills me->mu, sigma, attempts, solved from the row of (account,
+     * me->rules). Returns 1 (found), 0 (none: *me untouched) or DDZ_EDB. */
+    int (*puzzle_rating_get)(store_be *b, int64_t account, ddz_store_puzzle_rating *me);
     /* The ladder's loads, as ddz_store_ladder_players/history. */
     int (*ladder_players)(store_be *b, const char *rules,
                           void (*cb)(void *ctx, const ddz_store_ladder_player *p), void *ctx);

@@ -83,7 +83,23 @@
     " deviation DOUBLE PRECISION NOT NULL,"                                                        \
     " created_at BIGINT NOT NULL,"                                                                 \
     " UNIQUE(game, ply));"                                                                         \
-    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);"
+    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);"                                         \
+    "CREATE TABLE puzzle_ratings("                                                                 \
+    " account BIGINT NOT NULL,"                                                                    \
+    " rules TEXT NOT NULL,"                                                                        \
+    " mu DOUBLE PRECISION NOT NULL,"                                                               \
+    " sigma DOUBLE PRECISION NOT NULL,"                                                            \
+    " attempts BIGINT NOT NULL,"                                                                   \
+    " solved BIGINT NOT NULL,"                                                                     \
+    " PRIMARY KEY(account, rules));"                                                               \
+    "CREATE TABLE puzzle_attempts("                                                                \
+    " account BIGINT NOT NULL,"                                                                    \
+    " puzzle BIGINT NOT NULL,"                                                                     \
+    " solved INTEGER NOT NULL,"                                                                    \
+    " at_ms BIGINT NOT NULL,"                                                                      \
+    " mu DOUBLE PRECISION NOT NULL,"                                                               \
+    " sigma DOUBLE PRECISION NOT NULL,"                                                            \
+    " PRIMARY KEY(account, puzzle));"
 
 /* The schema at DDZ_STORE_SCHEMA_VERSION: the SQLite tables with the same
  * columns and meaning (store.h), in PostgreSQL's types. A later version
@@ -1449,6 +1465,127 @@ static int pg_puzzle_near(store_be *b, const char *rules, double rating, int lim
     return n;
 }
 
+/* The steps of pg_puzzle_rate between its BEGIN and COMMIT. */
+static int puzzle_rate_tx(store_be *b, int64_t account, int64_t id, bool solved, int64_t now,
+                          double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                                        double *deviation),
+                          void *ctx, ddz_store_puzzle_rating *me)
+{
+    params p = {0};
+    p_i64(&p, 0, id);
+    p_i64(&p, 1, account);
+    /* The puzzle's row first, then the person's: every rating of an
+     * attempt (on any node) locks in that order, so none waits in a
+     * circle; a second attempt of the same person and puzzle waits here
+     * and then sees the first's attempt row (READ COMMITTED: each
+     * statement sees what was committed before it began). */
+    PGresult *res =
+        tx_run(b, "SELECT rules, rating, deviation FROM puzzles WHERE id = $1 FOR UPDATE", 1, p.v);
+    if (!res)
+        return DDZ_EDB;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return DDZ_ENOTFOUND;
+    }
+    copy_val(me->rules, sizeof me->rules, res, 0, 0);
+    double rating = dbl(res, 0, 1), deviation = dbl(res, 0, 2);
+    PQclear(res);
+    p.v[2] = me->rules;
+    p_dbl(&p, 3, mu0);
+    p_dbl(&p, 4, sigma0);
+    const char *iv[] = {p.v[1], p.v[2], p.v[3], p.v[4]};
+    if (!tx_ok(b,
+               "INSERT INTO puzzle_ratings(account, rules, mu, sigma, attempts, solved)"
+               " VALUES($1, $2, $3::float8, $4::float8, 0, 0) ON CONFLICT DO NOTHING",
+               4, iv))
+        return DDZ_EDB;
+    if (!(res = tx_run(b,
+                       "SELECT mu, sigma, attempts, solved, (SELECT count(*) FROM puzzle_attempts"
+                       " WHERE account = $2 AND puzzle = $1) FROM puzzle_ratings"
+                       " WHERE account = $2 AND rules = $3 FOR UPDATE",
+                       3, p.v)))
+        return DDZ_EDB;
+    if (PQntuples(res) != 1) {
+        PQclear(res);
+        return DDZ_EDB;
+    }
+    me->mu = me->mu_before = dbl(res, 0, 0);
+    me->sigma = dbl(res, 0, 1);
+    me->attempts = (long)i64(res, 0, 2);
+    me->solved = (long)i64(res, 0, 3);
+    bool before = i64(res, 0, 4) > 0;
+    PQclear(res);
+    me->puzzle_before = me->puzzle_after = rating;
+    if (before)
+        return 0;
+    int rc = update(ctx, me, &rating, &deviation);
+    if (rc < 0)
+        return rc;
+    params q = {0};
+    p_i64(&q, 0, id);
+    p_i64(&q, 1, account);
+    q.v[2] = me->rules;
+    p_dbl(&q, 3, me->mu);
+    p_dbl(&q, 4, me->sigma);
+    p_i64(&q, 5, me->attempts);
+    p_i64(&q, 6, me->solved);
+    p_i64(&q, 7, solved);
+    p_i64(&q, 8, now);
+    p_dbl(&q, 9, rating);
+    p_dbl(&q, 10, deviation);
+    return tx_ok(b,
+                 "WITH r AS (UPDATE puzzle_ratings SET mu = $4, sigma = $5, attempts = $6,"
+                 " solved = $7 WHERE account = $2 AND rules = $3),"
+                 " z AS (UPDATE puzzles SET rating = $10, deviation = $11 WHERE id = $1)"
+                 " INSERT INTO puzzle_attempts(account, puzzle, solved, at_ms, mu, sigma)"
+                 " VALUES($2, $1, $8, $9, $4, $5)",
+                 11, q.v)
+               ? 1
+               : DDZ_EDB;
+}
+
+static int pg_puzzle_rate(store_be *b, int64_t account, int64_t id, bool solved, int64_t now,
+                          double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                                        double *deviation),
+                          void *ctx, ddz_store_puzzle_rating *me)
+{
+    if (!tx_ok(b, "BEGIN", 0, NULL))
+        return DDZ_EDB;
+    int rc = puzzle_rate_tx(b, account, id, solved, now, mu0, sigma0, update, ctx, me);
+    if (rc >= 0 && !tx_ok(b, "COMMIT", 0, NULL))
+        rc = DDZ_EDB;
+    if (rc < 0) {
+        char ignored[160];
+        PQclear(
+            run(b->r, "ROLLBACK", 0, NULL, false, read_due(b), b->stop, ignored, sizeof ignored));
+    }
+    return rc;
+}
+
+static int pg_puzzle_rating_get(store_be *b, int64_t account, ddz_store_puzzle_rating *me)
+{
+    params p = {.v = {me->rules}};
+    p_i64(&p, 1, account);
+    PGresult *res = rd(b,
+                       "SELECT mu, sigma, attempts, solved FROM puzzle_ratings"
+                       " WHERE rules = $1 AND account = $2",
+                       2, p.v);
+    if (!res)
+        return DDZ_EDB;
+    int rc = 0;
+    if (PQntuples(res) == 1) {
+        me->mu = me->mu_before = dbl(res, 0, 0);
+        me->sigma = dbl(res, 0, 1);
+        me->attempts = (long)i64(res, 0, 2);
+        me->solved = (long)i64(res, 0, 3);
+        rc = 1;
+    }
+    PQclear(res);
+    return rc;
+}
+
 /* ---- the ladder's loads ------------------------------------------------------- */
 
 static void copy_val(char *dst, size_t len, const PGresult *res, int row, int col)
@@ -1534,6 +1671,8 @@ const store_ops ddz__store_pg_ops = {
     .get_analysis = pg_get_analysis,
     .puzzle_get = pg_puzzle_get,
     .puzzle_near = pg_puzzle_near,
+    .puzzle_rate = pg_puzzle_rate,
+    .puzzle_rating_get = pg_puzzle_rating_get,
     .export_games = pg_export,
     .my_games = pg_my_games,
     .token_add = pg_token_add,

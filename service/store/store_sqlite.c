@@ -128,7 +128,25 @@ static const char *const migrations[DDZ_STORE_SCHEMA_VERSION] = {
     " deviation REAL NOT NULL,"
     " created_at INTEGER NOT NULL,"
     " UNIQUE(game, ply));"
-    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);",
+    "CREATE INDEX puzzles_pick ON puzzles(rules, rating);"
+    /* people's puzzle ratings, and each account's rated attempt at a
+     * puzzle (one: the first to end) */
+    "CREATE TABLE puzzle_ratings("
+    " account INTEGER NOT NULL,"
+    " rules TEXT NOT NULL,"
+    " mu REAL NOT NULL,"
+    " sigma REAL NOT NULL,"
+    " attempts INTEGER NOT NULL,"
+    " solved INTEGER NOT NULL,"
+    " PRIMARY KEY(account, rules)) WITHOUT ROWID;"
+    "CREATE TABLE puzzle_attempts("
+    " account INTEGER NOT NULL,"
+    " puzzle INTEGER NOT NULL,"
+    " solved INTEGER NOT NULL,"
+    " at_ms INTEGER NOT NULL,"
+    " mu REAL NOT NULL,"
+    " sigma REAL NOT NULL,"
+    " PRIMARY KEY(account, puzzle)) WITHOUT ROWID;",
 };
 
 struct store_be {
@@ -1121,6 +1139,124 @@ static int sq_rating_game(store_be *b, const char *rules, int64_t game, const in
     return rend_tx(b, rating_game_tx(b, rules, game, player, now, mu0, sigma0, update, ctx, r));
 }
 
+/* The steps of sq_puzzle_rate inside its transaction. */
+static int puzzle_rate_tx(store_be *b, int64_t account, int64_t id, bool solved, int64_t now,
+                          double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                                        double *deviation),
+                          void *ctx, ddz_store_puzzle_rating *me)
+{
+    sqlite3_stmt *st = rprep(b, "SELECT rules, rating, deviation FROM puzzles WHERE id = ?1");
+    if (!st)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    int step = sqlite3_step(st);
+    double rating = 0, deviation = 0;
+    if (step == SQLITE_ROW) {
+        col_copy(st, 0, me->rules, sizeof me->rules);
+        rating = sqlite3_column_double(st, 1);
+        deviation = sqlite3_column_double(st, 2);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW)
+        return step == SQLITE_DONE ? DDZ_ENOTFOUND : DDZ_EDB;
+    if (!(st = rprep(b, "INSERT INTO puzzle_ratings(account, rules, mu, sigma, attempts, solved)"
+                        " VALUES(?1, ?2, ?3, ?4, 0, 0) ON CONFLICT DO NOTHING")))
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, account);
+    bind_text(st, 2, me->rules);
+    sqlite3_bind_double(st, 3, mu0);
+    sqlite3_bind_double(st, 4, sigma0);
+    if (read_conn_write(b, st) < 0)
+        return DDZ_EDB;
+    if (!(st = rprep(b, "SELECT mu, sigma, attempts, solved,"
+                        " (SELECT count(*) FROM puzzle_attempts WHERE account = ?1 AND puzzle = ?3)"
+                        " FROM puzzle_ratings WHERE account = ?1 AND rules = ?2")))
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, account);
+    bind_text(st, 2, me->rules);
+    sqlite3_bind_int64(st, 3, id);
+    bool before = false;
+    if ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        me->mu = me->mu_before = sqlite3_column_double(st, 0);
+        me->sigma = sqlite3_column_double(st, 1);
+        me->attempts = (long)sqlite3_column_int64(st, 2);
+        me->solved = (long)sqlite3_column_int64(st, 3);
+        before = sqlite3_column_int64(st, 4) > 0;
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW)
+        return DDZ_EDB;
+    me->puzzle_before = me->puzzle_after = rating;
+    if (before)
+        return 0;
+    int rc = update(ctx, me, &rating, &deviation);
+    if (rc < 0)
+        return rc;
+    if (!(st = rprep(b, "UPDATE puzzle_ratings SET mu = ?3, sigma = ?4, attempts = ?5,"
+                        " solved = ?6 WHERE account = ?1 AND rules = ?2")))
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, account);
+    bind_text(st, 2, me->rules);
+    sqlite3_bind_double(st, 3, me->mu);
+    sqlite3_bind_double(st, 4, me->sigma);
+    sqlite3_bind_int64(st, 5, me->attempts);
+    sqlite3_bind_int64(st, 6, me->solved);
+    if (read_conn_write(b, st) != 1)
+        return DDZ_EDB;
+    if (!(st = rprep(b, "INSERT INTO puzzle_attempts(account, puzzle, solved, at_ms, mu, sigma)"
+                        " VALUES(?1, ?2, ?3, ?4, ?5, ?6)")))
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, account);
+    sqlite3_bind_int64(st, 2, id);
+    sqlite3_bind_int(st, 3, solved);
+    sqlite3_bind_int64(st, 4, now);
+    sqlite3_bind_double(st, 5, me->mu);
+    sqlite3_bind_double(st, 6, me->sigma);
+    if (read_conn_write(b, st) != 1)
+        return DDZ_EDB;
+    if (!(st = rprep(b, "UPDATE puzzles SET rating = ?2, deviation = ?3 WHERE id = ?1")))
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_double(st, 2, rating);
+    sqlite3_bind_double(st, 3, deviation);
+    return read_conn_write(b, st) == 1 ? 1 : DDZ_EDB;
+}
+
+static int sq_puzzle_rate(store_be *b, int64_t account, int64_t id, bool solved, int64_t now,
+                          double mu0, double sigma0,
+                          int (*update)(void *ctx, ddz_store_puzzle_rating *me, double *rating,
+                                        double *deviation),
+                          void *ctx, ddz_store_puzzle_rating *me)
+{
+    /* IMMEDIATE: the rows are read under the write lock (rating_game's) */
+    if (!rbegin_tx(b))
+        return DDZ_EDB;
+    return rend_tx(b, puzzle_rate_tx(b, account, id, solved, now, mu0, sigma0, update, ctx, me));
+}
+
+static int sq_puzzle_rating_get(store_be *b, int64_t account, ddz_store_puzzle_rating *me)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(b->rdb,
+                           "SELECT mu, sigma, attempts, solved FROM puzzle_ratings"
+                           " WHERE account = ?1 AND rules = ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        return DDZ_EDB;
+    sqlite3_bind_int64(st, 1, account);
+    bind_text(st, 2, me->rules);
+    int step = sqlite3_step(st), rc = step == SQLITE_DONE ? 0 : DDZ_EDB;
+    if (step == SQLITE_ROW) {
+        me->mu = me->mu_before = sqlite3_column_double(st, 0);
+        me->sigma = sqlite3_column_double(st, 1);
+        me->attempts = (long)sqlite3_column_int64(st, 2);
+        me->solved = (long)sqlite3_column_int64(st, 3);
+        rc = 1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int sq_person_ratings(store_be *b, int64_t player,
                              int (*row)(void *ctx, const char *rules, const ddz_store_rating *r),
                              void *ctx)
@@ -1340,6 +1476,8 @@ const store_ops ddz__store_sqlite_ops = {
     .get_analysis = sq_get_analysis,
     .puzzle_get = sq_puzzle_get,
     .puzzle_near = sq_puzzle_near,
+    .puzzle_rate = sq_puzzle_rate,
+    .puzzle_rating_get = sq_puzzle_rating_get,
     .export_games = sq_export,
     .my_games = sq_my_games,
     .token_add = sq_token_add,

@@ -6,7 +6,10 @@
  * /api/puzzles/ID/attempt on a puzzle `ddz puzzles` found in a match log:
  * a wrong first play fails and only then tells the solutions, a winning
  * one goes on (or is solved) without them, bad bodies, illegal plays and
- * unknown puzzles are refused. */
+ * unknown puzzles are refused; a signed-in person's first ended attempt
+ * at a puzzle is rated (solved: up; failed: down), later ones are not,
+ * and next is picked near their rating and says it. GET /api/puzzles/ID
+ * and the page's link /puzzles. */
 #include "serve_harness.h"
 
 #include "rules/cards.h"
@@ -271,4 +274,193 @@ Test(serve_puzzles, served_games_are_examined, .init = setup, .fini = teardown)
     cr_expect_geq(metric("ddz_puzzle_positions_total{result=\"examined\"}"), 0);
     cr_expect_eq(metric("ddz_puzzle_games_total{result=\"dropped\"}"), 0);
     cli_free(c);
+}
+
+Test(serve_puzzles, one_puzzle_by_id_and_the_pages_link, .init = setup_no_server, .fini = teardown)
+{
+    fill_database();
+    server_start();
+    json_t *j = get_json("/api/puzzles/2", 200);
+    cr_expect_eq(json_integer_value(json_object_get(j, "id")), 2);
+    cr_expect_null(json_object_get(j, "solutions"));
+    cr_expect_null(json_object_get(j, "game"));
+    json_decref(j);
+    j = get_json("/api/puzzles/999", 404);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
+    json_decref(j);
+    reply r = call("GET", "/api/puzzles/2x", NULL, NULL);
+    expect(&r, 404, NULL);
+    r = call("POST", "/api/puzzles/2", "{}", NULL);
+    expect(&r, 405, NULL);
+    r = call("GET", "/puzzles", NULL, NULL);
+    char loc[64];
+    cr_expect_eq(r.status, 302);
+    cr_expect_str_eq(header(&r, "location", loc, sizeof loc), "/#/puzzles");
+    free(r.body);
+}
+
+/* The winning play after `plays` at puzzle 1, learned as a guest (an
+ * unrated attempt): a candidate (a pass, or when that is no legal play
+ * the lowest card of `hand`) that does not fail, else the first of what
+ * the failure says won there. */
+static ddz_cards oracle(json_t *plays, ddz_cards hand)
+{
+    for (int k = 0; k < 2; k++) {
+        ddz_cards c = k == 0 ? 0 : hand & -hand;
+        json_t *b = json_pack("{s:o}", "plays", json_deep_copy(plays));
+        json_t *try = json_array();
+        uint8_t codes[DDZ_NCARDS];
+        int n = ddz_cards_list(c, codes);
+        for (int i = 0; i < n; i++)
+            json_array_append_new(try, json_integer(codes[i]));
+        json_array_append_new(json_object_get(b, "plays"), try);
+        char *text = json_dumps(b, JSON_COMPACT);
+        json_decref(b);
+        reply r = call("POST", "/api/puzzles/1/attempt", text, NULL);
+        free(text);
+        if (r.status == 400) { /* a pass where the mover leads */
+            free(r.body);
+            continue;
+        }
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        json_t *a = json_loads(r.body, 0, NULL);
+        free(r.body);
+        cr_expect_null(json_object_get(a, "rated"), "a guest is never rated");
+        const char *res = json_string_value(json_object_get(a, "result"));
+        if (strcmp(res, "failed") == 0)
+            c = cards_of(json_array_get(json_object_get(a, "solutions"), 0));
+        json_decref(a);
+        return c;
+    }
+    cr_assert_fail("no candidate play");
+    return 0;
+}
+
+/* POSTs `plays` at puzzle 1 as the person of `session`; returns the answer. */
+static json_t *attempt_as(json_t *plays, const char *session)
+{
+    json_t *b = json_pack("{s:O}", "plays", plays);
+    char *text = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    reply r = call("POST", "/api/puzzles/1/attempt", text, session);
+    free(text);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *a = json_loads(r.body, 0, NULL);
+    free(r.body);
+    cr_assert_not_null(a);
+    return a;
+}
+
+static json_t *one(ddz_cards c)
+{
+    json_t *a = json_array();
+    uint8_t codes[DDZ_NCARDS];
+    int n = ddz_cards_list(c, codes);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(codes[i]));
+    return a;
+}
+
+Test(serve_puzzles, a_person_is_rated_once_a_guest_never, .init = setup_no_server, .fini = teardown)
+{
+    json_t *pz;
+    fill_real_puzzle(&pz);
+    server_start();
+    char ann[65], bob[65];
+    sign_up("Ann", "a good password", ann);
+    sign_up("Bob", "a good password", bob);
+    int turn = (int)json_integer_value(json_object_get(pz, "turn"));
+    ddz_cards hand = cards_of(json_array_get(json_object_get(pz, "hands"), (size_t)turn));
+
+    /* next says where Ann stands */
+    reply r = call("GET", "/api/puzzles/next", NULL, ann);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *j = json_loads(r.body, 0, NULL);
+    free(r.body);
+    cr_expect_float_eq(json_number_value(json_object_get(json_object_get(j, "you"), "rating")),
+                       1500.0, 1e-9);
+    json_decref(j);
+
+    /* Bob solves it: every play the one that wins, the replies as the
+     * server makes them */
+    json_t *plays = json_array(), *a = NULL;
+    ddz_cards left = hand;
+    for (int step = 0; step < 30; step++) {
+        ddz_cards c = oracle(plays, left);
+        json_array_append_new(plays, one(c));
+        left &= ~c;
+        json_decref(a);
+        a = attempt_as(plays, bob);
+        const char *res = json_string_value(json_object_get(a, "result"));
+        cr_assert(strcmp(res, "failed") != 0, "the oracle's play failed at step %d", step);
+        if (strcmp(res, "solved") == 0)
+            break;
+        cr_expect_null(json_object_get(a, "rated"), "nothing is rated before the end");
+    }
+    cr_assert_str_eq(json_string_value(json_object_get(a, "result")), "solved");
+    json_t *rated = json_object_get(a, "rated");
+    cr_assert_not_null(rated, "Bob's first solve is rated");
+    cr_expect_float_eq(json_number_value(json_object_get(rated, "before")), 1500.0, 1e-9);
+    cr_expect_gt(json_number_value(json_object_get(rated, "after")), 1500.0);
+    cr_expect_lt(json_number_value(json_object_get(rated, "puzzle_after")),
+                 json_number_value(json_object_get(rated, "puzzle_before")));
+    cr_expect_eq(json_integer_value(json_object_get(a, "game")), 50, "where it comes from");
+    cr_expect_eq(json_integer_value(json_object_get(a, "ply")),
+                 json_integer_value(json_object_get(pz, "ply")));
+    double puzzle_after = json_number_value(json_object_get(rated, "puzzle_after"));
+    json_decref(a);
+    /* solved again: not rated again */
+    a = attempt_as(plays, bob);
+    cr_expect_str_eq(json_string_value(json_object_get(a, "result")), "solved");
+    cr_expect_null(json_object_get(a, "rated"));
+    json_decref(a);
+    json_decref(plays);
+
+    /* Ann fails it: rated down, the puzzle up from where Bob left it */
+    json_t *sols = json_object_get(pz, "solutions");
+    ddz_cards wrong = 0; /* a pass or a single card that is no solution */
+    for (int k = 0; k < 54 && !wrong; k++) {
+        ddz_cards c = 1ULL << k;
+        bool sol = false;
+        size_t i;
+        json_t *v;
+        json_array_foreach(sols, i, v) sol |= cards_of(v) == c;
+        if ((hand & c) && !sol)
+            wrong = c;
+    }
+    plays = json_array();
+    json_array_append_new(plays, one(wrong));
+    a = attempt_as(plays, ann);
+    /* the log is made from a fixed seed: its first puzzle has such a play */
+    cr_assert_str_eq(json_string_value(json_object_get(a, "result")), "failed");
+    {
+        rated = json_object_get(a, "rated");
+        cr_assert_not_null(rated);
+        cr_expect_lt(json_number_value(json_object_get(rated, "after")), 1500.0);
+        cr_expect_float_eq(json_number_value(json_object_get(rated, "puzzle_before")), puzzle_after,
+                           1e-6);
+        cr_expect_gt(json_number_value(json_object_get(rated, "puzzle_after")), puzzle_after);
+        json_decref(a);
+        a = attempt_as(plays, ann);
+        cr_expect_null(json_object_get(a, "rated"), "a second failure is not rated");
+        r = call("GET", "/api/puzzles/next", NULL, ann);
+        j = json_loads(r.body, 0, NULL);
+        free(r.body);
+        json_t *you = json_object_get(j, "you");
+        cr_expect_lt(json_number_value(json_object_get(you, "rating")), 1500.0);
+        cr_expect_eq(json_integer_value(json_object_get(you, "attempts")), 1);
+        json_decref(j);
+    }
+    json_decref(a);
+    json_decref(plays);
+
+    /* a session that is not one */
+    r = call("GET", "/api/puzzles/next", NULL,
+             "0000000000000000000000000000000000000000000000000000000000000000");
+    expect(&r, 401, "EAUTH");
+    r = call("POST", "/api/puzzles/1/attempt", "{\"plays\":[[0]]}",
+             "0000000000000000000000000000000000000000000000000000000000000000");
+    expect(&r, 401, "EAUTH");
+    cr_expect_eq(metric("ddz_puzzle_attempts_rated_total"), 2, "Bob's solve, Ann's failure");
+    json_decref(pz);
 }

@@ -206,3 +206,20 @@ Test(http_routes, a_body_route_may_be_a_prefix)
     cr_expect_not(ddz__http_route_takes(&t, "/api/puzzles/next", LWSHUMETH_POST, NULL));
     cr_expect_not(ddz__http_route_takes(&t, "/api/puzzlesx", LWSHUMETH_POST, NULL));
 }
+
+/* A body route that names GET takes GET and HEAD too (GET /api/puzzles/ID
+ * and POST /api/puzzles/ID/attempt under one prefix), and no other. */
+Test(http_routes, a_body_route_may_take_get_too)
+{
+    ddz_http_routes t = table();
+    cr_assert_eq(ddz__http_route_add_methods(&t, "/api/puzzles/",
+                                             DDZ_HTTP_ROUTE_GET | DDZ_HTTP_ROUTE_POST, games),
+                 0);
+    const char *allow = NULL;
+    cr_expect(ddz__http_route_takes(&t, "/api/puzzles/7", LWSHUMETH_GET, &allow));
+    cr_expect_str_eq(allow, "GET, HEAD, POST");
+    cr_expect(ddz__http_route_takes(&t, "/api/puzzles/7", LWSHUMETH_HEAD, NULL));
+    cr_expect(ddz__http_route_takes(&t, "/api/puzzles/7/attempt", LWSHUMETH_POST, NULL));
+    cr_expect_not(ddz__http_route_takes(&t, "/api/puzzles/7", LWSHUMETH_DELETE, &allow));
+    cr_expect_eq(ddz__http_route_add_methods(&t, "/api/z", DDZ_HTTP_ROUTE_GET, games), DDZ_EINVAL);
+}

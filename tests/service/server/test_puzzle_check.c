@@ -169,8 +169,8 @@ static int defences, defences_not_first; /* replies checked; of them, not the fi
  * winning plays (the solver's count, here, for each of them). */
 static void defence_checked(const line *l, int mover, ddz_cards played)
 {
-    int n = ddz_movegen(l->rs, l->pos.hand[l->pos.turn],
-                        l->pos.last_seat < 0 ? NULL : &l->pos.last, defender_moves, DDZ_MOVES_MAX);
+    int n = ddz_movegen(l->rs, l->pos.hand[l->pos.turn], l->pos.last_seat < 0 ? NULL : &l->pos.last,
+                        defender_moves, DDZ_MOVES_MAX);
     int least = 1 << 30, first = -1, chosen = -1;
     for (int i = 0; i < n; i++) {
         line t = *l;
@@ -297,11 +297,82 @@ Test(puzzle_check, a_wrong_first_play_fails_and_tells)
         cr_expect_str_eq(sol, p->solutions);
         free(sol);
         cr_expect_eq(json_array_size(json_object_get(a, "line")), 1);
+        cr_expect_eq(json_integer_value(json_object_get(a, "at")), 0);
         json_decref(a);
         json_decref(plays);
         tried++;
     }
     cr_expect_gt(tried, 0);
+}
+
+/* The codes of `c` appended to array `a` as one more play. */
+static void add_play(json_t *a, ddz_cards c)
+{
+    uint8_t codes[DDZ_NCARDS];
+    json_t *play = json_array();
+    int n = ddz_cards_list(c, codes);
+    for (int k = 0; k < n; k++)
+        json_array_append_new(play, json_integer(codes[k]));
+    json_array_append_new(a, play);
+}
+
+/* A mistake after the first play is told where it was made ("at") and
+ * what kept the win there: the solver's winning plays in that position,
+ * not the puzzle's first ones. */
+Test(puzzle_check, a_later_mistake_tells_what_won_there)
+{
+    int tried = 0;
+    for (int i = 0; i < npuzzles; i++) {
+        const ddz_store_puzzle *p = &puzzles[i];
+        line l;
+        line_start(&l, p);
+        int mover = l.pos.turn;
+        json_t *sol = json_loads(p->solutions, 0, NULL), *plays = json_array();
+        ddz_cards first = cards_of(json_array_get(sol, 0));
+        json_decref(sol);
+        add_play(plays, first);
+        line_play(&l, first);
+        json_t *a = check_ok(p, plays);
+        bool going = strcmp(json_string_value(json_object_get(a, "result")), "continue") == 0;
+        size_t r;
+        json_t *v;
+        json_array_foreach(json_object_get(a, "replies"), r, v) line_play(&l, cards_of(v));
+        json_decref(a);
+        if (!going || !l.hand[0] || !l.hand[1] || !l.hand[2]) {
+            json_decref(plays);
+            continue;
+        }
+        /* the second turn: a losing play, if there is one */
+        int n = ddz_movegen(l.rs, l.pos.hand[mover], l.pos.last_seat < 0 ? NULL : &l.pos.last,
+                            moves, DDZ_MOVES_MAX);
+        int k = ddz_solver_keeps(sv, l.rs, &l.pos, NULL, keeps, DDZ_MOVES_MAX);
+        cr_assert_gt(k, 0, "the win was kept");
+        ddz_ranks wrong = (ddz_ranks)-1;
+        for (int m = 0; m < n && wrong == (ddz_ranks)-1; m++) {
+            bool wins = false;
+            for (int j = 0; j < k; j++)
+                wins |= keeps[j] == moves[m].ranks;
+            if (!wins)
+                wrong = moves[m].ranks;
+        }
+        if (wrong == (ddz_ranks)-1) {
+            json_decref(plays);
+            continue; /* every play wins there */
+        }
+        json_t *want = json_array();
+        for (int j = 0; j < k; j++)
+            add_play(want, ddz_cards_pick(l.hand[mover], keeps[j]));
+        add_play(plays, ddz_cards_pick(l.hand[mover], wrong));
+        a = check_ok(p, plays);
+        cr_expect_str_eq(json_string_value(json_object_get(a, "result")), "failed");
+        cr_expect_eq(json_integer_value(json_object_get(a, "at")), 1);
+        cr_expect(json_equal(json_object_get(a, "solutions"), want), "puzzle %d", i);
+        json_decref(want);
+        json_decref(a);
+        json_decref(plays);
+        tried++;
+    }
+    cr_expect_gt(tried, 0, "no puzzle had a losing play at the second turn");
 }
 
 Test(puzzle_check, bad_input_refused)

@@ -2,7 +2,9 @@
  * spec §16): a puzzle added is read back as written, a position added
  * twice is one row, bad puzzles are refused, the next puzzle is one of the
  * rules asked for, near the rating asked for, not a recent one while
- * others remain, and a version 8 database is migrated.
+ * others remain, a person's attempts are rated once each (the person and
+ * the puzzle moving apart, in one transaction), and a version 8 database
+ * is migrated.
  *
  * The same bodies run against both backends: here with a SQLite file, and
  * compiled again by test_store_puzzle_pg.c (STORE_PG 1) against a fresh
@@ -195,7 +197,7 @@ Test(puzzle, version_8_is_migrated)
 {
     ddz_store *s = open_ok();
     ddz_store_close(s);
-    db_exec("DROP TABLE puzzles;");
+    db_exec("DROP TABLE puzzles; DROP TABLE puzzle_ratings; DROP TABLE puzzle_attempts;");
 #if STORE_PG
     db_exec("UPDATE store_schema SET version = 8");
 #else
@@ -212,4 +214,71 @@ Test(puzzle, version_8_is_migrated)
     cr_expect_eq(db_num("PRAGMA user_version"), DDZ_STORE_SCHEMA_VERSION);
 #endif
     cr_expect_eq(db_num("SELECT count(*) FROM puzzles"), 1);
+}
+
+/* A person's first ended attempt at a puzzle moves both ratings (solved:
+ * the person up, the puzzle down; failed: the other way), a second moves
+ * nothing, and the person's rating is per rule set. */
+Test(puzzle, an_attempt_is_rated_once)
+{
+    ddz_store *s = open_ok();
+    ddz_store_puzzle a = sample(1, 3, "caai"), b = sample(2, 3, "caai"), c = sample(3, 3, "ftl2");
+    cr_assert_eq(ddz_store_add_puzzle(s, &a), 0);
+    cr_assert_eq(ddz_store_add_puzzle(s, &b), 0);
+    cr_assert_eq(ddz_store_add_puzzle(s, &c), 0);
+    cr_assert_eq(ddz_store_flush(s), 0);
+    int64_t ida = db_num("SELECT id FROM puzzles WHERE game = 1"),
+            idb = db_num("SELECT id FROM puzzles WHERE game = 2"),
+            idc = db_num("SELECT id FROM puzzles WHERE game = 3");
+    ddz_store_puzzle_rating r, g;
+    cr_assert_eq(ddz_store_puzzle_rating_get(s, 7, "caai", &g), 0, "never rated");
+    cr_expect_float_eq(g.mu, 25.0, 1e-9);
+
+    cr_assert_eq(ddz_store_puzzle_rate(s, 7, ida, true, &r), 1);
+    cr_expect_str_eq(r.rules, "caai");
+    cr_expect_float_eq(r.mu_before, 25.0, 1e-9);
+    cr_expect_gt(r.mu, r.mu_before, "solved: the person goes up");
+    cr_expect_lt(r.sigma, 25.0 / 3, "and is less uncertain");
+    cr_expect_float_eq(r.puzzle_before, DDZ_STORE_PUZZLE_RATING0, 1e-9);
+    cr_expect_lt(r.puzzle_after, r.puzzle_before, "the puzzle goes down");
+    cr_expect_eq(r.attempts, 1);
+    cr_expect_eq(r.solved, 1);
+    ddz_store_puzzle got;
+    cr_assert_eq(ddz_store_puzzle_get(s, ida, &got), 0);
+    cr_expect_float_eq(got.rating, r.puzzle_after, 1e-9);
+    cr_expect_lt(got.deviation, DDZ_STORE_PUZZLE_DEV0);
+    double mu1 = r.mu;
+
+    /* again: attempted before, nothing moves */
+    cr_assert_eq(ddz_store_puzzle_rate(s, 7, ida, false, &r), 0);
+    cr_expect_float_eq(r.mu, mu1, 1e-9);
+    cr_assert_eq(ddz_store_puzzle_get(s, ida, &got), 0);
+    cr_expect_float_eq(got.rating, r.puzzle_after, 1e-9);
+    cr_expect_eq(db_num("SELECT count(*) FROM puzzle_attempts"), 1);
+
+    /* failed: the person down from where they were, the puzzle up */
+    cr_assert_eq(ddz_store_puzzle_rate(s, 7, idb, false, &r), 1);
+    cr_expect_float_eq(r.mu_before, mu1, 1e-9);
+    cr_expect_lt(r.mu, mu1);
+    cr_expect_gt(r.puzzle_after, r.puzzle_before);
+    cr_expect_eq(r.attempts, 2);
+    cr_expect_eq(r.solved, 1);
+    cr_assert_eq(ddz_store_puzzle_rating_get(s, 7, "caai", &g), 1);
+    cr_expect_float_eq(g.mu, r.mu, 1e-9);
+    cr_expect_eq(g.attempts, 2);
+
+    /* another person at the same puzzle: rated, from a new rating */
+    cr_assert_eq(ddz_store_puzzle_rate(s, 8, ida, false, &r), 1);
+    cr_expect_float_eq(r.mu_before, 25.0, 1e-9);
+    /* another rule set is another rating */
+    cr_assert_eq(ddz_store_puzzle_rate(s, 7, idc, true, &r), 1);
+    cr_expect_str_eq(r.rules, "ftl2");
+    cr_expect_float_eq(r.mu_before, 25.0, 1e-9);
+    cr_expect_eq(r.attempts, 1);
+
+    cr_expect_eq(ddz_store_puzzle_rate(s, 7, 999999, true, &r), DDZ_ENOTFOUND);
+    cr_expect_eq(ddz_store_puzzle_rate(s, 0, ida, true, &r), DDZ_EINVAL);
+    cr_expect_eq(ddz_store_puzzle_rating_get(s, 7, "", &g), DDZ_EINVAL);
+    cr_expect_eq(db_num("SELECT count(*) FROM puzzle_attempts"), 4);
+    ddz_store_close(s);
 }

@@ -504,7 +504,8 @@ Test(rating, version_7_is_migrated)
     ddz_store *s = open_ok();
     ddz_store_close(s);
     /* and before the puzzles (version 9), which came later */
-    db_exec("DROP TABLE people_ratings; DROP TABLE people_rating_hist; DROP TABLE puzzles;");
+    db_exec("DROP TABLE people_ratings; DROP TABLE people_rating_hist; DROP TABLE puzzles;"
+            " DROP TABLE puzzle_ratings; DROP TABLE puzzle_attempts;");
 #if STORE_PG
     db_exec("UPDATE store_schema SET version = 7");
 #else
