@@ -14,6 +14,7 @@
 #include "service/seats/seats.h"
 #include "service/server/analyst.h"
 #include "service/ladder/ladder_srv.h"
+#include "service/puzzles/puzzles_srv.h"
 #include "service/server/server.h"
 #include "service/store/journal.h"
 #include "service/store/pg_conn.h"
@@ -438,8 +439,9 @@ int ddz_cli_serve(int argc, char **argv)
     cfg.analysis_jobs = analysis_jobs < 0 ? 0 : analysis_jobs == 0 ? -1 : analysis_jobs;
     /* the competitions it hosts: an `enlist` naming none is the
      * tournament's if one is configured, else the ladder's */
-    static const ddz_plugin *const plugins[] = {&ddz_tourney_plugin, &ddz_ladder_plugin};
+    static const ddz_plugin *const plugins[] = {&ddz_tourney_plugin, &ddz_ladder_plugin,
+                                                &ddz_puzzles_plugin};
     cfg.plugins = plugins;
-    cfg.nplugins = 2;
+    cfg.nplugins = 3;
     return ddz_server_run(&cfg);
 }

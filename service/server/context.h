@@ -145,7 +145,6 @@ struct ddz_srv {
     ddz_http_routes routes;        /* what HTTP paths the modules answer (http_routes.h) */
     ddz_think *think;              /* hosted AI decisions, off the loop */
     struct ddz_analyst *analyst;   /* post-game analyses, off the loop (analyst.h) */
-    struct ddz_puzzler *puzzler;   /* the stock of puzzles, built off the loop (puzzler.h) */
     struct ddz_accounts *accounts; /* people's accounts: hashing, limits (accounts.h) */
     struct ddz_names *names;       /* the account names no guest may use (names.h; accounts.c
                                       keeps it, players.c asks it) */
@@ -187,5 +186,9 @@ struct ddz_srv {
  * next tick, so what a closed room held (engine processes, AIs, budgets)
  * is let go at once. Never fails; does nothing before the loop runs. */
 void ddz__reap_soon(ddz_srv *srv);
+
+/* A game anyone may read ended and was queued to the store as `game`:
+ * every plug-in with a game_over hears of it (host.c). Never fails. */
+void ddz__host_game_over(ddz_srv *srv, int64_t game, const ddz_record *rec);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "rules/error.h"
 #include "service/cluster/leader.h"
+#include "service/server/accounts.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/room.h"
@@ -89,6 +90,23 @@ bool ddz_host_settled(const ddz_player *p)
 int ddz_host_route_add(ddz_host *h, const char *path, bool prefix, ddz_http_handler fn)
 {
     return ddz__http_route_add(&h->routes, path, prefix, fn);
+}
+
+int ddz_host_route_add_methods(ddz_host *h, const char *path, unsigned methods, ddz_http_handler fn)
+{
+    return ddz__http_route_add_methods(&h->routes, path, methods, fn);
+}
+
+int ddz_host_bearer(ddz_http_req *req, char out[65])
+{
+    return ddz__accounts_bearer(req, out);
+}
+
+void ddz__host_game_over(ddz_host *h, int64_t game, const ddz_record *rec)
+{
+    for (int i = 0; i < h->nplugins; i++)
+        if (h->plugin[i]->game_over)
+            h->plugin[i]->game_over(h->plugin_self[i], game, rec);
 }
 
 void *ddz_host_plugin_self(ddz_host *h, const char *kind)

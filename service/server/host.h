@@ -108,6 +108,18 @@ bool ddz_host_settled(const ddz_player *p);
  * returns (DDZ_ENOMEM: the table is full, DDZ_EINVAL: a bad path). */
 int ddz_host_route_add(ddz_host *h, const char *path, bool prefix, ddz_http_handler fn);
 
+/* Registers `fn` for `path` as ddz_host_route_add() does, for the
+ * `methods` of ddz__http_route_add_methods() (a body route; with
+ * DDZ_HTTP_ROUTE_GET, GET and HEAD too). Returns as it. */
+int ddz_host_route_add_methods(ddz_host *h, const char *path, unsigned methods,
+                               ddz_http_handler fn);
+
+/* Copies the session of request `req`'s "Authorization: Bearer S" (64
+ * hex digits and a NUL) into `out`: the signed-in person who asks, for
+ * the store's ddz_store_session_check(). Returns 1 (copied), 0 (no such
+ * header: a guest) or -1 (a header that is no session: refuse it, 401). */
+int ddz_host_bearer(ddz_http_req *req, char out[65]);
+
 /* Returns the competition a route handler's host runs of `kind` (its
  * create()'s result), or NULL. */
 void *ddz_host_plugin_self(ddz_host *h, const char *kind);

@@ -3,10 +3,10 @@
  * Each module registers the paths it answers when the server starts, before
  * the lws context exists: server.c /healthz, http_games.c /api/my-games and
  * /api/games/, http_people.c /api/players/ and /api/leaderboard,
- * http_puzzles.c /api/puzzles/next and POST /api/puzzles/, metrics.c
- * /metrics, and the competitions through host.h:
+ * metrics.c /metrics, and the plug-ins through host.h:
  * service/ladder/ladder_srv.c /api/ladder and /api/ladder/,
- * service/tourney/tourney_srv.c /api/tournament. A request's path is then
+ * service/tourney/tourney_srv.c /api/tournament,
+ * service/puzzles/puzzles_srv.c /api/puzzles/ and /puzzles. A request's path is then
  * looked up here (ddz__http_route()), whether it is a route at all rather
  * than a static file is asked here (ddz__http_is_route()), and the lws
  * mounts that send those paths to the HTTP callback are made here from the

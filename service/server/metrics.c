@@ -13,7 +13,6 @@
 #include "service/cluster/cluster.h"
 #include "service/engine/engine.h"
 #include "service/server/analyst.h"
-#include "service/server/puzzler.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
@@ -168,28 +167,6 @@ char *ddz__metrics_text(ddz_srv *srv)
             m->analyses_refused);
     metric(f, "gauge", "ddz_analyses_in_hand",
            srv->analyst ? ddz_analyst_pending(srv->analyst) : 0);
-    ddz_puzzler_stats ps = {0};
-    if (srv->puzzler)
-        ddz_puzzler_stats_get(srv->puzzler, &ps);
-    /* the stock builder's work (puzzler.h): games examined and dropped,
-     * positions, puzzles found, undecided; its time busy and resting (its
-     * share of a core: busy / (busy + resting)); attempts rated */
-    fprintf(f,
-            "# TYPE ddz_puzzle_games_total counter\n"
-            "ddz_puzzle_games_total{result=\"examined\"} %ld\n"
-            "ddz_puzzle_games_total{result=\"dropped\"} %ld\n"
-            "ddz_puzzle_games_total{result=\"cut\"} %ld\n"
-            "# TYPE ddz_puzzle_positions_total counter\n"
-            "ddz_puzzle_positions_total{result=\"examined\"} %ld\n"
-            "ddz_puzzle_positions_total{result=\"puzzle\"} %ld\n"
-            "ddz_puzzle_positions_total{result=\"undecided\"} %ld\n"
-            "# TYPE ddz_puzzle_seconds_total counter\n"
-            "ddz_puzzle_seconds_total{state=\"busy\"} %.3f\n"
-            "ddz_puzzle_seconds_total{state=\"resting\"} %.3f\n"
-            "# TYPE ddz_puzzle_attempts_rated_total counter\n"
-            "ddz_puzzle_attempts_rated_total %ld\n",
-            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided, ps.busy_ms / 1000.0,
-            ps.rested_ms / 1000.0, ps.rated);
     fclose(f);
     return buf;
 }

@@ -1,6 +1,8 @@
-/* plugin.h - what a competition gives the table host (host.h): a
+/* plugin.h - what a competition (or another part of the service that
+ * lives beside the server: puzzles) gives the table host (host.h): a
  * `ddz_plugin`, callbacks the server calls where a player enlists or is
- * forgotten, /metrics is written, a lead lock moves and the server stops.
+ * forgotten, a game ends, /metrics is written, a lead lock moves and the
+ * server stops.
  * A type the server's context holds (context.h), nothing to run. */
 #ifndef DDZ_PLUGIN_H
 #define DDZ_PLUGIN_H
@@ -10,6 +12,7 @@
 #include <stdio.h>
 
 #include "proto/msg.h"
+#include "rules/record.h"
 #include "service/cluster/lead.h"
 #include "service/server/player.h"
 
@@ -39,6 +42,10 @@ typedef struct ddz_plugin {
      * with the lead session (lead.h's ddz_lead_cfg.work: nothing kept, no
      * transaction left open); jobs[i] is ddz_host_lead_want()'s i. */
     void (*lead_work)(void *self, PGconn *pg, const ddz_lead_job *jobs, int njobs);
+    /* A game anyone may read (a listed room's, not redealt) ended and was
+     * queued to the store as game `game`, its record `rec` (the caller's:
+     * copy what is kept). */
+    void (*game_over)(void *self, int64_t game, const ddz_record *rec);
     /* Its lines of /metrics (Prometheus text). */
     void (*metrics)(void *self, FILE *f);
     /* The server stops: end its tables (their games were recorded as
@@ -48,6 +55,6 @@ typedef struct ddz_plugin {
     void (*destroy)(void *self);
 } ddz_plugin;
 
-#define DDZ_HOST_PLUGINS 4 /* plug-ins one server runs */
+#define DDZ_HOST_PLUGINS 6 /* plug-ins one server runs */
 
 #endif

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "rules/error.h"
-#include "service/server/puzzler.h"
 #include "service/server/room_fields.h"
 #include "service/server/room_events.h"
 #include "service/server/room_rated.h"
@@ -42,10 +41,11 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     char key[DDZ_STORE_KEY_HEX + 1];
     const char *gkey = room_store_key(r, key);
     ddz_store_add_game(r->srv->store, r->game_id, r->id, gkey, &rec, false);
-    /* the stock of puzzles (puzzler.h) comes from games anyone may read:
-     * a private room's game (read with its key) gives away no position */
-    if (r->srv->puzzler && !gkey && !room_table(r)->redealt)
-        ddz_puzzler_examine(r->srv->puzzler, r->game_id, &rec); /* a full queue: skipped */
+    /* the plug-ins hear of games anyone may read (the stock of puzzles
+     * comes from them): a private room's game, read with its key, gives
+     * away no position */
+    if (!gkey && !room_table(r)->redealt)
+        ddz__host_game_over(r->srv, r->game_id, &rec);
     for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
         if (r->seats[i].player && r->seats[i].player->has_me)
             ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);

@@ -33,13 +33,11 @@
 #include "service/seats/seats.h"
 #include "service/server/accounts.h"
 #include "service/server/analyst.h"
-#include "service/server/puzzler.h"
 #include "service/server/budget.h"
 #include "service/server/conn.h"
 #include "service/server/context.h"
 #include "service/server/http_games.h"
 #include "service/server/http_people.h"
-#include "service/server/http_puzzles.h"
 #include "service/server/http_routes.h"
 #include "service/server/lobby.h"
 #include "service/server/metrics.h"
@@ -347,9 +345,8 @@ static int cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
             ddz_seat_ai_done(j);
         if (srv->analyst) /* a post-game analysis finished */
             ddz_analyst_collect(srv->analyst, analysis_done, srv);
-        ddz__http_puzzles_collect(srv, true); /* a puzzle's attempt checked */
-        ddz__accounts_collect(srv, true);     /* a password hashed or verified */
-        ddz__lead_poll(srv);                  /* a lock gained or lost, the ladder's news */
+        ddz__accounts_collect(srv, true); /* a password hashed or verified */
+        ddz__lead_poll(srv);              /* a lock gained or lost, the ladder's news */
         return 0;
     }
     case LWS_CALLBACK_CLOSED:
@@ -1094,7 +1091,6 @@ static int start_failed(ddz_srv *srv)
     ddz_think_destroy(srv->think);
     ddz_analyst_destroy(srv->analyst);
     srv->analyst = NULL;
-    ddz_puzzler_stop(srv->puzzler); /* destroyed after the connections */
     ddz__accounts_stop(srv);
     ddz_store_reader_stop(srv->store);
     ddz_store_on_durable(srv->store, NULL, NULL); /* the writer wakes the loop no more */
@@ -1105,9 +1101,6 @@ static int start_failed(ddz_srv *srv)
     store_reads_done(srv, false);
     ddz__accounts_collect(srv, false);
     ddz__accounts_destroy(srv);
-    ddz__http_puzzles_collect(srv, false); /* the connections are gone */
-    ddz_puzzler_destroy(srv->puzzler);
-    srv->puzzler = NULL;
     ddz__budget_destroy(srv);
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);
@@ -1129,8 +1122,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
         rc = ddz__http_games_routes(srv);
     if (rc == 0)
         rc = ddz__http_people_routes(srv);
-    if (rc == 0)
-        rc = ddz__http_puzzles_routes(srv);
     if (rc == 0)
         rc = ddz__metrics_routes(srv);
     if (rc == 0)
@@ -1284,17 +1275,10 @@ int ddz_server_run(const ddz_server_cfg *cfg)
                                             : cfg->analysis_jobs < 0 ? 0
                                                                      : cfg->analysis_jobs};
     srv->analyst = srv->think ? ddz_analyst_create(&aopt, wake_loop, srv) : NULL;
-    srv->puzzler = srv->analyst ? ddz_puzzler_create(NULL, srv->store) : NULL;
-    if (srv->puzzler && ddz_puzzler_attempts_start(srv->puzzler, wake_loop, srv) < 0) {
-        ddz_puzzler_destroy(srv->puzzler);
-        srv->puzzler = NULL;
-    }
-    if (!srv->think || !srv->analyst || !srv->puzzler ||
-        ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
+    if (!srv->think || !srv->analyst || ddz_store_reader_start(srv->store, wake_loop, srv) < 0) {
         fprintf(stderr, "ddz serve: cannot start the %s threads\n",
                 !srv->think     ? "AI worker"
                 : !srv->analyst ? "analysis"
-                : !srv->puzzler ? "puzzle"
                                 : "database reader");
         return start_failed(srv);
     }
@@ -1416,9 +1400,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     srv->think = NULL;
     ddz_analyst_destroy(srv->analyst); /* a job running stops at its next ply */
     srv->analyst = NULL;
-    /* before the store: it writes there; its attempts' requests are
-     * answered by nobody now, their memory freed after the connections */
-    ddz_puzzler_stop(srv->puzzler);
     /* The reader wakes the loop: stopped before the loop goes. The reads
      * it answered meanwhile are freed once the connections that waited
      * for them are closed. So does the hash pool. */
@@ -1439,9 +1420,6 @@ int ddz_server_run(const ddz_server_cfg *cfg)
     store_reads_done(srv, false);
     ddz__accounts_collect(srv, false);
     ddz__accounts_destroy(srv);
-    ddz__http_puzzles_collect(srv, false); /* the connections are gone */
-    ddz_puzzler_destroy(srv->puzzler);
-    srv->puzzler = NULL;
     ddz__budget_destroy(srv); /* after the connections and rooms that counted */
     ddz_store_close(srv->store);
     ddz_pg_stop_fini(&srv->pg_stop);

@@ -704,7 +704,7 @@ int ddz_store_leaderboard(ddz_store *s, const char *rules, int limit, char **jso
 /* ---- Puzzles (spec §16) ----------------------------------------------------
  *
  * The server's stock: positions from its own finished games that the
- * stock builder (service/server/puzzler.h) proved to be puzzles. Added
+ * stock builder (service/puzzles/puzzler.h) proved to be puzzles. Added
  * through the write queue like an analysis (a stock, not a record: not
  * kept in the journal while a PostgreSQL database is away), read on the
  * readers' connection. */

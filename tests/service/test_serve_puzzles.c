@@ -1,5 +1,5 @@
 /* test_serve_puzzles.c - the server's puzzles over HTTP (spec §16,
- * http_puzzles.h): GET /api/puzzles/next from a served server, over a
+ * puzzles_srv.h): GET /api/puzzles/next from a served server, over a
  * database whose stock the store wrote: a puzzle of the rules asked for,
  * never with its solutions, not one of the recent ids while others
  * remain; bad arguments refused with 400, an empty stock 404. POST

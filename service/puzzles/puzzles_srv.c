@@ -1,5 +1,6 @@
-/* http_puzzles.c - the server's puzzles over HTTP (see http_puzzles.h). */
-#include "service/server/http_puzzles.h"
+/* puzzles_srv.c - puzzles as a plug-in of the table host (see
+ * puzzles_srv.h). */
+#include "service/puzzles/puzzles_srv.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -11,11 +12,22 @@
 
 #include "rules/error.h"
 #include "rules/ruleset.h"
-#include "service/server/accounts.h"
-#include "service/server/context.h"
-#include "service/server/http_routes.h"
-#include "service/server/puzzler.h"
+#include "service/puzzles/puzzler.h"
+#include "service/server/host.h"
 #include "service/store/store.h"
+
+/* The plug-in's state. */
+typedef struct puzzles {
+    ddz_host *host;
+    ddz_puzzler *pz;
+    bool stopping; /* the server stops: attempts never checked are answered 503 */
+} puzzles;
+
+/* The plug-in of a route handler's host. */
+static puzzles *of(ddz_host *h)
+{
+    return ddz_host_plugin_self(h, "puzzles");
+}
 
 /* Sets `req` to `status` with the error body of `code` and `message`. */
 static void error_answer(ddz_http_req *req, int status, const char *code, const char *message)
@@ -100,7 +112,7 @@ static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
                      "recent: up to 50 puzzle ids, separated by commas");
         return;
     }
-    if (ddz__accounts_bearer(req, rd->session) < 0) {
+    if (ddz_host_bearer(req, rd->session) < 0) {
         free(rd);
         refuse_session(req);
         return;
@@ -178,7 +190,7 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
         return;
     }
     char session[DDZ_SESSION_HEX + 1];
-    int who = ddz__accounts_bearer(req, session);
+    int who = ddz_host_bearer(req, session);
     if (who < 0) {
         refuse_session(req);
         return;
@@ -190,8 +202,9 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
         return;
     }
     *op = (attempt_op){.srv = srv, .conn = req->conn, .answer = req->answer};
-    int rc = srv->puzzler ? ddz_puzzler_attempt(srv->puzzler, id, req->in, who ? session : NULL, op)
-                          : DDZ_EBUSY;
+    puzzles *P = of(srv);
+    int rc =
+        P && P->pz ? ddz_puzzler_attempt(P->pz, id, req->in, who ? session : NULL, op) : DDZ_EBUSY;
     sodium_memzero(session, sizeof session);
     if (rc < 0) {
         free(op);
@@ -208,7 +221,7 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
  * if still open. */
 static void attempt_done(void *ctx, void *owner, int rc, const char *json)
 {
-    bool answer = ctx != NULL;
+    const puzzles *P = ctx;
     attempt_op *op = owner;
     ddz_http_req req = {.status = HTTP_STATUS_OK, .type = "application/json"};
     if (rc == 0 || rc == DDZ_EFIELD) {
@@ -220,6 +233,8 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
         error_answer(&req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such puzzle");
     } else if (rc == DDZ_EDB) {
         error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+    } else if (rc == DDZ_EINVAL && P->stopping) { /* never checked */
+        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY", "the server is stopping");
     } else if (rc == DDZ_EBUDGET || rc == DDZ_ETIMEOUT) {
         error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, ddz_errname(rc),
                      "the check ran out of time; try again");
@@ -227,17 +242,10 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
         error_answer(&req, HTTP_STATUS_INTERNAL_SERVER_ERROR, ddz_errname(rc),
                      "the puzzle could not be checked");
     }
-    if (answer && op->conn)
+    if (op->conn) /* else the connection went */
         op->answer(op->srv, op->conn, &req);
     free(req.body);
     free(op);
-}
-
-void ddz__http_puzzles_collect(ddz_srv *srv, bool answer)
-{
-    /* ctx: non-NULL to answer (any non-NULL pointer will do: srv) */
-    if (srv->puzzler)
-        ddz_puzzler_collect(srv->puzzler, attempt_done, answer ? srv : NULL);
 }
 
 /* A 405 for a method `allow` does not name. */
@@ -265,9 +273,113 @@ static void puzzles_route(ddz_srv *srv, const char *path, ddz_http_req *req)
         ddz__http_not_found(req);
 }
 
-int ddz__http_puzzles_routes(ddz_srv *srv)
+/* ---- the plug-in ---- */
+
+static void *puzzles_create(ddz_host *h, char *err, size_t errlen)
 {
-    int rc = ddz__http_route_add_methods(&srv->routes, "/api/puzzles/",
-                                         DDZ_HTTP_ROUTE_GET | DDZ_HTTP_ROUTE_POST, puzzles_route);
-    return rc < 0 ? rc : ddz__http_route_add(&srv->routes, "/puzzles", false, page_get);
+    puzzles *P = calloc(1, sizeof *P);
+    int rc = P ? ddz_host_route_add_methods(h, "/api/puzzles/",
+                                            DDZ_HTTP_ROUTE_GET | DDZ_HTTP_ROUTE_POST, puzzles_route)
+               : DDZ_ENOMEM;
+    if (rc == 0)
+        rc = ddz_host_route_add(h, "/puzzles", false, page_get);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot register its routes (%s)", ddz_errname(rc));
+        free(P);
+        return NULL;
+    }
+    P->host = h;
+    return P;
 }
+
+/* The attempts' worker checked one: the loop looks (poll). */
+static void wake(void *ctx)
+{
+    ddz_host_wake(ctx);
+}
+
+static int puzzles_start(void *self, char *err, size_t errlen)
+{
+    puzzles *P = self;
+    P->pz = ddz_puzzler_create(NULL, ddz_host_store(P->host));
+    if (!P->pz || ddz_puzzler_attempts_start(P->pz, wake, P->host) < 0) {
+        snprintf(err, errlen, "cannot start its threads");
+        ddz_puzzler_destroy(P->pz);
+        P->pz = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A wake: the attempts checked are answered. */
+static void puzzles_poll(void *self)
+{
+    puzzles *P = self;
+    if (P->pz)
+        ddz_puzzler_collect(P->pz, attempt_done, P);
+}
+
+static void puzzles_game_over(void *self, int64_t game, const ddz_record *rec)
+{
+    puzzles *P = self;
+    if (P->pz)
+        ddz_puzzler_examine(P->pz, game, rec); /* a full queue: skipped, counted */
+}
+
+static void puzzles_metrics(void *self, FILE *f)
+{
+    puzzles *P = self;
+    ddz_puzzler_stats ps = {0};
+    if (P->pz)
+        ddz_puzzler_stats_get(P->pz, &ps);
+    /* the stock builder's work (puzzler.h): games examined and dropped,
+     * positions, puzzles found, undecided; its time busy and resting (its
+     * share of a core: busy / (busy + resting)); attempts rated */
+    fprintf(f,
+            "# TYPE ddz_puzzle_games_total counter\n"
+            "ddz_puzzle_games_total{result=\"examined\"} %ld\n"
+            "ddz_puzzle_games_total{result=\"dropped\"} %ld\n"
+            "ddz_puzzle_games_total{result=\"cut\"} %ld\n"
+            "# TYPE ddz_puzzle_positions_total counter\n"
+            "ddz_puzzle_positions_total{result=\"examined\"} %ld\n"
+            "ddz_puzzle_positions_total{result=\"puzzle\"} %ld\n"
+            "ddz_puzzle_positions_total{result=\"undecided\"} %ld\n"
+            "# TYPE ddz_puzzle_seconds_total counter\n"
+            "ddz_puzzle_seconds_total{state=\"busy\"} %.3f\n"
+            "ddz_puzzle_seconds_total{state=\"resting\"} %.3f\n"
+            "# TYPE ddz_puzzle_attempts_rated_total counter\n"
+            "ddz_puzzle_attempts_rated_total %ld\n",
+            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided, ps.busy_ms / 1000.0,
+            ps.rested_ms / 1000.0, ps.rated);
+}
+
+/* The server stops, before its store: the workers stop (a check running
+ * ends within its budget) and every attempt still waiting is answered 503
+ * now, so that no connection holds one of ours after destroy. */
+static void puzzles_stop(void *self)
+{
+    puzzles *P = self;
+    if (!P->pz)
+        return;
+    P->stopping = true;
+    ddz_puzzler_stop(P->pz);
+    ddz_puzzler_collect(P->pz, attempt_done, P);
+}
+
+static void puzzles_destroy(void *self)
+{
+    puzzles *P = self;
+    ddz_puzzler_destroy(P->pz);
+    free(P);
+}
+
+const ddz_plugin ddz_puzzles_plugin = {
+    .kind = "puzzles",
+    .create = puzzles_create,
+    .start = puzzles_start,
+    .poll = puzzles_poll,
+    .game_over = puzzles_game_over,
+    .metrics = puzzles_metrics,
+    .stop = puzzles_stop,
+    .destroy = puzzles_destroy,
+};

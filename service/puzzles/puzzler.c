@@ -1,6 +1,6 @@
 /* puzzler.c - the server's stock of puzzles on a worker thread of its own
  * (puzzler.h). */
-#include "service/server/puzzler.h"
+#include "service/puzzles/puzzler.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -22,7 +22,7 @@
 #include "rules/error.h"
 #include "rules/ruleset.h"
 #include "service/rating/people_rating.h"
-#include "service/server/puzzle_check.h"
+#include "service/puzzles/puzzle_check.h"
 #include "service/thread/mailbox.h"
 
 /* One game to examine: the loop's until queued, the worker's after. */

@@ -1,5 +1,5 @@
 /* puzzle_check.c - the answer check of a puzzle (puzzle_check.h). */
-#include "service/server/puzzle_check.h"
+#include "service/puzzles/puzzle_check.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* test_puzzle_check.c - the answer check of a puzzle
- * (service/server/puzzle_check.h), on puzzles `ddz puzzles` found in a
+ * (service/puzzles/puzzle_check.h), on puzzles `ddz puzzles` found in a
  * `ddz match` log: a first play that is not a solution fails and only
  * then tells the solutions; a line of winning plays (each found by the
  * test's own solver after the server's replies) is solved; the replies
@@ -19,7 +19,7 @@
 #include "rules/error.h"
 #include "rules/movegen.h"
 #include "rules/ruleset.h"
-#include "service/server/puzzle_check.h"
+#include "service/puzzles/puzzle_check.h"
 
 static char dir[] = "/tmp/ddz_pzcheck_XXXXXX";
 static ddz_store_puzzle puzzles[8];

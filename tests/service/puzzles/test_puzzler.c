@@ -1,4 +1,4 @@
-/* test_puzzler.c - the server's stock builder (service/server/puzzler.h):
+/* test_puzzler.c - the server's stock builder (service/puzzles/puzzler.h):
  * the records of a `ddz match` log handed to it give the store exactly the
  * puzzles `ddz puzzles` lists for that log (same positions, same winning
  * plays, the same text), a game examined twice adds nothing, a position
@@ -17,7 +17,7 @@
 
 #include "proto/record_json.h"
 #include "rules/error.h"
-#include "service/server/puzzler.h"
+#include "service/puzzles/puzzler.h"
 #include "service/store/store.h"
 
 static char dir[] = "/tmp/ddz_puzzler_XXXXXX";
