@@ -187,8 +187,4 @@ struct ddz_srv {
  * is let go at once. Never fails; does nothing before the loop runs. */
 void ddz__reap_soon(ddz_srv *srv);
 
-/* A game anyone may read ended and was queued to the store as `game`:
- * every plug-in with a game_over hears of it (host.c). Never fails. */
-void ddz__host_game_over(ddz_srv *srv, int64_t game, const ddz_record *rec);
-
 #endif

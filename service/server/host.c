@@ -102,13 +102,6 @@ int ddz_host_bearer(ddz_http_req *req, char out[65])
     return ddz__accounts_bearer(req, out);
 }
 
-void ddz__host_game_over(ddz_host *h, int64_t game, const ddz_record *rec)
-{
-    for (int i = 0; i < h->nplugins; i++)
-        if (h->plugin[i]->game_over)
-            h->plugin[i]->game_over(h->plugin_self[i], game, rec);
-}
-
 void *ddz_host_plugin_self(ddz_host *h, const char *kind)
 {
     for (int i = 0; i < h->nplugins; i++)

@@ -44,8 +44,9 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     /* the plug-ins hear of games anyone may read (the stock of puzzles
      * comes from them): a private room's game, read with its key, gives
      * away no position */
-    if (!gkey && !room_table(r)->redealt)
-        ddz__host_game_over(r->srv, r->game_id, &rec);
+    for (int i = 0; !gkey && !room_table(r)->redealt && i < r->srv->nplugins; i++)
+        if (r->srv->plugin[i]->game_over)
+            r->srv->plugin[i]->game_over(r->srv->plugin_self[i], r->game_id, &rec);
     for (int i = 0; i < 3; i++) /* "my games": who played it, by their browsers' hashes */
         if (r->seats[i].player && r->seats[i].player->has_me)
             ddz_store_add_mine(r->srv->store, r->game_id, i, r->seats[i].player->me);
