@@ -175,7 +175,8 @@ async function playOnPage(page, cards) {
   const sel = await page.$$eval('[data-test=pz-hand] .card.selected', (els) => els.map((e) => Number(e.dataset.code)));
   assert.deepEqual(sel.sort((a, b) => a - b), [...cards].sort((a, b) => a - b), 'the cards clicked are the ones selected');
   const [res] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/attempt') && r.request().method() === 'POST'),
+    // past a busy answer (503), which the page asks again
+    page.waitForResponse((r) => r.url().endsWith('/attempt') && r.request().method() === 'POST' && r.status() !== 503),
     page.click(cards.length ? '[data-test=pz-play]' : '[data-test=pz-pass]'),
   ]);
   assert.equal(res.status(), 200);
@@ -374,4 +375,88 @@ test('(c) a new person solves one and fails one, rated once each (a phone, Chine
   assert.equal(await page.$('[data-test=pz-rated]'), null);
   if (LEAD) assert.ok(await page.$('[data-test=pz-unrated]'));
   assert.deepEqual(unexpected(page), []);
+});
+
+test('(d) what the page does with an empty stock, a busy server, a refused session, and a rated answer (a phone, Chinese)', async () => {
+  const page = await openPage(env.browser, contexts, env.base + '/#/', { viewport: PHONE, locale: 'zh-CN', mobile: true });
+  recordPuzzles(page);
+  await page.waitForSelector('[data-test=puzzles-link]');
+  await waitFor('the lobby connected', () => page.evaluate(() => window.__frames.some((f) => f.type === 'rooms')));
+
+  // a session the server refuses (401): dropped, as a refused hello drops
+  // it, and the puzzle read again as a guest
+  const auths = [];
+  await page.route('**/api/puzzles/next*', (route) => {
+    const a = route.request().headers().authorization || null;
+    auths.push(a);
+    if (a) return route.fulfill({ status: 401, contentType: 'application/json', body: '{"error":"EAUTH","message":"no such session"}' });
+    return route.continue();
+  });
+  await page.evaluate(() => localStorage.setItem('ddz.session', 'no-such-session'));
+  await page.click('[data-test=puzzles-link]');
+  await page.waitForSelector('[data-test=pz-board][data-state=ready]');
+  assert.deepEqual(auths, ['Bearer no-such-session', null]);
+  assert.equal(await page.evaluate(() => localStorage.getItem('ddz.session')), null, 'the session is forgotten');
+  await page.waitForSelector('[data-test=pz-guest]');
+  assert.ok(await page.evaluate(() => [...document.querySelectorAll('.toast')].some((x) => /登录已失效/.test(x.textContent))), 'and said');
+  await page.unroute('**/api/puzzles/next*');
+
+  // no puzzle of these rules (the stock is caai's): said as a fact, no error
+  await page.selectOption('[data-test=pz-rules]', 'botzone-ftl2');
+  await page.waitForSelector('[data-test=pz-empty]');
+  assert.equal(new URL(page.url()).hash, '#/puzzles/botzone-ftl2');
+  assert.match(await page.textContent('[data-test=pz-empty]'), /这种规则还没有残局——残局取自打完的公开对局/);
+  assert.equal(await page.$('[data-test=pz-error]'), null);
+  assert.equal(await page.$('.toast.error'), null, 'no error toast');
+  await page.selectOption('[data-test=pz-rules]', 'caai');
+  const p = await shown(page);
+
+  // busy (503): asked once more after Retry-After, then said, the line kept
+  let busy = 1; // how many attempts to answer 503
+  let asked = 0;
+  await page.route('**/attempt', (route) => {
+    asked++;
+    if (busy-- > 0) return route.fulfill({ status: 503, headers: { 'Retry-After': '1' }, contentType: 'application/json', body: '{"error":"EBUSY"}' });
+    return route.continue();
+  });
+  const first = await winningPlay(p, startPosition(p), []);
+  await playOnPage(page, first); // the 503, then the answer
+  assert.equal(asked, 2, 'a 503 is asked again once');
+  const lineLength = await page.$$eval('[data-test=pz-board] [data-test=pz-line] li', (li) => li.length);
+  if (await page.$('[data-test=pz-board][data-state=ready]')) {
+    busy = 2;
+    asked = 0;
+    const mine = await page.$$eval('[data-test=pz-hand] .card', (els) => els.map((e) => Number(e.dataset.code)));
+    await page.click(`[data-test=pz-hand] .card[data-code="${mine[mine.length - 1]}"]`);
+    await page.click('[data-test=pz-play]');
+    await waitFor('the busy note', () => page.evaluate(() => [...document.querySelectorAll('.toast')].some((x) => /服务器正忙/.test(x.textContent))));
+    await page.waitForSelector('[data-test=pz-board][data-state=ready]');
+    assert.equal(asked, 2, 'asked twice, then said');
+    assert.equal(await page.$$eval('[data-test=pz-board] [data-test=pz-line] li', (li) => li.length), lineLength, 'the line as it was');
+  } else {
+    console.log(`puzzle ${p.id} was solved in one play: the second 503 is not tried`);
+  }
+  await page.unroute('**/attempt');
+
+  // a rated answer with its game (the server's fields, added here so that
+  // the page's drawing of them is checked whatever the server sends)
+  await page.click('[data-test=pz-back]');
+  await page.click('[data-test=puzzles-link]');
+  const q = await shown(page);
+  await page.route('**/attempt', async (route) => {
+    const res = await route.fetch();
+    const j = await res.json();
+    if (j.result !== 'continue') Object.assign(j, { game: 1, ply: 30,
+      rated: { before: 1500, after: 1487.6, deviation: 320, puzzle_before: 1500, puzzle_after: 1512.4 } });
+    await route.fulfill({ response: res, json: j });
+  });
+  const lose = await losingFirstPlay(q);
+  await playOnPage(page, lose.play);
+  assert.equal(await page.textContent('[data-test=pz-rated] p'), '残局等级分 1500 → 1488（-12）');
+  assert.match(await page.textContent('[data-test=pz-rated]'), /本题：1500 → 1512/);
+  assert.equal(await page.getAttribute('[data-test=pz-replay]', 'href'), '#/replay/1');
+  await noOverflow(page, 'the failed panel with its rating and game');
+  await calmShot(page, 'puzzles-rated-phone-zh');
+  await page.unroute('**/attempt');
+  assert.deepEqual(unexpected(page).filter((e) => !/status of 503 /.test(e)), []);
 });
