@@ -187,7 +187,7 @@ async function playOnPage(page, cards) {
 
 /* Solves the page's puzzle through its cards and buttons, the oracle
  * choosing each play; resolves to the last answer (solved). */
-async function solveOnPage(page, p) {
+async function solveOnPage(page, p, midShot = null) {
   let pos = startPosition(p);
   const plays = [];
   for (let guard = 0; guard < 30; guard++) {
@@ -201,6 +201,16 @@ async function solveOnPage(page, p) {
     // the page's hands are the oracle's
     const mine = await page.$$eval('[data-test=pz-hand] .card', (els) => els.map((e) => Number(e.dataset.code)));
     assert.deepEqual(mine.sort((x, y) => x - y), [...pos.hands[p.turn]].sort((x, y) => x - y));
+    if (midShot && guard === 0) {
+      // the replies on the table, the play to beat marked (or her lead)
+      if (mayPass(pos)) {
+        assert.equal(await page.$eval(`[data-test=pz-seat][data-seat="${pos.lastBy}"] [data-test=pz-said]`, (e) => e.classList.contains('tobeat')), true);
+        assert.equal(await page.$eval('[data-test=pz-pass]', (b) => b.disabled), false, 'a pass is offered');
+      } else {
+        assert.equal(await page.$eval('[data-test=pz-pass]', (b) => b.disabled), true, 'she leads: no pass');
+      }
+      await calmShot(page, midShot);
+    }
   }
   throw new Error('the puzzle was not solved in 30 plays');
 }
@@ -298,7 +308,7 @@ test('(b) the next puzzle, solved through the page (desktop, English)', async ()
   assert.ok(recent.includes(failedId) && recent.length >= 2, `recent ${JSON.stringify(recent)}`);
   const p = await shown(page);
   await assertOpenHands(page, p);
-  const a = await solveOnPage(page, p);
+  const a = await solveOnPage(page, p, 'puzzles-midline-desktop-en');
   assert.equal(a.result, 'solved');
   assert.equal(await page.textContent('[data-test=pz-verdict]'), 'Solved ✓');
   assert.equal(await page.$('[data-test=pz-solutions]'), null, 'solved: no solutions shown');
