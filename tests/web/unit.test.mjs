@@ -287,3 +287,61 @@ test('botzone-ftl2: the faults the referee played on, the stake m and its factor
   assert.deepEqual(m.explainTerms(undefined, { landlord: 0, scores: [0, 0, 0], name: String }),
     { faults: [], say: null, head: null, factors: [], sides: [] });
 });
+
+import { RECENT_MAX, addRecent, readRecent, writeRecent, startPosition, applyPlay, mayPass, sideOf, ratingDelta } from '../../web/js/puzzlestate.js';
+
+/* A localStorage of one's own (or one that throws, as when storage is off). */
+function fakeStorage(broken = false) {
+  const m = new Map();
+  return {
+    getItem: (k) => { if (broken) throw new Error('off'); return m.has(k) ? m.get(k) : null; },
+    setItem: (k, v) => { if (broken) throw new Error('off'); m.set(k, String(v)); },
+  };
+}
+
+test('puzzles: the recent list keeps the last 50 ids shown, newest last, each once', () => {
+  assert.deepEqual(addRecent([], 7), [7]);
+  assert.deepEqual(addRecent([3, 7, 9], 7), [3, 9, 7], 'shown again: moved to the end, not twice');
+  let list = [];
+  for (let id = 1; id <= RECENT_MAX + 5; id++) list = addRecent(list, id);
+  assert.equal(list.length, RECENT_MAX);
+  assert.deepEqual([list[0], list.at(-1)], [6, RECENT_MAX + 5], 'the oldest dropped');
+  // what the server would refuse the whole list for is left out
+  assert.deepEqual(addRecent([1, 0, -2, 2.5, '3', null, 4], 5), [1, 4, 5]);
+  assert.deepEqual(addRecent(null, 1), [1]);
+  const s = fakeStorage();
+  assert.deepEqual(readRecent(s), []);
+  writeRecent(s, [4, 5]);
+  assert.deepEqual(readRecent(s), [4, 5]);
+  s.setItem('ddz.puzzles.recent', '{"not": "a list"}');
+  assert.deepEqual(readRecent(s), []);
+  s.setItem('ddz.puzzles.recent', 'not JSON');
+  assert.deepEqual(readRecent(s), []);
+  const off = fakeStorage(true);
+  writeRecent(off, [1]); // no throw
+  assert.deepEqual(readRecent(off), []);
+});
+
+test('puzzles: the position moves with the line; a pass only with another seat\'s play to beat', () => {
+  const p = { hands: [[0, 4], [8, 12, 52], [16]], landlord: 1, turn: 1, last: [2], last_by: 0 };
+  let pos = startPosition(p);
+  assert.deepEqual(pos, { hands: [[0, 4], [8, 12, 52], [16]], last: [2], lastBy: 0, toMove: 1 });
+  assert.ok(mayPass(pos));
+  pos = applyPlay(pos, 1, [52]);
+  assert.deepEqual(p.hands[1], [8, 12, 52], 'the puzzle read is not changed');
+  assert.deepEqual(pos, { hands: [[0, 4], [8, 12], [16]], last: [52], lastBy: 1, toMove: 2 });
+  pos = applyPlay(applyPlay(pos, 2, []), 0, []);
+  assert.deepEqual([pos.last, pos.lastBy, pos.toMove], [[52], 1, 1], 'both passed: the play stays its maker\'s');
+  assert.ok(!mayPass(pos), 'its maker leads again');
+  const lead = startPosition({ ...p, last: null, last_by: null });
+  assert.deepEqual([lead.last, lead.lastBy], [null, null]);
+  assert.ok(!mayPass(lead));
+  assert.equal(sideOf(p, 1), 'landlord');
+  assert.equal(sideOf(p, 2), 'farmers');
+});
+
+test('puzzles: a rating change in words, as the game-over panel says a game\'s', () => {
+  assert.deepEqual(ratingDelta(1500, 1512.4), { before: 1500, after: 1512, delta: '+12' });
+  assert.deepEqual(ratingDelta(1500.4, 1497.2), { before: 1500, after: 1497, delta: '-3' });
+  assert.deepEqual(ratingDelta(1500, 1500.2), { before: 1500, after: 1500, delta: '0' });
+});

@@ -3,8 +3,9 @@
 // #/tournament the competition page, #/ladder the rated ladder,
 // #/ladder/NAME a participant's page, #/tv/ladder and #/tv/tournament a
 // competition's delayed broadcast, #/@/NAME a person's profile,
-// #/leaderboard/RULES people's leaderboard) and the server's events. Views live
-// in lobby.js, table.js, replay.js, tournament.js, ladder.js, tv.js and people.js; what they share
+// #/leaderboard/RULES people's leaderboard, #/puzzles/RULES the puzzles) and
+// the server's events. Views live in lobby.js, table.js, replay.js,
+// tournament.js, ladder.js, tv.js, people.js and puzzles.js; what they share
 // (the state, toasts, dialogs, navigation) is shell.js, which imports no
 // page. What is legal always comes from the server.
 import { Conn } from './net.js';
@@ -20,6 +21,7 @@ import { Tv } from './tv.js';
 import { AccountPage, onWelcome, onHelloRefused, signInDialog } from './account.js';
 import { session } from './session.js';
 import { Profile, Leaderboard } from './people.js';
+import { Puzzles } from './puzzles.js';
 
 const root = document.getElementById('app');
 
@@ -38,6 +40,8 @@ function parseRoute() {
   if (p) return { name: 'profile', id: decoded(p[1]) };
   const b = /^#\/leaderboard(?:\/([^/?#]+))?\/?$/.exec(location.hash);
   if (b) return { name: 'leaderboard', id: b[1] ? decoded(b[1]) : 'caai' };
+  const z = /^#\/puzzles(?:\/([^/?#]+))?\/?$/.exec(location.hash);
+  if (z) return { name: 'puzzles', id: z[1] ? decoded(z[1]) : 'caai' };
   const tv = /^#\/tv\/(ladder|tournament)\/?$/.exec(location.hash);
   if (tv) return { name: 'tv', id: tv[1] };
   const l = /^#\/ladder\/([^/?#]+)/.exec(location.hash);
@@ -75,6 +79,10 @@ function route() {
   }
   if (r.name === 'leaderboard') {
     if (!(app.view instanceof Leaderboard) || app.view.rules !== r.id) mount(new Leaderboard(r.id));
+    return;
+  }
+  if (r.name === 'puzzles') {
+    if (!(app.view instanceof Puzzles) || app.view.rules !== r.id) mount(new Puzzles(r.id));
     return;
   }
   if (r.name === 'tv') {

@@ -114,7 +114,8 @@ export class Lobby {
           this.joinForm(),
           this.replayForm(),
           myGamesPanel())),
-      h('p.lobby-links', h('a', { href: '#/leaderboard', dataset: { test: 'leaderboard-link' } }, t('board.title'))),
+      h('p.lobby-links', h('a', { href: '#/leaderboard', dataset: { test: 'leaderboard-link' } }, t('board.title')),
+        h('a', { href: '#/puzzles', dataset: { test: 'puzzles-link' } }, t('pz.link'))),
       h('footer.fair', t('lobby.fair'))));
     for (const name of opened) {
       const d = this.root.querySelector(`details[data-test="${name}"]`);
