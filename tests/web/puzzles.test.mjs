@@ -15,10 +15,8 @@
 // `failed` at that play tells the winning plays there (`solutions`, with
 // `at` the index of the losing play).
 //
-// What the lead adds on puzzsrv in parallel (the `game` link, `you` and
-// `rated` for a signed-in person, /puzzles' 302, GET /api/puzzles/ID) is
-// asserted when the server has it (LEAD below: GET /api/puzzles/ID
-// answers); without it those assertions are skipped and said in the log.
+// The `game` link, `you` and `rated` for a signed-in person, /puzzles'
+// 302 and GET /api/puzzles/ID are asserted too.
 // Screenshots in artifacts/ (puzzles-*.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +28,6 @@ const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 const NEED = 2; // puzzles in the stock: (c) rates a solved one and a failed one
 let env;
-let LEAD = false; // the lead's part of puzzsrv is in this server
 const contexts = [];
 
 const rankOf = (c) => (c < 52 ? c >> 2 : c - 39);
@@ -76,8 +73,9 @@ before(async () => {
   }
   console.log(`the stock had ${NEED} puzzles after ${((Date.now() - started) / 1000).toFixed(0)} s`);
   const any = await (await fetch(env.base + '/api/puzzles/next?rules=caai')).json();
-  LEAD = (await fetch(`${env.base}/api/puzzles/${any.id}`)).status === 200;
-  if (!LEAD) console.log('this server has not the lead\'s part yet (GET /api/puzzles/ID): its assertions are skipped');
+  const one = await fetch(`${env.base}/api/puzzles/${any.id}`);
+  assert.equal(one.status, 200, 'GET /api/puzzles/ID');
+  assert.equal((await one.json()).id, any.id);
 });
 after(async () => { if (env) await env.stop(contexts); });
 
@@ -246,14 +244,14 @@ let desktop; // the guest's page of (a), kept for (b)
 let failedId; // the puzzle (a) failed
 
 test('(a) a guest opens /puzzles, fails a puzzle and sees its solutions and source game (desktop, English)', async () => {
-  if (LEAD) {
+  {
     const r = await fetch(env.base + '/puzzles', { redirect: 'manual' });
     assert.equal(r.status, 302);
     assert.equal(r.headers.get('location'), '/#/puzzles');
   }
   const page = await openPage(env.browser, contexts, 'about:blank', { viewport: DESKTOP });
   recordPuzzles(page);
-  await page.goto(env.base + (LEAD ? '/puzzles' : '/#/puzzles'));
+  await page.goto(env.base + '/puzzles');
   desktop = page;
   const p = await shown(page);
   assert.equal(new URL(page.url()).hash, '#/puzzles');
@@ -279,7 +277,7 @@ test('(a) a guest opens /puzzles, fails a puzzle and sees its solutions and sour
   assert.equal(line, a.line.length);
   assert.equal(await page.$('[data-test=pz-rated]'), null, 'a guest is not rated');
   await calmShot(page, 'puzzles-failed-desktop-en');
-  if (LEAD) {
+  {
     assert.ok(Number.isInteger(a.game), 'the failed answer names its game');
     const href = await page.getAttribute('[data-test=pz-replay]', 'href');
     assert.equal(href, `#/replay/${a.game}`);
@@ -288,8 +286,6 @@ test('(a) a guest opens /puzzles, fails a puzzle and sees its solutions and sour
     assert.equal(new URL(page.url()).hash, `#/replay/${a.game}`);
     await page.goBack();
     await page.waitForSelector('[data-test=pz-board]');
-  } else {
-    assert.equal(await page.$('[data-test=pz-replay]'), null, 'no game, no link');
   }
   assert.deepEqual(unexpected(page), []);
 });
@@ -313,7 +309,7 @@ test('(b) the next puzzle, solved through the page (desktop, English)', async ()
   assert.equal(await page.textContent('[data-test=pz-verdict]'), 'Solved ✓');
   assert.equal(await page.$('[data-test=pz-solutions]'), null, 'solved: no solutions shown');
   assert.equal(await page.$$eval('[data-test=pz-result] [data-test=pz-line] li', (li) => li.length), a.line.length);
-  if (LEAD) assert.equal(await page.getAttribute('[data-test=pz-replay]', 'href'), `#/replay/${a.game}`);
+  assert.equal(await page.getAttribute('[data-test=pz-replay]', 'href'), `#/replay/${a.game}`);
   await calmShot(page, 'puzzles-solved-desktop-en');
   // the back button goes to the lobby, whose link comes back
   await page.click('[data-test=pz-back]');
@@ -334,7 +330,7 @@ test('(c) a new person solves one and fails one, rated once each (a phone, Chine
   assert.equal(await page.textContent('[data-test=pz-goal]'), `你方：${side}先出，必胜`);
   await assertOpenHands(page, p1);
   await noOverflow(page, 'the puzzle');
-  if (LEAD) {
+  {
     assert.ok(p1.you && typeof p1.you.rating === 'number', 'signed in: next says her puzzle rating');
     assert.match(await page.textContent('[data-test=pz-you]'), new RegExp(`${Math.round(p1.you.rating)}`));
   }
@@ -345,7 +341,7 @@ test('(c) a new person solves one and fails one, rated once each (a phone, Chine
   assert.equal(await page.textContent('[data-test=pz-verdict]'), '破解成功 ✓');
   await noOverflow(page, 'the solved panel');
   let rating = null;
-  if (LEAD) {
+  {
     assert.ok(s.rated, 'her first attempt is rated');
     assert.ok(s.rated.after > s.rated.before, 'a puzzle solved raises her rating');
     const d = ratingDelta(s.rated.before, s.rated.after);
@@ -361,14 +357,14 @@ test('(c) a new person solves one and fails one, rated once each (a phone, Chine
     return id && id !== p1.id;
   });
   const p2 = await shown(page);
-  if (LEAD) assert.ok(Math.abs(p2.you.rating - rating) < 0.05, `next says ${p2.you.rating}, the panel said ${rating}`);
+  assert.ok(Math.abs(p2.you.rating - rating) < 0.05, `next says ${p2.you.rating}, the panel said ${rating}`);
   const lose = await losingFirstPlay(p2);
   const f = await playOnPage(page, lose.play);
   assert.equal(f.result, 'failed');
   assert.equal(await page.textContent('[data-test=pz-verdict]'), '破解失败 ✗');
   assert.deepEqual(await shownSolutions(page), sortedAll(lose.solutions));
   await noOverflow(page, 'the failed panel');
-  if (LEAD) {
+  {
     assert.ok(f.rated, 'her first attempt at p2 is rated');
     assert.ok(Math.abs(f.rated.before - rating) < 0.05);
     assert.ok(f.rated.after < f.rated.before, 'a puzzle failed lowers her rating');
@@ -383,7 +379,7 @@ test('(c) a new person solves one and fails one, rated once each (a phone, Chine
   assert.equal(g.result, 'failed');
   assert.equal(g.rated, undefined, 'a repeat is not rated');
   assert.equal(await page.$('[data-test=pz-rated]'), null);
-  if (LEAD) assert.ok(await page.$('[data-test=pz-unrated]'));
+  assert.ok(await page.$('[data-test=pz-unrated]'));
   assert.deepEqual(unexpected(page), []);
 });
 
