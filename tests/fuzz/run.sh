@@ -10,8 +10,14 @@
 # Reproduce one with: build-fuzz/tests/fuzz/NAME build-fuzz/artifacts/NAME-crash-...
 #
 # Usage: tests/fuzz/run.sh [SECONDS]     (or DDZ_FUZZ_SECONDS=N)
+#        tests/fuzz/run.sh build         (configure and build only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+build_only=false
+if [ "${1:-}" = build ]; then
+    build_only=true
+    shift
+fi
 secs=${1:-${DDZ_FUZZ_SECONDS:-25}}
 build=build-fuzz
 
@@ -22,6 +28,7 @@ for src in tests/fuzz/fuzz_*.c; do
     targets+=("$(basename "$src" .c)")
 done
 ninja -C "$build" "${targets[@]}"
+$build_only && exit 0
 
 rm -rf "$build/artifacts"
 mkdir -p "$build/artifacts"
