@@ -36,7 +36,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 ) &
 ${NICE:+nice -n "$NICE"} "${CLIENT:-$DDZ}" loadtest --url "ws://127.0.0.1:$port/ws" --tables "$TABLES" --seconds "$SECONDS_" \
     --rate "$RATE" --pid "$server"
-curl -s "http://127.0.0.1:$port/metrics" | grep -E '^ddz_(event_loop_info|heap_bytes) '
+curl -s "http://127.0.0.1:$port/metrics" | grep -E '^ddz_(event_loop_info|heap_bytes|puzzle_games_total|puzzle_seconds_total)'
 cpu1=$(cpu "$server")
 echo "server CPU $cpu1 s in all, $(echo "$cpu1 - $(cat "$dir/cpu0" 2>/dev/null || echo 0)" | bc) s since all connections were in"
 grep VmHWM "/proc/$server/status"
