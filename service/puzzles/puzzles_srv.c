@@ -29,18 +29,10 @@ static puzzles *of(ddz_host *h)
     return ddz_host_plugin_self(h, "puzzles");
 }
 
-/* Sets `req` to `status` with the error body of `code` and `message`. */
-static void error_answer(ddz_http_req *req, int status, const char *code, const char *message)
-{
-    req->status = status;
-    if (asprintf(&req->body, "{\"error\":\"%s\",\"message\":\"%s\"}", code, message) < 0)
-        req->body = NULL;
-}
-
 /* The 401 of a session that is not (or no longer) live. */
 static void refuse_session(ddz_http_req *req)
 {
-    error_answer(req, HTTP_STATUS_UNAUTHORIZED, "EAUTH", "wrong name, password or session");
+    ddz__http_error(req, HTTP_STATUS_UNAUTHORIZED, "EAUTH", "wrong name, password or session");
 }
 
 /* The read came back: 200 with the puzzle (taken), 404 while the stock
@@ -56,13 +48,13 @@ static void next_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
     } else if (rd->rc == DDZ_EAUTH) {
         refuse_session(req);
     } else if (rd->rc == DDZ_ENOTFOUND) {
-        error_answer(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND",
-                     rd->kind == DDZ_STORE_READ_PUZZLE_GET ? "no such puzzle"
-                                                           : "no puzzle of these rules yet");
+        ddz__http_error(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND",
+                        rd->kind == DDZ_STORE_READ_PUZZLE_GET ? "no such puzzle"
+                                                              : "no puzzle of these rules yet");
     } else if (rd->rc == DDZ_EDB) {
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
     } else {
-        error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
+        ddz__http_error(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
     }
 }
 
@@ -91,16 +83,12 @@ static int parse_recent(const char *text, ddz_store_puzzle_req *q)
 static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)srv, (void)path;
-    char arg[DDZ_STORE_RULES_MAX];
-    const char *rules = lws_get_urlarg_by_name(req->wsi, "rules=", arg, sizeof arg);
-    const ddz_rules *rs = rules ? ddz_rules_find(rules) : ddz_rules_at(0);
-    if (!rs) {
-        error_answer(req, HTTP_STATUS_BAD_REQUEST, "ERULESET", "unknown rule set");
-        return;
-    }
+    const ddz_rules *rs = ddz__http_rules_arg(req);
+    if (!rs)
+        return; /* 400 */
     ddz_store_read *rd = calloc(1, sizeof *rd);
     if (!rd) {
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
         return;
     }
     /* 50 ids of up to 16 digits and their commas */
@@ -108,8 +96,8 @@ static void next_get(ddz_srv *srv, const char *path, ddz_http_req *req)
     const char *recent = lws_get_urlarg_by_name(req->wsi, "recent=", list, sizeof list);
     if (recent && parse_recent(recent, &rd->puzzle) < 0) {
         free(rd);
-        error_answer(req, HTTP_STATUS_BAD_REQUEST, "EFIELD",
-                     "recent: up to 50 puzzle ids, separated by commas");
+        ddz__http_error(req, HTTP_STATUS_BAD_REQUEST, "EFIELD",
+                        "recent: up to 50 puzzle ids, separated by commas");
         return;
     }
     if (ddz_host_bearer(req, rd->session) < 0) {
@@ -147,7 +135,7 @@ static void puzzle_get(ddz_srv *srv, const char *path, ddz_http_req *req)
     }
     ddz_store_read *rd = calloc(1, sizeof *rd);
     if (!rd) {
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
         return;
     }
     rd->kind = DDZ_STORE_READ_PUZZLE_GET;
@@ -198,7 +186,7 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
     attempt_op *op = malloc(sizeof *op);
     if (!op) {
         sodium_memzero(session, sizeof session);
-        error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
+        ddz__http_error(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
         return;
     }
     *op = (attempt_op){.srv = srv, .conn = req->conn, .answer = req->answer};
@@ -208,8 +196,8 @@ static void attempt_post(ddz_srv *srv, const char *path, ddz_http_req *req)
     sodium_memzero(session, sizeof session);
     if (rc < 0) {
         free(op);
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY",
-                     "too many attempts being checked; try again");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY",
+                        "too many attempts being checked; try again");
         req->extra = "Retry-After: 1\r\n";
         return;
     }
@@ -230,17 +218,17 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
     } else if (rc == DDZ_EAUTH) {
         refuse_session(&req);
     } else if (rc == DDZ_ENOTFOUND) {
-        error_answer(&req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such puzzle");
+        ddz__http_error(&req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such puzzle");
     } else if (rc == DDZ_EDB) {
-        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
     } else if (rc == DDZ_EINVAL && P->stopping) { /* never checked */
-        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY", "the server is stopping");
+        ddz__http_error(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EBUSY", "the server is stopping");
     } else if (rc == DDZ_EBUDGET || rc == DDZ_ETIMEOUT) {
-        error_answer(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, ddz_errname(rc),
-                     "the check ran out of time; try again");
+        ddz__http_error(&req, HTTP_STATUS_SERVICE_UNAVAILABLE, ddz_errname(rc),
+                        "the check ran out of time; try again");
     } else {
-        error_answer(&req, HTTP_STATUS_INTERNAL_SERVER_ERROR, ddz_errname(rc),
-                     "the puzzle could not be checked");
+        ddz__http_error(&req, HTTP_STATUS_INTERNAL_SERVER_ERROR, ddz_errname(rc),
+                        "the puzzle could not be checked");
     }
     if (op->conn) /* else the connection went */
         op->answer(op->srv, op->conn, &req);
@@ -251,7 +239,7 @@ static void attempt_done(void *ctx, void *owner, int rc, const char *json)
 /* A 405 for a method `allow` does not name. */
 static void not_allowed(ddz_http_req *req, const char *allow)
 {
-    error_answer(req, HTTP_STATUS_METHOD_NOT_ALLOWED, "EMETHOD", "method not allowed here");
+    ddz__http_error(req, HTTP_STATUS_METHOD_NOT_ALLOWED, "EMETHOD", "method not allowed here");
     req->extra = allow;
 }
 

@@ -11,14 +11,6 @@
 #include "service/server/http_routes.h"
 #include "service/store/store.h"
 
-/* Sets `req` to `status` with the error body of `code` and `message`. */
-static void error_answer(ddz_http_req *req, int status, const char *code, const char *message)
-{
-    req->status = status;
-    if (asprintf(&req->body, "{\"error\":\"%s\",\"message\":\"%s\"}", code, message) < 0)
-        req->body = NULL;
-}
-
 /* A read of this file's routes came back: 200 with the store's JSON
  * (taken), 404 for no such player, 503 while the database is away. */
 static void people_read_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req)
@@ -29,12 +21,12 @@ static void people_read_done(ddz_srv *srv, ddz_store_read *rd, ddz_http_req *req
         req->body = rd->json;
         rd->json = NULL; /* taken */
     } else if (rd->rc == DDZ_ENOTFOUND) {
-        error_answer(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such player");
+        ddz__http_error(req, HTTP_STATUS_NOT_FOUND, "ENOTFOUND", "no such player");
     } else if (rd->rc == DDZ_EDB) {
         /* away, or not answering within --db-timeout: ask again */
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
     } else {
-        error_answer(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
+        ddz__http_error(req, HTTP_STATUS_INTERNAL_SERVER_ERROR, "ENOMEM", "out of memory");
     }
 }
 
@@ -45,7 +37,7 @@ static void read_answer(ddz_http_req *req, ddz_store_read *rd)
     req->read = rd;
     req->done = people_read_done;
     if (!rd)
-        error_answer(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
+        ddz__http_error(req, HTTP_STATUS_SERVICE_UNAVAILABLE, "EDB", "database unavailable");
 }
 
 /* GET /api/players/NAME (NAME URL-encoded, any case): the account's
@@ -73,13 +65,9 @@ static void player_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 static void leaderboard_get(ddz_srv *srv, const char *path, ddz_http_req *req)
 {
     (void)srv, (void)path;
-    char arg[DDZ_STORE_RULES_MAX];
-    const char *rules = lws_get_urlarg_by_name(req->wsi, "rules=", arg, sizeof arg);
-    const ddz_rules *rs = rules ? ddz_rules_find(rules) : ddz_rules_at(0);
-    if (!rs) {
-        error_answer(req, HTTP_STATUS_BAD_REQUEST, "ERULESET", "unknown rule set");
-        return;
-    }
+    const ddz_rules *rs = ddz__http_rules_arg(req);
+    if (!rs)
+        return; /* 400 */
     ddz_store_read *rd = calloc(1, sizeof *rd);
     if (rd) {
         rd->kind = DDZ_STORE_READ_LEADERBOARD;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rules/error.h"
+#include "rules/ruleset.h"
 
 const char ddz__http_no_resource[] = "{\"error\":\"ENOTFOUND\",\"message\":\"no such resource\"}";
 
@@ -139,6 +140,24 @@ void ddz__http_not_found(ddz_http_req *req)
     free(req->body);
     req->status = HTTP_STATUS_NOT_FOUND;
     req->body = strdup(ddz__http_no_resource);
+}
+
+void ddz__http_error(ddz_http_req *req, int status, const char *code, const char *message)
+{
+    free(req->body);
+    req->status = status;
+    if (asprintf(&req->body, "{\"error\":\"%s\",\"message\":\"%s\"}", code, message) < 0)
+        req->body = NULL;
+}
+
+const ddz_rules *ddz__http_rules_arg(ddz_http_req *req)
+{
+    char arg[64]; /* longer than any rule set's name */
+    const char *name = lws_get_urlarg_by_name(req->wsi, "rules=", arg, sizeof arg);
+    const ddz_rules *rs = name ? ddz_rules_find(name) : ddz_rules_at(0);
+    if (!rs)
+        ddz__http_error(req, HTTP_STATUS_BAD_REQUEST, "ERULESET", "unknown rule set");
+    return rs;
 }
 
 void ddz__http_route(ddz_srv *srv, const ddz_http_routes *t, const char *path, ddz_http_req *req)

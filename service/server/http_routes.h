@@ -162,6 +162,16 @@ void ddz__http_route(ddz_srv *srv, const ddz_http_routes *t, const char *path, d
 /* Sets `req` to 404 with ddz__http_no_resource: a handler's "not here". */
 void ddz__http_not_found(ddz_http_req *req);
 
+/* Sets `req` to `status` with the error body {"error": code, "message":
+ * message} (both literals without quotes or backslashes). Never fails (out
+ * of memory: no body). */
+void ddz__http_error(ddz_http_req *req, int status, const char *code, const char *message);
+
+/* Returns the rule set the request's `rules=` argument names
+ * (ddz_rules_find), the default one (ddz_rules_at(0)) without one; for a
+ * name no rule set has, NULL with `req` answered 400 ERULESET. */
+const struct ddz_rules *ddz__http_rules_arg(ddz_http_req *req);
+
 /* Decodes the %XX escapes of `in` into `out` (cap bytes). Returns 0, or
  * -1 for a bad escape, a NUL byte, an empty result or one that does not
  * fit. */

@@ -1187,6 +1187,21 @@ static bool tx_ok(store_be *b, const char *sql, int n, const char *const *v)
     return res != NULL;
 }
 
+/* Ends the readers' connection's transaction begun with "BEGIN": COMMIT
+ * when rc >= 0, else (or when the commit fails) ROLLBACK. Returns rc, or
+ * DDZ_EDB when the commit failed. */
+static int tx_end(store_be *b, int rc)
+{
+    if (rc >= 0 && !tx_ok(b, "COMMIT", 0, NULL))
+        rc = DDZ_EDB;
+    if (rc < 0) {
+        char ignored[160];
+        PQclear(
+            run(b->r, "ROLLBACK", 0, NULL, false, read_due(b), b->stop, ignored, sizeof ignored));
+    }
+    return rc;
+}
+
 /* The steps of pg_rating_game between its BEGIN and COMMIT. */
 static int rating_game_tx(store_be *b, const char *rules, int64_t game, const int64_t player[3],
                           int64_t now, double mu0, double sigma0,
@@ -1273,15 +1288,7 @@ static int pg_rating_game(store_be *b, const char *rules, int64_t game, const in
 {
     if (!tx_ok(b, "BEGIN", 0, NULL))
         return DDZ_EDB;
-    int rc = rating_game_tx(b, rules, game, player, now, mu0, sigma0, update, ctx, r);
-    if (rc >= 0 && !tx_ok(b, "COMMIT", 0, NULL))
-        rc = DDZ_EDB;
-    if (rc < 0) {
-        char ignored[160];
-        PQclear(
-            run(b->r, "ROLLBACK", 0, NULL, false, read_due(b), b->stop, ignored, sizeof ignored));
-    }
-    return rc;
+    return tx_end(b, rating_game_tx(b, rules, game, player, now, mu0, sigma0, update, ctx, r));
 }
 
 static int pg_person_ratings(store_be *b, int64_t player,
@@ -1553,15 +1560,7 @@ static int pg_puzzle_rate(store_be *b, int64_t account, int64_t id, bool solved,
 {
     if (!tx_ok(b, "BEGIN", 0, NULL))
         return DDZ_EDB;
-    int rc = puzzle_rate_tx(b, account, id, solved, now, mu0, sigma0, update, ctx, me);
-    if (rc >= 0 && !tx_ok(b, "COMMIT", 0, NULL))
-        rc = DDZ_EDB;
-    if (rc < 0) {
-        char ignored[160];
-        PQclear(
-            run(b->r, "ROLLBACK", 0, NULL, false, read_due(b), b->stop, ignored, sizeof ignored));
-    }
-    return rc;
+    return tx_end(b, puzzle_rate_tx(b, account, id, solved, now, mu0, sigma0, update, ctx, me));
 }
 
 static int pg_puzzle_rating_get(store_be *b, int64_t account, ddz_store_puzzle_rating *me)

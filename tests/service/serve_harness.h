@@ -567,6 +567,20 @@ static char *http_get(const char *path, int *status)
     return body;
 }
 
+/* GETs `path`, asserts the status is `want_status` and the body JSON;
+ * returns it (the caller's). */
+static json_t *http_json(const char *path, int want_status)
+{
+    int status = 0;
+    char *body = http_get(path, &status);
+    cr_assert_eq(status, want_status, "GET %s: %d %s", path, status, body ? body : "");
+    json_error_t e;
+    json_t *j = json_loads(body ? body : "", 0, &e);
+    cr_assert_not_null(j, "GET %s: not JSON: %s", path, body ? body : "");
+    free(body);
+    return j;
+}
+
 /* The value of the sample `name` (with its labels, as printed) at
  * /metrics; -1 if absent. */
 static double metric_value(const char *name)

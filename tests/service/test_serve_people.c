@@ -41,23 +41,11 @@ static void fill_database(void)
     ddz_store_close(s);
 }
 
-static json_t *get_json(const char *path, int want_status)
-{
-    int status = 0;
-    char *body = http_get(path, &status);
-    cr_assert_eq(status, want_status, "GET %s: %d %s", path, status, body ? body : "");
-    json_error_t e;
-    json_t *j = json_loads(body ? body : "", 0, &e);
-    cr_assert_not_null(j, "GET %s: not JSON: %s", path, body ? body : "");
-    free(body);
-    return j;
-}
-
 Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
 {
     fill_database();
     server_start();
-    json_t *j = get_json("/api/players/ann", 200); /* any case */
+    json_t *j = http_json("/api/players/ann", 200); /* any case */
     cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "Ann");
     json_t *caai = json_object_get(json_object_get(j, "ratings"), "caai");
     cr_expect_eq(json_integer_value(json_object_get(caai, "games")), 6);
@@ -81,31 +69,31 @@ Test(serve_people, a_profile, .init = setup_no_server, .fini = teardown)
         cr_expect_eq(json_integer_value(json_array_get(games, i)), 110 - 2 * (json_int_t)i);
     json_decref(j);
 
-    j = get_json("/api/players/%42o", 200); /* URL-encoded: Bo */
+    j = http_json("/api/players/%42o", 200); /* URL-encoded: Bo */
     cr_expect_str_eq(json_string_value(json_object_get(j, "name")), "Bo");
     caai = json_object_get(json_object_get(j, "ratings"), "caai");
     cr_expect_lt(json_number_value(json_object_get(caai, "rating")), 1500);
     cr_expect_eq(json_integer_value(json_object_get(caai, "farmer_games")), 6);
     cr_expect_eq(json_integer_value(json_object_get(caai, "rank")), 2);
     json_decref(j);
-    j = get_json("/api/players/Cy", 200); /* 2 games: rated, not on the board */
+    j = http_json("/api/players/Cy", 200); /* 2 games: rated, not on the board */
     caai = json_object_get(json_object_get(j, "ratings"), "caai");
     cr_expect_eq(json_integer_value(json_object_get(caai, "games")), 2);
     cr_expect_null(json_object_get(caai, "rank"));
     json_decref(j);
 
-    j = get_json("/api/players/nobody", 404);
+    j = http_json("/api/players/nobody", 404);
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
     json_decref(j);
-    json_decref(get_json("/api/players/Gone", 404));      /* deleted */
-    json_decref(get_json("/api/players/ai:random", 404)); /* AIs have no profile here */
+    json_decref(http_json("/api/players/Gone", 404));      /* deleted */
+    json_decref(http_json("/api/players/ai:random", 404)); /* AIs have no profile here */
 }
 
 Test(serve_people, the_leaderboard, .init = setup_no_server, .fini = teardown)
 {
     fill_database();
     server_start();
-    json_t *j = get_json("/api/leaderboard", 200); /* the default rule set */
+    json_t *j = http_json("/api/leaderboard", 200); /* the default rule set */
     cr_expect_str_eq(json_string_value(json_object_get(j, "rules")), "caai");
     json_t *list = json_object_get(j, "players");
     /* Gone is deleted, Cy has 2 games, the AIs are no accounts */
@@ -119,14 +107,14 @@ Test(serve_people, the_leaderboard, .init = setup_no_server, .fini = teardown)
     cr_expect_gt(json_number_value(json_object_get(first, "deviation")), 0);
     json_decref(j);
 
-    j = get_json("/api/leaderboard?rules=caai", 200);
+    j = http_json("/api/leaderboard?rules=caai", 200);
     cr_expect_eq(json_array_size(json_object_get(j, "players")), 2);
     json_decref(j);
-    j = get_json("/api/leaderboard?rules=botzone-ftl", 200);
+    j = http_json("/api/leaderboard?rules=botzone-ftl", 200);
     cr_expect_str_eq(json_string_value(json_object_get(j, "rules")), "botzone-ftl");
     cr_expect_eq(json_array_size(json_object_get(j, "players")), 0);
     json_decref(j);
-    j = get_json("/api/leaderboard?rules=nonesuch", 400);
+    j = http_json("/api/leaderboard?rules=nonesuch", 400);
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ERULESET");
     json_decref(j);
 }

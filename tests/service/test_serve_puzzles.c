@@ -44,25 +44,13 @@ static void fill_database(void)
     ddz_store_close(s);
 }
 
-static json_t *get_json(const char *path, int want_status)
-{
-    int status = 0;
-    char *body = http_get(path, &status);
-    cr_assert_eq(status, want_status, "GET %s: %d %s", path, status, body ? body : "");
-    json_error_t e;
-    json_t *j = json_loads(body ? body : "", 0, &e);
-    cr_assert_not_null(j, "GET %s: not JSON: %s", path, body ? body : "");
-    free(body);
-    return j;
-}
-
 Test(serve_puzzles, next_never_tells_the_solutions, .init = setup_no_server, .fini = teardown)
 {
     fill_database();
     server_start();
     bool seen[4] = {false};
     for (int i = 0; i < 30; i++) {
-        json_t *j = get_json("/api/puzzles/next", 200); /* the default rule set */
+        json_t *j = http_json("/api/puzzles/next", 200); /* the default rule set */
         cr_expect_str_eq(json_string_value(json_object_get(j, "rules")), "caai");
         cr_expect_null(json_object_get(j, "solutions"));
         cr_expect_null(json_object_get(j, "game"), "the game's record would tell");
@@ -85,11 +73,11 @@ Test(serve_puzzles, next_never_tells_the_solutions, .init = setup_no_server, .fi
     cr_expect(seen[1] && seen[2] && seen[3], "picked at random among the near ones");
 
     for (int i = 0; i < 5; i++) {
-        json_t *j = get_json("/api/puzzles/next?rules=caai&recent=1,3", 200);
+        json_t *j = http_json("/api/puzzles/next?rules=caai&recent=1,3", 200);
         cr_expect_eq(json_integer_value(json_object_get(j, "id")), 2, "not a recent one");
         json_decref(j);
     }
-    json_t *j = get_json("/api/puzzles/next?rules=botzone-ftl", 200);
+    json_t *j = http_json("/api/puzzles/next?rules=botzone-ftl", 200);
     cr_expect_eq(json_integer_value(json_object_get(j, "id")), 4);
     cr_expect_null(json_object_get(j, "solutions"));
     json_decref(j);
@@ -99,18 +87,18 @@ Test(serve_puzzles, bad_requests_refused, .init = setup_no_server, .fini = teard
 {
     fill_database();
     server_start();
-    json_t *j = get_json("/api/puzzles/next?rules=nope", 400);
+    json_t *j = http_json("/api/puzzles/next?rules=nope", 400);
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ERULESET");
     json_decref(j);
     static const char *const bad[] = {"abc", "1,,2", "1,", "-1", "0", "1x", "%201"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char path[128];
         snprintf(path, sizeof path, "/api/puzzles/next?recent=%s", bad[i]);
-        j = get_json(path, 400);
+        j = http_json(path, 400);
         cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "EFIELD", "%s", bad[i]);
         json_decref(j);
     }
-    j = get_json("/api/puzzles/next?rules=botzone-ftl2", 404); /* none of those yet */
+    j = http_json("/api/puzzles/next?rules=botzone-ftl2", 404); /* none of those yet */
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
     json_decref(j);
 }
@@ -280,12 +268,12 @@ Test(serve_puzzles, one_puzzle_by_id_and_the_pages_link, .init = setup_no_server
 {
     fill_database();
     server_start();
-    json_t *j = get_json("/api/puzzles/2", 200);
+    json_t *j = http_json("/api/puzzles/2", 200);
     cr_expect_eq(json_integer_value(json_object_get(j, "id")), 2);
     cr_expect_null(json_object_get(j, "solutions"));
     cr_expect_null(json_object_get(j, "game"));
     json_decref(j);
-    j = get_json("/api/puzzles/999", 404);
+    j = http_json("/api/puzzles/999", 404);
     cr_expect_str_eq(json_string_value(json_object_get(j, "error")), "ENOTFOUND");
     json_decref(j);
     reply r = call("GET", "/api/puzzles/2x", NULL, NULL);
