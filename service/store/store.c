@@ -1467,13 +1467,12 @@ static int mine_session_due(ddz_store *s, ddz_store_read *r, int64_t due_ms);
 static int sessions_live_due(ddz_store *s, const uint8_t (*ids)[DDZ_SESSION_ID_BYTES], size_t n,
                              bool *live, int64_t due_ms);
 static void run_rating_read(ddz_store *s, ddz_store_read *r);
+static int puzzle_next_read(ddz_store *s, ddz_store_read *r);
+static int puzzle_get_read(ddz_store *s, ddz_store_read *r);
 
 /* Runs `r` by its own deadline, set when it was submitted: a read that
  * waited behind one the database did not answer has no time left and
  * answers at once (a game in the journal is still found: no network). */
-static int puzzle_next_read(ddz_store *s, ddz_store_read *r);
-static int puzzle_get_read(ddz_store *s, ddz_store_read *r);
-
 static void run_read(ddz_store *s, ddz_store_read *r)
 {
     int64_t due = r->due_ms;
@@ -2750,9 +2749,12 @@ static int puzzle_next_read(ddz_store *s, ddz_store_read *r)
         json_t *you = json_pack("{s:f, s:f, s:I}", "rating", tenth(ddz_people_rating_shown(me.mu)),
                                 "deviation", tenth(ddz_people_rating_deviation(me.sigma)),
                                 "attempts", (json_int_t)me.attempts);
-        char *text = o && you && json_object_set_new(o, "you", you) == 0
-                         ? (you = NULL, json_dumps(o, JSON_COMPACT))
-                         : NULL;
+        char *text = NULL;
+        if (o && you) {
+            int set = json_object_set_new(o, "you", you); /* takes `you`, set or not */
+            you = NULL;
+            text = set == 0 ? json_dumps(o, JSON_COMPACT) : NULL;
+        }
         json_decref(you);
         json_decref(o);
         free(r->json);
