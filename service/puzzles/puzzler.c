@@ -67,7 +67,7 @@ struct ddz_puzzler {
     ddz_solver *asv;
     ddz_store_puzzle apuzzle;
     /* counters: the worker writes, anyone reads */
-    atomic_long games, positions, nfound, undecided, cut, dropped, unstored;
+    atomic_long offered, games, positions, nfound, undecided, cut, dropped, unstored;
     atomic_long busy_ns, rests, rested_ns, rated;
 };
 
@@ -476,6 +476,7 @@ int ddz_puzzler_examine(ddz_puzzler *p, int64_t game, const ddz_record *r)
 {
     if (game < 1 || !r)
         return DDZ_EINVAL;
+    atomic_fetch_add(&p->offered, 1);
     if (p->opt.max_games == 0) {
         atomic_fetch_add(&p->dropped, 1);
         return DDZ_EBUSY;
@@ -501,6 +502,7 @@ void ddz_puzzler_flush(ddz_puzzler *p)
 void ddz_puzzler_stats_get(ddz_puzzler *p, ddz_puzzler_stats *out)
 {
     *out = (ddz_puzzler_stats){
+        .offered = atomic_load(&p->offered),
         .games = atomic_load(&p->games),
         .positions = atomic_load(&p->positions),
         .found = atomic_load(&p->nfound),

@@ -77,6 +77,7 @@ typedef struct ddz_puzzler_options {
 
 /* What the worker did so far. */
 typedef struct ddz_puzzler_stats {
+    long offered;   /* games handed to ddz_puzzler_examine (counted at once, on its thread) */
     long games;     /* games examined */
     long positions; /* positions examined */
     long found;     /* puzzles found (and queued to the store) */

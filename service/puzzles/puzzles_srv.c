@@ -320,11 +320,13 @@ static void puzzles_metrics(void *self, FILE *f)
     ddz_puzzler_stats ps = {0};
     if (P->pz)
         ddz_puzzler_stats_get(P->pz, &ps);
-    /* the stock builder's work (puzzler.h): games examined and dropped,
+    /* the stock builder's work (puzzler.h): games offered (anyone may read
+     * them: never a competition's held game), examined and dropped,
      * positions, puzzles found, undecided; its time busy and resting (its
      * share of a core: busy / (busy + resting)); attempts rated */
     fprintf(f,
             "# TYPE ddz_puzzle_games_total counter\n"
+            "ddz_puzzle_games_total{result=\"offered\"} %ld\n"
             "ddz_puzzle_games_total{result=\"examined\"} %ld\n"
             "ddz_puzzle_games_total{result=\"dropped\"} %ld\n"
             "ddz_puzzle_games_total{result=\"cut\"} %ld\n"
@@ -337,8 +339,8 @@ static void puzzles_metrics(void *self, FILE *f)
             "ddz_puzzle_seconds_total{state=\"resting\"} %.3f\n"
             "# TYPE ddz_puzzle_attempts_rated_total counter\n"
             "ddz_puzzle_attempts_rated_total %ld\n",
-            ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided, ps.busy_ms / 1000.0,
-            ps.rested_ms / 1000.0, ps.rated);
+            ps.offered, ps.games, ps.dropped, ps.cut, ps.positions, ps.found, ps.undecided,
+            ps.busy_ms / 1000.0, ps.rested_ms / 1000.0, ps.rated);
 }
 
 /* The server stops, before its store: the workers stop (a check running

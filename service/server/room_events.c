@@ -42,8 +42,9 @@ void ddz__room_on_over(void *ctx, const ddz_record *record)
     const char *gkey = room_store_key(r, key);
     ddz_store_add_game(r->srv->store, r->game_id, r->id, gkey, &rec, false);
     /* the plug-ins hear of games anyone may read (the stock of puzzles
-     * comes from them): a private room's game, read with its key, gives
-     * away no position */
+     * comes from them): a private room's game, read with its key, and a
+     * competition's held game, whose deal other tables may still be
+     * playing, give away no position */
     for (int i = 0; !gkey && !room_table(r)->redealt && i < r->srv->nplugins; i++)
         if (r->srv->plugin[i]->game_over)
             r->srv->plugin[i]->game_over(r->srv->plugin_self[i], r->game_id, &rec);

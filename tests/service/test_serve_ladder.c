@@ -513,6 +513,10 @@ Test(serve_ladder, a_bot_never_sees_a_hand_before_it_plays_it, .init = setup_no_
     cr_log_info("the spy played %d games, probed the API %d times, saw %d hands", games, probes,
                 s.nseen);
     cr_assert_geq(s.nseen, 3 * games, "it saw every hand of its own games at least");
+    /* the stock of puzzles is made of games anyone may read at once: a
+     * ladder deal's games are held while other tables play it */
+    cr_assert_eq(metric("ddz_puzzle_games_total{result=\"offered\"}"), 0,
+                 "a held game handed to the stock of puzzles");
     cli_free(c);
     cr_assert_eq(server_stop(), 0);
 }

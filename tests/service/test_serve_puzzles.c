@@ -257,6 +257,7 @@ Test(serve_puzzles, served_games_are_examined, .init = setup, .fini = teardown)
     cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
     reset_over(&c, 1);
     cr_assert_eq(run(&c, 1, NULL, NULL, T(30000)), -1);
+    cr_expect_eq(metric("ddz_puzzle_games_total{result=\"offered\"}"), 2);
     cr_expect_eq(metric_becomes("ddz_puzzle_games_total{result=\"examined\"}", 2, T(10000)), 2);
     /* the positions counted (none, maybe: a quick win leaves every one over 20 cards) */
     cr_expect_geq(metric("ddz_puzzle_positions_total{result=\"examined\"}"), 0);

@@ -826,6 +826,9 @@ Test(serve_tourney, a_held_games_analysis_is_404_until_published, .init = setup_
     cr_assert_eq(status, 404, "a held game's analysis: %d %s", status, body);
     free(body);
     cr_assert_eq(metric("ddz_analyses_total{result=\"pending\"}"), 0, "nothing was computed");
+    /* nor a puzzle made of it: its deal is being played at the other table */
+    cr_assert_eq(metric("ddz_puzzle_games_total{result=\"offered\"}"), 0,
+                 "a held game handed to the stock of puzzles");
 
     /* the bot plays its game; the turn ends, every game is published */
     b->act = true;
