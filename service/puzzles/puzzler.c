@@ -386,6 +386,19 @@ int ddz_puzzler_collect(ddz_puzzler *p,
     return n;
 }
 
+/* Frees what ddz_puzzler_create made (any of it NULL), and `p`: its
+ * failure's way out and the end of ddz_puzzler_destroy. */
+static void free_parts(ddz_puzzler *p)
+{
+    ddz_mailbox_destroy(p->todo);
+    ddz_solver_destroy(p->sv);
+    free(p->found);
+    free(p->an);
+    pthread_cond_destroy(&p->rest_end);
+    pthread_mutex_destroy(&p->rest_lock);
+    free(p);
+}
+
 ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store)
 {
     ddz_puzzler *p = calloc(1, sizeof *p);
@@ -411,13 +424,7 @@ ddz_puzzler *ddz_puzzler_create(const ddz_puzzler_options *opt, ddz_store *store
     p->an = malloc(sizeof *p->an);
     if (!p->todo || !p->sv || !p->found || !p->an ||
         pthread_create(&p->thread, NULL, worker, p) != 0) {
-        ddz_mailbox_destroy(p->todo);
-        ddz_solver_destroy(p->sv);
-        free(p->found);
-        free(p->an);
-        pthread_cond_destroy(&p->rest_end);
-        pthread_mutex_destroy(&p->rest_lock);
-        free(p);
+        free_parts(p);
         return NULL;
     }
     return p;
@@ -463,13 +470,7 @@ void ddz_puzzler_destroy(ddz_puzzler *p)
         ddz_mailbox_destroy(p->adone);
         ddz_solver_destroy(p->asv);
     }
-    ddz_mailbox_destroy(p->todo);
-    ddz_solver_destroy(p->sv);
-    free(p->found);
-    free(p->an);
-    pthread_cond_destroy(&p->rest_end);
-    pthread_mutex_destroy(&p->rest_lock);
-    free(p);
+    free_parts(p);
 }
 
 int ddz_puzzler_examine(ddz_puzzler *p, int64_t game, const ddz_record *r)

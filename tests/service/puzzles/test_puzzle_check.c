@@ -267,6 +267,35 @@ Test(puzzle_check, the_right_line_is_solved)
     cr_expect_gt(defences_not_first, 0, "%d replies checked", defences);
 }
 
+/* The codes of `c` appended to array `a` as one more play. */
+static void add_play(json_t *a, ddz_cards c)
+{
+    uint8_t codes[DDZ_NCARDS];
+    json_t *play = json_array();
+    int n = ddz_cards_list(c, codes);
+    for (int k = 0; k < n; k++)
+        json_array_append_new(play, json_integer(codes[k]));
+    json_array_append_new(a, play);
+}
+
+/* The first legal play of the mover of `l` (in movegen order) that gives
+ * the win away, or (ddz_ranks)-1 when every play keeps it; keeps[] gets
+ * the plays that keep it, *k how many. */
+static ddz_ranks losing_play(const line *l, int *k)
+{
+    int n = ddz_movegen(l->rs, l->pos.hand[l->pos.turn], l->pos.last_seat < 0 ? NULL : &l->pos.last,
+                        moves, DDZ_MOVES_MAX);
+    *k = ddz_solver_keeps(sv, l->rs, &l->pos, NULL, keeps, DDZ_MOVES_MAX);
+    for (int m = 0; m < n; m++) {
+        bool wins = false;
+        for (int j = 0; j < *k; j++)
+            wins |= keeps[j] == moves[m].ranks;
+        if (!wins)
+            return moves[m].ranks;
+    }
+    return (ddz_ranks)-1;
+}
+
 Test(puzzle_check, a_wrong_first_play_fails_and_tells)
 {
     int tried = 0;
@@ -274,23 +303,11 @@ Test(puzzle_check, a_wrong_first_play_fails_and_tells)
         const ddz_store_puzzle *p = &puzzles[i];
         line l;
         line_start(&l, p);
-        int n = ddz_movegen(l.rs, l.pos.hand[l.pos.turn], l.pos.last_seat < 0 ? NULL : &l.pos.last,
-                            moves, DDZ_MOVES_MAX);
-        int k = ddz_solver_keeps(sv, l.rs, &l.pos, NULL, keeps, DDZ_MOVES_MAX);
-        ddz_ranks wrong = (ddz_ranks)-1;
-        for (int m = 0; m < n && wrong == (ddz_ranks)-1; m++) {
-            bool wins = false;
-            for (int j = 0; j < k; j++)
-                wins |= keeps[j] == moves[m].ranks;
-            if (!wins)
-                wrong = moves[m].ranks;
-        }
+        int k;
+        ddz_ranks wrong = losing_play(&l, &k);
         cr_assert_neq(wrong, (ddz_ranks)-1, "a puzzle has a losing play");
-        json_t *plays = json_pack("[o]", json_array());
-        uint8_t codes[DDZ_NCARDS];
-        int nc = ddz_cards_list(ddz_cards_pick(l.hand[l.pos.turn], wrong), codes);
-        for (int c = 0; c < nc; c++)
-            json_array_append_new(json_array_get(plays, 0), json_integer(codes[c]));
+        json_t *plays = json_array();
+        add_play(plays, ddz_cards_pick(l.hand[l.pos.turn], wrong));
         json_t *a = check_ok(p, plays);
         cr_expect_str_eq(json_string_value(json_object_get(a, "result")), "failed");
         char *sol = json_dumps(json_object_get(a, "solutions"), JSON_COMPACT);
@@ -303,17 +320,6 @@ Test(puzzle_check, a_wrong_first_play_fails_and_tells)
         tried++;
     }
     cr_expect_gt(tried, 0);
-}
-
-/* The codes of `c` appended to array `a` as one more play. */
-static void add_play(json_t *a, ddz_cards c)
-{
-    uint8_t codes[DDZ_NCARDS];
-    json_t *play = json_array();
-    int n = ddz_cards_list(c, codes);
-    for (int k = 0; k < n; k++)
-        json_array_append_new(play, json_integer(codes[k]));
-    json_array_append_new(a, play);
 }
 
 /* A mistake after the first play is told where it was made ("at") and
@@ -343,18 +349,9 @@ Test(puzzle_check, a_later_mistake_tells_what_won_there)
             continue;
         }
         /* the second turn: a losing play, if there is one */
-        int n = ddz_movegen(l.rs, l.pos.hand[mover], l.pos.last_seat < 0 ? NULL : &l.pos.last,
-                            moves, DDZ_MOVES_MAX);
-        int k = ddz_solver_keeps(sv, l.rs, &l.pos, NULL, keeps, DDZ_MOVES_MAX);
+        int k;
+        ddz_ranks wrong = losing_play(&l, &k);
         cr_assert_gt(k, 0, "the win was kept");
-        ddz_ranks wrong = (ddz_ranks)-1;
-        for (int m = 0; m < n && wrong == (ddz_ranks)-1; m++) {
-            bool wins = false;
-            for (int j = 0; j < k; j++)
-                wins |= keeps[j] == moves[m].ranks;
-            if (!wins)
-                wrong = moves[m].ranks;
-        }
         if (wrong == (ddz_ranks)-1) {
             json_decref(plays);
             continue; /* every play wins there */
